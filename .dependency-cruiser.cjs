@@ -1,0 +1,44 @@
+// Layering as in ../shared/docs/style.md and docs/architecture.md:
+// util <- config <- protocol <- {pki, transport} <- session <- {master, minion} <- cli;
+// jobs, targeting and modules serve master/minion and never import them.
+const layer = (name, allowed) => ({
+  name: `${name}-layer`,
+  comment: `src/${name} may import only: ${allowed.join(', ') || 'nothing inside src'}`,
+  severity: 'error',
+  from: { path: `^src/${name}/` },
+  to: { path: '^src/', pathNot: [`^src/${name}/`, ...allowed.map((a) => `^src/${a}/`)] },
+});
+
+module.exports = {
+  forbidden: [
+    layer('util', []),
+    layer('config', ['util']),
+    layer('protocol', ['util']),
+    layer('pki', ['util', 'protocol']),
+    layer('transport', ['util', 'protocol', 'pki']),
+    layer('session', ['util', 'config', 'protocol']),
+    layer('jobs', ['util', 'protocol']),
+    layer('targeting', ['util', 'protocol']),
+    layer('modules', ['util', 'protocol', 'config']),
+    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting']),
+    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'modules']),
+    {
+      name: 'sockets-only-in-transport',
+      comment: 'Only src/transport touches node:net / node:tls (I/O at the edge).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/transport/' },
+      to: { path: '^(node:)?(net|tls)$', dependencyTypes: ['core'] },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+  },
+};

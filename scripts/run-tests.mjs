@@ -1,0 +1,43 @@
+#!/usr/bin/env node
+// Runs every compiled test file under dist/test with node's test runner and ends with a plain
+// "N passed, N failed" line. Usage: node scripts/run-tests.mjs [substring-filter ...]
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+
+const root = new URL('../dist/test', import.meta.url).pathname;
+const filters = process.argv.slice(2);
+
+function walk(dir) {
+  const out = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...walk(p));
+    else if (name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+
+const files = walk(root)
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort();
+if (files.length === 0) {
+  console.error('no test files found under dist/test (did the build run?)');
+  process.exit(1);
+}
+
+const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', '--test-timeout=300000', ...files], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let tail = '';
+child.stdout.on('data', (chunk) => {
+  process.stdout.write(chunk);
+  tail = (tail + chunk.toString()).slice(-4000);
+});
+child.on('close', (code) => {
+  const num = (label) => Number((tail.match(new RegExp(`^\\S*\\s*${label} (\\d+)`, 'm')) ?? [])[1] ?? 0);
+  const passed = num('pass');
+  const failed = num('fail') + num('cancelled');
+  console.log(`${passed} passed, ${failed} failed`);
+  process.exit(code ?? 1);
+});

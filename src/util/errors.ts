@@ -1,0 +1,112 @@
+// The error catalogue: every failure brine reports has a stable code, a one-line meaning and
+// what the operator should do next. docs/errors.md is kept in sync with this table by a test.
+
+export interface ErrorSpec {
+  /** What went wrong, in one line. */
+  readonly meaning: string;
+  /** What the operator should do next. */
+  readonly fix: string;
+  /** Process exit code when this error ends a command (Salt's codes where they exist). */
+  readonly exit: number;
+}
+
+const spec = (meaning: string, fix: string, exit = 1): ErrorSpec => ({ meaning, fix, exit });
+
+export const ERRORS = {
+  // configuration
+  CONFIG_NOT_FOUND: spec('A configuration file that was named or required does not exist.', 'Create the file or point -c/--config-dir (or BRINE_CONFIG_DIR) at the right directory.', 78),
+  CONFIG_UNREADABLE: spec('A configuration file exists but cannot be read.', 'Fix the file permissions so the daemon user can read it.', 78),
+  CONFIG_PARSE: spec('A configuration file is not valid YAML or not a mapping at the top level.', 'Fix the YAML syntax at the line given; the top level must be `key: value` pairs.', 78),
+  CONFIG_TYPE: spec('A known option has a value of the wrong type.', 'Change the value to the expected type named in the message.', 78),
+  CONFIG_VALUE: spec('A known option has a value outside what it accepts.', 'Use one of the allowed values named in the message.', 78),
+  CONFIG_UNKNOWN_KEY: spec('An option name is one typo away from a known option.', 'Rename the key to the suggested option, or remove it.', 78),
+
+  // identity and keys
+  INVALID_ID: spec('A minion ID breaks the ID grammar (empty, too long, path characters, non-ASCII, or localhost-like).', 'Set `id:` in the minion config to a name of letters, digits, `.`, `-`, `_` and `@` (at most 255 characters, not starting with `.`, not localhost).', 65),
+  PKI_UNWRITABLE: spec('The PKI directory cannot be created or written.', 'Create pki_dir and make it writable by the daemon user, or set root_dir/pki_dir to a writable path.', 73),
+  PKI_KEY_INVALID: spec('A key or certificate file exists but cannot be parsed.', 'Move the damaged file aside; a new key pair is generated at the next start (and must be accepted again).', 65),
+  KEY_NOT_FOUND: spec('No key matched the ID or glob given.', 'List the keys with `brine key -L` and use a matching name.', 1),
+
+  // authentication, as the minion sees it
+  AUTH_PENDING: spec("The master has this minion's key in pending.", 'On the master run `brine key -a <id>` (after checking the fingerprint with `brine key -f <id>`).', 0),
+  AUTH_REJECTED: spec("The master has rejected this minion's key.", 'On the master, delete the rejected key (`brine key -d <id>`) and restart the minion, or accept it with `brine key -a <id> --include-rejected`.', 77),
+  AUTH_DENIED: spec('The master already has a different key accepted for this ID.', 'If this host was re-imaged, delete the old key on the master (`brine key -d <id>`) and restart the minion; otherwise give this minion its own `id:`.', 77),
+  AUTH_FULL: spec('The master has reached max_minions.', 'Raise max_minions on the master or remove unused keys.', 1),
+  MASTER_KEY_CHANGED: spec("The master's key differs from the one this minion pinned on first contact.", 'If the master was legitimately re-keyed, delete minion_master.pub in the minion pki_dir and restart; otherwise treat it as an attack.', 42),
+  MASTER_FINGER_MISMATCH: spec("The master's key fingerprint does not match master_finger.", 'Compare `brine key -F master` on the master with master_finger in the minion config.', 42),
+  NO_CLIENT_CERT: spec('A peer connected without presenting a client certificate.', 'Only brine minions can connect to the master port; check what is connecting.', 1),
+
+  // wire
+  FRAME_TOO_LARGE: spec('A frame length exceeds the limit in force (small before authentication).', 'Raise max_frame_size if the payload is legitimate; otherwise the peer is broken or hostile.', 1),
+  FRAME_MALFORMED: spec('Bytes on the wire do not decode as a frame of JSON.', 'The peer is not a compatible brine node; check versions on both sides.', 1),
+  MESSAGE_INVALID: spec('A message decoded but does not fit its declared type.', 'The peer is not a compatible brine node; check versions on both sides.', 1),
+  MESSAGE_UNEXPECTED: spec('A valid message arrived in a state where it is not allowed.', 'The peer is not a compatible brine node; check versions on both sides.', 1),
+  PROTOCOL_VERSION: spec('The peers share no protocol version at or above the minimum accepted.', 'Upgrade the older side; the message names the versions each side speaks.', 1),
+  HANDSHAKE_TIMEOUT: spec('A peer did not complete the TLS handshake or its first message in time.', 'Check for a middlebox or a non-brine client on the port.', 1),
+  TLS_ERROR: spec('The TLS layer failed (bad certificate, protocol or handshake).', 'Check that both sides run brine with TLS 1.3; the message gives the TLS error.', 1),
+
+  // daemons and control
+  LISTEN_FAILED: spec('The master cannot listen on its port or control socket.', 'Stop whatever holds the port (`ss -ltnp`), or change ret_port/interface.', 1),
+  MASTER_UNREACHABLE: spec('The CLI cannot reach the master through its control socket.', 'Start the master (`brine master`) or point -c at the config it uses; check sock_dir.', 2),
+  UNKNOWN_METHOD: spec('A control request named an operation the master does not offer.', 'Use a brine CLI of the same version as the master.', 2),
+  CONTROL_DENIED: spec('The control socket refused the request.', 'Run the CLI as the user that runs the master.', 2),
+
+  // jobs and modules
+  UNKNOWN_FUNCTION: spec('The function is not in the module registry.', 'List functions with `brine run <target> sys.list_functions`.', 1),
+  BAD_ARGUMENTS: spec('The arguments do not fit the function.', 'See the function signature with `brine run <target> sys.doc <function>`.', 1),
+  EXEC_FAILED: spec('The function raised an error while running.', 'Read the message; it comes from the function itself.', 1),
+  JOB_TIMEOUT: spec('The function ran longer than its timeout and was stopped.', 'Raise the timeout (`timeout=` for cmd.*), or find why it hangs.', 1),
+  INVALID_JID: spec('A job ID is not 20 digits.', 'Use a jid as printed by `brine run -v` or `brine jobs list`.', 2),
+  TARGET_INVALID: spec('A target expression cannot be parsed.', 'Fix the expression; for -E it must be a valid regular expression.', 2),
+  NO_MINIONS_MATCHED: spec('No accepted minion matched the target.', 'Check the target against `brine key -L`.', 2),
+  USAGE: spec('The command line is not valid.', 'See `brine <command> --help`.', 64),
+  INTERNAL: spec('An unexpected internal error.', 'Please report it with the log lines around it.', 1),
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERRORS, value);
+}
+
+/** The one error class: a stable code, a message and an optional cause. */
+export class BrineError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Readonly<Record<string, unknown>>;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'BrineError';
+    this.code = code;
+    this.details = options.details ?? {};
+  }
+
+  get fix(): string {
+    return ERRORS[this.code].fix;
+  }
+
+  get exitCode(): number {
+    return ERRORS[this.code].exit;
+  }
+
+  /** The form that travels on the wire: a code plus a message, never a thrown object. */
+  toWire(): { code: ErrorCode; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+export function isBrineError(err: unknown, code?: ErrorCode): err is BrineError {
+  return err instanceof BrineError && (code === undefined || err.code === code);
+}
+
+/** Wraps anything thrown into a BrineError, keeping the original as the cause. */
+export function toBrineError(err: unknown, fallback: ErrorCode = 'INTERNAL'): BrineError {
+  if (err instanceof BrineError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new BrineError(fallback, message, { cause: err });
+}
+
+/** One line for a terminal: `CODE: message (fix)`. */
+export function formatError(err: BrineError): string {
+  return `${err.code}: ${err.message}\n  fix: ${err.fix}`;
+}
