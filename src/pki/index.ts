@@ -1,0 +1,11 @@
+// Public surface of src/pki: node identity, fingerprints, the master's key store, Salt's auth
+// decision table and the autosign/autoreject match files.
+
+export { loadOrCreateIdentity, type Identity, type IdentityOptions } from './identity.js';
+export { fingerprint, isFingerprint, normalizeFingerprint, toPublicKey } from './fingerprint.js';
+export { KeyStore, KEY_STATES, KEY_STATE_DIRS, sameKey, type KeyState } from './key-store.js';
+export { decideAuth, type AuthDecision, type AuthPolicy, type AuthRequest, type AuthStatus } from './auth-decision.js';
+export { loadMatchFile, matchFileLines, type MatchFileOptions } from './autosign.js';
+export { exprMatch, fnmatch, globToRegExp } from './fnmatch.js';
+export { createSelfSignedCert, certificateProblem, CERT_VALIDITY_YEARS } from './certificate.js';
+export { writeFileAtomicSync } from './atomic-write.js';

@@ -1,0 +1,185 @@
+// The master's key store in Salt's pki_dir layout: one file per minion ID in the directory of its
+// state, holding the minion's public key PEM. Every ID is checked before any path is built.
+
+import { constants, mkdirSync, openSync, readdirSync, readFileSync, closeSync, renameSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { BrineError } from '../util/errors.js';
+import { assertValidMinionId, minionIdProblem } from '../util/minion-id.js';
+import { fsyncDirectory, writeFileAtomicSync } from './atomic-write.js';
+import { fingerprint, toPublicKey } from './fingerprint.js';
+
+export type KeyState = 'accepted' | 'pending' | 'rejected' | 'denied';
+
+/** All states, in the order Salt's salt-key reasons about them. */
+export const KEY_STATES: readonly KeyState[] = ['accepted', 'pending', 'rejected', 'denied'];
+
+/** Salt's directory names, so an operator's tools and habits keep working. */
+export const KEY_STATE_DIRS: ReadonlyMap<KeyState, string> = new Map<KeyState, string>([
+  ['accepted', 'minions'],
+  ['pending', 'minions_pre'],
+  ['rejected', 'minions_rejected'],
+  ['denied', 'minions_denied'],
+]);
+
+const DIR_MODE = 0o700;
+const KEY_FILE_MODE = 0o644;
+
+/** Same key text after Salt's normalisation (trim, unify line endings), or same key material. */
+export function sameKey(a: string, b: string): boolean {
+  if (normalizeKeyText(a) === normalizeKeyText(b)) return true;
+  // Two PEM spellings of one key (PKCS#1 vs SPKI, other line wrapping) are still one key.
+  try {
+    return fingerprint(a) === fingerprint(b);
+  } catch {
+    return false;
+  }
+}
+
+function normalizeKeyText(pem: string): string {
+  return pem.replace(/\r\n?/g, '\n').trim();
+}
+
+export class KeyStore {
+  constructor(readonly pkiDir: string) {}
+
+  /** Creates pki_dir and the four state directories (0700 where created). */
+  ensureLayout(): void {
+    for (const dir of [this.pkiDir, ...KEY_STATE_DIRS.values()]) {
+      const path = dir === this.pkiDir ? dir : join(this.pkiDir, dir);
+      try {
+        mkdirSync(path, { recursive: true, mode: DIR_MODE });
+      } catch (err) {
+        throw new BrineError('PKI_UNWRITABLE', `cannot create key directory ${path}: ${(err as Error).message}. Make pki_dir writable by the user running the master, or point pki_dir elsewhere`, { cause: err, details: { path } });
+      }
+    }
+  }
+
+  /** The stored key text, or undefined when the ID has no key in that state. */
+  read(state: KeyState, id: string): string | undefined {
+    const path = this.pathFor(state, id);
+    let fd: number;
+    try {
+      // O_NOFOLLOW: a symlink planted in the store must not make us read a file outside it.
+      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+      throw new BrineError('PKI_KEY_INVALID', `cannot read key file ${path}: ${(err as Error).message}; remove or fix it (it must be a regular file)`, { cause: err, details: { path } });
+    }
+    try {
+      return readFileSync(fd, 'utf8');
+    } catch (err) {
+      throw new BrineError('PKI_KEY_INVALID', `cannot read key file ${path}: ${(err as Error).message}; remove or fix it`, { cause: err, details: { path } });
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Every state in which this ID has a key (usually zero or one; denied may coexist). */
+  states(id: string): KeyState[] {
+    assertValidMinionId(id);
+    return KEY_STATES.filter((state) => this.read(state, id) !== undefined);
+  }
+
+  /** IDs with a key in `state`, sorted case-insensitively; dot-files and invalid names ignored. */
+  list(state: KeyState): string[] {
+    const dir = this.dirFor(state);
+    let names: string[];
+    try {
+      names = readdirSync(dir, { withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => entry.name);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new BrineError('PKI_KEY_INVALID', `cannot list key directory ${dir}: ${(err as Error).message}`, { cause: err, details: { path: dir } });
+    }
+    // Salt sorts with key=str.lower; the tie-break keeps the order stable for IDs differing in case.
+    return names
+      .filter((name) => !name.startsWith('.') && minionIdProblem(name) === undefined)
+      .sort((a, b) => compareStrings(a.toLowerCase(), b.toLowerCase()) || compareStrings(a, b));
+  }
+
+  listAll(): Record<KeyState, string[]> {
+    return { accepted: this.list('accepted'), pending: this.list('pending'), rejected: this.list('rejected'), denied: this.list('denied') };
+  }
+
+  /** Stores a public key (atomically, mode 0644). Private keys and non-keys are refused. */
+  write(state: KeyState, id: string, pem: string): void {
+    const path = this.pathFor(state, id);
+    assertPublicKeyPem(pem, id);
+    try {
+      mkdirSync(this.dirFor(state), { recursive: true, mode: DIR_MODE });
+      writeFileAtomicSync(path, pem, KEY_FILE_MODE);
+    } catch (err) {
+      throw new BrineError('PKI_UNWRITABLE', `cannot write key file ${path}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, { cause: err, details: { path } });
+    }
+  }
+
+  /** Moves a key between states with one rename (replacing any key already in `to`). */
+  move(id: string, from: KeyState, to: KeyState): void {
+    const src = this.pathFor(from, id);
+    const dst = this.pathFor(to, id);
+    if (from === to) return;
+    if (this.read(from, id) === undefined) {
+      throw new BrineError('KEY_NOT_FOUND', `minion ${id} has no ${from} key to move to ${to}; list the keys with \`brine key -L\``, { details: { id, state: from } });
+    }
+    try {
+      mkdirSync(this.dirFor(to), { recursive: true, mode: DIR_MODE });
+      renameSync(src, dst);
+    } catch (err) {
+      throw new BrineError('PKI_UNWRITABLE', `cannot move key of ${id} from ${src} to ${dst}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, { cause: err, details: { id } });
+    }
+    fsyncDirectory(this.dirFor(to));
+  }
+
+  /** Deletes the ID's key from `state`, or from every state; returns the states it was in. */
+  remove(id: string, state?: KeyState): KeyState[] {
+    assertValidMinionId(id);
+    const removed: KeyState[] = [];
+    for (const s of state === undefined ? KEY_STATES : [state]) {
+      const path = this.pathFor(s, id);
+      try {
+        unlinkSync(path);
+        removed.push(s);
+        fsyncDirectory(this.dirFor(s));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') continue;
+        throw new BrineError('PKI_UNWRITABLE', `cannot delete key file ${path}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, { cause: err, details: { id } });
+      }
+    }
+    return removed;
+  }
+
+  /** Fingerprint of the stored key, or undefined when there is none. */
+  fingerprintOf(state: KeyState, id: string): string | undefined {
+    const pem = this.read(state, id);
+    return pem === undefined ? undefined : fingerprint(pem);
+  }
+
+  /** The only place a file path is built from an ID: the ID is validated first. */
+  private pathFor(state: KeyState, id: string): string {
+    assertValidMinionId(id);
+    return join(this.dirFor(state), id);
+  }
+
+  private dirFor(state: KeyState): string {
+    const dir = KEY_STATE_DIRS.get(state);
+    if (dir === undefined) throw new BrineError('INTERNAL', `unknown key state ${JSON.stringify(state)}`);
+    return join(this.pkiDir, dir);
+  }
+}
+
+function assertPublicKeyPem(pem: string, id: string): void {
+  if (/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(pem)) {
+    throw new BrineError('PKI_KEY_INVALID', `refusing to store a private key as the key of minion ${id}; the key store holds public keys only`, { details: { id } });
+  }
+  toPublicKey(pem); // throws PKI_KEY_INVALID for anything that is not a key or certificate
+  if (pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new BrineError('PKI_KEY_INVALID', `refusing to store a certificate as the key of minion ${id}; store its SPKI public key PEM`, { details: { id } });
+  }
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
