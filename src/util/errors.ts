@@ -43,6 +43,7 @@ export const ERRORS = {
   MESSAGE_UNEXPECTED: spec('A valid message arrived in a state where it is not allowed.', 'The peer is not a compatible brine node; check versions on both sides.', 1),
   PROTOCOL_VERSION: spec('The peers share no protocol version at or above the minimum accepted.', 'Upgrade the older side; the message names the versions each side speaks.', 1),
   HANDSHAKE_TIMEOUT: spec('A peer did not complete the TLS handshake or its first message in time.', 'Check for a middlebox or a non-brine client on the port.', 1),
+  CONNECT_FAILED: spec('A TCP connection to the master could not be made (refused, unreachable, or timed out).', 'Check that the master runs and listens on master_port, and that no firewall drops the path; the minion keeps retrying by itself.', 1),
   TLS_ERROR: spec('The TLS layer failed (bad certificate, protocol or handshake).', 'Check that both sides run brine with TLS 1.3; the message gives the TLS error.', 1),
 
   // daemons and control

@@ -1,0 +1,98 @@
+// Messages on the master's local control socket (CLI <-> master). Same framing and codec as
+// the network protocol; the operations form an explicit allow-list (a Map of schemas).
+
+import { s, type Infer } from './schema.js';
+import { target, TARGET_TYPES } from './messages.js';
+
+const jid = s.string({ pattern: /^\d{20}$/ });
+const wireError = s.object({ code: s.string({ max: 64 }), message: s.string({ max: 65_536 }) });
+
+// ---- CLI -> master ----------------------------------------------------------------------
+
+export const publishRequestSchema = s.object({
+  t: s.literal('publish'),
+  tgt: target,
+  tgtType: s.oneOf(TARGET_TYPES),
+  fun: s.string({ max: 256 }),
+  arg: s.array(s.json()),
+  kwarg: s.record(s.json()),
+  /** Seconds to wait for returns; 0 or absent = the master's `timeout`. */
+  timeout: s.optional(s.number({ min: 0 })),
+  user: s.optional(s.string({ max: 256 })),
+});
+
+export const sessionsRequestSchema = s.object({ t: s.literal('sessions') });
+
+export const CONTROL_REQUESTS = new Map<string, typeof publishRequestSchema | typeof sessionsRequestSchema>([
+  ['publish', publishRequestSchema],
+  ['sessions', sessionsRequestSchema],
+]);
+
+export type PublishRequest = Infer<typeof publishRequestSchema>;
+export type SessionsRequest = Infer<typeof sessionsRequestSchema>;
+export type ControlRequest = PublishRequest | SessionsRequest;
+
+// ---- master -> CLI ----------------------------------------------------------------------
+
+export const publishedSchema = s.object({
+  t: s.literal('published'),
+  jid,
+  /** Every expected minion (accepted keys matching the target). */
+  minions: s.array(s.string()),
+  /** Expected minions with no live session: reported at once, never waited for. */
+  notConnected: s.array(s.string()),
+  /** List-target entries that are not accepted minions. */
+  missing: s.array(s.string()),
+});
+
+export const jobReturnSchema = s.object({
+  t: s.literal('ret'),
+  jid,
+  minion: s.string(),
+  fun: s.string(),
+  ret: s.json(),
+  retcode: s.int(),
+  success: s.bool(),
+  error: s.optional(wireError),
+});
+
+export const jobDoneSchema = s.object({
+  t: s.literal('done'),
+  jid,
+  /** Connected minions that did not return within the timeout. */
+  noResponse: s.array(s.string()),
+});
+
+export const sessionInfoSchema = s.object({
+  id: s.string(),
+  state: s.string(),
+  remote: s.optional(s.string()),
+  connectedSince: s.optional(s.number()),
+  lastSeen: s.optional(s.number()),
+  agent: s.optional(s.string()),
+  protocol: s.optional(s.int()),
+  rttMs: s.optional(s.number()),
+  reconnects: s.int(),
+  lastDisconnectReason: s.optional(s.string()),
+  lastDisconnectAt: s.optional(s.number()),
+});
+
+export const sessionsSchema = s.object({ t: s.literal('sessions'), sessions: s.array(sessionInfoSchema) });
+
+export const controlErrorSchema = s.object({ t: s.literal('error'), code: s.string(), message: s.string() });
+
+export type Published = Infer<typeof publishedSchema>;
+export type JobReturn = Infer<typeof jobReturnSchema>;
+export type JobDone = Infer<typeof jobDoneSchema>;
+export type SessionInfo = Infer<typeof sessionInfoSchema>;
+export type SessionsReply = Infer<typeof sessionsSchema>;
+export type ControlError = Infer<typeof controlErrorSchema>;
+export type ControlReply = Published | JobReturn | JobDone | SessionsReply | ControlError;
+
+export const CONTROL_REPLIES = new Map<string, typeof publishedSchema | typeof jobReturnSchema | typeof jobDoneSchema | typeof sessionsSchema | typeof controlErrorSchema>([
+  ['published', publishedSchema],
+  ['ret', jobReturnSchema],
+  ['done', jobDoneSchema],
+  ['sessions', sessionsSchema],
+  ['error', controlErrorSchema],
+]);

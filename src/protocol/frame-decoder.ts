@@ -1,0 +1,102 @@
+// Length-prefixed frames: a 4-byte big-endian length, then that many bytes of payload.
+// The decoder is incremental (bytes may arrive one at a time) and checks the declared length
+// against the limit in force before allocating anything for the payload.
+
+import { BrineError } from '../util/errors.js';
+
+export const FRAME_HEADER_BYTES = 4;
+/** The largest value the 4-byte header can express; limits above it are meaningless. */
+export const MAX_FRAME_LIMIT = 0xffff_ffff;
+
+export function encodeFrame(payload: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
+  out.writeUInt32BE(payload.length, 0);
+  out.set(payload, FRAME_HEADER_BYTES);
+  return out;
+}
+
+/**
+ * Feeds on chunks and yields whole payloads. After an error the decoder is poisoned: the
+ * connection must be closed, since the stream position is no longer trustworthy.
+ */
+export class FrameDecoder {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private failed: BrineError | undefined;
+
+  constructor(private maxFrame: number) {}
+
+  /** The limit can grow after authentication (small before, large after). */
+  setMaxFrame(limit: number): void {
+    this.maxFrame = limit;
+  }
+
+  get pendingBytes(): number {
+    return this.buffered;
+  }
+
+  /** Returns the complete payloads in this chunk; throws FRAME_TOO_LARGE / FRAME_MALFORMED. */
+  push(chunk: Uint8Array): Buffer[] {
+    if (this.failed) throw this.failed;
+    if (chunk.length > 0) {
+      this.chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
+      this.buffered += chunk.length;
+    }
+    const frames: Buffer[] = [];
+    for (;;) {
+      if (this.buffered < FRAME_HEADER_BYTES) break;
+      const length = this.peekLength();
+      if (length === 0) return this.fail(new BrineError('FRAME_MALFORMED', 'zero-length frame'));
+      if (length > this.maxFrame) {
+        return this.fail(new BrineError('FRAME_TOO_LARGE', `frame of ${length} bytes exceeds the limit of ${this.maxFrame} bytes`, { details: { length, limit: this.maxFrame } }));
+      }
+      if (this.buffered < FRAME_HEADER_BYTES + length) break;
+      this.consume(FRAME_HEADER_BYTES);
+      frames.push(this.consume(length));
+    }
+    return frames;
+  }
+
+  private fail(err: BrineError): never {
+    this.failed = err;
+    this.chunks = [];
+    this.buffered = 0;
+    throw err;
+  }
+
+  private peekLength(): number {
+    const first = this.chunks[0];
+    if (first && first.length >= FRAME_HEADER_BYTES) return first.readUInt32BE(0);
+    const head = Buffer.alloc(FRAME_HEADER_BYTES);
+    let off = 0;
+    for (const c of this.chunks) {
+      const n = Math.min(c.length, FRAME_HEADER_BYTES - off);
+      c.copy(head, off, 0, n);
+      off += n;
+      if (off === FRAME_HEADER_BYTES) break;
+    }
+    return head.readUInt32BE(0);
+  }
+
+  private consume(n: number): Buffer {
+    this.buffered -= n;
+    const first = this.chunks[0];
+    if (first && first.length >= n) {
+      const out = first.subarray(0, n);
+      if (first.length === n) this.chunks.shift();
+      else this.chunks[0] = first.subarray(n);
+      return out;
+    }
+    const out = Buffer.allocUnsafe(n);
+    let off = 0;
+    while (off < n) {
+      const c = this.chunks[0]!;
+      const take = Math.min(c.length, n - off);
+      c.copy(out, off, 0, take);
+      off += take;
+      if (take === c.length) this.chunks.shift();
+      else this.chunks[0] = c.subarray(take);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,7 @@
+// Public surface of the protocol layer: framing, codec, message types. No sockets here.
+export * from './frame-decoder.js';
+export * from './codec.js';
+export * from './schema.js';
+export * from './messages.js';
+export * from './control.js';
+export * from './channel.js';

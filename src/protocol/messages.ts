@@ -1,0 +1,141 @@
+// The messages of the minion<->master protocol: a discriminated union keyed by `t`, one schema
+// per type. Nothing here carries the sender's identity after the hello: the session knows it.
+
+import { s, type Infer } from './schema.js';
+
+/** Protocol versions this build speaks; the master also states the lowest it accepts. */
+export const PROTOCOL_VERSIONS = [1] as const;
+export const PROTOCOL_VERSION = 1;
+export const MIN_PROTOCOL_VERSION = 1;
+
+const jid = s.string({ pattern: /^\d{20}$/ });
+const fun = s.string({ max: 256, pattern: /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/ });
+const wireError = s.object({ code: s.string({ max: 64 }), message: s.string({ max: 65_536 }) });
+const reason = s.string({ max: 64 });
+
+export const AUTH_STATUSES = ['accepted', 'pending', 'rejected', 'denied', 'invalid_id', 'full', 'error'] as const;
+export type AuthStatus = (typeof AUTH_STATUSES)[number];
+
+export const TARGET_TYPES = ['glob', 'pcre', 'list'] as const;
+export type TargetType = (typeof TARGET_TYPES)[number];
+
+export const target = s.union<string | string[]>(s.string({ max: 65_536 }), s.array(s.string({ max: 1024 }), { max: 100_000 }));
+
+// ---- minion -> master -------------------------------------------------------------------
+
+export const helloSchema = s.object({
+  t: s.literal('hello'),
+  /** Versions the minion speaks; the master picks the highest it also speaks. */
+  versions: s.array(s.int({ min: 1, max: 1_000_000 }), { max: 32 }),
+  /** The ID the minion claims; bound to its key by the master's key store. */
+  id: s.string({ max: 1024 }),
+  agent: s.string({ max: 128 }),
+});
+
+export const pingSchema = s.object({
+  t: s.literal('ping'),
+  seq: s.int({ min: 0 }),
+  /** The sender's last measured round trip, in ms, so the other side can show it. */
+  rtt: s.optional(s.number({ min: 0 })),
+});
+
+export const pongSchema = s.object({ t: s.literal('pong'), seq: s.int({ min: 0 }) });
+
+export const returnSchema = s.object({
+  t: s.literal('return'),
+  jid,
+  fun: s.string({ max: 256 }),
+  ret: s.json(),
+  retcode: s.int(),
+  success: s.bool(),
+  error: s.optional(wireError),
+});
+
+export const byeSchema = s.object({ t: s.literal('bye'), reason });
+
+// ---- master -> minion -------------------------------------------------------------------
+
+export const authSchema = s.object({
+  t: s.literal('auth'),
+  status: s.oneOf(AUTH_STATUSES),
+  /** The negotiated protocol version (on accepted). */
+  version: s.optional(s.int({ min: 1 })),
+  minVersion: s.int({ min: 1 }),
+  code: s.optional(s.string({ max: 64 })),
+  message: s.string({ max: 4096 }),
+  masterFingerprint: s.string({ max: 128 }),
+  /** Liveness parameters the master expects (seconds). */
+  heartbeatInterval: s.optional(s.number({ min: 0 })),
+  heartbeatTimeout: s.optional(s.number({ min: 0 })),
+  /** For pending: how long the minion should wait before trying again (seconds). */
+  retryAfter: s.optional(s.number({ min: 0 })),
+});
+
+export const jobSchema = s.object({
+  t: s.literal('job'),
+  jid,
+  fun,
+  arg: s.array(s.json()),
+  kwarg: s.record(s.json()),
+  tgt: target,
+  tgtType: s.oneOf(TARGET_TYPES),
+  /** Seconds the function may run; 0 = no limit. */
+  timeout: s.optional(s.number({ min: 0 })),
+});
+
+export const ackSchema = s.object({ t: s.literal('ack'), jid });
+
+export const errorSchema = s.object({ t: s.literal('error'), code: s.string({ max: 64 }), message: s.string({ max: 4096 }) });
+
+export type Hello = Infer<typeof helloSchema>;
+export type Ping = Infer<typeof pingSchema>;
+export type Pong = Infer<typeof pongSchema>;
+export type Return = Infer<typeof returnSchema>;
+export type Bye = Infer<typeof byeSchema>;
+export type Auth = Infer<typeof authSchema>;
+export type Job = Infer<typeof jobSchema>;
+export type Ack = Infer<typeof ackSchema>;
+export type ErrorMessage = Infer<typeof errorSchema>;
+
+export type MinionMessage = Hello | Ping | Pong | Return | Bye;
+export type MasterMessage = Auth | Ping | Pong | Job | Ack | ErrorMessage | Bye;
+
+export const MINION_MESSAGES = new Map<string, typeof helloSchema | typeof pingSchema | typeof pongSchema | typeof returnSchema | typeof byeSchema>([
+  ['hello', helloSchema],
+  ['ping', pingSchema],
+  ['pong', pongSchema],
+  ['return', returnSchema],
+  ['bye', byeSchema],
+]);
+
+export const MASTER_MESSAGES = new Map<string, typeof authSchema | typeof pingSchema | typeof pongSchema | typeof jobSchema | typeof ackSchema | typeof errorSchema | typeof byeSchema>([
+  ['auth', authSchema],
+  ['ping', pingSchema],
+  ['pong', pongSchema],
+  ['job', jobSchema],
+  ['ack', ackSchema],
+  ['error', errorSchema],
+  ['bye', byeSchema],
+]);
+
+/** Why a connection ended; every close is recorded with one of these. */
+export const CLOSE_REASONS = [
+  'heartbeat_timeout',
+  'peer_closed',
+  'reset',
+  'tls_error',
+  'handshake_timeout',
+  'auth_pending',
+  'auth_rejected',
+  'auth_denied',
+  'invalid_id',
+  'master_key_changed',
+  'replaced',
+  'shutdown',
+  'frame_too_large',
+  'protocol_error',
+  'write_failed',
+  'connect_failed',
+  'internal_error',
+] as const;
+export type CloseReason = (typeof CLOSE_REASONS)[number];

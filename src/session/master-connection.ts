@@ -1,0 +1,308 @@
+// One attempt at a connection from a minion to one master, as an explicit state machine:
+// resolving -> connecting -> handshaking -> authenticating -> (pending | ready) -> closed.
+// Closed is terminal; a reconnect makes a new object. Every step that can throw ends in
+// closed with a reason, so the owner always gets exactly one outcome and can back off.
+
+import type { Clock, TimerHandle } from '../util/clock.js';
+import { BrineError, toBrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import {
+  PROTOCOL_VERSIONS,
+  type Auth,
+  type Channel,
+  type CloseReason,
+  type MasterMessage,
+  type MinionMessage,
+  type Job,
+  type Ack,
+} from '../protocol/index.js';
+import { HeartbeatMonitor } from './heartbeat.js';
+
+export const CONNECTION_STATES = ['resolving', 'connecting', 'handshaking', 'authenticating', 'pending', 'ready', 'closed'] as const;
+export type ConnectionState = (typeof CONNECTION_STATES)[number];
+
+const TRANSITIONS: Readonly<Record<ConnectionState, readonly ConnectionState[]>> = {
+  resolving: ['connecting', 'closed'],
+  connecting: ['handshaking', 'closed'],
+  handshaking: ['authenticating', 'closed'],
+  authenticating: ['pending', 'ready', 'closed'],
+  pending: ['closed'],
+  ready: ['closed'],
+  closed: [],
+};
+
+export function canTransition(from: ConnectionState, to: ConnectionState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export interface MasterEndpoint {
+  host: string;
+  port: number;
+}
+
+/** Everything with side effects is injected: sockets, DNS, the key pin, time. */
+export interface ConnectionDeps {
+  clock: Clock;
+  logger: Logger;
+  resolve(host: string): Promise<string>;
+  dial(address: string, port: number, onTcpConnected: () => void): Promise<Channel<MasterMessage, MinionMessage>>;
+  /** Throws MASTER_KEY_CHANGED / MASTER_FINGER_MISMATCH to refuse; pins on first contact. */
+  trustMaster(fingerprint: string, endpoint: MasterEndpoint): void;
+}
+
+export interface ConnectionOptions {
+  id: string;
+  agent: string;
+  authTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  heartbeatTimeoutMs: number;
+  /** Frame limit after authentication. */
+  maxFrame: number;
+}
+
+export interface ConnectionOutcome {
+  reason: CloseReason;
+  error?: Error;
+  /** The master's auth answer, when one arrived. */
+  auth?: Auth;
+  wasReady: boolean;
+  lastState: ConnectionState;
+  /** The address the name resolved to on this attempt. */
+  address?: string;
+  /** How long the connection was ready, ms (0 if never). */
+  readyForMs: number;
+}
+
+export interface ConnectionEvents {
+  onStateChange?(from: ConnectionState, to: ConnectionState): void;
+  onReady?(conn: MasterConnection): void;
+  onMessage?(message: Job | Ack): void;
+  onClosed(outcome: ConnectionOutcome): void;
+}
+
+export class MasterConnection {
+  private stateValue: ConnectionState = 'resolving';
+  private channel: Channel<MasterMessage, MinionMessage> | undefined;
+  private heartbeat: HeartbeatMonitor | undefined;
+  private authTimer: TimerHandle | undefined;
+  private auth: Auth | undefined;
+  private address: string | undefined;
+  private readyAt = 0;
+  private started = false;
+
+  constructor(
+    readonly endpoint: MasterEndpoint,
+    private readonly deps: ConnectionDeps,
+    private readonly opts: ConnectionOptions,
+    private readonly events: ConnectionEvents,
+  ) {}
+
+  get state(): ConnectionState {
+    return this.stateValue;
+  }
+
+  get rttMs(): number | undefined {
+    return this.heartbeat?.rttMs;
+  }
+
+  get masterFingerprint(): string | undefined {
+    return this.channel?.peerFingerprint;
+  }
+
+  get resolvedAddress(): string | undefined {
+    return this.address;
+  }
+
+  /** Starts the attempt; the outcome arrives through events.onClosed exactly once. */
+  open(): void {
+    if (this.started) throw new BrineError('INTERNAL', 'MasterConnection.open called twice; make a new connection instead');
+    this.started = true;
+    this.run().catch((err: unknown) => this.fail(err));
+  }
+
+  /** Sends an application message when ready; false otherwise (the caller keeps it). */
+  send(message: MinionMessage): boolean {
+    if (this.stateValue !== 'ready' || !this.channel) return false;
+    const ok = this.channel.send(message);
+    if (ok) this.heartbeat?.noteSent();
+    return ok;
+  }
+
+  close(reason: CloseReason, error?: Error): void {
+    if (this.stateValue === 'closed') return;
+    if (reason === 'shutdown' && this.stateValue === 'ready') this.channel?.send({ t: 'bye', reason: 'shutdown' });
+    this.finish(reason, error);
+  }
+
+  private async run(): Promise<void> {
+    const address = await this.deps.resolve(this.endpoint.host);
+    if (this.stateValue === 'closed') return;
+    this.address = address;
+    this.move('connecting');
+    const channel = await this.deps.dial(address, this.endpoint.port, () => {
+      if (this.stateValue === 'connecting') this.move('handshaking');
+    });
+    if (this.stateValue === 'closed') {
+      channel.close('shutdown');
+      return;
+    }
+    if (this.stateValue === 'connecting') this.move('handshaking');
+    this.channel = channel;
+    channel.onClose((info) => this.finish(info.reason, info.error));
+    channel.onMessage((m) => this.guard(() => this.onMessage(m)));
+    this.deps.trustMaster(channel.peerFingerprint, this.endpoint);
+    this.move('authenticating');
+    this.authTimer = this.deps.clock.setTimeout(() => {
+      this.fail(new BrineError('HANDSHAKE_TIMEOUT', `master ${this.endpoint.host}:${this.endpoint.port} sent no authentication answer within ${this.opts.authTimeoutMs} ms`), 'handshake_timeout');
+    }, this.opts.authTimeoutMs);
+    channel.send({ t: 'hello', versions: [...PROTOCOL_VERSIONS], id: this.opts.id, agent: this.opts.agent });
+  }
+
+  private onMessage(message: MasterMessage): void {
+    if (this.stateValue === 'closed') return;
+    this.heartbeat?.noteReceived();
+    switch (message.t) {
+      case 'auth':
+        this.onAuth(message);
+        return;
+      case 'ping':
+        this.channel?.send({ t: 'pong', seq: message.seq });
+        this.heartbeat?.noteSent();
+        return;
+      case 'pong':
+        this.heartbeat?.handlePong(message.seq);
+        return;
+      case 'job':
+      case 'ack':
+        if (this.stateValue !== 'ready') {
+          this.fail(new BrineError('MESSAGE_UNEXPECTED', `master sent "${message.t}" before authentication finished`), 'protocol_error');
+          return;
+        }
+        this.events.onMessage?.(message);
+        return;
+      case 'error':
+        this.fail(new BrineError('MESSAGE_INVALID', `master reported ${message.code}: ${message.message}`), 'protocol_error');
+        return;
+      case 'bye':
+        this.finish(message.reason === 'shutdown' ? 'shutdown' : 'peer_closed');
+        return;
+    }
+  }
+
+  private onAuth(auth: Auth): void {
+    if (this.stateValue !== 'authenticating') {
+      this.fail(new BrineError('MESSAGE_UNEXPECTED', `unexpected auth message in state ${this.stateValue}`), 'protocol_error');
+      return;
+    }
+    this.authTimer?.cancel();
+    this.auth = auth;
+    switch (auth.status) {
+      case 'accepted': {
+        this.move('ready');
+        this.readyAt = this.deps.clock.monotonic();
+        this.channel?.setMaxFrame(this.opts.maxFrame);
+        this.heartbeat = new HeartbeatMonitor(
+          {
+            sendPing: (seq, rtt) => {
+              this.channel?.send(rtt === undefined ? { t: 'ping', seq } : { t: 'ping', seq, rtt });
+            },
+            onTimeout: (silent) => {
+              this.fail(new BrineError('CONNECT_FAILED', `no traffic from master ${this.endpoint.host} for ${Math.round(silent / 1000)} s (heartbeat_timeout)`), 'heartbeat_timeout');
+            },
+          },
+          this.deps.clock,
+          { intervalMs: this.opts.heartbeatIntervalMs, timeoutMs: this.opts.heartbeatTimeoutMs, sendPings: true },
+        );
+        this.heartbeat.start();
+        this.events.onReady?.(this);
+        return;
+      }
+      case 'pending':
+        this.move('pending');
+        this.finish('auth_pending');
+        return;
+      case 'rejected':
+        this.finish('auth_rejected', authError('AUTH_REJECTED', auth));
+        return;
+      case 'denied':
+        this.finish('auth_denied', authError('AUTH_DENIED', auth));
+        return;
+      case 'invalid_id':
+        this.finish('invalid_id', authError('INVALID_ID', auth));
+        return;
+      case 'full':
+        this.finish('auth_rejected', authError('AUTH_FULL', auth));
+        return;
+      case 'error':
+        this.finish('protocol_error', authError('PROTOCOL_VERSION', auth));
+        return;
+    }
+  }
+
+  private move(to: ConnectionState): void {
+    const from = this.stateValue;
+    if (!canTransition(from, to)) throw new BrineError('INTERNAL', `illegal connection transition ${from} -> ${to}`);
+    this.stateValue = to;
+    this.events.onStateChange?.(from, to);
+  }
+
+  /** Runs a callback so that anything it throws closes the connection instead of escaping. */
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  private fail(err: unknown, reason?: CloseReason): void {
+    const e = toBrineError(err);
+    this.finish(reason ?? reasonFor(e), e);
+  }
+
+  private finish(reason: CloseReason, error?: Error): void {
+    if (this.stateValue === 'closed') return;
+    const lastState = this.stateValue;
+    this.stateValue = 'closed';
+    this.authTimer?.cancel();
+    this.heartbeat?.stop();
+    this.channel?.close(reason, error);
+    this.events.onStateChange?.(lastState, 'closed');
+    const outcome: ConnectionOutcome = {
+      reason,
+      wasReady: lastState === 'ready',
+      lastState,
+      readyForMs: lastState === 'ready' ? this.deps.clock.monotonic() - this.readyAt : 0,
+    };
+    if (error) outcome.error = error;
+    if (this.auth) outcome.auth = this.auth;
+    if (this.address) outcome.address = this.address;
+    this.events.onClosed(outcome);
+  }
+}
+
+function authError(code: 'AUTH_REJECTED' | 'AUTH_DENIED' | 'INVALID_ID' | 'AUTH_FULL' | 'PROTOCOL_VERSION', auth: Auth): BrineError {
+  return new BrineError(code, auth.message, { details: { masterFingerprint: auth.masterFingerprint } });
+}
+
+function reasonFor(e: BrineError): CloseReason {
+  switch (e.code) {
+    case 'CONNECT_FAILED':
+      return 'connect_failed';
+    case 'TLS_ERROR':
+      return 'tls_error';
+    case 'HANDSHAKE_TIMEOUT':
+      return 'handshake_timeout';
+    case 'MASTER_KEY_CHANGED':
+    case 'MASTER_FINGER_MISMATCH':
+      return 'master_key_changed';
+    case 'FRAME_TOO_LARGE':
+      return 'frame_too_large';
+    case 'FRAME_MALFORMED':
+    case 'MESSAGE_INVALID':
+    case 'MESSAGE_UNEXPECTED':
+      return 'protocol_error';
+    default:
+      return 'internal_error';
+  }
+}

@@ -1,0 +1,187 @@
+// The minion's single-flight reconnect loop for one master: makes a MasterConnection, waits
+// for its one outcome, decides what comes next (reconnect with jittered backoff, wait for key
+// acceptance, or give up on a rejection), and never lets two attempts overlap.
+
+import type { Clock, TimerHandle } from '../util/clock.js';
+import { BrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import type { Ack, Job, MinionMessage } from '../protocol/index.js';
+import { Backoff, type BackoffOptions } from './backoff.js';
+import {
+  MasterConnection,
+  type ConnectionDeps,
+  type ConnectionOptions,
+  type ConnectionOutcome,
+  type ConnectionState,
+  type MasterEndpoint,
+} from './master-connection.js';
+
+export type LinkState = 'idle' | 'connecting' | 'ready' | 'waiting' | 'stopped';
+
+export interface LinkOptions {
+  backoff: BackoffOptions;
+  /** acceptance_wait_time, ms: the wait between tries while the key is pending. */
+  acceptanceWaitMs: number;
+  /** acceptance_wait_time_max, ms: 0 = the wait does not grow. */
+  acceptanceWaitMaxMs: number;
+  /** rejected_retry: keep retrying after a rejection instead of giving up. */
+  rejectedRetry: boolean;
+}
+
+export interface LinkEvents {
+  onReady?(conn: MasterConnection): void;
+  onDown?(outcome: ConnectionOutcome): void;
+  onMessage?(message: Job | Ack): void;
+  onConnectionState?(from: ConnectionState, to: ConnectionState): void;
+  /** A refusal that retrying cannot fix (rejected key without rejected_retry, changed master key). */
+  onFatal?(error: BrineError): void;
+  /** Each scheduled retry, for logs and tests. */
+  onRetryScheduled?(delayMs: number, outcome: ConnectionOutcome): void;
+}
+
+export class MasterLink {
+  private stateValue: LinkState = 'idle';
+  private conn: MasterConnection | undefined;
+  private retryTimer: TimerHandle | undefined;
+  private readonly backoff: Backoff;
+  private acceptanceWait: number;
+  private attemptCount = 0;
+  private lastProblem = '';
+
+  constructor(
+    readonly endpoint: MasterEndpoint,
+    private readonly deps: ConnectionDeps,
+    private readonly connOpts: ConnectionOptions,
+    private readonly opts: LinkOptions,
+    private readonly events: LinkEvents,
+    random?: () => number,
+  ) {
+    this.backoff = new Backoff(opts.backoff, random);
+    this.acceptanceWait = opts.acceptanceWaitMs;
+  }
+
+  get state(): LinkState {
+    return this.stateValue;
+  }
+
+  get connection(): MasterConnection | undefined {
+    return this.conn;
+  }
+
+  get attempts(): number {
+    return this.attemptCount;
+  }
+
+  private get clock(): Clock {
+    return this.deps.clock;
+  }
+
+  private get logger(): Logger {
+    return this.deps.logger;
+  }
+
+  start(): void {
+    if (this.stateValue !== 'idle') return;
+    this.attempt();
+  }
+
+  send(message: MinionMessage): boolean {
+    return this.conn?.send(message) ?? false;
+  }
+
+  stop(): void {
+    if (this.stateValue === 'stopped') return;
+    this.stateValue = 'stopped';
+    this.retryTimer?.cancel();
+    this.retryTimer = undefined;
+    this.conn?.close('shutdown');
+  }
+
+  private attempt(): void {
+    if (this.stateValue === 'stopped' || this.stateValue === 'connecting' || this.stateValue === 'ready') return;
+    this.retryTimer = undefined;
+    this.stateValue = 'connecting';
+    this.attemptCount++;
+    const conn = new MasterConnection(this.endpoint, this.deps, this.connOpts, {
+      onStateChange: (from, to) => this.events.onConnectionState?.(from, to),
+      onReady: (c) => {
+        if (this.conn !== c || this.stateValue === 'stopped') return;
+        this.stateValue = 'ready';
+        this.backoff.reset();
+        this.acceptanceWait = this.opts.acceptanceWaitMs;
+        this.lastProblem = '';
+        this.safely(() => this.events.onReady?.(c));
+      },
+      onMessage: (m) => this.safely(() => this.events.onMessage?.(m)),
+      onClosed: (outcome) => this.onClosed(conn, outcome),
+    });
+    this.conn = conn;
+    conn.open();
+  }
+
+  private onClosed(conn: MasterConnection, outcome: ConnectionOutcome): void {
+    if (this.conn !== conn) return;
+    if (this.stateValue === 'stopped') return;
+    this.stateValue = 'waiting';
+    this.safely(() => this.events.onDown?.(outcome));
+    if (this.stateValue === 'stopped') return;
+
+    const fatal = this.fatalError(outcome);
+    if (fatal) {
+      this.stateValue = 'stopped';
+      this.safely(() => this.events.onFatal?.(fatal));
+      return;
+    }
+    const delay = this.delayAfter(outcome);
+    this.logProblem(outcome, delay);
+    this.safely(() => this.events.onRetryScheduled?.(delay, outcome));
+    if (this.stateValue === 'stopped') return;
+    this.retryTimer = this.clock.setTimeout(() => this.attempt(), delay);
+  }
+
+  private fatalError(outcome: ConnectionOutcome): BrineError | undefined {
+    const err = outcome.error instanceof BrineError ? outcome.error : undefined;
+    if (outcome.reason === 'master_key_changed') return err ?? new BrineError('MASTER_KEY_CHANGED', 'master key changed');
+    const refused = outcome.reason === 'auth_rejected' || outcome.reason === 'auth_denied' || outcome.reason === 'invalid_id';
+    if (refused && !this.opts.rejectedRetry && err?.code !== 'AUTH_FULL') return err ?? new BrineError('AUTH_REJECTED', 'rejected by the master');
+    return undefined;
+  }
+
+  private delayAfter(outcome: ConnectionOutcome): number {
+    const refused = outcome.reason === 'auth_pending' || outcome.reason === 'auth_rejected' || outcome.reason === 'auth_denied' || outcome.reason === 'invalid_id';
+    if (refused) {
+      const wait = this.acceptanceWait;
+      // Salt doubles the wait while below acceptance_wait_time_max (0 = never grows)
+      if (this.opts.acceptanceWaitMaxMs > 0 && this.acceptanceWait < this.opts.acceptanceWaitMaxMs) {
+        this.acceptanceWait = Math.min(this.opts.acceptanceWaitMaxMs, this.acceptanceWait * 2);
+      }
+      return wait;
+    }
+    if (outcome.wasReady) this.backoff.reset();
+    return this.backoff.next();
+  }
+
+  /** Logs a problem once per change, not once per attempt. */
+  private logProblem(outcome: ConnectionOutcome, delay: number): void {
+    const problem = `${outcome.reason}:${outcome.error?.message ?? ''}`;
+    const fields = { master: `${this.endpoint.host}:${this.endpoint.port}`, reason: outcome.reason, retryInMs: delay, attempt: this.attemptCount };
+    if (outcome.reason === 'auth_pending') {
+      if (problem !== this.lastProblem) {
+        this.logger.error(fields, `The master has cached the public key for this node (pending). This minion will wait ${Math.round(delay / 1000)} s before attempting to re-authenticate. On the master, accept it with: brine key -a ${this.connOpts.id}`);
+      }
+    } else if (problem !== this.lastProblem) {
+      this.logger.warn({ ...fields, error: outcome.error?.message }, outcome.wasReady ? `Connection to master ${this.endpoint.host} lost (${outcome.reason}); reconnecting` : `Cannot connect to master ${this.endpoint.host} (${outcome.reason}); retrying`);
+    } else {
+      this.logger.debug(fields, 'still unable to connect');
+    }
+    this.lastProblem = problem;
+  }
+
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.logger.error({ err }, 'a connection event handler threw; the link carries on');
+    }
+  }
+}

@@ -1,0 +1,132 @@
+// A Channel over a stream socket (TLS or Unix): frames, decodes and validates every message,
+// maps socket failures to close reasons, and bounds what a slow reader can make us buffer.
+
+import type { Duplex } from 'node:stream';
+import { BrineError, toBrineError } from '../util/errors.js';
+import { FrameDecoder, decodeMessage, encodeMessage, type Channel, type ChannelClose, type CloseReason, type Schema } from '../protocol/index.js';
+
+/** A peer that lets this much pile up unread is disconnected (threats.md case 27). */
+export const DEFAULT_MAX_WRITE_BUFFER = 32 * 1024 * 1024;
+
+export interface FramedSocketOptions {
+  remoteAddress: string;
+  peerFingerprint: string;
+  maxFrame: number;
+  schemas: ReadonlyMap<string, Schema<unknown>>;
+  maxWriteBuffer?: number;
+}
+
+export class FramedSocket<In, Out extends { t: string }> implements Channel<In, Out> {
+  readonly remoteAddress: string;
+  readonly peerFingerprint: string;
+  private readonly decoder: FrameDecoder;
+  private readonly schemas: ReadonlyMap<string, Schema<unknown>>;
+  private readonly maxWriteBuffer: number;
+  private messageHandlers: Array<(m: In) => void> = [];
+  private closeHandlers: Array<(info: ChannelClose) => void> = [];
+  private closeInfo: ChannelClose | undefined;
+  private socketError: Error | undefined;
+
+  constructor(private readonly socket: Duplex & { writableLength: number; destroyed: boolean }, opts: FramedSocketOptions) {
+    this.remoteAddress = opts.remoteAddress;
+    this.peerFingerprint = opts.peerFingerprint;
+    this.decoder = new FrameDecoder(opts.maxFrame);
+    this.schemas = opts.schemas;
+    this.maxWriteBuffer = opts.maxWriteBuffer ?? DEFAULT_MAX_WRITE_BUFFER;
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', (err: Error) => {
+      this.socketError = err;
+    });
+    socket.on('close', () => this.finish(this.reasonForSocketClose(), this.socketError, false));
+    socket.on('end', () => {
+      // the peer half-closed: we have nothing more to say either
+      this.close('peer_closed');
+    });
+  }
+
+  get closed(): boolean {
+    return this.closeInfo !== undefined;
+  }
+
+  send(message: Out): boolean {
+    if (this.closeInfo || this.socket.destroyed) return false;
+    if (this.socket.writableLength > this.maxWriteBuffer) {
+      this.close('write_failed', new BrineError('INTERNAL', `peer ${this.remoteAddress} is not reading; ${this.socket.writableLength} bytes queued`));
+      return false;
+    }
+    this.socket.write(encodeMessage(message));
+    return true;
+  }
+
+  close(reason: CloseReason, error?: BrineError | Error): void {
+    if (this.closeInfo) return;
+    this.finish(reason, error, true);
+    this.socket.end();
+    // do not wait forever for a peer that never acknowledges the FIN
+    const timer = setTimeout(() => this.socket.destroy(), 2000);
+    timer.unref();
+    this.socket.once('close', () => clearTimeout(timer));
+  }
+
+  /** Closes without flushing (for errors where the stream is no longer trustworthy). */
+  destroy(reason: CloseReason, error?: BrineError | Error): void {
+    if (!this.closeInfo) this.finish(reason, error, true);
+    this.socket.destroy();
+  }
+
+  onMessage(fn: (message: In) => void): void {
+    this.messageHandlers.push(fn);
+  }
+
+  onClose(fn: (info: ChannelClose) => void): void {
+    if (this.closeInfo) queueMicrotask(() => fn(this.closeInfo!));
+    else this.closeHandlers.push(fn);
+  }
+
+  setMaxFrame(bytes: number): void {
+    this.decoder.setMaxFrame(bytes);
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closeInfo) return;
+    let payloads: Buffer[];
+    try {
+      payloads = this.decoder.push(chunk);
+    } catch (err) {
+      const e = toBrineError(err);
+      this.destroy(e.code === 'FRAME_TOO_LARGE' ? 'frame_too_large' : 'protocol_error', e);
+      return;
+    }
+    for (const payload of payloads) {
+      if (this.closeInfo) return;
+      let message: In;
+      try {
+        message = decodeMessage<In>(payload, this.schemas);
+      } catch (err) {
+        const e = toBrineError(err, 'MESSAGE_INVALID');
+        // tell the peer why before hanging up; it may be an older or newer brine
+        this.socket.write(encodeMessage({ t: 'error', code: e.code, message: e.message }));
+        this.close('protocol_error', e);
+        return;
+      }
+      for (const h of this.messageHandlers) h(message);
+    }
+  }
+
+  private reasonForSocketClose(): CloseReason {
+    const code = (this.socketError as NodeJS.ErrnoException | undefined)?.code ?? '';
+    if (code === 'ECONNRESET' || code === 'EPIPE') return 'reset';
+    if (code === 'ETIMEDOUT') return 'write_failed';
+    if (code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS')) return 'tls_error';
+    return 'peer_closed';
+  }
+
+  private finish(reason: CloseReason, error: BrineError | Error | undefined, local: boolean): void {
+    if (this.closeInfo) return;
+    this.closeInfo = error === undefined ? { reason, local } : { reason, local, error };
+    const handlers = this.closeHandlers;
+    this.closeHandlers = [];
+    this.messageHandlers = [];
+    for (const h of handlers) h(this.closeInfo);
+  }
+}

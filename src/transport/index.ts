@@ -1,0 +1,5 @@
+// Public surface of the transport layer: the only code that touches node:net and node:tls.
+export * from './framed-socket.js';
+export * from './socket-options.js';
+export * from './tls.js';
+export * from './unix.js';
