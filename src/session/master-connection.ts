@@ -134,15 +134,20 @@ export class MasterConnection {
     this.finish(reason, error);
   }
 
+  /** Re-reads the state after an await or a callback (which may have closed us). */
+  private isClosed(): boolean {
+    return this.stateValue === 'closed';
+  }
+
   private async run(): Promise<void> {
     const address = await this.deps.resolve(this.endpoint.host);
-    if (this.stateValue === 'closed') return;
+    if (this.isClosed()) return;
     this.address = address;
     this.move('connecting');
     const channel = await this.deps.dial(address, this.endpoint.port, () => {
       if (this.stateValue === 'connecting') this.move('handshaking');
     });
-    if (this.stateValue === 'closed') {
+    if (this.isClosed()) {
       channel.close('shutdown');
       return;
     }

@@ -124,7 +124,7 @@ export class MasterLink {
     if (this.stateValue === 'stopped') return;
     this.stateValue = 'waiting';
     this.safely(() => this.events.onDown?.(outcome));
-    if (this.stateValue === 'stopped') return;
+    if (this.isStopped()) return;
 
     const fatal = this.fatalError(outcome);
     if (fatal) {
@@ -135,8 +135,13 @@ export class MasterLink {
     const delay = this.delayAfter(outcome);
     this.logProblem(outcome, delay);
     this.safely(() => this.events.onRetryScheduled?.(delay, outcome));
-    if (this.stateValue === 'stopped') return;
+    if (this.isStopped()) return;
     this.retryTimer = this.clock.setTimeout(() => this.attempt(), delay);
+  }
+
+  /** Re-reads the state after a callback (which may have stopped us). */
+  private isStopped(): boolean {
+    return this.stateValue === 'stopped';
   }
 
   private fatalError(outcome: ConnectionOutcome): BrineError | undefined {
