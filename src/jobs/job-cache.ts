@@ -1,0 +1,339 @@
+// The master's job cache: jobs and their per-minion returns in one SQLite file, kept for
+// keep_jobs_seconds. Returns are de-duplicated by (jid, minion) because minions resend them.
+
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { BrineError, isBrineError } from '../util/errors.js';
+import { assertValidMinionId } from '../util/minion-id.js';
+import { assertJid } from './jid.js';
+
+const SCHEMA_VERSION = 1;
+
+/** Salt's master default for keep_jobs_seconds (24 hours). */
+export const DEFAULT_KEEP_JOBS_SECONDS = 86_400;
+
+const DEFAULT_LIST_LIMIT = 100;
+
+export interface JobRecord {
+  jid: string;
+  fun: string;
+  arg: unknown[];
+  kwarg: Record<string, unknown>;
+  tgt: string | string[];
+  tgtType: string;
+  user: string;
+  /** The minions expected to return when the job was published. */
+  minions: string[];
+  /** Milliseconds since the epoch. */
+  startedAt: number;
+}
+
+export interface ReturnRecord {
+  jid: string;
+  minion: string;
+  fun: string;
+  return: unknown;
+  retcode: number;
+  success: boolean;
+  error?: { code: string; message: string };
+  /** Milliseconds since the epoch. */
+  receivedAt: number;
+}
+
+export interface JobCacheOptions {
+  /** How long a job is kept after it started; 0 keeps jobs forever (as in Salt). */
+  keepJobsSeconds?: number;
+  clock?: { now(): number };
+  /** How long to wait for a lock held by another connection, in ms. */
+  busyTimeoutMs?: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS jobs (
+  jid TEXT PRIMARY KEY,
+  fun TEXT NOT NULL,
+  arg TEXT NOT NULL,
+  kwarg TEXT NOT NULL,
+  tgt TEXT NOT NULL,
+  tgt_type TEXT NOT NULL,
+  user TEXT NOT NULL,
+  minions TEXT NOT NULL,
+  started_at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS jobs_started_at ON jobs (started_at);
+CREATE TABLE IF NOT EXISTS returns (
+  jid TEXT NOT NULL,
+  minion TEXT NOT NULL,
+  fun TEXT NOT NULL,
+  ret TEXT NOT NULL,
+  retcode INTEGER NOT NULL,
+  success INTEGER NOT NULL,
+  error TEXT,
+  received_at INTEGER NOT NULL,
+  PRIMARY KEY (jid, minion)
+);
+CREATE INDEX IF NOT EXISTS returns_received_at ON returns (received_at);
+`;
+
+interface JobRow {
+  jid: string;
+  fun: string;
+  arg: string;
+  kwarg: string;
+  tgt: string;
+  tgt_type: string;
+  user: string;
+  minions: string;
+  started_at: number;
+}
+
+interface ReturnRow {
+  jid: string;
+  minion: string;
+  fun: string;
+  ret: string;
+  retcode: number;
+  success: number;
+  error: string | null;
+  received_at: number;
+}
+
+/** Turns a SQLite failure into a BrineError that tells the operator what to do. */
+function storageError(err: unknown, file: string, doing: string): BrineError {
+  if (isBrineError(err)) return err;
+  const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : '';
+  const reason = err instanceof Error ? err.message : String(err);
+  let advice: string;
+  if (code === 'SQLITE_FULL') advice = `the disk holding ${file} is full; free space there (or lower keep_jobs_seconds) and retry`;
+  else if (code.startsWith('SQLITE_IOERR')) advice = `the disk holding ${file} reported an I/O error; check the disk and the kernel log`;
+  else if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM') advice = `the job cache ${file} cannot be opened for writing; make its directory writable by the master's user`;
+  else if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') advice = `the job cache ${file} is damaged; stop the master, move the file aside, and a new one is created at the next start`;
+  else if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') advice = `the job cache ${file} is locked by another process; make sure only one master uses this cachedir`;
+  else advice = `job cache ${file}`;
+  return new BrineError('INTERNAL', `job cache: ${doing} failed: ${reason} (${advice})`, { cause: err, details: { sqliteCode: code, file } });
+}
+
+function parseJson(text: string | null): unknown {
+  return text === null ? undefined : (JSON.parse(text) as unknown);
+}
+
+function toJson(value: unknown): string {
+  // undefined has no JSON form; store it as null so the row is still readable.
+  return JSON.stringify(value) ?? 'null';
+}
+
+export class JobCache {
+  private closed = false;
+  private readonly keepMs: number;
+  private readonly clock: { now(): number };
+
+  private readonly insertJob: Database.Statement;
+  private readonly insertReturn: Database.Statement;
+  private readonly selectJob: Database.Statement;
+  private readonly selectReturns: Database.Statement;
+  private readonly selectJobsSince: Database.Statement;
+  private readonly deleteReturns: Database.Statement;
+  private readonly deleteJobs: Database.Statement;
+
+  private constructor(
+    private readonly db: Database.Database,
+    readonly file: string,
+    opts: JobCacheOptions,
+  ) {
+    const keep = opts.keepJobsSeconds ?? DEFAULT_KEEP_JOBS_SECONDS;
+    if (!Number.isFinite(keep) || keep < 0) {
+      throw new BrineError('CONFIG_VALUE', `keep_jobs_seconds must be a number of seconds >= 0, got ${String(keep)}`);
+    }
+    this.keepMs = keep * 1000;
+    this.clock = opts.clock ?? { now: () => Date.now() };
+
+    this.insertJob = db.prepare(
+      `INSERT INTO jobs (jid, fun, arg, kwarg, tgt, tgt_type, user, minions, started_at)
+       VALUES (@jid, @fun, @arg, @kwarg, @tgt, @tgt_type, @user, @minions, @started_at)`,
+    );
+    this.insertReturn = db.prepare(
+      `INSERT OR IGNORE INTO returns (jid, minion, fun, ret, retcode, success, error, received_at)
+       VALUES (@jid, @minion, @fun, @ret, @retcode, @success, @error, @received_at)`,
+    );
+    this.selectJob = db.prepare('SELECT * FROM jobs WHERE jid = ?');
+    this.selectReturns = db.prepare('SELECT * FROM returns WHERE jid = ? ORDER BY received_at, minion');
+    this.selectJobsSince = db.prepare('SELECT * FROM jobs WHERE started_at >= ? ORDER BY started_at DESC, jid DESC LIMIT ?');
+    // Returns go with their job; a return whose job is unknown (never saved, or already purged)
+    // is aged by its own arrival time.
+    this.deleteReturns = db.prepare(
+      `DELETE FROM returns WHERE jid IN (SELECT jid FROM jobs WHERE started_at < @cutoff)
+         OR (received_at < @cutoff AND jid NOT IN (SELECT jid FROM jobs))`,
+    );
+    this.deleteJobs = db.prepare('DELETE FROM jobs WHERE started_at < @cutoff');
+  }
+
+  /** Opens (creating if needed) the job cache at `file`. */
+  static open(file: string, opts: JobCacheOptions = {}): JobCache {
+    let db: Database.Database | undefined;
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+      // Job arguments can hold secrets: create the file private before SQLite opens it.
+      fs.closeSync(fs.openSync(file, 'a', 0o600));
+      db = new Database(file);
+      db.pragma('journal_mode = WAL');
+      db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+      db.pragma('synchronous = NORMAL');
+      migrate(db, file);
+      return new JobCache(db, file, opts);
+    } catch (err) {
+      db?.close();
+      if (isBrineError(err)) throw err;
+      const code = (err as NodeJS.ErrnoException)?.code;
+      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC') {
+        throw new BrineError('INTERNAL', `job cache: cannot create ${file}: ${(err as Error).message} (make cachedir writable by the master's user, or free disk space)`, { cause: err, details: { file } });
+      }
+      throw storageError(err, file, 'opening');
+    }
+  }
+
+  saveJob(job: JobRecord): void {
+    this.guard();
+    assertJid(job.jid);
+    try {
+      this.insertJob.run({
+        jid: job.jid,
+        fun: job.fun,
+        arg: toJson(job.arg),
+        kwarg: toJson(job.kwarg),
+        tgt: toJson(job.tgt),
+        tgt_type: job.tgtType,
+        user: job.user,
+        minions: toJson(job.minions),
+        started_at: Math.floor(job.startedAt),
+      });
+    } catch (err) {
+      if ((err as { code?: unknown })?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+        throw new BrineError('INTERNAL', `job cache: job ${job.jid} is already stored; jids must be unique (is a second master using this cachedir?)`, { cause: err });
+      }
+      throw storageError(err, this.file, `saving job ${job.jid}`);
+    }
+  }
+
+  /** Stores a return; false (and nothing stored) if this minion's return for the jid is already in. */
+  saveReturn(ret: ReturnRecord): boolean {
+    this.guard();
+    assertJid(ret.jid);
+    assertValidMinionId(ret.minion);
+    try {
+      const info = this.insertReturn.run({
+        jid: ret.jid,
+        minion: ret.minion,
+        fun: ret.fun,
+        ret: toJson(ret.return),
+        retcode: Math.trunc(ret.retcode),
+        success: ret.success ? 1 : 0,
+        error: ret.error === undefined ? null : toJson({ code: ret.error.code, message: ret.error.message }),
+        received_at: Math.floor(ret.receivedAt),
+      });
+      return info.changes === 1;
+    } catch (err) {
+      throw storageError(err, this.file, `saving the return of ${ret.minion} for job ${ret.jid}`);
+    }
+  }
+
+  getJob(jid: string): JobRecord | undefined {
+    this.guard();
+    assertJid(jid);
+    const row = this.read(() => this.selectJob.get(jid) as JobRow | undefined, `reading job ${jid}`);
+    return row === undefined ? undefined : rowToJob(row);
+  }
+
+  getReturns(jid: string): ReturnRecord[] {
+    this.guard();
+    assertJid(jid);
+    const rows = this.read(() => this.selectReturns.all(jid) as ReturnRow[], `reading returns of job ${jid}`);
+    return rows.map(rowToReturn);
+  }
+
+  /** Jobs newest first; `since` is a start time in ms since the epoch. */
+  listJobs(query: { limit?: number; since?: number } = {}): JobRecord[] {
+    this.guard();
+    const limit = Math.max(0, Math.floor(query.limit ?? DEFAULT_LIST_LIMIT));
+    const since = Math.floor(query.since ?? 0);
+    const rows = this.read(() => this.selectJobsSince.all(since, limit) as JobRow[], 'listing jobs');
+    return rows.map(rowToJob);
+  }
+
+  /** Deletes jobs (and their returns) older than keep_jobs_seconds; returns the rows deleted. */
+  purgeExpired(): number {
+    this.guard();
+    if (this.keepMs === 0) return 0;
+    const cutoff = this.clock.now() - this.keepMs;
+    try {
+      return this.db.transaction(() => {
+        const returns = this.deleteReturns.run({ cutoff }).changes;
+        const jobs = this.deleteJobs.run({ cutoff }).changes;
+        return returns + jobs;
+      })();
+    } catch (err) {
+      throw storageError(err, this.file, 'purging expired jobs');
+    }
+  }
+
+  /** Closes the database; safe to call more than once. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.db.close();
+  }
+
+  private guard(): void {
+    if (this.closed) throw new BrineError('INTERNAL', `job cache ${this.file} is closed; this is a bug in the caller`);
+  }
+
+  private read<T>(fn: () => T, doing: string): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw storageError(err, this.file, doing);
+    }
+  }
+}
+
+function migrate(db: Database.Database, file: string): void {
+  db.exec(SCHEMA);
+  const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
+  if (row.version === null) {
+    db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);
+  } else if (row.version > SCHEMA_VERSION) {
+    throw new BrineError(
+      'INTERNAL',
+      `job cache ${file} has schema version ${row.version}, newer than this brine understands (${SCHEMA_VERSION}); run the newer brine, or move the file aside to start an empty cache`,
+    );
+  }
+}
+
+function rowToJob(row: JobRow): JobRecord {
+  return {
+    jid: row.jid,
+    fun: row.fun,
+    arg: parseJson(row.arg) as unknown[],
+    kwarg: parseJson(row.kwarg) as Record<string, unknown>,
+    tgt: parseJson(row.tgt) as string | string[],
+    tgtType: row.tgt_type,
+    user: row.user,
+    minions: parseJson(row.minions) as string[],
+    startedAt: row.started_at,
+  };
+}
+
+function rowToReturn(row: ReturnRow): ReturnRecord {
+  const rec: ReturnRecord = {
+    jid: row.jid,
+    minion: row.minion,
+    fun: row.fun,
+    return: parseJson(row.ret),
+    retcode: row.retcode,
+    success: row.success === 1,
+    receivedAt: row.received_at,
+  };
+  if (row.error !== null) rec.error = parseJson(row.error) as { code: string; message: string };
+  return rec;
+}

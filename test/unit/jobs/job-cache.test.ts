@@ -1,0 +1,195 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { JobCache, JidGenerator, type JobRecord } from '../../../src/jobs/index.js';
+import { FakeClock } from '../../../src/util/clock.js';
+import { isBrineError } from '../../../src/util/errors.js';
+
+const root = fs.mkdtempSync(os.tmpdir() + '/brine-');
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const freshPath = () => path.join(root, `case-${n++}`, 'jobs', 'cache.sqlite');
+
+function job(jid: string, startedAt: number, extra: Partial<JobRecord> = {}): JobRecord {
+  return {
+    jid,
+    fun: 'cmd.run',
+    arg: ['echo hi', 1, true, null, { nested: [1, 'x'] }],
+    kwarg: { timeout: 5, env: { A: 'b' } },
+    tgt: 'web*',
+    tgtType: 'glob',
+    user: 'root',
+    minions: ['web1', 'web2'],
+    startedAt,
+    ...extra,
+  };
+}
+
+test('open creates the parent directory, WAL mode and a schema version', () => {
+  const file = freshPath();
+  const cache = JobCache.open(file);
+  cache.close();
+  cache.close(); // idempotent
+  assert.ok(fs.existsSync(file));
+  assert.equal(fs.statSync(file).mode & 0o077, 0, 'job cache must not be readable by others');
+  const db = new Database(file, { readonly: true });
+  try {
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.deepEqual(db.prepare('SELECT version FROM schema_version').all(), [{ version: 1 }]);
+  } finally {
+    db.close();
+  }
+});
+
+test('a job and its returns round-trip through the file, and survive reopening', () => {
+  const file = freshPath();
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const jid = new JidGenerator(clock).next();
+  const cache = JobCache.open(file, { clock });
+  cache.saveJob(job(jid, clock.now(), { tgt: ['web1', 'web2'], tgtType: 'list' }));
+  assert.equal(cache.saveReturn({ jid, minion: 'web2', fun: 'cmd.run', return: 'hi\nthere', retcode: 0, success: true, receivedAt: clock.now() + 20 }), true);
+  assert.equal(
+    cache.saveReturn({ jid, minion: 'web1', fun: 'cmd.run', return: { a: [1, null, false] }, retcode: 2, success: false, error: { code: 'EXEC_FAILED', message: 'boom' }, receivedAt: clock.now() + 10 }),
+    true,
+  );
+  cache.close();
+
+  const again = JobCache.open(file, { clock });
+  try {
+    assert.deepEqual(again.getJob(jid), job(jid, clock.now(), { tgt: ['web1', 'web2'], tgtType: 'list' }));
+    const rets = again.getReturns(jid);
+    assert.deepEqual(
+      rets.map((r) => r.minion),
+      ['web1', 'web2'],
+      'ordered by arrival',
+    );
+    assert.deepEqual(rets[0], { jid, minion: 'web1', fun: 'cmd.run', return: { a: [1, null, false] }, retcode: 2, success: false, error: { code: 'EXEC_FAILED', message: 'boom' }, receivedAt: clock.now() + 10 });
+    assert.deepEqual(rets[1], { jid, minion: 'web2', fun: 'cmd.run', return: 'hi\nthere', retcode: 0, success: true, receivedAt: clock.now() + 20 });
+    assert.equal(again.getJob('20000101000000000000'), undefined);
+    assert.deepEqual(again.getReturns('20000101000000000000'), []);
+  } finally {
+    again.close();
+  }
+});
+
+test('a second return from the same minion for the same jid is refused and not stored', () => {
+  const file = freshPath();
+  const cache = JobCache.open(file);
+  try {
+    const jid = '20240101000000000001';
+    cache.saveJob(job(jid, 1));
+    const first = { jid, minion: 'web1', fun: 'test.ping', return: true, retcode: 0, success: true, receivedAt: 5 };
+    assert.equal(cache.saveReturn(first), true);
+    assert.equal(cache.saveReturn({ ...first, return: false, retcode: 1, receivedAt: 9 }), false);
+    const rets = cache.getReturns(jid);
+    assert.equal(rets.length, 1);
+    assert.equal(rets[0]!.return, true, 'the first return wins');
+    // A different minion for the same jid is not a duplicate.
+    assert.equal(cache.saveReturn({ ...first, minion: 'web2' }), true);
+    assert.equal(cache.getReturns(jid).length, 2);
+  } finally {
+    cache.close();
+  }
+});
+
+test('saving a job twice is an error, not a silent overwrite', () => {
+  const cache = JobCache.open(freshPath());
+  try {
+    const jid = '20240101000000000002';
+    cache.saveJob(job(jid, 1));
+    assert.throws(() => cache.saveJob(job(jid, 2, { fun: 'other.fun' })), /already stored/);
+    assert.equal(cache.getJob(jid)!.fun, 'cmd.run');
+  } finally {
+    cache.close();
+  }
+});
+
+test('bad jids and minion ids are refused before touching the database', () => {
+  const cache = JobCache.open(freshPath());
+  try {
+    assert.throws(() => cache.getJob('../../proc/self/fd/0'), (e: unknown) => isBrineError(e, 'INVALID_JID'));
+    assert.throws(() => cache.saveJob(job('1234', 1)), (e: unknown) => isBrineError(e, 'INVALID_JID'));
+    assert.throws(
+      () => cache.saveReturn({ jid: '20240101000000000003', minion: '../etc', fun: 'f', return: 1, retcode: 0, success: true, receivedAt: 1 }),
+      (e: unknown) => isBrineError(e, 'INVALID_ID'),
+    );
+  } finally {
+    cache.close();
+  }
+});
+
+test('listJobs is newest first, honours limit and since', () => {
+  const cache = JobCache.open(freshPath());
+  try {
+    const gen = new JidGenerator({ now: () => Date.UTC(2024, 0, 1) });
+    const jids = [gen.next(), gen.next(), gen.next()];
+    jids.forEach((jid, i) => cache.saveJob(job(jid, 1000 * (i + 1))));
+    assert.deepEqual(cache.listJobs().map((j) => j.jid), [...jids].reverse());
+    assert.deepEqual(cache.listJobs({ limit: 2 }).map((j) => j.jid), [jids[2], jids[1]]);
+    assert.deepEqual(cache.listJobs({ since: 2000 }).map((j) => j.jid), [jids[2], jids[1]]);
+  } finally {
+    cache.close();
+  }
+});
+
+test('purgeExpired drops jobs older than keep_jobs_seconds with their returns', () => {
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const cache = JobCache.open(freshPath(), { keepJobsSeconds: 3600, clock });
+  try {
+    const old = '20240101000000000000';
+    const recent = '20240101005000000000';
+    const orphan = '20231231000000000000'; // a late return whose job was never stored
+    cache.saveJob(job(old, clock.now()));
+    cache.saveReturn({ jid: old, minion: 'web1', fun: 'f', return: 1, retcode: 0, success: true, receivedAt: clock.now() });
+    cache.saveReturn({ jid: orphan, minion: 'web1', fun: 'f', return: 1, retcode: 0, success: true, receivedAt: clock.now() });
+    clock.advance(50 * 60 * 1000);
+    cache.saveJob(job(recent, clock.now()));
+    cache.saveReturn({ jid: recent, minion: 'web1', fun: 'f', return: 1, retcode: 0, success: true, receivedAt: clock.now() });
+
+    assert.equal(cache.purgeExpired(), 0, 'nothing is an hour old yet');
+    clock.advance(11 * 60 * 1000); // old job is now 61 minutes old, recent one 11
+    assert.equal(cache.purgeExpired(), 3, 'old job, its return and the orphan return');
+    assert.equal(cache.getJob(old), undefined);
+    assert.deepEqual(cache.getReturns(old), []);
+    assert.deepEqual(cache.getReturns(orphan), []);
+    assert.equal(cache.getJob(recent)!.jid, recent);
+    assert.equal(cache.getReturns(recent).length, 1);
+    assert.equal(cache.purgeExpired(), 0);
+  } finally {
+    cache.close();
+  }
+});
+
+test('keep_jobs_seconds 0 keeps jobs forever, as in Salt', () => {
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const cache = JobCache.open(freshPath(), { keepJobsSeconds: 0, clock });
+  try {
+    cache.saveJob(job('20240101000000000000', clock.now()));
+    clock.advance(365 * 86_400_000);
+    assert.equal(cache.purgeExpired(), 0);
+    assert.ok(cache.getJob('20240101000000000000'));
+  } finally {
+    cache.close();
+  }
+});
+
+test('a damaged cache file surfaces as a BrineError that says what to do', () => {
+  const file = freshPath();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, 'this is not a sqlite database, just some bytes'.repeat(100));
+  assert.throws(() => JobCache.open(file), (err: unknown) => {
+    assert.ok(isBrineError(err));
+    assert.match(err.message, /damaged|move the file aside/);
+    assert.ok(err.cause !== undefined);
+    return true;
+  });
+});
+
+test('using a closed cache is a clear error', () => {
+  const cache = JobCache.open(freshPath());
+  cache.close();
+  assert.throws(() => cache.listJobs(), /closed/);
+});
