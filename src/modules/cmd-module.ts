@@ -1,0 +1,115 @@
+// The `cmd` module: run commands on the minion (cmd.run, cmd.run_all, cmd.retcode). A command
+// string runs in a shell only when python_shell is true; everything else is an argv array.
+
+import { stat } from 'node:fs/promises';
+import { BrineError, isBrineError } from '../util/errors.js';
+import { runProcess, type ProcessResult } from './process-runner.js';
+import { withRetcode } from './retcode.js';
+import { splitShellWords } from './shell-words.js';
+import type { BoundArgs, ExecContext, ModuleFunction, ParamSpec } from './types.js';
+
+// Salt's parameter order for the subset brine supports, so positional calls mean the same.
+const PARAMS: ParamSpec[] = [
+  { name: 'cmd', type: 'any', required: true, doc: 'a command string, or a list of argv strings (never run through a shell)' },
+  { name: 'cwd', type: 'string', doc: 'working directory (default: the minion working directory)' },
+  { name: 'stdin', type: 'string', doc: 'text written to the standard input of the command' },
+  { name: 'shell', type: 'string', default: '/bin/sh', doc: 'the shell used when python_shell is true' },
+  { name: 'python_shell', type: 'bool', default: true, doc: 'run a command string with `<shell> -c`; false splits it into argv without any expansion' },
+  { name: 'env', type: 'map', doc: 'environment variables added to the minion environment' },
+  { name: 'rstrip', type: 'bool', default: true, doc: 'strip trailing whitespace from the output' },
+  { name: 'timeout', type: 'number', doc: 'seconds before the command and everything it started are stopped' },
+];
+
+function bad(fun: string, what: string): BrineError {
+  return new BrineError('BAD_ARGUMENTS', `${fun}: ${what}`);
+}
+
+/** Builds the argv: a list as given, a string through the shell or through the word splitter. */
+export function commandArgv(fun: string, cmd: unknown, pythonShell: boolean, shell: string): string[] {
+  if (Array.isArray(cmd)) {
+    if (cmd.length === 0) throw bad(fun, 'cmd is an empty list; give the program and its arguments');
+    return cmd.map((part, i) => {
+      if (typeof part === 'string') return part;
+      if (typeof part === 'number' && Number.isFinite(part)) return String(part);
+      throw bad(fun, `cmd[${i}] must be a string, got ${part === null ? 'null' : typeof part}`);
+    });
+  }
+  if (typeof cmd !== 'string') throw bad(fun, `cmd must be a string or a list of strings, got ${cmd === null ? 'null' : typeof cmd}`);
+  if (cmd.trim() === '') throw bad(fun, 'cmd is empty; give a command to run');
+  // Asking for a command string with python_shell=true is asking for a shell, as in Salt: the
+  // string is one argv element, never concatenated into another command line.
+  if (pythonShell) return [shell, '-c', cmd];
+  try {
+    return splitShellWords(cmd);
+  } catch (err) {
+    if (isBrineError(err)) throw bad(fun, `${err.message} (or pass python_shell=true to let a shell parse it)`);
+    throw err;
+  }
+}
+
+function envStrings(fun: string, env: Record<string, unknown> | undefined): Record<string, string> | undefined {
+  if (env === undefined) return undefined;
+  const entries = Object.keys(env).map((key): [string, string] => {
+    const v = env[key];
+    if (key === '' || key.includes('=') || key.includes('\0')) throw bad(fun, `env name '${key}' is not a valid variable name`);
+    if (typeof v === 'string') return [key, v];
+    if (typeof v === 'number' || typeof v === 'boolean') return [key, String(v)];
+    throw bad(fun, `env value for '${key}' must be a string, number or boolean`);
+  });
+  // fromEntries defines own properties, so a key named `__proto__` stays a plain variable.
+  return Object.fromEntries(entries);
+}
+
+async function execute(fun: string, ctx: ExecContext, a: BoundArgs, mergeStderr: boolean): Promise<ProcessResult> {
+  const n = a.named;
+  const argv = commandArgv(fun, n['cmd'], n['python_shell'] as boolean, n['shell'] as string);
+  const cwd = n['cwd'] as string | undefined;
+  if (cwd !== undefined) {
+    const st = await stat(cwd).catch(() => undefined);
+    if (!st?.isDirectory()) throw new BrineError('EXEC_FAILED', `${fun}: cwd '${cwd}' does not exist or is not a directory; create it or pass another cwd=`);
+  }
+  const timeout = n['timeout'] as number | undefined;
+  if (timeout !== undefined && timeout < 0) throw bad(fun, `timeout must be a positive number of seconds, got ${timeout}`);
+  return runProcess({
+    argv,
+    cwd,
+    env: envStrings(fun, n['env'] as Record<string, unknown> | undefined),
+    stdin: n['stdin'] as string | undefined,
+    // Salt treats timeout=0 as "no timeout".
+    timeoutMs: timeout ? timeout * 1000 : undefined,
+    signal: ctx.signal,
+    mergeStderr,
+    rstrip: n['rstrip'] as boolean,
+    label: fun,
+  });
+}
+
+export const cmdFunctions: readonly ModuleFunction[] = [
+  {
+    name: 'cmd.run',
+    doc: 'Run a command and return its output (stderr merged into stdout); the job retcode is the exit code.',
+    params: PARAMS,
+    run: async (ctx, a) => {
+      const r = await execute('cmd.run', ctx, a, true);
+      return withRetcode(r.stdout, r.retcode);
+    },
+  },
+  {
+    name: 'cmd.run_all',
+    doc: 'Run a command and return {pid, retcode, stdout, stderr}.',
+    params: PARAMS,
+    run: async (ctx, a) => {
+      const r = await execute('cmd.run_all', ctx, a, false);
+      return withRetcode({ pid: r.pid, retcode: r.retcode, stdout: r.stdout, stderr: r.stderr }, r.retcode);
+    },
+  },
+  {
+    name: 'cmd.retcode',
+    doc: 'Run a command and return only its exit code.',
+    params: PARAMS,
+    run: async (ctx, a) => {
+      const r = await execute('cmd.retcode', ctx, a, false);
+      return withRetcode(r.retcode, r.retcode);
+    },
+  },
+];

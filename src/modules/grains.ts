@@ -1,0 +1,99 @@
+// Collects the minion's core grains (id, host, OS, kernel, CPU, memory, addresses, machine id)
+// with Salt's names and units; `grains:` from the minion config is laid over the top.
+
+import { lookup, lookupService } from 'node:dns/promises';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import { osGrainsFrom, parseOsRelease } from './os-release.js';
+import type { Grains } from './types.js';
+import { BRINE_VERSION } from './version.js';
+
+export interface CollectGrainsOptions {
+  id: string;
+  /** `grains:` from the minion config; wins over core grains. */
+  configGrains?: Record<string, unknown>;
+  /** For tests; default /etc/os-release then /usr/lib/os-release. */
+  osReleasePaths?: readonly string[];
+  /** For tests; default /etc/machine-id then /var/lib/dbus/machine-id. */
+  machineIdPaths?: readonly string[];
+  /** Bound on the name lookup for `fqdn`; a slow resolver must not delay start-up. */
+  fqdnTimeoutMs?: number;
+}
+
+// Node's process.arch → `uname -m`, for runtimes without os.machine().
+const UNAME_ARCH = new Map([['x64', 'x86_64'], ['arm64', 'aarch64'], ['ia32', 'i686'], ['arm', 'armv7l'], ['ppc64', 'ppc64le'], ['s390x', 's390x']]);
+
+async function firstReadable(paths: readonly string[]): Promise<string | undefined> {
+  for (const p of paths) {
+    const text = await readFile(p, 'utf8').catch(() => undefined);
+    if (text !== undefined && text.trim() !== '') return text;
+  }
+  return undefined;
+}
+
+function cpuarch(): string {
+  const machine = typeof os.machine === 'function' ? os.machine() : '';
+  return machine !== '' ? machine : (UNAME_ARCH.get(process.arch) ?? process.arch);
+}
+
+/** Like Python's socket.getfqdn: the resolver's name for this host if it is dotted. */
+async function resolveFqdn(hostname: string, timeoutMs: number): Promise<string> {
+  if (hostname.includes('.')) return hostname;
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), timeoutMs);
+  });
+  const attempt = (async () => {
+    const { address } = await lookup(hostname);
+    const { hostname: name } = await lookupService(address, 0);
+    return name;
+  })().catch(() => undefined);
+  const name = await Promise.race([attempt, deadline]);
+  clearTimeout(timer);
+  return name !== undefined && name.includes('.') && name.split('.')[0] === hostname ? name : hostname;
+}
+
+/** All addresses of one family, loopback included, de-duplicated and sorted like Salt's. */
+function addresses(family: 4 | 6): string[] {
+  const out = new Set<string>();
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const a of list ?? []) {
+      // String(): some Node 18 releases reported the family as a number.
+      const f = String(a.family) === 'IPv4' || String(a.family) === '4' ? 4 : 6;
+      if (f === family) out.add(a.address);
+    }
+  }
+  return [...out].sort();
+}
+
+export async function collectGrains(opts: CollectGrainsOptions): Promise<Grains> {
+  const nodename = os.hostname();
+  const [osRelease, machineId, fqdn] = await Promise.all([
+    firstReadable(opts.osReleasePaths ?? ['/etc/os-release', '/usr/lib/os-release']),
+    firstReadable(opts.machineIdPaths ?? ['/etc/machine-id', '/var/lib/dbus/machine-id']),
+    resolveFqdn(nodename, opts.fqdnTimeoutMs ?? 2000),
+  ]);
+  const dot = fqdn.indexOf('.');
+  const core: Record<string, unknown> = {
+    id: opts.id,
+    // As in Salt, host and domain are the two halves of fqdn.
+    host: dot > 0 ? fqdn.slice(0, dot) : fqdn,
+    nodename,
+    localhost: nodename,
+    fqdn,
+    domain: dot > 0 ? fqdn.slice(dot + 1) : '',
+    ...osGrainsFrom(osRelease === undefined ? undefined : parseOsRelease(osRelease), os.type()),
+    kernel: os.type(),
+    kernelrelease: os.release(),
+    cpuarch: cpuarch(),
+    num_cpus: os.cpus().length || os.availableParallelism(),
+    // MiB, rounded down, as Salt derives it from MemTotal.
+    mem_total: Math.floor(os.totalmem() / (1024 * 1024)),
+    ipv4: addresses(4),
+    ipv6: addresses(6),
+    brine_version: BRINE_VERSION,
+  };
+  // Salt leaves the grain out when the host has no machine id.
+  if (machineId !== undefined) core['machine_id'] = machineId.trim();
+  return { ...core, ...(opts.configGrains ?? {}) };
+}

@@ -1,0 +1,18 @@
+// Public surface of src/modules: the execution-module registry, the built-in modules and grains.
+
+export type { BoundArgs, ExecContext, ExecResult, Grains, ModuleFunction, ParamSpec, ParamType } from './types.js';
+export { ModuleRegistry } from './registry.js';
+export { createDefaultRegistry } from './default-registry.js';
+export { bindArguments, formatSignature } from './bind-args.js';
+export { withRetcode, isRetcodeWrapped, resolveRetcode, type RetcodeWrapped } from './retcode.js';
+export { BRINE_VERSION } from './version.js';
+export { testFunctions } from './test-module.js';
+export { cmdFunctions, commandArgv } from './cmd-module.js';
+export { grainsFunctions } from './grains-module.js';
+export { sysFunctions, describeFunction } from './sys-module.js';
+export { collectGrains, type CollectGrainsOptions } from './grains.js';
+export { parseOsRelease, osGrainsFrom, type OsGrains } from './os-release.js';
+export { traverseDictAndList } from './traverse.js';
+export { splitShellWords } from './shell-words.js';
+export { runProcess, DEFAULT_OUTPUT_LIMIT, type ProcessResult, type RunProcessOptions } from './process-runner.js';
+export { globToRegExp, hasGlob } from './glob.js';

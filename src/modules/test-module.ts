@@ -1,0 +1,84 @@
+// The `test` module: connectivity and argument-passing checks (test.ping, test.echo, ...).
+
+import { BrineError } from '../util/errors.js';
+import { abortError } from './abort.js';
+import type { ExecContext, ModuleFunction } from './types.js';
+import { BRINE_VERSION } from './version.js';
+
+/** Resolves after `seconds`, or rejects with the abort error as soon as the signal fires. */
+function sleep(seconds: number, signal: AbortSignal): Promise<true> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(abortError(signal, 'test.sleep'));
+      return;
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(abortError(signal, 'test.sleep'));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, seconds * 1000);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+// setTimeout's limit is 2^31-1 ms; longer sleeps would fire at once.
+const MAX_SLEEP_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+
+export const testFunctions: readonly ModuleFunction[] = [
+  {
+    name: 'test.ping',
+    doc: 'Return true: proves the minion is connected and executing jobs.',
+    params: [],
+    run: () => true,
+  },
+  {
+    name: 'test.echo',
+    doc: 'Return the text given.',
+    params: [{ name: 'text', type: 'string', required: true, doc: 'the text to return' }],
+    run: (_ctx, a) => a.named['text'],
+  },
+  {
+    name: 'test.version',
+    doc: 'Return the brine version of the minion.',
+    params: [],
+    run: (ctx: ExecContext) => {
+      const v = ctx.config['agent_version'];
+      return typeof v === 'string' && v !== '' ? v : BRINE_VERSION;
+    },
+  },
+  {
+    name: 'test.sleep',
+    doc: 'Sleep for the given number of seconds, then return true; stops when the job is cancelled.',
+    params: [{ name: 'length', type: 'number', required: true, doc: 'seconds to sleep' }],
+    run: (ctx, a) => {
+      const length = a.named['length'] as number;
+      if (length < 0 || length > MAX_SLEEP_SECONDS) {
+        throw new BrineError('BAD_ARGUMENTS', `test.sleep: length must be between 0 and ${MAX_SLEEP_SECONDS} seconds, got ${length}`);
+      }
+      return sleep(length, ctx.signal);
+    },
+  },
+  {
+    name: 'test.arg',
+    doc: 'Return the positional and keyword arguments received, as {args, kwargs}.',
+    params: [],
+    varargs: true,
+    kwargs: true,
+    run: (_ctx, a) => ({ args: a.rest, kwargs: a.extra }),
+  },
+  {
+    name: 'test.true',
+    doc: 'Return true.',
+    params: [],
+    run: () => true,
+  },
+  {
+    name: 'test.false',
+    doc: 'Return false.',
+    params: [],
+    run: () => false,
+  },
+];

@@ -1,0 +1,60 @@
+// The shapes shared by the registry and every execution module: how a function declares its
+// arguments, what it receives when it runs, and what a call produces.
+
+import type { ErrorCode } from '../util/errors.js';
+
+export type ParamType = 'string' | 'number' | 'int' | 'bool' | 'any' | 'list' | 'map';
+
+export interface ParamSpec {
+  name: string;
+  type: ParamType;
+  required?: boolean;
+  /** Applied when the caller gives nothing (or null) for this parameter. */
+  default?: unknown;
+  doc?: string;
+  /**
+   * Only settable as `name=value`, never by position (Python's keyword-only arguments after
+   * `*args`, e.g. `grains.item *keys delimiter=':'`).
+   */
+  keywordOnly?: boolean;
+}
+
+/** Arguments after binding: declared parameters by name, surplus positionals, surplus kwargs. */
+export interface BoundArgs {
+  named: Record<string, unknown>;
+  rest: unknown[];
+  extra: Record<string, unknown>;
+}
+
+/** Grains are a plain mapping: config grains may replace any core grain with any value. */
+export type Grains = Readonly<Record<string, unknown>>;
+
+export interface ExecContext {
+  /** The minion's grains, collected once and cached by the caller. */
+  grains: () => Grains;
+  minionId: string;
+  config: Readonly<Record<string, unknown>>;
+  /** Aborted when the job is cancelled or times out; long-running functions must stop. */
+  signal: AbortSignal;
+  jid: string;
+}
+
+export interface ModuleFunction {
+  /** `module.function`, e.g. `test.ping`. */
+  name: string;
+  /** One line. */
+  doc: string;
+  params: ParamSpec[];
+  /** Accepts surplus positional arguments (`*args`), delivered in `BoundArgs.rest`. */
+  varargs?: boolean;
+  /** Accepts surplus `key=value` arguments (`**kwargs`), delivered in `BoundArgs.extra`. */
+  kwargs?: boolean;
+  run(ctx: ExecContext, args: BoundArgs): Promise<unknown> | unknown;
+}
+
+export interface ExecResult {
+  return: unknown;
+  retcode: number;
+  success: boolean;
+  error?: { code: ErrorCode; message: string };
+}
