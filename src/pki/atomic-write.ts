@@ -12,7 +12,8 @@ import { basename, dirname, join } from 'node:path';
  */
 export function writeFileAtomicSync(path: string, data: string, mode: number): void {
   const dir = dirname(path);
-  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  // Only a prefix of the name: a 255-character minion ID plus a suffix would exceed NAME_MAX.
+  const tmp = join(dir, `.${basename(path).slice(0, 32)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, 'wx', mode);
