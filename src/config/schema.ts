@@ -1,0 +1,160 @@
+// The table of every option brine knows: type, default, role, unit and a one-line meaning.
+// Loader, typo detection, `brine config show` and docs/configuration.md are all derived from it.
+
+import { SALT_LOG_LEVELS } from '../util/logger.js';
+import { byRole, type OptionSpec, type Role } from './option-spec.js';
+
+const BOTH: readonly Role[] = ['master', 'minion'];
+const MASTER: readonly Role[] = ['master'];
+const MINION: readonly Role[] = ['minion'];
+
+export const OPTIONS: readonly OptionSpec[] = [
+  // --- where things live --------------------------------------------------------------------
+  { name: 'root_dir', type: 'string', nonEmpty: true, default: '/', roles: BOTH,
+    doc: 'Directory prepended to every path option, so a whole installation can live under one tree (tests, unprivileged runs).' },
+  { name: 'config_dir', type: 'string', default: '/etc/brine', roles: BOTH, derived: true,
+    doc: 'The directory the configuration was read from (-c/--config-dir, else BRINE_CONFIG_DIR, else /etc/brine); set by brine, not in a file.' },
+  { name: 'pki_dir', type: 'string', default: byRole('/etc/brine/pki/master', '/etc/brine/pki/minion'), roles: BOTH, path: true,
+    doc: "The node's key pair and certificate; on the master also the minion key store in Salt's layout." },
+  { name: 'cachedir', type: 'string', default: byRole('/var/cache/brine/master', '/var/cache/brine/minion'), roles: BOTH, path: true,
+    doc: 'Job cache and minion data on the master; cached minion_id and unacknowledged returns on the minion.' },
+  { name: 'sock_dir', type: 'string', default: byRole('/var/run/brine/master', '/var/run/brine/minion'), roles: BOTH, path: true,
+    doc: 'Directory of the Unix control socket through which the local CLI talks to the daemon.' },
+  { name: 'user', type: 'string', default: 'root', roles: BOTH,
+    doc: 'User the daemon runs as.' },
+
+  // --- logging --------------------------------------------------------------------------------
+  { name: 'log_level', type: 'enum', values: SALT_LOG_LEVELS, default: 'warning', roles: BOTH,
+    doc: "Lowest level written to the log, using Salt's level names." },
+  { name: 'log_file', type: 'string', default: byRole('/var/log/brine/master', '/var/log/brine/minion'), roles: BOTH, path: true,
+    doc: 'File the daemon writes its log to.' },
+  { name: 'log_fmt', type: 'enum', values: ['text', 'json'], default: 'text', roles: BOTH, brineOnly: true,
+    doc: 'Log line format: Salt-like text, or one JSON object per line for log shippers.' },
+
+  // --- identity -------------------------------------------------------------------------------
+  { name: 'id', type: 'string', numberAsString: true, default: '', roles: BOTH,
+    doc: "This node's ID; empty means generate it as Salt does (the master appends `_master`); a YAML number becomes a string." },
+  { name: 'minion_id_caching', type: 'bool', default: true, roles: MINION,
+    doc: 'Remember a generated ID and reuse it at the next start, so a host-name change does not change the ID.' },
+  { name: 'minion_id_lowercase', type: 'bool', default: false, roles: MINION,
+    doc: 'Lower-case a generated ID.' },
+  { name: 'minion_id_remove_domain', type: 'string_or_bool', default: false, roles: MINION,
+    doc: 'Strip the domain from a generated FQDN: true strips any domain, a string strips only that domain (case-insensitive).' },
+  { name: 'append_domain', type: 'string', default: undefined, roles: MINION,
+    doc: 'Domain appended to the ID unless it already ends with it (never to an IPv4 ID); unset means off.' },
+  { name: 'grains', type: 'map', default: {}, roles: MINION,
+    doc: 'Static grains, merged over the detected ones.' },
+
+  // --- which master, and how to reach it ------------------------------------------------------
+  { name: 'master', type: 'string_or_list', default: 'salt', roles: MINION,
+    doc: 'Master host name or address, or a list of them for multi-master (see master_type).' },
+  { name: 'master_type', type: 'enum', values: ['str', 'failover', 'disable'], default: 'str', roles: MINION,
+    doc: "`str` connects to every listed master (hot/hot), `failover` to one at a time, `disable` to none; Salt's `func` and `distributed` are not supported." },
+  { name: 'master_port', type: 'int', numericString: true, default: 4506, roles: MINION,
+    doc: "The master's port the minion connects to (the master's ret_port)." },
+  { name: 'master_finger', type: 'string', default: '', roles: MINION,
+    doc: "Fingerprint the master's key must have; empty pins whatever key the master shows on first contact." },
+  { name: 'random_master', type: 'bool', default: false, roles: MINION,
+    doc: 'Shuffle the master list before connecting (with failover and master_failback the first master stays first).' },
+  { name: 'master_failback', type: 'bool', default: false, roles: MINION,
+    doc: 'In failover mode, go back to the first master in the list once it answers again.' },
+  { name: 'master_failback_interval', type: 'int', default: 0, roles: MINION, unit: 's',
+    doc: 'Seconds between checks whether the first master is back; 0 means master_alive_interval.' },
+  { name: 'master_alive_interval', type: 'int', default: 0, roles: MINION, unit: 's',
+    doc: 'Seconds between extra checks that the current master is reachable; 0 disables them (heartbeats still detect a dead connection).' },
+  { name: 'retry_dns', type: 'number', default: 30, roles: MINION, unit: 's',
+    doc: 'Seconds to wait before resolving a master name again after resolution failed.' },
+  { name: 'retry_dns_count', type: 'int', nullable: true, default: null, roles: MINION,
+    doc: 'How many times to retry resolving a master name before giving up on it; null retries forever.' },
+  { name: 'publish_port', type: 'int', default: 4505, roles: BOTH,
+    doc: 'Accepted for compatibility and unused: brine carries publishes, returns and heartbeats on one connection to ret_port.' },
+
+  // --- sign-in and reconnects -----------------------------------------------------------------
+  { name: 'auth_timeout', type: 'int', default: 5, roles: MINION, unit: 's',
+    doc: "Seconds to wait for the master's answer to a sign-in request." },
+  { name: 'acceptance_wait_time', type: 'number', default: 10, roles: MINION, unit: 's',
+    doc: 'Seconds between sign-in attempts while the key is pending on the master.' },
+  { name: 'acceptance_wait_time_max', type: 'number', default: 0, roles: MINION, unit: 's',
+    doc: 'Upper bound of the growing wait between sign-in attempts; 0 keeps it at acceptance_wait_time.' },
+  { name: 'rejected_retry', type: 'bool', default: false, roles: MINION,
+    doc: "Keep retrying when the master has rejected this minion's key, instead of exiting." },
+  { name: 'recon_default', type: 'number', default: 1000, roles: MINION, unit: 'ms',
+    doc: 'Base delay before reconnecting to a master.' },
+  { name: 'recon_max', type: 'number', default: 10000, roles: MINION, unit: 'ms',
+    doc: 'Upper bound of the exponential reconnect backoff.' },
+  { name: 'recon_randomize', type: 'bool', default: true, roles: MINION,
+    doc: 'Randomise each reconnect delay (full jitter) so that a fleet does not come back in the same second.' },
+  { name: 'ping_interval', type: 'int', default: 0, roles: MINION, unit: 'min',
+    doc: "Accepted for compatibility; brine's per-connection heartbeat replaces Salt's minion_ping event." },
+  { name: 'return_queue_max', type: 'int', default: 1000, roles: MINION, brineOnly: true,
+    doc: "Most job returns kept on disk while they wait for the master's acknowledgement; beyond it the oldest are dropped." },
+
+  // --- liveness -------------------------------------------------------------------------------
+  { name: 'tcp_keepalive', type: 'bool', default: true, roles: BOTH,
+    doc: 'Turn on kernel TCP keepalive on every connection.' },
+  { name: 'tcp_keepalive_idle', type: 'number', default: 60, saltDefault: 300, roles: BOTH, unit: 's',
+    doc: "Idle seconds before the first keepalive probe; 60 instead of Salt's 300 because Azure's NAT silently drops flows idle for 240 s." },
+  { name: 'tcp_keepalive_cnt', type: 'int', default: -1, roles: BOTH,
+    doc: 'Unanswered keepalive probes before the kernel drops the connection; -1 leaves the OS default.' },
+  { name: 'tcp_keepalive_intvl', type: 'number', default: -1, roles: BOTH, unit: 's',
+    doc: 'Seconds between keepalive probes; -1 leaves the OS default.' },
+  { name: 'tcp_user_timeout', type: 'int', default: 0, roles: BOTH, unit: 'ms', brineOnly: true,
+    doc: 'How long sent data may stay unacknowledged before the kernel drops the connection (TCP_USER_TIMEOUT); 0 derives it from heartbeat_timeout.' },
+  { name: 'heartbeat_interval', type: 'number', default: 10, roles: BOTH, unit: 's', brineOnly: true,
+    doc: 'The minion sends a heartbeat whenever it has sent nothing for this long; the master answers it.' },
+  { name: 'heartbeat_timeout', type: 'number', default: 30, roles: BOTH, unit: 's', brineOnly: true,
+    doc: 'Either side closes a connection on which nothing arrived for this long, with the reason heartbeat_timeout.' },
+  { name: 'handshake_timeout', type: 'number', default: 10, roles: BOTH, unit: 's', brineOnly: true,
+    doc: 'Time allowed for the TLS handshake and the first message of a new connection.' },
+  { name: 'max_frame_size', type: 'int', default: 16777216, roles: BOTH, unit: 'bytes', brineOnly: true,
+    doc: 'Largest frame accepted from an authenticated peer; a larger length closes the connection before anything is allocated.' },
+  { name: 'preauth_max_frame_size', type: 'int', default: 65536, roles: BOTH, unit: 'bytes', brineOnly: true,
+    doc: 'Largest frame accepted before the peer has authenticated.' },
+
+  // --- master: listening, keys, jobs ----------------------------------------------------------
+  { name: 'interface', type: 'string', default: '0.0.0.0', roles: MASTER,
+    doc: 'Address the master listens on.' },
+  { name: 'ret_port', type: 'int', default: 4506, roles: MASTER,
+    doc: 'Port the master listens on; every minion keeps one TLS connection to it.' },
+  { name: 'auto_accept', type: 'bool', default: false, roles: MASTER,
+    doc: 'Accept every new minion key without review (only for labs).' },
+  { name: 'open_mode', type: 'bool', default: false, roles: MASTER,
+    doc: "Accept any key for any ID, even a changed one (Salt's recovery switch; never leave it on)." },
+  { name: 'autosign_file', type: 'string', default: undefined, roles: MASTER, path: true,
+    doc: 'File of minion IDs or globs whose new keys are accepted automatically; unset means off.' },
+  { name: 'autoreject_file', type: 'string', default: undefined, roles: MASTER, path: true,
+    doc: 'File of minion IDs or globs whose new keys are rejected automatically; unset means off.' },
+  { name: 'max_minions', type: 'int', default: 0, roles: MASTER,
+    doc: 'Most minions with accepted keys allowed to connect; 0 means unlimited.' },
+  { name: 'auth_rate', type: 'number', default: 200, roles: MASTER, brineOnly: true,
+    doc: 'Most minion authentications handled per second, so that a mass reconnect cannot swamp the master.' },
+  { name: 'timeout', type: 'int', default: 5, roles: MASTER, unit: 's',
+    doc: 'Seconds the CLI waits for returns before asking minions whether they still run the job.' },
+  { name: 'gather_job_timeout', type: 'int', default: 10, roles: MASTER, unit: 's',
+    doc: 'Seconds to wait for a minion to say whether it still runs a job.' },
+  { name: 'keep_jobs_seconds', type: 'int', default: 86400, roles: MASTER, unit: 's',
+    doc: 'How long jobs and their returns stay in the job cache.' },
+  { name: 'job_cache', type: 'bool', default: true, roles: MASTER,
+    doc: "Store jobs and returns in the master's job cache." },
+  { name: 'minion_data_cache', type: 'bool', default: true, roles: MASTER,
+    doc: 'Cache minion grains on the master for grain and compound targeting.' },
+  { name: 'worker_threads', type: 'int', default: 5, roles: MASTER,
+    doc: 'Accepted for compatibility; brine serves all minions from one event loop.' },
+];
+
+const BY_NAME: ReadonlyMap<string, OptionSpec> = new Map(OPTIONS.map((o) => [o.name, o]));
+
+/** The spec of a known option (for any role), or undefined. */
+export function findOption(name: string): OptionSpec | undefined {
+  return BY_NAME.get(name);
+}
+
+/** The options that apply to a role, in table order. */
+export function optionsFor(role: Role): readonly OptionSpec[] {
+  return OPTIONS.filter((o) => o.roles.includes(role));
+}
+
+/** Every known option name, for typo suggestions. */
+export function knownOptionNames(): readonly string[] {
+  return [...BY_NAME.keys()];
+}
