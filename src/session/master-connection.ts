@@ -47,7 +47,7 @@ export interface ConnectionDeps {
   resolve(host: string): Promise<string>;
   dial(address: string, port: number, onTcpConnected: () => void): Promise<Channel<MasterMessage, MinionMessage>>;
   /** Throws MASTER_KEY_CHANGED / MASTER_FINGER_MISMATCH to refuse; pins on first contact. */
-  trustMaster(fingerprint: string, endpoint: MasterEndpoint): void;
+  trustMaster(master: { fingerprint: string; publicKeyPem: string }, endpoint: MasterEndpoint): void;
 }
 
 export interface ConnectionOptions {
@@ -155,7 +155,7 @@ export class MasterConnection {
     this.channel = channel;
     channel.onClose((info) => this.finish(info.reason, info.error));
     channel.onMessage((m) => this.guard(() => this.onMessage(m)));
-    this.deps.trustMaster(channel.peerFingerprint, this.endpoint);
+    this.deps.trustMaster({ fingerprint: channel.peerFingerprint, publicKeyPem: channel.peerPublicKeyPem }, this.endpoint);
     this.move('authenticating');
     this.authTimer = this.deps.clock.setTimeout(() => {
       this.fail(new BrineError('HANDSHAKE_TIMEOUT', `master ${this.endpoint.host}:${this.endpoint.port} sent no authentication answer within ${this.opts.authTimeoutMs} ms`), 'handshake_timeout');

@@ -1,0 +1,32 @@
+// What the master tells a minion (and logs) for each authentication outcome. Every refusal says
+// why and what to run, so "rejected" never comes without a reason.
+
+import type { AuthDecision } from '../pki/index.js';
+import type { AuthVerdict } from './minion-session.js';
+
+export function verdictFor(decision: AuthDecision, id: string, masterFingerprint: string): AuthVerdict {
+  const shown = id.length > 64 ? `${id.slice(0, 64)}...` : id;
+  switch (decision.status) {
+    case 'accepted':
+      return { status: 'accepted', message: 'accepted' };
+    case 'pending':
+      return {
+        status: 'pending',
+        message: `The master has this minion's key (${decision.presentedFingerprint}) in pending. On the master, check it with 'brine key -f ${shown}' and accept it with 'brine key -a ${shown}'. The master's fingerprint is ${masterFingerprint}.`,
+      };
+    case 'rejected':
+      return {
+        status: 'rejected',
+        message: `The master has rejected this minion's key (${decision.presentedFingerprint}): ${decision.reason} To repair: on the master delete the key with 'brine key -d ${shown}' and restart this minion, or accept it with 'brine key -a ${shown} --include-rejected'.`,
+      };
+    case 'denied':
+      return {
+        status: 'denied',
+        message: `The master already has a different key accepted for ID '${shown}' (accepted: ${decision.existingFingerprint ?? 'unknown'}; this minion: ${decision.presentedFingerprint}). If this host was re-imaged, run 'brine key -d ${shown}' on the master and restart this minion; if it is a different machine, give it its own 'id:' in the minion config.`,
+      };
+    case 'invalid_id':
+      return { status: 'invalid_id', message: `${decision.reason} Set 'id:' in the minion config to a valid, unique name.` };
+    case 'full':
+      return { status: 'full', message: `${decision.reason} Raise max_minions on the master or delete unused keys.` };
+  }
+}

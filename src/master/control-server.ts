@@ -1,0 +1,56 @@
+// The master's control socket: the CLI's only way in. Requests are dispatched through an
+// explicit Map of operations; anything else is answered with UNKNOWN_METHOD.
+
+import { toBrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { CONTROL_REQUESTS, type ControlReply, type ControlRequest, type PublishRequest, type SessionsRequest } from '../protocol/index.js';
+import { listenUnix, type FramedSocket, type UnixListener } from '../transport/index.js';
+import type { JobSink, JobTracker } from './job-tracker.js';
+import type { SessionTable } from './session-table.js';
+
+type ControlChannel = FramedSocket<ControlRequest, ControlReply>;
+
+export interface ControlDeps {
+  logger: Logger;
+  jobs: JobTracker;
+  sessions: SessionTable;
+}
+
+type Handler<R> = (req: R, channel: ControlChannel) => void;
+
+export async function startControlServer(socketPath: string, deps: ControlDeps): Promise<UnixListener> {
+  const handlers = new Map<string, Handler<never>>();
+  const on = <R extends ControlRequest>(name: R['t'], fn: Handler<R>) => handlers.set(name, fn as Handler<never>);
+
+  on<PublishRequest>('publish', (req, channel) => {
+    const sink: JobSink = {
+      onReturn: (ret) => channel.send(ret),
+      onDone: (done) => {
+        channel.send(done);
+        channel.close('shutdown');
+      },
+    };
+    channel.onClose(() => deps.jobs.unsubscribe(sink));
+    channel.send(deps.jobs.publish(req, sink));
+  });
+
+  on<SessionsRequest>('sessions', (_req, channel) => {
+    channel.send({ t: 'sessions', sessions: deps.sessions.list() });
+    channel.close('shutdown');
+  });
+
+  return listenUnix<ControlRequest, ControlReply>(socketPath, CONTROL_REQUESTS, (channel) => {
+    channel.onMessage((req) => {
+      const handler = handlers.get(req.t) as Handler<ControlRequest> | undefined;
+      try {
+        if (!handler) throw new Error(`unknown control operation`);
+        handler(req, channel);
+      } catch (err) {
+        const e = toBrineError(err, 'UNKNOWN_METHOD');
+        if (e.code === 'INTERNAL') deps.logger.error({ err: e }, 'control request failed');
+        channel.send({ t: 'error', code: e.code, message: e.message });
+        channel.close('shutdown');
+      }
+    });
+  });
+}

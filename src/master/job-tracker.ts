@@ -1,0 +1,125 @@
+// Publishing jobs and gathering their returns: computes the expected minions from accepted
+// keys, reports the unconnected ones at once, sends the job to the connected ones, streams
+// returns to whoever waits, stores everything in the job cache and ends the wait on time.
+
+import type { Clock, TimerHandle } from '../util/clock.js';
+import { BrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import type { JobDone, JobReturn, Published, PublishRequest, Return } from '../protocol/index.js';
+import type { JidGenerator, JobCache } from '../jobs/index.js';
+import { matchTarget } from '../targeting/index.js';
+import type { MinionSession } from './minion-session.js';
+
+export interface JobSink {
+  onReturn(ret: JobReturn): void;
+  onDone(done: JobDone): void;
+}
+
+export interface JobTrackerDeps {
+  clock: Clock;
+  logger: Logger;
+  cache: JobCache;
+  jids: JidGenerator;
+  acceptedIds(): string[];
+  session(id: string): MinionSession | undefined;
+  /** Seconds to wait when the request names no timeout (master `timeout`). */
+  defaultTimeoutS: number;
+}
+
+interface ActiveJob {
+  jid: string;
+  waiting: Set<string>;
+  sinks: Set<JobSink>;
+  timer: TimerHandle | undefined;
+}
+
+const FUN_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
+
+export class JobTracker {
+  private readonly active = new Map<string, ActiveJob>();
+  /** Returns dropped because the minion was never sent that job (forged or stray). */
+  strayReturns = 0;
+
+  constructor(private readonly deps: JobTrackerDeps) {}
+
+  publish(req: PublishRequest, sink: JobSink): Published {
+    if (!FUN_PATTERN.test(req.fun)) {
+      throw new BrineError('UNKNOWN_FUNCTION', `'${req.fun.slice(0, 100)}' is not a function name of the form module.function`);
+    }
+    const { matched, missing } = matchTarget(req.tgt, req.tgtType, this.deps.acceptedIds());
+    if (matched.length === 0) {
+      throw new BrineError('NO_MINIONS_MATCHED', 'No minions matched the target. No command was sent, no jid was assigned.', { details: { missing } });
+    }
+    const jid = this.deps.jids.next();
+    const timeoutS = req.timeout && req.timeout > 0 ? req.timeout : this.deps.defaultTimeoutS;
+    this.deps.cache.saveJob({
+      jid,
+      fun: req.fun,
+      arg: req.arg,
+      kwarg: req.kwarg,
+      tgt: req.tgt,
+      tgtType: req.tgtType,
+      user: req.user ?? 'root',
+      minions: [...matched, ...missing],
+      startedAt: this.deps.clock.now(),
+    });
+    const notConnected: string[] = [];
+    const job: ActiveJob = { jid, waiting: new Set(), sinks: new Set([sink]), timer: undefined };
+    for (const id of matched) {
+      const session = this.deps.session(id);
+      const sent = session?.sendJob({ t: 'job', jid, fun: req.fun, arg: req.arg, kwarg: req.kwarg, tgt: req.tgt, tgtType: req.tgtType }) ?? false;
+      if (sent) job.waiting.add(id);
+      else notConnected.push(id);
+    }
+    this.deps.logger.info({ jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, sent: job.waiting.size, notConnected: notConnected.length, missing: missing.length }, `published job ${jid}`);
+    const published: Published = { t: 'published', jid, minions: matched, notConnected, missing };
+    if (job.waiting.size === 0) {
+      queueMicrotask(() => sink.onDone({ t: 'done', jid, noResponse: [] }));
+      return published;
+    }
+    job.timer = this.deps.clock.setTimeout(() => this.finish(job), timeoutS * 1000);
+    this.active.set(jid, job);
+    return published;
+  }
+
+  /** A sink that went away (the CLI exited) stops receiving; the job itself carries on. */
+  unsubscribe(sink: JobSink): void {
+    for (const job of this.active.values()) job.sinks.delete(sink);
+  }
+
+  /** A return from an authenticated session; the minion ID comes from the session. */
+  handleReturn(session: MinionSession, ret: Return): void {
+    const minion = session.id;
+    const stored = this.deps.cache.getJob(ret.jid);
+    if (!stored || !stored.minions.includes(minion)) {
+      this.strayReturns++;
+      this.deps.logger.warn({ jid: ret.jid, minion, remote: session.remoteAddress }, `dropped a return from ${minion} for job ${ret.jid}, which was never sent to it`);
+      session.sendAck(ret.jid);
+      return;
+    }
+    const record = { jid: ret.jid, minion, fun: ret.fun, return: ret.ret, retcode: ret.retcode, success: ret.success, receivedAt: this.deps.clock.now() };
+    const fresh = this.deps.cache.saveReturn(ret.error ? { ...record, error: ret.error } : record);
+    session.sendAck(ret.jid);
+    if (!fresh) return;
+    this.deps.logger.info({ jid: ret.jid, minion }, `Got return from ${minion} for job ${ret.jid}`);
+    const job = this.active.get(ret.jid);
+    if (!job || !job.waiting.delete(minion)) return;
+    const out: JobReturn = { t: 'ret', jid: ret.jid, minion, fun: ret.fun, ret: ret.ret, retcode: ret.retcode, success: ret.success };
+    if (ret.error) out.error = ret.error;
+    for (const sink of job.sinks) sink.onReturn(out);
+    if (job.waiting.size === 0) this.finish(job);
+  }
+
+  /** Ends every wait now (master shutdown). */
+  stop(): void {
+    for (const job of [...this.active.values()]) this.finish(job);
+  }
+
+  private finish(job: ActiveJob): void {
+    if (!this.active.delete(job.jid) && job.timer === undefined) return;
+    job.timer?.cancel();
+    const done: JobDone = { t: 'done', jid: job.jid, noResponse: [...job.waiting].sort() };
+    for (const sink of job.sinks) sink.onDone(done);
+    job.sinks.clear();
+  }
+}

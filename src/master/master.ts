@@ -1,0 +1,191 @@
+// The master daemon's composition root: wires the identity, key store, job cache, session
+// table, TLS listener and control socket together, and owns their shutdown.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
+import { BrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import type { MasterOptions } from '../config/index.js';
+import { MASTER_MESSAGES, MINION_MESSAGES, type MasterMessage, type MinionMessage } from '../protocol/index.js';
+import { KeyStore, decideAuth, loadMatchFile, loadOrCreateIdentity, type Identity } from '../pki/index.js';
+import { listenTls, type KeepaliveOptions, type TlsListener, type UnixListener } from '../transport/index.js';
+import { JidGenerator, JobCache } from '../jobs/index.js';
+import { verdictFor } from './auth-messages.js';
+import { startControlServer } from './control-server.js';
+import { JobTracker } from './job-tracker.js';
+import { MinionSession, type AuthVerdict } from './minion-session.js';
+import { SessionTable } from './session-table.js';
+
+export const AGENT_VERSION = '0.1.0';
+
+export function controlSocketPath(opts: Pick<MasterOptions, 'sock_dir'>): string {
+  return path.join(opts.sock_dir, 'master.sock');
+}
+
+export function keepaliveOptions(opts: Pick<MasterOptions, 'tcp_keepalive' | 'tcp_keepalive_idle' | 'tcp_keepalive_cnt' | 'tcp_keepalive_intvl' | 'tcp_user_timeout' | 'heartbeat_timeout'>): KeepaliveOptions {
+  return {
+    enabled: opts.tcp_keepalive,
+    idleSeconds: opts.tcp_keepalive_idle,
+    count: opts.tcp_keepalive_cnt,
+    intervalSeconds: opts.tcp_keepalive_intvl,
+    // unacknowledged writes to a dead peer fail within the heartbeat timeout unless configured
+    userTimeoutMs: opts.tcp_user_timeout > 0 ? opts.tcp_user_timeout : opts.heartbeat_timeout * 1000,
+  };
+}
+
+export class Master {
+  readonly sessions: SessionTable;
+  readonly keys: KeyStore;
+  private listener: TlsListener | undefined;
+  private control: UnixListener | undefined;
+  private purgeTimer: TimerHandle | undefined;
+  private jobs: JobTracker | undefined;
+  private cache: JobCache | undefined;
+  private readonly live = new Set<MinionSession>();
+  private stopped = false;
+
+  private constructor(
+    readonly opts: MasterOptions,
+    readonly identity: Identity,
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+  ) {
+    this.sessions = new SessionTable(clock);
+    this.keys = new KeyStore(opts.pki_dir);
+  }
+
+  static async start(opts: MasterOptions, logger: Logger, clock: Clock = systemClock): Promise<Master> {
+    const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
+    const master = new Master(opts, identity, logger, clock);
+    try {
+      await master.open();
+    } catch (err) {
+      await master.stop();
+      throw err;
+    }
+    return master;
+  }
+
+  get port(): number {
+    return this.listener?.port ?? 0;
+  }
+
+  private async open(): Promise<void> {
+    const { opts, logger, clock } = this;
+    this.keys.ensureLayout();
+    fs.mkdirSync(opts.cachedir, { recursive: true, mode: 0o700 });
+    this.cache = JobCache.open(path.join(opts.cachedir, 'jobs.sqlite'), { keepJobsSeconds: opts.keep_jobs_seconds, clock });
+    const cache = this.cache;
+    this.jobs = new JobTracker({
+      clock,
+      logger,
+      cache,
+      jids: new JidGenerator(clock),
+      acceptedIds: () => this.keys.list('accepted'),
+      session: (id) => this.sessions.get(id) as MinionSession | undefined,
+      defaultTimeoutS: opts.timeout,
+    });
+    const matchOpts = (option: string) => ({ option, onProblem: (msg: string) => logger.warn({ option }, msg) });
+    const autosign = opts.autosign_file ? loadMatchFile(opts.autosign_file, matchOpts('autosign_file')) : undefined;
+    const autoreject = opts.autoreject_file ? loadMatchFile(opts.autoreject_file, matchOpts('autoreject_file')) : undefined;
+
+    this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, sessions: this.sessions });
+
+    const settings = {
+      handshakeTimeoutMs: opts.handshake_timeout * 1000,
+      heartbeatIntervalMs: opts.heartbeat_interval * 1000,
+      heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
+      maxFrame: opts.max_frame_size,
+      masterFingerprint: this.identity.fingerprint,
+      acceptanceWaitS: 10,
+    };
+    const authorize = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
+      const decision = decideAuth(this.keys, { id: hello.id, publicKeyPem }, {
+        autoAccept: opts.auto_accept,
+        openMode: opts.open_mode,
+        ...(autosign ? { autosign } : {}),
+        ...(autoreject ? { autoreject } : {}),
+        maxMinions: opts.max_minions,
+        connectedCount: this.sessions.connectedCount,
+        isConnected: (id) => this.sessions.isConnected(id),
+      });
+      const fields = { id: hello.id.slice(0, 300), remote, presented: decision.presentedFingerprint, existing: decision.existingFingerprint, status: decision.status };
+      if (decision.status === 'denied') {
+        logger.error(fields, `Authentication attempt from ${hello.id} at ${remote} failed, the public keys did not match: accepted key ${decision.existingFingerprint ?? '?'}, presented key ${decision.presentedFingerprint}. The presented key is stored in minions_denied; this may be a duplicate ID or an attempt to impersonate the minion.`);
+      } else if (decision.status === 'accepted') {
+        logger.debug(fields, decision.reason);
+      } else {
+        logger.warn(fields, decision.reason);
+      }
+      return verdictFor(decision, hello.id, this.identity.fingerprint);
+    };
+
+    this.listener = await listenTls<MinionMessage, MasterMessage>({
+      host: opts.interface,
+      port: opts.ret_port,
+      identity: this.identity,
+      handshakeTimeoutMs: opts.handshake_timeout * 1000,
+      preauthMaxFrame: opts.preauth_max_frame_size,
+      socketOptions: keepaliveOptions(opts),
+      schemas: MINION_MESSAGES,
+      onRefused: (remote, err) => logger.info({ remote, code: err.code }, err.message),
+      onChannel: (channel) => {
+        if (this.stopped) {
+          channel.close('shutdown');
+          return;
+        }
+        const session = new MinionSession(channel, clock, logger, settings, {
+          authorize: (hello, ch) => authorize(hello, ch.peerPublicKeyPem, ch.remoteAddress),
+          onAuthenticated: (s) => {
+            const replaced = this.sessions.attach(s);
+            if (replaced) {
+              logger.info({ id: s.id, old: replaced.remoteAddress, new: s.remoteAddress }, `minion ${s.id} reconnected; replacing its previous session`);
+              replaced.close('replaced');
+            }
+            logger.info({ id: s.id, remote: s.remoteAddress, agent: s.agent }, `minion ${s.id} connected`);
+          },
+          onReturn: (s, ret) => this.jobs?.handleReturn(s, ret),
+          onClosed: (s, info, authenticated) => {
+            this.live.delete(s);
+            if (!authenticated) return;
+            this.sessions.detach(s, info.reason);
+            const level = info.reason === 'replaced' || info.reason === 'shutdown' ? 'info' : 'warn';
+            logger[level]({ id: s.id, remote: s.remoteAddress, reason: info.reason, error: info.error?.message }, `minion ${s.id} disconnected (${info.reason})`);
+          },
+        });
+        this.live.add(session);
+      },
+    });
+    this.purgeTimer = clock.setInterval(() => {
+      try {
+        const n = cache.purgeExpired();
+        if (n > 0) logger.info({ purged: n }, 'purged expired jobs from the job cache');
+      } catch (err) {
+        logger.error({ err }, 'purging the job cache failed');
+      }
+    }, 3_600_000);
+    logger.info({ port: this.port, interface: opts.interface, fingerprint: this.identity.fingerprint }, `brine master listening on ${opts.interface}:${this.port}`);
+  }
+
+  /** Closes every session, listener and file; safe to call more than once. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.purgeTimer?.cancel();
+    this.jobs?.stop();
+    for (const s of this.live) s.close('shutdown');
+    await Promise.all([this.listener?.close(), this.control?.close()]);
+    this.cache?.close();
+    this.logger.info('brine master stopped');
+  }
+}
+
+export function requireWritableDir(dir: string, option: string): void {
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fs.accessSync(dir, fs.constants.W_OK);
+  } catch (err) {
+    throw new BrineError('PKI_UNWRITABLE', `${option} ${dir} is not writable: ${(err as Error).message}`, { cause: err });
+  }
+}

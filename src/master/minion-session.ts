@@ -1,0 +1,231 @@
+// The master's side of one minion connection: wait for the hello (with a deadline), negotiate
+// the protocol version, authorise the key, then serve heartbeats and returns. The minion's
+// identity is fixed at authentication and never read from a later message.
+
+import type { Clock, TimerHandle } from '../util/clock.js';
+import { BrineError, toBrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import {
+  MIN_PROTOCOL_VERSION,
+  PROTOCOL_VERSIONS,
+  type Auth,
+  type AuthStatus,
+  type Channel,
+  type ChannelClose,
+  type CloseReason,
+  type Hello,
+  type Job,
+  type MasterMessage,
+  type MinionMessage,
+  type Return,
+} from '../protocol/index.js';
+import { HeartbeatMonitor } from '../session/index.js';
+import type { LiveSession } from './session-table.js';
+
+export interface AuthVerdict {
+  status: Exclude<AuthStatus, 'error'>;
+  /** Shown to the minion: why, and what to run to fix it. */
+  message: string;
+}
+
+export interface MinionSessionSettings {
+  handshakeTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  heartbeatTimeoutMs: number;
+  maxFrame: number;
+  masterFingerprint: string;
+  acceptanceWaitS: number;
+}
+
+export interface MinionSessionHooks {
+  authorize(hello: Hello, channel: Channel<MinionMessage, MasterMessage>): AuthVerdict;
+  onAuthenticated(session: MinionSession): void;
+  onReturn(session: MinionSession, ret: Return): void;
+  onClosed(session: MinionSession, info: ChannelClose, authenticated: boolean): void;
+}
+
+type State = 'awaiting_hello' | 'ready' | 'closed';
+
+export class MinionSession implements LiveSession {
+  private state: State = 'awaiting_hello';
+  private helloTimer: TimerHandle | undefined;
+  private heartbeat: HeartbeatMonitor | undefined;
+  private idValue = '';
+  private agentValue = '';
+  private version = 0;
+  private lastSeenValue: number;
+
+  constructor(
+    private readonly channel: Channel<MinionMessage, MasterMessage>,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly settings: MinionSessionSettings,
+    private readonly hooks: MinionSessionHooks,
+  ) {
+    this.lastSeenValue = clock.now();
+    channel.onMessage((m) => this.guard(() => this.onMessage(m)));
+    channel.onClose((info) => this.onChannelClosed(info));
+    this.helloTimer = clock.setTimeout(() => {
+      this.close('handshake_timeout', new BrineError('HANDSHAKE_TIMEOUT', `no hello from ${channel.remoteAddress} within ${settings.handshakeTimeoutMs} ms`));
+    }, settings.handshakeTimeoutMs);
+  }
+
+  get id(): string {
+    return this.idValue;
+  }
+  get remoteAddress(): string {
+    return this.channel.remoteAddress;
+  }
+  get fingerprint(): string {
+    return this.channel.peerFingerprint;
+  }
+  get agent(): string {
+    return this.agentValue;
+  }
+  get protocolVersion(): number {
+    return this.version;
+  }
+  get rttMs(): number | undefined {
+    return this.heartbeat?.rttMs;
+  }
+  get lastSeen(): number {
+    return this.lastSeenValue;
+  }
+  get ready(): boolean {
+    return this.state === 'ready';
+  }
+
+  sendJob(job: Job): boolean {
+    if (this.state !== 'ready') return false;
+    return this.send(job);
+  }
+
+  sendAck(jid: string): void {
+    if (this.state === 'ready') this.send({ t: 'ack', jid });
+  }
+
+  close(reason: CloseReason, error?: Error): void {
+    if (this.state === 'closed') return;
+    if (reason === 'shutdown' || reason === 'replaced') this.channel.send({ t: 'bye', reason });
+    this.channel.close(reason, error);
+  }
+
+  private send(message: MasterMessage): boolean {
+    const ok = this.channel.send(message);
+    if (ok) this.heartbeat?.noteSent();
+    return ok;
+  }
+
+  private onMessage(message: MinionMessage): void {
+    this.lastSeenValue = this.clock.now();
+    this.heartbeat?.noteReceived();
+    if (this.state === 'awaiting_hello') {
+      if (message.t !== 'hello') {
+        this.close('protocol_error', new BrineError('MESSAGE_UNEXPECTED', `"${message.t}" before hello from ${this.remoteAddress}`));
+        return;
+      }
+      this.onHello(message);
+      return;
+    }
+    switch (message.t) {
+      case 'ping':
+        if (message.rtt !== undefined) this.heartbeat?.recordPeerRtt(message.rtt);
+        this.send({ t: 'pong', seq: message.seq });
+        return;
+      case 'pong':
+        return;
+      case 'return':
+        this.hooks.onReturn(this, message);
+        return;
+      case 'bye':
+        this.close(message.reason === 'shutdown' ? 'shutdown' : 'peer_closed');
+        return;
+      case 'hello':
+        this.close('protocol_error', new BrineError('MESSAGE_UNEXPECTED', `second hello from ${this.id}`));
+        return;
+    }
+  }
+
+  private onHello(hello: Hello): void {
+    this.helloTimer?.cancel();
+    const common = hello.versions.filter((v) => (PROTOCOL_VERSIONS as readonly number[]).includes(v) && v >= MIN_PROTOCOL_VERSION);
+    if (common.length === 0) {
+      const msg = `no common protocol version: minion speaks ${hello.versions.join(', ') || 'none'}, this master speaks ${PROTOCOL_VERSIONS.join(', ')} and accepts ${MIN_PROTOCOL_VERSION} or newer`;
+      this.reply({ status: 'error', code: 'PROTOCOL_VERSION', message: msg });
+      this.close('protocol_error', new BrineError('PROTOCOL_VERSION', msg));
+      return;
+    }
+    this.version = Math.max(...common);
+    this.agentValue = hello.agent;
+    const verdict = this.hooks.authorize(hello, this.channel);
+    if (verdict.status !== 'accepted') {
+      this.reply({ status: verdict.status, message: verdict.message, retryAfter: verdict.status === 'pending' ? this.settings.acceptanceWaitS : undefined });
+      this.close(closeReasonFor(verdict.status));
+      return;
+    }
+    this.idValue = hello.id;
+    this.state = 'ready';
+    this.channel.setMaxFrame(this.settings.maxFrame);
+    this.heartbeat = new HeartbeatMonitor(
+      {
+        sendPing: () => undefined,
+        onTimeout: (silent) => {
+          this.close('heartbeat_timeout', new BrineError('CONNECT_FAILED', `no traffic from minion ${this.id} for ${Math.round(silent / 1000)} s`));
+        },
+      },
+      this.clock,
+      { intervalMs: this.settings.heartbeatIntervalMs, timeoutMs: this.settings.heartbeatTimeoutMs, sendPings: false },
+    );
+    this.heartbeat.start();
+    this.reply({ status: 'accepted', message: 'accepted', version: this.version });
+    this.hooks.onAuthenticated(this);
+  }
+
+  private reply(fields: { status: Auth['status']; message: string; code?: string; version?: number | undefined; retryAfter?: number | undefined }): void {
+    const auth: Auth = {
+      t: 'auth',
+      status: fields.status,
+      minVersion: MIN_PROTOCOL_VERSION,
+      message: fields.message,
+      masterFingerprint: this.settings.masterFingerprint,
+      heartbeatInterval: this.settings.heartbeatIntervalMs / 1000,
+      heartbeatTimeout: this.settings.heartbeatTimeoutMs / 1000,
+    };
+    if (fields.code !== undefined) auth.code = fields.code;
+    if (fields.version !== undefined) auth.version = fields.version;
+    if (fields.retryAfter !== undefined) auth.retryAfter = fields.retryAfter;
+    this.send(auth);
+  }
+
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      const e = toBrineError(err);
+      this.logger.error({ err: e, remote: this.remoteAddress, id: this.idValue || undefined }, `closing a minion connection after an internal error: ${e.message}`);
+      this.close('internal_error', e);
+    }
+  }
+
+  private onChannelClosed(info: ChannelClose): void {
+    const wasReady = this.state === 'ready';
+    this.state = 'closed';
+    this.helloTimer?.cancel();
+    this.heartbeat?.stop();
+    this.hooks.onClosed(this, info, wasReady);
+  }
+}
+
+function closeReasonFor(status: Exclude<AuthStatus, 'error' | 'accepted'>): CloseReason {
+  switch (status) {
+    case 'pending':
+      return 'auth_pending';
+    case 'denied':
+      return 'auth_denied';
+    case 'invalid_id':
+      return 'invalid_id';
+    case 'rejected':
+    case 'full':
+      return 'auth_rejected';
+  }
+}

@@ -1,0 +1,138 @@
+// Who is connected, since when, from where, and why each minion that is not connected left.
+// One live session per ID: attaching a new session for an ID returns the one it replaces.
+
+import type { Clock } from '../util/clock.js';
+import type { CloseReason, SessionInfo } from '../protocol/index.js';
+
+/** What the table needs from a live session. */
+export interface LiveSession {
+  readonly id: string;
+  readonly remoteAddress: string;
+  readonly fingerprint: string;
+  readonly agent: string;
+  readonly protocolVersion: number;
+  readonly rttMs: number | undefined;
+  readonly lastSeen: number;
+  close(reason: CloseReason): void;
+}
+
+export type PresenceState = 'connected' | 'disconnected';
+
+interface Entry {
+  id: string;
+  session: LiveSession | undefined;
+  connectedSince?: number;
+  lastSeen?: number;
+  remote?: string;
+  agent?: string;
+  protocol?: number;
+  rttMs?: number;
+  /** Connection times (wall clock), kept for the last hour. */
+  connects: number[];
+  lastDisconnectReason?: CloseReason;
+  lastDisconnectAt?: number;
+}
+
+const HOUR_MS = 3_600_000;
+
+export class SessionTable {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Registers a live session; returns the session it replaced (already detached), if any. */
+  attach(session: LiveSession): LiveSession | undefined {
+    const now = this.clock.now();
+    const entry = this.entryFor(session.id);
+    const replaced = entry.session;
+    entry.session = session;
+    entry.connectedSince = now;
+    entry.lastSeen = now;
+    entry.remote = session.remoteAddress;
+    entry.agent = session.agent;
+    entry.protocol = session.protocolVersion;
+    entry.connects = entry.connects.filter((t) => now - t < HOUR_MS);
+    entry.connects.push(now);
+    if (replaced) {
+      entry.lastDisconnectReason = 'replaced';
+      entry.lastDisconnectAt = now;
+    }
+    return replaced;
+  }
+
+  /** Records the end of a session; ignored if a newer session already took the ID. */
+  detach(session: LiveSession, reason: CloseReason): void {
+    const entry = this.entries.get(session.id);
+    if (!entry || entry.session !== session) return;
+    entry.session = undefined;
+    entry.lastSeen = session.lastSeen;
+    entry.rttMs = session.rttMs;
+    entry.lastDisconnectReason = reason;
+    entry.lastDisconnectAt = this.clock.now();
+  }
+
+  get(id: string): LiveSession | undefined {
+    return this.entries.get(id)?.session;
+  }
+
+  isConnected(id: string): boolean {
+    return this.entries.get(id)?.session !== undefined;
+  }
+
+  get connectedCount(): number {
+    let n = 0;
+    for (const e of this.entries.values()) if (e.session) n++;
+    return n;
+  }
+
+  connected(): LiveSession[] {
+    const out: LiveSession[] = [];
+    for (const e of this.entries.values()) if (e.session) out.push(e.session);
+    return out;
+  }
+
+  /** Forgets an ID entirely (its key was deleted). */
+  forget(id: string): void {
+    this.entries.delete(id);
+  }
+
+  info(id: string): SessionInfo | undefined {
+    const e = this.entries.get(id);
+    return e ? this.toInfo(e) : undefined;
+  }
+
+  list(): SessionInfo[] {
+    return [...this.entries.values()].map((e) => this.toInfo(e)).sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  private entryFor(id: string): Entry {
+    let e = this.entries.get(id);
+    if (!e) {
+      e = { id, session: undefined, connects: [] };
+      this.entries.set(id, e);
+    }
+    return e;
+  }
+
+  private toInfo(e: Entry): SessionInfo {
+    const now = this.clock.now();
+    const s = e.session;
+    const info: SessionInfo = {
+      id: e.id,
+      state: s ? 'connected' : 'disconnected',
+      // reconnects in the last hour: every connect after the first one in the window
+      reconnects: Math.max(0, e.connects.filter((t) => now - t < HOUR_MS).length - 1),
+    };
+    const lastSeen = s ? s.lastSeen : e.lastSeen;
+    const rtt = s ? s.rttMs : e.rttMs;
+    if (e.remote !== undefined) info.remote = e.remote;
+    if (e.connectedSince !== undefined && s) info.connectedSince = e.connectedSince;
+    if (lastSeen !== undefined) info.lastSeen = lastSeen;
+    if (e.agent !== undefined) info.agent = e.agent;
+    if (e.protocol !== undefined) info.protocol = e.protocol;
+    if (rtt !== undefined) info.rttMs = rtt;
+    if (e.lastDisconnectReason !== undefined) info.lastDisconnectReason = e.lastDisconnectReason;
+    if (e.lastDisconnectAt !== undefined) info.lastDisconnectAt = e.lastDisconnectAt;
+    return info;
+  }
+}

@@ -1,0 +1,218 @@
+// The minion daemon's composition root: resolves its ID, loads its key, opens one MasterLink per
+// master (hot/hot for `master_type: str`), runs the jobs it receives and keeps every return
+// until the master acknowledges it.
+
+import * as dns from 'node:dns';
+import * as path from 'node:path';
+import { systemClock, type Clock } from '../util/clock.js';
+import { BrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { assertValidMinionId } from '../util/minion-id.js';
+import type { MinionOptions } from '../config/index.js';
+import { MASTER_MESSAGES, type Job, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
+import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
+import { createIdentityContext, dialTls, type KeepaliveOptions } from '../transport/index.js';
+import { MasterLink, type ConnectionDeps, type MasterEndpoint } from '../session/index.js';
+import { minionMatches } from '../targeting/index.js';
+import { BRINE_VERSION, collectGrains, createDefaultRegistry, type Grains, type ModuleRegistry } from '../modules/index.js';
+import { JobRunner } from './job-runner.js';
+import { MasterPin } from './master-pin.js';
+import { resolveMinionId, type ResolvedId } from './minion-id.js';
+
+export interface MinionRuntime {
+  clock?: Clock;
+  /** Called when the minion must stop for good (rejected key, changed master key). */
+  onFatal?(error: BrineError): void;
+}
+
+export function parseMasterEndpoint(entry: string, defaultPort: number): MasterEndpoint {
+  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (v6) return { host: v6[1]!, port: v6[2] ? Number(v6[2]) : defaultPort };
+  const parts = entry.split(':');
+  if (parts.length === 2 && /^\d+$/.test(parts[1]!)) return { host: parts[0]!, port: Number(parts[1]) };
+  return { host: entry, port: defaultPort };
+}
+
+export function minionKeepalive(opts: MinionOptions): KeepaliveOptions {
+  return {
+    enabled: opts.tcp_keepalive,
+    idleSeconds: opts.tcp_keepalive_idle,
+    count: opts.tcp_keepalive_cnt,
+    intervalSeconds: opts.tcp_keepalive_intvl,
+    userTimeoutMs: opts.tcp_user_timeout > 0 ? opts.tcp_user_timeout : opts.heartbeat_timeout * 1000,
+  };
+}
+
+/** Remembers recently seen jids so a job that arrives twice (two masters) runs once. */
+class RecentJids {
+  private readonly seen = new Set<string>();
+  constructor(private readonly max: number) {}
+  add(jid: string): boolean {
+    if (this.seen.has(jid)) return false;
+    this.seen.add(jid);
+    if (this.seen.size > this.max) this.seen.delete(this.seen.values().next().value as string);
+    return true;
+  }
+}
+
+export class Minion {
+  readonly links: MasterLink[] = [];
+  private readonly unacked = new Map<string, Return>();
+  private readonly recent = new RecentJids(1000);
+  private grainsCache: Grains = {};
+  private stopped = false;
+  private readonly runner: JobRunner;
+
+  private constructor(
+    readonly opts: MinionOptions,
+    readonly resolvedId: ResolvedId,
+    readonly identity: Identity,
+    private readonly logger: Logger,
+    private readonly clock: Clock,
+    registry: ModuleRegistry,
+    private readonly runtime: MinionRuntime,
+  ) {
+    this.runner = new JobRunner({ registry, minionId: resolvedId.id, grains: () => this.grainsCache, config: opts, logger });
+  }
+
+  get id(): string {
+    return this.resolvedId.id;
+  }
+
+  static resolveId(opts: MinionOptions): ResolvedId {
+    return resolveMinionId({
+      configuredId: opts.id,
+      cacheFile: path.join(opts.config_dir, 'minion_id'),
+      caching: opts.minion_id_caching,
+      lowercase: opts.minion_id_lowercase,
+    });
+  }
+
+  static async start(opts: MinionOptions, logger: Logger, runtime: MinionRuntime = {}): Promise<Minion> {
+    const resolved = Minion.resolveId(opts);
+    assertValidMinionId(resolved.id);
+    logger.info({ id: resolved.id, source: resolved.source }, `minion ID is ${resolved.id} (from ${resolved.source})`);
+    const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'minion', commonName: resolved.id });
+    const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, createDefaultRegistry(), runtime);
+    minion.grainsCache = await collectGrains({ id: resolved.id, configGrains: opts.grains as Record<string, unknown> | undefined });
+    minion.connect();
+    return minion;
+  }
+
+  /** Returns not yet acknowledged by any master. */
+  get pendingReturns(): number {
+    return this.unacked.size;
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.runner.abortAll();
+    for (const link of this.links) link.stop();
+  }
+
+  private connect(): void {
+    const { opts, logger, clock } = this;
+    if (opts.master_type === 'disable') {
+      logger.warn('master_type is disable, skipping connection');
+      return;
+    }
+    const masters = (Array.isArray(opts.master) ? opts.master : [opts.master]).map((m) => parseMasterEndpoint(m, opts.master_port));
+    const secureContext = createIdentityContext(this.identity);
+    const pin = new MasterPin(opts.pki_dir, opts.master_finger);
+    const lastAddress = new Map<string, string>();
+    const deps: ConnectionDeps = {
+      clock,
+      logger,
+      resolve: async (host) => {
+        let address: string;
+        try {
+          address = (await dns.promises.lookup(host)).address;
+        } catch (err) {
+          throw new BrineError('CONNECT_FAILED', `Master hostname '${host}' not found: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check 'master' in the minion config and DNS.`, { cause: err });
+        }
+        const before = lastAddress.get(host);
+        if (before !== undefined && before !== address) logger.warn({ host, from: before, to: address }, `Master ip address changed from ${before} to ${address}`);
+        lastAddress.set(host, address);
+        return address;
+      },
+      dial: async (address, port, onTcpConnected) =>
+        (
+          await dialTls<MasterMessage, MinionMessage>({
+            host: address,
+            port,
+            secureContext,
+            timeoutMs: opts.auth_timeout * 1000,
+            socketOptions: minionKeepalive(opts),
+            maxFrame: opts.preauth_max_frame_size,
+            schemas: MASTER_MESSAGES,
+            onTcpConnected,
+          })
+        ).channel,
+      trustMaster: (master, endpoint) => pin.check(master, `${endpoint.host}:${endpoint.port}`),
+    };
+    for (const endpoint of masters) {
+      const link: MasterLink = new MasterLink(
+        endpoint,
+        deps,
+        {
+          id: this.id,
+          agent: `brine/${BRINE_VERSION}`,
+          authTimeoutMs: opts.auth_timeout * 1000,
+          heartbeatIntervalMs: opts.heartbeat_interval * 1000,
+          heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
+          maxFrame: opts.max_frame_size,
+        },
+        {
+          backoff: { baseMs: opts.recon_default, maxMs: opts.recon_max, randomize: opts.recon_randomize },
+          acceptanceWaitMs: opts.acceptance_wait_time * 1000,
+          acceptanceWaitMaxMs: opts.acceptance_wait_time_max * 1000,
+          rejectedRetry: opts.rejected_retry,
+        },
+        {
+          onReady: (conn) => {
+            logger.info({ master: `${endpoint.host}:${endpoint.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${endpoint.host}`);
+            for (const ret of this.unacked.values()) link.send(ret);
+          },
+          onMessage: (m) => {
+            if (m.t === 'ack') this.unacked.delete(m.jid);
+            else this.onJob(m, link);
+          },
+          onFatal: (err) => this.onFatal(err),
+        },
+      );
+      this.links.push(link);
+      link.start();
+    }
+  }
+
+  private onJob(job: Job, link: MasterLink): void {
+    // the minion re-checks the target itself, as in Salt, and runs a jid only once
+    if (!minionMatches(job.tgt, job.tgtType, this.id)) return;
+    if (!this.recent.add(job.jid)) return;
+    void this.runner
+      .run(job)
+      .then((ret) => {
+        if (this.stopped) return;
+        this.keep(ret);
+        if (!link.send(ret)) for (const other of this.links) if (other !== link && other.send(ret)) break;
+      })
+      .catch((err: unknown) => this.logger.error({ err, jid: job.jid }, 'job runner failed'));
+  }
+
+  private keep(ret: Return): void {
+    const max = this.opts.return_queue_max;
+    if (this.unacked.size >= max) {
+      const oldest = this.unacked.keys().next().value as string;
+      this.unacked.delete(oldest);
+      this.logger.warn({ dropped: oldest, max }, `return queue full (return_queue_max=${max}); dropped the oldest unacknowledged return ${oldest}`);
+    }
+    this.unacked.set(ret.jid, ret);
+  }
+
+  private onFatal(err: BrineError): void {
+    this.stop();
+    this.logger.fatal({ code: err.code }, err.message);
+    this.runtime.onFatal?.(err);
+  }
+}
