@@ -1,0 +1,67 @@
+// `brine master` and `brine minion`: run a daemon in the foreground until SIGTERM or SIGINT.
+
+import type { Command } from 'commander';
+import { Master } from '../../master/index.js';
+import { Minion } from '../../minion/index.js';
+import { BrineError, ERRORS } from '../../util/errors.js';
+import { daemonLogger, fail, masterOptions, minionOptions, type ConfigFlags } from '../common.js';
+
+function onSignals(stop: () => Promise<void> | void): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) return;
+    stopping = true;
+    Promise.resolve(stop()).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}
+
+export function registerDaemons(program: Command): void {
+  program
+    .command('master')
+    .description('run the master in the foreground')
+    .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('-l, --log-level <level>', "log level: Salt's names (debug, info, warning, error, critical, quiet ...)")
+    .action(async (flags: ConfigFlags) => {
+      try {
+        const opts = masterOptions(flags);
+        const logger = daemonLogger('master', opts);
+        const master = await Master.start(opts, logger);
+        onSignals(() => master.stop());
+      } catch (err) {
+        fail(err);
+      }
+    });
+
+  program
+    .command('minion')
+    .description('run a minion in the foreground')
+    .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('-l, --log-level <level>', "log level: Salt's names (debug, info, warning, error, critical, quiet ...)")
+    .action(async (flags: ConfigFlags) => {
+      try {
+        const opts = minionOptions(flags);
+        const logger = daemonLogger('minion', opts);
+        const minion = await Minion.start(opts, logger, {
+          onFatal: (err: BrineError) => {
+            const headline =
+              err.code === 'AUTH_REJECTED' || err.code === 'AUTH_DENIED' || err.code === 'INVALID_ID'
+                ? "The master has rejected this minion's public key!"
+                : err.code === 'MASTER_KEY_CHANGED' || err.code === 'MASTER_FINGER_MISMATCH'
+                  ? "The master's public key did not authenticate!"
+                  : 'The minion cannot continue.';
+            process.stderr.write(`${headline}\n${err.code}: ${err.message}\nfix: ${ERRORS[err.code].fix}\nThe minion will now exit.\n`);
+            // let the log line flush before leaving
+            setTimeout(() => process.exit(err.exitCode), 50);
+          },
+        });
+        onSignals(() => minion.stop());
+      } catch (err) {
+        fail(err);
+      }
+    });
+}

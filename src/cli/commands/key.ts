@@ -1,0 +1,218 @@
+// `brine key`: salt-key's flags, prompts and output over the master's key store (pki_dir).
+// Works whether or not the master is running: the master reads the store at each sign-in.
+
+import * as readline from 'node:readline';
+import type { Command } from 'commander';
+import { KeyStore, fnmatch, type KeyState } from '../../pki/index.js';
+import { loadOrCreateIdentity } from '../../pki/index.js';
+import { BrineError } from '../../util/errors.js';
+import { fail, masterOptions, type ConfigFlags } from '../common.js';
+
+interface KeyFlags extends ConfigFlags {
+  listAll?: boolean;
+  list?: string;
+  accept?: string;
+  acceptAll?: boolean;
+  reject?: string;
+  rejectAll?: boolean;
+  delete?: string;
+  deleteAll?: boolean;
+  finger?: string;
+  fingerAll?: boolean;
+  print?: string;
+  printAll?: boolean;
+  yes?: boolean;
+  includeRejected?: boolean;
+  includeAccepted?: boolean;
+  includeDenied?: boolean;
+  includeAll?: boolean;
+}
+
+/** Salt prints sections in sorted directory-name order. */
+const SECTIONS: ReadonlyArray<[KeyState, string]> = [
+  ['accepted', 'Accepted Keys:'],
+  ['denied', 'Denied Keys:'],
+  ['pending', 'Unaccepted Keys:'],
+  ['rejected', 'Rejected Keys:'],
+];
+
+const LIST_ARGS: ReadonlyArray<[string, KeyState[]]> = [
+  ['acc', ['accepted']],
+  ['pre', ['pending']],
+  ['un', ['pending']],
+  ['rej', ['rejected']],
+  ['den', ['denied']],
+  ['all', ['accepted', 'denied', 'pending', 'rejected']],
+];
+
+function matches(globs: string, id: string): boolean {
+  return globs.split(',').some((g) => g.trim() !== '' && fnmatch(id, g.trim()));
+}
+
+function select(store: KeyStore, states: KeyState[], globs: string): Map<KeyState, string[]> {
+  const out = new Map<KeyState, string[]>();
+  for (const state of states) {
+    const ids = store.list(state).filter((id) => matches(globs, id));
+    if (ids.length > 0) out.set(state, ids);
+  }
+  return out;
+}
+
+function listing(selection: Map<KeyState, string[]>, line: (state: KeyState, id: string) => string = (_s, id) => id): string {
+  const out: string[] = [];
+  for (const [state, title] of SECTIONS) {
+    const ids = selection.get(state);
+    if (!ids) continue;
+    out.push(title, ...ids.map((id) => line(state, id)));
+  }
+  return out.join('\n');
+}
+
+async function confirm(question: string, defaultYes: boolean, yes: boolean | undefined): Promise<boolean> {
+  if (yes) return true;
+  process.stdout.write(question);
+  const rl = readline.createInterface({ input: process.stdin });
+  const answer = await new Promise<string | undefined>((resolve) => {
+    rl.once('line', (l) => resolve(l));
+    rl.once('close', () => resolve(undefined));
+  });
+  rl.close();
+  if (answer === undefined) {
+    process.stdout.write('\nno answer on standard input; nothing was changed (use -y to skip the question)\n');
+    return false;
+  }
+  const a = answer.trim().toLowerCase();
+  if (a === '') return defaultYes;
+  return a.startsWith('y');
+}
+
+function describeSources(states: KeyState[]): string {
+  const names = states.map((s) => (s === 'pending' ? 'unaccepted' : s));
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+}
+
+async function move(store: KeyStore, flags: KeyFlags, globs: string, to: 'accepted' | 'rejected'): Promise<number> {
+  const from: KeyState[] = ['pending'];
+  if (to === 'accepted' && (flags.includeRejected || flags.includeAll)) from.push('rejected');
+  if (to === 'rejected' && (flags.includeAccepted || flags.includeAll)) from.push('accepted');
+  if (flags.includeDenied || flags.includeAll) from.push('denied');
+  const selection = select(store, from, globs);
+  if (selection.size === 0) {
+    process.stdout.write(`The key glob '${globs}' does not match any ${describeSources(from)} keys.\n`);
+    return 1;
+  }
+  const verb = to === 'accepted' ? 'accepted' : 'rejected';
+  process.stdout.write(`The following keys are going to be ${verb}:\n${listing(selection)}\n`);
+  if (!(await confirm('Proceed? [n/Y] ', true, flags.yes))) return 1;
+  let code = 0;
+  for (const [state, ids] of selection) {
+    for (const id of ids) {
+      if (to === 'accepted' && state !== 'accepted' && store.read('accepted', id) !== undefined) {
+        process.stderr.write(`Key for minion ${id} was not accepted: another key is already accepted for this ID. Delete it first with 'brine key -d ${id}'.\n`);
+        code = 1;
+        continue;
+      }
+      store.move(id, state, to);
+      process.stdout.write(`Key for minion ${id} ${verb}.\n`);
+    }
+  }
+  return code;
+}
+
+async function remove(store: KeyStore, flags: KeyFlags, globs: string): Promise<number> {
+  const selection = select(store, ['accepted', 'denied', 'pending', 'rejected'], globs);
+  if (selection.size === 0) {
+    process.stdout.write(`The key glob '${globs}' does not match any keys.\n`);
+    return 1;
+  }
+  process.stdout.write(`The following keys are going to be deleted:\n${listing(selection)}\n`);
+  if (!(await confirm('Proceed? [N/y] ', false, flags.yes))) return 1;
+  for (const [state, ids] of selection) {
+    for (const id of ids) {
+      store.remove(id, state);
+      process.stdout.write(`Key for minion ${id} deleted.\n`);
+    }
+  }
+  return 0;
+}
+
+async function runKey(flags: KeyFlags): Promise<number> {
+  const opts = masterOptions(flags);
+  const store = new KeyStore(opts.pki_dir);
+  store.ensureLayout();
+  const all: KeyState[] = ['accepted', 'denied', 'pending', 'rejected'];
+
+  if (flags.accept !== undefined) return move(store, flags, flags.accept, 'accepted');
+  if (flags.acceptAll) return move(store, flags, '*', 'accepted');
+  if (flags.reject !== undefined) return move(store, flags, flags.reject, 'rejected');
+  if (flags.rejectAll) return move(store, flags, '*', 'rejected');
+  if (flags.delete !== undefined) return remove(store, flags, flags.delete);
+  if (flags.deleteAll) return remove(store, flags, '*');
+
+  const finger = flags.finger ?? (flags.fingerAll ? '*' : undefined);
+  if (finger !== undefined) {
+    const out: string[] = [];
+    if (flags.fingerAll || matches(finger, 'master')) {
+      const master = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
+      out.push('Local Keys:', `master.pem:  ${master.fingerprint}`, `master.pub:  ${master.fingerprint}`);
+    }
+    const body = listing(select(store, all, finger), (state, id) => `${id}:  ${store.fingerprintOf(state, id) ?? '?'}`);
+    if (body) out.push(body);
+    if (out.length === 0) throw new BrineError('KEY_NOT_FOUND', `The key glob '${finger}' does not match any keys.`);
+    process.stdout.write(`${out.join('\n')}\n`);
+    return 0;
+  }
+
+  const print = flags.print ?? (flags.printAll ? '*' : undefined);
+  if (print !== undefined) {
+    const body = listing(select(store, all, print), (state, id) => `${id}:  ${(store.read(state, id) ?? '').trim()}`);
+    if (!body) throw new BrineError('KEY_NOT_FOUND', `The key glob '${print}' does not match any keys.`);
+    process.stdout.write(`${body}\n`);
+    return 0;
+  }
+
+  let states = all;
+  if (flags.list !== undefined && !flags.listAll) {
+    const found = LIST_ARGS.find(([prefix]) => flags.list!.startsWith(prefix));
+    if (!found) throw new BrineError('USAGE', `'${flags.list}' is not a valid argument to '--list': use acc, pre, un, rej, den or all`);
+    states = found[1];
+  }
+  const lines: string[] = [];
+  for (const [state, title] of SECTIONS) {
+    if (!states.includes(state)) continue;
+    lines.push(title, ...store.list(state));
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+export function registerKey(program: Command): void {
+  program
+    .command('key')
+    .description("manage minion keys (salt-key's flags)")
+    .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('-L, --list-all', 'list all keys (the default)')
+    .option('-l, --list <arg>', 'list keys in one state: acc, pre, un, rej, den, all')
+    .option('-a, --accept <glob>', 'accept pending keys matching the glob (comma-separated globs allowed)')
+    .option('-A, --accept-all', 'accept all pending keys')
+    .option('-r, --reject <glob>', 'reject pending keys matching the glob')
+    .option('-R, --reject-all', 'reject all pending keys')
+    .option('-d, --delete <glob>', 'delete keys matching the glob, in any state')
+    .option('-D, --delete-all', 'delete all keys')
+    .option('-f, --finger <glob>', 'print fingerprints of keys matching the glob')
+    .option('-F, --finger-all', "print all fingerprints, including the master's own")
+    .option('-p, --print <glob>', 'print public keys matching the glob')
+    .option('-P, --print-all', 'print all public keys')
+    .option('-y, --yes', 'answer yes to every question')
+    .option('--include-rejected', 'accept also from rejected keys')
+    .option('--include-accepted', 'reject also accepted keys')
+    .option('--include-denied', 'accept or reject also denied keys')
+    .option('--include-all', 'include rejected, accepted and denied keys (deprecated in Salt)')
+    .action(async (flags: KeyFlags) => {
+      try {
+        process.exitCode = await runKey(flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+}

@@ -1,0 +1,45 @@
+// Shared pieces of the CLI commands: config loading from -c/--config-dir, daemon loggers, and
+// the one place errors become a message and an exit code.
+
+import { asMasterOptions, asMinionOptions, loadConfig, type LoadedConfig, type MasterOptions, type MinionOptions } from '../config/index.js';
+import { BrineError, formatError, toBrineError } from '../util/errors.js';
+import { createLogger, isSaltLogLevel, type Logger, type SaltLogLevel } from '../util/logger.js';
+
+export interface ConfigFlags {
+  configDir?: string;
+  logLevel?: string;
+}
+
+function overrides(flags: ConfigFlags): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (flags.logLevel !== undefined) {
+    if (!isSaltLogLevel(flags.logLevel)) throw new BrineError('USAGE', `unknown log level '${flags.logLevel}': use one of all, garbage, trace, debug, profile, info, warning, error, critical, quiet`);
+    out['log_level'] = flags.logLevel;
+  }
+  return out;
+}
+
+export function loadRole(role: 'master' | 'minion', flags: ConfigFlags): LoadedConfig {
+  const opts: Parameters<typeof loadConfig>[1] = { env: process.env, overrides: overrides(flags) };
+  if (flags.configDir !== undefined) opts.configDir = flags.configDir;
+  return loadConfig(role, opts);
+}
+
+export function masterOptions(flags: ConfigFlags): MasterOptions {
+  return asMasterOptions(loadRole('master', flags));
+}
+
+export function minionOptions(flags: ConfigFlags): MinionOptions {
+  return asMinionOptions(loadRole('minion', flags));
+}
+
+export function daemonLogger(name: string, opts: { log_level: SaltLogLevel; log_fmt: 'text' | 'json' }): Logger {
+  return createLogger({ name, level: opts.log_level, format: opts.log_fmt });
+}
+
+/** Prints a coded error with its fix and exits with its code. */
+export function fail(err: unknown): never {
+  const e = toBrineError(err);
+  process.stderr.write(`${formatError(e)}\n`);
+  process.exit(e.exitCode);
+}
