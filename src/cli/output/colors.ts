@@ -1,0 +1,34 @@
+// Salt's terminal colours (salt/utils/color.py: every code starts with a reset, `\x1b[0;...m`),
+// or empty strings when colour is off, so layouts are identical with and without colour.
+
+export interface Palette {
+  readonly RED: string;
+  readonly GREEN: string;
+  readonly YELLOW: string;
+  readonly LIGHT_YELLOW: string;
+  readonly CYAN: string;
+  readonly ENDC: string;
+}
+
+export const COLORS: Palette = {
+  RED: '\x1b[0;31m',
+  GREEN: '\x1b[0;32m',
+  YELLOW: '\x1b[0;33m',
+  LIGHT_YELLOW: '\x1b[0;1;33m',
+  CYAN: '\x1b[0;36m',
+  ENDC: '\x1b[0;0m',
+};
+
+const NO_COLORS: Palette = { RED: '', GREEN: '', YELLOW: '', LIGHT_YELLOW: '', CYAN: '', ENDC: '' };
+
+export function palette(color: boolean): Palette {
+  return color ? COLORS : NO_COLORS;
+}
+
+/**
+ * Minion output must not drive the operator's terminal: ESC becomes `?`, as Salt's
+ * strip_esc_sequence does for nested output (brine applies it to every text outputter).
+ */
+export function stripEsc(text: string): string {
+  return text.replace(/\x1b/g, '?');
+}

@@ -1,0 +1,36 @@
+// The marker for a minion that did not return, with Salt's wording (§5.5): `[Not connected]` when
+// the master knows the minion is not connected, `[No response]` when it was sent the job.
+
+export type NoReturnReason = 'not_connected' | 'no_response';
+
+const FIRST_LINE: ReadonlyMap<NoReturnReason, string> = new Map([
+  ['not_connected', 'Minion did not return. [Not connected]'],
+  ['no_response', 'Minion did not return. [No response]'],
+]);
+
+export class NoReturn {
+  constructor(
+    readonly reason: NoReturnReason,
+    /** Extra lines after the first, e.g. how to look the job up later. */
+    readonly detail?: string,
+  ) {}
+
+  /** The text every outputter prints for this minion. */
+  get text(): string {
+    const first = FIRST_LINE.get(this.reason) ?? 'Minion did not return.';
+    return this.detail ? `${first}\n${this.detail}` : first;
+  }
+
+  /** JSON/YAML outputters print the text, as Salt does with --out json. */
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+export function noReturn(reason: NoReturnReason, detail?: string): NoReturn {
+  return new NoReturn(reason, detail);
+}
+
+export function isNoReturn(value: unknown): value is NoReturn {
+  return value instanceof NoReturn;
+}

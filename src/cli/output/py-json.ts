@@ -1,0 +1,48 @@
+// json.dumps() as Salt's json outputter calls it: ensure_ascii (non-ASCII as \uXXXX), `indent`
+// spaces per level with "," and ": " separators, or one line with ", " and ": " when indent is null.
+
+import { pyNumber } from './py-text.js';
+
+function jsonString(s: string): string {
+  return JSON.stringify(s).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function jsonNumber(n: number | bigint): string {
+  if (typeof n === 'number' && Number.isNaN(n)) return 'NaN';
+  if (n === Infinity) return 'Infinity';
+  if (n === -Infinity) return '-Infinity';
+  return pyNumber(n);
+}
+
+function encode(value: unknown, indent: number | null, level: number): string | undefined {
+  if (value === null) return 'null';
+  if (value === true) return 'true';
+  if (value === false) return 'false';
+  if (typeof value === 'number' || typeof value === 'bigint') return jsonNumber(value);
+  if (typeof value === 'string') return jsonString(value);
+  if (typeof value === 'object') {
+    const json = (value as { toJSON?: () => unknown }).toJSON;
+    if (typeof json === 'function') return encode(json.call(value), indent, level);
+    const isList = Array.isArray(value);
+    const parts: string[] = [];
+    if (isList) {
+      for (const item of value) parts.push(encode(item, indent, level + 1) ?? 'null');
+    } else {
+      for (const [k, v] of Object.entries(value)) {
+        const enc = encode(v, indent, level + 1);
+        if (enc !== undefined) parts.push(`${jsonString(k)}: ${enc}`);
+      }
+    }
+    const [open, close] = isList ? ['[', ']'] : ['{', '}'];
+    if (parts.length === 0) return open + close;
+    if (indent === null) return open + parts.join(', ') + close;
+    const inner = '\n' + ' '.repeat(indent * (level + 1));
+    return open + inner + parts.join(',' + inner) + '\n' + ' '.repeat(indent * level) + close;
+  }
+  return undefined; // undefined and functions have no JSON form, as in JSON.stringify
+}
+
+/** Python's json.dumps(value, indent=indent) with its default ensure_ascii=True. */
+export function pyJsonDumps(value: unknown, indent: number | null = null): string {
+  return encode(value, indent, 0) ?? 'null';
+}
