@@ -1,0 +1,190 @@
+// Test harness: real master and minion processes (the built `brine` CLI) in a throwaway root
+// directory on loopback. Every process and directory it makes is removed by cleanup().
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export function repoRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error('package.json not found above the test file');
+    dir = up;
+  }
+  return dir;
+}
+
+export const BRINE_BIN = path.join(repoRoot(), 'bin', 'brine.js');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitUntil<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export class Proc {
+  output = '';
+  readonly exited: Promise<number | null>;
+  exitCode: number | null | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    child.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.exitCode = code ?? (signal ? null : code);
+        resolve(code);
+      });
+    });
+  }
+
+  get running(): boolean {
+    return this.exitCode === undefined;
+  }
+
+  waitForOutput(pattern: RegExp, timeoutMs = 15_000): Promise<RegExpMatchArray> {
+    return waitUntil(() => this.output.match(pattern) ?? undefined, timeoutMs, `${this.name} to print ${pattern}\n--- output so far ---\n${this.output}`);
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    if (!this.running) return;
+    this.child.kill(signal);
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 5000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BRINE_BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`brine ${args.join(' ')} did not finish in ${opts.timeoutMs ?? 60_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+function yamlValue(v: unknown): string {
+  return JSON.stringify(v);
+}
+
+function writeConfig(file: string, settings: Record<string, unknown>): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, Object.entries(settings).map(([k, v]) => `${k}: ${yamlValue(v)}`).join('\n') + '\n');
+}
+
+/** Fast liveness settings so tests do not wait for production timeouts. */
+export const FAST_MINION = { acceptance_wait_time: 0.5, recon_default: 100, recon_max: 1000, auth_timeout: 5 };
+
+export class Cluster {
+  readonly procs: Proc[] = [];
+  port = 0;
+
+  private constructor(readonly root: string) {}
+
+  static async create(): Promise<Cluster> {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-it-'));
+    const c = new Cluster(root);
+    c.port = await freePort();
+    return c;
+  }
+
+  get masterConfigDir(): string {
+    return path.join(this.root, 'master', 'etc');
+  }
+
+  minionConfigDir(name: string): string {
+    return path.join(this.root, 'minions', name, 'etc');
+  }
+
+  writeMasterConfig(extra: Record<string, unknown> = {}): void {
+    writeConfig(path.join(this.masterConfigDir, 'master'), { root_dir: path.join(this.root, 'master'), interface: '127.0.0.1', ret_port: this.port, log_level: 'info', ...extra });
+  }
+
+  writeMinionConfig(name: string, extra: Record<string, unknown> = {}): void {
+    writeConfig(path.join(this.minionConfigDir(name), 'minion'), {
+      root_dir: path.join(this.root, 'minions', name),
+      master: '127.0.0.1',
+      master_port: this.port,
+      id: name,
+      log_level: 'info',
+      ...FAST_MINION,
+      ...extra,
+    });
+  }
+
+  spawnBrine(name: string, args: string[]): Proc {
+    const child = spawn(process.execPath, [BRINE_BIN, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = new Proc(name, child);
+    this.procs.push(p);
+    return p;
+  }
+
+  async startMaster(extra: Record<string, unknown> = {}): Promise<Proc> {
+    this.writeMasterConfig(extra);
+    const p = this.spawnBrine('master', ['master', '-c', this.masterConfigDir]);
+    await p.waitForOutput(/brine master listening/);
+    return p;
+  }
+
+  startMinion(name: string, extra: Record<string, unknown> = {}): Proc {
+    this.writeMinionConfig(name, extra);
+    return this.spawnBrine(`minion ${name}`, ['minion', '-c', this.minionConfigDir(name)]);
+  }
+
+  /** Runs a CLI command against this cluster's master config. */
+  brine(args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+    return runCli([...args, '-c', this.masterConfigDir], opts);
+  }
+
+  /** Waits until the master's key store lists the IDs as pending. */
+  async waitForPending(ids: string[], timeoutMs = 15_000): Promise<void> {
+    await waitUntil(async () => {
+      const r = await this.brine(['key', '-l', 'un']);
+      return ids.every((id) => r.stdout.split('\n').includes(id));
+    }, timeoutMs, `pending keys ${ids.join(', ')}`);
+  }
+
+  async cleanup(): Promise<void> {
+    await Promise.all(this.procs.map((p) => p.kill('SIGKILL')));
+    fs.rmSync(this.root, { recursive: true, force: true });
+  }
+}
