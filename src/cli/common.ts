@@ -19,8 +19,14 @@ function overrides(flags: ConfigFlags): Record<string, unknown> {
   return out;
 }
 
+/**
+ * Loads a role's configuration. A directory named explicitly (-c or BRINE_CONFIG_DIR) must hold
+ * the role's file, so a typo in the path is an error rather than a silent run on defaults; the
+ * default /etc/brine may be absent, as with Salt.
+ */
 export function loadRole(role: 'master' | 'minion', flags: ConfigFlags): LoadedConfig {
-  const opts: Parameters<typeof loadConfig>[1] = { env: process.env, overrides: overrides(flags) };
+  const explicit = flags.configDir !== undefined || Boolean(process.env['BRINE_CONFIG_DIR']);
+  const opts: Parameters<typeof loadConfig>[1] = { env: process.env, overrides: overrides(flags), requireFile: explicit };
   if (flags.configDir !== undefined) opts.configDir = flags.configDir;
   return loadConfig(role, opts);
 }
