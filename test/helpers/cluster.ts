@@ -18,7 +18,8 @@ export function repoRoot(): string {
   return dir;
 }
 
-export const BRINE_BIN = path.join(repoRoot(), 'bin', 'brine.js');
+/** The CLI entry point; BRINE_CLI_JS points tests at another build (e.g. a private outDir). */
+export const BRINE_BIN = process.env['BRINE_CLI_JS'] ?? path.join(repoRoot(), 'bin', 'brine.js');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
