@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Runs every compiled test file under dist/test with node's test runner and ends with a plain
 // "N passed, N failed" line. Usage: node scripts/run-tests.mjs [substring-filter ...]
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
@@ -18,7 +18,11 @@ function walk(dir) {
   return out;
 }
 
+// only tests whose source still exists (dist/ may hold files from deleted tests)
+const repo = new URL('..', import.meta.url).pathname;
+const hasSource = (f) => existsSync(join(repo, f.slice(root.length - 'test'.length).replace(/\.js$/, '.ts')));
 const files = walk(root)
+  .filter(hasSource)
   .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
   .sort();
 if (files.length === 0) {
