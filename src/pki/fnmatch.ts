@@ -1,63 +1,12 @@
 // Salt's expr_match for autosign/autoreject lines: exact string, then an fnmatch glob (Python's
 // fnmatch rules: `*`, `?`, `[...]`, `[!...]`), then a regular expression matched in full.
 
+import { globToRegExp } from '../util/glob.js';
+
+export { globToRegExp };
+
 /** Characters that only make sense in a regex; a line with none of them is never read as one. */
 const REGEX_ONLY = /[\^$+(){}|\\]/;
-
-/** Translates an fnmatch glob to an anchored RegExp, as Python's fnmatch.translate does. */
-export function globToRegExp(glob: string): RegExp {
-  let out = '';
-  let i = 0;
-  while (i < glob.length) {
-    const c = glob[i++]!;
-    if (c === '*') {
-      if (!out.endsWith('.*')) out += '.*';
-    } else if (c === '?') {
-      out += '.';
-    } else if (c === '[') {
-      let j = i;
-      if (glob[j] === '!') j++;
-      if (glob[j] === ']') j++; // a `]` first in the set is a member, not the end
-      while (j < glob.length && glob[j] !== ']') j++;
-      if (j >= glob.length) {
-        out += '\\['; // unclosed: a literal bracket
-      } else {
-        out += charClass(glob.slice(i, j));
-        i = j + 1;
-      }
-    } else {
-      out += escapeRegExp(c);
-    }
-  }
-  return new RegExp(`^(?:${out})$`, 's');
-}
-
-function charClass(body: string): string {
-  const negated = body.startsWith('!');
-  const members = negated ? body.slice(1) : body;
-  let set = '';
-  for (let k = 0; k < members.length; ) {
-    const lo = members[k]!;
-    if (members[k + 1] === '-' && k + 2 < members.length) {
-      const hi = members[k + 2]!;
-      if (lo <= hi) set += `${escapeClassChar(lo)}-${escapeClassChar(hi)}`; // reversed ranges are dropped, as in Python
-      k += 3;
-    } else {
-      set += escapeClassChar(lo);
-      k += 1;
-    }
-  }
-  if (set === '') return negated ? '.' : '(?!)';
-  return negated ? `[^${set}]` : `[${set}]`;
-}
-
-function escapeClassChar(c: string): string {
-  return /[\\\]\[^-]/.test(c) ? `\\${c}` : c;
-}
-
-function escapeRegExp(c: string): string {
-  return /[.*+?^${}()|[\]\\/]/.test(c) ? `\\${c}` : c;
-}
 
 /** fnmatch(name, glob), case-sensitive as on POSIX. */
 export function fnmatch(name: string, glob: string): boolean {
