@@ -1,3 +1,3 @@
 // Public surface of the master daemon.
-export { Master, AGENT_VERSION, controlSocketPath, keepaliveOptions } from './master.js';
+export { Master, AGENT_VERSION, controlSocketPath } from './master.js';
 export { SessionTable } from './session-table.js';

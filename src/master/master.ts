@@ -4,12 +4,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
-import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { MASTER_MESSAGES, MINION_MESSAGES, type MasterMessage, type MinionMessage } from '../protocol/index.js';
 import { KeyStore, decideAuth, loadMatchFile, loadOrCreateIdentity, type Identity } from '../pki/index.js';
-import { listenTls, type KeepaliveOptions, type TlsListener, type UnixListener } from '../transport/index.js';
+import { keepaliveFromConfig, listenTls, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';
 import { verdictFor } from './auth-messages.js';
 import { startControlServer } from './control-server.js';
@@ -21,17 +20,6 @@ export const AGENT_VERSION = '0.1.0';
 
 export function controlSocketPath(opts: Pick<MasterOptions, 'sock_dir'>): string {
   return path.join(opts.sock_dir, 'master.sock');
-}
-
-export function keepaliveOptions(opts: Pick<MasterOptions, 'tcp_keepalive' | 'tcp_keepalive_idle' | 'tcp_keepalive_cnt' | 'tcp_keepalive_intvl' | 'tcp_user_timeout' | 'heartbeat_timeout'>): KeepaliveOptions {
-  return {
-    enabled: opts.tcp_keepalive,
-    idleSeconds: opts.tcp_keepalive_idle,
-    count: opts.tcp_keepalive_cnt,
-    intervalSeconds: opts.tcp_keepalive_intvl,
-    // unacknowledged writes to a dead peer fail within the heartbeat timeout unless configured
-    userTimeoutMs: opts.tcp_user_timeout > 0 ? opts.tcp_user_timeout : opts.heartbeat_timeout * 1000,
-  };
 }
 
 export class Master {
@@ -127,7 +115,7 @@ export class Master {
       identity: this.identity,
       handshakeTimeoutMs: opts.handshake_timeout * 1000,
       preauthMaxFrame: opts.preauth_max_frame_size,
-      socketOptions: keepaliveOptions(opts),
+      socketOptions: keepaliveFromConfig(opts),
       schemas: MINION_MESSAGES,
       onRefused: (remote, err) => logger.info({ remote, code: err.code }, err.message),
       onChannel: (channel) => {
@@ -178,14 +166,5 @@ export class Master {
     await Promise.all([this.listener?.close(), this.control?.close()]);
     this.cache?.close();
     this.logger.info('brine master stopped');
-  }
-}
-
-export function requireWritableDir(dir: string, option: string): void {
-  try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fs.accessSync(dir, fs.constants.W_OK);
-  } catch (err) {
-    throw new BrineError('PKI_UNWRITABLE', `${option} ${dir} is not writable: ${(err as Error).message}`, { cause: err });
   }
 }

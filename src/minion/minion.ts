@@ -11,7 +11,7 @@ import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
 import { MASTER_MESSAGES, type Job, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
 import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
-import { createIdentityContext, dialTls, type KeepaliveOptions } from '../transport/index.js';
+import { createIdentityContext, dialTls, keepaliveFromConfig } from '../transport/index.js';
 import { MasterLink, type ConnectionDeps, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
 import { BRINE_VERSION, collectGrains, createDefaultRegistry, type Grains, type ModuleRegistry } from '../modules/index.js';
@@ -31,16 +31,6 @@ export function parseMasterEndpoint(entry: string, defaultPort: number): MasterE
   const parts = entry.split(':');
   if (parts.length === 2 && /^\d+$/.test(parts[1]!)) return { host: parts[0]!, port: Number(parts[1]) };
   return { host: entry, port: defaultPort };
-}
-
-export function minionKeepalive(opts: MinionOptions): KeepaliveOptions {
-  return {
-    enabled: opts.tcp_keepalive,
-    idleSeconds: opts.tcp_keepalive_idle,
-    count: opts.tcp_keepalive_cnt,
-    intervalSeconds: opts.tcp_keepalive_intvl,
-    userTimeoutMs: opts.tcp_user_timeout > 0 ? opts.tcp_user_timeout : opts.heartbeat_timeout * 1000,
-  };
 }
 
 /** Remembers recently seen jids so a job that arrives twice (two masters) runs once. */
@@ -143,7 +133,7 @@ export class Minion {
             port,
             secureContext,
             timeoutMs: opts.auth_timeout * 1000,
-            socketOptions: minionKeepalive(opts),
+            socketOptions: keepaliveFromConfig(opts),
             maxFrame: opts.preauth_max_frame_size,
             schemas: MASTER_MESSAGES,
             onTcpConnected,

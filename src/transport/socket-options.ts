@@ -104,3 +104,26 @@ export function readSocketOptions(socket: Socket): AppliedSocketOptions {
     userTimeoutMs: nk().getUserTimeout(socket),
   };
 }
+
+/** The config options (both roles, Salt's names) that decide the socket options. */
+export interface KeepaliveConfig {
+  tcp_keepalive: boolean;
+  tcp_keepalive_idle: number;
+  tcp_keepalive_cnt: number;
+  tcp_keepalive_intvl: number;
+  /** ms; 0 = derived from heartbeat_timeout. */
+  tcp_user_timeout: number;
+  /** seconds */
+  heartbeat_timeout: number;
+}
+
+export function keepaliveFromConfig(opts: KeepaliveConfig): KeepaliveOptions {
+  return {
+    enabled: opts.tcp_keepalive,
+    idleSeconds: opts.tcp_keepalive_idle,
+    count: opts.tcp_keepalive_cnt,
+    intervalSeconds: opts.tcp_keepalive_intvl,
+    // unacknowledged writes to a dead peer fail within the heartbeat timeout unless configured
+    userTimeoutMs: opts.tcp_user_timeout > 0 ? opts.tcp_user_timeout : opts.heartbeat_timeout * 1000,
+  };
+}
