@@ -5,7 +5,9 @@ import { BRINE_VERSION } from '../modules/index.js';
 import { registerCall } from './commands/call.js';
 import { registerConfig } from './commands/config.js';
 import { registerDaemons } from './commands/daemons.js';
+import { registerEvents } from './commands/events.js';
 import { registerKey } from './commands/key.js';
+import { registerMinions } from './commands/minions.js';
 import { registerRun } from './commands/run.js';
 import { fail } from './common.js';
 
@@ -20,6 +22,8 @@ export function buildProgram(): Command {
   registerRun(program);
   registerCall(program);
   registerConfig(program);
+  registerMinions(program);
+  registerEvents(program);
   return program;
 }
 

@@ -3,17 +3,20 @@
 
 import { toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { CONTROL_REQUESTS, type ControlReply, type ControlRequest, type PublishRequest, type SessionsRequest } from '../protocol/index.js';
+import { CONTROL_REQUESTS, type ControlReply, type ControlRequest, type EventsRequest, type PublishRequest, type SessionsRequest } from '../protocol/index.js';
 import { listenUnix, type FramedSocket, type UnixListener } from '../transport/index.js';
 import type { JobSink, JobTracker } from './job-tracker.js';
-import type { SessionTable } from './session-table.js';
+import type { EventBus } from './event-bus.js';
+import type { SessionInfo } from '../protocol/index.js';
 
 type ControlChannel = FramedSocket<ControlRequest, ControlReply>;
 
 export interface ControlDeps {
   logger: Logger;
   jobs: JobTracker;
-  sessions: SessionTable;
+  /** Every accepted minion with its presence, connected or not. */
+  presence(): SessionInfo[];
+  events: EventBus;
 }
 
 type Handler<R> = (req: R, channel: ControlChannel) => void;
@@ -35,8 +38,15 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
   });
 
   on<SessionsRequest>('sessions', (_req, channel) => {
-    channel.send({ t: 'sessions', sessions: deps.sessions.list() });
+    channel.send({ t: 'sessions', sessions: deps.presence() });
     channel.close('shutdown');
+  });
+
+  on<EventsRequest>('events', (req, channel) => {
+    const sub = deps.events.subscribe((tag, event) => {
+      if (!channel.send({ t: 'event', tag, event })) sub.dispose();
+    }, req.kinds);
+    channel.onClose(() => sub.dispose());
   });
 
   return listenUnix<ControlRequest, ControlReply>(socketPath, CONTROL_REQUESTS, (channel) => {

@@ -5,7 +5,7 @@
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import type { JobDone, JobReturn, Published, PublishRequest, Return } from '../protocol/index.js';
+import type { BrineEvent, JobDone, JobReturn, Published, PublishRequest, Return } from '../protocol/index.js';
 import type { JidGenerator, JobCache } from '../jobs/index.js';
 import { matchTarget } from '../targeting/index.js';
 import type { MinionSession } from './minion-session.js';
@@ -24,6 +24,7 @@ export interface JobTrackerDeps {
   session(id: string): MinionSession | undefined;
   /** Seconds to wait when the request names no timeout (master `timeout`). */
   defaultTimeoutS: number;
+  emit?(event: BrineEvent): void;
 }
 
 interface ActiveJob {
@@ -73,6 +74,7 @@ export class JobTracker {
     }
     this.deps.logger.info({ jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, sent: job.waiting.size, notConnected: notConnected.length, missing: missing.length }, `published job ${jid}`);
     const published: Published = { t: 'published', jid, minions: matched, notConnected, missing };
+    this.deps.emit?.({ kind: 'job_published', jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, minions: matched, notConnected, at: this.deps.clock.now() });
     if (job.waiting.size === 0) {
       queueMicrotask(() => sink.onDone({ t: 'done', jid, noResponse: [] }));
       return published;
@@ -102,6 +104,7 @@ export class JobTracker {
     session.sendAck(ret.jid);
     if (!fresh) return;
     this.deps.logger.info({ jid: ret.jid, minion }, `Got return from ${minion} for job ${ret.jid}`);
+    this.deps.emit?.({ kind: 'job_return', jid: ret.jid, minion, fun: ret.fun, retcode: ret.retcode, success: ret.success, at: record.receivedAt });
     const job = this.active.get(ret.jid);
     if (!job || !job.waiting.delete(minion)) return;
     const out: JobReturn = { t: 'ret', jid: ret.jid, minion, fun: ret.fun, ret: ret.ret, retcode: ret.retcode, success: ret.success };

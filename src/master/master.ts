@@ -15,6 +15,8 @@ import { startControlServer } from './control-server.js';
 import { JobTracker } from './job-tracker.js';
 import { MinionSession, type AuthVerdict } from './minion-session.js';
 import { SessionTable } from './session-table.js';
+import { EventBus } from './event-bus.js';
+import type { SessionInfo } from '../protocol/index.js';
 
 export const AGENT_VERSION = '0.1.0';
 
@@ -25,6 +27,7 @@ export function controlSocketPath(opts: Pick<MasterOptions, 'sock_dir'>): string
 export class Master {
   readonly sessions: SessionTable;
   readonly keys: KeyStore;
+  readonly events = new EventBus();
   private listener: TlsListener | undefined;
   private control: UnixListener | undefined;
   private purgeTimer: TimerHandle | undefined;
@@ -73,12 +76,13 @@ export class Master {
       acceptedIds: () => this.keys.list('accepted'),
       session: (id) => this.sessions.get(id) as MinionSession | undefined,
       defaultTimeoutS: opts.timeout,
+      emit: (e) => this.events.emit(e),
     });
     const matchOpts = (option: string) => ({ option, onProblem: (msg: string) => logger.warn({ option }, msg) });
     const autosign = opts.autosign_file ? loadMatchFile(opts.autosign_file, matchOpts('autosign_file')) : undefined;
     const autoreject = opts.autoreject_file ? loadMatchFile(opts.autoreject_file, matchOpts('autoreject_file')) : undefined;
 
-    this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, sessions: this.sessions });
+    this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, presence: () => this.presence(), events: this.events });
 
     const settings = {
       handshakeTimeoutMs: opts.handshake_timeout * 1000,
@@ -99,6 +103,12 @@ export class Master {
         isConnected: (id) => this.sessions.isConnected(id),
       });
       const fields = { id: hello.id.slice(0, 300), remote, presented: decision.presentedFingerprint, existing: decision.existingFingerprint, status: decision.status };
+      const at = clock.now();
+      const fp = decision.presentedFingerprint;
+      if (decision.status === 'pending') this.events.emit({ kind: 'auth_pending', id: hello.id, remote, fingerprint: fp, at });
+      else if (decision.status === 'rejected' || decision.status === 'full') this.events.emit({ kind: 'auth_rejected', id: hello.id, remote, fingerprint: fp, reason: decision.reason, at });
+      else if (decision.status === 'denied') this.events.emit({ kind: 'key_mismatch', id: hello.id, remote, acceptedFingerprint: decision.existingFingerprint ?? '', presentedFingerprint: fp, at });
+      else if (decision.status === 'invalid_id') this.events.emit({ kind: 'invalid_id', remote, reason: decision.reason, at });
       if (decision.status === 'denied') {
         logger.error(fields, `Authentication attempt from ${hello.id} at ${remote} failed, the public keys did not match: accepted key ${decision.existingFingerprint ?? '?'}, presented key ${decision.presentedFingerprint}. The presented key is stored in minions_denied; this may be a duplicate ID or an attempt to impersonate the minion.`);
       } else if (decision.status === 'accepted') {
@@ -129,8 +139,10 @@ export class Master {
             const replaced = this.sessions.attach(s);
             if (replaced) {
               logger.info({ id: s.id, old: replaced.remoteAddress, new: s.remoteAddress }, `minion ${s.id} reconnected; replacing its previous session`);
+              this.events.emit({ kind: 'minion_replaced', id: s.id, oldRemote: replaced.remoteAddress, newRemote: s.remoteAddress, at: clock.now() });
               replaced.close('replaced');
             }
+            this.events.emit({ kind: 'minion_connected', id: s.id, remote: s.remoteAddress, agent: s.agent, at: clock.now() });
             logger.info({ id: s.id, remote: s.remoteAddress, agent: s.agent }, `minion ${s.id} connected`);
           },
           onReturn: (s, ret) => this.jobs?.handleReturn(s, ret),
@@ -138,6 +150,8 @@ export class Master {
             this.live.delete(s);
             if (!authenticated) return;
             this.sessions.detach(s, info.reason);
+            const now = clock.now();
+            this.events.emit({ kind: 'minion_disconnected', id: s.id, remote: s.remoteAddress, reason: info.reason, connectedForMs: now - s.connectedAt, silentForMs: now - s.lastSeen, at: now });
             const level = info.reason === 'replaced' || info.reason === 'shutdown' ? 'info' : 'warn';
             logger[level]({ id: s.id, remote: s.remoteAddress, reason: info.reason, error: info.error?.message }, `minion ${s.id} disconnected (${info.reason})`);
           },
@@ -154,6 +168,13 @@ export class Master {
       }
     }, 3_600_000);
     logger.info({ port: this.port, interface: opts.interface, fingerprint: this.identity.fingerprint }, `brine master listening on ${opts.interface}:${this.port}`);
+  }
+
+  /** Every accepted minion and every minion seen since start, with its presence. */
+  presence(): SessionInfo[] {
+    const seen = new Map(this.sessions.list().map((i) => [i.id, i]));
+    for (const id of this.keys.list('accepted')) if (!seen.has(id)) seen.set(id, { id, state: 'never_connected', reconnects: 0 });
+    return [...seen.values()].sort((a, b) => a.id.localeCompare(b.id));
   }
 
   /** Closes every session, listener and file; safe to call more than once. */

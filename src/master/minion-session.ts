@@ -54,6 +54,7 @@ export class MinionSession implements LiveSession {
   private agentValue = '';
   private version = 0;
   private lastSeenValue: number;
+  private connectedAtValue = 0;
 
   constructor(
     private readonly channel: Channel<MinionMessage, MasterMessage>,
@@ -90,6 +91,10 @@ export class MinionSession implements LiveSession {
   }
   get lastSeen(): number {
     return this.lastSeenValue;
+  }
+  /** Wall-clock time the session was authenticated (0 before). */
+  get connectedAt(): number {
+    return this.connectedAtValue;
   }
   get ready(): boolean {
     return this.state === 'ready';
@@ -165,6 +170,7 @@ export class MinionSession implements LiveSession {
     }
     this.idValue = hello.id;
     this.state = 'ready';
+    this.connectedAtValue = this.clock.now();
     this.channel.setMaxFrame(this.settings.maxFrame);
     this.heartbeat = new HeartbeatMonitor(
       {

@@ -3,6 +3,7 @@
 
 import { s, type Infer } from './schema.js';
 import { target, TARGET_TYPES } from './messages.js';
+import { EVENT_KINDS, type BrineEvent } from './events.js';
 
 const jid = s.string({ pattern: /^\d{20}$/ });
 const wireError = s.object({ code: s.string({ max: 64 }), message: s.string({ max: 65_536 }) });
@@ -23,14 +24,19 @@ export const publishRequestSchema = s.object({
 
 export const sessionsRequestSchema = s.object({ t: s.literal('sessions') });
 
-export const CONTROL_REQUESTS = new Map<string, typeof publishRequestSchema | typeof sessionsRequestSchema>([
+/** Subscribe to the event stream; the master sends `event` replies until the client leaves. */
+export const eventsRequestSchema = s.object({ t: s.literal('events'), kinds: s.optional(s.array(s.oneOf(EVENT_KINDS), { max: 64 })) });
+
+export const CONTROL_REQUESTS = new Map<string, typeof publishRequestSchema | typeof sessionsRequestSchema | typeof eventsRequestSchema>([
   ['publish', publishRequestSchema],
   ['sessions', sessionsRequestSchema],
+  ['events', eventsRequestSchema],
 ]);
 
 export type PublishRequest = Infer<typeof publishRequestSchema>;
 export type SessionsRequest = Infer<typeof sessionsRequestSchema>;
-export type ControlRequest = PublishRequest | SessionsRequest;
+export type EventsRequest = Infer<typeof eventsRequestSchema>;
+export type ControlRequest = PublishRequest | SessionsRequest | EventsRequest;
 
 // ---- master -> CLI ----------------------------------------------------------------------
 
@@ -79,6 +85,8 @@ export const sessionInfoSchema = s.object({
 
 export const sessionsSchema = s.object({ t: s.literal('sessions'), sessions: s.array(sessionInfoSchema) });
 
+export const eventSchema = s.object({ t: s.literal('event'), tag: s.string(), event: s.record(s.json()) });
+
 export const controlErrorSchema = s.object({ t: s.literal('error'), code: s.string(), message: s.string() });
 
 export type Published = Infer<typeof publishedSchema>;
@@ -87,9 +95,15 @@ export type JobDone = Infer<typeof jobDoneSchema>;
 export type SessionInfo = Infer<typeof sessionInfoSchema>;
 export type SessionsReply = Infer<typeof sessionsSchema>;
 export type ControlError = Infer<typeof controlErrorSchema>;
-export type ControlReply = Published | JobReturn | JobDone | SessionsReply | ControlError;
+export interface EventReply {
+  t: 'event';
+  tag: string;
+  event: BrineEvent;
+}
+export type ControlReply = Published | JobReturn | JobDone | SessionsReply | EventReply | ControlError;
 
-export const CONTROL_REPLIES = new Map<string, typeof publishedSchema | typeof jobReturnSchema | typeof jobDoneSchema | typeof sessionsSchema | typeof controlErrorSchema>([
+export const CONTROL_REPLIES = new Map<string, typeof publishedSchema | typeof jobReturnSchema | typeof jobDoneSchema | typeof sessionsSchema | typeof eventSchema | typeof controlErrorSchema>([
+  ['event', eventSchema],
   ['published', publishedSchema],
   ['ret', jobReturnSchema],
   ['done', jobDoneSchema],

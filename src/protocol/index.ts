@@ -5,3 +5,4 @@ export * from './schema.js';
 export * from './messages.js';
 export * from './control.js';
 export * from './channel.js';
+export * from './events.js';

@@ -1,0 +1,60 @@
+// `brine events`: the master's event stream, one `tag {json}` line per event (as Salt's
+// state.event prints), until interrupted, --count events, or --timeout seconds.
+
+import type { Command } from 'commander';
+import { controlSocketPath } from '../../master/index.js';
+import { EVENT_KINDS, type EventKind } from '../../protocol/index.js';
+import { BrineError, isErrorCode } from '../../util/errors.js';
+import { openControl } from '../control-client.js';
+import { fail, masterOptions, type ConfigFlags } from '../common.js';
+
+interface EventsFlags extends ConfigFlags {
+  kind?: string[];
+  count?: string;
+  timeout?: string;
+  out?: string;
+}
+
+async function stream(flags: EventsFlags): Promise<number> {
+  const opts = masterOptions(flags);
+  const kinds = (flags.kind ?? []).flatMap((k) => k.split(','));
+  for (const k of kinds) if (!(EVENT_KINDS as readonly string[]).includes(k)) throw new BrineError('USAGE', `unknown event kind '${k}': use ${EVENT_KINDS.join(', ')}`);
+  const count = flags.count === undefined ? Infinity : Number(flags.count);
+  const timeout = flags.timeout === undefined ? 0 : Number(flags.timeout);
+  const conn = await openControl(controlSocketPath(opts));
+  let seen = 0;
+  await new Promise<void>((resolve, reject) => {
+    const timer = timeout > 0 ? setTimeout(resolve, timeout * 1000) : undefined;
+    process.once('SIGINT', () => resolve());
+    conn.onMessage((m) => {
+      if (m.t === 'error') reject(new BrineError(isErrorCode(m.code) ? m.code : 'INTERNAL', m.message));
+      if (m.t !== 'event') return;
+      process.stdout.write(flags.out === 'json' ? `${JSON.stringify({ tag: m.tag, data: m.event })}\n` : `${m.tag}\t${JSON.stringify(m.event)}\n`);
+      if (++seen >= count) {
+        if (timer) clearTimeout(timer);
+        resolve();
+      }
+    });
+    conn.onClose((info) => reject(new BrineError('MASTER_UNREACHABLE', `the master closed the event stream (${info.reason})`)));
+    conn.send(kinds.length > 0 ? { t: 'events', kinds: kinds as EventKind[] } : { t: 'events' });
+  }).finally(() => conn.close('shutdown'));
+  return 0;
+}
+
+export function registerEvents(program: Command): void {
+  program
+    .command('events')
+    .description("stream the master's events: minion connects and disconnects with reasons, auth decisions, jobs")
+    .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('-k, --kind <kinds...>', `only these kinds (${EVENT_KINDS.join(', ')})`)
+    .option('-n, --count <n>', 'stop after n events')
+    .option('--timeout <seconds>', 'stop after this many seconds')
+    .option('--out <format>', 'text (default: tag, tab, JSON) or json (one object per line)')
+    .action(async (flags: EventsFlags) => {
+      try {
+        process.exitCode = await stream(flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+}

@@ -1,0 +1,77 @@
+// `brine minions status|up|down` (Salt's manage.status/up/down), answered from the master's
+// session table at once: no broadcast, no waiting for minions to answer a ping.
+
+import type { Command } from 'commander';
+import { controlSocketPath } from '../../master/index.js';
+import type { SessionInfo, SessionsReply } from '../../protocol/index.js';
+import { BrineError } from '../../util/errors.js';
+import { requestOnce } from '../control-client.js';
+import { fail, masterOptions, type ConfigFlags } from '../common.js';
+
+interface MinionsFlags extends ConfigFlags {
+  out?: string;
+}
+
+function ago(ms: number | undefined, now: number): string {
+  if (ms === undefined) return '-';
+  const s = Math.max(0, Math.round((now - ms) / 1000));
+  if (s < 120) return `${s}s ago`;
+  if (s < 7200) return `${Math.round(s / 60)}m ago`;
+  return `${Math.round(s / 3600)}h ago`;
+}
+
+export function renderStatusTable(sessions: SessionInfo[], now: number): string {
+  const header = ['ID', 'STATE', 'SINCE', 'LAST SEEN', 'REMOTE', 'AGENT', 'PROTO', 'RTT', 'RECONNECTS/1H', 'LAST DISCONNECT'];
+  const rows = sessions.map((s) => [
+    s.id,
+    s.state,
+    s.state === 'connected' ? ago(s.connectedSince, now) : '-',
+    ago(s.lastSeen, now),
+    s.remote ?? '-',
+    s.agent ?? '-',
+    s.protocol === undefined ? '-' : String(s.protocol),
+    s.rttMs === undefined ? '-' : `${s.rttMs.toFixed(1)}ms`,
+    String(s.reconnects),
+    s.lastDisconnectReason ? `${s.lastDisconnectReason} (${ago(s.lastDisconnectAt, now)})` : '-',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
+}
+
+async function minions(which: 'status' | 'up' | 'down', flags: MinionsFlags): Promise<number> {
+  const opts = masterOptions(flags);
+  const reply = await requestOnce<SessionsReply>(controlSocketPath(opts), { t: 'sessions' }, 'sessions');
+  const up = reply.sessions.filter((s) => s.state === 'connected').map((s) => s.id);
+  const down = reply.sessions.filter((s) => s.state !== 'connected').map((s) => s.id);
+  const out = flags.out;
+  if (out !== undefined && out !== 'json' && out !== 'yaml' && out !== 'table') throw new BrineError('USAGE', `unknown --out '${out}': use table, json or yaml`);
+  if (which === 'status') {
+    if (out === 'json') process.stdout.write(`${JSON.stringify(reply.sessions, null, 4)}\n`);
+    else if (out === 'yaml') process.stdout.write(`down:\n${down.map((id) => `    - ${id}\n`).join('')}up:\n${up.map((id) => `    - ${id}\n`).join('')}`);
+    else process.stdout.write(renderStatusTable(reply.sessions, Date.now()));
+    return 0;
+  }
+  const ids = which === 'up' ? up : down;
+  if (out === 'json') process.stdout.write(`${JSON.stringify(ids)}\n`);
+  else process.stdout.write(ids.map((id) => `- ${id}\n`).join(''));
+  return 0;
+}
+
+export function registerMinions(program: Command): void {
+  const cmd = program.command('minions').description("who is connected, from the master's session table (Salt's manage.status/up/down)");
+  for (const which of ['status', 'up', 'down'] as const) {
+    cmd
+      .command(which)
+      .description(which === 'status' ? 'every accepted minion: state, since, last seen, address, agent, RTT, reconnects, last disconnect reason' : `list the minions that are ${which}`)
+      .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+      .option('--out <format>', which === 'status' ? 'table (default), json or yaml (Salt manage.status layout)' : 'list (default) or json')
+      .action(async (flags: MinionsFlags) => {
+        try {
+          process.exitCode = await minions(which, flags);
+        } catch (err) {
+          fail(err);
+        }
+      });
+  }
+}

@@ -1,0 +1,101 @@
+// Presence and events (issue 3 item 6): `brine minions status|up|down` answered from the session
+// table, with the reason a minion left; `brine events` streams lifecycle events live.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BRINE_BIN, Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+
+interface Info {
+  id: string;
+  state: string;
+  remote?: string;
+  agent?: string;
+  protocol?: number;
+  reconnects: number;
+  lastDisconnectReason?: string;
+  connectedSince?: number;
+}
+
+describe('presence and events', () => {
+  let cluster: Cluster;
+  const minions = new Map<string, Proc>();
+
+  const status = async (): Promise<Info[]> => {
+    const r = await cluster.brine(['minions', 'status', '--out', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout) as Info[];
+  };
+
+  before(async () => {
+    cluster = await Cluster.create();
+    await cluster.startMaster({ auto_accept: true });
+    for (const id of ['m1', 'm2']) minions.set(id, cluster.startMinion(id));
+    for (const p of minions.values()) await p.waitForOutput(/ready to receive requests/);
+  });
+  after(() => cluster.cleanup());
+
+  it('lists connected minions with address, agent and protocol', async () => {
+    const s = await status();
+    assert.deepEqual(s.map((i) => [i.id, i.state]), [['m1', 'connected'], ['m2', 'connected']]);
+    for (const i of s) {
+      assert.match(i.remote ?? '', /^127\.0\.0\.1:\d+$/);
+      assert.match(i.agent ?? '', /^brine\//);
+      assert.equal(i.protocol, 1);
+      assert.equal(typeof i.connectedSince, 'number');
+    }
+    const up = await cluster.brine(['minions', 'up']);
+    assert.equal(up.stdout, '- m1\n- m2\n');
+    const down = await cluster.brine(['minions', 'down']);
+    assert.equal(down.stdout, '');
+    const table = await cluster.brine(['minions', 'status']);
+    assert.match(table.stdout, /^ID\s+STATE\s+SINCE/);
+    assert.match(table.stdout, /^m1\s+connected/m);
+  });
+
+  it('shows a killed minion as disconnected with the reason', async () => {
+    await minions.get('m2')!.kill('SIGKILL');
+    const s = await waitUntil(async () => {
+      const all = await status();
+      return all.find((i) => i.id === 'm2' && i.state === 'disconnected') ? all : undefined;
+    }, 10_000, 'm2 to show as disconnected');
+    const m2 = s.find((i) => i.id === 'm2')!;
+    assert.ok(['peer_closed', 'reset'].includes(m2.lastDisconnectReason ?? ''), `reason ${m2.lastDisconnectReason}`);
+    const down = await cluster.brine(['minions', 'down']);
+    assert.equal(down.stdout, '- m2\n');
+  });
+
+  it('lists an accepted minion that never connected', async () => {
+    const pem = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    fs.writeFileSync(path.join(cluster.root, 'master', 'etc', 'brine', 'pki', 'master', 'minions', 'phantom'), pem);
+    const s = await status();
+    const phantom = s.find((i) => i.id === 'phantom');
+    assert.deepEqual(phantom, { id: 'phantom', state: 'never_connected', reconnects: 0 });
+    const down = await cluster.brine(['minions', 'down']);
+    assert.equal(down.stdout, '- m2\n- phantom\n');
+  });
+
+  it('streams connect and disconnect events with reasons', async () => {
+    const events: string[] = [];
+    const child = spawn(process.execPath, [BRINE_BIN, 'events', '-c', cluster.masterConfigDir, '-n', '2', '--timeout', '20', '--kind', 'minion_connected,minion_disconnected'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    // give the subscription a moment to register before causing events
+    await new Promise((r) => setTimeout(r, 500));
+    const m3 = cluster.startMinion('m3');
+    await m3.waitForOutput(/ready to receive requests/);
+    await m3.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    events.push(...out.trim().split('\n'));
+    assert.equal(events.length, 2, out);
+    assert.match(events[0]!, /^brine\/minion\/m3\/connected\t\{/);
+    assert.match(events[1]!, /^brine\/minion\/m3\/disconnected\t\{/);
+    const data = JSON.parse(events[1]!.split('\t')[1]!) as { reason: string; connectedForMs: number };
+    assert.equal(data.reason, 'shutdown', 'a stopped minion says goodbye');
+    assert.ok(data.connectedForMs >= 0);
+  });
+});
