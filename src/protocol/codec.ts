@@ -41,13 +41,17 @@ export function decodeMessage<M>(payload: Uint8Array, schemas: ReadonlyMap<strin
   const value = parsePayload(payload);
   if (!isPlainObject(value)) throw new BrineError('MESSAGE_INVALID', 'message is not a JSON object');
   const type = value['t'];
-  const schema = typeof type === 'string' ? schemas.get(type) : undefined;
+  if (typeof type !== 'string') {
+    // name only the kind: the value itself may be huge, and this message goes back to the peer
+    const kind = type === undefined ? 'missing' : type === null ? 'null' : Array.isArray(type) ? 'an array' : `a ${typeof type}`;
+    throw new BrineError('MESSAGE_INVALID', `message type "t" must be a string (it is ${kind})`, { details: { type: null } });
+  }
+  const schema = schemas.get(type);
   if (!schema) {
-    const shown = typeof type === 'string' ? JSON.stringify(type.slice(0, 40)) : String(type);
-    throw new BrineError('MESSAGE_INVALID', `unknown message type ${shown}`, { details: { type: typeof type === 'string' ? type.slice(0, 40) : null } });
+    throw new BrineError('MESSAGE_INVALID', `unknown message type ${JSON.stringify(type.slice(0, 40))}`, { details: { type: type.slice(0, 40) } });
   }
   const problem = schema.check(value, 'message');
-  if (problem) throw new BrineError('MESSAGE_INVALID', `invalid "${String(type)}" message: ${problem}`, { details: { type } });
+  if (problem) throw new BrineError('MESSAGE_INVALID', `invalid "${type}" message: ${problem}`, { details: { type } });
   return value as M;
 }
 

@@ -39,6 +39,7 @@ export class FrameDecoder {
   push(chunk: Uint8Array): Buffer[] {
     if (this.failed) throw this.failed;
     if (chunk.length > 0) {
+      // a view for now: whole frames in this chunk are cut out without copying
       this.chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
       this.buffered += chunk.length;
     }
@@ -53,6 +54,13 @@ export class FrameDecoder {
       if (this.buffered < FRAME_HEADER_BYTES + length) break;
       this.consume(FRAME_HEADER_BYTES);
       frames.push(this.consume(length));
+    }
+    // Whatever stays buffered must be ours: the caller may reuse its chunk's memory. Older
+    // chunks were copied on earlier calls, and FIFO consumption means only the tail of this
+    // one can remain, as the last entry.
+    if (chunk.length > 0 && this.buffered > 0) {
+      const last = this.chunks.length - 1;
+      this.chunks[last] = Buffer.from(this.chunks[last]!);
     }
     return frames;
   }

@@ -45,7 +45,8 @@ export interface ConnectionDeps {
   clock: Clock;
   logger: Logger;
   resolve(host: string): Promise<string>;
-  dial(address: string, port: number, onTcpConnected: () => void): Promise<Channel<MasterMessage, MinionMessage>>;
+  /** `signal` aborts when the attempt is abandoned (deadline or close), so a late dial stops. */
+  dial(address: string, port: number, onTcpConnected: () => void, signal?: AbortSignal): Promise<Channel<MasterMessage, MinionMessage>>;
   /** Throws MASTER_KEY_CHANGED / MASTER_FINGER_MISMATCH to refuse; pins on first contact. */
   trustMaster(master: { fingerprint: string; publicKeyPem: string }, endpoint: MasterEndpoint): void;
 }
@@ -53,6 +54,7 @@ export interface ConnectionDeps {
 export interface ConnectionOptions {
   id: string;
   agent: string;
+  /** Deadline for DNS plus dial, and again for the master's auth answer after the hello. */
   authTimeoutMs: number;
   heartbeatIntervalMs: number;
   heartbeatTimeoutMs: number;
@@ -84,6 +86,8 @@ export class MasterConnection {
   private stateValue: ConnectionState = 'resolving';
   private channel: Channel<MasterMessage, MinionMessage> | undefined;
   private heartbeat: HeartbeatMonitor | undefined;
+  private connectTimer: TimerHandle | undefined;
+  private readonly abandon = new AbortController();
   private authTimer: TimerHandle | undefined;
   private auth: Auth | undefined;
   private address: string | undefined;
@@ -117,6 +121,17 @@ export class MasterConnection {
   open(): void {
     if (this.started) throw new BrineError('INTERNAL', 'MasterConnection.open called twice; make a new connection instead');
     this.started = true;
+    // closed before it began: the outcome was already delivered, so dial nothing
+    if (this.isClosed()) return;
+    // DNS or a dialer that never answers must not wedge the attempt (and the link behind it)
+    this.connectTimer = this.deps.clock.setTimeout(() => {
+      const where = `${this.endpoint.host}:${this.endpoint.port}`;
+      if (this.stateValue === 'handshaking') {
+        this.fail(new BrineError('HANDSHAKE_TIMEOUT', `TLS handshake with master ${where} did not finish within ${this.opts.authTimeoutMs} ms`), 'handshake_timeout');
+      } else {
+        this.fail(new BrineError('CONNECT_FAILED', `could not ${this.stateValue === 'resolving' ? 'resolve' : 'connect to'} master ${where} within ${this.opts.authTimeoutMs} ms`), 'connect_failed');
+      }
+    }, this.opts.authTimeoutMs);
     this.run().catch((err: unknown) => this.fail(err));
   }
 
@@ -140,17 +155,35 @@ export class MasterConnection {
   }
 
   private async run(): Promise<void> {
-    const address = await this.deps.resolve(this.endpoint.host);
+    let address: string;
+    try {
+      address = await this.deps.resolve(this.endpoint.host);
+    } catch (err) {
+      // whatever the resolver throws, this attempt failed to connect (and is retried as such)
+      throw toBrineError(err, 'CONNECT_FAILED');
+    }
     if (this.isClosed()) return;
     this.address = address;
     this.move('connecting');
-    const channel = await this.deps.dial(address, this.endpoint.port, () => {
-      if (this.stateValue === 'connecting') this.move('handshaking');
-    });
+    let channel: Channel<MasterMessage, MinionMessage>;
+    try {
+      channel = await this.deps.dial(
+        address,
+        this.endpoint.port,
+        () => {
+          if (this.stateValue === 'connecting') this.move('handshaking');
+        },
+        this.abandon.signal,
+      );
+    } catch (err) {
+      throw toBrineError(err, 'CONNECT_FAILED');
+    }
     if (this.isClosed()) {
       channel.close('shutdown');
       return;
     }
+    this.connectTimer?.cancel();
+    this.connectTimer = undefined;
     if (this.stateValue === 'connecting') this.move('handshaking');
     this.channel = channel;
     channel.onClose((info) => this.finish(info.reason, info.error));
@@ -248,7 +281,19 @@ export class MasterConnection {
     const from = this.stateValue;
     if (!canTransition(from, to)) throw new BrineError('INTERNAL', `illegal connection transition ${from} -> ${to}`);
     this.stateValue = to;
-    this.events.onStateChange?.(from, to);
+    this.notify(() => this.events.onStateChange?.(from, to));
+  }
+
+  /**
+   * Runs an observer callback. The state has already changed, so a throw cannot undo it; it is
+   * logged and must never escape into the transport, a timer, or cost the owner its onClosed.
+   */
+  private notify(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.deps.logger.error({ err, master: `${this.endpoint.host}:${this.endpoint.port}` }, 'a connection event handler threw; carrying on');
+    }
   }
 
   /** Runs a callback so that anything it throws closes the connection instead of escaping. */
@@ -269,10 +314,12 @@ export class MasterConnection {
     if (this.stateValue === 'closed') return;
     const lastState = this.stateValue;
     this.stateValue = 'closed';
+    this.connectTimer?.cancel();
     this.authTimer?.cancel();
+    this.abandon.abort();
     this.heartbeat?.stop();
     this.channel?.close(reason, error);
-    this.events.onStateChange?.(lastState, 'closed');
+    this.notify(() => this.events.onStateChange?.(lastState, 'closed'));
     const outcome: ConnectionOutcome = {
       reason,
       wasReady: lastState === 'ready',
@@ -282,7 +329,7 @@ export class MasterConnection {
     if (error) outcome.error = error;
     if (this.auth) outcome.auth = this.auth;
     if (this.address) outcome.address = this.address;
-    this.events.onClosed(outcome);
+    this.notify(() => this.events.onClosed(outcome));
   }
 }
 

@@ -103,7 +103,7 @@ export class MasterLink {
     this.stateValue = 'connecting';
     this.attemptCount++;
     const conn = new MasterConnection(this.endpoint, this.deps, this.connOpts, {
-      onStateChange: (from, to) => this.events.onConnectionState?.(from, to),
+      onStateChange: (from, to) => this.safely(() => this.events.onConnectionState?.(from, to)),
       onReady: (c) => {
         if (this.conn !== c || this.stateValue === 'stopped') return;
         this.stateValue = 'ready';

@@ -1,0 +1,108 @@
+// One valid example of every message type, with the fields that may be absent and, per field,
+// values of the wrong shape that the schema must refuse. Shared by the codec tests.
+
+export const JID = '20240101000000123456';
+
+export interface Sample {
+  message: Record<string, unknown>;
+  optional: string[];
+  /** field -> values that must be refused */
+  bad: Record<string, unknown[]>;
+  /** Fields that take any JSON value, null included (a function may return None). */
+  anyJson?: string[];
+}
+
+export const MINION_SAMPLES: Sample[] = [
+  {
+    message: { t: 'hello', versions: [1, 2], id: 'web1', agent: 'brine/0.1.0' },
+    optional: [],
+    bad: { versions: ['1', [0], ['1'], [1.5], Array(33).fill(1)], id: [5, null, 'x'.repeat(1025)], agent: [true, 'a'.repeat(129)] },
+  },
+  {
+    message: { t: 'ping', seq: 0, rtt: 1.5 },
+    optional: ['rtt'],
+    bad: { seq: [-1, 1.5, '1', null], rtt: [-1, '2'] },
+  },
+  { message: { t: 'pong', seq: 7 }, optional: [], bad: { seq: ['7', -3, 2 ** 53] } },
+  {
+    message: { t: 'return', jid: JID, fun: 'test.ping', ret: { a: [1, null] }, retcode: 0, success: true, error: { code: 'EXEC_FAILED', message: 'boom' } },
+    optional: ['error'],
+    anyJson: ['ret'],
+    bad: { jid: ['123', 20240101000000123456, `${JID}0`], fun: [1, 'f'.repeat(257)], retcode: [0.5, '0'], success: ['true', 1], error: [{ code: 1, message: 'm' }, { code: 'X' }, 'X'] },
+  },
+  { message: { t: 'bye', reason: 'shutdown' }, optional: [], bad: { reason: [7, 'r'.repeat(65)] } },
+];
+
+export const MASTER_SAMPLES: Sample[] = [
+  {
+    message: {
+      t: 'auth',
+      status: 'accepted',
+      version: 1,
+      minVersion: 1,
+      code: 'OK',
+      message: 'welcome',
+      masterFingerprint: 'ab:cd:ef',
+      heartbeatInterval: 10,
+      heartbeatTimeout: 30,
+      retryAfter: 10,
+    },
+    optional: ['version', 'code', 'heartbeatInterval', 'heartbeatTimeout', 'retryAfter'],
+    bad: {
+      status: ['ok', 'ACCEPTED', 1],
+      version: [0, '1'],
+      minVersion: [0, 1.5],
+      code: [9, 'c'.repeat(65)],
+      message: [1, 'm'.repeat(4097)],
+      masterFingerprint: [null, 'f'.repeat(129)],
+      heartbeatInterval: [-1, '10'],
+      heartbeatTimeout: [-0.5],
+      retryAfter: [-1],
+    },
+  },
+  { message: { t: 'ping', seq: 3 }, optional: [], bad: { seq: [-1, 'x'] } },
+  { message: { t: 'pong', seq: 3 }, optional: [], bad: { seq: [1.25] } },
+  {
+    message: { t: 'job', jid: JID, fun: 'cmd.run', arg: ['ls', 1, { x: null }], kwarg: { cwd: '/', env: { A: '1' } }, tgt: ['a', 'b'], tgtType: 'list', timeout: 5 },
+    optional: ['timeout'],
+    bad: {
+      jid: ['abc'],
+      fun: ['test', '../x.y', 'a.b/c', 1, 'x.' + 'y'.repeat(300)],
+      arg: [{}, 'ls'],
+      kwarg: [[], 'x', null],
+      tgt: [5, [1], { a: 1 }],
+      tgtType: ['grain', 'GLOB'],
+      timeout: [-1, '5'],
+    },
+  },
+  { message: { t: 'ack', jid: JID }, optional: [], bad: { jid: [2024, ''] } },
+  { message: { t: 'error', code: 'MESSAGE_INVALID', message: 'bad' }, optional: [], bad: { code: [1, 'c'.repeat(65)], message: [{}, 'm'.repeat(4097)] } },
+  { message: { t: 'bye', reason: 'replaced' }, optional: [], bad: { reason: [false] } },
+];
+
+export const CONTROL_REQUEST_SAMPLES: Sample[] = [
+  {
+    message: { t: 'publish', tgt: 'web*', tgtType: 'glob', fun: 'test.ping', arg: [], kwarg: {}, timeout: 5, user: 'root' },
+    optional: ['timeout', 'user'],
+    bad: { tgt: [1, [2]], tgtType: ['compound'], fun: [1, 'f'.repeat(257)], arg: ['x', {}], kwarg: [null, [1]], timeout: [-1, 'soon'], user: [0] },
+  },
+  { message: { t: 'sessions' }, optional: [], bad: {} },
+  { message: { t: 'events', kinds: ['minion_connected', 'job_return'] }, optional: ['kinds'], bad: { kinds: ['minion_connected', ['nope'], Array(65).fill('job_return')] } },
+];
+
+export const CONTROL_REPLY_SAMPLES: Sample[] = [
+  { message: { t: 'published', jid: JID, minions: ['a'], notConnected: [], missing: ['z'] }, optional: [], bad: { minions: ['a'], notConnected: [[1]] } },
+  { message: { t: 'ret', jid: JID, minion: 'a', fun: 'test.ping', ret: true, retcode: 0, success: true }, optional: ['error'], anyJson: ['ret'], bad: { retcode: ['0'] } },
+  { message: { t: 'done', jid: JID, noResponse: ['b'] }, optional: [], bad: { noResponse: [null] } },
+  {
+    message: { t: 'sessions', sessions: [{ id: 'a', state: 'connected', remote: '10.0.0.1:5000', connectedSince: 1, lastSeen: 2, agent: 'x', protocol: 1, rttMs: 0.5, reconnects: 0 }] },
+    optional: [],
+    bad: { sessions: [[{ id: 'a', state: 'connected' }], [{ id: 'a', state: 'x', reconnects: 1.5 }]] },
+  },
+  { message: { t: 'error', code: 'X', message: 'y' }, optional: [], bad: { code: [1] } },
+  {
+    message: { t: 'event', tag: 'brine/minion/web1/connected', event: { kind: 'minion_connected', id: 'web1', remote: '10.0.0.1:5000', agent: 'x', at: 1 } },
+    optional: [],
+    bad: { tag: [1], event: [[], 'x'] },
+  },
+];
