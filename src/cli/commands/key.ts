@@ -136,7 +136,12 @@ async function remove(store: KeyStore, flags: KeyFlags, globs: string): Promise<
   return 0;
 }
 
-async function runKey(flags: KeyFlags): Promise<number> {
+async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<number> {
+  // `salt-key -F master` is how operators read the master's fingerprint (and what our own
+  // MASTER_FINGER_MISMATCH advice says), so -F and -P take an optional glob; nothing else does.
+  if (narrow !== undefined && !flags.fingerAll && !flags.printAll) {
+    throw new BrineError('USAGE', `unexpected argument '${narrow}': only -F and -P take a glob as an argument (e.g. 'brine key -F master'); the other actions take it after their flag (-a/-r/-d/-f/-p <glob>)`);
+  }
   const opts = masterOptions(flags);
   const store = new KeyStore(opts.pki_dir);
   store.ensureLayout();
@@ -149,10 +154,10 @@ async function runKey(flags: KeyFlags): Promise<number> {
   if (flags.delete !== undefined) return remove(store, flags, flags.delete);
   if (flags.deleteAll) return remove(store, flags, '*');
 
-  const finger = flags.finger ?? (flags.fingerAll ? '*' : undefined);
+  const finger = flags.finger ?? (flags.fingerAll ? (narrow ?? '*') : undefined);
   if (finger !== undefined) {
     const out: string[] = [];
-    if (flags.fingerAll || matches(finger, 'master')) {
+    if ((flags.fingerAll && narrow === undefined) || matches(finger, 'master')) {
       const master = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
       out.push('Local Keys:', `master.pem:  ${master.fingerprint}`, `master.pub:  ${master.fingerprint}`);
     }
@@ -163,7 +168,7 @@ async function runKey(flags: KeyFlags): Promise<number> {
     return 0;
   }
 
-  const print = flags.print ?? (flags.printAll ? '*' : undefined);
+  const print = flags.print ?? (flags.printAll ? (narrow ?? '*') : undefined);
   if (print !== undefined) {
     const body = listing(select(store, all, print), (state, id) => `${id}:  ${(store.read(state, id) ?? '').trim()}`);
     if (!body) throw new BrineError('KEY_NOT_FOUND', `The key glob '${print}' does not match any keys.`);
@@ -190,6 +195,7 @@ export function registerKey(program: Command): void {
   program
     .command('key')
     .description("manage minion keys (salt-key's flags)")
+    .argument('[glob]', 'with -F or -P only: limit to keys matching the glob (`brine key -F master` prints the master\'s own)')
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
     .option('-L, --list-all', 'list all keys (the default)')
     .option('-l, --list <arg>', 'list keys in one state: acc, pre, un, rej, den, all')
@@ -208,9 +214,9 @@ export function registerKey(program: Command): void {
     .option('--include-accepted', 'reject also accepted keys')
     .option('--include-denied', 'accept or reject also denied keys')
     .option('--include-all', 'include rejected, accepted and denied keys (deprecated in Salt)')
-    .action(async (flags: KeyFlags) => {
+    .action(async (narrow: string | undefined, flags: KeyFlags) => {
       try {
-        process.exitCode = await runKey(flags);
+        process.exitCode = await runKey(flags, narrow);
       } catch (err) {
         fail(err);
       }

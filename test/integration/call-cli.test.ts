@@ -1,0 +1,69 @@
+// `brine call` (salt-call --local) end to end: the real CLI with a minion config and no master.
+// Output format, the ID from the config, the function's retcode as the exit status, coded
+// argument errors, and --out json.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Cluster, runCli, type CliResult } from '../helpers/cluster.js';
+
+describe('brine call (salt-call --local)', () => {
+  let cluster: Cluster;
+  let call: (args: string[]) => Promise<CliResult>;
+
+  before(async () => {
+    cluster = await Cluster.create();
+    cluster.writeMinionConfig('callhost-dir', { id: 'callhost' });
+    call = (args) => runCli(['call', ...args, '-c', cluster.minionConfigDir('callhost-dir')]);
+  });
+  after(async () => {
+    await cluster.cleanup();
+  });
+
+  it('test.ping prints "local:" and True, exit 0', async () => {
+    const r = await call(['test.ping']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'local:\n    True\n');
+  });
+
+  it('grains.get id returns the id from the minion config', async () => {
+    const r = await call(['grains.get', 'id']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'local:\n    callhost\n');
+  });
+
+  it("exits with the function's retcode: cmd.retcode 'exit 3' exits 3", async () => {
+    const r = await call(['cmd.retcode', 'exit 3']);
+    assert.equal(r.code, 3, r.stderr);
+    assert.equal(r.stdout, 'local:\n    3\n');
+  });
+
+  it('a missing argument is BAD_ARGUMENTS on stderr, exit 1', async () => {
+    const r = await call(['test.echo']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^BAD_ARGUMENTS: test\.echo: missing required argument 'text'/m);
+    assert.match(r.stdout, /^local:\n/);
+  });
+
+  it('an unknown function is UNKNOWN_FUNCTION, exit 1', async () => {
+    const r = await call(['nosuch.thing']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, "local:\n    'nosuch.thing' is not available.\n");
+    assert.match(r.stderr, /^UNKNOWN_FUNCTION: /m);
+  });
+
+  it('--out json prints {"local": ...} with an indent of 4', async () => {
+    const r = await call(['test.echo', 'hello world', '--out', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '{\n    "local": "hello world"\n}\n');
+    const grains = await call(['grains.items', '--out', 'json']);
+    const parsed = JSON.parse(grains.stdout) as { local: Record<string, unknown> };
+    assert.equal(parsed.local['id'], 'callhost');
+  });
+
+  it('an unknown --out is a usage error (exit 64) naming the choices', async () => {
+    const r = await call(['test.ping', '--out', 'bogus']);
+    assert.equal(r.code, 64);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /unknown --out 'bogus': use one of nested, json, yaml, txt, raw/);
+  });
+});
