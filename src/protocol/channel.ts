@@ -16,6 +16,8 @@ export interface Channel<In, Out> {
   readonly remoteAddress: string;
   /** SHA-256 fingerprint of the peer's public key (empty on local control sockets). */
   readonly peerFingerprint: string;
+  /** The peer's public key as SPKI PEM (empty on local control sockets). */
+  readonly peerPublicKeyPem: string;
   readonly closed: boolean;
   /** Queues a message; returns false when the channel is closed (the message is dropped). */
   send(message: Out): boolean;

@@ -11,6 +11,7 @@ export const DEFAULT_MAX_WRITE_BUFFER = 32 * 1024 * 1024;
 export interface FramedSocketOptions {
   remoteAddress: string;
   peerFingerprint: string;
+  peerPublicKeyPem?: string;
   maxFrame: number;
   schemas: ReadonlyMap<string, Schema<unknown>>;
   maxWriteBuffer?: number;
@@ -19,6 +20,7 @@ export interface FramedSocketOptions {
 export class FramedSocket<In, Out extends { t: string }> implements Channel<In, Out> {
   readonly remoteAddress: string;
   readonly peerFingerprint: string;
+  readonly peerPublicKeyPem: string;
   private readonly decoder: FrameDecoder;
   private readonly schemas: ReadonlyMap<string, Schema<unknown>>;
   private readonly maxWriteBuffer: number;
@@ -30,6 +32,7 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
   constructor(private readonly socket: Duplex & { writableLength: number; destroyed: boolean }, opts: FramedSocketOptions) {
     this.remoteAddress = opts.remoteAddress;
     this.peerFingerprint = opts.peerFingerprint;
+    this.peerPublicKeyPem = opts.peerPublicKeyPem ?? '';
     this.decoder = new FrameDecoder(opts.maxFrame);
     this.schemas = opts.schemas;
     this.maxWriteBuffer = opts.maxWriteBuffer ?? DEFAULT_MAX_WRITE_BUFFER;

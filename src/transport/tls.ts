@@ -19,9 +19,10 @@ export function createIdentityContext(identity: TlsIdentity): tls.SecureContext 
   return tls.createSecureContext({ key: identity.privateKeyPem, cert: identity.certPem, minVersion: 'TLSv1.3' });
 }
 
-function peerFingerprintOf(socket: tls.TLSSocket): string | undefined {
+function peerKeyOf(socket: tls.TLSSocket): { fp: string; pem: string } | undefined {
   const cert = socket.getPeerX509Certificate();
-  return cert ? fingerprint(cert.publicKey) : undefined;
+  if (!cert) return undefined;
+  return { fp: fingerprint(cert.publicKey), pem: cert.publicKey.export({ type: 'spki', format: 'pem' }) as string };
 }
 
 export function formatAddress(address: string | undefined, port: number | undefined): string {
@@ -74,14 +75,14 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   });
   server.on('secureConnection', (socket: tls.TLSSocket) => {
     const remote = formatAddress(socket.remoteAddress, socket.remotePort);
-    const fp = peerFingerprintOf(socket);
-    if (!fp) {
+    const peer = peerKeyOf(socket);
+    if (!peer) {
       opts.onRefused?.(remote, new BrineError('NO_CLIENT_CERT', `connection from ${remote} presented no client certificate`));
       socket.destroy();
       return;
     }
     const raw = (socket as unknown as { _parent?: net.Socket })._parent ?? (socket as unknown as net.Socket);
-    const channel = new FramedSocket<In, Out>(socket, { remoteAddress: remote, peerFingerprint: fp, maxFrame: opts.preauthMaxFrame, schemas: opts.schemas });
+    const channel = new FramedSocket<In, Out>(socket, { remoteAddress: remote, peerFingerprint: peer.fp, peerPublicKeyPem: peer.pem, maxFrame: opts.preauthMaxFrame, schemas: opts.schemas });
     opts.onChannel(channel, raw);
   });
   server.on('tlsClientError', (err: Error & { code?: string }, socket: tls.TLSSocket) => {
@@ -163,8 +164,8 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
       socket.once('error', (err: Error) => fail(new BrineError('TLS_ERROR', `TLS handshake with ${target} failed: ${err.message}`, { cause: err })));
       socket.once('secureConnect', () => {
         if (settled) return;
-        const fp = peerFingerprintOf(socket);
-        if (!fp) {
+        const peer = peerKeyOf(socket);
+        if (!peer) {
           fail(new BrineError('TLS_ERROR', `${target} presented no certificate`));
           return;
         }
@@ -173,7 +174,7 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
         socket.removeAllListeners('error');
         // errors now surface through the channel's close reason, never as an uncaught event
         raw.on('error', () => undefined);
-        const channel = new FramedSocket<In, Out>(socket, { remoteAddress: target, peerFingerprint: fp, maxFrame: opts.maxFrame, schemas: opts.schemas });
+        const channel = new FramedSocket<In, Out>(socket, { remoteAddress: target, peerFingerprint: peer.fp, peerPublicKeyPem: peer.pem, maxFrame: opts.maxFrame, schemas: opts.schemas });
         resolve({ channel, raw });
       });
     });
