@@ -6,6 +6,7 @@ import { registerCall } from './commands/call.js';
 import { registerConfig } from './commands/config.js';
 import { registerDaemons } from './commands/daemons.js';
 import { registerEvents } from './commands/events.js';
+import { registerJobs } from './commands/jobs.js';
 import { registerKey } from './commands/key.js';
 import { registerMinions } from './commands/minions.js';
 import { registerRun } from './commands/run.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerConfig(program);
   registerMinions(program);
   registerEvents(program);
+  registerJobs(program);
   return program;
 }
 

@@ -1,7 +1,7 @@
 // The master's control socket: the CLI's only way in. Requests are dispatched through an
 // explicit Map of operations; anything else is answered with UNKNOWN_METHOD.
 
-import { toBrineError } from '../util/errors.js';
+import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { CONTROL_REQUESTS, type ControlReply, type ControlRequest, type EventsRequest, type PublishRequest, type SessionsRequest } from '../protocol/index.js';
 import { listenUnix, type FramedSocket, type UnixListener } from '../transport/index.js';
@@ -53,10 +53,10 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     channel.onMessage((req) => {
       const handler = handlers.get(req.t) as Handler<ControlRequest> | undefined;
       try {
-        if (!handler) throw new Error(`unknown control operation`);
+        if (!handler) throw new BrineError('UNKNOWN_METHOD', `unknown control operation "${req.t}"`);
         handler(req, channel);
       } catch (err) {
-        const e = toBrineError(err, 'UNKNOWN_METHOD');
+        const e = toBrineError(err);
         if (e.code === 'INTERNAL') deps.logger.error({ err: e }, 'control request failed');
         channel.send({ t: 'error', code: e.code, message: e.message });
         channel.close('shutdown');

@@ -1,0 +1,93 @@
+// `brine jobs list|show JID`: the master's job cache (Salt's jobs.list_jobs / jobs.lookup_jid),
+// read straight from the SQLite file, so returns that arrived after the CLI stopped waiting show.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Command } from 'commander';
+import { JobCache, assertJid } from '../../jobs/index.js';
+import { BrineError } from '../../util/errors.js';
+import { fail, masterOptions, type ConfigFlags } from '../common.js';
+import { formatReturn, outputterNames, type Outputter } from '../output/index.js';
+
+interface JobsFlags extends ConfigFlags {
+  out?: string;
+  limit?: string;
+  color?: boolean;
+}
+
+function openCache(flags: JobsFlags): JobCache {
+  const opts = masterOptions(flags);
+  const file = path.join(opts.cachedir, 'jobs.sqlite');
+  if (!fs.existsSync(file)) throw new BrineError('MASTER_UNREACHABLE', `no job cache at ${file}: has the master run with this configuration?`);
+  return JobCache.open(file, { keepJobsSeconds: 0 });
+}
+
+function outputter(flags: JobsFlags): Outputter {
+  const out = (flags.out ?? 'nested') as Outputter;
+  if (!outputterNames().includes(out)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
+  return out;
+}
+
+function show(jid: string, flags: JobsFlags): number {
+  assertJid(jid);
+  const out = outputter(flags);
+  const cache = openCache(flags);
+  try {
+    const job = cache.getJob(jid);
+    if (!job) throw new BrineError('KEY_NOT_FOUND', `no job ${jid} in the job cache (it may have expired: keep_jobs_seconds)`);
+    const color = flags.color !== false && process.stdout.isTTY === true && !process.env['NO_COLOR'];
+    const returns = cache.getReturns(jid);
+    for (const r of returns) process.stdout.write(`${formatReturn(out, r.minion, r.return, { color, retcodes: { [r.minion]: r.retcode } })}\n`);
+    const missing = job.minions.filter((m) => !returns.some((r) => r.minion === m));
+    for (const m of missing) process.stdout.write(`${formatReturn(out, m, 'Minion did not return. [No response]', { color, retcodes: { [m]: 1 } })}\n`);
+    return returns.length === 0 ? 2 : missing.length > 0 || returns.some((r) => r.retcode !== 0) ? 1 : 0;
+  } finally {
+    cache.close();
+  }
+}
+
+function list(flags: JobsFlags): number {
+  const limit = flags.limit === undefined ? 50 : Number(flags.limit);
+  const cache = openCache(flags);
+  try {
+    const jobs = cache.listJobs({ limit });
+    for (const j of jobs) {
+      const returned = cache.getReturns(j.jid).length;
+      const tgt = Array.isArray(j.tgt) ? j.tgt.join(',') : j.tgt;
+      process.stdout.write(`${j.jid}  ${new Date(j.startedAt).toISOString()}  ${j.fun}  ${j.tgtType}:${tgt}  returned ${returned}/${j.minions.length}\n`);
+    }
+    return 0;
+  } finally {
+    cache.close();
+  }
+}
+
+export function registerJobs(program: Command): void {
+  const jobs = program.command('jobs').description("the master's job cache (Salt's jobs runner)");
+  jobs
+    .command('list')
+    .description('recent jobs, newest first: jid, start time, function, target, returns')
+    .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('--limit <n>', 'how many jobs (default 50)')
+    .action((flags: JobsFlags) => {
+      try {
+        process.exitCode = list(flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+  jobs
+    .command('show')
+    .description('the returns of one job, including those that arrived after the CLI stopped waiting')
+    .argument('<jid>', 'the job id (20 digits)')
+    .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('--out <outputter>', 'nested (default), json, yaml, txt or raw')
+    .option('--no-color', 'never colour the output')
+    .action((jid: string, flags: JobsFlags & { color?: boolean }) => {
+      try {
+        process.exitCode = show(jid, flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+}
