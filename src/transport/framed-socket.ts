@@ -112,7 +112,16 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
         this.close('protocol_error', e);
         return;
       }
-      for (const h of this.messageHandlers) h(message);
+      // a throwing handler must not escape into the socket's 'data' event (that would be an
+      // uncaught exception, taking the whole daemon down): it closes this channel instead
+      for (const h of this.messageHandlers) {
+        try {
+          h(message);
+        } catch (err) {
+          this.close('internal_error', err instanceof Error ? err : new Error(String(err)));
+          return;
+        }
+      }
     }
   }
 
@@ -130,6 +139,14 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
     const handlers = this.closeHandlers;
     this.closeHandlers = [];
     this.messageHandlers = [];
-    for (const h of handlers) h(this.closeInfo);
+    for (const h of handlers) {
+      try {
+        h(this.closeInfo);
+      } catch (err) {
+        // every owner must hear about the close; this may run inside a socket event, where a
+        // throw would crash the process, so the failure is reported as a warning instead
+        process.emitWarning(err instanceof Error ? err : new Error(String(err)), { code: 'BRINE_CLOSE_HANDLER' });
+      }
+    }
   }
 }

@@ -87,9 +87,14 @@ export function applySocketOptions(socket: Socket, opts: KeepaliveOptions): void
   if (!opts.enabled) {
     socket.setKeepAlive(false);
   } else {
+    // Node's setKeepAlive with a delay also forces TCP_KEEPINTVL=1 s and TCP_KEEPCNT=10 (libuv);
+    // Salt's -1 means "the OS default", so remember what the socket had and put it back.
+    const before = opts.intervalSeconds > 0 && opts.count > 0 ? undefined : { intervalMs: nk().getKeepAliveInterval(socket), count: nk().getKeepAliveProbes(socket) };
     socket.setKeepAlive(true, opts.idleSeconds > 0 ? opts.idleSeconds * 1000 : 0);
-    if (opts.intervalSeconds > 0) nk().setKeepAliveInterval(socket, opts.intervalSeconds * 1000);
-    if (opts.count > 0) nk().setKeepAliveProbes(socket, opts.count);
+    const intervalMs = opts.intervalSeconds > 0 ? opts.intervalSeconds * 1000 : before!.intervalMs;
+    const count = opts.count > 0 ? opts.count : before!.count;
+    nk().setKeepAliveInterval(socket, intervalMs);
+    nk().setKeepAliveProbes(socket, count);
   }
   if (opts.userTimeoutMs > 0) nk().setUserTimeout(socket, opts.userTimeoutMs);
 }

@@ -124,6 +124,8 @@ export interface TlsDialOptions {
   schemas: ReadonlyMap<string, Schema<unknown>>;
   /** Called when TCP is up and the TLS handshake starts. */
   onTcpConnected?(): void;
+  /** Abandons the attempt (the caller gave up): sockets are destroyed, the promise rejects. */
+  signal?: AbortSignal;
 }
 
 export interface DialedChannel<In, Out extends { t: string }> {
@@ -137,10 +139,12 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
     let tlsSocket: tls.TLSSocket | undefined;
     const raw = net.connect({ host: opts.host, port: opts.port });
     const target = formatAddress(opts.host, opts.port);
+    const onAbort = () => fail(new BrineError('CONNECT_FAILED', `connection attempt to ${target} abandoned`));
     const fail = (err: BrineError) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
       tlsSocket?.destroy();
       raw.destroy();
       reject(err);
@@ -149,6 +153,8 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
       const phase = tlsSocket ? 'TLS handshake' : 'TCP connect';
       fail(new BrineError(tlsSocket ? 'HANDSHAKE_TIMEOUT' : 'CONNECT_FAILED', `${phase} to ${target} did not finish within ${opts.timeoutMs} ms`));
     }, opts.timeoutMs);
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener('abort', onAbort, { once: true });
     raw.once('error', (err: NodeJS.ErrnoException) => {
       fail(new BrineError(tlsSocket ? 'TLS_ERROR' : 'CONNECT_FAILED', `connection to ${target} failed: ${err.code ?? err.message}`, { cause: err }));
     });
@@ -171,6 +177,7 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
         }
         settled = true;
         clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
         socket.removeAllListeners('error');
         // errors now surface through the channel's close reason, never as an uncaught event
         raw.on('error', () => undefined);

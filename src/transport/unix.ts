@@ -26,7 +26,12 @@ export async function listenUnix<In, Out extends { t: string }>(
   } catch (err) {
     throw new BrineError('LISTEN_FAILED', `cannot create sock_dir ${dir}: ${(err as Error).message}`, { cause: err });
   }
-  if (fs.existsSync(socketPath)) {
+  const existing = fs.lstatSync(socketPath, { throwIfNoEntry: false });
+  if (existing) {
+    // only ever remove a socket: a regular file here means sock_dir points somewhere wrong
+    if (!existing.isSocket()) {
+      throw new BrineError('LISTEN_FAILED', `${socketPath} exists and is not a socket; refusing to replace it (check sock_dir)`);
+    }
     if (await socketAnswers(socketPath)) {
       throw new BrineError('LISTEN_FAILED', `control socket ${socketPath} is in use: another master is running with this sock_dir`);
     }

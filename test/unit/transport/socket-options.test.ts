@@ -1,0 +1,45 @@
+// Salt's tcp_keepalive* options and TCP_USER_TIMEOUT, applied to real loopback sockets and read
+// back from the kernel (design.md: "a test reads them back from the socket").
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { applySocketOptions, keepaliveFromConfig, readSocketOptions, type KeepaliveOptions } from '../../../src/transport/index.js';
+import { tcpPair } from './helpers.js';
+
+const ON: KeepaliveOptions = { enabled: true, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 20_000 };
+
+test('enabled options are in force in the kernel, each in its own slot', async (t) => {
+  const { client, server } = await tcpPair(t);
+  applySocketOptions(client, ON);
+  assert.deepEqual(readSocketOptions(client), { keepalive: true, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 20_000 });
+  // the accepted side too (the master applies them to every incoming socket)
+  applySocketOptions(server, { enabled: true, idleSeconds: 120, intervalSeconds: 7, count: 3, userTimeoutMs: 9_000 });
+  assert.deepEqual(readSocketOptions(server), { keepalive: true, idleSeconds: 120, intervalSeconds: 7, count: 3, userTimeoutMs: 9_000 });
+});
+
+test('tcp_keepalive false turns keepalive off, even on a socket that had it on', async (t) => {
+  const { client } = await tcpPair(t);
+  applySocketOptions(client, ON);
+  assert.equal(readSocketOptions(client).keepalive, true);
+  applySocketOptions(client, { ...ON, enabled: false, userTimeoutMs: 0 });
+  assert.equal(readSocketOptions(client).keepalive, false);
+});
+
+test('-1 for cnt/intvl keeps the OS defaults (Salt semantics) while idle still applies', async (t) => {
+  const { client, server } = await tcpPair(t);
+  const defaults = readSocketOptions(server); // untouched socket: the kernel's defaults
+  applySocketOptions(client, { enabled: true, idleSeconds: 45, intervalSeconds: -1, count: -1, userTimeoutMs: 0 });
+  // (Node's setKeepAlive alone would leave 1 s and 10 probes here)
+  assert.deepEqual(readSocketOptions(client), { keepalive: true, idleSeconds: 45, intervalSeconds: defaults.intervalSeconds, count: defaults.count, userTimeoutMs: defaults.userTimeoutMs });
+  // one of the two set, the other left alone
+  applySocketOptions(server, { enabled: true, idleSeconds: 30, intervalSeconds: 4, count: -1, userTimeoutMs: 0 });
+  const got = readSocketOptions(server);
+  assert.equal(got.intervalSeconds, 4);
+  assert.equal(got.count, defaults.count);
+});
+
+test('keepaliveFromConfig maps Salt names and derives the user timeout from heartbeat_timeout', () => {
+  const base = { tcp_keepalive: true, tcp_keepalive_idle: 200, tcp_keepalive_cnt: 4, tcp_keepalive_intvl: 15, tcp_user_timeout: 0, heartbeat_timeout: 30 };
+  assert.deepEqual(keepaliveFromConfig(base), { enabled: true, idleSeconds: 200, count: 4, intervalSeconds: 15, userTimeoutMs: 30_000 });
+  assert.equal(keepaliveFromConfig({ ...base, tcp_user_timeout: 12_345 }).userTimeoutMs, 12_345);
+});

@@ -1,0 +1,234 @@
+// listenTls/dialTls with real Ed25519 identities on loopback: mutual TLS 1.3, fingerprints on
+// both sides, socket options on both raw sockets, and what happens to clients that are not TLS.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as net from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadOrCreateIdentity, type Identity } from '../../../src/pki/index.js';
+import { MASTER_MESSAGES, MINION_MESSAGES, type MasterMessage, type MinionMessage } from '../../../src/protocol/index.js';
+import {
+  createIdentityContext,
+  dialTls,
+  listenTls,
+  readSocketOptions,
+  type FramedSocket,
+  type KeepaliveOptions,
+  type TlsListener,
+} from '../../../src/transport/index.js';
+import { isBrineError, type BrineError } from '../../../src/util/errors.js';
+import { collect, freePort, within } from './helpers.js';
+
+const SOCKET_OPTS: KeepaliveOptions = { enabled: true, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 20_000 };
+
+let dir: string;
+let master: Identity;
+let minion: Identity;
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'brine-'));
+  master = await loadOrCreateIdentity({ pkiDir: join(dir, 'master'), name: 'master', commonName: 'salt' });
+  minion = await loadOrCreateIdentity({ pkiDir: join(dir, 'minion'), name: 'minion', commonName: 'web1' });
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Server {
+  listener: TlsListener;
+  channels: Array<{ channel: FramedSocket<MinionMessage, MasterMessage>; raw: net.Socket }>;
+  refused: Array<{ remote: string; error: BrineError }>;
+  nextChannel(): Promise<{ channel: FramedSocket<MinionMessage, MasterMessage>; raw: net.Socket }>;
+  nextRefusal(): Promise<{ remote: string; error: BrineError }>;
+}
+
+async function startServer(t: import('node:test').TestContext): Promise<Server> {
+  const channels: Server['channels'] = [];
+  const refused: Server['refused'] = [];
+  const channelWaiters: Array<(c: Server['channels'][number]) => void> = [];
+  const refusalWaiters: Array<(r: Server['refused'][number]) => void> = [];
+  const listener = await listenTls<MinionMessage, MasterMessage>({
+    host: '127.0.0.1',
+    port: 0,
+    identity: master,
+    handshakeTimeoutMs: 300,
+    preauthMaxFrame: 64 * 1024,
+    socketOptions: SOCKET_OPTS,
+    schemas: MINION_MESSAGES,
+    onChannel: (channel, raw) => {
+      const c = { channel, raw };
+      channels.push(c);
+      channelWaiters.shift()?.(c);
+    },
+    onRefused: (remote, error) => {
+      const r = { remote, error };
+      refused.push(r);
+      refusalWaiters.shift()?.(r);
+    },
+  });
+  t.after(() => listener.close());
+  return {
+    listener,
+    channels,
+    refused,
+    nextChannel: () => within(3_000, 'a channel', (done) => channelWaiters.push(done)),
+    nextRefusal: () => within(3_000, 'a refusal', (done) => refusalWaiters.push(done)),
+  };
+}
+
+function dial(port: number, timeoutMs = 3_000, onTcpConnected?: () => void) {
+  return dialTls<MasterMessage, MinionMessage>({
+    host: '127.0.0.1',
+    port,
+    secureContext: createIdentityContext(minion),
+    timeoutMs,
+    socketOptions: SOCKET_OPTS,
+    maxFrame: 64 * 1024,
+    schemas: MASTER_MESSAGES,
+    ...(onTcpConnected ? { onTcpConnected } : {}),
+  });
+}
+
+test('mutual TLS: each side sees the other by key fingerprint, messages flow, options are set on both raw sockets', async (t) => {
+  const server = await startServer(t);
+  let tcpUp = 0;
+  const accepted = server.nextChannel();
+  const { channel: client, raw: clientRaw } = await dial(server.listener.port, 3_000, () => tcpUp++);
+  t.after(() => client.close('shutdown'));
+  const { channel: serverSide, raw: serverRaw } = await accepted;
+  assert.equal(tcpUp, 1);
+  assert.equal(serverSide.peerFingerprint, minion.fingerprint);
+  assert.equal(client.peerFingerprint, master.fingerprint);
+  assert.equal(serverSide.peerPublicKeyPem, minion.publicKeyPem);
+  assert.equal(client.peerPublicKeyPem, master.publicKeyPem);
+  assert.match(serverSide.remoteAddress, /^127\.0\.0\.1:\d+$/);
+
+  const hello = within<MinionMessage>(2_000, 'hello', (done) => serverSide.onMessage(done));
+  client.send({ t: 'hello', versions: [1], id: 'web1', agent: 'test' });
+  assert.deepEqual(await hello, { t: 'hello', versions: [1], id: 'web1', agent: 'test' });
+  const reply = within<MasterMessage>(2_000, 'auth', (done) => client.onMessage(done));
+  serverSide.send({ t: 'auth', status: 'accepted', version: 1, minVersion: 1, message: 'ok', masterFingerprint: master.fingerprint });
+  assert.equal((await reply).t, 'auth');
+
+  const expected = { keepalive: true, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 20_000 };
+  assert.deepEqual(readSocketOptions(serverRaw), expected);
+  assert.deepEqual(readSocketOptions(clientRaw), expected);
+});
+
+test('the pre-auth frame limit applies on the listener side', async (t) => {
+  const server = await startServer(t);
+  const accepted = server.nextChannel();
+  const { channel: client } = await dial(server.listener.port);
+  t.after(() => client.close('shutdown'));
+  const { channel: serverSide } = await accepted;
+  const closed = within<string>(2_000, 'close', (done) => serverSide.onClose((i) => done(i.reason)));
+  client.send({ t: 'hello', versions: [1], id: 'x'.repeat(1024), agent: 'a'.repeat(128) } as MinionMessage);
+  client.send({ t: 'bye', reason: 'z'.repeat(70_000) });
+  assert.equal(await closed, 'frame_too_large');
+});
+
+test('non-TLS bytes: onRefused with TLS_ERROR, the client is dropped, and the next real client is served', async (t) => {
+  const server = await startServer(t);
+  const refusal = server.nextRefusal();
+  const plain = net.connect({ host: '127.0.0.1', port: server.listener.port });
+  plain.on('error', () => undefined);
+  t.after(() => plain.destroy());
+  const gone = collect(plain);
+  plain.write('GET / HTTP/1.1\r\nHost: salt\r\n\r\n');
+  const { remote, error } = await refusal;
+  assert.ok(isBrineError(error, 'TLS_ERROR'), error.code);
+  assert.match(remote, /^127\.0\.0\.1:\d+$/);
+  await within(2_000, 'plain client dropped', (done) => void gone.then(done));
+  assert.equal(server.channels.length, 0);
+
+  const accepted = server.nextChannel();
+  const { channel: client } = await dial(server.listener.port);
+  t.after(() => client.close('shutdown'));
+  assert.equal((await accepted).channel.peerFingerprint, minion.fingerprint);
+});
+
+test('a TCP client that never starts TLS is dropped after handshakeTimeoutMs (300 ms)', async (t) => {
+  const server = await startServer(t);
+  const refusal = server.nextRefusal();
+  const started = Date.now();
+  const idle = net.connect({ host: '127.0.0.1', port: server.listener.port });
+  idle.on('error', () => undefined);
+  t.after(() => idle.destroy());
+  const closedAt = within<number>(3_000, 'idle client dropped', (done) => idle.once('close', () => done(Date.now())));
+  const { error } = await refusal;
+  assert.ok(isBrineError(error, 'HANDSHAKE_TIMEOUT'), error.code);
+  const elapsed = (await closedAt) - started;
+  assert.ok(elapsed >= 250 && elapsed < 2_000, `dropped after ${elapsed} ms`);
+});
+
+test('dialTls to a port where nothing listens: CONNECT_FAILED', async () => {
+  const port = await freePort();
+  await assert.rejects(dial(port), (err: unknown) => isBrineError(err, 'CONNECT_FAILED'));
+});
+
+test('dialTls to a server that never speaks TLS: HANDSHAKE_TIMEOUT after timeoutMs', async (t) => {
+  const sockets = new Set<net.Socket>();
+  const mute = net.createServer((s) => sockets.add(s));
+  await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    mute.close();
+  });
+  const started = Date.now();
+  await assert.rejects(dial((mute.address() as net.AddressInfo).port, 300), (err: unknown) => isBrineError(err, 'HANDSHAKE_TIMEOUT'));
+  const elapsed = Date.now() - started;
+  assert.ok(elapsed >= 250 && elapsed < 2_000, `gave up after ${elapsed} ms`);
+});
+
+test('dialTls stops when its signal aborts (an abandoned attempt does not linger)', async (t) => {
+  const sockets = new Set<net.Socket>();
+  const mute = net.createServer((s) => sockets.add(s));
+  await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    mute.close();
+  });
+  const abort = new AbortController();
+  const attempt = dialTls<MasterMessage, MinionMessage>({
+    host: '127.0.0.1',
+    port: (mute.address() as net.AddressInfo).port,
+    secureContext: createIdentityContext(minion),
+    timeoutMs: 10_000,
+    socketOptions: SOCKET_OPTS,
+    maxFrame: 1024,
+    schemas: MASTER_MESSAGES,
+    signal: abort.signal,
+  });
+  const serverSocket = await within<net.Socket>(2_000, 'tcp accept', (done) => mute.once('connection', done));
+  const peerGone = within(2_000, 'socket closed by the dialer', (done) => serverSocket.once('close', () => done(undefined)));
+  abort.abort();
+  await assert.rejects(attempt, (err: unknown) => isBrineError(err, 'CONNECT_FAILED'));
+  await peerGone;
+});
+
+test('listenTls on a port in use: LISTEN_FAILED', async (t) => {
+  const server = await startServer(t);
+  await assert.rejects(
+    listenTls({
+      host: '127.0.0.1',
+      port: server.listener.port,
+      identity: master,
+      handshakeTimeoutMs: 300,
+      preauthMaxFrame: 1024,
+      socketOptions: SOCKET_OPTS,
+      schemas: MINION_MESSAGES,
+      onChannel: () => undefined,
+    }),
+    (err: unknown) => isBrineError(err, 'LISTEN_FAILED'),
+  );
+});
+
+test('closing the listener drops its live connections', async (t) => {
+  const server = await startServer(t);
+  const accepted = server.nextChannel();
+  const { channel: client } = await dial(server.listener.port);
+  await accepted;
+  const closed = within<string>(2_000, 'client close', (done) => client.onClose((i) => done(i.reason)));
+  await server.listener.close();
+  assert.ok(['peer_closed', 'reset'].includes(await closed));
+});
