@@ -257,7 +257,7 @@ export class ReturnQueue {
       return;
     }
     const loaded: string[] = [];
-    for (const name of names.sort()) {
+    for (const name of names) {
       if (name.endsWith(TMP_SUFFIX) && name.startsWith('.')) {
         ignore(() => this.fs.unlinkSync(path.join(this.dir, name))); // a write cut short by a crash
         continue;
@@ -269,7 +269,7 @@ export class ReturnQueue {
       this.entries.set(ret.jid, { ret, queuedAt });
       loaded.push(ret.jid);
     }
-    this.order.push(...loaded); // names sorted, and each name is its jid: already in jid order
+    this.order.push(...loaded.sort()); // each name is its jid, so this is jid (= time) order
     // return_queue_max may have been lowered since the last run
     while (this.entries.size > this.max) {
       const oldest = this.order[0]!;
