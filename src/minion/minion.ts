@@ -9,7 +9,7 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
-import { MASTER_MESSAGES, type Job, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
+import { MASTER_MESSAGES, type Job, type MasterMessage, type MinionMessage } from '../protocol/index.js';
 import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createIdentityContext, dialTls, keepaliveFromConfig } from '../transport/index.js';
 import { MasterLink, type ConnectionDeps, type MasterEndpoint } from '../session/index.js';
@@ -18,6 +18,8 @@ import { BRINE_VERSION, collectGrains, createDefaultRegistry, type Grains, type 
 import { JobRunner } from './job-runner.js';
 import { MasterPin } from './master-pin.js';
 import { resolveMinionId, type ResolvedId } from './minion-id.js';
+import { ReturnQueue } from './return-queue.js';
+import { isJid } from '../jobs/index.js';
 
 export interface MinionRuntime {
   clock?: Clock;
@@ -47,7 +49,6 @@ class RecentJids {
 
 export class Minion {
   readonly links: MasterLink[] = [];
-  private readonly unacked = new Map<string, Return>();
   private readonly recent = new RecentJids(1000);
   private grainsCache: Grains = {};
   private stopped = false;
@@ -61,6 +62,8 @@ export class Minion {
     private readonly clock: Clock,
     registry: ModuleRegistry,
     private readonly runtime: MinionRuntime,
+    /** Returns kept on disk until a master acknowledges them. */
+    readonly returns: ReturnQueue,
   ) {
     this.runner = new JobRunner({ registry, minionId: resolvedId.id, grains: () => this.grainsCache, config: opts, logger });
   }
@@ -83,7 +86,9 @@ export class Minion {
     assertValidMinionId(resolved.id);
     logger.info({ id: resolved.id, source: resolved.source }, `minion ID is ${resolved.id} (from ${resolved.source})`);
     const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'minion', commonName: resolved.id });
-    const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, createDefaultRegistry(), runtime);
+    const returns = ReturnQueue.open(path.join(opts.cachedir, 'returns'), { max: opts.return_queue_max, logger });
+    if (returns.size > 0) logger.info({ pending: returns.size }, `${returns.size} returns from before the restart will be sent once a master is connected`);
+    const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, createDefaultRegistry(), runtime, returns);
     minion.grainsCache = await collectGrains({ id: resolved.id, configGrains: opts.grains as Record<string, unknown> | undefined });
     minion.connect();
     return minion;
@@ -91,7 +96,7 @@ export class Minion {
 
   /** Returns not yet acknowledged by any master. */
   get pendingReturns(): number {
-    return this.unacked.size;
+    return this.returns.size;
   }
 
   stop(): void {
@@ -162,10 +167,10 @@ export class Minion {
         {
           onReady: (conn) => {
             logger.info({ master: `${endpoint.host}:${endpoint.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${endpoint.host}`);
-            for (const ret of this.unacked.values()) link.send(ret);
+            for (const ret of this.returns.pending()) link.send(ret);
           },
           onMessage: (m) => {
-            if (m.t === 'ack') this.unacked.delete(m.jid);
+            if (m.t === 'ack') this.returns.ack(m.jid);
             else this.onJob(m, link);
           },
           onFatal: (err) => this.onFatal(err),
@@ -179,25 +184,19 @@ export class Minion {
   private onJob(job: Job, link: MasterLink): void {
     // the minion re-checks the target itself, as in Salt, and runs a jid only once
     if (!minionMatches(job.tgt, job.tgtType, this.id)) return;
+    if (!isJid(job.jid)) {
+      this.logger.warn({ jid: job.jid, fun: job.fun }, 'ignored a job whose jid is not a valid timestamp jid');
+      return;
+    }
     if (!this.recent.add(job.jid)) return;
     void this.runner
       .run(job)
       .then((ret) => {
         if (this.stopped) return;
-        this.keep(ret);
+        this.returns.add(ret);
         if (!link.send(ret)) for (const other of this.links) if (other !== link && other.send(ret)) break;
       })
       .catch((err: unknown) => this.logger.error({ err, jid: job.jid }, 'job runner failed'));
-  }
-
-  private keep(ret: Return): void {
-    const max = this.opts.return_queue_max;
-    if (this.unacked.size >= max) {
-      const oldest = this.unacked.keys().next().value as string;
-      this.unacked.delete(oldest);
-      this.logger.warn({ dropped: oldest, max }, `return queue full (return_queue_max=${max}); dropped the oldest unacknowledged return ${oldest}`);
-    }
-    this.unacked.set(ret.jid, ret);
   }
 
   private onFatal(err: BrineError): void {
