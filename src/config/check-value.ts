@@ -22,14 +22,14 @@ export function checkValue(spec: OptionSpec, value: unknown): CheckResult {
       if (spec.numberAsString && typeof value === 'number' && Number.isFinite(value)) return { ok: true, value: String(value) };
       return typeError;
     case 'int':
-      if (typeof value === 'number' && Number.isSafeInteger(value)) return { ok: true, value };
+      if (typeof value === 'number' && Number.isSafeInteger(value)) return inRange(spec, value);
       if (spec.numericString && typeof value === 'string' && DIGITS.test(value)) {
         const n = Number(value.trim());
-        if (Number.isSafeInteger(n)) return { ok: true, value: n };
+        if (Number.isSafeInteger(n)) return inRange(spec, n);
       }
       return typeError;
     case 'number':
-      return typeof value === 'number' && Number.isFinite(value) ? { ok: true, value } : typeError;
+      return typeof value === 'number' && Number.isFinite(value) ? inRange(spec, value) : typeError;
     case 'bool':
       return typeof value === 'boolean' ? { ok: true, value } : typeError;
     case 'list':
@@ -49,6 +49,13 @@ export function checkValue(spec: OptionSpec, value: unknown): CheckResult {
       return match === undefined ? { ok: false, code: 'CONFIG_VALUE', expected: describeType(spec) } : { ok: true, value: match };
     }
   }
+}
+
+function inRange(spec: OptionSpec, value: number): CheckResult {
+  if (spec.min === undefined) return { ok: true, value };
+  const below = spec.minExclusive ? value <= spec.min : value < spec.min;
+  if (!below) return { ok: true, value };
+  return { ok: false, code: 'CONFIG_VALUE', expected: `${describeType(spec)} ${spec.minExclusive ? 'greater than' : 'of at least'} ${spec.min}` };
 }
 
 export function isPlainMapping(value: unknown): value is Record<string, unknown> {

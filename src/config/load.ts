@@ -83,6 +83,23 @@ function applyLayer(into: Map<string, Setting>, data: Record<string, unknown>, s
   }
 }
 
+/** Rules between options: a liveness timeout shorter than the interval would drop every quiet connection. */
+function checkRelations(settings: Map<string, Setting>): void {
+  const num = (name: string) => settings.get(name)?.value;
+  const interval = num('heartbeat_interval');
+  const timeout = num('heartbeat_timeout');
+  if (typeof interval === 'number' && typeof timeout === 'number' && timeout <= interval) {
+    const src = settings.get('heartbeat_timeout')!.source;
+    throw new BrineError('CONFIG_VALUE', `option 'heartbeat_timeout' ${where(src)} (${timeout} s) must be longer than heartbeat_interval (${interval} s), or every quiet connection would be dropped; 3x the interval is usual`);
+  }
+  const base = num('recon_default');
+  const max = num('recon_max');
+  if (typeof base === 'number' && typeof max === 'number' && max < base) {
+    const src = settings.get('recon_max')!.source;
+    throw new BrineError('CONFIG_VALUE', `option 'recon_max' ${where(src)} (${max} ms) must be at least recon_default (${base} ms)`);
+  }
+}
+
 export function loadConfig(role: Role, opts: LoadOptions = {}): LoadedConfig {
   const env = opts.env ?? process.env;
   const fromEnv = env.BRINE_CONFIG_DIR === '' ? undefined : env.BRINE_CONFIG_DIR;
@@ -117,6 +134,8 @@ export function loadConfig(role: Role, opts: LoadOptions = {}): LoadedConfig {
   for (const [name, setting] of settings) {
     if (findOption(name)?.path && typeof setting.value === 'string') setting.value = prependRootDir(rootDir, setting.value);
   }
+
+  checkRelations(settings);
 
   // Object.fromEntries defines own properties, so a `__proto__` key cannot reach a prototype.
   return {

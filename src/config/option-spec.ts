@@ -57,6 +57,10 @@ export interface OptionSpec {
   readonly numberAsString?: true;
   /** Filled in by the loader and never read from a file (config_dir). */
   readonly derived?: true;
+  /** The smallest accepted value of an int or number option. */
+  readonly min?: number;
+  /** `min` itself is refused (the value must be strictly greater). */
+  readonly minExclusive?: true;
 }
 
 /** The default for one role, or undefined when the option has none. */

@@ -24,8 +24,19 @@ function valueOf(spec: OptionSpec): fc.Arbitrary<unknown> {
       case 'enum': return fc.constantFrom(...(spec.values ?? []));
     }
   })();
-  return spec.nullable ? fc.oneof(base, fc.constant(null)) : base;
+  const ranged = spec.min === undefined ? base : base.filter((v) => typeof v !== 'number' || (spec.minExclusive ? v > spec.min! : v >= spec.min!));
+  // options related to another one must keep the relation with that one's default
+  const related = RELATED.get(spec.name);
+  const kept = related ? ranged.filter((v) => typeof v !== 'number' || related(v)) : ranged;
+  return spec.nullable ? fc.oneof(kept, fc.constant(null)) : kept;
 }
+
+const RELATED = new Map<string, (v: number) => boolean>([
+  ['heartbeat_interval', (v) => v < 30],
+  ['heartbeat_timeout', (v) => v > 10],
+  ['recon_default', (v) => v <= 10000],
+  ['recon_max', (v) => v >= 1000],
+]);
 
 const settable = OPTIONS.filter((o) => !o.derived);
 const entry = fc.constantFrom(...settable).chain((spec) => fc.tuple(fc.constant(spec), valueOf(spec)));
@@ -43,4 +54,17 @@ test('any known option with a value of its declared type loads, and keeps that v
     }),
     { numRuns: 500 },
   );
+});
+
+test('values below an option minimum and broken relations are refused with CONFIG_VALUE', (t) => {
+  const dir = configDir(t);
+  const refused = (role: 'master' | 'minion', text: string, pattern: RegExp) => {
+    writeFileSync(join(dir, role), text);
+    assert.throws(() => loadConfig(role, { configDir: dir, env: {} }), (err: Error & { code?: string }) => err.code === 'CONFIG_VALUE' && pattern.test(err.message));
+  };
+  refused('minion', 'heartbeat_interval: 0\n', /heartbeat_interval.*greater than 0/);
+  refused('minion', 'return_queue_max: 0\n', /return_queue_max.*at least 1/);
+  refused('minion', 'heartbeat_interval: 20\nheartbeat_timeout: 15\n', /heartbeat_timeout.*must be longer than heartbeat_interval/);
+  refused('minion', 'recon_default: 5000\nrecon_max: 100\n', /recon_max.*at least recon_default/);
+  refused('master', 'ret_port: -1\n', /ret_port/);
 });
