@@ -22,6 +22,7 @@ module.exports = {
     layer('modules', ['util', 'protocol', 'config']),
     layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting']),
     layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'modules']),
+    layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {
       name: 'sockets-only-in-transport',
       comment: 'Only src/transport touches node:net / node:tls (I/O at the edge).',

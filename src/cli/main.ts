@@ -5,6 +5,7 @@ import { BRINE_VERSION } from '../modules/index.js';
 import { registerCall } from './commands/call.js';
 import { registerConfig } from './commands/config.js';
 import { registerDaemons } from './commands/daemons.js';
+import { registerEmulate } from './commands/emulate.js';
 import { registerEvents } from './commands/events.js';
 import { registerJobs } from './commands/jobs.js';
 import { registerKey } from './commands/key.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerMinions(program);
   registerEvents(program);
   registerJobs(program);
+  registerEmulate(program);
   return program;
 }
 

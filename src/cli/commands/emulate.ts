@@ -1,0 +1,90 @@
+// `brine emulate`: run many emulated minions in one process against a master (fault tests,
+// benchmarks). Prints one JSON stats line per --stats-interval to stdout.
+
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Command } from 'commander';
+import { MinionEmulator } from '../../emulator/index.js';
+import { parseMasterEndpoint } from '../../minion/index.js';
+import { BrineError } from '../../util/errors.js';
+import { createLogger, isSaltLogLevel } from '../../util/logger.js';
+import { fail } from '../common.js';
+
+interface EmulateFlags {
+  master: string;
+  count: string;
+  prefix: string;
+  pkiDir?: string;
+  heartbeatInterval: string;
+  heartbeatTimeout: string;
+  reconDefault: string;
+  reconMax: string;
+  authTimeout: string;
+  ramp: string;
+  statsInterval: string;
+  logLevel: string;
+}
+
+function num(value: string, flag: string, min = 0): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min) throw new BrineError('USAGE', `${flag} must be a number >= ${min}, got '${value}'`);
+  return n;
+}
+
+async function emulate(flags: EmulateFlags): Promise<void> {
+  if (!isSaltLogLevel(flags.logLevel)) throw new BrineError('USAGE', `unknown log level '${flags.logLevel}'`);
+  const logger = createLogger({ name: 'emulator', level: flags.logLevel });
+  const interval = num(flags.heartbeatInterval, '--heartbeat-interval', 0.01);
+  const timeout = num(flags.heartbeatTimeout, '--heartbeat-timeout', 0.01);
+  if (timeout <= interval) throw new BrineError('USAGE', '--heartbeat-timeout must be longer than --heartbeat-interval');
+  const emulator = await MinionEmulator.start({
+    master: parseMasterEndpoint(flags.master, 4506),
+    count: num(flags.count, '--count', 1),
+    prefix: flags.prefix,
+    pkiDir: flags.pkiDir ?? path.join(os.tmpdir(), `brine-emulator-${process.getuid?.() ?? 0}`),
+    heartbeatIntervalMs: interval * 1000,
+    heartbeatTimeoutMs: timeout * 1000,
+    authTimeoutMs: num(flags.authTimeout, '--auth-timeout', 0.1) * 1000,
+    reconDefaultMs: num(flags.reconDefault, '--recon-default'),
+    reconMaxMs: num(flags.reconMax, '--recon-max'),
+    acceptanceWaitMs: 1000,
+    rampPerSecond: num(flags.ramp, '--ramp'),
+    keepalive: { enabled: true, idleSeconds: 60, count: -1, intervalSeconds: -1, userTimeoutMs: timeout * 1000 },
+    logger,
+  });
+  const print = () => process.stdout.write(`${JSON.stringify({ at: Date.now(), ...emulator.stats })}\n`);
+  const timer = setInterval(print, num(flags.statsInterval, '--stats-interval', 0.05) * 1000);
+  const stop = () => {
+    clearInterval(timer);
+    print();
+    emulator.stop();
+    setTimeout(() => process.exit(0), 100);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+export function registerEmulate(program: Command): void {
+  program
+    .command('emulate')
+    .description('run many emulated minions in one process (real client code) against a master')
+    .requiredOption('--master <host:port>', 'the master to connect to')
+    .option('--count <n>', 'how many minions', '100')
+    .option('--prefix <prefix>', 'minion IDs are <prefix><n>', 'emu-')
+    .option('--pki-dir <dir>', 'where the shared emulator key pair lives')
+    .option('--heartbeat-interval <s>', 'seconds', '10')
+    .option('--heartbeat-timeout <s>', 'seconds', '30')
+    .option('--recon-default <ms>', 'first reconnect delay bound', '1000')
+    .option('--recon-max <ms>', 'largest reconnect delay bound', '10000')
+    .option('--auth-timeout <s>', 'connect + handshake + auth deadline', '5')
+    .option('--ramp <n>', 'new connections per second while starting (0 = all at once)', '0')
+    .option('--stats-interval <s>', 'print a JSON stats line this often', '1')
+    .option('-l, --log-level <level>', 'log level', 'warning')
+    .action(async (flags: EmulateFlags) => {
+      try {
+        await emulate(flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+}

@@ -1,0 +1,169 @@
+// The minion emulator: many minion sessions in one process, each a real MasterLink with the
+// real TLS dialer, heartbeats, backoff and module registry, for fault tests and benchmarks.
+// All emulated minions share one key pair (one secure context), so the master must accept
+// them (auto_accept) or have their IDs accepted; their IDs are <prefix><n>.
+
+import * as dns from 'node:dns';
+import { systemClock, type Clock } from '../util/clock.js';
+import { BrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { MASTER_MESSAGES, type Job, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
+import { loadOrCreateIdentity } from '../pki/index.js';
+import { createIdentityContext, dialTls, type KeepaliveOptions } from '../transport/index.js';
+import { MasterLink, type ConnectionDeps, type MasterEndpoint } from '../session/index.js';
+import { BRINE_VERSION, createDefaultRegistry, type ModuleRegistry } from '../modules/index.js';
+
+export interface EmulatorOptions {
+  master: MasterEndpoint;
+  count: number;
+  prefix: string;
+  /** Where the shared identity lives (created on first use). */
+  pkiDir: string;
+  heartbeatIntervalMs: number;
+  heartbeatTimeoutMs: number;
+  authTimeoutMs: number;
+  reconDefaultMs: number;
+  reconMaxMs: number;
+  acceptanceWaitMs: number;
+  /** New connections per second while starting (0 = all at once). */
+  rampPerSecond: number;
+  keepalive: KeepaliveOptions;
+  logger: Logger;
+  clock?: Clock;
+}
+
+export interface EmulatorStats {
+  total: number;
+  ready: number;
+  connects: number;
+  drops: number;
+  jobs: number;
+  fatal: number;
+}
+
+class EmulatedMinion {
+  readonly unacked = new Map<string, Return>();
+  connects = 0;
+  drops = 0;
+  jobs = 0;
+  fatal: BrineError | undefined;
+  link!: MasterLink;
+
+  constructor(readonly id: string) {}
+}
+
+export class MinionEmulator {
+  private readonly minions: EmulatedMinion[] = [];
+  private readonly registry: ModuleRegistry = createDefaultRegistry();
+  private starter: ReturnType<typeof setInterval> | undefined;
+  private stopped = false;
+
+  private constructor(private readonly opts: EmulatorOptions) {}
+
+  static async start(opts: EmulatorOptions): Promise<MinionEmulator> {
+    const emulator = new MinionEmulator(opts);
+    await emulator.open();
+    return emulator;
+  }
+
+  get stats(): EmulatorStats {
+    const s: EmulatorStats = { total: this.minions.length, ready: 0, connects: 0, drops: 0, jobs: 0, fatal: 0 };
+    for (const m of this.minions) {
+      if (m.link.state === 'ready') s.ready++;
+      s.connects += m.connects;
+      s.drops += m.drops;
+      s.jobs += m.jobs;
+      if (m.fatal) s.fatal++;
+    }
+    return s;
+  }
+
+  ids(): string[] {
+    return this.minions.map((m) => m.id);
+  }
+
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.starter) clearInterval(this.starter);
+    for (const m of this.minions) m.link.stop();
+  }
+
+  private async open(): Promise<void> {
+    const { opts } = this;
+    const clock = opts.clock ?? systemClock;
+    const identity = await loadOrCreateIdentity({ pkiDir: opts.pkiDir, name: 'minion', commonName: `${opts.prefix}emulator` });
+    const secureContext = createIdentityContext(identity);
+    let address: string | undefined;
+    const deps: ConnectionDeps = {
+      clock,
+      logger: opts.logger,
+      resolve: async (host) => (address ??= (await dns.promises.lookup(host)).address),
+      dial: async (addr, port, onTcpConnected) =>
+        (
+          await dialTls<MasterMessage, MinionMessage>({
+            host: addr,
+            port,
+            secureContext,
+            timeoutMs: opts.authTimeoutMs,
+            socketOptions: opts.keepalive,
+            maxFrame: 64 * 1024,
+            schemas: MASTER_MESSAGES,
+            onTcpConnected,
+          })
+        ).channel,
+      // the emulator trusts the master it was pointed at; pinning is tested with real minions
+      trustMaster: () => undefined,
+    };
+    for (let i = 0; i < opts.count; i++) {
+      const m = new EmulatedMinion(`${opts.prefix}${i}`);
+      m.link = new MasterLink(
+        opts.master,
+        deps,
+        { id: m.id, agent: `brine-emulator/${BRINE_VERSION}`, authTimeoutMs: opts.authTimeoutMs, heartbeatIntervalMs: opts.heartbeatIntervalMs, heartbeatTimeoutMs: opts.heartbeatTimeoutMs, maxFrame: 16 * 1024 * 1024 },
+        { backoff: { baseMs: opts.reconDefaultMs, maxMs: opts.reconMaxMs, randomize: true }, acceptanceWaitMs: opts.acceptanceWaitMs, acceptanceWaitMaxMs: 0, rejectedRetry: true },
+        {
+          onReady: () => {
+            m.connects++;
+            for (const ret of m.unacked.values()) m.link.send(ret);
+          },
+          onDown: (outcome) => {
+            if (outcome.wasReady) m.drops++;
+          },
+          onMessage: (msg) => {
+            if (msg.t === 'ack') m.unacked.delete(msg.jid);
+            else this.run(m, msg);
+          },
+          onFatal: (err) => {
+            m.fatal = err;
+          },
+        },
+      );
+      this.minions.push(m);
+    }
+    if (opts.rampPerSecond <= 0) {
+      for (const m of this.minions) m.link.start();
+      return;
+    }
+    // start in small batches every 10 ms so the ramp is smooth
+    let next = 0;
+    const perTick = Math.max(1, Math.round(opts.rampPerSecond / 100));
+    this.starter = setInterval(() => {
+      for (let k = 0; k < perTick && next < this.minions.length; k++) this.minions[next++]!.link.start();
+      if (next >= this.minions.length && this.starter) clearInterval(this.starter);
+    }, 10);
+  }
+
+  private run(m: EmulatedMinion, job: Job): void {
+    m.jobs++;
+    const controller = new AbortController();
+    void this.registry
+      .call(job.fun, job.arg, job.kwarg, { grains: () => ({ id: m.id, emulated: true }), minionId: m.id, config: {}, signal: controller.signal, jid: job.jid })
+      .then((result) => {
+        const ret: Return = { t: 'return', jid: job.jid, fun: job.fun, ret: result.return ?? null, retcode: result.retcode, success: result.success };
+        if (result.error) ret.error = result.error;
+        m.unacked.set(job.jid, ret);
+        m.link.send(ret);
+      });
+  }
+}

@@ -1,0 +1,2 @@
+// Public surface of the minion emulator.
+export { MinionEmulator, type EmulatorOptions, type EmulatorStats } from './emulator.js';
