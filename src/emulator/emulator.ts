@@ -99,7 +99,7 @@ export class MinionEmulator {
       clock,
       logger: opts.logger,
       resolve: async (host) => (address ??= (await dns.promises.lookup(host)).address),
-      dial: async (addr, port, onTcpConnected) =>
+      dial: async (addr, port, onTcpConnected, signal) =>
         (
           await dialTls<MasterMessage, MinionMessage>({
             host: addr,
@@ -110,6 +110,7 @@ export class MinionEmulator {
             maxFrame: 64 * 1024,
             schemas: MASTER_MESSAGES,
             onTcpConnected,
+            ...(signal ? { signal } : {}),
           })
         ).channel,
       // the emulator trusts the master it was pointed at; pinning is tested with real minions

@@ -131,7 +131,7 @@ export class Minion {
         lastAddress.set(host, address);
         return address;
       },
-      dial: async (address, port, onTcpConnected) =>
+      dial: async (address, port, onTcpConnected, signal) =>
         (
           await dialTls<MasterMessage, MinionMessage>({
             host: address,
@@ -142,6 +142,7 @@ export class Minion {
             maxFrame: opts.preauth_max_frame_size,
             schemas: MASTER_MESSAGES,
             onTcpConnected,
+            ...(signal ? { signal } : {}),
           })
         ).channel,
       trustMaster: (master, endpoint) => pin.check(master, `${endpoint.host}:${endpoint.port}`),
