@@ -4,9 +4,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
+import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
-import { MASTER_MESSAGES, MINION_MESSAGES, type MasterMessage, type MinionMessage } from '../protocol/index.js';
+import { MASTER_MESSAGES, MINION_MESSAGES, type ChannelClose, type MasterMessage, type MinionMessage } from '../protocol/index.js';
 import { KeyStore, decideAuth, loadMatchFile, loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { keepaliveFromConfig, listenTls, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';
@@ -127,7 +128,8 @@ export class Master {
       preauthMaxFrame: opts.preauth_max_frame_size,
       socketOptions: keepaliveFromConfig(opts),
       schemas: MINION_MESSAGES,
-      onRefused: (remote, err) => logger.info({ remote, code: err.code }, err.message),
+      // OpenSSL's messages can end in a newline; one log line per refusal keeps grep honest
+      onRefused: (remote, err) => logger.info({ remote, code: err.code }, err.message.replace(/\s+/g, ' ').trim()),
       onChannel: (channel) => {
         if (this.stopped) {
           channel.close('shutdown');
@@ -148,7 +150,10 @@ export class Master {
           onReturn: (s, ret) => this.jobs?.handleReturn(s, ret),
           onClosed: (s, info, authenticated) => {
             this.live.delete(s);
-            if (!authenticated) return;
+            if (!authenticated) {
+              logUnauthenticatedClose(logger, s.remoteAddress, info);
+              return;
+            }
             this.sessions.detach(s, info.reason);
             const now = clock.now();
             this.events.emit({ kind: 'minion_disconnected', id: s.id, remote: s.remoteAddress, reason: info.reason, connectedForMs: now - s.connectedAt, silentForMs: now - s.lastSeen, at: now });
@@ -188,4 +193,14 @@ export class Master {
     this.cache?.close();
     this.logger.info('brine master stopped');
   }
+}
+
+// Auth outcomes are logged by authorize(); every other pre-auth close (oversized frame, bad
+// JSON, no hello in time, a peer hanging up mid-frame) is logged here, so an operator can see
+// who pokes at the port and why it was turned away.
+function logUnauthenticatedClose(logger: Logger, remote: string, info: ChannelClose): void {
+  if (info.reason.startsWith('auth_') || info.reason === 'invalid_id') return;
+  const code = info.error instanceof BrineError ? info.error.code : undefined;
+  const why = info.error ? `: ${code ? `${code}: ` : ''}${info.error.message}` : '';
+  logger.info({ remote, reason: info.reason, code }, `closed a connection from ${remote} before authentication (${info.reason})${why}`);
 }

@@ -115,6 +115,12 @@ export class MinionSession implements LiveSession {
     this.channel.close(reason, error);
   }
 
+  /** A protocol violation: tell the peer the code first (it may be another brine version), then hang up. */
+  private refuse(error: BrineError): void {
+    this.send({ t: 'error', code: error.code, message: error.message });
+    this.close('protocol_error', error);
+  }
+
   private send(message: MasterMessage): boolean {
     const ok = this.channel.send(message);
     if (ok) this.heartbeat?.noteSent();
@@ -126,7 +132,7 @@ export class MinionSession implements LiveSession {
     this.heartbeat?.noteReceived();
     if (this.state === 'awaiting_hello') {
       if (message.t !== 'hello') {
-        this.close('protocol_error', new BrineError('MESSAGE_UNEXPECTED', `"${message.t}" before hello from ${this.remoteAddress}`));
+        this.refuse(new BrineError('MESSAGE_UNEXPECTED', `"${message.t}" before hello from ${this.remoteAddress}`));
         return;
       }
       this.onHello(message);
@@ -146,7 +152,7 @@ export class MinionSession implements LiveSession {
         this.close(message.reason === 'shutdown' ? 'shutdown' : 'peer_closed');
         return;
       case 'hello':
-        this.close('protocol_error', new BrineError('MESSAGE_UNEXPECTED', `second hello from ${this.id}`));
+        this.refuse(new BrineError('MESSAGE_UNEXPECTED', `second hello from ${this.id}`));
         return;
     }
   }
