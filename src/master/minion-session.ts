@@ -149,7 +149,7 @@ export class MinionSession implements LiveSession {
         this.hooks.onReturn(this, message);
         return;
       case 'bye':
-        this.close(message.reason === 'shutdown' ? 'shutdown' : 'peer_closed');
+        this.close(message.reason === 'shutdown' || message.reason === 'failback' ? message.reason : 'peer_closed');
         return;
       case 'hello':
         this.refuse(new BrineError('MESSAGE_UNEXPECTED', `second hello from ${this.id}`));

@@ -12,7 +12,7 @@ import type { MinionOptions } from '../config/index.js';
 import { MASTER_MESSAGES, type Job, type MasterMessage, type MinionMessage } from '../protocol/index.js';
 import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createIdentityContext, dialTls, keepaliveFromConfig } from '../transport/index.js';
-import { MasterLink, type ConnectionDeps, type MasterEndpoint } from '../session/index.js';
+import { MasterLink, MasterPool, type ConnectionDeps, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
 import { BRINE_VERSION, collectGrains, createDefaultRegistry, type Grains, type ModuleRegistry } from '../modules/index.js';
 import { JobRunner } from './job-runner.js';
@@ -50,6 +50,8 @@ class RecentJids {
 export class Minion {
   readonly links: MasterLink[] = [];
   private readonly recent = new RecentJids(1000);
+  /** Which master link each unacknowledged return belongs to (its job came through it). */
+  private readonly origin = new Map<string, MasterLink>();
   private grainsCache: Grains = {};
   private stopped = false;
   private readonly runner: JobRunner;
@@ -147,36 +149,47 @@ export class Minion {
         ).channel,
       trustMaster: (master, endpoint) => pin.check(master, `${endpoint.host}:${endpoint.port}`),
     };
-    for (const endpoint of masters) {
-      const link: MasterLink = new MasterLink(
-        endpoint,
-        deps,
-        {
-          id: this.id,
-          agent: `brine/${BRINE_VERSION}`,
-          authTimeoutMs: opts.auth_timeout * 1000,
-          heartbeatIntervalMs: opts.heartbeat_interval * 1000,
-          heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
-          maxFrame: opts.max_frame_size,
+    const connOpts = {
+      id: this.id,
+      agent: `brine/${BRINE_VERSION}`,
+      authTimeoutMs: opts.auth_timeout * 1000,
+      heartbeatIntervalMs: opts.heartbeat_interval * 1000,
+      heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
+      maxFrame: opts.max_frame_size,
+    };
+    const linkOpts = {
+      backoff: { baseMs: opts.recon_default, maxMs: opts.recon_max, randomize: opts.recon_randomize },
+      acceptanceWaitMs: opts.acceptance_wait_time * 1000,
+      acceptanceWaitMaxMs: opts.acceptance_wait_time_max * 1000,
+      rejectedRetry: opts.rejected_retry,
+      // Salt: a failback interval of 0 falls back to master_alive_interval
+      failbackIntervalMs: (opts.master_failback_interval || opts.master_alive_interval || 30) * 1000,
+    };
+    // failover: one link walking the list; str (hot/hot): one independent link per master
+    const pools =
+      opts.master_type === 'failover'
+        ? [new MasterPool(masters, { failover: true, randomMaster: opts.random_master, failback: opts.master_failback })]
+        : masters.map((m) => MasterPool.single(m));
+    if (opts.master_type !== 'failover' && opts.random_master) logger.warn('random_master is only used with master_type: failover; ignoring it');
+    for (const pool of pools) {
+      const link: MasterLink = new MasterLink(pool, deps, connOpts, linkOpts, {
+        onReady: (conn) => {
+          const m = link.endpoint;
+          logger.info({ master: `${m.host}:${m.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${m.host}`);
+          // returns whose job came through this link, and those restored from disk
+          for (const ret of this.returns.pending()) {
+            const origin = this.origin.get(ret.jid);
+            if (origin === undefined || origin === link) link.send(ret);
+          }
         },
-        {
-          backoff: { baseMs: opts.recon_default, maxMs: opts.recon_max, randomize: opts.recon_randomize },
-          acceptanceWaitMs: opts.acceptance_wait_time * 1000,
-          acceptanceWaitMaxMs: opts.acceptance_wait_time_max * 1000,
-          rejectedRetry: opts.rejected_retry,
+        onMessage: (m) => {
+          if (m.t === 'ack') {
+            this.returns.ack(m.jid);
+            this.origin.delete(m.jid);
+          } else this.onJob(m, link);
         },
-        {
-          onReady: (conn) => {
-            logger.info({ master: `${endpoint.host}:${endpoint.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${endpoint.host}`);
-            for (const ret of this.returns.pending()) link.send(ret);
-          },
-          onMessage: (m) => {
-            if (m.t === 'ack') this.returns.ack(m.jid);
-            else this.onJob(m, link);
-          },
-          onFatal: (err) => this.onFatal(err),
-        },
-      );
+        onFatal: (err) => this.onFatal(err),
+      });
       this.links.push(link);
       link.start();
     }
@@ -195,7 +208,8 @@ export class Minion {
       .then((ret) => {
         if (this.stopped) return;
         this.returns.add(ret);
-        if (!link.send(ret)) for (const other of this.links) if (other !== link && other.send(ret)) break;
+        this.origin.set(ret.jid, link);
+        link.send(ret);
       })
       .catch((err: unknown) => this.logger.error({ err, jid: job.jid }, 'job runner failed'));
   }

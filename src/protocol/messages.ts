@@ -132,6 +132,7 @@ export const CLOSE_REASONS = [
   'master_key_changed',
   'replaced',
   'shutdown',
+  'failback',
   'frame_too_large',
   'protocol_error',
   'write_failed',

@@ -4,3 +4,4 @@ export * from './heartbeat.js';
 export * from './backoff.js';
 export * from './master-connection.js';
 export * from './master-link.js';
+export * from './master-pool.js';

@@ -145,7 +145,7 @@ export class MasterConnection {
 
   close(reason: CloseReason, error?: Error): void {
     if (this.stateValue === 'closed') return;
-    if (reason === 'shutdown' && this.stateValue === 'ready') this.channel?.send({ t: 'bye', reason: 'shutdown' });
+    if ((reason === 'shutdown' || reason === 'failback') && this.stateValue === 'ready') this.channel?.send({ t: 'bye', reason });
     this.finish(reason, error);
   }
 

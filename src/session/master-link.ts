@@ -15,6 +15,10 @@ import {
   type ConnectionState,
   type MasterEndpoint,
 } from './master-connection.js';
+import { MasterPool } from './master-pool.js';
+
+/** The pause before trying the next master in a failover list (the pass is not over yet). */
+const FAILOVER_STEP_MS = 50;
 
 export type LinkState = 'idle' | 'connecting' | 'ready' | 'waiting' | 'stopped';
 
@@ -26,6 +30,8 @@ export interface LinkOptions {
   acceptanceWaitMaxMs: number;
   /** rejected_retry: keep retrying after a rejection instead of giving up. */
   rejectedRetry: boolean;
+  /** master_failback_interval, ms: how often to probe the first master while on another. */
+  failbackIntervalMs?: number;
 }
 
 export interface LinkEvents {
@@ -47,9 +53,12 @@ export class MasterLink {
   private acceptanceWait: number;
   private attemptCount = 0;
   private lastProblem = '';
+  readonly pool: MasterPool;
+  private failbackTimer: TimerHandle | undefined;
+  private probe: MasterConnection | undefined;
 
   constructor(
-    readonly endpoint: MasterEndpoint,
+    target: MasterEndpoint | MasterPool,
     private readonly deps: ConnectionDeps,
     private readonly connOpts: ConnectionOptions,
     private readonly opts: LinkOptions,
@@ -58,6 +67,12 @@ export class MasterLink {
   ) {
     this.backoff = new Backoff(opts.backoff, random);
     this.acceptanceWait = opts.acceptanceWaitMs;
+    this.pool = target instanceof MasterPool ? target : MasterPool.single(target);
+  }
+
+  /** The master in use (or being tried) now. */
+  get endpoint(): MasterEndpoint {
+    return this.pool.current();
   }
 
   get state(): LinkState {
@@ -94,6 +109,7 @@ export class MasterLink {
     this.stateValue = 'stopped';
     this.retryTimer?.cancel();
     this.retryTimer = undefined;
+    this.cancelFailback();
     this.conn?.close('shutdown');
   }
 
@@ -102,7 +118,8 @@ export class MasterLink {
     this.retryTimer = undefined;
     this.stateValue = 'connecting';
     this.attemptCount++;
-    const conn = new MasterConnection(this.endpoint, this.deps, this.connOpts, {
+    this.pool.noteAttempt();
+    const conn = new MasterConnection(this.pool.current(), this.deps, this.connOpts, {
       onStateChange: (from, to) => this.safely(() => this.events.onConnectionState?.(from, to)),
       onReady: (c) => {
         if (this.conn !== c || this.stateValue === 'stopped') return;
@@ -110,7 +127,9 @@ export class MasterLink {
         this.backoff.reset();
         this.acceptanceWait = this.opts.acceptanceWaitMs;
         this.lastProblem = '';
+        this.pool.noteReady();
         this.safely(() => this.events.onReady?.(c));
+        this.scheduleFailback();
       },
       onMessage: (m) => this.safely(() => this.events.onMessage?.(m)),
       onClosed: (outcome) => this.onClosed(conn, outcome),
@@ -123,6 +142,7 @@ export class MasterLink {
     if (this.conn !== conn) return;
     if (this.stateValue === 'stopped') return;
     this.stateValue = 'waiting';
+    this.cancelFailback();
     this.safely(() => this.events.onDown?.(outcome));
     if (this.isStopped()) return;
 
@@ -132,8 +152,15 @@ export class MasterLink {
       this.safely(() => this.events.onFatal?.(fatal));
       return;
     }
-    const delay = this.delayAfter(outcome);
-    this.logProblem(outcome, delay);
+    const failed = this.pool.current();
+    const passDone = this.pool.noteFailure(outcome.reason);
+    const delay = passDone ? this.delayAfter(outcome) : FAILOVER_STEP_MS;
+    if (outcome.wasReady) this.backoff.reset();
+    this.logProblem(outcome, delay, failed);
+    if (!passDone) {
+      const next = this.pool.current();
+      this.logger.info({ from: `${failed.host}:${failed.port}`, to: `${next.host}:${next.port}` }, `Master ${failed.host} could not be reached (${outcome.reason}); trying the next master ${next.host}`);
+    }
     this.safely(() => this.events.onRetryScheduled?.(delay, outcome));
     if (this.isStopped()) return;
     this.retryTimer = this.clock.setTimeout(() => this.attempt(), delay);
@@ -167,19 +194,71 @@ export class MasterLink {
   }
 
   /** Logs a problem once per change, not once per attempt. */
-  private logProblem(outcome: ConnectionOutcome, delay: number): void {
-    const problem = `${outcome.reason}:${outcome.error?.message ?? ''}`;
-    const fields = { master: `${this.endpoint.host}:${this.endpoint.port}`, reason: outcome.reason, retryInMs: delay, attempt: this.attemptCount };
+  private logProblem(outcome: ConnectionOutcome, delay: number, endpoint: MasterEndpoint): void {
+    const problem = `${endpoint.host}:${endpoint.port}:${outcome.reason}:${outcome.error?.message ?? ''}`;
+    const fields = { master: `${endpoint.host}:${endpoint.port}`, reason: outcome.reason, retryInMs: delay, attempt: this.attemptCount };
     if (outcome.reason === 'auth_pending') {
       if (problem !== this.lastProblem) {
         this.logger.error(fields, `The master has cached the public key for this node (pending). This minion will wait ${Math.round(delay / 1000)} s before attempting to re-authenticate. On the master, accept it with: brine key -a ${this.connOpts.id}`);
       }
     } else if (problem !== this.lastProblem) {
-      this.logger.warn({ ...fields, error: outcome.error?.message }, outcome.wasReady ? `Connection to master ${this.endpoint.host} lost (${outcome.reason}); reconnecting` : `Cannot connect to master ${this.endpoint.host} (${outcome.reason}); retrying`);
+      this.logger.warn({ ...fields, error: outcome.error?.message }, outcome.wasReady ? `Connection to master ${endpoint.host} lost (${outcome.reason}); reconnecting` : `Cannot connect to master ${endpoint.host} (${outcome.reason}); retrying`);
     } else {
       this.logger.debug(fields, 'still unable to connect');
     }
     this.lastProblem = problem;
+  }
+
+  /** With master_failback on and another master in use, probe the first one now and then. */
+  private scheduleFailback(): void {
+    if (!this.pool.opts.failback || this.pool.onPrimary() || this.stateValue !== 'ready' || this.failbackTimer) return;
+    this.failbackTimer = this.clock.setTimeout(() => this.probePrimary(), this.opts.failbackIntervalMs ?? 30_000);
+  }
+
+  private cancelFailback(): void {
+    this.failbackTimer?.cancel();
+    this.failbackTimer = undefined;
+    const probe = this.probe;
+    this.probe = undefined;
+    probe?.close('shutdown');
+  }
+
+  /** A full connection to the first master; once it is ready it replaces the current one. */
+  private probePrimary(): void {
+    this.failbackTimer = undefined;
+    if (this.stateValue !== 'ready') return;
+    const primary = this.pool.primary();
+    const probe: MasterConnection = new MasterConnection(primary, this.deps, this.connOpts, {
+      onReady: (c) => {
+        if (this.probe !== c || this.stateValue !== 'ready') {
+          c.close('shutdown');
+          return;
+        }
+        const old = this.conn;
+        this.probe = undefined;
+        this.conn = c;
+        this.pool.reset();
+        this.pool.noteReady();
+        this.logger.info({ master: `${primary.host}:${primary.port}` }, `Failing back to the first master ${primary.host}`);
+        old?.close('failback');
+        this.safely(() => this.events.onReady?.(c));
+      },
+      onMessage: (m) => {
+        if (this.conn === probe) this.safely(() => this.events.onMessage?.(m));
+      },
+      onClosed: (outcome) => {
+        if (this.conn === probe) {
+          this.onClosed(probe, outcome);
+          return;
+        }
+        if (this.probe === probe) {
+          this.probe = undefined;
+          this.scheduleFailback();
+        }
+      },
+    });
+    this.probe = probe;
+    probe.open();
   }
 
   private safely(fn: () => void): void {
