@@ -31,9 +31,30 @@ interface Entry {
   connects: number[];
   lastDisconnectReason?: CloseReason;
   lastDisconnectAt?: number;
+  /** Unplanned disconnects in the last hour. */
+  drops: Drop[];
+}
+
+interface Drop {
+  at: number;
+  reason: CloseReason;
+  /** How long the connection had been up. */
+  connectedForMs: number;
+  /** How long nothing had arrived on it when it ended. */
+  silentForMs: number;
 }
 
 const HOUR_MS = 3_600_000;
+/** This many unplanned drops in an hour mark a minion as flapping. */
+export const FLAPPING_DROPS = 3;
+/** Deliberate ends that say nothing about the network. */
+const PLANNED: ReadonlySet<CloseReason> = new Set(['shutdown', 'failback']);
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : Math.round((sorted[mid - 1]! + sorted[mid]!) / 2);
+}
 
 export class SessionTable {
   private readonly entries = new Map<string, Entry>();
@@ -46,7 +67,6 @@ export class SessionTable {
     const entry = this.entryFor(session.id);
     const replaced = entry.session;
     entry.session = session;
-    entry.connectedSince = now;
     entry.lastSeen = now;
     entry.remote = session.remoteAddress;
     entry.agent = session.agent;
@@ -54,9 +74,12 @@ export class SessionTable {
     entry.connects = entry.connects.filter((t) => now - t < HOUR_MS);
     entry.connects.push(now);
     if (replaced) {
+      // the minion came back before this side noticed the old connection die
+      this.recordDrop(entry, { at: now, reason: 'replaced', connectedForMs: now - (entry.connectedSince ?? now), silentForMs: now - replaced.lastSeen });
       entry.lastDisconnectReason = 'replaced';
       entry.lastDisconnectAt = now;
     }
+    entry.connectedSince = now;
     return replaced;
   }
 
@@ -64,11 +87,18 @@ export class SessionTable {
   detach(session: LiveSession, reason: CloseReason): void {
     const entry = this.entries.get(session.id);
     if (!entry || entry.session !== session) return;
+    const now = this.clock.now();
     entry.session = undefined;
     entry.lastSeen = session.lastSeen;
     entry.rttMs = session.rttMs;
     entry.lastDisconnectReason = reason;
-    entry.lastDisconnectAt = this.clock.now();
+    entry.lastDisconnectAt = now;
+    this.recordDrop(entry, { at: now, reason, connectedForMs: now - (entry.connectedSince ?? now), silentForMs: now - session.lastSeen });
+  }
+
+  private recordDrop(entry: Entry, drop: Drop): void {
+    entry.drops = entry.drops.filter((d) => drop.at - d.at < HOUR_MS);
+    if (!PLANNED.has(drop.reason)) entry.drops.push(drop);
   }
 
   get(id: string): LiveSession | undefined {
@@ -108,7 +138,7 @@ export class SessionTable {
   private entryFor(id: string): Entry {
     let e = this.entries.get(id);
     if (!e) {
-      e = { id, session: undefined, connects: [] };
+      e = { id, session: undefined, connects: [], drops: [] };
       this.entries.set(id, e);
     }
     return e;
@@ -133,6 +163,15 @@ export class SessionTable {
     if (rtt !== undefined) info.rttMs = rtt;
     if (e.lastDisconnectReason !== undefined) info.lastDisconnectReason = e.lastDisconnectReason;
     if (e.lastDisconnectAt !== undefined) info.lastDisconnectAt = e.lastDisconnectAt;
+    const drops = e.drops.filter((d) => now - d.at < HOUR_MS);
+    if (drops.length > 0) {
+      info.drops = drops.length;
+      info.flapping = drops.length >= FLAPPING_DROPS;
+      // the typical time up before each drop is what identifies a middlebox idle timeout
+      info.typicalConnectedMs = median(drops.map((d) => d.connectedForMs));
+      info.typicalSilentMs = median(drops.map((d) => d.silentForMs));
+      info.dropReasons = [...new Set(drops.map((d) => d.reason))].sort();
+    }
     return info;
   }
 }

@@ -12,7 +12,7 @@ import type { MinionOptions } from '../config/index.js';
 import { MASTER_MESSAGES, type Job, type MasterMessage, type MinionMessage } from '../protocol/index.js';
 import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createIdentityContext, dialTls, keepaliveFromConfig } from '../transport/index.js';
-import { MasterLink, MasterPool, type ConnectionDeps, type MasterEndpoint } from '../session/index.js';
+import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
 import { BRINE_VERSION, collectGrains, createDefaultRegistry, type Grains, type ModuleRegistry } from '../modules/index.js';
 import { JobRunner } from './job-runner.js';
@@ -33,6 +33,28 @@ export function parseMasterEndpoint(entry: string, defaultPort: number): MasterE
   const parts = entry.split(':');
   if (parts.length === 2 && /^\d+$/.test(parts[1]!)) return { host: parts[0]!, port: Number(parts[1]) };
   return { host: entry, port: defaultPort };
+}
+
+/**
+ * Test hook (the fault suite): BRINE_TEST_THROW=onReady,onMessage,... makes each named link
+ * callback throw once, to prove an exception in a callback never leaves the minion stuck.
+ */
+function injectFaults(events: LinkEvents): LinkEvents {
+  const names = new Set((process.env['BRINE_TEST_THROW'] ?? '').split(',').filter(Boolean));
+  if (names.size === 0) return events;
+  const out: Record<string, unknown> = { ...events };
+  for (const [name, fn] of Object.entries(events)) {
+    if (!names.has(name) || typeof fn !== 'function') continue;
+    let thrown = false;
+    out[name] = (...args: unknown[]) => {
+      (fn as (...a: unknown[]) => void)(...args);
+      if (!thrown) {
+        thrown = true;
+        throw new Error(`${name} failed (injected by BRINE_TEST_THROW)`);
+      }
+    };
+  }
+  return out as LinkEvents;
 }
 
 /** Remembers recently seen jids so a job that arrives twice (two masters) runs once. */
@@ -172,7 +194,7 @@ export class Minion {
         : masters.map((m) => MasterPool.single(m));
     if (opts.master_type !== 'failover' && opts.random_master) logger.warn('random_master is only used with master_type: failover; ignoring it');
     for (const pool of pools) {
-      const link: MasterLink = new MasterLink(pool, deps, connOpts, linkOpts, {
+      const link: MasterLink = new MasterLink(pool, deps, connOpts, linkOpts, injectFaults({
         onReady: (conn) => {
           const m = link.endpoint;
           logger.info({ master: `${m.host}:${m.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${m.host}`);
@@ -189,7 +211,10 @@ export class Minion {
           } else this.onJob(m, link);
         },
         onFatal: (err) => this.onFatal(err),
-      });
+        onDown: () => undefined,
+        onRetryScheduled: () => undefined,
+        onConnectionState: () => undefined,
+      }));
       this.links.push(link);
       link.start();
     }

@@ -81,6 +81,15 @@ export const sessionInfoSchema = s.object({
   reconnects: s.int(),
   lastDisconnectReason: s.optional(s.string()),
   lastDisconnectAt: s.optional(s.number()),
+  /** Unplanned disconnects in the last hour (not shutdown or failback). */
+  drops: s.optional(s.int({ min: 0 })),
+  /** Three or more unplanned disconnects in the last hour. */
+  flapping: s.optional(s.bool()),
+  /** Median time the connection had been up before each drop. */
+  typicalConnectedMs: s.optional(s.number()),
+  /** Median time nothing had arrived before each drop. */
+  typicalSilentMs: s.optional(s.number()),
+  dropReasons: s.optional(s.array(s.string())),
 });
 
 export const sessionsSchema = s.object({ t: s.literal('sessions'), sessions: s.array(sessionInfoSchema) });

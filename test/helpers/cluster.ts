@@ -152,8 +152,8 @@ export class Cluster {
     });
   }
 
-  spawnBrine(name: string, args: string[]): Proc {
-    const child = spawn(process.execPath, [BRINE_BIN, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  spawnBrine(name: string, args: string[], env: NodeJS.ProcessEnv = {}): Proc {
+    const child = spawn(process.execPath, [BRINE_BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const p = new Proc(name, child);
     this.procs.push(p);
     return p;
@@ -166,9 +166,9 @@ export class Cluster {
     return p;
   }
 
-  startMinion(name: string, extra: Record<string, unknown> = {}): Proc {
+  startMinion(name: string, extra: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Proc {
     this.writeMinionConfig(name, extra);
-    return this.spawnBrine(`minion ${name}`, ['minion', '-c', this.minionConfigDir(name)]);
+    return this.spawnBrine(`minion ${name}`, ['minion', '-c', this.minionConfigDir(name)], env);
   }
 
   /** Runs a CLI command against this cluster's master config. */

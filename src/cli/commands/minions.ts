@@ -20,11 +20,18 @@ function ago(ms: number | undefined, now: number): string {
   return `${Math.round(s / 3600)}h ago`;
 }
 
+/** `3 (up ~240s, silent ~30s)`: the typical time up before each drop identifies a middlebox. */
+function dropsCell(s: SessionInfo): string {
+  if (!s.drops) return '0';
+  const secs = (ms: number | undefined) => (ms === undefined ? '?' : `${Math.round(ms / 1000)}s`);
+  return `${s.drops} (up ~${secs(s.typicalConnectedMs)}, silent ~${secs(s.typicalSilentMs)})`;
+}
+
 export function renderStatusTable(sessions: SessionInfo[], now: number): string {
-  const header = ['ID', 'STATE', 'SINCE', 'LAST SEEN', 'REMOTE', 'AGENT', 'PROTO', 'RTT', 'RECONNECTS/1H', 'LAST DISCONNECT'];
+  const header = ['ID', 'STATE', 'SINCE', 'LAST SEEN', 'REMOTE', 'AGENT', 'PROTO', 'RTT', 'RECONNECTS/1H', 'DROPS/1H', 'LAST DISCONNECT'];
   const rows = sessions.map((s) => [
     s.id,
-    s.state,
+    s.flapping ? `${s.state} FLAPPING` : s.state,
     s.state === 'connected' ? ago(s.connectedSince, now) : '-',
     ago(s.lastSeen, now),
     s.remote ?? '-',
@@ -32,6 +39,7 @@ export function renderStatusTable(sessions: SessionInfo[], now: number): string 
     s.protocol === undefined ? '-' : String(s.protocol),
     s.rttMs === undefined ? '-' : `${s.rttMs.toFixed(1)}ms`,
     String(s.reconnects),
+    dropsCell(s),
     s.lastDisconnectReason ? `${s.lastDisconnectReason} (${ago(s.lastDisconnectAt, now)})` : '-',
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));

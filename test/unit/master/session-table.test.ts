@@ -91,6 +91,11 @@ test('detach of the current session records why and when; the entry stays for st
     rttMs: 12.5,
     lastDisconnectReason: 'heartbeat_timeout',
     lastDisconnectAt: t0 + 5 * MIN,
+    drops: 1,
+    flapping: false,
+    typicalConnectedMs: 5 * MIN,
+    typicalSilentMs: 30_000,
+    dropReasons: ['heartbeat_timeout'],
   });
   // detaching again changes nothing
   clock.advance(MIN);
@@ -163,4 +168,51 @@ test('sessions for different IDs are independent', () => {
   table.detach(a, 'reset');
   assert.equal(table.isConnected('web2'), true);
   assert.equal(table.info('web2')!.lastDisconnectReason, undefined);
+});
+
+test('three unplanned drops in an hour flag a minion as flapping, with the typical time up before each', () => {
+  const { clock, table } = setup();
+  // a NAT that forgets idle flows after 240 s: each connection lives ~240 s
+  for (const up of [238_000, 241_000, 240_000]) {
+    const s = new FakeSession('web1', '10.0.0.1:5000', clock);
+    table.attach(s);
+    clock.advance(up);
+    s.lastSeen = clock.now() - 30_000;
+    table.detach(s, 'heartbeat_timeout');
+    clock.advance(2_000);
+  }
+  const info = table.info('web1')!;
+  assert.equal(info.flapping, true);
+  assert.equal(info.drops, 3);
+  assert.equal(info.typicalConnectedMs, 240_000);
+  assert.equal(info.typicalSilentMs, 30_000);
+  assert.deepEqual(info.dropReasons, ['heartbeat_timeout']);
+});
+
+test('planned ends (shutdown, failback) are not drops; drops older than an hour are forgotten', () => {
+  const { clock, table } = setup();
+  for (const reason of ['shutdown', 'failback', 'shutdown', 'reset'] as const) {
+    const s = new FakeSession('web1', '10.0.0.1:5000', clock);
+    table.attach(s);
+    clock.advance(60_000);
+    table.detach(s, reason);
+  }
+  assert.equal(table.info('web1')!.drops, 1);
+  assert.equal(table.info('web1')!.flapping, false);
+  clock.advance(61 * MIN);
+  assert.equal(table.info('web1')!.drops, undefined);
+});
+
+test('a replaced session counts as a drop: the minion noticed the dead connection first', () => {
+  const { clock, table } = setup();
+  const old = new FakeSession('web1', '10.0.0.1:5000', clock);
+  table.attach(old);
+  clock.advance(240_000);
+  old.lastSeen = clock.now() - 12_000;
+  table.attach(new FakeSession('web1', '10.0.0.1:5001', clock));
+  const info = table.info('web1')!;
+  assert.equal(info.drops, 1);
+  assert.deepEqual(info.dropReasons, ['replaced']);
+  assert.equal(info.typicalConnectedMs, 240_000);
+  assert.equal(info.typicalSilentMs, 12_000);
 });
