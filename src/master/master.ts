@@ -17,6 +17,7 @@ import { JobTracker } from './job-tracker.js';
 import { MinionSession, type AuthVerdict } from './minion-session.js';
 import { SessionTable } from './session-table.js';
 import { EventBus } from './event-bus.js';
+import { AuthAdmission } from './admission.js';
 import type { SessionInfo } from '../protocol/index.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -91,9 +92,14 @@ export class Master {
       heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
       maxFrame: opts.max_frame_size,
       masterFingerprint: this.identity.fingerprint,
-      acceptanceWaitS: 10,
     };
+    const admission = new AuthAdmission(clock, opts.auth_rate);
     const authorize = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
+      if (!admission.tryAdmit()) {
+        const retryAfter = admission.retryAfterSeconds();
+        if (admission.turnedAway % 1000 === 1) logger.warn({ turnedAway: admission.turnedAway, authRate: opts.auth_rate }, `sign-ins arrive faster than auth_rate (${opts.auth_rate}/s); asking minions to come back later`);
+        return { status: 'busy', message: `the master admits ${opts.auth_rate} sign-ins per second and is busy; try again in ${retryAfter} s`, retryAfter };
+      }
       const decision = decideAuth(this.keys, { id: hello.id, publicKeyPem }, {
         autoAccept: opts.auto_accept,
         openMode: opts.open_mode,

@@ -26,6 +26,8 @@ export interface AuthVerdict {
   status: Exclude<AuthStatus, 'error'>;
   /** Shown to the minion: why, and what to run to fix it. */
   message: string;
+  /** For busy: seconds the minion should wait before it tries again. */
+  retryAfter?: number;
 }
 
 export interface MinionSessionSettings {
@@ -34,7 +36,6 @@ export interface MinionSessionSettings {
   heartbeatTimeoutMs: number;
   maxFrame: number;
   masterFingerprint: string;
-  acceptanceWaitS: number;
 }
 
 export interface MinionSessionHooks {
@@ -170,7 +171,7 @@ export class MinionSession implements LiveSession {
     this.agentValue = hello.agent;
     const verdict = this.hooks.authorize(hello, this.channel);
     if (verdict.status !== 'accepted') {
-      this.reply({ status: verdict.status, message: verdict.message, retryAfter: verdict.status === 'pending' ? this.settings.acceptanceWaitS : undefined });
+      this.reply({ status: verdict.status, message: verdict.message, retryAfter: verdict.retryAfter });
       this.close(closeReasonFor(verdict.status));
       return;
     }
@@ -232,6 +233,8 @@ function closeReasonFor(status: Exclude<AuthStatus, 'error' | 'accepted'>): Clos
   switch (status) {
     case 'pending':
       return 'auth_pending';
+    case 'busy':
+      return 'auth_busy';
     case 'denied':
       return 'auth_denied';
     case 'invalid_id':

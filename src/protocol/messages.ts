@@ -13,7 +13,7 @@ const fun = s.string({ max: 256, pattern: /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A
 const wireError = s.object({ code: s.string({ max: 64 }), message: s.string({ max: 65_536 }) });
 const reason = s.string({ max: 64 });
 
-export const AUTH_STATUSES = ['accepted', 'pending', 'rejected', 'denied', 'invalid_id', 'full', 'error'] as const;
+export const AUTH_STATUSES = ['accepted', 'pending', 'rejected', 'denied', 'invalid_id', 'full', 'busy', 'error'] as const;
 export type AuthStatus = (typeof AUTH_STATUSES)[number];
 
 export const TARGET_TYPES = ['glob', 'pcre', 'list'] as const;
@@ -126,6 +126,7 @@ export const CLOSE_REASONS = [
   'tls_error',
   'handshake_timeout',
   'auth_pending',
+  'auth_busy',
   'auth_rejected',
   'auth_denied',
   'invalid_id',

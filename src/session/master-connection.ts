@@ -271,6 +271,9 @@ export class MasterConnection {
       case 'full':
         this.finish('auth_rejected', authError('AUTH_FULL', auth));
         return;
+      case 'busy':
+        this.finish('auth_busy');
+        return;
       case 'error':
         this.finish('protocol_error', authError('PROTOCOL_VERSION', auth));
         return;
