@@ -22,7 +22,7 @@ export function verdictFor(decision: AuthDecision, id: string, masterFingerprint
     case 'denied':
       return {
         status: 'denied',
-        message: `The master already has a different key accepted for ID '${shown}' (accepted: ${decision.existingFingerprint ?? 'unknown'}; this minion: ${decision.presentedFingerprint}). If this host was re-imaged, run 'brine key -d ${shown}' on the master and restart this minion; if it is a different machine, give it its own 'id:' in the minion config.`,
+        message: `The master already has a different key accepted for ID '${shown}' (accepted: ${decision.existingFingerprint ?? 'unknown'}; this minion: ${decision.presentedFingerprint}). If this host was re-imaged, run 'brine key --replace ${shown}' on the master (it accepts this key in place of the old one) and restart this minion; if it is a different machine, give it its own 'id:' in the minion config.`,
       };
     case 'invalid_id':
       return { status: 'invalid_id', message: `${decision.reason} Set 'id:' in the minion config to a valid, unique name.` };

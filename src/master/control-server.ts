@@ -3,7 +3,7 @@
 
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { CONTROL_REQUESTS, type ControlReply, type ControlRequest, type EventsRequest, type PublishRequest, type SessionsRequest } from '../protocol/index.js';
+import { CONTROL_REQUESTS, type ControlReply, type ControlRequest, type EventsRequest, type KeysChangedRequest, type PublishRequest, type SessionsRequest } from '../protocol/index.js';
 import { listenUnix, type FramedSocket, type UnixListener } from '../transport/index.js';
 import type { JobSink, JobTracker } from './job-tracker.js';
 import type { EventBus } from './event-bus.js';
@@ -17,6 +17,8 @@ export interface ControlDeps {
   /** Every accepted minion with its presence, connected or not. */
   presence(): SessionInfo[];
   events: EventBus;
+  /** Closes sessions whose key is no longer accepted; returns their IDs. */
+  reconcileKeys(): string[];
 }
 
 type Handler<R> = (req: R, channel: ControlChannel) => void;
@@ -39,6 +41,11 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
 
   on<SessionsRequest>('sessions', (_req, channel) => {
     channel.send({ t: 'sessions', sessions: deps.presence() });
+    channel.close('shutdown');
+  });
+
+  on<KeysChangedRequest>('keys_changed', (_req, channel) => {
+    channel.send({ t: 'keys_reconciled', closed: deps.reconcileKeys() });
     channel.close('shutdown');
   });
 

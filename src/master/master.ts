@@ -33,6 +33,7 @@ export class Master {
   private listener: TlsListener | undefined;
   private control: UnixListener | undefined;
   private purgeTimer: TimerHandle | undefined;
+  private reconcileTimer: TimerHandle | undefined;
   private jobs: JobTracker | undefined;
   private cache: JobCache | undefined;
   private readonly live = new Set<MinionSession>();
@@ -84,7 +85,7 @@ export class Master {
     const autosign = opts.autosign_file ? loadMatchFile(opts.autosign_file, matchOpts('autosign_file')) : undefined;
     const autoreject = opts.autoreject_file ? loadMatchFile(opts.autoreject_file, matchOpts('autoreject_file')) : undefined;
 
-    this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, presence: () => this.presence(), events: this.events });
+    this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, presence: () => this.presence(), events: this.events, reconcileKeys: () => this.reconcileKeys() });
 
     const settings = {
       handshakeTimeoutMs: opts.handshake_timeout * 1000,
@@ -170,6 +171,20 @@ export class Master {
         this.live.add(session);
       },
     });
+    // brine key tells a running master at once; this also catches keys changed by hand
+    let lastStoreMtime = 0;
+    const acceptedDir = path.join(opts.pki_dir, 'minions');
+    this.reconcileTimer = clock.setInterval(() => {
+      try {
+        // an unlink or rename in minions/ changes its mtime; skip the per-session reads otherwise
+        const mtime = fs.statSync(acceptedDir).mtimeMs;
+        if (mtime === lastStoreMtime) return;
+        lastStoreMtime = mtime;
+        this.reconcileKeys();
+      } catch (err) {
+        logger.error({ err }, 'checking sessions against the key store failed');
+      }
+    }, 5_000);
     this.purgeTimer = clock.setInterval(() => {
       try {
         const n = cache.purgeExpired();
@@ -179,6 +194,27 @@ export class Master {
       }
     }, 3_600_000);
     logger.info({ port: this.port, interface: opts.interface, fingerprint: this.identity.fingerprint }, `brine master listening on ${opts.interface}:${this.port}`);
+  }
+
+  /**
+   * Closes every session whose key is no longer the accepted one (deleted, rejected or replaced)
+   * and forgets what the master knew of that ID, so an ID enrolled again inherits nothing.
+   */
+  reconcileKeys(): string[] {
+    const closed: string[] = [];
+    for (const s of this.sessions.connected()) {
+      const accepted = this.keys.fingerprintOf('accepted', s.id);
+      if (accepted === s.fingerprint) continue;
+      closed.push(s.id);
+      this.logger.warn({ id: s.id, remote: s.remoteAddress, fingerprint: s.fingerprint, accepted }, `closing the session of ${s.id}: its key is no longer accepted`);
+      s.close('key_deleted');
+      this.sessions.forget(s.id);
+    }
+    // presence data of IDs that have no key at all any more
+    for (const info of this.sessions.list()) {
+      if (info.state !== 'connected' && this.keys.states(info.id).length === 0) this.sessions.forget(info.id);
+    }
+    return closed;
   }
 
   /** Every accepted minion and every minion seen since start, with its presence. */
@@ -193,6 +229,7 @@ export class Master {
     if (this.stopped) return;
     this.stopped = true;
     this.purgeTimer?.cancel();
+    this.reconcileTimer?.cancel();
     this.jobs?.stop();
     for (const s of this.live) s.close('shutdown');
     await Promise.all([this.listener?.close(), this.control?.close()]);

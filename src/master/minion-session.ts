@@ -112,7 +112,7 @@ export class MinionSession implements LiveSession {
 
   close(reason: CloseReason, error?: Error): void {
     if (this.state === 'closed') return;
-    if (reason === 'shutdown' || reason === 'replaced') this.channel.send({ t: 'bye', reason });
+    if (reason === 'shutdown' || reason === 'replaced' || reason === 'key_deleted') this.channel.send({ t: 'bye', reason });
     this.channel.close(reason, error);
   }
 

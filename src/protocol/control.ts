@@ -27,16 +27,21 @@ export const sessionsRequestSchema = s.object({ t: s.literal('sessions') });
 /** Subscribe to the event stream; the master sends `event` replies until the client leaves. */
 export const eventsRequestSchema = s.object({ t: s.literal('events'), kinds: s.optional(s.array(s.oneOf(EVENT_KINDS), { max: 64 })) });
 
-export const CONTROL_REQUESTS = new Map<string, typeof publishRequestSchema | typeof sessionsRequestSchema | typeof eventsRequestSchema>([
+/** `brine key` changed the key store: the master re-checks live sessions against it at once. */
+export const keysChangedRequestSchema = s.object({ t: s.literal('keys_changed') });
+
+export const CONTROL_REQUESTS = new Map<string, typeof publishRequestSchema | typeof sessionsRequestSchema | typeof eventsRequestSchema | typeof keysChangedRequestSchema>([
   ['publish', publishRequestSchema],
   ['sessions', sessionsRequestSchema],
   ['events', eventsRequestSchema],
+  ['keys_changed', keysChangedRequestSchema],
 ]);
 
 export type PublishRequest = Infer<typeof publishRequestSchema>;
 export type SessionsRequest = Infer<typeof sessionsRequestSchema>;
 export type EventsRequest = Infer<typeof eventsRequestSchema>;
-export type ControlRequest = PublishRequest | SessionsRequest | EventsRequest;
+export type KeysChangedRequest = Infer<typeof keysChangedRequestSchema>;
+export type ControlRequest = PublishRequest | SessionsRequest | EventsRequest | KeysChangedRequest;
 
 // ---- master -> CLI ----------------------------------------------------------------------
 
@@ -98,6 +103,9 @@ export const eventSchema = s.object({ t: s.literal('event'), tag: s.string(), ev
 
 export const controlErrorSchema = s.object({ t: s.literal('error'), code: s.string(), message: s.string() });
 
+/** Answer to keys_changed: the sessions that were closed because their key is gone. */
+export const keysReconciledSchema = s.object({ t: s.literal('keys_reconciled'), closed: s.array(s.string()) });
+
 export type Published = Infer<typeof publishedSchema>;
 export type JobReturn = Infer<typeof jobReturnSchema>;
 export type JobDone = Infer<typeof jobDoneSchema>;
@@ -109,10 +117,12 @@ export interface EventReply {
   tag: string;
   event: BrineEvent;
 }
-export type ControlReply = Published | JobReturn | JobDone | SessionsReply | EventReply | ControlError;
+export type KeysReconciled = Infer<typeof keysReconciledSchema>;
+export type ControlReply = Published | JobReturn | JobDone | SessionsReply | EventReply | KeysReconciled | ControlError;
 
-export const CONTROL_REPLIES = new Map<string, typeof publishedSchema | typeof jobReturnSchema | typeof jobDoneSchema | typeof sessionsSchema | typeof eventSchema | typeof controlErrorSchema>([
+export const CONTROL_REPLIES = new Map<string, typeof publishedSchema | typeof jobReturnSchema | typeof jobDoneSchema | typeof sessionsSchema | typeof eventSchema | typeof keysReconciledSchema | typeof controlErrorSchema>([
   ['event', eventSchema],
+  ['keys_reconciled', keysReconciledSchema],
   ['published', publishedSchema],
   ['ret', jobReturnSchema],
   ['done', jobDoneSchema],

@@ -132,6 +132,7 @@ export const CLOSE_REASONS = [
   'invalid_id',
   'master_key_changed',
   'replaced',
+  'key_deleted',
   'shutdown',
   'failback',
   'frame_too_large',

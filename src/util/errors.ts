@@ -30,7 +30,7 @@ export const ERRORS = {
   // authentication, as the minion sees it
   AUTH_PENDING: spec("The master has this minion's key in pending.", 'On the master run `brine key -a <id>` (after checking the fingerprint with `brine key -f <id>`).', 0),
   AUTH_REJECTED: spec("The master has rejected this minion's key.", 'On the master, delete the rejected key (`brine key -d <id>`) and restart the minion, or accept it with `brine key -a <id> --include-rejected`.', 77),
-  AUTH_DENIED: spec('The master already has a different key accepted for this ID.', 'If this host was re-imaged, delete the old key on the master (`brine key -d <id>`) and restart the minion; otherwise give this minion its own `id:`.', 77),
+  AUTH_DENIED: spec('The master already has a different key accepted for this ID.', 'If this host was re-imaged, run `brine key --replace <id>` on the master and restart the minion; otherwise give this minion its own `id:`.', 77),
   AUTH_FULL: spec('The master has reached max_minions.', 'Raise max_minions on the master or remove unused keys.', 1),
   MASTER_KEY_CHANGED: spec("The master's key differs from the one this minion pinned on first contact.", 'If the master was legitimately re-keyed, delete minion_master.pub in the minion pki_dir and restart; otherwise treat it as an attack.', 42),
   MASTER_FINGER_MISMATCH: spec("The master's key fingerprint does not match master_finger.", 'Compare `brine key -F master` on the master with master_finger in the minion config.', 42),

@@ -7,6 +7,9 @@ import { KeyStore, fnmatch, type KeyState } from '../../pki/index.js';
 import { loadOrCreateIdentity } from '../../pki/index.js';
 import { BrineError } from '../../util/errors.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
+import { requestOnce } from '../control-client.js';
+import { controlSocketPath } from '../../master/index.js';
+import type { KeysReconciled } from '../../protocol/index.js';
 
 interface KeyFlags extends ConfigFlags {
   listAll?: boolean;
@@ -26,6 +29,7 @@ interface KeyFlags extends ConfigFlags {
   includeAccepted?: boolean;
   includeDenied?: boolean;
   includeAll?: boolean;
+  replace?: string;
 }
 
 /** Salt prints sections in sorted directory-name order. */
@@ -136,6 +140,38 @@ async function remove(store: KeyStore, flags: KeyFlags, globs: string): Promise<
   return 0;
 }
 
+/**
+ * Tells a running master that keys changed, so sessions of deleted or replaced keys close now.
+ * The master also notices by itself within seconds, so an unreachable master is not an error.
+ */
+async function notifyMaster(socketPath: string): Promise<void> {
+  try {
+    const reply = await requestOnce<KeysReconciled>(socketPath, { t: 'keys_changed' }, 'keys_reconciled');
+    for (const id of reply.closed) process.stdout.write(`Closed the session of ${id}: its key is no longer accepted.\n`);
+  } catch {
+    // no master running: nothing to tell
+  }
+}
+
+/**
+ * The re-image flow: the host came back with a new key, which the master stored as denied.
+ * One atomic rename makes the denied key the accepted one.
+ */
+async function replace(store: KeyStore, flags: KeyFlags, id: string): Promise<number> {
+  const denied = store.fingerprintOf('denied', id);
+  if (denied === undefined) throw new BrineError('KEY_NOT_FOUND', `no denied key for '${id}': --replace swaps an accepted key for the denied one a re-imaged host presented; see 'brine key -L'`);
+  const accepted = store.fingerprintOf('accepted', id);
+  process.stdout.write(
+    accepted === undefined
+      ? `The denied key for ${id} (${denied}) is going to be accepted.\n`
+      : `The accepted key for ${id} (${accepted}) is going to be replaced by its denied key (${denied}).\nDo this only if ${id} was re-imaged or re-keyed on purpose: check ${denied} against 'brine key -f' output on that host.\n`,
+  );
+  if (!(await confirm('Proceed? [n/Y] ', true, flags.yes))) return 1;
+  store.move(id, 'denied', 'accepted');
+  process.stdout.write(`Key for minion ${id} replaced.\n`);
+  return 0;
+}
+
 async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<number> {
   // `salt-key -F master` is how operators read the master's fingerprint (and what our own
   // MASTER_FINGER_MISMATCH advice says), so -F and -P take an optional glob; nothing else does.
@@ -147,12 +183,18 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
   store.ensureLayout();
   const all: KeyState[] = ['accepted', 'denied', 'pending', 'rejected'];
 
-  if (flags.accept !== undefined) return move(store, flags, flags.accept, 'accepted');
-  if (flags.acceptAll) return move(store, flags, '*', 'accepted');
-  if (flags.reject !== undefined) return move(store, flags, flags.reject, 'rejected');
-  if (flags.rejectAll) return move(store, flags, '*', 'rejected');
-  if (flags.delete !== undefined) return remove(store, flags, flags.delete);
-  if (flags.deleteAll) return remove(store, flags, '*');
+  const change = async (op: () => Promise<number>): Promise<number> => {
+    const code = await op();
+    await notifyMaster(controlSocketPath(opts));
+    return code;
+  };
+  if (flags.accept !== undefined) return change(() => move(store, flags, flags.accept!, 'accepted'));
+  if (flags.acceptAll) return change(() => move(store, flags, '*', 'accepted'));
+  if (flags.reject !== undefined) return change(() => move(store, flags, flags.reject!, 'rejected'));
+  if (flags.rejectAll) return change(() => move(store, flags, '*', 'rejected'));
+  if (flags.delete !== undefined) return change(() => remove(store, flags, flags.delete!));
+  if (flags.deleteAll) return change(() => remove(store, flags, '*'));
+  if (flags.replace !== undefined) return change(() => replace(store, flags, flags.replace!));
 
   const finger = flags.finger ?? (flags.fingerAll ? (narrow ?? '*') : undefined);
   if (finger !== undefined) {
@@ -214,6 +256,7 @@ export function registerKey(program: Command): void {
     .option('--include-accepted', 'reject also accepted keys')
     .option('--include-denied', 'accept or reject also denied keys')
     .option('--include-all', 'include rejected, accepted and denied keys (deprecated in Salt)')
+    .option('--replace <id>', "re-imaged host: make the ID's denied key the accepted one, in one atomic step")
     .action(async (narrow: string | undefined, flags: KeyFlags) => {
       try {
         process.exitCode = await runKey(flags, narrow);

@@ -1,0 +1,85 @@
+// Issue 4 item 3 with real processes: the one-command re-image flow (`brine key --replace`),
+// and deleting a key closes that minion's session at once and purges what the master knew, so
+// an ID enrolled again inherits nothing.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+
+interface Info {
+  id: string;
+  state: string;
+  reconnects: number;
+  drops?: number;
+}
+
+describe('key lifecycle: re-image and delete', () => {
+  let cluster: Cluster;
+  let minion: Proc;
+
+  const status = async (): Promise<Info[]> => JSON.parse((await cluster.brine(['minions', 'status', '--out', 'json'])).stdout) as Info[];
+  const minionPki = () => path.join(cluster.root, 'minions', 'web1', 'etc', 'brine', 'pki', 'minion');
+
+  before(async () => {
+    cluster = await Cluster.create();
+    await cluster.startMaster();
+    minion = cluster.startMinion('web1');
+    await cluster.waitForPending(['web1']);
+    await cluster.brine(['key', '-a', 'web1', '-y']);
+    await minion.waitForOutput(/ready to receive requests/);
+  });
+  after(() => cluster.cleanup());
+
+  it('a re-imaged host is denied with the one command that fixes it, and --replace fixes it', async () => {
+    await minion.kill('SIGTERM');
+    const oldFp = (await cluster.brine(['key', '-f', 'web1'])).stdout.match(/web1: {2}(\S+)/)![1]!;
+    // a re-image: same ID, new key pair
+    fs.rmSync(minionPki(), { recursive: true, force: true });
+    const reimaged = cluster.startMinion('web1');
+    assert.equal(await reimaged.exited, 77, reimaged.output);
+    assert.match(reimaged.output, /brine key --replace web1/);
+    const listed = await cluster.brine(['key', '-L']);
+    assert.match(listed.stdout, /Accepted Keys:\nweb1\nDenied Keys:\nweb1\n/);
+
+    const r = await cluster.brine(['key', '--replace', 'web1', '-y']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`The accepted key for web1 \\(${oldFp}\\) is going to be replaced`));
+    assert.match(r.stdout, /Key for minion web1 replaced\./);
+    const after = await cluster.brine(['key', '-L']);
+    assert.match(after.stdout, /Accepted Keys:\nweb1\nDenied Keys:\nUnaccepted Keys:/);
+    const newFp = (await cluster.brine(['key', '-f', 'web1'])).stdout.match(/web1: {2}(\S+)/)![1]!;
+    assert.notEqual(newFp, oldFp);
+
+    minion = cluster.startMinion('web1');
+    await minion.waitForOutput(/ready to receive requests/);
+    const ping = await cluster.brine(['run', 'web1', 'test.ping']);
+    assert.equal(ping.code, 0, ping.stdout);
+  });
+
+  it('--replace without a denied key is a clear error', async () => {
+    const r = await cluster.brine(['key', '--replace', 'nobody', '-y']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^KEY_NOT_FOUND: no denied key for 'nobody'/);
+  });
+
+  it('deleting a key closes the session at once and the ID comes back as new, inheriting nothing', async () => {
+    // give the minion some history first
+    await cluster.brine(['run', 'web1', 'test.ping']);
+    const d = await cluster.brine(['key', '-d', 'web1', '-y']);
+    assert.equal(d.code, 0, d.stderr);
+    assert.match(d.stdout, /Key for minion web1 deleted\./);
+    assert.match(d.stdout, /Closed the session of web1: its key is no longer accepted\./);
+    assert.ok(!(await status()).some((i) => i.id === 'web1'), 'the master forgot web1');
+    // the minion signs in again and is a new, pending key
+    await cluster.waitForPending(['web1']);
+    assert.match(minion.output, /pending/);
+    await cluster.brine(['key', '-a', 'web1', '-y']);
+    await waitUntil(async () => (await status()).find((i) => i.id === 'web1' && i.state === 'connected'), 20_000, 'web1 to be back');
+    const info = (await status()).find((i) => i.id === 'web1')!;
+    assert.equal(info.reconnects, 0, 'no reconnect history inherited');
+    assert.equal(info.drops, undefined, 'no drop history inherited');
+    assert.equal(minion.running, true, 'the minion never needed a restart');
+  });
+});
