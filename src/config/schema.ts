@@ -40,6 +40,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'Lower-case a generated ID.' },
   { name: 'minion_id_remove_domain', type: 'string_or_bool', default: false, roles: MINION,
     doc: 'Strip the domain from a generated FQDN: true strips any domain, a string strips only that domain (case-insensitive).' },
+  { name: 'refuse_cloned_id', type: 'bool', default: false, roles: MINION, brineOnly: true,
+    doc: 'Refuse to start (ID_CLONED) when the cached minion_id was written on another machine (its recorded machine id differs from /etc/machine-id), as on a cloned image; off only warns.' },
   { name: 'append_domain', type: 'string', default: undefined, roles: MINION,
     doc: 'Domain appended to the ID unless it already ends with it (never to an IPv4 ID); unset means off.' },
   { name: 'grains', type: 'map', default: {}, roles: MINION,

@@ -23,6 +23,7 @@ export const ERRORS = {
 
   // identity and keys
   INVALID_ID: spec('A minion ID breaks the ID grammar (empty, too long, path characters, non-ASCII, or localhost-like).', 'Set `id:` in the minion config to a name of letters, digits, `.`, `-`, `_` and `@` (at most 255 characters, not starting with `.`, not localhost).', 65),
+  ID_CLONED: spec('The cached minion ID was written on another machine (a cloned image) and refuse_cloned_id is on.', 'Delete the minion_id file in the minion config directory and restart, so this host generates its own ID, or set `id:` in the minion config.', 78),
   PKI_UNWRITABLE: spec('The PKI directory cannot be created or written.', 'Create pki_dir and make it writable by the daemon user, or set root_dir/pki_dir to a writable path.', 73),
   PKI_KEY_INVALID: spec('A key or certificate file exists but cannot be parsed.', 'Move the damaged file aside; a new key pair is generated at the next start (and must be accepted again).', 65),
   KEY_NOT_FOUND: spec('No key matched the ID or glob given.', 'List the keys with `brine key -L` and use a matching name.', 1),
