@@ -5,6 +5,7 @@ import { BRINE_VERSION } from '../modules/index.js';
 import { registerCall } from './commands/call.js';
 import { registerConfig } from './commands/config.js';
 import { registerDaemons } from './commands/daemons.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerEmulate } from './commands/emulate.js';
 import { registerEvents } from './commands/events.js';
 import { registerJobs } from './commands/jobs.js';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerEvents(program);
   registerJobs(program);
   registerEmulate(program);
+  registerDoctor(program);
   return program;
 }
 

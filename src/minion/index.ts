@@ -1,5 +1,11 @@
 // Public surface of the minion daemon.
 export { Minion, parseMasterEndpoint, type MinionRuntime } from './minion.js';
-export { resolveMinionId, type ResolvedId, type IdSource, type IdSources } from './minion-id.js';
+export { resolveMinionId, idOptionsFrom, removeDomain, appendDomain, isIpv4, type ResolvedId, type IdResolution, type IdSource, type IdCacheState, type ResolveIdOptions } from './minion-id.js';
+export { systemIdSources, pythonGetfqdn, sortIpv4, type IdSources, type FqdnAnswer, type FqdnResolver } from './id-sources.js';
+export { generateCandidates, type IdCandidate, type CandidateSource, type CandidateVerdict, type CandidateList } from './id-candidates.js';
+export { readIdCache, writeIdCache, MINION_ID_FILE, type CachedId } from './id-cache.js';
+export { checkIdResolution, reportIdAtStart, describeSource, type IdCheck, type CheckLevel, type CheckTopic, type CheckOptions } from './id-checks.js';
+export { formatIdReport, type IdReport } from './id-report.js';
+export { parseHostsFile, type HostsEntry } from './hosts-file.js';
 export { MasterPin, MASTER_PIN_FILE } from './master-pin.js';
 export { ReturnQueue, type ReturnQueueOptions, type ReturnQueueFs, type QueuedReturn } from './return-queue.js';

@@ -17,7 +17,8 @@ import { minionMatches } from '../targeting/index.js';
 import { BRINE_VERSION, collectGrains, createDefaultRegistry, type Grains, type ModuleRegistry } from '../modules/index.js';
 import { JobRunner } from './job-runner.js';
 import { MasterPin } from './master-pin.js';
-import { resolveMinionId, type ResolvedId } from './minion-id.js';
+import { idOptionsFrom, resolveMinionId, type ResolvedId, type ResolveIdOptions } from './minion-id.js';
+import { reportIdAtStart } from './id-checks.js';
 import { ReturnQueue } from './return-queue.js';
 import { isJid } from '../jobs/index.js';
 
@@ -96,19 +97,16 @@ export class Minion {
     return this.resolvedId.id;
   }
 
-  static resolveId(opts: MinionOptions): ResolvedId {
-    return resolveMinionId({
-      configuredId: opts.id,
-      cacheFile: path.join(opts.config_dir, 'minion_id'),
-      caching: opts.minion_id_caching,
-      lowercase: opts.minion_id_lowercase,
-    });
+  /** Salt's ID algorithm for this config; the daemon caches a generated ID, as salt-minion does. */
+  static resolveId(opts: MinionOptions, extra: Partial<ResolveIdOptions> = {}): Promise<ResolvedId> {
+    return resolveMinionId({ ...idOptionsFrom(opts), writeCache: true, ...extra });
   }
 
   static async start(opts: MinionOptions, logger: Logger, runtime: MinionRuntime = {}): Promise<Minion> {
-    const resolved = Minion.resolveId(opts);
+    const resolved = await Minion.resolveId(opts);
+    // logs the source and every warning with its fix; throws INVALID_ID or ID_CLONED
+    reportIdAtStart(resolved, { refuseClonedId: opts['refuse_cloned_id'] === true }, logger);
     assertValidMinionId(resolved.id);
-    logger.info({ id: resolved.id, source: resolved.source }, `minion ID is ${resolved.id} (from ${resolved.source})`);
     const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'minion', commonName: resolved.id });
     const returns = ReturnQueue.open(path.join(opts.cachedir, 'returns'), { max: opts.return_queue_max, logger });
     if (returns.size > 0) logger.info({ pending: returns.size }, `${returns.size} returns from before the restart will be sent once a master is connected`);

@@ -20,7 +20,7 @@ async function call(fun: string, rest: string[], flags: CallFlags): Promise<numb
   const outputter = (flags.out ?? 'nested') as Outputter;
   if (!outputterNames().includes(outputter)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
   const { arg, kwarg } = parseSaltArgs(rest);
-  const id = Minion.resolveId(opts).id;
+  const id = (await Minion.resolveId(opts)).id;
   const grains = await collectGrains({ id, configGrains: opts.grains });
   const registry = createDefaultRegistry();
   const controller = new AbortController();

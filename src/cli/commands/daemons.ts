@@ -5,6 +5,7 @@ import { Master } from '../../master/index.js';
 import { Minion } from '../../minion/index.js';
 import { BrineError, ERRORS } from '../../util/errors.js';
 import { daemonLogger, fail, masterOptions, minionOptions, type ConfigFlags } from '../common.js';
+import { doctorId } from './doctor.js';
 
 function onSignals(stop: () => Promise<void> | void): void {
   let stopping = false;
@@ -42,8 +43,13 @@ export function registerDaemons(program: Command): void {
     .description('run a minion in the foreground')
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
     .option('-l, --log-level <level>', "log level: Salt's names (debug, info, warning, error, critical, quiet ...)")
-    .action(async (flags: ConfigFlags) => {
+    .option('--show-id', 'print how the minion ID is resolved (as brine doctor id) and exit')
+    .action(async (flags: ConfigFlags & { showId?: boolean }) => {
       try {
+        if (flags.showId) {
+          process.exitCode = await doctorId(flags);
+          return;
+        }
         const opts = minionOptions(flags);
         const logger = daemonLogger('minion', opts);
         const minion = await Minion.start(opts, logger, {

@@ -1,5 +1,5 @@
-// The minion's ID sources (config, cache, host names with Salt's localhost filter) and the
-// master key pin (master_finger, pin on first contact, refuse a changed key).
+// The master key pin (master_finger, pin on first contact, refuse a changed key) and master
+// endpoints. The ID algorithm is tested in minion-id*.test.ts.
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,49 +7,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
-import { resolveMinionId, MasterPin, parseMasterEndpoint, type IdSources } from '../../../src/minion/index.js';
+import { MasterPin, parseMasterEndpoint } from '../../../src/minion/index.js';
 import { fingerprint } from '../../../src/pki/index.js';
 import { isBrineError } from '../../../src/util/errors.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-id-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
-
-function sources(hostname: string, files: Record<string, string> = {}): IdSources {
-  return { hostname: () => hostname, readFile: (f) => files[f] };
-}
-
-describe('resolveMinionId', () => {
-  it('uses the configured id as is, without caching', () => {
-    const cacheFile = path.join(tmp, 'a', 'minion_id');
-    const r = resolveMinionId({ configuredId: 'Web1', cacheFile, caching: true, lowercase: true, sources: sources('host') });
-    assert.deepEqual(r, { id: 'Web1', source: 'config' });
-    assert.equal(fs.existsSync(cacheFile), false);
-  });
-
-  it('prefers the cached id (first line, BOM stripped) and ignores a cached "localhost"', () => {
-    const cacheFile = path.join(tmp, 'minion_id');
-    const withCache = sources('host', { [cacheFile]: '\uFEFFcached-id  \nsecond line\n' });
-    assert.deepEqual(resolveMinionId({ configuredId: '', cacheFile, caching: true, lowercase: false, sources: withCache }), { id: 'cached-id', source: 'cache' });
-    const localhost = sources('realhost', { [cacheFile]: 'localhost\n' });
-    assert.equal(resolveMinionId({ configuredId: '', cacheFile: path.join(tmp, 'b', 'minion_id'), caching: true, lowercase: false, sources: localhost }).id, 'realhost');
-  });
-
-  it('filters localhost-like host names and falls back to /etc/hostname, then "localhost"', () => {
-    const cacheFile = path.join(tmp, 'c', 'minion_id');
-    const r = resolveMinionId({ configuredId: '', cacheFile, caching: false, lowercase: false, sources: sources('localhost.localdomain', { '/etc/hostname': 'box7\n' }) });
-    assert.deepEqual(r, { id: 'box7', source: 'etc_hostname' });
-    const none = resolveMinionId({ configuredId: '', cacheFile, caching: false, lowercase: false, sources: sources('localhost', {}) });
-    assert.deepEqual(none, { id: 'localhost', source: 'fallback' });
-  });
-
-  it('caches a generated id and lower-cases it when asked', () => {
-    const cacheFile = path.join(tmp, 'd', 'minion_id');
-    const r = resolveMinionId({ configuredId: '', cacheFile, caching: true, lowercase: true, sources: sources('MyHost.Example.COM') });
-    assert.equal(r.id, 'myhost.example.com');
-    assert.equal(r.source, 'fqdn');
-    assert.equal(fs.readFileSync(cacheFile, 'utf8'), 'myhost.example.com\n');
-  });
-});
 
 describe('MasterPin', () => {
   const keyPem = () => generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string;
