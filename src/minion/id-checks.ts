@@ -110,7 +110,10 @@ function cacheChecks(res: IdResolution): IdCheck[] {
         topic: 'cache',
         cause: 'stale_cache',
         message: `the cached ID ${c.found} in ${c.file} is stale: resolution today gives ${today.id} (from ${describeSource(today.source)}); a cached ID survives renames, /etc/hosts fixes and cloned images`,
-        fix: `if this host was renamed, cloned or its /etc/hosts fixed, delete ${c.file} and restart the minion (and remove the old key on the master with brine key -d ${c.found} if nothing else uses it); to keep ${c.found}, set id: ${c.found} in the minion config`,
+        fix:
+          minionIdProblem(c.found) === undefined
+            ? `if this host was renamed, cloned or its /etc/hosts fixed, delete ${c.file} and restart the minion (and remove the old key on the master with brine key -d ${c.found} if nothing else uses it); to keep ${c.found}, set id: ${c.found} in the minion config`
+            : `delete ${c.file} and restart the minion; it will then use ${today.id}`,
       }];
     }
     return [{ level: 'ok', topic: 'cache', cause: 'fresh', message: `${c.file} holds ${c.found}, the same as resolution gives today` }];
@@ -153,12 +156,9 @@ export function reportIdAtStart(res: IdResolution, opts: CheckOptions, logger: L
   const checks = checkIdResolution(res, opts);
   logger.info({ id: res.id, source: res.source, cachedTo: res.cachedTo }, `minion ID is ${res.id} (from ${describeSource(res.source)})`);
   for (const step of res.steps) logger.debug({ id: res.id }, step);
-  for (const c of checks) {
-    if (c.level === 'ok') continue;
-    const line = `${c.message}. Fix: ${c.fix ?? ''}`;
-    if (c.level === 'warn') logger.warn({ check: c.topic, cause: c.cause }, line);
-    else logger.error({ check: c.topic, cause: c.cause }, line);
-  }
+  // causes (warnings) first, then the verdicts that stop the minion
+  for (const c of checks.filter((x) => x.level === 'warn')) logger.warn({ check: c.topic, cause: c.cause }, `${c.message}. Fix: ${c.fix ?? ''}`);
+  for (const c of checks.filter((x) => x.level === 'fail')) logger.error({ check: c.topic, cause: c.cause }, `${c.message}. Fix: ${c.fix ?? ''}`);
   const cloned = checks.find((c) => c.cause === 'cloned_image' && c.level === 'fail');
   if (cloned) throw new BrineError('ID_CLONED', `${cloned.message}; refuse_cloned_id is on, so the minion does not start. Fix: ${cloned.fix ?? ''}`, { details: { id: res.id } });
   const bad = checks.find((c) => c.topic === 'id' && c.level === 'fail');

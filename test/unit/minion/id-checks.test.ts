@@ -63,6 +63,8 @@ describe('checkIdResolution', () => {
     const cache = checks.find((c) => c.topic === 'cache')!;
     assert.deepEqual([cache.level, cache.cause], ['warn', 'stale_cache']);
     assert.match(cache.message, /resolution today gives web7/);
+    assert.doesNotMatch(cache.fix ?? '', /set id: localhost/, 'never advise keeping an ID brine refuses');
+    assert.match(cache.fix ?? '', /it will then use web7/);
   });
 
   it('warns about an IP-derived ID and says how to get a name', async () => {
