@@ -19,6 +19,8 @@ import { MasterPool } from './master-pool.js';
 
 /** The pause before trying the next master in a failover list (the pass is not over yet). */
 const FAILOVER_STEP_MS = 50;
+/** How many distinct problems the link remembers having logged (masters x reasons). */
+const MAX_LOGGED_PROBLEMS = 64;
 
 export type LinkState = 'idle' | 'connecting' | 'ready' | 'waiting' | 'stopped';
 
@@ -52,7 +54,11 @@ export class MasterLink {
   private readonly backoff: Backoff;
   private acceptanceWait: number;
   private attemptCount = 0;
-  private lastProblem = '';
+  /**
+   * Problems (master and reason) logged since the last successful connection. A set, not the
+   * last one: with failover the masters alternate, so "changed since last time" is every attempt.
+   */
+  private readonly loggedProblems = new Set<string>();
   readonly pool: MasterPool;
   private failbackTimer: TimerHandle | undefined;
   private probe: MasterConnection | undefined;
@@ -126,7 +132,7 @@ export class MasterLink {
         this.stateValue = 'ready';
         this.backoff.reset();
         this.acceptanceWait = this.opts.acceptanceWaitMs;
-        this.lastProblem = '';
+        this.loggedProblems.clear();
         this.pool.noteReady();
         this.safely(() => this.events.onReady?.(c));
         this.scheduleFailback();
@@ -156,10 +162,10 @@ export class MasterLink {
     const passDone = this.pool.noteFailure(outcome.reason);
     const delay = passDone ? this.delayAfter(outcome) : FAILOVER_STEP_MS;
     if (outcome.wasReady) this.backoff.reset();
-    this.logProblem(outcome, delay, failed);
+    const logged = this.logProblem(outcome, delay, failed);
     if (!passDone) {
       const next = this.pool.current();
-      this.logger.info({ from: `${failed.host}:${failed.port}`, to: `${next.host}:${next.port}` }, `Master ${failed.host} could not be reached (${outcome.reason}); trying the next master ${next.host}`);
+      this.logger[logged ? 'info' : 'debug']({ from: `${failed.host}:${failed.port}`, to: `${next.host}:${next.port}` }, `Master ${failed.host} could not be reached (${outcome.reason}); trying the next master ${next.host}`);
     }
     this.safely(() => this.events.onRetryScheduled?.(delay, outcome));
     if (this.isStopped()) return;
@@ -197,20 +203,28 @@ export class MasterLink {
     return this.backoff.next();
   }
 
-  /** Logs a problem once per change, not once per attempt. */
-  private logProblem(outcome: ConnectionOutcome, delay: number, endpoint: MasterEndpoint): void {
-    const problem = `${endpoint.host}:${endpoint.port}:${outcome.reason}:${outcome.error?.message ?? ''}`;
+  /**
+   * Logs a problem once per outage and master, not once per attempt: each (master, reason) is
+   * logged the first time it happens after a success, later repeats go to debug. Returns whether
+   * it was logged.
+   */
+  private logProblem(outcome: ConnectionOutcome, delay: number, endpoint: MasterEndpoint): boolean {
+    const problem = `${endpoint.host}:${endpoint.port}:${outcome.reason}`;
     const fields = { master: `${endpoint.host}:${endpoint.port}`, reason: outcome.reason, retryInMs: delay, attempt: this.attemptCount };
-    if (outcome.reason === 'auth_pending') {
-      if (problem !== this.lastProblem) {
-        this.logger.error(fields, `The master has cached the public key for this node (pending). This minion will wait ${Math.round(delay / 1000)} s before attempting to re-authenticate. On the master, accept it with: brine key -a ${this.connOpts.id}`);
-      }
-    } else if (problem !== this.lastProblem) {
-      this.logger.warn({ ...fields, error: outcome.error?.message }, outcome.wasReady ? `Connection to master ${endpoint.host} lost (${outcome.reason}); reconnecting` : `Cannot connect to master ${endpoint.host} (${outcome.reason}); retrying`);
-    } else {
-      this.logger.debug(fields, 'still unable to connect');
+    if (!outcome.wasReady && this.loggedProblems.has(problem)) {
+      this.logger.debug({ ...fields, error: outcome.error?.message }, 'still unable to connect');
+      return false;
     }
-    this.lastProblem = problem;
+    // bounded: a clear only means a problem may be logged once more
+    if (this.loggedProblems.size >= MAX_LOGGED_PROBLEMS) this.loggedProblems.clear();
+    // a lost connection is always news; a failed reconnect after it is logged once on its own
+    if (!outcome.wasReady) this.loggedProblems.add(problem);
+    if (outcome.reason === 'auth_pending') {
+      this.logger.error(fields, `The master has cached the public key for this node (pending). This minion will wait ${Math.round(delay / 1000)} s before attempting to re-authenticate. On the master, accept it with: brine key -a ${this.connOpts.id}`);
+    } else {
+      this.logger.warn({ ...fields, error: outcome.error?.message }, outcome.wasReady ? `Connection to master ${endpoint.host} lost (${outcome.reason}); reconnecting` : `Cannot connect to master ${endpoint.host} (${outcome.reason}); retrying`);
+    }
+    return true;
   }
 
   /** With master_failback on and another master in use, probe the first one now and then. */

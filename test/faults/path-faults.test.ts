@@ -1,0 +1,154 @@
+// Fault suite: faults on the path between one minion and its master, through the FaultProxy.
+// An RST in the middle of a job, a blackhole longer than heartbeat_timeout, a master that
+// accepts TCP but never speaks TLS, and exceptions thrown by every link callback: the minion
+// recovers by itself each time, and every return reaches the master exactly once.
+
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { waitUntil, type Proc } from '../helpers/cluster.js';
+import { AUTH_TIMEOUT, FAST, HB_TIMEOUT, ProxiedMaster, jidOf, logLines, readyMasters, sleep, waitForReady } from './proxied-master.js';
+
+/** After a fault ends: at most one backoff step at recon_max plus a handshake on a loaded machine. */
+const RECON_WAIT_MS = 15_000;
+
+/** Starts `brine run -v` in the background (it prints the jid as soon as the job is published). */
+function runInBackground(pm: ProxiedMaster, args: string[]): Proc {
+  return pm.cluster.spawnBrine('run', ['run', '-v', ...args, '-c', pm.cluster.masterConfigDir]);
+}
+
+async function waitForJid(run: Proc): Promise<string> {
+  await run.waitForOutput(/Executing job with jid \d+/, 15_000);
+  return jidOf(run.output)!;
+}
+
+/** `brine jobs show JID --out json` parsed, once the minion's return is in the job cache. */
+async function waitForReturn(pm: ProxiedMaster, jid: string, id: string, timeoutMs: number): Promise<unknown> {
+  let last = '';
+  return waitUntil(
+    async () => {
+      const r = await pm.cluster.brine(['jobs', 'show', jid, '--out', 'json']);
+      last = r.stdout + r.stderr;
+      if (r.code !== 0) return undefined;
+      const row = JSON.parse(r.stdout) as Record<string, unknown>;
+      return id in row ? { value: row[id] } : undefined;
+    },
+    timeoutMs,
+    `the return of ${id} for ${jid} in the job cache (last: ${last})`,
+  ).then((v) => v.value);
+}
+
+/** Event lines for one minion's return of one job. */
+function returnsFor(lines: string[], jid: string, id: string): string[] {
+  return lines.filter((l) => l.startsWith(`brine/job/${jid}/ret/${id}\t`));
+}
+
+describe('path faults between a minion and its master', () => {
+  const masters: ProxiedMaster[] = [];
+  after(async () => {
+    await Promise.all(masters.map((m) => m.close()));
+  });
+
+  const start = async (): Promise<ProxiedMaster> => {
+    const pm = await ProxiedMaster.start();
+    masters.push(pm);
+    return pm;
+  };
+
+  it('RST in the middle of a job: the minion reconnects and the return arrives exactly once', async () => {
+    const pm = await start();
+    const minion = pm.cluster.startMinion('rst', { ...FAST, master: pm.viaProxy });
+    await waitForReady(minion, 0, 15_000);
+    const events = pm.events(['job_published', 'job_return'], 10);
+    // time for the events CLI to subscribe (checked below: it must see the job published)
+    await sleep(2000);
+
+    const run = runInBackground(pm, ['-t', '20', 'rst', 'test.sleep', '2']);
+    const jid = await waitForJid(run);
+    await sleep(300);
+    pm.proxy.resetAll();
+
+    await minion.waitForOutput(/Connection to master 127\.0\.0\.1 lost \((reset|peer_closed)\); reconnecting/, 5000);
+    await waitForReady(minion, 1, 10_000);
+    assert.equal(await waitForReturn(pm, jid, 'rst', 15_000), true);
+    await run.exited;
+
+    const lines = await events;
+    assert.equal(lines.filter((l) => l.startsWith(`brine/job/${jid}/new\t`)).length, 1, `the events stream saw the job published\n${lines.join('\n')}`);
+    assert.equal(returnsFor(lines, jid, 'rst').length, 1, lines.join('\n'));
+    assert.equal(logLines(pm.master, `Got return from rst for job ${jid}`).length, 1, pm.master.output);
+    assert.ok(minion.running);
+  });
+
+  it('blackhole longer than heartbeat_timeout: detected, reconnected after restore, the queued return delivered once', async () => {
+    const pm = await start();
+    const minion = pm.cluster.startMinion('hole', { ...FAST, master: pm.viaProxy });
+    await waitForReady(minion, 0, 15_000);
+    const events = pm.events(['job_published', 'job_return'], 16);
+    await sleep(2000);
+
+    const run = runInBackground(pm, ['-t', '20', 'hole', 'test.sleep', '1']);
+    const jid = await waitForJid(run);
+    await sleep(300);
+    pm.proxy.blackhole();
+
+    // both sides notice within heartbeat_timeout; the master says why
+    await pm.waitForStatus('hole', (r) => r.state === 'disconnected', HB_TIMEOUT * 1000 + 8000, 'the master to drop the blackholed minion');
+    const row = await pm.status('hole');
+    assert.equal(row?.lastDisconnectReason, 'heartbeat_timeout', JSON.stringify(row));
+    await minion.waitForOutput(/Connection to master 127\.0\.0\.1 lost \(heartbeat_timeout\)/, 5000);
+    // the job finished during the blackhole; its return is waiting on the minion, not delivered
+    await sleep(1000);
+    const during = await pm.cluster.brine(['jobs', 'show', jid, '--out', 'json']);
+    assert.doesNotMatch(during.stdout, /"hole":\s*true/, 'no return can cross a blackhole');
+    assert.equal(readyMasters(minion).length, 1, 'no reconnect through the blackhole');
+
+    pm.proxy.restore();
+    await waitForReady(minion, 1, RECON_WAIT_MS);
+    assert.equal(await waitForReturn(pm, jid, 'hole', 10_000), true);
+    await pm.waitForStatus('hole', (r) => r.state === 'connected', 5000, 'connected again');
+    await run.exited;
+
+    const lines = await events;
+    assert.equal(lines.filter((l) => l.startsWith(`brine/job/${jid}/new\t`)).length, 1, `the events stream saw the job published\n${lines.join('\n')}`);
+    assert.equal(returnsFor(lines, jid, 'hole').length, 1, lines.join('\n'));
+    assert.equal(logLines(pm.master, `Got return from hole for job ${jid}`).length, 1, pm.master.output);
+    const ping = await pm.ping('hole');
+    assert.ok(ping.ok, ping.stdout + ping.stderr);
+  });
+
+  it('a master that accepts TCP but never speaks TLS: the minion keeps retrying, logs once, connects after forward()', async () => {
+    const pm = await start();
+    pm.proxy.stallNew();
+    const minion = pm.cluster.startMinion('stall', { ...FAST, master: pm.viaProxy });
+    // each attempt waits auth_timeout for the handshake, then backs off and tries again
+    await waitUntil(() => pm.proxy.stats.flowsOpened >= 3, 3 * (AUTH_TIMEOUT * 1000 + 1000) + 10_000, 'three stalled attempts');
+    const complaints = logLines(minion, 'Cannot connect to master');
+    assert.equal(complaints.length, 1, `logged once, not per attempt:\n${minion.output}`);
+    assert.match(complaints[0]!, /handshake_timeout/);
+    assert.equal(readyMasters(minion).length, 0);
+
+    pm.proxy.forward();
+    await waitForReady(minion, 0, RECON_WAIT_MS);
+    const ping = await pm.ping('stall');
+    assert.ok(ping.ok, ping.stdout + ping.stderr);
+    assert.ok(minion.running);
+  });
+
+  it('an exception in every link callback: the minion still connects, survives a reset and answers', async () => {
+    const pm = await start();
+    const names = ['onReady', 'onMessage', 'onDown', 'onRetryScheduled', 'onConnectionState'];
+    const minion = pm.cluster.startMinion('thrower', { ...FAST, master: pm.viaProxy }, { BRINE_TEST_THROW: names.join(',') });
+    await waitForReady(minion, 0, 15_000);
+    const first = await pm.ping('thrower');
+    assert.ok(first.ok, first.stdout + first.stderr);
+
+    pm.proxy.resetAll();
+    await waitForReady(minion, 1, RECON_WAIT_MS);
+    const again = await pm.ping('thrower');
+    assert.ok(again.ok, again.stdout + again.stderr);
+    for (const name of names) {
+      assert.equal(logLines(minion, `${name} failed (injected by BRINE_TEST_THROW)`).length, 1, `${name} threw once and was logged\n${minion.output}`);
+    }
+    assert.ok(minion.running, 'the minion never exited');
+  });
+});
