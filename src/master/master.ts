@@ -82,6 +82,9 @@ export class Master {
       emit: (e) => this.events.emit(e),
     });
     const matchOpts = (option: string) => ({ option, onProblem: (msg: string) => logger.warn({ option }, msg) });
+    for (const [option, file] of [['autosign_file', opts.autosign_file], ['autoreject_file', opts.autoreject_file]] as const) {
+      if (file && !fs.existsSync(file)) logger.warn({ option, file }, `${option} ${file} does not exist (root_dir is prepended to it): it matches no minion until it is created`);
+    }
     const autosign = opts.autosign_file ? loadMatchFile(opts.autosign_file, matchOpts('autosign_file')) : undefined;
     const autoreject = opts.autoreject_file ? loadMatchFile(opts.autoreject_file, matchOpts('autoreject_file')) : undefined;
 

@@ -6,7 +6,7 @@ import { globToRegExp } from '../util/glob.js';
 export { globToRegExp };
 
 /** Characters that only make sense in a regex; a line with none of them is never read as one. */
-const REGEX_ONLY = /[\^$+(){}|\\]/;
+const REGEX_ONLY = /[\^$+(){}|\\]|\.[*?]/;
 
 /** fnmatch(name, glob), case-sensitive as on POSIX. */
 export function fnmatch(name: string, glob: string): boolean {
@@ -15,9 +15,10 @@ export function fnmatch(name: string, glob: string): boolean {
 
 /**
  * A compiled matcher for one expression. brine departs from Salt on purpose in one way: a line is
- * read as a regex only if it contains a regex-only character (^ $ + ( ) { } | \). Salt tries every
- * line as a regex too, so `web*` also accepted `we` and `webbb`, and `web1.example.com` accepted
- * `web1xexample.com`; for a file that grants trust, the narrower reading is the safe one.
+ * read as a regex only if it contains a regex-only character (^ $ + ( ) { } | \) or the regex
+ * idioms `.*` / `.?`. Salt tries every line as a regex too, so `web*` also accepted `we`, and
+ * `web1.example.com` accepted `web1xexample.com`; for a file that grants trust, the narrower
+ * reading is the safe one, while Salt files written as regexes (`web.*`, `db\d+`) keep working.
  */
 export function compileExpr(expr: string): (id: string) => boolean {
   const glob = globToRegExp(expr);

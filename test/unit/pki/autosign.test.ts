@@ -55,6 +55,10 @@ test('exprMatch: exact, then glob, then a full-match regex when the line has reg
   assert.equal(exprMatch('we', 'web*'), false);
   assert.equal(exprMatch('webbb', 'web*'), true, 'still a glob match');
   assert.equal(exprMatch('web1xexample.com', 'web1.example.com'), false);
+  // the regex idioms `.*` and `.?` mark a Salt regex line, so migrated files keep working
+  assert.equal(exprMatch('web1', 'web.*'), true);
+  assert.equal(exprMatch('web', 'web.?'), true);
+  assert.equal(exprMatch('mail1', 'web.*'), false);
 });
 
 test('a match file: globs and regexes, comments and blank lines skipped, CRLF tolerated', (t) => {
