@@ -271,6 +271,10 @@ export class MasterLink {
         }
         if (this.probe === probe) {
           this.probe = undefined;
+          // a failed probe is normal while the first master is down; a refusal is not
+          const refused = outcome.reason === 'master_key_changed' || outcome.reason === 'auth_rejected' || outcome.reason === 'auth_denied' || outcome.reason === 'invalid_id';
+          if (refused) this.logger.warn({ master: `${primary.host}:${primary.port}`, reason: outcome.reason, error: outcome.error?.message }, `Cannot fail back to the first master ${primary.host}: ${outcome.error?.message ?? outcome.reason}`);
+          else this.logger.debug({ master: `${primary.host}:${primary.port}`, reason: outcome.reason }, 'the first master is not back yet');
           this.scheduleFailback();
         }
       },
