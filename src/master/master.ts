@@ -8,7 +8,7 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { MASTER_MESSAGES, MINION_MESSAGES, type ChannelClose, type MasterMessage, type MinionMessage } from '../protocol/index.js';
-import { KeyStore, decideAuth, loadMatchFile, loadOrCreateIdentity, type Identity } from '../pki/index.js';
+import { KeyStore, decideAuth, loadMatchFile, loadOrCreateIdentity, type AuthPolicy, type Identity } from '../pki/index.js';
 import { keepaliveFromConfig, listenTls, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';
 import { verdictFor } from './auth-messages.js';
@@ -18,6 +18,7 @@ import { MinionSession, type AuthVerdict } from './minion-session.js';
 import { SessionTable } from './session-table.js';
 import { EventBus } from './event-bus.js';
 import { AuthAdmission } from './admission.js';
+import { probeAuth } from './probe.js';
 import type { SessionInfo } from '../protocol/index.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -98,21 +99,33 @@ export class Master {
       masterFingerprint: this.identity.fingerprint,
     };
     const admission = new AuthAdmission(clock, opts.auth_rate);
+    const busy = (): AuthVerdict | undefined => {
+      if (admission.tryAdmit()) return undefined;
+      const retryAfter = admission.retryAfterSeconds();
+      if (admission.turnedAway % 1000 === 1) logger.warn({ turnedAway: admission.turnedAway, authRate: opts.auth_rate }, `sign-ins arrive faster than auth_rate (${opts.auth_rate}/s); asking minions to come back later`);
+      return { status: 'busy', message: `the master admits ${opts.auth_rate} sign-ins per second and is busy; try again in ${retryAfter} s`, retryAfter };
+    };
+    const policy = (): AuthPolicy => ({
+      autoAccept: opts.auto_accept,
+      openMode: opts.open_mode,
+      ...(autosign ? { autosign } : {}),
+      ...(autoreject ? { autoreject } : {}),
+      maxMinions: opts.max_minions,
+      connectedCount: this.sessions.connectedCount,
+      isConnected: (id) => this.sessions.isConnected(id),
+    });
+    // brine doctor: the same decision, read-only, no events; one log line per probe
+    const probe = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
+      const refused = busy();
+      if (refused) return refused;
+      const verdict = probeAuth(opts.pki_dir, { id: hello.id, publicKeyPem }, policy(), this.identity.fingerprint);
+      logger.info({ id: hello.id.slice(0, 300), remote, status: verdict.status }, `answered a brine doctor probe from ${hello.id.slice(0, 64)} at ${remote}: ${verdict.status}`);
+      return verdict;
+    };
     const authorize = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
-      if (!admission.tryAdmit()) {
-        const retryAfter = admission.retryAfterSeconds();
-        if (admission.turnedAway % 1000 === 1) logger.warn({ turnedAway: admission.turnedAway, authRate: opts.auth_rate }, `sign-ins arrive faster than auth_rate (${opts.auth_rate}/s); asking minions to come back later`);
-        return { status: 'busy', message: `the master admits ${opts.auth_rate} sign-ins per second and is busy; try again in ${retryAfter} s`, retryAfter };
-      }
-      const decision = decideAuth(this.keys, { id: hello.id, publicKeyPem }, {
-        autoAccept: opts.auto_accept,
-        openMode: opts.open_mode,
-        ...(autosign ? { autosign } : {}),
-        ...(autoreject ? { autoreject } : {}),
-        maxMinions: opts.max_minions,
-        connectedCount: this.sessions.connectedCount,
-        isConnected: (id) => this.sessions.isConnected(id),
-      });
+      const refused = busy();
+      if (refused) return refused;
+      const decision = decideAuth(this.keys, { id: hello.id, publicKeyPem }, policy());
       const fields = { id: hello.id.slice(0, 300), remote, presented: decision.presentedFingerprint, existing: decision.existingFingerprint, status: decision.status };
       const at = clock.now();
       const fp = decision.presentedFingerprint;
@@ -147,6 +160,7 @@ export class Master {
         }
         const session = new MinionSession(channel, clock, logger, settings, {
           authorize: (hello, ch) => authorize(hello, ch.peerPublicKeyPem, ch.remoteAddress),
+          probe: (hello, ch) => probe(hello, ch.peerPublicKeyPem, ch.remoteAddress),
           onAuthenticated: (s) => {
             const replaced = this.sessions.attach(s);
             if (replaced) {
@@ -161,7 +175,7 @@ export class Master {
           onClosed: (s, info, authenticated) => {
             this.live.delete(s);
             if (!authenticated) {
-              logUnauthenticatedClose(logger, s.remoteAddress, info);
+              if (!s.probed) logUnauthenticatedClose(logger, s.remoteAddress, info);
               return;
             }
             this.sessions.detach(s, info.reason);

@@ -40,6 +40,8 @@ export interface MinionSessionSettings {
 
 export interface MinionSessionHooks {
   authorize(hello: Hello, channel: Channel<MinionMessage, MasterMessage>): AuthVerdict;
+  /** A `brine doctor` probe: the verdict computed read-only; the session ends after it. */
+  probe(hello: Hello, channel: Channel<MinionMessage, MasterMessage>): AuthVerdict;
   onAuthenticated(session: MinionSession): void;
   onReturn(session: MinionSession, ret: Return): void;
   onClosed(session: MinionSession, info: ChannelClose, authenticated: boolean): void;
@@ -56,6 +58,7 @@ export class MinionSession implements LiveSession {
   private version = 0;
   private lastSeenValue: number;
   private connectedAtValue = 0;
+  private probedValue = false;
 
   constructor(
     private readonly channel: Channel<MinionMessage, MasterMessage>,
@@ -99,6 +102,10 @@ export class MinionSession implements LiveSession {
   }
   get ready(): boolean {
     return this.state === 'ready';
+  }
+  /** This connection was a `brine doctor` probe (answered and closed, never authenticated). */
+  get probed(): boolean {
+    return this.probedValue;
   }
 
   sendJob(job: Job): boolean {
@@ -169,6 +176,14 @@ export class MinionSession implements LiveSession {
     }
     this.version = Math.max(...common);
     this.agentValue = hello.agent;
+    if (hello.probe === true) {
+      // answered and closed: no session is attached, so a live minion with this key is untouched
+      this.probedValue = true;
+      const answer = this.hooks.probe(hello, this.channel);
+      this.reply({ status: answer.status, message: answer.message, retryAfter: answer.retryAfter });
+      this.close('shutdown');
+      return;
+    }
     const verdict = this.hooks.authorize(hello, this.channel);
     if (verdict.status !== 'accepted') {
       this.reply({ status: verdict.status, message: verdict.message, retryAfter: verdict.retryAfter });

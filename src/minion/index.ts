@@ -9,3 +9,4 @@ export { formatIdReport, type IdReport } from './id-report.js';
 export { parseHostsFile, type HostsEntry } from './hosts-file.js';
 export { MasterPin, MASTER_PIN_FILE } from './master-pin.js';
 export { ReturnQueue, type ReturnQueueOptions, type ReturnQueueFs, type QueuedReturn } from './return-queue.js';
+export { startMinionControl, minionSocketPath, MINION_SOCKET_FILE, type MinionControlDeps } from './control-server.js';

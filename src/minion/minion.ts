@@ -9,9 +9,9 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
-import { MASTER_MESSAGES, type Job, type MasterMessage, type MinionMessage } from '../protocol/index.js';
+import { MASTER_MESSAGES, type Job, type MasterMessage, type MinionMessage, type MinionStatus } from '../protocol/index.js';
 import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
-import { createIdentityContext, dialTls, keepaliveFromConfig } from '../transport/index.js';
+import { createIdentityContext, dialTls, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
 import { BRINE_VERSION, collectGrains, createDefaultRegistry, type Grains, type ModuleRegistry } from '../modules/index.js';
@@ -21,6 +21,7 @@ import { idOptionsFrom, resolveMinionId, type ResolvedId, type ResolveIdOptions 
 import { reportIdAtStart } from './id-checks.js';
 import { ReturnQueue } from './return-queue.js';
 import { isJid } from '../jobs/index.js';
+import { minionSocketPath, startMinionControl } from './control-server.js';
 
 export interface MinionRuntime {
   clock?: Clock;
@@ -78,6 +79,10 @@ export class Minion {
   private grainsCache: Grains = {};
   private stopped = false;
   private readonly runner: JobRunner;
+  /** Per link, for `brine doctor` (minion_status on the control socket). */
+  private readonly linkStats = new Map<MasterLink, { ready: number; since?: number; lastDown?: string }>();
+  private readonly startedAt: number;
+  private control: UnixListener | undefined;
 
   private constructor(
     readonly opts: MinionOptions,
@@ -91,6 +96,7 @@ export class Minion {
     readonly returns: ReturnQueue,
   ) {
     this.runner = new JobRunner({ registry, minionId: resolvedId.id, grains: () => this.grainsCache, config: opts, logger });
+    this.startedAt = clock.now();
   }
 
   get id(): string {
@@ -113,7 +119,43 @@ export class Minion {
     const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, createDefaultRegistry(), runtime, returns);
     minion.grainsCache = await collectGrains({ id: resolved.id, configGrains: opts.grains as Record<string, unknown> | undefined });
     minion.connect();
+    await minion.openControl();
     return minion;
+  }
+
+  /** The control socket is a diagnostic aid: a minion that cannot open it still runs. */
+  private async openControl(): Promise<void> {
+    const socketPath = minionSocketPath(this.opts);
+    try {
+      const control = await startMinionControl(socketPath, { logger: this.logger, status: () => this.status() });
+      if (this.stopped) void control.close();
+      else this.control = control;
+    } catch (err) {
+      this.logger.warn({ socket: socketPath, err: (err as Error).message }, `cannot open the minion control socket ${socketPath}; brine doctor will not see this minion's own view. Give each minion on a host its own sock_dir.`);
+    }
+  }
+
+  /** This daemon's view of its masters and its return queue. */
+  status(): MinionStatus {
+    return {
+      t: 'minion_status',
+      id: this.id,
+      startedAt: this.startedAt,
+      links: this.links.map((link) => {
+        const stats = this.linkStats.get(link) ?? { ready: 0 };
+        const conn = link.connection;
+        const out: MinionStatus['links'][number] = { endpoint: `${link.endpoint.host}:${link.endpoint.port}`, state: link.state, reconnects: Math.max(0, stats.ready - 1), attempts: link.attempts };
+        if (conn) out.connection = conn.state;
+        if (conn?.resolvedAddress !== undefined) out.address = conn.resolvedAddress;
+        if (conn?.masterFingerprint !== undefined) out.masterFingerprint = conn.masterFingerprint;
+        if (link.state === 'ready' && stats.since !== undefined) out.connectedSince = stats.since;
+        if (link.state === 'ready' && conn?.rttMs !== undefined) out.rttMs = conn.rttMs;
+        if (stats.lastDown !== undefined) out.lastDownReason = stats.lastDown;
+        return out;
+      }),
+      returnQueue: this.returns.size,
+      returnsDropped: this.returns.dropped,
+    };
   }
 
   /** Returns not yet acknowledged by any master. */
@@ -126,6 +168,7 @@ export class Minion {
     this.stopped = true;
     this.runner.abortAll();
     for (const link of this.links) link.stop();
+    void this.control?.close();
   }
 
   private connect(): void {
@@ -194,6 +237,8 @@ export class Minion {
     for (const pool of pools) {
       const link: MasterLink = new MasterLink(pool, deps, connOpts, linkOpts, injectFaults({
         onReady: (conn) => {
+          const stats = this.linkStats.get(link) ?? { ready: 0 };
+          this.linkStats.set(link, { ...stats, ready: stats.ready + 1, since: clock.now() });
           const m = link.endpoint;
           logger.info({ master: `${m.host}:${m.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${m.host}`);
           // returns whose job came through this link, and those restored from disk
@@ -209,7 +254,9 @@ export class Minion {
           } else this.onJob(m, link);
         },
         onFatal: (err) => this.onFatal(err),
-        onDown: () => undefined,
+        onDown: (outcome) => {
+          this.linkStats.set(link, { ready: this.linkStats.get(link)?.ready ?? 0, lastDown: outcome.reason });
+        },
         onRetryScheduled: () => undefined,
         onConnectionState: () => undefined,
       }));

@@ -129,3 +129,56 @@ export const CONTROL_REPLIES = new Map<string, typeof publishedSchema | typeof j
   ['sessions', sessionsSchema],
   ['error', controlErrorSchema],
 ]);
+
+// ---- the minion's control socket (`brine doctor` <-> minion daemon) -----------------------
+// A separate allow-list: the minion's socket serves one read-only operation.
+
+export const minionStatusRequestSchema = s.object({ t: s.literal('minion_status') });
+
+export const masterLinkStatusSchema = s.object({
+  /** The master in use or being tried, host:port. */
+  endpoint: s.string({ max: 1024 }),
+  /** idle, connecting, ready, waiting or stopped (the link's state). */
+  state: s.string({ max: 32 }),
+  /** The state of the current connection attempt (resolving ... ready, closed). */
+  connection: s.optional(s.string({ max: 32 })),
+  /** The address the master's name resolved to on the current connection. */
+  address: s.optional(s.string({ max: 256 })),
+  /** The master's key fingerprint on the current connection. */
+  masterFingerprint: s.optional(s.string({ max: 128 })),
+  /** When the current connection became ready (ms since the epoch). */
+  connectedSince: s.optional(s.number()),
+  /** The last heartbeat round trip, ms. */
+  rttMs: s.optional(s.number({ min: 0 })),
+  /** Connections that became ready after the first one, since the minion started. */
+  reconnects: s.int({ min: 0 }),
+  /** Connection attempts since the minion started. */
+  attempts: s.int({ min: 0 }),
+  /** Why the last connection or attempt ended. */
+  lastDownReason: s.optional(s.string({ max: 64 })),
+});
+
+export const minionStatusSchema = s.object({
+  t: s.literal('minion_status'),
+  id: s.string({ max: 1024 }),
+  /** When the daemon started (ms since the epoch). */
+  startedAt: s.number(),
+  links: s.array(masterLinkStatusSchema, { max: 1024 }),
+  /** Returns kept on disk until a master acknowledges them. */
+  returnQueue: s.int({ min: 0 }),
+  /** Returns dropped because the queue was full, since the daemon started. */
+  returnsDropped: s.int({ min: 0 }),
+});
+
+export const MINION_CONTROL_REQUESTS = new Map<string, typeof minionStatusRequestSchema>([['minion_status', minionStatusRequestSchema]]);
+
+export const MINION_CONTROL_REPLIES = new Map<string, typeof minionStatusSchema | typeof controlErrorSchema>([
+  ['minion_status', minionStatusSchema],
+  ['error', controlErrorSchema],
+]);
+
+export type MinionStatusRequest = Infer<typeof minionStatusRequestSchema>;
+export type MasterLinkStatus = Infer<typeof masterLinkStatusSchema>;
+export type MinionStatus = Infer<typeof minionStatusSchema>;
+export type MinionControlRequest = MinionStatusRequest;
+export type MinionControlReply = MinionStatus | ControlError;

@@ -30,6 +30,11 @@ export const helloSchema = s.object({
   /** The ID the minion claims; bound to its key by the master's key store. */
   id: s.string({ max: 1024 }),
   agent: s.string({ max: 128 }),
+  /**
+   * `brine doctor`: only ask for this key's state. The master answers `auth` computed read-only
+   * from its key store and closes; no key file is written and no session is attached.
+   */
+  probe: s.optional(s.bool()),
 });
 
 export const pingSchema = s.object({
