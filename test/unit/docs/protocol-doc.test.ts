@@ -5,7 +5,7 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CONTROL_REPLIES, CONTROL_REQUESTS, MASTER_MESSAGES, MINION_MESSAGES, type Schema } from '../../../src/protocol/index.js';
+import { CONTROL_REPLIES, CONTROL_REQUESTS, MASTER_MESSAGES, MINION_CONTROL_REPLIES, MINION_CONTROL_REQUESTS, MINION_MESSAGES, type Schema } from '../../../src/protocol/index.js';
 import { codeSpan, fencedBlocks, readDoc, section, sections, tableRows } from './markdown.js';
 
 const doc = readDoc('protocol.md');
@@ -15,6 +15,8 @@ const DIRECTIONS: ReadonlyArray<{ parent: string; title: string; schemas: Readon
   { parent: 'Minion ↔ master messages', title: 'Master to minion', schemas: MASTER_MESSAGES },
   { parent: 'The control socket', title: 'CLI to master (requests)', schemas: CONTROL_REQUESTS },
   { parent: 'The control socket', title: 'Master to CLI (replies)', schemas: CONTROL_REPLIES },
+  { parent: 'The minion control socket', title: 'Doctor to minion (requests)', schemas: MINION_CONTROL_REQUESTS },
+  { parent: 'The minion control socket', title: 'Minion to doctor (replies)', schemas: MINION_CONTROL_REPLIES },
 ];
 
 interface MessageDoc {
