@@ -154,14 +154,21 @@ export function checkIdResolution(res: IdResolution, opts: CheckOptions): IdChec
  */
 export function reportIdAtStart(res: IdResolution, opts: CheckOptions, logger: Logger): IdCheck[] {
   const checks = checkIdResolution(res, opts);
+  const warnings = checks.filter((x) => x.level === 'warn');
+  const logWarnings = () => {
+    for (const c of warnings) logger.warn({ check: c.topic, cause: c.cause }, `${c.message}. Fix: ${c.fix ?? ''}`);
+  };
+  // a verdict that stops the minion is thrown after its causes, and the CLI prints it once
+  const cloned = checks.find((c) => c.cause === 'cloned_image' && c.level === 'fail');
+  const bad = checks.find((c) => c.topic === 'id' && c.level === 'fail');
+  if (cloned || bad) {
+    logWarnings();
+    if (cloned) throw new BrineError('ID_CLONED', `${cloned.message}; refuse_cloned_id is on, so the minion does not start. Fix: ${cloned.fix ?? ''}`, { details: { id: res.id } });
+    throw new BrineError('INVALID_ID', `${bad!.message}. Fix: ${bad!.fix ?? ''}`, { details: { id: res.id, source: res.source } });
+  }
   logger.info({ id: res.id, source: res.source, cachedTo: res.cachedTo }, `minion ID is ${res.id} (from ${describeSource(res.source)})`);
   for (const step of res.steps) logger.debug({ id: res.id }, step);
-  // causes (warnings) first, then the verdicts that stop the minion
-  for (const c of checks.filter((x) => x.level === 'warn')) logger.warn({ check: c.topic, cause: c.cause }, `${c.message}. Fix: ${c.fix ?? ''}`);
+  logWarnings();
   for (const c of checks.filter((x) => x.level === 'fail')) logger.error({ check: c.topic, cause: c.cause }, `${c.message}. Fix: ${c.fix ?? ''}`);
-  const cloned = checks.find((c) => c.cause === 'cloned_image' && c.level === 'fail');
-  if (cloned) throw new BrineError('ID_CLONED', `${cloned.message}; refuse_cloned_id is on, so the minion does not start. Fix: ${cloned.fix ?? ''}`, { details: { id: res.id } });
-  const bad = checks.find((c) => c.topic === 'id' && c.level === 'fail');
-  if (bad) throw new BrineError('INVALID_ID', `${bad.message}. Fix: ${bad.fix ?? ''}`, { details: { id: res.id, source: res.source } });
   return checks;
 }

@@ -206,7 +206,7 @@ describe('bad input: the master survives hostile peers and says why it hung up',
       fs.mkdirSync(cluster.minionConfigDir('blank'), { recursive: true });
       fs.writeFileSync(path.join(cluster.minionConfigDir('blank'), 'minion_id'), 'cached-blank\n');
       const p = cluster.startMinion('blank', { id: '' });
-      await p.waitForOutput(/minion ID is cached-blank \(from cache\)/);
+      await p.waitForOutput(/minion ID is cached-blank \(from the cached minion_id file\)/);
       await p.kill();
     });
   });

@@ -88,6 +88,7 @@ export const CONTROL_REQUEST_SAMPLES: Sample[] = [
   },
   { message: { t: 'sessions' }, optional: [], bad: {} },
   { message: { t: 'events', kinds: ['minion_connected', 'job_return'] }, optional: ['kinds'], bad: { kinds: ['minion_connected', ['nope'], Array(65).fill('job_return')] } },
+  { message: { t: 'keys_changed' }, optional: [], bad: {} },
 ];
 
 export const CONTROL_REPLY_SAMPLES: Sample[] = [
@@ -100,6 +101,7 @@ export const CONTROL_REPLY_SAMPLES: Sample[] = [
     bad: { sessions: [[{ id: 'a', state: 'connected' }], [{ id: 'a', state: 'x', reconnects: 1.5 }]] },
   },
   { message: { t: 'error', code: 'X', message: 'y' }, optional: [], bad: { code: [1] } },
+  { message: { t: 'keys_reconciled', closed: ['web1'] }, optional: [], bad: { closed: ['web1', [1]] } },
   {
     message: { t: 'event', tag: 'brine/minion/web1/connected', event: { kind: 'minion_connected', id: 'web1', remote: '10.0.0.1:5000', agent: 'x', at: 1 } },
     optional: [],
