@@ -87,6 +87,10 @@ async function main() {
   return ping.code ?? 1;
 }
 
+// Ctrl-C or a closed pipe (`npm start | head`) must not leave daemons behind
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { cleanup(); process.exit(130); });
+process.stdout.on('error', () => { cleanup(); process.exit(0); });
+
 main()
   .then((code) => {
     cleanup();

@@ -137,6 +137,9 @@ export class Master {
         logger.error(fields, `Authentication attempt from ${hello.id} at ${remote} failed, the public keys did not match: accepted key ${decision.existingFingerprint ?? '?'}, presented key ${decision.presentedFingerprint}. The presented key is stored in minions_denied; this may be a duplicate ID or an attempt to impersonate the minion.`);
       } else if (decision.status === 'accepted') {
         logger.debug(fields, decision.reason);
+      } else if (decision.status === 'pending' && decision.existingFingerprint !== undefined) {
+        // the same pending key asking again every acceptance_wait_time: said once already
+        logger.info(fields, decision.reason);
       } else {
         logger.warn(fields, decision.reason);
       }
