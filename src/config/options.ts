@@ -77,6 +77,9 @@ export interface MinionOptions extends CommonOptions {
   /** minutes; accepted, unused */
   ping_interval: number;
   return_queue_max: number;
+  max_concurrent_jobs: number;
+  job_timeout: number;
+  max_return_size: number;
   minion_id_caching: boolean;
   minion_id_lowercase: boolean;
   minion_id_remove_domain: string | boolean;

@@ -91,6 +91,14 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'return_queue_max', min: 1, type: 'int', default: 1000, roles: MINION, brineOnly: true,
     doc: "Most job returns kept on disk while they wait for the master's acknowledgement; beyond it the oldest are dropped." },
 
+  // --- minion: running jobs -------------------------------------------------------------------
+  { name: 'max_concurrent_jobs', min: 1, type: 'int', default: 8, roles: MINION, brineOnly: true,
+    doc: 'Most jobs a minion runs at once (each in its own worker thread); further jobs wait in arrival order and count as running for saltutil.running and find_job.' },
+  { name: 'job_timeout', min: 0, type: 'number', default: 0, roles: MINION, unit: 's', brineOnly: true,
+    doc: 'Seconds a job may run before it is stopped (with every process it started) and returns JOB_TIMEOUT; 0 means no limit. A shorter timeout sent with the job wins.' },
+  { name: 'max_return_size', min: 1024, type: 'int', default: 8388608, roles: MINION, unit: 'bytes', brineOnly: true,
+    doc: "Largest job return sent, measured as JSON; a larger one is cut and ends with a visible '[return truncated: N bytes dropped]' marker. Keep it below the master's max_frame_size." },
+
   // --- liveness -------------------------------------------------------------------------------
   { name: 'tcp_keepalive', type: 'bool', default: true, roles: BOTH,
     doc: 'Turn on kernel TCP keepalive on every connection.' },

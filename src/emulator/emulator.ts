@@ -43,6 +43,8 @@ export interface EmulatorStats {
 
 class EmulatedMinion {
   readonly unacked = new Map<string, Return>();
+  /** Jobs started and not yet returned, for the master's find_job. */
+  readonly running = new Set<string>();
   connects = 0;
   drops = 0;
   jobs = 0;
@@ -133,6 +135,7 @@ export class MinionEmulator {
           },
           onMessage: (msg) => {
             if (msg.t === 'ack') m.unacked.delete(msg.jid);
+            else if (msg.t === 'find_job') m.link.send({ t: 'job_status', jid: msg.jid, running: m.running.has(msg.jid) });
             else this.run(m, msg);
           },
           onFatal: (err) => {
@@ -157,12 +160,14 @@ export class MinionEmulator {
 
   private run(m: EmulatedMinion, job: Job): void {
     m.jobs++;
+    m.running.add(job.jid);
     const controller = new AbortController();
     void this.registry
       .call(job.fun, job.arg, job.kwarg, { grains: () => ({ id: m.id, emulated: true }), minionId: m.id, config: {}, signal: controller.signal, jid: job.jid })
       .then((result) => {
         const ret: Return = { t: 'return', jid: job.jid, fun: job.fun, ret: result.return ?? null, retcode: result.retcode, success: result.success };
         if (result.error) ret.error = result.error;
+        m.running.delete(job.jid);
         m.unacked.set(job.jid, ret);
         m.link.send(ret);
       });

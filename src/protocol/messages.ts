@@ -58,6 +58,9 @@ export const returnSchema = s.object({
 
 export const byeSchema = s.object({ t: s.literal('bye'), reason });
 
+/** Answer to find_job: whether this minion is still running (or has queued) the job. */
+export const jobStatusSchema = s.object({ t: s.literal('job_status'), jid, running: s.bool() });
+
 // ---- master -> minion -------------------------------------------------------------------
 
 export const authSchema = s.object({
@@ -90,6 +93,9 @@ export const jobSchema = s.object({
 
 export const ackSchema = s.object({ t: s.literal('ack'), jid });
 
+/** Salt's saltutil.find_job, asked over the session: is this job still running on you? */
+export const findJobSchema = s.object({ t: s.literal('find_job'), jid });
+
 export const errorSchema = s.object({ t: s.literal('error'), code: s.string({ max: 64 }), message: s.string({ max: 4096 }) });
 
 export type Hello = Infer<typeof helloSchema>;
@@ -100,25 +106,29 @@ export type Bye = Infer<typeof byeSchema>;
 export type Auth = Infer<typeof authSchema>;
 export type Job = Infer<typeof jobSchema>;
 export type Ack = Infer<typeof ackSchema>;
+export type FindJob = Infer<typeof findJobSchema>;
+export type JobStatus = Infer<typeof jobStatusSchema>;
 export type ErrorMessage = Infer<typeof errorSchema>;
 
-export type MinionMessage = Hello | Ping | Pong | Return | Bye;
-export type MasterMessage = Auth | Ping | Pong | Job | Ack | ErrorMessage | Bye;
+export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus;
+export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye;
 
-export const MINION_MESSAGES = new Map<string, typeof helloSchema | typeof pingSchema | typeof pongSchema | typeof returnSchema | typeof byeSchema>([
+export const MINION_MESSAGES = new Map<string, typeof helloSchema | typeof pingSchema | typeof pongSchema | typeof returnSchema | typeof byeSchema | typeof jobStatusSchema>([
   ['hello', helloSchema],
   ['ping', pingSchema],
   ['pong', pongSchema],
   ['return', returnSchema],
   ['bye', byeSchema],
+  ['job_status', jobStatusSchema],
 ]);
 
-export const MASTER_MESSAGES = new Map<string, typeof authSchema | typeof pingSchema | typeof pongSchema | typeof jobSchema | typeof ackSchema | typeof errorSchema | typeof byeSchema>([
+export const MASTER_MESSAGES = new Map<string, typeof authSchema | typeof pingSchema | typeof pongSchema | typeof jobSchema | typeof ackSchema | typeof findJobSchema | typeof errorSchema | typeof byeSchema>([
   ['auth', authSchema],
   ['ping', pingSchema],
   ['pong', pongSchema],
   ['job', jobSchema],
   ['ack', ackSchema],
+  ['find_job', findJobSchema],
   ['error', errorSchema],
   ['bye', byeSchema],
 ]);

@@ -15,6 +15,7 @@ import {
   type MinionMessage,
   type Job,
   type Ack,
+  type FindJob,
 } from '../protocol/index.js';
 import { HeartbeatMonitor } from './heartbeat.js';
 
@@ -78,7 +79,7 @@ export interface ConnectionOutcome {
 export interface ConnectionEvents {
   onStateChange?(from: ConnectionState, to: ConnectionState): void;
   onReady?(conn: MasterConnection): void;
-  onMessage?(message: Job | Ack): void;
+  onMessage?(message: Job | Ack | FindJob): void;
   onClosed(outcome: ConnectionOutcome): void;
 }
 
@@ -212,6 +213,7 @@ export class MasterConnection {
         return;
       case 'job':
       case 'ack':
+      case 'find_job':
         if (this.stateValue !== 'ready') {
           this.fail(new BrineError('MESSAGE_UNEXPECTED', `master sent "${message.t}" before authentication finished`), 'protocol_error');
           return;

@@ -5,7 +5,7 @@
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import type { Ack, Job, MinionMessage } from '../protocol/index.js';
+import type { Ack, FindJob, Job, MinionMessage } from '../protocol/index.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import {
   MasterConnection,
@@ -39,7 +39,7 @@ export interface LinkOptions {
 export interface LinkEvents {
   onReady?(conn: MasterConnection): void;
   onDown?(outcome: ConnectionOutcome): void;
-  onMessage?(message: Job | Ack): void;
+  onMessage?(message: Job | Ack | FindJob): void;
   onConnectionState?(from: ConnectionState, to: ConnectionState): void;
   /** A refusal that retrying cannot fix (rejected key without rejected_retry, changed master key). */
   onFatal?(error: BrineError): void;
