@@ -1,0 +1,140 @@
+// The brine half of bench/fleet.mjs: a real master, `brine emulate` with N minions, then memory,
+// idle CPU, test.ping rounds and a SIGKILL restart of the master, all measured from outside.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { stopChild } from './cleanup.mjs';
+import { BenchMaster, freePort, startEmulator } from './brine-procs.mjs';
+import { cpuSeconds, idleWindow, median, msSince, rssKb, sleep } from './procfs.mjs';
+
+/** Seconds after `from` at which cumulative `connects - base` first reached each fraction of n. */
+function spread(history, from, base, n) {
+  const marks = [0.01, 0.1, 0.5, 0.9, 0.99, 1];
+  const out = {};
+  for (const f of marks) {
+    const hit = history.find((s) => s.at >= from && s.connects - base >= Math.ceil(f * n));
+    out[`p${Math.round(f * 100)}`] = hit ? (hit.at - from) / 1000 : null;
+  }
+  return out;
+}
+
+/** Why emulated minions failed to get in so far, from the emulator's warning lines. */
+function failureReasons(logFile) {
+  const counts = {};
+  for (const m of fs.readFileSync(logFile, 'utf8').matchAll(/Cannot connect to master \S+ \(([a-z_]+)\)/g)) counts[m[1]] = (counts[m[1]] ?? 0) + 1;
+  return counts;
+}
+
+function minus(after, before) {
+  const out = {};
+  for (const [k, v] of Object.entries(after)) if (v - (before[k] ?? 0) > 0) out[k] = v - (before[k] ?? 0);
+  return out;
+}
+
+/** The kernel's count of connections dropped because a listen queue was full (whole host). */
+function listenOverflows() {
+  const lines = fs.readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((l) => l.startsWith('TcpExt:'));
+  const names = lines[0].split(/\s+/);
+  const values = lines[1].split(/\s+/);
+  return Number(values[names.indexOf('ListenOverflows')]);
+}
+
+/** opts: { count, ramp, authRate, heartbeatInterval, heartbeatTimeout, reconDefault, reconMax, authTimeout, idleMs, rounds, restart, tmp, build, log } */
+export async function runBrineFleet(opts) {
+  const n = opts.count;
+  const port = await freePort();
+  const masterSettings = { heartbeat_interval: opts.heartbeatInterval, heartbeat_timeout: opts.heartbeatTimeout };
+  if (opts.authRate > 0) masterSettings.auth_rate = opts.authRate;
+  // --profile DIR: a V8 CPU profile of the master (written when it stops after the restart phase)
+  const nodeArgs = opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts.profile)] : [];
+  const master = new BenchMaster(opts.build, path.join(opts.tmp, 'master'), port, masterSettings, nodeArgs);
+  const emuLog = path.join(opts.tmp, 'emulator.log');
+  let emu;
+  try {
+    await master.start();
+    // the master alone: the RSS and CPU that do not depend on minions
+    const [alone] = await idleWindow([master.pid], 3000);
+    const idleRss = alone.rssKb;
+
+    const overflows0 = listenOverflows();
+    const t0 = process.hrtime.bigint();
+    const t0Wall = Date.now();
+    emu = startEmulator(opts.build, {
+      port, count: n, prefix: 'emu-', pkiDir: path.join(opts.tmp, 'emulator-pki'), ramp: opts.ramp,
+      heartbeatInterval: opts.heartbeatInterval, heartbeatTimeout: opts.heartbeatTimeout,
+      reconDefault: opts.reconDefault, reconMax: opts.reconMax, authTimeout: opts.authTimeout, logFile: emuLog,
+    });
+    const slowest = Math.min(opts.ramp > 0 ? opts.ramp : Infinity, opts.authRate > 0 ? opts.authRate : 200);
+    await emu.waitUntil((s) => s.ready === n, 60_000 + (n / slowest) * 3000, `${n} emulated minions to be ready`);
+    const readyMs = msSince(t0);
+    const firstReadyMs = emu.history.find((s) => s.ready > 0)?.at - t0Wall;
+    const startFailures = failureReasons(emuLog);
+    const startOverflows = listenOverflows() - overflows0;
+    opts.log(`brine: ${n} minions ready in ${(readyMs / 1000).toFixed(1)} s`);
+
+    // past one tick of the master's 5 s key-store check, which runs after keys were written
+    await sleep(opts.settleMs);
+    opts.log(`brine: measuring idle CPU and RSS for ${opts.idleMs / 1000} s`);
+    const dropsBefore = emu.stats.drops;
+    const [m, e] = await idleWindow([master.pid, emu.child.pid], opts.idleMs);
+    const idleDrops = emu.stats.drops - dropsBefore;
+    const rss = m.rssKb;
+
+    opts.log('brine: test.ping rounds');
+    const cli = await master.cliPing('emu-*');
+    const cliOverhead = await master.cliPing('no-such-minion-*');
+    const rounds = [];
+    for (let i = 0; i < opts.rounds; i++) {
+      const cpu0 = cpuSeconds(master.pid);
+      const round = await master.pingRound('emu-*', n);
+      round.masterCpuS = cpuSeconds(master.pid) - cpu0;
+      rounds.push(round);
+      await sleep(300);
+    }
+    const cli2 = await master.cliPing('emu-*');
+    const rssAfterPing = rssKb(master.pid);
+
+    let restart;
+    if (opts.restart) {
+      opts.log('brine: SIGKILL the master and start it again');
+      const base = emu.stats.connects;
+      const failures0 = failureReasons(emuLog);
+      const overflows1 = listenOverflows();
+      const killAt = Date.now();
+      await master.kill('SIGKILL');
+      await master.start();
+      const upMs = Date.now() - killAt;
+      await emu.waitUntil((s) => s.at > killAt && s.ready === n && s.connects >= base + n, 300_000, `${n} minions to come back after the restart`);
+      const readyAgainMs = emu.stats.at - killAt;
+      const restartCpuS = cpuSeconds(master.pid);
+      restart = { masterCpuS: restartCpuS, failures: minus(failureReasons(emuLog), failures0), listenOverflows: listenOverflows() - overflows1, masterUpMs: upMs, readyAgainMs, spreadS: spread(emu.history, killAt, base, n) };
+      opts.log(`brine: all ${n} back ${(readyAgainMs / 1000).toFixed(1)} s after the kill`);
+      await sleep(2000);
+      restart.rssKb = rssKb(master.pid);
+    }
+    return {
+      readyMs,
+      firstReadyMs,
+      startFailures,
+      startOverflows,
+      idleRssKb: idleRss,
+      rssKb: rss,
+      perMinionBytes: ((rss - idleRss) * 1024) / n,
+      rssAfterPingKb: rssAfterPing,
+      rssMaxKb: m.rssMaxKb,
+      emulatorRssKb: e.rssKb,
+      masterAloneCpuPct: alone.cpuPct,
+      idleCpuPct: m.cpuPct,
+      emulatorIdleCpuPct: e.cpuPct,
+      idleDrops,
+      cliPing: { first: cli, last: cli2, overhead: cliOverhead },
+      rounds,
+      roundMs: median(rounds.map((r) => r.ms)),
+      restart,
+      final: emu.stats,
+    };
+  } finally {
+    if (emu) await stopChild(emu.child, 'SIGTERM', 5000);
+    if (master.child) await stopChild(master.child, 'SIGTERM', 5000);
+  }
+}

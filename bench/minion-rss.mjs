@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// Minion memory benchmark: one real `brine minion` connected to a real master, its RSS after an
+// idle period, against a bare `node -e "setInterval(()=>{},1000)"` started at the same moment.
+
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseFlags, resolveBuild } from './lib/args.mjs';
+import { stopChild, tempDir, track } from './lib/cleanup.mjs';
+import { BenchMaster, freePort, tail, waitFor } from './lib/brine-procs.mjs';
+import { childPids, idleWindow, rssKb, sleep } from './lib/procfs.mjs';
+import { anchorLines, mb, pct, printReport, progress, showRatio } from './lib/report.mjs';
+
+const USAGE = `usage: npm run bench:minion-rss -- [--idle-seconds S] [--build-dir DIR]
+  --idle-seconds S  how long the minion idles before its RSS counts (default 10)
+  --build-dir DIR   compiled tree to run (default dist)`;
+const f = parseFlags(process.argv.slice(2), { idleSeconds: 10, buildDir: 'dist' }, USAGE);
+
+/** RSS of a process and all its descendants (a minion may run workers). */
+function treeRssKb(pid) {
+  let total = rssKb(pid) ?? 0;
+  for (const c of childPids(pid)) total += treeRssKb(c);
+  return total;
+}
+
+async function main() {
+  const build = resolveBuild(f.buildDir);
+  const tmp = tempDir('brine-bench-minion-');
+  const port = await freePort();
+  const master = new BenchMaster(build, path.join(tmp, 'master'), port, {});
+  const { requestOnce } = await import(build.module('cli/control-client.js'));
+  let minion;
+  let bare;
+  try {
+    await master.start();
+    const dir = path.join(tmp, 'minion');
+    fs.mkdirSync(path.join(dir, 'etc'), { recursive: true });
+    const settings = { root_dir: dir, master: '127.0.0.1', master_port: port, id: 'bench-minion', log_level: 'warning' };
+    fs.writeFileSync(path.join(dir, 'etc', 'minion'), Object.entries(settings).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join('\n') + '\n');
+    const log = fs.openSync(path.join(dir, 'minion.log'), 'a');
+    minion = track(spawn(process.execPath, [build.cli, 'minion', '-c', path.join(dir, 'etc')], { stdio: ['ignore', log, log] }));
+    bare = track(spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' }));
+    fs.closeSync(log);
+    await waitFor(async () => {
+      if (minion.exitCode !== null) throw new Error(`the minion exited with code ${minion.exitCode}:\n${tail(path.join(dir, 'minion.log'))}`);
+      const reply = await requestOnce(master.sockPath, { t: 'sessions' }, 'sessions');
+      return reply.sessions.some((s) => s.id === 'bench-minion' && s.state === 'connected');
+    }, 30_000, 'the minion to connect');
+    progress(`minion connected; idling ${f.idleSeconds} s`);
+    await sleep(Math.max(0, f.idleSeconds * 1000 - 3000));
+    const [m, b] = await idleWindow([minion.pid, bare.pid], 3000);
+    const tree = treeRssKb(minion.pid);
+    const hwm = Number(/^VmHWM:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${minion.pid}/status`, 'utf8'))?.[1]);
+    const ping = await master.pingRound('bench-minion', 1);
+    await sleep(2000);
+    const afterPing = treeRssKb(minion.pid);
+    const result = { minionRssKb: m.rssKb, minionTreeRssKb: tree, minionPeakKb: hwm, minionIdleCpuPct: m.cpuPct, bareRssKb: b.rssKb, ratio: m.rssKb / b.rssKb, afterPingTreeRssKb: afterPing, pingReturns: ping.returns };
+    const anchors = [{ name: 'minion agent RSS idle', target: '<= 50 MiB', value: mb(tree), pass: tree <= 50 * 1024 }];
+    printReport(
+      `minion RSS benchmark (after ${f.idleSeconds} s connected and idle)`,
+      [
+        ['brine minion', [`RSS ${mb(m.rssKb)} (with children ${mb(tree)}, peak ${mb(hwm)}), idle CPU ${pct(m.cpuPct)}; after one test.ping ${mb(afterPing)}`]],
+        ['bare node -e "setInterval(()=>{},1000)"', [`RSS ${mb(b.rssKb)}`]],
+        ['brine / bare', [showRatio(result.ratio)]],
+        ['anchors (docs/anchors.md)', anchorLines(anchors)],
+      ],
+      { bench: 'minion-rss', flags: f, ...result, anchors },
+    );
+  } finally {
+    if (minion) await stopChild(minion, 'SIGTERM', 5000);
+    if (bare) await stopChild(bare, 'SIGKILL', 1000);
+    if (master.child) await stopChild(master.child, 'SIGTERM', 5000);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`bench:minion-rss failed: ${err.stack ?? err}\n`);
+    process.exit(1);
+  },
+);
