@@ -74,7 +74,9 @@ export function decideAuth(store: KeyStore, req: AuthRequest, policy: AuthPolicy
   // 4. Rejected wins over accepted (Salt checks it first).
   const rejected = store.read('rejected', id);
   if (rejected !== undefined) {
-    return decision('rejected', `Public key rejected for ${id}. Key is present in rejection key dir; delete it with \`brine key -d ${id}\` to let this minion enrol again.`, fingerprint(rejected));
+    // say by whom: autoreject_file still matching the ID, or else an operator (brine key -r)
+    const byWhom = policy.autoreject?.(id) ? 'by autoreject_file, which matches this ID' : "by an operator ('brine key -r')";
+    return decision('rejected', `Public key rejected for ${id} ${byWhom}. Key is present in rejection key dir; delete it with \`brine key -d ${id}\` to let this minion enrol again.`, fingerprint(rejected));
   }
 
   // 5. A second key for an accepted ID is kept in denied for the operator, never trusted.

@@ -139,3 +139,14 @@ test('a presented value that is not a public key is PKI_KEY_INVALID and stores n
   assert.throws(() => decideAuth(ks, { id: 'web1', publicKeyPem: 'nope' }, BASE), (e) => isBrineError(e, 'PKI_KEY_INVALID'));
   assert.deepEqual(tree(root), []);
 });
+
+test('a rejected key says by whom: autoreject_file when it still matches, else an operator', (t) => {
+  const dir = tempDir(t);
+  const store = new KeyStore(join(dir, 'pki'));
+  store.ensureLayout();
+  store.write('rejected', 'evil1', pem('K1'));
+  store.write('rejected', 'web1', pem('K1'));
+  const policy: AuthPolicy = { autoAccept: false, openMode: false, autoreject: (id) => id.startsWith('evil') };
+  assert.match(decideAuth(store, { id: 'evil1', publicKeyPem: pem('K1') }, policy).reason, /by autoreject_file/);
+  assert.match(decideAuth(store, { id: 'web1', publicKeyPem: pem('K1') }, policy).reason, /by an operator \('brine key -r'\)/);
+});
