@@ -1,9 +1,12 @@
 // `brine doctor`: checks that print OK, WARN or FAIL lines, each WARN and FAIL with its fix;
-// exit 0 when every line is OK, 1 otherwise. A command group: `id` now, more checks later.
+// exit 1 when any line is FAIL, else 0 (warnings alone pass). A command group: with no
+// subcommand it runs the minion and/or master checks for the configs it finds; `minion`,
+// `master` and `id` run one group.
 
 import type { Command } from 'commander';
 import { checkIdResolution, formatIdReport, idOptionsFrom, resolveMinionId } from '../../minion/index.js';
 import { fail, minionOptions, type ConfigFlags } from '../common.js';
+import { exitCodeFor, formatChecks, runAll, runGroup, type Check } from '../doctor/index.js';
 
 /**
  * How this minion's ID is resolved: the ID, its source, every candidate and why it was skipped,
@@ -12,22 +15,46 @@ import { fail, minionOptions, type ConfigFlags } from '../common.js';
 export async function doctorId(flags: ConfigFlags): Promise<number> {
   const opts = minionOptions(flags);
   const res = await resolveMinionId({ ...idOptionsFrom(opts), writeCache: false, explain: true });
-  const report = formatIdReport(res, checkIdResolution(res, { refuseClonedId: opts['refuse_cloned_id'] === true }));
+  const checks = checkIdResolution(res, { refuseClonedId: opts['refuse_cloned_id'] === true });
+  const report = formatIdReport(res, checks);
   process.stdout.write(report.text);
-  return report.ok ? 0 : 1;
+  return checks.some((c) => c.level === 'fail') ? 1 : 0;
 }
 
+async function print(run: () => Promise<Check[]>): Promise<number> {
+  const checks = await run();
+  process.stdout.write(formatChecks(checks));
+  return exitCodeFor(checks);
+}
+
+const CONFIG_DIR_FLAG = ['-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)'] as const;
+
 export function registerDoctor(program: Command): void {
-  const doctor = program.command('doctor').description('check this node and say what to fix (OK, WARN or FAIL per line; exit 1 on any WARN or FAIL)');
-  doctor
-    .command('id')
-    .description("how this minion's ID is resolved: source, every candidate and why it was skipped, cache and machine id")
-    .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+  const doctor = program
+    .command('doctor')
+    .description('check this node and say what to fix: one OK, WARN or FAIL line per check; exit 1 on any FAIL. Without a subcommand: the minion and/or master checks, for each config found')
+    .option(...CONFIG_DIR_FLAG)
     .action(async (flags: ConfigFlags) => {
       try {
-        process.exitCode = await doctorId(flags);
+        process.exitCode = await print(() => runAll(flags));
       } catch (err) {
         fail(err);
       }
     });
+  // subcommand flags merge with the group's, so `-c` works before or after the subcommand
+  const sub = (name: string, description: string, action: (flags: ConfigFlags) => Promise<number>) =>
+    doctor
+      .command(name)
+      .description(description)
+      .option(...CONFIG_DIR_FLAG)
+      .action(async (_flags: ConfigFlags, cmd: Command) => {
+        try {
+          process.exitCode = await action(cmd.optsWithGlobals<ConfigFlags>());
+        } catch (err) {
+          fail(err);
+        }
+      });
+  sub('minion', "config, ID, and per master: DNS, TCP, TLS (its key against the pin and master_finger), this key's state there; the running minion's links, RTT and return queue", (flags) => print(() => runGroup('minion', flags)));
+  sub('master', 'config, control socket, keys per state, duplicate-ID events in the last 24 h, flapping minions, job cache', (flags) => print(() => runGroup('master', flags)));
+  sub('id', "how this minion's ID is resolved: source, every candidate and why it was skipped, cache and machine id", doctorId);
 }
