@@ -95,7 +95,7 @@ test('glob and pcre targets must be a single expression', () => {
 });
 
 test('unsupported target types are TARGET_INVALID, not "match everything"', () => {
-  for (const t of ['grain', 'compound', '__proto__', 'constructor', 'toString']) {
+  for (const t of ['pillar', 'range', '__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
     assert.throws(() => matchTarget('*', t as 'glob', IDS), (e: unknown) => isBrineError(e, 'TARGET_INVALID'), t);
     assert.throws(() => matcherFor(t), (e: unknown) => isBrineError(e, 'TARGET_INVALID'), t);
   }
@@ -109,6 +109,7 @@ test('a minion re-checks the target against its own ID', () => {
   assert.equal(minionMatches('a,web1', 'list', 'web1'), true);
   assert.equal(minionMatches(['a', 'b'], 'list', 'web1'), false);
   // The sticky regex is reused safely: lastIndex never leaks between calls.
-  const m = matcherFor('pcre');
-  assert.deepEqual(m.expected('w', ['web1', 'web2', 'web3']).matched, ['web1', 'web2', 'web3']);
+  assert.deepEqual(matchTarget('w', 'pcre', ['web1', 'web2', 'web3']).matched, ['web1', 'web2', 'web3']);
+  assert.equal(minionMatches('w', 'pcre', 'web1'), true);
+  assert.equal(minionMatches('w', 'pcre', 'web2'), true);
 });
