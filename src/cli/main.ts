@@ -1,41 +1,42 @@
-// The `brine` command: subcommands for the daemons, keys, jobs and configuration.
+// The `brine` command: subcommands for the daemons, keys, jobs and configuration. Only the
+// module of the subcommand being run is loaded, so a minion does not carry the master's code.
 
 import { Command, CommanderError } from 'commander';
-import { BRINE_VERSION } from '../modules/index.js';
-import { registerCall } from './commands/call.js';
-import { registerConfig } from './commands/config.js';
-import { registerDaemons } from './commands/daemons.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerEmulate } from './commands/emulate.js';
-import { registerEvents } from './commands/events.js';
-import { registerJobs } from './commands/jobs.js';
-import { registerKey } from './commands/key.js';
-import { registerMinions } from './commands/minions.js';
-import { registerRun } from './commands/run.js';
+import { BRINE_VERSION } from '../modules/version.js';
 import { fail } from './common.js';
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+const COMMANDS: ReadonlyArray<readonly [readonly string[], () => Promise<Register>]> = [
+  [['master', 'minion'], async () => (await import('./commands/daemons.js')).registerDaemons],
+  [['key'], async () => (await import('./commands/key.js')).registerKey],
+  [['run'], async () => (await import('./commands/run.js')).registerRun],
+  [['call'], async () => (await import('./commands/call.js')).registerCall],
+  [['config'], async () => (await import('./commands/config.js')).registerConfig],
+  [['minions'], async () => (await import('./commands/minions.js')).registerMinions],
+  [['events'], async () => (await import('./commands/events.js')).registerEvents],
+  [['jobs'], async () => (await import('./commands/jobs.js')).registerJobs],
+  [['emulate'], async () => (await import('./commands/emulate.js')).registerEmulate],
+  [['doctor'], async () => (await import('./commands/doctor.js')).registerDoctor],
+];
+
+/** The program with every subcommand, or only `only` when it names one (faster start). */
+export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('brine')
     .description('remote execution and fleet management in the SaltStack mould')
     .version(BRINE_VERSION)
     .showHelpAfterError()
     .exitOverride();
-  registerDaemons(program);
-  registerKey(program);
-  registerRun(program);
-  registerCall(program);
-  registerConfig(program);
-  registerMinions(program);
-  registerEvents(program);
-  registerJobs(program);
-  registerEmulate(program);
-  registerDoctor(program);
+  const known = only !== undefined && COMMANDS.some(([names]) => names.includes(only));
+  for (const [names, load] of COMMANDS) {
+    if (!known || names.includes(only)) (await load())(program);
+  }
   return program;
 }
 
 async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
   try {
+    const program = await buildProgram(argv[2]);
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {

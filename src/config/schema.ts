@@ -136,7 +136,7 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'File of minion IDs or globs whose new keys are rejected automatically; unset means off.' },
   { name: 'max_minions', min: 0, type: 'int', default: 0, roles: MASTER,
     doc: 'Most minions with accepted keys allowed to connect; 0 means unlimited.' },
-  { name: 'auth_rate', min: 0, minExclusive: true, type: 'number', default: 200, roles: MASTER, brineOnly: true,
+  { name: 'auth_rate', min: 0, minExclusive: true, type: 'number', default: 1000, roles: MASTER, brineOnly: true,
     doc: 'Most minion authentications handled per second, so that a mass reconnect cannot swamp the master.' },
   { name: 'timeout', min: 0, type: 'int', default: 5, roles: MASTER, unit: 's',
     doc: 'Seconds the CLI waits for returns before asking minions whether they still run the job.' },

@@ -34,6 +34,9 @@ interface ActiveJob {
   timer: TimerHandle | undefined;
 }
 
+/** Recent jobs whose expected minions are kept in memory, so a return is checked without SQLite. */
+const RECENT_JOBS = 256;
+
 const FUN_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
 
 export class JobTracker {
@@ -65,6 +68,7 @@ export class JobTracker {
       startedAt: this.deps.clock.now(),
     });
     const notConnected: string[] = [];
+    this.remember(jid, [...matched, ...missing]);
     const job: ActiveJob = { jid, waiting: new Set(), sinks: new Set([sink]), timer: undefined };
     for (const id of matched) {
       const session = this.deps.session(id);
@@ -92,8 +96,11 @@ export class JobTracker {
   /** A return from an authenticated session; the minion ID comes from the session. */
   handleReturn(session: MinionSession, ret: Return): void {
     const minion = session.id;
-    const stored = this.deps.cache.getJob(ret.jid);
-    if (!stored || !stored.minions.includes(minion)) {
+    // the expected set of a recent job is in memory; parsing the stored list for every return
+    // of a 10k-minion job would be quadratic
+    const expected = this.expected.get(ret.jid) ?? this.deps.cache.getJob(ret.jid)?.minions;
+    const wanted = expected instanceof Set ? expected.has(minion) : (expected?.includes(minion) ?? false);
+    if (!wanted) {
       this.strayReturns++;
       this.deps.logger.warn({ jid: ret.jid, minion, remote: session.remoteAddress }, `dropped a return from ${minion} for job ${ret.jid}, which was never sent to it`);
       session.sendAck(ret.jid);
@@ -111,6 +118,13 @@ export class JobTracker {
     if (ret.error) out.error = ret.error;
     for (const sink of job.sinks) sink.onReturn(out);
     if (job.waiting.size === 0) this.finish(job);
+  }
+
+  private readonly expected = new Map<string, Set<string>>();
+
+  private remember(jid: string, minions: string[]): void {
+    this.expected.set(jid, new Set(minions));
+    if (this.expected.size > RECENT_JOBS) this.expected.delete(this.expected.keys().next().value as string);
   }
 
   /** Ends every wait now (master shutdown). */

@@ -38,6 +38,8 @@ export class Master {
   private jobs: JobTracker | undefined;
   private cache: JobCache | undefined;
   private readonly live = new Set<MinionSession>();
+  /** id -> "inode:fingerprint" of the accepted key file last checked against its session. */
+  private readonly verified = new Map<string, string>();
   private stopped = false;
 
   private constructor(
@@ -223,8 +225,16 @@ export class Master {
   reconcileKeys(): string[] {
     const closed: string[] = [];
     for (const s of this.sessions.connected()) {
+      // a key file already verified for this session is skipped while its inode is unchanged
+      // (a replace or re-accept makes a new inode), so this stays cheap with 10k sessions
+      const ino = this.keys.inodeOf('accepted', s.id);
+      if (ino !== undefined && this.verified.get(s.id) === `${ino}:${s.fingerprint}`) continue;
       const accepted = this.keys.fingerprintOf('accepted', s.id);
-      if (accepted === s.fingerprint) continue;
+      if (accepted === s.fingerprint) {
+        if (ino !== undefined) this.verified.set(s.id, `${ino}:${s.fingerprint}`);
+        continue;
+      }
+      this.verified.delete(s.id);
       closed.push(s.id);
       this.logger.warn({ id: s.id, remote: s.remoteAddress, fingerprint: s.fingerprint, accepted }, `closing the session of ${s.id}: its key is no longer accepted`);
       s.close('key_deleted');

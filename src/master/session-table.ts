@@ -58,6 +58,7 @@ function median(values: number[]): number {
 
 export class SessionTable {
   private readonly entries = new Map<string, Entry>();
+  private liveCount = 0;
 
   constructor(private readonly clock: Clock) {}
 
@@ -66,6 +67,7 @@ export class SessionTable {
     const now = this.clock.now();
     const entry = this.entryFor(session.id);
     const replaced = entry.session;
+    if (!replaced) this.liveCount++;
     entry.session = session;
     entry.lastSeen = now;
     entry.remote = session.remoteAddress;
@@ -89,6 +91,7 @@ export class SessionTable {
     if (!entry || entry.session !== session) return;
     const now = this.clock.now();
     entry.session = undefined;
+    this.liveCount--;
     entry.lastSeen = session.lastSeen;
     entry.rttMs = session.rttMs;
     entry.lastDisconnectReason = reason;
@@ -109,10 +112,9 @@ export class SessionTable {
     return this.entries.get(id)?.session !== undefined;
   }
 
+  /** Kept as a counter: it is read on every sign-in (max_minions). */
   get connectedCount(): number {
-    let n = 0;
-    for (const e of this.entries.values()) if (e.session) n++;
-    return n;
+    return this.liveCount;
   }
 
   connected(): LiveSession[] {
@@ -123,6 +125,7 @@ export class SessionTable {
 
   /** Forgets an ID entirely (its key was deleted). */
   forget(id: string): void {
+    if (this.entries.get(id)?.session) this.liveCount--;
     this.entries.delete(id);
   }
 

@@ -20,7 +20,7 @@ import { MasterPin } from './master-pin.js';
 import { idOptionsFrom, resolveMinionId, type ResolvedId, type ResolveIdOptions } from './minion-id.js';
 import { reportIdAtStart } from './id-checks.js';
 import { ReturnQueue } from './return-queue.js';
-import { isJid } from '../jobs/index.js';
+import { isJid } from '../jobs/jid.js';
 import { minionSocketPath, startMinionControl } from './control-server.js';
 
 export interface MinionRuntime {
@@ -95,7 +95,16 @@ export class Minion {
     /** Returns kept on disk until a master acknowledges them. */
     readonly returns: ReturnQueue,
   ) {
-    this.runner = new JobRunner({ registry, minionId: resolvedId.id, grains: () => this.grainsCache, config: opts, logger });
+    this.runner = new JobRunner({
+      registry,
+      minionId: resolvedId.id,
+      grains: () => this.grainsCache,
+      config: opts,
+      logger,
+      maxConcurrent: opts.max_concurrent_jobs,
+      jobTimeoutS: opts.job_timeout,
+      maxReturnBytes: opts.max_return_size,
+    });
     this.startedAt = clock.now();
   }
 
@@ -251,6 +260,9 @@ export class Minion {
           if (m.t === 'ack') {
             this.returns.ack(m.jid);
             this.origin.delete(m.jid);
+          } else if (m.t === 'find_job') {
+            // asked over this session when the master's wait for our return ran out
+            link.send({ t: 'job_status', jid: m.jid, running: this.runner.isRunning(m.jid) });
           } else this.onJob(m, link);
         },
         onFatal: (err) => this.onFatal(err),

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { isPlainObject, parsePayload, returnSchema, type Return } from '../protocol/index.js';
-import { assertJid, isJid } from '../jobs/index.js';
+import { assertJid, isJid } from '../jobs/jid.js';
 
 /** The few fs calls the queue makes, so tests can inject ENOSPC/EACCES without a full disk. */
 export type ReturnQueueFs = Pick<

@@ -1,7 +1,7 @@
 // The master's key store in Salt's pki_dir layout: one file per minion ID in the directory of its
 // state, holding the minion's public key PEM. Every ID is checked before any path is built.
 
-import { constants, mkdirSync, openSync, readdirSync, readFileSync, closeSync, renameSync, unlinkSync } from 'node:fs';
+import { constants, mkdirSync, openSync, readdirSync, readFileSync, closeSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { assertValidMinionId, minionIdProblem } from '../util/minion-id.js';
@@ -158,6 +158,15 @@ export class KeyStore {
   }
 
   /** The only place a file path is built from an ID: the ID is validated first. */
+  /** The inode of the ID's key file in a state (changes when the file is replaced), if any. */
+  inodeOf(state: KeyState, id: string): number | undefined {
+    try {
+      return statSync(this.pathFor(state, id)).ino;
+    } catch {
+      return undefined;
+    }
+  }
+
   private pathFor(state: KeyState, id: string): string {
     assertValidMinionId(id);
     return join(this.dirFor(state), id);

@@ -96,7 +96,8 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       reject(new BrineError('LISTEN_FAILED', `cannot listen on ${opts.host}:${opts.port}: ${err.code ?? err.message}`, { cause: err }));
     };
     server.once('error', onError);
-    server.listen(opts.port, opts.host, () => {
+    // a deep accept queue: after a master restart thousands of minions connect within seconds
+    server.listen({ port: opts.port, host: opts.host, backlog: 4096 }, () => {
       server.off('error', onError);
       const address = server.address() as net.AddressInfo;
       resolve({

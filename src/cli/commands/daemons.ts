@@ -1,11 +1,10 @@
 // `brine master` and `brine minion`: run a daemon in the foreground until SIGTERM or SIGINT.
 
 import type { Command } from 'commander';
-import { Master } from '../../master/index.js';
-import { Minion } from '../../minion/index.js';
 import { BrineError, ERRORS } from '../../util/errors.js';
 import { daemonLogger, fail, masterOptions, minionOptions, type ConfigFlags } from '../common.js';
-import { doctorId } from './doctor.js';
+
+// Each daemon loads only its own code: a minion never pulls in the master's SQLite and key store.
 
 function onSignals(stop: () => Promise<void> | void): void {
   let stopping = false;
@@ -31,6 +30,7 @@ export function registerDaemons(program: Command): void {
       try {
         const opts = masterOptions(flags);
         const logger = daemonLogger('master', opts);
+        const { Master } = await import('../../master/index.js');
         const master = await Master.start(opts, logger);
         onSignals(() => master.stop());
       } catch (err) {
@@ -47,11 +47,13 @@ export function registerDaemons(program: Command): void {
     .action(async (flags: ConfigFlags & { showId?: boolean }) => {
       try {
         if (flags.showId) {
+          const { doctorId } = await import('./doctor.js');
           process.exitCode = await doctorId(flags);
           return;
         }
         const opts = minionOptions(flags);
         const logger = daemonLogger('minion', opts);
+        const { Minion } = await import('../../minion/index.js');
         const minion = await Minion.start(opts, logger, {
           onFatal: (err: BrineError) => {
             const headline =
