@@ -44,6 +44,8 @@ export interface MinionSessionHooks {
   probe(hello: Hello, channel: Channel<MinionMessage, MasterMessage>): AuthVerdict;
   onAuthenticated(session: MinionSession): void;
   onReturn(session: MinionSession, ret: Return): void;
+  /** The minion's grains, for the minion data cache (sent after sign-in and on refresh). */
+  onGrains?(session: MinionSession, grains: Record<string, unknown>): void;
   onClosed(session: MinionSession, info: ChannelClose, authenticated: boolean): void;
 }
 
@@ -155,6 +157,9 @@ export class MinionSession implements LiveSession {
         return;
       case 'return':
         this.hooks.onReturn(this, message);
+        return;
+      case 'grains':
+        this.hooks.onGrains?.(this, message.grains);
         return;
       case 'bye':
         this.close(message.reason === 'shutdown' || message.reason === 'failback' ? message.reason : 'peer_closed');

@@ -2,7 +2,7 @@
 // the network protocol; the operations form an explicit allow-list (a Map of schemas).
 
 import { s, type Infer } from './schema.js';
-import { target, TARGET_TYPES } from './messages.js';
+import { target, targetDelimiter, TARGET_TYPES } from './messages.js';
 import { EVENT_KINDS, type BrineEvent } from './events.js';
 
 const jid = s.string({ pattern: /^\d{20}$/ });
@@ -14,6 +14,8 @@ export const publishRequestSchema = s.object({
   t: s.literal('publish'),
   tgt: target,
   tgtType: s.oneOf(TARGET_TYPES),
+  /** Key delimiter for grain and grain_pcre targets (`--delimiter`); absent = `:`. */
+  delimiter: s.optional(targetDelimiter),
   fun: s.string({ max: 256 }),
   arg: s.array(s.json()),
   kwarg: s.record(s.json()),

@@ -1,7 +1,7 @@
 // The messages of the minion<->master protocol: a discriminated union keyed by `t`, one schema
 // per type. Nothing here carries the sender's identity after the hello: the session knows it.
 
-import { s, type Infer } from './schema.js';
+import { isPlainObject, s, type Infer, type Schema } from './schema.js';
 
 /** Protocol versions this build speaks; the master also states the lowest it accepts. */
 export const PROTOCOL_VERSIONS = [1] as const;
@@ -16,10 +16,28 @@ const reason = s.string({ max: 64 });
 export const AUTH_STATUSES = ['accepted', 'pending', 'rejected', 'denied', 'invalid_id', 'full', 'busy', 'error'] as const;
 export type AuthStatus = (typeof AUTH_STATUSES)[number];
 
-export const TARGET_TYPES = ['glob', 'pcre', 'list'] as const;
+export const TARGET_TYPES = ['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'ipcidr', 'compound', 'nodegroup'] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
 
 export const target = s.union<string | string[]>(s.string({ max: 65_536 }), s.array(s.string({ max: 1024 }), { max: 100_000 }));
+
+/** Key delimiter for grain targets (Salt's --delimiter); absent means `:`. */
+export const targetDelimiter = s.string({ min: 1, max: 16 });
+
+/** Largest grains map a minion may send, as JSON characters; a bigger one is not sent at all. */
+export const MAX_GRAINS_JSON = 1_048_576;
+const MAX_GRAINS_KEYS = 10_000;
+
+/** A grains mapping, bounded in keys and encoded size (the frame limit alone is 16 MiB). */
+const grainsMap: Schema<Record<string, unknown>> = {
+  optional: false,
+  check(v, p) {
+    if (!isPlainObject(v)) return `${p} must be an object`;
+    if (Object.keys(v).length > MAX_GRAINS_KEYS) return `${p} has more than ${MAX_GRAINS_KEYS} keys`;
+    if (JSON.stringify(v).length > MAX_GRAINS_JSON) return `${p} is larger than ${MAX_GRAINS_JSON} characters of JSON`;
+    return undefined;
+  },
+};
 
 // ---- minion -> master -------------------------------------------------------------------
 
@@ -61,6 +79,9 @@ export const byeSchema = s.object({ t: s.literal('bye'), reason });
 /** Answer to find_job: whether this minion is still running (or has queued) the job. */
 export const jobStatusSchema = s.object({ t: s.literal('job_status'), jid, running: s.bool() });
 
+/** The minion's grains, sent after each sign-in and on saltutil.refresh_grains (minion data cache). */
+export const grainsSchema = s.object({ t: s.literal('grains'), grains: grainsMap });
+
 // ---- master -> minion -------------------------------------------------------------------
 
 export const authSchema = s.object({
@@ -87,6 +108,8 @@ export const jobSchema = s.object({
   kwarg: s.record(s.json()),
   tgt: target,
   tgtType: s.oneOf(TARGET_TYPES),
+  /** Key delimiter for grain and grain_pcre targets; absent = `:`. */
+  delimiter: s.optional(targetDelimiter),
   /** Seconds the function may run; 0 = no limit. */
   timeout: s.optional(s.number({ min: 0 })),
 });
@@ -108,18 +131,20 @@ export type Job = Infer<typeof jobSchema>;
 export type Ack = Infer<typeof ackSchema>;
 export type FindJob = Infer<typeof findJobSchema>;
 export type JobStatus = Infer<typeof jobStatusSchema>;
+export type GrainsMessage = Infer<typeof grainsSchema>;
 export type ErrorMessage = Infer<typeof errorSchema>;
 
-export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus;
+export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage;
 export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye;
 
-export const MINION_MESSAGES = new Map<string, typeof helloSchema | typeof pingSchema | typeof pongSchema | typeof returnSchema | typeof byeSchema | typeof jobStatusSchema>([
+export const MINION_MESSAGES = new Map<string, typeof helloSchema | typeof pingSchema | typeof pongSchema | typeof returnSchema | typeof byeSchema | typeof jobStatusSchema | typeof grainsSchema>([
   ['hello', helloSchema],
   ['ping', pingSchema],
   ['pong', pongSchema],
   ['return', returnSchema],
   ['bye', byeSchema],
   ['job_status', jobStatusSchema],
+  ['grains', grainsSchema],
 ]);
 
 export const MASTER_MESSAGES = new Map<string, typeof authSchema | typeof pingSchema | typeof pongSchema | typeof jobSchema | typeof ackSchema | typeof findJobSchema | typeof errorSchema | typeof byeSchema>([

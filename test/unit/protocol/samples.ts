@@ -31,6 +31,11 @@ export const MINION_SAMPLES: Sample[] = [
     bad: { jid: ['123', 20240101000000123456, `${JID}0`], fun: [1, 'f'.repeat(257)], retcode: [0.5, '0'], success: ['true', 1], error: [{ code: 1, message: 'm' }, { code: 'X' }, 'X'] },
   },
   { message: { t: 'bye', reason: 'shutdown' }, optional: [], bad: { reason: [7, 'r'.repeat(65)] } },
+  {
+    message: { t: 'grains', grains: { os: 'Debian', roles: ['web'], ipv4: ['10.0.0.1'], nested: { a: { b: 1 } } } },
+    optional: [],
+    bad: { grains: [null, [], 'os', { big: 'x'.repeat(1_048_577) }, Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`k${i}`, 1]))] },
+  },
 ];
 
 export const MASTER_SAMPLES: Sample[] = [
@@ -63,15 +68,16 @@ export const MASTER_SAMPLES: Sample[] = [
   { message: { t: 'ping', seq: 3 }, optional: [], bad: { seq: [-1, 'x'] } },
   { message: { t: 'pong', seq: 3 }, optional: [], bad: { seq: [1.25] } },
   {
-    message: { t: 'job', jid: JID, fun: 'cmd.run', arg: ['ls', 1, { x: null }], kwarg: { cwd: '/', env: { A: '1' } }, tgt: ['a', 'b'], tgtType: 'list', timeout: 5 },
-    optional: ['timeout'],
+    message: { t: 'job', jid: JID, fun: 'cmd.run', arg: ['ls', 1, { x: null }], kwarg: { cwd: '/', env: { A: '1' } }, tgt: ['a', 'b'], tgtType: 'list', delimiter: ':', timeout: 5 },
+    optional: ['timeout', 'delimiter'],
     bad: {
       jid: ['abc'],
       fun: ['test', '../x.y', 'a.b/c', 1, 'x.' + 'y'.repeat(300)],
       arg: [{}, 'ls'],
       kwarg: [[], 'x', null],
       tgt: [5, [1], { a: 1 }],
-      tgtType: ['grain', 'GLOB'],
+      tgtType: ['pillar', 'GLOB'],
+      delimiter: ['', 1, 'd'.repeat(17)],
       timeout: [-1, '5'],
     },
   },
@@ -82,9 +88,9 @@ export const MASTER_SAMPLES: Sample[] = [
 
 export const CONTROL_REQUEST_SAMPLES: Sample[] = [
   {
-    message: { t: 'publish', tgt: 'web*', tgtType: 'glob', fun: 'test.ping', arg: [], kwarg: {}, timeout: 5, user: 'root' },
-    optional: ['timeout', 'user'],
-    bad: { tgt: [1, [2]], tgtType: ['compound'], fun: [1, 'f'.repeat(257)], arg: ['x', {}], kwarg: [null, [1]], timeout: [-1, 'soon'], user: [0] },
+    message: { t: 'publish', tgt: 'web*', tgtType: 'glob', delimiter: '|', fun: 'test.ping', arg: [], kwarg: {}, timeout: 5, user: 'root' },
+    optional: ['timeout', 'user', 'delimiter'],
+    bad: { tgt: [1, [2]], tgtType: ['pillar', 'range'], delimiter: ['', 7], fun: [1, 'f'.repeat(257)], arg: ['x', {}], kwarg: [null, [1]], timeout: [-1, 'soon'], user: [0] },
   },
   { message: { t: 'sessions' }, optional: [], bad: {} },
   { message: { t: 'events', kinds: ['minion_connected', 'job_return'] }, optional: ['kinds'], bad: { kinds: ['minion_connected', ['nope'], Array(65).fill('job_return')] } },
