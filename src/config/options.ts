@@ -51,6 +51,8 @@ export interface MasterOptions extends CommonOptions {
   keep_jobs_seconds: number;
   job_cache: boolean;
   minion_data_cache: boolean;
+  /** name -> compound expression (string) or list of words / minion IDs */
+  nodegroups: Record<string, unknown>;
   worker_threads: number;
 }
 

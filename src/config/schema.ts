@@ -148,6 +148,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: "Store jobs and returns in the master's job cache." },
   { name: 'minion_data_cache', type: 'bool', default: true, roles: MASTER,
     doc: 'Cache minion grains on the master for grain and compound targeting.' },
+  { name: 'nodegroups', type: 'map', default: {}, roles: MASTER,
+    doc: 'Named groups of minions for `brine run -N NAME` and `N@NAME` in compound targets: each value is a compound expression or a list of minion IDs; may use N@ of other groups (a loop is an error). See docs/targeting.md.' },
   { name: 'worker_threads', type: 'int', default: 5, roles: MASTER,
     doc: 'Accepted for compatibility; brine serves all minions from one event loop.' },
 ];
