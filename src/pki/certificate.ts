@@ -1,13 +1,25 @@
 // Self-signed X.509 certificates for a node's key pair. TLS needs a certificate, but brine trusts
 // keys, not names or CAs: the certificate only carries the public key and a readable CN.
 
-import 'reflect-metadata'; // @peculiar/x509 uses tsyringe, which needs the metadata polyfill first
-import * as x509 from '@peculiar/x509';
 import { createPublicKey, KeyObject, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
 import { BrineError } from '../util/errors.js';
 
-// The library's global `Crypto` type comes from the DOM lib, which this project does not load.
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+type X509Lib = typeof import('@peculiar/x509');
+let x509lib: X509Lib | undefined;
+
+/**
+ * @peculiar/x509 (with reflect-metadata and tsyringe) costs several MB of memory, and a node needs
+ * it only when it makes a certificate: at first start. Checking a certificate uses node:crypto.
+ */
+async function loadX509(): Promise<X509Lib> {
+  if (x509lib) return x509lib;
+  await import('reflect-metadata'); // @peculiar/x509 uses tsyringe, which needs the metadata polyfill first
+  const lib = await import('@peculiar/x509');
+  // The library's global `Crypto` type comes from the DOM lib, which this project does not load.
+  lib.cryptoProvider.set(webcrypto as unknown as Parameters<typeof lib.cryptoProvider.set>[0]);
+  x509lib = lib;
+  return lib;
+}
 
 export const CERT_VALIDITY_YEARS = 20;
 // Backdated so a peer whose clock is a little behind does not see a certificate from the future.
@@ -28,6 +40,7 @@ function profileFor(key: KeyObject): SigningProfile {
 /** A self-signed certificate (PEM) for `privateKey` with subject CN=`commonName`. */
 export async function createSelfSignedCert(privateKey: KeyObject, commonName: string, now: Date = new Date()): Promise<string> {
   const profile = profileFor(privateKey);
+  const x509 = await loadX509();
   const publicKey = createPublicKey(privateKey);
   const subtle = webcrypto.subtle;
   const keys = {
