@@ -10,3 +10,6 @@ export { parseHostsFile, type HostsEntry } from './hosts-file.js';
 export { MasterPin, MASTER_PIN_FILE } from './master-pin.js';
 export { ReturnQueue, type ReturnQueueOptions, type ReturnQueueFs, type QueuedReturn } from './return-queue.js';
 export { startMinionControl, minionSocketPath, MINION_SOCKET_FILE, type MinionControlDeps } from './control-server.js';
+export { JobRunner, DEFAULT_MAX_CONCURRENT_JOBS, DEFAULT_MAX_RETURN_BYTES, type JobRunnerDeps } from './job-runner.js';
+export { WorkerExecutor, type JobExecutor, type IsolatedRun } from './worker-executor.js';
+export { capReturn, type CappedReturn } from './return-cap.js';

@@ -1,50 +1,257 @@
-// Runs published jobs without blocking the connection: each job is an async call into the
-// module registry with its own abort signal and timeout; the result becomes a return message.
+// Runs published jobs without blocking the connection: at most max_concurrent_jobs at once (the
+// rest wait in order), each module function in its own worker thread (inline ones, which need the
+// runner's state, on the main thread), with a per-job timeout, kill/signal for saltutil and a cap
+// on the size of what comes back.
 
+import { BrineError, type ErrorCode } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
-import type { ExecContext, Grains, ModuleRegistry } from '../modules/index.js';
+import type { ExecContext, ExecResult, Grains, ModuleRegistry, RunningJobInfo, RunningJobs } from '../modules/index.js';
+import { capReturn } from './return-cap.js';
+import { WorkerExecutor, type IsolatedRun, type JobExecutor } from './worker-executor.js';
+
+export const DEFAULT_MAX_CONCURRENT_JOBS = 8;
+export const DEFAULT_MAX_RETURN_BYTES = 8 * 1024 * 1024;
+/** Between SIGTERM and SIGKILL when a timeout stops a job's processes (as cmd.* does). */
+const KILL_GRACE_MS = 2000;
 
 export interface JobRunnerDeps {
+  /** The main thread's registry: looks functions up and runs the inline ones. */
   registry: ModuleRegistry;
   minionId: string;
   grains: () => Grains;
   config: Readonly<Record<string, unknown>>;
   logger: Logger;
+  maxConcurrent?: number;
+  /** Seconds any job may run (minion `job_timeout`); 0 = no limit. */
+  jobTimeoutS?: number;
+  maxReturnBytes?: number;
+  /** Re-collects grains (saltutil.refresh_grains); passed to inline functions. */
+  refreshGrains?: () => Promise<unknown> | unknown;
+  /** Where non-inline functions run; worker threads unless a test substitutes it. */
+  executor?: JobExecutor;
 }
 
-export class JobRunner {
-  private readonly running = new Map<string, AbortController>();
+interface Entry {
+  job: Job;
+  info: RunningJobInfo;
+  /** Process groups the function started (cmd.*), for kill and signal. */
+  pgids: Set<number>;
+  controller: AbortController;
+  isolated: IsolatedRun | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** Resolves the running job's result early (kill, timeout); set once it starts. */
+  finish: ((r: ExecResult) => void) | undefined;
+  /** Set by end(): the result the job ends with, whatever its function still does. */
+  ended: ExecResult | undefined;
+  /** Holds one of the max_concurrent_jobs slots. */
+  hasSlot: boolean;
+  resolveQueued: (() => void) | undefined;
+}
 
-  constructor(private readonly deps: JobRunnerDeps) {}
+function failure(code: ErrorCode, message: string): ExecResult {
+  return { return: message, retcode: 1, success: false, error: { code, message } };
+}
 
-  get active(): number {
-    return this.running.size;
+function killGroup(pgid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, sig);
+  } catch {
+    // ESRCH: the group is gone already
+  }
+}
+
+export class JobRunner implements RunningJobs {
+  private readonly entries = new Map<string, Entry>();
+  private readonly queue: Entry[] = [];
+  private runningCount = 0;
+  private readonly executor: JobExecutor;
+  private readonly maxConcurrent: number;
+  private readonly maxReturnBytes: number;
+
+  constructor(private readonly deps: JobRunnerDeps) {
+    this.executor = deps.executor ?? new WorkerExecutor();
+    this.maxConcurrent = Math.max(1, deps.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_JOBS);
+    this.maxReturnBytes = deps.maxReturnBytes ?? DEFAULT_MAX_RETURN_BYTES;
   }
 
+  /** Jobs running or queued. */
+  get active(): number {
+    return this.entries.size;
+  }
+
+  /** Running or waiting for a slot: what find_job answers. */
   isRunning(jid: string): boolean {
-    return this.running.has(jid);
+    return this.entries.has(jid);
+  }
+
+  list(): RunningJobInfo[] {
+    return [...this.entries.values()].map((e) => ({ ...e.info }));
+  }
+
+  get(jid: string): RunningJobInfo | undefined {
+    const e = this.entries.get(jid);
+    return e ? { ...e.info } : undefined;
+  }
+
+  kill(jid: string): boolean {
+    const e = this.entries.get(jid);
+    if (!e) return false;
+    for (const pgid of e.pgids) killGroup(pgid, 'SIGKILL');
+    this.end(e, failure('EXEC_FAILED', `${e.job.fun}: killed by saltutil.kill_job ${jid}`));
+    return true;
+  }
+
+  signal(jid: string, sig: NodeJS.Signals): boolean {
+    const e = this.entries.get(jid);
+    if (!e) return false;
+    if (e.pgids.size > 0) {
+      for (const pgid of e.pgids) killGroup(pgid, sig);
+      return true;
+    }
+    if (sig === 'SIGKILL' || sig === 'SIGTERM' || sig === 'SIGINT') return this.kill(jid);
+    throw new BrineError('EXEC_FAILED', `job ${jid} (${e.job.fun}) started no process to signal; only SIGTERM, SIGINT or SIGKILL apply, and they stop the job`);
   }
 
   async run(job: Job): Promise<Return> {
-    const controller = new AbortController();
-    this.running.set(job.jid, controller);
-    const timer = job.timeout && job.timeout > 0 ? setTimeout(() => controller.abort(new Error(`job exceeded its ${job.timeout} s timeout`)), job.timeout * 1000) : undefined;
-    const ctx: ExecContext = { grains: this.deps.grains, minionId: this.deps.minionId, config: this.deps.config, signal: controller.signal, jid: job.jid };
+    const entry: Entry = {
+      job,
+      info: { jid: job.jid, fun: job.fun, arg: job.arg, kwarg: job.kwarg, tgt: job.tgt, tgt_type: job.tgtType, pid: process.pid, started: new Date().toISOString(), queued: true },
+      pgids: new Set(),
+      controller: new AbortController(),
+      isolated: undefined,
+      timer: undefined,
+      finish: undefined,
+      ended: undefined,
+      hasSlot: false,
+      resolveQueued: undefined,
+    };
+    this.entries.set(job.jid, entry);
+    let result: ExecResult;
+    try {
+      if (this.runningCount < this.maxConcurrent) {
+        this.runningCount++;
+        entry.hasSlot = true;
+      } else {
+        this.deps.logger.debug({ jid: job.jid, fun: job.fun, running: this.runningCount }, `job ${job.jid} waits for a free slot (max_concurrent_jobs ${this.maxConcurrent})`);
+        // startNext() hands over a slot, or end() drops the job from the queue
+        await new Promise<void>((resolve) => {
+          entry.resolveQueued = resolve;
+          this.queue.push(entry);
+        });
+      }
+      result = entry.ended ?? (await this.execute(entry));
+    } finally {
+      this.entries.delete(job.jid);
+      if (entry.hasSlot) {
+        this.runningCount--;
+        this.startNext();
+      }
+    }
+    const ret: Return = { t: 'return', jid: job.jid, fun: job.fun, ret: result.return ?? null, retcode: result.retcode, success: result.success };
+    const capped = capReturn(ret.ret, this.maxReturnBytes);
+    if (capped.dropped > 0) {
+      ret.ret = capped.value;
+      this.deps.logger.warn({ jid: job.jid, fun: job.fun, dropped: capped.dropped }, `the return of ${job.fun} (job ${job.jid}) exceeded max_return_size and was truncated`);
+    }
+    if (result.error) ret.error = result.error;
+    return ret;
+  }
+
+  /** Aborts every running job, empties the queue and ends idle worker threads (minion shutdown). */
+  abortAll(): void {
+    for (const e of [...this.entries.values()]) {
+      for (const pgid of e.pgids) killGroup(pgid, 'SIGTERM');
+      this.end(e, failure('EXEC_FAILED', `${e.job.fun}: the minion is shutting down`));
+    }
+    this.executor.close();
+  }
+
+  private async execute(entry: Entry): Promise<ExecResult> {
+    const early = new Promise<ExecResult>((resolve) => (entry.finish = resolve));
+    entry.info.queued = false;
+    entry.info.started = new Date().toISOString();
+    const { job } = entry;
+    const limit = this.timeoutSeconds(job);
+    if (limit > 0) entry.timer = setTimeout(() => this.onTimeout(entry, limit), limit * 1000);
     try {
       this.deps.logger.debug({ jid: job.jid, fun: job.fun }, `running ${job.fun}`);
-      const result = await this.deps.registry.call(job.fun, job.arg, job.kwarg, ctx);
-      const ret: Return = { t: 'return', jid: job.jid, fun: job.fun, ret: result.return ?? null, retcode: result.retcode, success: result.success };
-      if (result.error) ret.error = result.error;
-      return ret;
+      const fn = this.deps.registry.get(job.fun);
+      // unknown functions fail at once in the registry; no thread needed
+      const work = !fn || fn.inline ? this.runInline(entry) : this.runIsolated(entry);
+      return await Promise.race([work, early]);
     } finally {
-      if (timer) clearTimeout(timer);
-      this.running.delete(job.jid);
+      if (entry.timer) clearTimeout(entry.timer);
     }
   }
 
-  /** Aborts every running job (minion shutdown). */
-  abortAll(): void {
-    for (const c of this.running.values()) c.abort(new Error('minion is shutting down'));
+  private runInline(entry: Entry): Promise<ExecResult> {
+    const { job } = entry;
+    const ctx: ExecContext & { refreshGrains?: () => Promise<unknown> | unknown } = {
+      grains: this.deps.grains,
+      minionId: this.deps.minionId,
+      config: this.deps.config,
+      signal: entry.controller.signal,
+      jid: job.jid,
+      jobs: this,
+      trackProcess: (pid) => this.track(entry, pid),
+    };
+    if (this.deps.refreshGrains) ctx.refreshGrains = this.deps.refreshGrains;
+    return this.deps.registry.call(job.fun, job.arg, job.kwarg, ctx);
+  }
+
+  private runIsolated(entry: Entry): Promise<ExecResult> {
+    const { job } = entry;
+    entry.isolated = this.executor.start(
+      { fun: job.fun, arg: job.arg, kwarg: job.kwarg, jid: job.jid, minionId: this.deps.minionId, grains: this.deps.grains(), config: this.deps.config },
+      (pid) => this.track(entry, pid),
+    );
+    return entry.isolated.result;
+  }
+
+  private track(entry: Entry, pid: number): void {
+    entry.pgids.add(pid);
+    if (entry.pgids.size === 1) entry.info.pid = pid;
+  }
+
+  private onTimeout(entry: Entry, seconds: number): void {
+    const message = `${entry.job.fun}: job ${entry.job.jid} did not finish within its ${seconds} s timeout and was stopped; raise job_timeout if it needs longer`;
+    // SIGTERM first so commands can clean up, SIGKILL for whatever ignores it
+    const pgids = [...entry.pgids];
+    for (const pgid of pgids) killGroup(pgid, 'SIGTERM');
+    if (pgids.length > 0) setTimeout(() => pgids.forEach((p) => killGroup(p, 'SIGKILL')), KILL_GRACE_MS).unref();
+    this.end(entry, failure('JOB_TIMEOUT', message));
+  }
+
+  /** Ends a job now with `result`: aborts its function, stops its thread, or drops it from the queue. */
+  private end(entry: Entry, result: ExecResult): void {
+    if (entry.ended) return;
+    entry.ended = result;
+    // first, so this result wins the race against the stopped thread's own failure
+    entry.finish?.(result);
+    const reason = new BrineError(result.error?.code ?? 'EXEC_FAILED', result.error?.message ?? String(result.return));
+    entry.controller.abort(reason);
+    // a thread may be spinning and never see an abort: end it, it is not reused
+    entry.isolated?.terminate();
+    const queued = this.queue.indexOf(entry);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      entry.resolveQueued?.();
+    }
+  }
+
+  private startNext(): void {
+    while (this.runningCount < this.maxConcurrent && this.queue.length > 0) {
+      const next = this.queue.shift()!;
+      // counted now, so a burst of finishing jobs cannot start more than the limit
+      this.runningCount++;
+      next.hasSlot = true;
+      next.resolveQueued?.();
+    }
+  }
+
+  private timeoutSeconds(job: Job): number {
+    const limits = [job.timeout ?? 0, this.deps.jobTimeoutS ?? 0].filter((s) => s > 0);
+    return limits.length > 0 ? Math.min(...limits) : 0;
   }
 }

@@ -81,6 +81,7 @@ async function execute(fun: string, ctx: ExecContext, a: BoundArgs, mergeStderr:
     mergeStderr,
     rstrip: n['rstrip'] as boolean,
     label: fun,
+    ...(ctx.trackProcess ? { onSpawn: (pid: number) => ctx.trackProcess?.(pid) } : {}),
   });
 }
 

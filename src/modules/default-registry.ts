@@ -3,6 +3,7 @@
 import { cmdFunctions } from './cmd-module.js';
 import { grainsFunctions } from './grains-module.js';
 import { ModuleRegistry } from './registry.js';
+import { saltutilFunctions } from './saltutil-module.js';
 import { sysFunctions } from './sys-module.js';
 import { testFunctions } from './test-module.js';
 
@@ -11,6 +12,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(testFunctions);
   registry.registerAll(cmdFunctions);
   registry.registerAll(grainsFunctions);
+  registry.registerAll(saltutilFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

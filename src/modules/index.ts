@@ -1,6 +1,6 @@
 // Public surface of src/modules: the execution-module registry, the built-in modules and grains.
 
-export type { BoundArgs, ExecContext, ExecResult, Grains, ModuleFunction, ParamSpec, ParamType } from './types.js';
+export type { BoundArgs, ExecContext, ExecResult, Grains, ModuleFunction, ParamSpec, ParamType, RunningJobInfo, RunningJobs } from './types.js';
 export { ModuleRegistry } from './registry.js';
 export { createDefaultRegistry } from './default-registry.js';
 export { bindArguments, formatSignature } from './bind-args.js';
@@ -10,6 +10,7 @@ export { testFunctions } from './test-module.js';
 export { cmdFunctions, commandArgv } from './cmd-module.js';
 export { grainsFunctions } from './grains-module.js';
 export { sysFunctions, describeFunction } from './sys-module.js';
+export { saltutilFunctions, parseSignal } from './saltutil-module.js';
 export { collectGrains, type CollectGrainsOptions } from './grains.js';
 export { parseOsRelease, osGrainsFrom, type OsGrains } from './os-release.js';
 export { traverseDictAndList } from './traverse.js';

@@ -27,6 +27,8 @@ export interface RunProcessOptions {
   killGraceMs?: number;
   /** Names the caller in error messages, e.g. `cmd.run`. */
   label?: string;
+  /** Told the pid (= process group id) once the command started, e.g. for saltutil.kill_job. */
+  onSpawn?(pid: number): void;
 }
 
 export interface ProcessResult {
@@ -105,6 +107,7 @@ export function runProcess(opts: RunProcessOptions): Promise<ProcessResult> {
       stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
 
+    if (child.pid !== undefined) opts.onSpawn?.(child.pid);
     const out = new OutputCapture(limit);
     const err = opts.mergeStderr ? out : new OutputCapture(limit);
     child.stdout?.on('data', (b: Buffer) => out.push(b));

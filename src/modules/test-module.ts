@@ -62,6 +62,22 @@ export const testFunctions: readonly ModuleFunction[] = [
     },
   },
   {
+    // A diagnostic, not a workload: it proves that a function hogging its thread (a tight loop in
+    // a custom module) delays neither heartbeats nor other jobs, because jobs run in workers.
+    name: 'test.busy_wait',
+    doc: 'Block the executing thread in a busy loop for the given seconds (at most 600), then return true; shows job isolation.',
+    params: [{ name: 'seconds', type: 'number', required: true, doc: 'seconds to spin' }],
+    run: (_ctx, a) => {
+      const seconds = a.named['seconds'] as number;
+      if (seconds < 0 || seconds > 600) throw new BrineError('BAD_ARGUMENTS', `test.busy_wait: seconds must be between 0 and 600, got ${seconds}`);
+      const end = Date.now() + seconds * 1000;
+      while (Date.now() < end) {
+        // spin: nothing else runs on this thread meanwhile
+      }
+      return true;
+    },
+  },
+  {
     name: 'test.arg',
     doc: 'Return the positional and keyword arguments received, as {args, kwargs}.',
     params: [],

@@ -37,6 +37,36 @@ export interface ExecContext {
   /** Aborted when the job is cancelled or times out; long-running functions must stop. */
   signal: AbortSignal;
   jid: string;
+  /** The minion's running jobs (saltutil.*); only given to functions marked `inline`. */
+  jobs?: RunningJobs;
+  /** Records a process a function started, so saltutil can signal or kill its process group. */
+  trackProcess?(pid: number): void;
+}
+
+/** One job as saltutil.running and saltutil.find_job show it. */
+export interface RunningJobInfo {
+  jid: string;
+  fun: string;
+  arg: unknown[];
+  kwarg: Record<string, unknown>;
+  tgt: string | string[];
+  tgt_type: string;
+  /** The process group a cmd.* function started, else the minion's own pid. */
+  pid: number;
+  /** When the job started (or was queued), ISO 8601. */
+  started: string;
+  /** Waiting for a free slot under max_concurrent_jobs. */
+  queued: boolean;
+}
+
+/** The job runner's state, as execution modules may read and change it. */
+export interface RunningJobs {
+  list(): RunningJobInfo[];
+  get(jid: string): RunningJobInfo | undefined;
+  /** Ends the job and every process it started; false when no such job runs. */
+  kill(jid: string): boolean;
+  /** Sends a signal to the job's process group; false when no such job runs. */
+  signal(jid: string, signal: NodeJS.Signals): boolean;
 }
 
 export interface ModuleFunction {
@@ -49,6 +79,11 @@ export interface ModuleFunction {
   varargs?: boolean;
   /** Accepts surplus `key=value` arguments (`**kwargs`), delivered in `BoundArgs.extra`. */
   kwargs?: boolean;
+  /**
+   * Runs on the minion's main thread with its live state (ctx.jobs), instead of in a worker
+   * thread. Only for short functions that never block: a busy inline function delays heartbeats.
+   */
+  inline?: boolean;
   run(ctx: ExecContext, args: BoundArgs): Promise<unknown> | unknown;
 }
 

@@ -1,0 +1,101 @@
+// Runs module functions in worker threads, keeping a few warm ones for the next call. A thread
+// that spins or blocks cannot be interrupted from inside; terminate() ends it from outside (a
+// timeout or kill_job), and such a thread is never reused.
+
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { ExecResult } from '../modules/index.js';
+import type { WorkerCall, WorkerReply, WorkerRequest } from './worker-messages.js';
+
+export interface IsolatedRun {
+  /** Settles once: the function's result, or a coded failure if the thread died. */
+  readonly result: Promise<ExecResult>;
+  /** Asks the function to stop (its AbortSignal fires with this coded error). */
+  abort(code: string, message: string): void;
+  /** Ends the thread at once, even in the middle of a busy loop. */
+  terminate(): void;
+}
+
+export interface JobExecutor {
+  start(call: WorkerCall, onProcess: (pid: number) => void): IsolatedRun;
+  /** Ends the idle threads (minion shutdown). */
+  close(): void;
+}
+
+/** Warm threads kept for the next job; more are started on demand up to max_concurrent_jobs. */
+const DEFAULT_MAX_IDLE = 2;
+
+function failed(fun: string, message: string): ExecResult {
+  const text = `${fun}: ${message}`;
+  return { return: text, retcode: 1, success: false, error: { code: 'EXEC_FAILED', message: text } };
+}
+
+/**
+ * Built code runs job-worker.js. Under tsx (tests run from source) only job-worker.ts exists and
+ * a worker thread does not inherit tsx's loader, so a small bootstrap registers it first.
+ */
+function spawnWorker(): Worker {
+  const js = new URL('./job-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(js))) return new Worker(js);
+  const ts = new URL('./job-worker.ts', import.meta.url).href;
+  const bootstrap = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(ts)}); })`;
+  return new Worker(bootstrap, { eval: true });
+}
+
+export class WorkerExecutor implements JobExecutor {
+  private readonly idle: Worker[] = [];
+  private closed = false;
+
+  constructor(private readonly maxIdle = DEFAULT_MAX_IDLE) {}
+
+  start(call: WorkerCall, onProcess: (pid: number) => void): IsolatedRun {
+    const worker = this.idle.pop() ?? spawnWorker();
+    worker.ref();
+    let done = false;
+    let settle!: (r: ExecResult) => void;
+    const result = new Promise<ExecResult>((resolve) => (settle = resolve));
+    const finish = (r: ExecResult, reusable: boolean): void => {
+      if (done) return;
+      done = true;
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+      if (reusable) this.release(worker);
+      else void worker.terminate();
+      settle(r);
+    };
+    const onMessage = (m: WorkerReply): void => {
+      if (m.t === 'pid') onProcess(m.pid);
+      else finish(m.result, true);
+    };
+    const onError = (err: Error): void => finish(failed(call.fun, `the worker thread failed: ${err.message}`), false);
+    const onExit = (code: number): void => finish(failed(call.fun, `the worker thread exited (code ${code}) before the function returned`), false);
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    worker.postMessage({ t: 'call', call } satisfies WorkerRequest);
+    return {
+      result,
+      abort: (code, message) => {
+        if (!done) worker.postMessage({ t: 'abort', code, message } satisfies WorkerRequest);
+      },
+      terminate: () => finish(failed(call.fun, 'stopped'), false),
+    };
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const w of this.idle.splice(0)) void w.terminate();
+  }
+
+  private release(worker: Worker): void {
+    if (this.closed || this.idle.length >= this.maxIdle) {
+      void worker.terminate();
+      return;
+    }
+    // an idle thread must not keep a stopping process alive
+    worker.unref();
+    this.idle.push(worker);
+  }
+}
