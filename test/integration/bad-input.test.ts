@@ -193,7 +193,7 @@ describe('bad input: the master survives hostile peers and says why it hung up',
         assert.equal(code, 65, `${JSON.stringify(id)}: ${p.output}`);
         const lines = p.output.split('\n').filter((l) => l.trim() !== '');
         assert.equal(lines.length, 2, p.output);
-        assert.match(lines[0]!, /^INVALID_ID: invalid minion ID "/);
+        assert.match(lines[0]!, /^INVALID_ID: the ID .* \(from `id:` in the minion config\) cannot be used: /);
         assert.match(lines[0]!, rule);
         assert.match(lines[1]!, /^ {2}fix: Set `id:` in the minion config/);
       }
