@@ -105,13 +105,14 @@ async function readMinionStatus(socket: string): Promise<MinionStatus | StatusPr
   const c = conn;
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
-      c.close('handshake_timeout');
       resolve({ kind: 'error', socket, message: 'no answer within 3 s' });
+      c.close('handshake_timeout');
     }, 3000);
     c.onMessage((m) => {
       clearTimeout(timer);
-      c.close('shutdown');
+      // settle before close(): it runs the close handler at once
       resolve(m.t === 'minion_status' ? m : { kind: 'error', socket, message: `${m.code}: ${m.message}` });
+      c.close('shutdown');
     });
     c.onClose((info) => {
       clearTimeout(timer);

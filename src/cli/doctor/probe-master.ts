@@ -120,18 +120,19 @@ export async function connectToMaster(opts: ProbeOptions): Promise<ProbeResult> 
 export function probeKeyState(channel: FramedSocket<MasterMessage, MinionMessage>, id: string, agent: string, timeoutMs: number): Promise<Auth> {
   return new Promise<Auth>((resolve, reject) => {
     const timer = setTimeout(() => {
-      channel.close('handshake_timeout');
       reject(new BrineError('HANDSHAKE_TIMEOUT', `the master sent no answer to the probe within ${timeoutMs} ms`));
+      channel.close('handshake_timeout');
     }, timeoutMs);
     channel.onMessage((m) => {
       if (m.t === 'auth') {
         clearTimeout(timer);
-        channel.close('shutdown');
+        // settle first: close() runs the close handlers at once, and the first settlement wins
         resolve(m);
+        channel.close('shutdown');
       } else if (m.t === 'error') {
         clearTimeout(timer);
-        channel.close('protocol_error');
         reject(new BrineError('MESSAGE_INVALID', `the master refused the probe: ${m.code}: ${m.message}`));
+        channel.close('protocol_error');
       }
     });
     channel.onClose((info) => {
