@@ -20,6 +20,7 @@ import { MasterPin } from './master-pin.js';
 import { idOptionsFrom, resolveMinionId, type ResolvedId, type ResolveIdOptions } from './minion-id.js';
 import { reportIdAtStart } from './id-checks.js';
 import { ReturnQueue } from './return-queue.js';
+import { RecentJids } from './recent-jids.js';
 import { isJid } from '../jobs/jid.js';
 import { minionSocketPath, startMinionControl } from './control-server.js';
 
@@ -57,18 +58,6 @@ function injectFaults(events: LinkEvents): LinkEvents {
     };
   }
   return out as LinkEvents;
-}
-
-/** Remembers recently seen jids so a job that arrives twice (two masters) runs once. */
-class RecentJids {
-  private readonly seen = new Set<string>();
-  constructor(private readonly max: number) {}
-  add(jid: string): boolean {
-    if (this.seen.has(jid)) return false;
-    this.seen.add(jid);
-    if (this.seen.size > this.max) this.seen.delete(this.seen.values().next().value as string);
-    return true;
-  }
 }
 
 export class Minion {
