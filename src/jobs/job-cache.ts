@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { BrineError, isBrineError } from '../util/errors.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import { assertJid } from './jid.js';
+import { MINION_DATA_SCHEMA, MinionDataTable, type MinionDataRecord } from './minion-data.js';
 
 const SCHEMA_VERSION = 1;
 
@@ -136,6 +137,7 @@ export class JobCache {
   private readonly selectJobsSince: Database.Statement;
   private readonly deleteReturns: Database.Statement;
   private readonly deleteJobs: Database.Statement;
+  private readonly minionData: MinionDataTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -167,6 +169,7 @@ export class JobCache {
          OR (received_at < @cutoff AND jid NOT IN (SELECT jid FROM jobs))`,
     );
     this.deleteJobs = db.prepare('DELETE FROM jobs WHERE started_at < @cutoff');
+    this.minionData = new MinionDataTable(db);
   }
 
   /** Opens (creating if needed) the job cache at `file`. */
@@ -277,6 +280,37 @@ export class JobCache {
     }
   }
 
+  /** Stores (replaces) a minion's grains in the minion data cache. */
+  saveMinionData(rec: MinionDataRecord): void {
+    this.guard();
+    try {
+      this.minionData.save(rec);
+    } catch (err) {
+      throw storageError(err, this.file, `saving the grains of ${rec.id}`);
+    }
+  }
+
+  getMinionData(id: string): MinionDataRecord | undefined {
+    this.guard();
+    return this.read(() => this.minionData.get(id), `reading the grains of ${id}`);
+  }
+
+  /** Every minion's cached data (loaded once when the master starts). */
+  listMinionData(): MinionDataRecord[] {
+    this.guard();
+    return this.read(() => this.minionData.all(), 'reading the minion data cache');
+  }
+
+  /** Forgets a minion's cached data; true if there was some. */
+  deleteMinionData(id: string): boolean {
+    this.guard();
+    try {
+      return this.minionData.delete(id);
+    } catch (err) {
+      throw storageError(err, this.file, `deleting the grains of ${id}`);
+    }
+  }
+
   /** Closes the database; safe to call more than once. */
   close(): void {
     if (this.closed) return;
@@ -299,6 +333,8 @@ export class JobCache {
 
 function migrate(db: Database.Database, file: string): void {
   db.exec(SCHEMA);
+  // added without a version bump: CREATE IF NOT EXISTS upgrades older files in place
+  db.exec(MINION_DATA_SCHEMA);
   const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
   if (row.version === null) {
     db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);

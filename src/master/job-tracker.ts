@@ -2,13 +2,14 @@
 // keys, reports the unconnected ones at once, sends the job to the connected ones, streams
 // returns to whoever waits, stores everything in the job cache and ends the wait on time.
 
-import type { Clock, TimerHandle } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import type { BrineEvent, JobDone, JobReturn, Published, PublishRequest, Return } from '../protocol/index.js';
+import type { BrineEvent, JobDone, JobReturn, JobStatus, Published, PublishRequest, Return } from '../protocol/index.js';
 import type { JidGenerator, JobCache } from '../jobs/index.js';
-import { matchTarget } from '../targeting/index.js';
+import { matchTarget, targetForMinions, type MatchOptions } from '../targeting/index.js';
 import type { MinionSession } from './minion-session.js';
+import { ReturnWait } from './return-wait.js';
 
 export interface JobSink {
   onReturn(ret: JobReturn): void;
@@ -24,15 +25,21 @@ export interface JobTrackerDeps {
   session(id: string): MinionSession | undefined;
   /** Seconds to wait when the request names no timeout (master `timeout`). */
   defaultTimeoutS: number;
+  /** Seconds a minion has to answer find_job (master `gather_job_timeout`). */
+  gatherJobTimeoutS?: number;
   emit?(event: BrineEvent): void;
+  /** Cached grains, minion_data_cache and nodegroups for grain, compound and nodegroup targets. */
+  targeting?: Pick<MatchOptions, 'grains' | 'dataCache' | 'nodegroups'>;
 }
 
 interface ActiveJob {
   jid: string;
-  waiting: Set<string>;
+  /** Who is still waited for, and for how long (find_job extends a running minion's wait). */
+  wait: ReturnWait;
   sinks: Set<JobSink>;
-  timer: TimerHandle | undefined;
 }
+
+const DEFAULT_GATHER_JOB_TIMEOUT_S = 10;
 
 /** Recent jobs whose expected minions are kept in memory, so a return is checked without SQLite. */
 const RECENT_JOBS = 256;
@@ -50,7 +57,10 @@ export class JobTracker {
     if (!FUN_PATTERN.test(req.fun)) {
       throw new BrineError('UNKNOWN_FUNCTION', `'${req.fun.slice(0, 100)}' is not a function name of the form module.function`);
     }
-    const { matched, missing } = matchTarget(req.tgt, req.tgtType, this.deps.acceptedIds());
+    // TARGET_INVALID (malformed compound, unknown nodegroup, loop) is thrown before any jid exists
+    const { matched, missing } = matchTarget(req.tgt, req.tgtType, this.deps.acceptedIds(), { ...this.deps.targeting, ...(req.delimiter ? { delimiter: req.delimiter } : {}) });
+    // minions get nodegroups expanded into compound expressions, as Salt's client does
+    const sendTarget = targetForMinions(req.tgt, req.tgtType, this.deps.targeting?.nodegroups ?? {});
     if (matched.length === 0) {
       throw new BrineError('NO_MINIONS_MATCHED', 'No minions matched the target. No command was sent, no jid was assigned.', { details: { missing } });
     }
@@ -69,22 +79,32 @@ export class JobTracker {
     });
     const notConnected: string[] = [];
     this.remember(jid, [...matched, ...missing]);
-    const job: ActiveJob = { jid, waiting: new Set(), sinks: new Set([sink]), timer: undefined };
+    const sentTo: string[] = [];
     for (const id of matched) {
       const session = this.deps.session(id);
-      const sent = session?.sendJob({ t: 'job', jid, fun: req.fun, arg: req.arg, kwarg: req.kwarg, tgt: req.tgt, tgtType: req.tgtType }) ?? false;
-      if (sent) job.waiting.add(id);
+      const sent = session?.sendJob({ t: 'job', jid, fun: req.fun, arg: req.arg, kwarg: req.kwarg, tgt: sendTarget.tgt as string | string[], tgtType: sendTarget.tgtType, ...(req.delimiter ? { delimiter: req.delimiter } : {}) }) ?? false;
+      if (sent) sentTo.push(id);
       else notConnected.push(id);
     }
-    this.deps.logger.info({ jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, sent: job.waiting.size, notConnected: notConnected.length, missing: missing.length }, `published job ${jid}`);
+    this.deps.logger.info({ jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, sent: sentTo.length, notConnected: notConnected.length, missing: missing.length }, `published job ${jid}`);
     const published: Published = { t: 'published', jid, minions: matched, notConnected, missing };
     this.deps.emit?.({ kind: 'job_published', jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, minions: matched, notConnected, at: this.deps.clock.now() });
-    if (job.waiting.size === 0) {
+    if (sentTo.length === 0) {
       queueMicrotask(() => sink.onDone({ t: 'done', jid, noResponse: [] }));
       return published;
     }
-    job.timer = this.deps.clock.setTimeout(() => this.finish(job), timeoutS * 1000);
+    const gatherS = this.deps.gatherJobTimeoutS ?? DEFAULT_GATHER_JOB_TIMEOUT_S;
+    const job: ActiveJob = { jid, sinks: new Set([sink]), wait: undefined as unknown as ReturnWait };
+    job.wait = new ReturnWait(this.deps.clock, sentTo, { timeoutMs: timeoutS * 1000, gatherMs: gatherS * 1000 }, {
+      askStatus: (id) => {
+        const asked = this.deps.session(id)?.sendFindJob(jid) ?? false;
+        this.deps.logger.debug({ jid, minion: id, asked }, `asking ${id} whether it still runs job ${jid}`);
+        return asked;
+      },
+      onDone: (noResponse) => this.finish(job, noResponse),
+    });
     this.active.set(jid, job);
+    job.wait.start();
     return published;
   }
 
@@ -113,11 +133,20 @@ export class JobTracker {
     this.deps.logger.info({ jid: ret.jid, minion }, `Got return from ${minion} for job ${ret.jid}`);
     this.deps.emit?.({ kind: 'job_return', jid: ret.jid, minion, fun: ret.fun, retcode: ret.retcode, success: ret.success, at: record.receivedAt });
     const job = this.active.get(ret.jid);
-    if (!job || !job.waiting.delete(minion)) return;
+    if (!job || !job.wait.has(minion)) return;
     const out: JobReturn = { t: 'ret', jid: ret.jid, minion, fun: ret.fun, ret: ret.ret, retcode: ret.retcode, success: ret.success };
     if (ret.error) out.error = ret.error;
     for (const sink of job.sinks) sink.onReturn(out);
-    if (job.waiting.size === 0) this.finish(job);
+    // after the sinks saw the return: the last one ends the wait, and `done` must come last
+    job.wait.returned(minion);
+  }
+
+  /** A minion's answer to find_job, from its authenticated session. */
+  handleJobStatus(session: MinionSession, status: JobStatus): void {
+    const job = this.active.get(status.jid);
+    if (!job) return;
+    if (status.running) this.deps.logger.debug({ jid: status.jid, minion: session.id }, `${session.id} still runs job ${status.jid}; waiting longer`);
+    job.wait.status(session.id, status.running);
   }
 
   private readonly expected = new Map<string, Set<string>>();
@@ -129,13 +158,13 @@ export class JobTracker {
 
   /** Ends every wait now (master shutdown). */
   stop(): void {
-    for (const job of [...this.active.values()]) this.finish(job);
+    for (const job of [...this.active.values()]) job.wait.cancel();
   }
 
-  private finish(job: ActiveJob): void {
-    if (!this.active.delete(job.jid) && job.timer === undefined) return;
-    job.timer?.cancel();
-    const done: JobDone = { t: 'done', jid: job.jid, noResponse: [...job.waiting].sort() };
+  private finish(job: ActiveJob, noResponse: string[]): void {
+    if (!this.active.delete(job.jid)) return;
+    if (noResponse.length > 0) this.deps.logger.info({ jid: job.jid, noResponse: noResponse.length }, `job ${job.jid}: ${noResponse.length} connected minion(s) did not return in time`);
+    const done: JobDone = { t: 'done', jid: job.jid, noResponse };
     for (const sink of job.sinks) sink.onDone(done);
     job.sinks.clear();
   }

@@ -18,6 +18,7 @@ import { MinionSession, type AuthVerdict } from './minion-session.js';
 import { SessionTable } from './session-table.js';
 import { EventBus } from './event-bus.js';
 import { AuthAdmission } from './admission.js';
+import { MinionDataCache } from './minion-data-cache.js';
 import { probeAuth } from './probe.js';
 import type { SessionInfo } from '../protocol/index.js';
 
@@ -37,6 +38,7 @@ export class Master {
   private reconcileTimer: TimerHandle | undefined;
   private jobs: JobTracker | undefined;
   private cache: JobCache | undefined;
+  private minionData: MinionDataCache | undefined;
   private readonly live = new Set<MinionSession>();
   /** id -> "inode:fingerprint" of the accepted key file last checked against its session. */
   private readonly verified = new Map<string, string>();
@@ -74,6 +76,8 @@ export class Master {
     fs.mkdirSync(opts.cachedir, { recursive: true, mode: 0o700 });
     this.cache = JobCache.open(path.join(opts.cachedir, 'jobs.sqlite'), { keepJobsSeconds: opts.keep_jobs_seconds, clock });
     const cache = this.cache;
+    const minionData = new MinionDataCache(cache, clock, logger, opts.minion_data_cache);
+    this.minionData = minionData;
     this.jobs = new JobTracker({
       clock,
       logger,
@@ -83,6 +87,7 @@ export class Master {
       session: (id) => this.sessions.get(id) as MinionSession | undefined,
       defaultTimeoutS: opts.timeout,
       emit: (e) => this.events.emit(e),
+      targeting: { grains: (id) => minionData.grainsOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups },
     });
     const matchOpts = (option: string) => ({ option, onProblem: (msg: string) => logger.warn({ option }, msg) });
     for (const [option, file] of [['autosign_file', opts.autosign_file], ['autoreject_file', opts.autoreject_file]] as const) {
@@ -177,6 +182,7 @@ export class Master {
             logger.info({ id: s.id, remote: s.remoteAddress, agent: s.agent }, `minion ${s.id} connected`);
           },
           onReturn: (s, ret) => this.jobs?.handleReturn(s, ret),
+          onGrains: (s, grains) => minionData.put(s.id, s.fingerprint, grains),
           onClosed: (s, info, authenticated) => {
             this.live.delete(s);
             if (!authenticated) {
@@ -239,7 +245,14 @@ export class Master {
       this.logger.warn({ id: s.id, remote: s.remoteAddress, fingerprint: s.fingerprint, accepted }, `closing the session of ${s.id}: its key is no longer accepted`);
       s.close('key_deleted');
       this.sessions.forget(s.id);
+      this.minionData?.purge(s.id);
     }
+    // cached grains of IDs no longer accepted, or sent under a key since replaced (threats.md #6)
+    const live = new Set(this.sessions.connected().map((s) => s.id));
+    this.minionData?.reconcile(new Set(this.keys.list('accepted')), this.minionData.ids().filter((id) => !live.has(id)), {
+      inodeOf: (id) => this.keys.inodeOf('accepted', id),
+      fingerprintOf: (id) => this.keys.fingerprintOf('accepted', id),
+    });
     // presence data of IDs that have no key at all any more
     for (const info of this.sessions.list()) {
       if (info.state !== 'connected' && this.keys.states(info.id).length === 0) this.sessions.forget(info.id);
