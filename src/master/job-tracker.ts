@@ -94,17 +94,21 @@ export class JobTracker {
       return published;
     }
     const gatherS = this.deps.gatherJobTimeoutS ?? DEFAULT_GATHER_JOB_TIMEOUT_S;
-    const job: ActiveJob = { jid, sinks: new Set([sink]), wait: undefined as unknown as ReturnWait };
-    job.wait = new ReturnWait(this.deps.clock, sentTo, { timeoutMs: timeoutS * 1000, gatherMs: gatherS * 1000 }, {
+    // the wait's onDone needs the job and the job holds the wait
+    let job: ActiveJob | undefined;
+    const wait = new ReturnWait(this.deps.clock, sentTo, { timeoutMs: timeoutS * 1000, gatherMs: gatherS * 1000 }, {
       askStatus: (id) => {
         const asked = this.deps.session(id)?.sendFindJob(jid) ?? false;
         this.deps.logger.debug({ jid, minion: id, asked }, `asking ${id} whether it still runs job ${jid}`);
         return asked;
       },
-      onDone: (noResponse) => this.finish(job, noResponse),
+      onDone: (noResponse) => {
+        if (job) this.finish(job, noResponse);
+      },
     });
+    job = { jid, sinks: new Set([sink]), wait };
     this.active.set(jid, job);
-    job.wait.start();
+    wait.start();
     return published;
   }
 

@@ -86,6 +86,7 @@ export class Master {
       acceptedIds: () => this.keys.list('accepted'),
       session: (id) => this.sessions.get(id) as MinionSession | undefined,
       defaultTimeoutS: opts.timeout,
+      gatherJobTimeoutS: opts.gather_job_timeout,
       emit: (e) => this.events.emit(e),
       targeting: { grains: (id) => minionData.grainsOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups },
     });
@@ -182,6 +183,7 @@ export class Master {
             logger.info({ id: s.id, remote: s.remoteAddress, agent: s.agent }, `minion ${s.id} connected`);
           },
           onReturn: (s, ret) => this.jobs?.handleReturn(s, ret),
+          onJobStatus: (s, status) => this.jobs?.handleJobStatus(s, status),
           onGrains: (s, grains) => minionData.put(s.id, s.fingerprint, grains),
           onClosed: (s, info, authenticated) => {
             this.live.delete(s);

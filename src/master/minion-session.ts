@@ -18,6 +18,7 @@ import {
   type MasterMessage,
   type MinionMessage,
   type Return,
+  type JobStatus,
 } from '../protocol/index.js';
 import { HeartbeatMonitor } from '../session/index.js';
 import type { LiveSession } from './session-table.js';
@@ -44,6 +45,8 @@ export interface MinionSessionHooks {
   probe(hello: Hello, channel: Channel<MinionMessage, MasterMessage>): AuthVerdict;
   onAuthenticated(session: MinionSession): void;
   onReturn(session: MinionSession, ret: Return): void;
+  /** The minion's answer to find_job. */
+  onJobStatus?(session: MinionSession, status: JobStatus): void;
   /** The minion's grains, for the minion data cache (sent after sign-in and on refresh). */
   onGrains?(session: MinionSession, grains: Record<string, unknown>): void;
   onClosed(session: MinionSession, info: ChannelClose, authenticated: boolean): void;
@@ -115,6 +118,12 @@ export class MinionSession implements LiveSession {
     return this.send(job);
   }
 
+  /** Asks the minion whether it still runs the job (it answers with job_status). */
+  sendFindJob(jid: string): boolean {
+    if (this.state !== 'ready') return false;
+    return this.send({ t: 'find_job', jid });
+  }
+
   sendAck(jid: string): void {
     if (this.state === 'ready') this.send({ t: 'ack', jid });
   }
@@ -157,6 +166,9 @@ export class MinionSession implements LiveSession {
         return;
       case 'return':
         this.hooks.onReturn(this, message);
+        return;
+      case 'job_status':
+        this.hooks.onJobStatus?.(this, message);
         return;
       case 'grains':
         this.hooks.onGrains?.(this, message.grains);
