@@ -27,7 +27,7 @@ export interface JobRunnerDeps {
   jobTimeoutS?: number;
   maxReturnBytes?: number;
   /** Re-collects grains (saltutil.refresh_grains); passed to inline functions. */
-  refreshGrains?: () => Promise<unknown> | unknown;
+  refreshGrains?: () => Promise<void>;
   /** Where non-inline functions run; worker threads unless a test substitutes it. */
   executor?: JobExecutor;
 }
@@ -187,7 +187,7 @@ export class JobRunner implements RunningJobs {
 
   private runInline(entry: Entry): Promise<ExecResult> {
     const { job } = entry;
-    const ctx: ExecContext & { refreshGrains?: () => Promise<unknown> | unknown } = {
+    const ctx: ExecContext = {
       grains: this.deps.grains,
       minionId: this.deps.minionId,
       config: this.deps.config,

@@ -15,6 +15,7 @@ import { createIdentityContext, dialTls, keepaliveFromConfig, type UnixListener 
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
 import { BRINE_VERSION, collectGrains, createDefaultRegistry, type Grains, type ModuleRegistry } from '../modules/index.js';
+import { MAX_GRAINS_JSON, grainsSchema } from '../protocol/index.js';
 import { JobRunner } from './job-runner.js';
 import { MasterPin } from './master-pin.js';
 import { idOptionsFrom, resolveMinionId, type ResolvedId, type ResolveIdOptions } from './minion-id.js';
@@ -93,6 +94,7 @@ export class Minion {
       maxConcurrent: opts.max_concurrent_jobs,
       jobTimeoutS: opts.job_timeout,
       maxReturnBytes: opts.max_return_size,
+      refreshGrains: () => this.refreshGrains(),
     });
     this.startedAt = clock.now();
   }
@@ -115,7 +117,7 @@ export class Minion {
     const returns = ReturnQueue.open(path.join(opts.cachedir, 'returns'), { max: opts.return_queue_max, logger });
     if (returns.size > 0) logger.info({ pending: returns.size }, `${returns.size} returns from before the restart will be sent once a master is connected`);
     const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, createDefaultRegistry(), runtime, returns);
-    minion.grainsCache = await collectGrains({ id: resolved.id, configGrains: opts.grains as Record<string, unknown> | undefined });
+    minion.grainsCache = await minion.collectGrains();
     minion.connect();
     await minion.openControl();
     return minion;
@@ -239,6 +241,8 @@ export class Minion {
           this.linkStats.set(link, { ...stats, ready: stats.ready + 1, since: clock.now() });
           const m = link.endpoint;
           logger.info({ master: `${m.host}:${m.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${m.host}`);
+          // grains first, so the master's data cache is fresh before returns come in
+          this.sendGrains(link);
           // returns whose job came through this link, and those restored from disk
           for (const ret of this.returns.pending()) {
             const origin = this.origin.get(ret.jid);
@@ -266,9 +270,41 @@ export class Minion {
     }
   }
 
+  private collectGrains(): Promise<Grains> {
+    return collectGrains({ id: this.id, configGrains: this.opts.grains as Record<string, unknown> | undefined });
+  }
+
+  /**
+   * Re-collects the grains and sends them to every connected master (saltutil.refresh_grains);
+   * a master connected later gets them at sign-in.
+   */
+  async refreshGrains(): Promise<void> {
+    this.grainsCache = await this.collectGrains();
+    for (const link of this.links) this.sendGrains(link);
+  }
+
+  /** Sends the grains for the master's minion data cache, unless they exceed the protocol bound. */
+  private sendGrains(link: MasterLink): void {
+    const grains = this.grainsCache as Record<string, unknown>;
+    const problem = grainsSchema.check({ t: 'grains', grains }, 'grains');
+    if (problem !== undefined) {
+      // the master would refuse the message and drop the connection; it treats us as "no data" instead
+      this.logger.error({ problem }, `not sending grains to the master: ${problem} (limit ${MAX_GRAINS_JSON} characters of JSON); grain targets will always include this minion until the grains: config is made smaller`);
+      return;
+    }
+    link.send({ t: 'grains', grains });
+  }
+
   private onJob(job: Job, link: MasterLink): void {
     // the minion re-checks the target itself, as in Salt, and runs a jid only once
-    if (!minionMatches(job.tgt, job.tgtType, this.id)) return;
+    let mine: boolean;
+    try {
+      mine = minionMatches(job.tgt, job.tgtType, this.id, this.grainsCache, job.delimiter);
+    } catch (err) {
+      this.logger.warn({ jid: job.jid, tgt: job.tgt, tgtType: job.tgtType, err: err instanceof Error ? err.message : String(err) }, 'ignored a job whose target this minion cannot evaluate');
+      return;
+    }
+    if (!mine) return;
     if (!isJid(job.jid)) {
       this.logger.warn({ jid: job.jid, fun: job.fun }, 'ignored a job whose jid is not a valid timestamp jid');
       return;

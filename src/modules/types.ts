@@ -41,6 +41,8 @@ export interface ExecContext {
   jobs?: RunningJobs;
   /** Records a process a function started, so saltutil can signal or kill its process group. */
   trackProcess?(pid: number): void;
+  /** Re-collects the minion's grains and sends them to its masters (saltutil.refresh_grains). */
+  refreshGrains?: () => Promise<void>;
 }
 
 /** One job as saltutil.running and saltutil.find_job show it. */
