@@ -1,3 +1,4 @@
 // Public surface of the master daemon.
 export { Master, AGENT_VERSION, controlSocketPath } from './master.js';
 export { SessionTable } from './session-table.js';
+export { probeAuth, type ProbeVerdict } from './probe.js';
