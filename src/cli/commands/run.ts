@@ -4,16 +4,15 @@
 
 import type { Command } from 'commander';
 import { controlSocketPath } from '../../master/index.js';
-import type { PublishRequest, TargetType } from '../../protocol/index.js';
+import type { PublishRequest } from '../../protocol/index.js';
 import { BrineError, isErrorCode } from '../../util/errors.js';
 import { openControl } from '../control-client.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 import { cliExit, formatReturn, noReturn, outputterNames, type MinionOutcome, type Outputter } from '../output/index.js';
 import { parseSaltArgs } from '../salt-args.js';
+import { targetFromFlags, type TargetFlags } from '../target-flags.js';
 
-interface RunFlags extends ConfigFlags {
-  pcre?: boolean;
-  list?: boolean;
+interface RunFlags extends ConfigFlags, TargetFlags {
   timeout?: string;
   out?: string;
   outIndent?: string;
@@ -31,8 +30,7 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
   const opts = masterOptions(flags);
   const outputter = (flags.out ?? 'nested') as Outputter;
   if (!outputterNames().includes(outputter)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
-  if (flags.pcre && flags.list) throw new BrineError('USAGE', 'choose one target type: -E (pcre) or -L (list)');
-  const tgtType: TargetType = flags.pcre ? 'pcre' : flags.list ? 'list' : 'glob';
+  const { tgtType, delimiter } = targetFromFlags(flags);
   const timeout = flags.timeout === undefined ? opts.timeout : Number(flags.timeout);
   if (!Number.isFinite(timeout) || timeout < 0) throw new BrineError('USAGE', `-t/--timeout must be a number of seconds, got '${flags.timeout}'`);
   const { arg, kwarg } = parseSaltArgs(rest);
@@ -46,7 +44,7 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
     if (block !== '') process.stdout.write(`${block}\n`);
   };
 
-  const request: PublishRequest = { t: 'publish', tgt: tgtType === 'list' ? target.split(',').map((s) => s.trim()).filter(Boolean) : target, tgtType, fun, arg, kwarg, timeout, user: process.env['USER'] ?? 'root' };
+  const request: PublishRequest = { t: 'publish', tgt: tgtType === 'list' ? target.split(',').map((s) => s.trim()).filter(Boolean) : target, tgtType, ...(delimiter ? { delimiter } : {}), fun, arg, kwarg, timeout, user: process.env['USER'] ?? 'root' };
   const conn = await openControl(controlSocketPath(opts));
   let jid: string | undefined;
 
@@ -105,12 +103,18 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('run FUNCTION on the minions matched by TARGET (the salt command)')
-    .argument('<target>', 'glob by default; -E for a regular expression, -L for a comma-separated list')
+    .argument('<target>', 'glob by default; -E regex, -L list, -G grain, -P grain regex, -S IP/CIDR, -C compound, -N nodegroup')
     .argument('<function>', 'module.function, e.g. test.ping')
     .argument('[args...]', "positional args and key=value kwargs, YAML-typed as in Salt")
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
     .option('-E, --pcre', 'the target is a regular expression (anchored at the start)')
     .option('-L, --list', 'the target is a comma-separated list of minion IDs')
+    .option('-G, --grain', 'the target is grain:value, a glob on the value (nested keys by :)')
+    .option('-P, --grain-pcre', 'the target is grain:regex, a regular expression on the value')
+    .option('-S, --ipcidr', 'the target is an IP address or network (CIDR) matched against the ipv4/ipv6 grains')
+    .option('-C, --compound', "the target is a compound expression: 'G@os:Debian and web* or not L@a,b'")
+    .option('-N, --nodegroup', "the target is a nodegroup from the master's nodegroups option")
+    .option('--delimiter <chars>', 'key delimiter for -G and -P (default :)')
     .option('-t, --timeout <seconds>', "seconds to wait for returns (default: the master's timeout, 5)")
     .option('--out <outputter>', 'nested (default), json, yaml, txt or raw')
     .option('--out-indent <n>', 'indentation for json/yaml output')
