@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import {
   CONTROL_REPLIES,
   CONTROL_REQUESTS,
+  MINION_CONTROL_REPLIES,
+  MINION_CONTROL_REQUESTS,
   FRAME_HEADER_BYTES,
   MASTER_MESSAGES,
   MAX_DEPTH,
@@ -16,7 +18,7 @@ import {
   type Schema,
 } from '../../../src/protocol/index.js';
 import { isBrineError, type ErrorCode } from '../../../src/util/errors.js';
-import { CONTROL_REPLY_SAMPLES, CONTROL_REQUEST_SAMPLES, JID, MASTER_SAMPLES, MINION_SAMPLES, type Sample } from './samples.js';
+import { CONTROL_REPLY_SAMPLES, CONTROL_REQUEST_SAMPLES, JID, MASTER_SAMPLES, MINION_CONTROL_REPLY_SAMPLES, MINION_CONTROL_REQUEST_SAMPLES, MINION_SAMPLES, type Sample } from './samples.js';
 
 type Schemas = ReadonlyMap<string, Schema<unknown>>;
 
@@ -32,6 +34,8 @@ const DIRECTIONS: Array<[string, Schemas, Sample[]]> = [
   ['MASTER_MESSAGES', MASTER_MESSAGES, MASTER_SAMPLES],
   ['CONTROL_REQUESTS', CONTROL_REQUESTS, CONTROL_REQUEST_SAMPLES],
   ['CONTROL_REPLIES', CONTROL_REPLIES, CONTROL_REPLY_SAMPLES],
+  ['MINION_CONTROL_REQUESTS', MINION_CONTROL_REQUESTS, MINION_CONTROL_REQUEST_SAMPLES],
+  ['MINION_CONTROL_REPLIES', MINION_CONTROL_REPLIES, MINION_CONTROL_REPLY_SAMPLES],
 ];
 
 test('the samples cover every message type of every allow-list', () => {

@@ -14,9 +14,9 @@ export interface Sample {
 
 export const MINION_SAMPLES: Sample[] = [
   {
-    message: { t: 'hello', versions: [1, 2], id: 'web1', agent: 'brine/0.1.0' },
-    optional: [],
-    bad: { versions: ['1', [0], ['1'], [1.5], Array(33).fill(1)], id: [5, null, 'x'.repeat(1025)], agent: [true, 'a'.repeat(129)] },
+    message: { t: 'hello', versions: [1, 2], id: 'web1', agent: 'brine/0.1.0', probe: true },
+    optional: ['probe'],
+    bad: { versions: ['1', [0], ['1'], [1.5], Array(33).fill(1)], id: [5, null, 'x'.repeat(1025)], agent: [true, 'a'.repeat(129)], probe: ['true', 1] },
   },
   {
     message: { t: 'ping', seq: 0, rtt: 1.5 },
@@ -113,4 +113,22 @@ export const CONTROL_REPLY_SAMPLES: Sample[] = [
     optional: [],
     bad: { tag: [1], event: [[], 'x'] },
   },
+];
+
+export const MINION_CONTROL_REQUEST_SAMPLES: Sample[] = [{ message: { t: 'minion_status' }, optional: [], bad: {} }];
+
+export const MINION_CONTROL_REPLY_SAMPLES: Sample[] = [
+  {
+    message: {
+      t: 'minion_status',
+      id: 'web1',
+      startedAt: 1,
+      links: [{ endpoint: 'salt:4506', state: 'ready', connection: 'ready', address: '10.0.0.2', masterFingerprint: 'ab:cd', connectedSince: 2, rttMs: 0.4, reconnects: 0, attempts: 1, lastDownReason: 'reset' }],
+      returnQueue: 3,
+      returnsDropped: 0,
+    },
+    optional: [],
+    bad: { id: [1], startedAt: ['1'], links: [{}, [{ endpoint: 'e', state: 's', reconnects: -1, attempts: 0 }], [{ endpoint: 'e', state: 's', reconnects: 0, attempts: 0, rttMs: -1 }]], returnQueue: [-1, 1.5], returnsDropped: ['0'] },
+  },
+  { message: { t: 'error', code: 'UNKNOWN_METHOD', message: 'no' }, optional: [], bad: { code: [1] } },
 ];
