@@ -46,6 +46,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'Domain appended to the ID unless it already ends with it (never to an IPv4 ID); unset means off.' },
   { name: 'grains', type: 'map', default: {}, roles: MINION,
     doc: 'Static grains, merged over the detected ones.' },
+  { name: 'module_dirs', type: 'list', default: [], roles: MINION,
+    doc: 'Extra directories of custom execution modules (*.js / *.mjs exporting `functions`), loaded at minion start; see docs/modules.md.' },
 
   // --- which master, and how to reach it ------------------------------------------------------
   { name: 'master', type: 'string_or_list', default: 'salt', roles: MINION,

@@ -1,17 +1,29 @@
 // The registry a minion runs with: every built-in execution module, registered explicitly.
 
 import { cmdFunctions } from './cmd-module.js';
+import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
+import { networkFunctions } from './network-module.js';
+import { pkgFunctions } from './pkg-module.js';
 import { ModuleRegistry } from './registry.js';
 import { saltutilFunctions } from './saltutil-module.js';
+import { serviceFunctions } from './service-module.js';
+import { statusFunctions } from './status-module.js';
 import { sysFunctions } from './sys-module.js';
 import { testFunctions } from './test-module.js';
+import { userGroupFunctions } from './user-group-module.js';
 
 export function createDefaultRegistry(): ModuleRegistry {
   const registry = new ModuleRegistry();
   registry.registerAll(testFunctions);
   registry.registerAll(cmdFunctions);
   registry.registerAll(grainsFunctions);
+  registry.registerAll(fileFunctions);
+  registry.registerAll(networkFunctions);
+  registry.registerAll(statusFunctions);
+  registry.registerAll(serviceFunctions);
+  registry.registerAll(pkgFunctions);
+  registry.registerAll(userGroupFunctions);
   registry.registerAll(saltutilFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;

@@ -1,0 +1,61 @@
+// The apt backend of the `pkg` module: dpkg-query for what is installed, apt-get to change it,
+// apt-cache policy for candidates. Always non-interactive, always argv arrays.
+
+import { runArgv, runChecked } from './host-tools.js';
+import type { InstallOptions, PkgBackend } from './pkg-backend.js';
+
+// Salt's apt environment: no debconf questions, no listchanges/listbugs pagers.
+const APT_ENV = { DEBIAN_FRONTEND: 'noninteractive', APT_LISTBUGS_FRONTEND: 'none', APT_LISTCHANGES_FRONTEND: 'none' };
+// Keep locally changed config files without asking (Salt's default for install).
+const CONF_OPTS = ['-o', 'DPkg::Options::=--force-confold', '-o', 'DPkg::Options::=--force-confdef'];
+
+export function createAptBackend(): PkgBackend {
+  let nativeArch: string | undefined;
+  const arch = async (label: string, signal: AbortSignal): Promise<string> => {
+    nativeArch ??= (await runChecked(label, ['dpkg', '--print-architecture'], { signal })).stdout.trim();
+    return nativeArch;
+  };
+  return {
+    name: 'apt',
+    async listPkgs(label, signal) {
+      const native = await arch(label, signal);
+      const r = await runChecked(label, ['dpkg-query', '-W', '--showformat=${Status}\t${Package}\t${Version}\t${Architecture}\n'], { signal });
+      const out = new Map<string, string[]>();
+      for (const line of r.stdout.split('\n')) {
+        const [status, name, version, pkgArch] = line.split('\t');
+        if (!status || !name || !version) continue;
+        // Only fully installed packages (or held ones), as Salt lists them.
+        if (!/ installed$/.test(status) || !/^(install|hold) /.test(status)) continue;
+        // A foreign-architecture package is listed as name:arch, as Salt does.
+        const key = pkgArch && pkgArch !== 'all' && pkgArch !== native ? `${name}:${pkgArch}` : name;
+        out.set(key, [...(out.get(key) ?? []), version]);
+      }
+      return out;
+    },
+    async refresh(label, signal) {
+      await runChecked(label, ['apt-get', '-q', 'update'], { signal, env: APT_ENV });
+    },
+    async install(label, targets, opts: InstallOptions, signal) {
+      if (opts.refresh) await this.refresh(label, signal);
+      const argv = ['apt-get', '-q', '-y', ...CONF_OPTS];
+      if (opts.fromrepo) argv.push('-t', opts.fromrepo);
+      argv.push('install');
+      if (opts.reinstall) argv.push('--reinstall');
+      argv.push('--', ...targets.map((t) => (t.version ? `${t.name}=${t.version}` : t.name)));
+      await runChecked(label, argv, { signal, env: APT_ENV });
+    },
+    async remove(label, names, signal) {
+      await runChecked(label, ['apt-get', '-q', '-y', 'remove', '--', ...names], { signal, env: APT_ENV });
+    },
+    async latestVersion(label, name, signal) {
+      const r = await runChecked(label, ['apt-cache', '-q', 'policy', '--', name], { signal, env: APT_ENV });
+      const installed = /^\s*Installed:\s*(\S+)/m.exec(r.stdout)?.[1];
+      const candidate = /^\s*Candidate:\s*(\S+)/m.exec(r.stdout)?.[1];
+      if (!candidate || candidate === '(none)') return '';
+      if (!installed || installed === '(none)') return candidate;
+      // Only a newer candidate counts; a locally newer or pinned-down version is "up to date".
+      const newer = await runArgv(label, ['dpkg', '--compare-versions', installed, 'lt', candidate], { signal });
+      return newer.retcode === 0 ? candidate : '';
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// The dnf backend of the `pkg` module: rpm for what is installed, dnf to change it and to find
+// the newest available version. Argv arrays only.
+
+import { runArgv, runChecked } from './host-tools.js';
+import type { InstallOptions, PkgBackend } from './pkg-backend.js';
+
+/** epoch:version-release, the epoch left out when it is 0, as Salt's yumpkg prints versions. */
+function evr(epoch: string, version: string, release: string): string {
+  const e = epoch === '' || epoch === '0' || epoch === '(none)' ? '' : `${epoch}:`;
+  return `${e}${version}-${release}`;
+}
+
+export function createDnfBackend(): PkgBackend {
+  return {
+    name: 'dnf',
+    async listPkgs(label, signal) {
+      const r = await runChecked(label, ['rpm', '-qa', '--queryformat', '%{NAME}\t%{EPOCHNUM}\t%{VERSION}\t%{RELEASE}\n'], { signal });
+      const out = new Map<string, string[]>();
+      for (const line of r.stdout.split('\n')) {
+        const [name, epoch, version, release] = line.split('\t');
+        if (!name || !version || release === undefined) continue;
+        out.set(name, [...(out.get(name) ?? []), evr(epoch ?? '', version, release)]);
+      }
+      return out;
+    },
+    async refresh(label, signal) {
+      await runChecked(label, ['dnf', '-q', '-y', 'makecache', '--refresh'], { signal });
+    },
+    async install(label, targets, opts: InstallOptions, signal) {
+      const argv = ['dnf', '-y'];
+      if (opts.refresh) argv.push('--refresh');
+      if (opts.fromrepo) argv.push('--disablerepo=*', `--enablerepo=${opts.fromrepo}`);
+      argv.push(opts.reinstall ? 'reinstall' : 'install', '--', ...targets.map((t) => (t.version ? `${t.name}-${t.version}` : t.name)));
+      await runChecked(label, argv, { signal });
+    },
+    async remove(label, names, signal) {
+      await runChecked(label, ['dnf', '-y', 'remove', '--', ...names], { signal });
+    },
+    async latestVersion(label, name, signal) {
+      const r = await runArgv(label, ['dnf', '-q', 'repoquery', '--latest-limit=1', '--queryformat', '%{epoch}\t%{version}\t%{release}\n', '--', name], { signal });
+      const [epoch, version, release] = (r.stdout.trim().split('\n').pop() ?? '').split('\t');
+      if (r.retcode !== 0 || !version || release === undefined) return '';
+      const candidate = evr(epoch ?? '', version, release);
+      const installed = (await this.listPkgs(label, signal)).get(name) ?? [];
+      return installed.includes(candidate) ? '' : candidate;
+    },
+  };
+}

@@ -1,0 +1,166 @@
+// The `pkg` module: install, remove, version, list_pkgs and latest_version on apt or dnf hosts,
+// returning Salt's shapes ({name: {old, new}} for changes, '' for "not installed").
+
+import { BrineError, isBrineError } from '../util/errors.js';
+import { checkName } from './host-tools.js';
+import { createAptBackend } from './pkg-apt.js';
+import { detectBackend, PKG_NAME, PKG_VERSION, type BackendFactories, type PkgBackend } from './pkg-backend.js';
+import { createDnfBackend } from './pkg-dnf.js';
+import type { BoundArgs, ExecContext, ModuleFunction } from './types.js';
+
+type Changes = Record<string, { old: string; new: string }>;
+
+const flat = (versions: readonly string[] | undefined): string => (versions ?? []).join(',');
+
+/** Salt's data.compare_dicts over two package lists: {name: {old, new}} for each difference. */
+export function comparePkgs(before: ReadonlyMap<string, string[]>, after: ReadonlyMap<string, string[]>): Changes {
+  const out = new Map<string, { old: string; new: string }>();
+  for (const name of [...new Set([...before.keys(), ...after.keys()])].sort()) {
+    const o = flat(before.get(name));
+    const n = flat(after.get(name));
+    if (o !== n) out.set(name, { old: o, new: n });
+  }
+  return Object.fromEntries(out);
+}
+
+interface Target {
+  name: string;
+  version?: string;
+}
+
+/** name (+ version=) or pkgs: ['a', {b: '1.2'}], validated so nothing reads as an option. */
+function targetsOf(fun: string, a: BoundArgs): Target[] {
+  const pkgs = a.named['pkgs'] as unknown[] | undefined;
+  const name = a.named['name'] as string | undefined;
+  const version = a.named['version'] as string | undefined;
+  const out: Target[] = [];
+  if (pkgs !== undefined) {
+    if (pkgs.length === 0) throw new BrineError('BAD_ARGUMENTS', `${fun}: pkgs is an empty list`);
+    for (const p of pkgs) {
+      if (typeof p === 'string') out.push({ name: p });
+      else if (typeof p === 'object' && p !== null && !Array.isArray(p) && Object.keys(p).length === 1) {
+        const [k, v] = Object.entries(p)[0]!;
+        out.push(v === null || v === undefined || v === '' ? { name: k } : { name: k, version: String(v) });
+      } else throw new BrineError('BAD_ARGUMENTS', `${fun}: each pkgs entry must be a name or {name: version}, got ${JSON.stringify(p)}`);
+    }
+  } else if (name !== undefined) {
+    out.push(version === undefined ? { name } : { name, version });
+  } else {
+    throw new BrineError('BAD_ARGUMENTS', `${fun}: give a package name or pkgs=[...]`);
+  }
+  for (const t of out) {
+    checkName(fun, 'package name', t.name, PKG_NAME);
+    if (t.version !== undefined) checkName(fun, 'version', t.version, PKG_VERSION);
+  }
+  return out;
+}
+
+async function withErrorsNamingChanges<T>(fun: string, backend: PkgBackend, ctx: ExecContext, before: Map<string, string[]>, body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (err) {
+    if (!isBrineError(err, 'EXEC_FAILED')) throw err;
+    // Part of a batch may have gone through before the failure: report what changed too.
+    const changes = comparePkgs(before, await backend.listPkgs(fun, ctx.signal).catch(() => before));
+    throw new BrineError('EXEC_FAILED', `${err.message}${Object.keys(changes).length ? `; changes made before the failure: ${JSON.stringify(changes)}` : ''}`, {
+      cause: err,
+      details: { changes },
+    });
+  }
+}
+
+/** One name → a string; several → {name: value}; as Salt's version and latest_version return. */
+function oneOrMap(names: readonly string[], values: readonly string[]): string | Record<string, string> {
+  if (names.length === 1) return values[0]!;
+  return Object.fromEntries(names.map((n, i) => [n, values[i]!]));
+}
+
+function namesOf(fun: string, rest: readonly unknown[]): string[] {
+  if (rest.length === 0) throw new BrineError('BAD_ARGUMENTS', `${fun}: give at least one package name`);
+  return rest.map((r) => checkName(fun, 'package name', String(r), PKG_NAME));
+}
+
+export function createPkgFunctions(factories: BackendFactories = { apt: createAptBackend, dnf: createDnfBackend }): ModuleFunction[] {
+  const backend = (fun: string): PkgBackend => detectBackend(fun, factories);
+  return [
+    {
+      name: 'pkg.install',
+      doc: 'Install a package (name, optionally version=) or several (pkgs=[...]); returns {name: {old, new}} for what changed.',
+      params: [
+        { name: 'name', type: 'string', doc: 'package to install (ignored when pkgs is given)' },
+        { name: 'refresh', type: 'bool', default: false, doc: 'update the package index first' },
+        { name: 'fromrepo', type: 'string', doc: 'install from this release (apt -t) or repository (dnf)' },
+        { name: 'pkgs', type: 'list', keywordOnly: true, doc: "list of names or {name: version} mappings" },
+        { name: 'version', type: 'string', keywordOnly: true, doc: 'version of the single package given as name' },
+        { name: 'reinstall', type: 'bool', default: false, keywordOnly: true, doc: 'reinstall even if the version is already installed' },
+      ],
+      run: async (ctx, a) => {
+        const fun = 'pkg.install';
+        const targets = targetsOf(fun, a);
+        const b = backend(fun);
+        const before = await b.listPkgs(fun, ctx.signal);
+        await withErrorsNamingChanges(fun, b, ctx, before, () =>
+          b.install(fun, targets, { refresh: a.named['refresh'] as boolean, fromrepo: a.named['fromrepo'] as string | undefined, reinstall: a.named['reinstall'] as boolean }, ctx.signal),
+        );
+        return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
+      },
+    },
+    {
+      name: 'pkg.remove',
+      doc: 'Remove a package or several (pkgs=[...]); returns {name: {old, new: ""}} for what was removed.',
+      params: [
+        { name: 'name', type: 'string', doc: 'package to remove (ignored when pkgs is given)' },
+        { name: 'pkgs', type: 'list', doc: 'list of package names' },
+      ],
+      run: async (ctx, a) => {
+        const fun = 'pkg.remove';
+        const targets = targetsOf(fun, a);
+        const b = backend(fun);
+        const before = await b.listPkgs(fun, ctx.signal);
+        // Like Salt, only installed packages are handed to the package manager.
+        const installed = targets.map((t) => t.name).filter((n) => before.has(n));
+        if (installed.length === 0) return {};
+        await withErrorsNamingChanges(fun, b, ctx, before, () => b.remove(fun, installed, ctx.signal));
+        return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
+      },
+    },
+    {
+      name: 'pkg.version',
+      doc: "Return the installed version of a package ('' if not installed); several names return {name: version}.",
+      params: [],
+      varargs: true,
+      run: async (ctx, a) => {
+        const names = namesOf('pkg.version', a.rest);
+        const pkgs = await backend('pkg.version').listPkgs('pkg.version', ctx.signal);
+        return oneOrMap(names, names.map((n) => flat(pkgs.get(n))));
+      },
+    },
+    {
+      name: 'pkg.list_pkgs',
+      doc: 'Return the installed packages as {name: version}.',
+      params: [{ name: 'versions_as_list', type: 'bool', default: false, doc: 'give each version list as a list instead of a comma-joined string' }],
+      run: async (ctx, a) => {
+        const pkgs = await backend('pkg.list_pkgs').listPkgs('pkg.list_pkgs', ctx.signal);
+        const asList = a.named['versions_as_list'] as boolean;
+        return Object.fromEntries([...pkgs.keys()].sort().map((n) => [n, asList ? pkgs.get(n)! : flat(pkgs.get(n))]));
+      },
+    },
+    {
+      name: 'pkg.latest_version',
+      doc: "Return the newest available version of a package if newer than the installed one, else ''; several names return a mapping.",
+      params: [{ name: 'refresh', type: 'bool', default: true, keywordOnly: true, doc: 'update the package index first (as Salt does by default)' }],
+      varargs: true,
+      run: async (ctx, a) => {
+        const fun = 'pkg.latest_version';
+        const names = namesOf(fun, a.rest);
+        const b = backend(fun);
+        if (a.named['refresh']) await b.refresh(fun, ctx.signal);
+        const values: string[] = [];
+        for (const n of names) values.push(await b.latestVersion(fun, n, ctx.signal));
+        return oneOrMap(names, values);
+      },
+    },
+  ];
+}
+
+export const pkgFunctions: readonly ModuleFunction[] = createPkgFunctions();

@@ -1,0 +1,111 @@
+// The `service` module for systemd: start, stop, restart, status, enable, disable, available,
+// each running `systemctl` with an argv array. Where systemd is not the running init, every
+// function returns a coded error that says so instead of a confusing systemctl failure.
+
+import { existsSync } from 'node:fs';
+import { BrineError } from '../util/errors.js';
+import { globToRegExp, hasGlob } from './glob.js';
+import { checkName, runArgv, runChecked, tail } from './host-tools.js';
+import type { BoundArgs, ExecContext, ModuleFunction, ParamSpec } from './types.js';
+
+// systemd's own test for "booted with systemd" (sd_booted), which Salt's booted() also uses.
+const SYSTEMD_MARKER = '/run/systemd/system';
+// Unit names: letters, digits, ':', '_', '.', '@', '-' and '\' escapes; globs for status.
+const UNIT = /^[A-Za-z0-9:_.@\\*?[\]-]+$/;
+
+export interface ServiceOptions {
+  /** The directory whose presence means systemd is running (overridable for tests). */
+  systemdMarker?: string;
+}
+
+function requireSystemd(fun: string, marker: string): void {
+  if (!existsSync(marker)) {
+    throw new BrineError(
+      'EXEC_FAILED',
+      `${fun}: systemd is not running on this host (${marker} is missing; the init is something else, e.g. a container's entrypoint), so services cannot be managed with systemctl; manage the process with cmd.run (its init script or supervisor), or run the minion on a host booted with systemd`,
+      { details: { systemd: false } },
+    );
+  }
+}
+
+function unitName(fun: string, name: string, allowGlob = false): string {
+  checkName(fun, 'service name', name, UNIT);
+  if (!allowGlob && hasGlob(name)) throw new BrineError('BAD_ARGUMENTS', `${fun}: '${name}' is a glob; give one service name`);
+  return name;
+}
+
+/** True when systemd knows the unit (LoadState is not not-found). */
+async function available(fun: string, name: string): Promise<boolean> {
+  const r = await runArgv(fun, ['systemctl', 'show', '--property=LoadState', '--', name]);
+  if (r.retcode !== 0) throw new BrineError('EXEC_FAILED', `${fun}: systemctl show failed for '${name}': ${tail(r.stderr) || tail(r.stdout)}`);
+  const state = /^LoadState=(.*)$/m.exec(r.stdout)?.[1]?.trim();
+  return state !== undefined && state !== 'not-found';
+}
+
+/** start/stop/restart: true on success, else EXEC_FAILED carrying systemctl's message (Salt raises too). */
+async function action(fun: string, verb: string, a: BoundArgs): Promise<boolean> {
+  const name = unitName(fun, a.named['name'] as string);
+  if (!(await available(fun, name))) throw new BrineError('EXEC_FAILED', `${fun}: no such service '${name}' on this host; list them with cmd.run 'systemctl list-unit-files --type=service'`);
+  const argv = ['systemctl', verb];
+  if (a.named['no_block']) argv.push('--no-block');
+  argv.push('--', name);
+  await runChecked(fun, argv);
+  return true;
+}
+
+async function status(fun: string, name: string): Promise<boolean | Record<string, boolean>> {
+  unitName(fun, name, true);
+  const isActive = async (unit: string): Promise<boolean> => (await runArgv(fun, ['systemctl', 'is-active', '--quiet', '--', unit])).retcode === 0;
+  if (!hasGlob(name)) return isActive(name);
+  // A glob returns {unit: active} for every matching service, as Salt does.
+  const r = await runChecked(fun, ['systemctl', 'list-unit-files', '--type=service', '--no-legend', '--no-pager']);
+  const re = globToRegExp(name);
+  const units = r.stdout
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/)[0] ?? '')
+    .filter((u) => u !== '' && (re.test(u) || re.test(u.replace(/\.service$/, ''))));
+  const out = new Map<string, boolean>();
+  for (const u of units.sort()) out.set(u.replace(/\.service$/, ''), await isActive(u));
+  return Object.fromEntries(out);
+}
+
+async function toggle(fun: string, verb: 'enable' | 'disable', a: BoundArgs): Promise<boolean> {
+  const name = unitName(fun, a.named['name'] as string);
+  const argv = ['systemctl', verb];
+  if (a.named['no_block']) argv.push('--no-block');
+  argv.push('--', name);
+  // Salt returns whether systemctl succeeded rather than raising.
+  return (await runArgv(fun, argv)).retcode === 0;
+}
+
+const NAME: ParamSpec = { name: 'name', type: 'string', required: true, doc: "unit name, e.g. 'nginx' or 'nginx.service'" };
+const NO_BLOCK: ParamSpec = { name: 'no_block', type: 'bool', default: false, doc: 'do not wait for the job to finish (systemctl --no-block)' };
+
+export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunction[] {
+  const marker = opts.systemdMarker ?? SYSTEMD_MARKER;
+  const fn = (name: string, doc: string, params: ParamSpec[], body: (a: BoundArgs) => Promise<unknown>): ModuleFunction => ({
+    name,
+    doc,
+    params,
+    run: (_ctx: ExecContext, a: BoundArgs) => {
+      requireSystemd(name, marker);
+      return body(a);
+    },
+  });
+  return [
+    fn('service.start', 'Start a service; true on success, an error with systemctl\'s message otherwise.', [NAME, NO_BLOCK], (a) => action('service.start', 'start', a)),
+    fn('service.stop', 'Stop a service; true on success.', [NAME, NO_BLOCK], (a) => action('service.stop', 'stop', a)),
+    fn('service.restart', 'Restart a service; true on success.', [NAME, NO_BLOCK], (a) => action('service.restart', 'restart', a)),
+    fn(
+      'service.status',
+      'True if the service is active; a glob returns {service: active} for each match.',
+      [{ ...NAME, doc: 'unit name or glob' }, { name: 'sig', type: 'string', doc: 'accepted for compatibility; systemd knows the state' }],
+      (a) => status('service.status', a.named['name'] as string),
+    ),
+    fn('service.enable', 'Enable a service at boot; true if systemctl succeeded.', [NAME, NO_BLOCK], (a) => toggle('service.enable', 'enable', a)),
+    fn('service.disable', 'Disable a service at boot; true if systemctl succeeded.', [NAME, NO_BLOCK], (a) => toggle('service.disable', 'disable', a)),
+    fn('service.available', 'True if systemd knows the service.', [NAME], (a) => available('service.available', unitName('service.available', a.named['name'] as string))),
+  ];
+}
+
+export const serviceFunctions: readonly ModuleFunction[] = createServiceFunctions();

@@ -1,0 +1,62 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createDefaultRegistry, createServiceFunctions, ModuleRegistry } from '../../../src/modules/index.js';
+import { makeCtx } from './context.js';
+
+const registry = createDefaultRegistry();
+const run = (fun: string, arg: unknown[], kwarg: Record<string, unknown> = {}) => registry.call(fun, arg, kwarg, makeCtx());
+const systemdRuns = fs.existsSync('/run/systemd/system');
+const FUNCTIONS = ['service.start', 'service.stop', 'service.restart', 'service.status', 'service.enable', 'service.disable', 'service.available'];
+
+describe('service without systemd', () => {
+  it('every function returns a coded error saying systemd is not running and what to do', async () => {
+    // A marker that never exists stands for a host without systemd, whatever this host runs.
+    const r = new ModuleRegistry();
+    r.registerAll(createServiceFunctions({ systemdMarker: '/nonexistent/brine/systemd' }));
+    for (const fun of FUNCTIONS) {
+      const res = await r.call(fun, ['cron'], {}, makeCtx());
+      assert.equal(res.error?.code, 'EXEC_FAILED', fun);
+      assert.match(String(res.error?.message), new RegExp(`^${fun.replace('.', '\\.')}: systemd is not running on this host .*manage the process with cmd\\.run`), fun);
+    }
+  });
+
+  it('the real registry on this host', async (t) => {
+    if (systemdRuns) {
+      t.skip('systemd runs here; see the next test');
+      return;
+    }
+    const res = await run('service.status', ['cron']);
+    assert.equal(res.error?.code, 'EXEC_FAILED');
+    assert.match(String(res.error?.message), /systemd is not running on this host \(\/run\/systemd\/system is missing/);
+  });
+});
+
+describe('service with systemd', () => {
+  it('available and status of a real unit; a missing unit is unavailable and cannot start', async (t) => {
+    if (!systemdRuns) {
+      t.skip('systemd is not running on this host (/run/systemd/system is missing)');
+      return;
+    }
+    assert.equal((await run('service.available', ['systemd-journald'])).return, true);
+    assert.equal((await run('service.status', ['systemd-journald'])).return, true);
+    assert.equal((await run('service.available', ['no-such-unit-brine'])).return, false);
+    assert.equal((await run('service.status', ['no-such-unit-brine'])).return, false);
+    const start = await run('service.start', ['no-such-unit-brine']);
+    assert.equal(start.error?.code, 'EXEC_FAILED');
+    assert.match(String(start.error?.message), /no such service 'no-such-unit-brine'/);
+  });
+});
+
+describe('service arguments', () => {
+  it('names that would be read as options or carry shell syntax are BAD_ARGUMENTS', async () => {
+    const r = new ModuleRegistry();
+    // Validation happens before systemctl runs, so pretend systemd runs (the root dir exists).
+    r.registerAll(createServiceFunctions({ systemdMarker: '/' }));
+    for (const name of ['--all', 'nginx; reboot', '$(id)', 'a b']) {
+      const res = await r.call('service.start', [name], {}, makeCtx());
+      assert.equal(res.error?.code, 'BAD_ARGUMENTS', name);
+    }
+    assert.equal((await r.call('service.start', ['ngin*'], {}, makeCtx())).error?.code, 'BAD_ARGUMENTS', 'a glob is only for status');
+  });
+});
