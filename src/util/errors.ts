@@ -59,6 +59,7 @@ export const ERRORS = {
   EXEC_FAILED: spec('The function raised an error while running.', 'Read the message; it comes from the function itself.', 1),
   JOB_TIMEOUT: spec('The function ran longer than its timeout and was stopped.', 'Raise the timeout (`timeout=` for cmd.*), or find why it hangs.', 1),
   INVALID_JID: spec('A job ID is not 20 digits.', 'Use a jid as printed by `brine run -v` or `brine jobs list`.', 2),
+  INVALID_BATCH: spec('A batch option is out of range: -b/--batch must be a count of at least 1 or a percentage from 1% to 100%, --batch-wait a number of seconds >= 0.', 'Give e.g. `-b 2` or `-b 25%`; nothing was sent.', 2),
   TARGET_INVALID: spec('A target expression cannot be parsed.', 'Fix the expression; for -E it must be a valid regular expression.', 2),
   NO_MINIONS_MATCHED: spec('No accepted minion matched the target.', 'Check the target against `brine key -L`.', 2),
   USAGE: spec('The command line is not valid.', 'See `brine <command> --help`.', 64),

@@ -1,5 +1,6 @@
-// `brine jobs list|show JID`: the master's job cache (Salt's jobs.list_jobs / jobs.lookup_jid),
-// read straight from the SQLite file, so returns that arrived after the CLI stopped waiting show.
+// `brine jobs list|show JID|active`: the master's job cache (Salt's jobs.list_jobs /
+// jobs.lookup_jid), read straight from the SQLite file, so returns that arrived after the CLI
+// stopped waiting show; `active` asks the minions (jobs-active.ts).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -8,6 +9,7 @@ import { JobCache, assertJid } from '../../jobs/index.js';
 import { BrineError } from '../../util/errors.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 import { formatReturn, outputterNames, type Outputter } from '../output/index.js';
+import { activeJobs, type ActiveFlags } from './jobs-active.js';
 
 interface JobsFlags extends ConfigFlags {
   out?: string;
@@ -72,6 +74,20 @@ export function registerJobs(program: Command): void {
     .action((flags: JobsFlags) => {
       try {
         process.exitCode = list(flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+  jobs
+    .command('active')
+    .description('jobs still running on some minion, asked with saltutil.running (Salt\'s jobs.active)')
+    .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('-t, --timeout <seconds>', "seconds to wait for the minions' answers (default: the master's timeout)")
+    .option('--out <outputter>', 'nested (default), json, yaml, txt, raw or newline_values_only')
+    .option('--no-color', 'never colour the output')
+    .action(async (flags: ActiveFlags) => {
+      try {
+        process.exitCode = await activeJobs(flags);
       } catch (err) {
         fail(err);
       }

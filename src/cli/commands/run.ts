@@ -1,89 +1,175 @@
 // `brine run TARGET FUNCTION [ARGS...]`: the `salt` command. Publishes through the master's
-// control socket, prints each return as it arrives, reports unconnected minions at once and
-// exits with Salt's codes.
+// control socket, prints each return as it arrives (or all at the end with --static), reports
+// unconnected minions at once, runs in batches with -b, detaches with --async, and exits with
+// Salt's codes.
 
 import type { Command } from 'commander';
 import { controlSocketPath } from '../../master/index.js';
-import type { PublishRequest } from '../../protocol/index.js';
-import { BrineError, isErrorCode } from '../../util/errors.js';
-import { openControl } from '../control-client.js';
+import type { MasterOptions } from '../../config/index.js';
+import type { PublishRequest, TargetType } from '../../protocol/index.js';
+import { BrineError } from '../../util/errors.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
-import { cliExit, formatReturn, noReturn, outputterNames, type MinionOutcome, type Outputter } from '../output/index.js';
+import { cliExit, minionRetcode, noReturn, outputterNames, type MinionOutcome, type Outputter } from '../output/index.js';
 import { parseSaltArgs } from '../salt-args.js';
-import { targetFromFlags, type TargetFlags } from '../target-flags.js';
+import { batchSize, checkJidArgs, parseBatch, parseBatchWait, ReturnPrinter, runBatch, startJob, summaryText, type JobStream } from '../run/index.js';
 
-interface RunFlags extends ConfigFlags, TargetFlags {
+interface RunFlags extends ConfigFlags {
+  pcre?: boolean;
+  list?: boolean;
   timeout?: string;
   out?: string;
   outIndent?: string;
+  outFile?: string;
+  outFileAppend?: boolean;
   verbose?: boolean;
   showJid?: boolean;
   hideTimeout?: boolean;
   color?: boolean;
+  async?: boolean;
+  batch?: string;
+  batchWait?: string;
+  failhard?: boolean;
+  static?: boolean;
+  summary?: boolean;
 }
 
 function lookupHint(jid: string): string {
   return `The minions may not have all finished running and any remaining minions will return upon completion. To look up the return data for this job later, run the following command:\n\nbrine jobs show ${jid}`;
 }
 
+/** The target as the publish request carries it. */
+function targetOf(target: string, flags: RunFlags): { tgt: string | string[]; tgtType: TargetType } {
+  if (flags.pcre && flags.list) throw new BrineError('USAGE', 'choose one target type: -E (pcre) or -L (list)');
+  const tgtType: TargetType = flags.pcre ? 'pcre' : flags.list ? 'list' : 'glob';
+  return { tgt: tgtType === 'list' ? target.split(',').map((s) => s.trim()).filter(Boolean) : target, tgtType };
+}
+
+function outcomeOf(ret: { ret: unknown; retcode: number; success: boolean }): MinionOutcome {
+  return { return: ret.ret, retcode: ret.retcode !== 0 ? ret.retcode : ret.success ? 0 : 1 };
+}
+
+interface RunContext {
+  opts: MasterOptions;
+  flags: RunFlags;
+  printer: ReturnPrinter;
+  /** The stream being waited on, for Ctrl-C. */
+  current: JobStream | undefined;
+}
+
+/** One publish, its returns printed as they come; resolves with the jid once the wait is over. */
+async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinion?: (id: string, outcome: MinionOutcome) => void): Promise<string | undefined> {
+  const { flags, printer } = ctx;
+  const record = (id: string, outcome: MinionOutcome): void => {
+    printer.add(id, outcome);
+    onMinion?.(id, outcome);
+  };
+  const stream = await startJob(controlSocketPath(ctx.opts), request, {
+    onPublished: (m) => {
+      if (flags.async) {
+        process.stdout.write(`Executed command with job ID: ${m.jid}\n`);
+        return 'detach';
+      }
+      if (flags.verbose) process.stdout.write(`Executing job with jid ${m.jid}\n-------------------------------------------\n\n`);
+      else if (flags.showJid) process.stdout.write(`jid: ${m.jid}\n`);
+      for (const id of [...m.notConnected, ...m.missing].sort()) {
+        const outcome = { return: noReturn('not_connected'), retcode: 1 };
+        if (flags.hideTimeout) onMinion?.(id, outcome);
+        else record(id, outcome);
+      }
+      return undefined;
+    },
+    onReturn: (m) => record(m.minion, outcomeOf(m)),
+    onDone: (m) => {
+      for (const id of m.noResponse) {
+        const outcome = { return: noReturn('no_response', lookupHint(m.jid)), retcode: 1 };
+        if (flags.hideTimeout) onMinion?.(id, outcome);
+        else record(id, outcome);
+      }
+    },
+  });
+  ctx.current = stream;
+  try {
+    await stream.finished;
+  } finally {
+    stream.close();
+  }
+  return stream.jid;
+}
+
+/** -b: ping the targets, then run the job on the responders in a sliding window (§5.6). */
+async function runBatched(ctx: RunContext, base: PublishRequest): Promise<number> {
+  const { flags } = ctx;
+  const spec = parseBatch(flags.batch!);
+  const waitS = parseBatchWait(flags.batchWait);
+  const responders: string[] = [];
+  const silent: string[] = [];
+  const ping = await startJob(controlSocketPath(ctx.opts), { ...base, fun: 'test.ping', arg: [], kwarg: {} }, {
+    onPublished: (m) => void silent.push(...m.notConnected, ...m.missing),
+    onReturn: (m) => void (m.ret === true ? responders : silent).push(m.minion),
+    onDone: (m) => void silent.push(...m.noResponse),
+  });
+  ctx.current = ping;
+  await ping.finished;
+  for (const id of silent.sort()) process.stdout.write(`Minion ${id} did not respond. No job will be sent.\n`);
+  responders.sort();
+  if (responders.length === 0) {
+    process.stderr.write('ERROR: No minions responded to test.ping; nothing was run.\n');
+    return 2;
+  }
+  const size = batchSize(spec, responders.length);
+  const result = await runBatch({
+    minions: responders,
+    size,
+    waitS,
+    failhard: flags.failhard === true,
+    announce: (group) => process.stdout.write(`\nExecuting run on [${group.map((id) => `'${id}'`).join(', ')}]\n\n`),
+    runGroup: async (group, done) => {
+      const seen = new Set<string>();
+      await publishAndPrint(ctx, { ...base, tgt: group, tgtType: 'list' }, (id, outcome) => {
+        seen.add(id);
+        done(id, minionRetcode(outcome));
+      });
+      for (const id of group) if (!seen.has(id)) done(id, 1);
+    },
+  });
+  if (result.failedHard !== undefined) {
+    process.stderr.write(`ERROR: Minion ${result.failedHard} returned with non-zero exit code. Batch run stopped due to failhard\n`);
+  }
+  return result.retcode;
+}
+
 async function runJob(target: string, fun: string, rest: string[], flags: RunFlags): Promise<number> {
   const opts = masterOptions(flags);
   const outputter = (flags.out ?? 'nested') as Outputter;
   if (!outputterNames().includes(outputter)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
-  const { tgtType, delimiter } = targetFromFlags(flags);
   const timeout = flags.timeout === undefined ? opts.timeout : Number(flags.timeout);
   if (!Number.isFinite(timeout) || timeout < 0) throw new BrineError('USAGE', `-t/--timeout must be a number of seconds, got '${flags.timeout}'`);
+  if (flags.async && flags.batch !== undefined) throw new BrineError('USAGE', '--async and -b/--batch do not combine: a batch waits for each group');
+  if (flags.batch !== undefined) parseBatch(flags.batch);
+  parseBatchWait(flags.batchWait);
   const { arg, kwarg } = parseSaltArgs(rest);
-  const color = flags.color !== false && process.stdout.isTTY === true && !process.env['NO_COLOR'];
-  const formatOpts = flags.outIndent === undefined ? { color } : { color, indent: Number(flags.outIndent) };
+  checkJidArgs(fun, arg, kwarg);
+  const color = flags.color !== false && flags.outFile === undefined && process.stdout.isTTY === true && !process.env['NO_COLOR'];
+  const format = flags.outIndent === undefined ? { color } : { color, indent: Number(flags.outIndent) };
+  const printer = new ReturnPrinter({ outputter, format, static: flags.static === true, ...(flags.outFile !== undefined ? { outFile: flags.outFile, append: flags.outFileAppend === true } : {}) });
+  const ctx: RunContext = { opts, flags, printer, current: undefined };
+  const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout, user: process.env['USER'] ?? 'root' };
 
-  const outcomes = new Map<string, MinionOutcome>();
-  const print = (id: string, outcome: MinionOutcome) => {
-    outcomes.set(id, outcome);
-    const block = formatReturn(outputter, id, outcome.return, { ...formatOpts, retcodes: { [id]: typeof outcome.retcode === 'number' ? outcome.retcode : 0 } });
-    if (block !== '') process.stdout.write(`${block}\n`);
-  };
-
-  const request: PublishRequest = { t: 'publish', tgt: tgtType === 'list' ? target.split(',').map((s) => s.trim()).filter(Boolean) : target, tgtType, ...(delimiter ? { delimiter } : {}), fun, arg, kwarg, timeout, user: process.env['USER'] ?? 'root' };
-  const conn = await openControl(controlSocketPath(opts));
-  let jid: string | undefined;
-
-  const finished = new Promise<void>((resolve, reject) => {
-    conn.onMessage((m) => {
-      switch (m.t) {
-        case 'published':
-          jid = m.jid;
-          if (flags.verbose) process.stdout.write(`Executing job with jid ${m.jid}\n-------------------------------------------\n\n`);
-          else if (flags.showJid) process.stdout.write(`jid: ${m.jid}\n`);
-          if (!flags.hideTimeout) {
-            for (const id of [...m.notConnected, ...m.missing].sort()) print(id, { return: noReturn('not_connected'), retcode: 1 });
-          }
-          return;
-        case 'ret':
-          print(m.minion, { return: m.ret, retcode: m.retcode !== 0 ? m.retcode : m.success ? 0 : 1 });
-          return;
-        case 'done':
-          if (!flags.hideTimeout) for (const id of m.noResponse) print(id, { return: noReturn('no_response', lookupHint(m.jid)), retcode: 1 });
-          resolve();
-          return;
-        case 'error':
-          reject(new BrineError(isErrorCode(m.code) ? m.code : 'INTERNAL', m.message));
-          return;
-        case 'sessions':
-          return;
-      }
-    });
-    conn.onClose((info) => reject(new BrineError('MASTER_UNREACHABLE', `the master closed the connection before the job finished (${info.reason})`)));
-  });
-  const interrupt = () => {
+  const interrupt = (): void => {
+    const jid = ctx.current?.jid;
     if (jid) process.stderr.write(`\nThis job's jid is: ${jid}\nExiting gracefully on Ctrl-c\n${lookupHint(jid)}\n`);
     process.exit(1);
   };
   process.once('SIGINT', interrupt);
-  conn.send(request);
   try {
-    await finished;
+    if (flags.batch !== undefined) {
+      const code = await runBatched(ctx, request);
+      printer.finish();
+      return code;
+    }
+    await publishAndPrint(ctx, request);
   } catch (err) {
+    printer.finish();
     if (err instanceof BrineError && err.code === 'NO_MINIONS_MATCHED') {
       process.stdout.write(`${err.message}\n`);
       process.stderr.write('ERROR: No return received\n');
@@ -92,9 +178,11 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
     throw err;
   } finally {
     process.off('SIGINT', interrupt);
-    conn.close('shutdown');
   }
-  const result = cliExit(outcomes);
+  printer.finish();
+  if (flags.async) return 0;
+  if (flags.summary && flags.out === undefined) process.stdout.write(summaryText(printer.outcomes, flags.verbose === true));
+  const result = cliExit(printer.outcomes);
   if (result.message) process.stderr.write(`${result.message}\n`);
   return result.code;
 }
@@ -103,28 +191,32 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('run FUNCTION on the minions matched by TARGET (the salt command)')
-    .argument('<target>', 'glob by default; -E regex, -L list, -G grain, -P grain regex, -S IP/CIDR, -C compound, -N nodegroup')
+    .argument('<target>', 'glob by default; -E for a regular expression, -L for a comma-separated list')
     .argument('<function>', 'module.function, e.g. test.ping')
     .argument('[args...]', "positional args and key=value kwargs, YAML-typed as in Salt")
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
     .option('-E, --pcre', 'the target is a regular expression (anchored at the start)')
     .option('-L, --list', 'the target is a comma-separated list of minion IDs')
-    .option('-G, --grain', 'the target is grain:value, a glob on the value (nested keys by :)')
-    .option('-P, --grain-pcre', 'the target is grain:regex, a regular expression on the value')
-    .option('-S, --ipcidr', 'the target is an IP address or network (CIDR) matched against the ipv4/ipv6 grains')
-    .option('-C, --compound', "the target is a compound expression: 'G@os:Debian and web* or not L@a,b'")
-    .option('-N, --nodegroup', "the target is a nodegroup from the master's nodegroups option")
-    .option('--delimiter <chars>', 'key delimiter for -G and -P (default :)')
-    .option('-t, --timeout <seconds>', "seconds to wait for returns (default: the master's timeout, 5)")
-    .option('--out <outputter>', 'nested (default), json, yaml, txt or raw')
+    .option('-t, --timeout <seconds>', "seconds to wait for returns before asking minions whether they still run the job (default: the master's timeout, 5)")
+    .option('--async', 'publish and print the jid without waiting for returns')
+    .option('-b, --batch <n|n%>', 'run on N minions (or N% of the responders) at a time, after pinging them')
+    .option('--batch-size <n|n%>', 'same as -b')
+    .option('--batch-wait <seconds>', 'with -b: seconds a finished minion\'s slot stays closed before the next minion starts')
+    .option('--failhard', 'with -b: stop starting minions after the first non-zero retcode')
+    .option('-s, --static', 'print all returns at once at the end (one document for json/yaml/raw)')
+    .option('--summary', 'print a summary (targeted, returned, silent, failed) after the returns (only without --out)')
+    .option('--out <outputter>', 'nested (default), json, yaml, txt, raw or newline_values_only')
     .option('--out-indent <n>', 'indentation for json/yaml output')
-    .option('-v, --verbose', 'print the jid before the returns')
+    .option('--out-file <file>', 'write the returns to FILE instead of stdout (truncated first)')
+    .option('--out-file-append', 'with --out-file: append instead of truncating')
+    .option('-v, --verbose', 'print the jid before the returns (and the minion lists in --summary)')
     .option('--show-jid', 'print the jid')
     .option('--hide-timeout', 'do not list minions that did not return')
     .option('--no-color', 'never colour the output')
     .allowUnknownOption(false)
-    .action(async (target: string, fun: string, args: string[], flags: RunFlags) => {
+    .action(async (target: string, fun: string, args: string[], flags: RunFlags & { batchSize?: string }) => {
       try {
+        if (flags.batch === undefined && flags.batchSize !== undefined) flags.batch = flags.batchSize;
         process.exitCode = await runJob(target, fun, args, flags);
       } catch (err) {
         fail(err);

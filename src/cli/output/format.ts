@@ -9,7 +9,7 @@ import { isNoReturn } from './no-return.js';
 import { pyJsonDumps } from './py-json.js';
 import { pyRepr, pyStr, splitLines } from './py-text.js';
 
-export type Outputter = 'nested' | 'json' | 'yaml' | 'txt' | 'raw';
+export type Outputter = 'nested' | 'json' | 'yaml' | 'txt' | 'raw' | 'newline_values_only';
 
 export interface FormatOptions {
   color: boolean;
@@ -60,6 +60,13 @@ const txtBlock: BlockFormatter = (id, value) => {
 
 const rawBlock: BlockFormatter = (id, value) => pyRepr(single(id, value));
 
+/** Salt's newline_values_only: the values without IDs, one per line; a list gives one line per item. */
+const newlineValuesBlock: BlockFormatter = (_id, value) => {
+  const v = plain(value);
+  const items = Array.isArray(v) ? v : [v];
+  return items.map((item) => stripEsc(pyStr(item))).join('\n');
+};
+
 const nested: BlockFormatter = (id, value, opts) => {
   const retcode = opts.retcodes && Object.prototype.hasOwnProperty.call(opts.retcodes, id) ? opts.retcodes[id] : undefined;
   return nestedBlock(id, value, retcode === undefined ? { color: opts.color } : { color: opts.color, retcode });
@@ -71,6 +78,7 @@ const OUTPUTTERS: ReadonlyMap<string, BlockFormatter> = new Map([
   ['yaml', yamlBlock],
   ['txt', txtBlock],
   ['raw', rawBlock],
+  ['newline_values_only', newlineValuesBlock],
 ]);
 
 export function outputterNames(): string[] {
@@ -93,6 +101,30 @@ export function format(outputter: Outputter, data: Record<string, unknown>, opts
   const f = formatterFor(outputter);
   let out = '';
   for (const [id, value] of Object.entries(data)) {
+    const block = f(id, value, opts).trimEnd();
+    if (block !== '') out += block + '\n';
+  }
+  return out;
+}
+
+/**
+ * --static: everything at once. json, yaml and raw print one document holding every minion (as
+ * Salt's static output does); the line-oriented outputters print each minion's block in turn.
+ */
+export function formatStatic(outputter: Outputter, data: ReadonlyMap<string, unknown>, opts: FormatOptions): string {
+  if (outputter === 'json' || outputter === 'yaml' || outputter === 'raw') {
+    const all: Record<string, unknown> = {};
+    for (const [id, value] of data) Object.defineProperty(all, id, { value: plain(value), enumerable: true, writable: true, configurable: true });
+    if (outputter === 'json') {
+      const indent = opts.indent === undefined ? 4 : opts.indent < 0 ? null : Math.floor(opts.indent);
+      return `${pyJsonDumps(all, indent)}\n`;
+    }
+    if (outputter === 'raw') return `${pyRepr(all)}\n`;
+    return yamlStringify(all, { indent: 2, sortMapEntries: true, singleQuote: true, lineWidth: 0 });
+  }
+  const f = formatterFor(outputter);
+  let out = '';
+  for (const [id, value] of data) {
     const block = f(id, value, opts).trimEnd();
     if (block !== '') out += block + '\n';
   }

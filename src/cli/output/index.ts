@@ -1,7 +1,7 @@
 // Public surface of the CLI outputters: Salt's nested/json/yaml/txt/raw formats, the no-return
 // marker and the salt CLI exit code.
 
-export { format, formatReturn, outputterNames } from './format.js';
+export { format, formatReturn, formatStatic, outputterNames } from './format.js';
 export type { Outputter, FormatOptions } from './format.js';
 export { NoReturn, noReturn, isNoReturn } from './no-return.js';
 export type { NoReturnReason } from './no-return.js';
