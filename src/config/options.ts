@@ -79,6 +79,8 @@ export interface MinionOptions extends CommonOptions {
   /** minutes; accepted, unused */
   ping_interval: number;
   return_queue_max: number;
+  /** Directories of custom execution modules. */
+  module_dirs: string[];
   max_concurrent_jobs: number;
   job_timeout: number;
   max_return_size: number;

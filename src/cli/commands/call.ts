@@ -3,7 +3,7 @@
 
 import type { Command } from 'commander';
 import { Minion } from '../../minion/index.js';
-import { collectGrains, createDefaultRegistry } from '../../modules/index.js';
+import { collectGrains, createDefaultRegistry, loadModuleDirs } from '../../modules/index.js';
 import { fail, minionOptions, type ConfigFlags } from '../common.js';
 import { formatReturn, outputterNames, type Outputter } from '../output/index.js';
 import { parseSaltArgs } from '../salt-args.js';
@@ -23,6 +23,8 @@ async function call(fun: string, rest: string[], flags: CallFlags): Promise<numb
   const id = (await Minion.resolveId(opts)).id;
   const grains = await collectGrains({ id, configGrains: opts.grains });
   const registry = createDefaultRegistry();
+  const say = (_o: object, msg: string) => void process.stderr.write(`${msg}\n`);
+  await loadModuleDirs(registry, opts.module_dirs ?? [], { info: () => undefined, warn: say, error: say });
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort(new Error('interrupted')));
   const result = await registry.call(fun, arg, kwarg, { grains: () => grains, minionId: id, config: opts, signal: controller.signal, jid: 'req' });
