@@ -11,11 +11,10 @@ import { BrineError } from '../../util/errors.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 import { cliExit, minionRetcode, noReturn, outputterNames, type MinionOutcome, type Outputter } from '../output/index.js';
 import { parseSaltArgs } from '../salt-args.js';
+import { targetFromFlags, type TargetFlags } from '../target-flags.js';
 import { batchSize, checkJidArgs, parseBatch, parseBatchWait, ReturnPrinter, runBatch, startJob, summaryText, type JobStream } from '../run/index.js';
 
-interface RunFlags extends ConfigFlags {
-  pcre?: boolean;
-  list?: boolean;
+interface RunFlags extends ConfigFlags, TargetFlags {
   timeout?: string;
   out?: string;
   outIndent?: string;
@@ -38,10 +37,10 @@ function lookupHint(jid: string): string {
 }
 
 /** The target as the publish request carries it. */
-function targetOf(target: string, flags: RunFlags): { tgt: string | string[]; tgtType: TargetType } {
-  if (flags.pcre && flags.list) throw new BrineError('USAGE', 'choose one target type: -E (pcre) or -L (list)');
-  const tgtType: TargetType = flags.pcre ? 'pcre' : flags.list ? 'list' : 'glob';
-  return { tgt: tgtType === 'list' ? target.split(',').map((s) => s.trim()).filter(Boolean) : target, tgtType };
+function targetOf(target: string, flags: RunFlags): { tgt: string | string[]; tgtType: TargetType; delimiter?: string } {
+  const { tgtType, delimiter } = targetFromFlags(flags);
+  const tgt = tgtType === 'list' ? target.split(',').map((s) => s.trim()).filter(Boolean) : target;
+  return delimiter === undefined ? { tgt, tgtType } : { tgt, tgtType, delimiter };
 }
 
 function outcomeOf(ret: { ret: unknown; retcode: number; success: boolean }): MinionOutcome {
@@ -191,12 +190,18 @@ export function registerRun(program: Command): void {
   program
     .command('run')
     .description('run FUNCTION on the minions matched by TARGET (the salt command)')
-    .argument('<target>', 'glob by default; -E for a regular expression, -L for a comma-separated list')
+    .argument('<target>', 'glob by default; -E regex, -L list, -G grain, -P grain regex, -S IP/CIDR, -C compound, -N nodegroup')
     .argument('<function>', 'module.function, e.g. test.ping')
     .argument('[args...]', "positional args and key=value kwargs, YAML-typed as in Salt")
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
     .option('-E, --pcre', 'the target is a regular expression (anchored at the start)')
     .option('-L, --list', 'the target is a comma-separated list of minion IDs')
+    .option('-G, --grain', 'the target is grain:value, a glob on the value (nested keys by :)')
+    .option('-P, --grain-pcre', 'the target is grain:regex, a regular expression on the value')
+    .option('-S, --ipcidr', 'the target is an IP address or network (CIDR) matched against the ipv4/ipv6 grains')
+    .option('-C, --compound', "the target is a compound expression: 'G@os:Debian and web* or not L@a,b'")
+    .option('-N, --nodegroup', "the target is a nodegroup from the master's nodegroups option")
+    .option('--delimiter <chars>', 'key delimiter for -G and -P (default :)')
     .option('-t, --timeout <seconds>', "seconds to wait for returns before asking minions whether they still run the job (default: the master's timeout, 5)")
     .option('--async', 'publish and print the jid without waiting for returns')
     .option('-b, --batch <n|n%>', 'run on N minions (or N% of the responders) at a time, after pinging them')
