@@ -3,17 +3,23 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Cluster, waitUntil } from '../helpers/cluster.js';
+import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
 
 describe('jobs in the cache', () => {
   let cluster: Cluster;
+  let j1: Proc;
 
   before(async () => {
     cluster = await Cluster.create();
-    await cluster.startMaster({ auto_accept: true });
-    await cluster.startMinion('j1').waitForOutput(/ready to receive requests/);
+    // gather_job_timeout 1: a minion that cannot answer find_job is given up on after -t + 1 s
+    await cluster.startMaster({ auto_accept: true, gather_job_timeout: 1 });
+    j1 = cluster.startMinion('j1');
+    await j1.waitForOutput(/ready to receive requests/);
   });
-  after(() => cluster.cleanup());
+  after(async () => {
+    if (j1.child.pid) process.kill(j1.child.pid, 'SIGCONT');
+    await cluster.cleanup();
+  });
 
   it('shows a job by jid and lists it', async () => {
     const r = await cluster.brine(['run', '-v', 'j1', 'test.echo', 'cached']);
@@ -27,7 +33,10 @@ describe('jobs in the cache', () => {
   });
 
   it('reports [No response] with the jid, and the late return shows in jobs show', async () => {
+    // a minion that still runs the job extends the wait (find_job), so freeze it: connected, silent
+    process.kill(j1.child.pid!, 'SIGSTOP');
     const r = await cluster.brine(['run', '-v', 'j1', 'test.sleep', '2', '-t', '1']);
+    process.kill(j1.child.pid!, 'SIGCONT');
     assert.equal(r.code, 1);
     const jid = r.stdout.match(/Executing job with jid (\d{20})/)![1]!;
     assert.match(r.stdout, /j1:\n {4}Minion did not return\. \[No response\]/);

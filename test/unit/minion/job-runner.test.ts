@@ -170,7 +170,7 @@ describe('JobRunner', () => {
     const without = await runner().run(job('saltutil.refresh_grains'));
     assert.equal(without.error?.code, 'EXEC_FAILED');
     let called = 0;
-    const withHook = await runner({ refreshGrains: () => void called++ }).run(job('saltutil.refresh_grains'));
+    const withHook = await runner({ refreshGrains: async () => void called++ }).run(job('saltutil.refresh_grains'));
     assert.equal(withHook.ret, true);
     assert.equal(called, 1);
   });

@@ -31,6 +31,7 @@ export const MINION_SAMPLES: Sample[] = [
     bad: { jid: ['123', 20240101000000123456, `${JID}0`], fun: [1, 'f'.repeat(257)], retcode: [0.5, '0'], success: ['true', 1], error: [{ code: 1, message: 'm' }, { code: 'X' }, 'X'] },
   },
   { message: { t: 'bye', reason: 'shutdown' }, optional: [], bad: { reason: [7, 'r'.repeat(65)] } },
+  { message: { t: 'job_status', jid: JID, running: true }, optional: [], bad: { jid: ['../x', 1], running: ['true', 1, null] } },
   {
     message: { t: 'grains', grains: { os: 'Debian', roles: ['web'], ipv4: ['10.0.0.1'], nested: { a: { b: 1 } } } },
     optional: [],
@@ -82,6 +83,7 @@ export const MASTER_SAMPLES: Sample[] = [
     },
   },
   { message: { t: 'ack', jid: JID }, optional: [], bad: { jid: [2024, ''] } },
+  { message: { t: 'find_job', jid: JID }, optional: [], bad: { jid: [2024, '', '../../proc/self/fd/0'] } },
   { message: { t: 'error', code: 'MESSAGE_INVALID', message: 'bad' }, optional: [], bad: { code: [1, 'c'.repeat(65)], message: [{}, 'm'.repeat(4097)] } },
   { message: { t: 'bye', reason: 'replaced' }, optional: [], bad: { reason: [false] } },
 ];
