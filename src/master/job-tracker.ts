@@ -145,6 +145,11 @@ export class JobTracker {
     job.wait.returned(minion);
   }
 
+  /** A minion's session closed: waits that were asking it move on (see ReturnWait.lost). */
+  handleSessionClosed(minion: string): void {
+    for (const job of [...this.active.values()]) job.wait.lost(minion);
+  }
+
   /** A minion's answer to find_job, from its authenticated session. */
   handleJobStatus(session: MinionSession, status: JobStatus): void {
     const job = this.active.get(status.jid);

@@ -192,6 +192,7 @@ export class Master {
               return;
             }
             this.sessions.detach(s, info.reason);
+            this.jobs?.handleSessionClosed(s.id);
             const now = clock.now();
             this.events.emit({ kind: 'minion_disconnected', id: s.id, remote: s.remoteAddress, reason: info.reason, connectedForMs: now - s.connectedAt, silentForMs: now - s.lastSeen, at: now });
             const level = info.reason === 'replaced' || info.reason === 'shutdown' ? 'info' : 'warn';

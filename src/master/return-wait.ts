@@ -87,6 +87,18 @@ export class ReturnWait {
     p.timer = this.clock.setTimeout(() => this.ask(minion), this.opts.timeoutMs);
   }
 
+  /**
+   * The minion's session closed. One that was being asked cannot answer over it: ask again over
+   * its new session if it reconnected already, else give up now rather than at the window's end.
+   */
+  lost(minion: string): void {
+    const p = this.pending.get(minion);
+    if (!p || !p.asking) return;
+    p.timer?.cancel();
+    p.asking = false;
+    this.ask(minion);
+  }
+
   /** Ends the wait now, giving up on everyone still missing (master shutdown, cancel). */
   cancel(): void {
     this.firstTimer?.cancel();

@@ -115,3 +115,37 @@ describe('ReturnWait', () => {
     assert.deepEqual(result(), { done: [], doneAt: 0 });
   });
 });
+
+describe('ReturnWait: a session lost while asking', () => {
+  it('gives up at once when the minion has no session left to ask over', () => {
+    let connected = true;
+    const { clock, wait, result } = setup(['a'], { timeoutMs: 1000, gatherMs: 10_000 }, () => connected);
+    clock.advance(1000);
+    clock.advance(2000);
+    connected = false;
+    wait.lost('a');
+    assert.deepEqual(result(), { done: ['a'], doneAt: 3000 });
+  });
+
+  it('asks again over the new session of a minion that reconnected, with a fresh window', () => {
+    const { clock, wait, asked, result } = setup(['a'], { timeoutMs: 1000, gatherMs: 10_000 });
+    clock.advance(1000);
+    clock.advance(500);
+    wait.lost('a');
+    assert.deepEqual(asked.map(([t]) => t), [1000, 1500]);
+    clock.advance(9999);
+    assert.equal(result().done, undefined);
+    wait.status('a', true);
+    wait.returned('a');
+    assert.deepEqual(result(), { done: [], doneAt: 11_499 });
+  });
+
+  it('ignores a lost session before the minion was asked (its return may still come by timeout)', () => {
+    const { clock, wait, asked } = setup(['a'], { timeoutMs: 1000, gatherMs: 10_000 });
+    clock.advance(200);
+    wait.lost('a');
+    assert.equal(asked.length, 0);
+    clock.advance(800);
+    assert.deepEqual(asked.map(([t]) => t), [1000]);
+  });
+});
