@@ -133,6 +133,7 @@ describe('targeting: every target type against real minions with different grain
   it('malformed targets, unknown nodegroups and loops exit 2 with a coded error, and nothing is published', async () => {
     const before = await jobCount();
     assert.ok(before > 0);
+    const logFrom = master.output.length;
     const bad: Array<[string[], RegExp]> = [
       [['-C', 'G@roles:web and'], /TARGET_INVALID: compound target "G@roles:web and": at the end: .*a target is missing/],
       [['-C', 'web1 or or db1'], /TARGET_INVALID: .*at position 9 \("or"\)/],
@@ -157,7 +158,7 @@ describe('targeting: every target type against real minions with different grain
     assert.equal(usage.code, 64);
     assert.match(usage.stderr, /choose one target type, not -G and -C/);
     assert.equal(await jobCount(), before, 'no job was stored for any bad target');
-    assert.doesNotMatch(master.output, /published job \d+.*"tgt":"(G@roles:web and|nosuch|loop1)"/);
+    assert.doesNotMatch(master.output.slice(logFrom), /published job/, 'the master published nothing');
   });
 
   it('cached grains survive a master restart: a stopped minion whose cached grains do not match is not expected', async () => {
