@@ -27,7 +27,7 @@ test('defaults differ per role and come from the table', (t) => {
   assert.equal(minion.sock_dir, '/var/run/brine/minion');
   assert.equal(master.ret_port, 4506);
   assert.equal(master.auto_accept, false);
-  assert.equal(master.auth_rate, 200);
+  assert.equal(master.auth_rate, 1000);
   assert.equal(minion.master, 'salt');
   assert.equal(minion.master_type, 'str');
   assert.equal(minion.master_port, 4506);
