@@ -1,3 +1,6 @@
+// Custom execution modules from module_dirs: the contract, the documented example, and files that
+// are broken in every way a file can be.
+
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -5,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createDefaultRegistry, loadModuleDirs, type ModuleLoadLogger } from '../../../src/modules/index.js';
 import { makeCtx } from './context.js';
+import { repoRoot } from '../../helpers/cluster.js';
 
 interface Logged {
   level: string;
@@ -33,7 +37,7 @@ function dirWith(name: string, files: Record<string, string>): string {
 
 describe('loadModuleDirs', () => {
   it('loads the complete example from docs/modules.md; its functions run and appear in sys.doc', async () => {
-    const doc = fs.readFileSync(new URL('../../../docs/modules.md', import.meta.url), 'utf8');
+    const doc = fs.readFileSync(path.join(repoRoot(), 'docs', 'modules.md'), 'utf8');
     const example = /`\/srv\/brine\/modules\/motd\.mjs`:\n\n```js\n([\s\S]*?)```/.exec(doc)?.[1];
     assert.ok(example, 'the example module is in the doc');
     const motd = path.join(root, 'motd');

@@ -1,11 +1,13 @@
 // Keeps docs/modules.md in step with the registry: every function with its exact signature,
 // its doc line and at least one `brine run` example.
+import * as path from 'node:path';
+import { repoRoot } from '../../helpers/cluster.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createDefaultRegistry, formatSignature } from '../../../src/modules/index.js';
 
-const DOC = new URL('../../../docs/modules.md', import.meta.url);
+const DOC = path.join(repoRoot(), 'docs', 'modules.md');
 
 describe('docs/modules.md', () => {
   const text = fs.readFileSync(DOC, 'utf8');
