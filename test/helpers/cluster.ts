@@ -6,17 +6,10 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from './repo.js';
 
-export function repoRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error('package.json not found above the test file');
-    dir = up;
-  }
-  return dir;
-}
+export { repoRoot };
+
 
 /** The CLI entry point; BRINE_CLI_JS points tests at another build (e.g. a private outDir). */
 export const BRINE_BIN = process.env['BRINE_CLI_JS'] ?? path.join(repoRoot(), 'bin', 'brine.js');

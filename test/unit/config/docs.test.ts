@@ -2,19 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { OPTIONS, REGENERATE_COMMAND, renderConfigurationDoc } from '../../../src/config/index.js';
+import { repoRoot } from '../../helpers/repo.js';
 
 // Runs from test/ (tsx) and from dist/test/ (build): find the repository root either way.
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json')) || !existsSync(join(dir, 'src'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('repository root not found');
-    dir = up;
-  }
-  return dir;
-}
 
 test('docs/configuration.md is the generated text (regenerate it when the table changes)', () => {
   const committed = readFileSync(join(repoRoot(), 'docs/configuration.md'), 'utf8');

@@ -3,18 +3,10 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { repoRoot } from '../../helpers/repo.js';
 
-/** The repository root (the directory holding package.json), from source or from a build. */
-export function repoRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!fs.existsSync(path.join(dir, 'package.json'))) {
-    const up = path.dirname(dir);
-    if (up === dir) throw new Error('package.json not found above the test file');
-    dir = up;
-  }
-  return dir;
-}
+export { repoRoot };
+
 
 export function readDoc(name: string): string {
   return fs.readFileSync(path.join(repoRoot(), 'docs', name), 'utf8');
