@@ -3,7 +3,8 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { spawn } from 'node:child_process';
+import { BRINE_BIN, Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
 
 describe('jobs in the cache', () => {
   let cluster: Cluster;
@@ -52,5 +53,19 @@ describe('jobs in the cache', () => {
     const r = await cluster.brine(['jobs', 'show', '../../etc/passwd']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^INVALID_JID: /);
+  });
+
+  it('Ctrl-C while waiting prints the jid and how to look the job up', async () => {
+    const child = spawn(process.execPath, [BRINE_BIN, 'run', '-v', 'j1', 'test.sleep', '3', '-c', cluster.masterConfigDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    const jid = await waitUntil(() => out.match(/Executing job with jid (\d{20})/)?.[1], 15_000, 'the jid');
+    child.kill('SIGINT');
+    assert.equal(await exited, 1);
+    assert.match(err, new RegExp(`This job's jid is: ${jid}\nExiting gracefully on Ctrl-c`));
+    assert.ok(err.includes(`brine jobs show ${jid}`), err);
   });
 });
