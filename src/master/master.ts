@@ -8,18 +8,16 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { MASTER_MESSAGES, MINION_MESSAGES, type ChannelClose, type MasterMessage, type MinionMessage } from '../protocol/index.js';
-import { KeyStore, decideAuth, loadMatchFile, loadOrCreateIdentity, type AuthPolicy, type Identity } from '../pki/index.js';
+import { KeyStore, loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { keepaliveFromConfig, listenTls, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';
-import { verdictFor } from './auth-messages.js';
 import { startControlServer } from './control-server.js';
 import { JobTracker } from './job-tracker.js';
-import { MinionSession, type AuthVerdict } from './minion-session.js';
+import { MinionSession } from './minion-session.js';
 import { SessionTable } from './session-table.js';
 import { EventBus } from './event-bus.js';
-import { AuthAdmission } from './admission.js';
 import { MinionDataCache } from './minion-data-cache.js';
-import { probeAuth } from './probe.js';
+import { createSignIn } from './sign-in.js';
 import type { SessionInfo } from '../protocol/index.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -90,13 +88,6 @@ export class Master {
       emit: (e) => this.events.emit(e),
       targeting: { grains: (id) => minionData.grainsOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups },
     });
-    const matchOpts = (option: string) => ({ option, onProblem: (msg: string) => logger.warn({ option }, msg) });
-    for (const [option, file] of [['autosign_file', opts.autosign_file], ['autoreject_file', opts.autoreject_file]] as const) {
-      if (file && !fs.existsSync(file)) logger.warn({ option, file }, `${option} ${file} does not exist (root_dir is prepended to it): it matches no minion until it is created`);
-    }
-    const autosign = opts.autosign_file ? loadMatchFile(opts.autosign_file, matchOpts('autosign_file')) : undefined;
-    const autoreject = opts.autoreject_file ? loadMatchFile(opts.autoreject_file, matchOpts('autoreject_file')) : undefined;
-
     this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, presence: () => this.presence(), events: this.events, reconcileKeys: () => this.reconcileKeys() });
 
     const settings = {
@@ -106,53 +97,15 @@ export class Master {
       maxFrame: opts.max_frame_size,
       masterFingerprint: this.identity.fingerprint,
     };
-    const admission = new AuthAdmission(clock, opts.auth_rate);
-    const busy = (): AuthVerdict | undefined => {
-      if (admission.tryAdmit()) return undefined;
-      const retryAfter = admission.retryAfterSeconds();
-      if (admission.turnedAway % 1000 === 1) logger.warn({ turnedAway: admission.turnedAway, authRate: opts.auth_rate }, `sign-ins arrive faster than auth_rate (${opts.auth_rate}/s); asking minions to come back later`);
-      return { status: 'busy', message: `the master admits ${opts.auth_rate} sign-ins per second and is busy; try again in ${retryAfter} s`, retryAfter };
-    };
-    const policy = (): AuthPolicy => ({
-      autoAccept: opts.auto_accept,
-      openMode: opts.open_mode,
-      ...(autosign ? { autosign } : {}),
-      ...(autoreject ? { autoreject } : {}),
-      maxMinions: opts.max_minions,
-      connectedCount: this.sessions.connectedCount,
-      isConnected: (id) => this.sessions.isConnected(id),
+    const { authorize, probe } = createSignIn({
+      opts,
+      logger,
+      clock,
+      keys: this.keys,
+      events: this.events,
+      sessions: this.sessions,
+      masterFingerprint: this.identity.fingerprint,
     });
-    // brine doctor: the same decision, read-only, no events; one log line per probe
-    const probe = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
-      const refused = busy();
-      if (refused) return refused;
-      const verdict = probeAuth(opts.pki_dir, { id: hello.id, publicKeyPem }, policy(), this.identity.fingerprint);
-      logger.info({ id: hello.id.slice(0, 300), remote, status: verdict.status }, `answered a brine doctor probe from ${hello.id.slice(0, 64)} at ${remote}: ${verdict.status}`);
-      return verdict;
-    };
-    const authorize = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
-      const refused = busy();
-      if (refused) return refused;
-      const decision = decideAuth(this.keys, { id: hello.id, publicKeyPem }, policy());
-      const fields = { id: hello.id.slice(0, 300), remote, presented: decision.presentedFingerprint, existing: decision.existingFingerprint, status: decision.status };
-      const at = clock.now();
-      const fp = decision.presentedFingerprint;
-      if (decision.status === 'pending') this.events.emit({ kind: 'auth_pending', id: hello.id, remote, fingerprint: fp, at });
-      else if (decision.status === 'rejected' || decision.status === 'full') this.events.emit({ kind: 'auth_rejected', id: hello.id, remote, fingerprint: fp, reason: decision.reason, at });
-      else if (decision.status === 'denied') this.events.emit({ kind: 'key_mismatch', id: hello.id, remote, acceptedFingerprint: decision.existingFingerprint ?? '', presentedFingerprint: fp, at });
-      else if (decision.status === 'invalid_id') this.events.emit({ kind: 'invalid_id', remote, reason: decision.reason, at });
-      if (decision.status === 'denied') {
-        logger.error(fields, `Authentication attempt from ${hello.id} at ${remote} failed, the public keys did not match: accepted key ${decision.existingFingerprint ?? '?'}, presented key ${decision.presentedFingerprint}. The presented key is stored in minions_denied; this may be a duplicate ID or an attempt to impersonate the minion.`);
-      } else if (decision.status === 'accepted') {
-        logger.debug(fields, decision.reason);
-      } else if (decision.status === 'pending' && decision.existingFingerprint !== undefined) {
-        // the same pending key asking again every acceptance_wait_time: said once already
-        logger.info(fields, decision.reason);
-      } else {
-        logger.warn(fields, decision.reason);
-      }
-      return verdictFor(decision, hello.id, this.identity.fingerprint);
-    };
 
     this.listener = await listenTls<MinionMessage, MasterMessage>({
       host: opts.interface,

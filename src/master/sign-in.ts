@@ -1,0 +1,85 @@
+// Signing minions in: the admission rate, autosign/autoreject files, Salt's decision table, and
+// what is logged and emitted for each outcome; plus the read-only variant for `brine doctor`.
+
+import * as fs from 'node:fs';
+import type { Clock } from '../util/clock.js';
+import type { Logger } from '../util/logger.js';
+import type { MasterOptions } from '../config/index.js';
+import { decideAuth, loadMatchFile, type AuthPolicy, type KeyStore } from '../pki/index.js';
+import { AuthAdmission } from './admission.js';
+import { verdictFor } from './auth-messages.js';
+import type { EventBus } from './event-bus.js';
+import type { AuthVerdict } from './minion-session.js';
+import { probeAuth } from './probe.js';
+import type { SessionTable } from './session-table.js';
+
+export interface SignInDeps {
+  opts: MasterOptions;
+  logger: Logger;
+  clock: Clock;
+  keys: KeyStore;
+  events: EventBus;
+  sessions: SessionTable;
+  masterFingerprint: string;
+}
+
+export type SignIn = (hello: { id: string }, publicKeyPem: string, remote: string) => AuthVerdict;
+
+export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: SignIn } {
+  const { opts, logger, clock } = deps;
+  const matchOpts = (option: string) => ({ option, onProblem: (msg: string) => logger.warn({ option }, msg) });
+  for (const [option, file] of [['autosign_file', opts.autosign_file], ['autoreject_file', opts.autoreject_file]] as const) {
+    if (file && !fs.existsSync(file)) logger.warn({ option, file }, `${option} ${file} does not exist (root_dir is prepended to it): it matches no minion until it is created`);
+  }
+  const autosign = opts.autosign_file ? loadMatchFile(opts.autosign_file, matchOpts('autosign_file')) : undefined;
+  const autoreject = opts.autoreject_file ? loadMatchFile(opts.autoreject_file, matchOpts('autoreject_file')) : undefined;
+
+  const admission = new AuthAdmission(clock, opts.auth_rate);
+  const busy = (): AuthVerdict | undefined => {
+    if (admission.tryAdmit()) return undefined;
+    const retryAfter = admission.retryAfterSeconds();
+    if (admission.turnedAway % 1000 === 1) logger.warn({ turnedAway: admission.turnedAway, authRate: opts.auth_rate }, `sign-ins arrive faster than auth_rate (${opts.auth_rate}/s); asking minions to come back later`);
+    return { status: 'busy', message: `the master admits ${opts.auth_rate} sign-ins per second and is busy; try again in ${retryAfter} s`, retryAfter };
+  };
+  const policy = (): AuthPolicy => ({
+    autoAccept: opts.auto_accept,
+    openMode: opts.open_mode,
+    ...(autosign ? { autosign } : {}),
+    ...(autoreject ? { autoreject } : {}),
+    maxMinions: opts.max_minions,
+    connectedCount: deps.sessions.connectedCount,
+    isConnected: (id) => deps.sessions.isConnected(id),
+  });
+  // brine doctor: the same decision, read-only, no events; one log line per probe
+  const probe = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
+    const refused = busy();
+    if (refused) return refused;
+    const verdict = probeAuth(opts.pki_dir, { id: hello.id, publicKeyPem }, policy(), deps.masterFingerprint);
+    logger.info({ id: hello.id.slice(0, 300), remote, status: verdict.status }, `answered a brine doctor probe from ${hello.id.slice(0, 64)} at ${remote}: ${verdict.status}`);
+    return verdict;
+  };
+  const authorize = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
+    const refused = busy();
+    if (refused) return refused;
+    const decision = decideAuth(deps.keys, { id: hello.id, publicKeyPem }, policy());
+    const fields = { id: hello.id.slice(0, 300), remote, presented: decision.presentedFingerprint, existing: decision.existingFingerprint, status: decision.status };
+    const at = clock.now();
+    const fp = decision.presentedFingerprint;
+    if (decision.status === 'pending') deps.events.emit({ kind: 'auth_pending', id: hello.id, remote, fingerprint: fp, at });
+    else if (decision.status === 'rejected' || decision.status === 'full') deps.events.emit({ kind: 'auth_rejected', id: hello.id, remote, fingerprint: fp, reason: decision.reason, at });
+    else if (decision.status === 'denied') deps.events.emit({ kind: 'key_mismatch', id: hello.id, remote, acceptedFingerprint: decision.existingFingerprint ?? '', presentedFingerprint: fp, at });
+    else if (decision.status === 'invalid_id') deps.events.emit({ kind: 'invalid_id', remote, reason: decision.reason, at });
+    if (decision.status === 'denied') {
+      logger.error(fields, `Authentication attempt from ${hello.id} at ${remote} failed, the public keys did not match: accepted key ${decision.existingFingerprint ?? '?'}, presented key ${decision.presentedFingerprint}. The presented key is stored in minions_denied; this may be a duplicate ID or an attempt to impersonate the minion.`);
+    } else if (decision.status === 'accepted') {
+      logger.debug(fields, decision.reason);
+    } else if (decision.status === 'pending' && decision.existingFingerprint !== undefined) {
+      // the same pending key asking again every acceptance_wait_time: said once already
+      logger.info(fields, decision.reason);
+    } else {
+      logger.warn(fields, decision.reason);
+    }
+    return verdictFor(decision, hello.id, deps.masterFingerprint);
+  };
+  return { authorize, probe };
+}
