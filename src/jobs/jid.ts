@@ -80,14 +80,22 @@ export function jidToEpochMs(jid: string): number {
  * Hands out strictly increasing jids. The clock has millisecond resolution, so the microsecond
  * digits carry a counter: two jids in the same millisecond (or after the clock steps back) still
  * differ and sort in issue order, like Salt's unique_jid bump of 1 µs.
+ *
+ * The microsecond digits of a new millisecond are random rather than 000: minions run a jid
+ * once (the same job can arrive through two masters), so two independent masters publishing in
+ * the same millisecond must not both hand out ...000 and have one of the jobs dropped.
  */
 export class JidGenerator {
   private lastMicros = -1;
 
-  constructor(private readonly clock: { now(): number } = { now: () => Date.now() }) {}
+  constructor(
+    private readonly clock: { now(): number } = { now: () => Date.now() },
+    private readonly random: () => number = Math.random,
+  ) {}
 
   next(): string {
-    let micros = Math.floor(this.clock.now()) * 1000;
+    // leave room below the next millisecond for the counter of a burst
+    let micros = Math.floor(this.clock.now()) * 1000 + Math.floor(this.random() * 500);
     if (micros <= this.lastMicros) micros = this.lastMicros + 1;
     const jid = formatJid(micros);
     this.lastMicros = micros;

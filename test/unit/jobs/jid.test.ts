@@ -6,7 +6,7 @@ import { isBrineError } from '../../../src/util/errors.js';
 
 test('a jid is the UTC time as %Y%m%d%H%M%S%f', () => {
   // 2013-12-19T21:56:50.131Z, the example from Salt's docs (UTC, not local time).
-  const gen = new JidGenerator({ now: () => Date.UTC(2013, 11, 19, 21, 56, 50, 131) });
+  const gen = new JidGenerator({ now: () => Date.UTC(2013, 11, 19, 21, 56, 50, 131) }, () => 0);
   const jid = gen.next();
   assert.equal(jid, '20131219215650131000');
   assert.equal(jid.length, 20);
@@ -15,7 +15,7 @@ test('a jid is the UTC time as %Y%m%d%H%M%S%f', () => {
 
 test('1000 jids from a clock frozen in one millisecond are distinct and strictly increasing', () => {
   const clock = new FakeClock(Date.UTC(2024, 0, 1, 0, 0, 0, 999));
-  const gen = new JidGenerator(clock);
+  const gen = new JidGenerator(clock, () => 0);
   const jids = Array.from({ length: 1000 }, () => gen.next());
   assert.equal(new Set(jids).size, 1000);
   for (let i = 1; i < jids.length; i++) assert.ok(jids[i - 1]! < jids[i]!, `${jids[i - 1]} < ${jids[i]}`);
@@ -30,7 +30,7 @@ test('1000 jids from a clock frozen in one millisecond are distinct and strictly
 
 test('a clock stepping backwards never yields an older or equal jid', () => {
   let now = Date.UTC(2024, 5, 1, 12, 0, 0, 0);
-  const gen = new JidGenerator({ now: () => now });
+  const gen = new JidGenerator({ now: () => now }, () => 0);
   const a = gen.next();
   now -= 5000; // NTP step back
   const b = gen.next();
@@ -71,4 +71,16 @@ test('assertJid throws INVALID_JID with the offending value', () => {
     return true;
   });
   assert.doesNotThrow(() => assertJid('20240101120000000000'));
+});
+
+test('two masters publishing in the same millisecond do not hand out the same jid', () => {
+  // minions run a jid once, so a collision between independent masters would drop a job
+  const now = () => Date.UTC(2026, 0, 1, 12, 0, 0, 7);
+  const a = new JidGenerator({ now }, () => 0.1);
+  const b = new JidGenerator({ now }, () => 0.9);
+  const ja = a.next();
+  const jb = b.next();
+  assert.notEqual(ja, jb);
+  assert.equal(ja.slice(0, 17), jb.slice(0, 17), 'same millisecond');
+  assert.equal(ja, '20260101120000007050');
 });
