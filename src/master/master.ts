@@ -123,7 +123,7 @@ export class Master {
           return;
         }
         const session = new MinionSession(channel, clock, logger, settings, {
-          authorize: (hello, ch) => authorize(hello, ch.peerPublicKeyPem, ch.remoteAddress),
+          authorize: (hello, ch) => authorize(hello, ch.peerPublicKeyPem, ch.remoteAddress, ch.peerFingerprint),
           probe: (hello, ch) => probe(hello, ch.peerPublicKeyPem, ch.remoteAddress),
           onAuthenticated: (s) => {
             const replaced = this.sessions.attach(s);

@@ -6,6 +6,7 @@ import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { decideAuth, loadMatchFile, type AuthPolicy, type KeyStore } from '../pki/index.js';
+import { AcceptedKeyCache } from './accepted-keys.js';
 import { AuthAdmission } from './admission.js';
 import { verdictFor } from './auth-messages.js';
 import type { EventBus } from './event-bus.js';
@@ -23,7 +24,7 @@ export interface SignInDeps {
   masterFingerprint: string;
 }
 
-export type SignIn = (hello: { id: string }, publicKeyPem: string, remote: string) => AuthVerdict;
+export type SignIn = (hello: { id: string }, publicKeyPem: string, remote: string, presentedFingerprint?: string) => AuthVerdict;
 
 export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: SignIn } {
   const { opts, logger, clock } = deps;
@@ -58,9 +59,16 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     logger.info({ id: hello.id.slice(0, 300), remote, status: verdict.status }, `answered a brine doctor probe from ${hello.id.slice(0, 64)} at ${remote}: ${verdict.status}`);
     return verdict;
   };
-  const authorize = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
+  // the fast path only where the table's first steps cannot apply
+  const accepted = new AcceptedKeyCache(deps.keys);
+  const fastPath = !opts.open_mode && opts.max_minions === 0;
+  const authorize = (hello: { id: string }, publicKeyPem: string, remote: string, presentedFingerprint?: string): AuthVerdict => {
     const refused = busy();
     if (refused) return refused;
+    if (fastPath && presentedFingerprint !== undefined && accepted.isAccepted(hello.id, presentedFingerprint)) {
+      logger.debug({ id: hello.id, remote, presented: presentedFingerprint, status: 'accepted' }, `Accepted ${hello.id}: its key is the accepted one`);
+      return { status: 'accepted', message: 'accepted' };
+    }
     const decision = decideAuth(deps.keys, { id: hello.id, publicKeyPem }, policy());
     const fields = { id: hello.id.slice(0, 300), remote, presented: decision.presentedFingerprint, existing: decision.existingFingerprint, status: decision.status };
     const at = clock.now();

@@ -158,6 +158,16 @@ export class KeyStore {
   }
 
   /** The only place a file path is built from an ID: the ID is validated first. */
+  /** inode, mtime and size of the ID's key file in a state: changes whenever the file does. */
+  stampOf(state: KeyState, id: string): string | undefined {
+    try {
+      const st = statSync(this.pathFor(state, id));
+      return `${st.ino}:${st.mtimeMs}:${st.size}`;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The inode of the ID's key file in a state (changes when the file is replaced), if any. */
   inodeOf(state: KeyState, id: string): number | undefined {
     try {
