@@ -49,3 +49,18 @@ export function fail(err: unknown): never {
   process.stderr.write(`${formatError(e)}\n`);
   process.exit(e.exitCode);
 }
+
+/** Runs `stop` once on SIGTERM or SIGINT, then exits 0 (1 if stopping failed). */
+export function onSignals(stop: () => Promise<void> | void): void {
+  let stopping = false;
+  const handler = () => {
+    if (stopping) return;
+    stopping = true;
+    Promise.resolve(stop()).then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.on('SIGTERM', handler);
+  process.on('SIGINT', handler);
+}

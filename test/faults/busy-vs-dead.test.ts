@@ -6,24 +6,16 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { Cluster, waitUntil } from '../helpers/cluster.js';
 import { FaultProxy } from './index.js';
+import { lastStats, type EmulatorStats } from './emulator-stats.js';
 
 const HB_INTERVAL = 0.5;
 const HB_TIMEOUT = 1.5;
 const LIVENESS = { heartbeat_interval: HB_INTERVAL, heartbeat_timeout: HB_TIMEOUT };
 const COUNT = 200;
 
-interface Stats {
-  ready: number;
-  drops: number;
-  fatal: number;
-}
 
-function lastStats(p: Proc): Stats | undefined {
-  const last = p.output.split('\n').filter((l) => l.startsWith('{"at":')).at(-1);
-  return last === undefined ? undefined : (JSON.parse(last) as Stats);
-}
 
 function logTime(line: string): number {
   const m = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(line);

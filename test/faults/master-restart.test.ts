@@ -5,7 +5,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { Cluster, waitUntil } from '../helpers/cluster.js';
+import { lastStats, type EmulatorStats } from './emulator-stats.js';
 
 const HB_INTERVAL = 0.5;
 const HB_TIMEOUT = 1.5;
@@ -38,19 +39,7 @@ function sortedLines(out: string): string[] {
   return out.split('\n').filter((l) => l !== '').sort();
 }
 
-interface Stats {
-  total: number;
-  ready: number;
-  connects: number;
-  drops: number;
-  fatal: number;
-}
 
-function lastStats(p: Proc): Stats | undefined {
-  const lines = p.output.split('\n').filter((l) => l.startsWith('{"at":'));
-  const last = lines.at(-1);
-  return last === undefined ? undefined : (JSON.parse(last) as Stats);
-}
 
 describe('master SIGKILL, then restart (seed 002)', () => {
   const clusters: Cluster[] = [];

@@ -7,25 +7,16 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { Cluster, waitUntil } from '../helpers/cluster.js';
 import { FaultProxy } from './index.js';
+import { lastStats, type EmulatorStats } from './emulator-stats.js';
 
 const COUNT = 50;
 const ROUNDS = 10;
 const FD_TOLERANCE = 5;
 const RSS_GROWTH_LIMIT = 50 * 1024 * 1024;
 
-interface Stats {
-  ready: number;
-  connects: number;
-  drops: number;
-  fatal: number;
-}
 
-function lastStats(p: Proc): Stats | undefined {
-  const last = p.output.split('\n').filter((l) => l.startsWith('{"at":')).at(-1);
-  return last === undefined ? undefined : (JSON.parse(last) as Stats);
-}
 
 function fdCount(pid: number): number {
   return fs.readdirSync(`/proc/${pid}/fd`).length;

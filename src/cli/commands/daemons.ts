@@ -2,23 +2,10 @@
 
 import type { Command } from 'commander';
 import { BrineError, ERRORS } from '../../util/errors.js';
-import { daemonLogger, fail, masterOptions, minionOptions, type ConfigFlags } from '../common.js';
+import { daemonLogger, fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
 
 // Each daemon loads only its own code: a minion never pulls in the master's SQLite and key store.
 
-function onSignals(stop: () => Promise<void> | void): void {
-  let stopping = false;
-  const handler = () => {
-    if (stopping) return;
-    stopping = true;
-    Promise.resolve(stop()).then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.on('SIGTERM', handler);
-  process.on('SIGINT', handler);
-}
 
 export function registerDaemons(program: Command): void {
   program

@@ -8,7 +8,7 @@ import { MinionEmulator } from '../../emulator/index.js';
 import { parseMasterEndpoint } from '../../minion/index.js';
 import { BrineError } from '../../util/errors.js';
 import { createLogger, isSaltLogLevel } from '../../util/logger.js';
-import { fail } from '../common.js';
+import { fail, onSignals } from '../common.js';
 
 interface EmulateFlags {
   master: string;
@@ -54,14 +54,13 @@ async function emulate(flags: EmulateFlags): Promise<void> {
   });
   const print = () => process.stdout.write(`${JSON.stringify({ at: Date.now(), ...emulator.stats })}\n`);
   const timer = setInterval(print, num(flags.statsInterval, '--stats-interval', 0.05) * 1000);
-  const stop = () => {
+  onSignals(async () => {
     clearInterval(timer);
     print();
     emulator.stop();
-    setTimeout(() => process.exit(0), 100);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+    // let the goodbyes and the last stats line flush
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  });
 }
 
 export function registerEmulate(program: Command): void {
