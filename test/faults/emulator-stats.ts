@@ -1,16 +1,10 @@
 // Reading `brine emulate`'s JSON stats lines from its output (shared by the fault tests).
 
+import type { EmulatorStats as Counts } from '../../src/emulator/index.js';
 import type { Proc } from '../helpers/cluster.js';
 
-export interface EmulatorStats {
-  at: number;
-  total: number;
-  ready: number;
-  connects: number;
-  drops: number;
-  jobs: number;
-  fatal: number;
-}
+/** One stats line: the emulator's counters and when they were printed. */
+export type EmulatorStats = Counts & { at: number };
 
 /** The last stats line the emulator printed, if any. */
 export function lastStats(p: Proc): EmulatorStats | undefined {

@@ -10,19 +10,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { alive } from '../helpers/processes.js';
 
 const MINIONS = ['m1', 'm2', 'm3', 'm4', 'm5'];
 const FAST_HEARTBEAT = { heartbeat_interval: 0.5, heartbeat_timeout: 1.5 };
-
-/** Alive and not a zombie. */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 function jsonDocs(stdout: string): Record<string, unknown> {
   return Object.assign({}, ...stdout.trim().split(/\n(?=\{)/).map((s) => JSON.parse(s) as Record<string, unknown>));

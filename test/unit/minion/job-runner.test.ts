@@ -11,6 +11,7 @@ import { JobRunner, capReturn, type JobRunnerDeps } from '../../../src/minion/in
 import { createDefaultRegistry } from '../../../src/modules/index.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import type { Job } from '../../../src/protocol/index.js';
+import { alive } from '../../helpers/processes.js';
 
 let seq = 0;
 function job(fun: string, arg: unknown[] = [], kwarg: Record<string, unknown> = {}): Job {
@@ -20,16 +21,6 @@ function job(fun: string, arg: unknown[] = [], kwarg: Record<string, unknown> = 
 
 function runner(extra: Partial<JobRunnerDeps> = {}): JobRunner {
   return new JobRunner({ registry: createDefaultRegistry(), minionId: 'm1', grains: () => ({ id: 'm1' }), config: {}, logger: silentLogger(), ...extra });
-}
-
-/** Alive and not a zombie (a reparented child may linger as a zombie where PID 1 does not reap). */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 async function waitFor<T>(fn: () => T | undefined | false, ms: number, what: string): Promise<T> {
