@@ -4,11 +4,13 @@
 import { SALT_LOG_LEVELS } from '../util/logger.js';
 import { byRole, type OptionSpec, type Role } from './option-spec.js';
 
-const BOTH: readonly Role[] = ['master', 'minion'];
-const MASTER: readonly Role[] = ['master'];
-const MINION: readonly Role[] = ['minion'];
+// Tuples, not Role[], so that options.ts can tell from the type which role an option belongs to.
+const BOTH = ['master', 'minion'] as const;
+const MASTER = ['master'] as const;
+const MINION = ['minion'] as const;
 
-export const OPTIONS: readonly OptionSpec[] = [
+// `as const` keeps each row's name and type literal: options.ts derives the typed views from them.
+const TABLE = [
   // --- where things live --------------------------------------------------------------------
   { name: 'root_dir', type: 'string', nonEmpty: true, default: '/', roles: BOTH,
     doc: 'Directory prepended to every path option, so a whole installation can live under one tree (tests, unprivileged runs).' },
@@ -154,7 +156,13 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'Named groups of minions for `brine run -N NAME` and `N@NAME` in compound targets: each value is a compound expression or a list of minion IDs; may use N@ of other groups (a loop is an error). See docs/targeting.md.' },
   { name: 'worker_threads', type: 'int', default: 5, roles: MASTER,
     doc: 'Accepted for compatibility; brine serves all minions from one event loop.' },
-];
+] as const satisfies readonly OptionSpec[];
+
+/** One row of the table, with its literal name, type and roles. */
+export type OptionRow = (typeof TABLE)[number];
+
+/** The rows seen as plain specs, for code that reads options by a runtime name. */
+export const OPTIONS: readonly OptionSpec[] = TABLE;
 
 const BY_NAME: ReadonlyMap<string, OptionSpec> = new Map(OPTIONS.map((o) => [o.name, o]));
 

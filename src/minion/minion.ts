@@ -111,7 +111,7 @@ export class Minion {
   static async start(opts: MinionOptions, logger: Logger, runtime: MinionRuntime = {}): Promise<Minion> {
     const resolved = await Minion.resolveId(opts);
     // logs the source and every warning with its fix; throws INVALID_ID or ID_CLONED
-    reportIdAtStart(resolved, { refuseClonedId: opts['refuse_cloned_id'] === true }, logger);
+    reportIdAtStart(resolved, { refuseClonedId: opts.refuse_cloned_id }, logger);
     assertValidMinionId(resolved.id);
     const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'minion', commonName: resolved.id });
     const returns = ReturnQueue.open(path.join(opts.cachedir, 'returns'), { max: opts.return_queue_max, logger });
@@ -274,7 +274,7 @@ export class Minion {
   }
 
   private collectGrains(): Promise<Grains> {
-    return collectGrains({ id: this.id, configGrains: this.opts.grains as Record<string, unknown> | undefined });
+    return collectGrains({ id: this.id, configGrains: this.opts.grains });
   }
 
   /**

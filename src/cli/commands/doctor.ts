@@ -15,7 +15,7 @@ import { exitCodeFor, formatChecks, runAll, runGroup, type Check } from '../doct
 export async function doctorId(flags: ConfigFlags): Promise<number> {
   const opts = minionOptions(flags);
   const res = await resolveMinionId({ ...idOptionsFrom(opts), writeCache: false, explain: true });
-  const checks = checkIdResolution(res, { refuseClonedId: opts['refuse_cloned_id'] === true });
+  const checks = checkIdResolution(res, { refuseClonedId: opts.refuse_cloned_id });
   const report = formatIdReport(res, checks);
   process.stdout.write(report.text);
   return checks.some((c) => c.level === 'fail') ? 1 : 0;

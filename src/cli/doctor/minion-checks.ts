@@ -18,7 +18,7 @@ import { connectToMaster, loadProbeIdentity, probeKeyState, type ProbeIdentity }
 export async function minionChecks(opts: MinionOptions, configCheck: Check): Promise<Check[]> {
   const checks: Check[] = [configCheck];
   const res = await resolveMinionId({ ...idOptionsFrom(opts), writeCache: false, explain: true });
-  checks.push(summarizeId(checkIdResolution(res, { refuseClonedId: opts['refuse_cloned_id'] === true })));
+  checks.push(summarizeId(checkIdResolution(res, { refuseClonedId: opts.refuse_cloned_id })));
   const id = res.id;
 
   if (opts.master_type === 'disable') {
