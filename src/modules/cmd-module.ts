@@ -6,10 +6,11 @@ import { BrineError, isBrineError } from '../util/errors.js';
 import { runProcess, type ProcessResult } from './process-runner.js';
 import { withRetcode } from './retcode.js';
 import { splitShellWords } from './shell-words.js';
-import type { BoundArgs, ExecContext, ModuleFunction, ParamSpec } from './types.js';
+import { defineFunction, defineParams, type TypedArgs } from './define-function.js';
+import type { ExecContext, ModuleFunction } from './types.js';
 
 // Salt's parameter order for the subset brine supports, so positional calls mean the same.
-const PARAMS: ParamSpec[] = [
+const PARAMS = defineParams([
   { name: 'cmd', type: 'any', required: true, doc: 'a command string, or a list of argv strings (never run through a shell)' },
   { name: 'cwd', type: 'string', doc: 'working directory (default: the minion working directory)' },
   { name: 'stdin', type: 'string', doc: 'text written to the standard input of the command' },
@@ -18,7 +19,7 @@ const PARAMS: ParamSpec[] = [
   { name: 'env', type: 'map', doc: 'environment variables added to the minion environment' },
   { name: 'rstrip', type: 'bool', default: true, doc: 'strip trailing whitespace from the output' },
   { name: 'timeout', type: 'number', doc: 'seconds before the command and everything it started are stopped' },
-];
+]);
 
 function bad(fun: string, what: string): BrineError {
   return new BrineError('BAD_ARGUMENTS', `${fun}: ${what}`);
@@ -60,33 +61,33 @@ function envStrings(fun: string, env: Record<string, unknown> | undefined): Reco
   return Object.fromEntries(entries);
 }
 
-async function execute(fun: string, ctx: ExecContext, a: BoundArgs, mergeStderr: boolean): Promise<ProcessResult> {
+async function execute(fun: string, ctx: ExecContext, a: TypedArgs<typeof PARAMS>, mergeStderr: boolean): Promise<ProcessResult> {
   const n = a.named;
-  const argv = commandArgv(fun, n['cmd'], n['python_shell'] as boolean, n['shell'] as string);
-  const cwd = n['cwd'] as string | undefined;
+  const argv = commandArgv(fun, n.cmd, n.python_shell, n.shell);
+  const cwd = n.cwd;
   if (cwd !== undefined) {
     const st = await stat(cwd).catch(() => undefined);
     if (!st?.isDirectory()) throw new BrineError('EXEC_FAILED', `${fun}: cwd '${cwd}' does not exist or is not a directory; create it or pass another cwd=`);
   }
-  const timeout = n['timeout'] as number | undefined;
+  const timeout = n.timeout;
   if (timeout !== undefined && timeout < 0) throw bad(fun, `timeout must be a positive number of seconds, got ${timeout}`);
   return runProcess({
     argv,
     cwd,
-    env: envStrings(fun, n['env'] as Record<string, unknown> | undefined),
-    stdin: n['stdin'] as string | undefined,
+    env: envStrings(fun, n.env),
+    stdin: n.stdin,
     // Salt treats timeout=0 as "no timeout".
     timeoutMs: timeout ? timeout * 1000 : undefined,
     signal: ctx.signal,
     mergeStderr,
-    rstrip: n['rstrip'] as boolean,
+    rstrip: n.rstrip,
     label: fun,
     ...(ctx.trackProcess ? { onSpawn: (pid: number) => ctx.trackProcess?.(pid) } : {}),
   });
 }
 
 export const cmdFunctions: readonly ModuleFunction[] = [
-  {
+  defineFunction({
     name: 'cmd.run',
     doc: 'Run a command and return its output (stderr merged into stdout); the job retcode is the exit code.',
     params: PARAMS,
@@ -94,8 +95,8 @@ export const cmdFunctions: readonly ModuleFunction[] = [
       const r = await execute('cmd.run', ctx, a, true);
       return withRetcode(r.stdout, r.retcode);
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'cmd.run_all',
     doc: 'Run a command and return {pid, retcode, stdout, stderr}.',
     params: PARAMS,
@@ -103,8 +104,8 @@ export const cmdFunctions: readonly ModuleFunction[] = [
       const r = await execute('cmd.run_all', ctx, a, false);
       return withRetcode({ pid: r.pid, retcode: r.retcode, stdout: r.stdout, stderr: r.stderr }, r.retcode);
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'cmd.retcode',
     doc: 'Run a command and return only its exit code.',
     params: PARAMS,
@@ -112,5 +113,5 @@ export const cmdFunctions: readonly ModuleFunction[] = [
       const r = await execute('cmd.retcode', ctx, a, false);
       return withRetcode(r.retcode, r.retcode);
     },
-  },
+  }),
 ];

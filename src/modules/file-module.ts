@@ -7,10 +7,11 @@ import { BrineError } from '../util/errors.js';
 import { absPath, formatMode, fsError, parseMode } from './file-common.js';
 import { fileReplaceFunction } from './file-replace.js';
 import { fileStatFunctions } from './file-stat.js';
-import type { ModuleFunction, ParamSpec } from './types.js';
+import type { ModuleFunction } from './types.js';
+import { defineFunction, defineParam } from './define-function.js';
 import { findGroup, findUser, readGroups, readPasswd } from './user-db.js';
 
-const PATH: ParamSpec = { name: 'path', type: 'string', required: true, doc: 'absolute path' };
+const PATH = defineParam({ name: 'path', type: 'string', required: true, doc: 'absolute path' });
 
 async function exists(p: string): Promise<boolean> {
   return lstat(p).then(
@@ -73,17 +74,17 @@ async function gidOf(fun: string, group: string | undefined): Promise<number> {
 }
 
 const basicFunctions: ModuleFunction[] = [
-  {
+  defineFunction({
     name: 'file.read',
     doc: 'Return the contents of a file (binary=true returns it base64-encoded).',
     params: [PATH, { name: 'binary', type: 'bool', default: false, doc: 'return base64 of the raw bytes' }],
     run: async (_ctx, a) => {
-      const p = absPath('file.read', a.named['path'] as string);
+      const p = absPath('file.read', a.named.path);
       const data = await readFile(p).catch((e: unknown) => Promise.reject(fsError('file.read', p, e)));
-      return a.named['binary'] ? data.toString('base64') : data.toString('utf8');
+      return a.named.binary ? data.toString('base64') : data.toString('utf8');
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'file.write',
     doc: 'Replace the contents of a file with the given lines, each ending in a newline.',
     params: [PATH],
@@ -91,13 +92,13 @@ const basicFunctions: ModuleFunction[] = [
     kwargs: true,
     run: async (_ctx, a) => {
       rejectExtra('file.write', a.extra, ['args']);
-      const p = absPath('file.write', a.named['path'] as string);
+      const p = absPath('file.write', a.named.path);
       const lines = linesOf(a.rest, a.extra);
       await writeFile(p, lines.map((l) => `${l}\n`).join('')).catch((e: unknown) => Promise.reject(fsError('file.write', p, e)));
       return `Wrote ${lines.length} lines to "${p}"`;
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'file.append',
     doc: 'Append lines to an existing file, first adding a newline if the file does not end with one.',
     params: [PATH],
@@ -105,7 +106,7 @@ const basicFunctions: ModuleFunction[] = [
     kwargs: true,
     run: async (_ctx, a) => {
       rejectExtra('file.append', a.extra, ['args']);
-      const p = absPath('file.append', a.named['path'] as string);
+      const p = absPath('file.append', a.named.path);
       const lines = linesOf(a.rest, a.extra);
       try {
         // As in Salt the file must exist: append never creates it.
@@ -127,8 +128,8 @@ const basicFunctions: ModuleFunction[] = [
       }
       return `Wrote ${lines.length} lines to "${p}"`;
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'file.touch',
     doc: 'Create a file if missing and set its access and modification times (default: now).',
     params: [
@@ -137,10 +138,10 @@ const basicFunctions: ModuleFunction[] = [
       { name: 'mtime', type: 'any', doc: 'modification time, seconds since the epoch' },
     ],
     run: async (_ctx, a) => {
-      const p = absPath('file.touch', a.named['name'] as string);
+      const p = absPath('file.touch', a.named.name);
       const now = Date.now() / 1000;
-      const at = epoch('file.touch', 'atime', a.named['atime']) ?? now;
-      const mt = epoch('file.touch', 'mtime', a.named['mtime']) ?? now;
+      const at = epoch('file.touch', 'atime', a.named.atime) ?? now;
+      const mt = epoch('file.touch', 'mtime', a.named.mtime) ?? now;
       try {
         if (!(await exists(p))) await writeFile(p, '', { flag: 'a' });
         await utimes(p, at, mt);
@@ -149,22 +150,22 @@ const basicFunctions: ModuleFunction[] = [
       }
       return true;
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'file.remove',
     doc: 'Remove a file, a symlink or a whole directory tree; false if nothing was there.',
     params: [PATH],
     kwargs: true,
     run: async (_ctx, a) => {
-      const p = absPath('file.remove', a.named['path'] as string);
+      const p = absPath('file.remove', a.named.path);
       if (path.resolve(p) === '/') throw new BrineError('BAD_ARGUMENTS', "file.remove: refusing to remove '/'");
       if (!(await exists(p))) return false;
       // rm does not follow symlinks: removing a link never removes what it points to.
       await rm(p, { recursive: true, force: true }).catch((e: unknown) => Promise.reject(fsError('file.remove', p, e)));
       return true;
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'file.mkdir',
     doc: 'Create a directory and any missing parents, optionally setting owner, group and mode on those created.',
     params: [
@@ -175,10 +176,10 @@ const basicFunctions: ModuleFunction[] = [
     ],
     run: async (_ctx, a) => {
       const fun = 'file.mkdir';
-      const p = absPath(fun, a.named['dir_path'] as string);
-      const mode = a.named['mode'] === undefined ? undefined : parseMode(fun, a.named['mode']);
-      const uid = await uidOf(fun, a.named['user'] as string | undefined);
-      const gid = await gidOf(fun, a.named['group'] as string | undefined);
+      const p = absPath(fun, a.named.dir_path);
+      const mode = a.named.mode === undefined ? undefined : parseMode(fun, a.named.mode);
+      const uid = await uidOf(fun, a.named.user);
+      const gid = await gidOf(fun, a.named.group);
       const created: string[] = [];
       for (let d = path.resolve(p); !(await exists(d)); d = path.dirname(d)) created.unshift(d);
       try {
@@ -192,43 +193,43 @@ const basicFunctions: ModuleFunction[] = [
       }
       return true;
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'file.file_exists',
     doc: 'True if the path exists and is a regular file (symlinks followed).',
     params: [PATH],
     run: async (_ctx, a) => {
-      const p = absPath('file.file_exists', a.named['path'] as string);
+      const p = absPath('file.file_exists', a.named.path);
       return (await stat(p).catch(() => undefined))?.isFile() ?? false;
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'file.directory_exists',
     doc: 'True if the path exists and is a directory (symlinks followed).',
     params: [PATH],
     run: async (_ctx, a) => {
-      const p = absPath('file.directory_exists', a.named['path'] as string);
+      const p = absPath('file.directory_exists', a.named.path);
       return (await stat(p).catch(() => undefined))?.isDirectory() ?? false;
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'file.contains',
     doc: 'True if the file contains the text (surrounding whitespace of the text ignored); false if the file is missing, as in Salt.',
     params: [PATH, { name: 'text', type: 'string', required: true, doc: 'text to look for, searched literally' }],
     run: async (_ctx, a) => {
-      const p = absPath('file.contains', a.named['path'] as string);
+      const p = absPath('file.contains', a.named.path);
       if (!(await exists(p))) return false;
-      const needle = Buffer.from((a.named['text'] as string).trim(), 'utf8');
+      const needle = Buffer.from((a.named.text).trim(), 'utf8');
       return fileContains(p, needle).catch((e: unknown) => Promise.reject(fsError('file.contains', p, e)));
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'file.chmod',
     doc: "Set the mode of a path and return the new mode as Salt prints it ('0644').",
     params: [PATH, { name: 'mode', type: 'any', required: true, doc: "octal mode, e.g. 644 or '0755'" }],
     run: async (_ctx, a) => {
-      const p = absPath('file.chmod', a.named['path'] as string);
-      const mode = parseMode('file.chmod', a.named['mode']);
+      const p = absPath('file.chmod', a.named.path);
+      const mode = parseMode('file.chmod', a.named.mode);
       try {
         await chmod(p, mode);
         return formatMode((await stat(p)).mode);
@@ -236,23 +237,23 @@ const basicFunctions: ModuleFunction[] = [
         throw fsError('file.chmod', p, e);
       }
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'file.chown',
     doc: 'Set the owner and group of a path (names or numeric ids; an empty one is left unchanged); returns null like Salt.',
     params: [PATH, { name: 'user', type: 'string', required: true, doc: "user name or uid ('' keeps it)" }, { name: 'group', type: 'string', required: true, doc: "group name or gid ('' keeps it)" }],
     run: async (_ctx, a) => {
       const fun = 'file.chown';
-      const p = absPath(fun, a.named['path'] as string);
-      const uid = await uidOf(fun, a.named['user'] as string);
-      const gid = await gidOf(fun, a.named['group'] as string);
+      const p = absPath(fun, a.named.path);
+      const uid = await uidOf(fun, a.named.user);
+      const gid = await gidOf(fun, a.named.group);
       const st = await lstat(p).catch((e: unknown) => Promise.reject(fsError(fun, p, e)));
       // A dangling symlink: change the link itself, as Salt does with lchown.
       const target = await stat(p).catch(() => undefined);
       await (target ? chown(p, uid, gid) : st.isSymbolicLink() ? lchown(p, uid, gid) : chown(p, uid, gid)).catch((e: unknown) => Promise.reject(fsError(fun, p, e)));
       return null;
     },
-  },
+  }),
 ];
 
 export const fileFunctions: readonly ModuleFunction[] = [...basicFunctions, ...fileStatFunctions, fileReplaceFunction];

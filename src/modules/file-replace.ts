@@ -6,6 +6,7 @@ import { BrineError } from '../util/errors.js';
 import { absPath, fsError } from './file-common.js';
 import { compilePythonRegex, pythonFlags, pythonSubn } from './python-regex.js';
 import type { ModuleFunction } from './types.js';
+import { defineFunction } from './define-function.js';
 import { splitLinesKeepEnds, unifiedDiff } from './unified-diff.js';
 
 const FUN = 'file.replace';
@@ -14,7 +15,7 @@ function escapeRegex(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-export const fileReplaceFunction: ModuleFunction = {
+export const fileReplaceFunction: ModuleFunction = defineFunction({
   name: FUN,
   doc: 'Replace occurrences of a Python regex in a file; returns a unified diff (show_changes) or whether it changed.',
   // Salt's order, so that positional calls mean the same.
@@ -38,34 +39,34 @@ export const fileReplaceFunction: ModuleFunction = {
   ],
   run: async (_ctx, a) => {
     const n = a.named;
-    const p = absPath(FUN, n['path'] as string);
-    const append = n['append_if_not_found'] as boolean;
-    const prepend = n['prepend_if_not_found'] as boolean;
-    const searchOnly = n['search_only'] as boolean;
+    const p = absPath(FUN, n.path);
+    const append = n.append_if_not_found;
+    const prepend = n.prepend_if_not_found;
+    const searchOnly = n.search_only;
     if (searchOnly && (append || prepend)) throw new BrineError('BAD_ARGUMENTS', `${FUN}: search_only cannot be used with append_if_not_found or prepend_if_not_found`);
     if (append && prepend) throw new BrineError('BAD_ARGUMENTS', `${FUN}: only one of append_if_not_found and prepend_if_not_found is permitted`);
-    const count = n['count'] as number;
+    const count = n.count;
     if (count < 0) throw new BrineError('BAD_ARGUMENTS', `${FUN}: count must be 0 (all) or a positive number`);
 
     const st = await stat(p).catch(() => undefined);
     if (!st) {
-      if (n['ignore_if_missing']) return false;
+      if (n.ignore_if_missing) return false;
       throw new BrineError('EXEC_FAILED', `${FUN}: file not found: ${p}; check the path or pass ignore_if_missing=true`, { details: { path: p } });
     }
     if (!st.isFile()) throw new BrineError('EXEC_FAILED', `${FUN}: path is not a file: ${p}`, { details: { path: p } });
 
-    const flagBits = pythonFlags(FUN, n['flags']);
-    const re = compilePythonRegex(FUN, n['pattern'] as string, flagBits);
+    const flagBits = pythonFlags(FUN, n.flags);
+    const re = compilePythonRegex(FUN, n.pattern, flagBits);
     const raw = await readFile(p).catch((e: unknown) => Promise.reject(fsError(FUN, p, e)));
     if (raw.subarray(0, 8192).includes(0)) throw new BrineError('EXEC_FAILED', `${FUN}: cannot perform string replacements on a binary file: ${p}`);
     const original = raw.toString('utf8');
 
-    const repl = n['repl'] as string;
-    const sub = pythonSubn(FUN, re, repl, original, count, n['backslash_literal'] as boolean);
+    const repl = n.repl;
+    const sub = pythonSubn(FUN, re, repl, original, count, n.backslash_literal);
     let found = sub.n > 0;
     if (searchOnly) return found;
 
-    const content = (n['not_found_content'] as string | undefined) ?? repl;
+    const content = n.not_found_content ?? repl;
     if (append || prepend) {
       // Already present as a whole line counts as found, so repeated runs add it only once.
       if (new RegExp(`^${escapeRegex(content)}(?:$|(?=\\r\\n))`, flagBits & 2 ? 'mi' : 'm').test(sub.text)) found = true;
@@ -82,8 +83,8 @@ export const fileReplaceFunction: ModuleFunction = {
     const updated = newLines.join('');
     const hasChanges = updated !== original;
 
-    if (hasChanges && !n['dry_run']) {
-      const backup = n['backup'];
+    if (hasChanges && !n.dry_run) {
+      const backup = n.backup;
       try {
         if (typeof backup === 'string' && backup !== '') await copyFile(p, p + backup);
         // writeFile truncates and rewrites the same inode, so hard links and owners stay.
@@ -92,7 +93,7 @@ export const fileReplaceFunction: ModuleFunction = {
         throw fsError(FUN, p, e);
       }
     }
-    if (n['show_changes']) return unifiedDiff(splitLinesKeepEnds(original), newLines);
+    if (n.show_changes) return unifiedDiff(splitLinesKeepEnds(original), newLines);
     return hasChanges;
   },
-};
+});

@@ -6,7 +6,8 @@ import { createReadStream, type Stats } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { BrineError } from '../util/errors.js';
 import { absPath, formatMode, fsError } from './file-common.js';
-import type { ModuleFunction, ParamSpec } from './types.js';
+import type { ModuleFunction } from './types.js';
+import { defineFunction, defineParams } from './define-function.js';
 import { readGroups, readPasswd } from './user-db.js';
 
 // Salt accepts hashlib's names; Node's OpenSSL spells some differently. A Map, so that a
@@ -51,11 +52,11 @@ function typeOf(st: Stats): string {
   return 'file';
 }
 
-const STATS_PARAMS: ParamSpec[] = [
+const STATS_PARAMS = defineParams([
   { name: 'path', type: 'string', required: true, doc: 'absolute path' },
   { name: 'hash_type', type: 'string', doc: "also return the file's hash as `sum` (md5, sha1, sha256, sha512...)" },
   { name: 'follow_symlinks', type: 'bool', default: true, doc: 'describe the target of a symlink rather than the link' },
-];
+]);
 
 async function stats(fun: string, rawPath: string, hashType: string | undefined, follow: boolean): Promise<Record<string, unknown>> {
   const p = absPath(fun, rawPath);
@@ -87,18 +88,18 @@ async function stats(fun: string, rawPath: string, hashType: string | undefined,
 }
 
 function statsFunction(name: string, doc: string): ModuleFunction {
-  return {
+  return defineFunction({
     name,
     doc,
     params: STATS_PARAMS,
-    run: (_ctx, a) => stats(name, a.named['path'] as string, a.named['hash_type'] as string | undefined, a.named['follow_symlinks'] as boolean),
-  };
+    run: (_ctx, a) => stats(name, a.named.path, a.named.hash_type, a.named.follow_symlinks),
+  });
 }
 
 export const fileStatFunctions: readonly ModuleFunction[] = [
   statsFunction('file.stats', 'Return {inode, uid, gid, user, group, atime, mtime, ctime, size, mode, type, target} of a path.'),
   statsFunction('file.stat', 'Same as file.stats: inode, owner, times, size, mode, type and target of a path.'),
-  {
+  defineFunction({
     name: 'file.get_hash',
     doc: 'Return the hex digest of a file (sha256 by default; md5, sha1, sha224, sha384, sha512, sha3_*, blake2b/s).',
     params: [
@@ -106,6 +107,6 @@ export const fileStatFunctions: readonly ModuleFunction[] = [
       { name: 'form', type: 'string', default: 'sha256', doc: 'hash algorithm' },
       { name: 'chunk_size', type: 'int', default: 65536, doc: 'accepted for compatibility; the file is streamed' },
     ],
-    run: (_ctx, a) => hashFile('file.get_hash', absPath('file.get_hash', a.named['path'] as string), a.named['form'] as string),
-  },
+    run: (_ctx, a) => hashFile('file.get_hash', absPath('file.get_hash', a.named.path), a.named.form),
+  }),
 ];

@@ -1,5 +1,7 @@
 // Public surface of src/modules: the execution-module registry, the built-in modules and grains.
 
+export { defineFunction, defineParam, defineParams } from './define-function.js';
+export type { NamedArgs, ParamValue, TypedArgs, TypedModuleFunction } from './define-function.js';
 export type { BoundArgs, ExecContext, ExecResult, Grains, ModuleFunction, ParamSpec, ParamType, RunningJobInfo, RunningJobs } from './types.js';
 export { ModuleRegistry } from './registry.js';
 export { createDefaultRegistry } from './default-registry.js';

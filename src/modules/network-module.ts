@@ -10,7 +10,8 @@ import { abortError } from './abort.js';
 import { checkName, runArgv, which } from './host-tools.js';
 import { inSubnet, interfaces, ipv4ToInt, isLoopback4, isPrivate4 } from './network-interfaces.js';
 import { withRetcode } from './retcode.js';
-import type { ExecContext, ModuleFunction, ParamSpec } from './types.js';
+import type { ExecContext, ModuleFunction } from './types.js';
+import { defineFunction, defineParams } from './define-function.js';
 
 const HOST = /^[A-Za-z0-9._:%-]+$/;
 
@@ -96,12 +97,12 @@ async function connect(ctx: ExecContext, host: string, port: number, proto: stri
     : { result: false, comment: `Unable to connect to ${host} (${resolved.address}) on ${p} port ${port}` };
 }
 
-const IP_ADDRS_PARAMS: ParamSpec[] = [
+const IP_ADDRS_PARAMS = defineParams([
   { name: 'interface', type: 'string', doc: 'only addresses of this interface' },
   { name: 'include_loopback', type: 'bool', default: false, doc: 'include 127.x addresses' },
   { name: 'cidr', type: 'string', doc: 'only addresses in this IPv4 network, e.g. 10.0.0.0/8' },
   { name: 'type', type: 'string', doc: "'public' or 'private' addresses only (ignored when cidr is given)" },
-];
+]);
 
 function ipAddrs(fun: string, iface: string | undefined, includeLoopback: boolean, cidr: string | undefined, type: string | undefined): string[] {
   if (cidr !== undefined && !/^\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?$/.test(cidr)) throw new BrineError('BAD_ARGUMENTS', `${fun}: cidr must be an IPv4 network such as 10.0.0.0/8, got '${cidr}'`);
@@ -121,17 +122,17 @@ function ipAddrs(fun: string, iface: string | undefined, includeLoopback: boolea
 }
 
 function ipAddrsFunction(name: string): ModuleFunction {
-  return {
+  return defineFunction({
     name,
     doc: 'Return the IPv4 addresses of this minion, sorted; loopback excluded unless include_loopback=true.',
     params: IP_ADDRS_PARAMS,
     run: (_ctx, a) =>
-      ipAddrs(name, a.named['interface'] as string | undefined, a.named['include_loopback'] as boolean, a.named['cidr'] as string | undefined, a.named['type'] as string | undefined),
-  };
+      ipAddrs(name, a.named.interface, a.named.include_loopback, a.named.cidr, a.named.type),
+  });
 }
 
 export const networkFunctions: readonly ModuleFunction[] = [
-  {
+  defineFunction({
     name: 'network.ping',
     doc: "Ping a host with the system's ping (-c 4) and return its output, or true/false with return_boolean=true.",
     params: [
@@ -140,9 +141,9 @@ export const networkFunctions: readonly ModuleFunction[] = [
       { name: 'return_boolean', type: 'bool', default: false, doc: 'return true if the host answered, else false' },
       { name: 'count', type: 'int', default: 4, keywordOnly: true, doc: 'number of echo requests (ping -c)' },
     ],
-    run: (ctx, a) => ping(ctx, a.named['host'] as string, a.named['timeout'], a.named['return_boolean'] as boolean, a.named['count'] as number),
-  },
-  {
+    run: (ctx, a) => ping(ctx, a.named.host, a.named.timeout, a.named.return_boolean, a.named.count),
+  }),
+  defineFunction({
     name: 'network.connect',
     doc: 'Test whether a TCP (or UDP) port on a host accepts a connection; returns {result, comment}.',
     params: [
@@ -153,14 +154,14 @@ export const networkFunctions: readonly ModuleFunction[] = [
       { name: 'family', type: 'string', keywordOnly: true, doc: 'ipv4 or ipv6 (default: either)' },
     ],
     run: (ctx, a) =>
-      connect(ctx, a.named['host'] as string, a.named['port'] as number, a.named['proto'] as string, a.named['timeout'] as number, a.named['family'] as string | undefined),
-  },
-  {
+      connect(ctx, a.named.host, a.named.port, a.named.proto, a.named.timeout, a.named.family),
+  }),
+  defineFunction({
     name: 'network.interfaces',
     doc: 'Return every interface as {name: {up, hwaddr, inet: [{address, netmask, broadcast, label}], inet6: [{address, prefixlen, scope}]}}.',
     params: [],
     run: () => interfaces(),
-  },
+  }),
   ipAddrsFunction('network.ip_addrs'),
   ipAddrsFunction('network.ipaddrs'),
 ];

@@ -6,7 +6,8 @@ import { checkName } from './host-tools.js';
 import { createAptBackend } from './pkg-apt.js';
 import { detectBackend, PKG_NAME, PKG_VERSION, type BackendFactories, type PkgBackend } from './pkg-backend.js';
 import { createDnfBackend } from './pkg-dnf.js';
-import type { BoundArgs, ExecContext, ModuleFunction } from './types.js';
+import type { ExecContext, ModuleFunction } from './types.js';
+import { defineFunction } from './define-function.js';
 
 type Changes = Record<string, { old: string; new: string }>;
 
@@ -29,10 +30,10 @@ interface Target {
 }
 
 /** name (+ version=) or pkgs: ['a', {b: '1.2'}], validated so nothing reads as an option. */
-function targetsOf(fun: string, a: BoundArgs): Target[] {
-  const pkgs = a.named['pkgs'] as unknown[] | undefined;
-  const name = a.named['name'] as string | undefined;
-  const version = a.named['version'] as string | undefined;
+function targetsOf(fun: string, a: { named: { pkgs?: unknown[]; name?: string; version?: string } }): Target[] {
+  const pkgs = a.named.pkgs;
+  const name = a.named.name;
+  const version = a.named.version;
   const out: Target[] = [];
   if (pkgs !== undefined) {
     if (pkgs.length === 0) throw new BrineError('BAD_ARGUMENTS', `${fun}: pkgs is an empty list`);
@@ -83,7 +84,7 @@ function namesOf(fun: string, rest: readonly unknown[]): string[] {
 export function createPkgFunctions(factories: BackendFactories = { apt: createAptBackend, dnf: createDnfBackend }): ModuleFunction[] {
   const backend = (fun: string): PkgBackend => detectBackend(fun, factories);
   return [
-    {
+    defineFunction({
       name: 'pkg.install',
       doc: 'Install a package (name, optionally version=) or several (pkgs=[...]); returns {name: {old, new}} for what changed.',
       params: [
@@ -100,12 +101,12 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         const b = backend(fun);
         const before = await b.listPkgs(fun, ctx.signal);
         await withErrorsNamingChanges(fun, b, ctx, before, () =>
-          b.install(fun, targets, { refresh: a.named['refresh'] as boolean, fromrepo: a.named['fromrepo'] as string | undefined, reinstall: a.named['reinstall'] as boolean }, ctx.signal),
+          b.install(fun, targets, { refresh: a.named.refresh, fromrepo: a.named.fromrepo, reinstall: a.named.reinstall }, ctx.signal),
         );
         return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
       },
-    },
-    {
+    }),
+    defineFunction({
       name: 'pkg.remove',
       doc: 'Remove a package or several (pkgs=[...]); returns {name: {old, new: ""}} for what was removed.',
       params: [
@@ -123,8 +124,8 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         await withErrorsNamingChanges(fun, b, ctx, before, () => b.remove(fun, installed, ctx.signal));
         return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
       },
-    },
-    {
+    }),
+    defineFunction({
       name: 'pkg.version',
       doc: "Return the installed version of a package ('' if not installed); several names return {name: version}.",
       params: [],
@@ -134,18 +135,18 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         const pkgs = await backend('pkg.version').listPkgs('pkg.version', ctx.signal);
         return oneOrMap(names, names.map((n) => flat(pkgs.get(n))));
       },
-    },
-    {
+    }),
+    defineFunction({
       name: 'pkg.list_pkgs',
       doc: 'Return the installed packages as {name: version}.',
       params: [{ name: 'versions_as_list', type: 'bool', default: false, doc: 'give each version list as a list instead of a comma-joined string' }],
       run: async (ctx, a) => {
         const pkgs = await backend('pkg.list_pkgs').listPkgs('pkg.list_pkgs', ctx.signal);
-        const asList = a.named['versions_as_list'] as boolean;
+        const asList = a.named.versions_as_list;
         return Object.fromEntries([...pkgs.keys()].sort().map((n) => [n, asList ? pkgs.get(n)! : flat(pkgs.get(n))]));
       },
-    },
-    {
+    }),
+    defineFunction({
       name: 'pkg.latest_version',
       doc: "Return the newest available version of a package if newer than the installed one, else ''; several names return a mapping.",
       params: [{ name: 'refresh', type: 'bool', default: true, keywordOnly: true, doc: 'update the package index first (as Salt does by default)' }],
@@ -154,12 +155,12 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         const fun = 'pkg.latest_version';
         const names = namesOf(fun, a.rest);
         const b = backend(fun);
-        if (a.named['refresh']) await b.refresh(fun, ctx.signal);
+        if (a.named.refresh) await b.refresh(fun, ctx.signal);
         const values: string[] = [];
         for (const n of names) values.push(await b.latestVersion(fun, n, ctx.signal));
         return oneOrMap(names, values);
       },
-    },
+    }),
   ];
 }
 

@@ -4,6 +4,7 @@
 import { constants as osConstants } from 'node:os';
 import { BrineError } from '../util/errors.js';
 import type { ExecContext, ModuleFunction, RunningJobs } from './types.js';
+import { defineFunction } from './define-function.js';
 
 const JID = /^\d{20}$/;
 
@@ -42,35 +43,35 @@ function notRunning(jid: string): string {
 }
 
 export const saltutilFunctions: readonly ModuleFunction[] = [
-  {
+  defineFunction({
     name: 'saltutil.running',
     doc: 'List the jobs running (or queued) on this minion: jid, fun, arg, pid, started, queued.',
     params: [],
     inline: true,
     // the job asking is itself running; Salt leaves it out too
     run: (ctx) => jobsOf(ctx, 'saltutil.running').list().filter((j) => j.jid !== ctx.jid),
-  },
-  {
+  }),
+  defineFunction({
     name: 'saltutil.find_job',
     doc: "Return the data of a job running on this minion, or {} when it does not run here.",
     params: [{ name: 'jid', type: 'any', required: true, doc: 'the job id (20 digits)' }],
     inline: true,
-    run: (ctx, a) => jobsOf(ctx, 'saltutil.find_job').get(jidArg('saltutil.find_job', a.named['jid'])) ?? {},
-  },
-  {
+    run: (ctx, a) => jobsOf(ctx, 'saltutil.find_job').get(jidArg('saltutil.find_job', a.named.jid)) ?? {},
+  }),
+  defineFunction({
     name: 'saltutil.kill_job',
     doc: 'Kill a running job and every process it started (SIGKILL to its process group).',
     params: [{ name: 'jid', type: 'any', required: true, doc: 'the job id (20 digits)' }],
     inline: true,
     run: (ctx, a) => {
-      const jid = jidArg('saltutil.kill_job', a.named['jid']);
+      const jid = jidArg('saltutil.kill_job', a.named.jid);
       const jobs = jobsOf(ctx, 'saltutil.kill_job');
       const info = jobs.get(jid);
       if (!info || !jobs.kill(jid)) return notRunning(jid);
       return `Signal 9 sent to job ${jid} at pid ${info.pid}`;
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'saltutil.signal_job',
     doc: "Send a signal to a running job's process group (SIGTERM, HUP, 15, ...).",
     params: [
@@ -79,15 +80,15 @@ export const saltutilFunctions: readonly ModuleFunction[] = [
     ],
     inline: true,
     run: (ctx, a) => {
-      const jid = jidArg('saltutil.signal_job', a.named['jid']);
-      const sig = parseSignal(a.named['signal']);
+      const jid = jidArg('saltutil.signal_job', a.named.jid);
+      const sig = parseSignal(a.named.signal);
       const jobs = jobsOf(ctx, 'saltutil.signal_job');
       const info = jobs.get(jid);
       if (!info || !jobs.signal(jid, sig)) return notRunning(jid);
       return `Signal ${SIGNALS.get(sig) ?? sig} sent to job ${jid} at pid ${info.pid}`;
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'saltutil.refresh_grains',
     doc: "Collect this minion's grains again (and send them to the master); returns true.",
     params: [],
@@ -101,5 +102,5 @@ export const saltutilFunctions: readonly ModuleFunction[] = [
       await refresh.call(ctx);
       return true;
     },
-  },
+  }),
 ];

@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import { BrineError } from '../util/errors.js';
 import { globToRegExp, hasGlob } from './glob.js';
 import { checkName, runArgv, runChecked, tail } from './host-tools.js';
-import type { BoundArgs, ExecContext, ModuleFunction, ParamSpec } from './types.js';
+import type { ExecContext, ModuleFunction, ParamSpec } from './types.js';
+import { defineFunction, defineParam, type TypedArgs } from './define-function.js';
 
 // systemd's own test for "booted with systemd" (sd_booted), which Salt's booted() also uses.
 const SYSTEMD_MARKER = '/run/systemd/system';
@@ -43,11 +44,11 @@ async function available(fun: string, name: string): Promise<boolean> {
 }
 
 /** start/stop/restart: true on success, else EXEC_FAILED carrying systemctl's message (Salt raises too). */
-async function action(fun: string, verb: string, a: BoundArgs): Promise<boolean> {
-  const name = unitName(fun, a.named['name'] as string);
+async function action(fun: string, verb: string, a: UnitArgs): Promise<boolean> {
+  const name = unitName(fun, a.named.name);
   if (!(await available(fun, name))) throw new BrineError('EXEC_FAILED', `${fun}: no such service '${name}' on this host; list them with cmd.run 'systemctl list-unit-files --type=service'`);
   const argv = ['systemctl', verb];
-  if (a.named['no_block']) argv.push('--no-block');
+  if (a.named.no_block) argv.push('--no-block');
   argv.push('--', name);
   await runChecked(fun, argv);
   return true;
@@ -69,29 +70,32 @@ async function status(fun: string, name: string): Promise<boolean | Record<strin
   return Object.fromEntries(out);
 }
 
-async function toggle(fun: string, verb: 'enable' | 'disable', a: BoundArgs): Promise<boolean> {
-  const name = unitName(fun, a.named['name'] as string);
+async function toggle(fun: string, verb: 'enable' | 'disable', a: UnitArgs): Promise<boolean> {
+  const name = unitName(fun, a.named.name);
   const argv = ['systemctl', verb];
-  if (a.named['no_block']) argv.push('--no-block');
+  if (a.named.no_block) argv.push('--no-block');
   argv.push('--', name);
   // Salt returns whether systemctl succeeded rather than raising.
   return (await runArgv(fun, argv)).retcode === 0;
 }
 
-const NAME: ParamSpec = { name: 'name', type: 'string', required: true, doc: "unit name, e.g. 'nginx' or 'nginx.service'" };
-const NO_BLOCK: ParamSpec = { name: 'no_block', type: 'bool', default: false, doc: 'do not wait for the job to finish (systemctl --no-block)' };
+const NAME = defineParam({ name: 'name', type: 'string', required: true, doc: "unit name, e.g. 'nginx' or 'nginx.service'" });
+const NO_BLOCK = defineParam({ name: 'no_block', type: 'bool', default: false, doc: 'do not wait for the job to finish (systemctl --no-block)' });
+/** The arguments of the functions that act on one unit (start, stop, enable ...). */
+type UnitArgs = TypedArgs<readonly [typeof NAME, typeof NO_BLOCK]>;
 
 export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunction[] {
   const marker = opts.systemdMarker ?? SYSTEMD_MARKER;
-  const fn = (name: string, doc: string, params: ParamSpec[], body: (a: BoundArgs) => Promise<unknown>): ModuleFunction => ({
-    name,
-    doc,
-    params,
-    run: (_ctx: ExecContext, a: BoundArgs) => {
-      requireSystemd(name, marker);
-      return body(a);
-    },
-  });
+  const fn = <const Ps extends readonly ParamSpec[]>(name: string, doc: string, params: Ps, body: (a: TypedArgs<Ps>) => Promise<unknown>): ModuleFunction =>
+    defineFunction({
+      name,
+      doc,
+      params,
+      run: (_ctx: ExecContext, a: TypedArgs<Ps>) => {
+        requireSystemd(name, marker);
+        return body(a);
+      },
+    });
   return [
     fn('service.start', 'Start a service; true on success, an error with systemctl\'s message otherwise.', [NAME, NO_BLOCK], (a) => action('service.start', 'start', a)),
     fn('service.stop', 'Stop a service; true on success.', [NAME, NO_BLOCK], (a) => action('service.stop', 'stop', a)),
@@ -100,11 +104,11 @@ export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunctio
       'service.status',
       'True if the service is active; a glob returns {service: active} for each match.',
       [{ ...NAME, doc: 'unit name or glob' }, { name: 'sig', type: 'string', doc: 'accepted for compatibility; systemd knows the state' }],
-      (a) => status('service.status', a.named['name'] as string),
+      (a) => status('service.status', a.named.name),
     ),
     fn('service.enable', 'Enable a service at boot; true if systemctl succeeded.', [NAME, NO_BLOCK], (a) => toggle('service.enable', 'enable', a)),
     fn('service.disable', 'Disable a service at boot; true if systemctl succeeded.', [NAME, NO_BLOCK], (a) => toggle('service.disable', 'disable', a)),
-    fn('service.available', 'True if systemd knows the service.', [NAME], (a) => available('service.available', unitName('service.available', a.named['name'] as string))),
+    fn('service.available', 'True if systemd knows the service.', [NAME], (a) => available('service.available', unitName('service.available', a.named.name))),
   ];
 }
 

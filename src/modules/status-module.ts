@@ -7,6 +7,7 @@ import { BrineError } from '../util/errors.js';
 import { globToRegExp } from './glob.js';
 import { runArgv, which } from './host-tools.js';
 import type { ModuleFunction } from './types.js';
+import { defineFunction } from './define-function.js';
 
 async function readProc(fun: string, file: string): Promise<string> {
   try {
@@ -117,13 +118,13 @@ async function diskusage(args: readonly unknown[]): Promise<Record<string, unkno
 }
 
 export const statusFunctions: readonly ModuleFunction[] = [
-  {
+  defineFunction({
     name: 'status.uptime',
     doc: 'Return {seconds, since_iso, since_t, days, time, users}: how long the host has been up and who is logged in.',
     params: [],
     run: () => uptime(),
-  },
-  {
+  }),
+  defineFunction({
     name: 'status.loadavg',
     doc: "Return the load averages as {'1-min', '5-min', '15-min'}.",
     params: [],
@@ -131,24 +132,24 @@ export const statusFunctions: readonly ModuleFunction[] = [
       const [one, five, fifteen] = os.loadavg();
       return { '1-min': one, '5-min': five, '15-min': fifteen };
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'status.meminfo',
     doc: 'Return /proc/meminfo as {key: {value, unit}}.',
     params: [],
     run: async () => parseMeminfo(await readProc('status.meminfo', '/proc/meminfo')),
-  },
-  {
+  }),
+  defineFunction({
     name: 'status.diskusage',
     doc: "Return {mount: {available, total, used, capacity, filesystem, fstype}} in bytes, for all mounts or the given paths and fstype globs ('/', 'ext?').",
     params: [],
     varargs: true,
     run: (_ctx, a) => diskusage(a.rest),
-  },
-  {
+  }),
+  defineFunction({
     name: 'status.cpuinfo',
     doc: "Return /proc/cpuinfo as {key: value}, with 'flags' as a list.",
     params: [],
     run: async () => parseCpuinfo(await readProc('status.cpuinfo', '/proc/cpuinfo')),
-  },
+  }),
 ];

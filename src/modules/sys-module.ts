@@ -5,6 +5,7 @@ import { formatSignature } from './bind-args.js';
 import { globToRegExp, hasGlob } from './glob.js';
 import type { ModuleRegistry } from './registry.js';
 import type { ModuleFunction } from './types.js';
+import { defineFunction } from './define-function.js';
 
 /**
  * Salt's selection rule: a pattern with a glob character or a dot is matched against whole
@@ -36,14 +37,14 @@ export function describeFunction(fn: ModuleFunction): string {
 
 export function sysFunctions(registry: ModuleRegistry): ModuleFunction[] {
   return [
-    {
+    defineFunction({
       name: 'sys.list_functions',
       doc: "List the functions this minion offers, sorted; optionally only those of the given modules or globs ('test', 'cmd.run*').",
       params: [],
       varargs: true,
       run: (_ctx, a) => select(registry.list(), a.rest),
-    },
-    {
+    }),
+    defineFunction({
       name: 'sys.list_modules',
       doc: 'List the modules this minion offers, sorted; optionally only those matching the given globs.',
       params: [],
@@ -54,8 +55,8 @@ export function sysFunctions(registry: ModuleRegistry): ModuleFunction[] {
         const res = a.rest.map((p) => globToRegExp(String(p)));
         return modules.filter((m) => res.some((re) => re.test(m)));
       },
-    },
-    {
+    }),
+    defineFunction({
       name: 'sys.doc',
       doc: "Show the signature and doc of functions: all, a module ('cmd'), a function ('cmd.run') or a glob.",
       params: [],
@@ -68,6 +69,6 @@ export function sysFunctions(registry: ModuleRegistry): ModuleFunction[] {
         }
         return Object.fromEntries(out);
       },
-    },
+    }),
   ];
 }

@@ -76,7 +76,7 @@ export interface ModuleFunction {
   name: string;
   /** One line. */
   doc: string;
-  params: ParamSpec[];
+  params: readonly ParamSpec[];
   /** Accepts surplus positional arguments (`*args`), delivered in `BoundArgs.rest`. */
   varargs?: boolean;
   /** Accepts surplus `key=value` arguments (`**kwargs`), delivered in `BoundArgs.extra`. */

@@ -2,6 +2,7 @@
 // user.getent, group.info, group.getent, with Salt's return shapes.
 
 import type { ModuleFunction } from './types.js';
+import { defineFunction } from './define-function.js';
 import { findGroup, findUser, readGroups, readPasswd, type GroupEntry, type PasswdEntry } from './user-db.js';
 
 /** The names of the groups a user belongs to: its primary group plus every group listing it. */
@@ -37,32 +38,32 @@ function groupInfo(g: GroupEntry): Record<string, unknown> {
 const REFRESH = { name: 'refresh', type: 'bool' as const, default: false, doc: 'accepted for compatibility; the database is read on every call' };
 
 export const userGroupFunctions: readonly ModuleFunction[] = [
-  {
+  defineFunction({
     name: 'user.info',
     doc: 'Return {name, uid, gid, home, shell, fullname, ..., groups} for a user (name or uid), or {} if there is no such user.',
     params: [{ name: 'name', type: 'string', required: true, doc: 'user name or uid' }],
     run: async (_ctx, a) => {
       const users = await readPasswd('user.info');
-      const u = findUser(users, a.named['name'] as string);
+      const u = findUser(users, a.named.name);
       return u ? userInfo(u, await readGroups('user.info')) : {};
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'user.list_users',
     doc: 'Return the names of all users, sorted.',
     params: [],
     run: async () => [...new Set((await readPasswd('user.list_users')).map((u) => u.name))].sort(),
-  },
-  {
+  }),
+  defineFunction({
     name: 'user.list_groups',
     doc: 'Return the names of the groups a user belongs to (primary group included), sorted.',
     params: [{ name: 'name', type: 'string', required: true, doc: 'user name' }],
     run: async (_ctx, a) => {
-      const u = findUser(await readPasswd('user.list_groups'), a.named['name'] as string);
+      const u = findUser(await readPasswd('user.list_groups'), a.named.name);
       return u ? groupsOf(u, await readGroups('user.list_groups')) : [];
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'user.getent',
     doc: 'Return user.info for every user, as a list.',
     params: [REFRESH],
@@ -70,20 +71,20 @@ export const userGroupFunctions: readonly ModuleFunction[] = [
       const groups = await readGroups('user.getent');
       return (await readPasswd('user.getent')).map((u) => userInfo(u, groups));
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'group.info',
     doc: 'Return {name, passwd, gid, members} for a group (name or gid), or {} if there is no such group.',
     params: [{ name: 'name', type: 'string', required: true, doc: 'group name or gid' }],
     run: async (_ctx, a) => {
-      const g = findGroup(await readGroups('group.info'), a.named['name'] as string);
+      const g = findGroup(await readGroups('group.info'), a.named.name);
       return g ? groupInfo(g) : {};
     },
-  },
-  {
+  }),
+  defineFunction({
     name: 'group.getent',
     doc: 'Return group.info for every group, as a list (the list of all groups).',
     params: [REFRESH],
     run: async () => (await readGroups('group.getent')).map(groupInfo),
-  },
+  }),
 ];
