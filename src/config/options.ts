@@ -13,8 +13,21 @@ import type { OptionRow } from './schema.js';
 type ValueOf<R extends OptionRow> = R extends { readonly type: 'enum'; readonly values: readonly (infer V)[] }
   ? V
   : R extends { readonly type: infer T extends OptionType }
-    ? { string: string; int: number; number: number; bool: boolean; list: string[]; string_or_list: string | string[]; string_or_bool: string | boolean; map: Record<string, unknown>; enum: string }[T]
+    ? ValueOfType[T]
     : never;
+
+/** One entry per OptionType; a type added to option-spec.ts does not compile until it is added here. */
+interface ValueOfType {
+  string: string;
+  int: number;
+  number: number;
+  bool: boolean;
+  list: string[];
+  string_or_list: string | string[];
+  string_or_bool: string | boolean;
+  map: Record<string, unknown>;
+  enum: string;
+}
 
 type Nullable<R extends OptionRow> = R extends { readonly nullable: true } ? null : never;
 
