@@ -95,7 +95,7 @@ export const saltutilFunctions: readonly ModuleFunction[] = [
     inline: true,
     run: async (ctx) => {
       // refreshGrains is an optional context hook; older runners do not offer it
-      const refresh = (ctx as ExecContext & { refreshGrains?: () => unknown }).refreshGrains;
+      const refresh = ctx.refreshGrains;
       if (typeof refresh !== 'function') {
         throw new BrineError('EXEC_FAILED', 'saltutil.refresh_grains: this minion cannot re-collect its grains here; restart the minion to refresh them');
       }
