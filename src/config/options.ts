@@ -46,6 +46,9 @@ export interface MasterOptions extends CommonOptions {
   max_minions: number;
   /** authentications per second */
   auth_rate: number;
+  max_pending_keys: number;
+  max_pending_keys_per_address: number;
+  max_ids_per_key: number;
   timeout: number;
   gather_job_timeout: number;
   keep_jobs_seconds: number;
