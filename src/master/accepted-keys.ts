@@ -1,14 +1,36 @@
-// The common sign-in, a minion whose key is already accepted, answered from a cache of accepted
-// key fingerprints checked against each file's inode, mtime and size, instead of parsing two
-// PEM keys through the whole decision table (which matters when thousands reconnect at once).
+// The master's one index of accepted keys: the fingerprint of each minions/ID file, re-read only
+// when the file's inode, mtime or size changes. The sign-in fast path, the session reconcile and
+// the minion data cache all ask it, instead of each keeping its own cache of file stamps.
 
 import { minionIdProblem } from '../util/minion-id.js';
 import type { KeyStore } from '../pki/index.js';
 
-export class AcceptedKeyCache {
+export class AcceptedKeyIndex {
   private readonly byId = new Map<string, { stamp: string; fingerprint: string | undefined }>();
 
   constructor(private readonly keys: KeyStore) {}
+
+  /** Fingerprint of the ID's accepted key, or undefined when it has none (or an unreadable one). */
+  fingerprintOf(id: string): string | undefined {
+    if (minionIdProblem(id) !== undefined) return undefined;
+    const stamp = this.keys.stampOf('accepted', id);
+    if (stamp === undefined) {
+      this.byId.delete(id);
+      return undefined;
+    }
+    let entry = this.byId.get(id);
+    if (entry?.stamp !== stamp) {
+      let fp: string | undefined;
+      try {
+        fp = this.keys.fingerprintOf('accepted', id);
+      } catch {
+        fp = undefined; // a damaged key file accepts nobody; the full table reports it
+      }
+      entry = { stamp, fingerprint: fp };
+      this.byId.set(id, entry);
+    }
+    return entry.fingerprint;
+  }
 
   /**
    * True when Salt's decision table would certainly answer "accepted": a valid ID, no rejected
@@ -18,16 +40,6 @@ export class AcceptedKeyCache {
   isAccepted(id: string, presentedFingerprint: string): boolean {
     if (minionIdProblem(id) !== undefined) return false;
     if (this.keys.stampOf('rejected', id) !== undefined) return false;
-    const stamp = this.keys.stampOf('accepted', id);
-    if (stamp === undefined) {
-      this.byId.delete(id);
-      return false;
-    }
-    let entry = this.byId.get(id);
-    if (entry?.stamp !== stamp) {
-      entry = { stamp, fingerprint: this.keys.fingerprintOf('accepted', id) };
-      this.byId.set(id, entry);
-    }
-    return entry.fingerprint === presentedFingerprint;
+    return this.fingerprintOf(id) === presentedFingerprint;
   }
 }

@@ -18,6 +18,7 @@ import { SessionTable } from './session-table.js';
 import { EventBus } from './event-bus.js';
 import { MinionDataCache } from './minion-data-cache.js';
 import { createSignIn } from './sign-in.js';
+import { AcceptedKeyIndex } from './accepted-keys.js';
 import type { SessionInfo } from '../protocol/index.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -38,8 +39,8 @@ export class Master {
   private cache: JobCache | undefined;
   private minionData: MinionDataCache | undefined;
   private readonly live = new Set<MinionSession>();
-  /** id -> "inode:fingerprint" of the accepted key file last checked against its session. */
-  private readonly verified = new Map<string, string>();
+  /** Accepted keys' fingerprints by file stamp: used by sign-in, reconcile and the data cache. */
+  private readonly acceptedKeys: AcceptedKeyIndex;
   private stopped = false;
 
   private constructor(
@@ -50,6 +51,7 @@ export class Master {
   ) {
     this.sessions = new SessionTable(clock);
     this.keys = new KeyStore(opts.pki_dir);
+    this.acceptedKeys = new AcceptedKeyIndex(this.keys);
   }
 
   static async start(opts: MasterOptions, logger: Logger, clock: Clock = systemClock): Promise<Master> {
@@ -102,6 +104,7 @@ export class Master {
       logger,
       clock,
       keys: this.keys,
+      acceptedKeys: this.acceptedKeys,
       events: this.events,
       sessions: this.sessions,
       masterFingerprint: this.identity.fingerprint,
@@ -187,16 +190,9 @@ export class Master {
   reconcileKeys(): string[] {
     const closed: string[] = [];
     for (const s of this.sessions.connected()) {
-      // a key file already verified for this session is skipped while its inode is unchanged
-      // (a replace or re-accept makes a new inode), so this stays cheap with 10k sessions
-      const ino = this.keys.inodeOf('accepted', s.id);
-      if (ino !== undefined && this.verified.get(s.id) === `${ino}:${s.fingerprint}`) continue;
-      const accepted = this.keys.fingerprintOf('accepted', s.id);
-      if (accepted === s.fingerprint) {
-        if (ino !== undefined) this.verified.set(s.id, `${ino}:${s.fingerprint}`);
-        continue;
-      }
-      this.verified.delete(s.id);
+      // the index re-reads a key file only when its stamp changed, so this stays cheap with 10k sessions
+      const accepted = this.acceptedKeys.fingerprintOf(s.id);
+      if (accepted === s.fingerprint) continue;
       closed.push(s.id);
       this.logger.warn({ id: s.id, remote: s.remoteAddress, fingerprint: s.fingerprint, accepted }, `closing the session of ${s.id}: its key is no longer accepted`);
       s.close('key_deleted');
@@ -205,10 +201,7 @@ export class Master {
     }
     // cached grains of IDs no longer accepted, or sent under a key since replaced (threats.md #6)
     const live = new Set(this.sessions.connected().map((s) => s.id));
-    this.minionData?.reconcile(new Set(this.keys.list('accepted')), this.minionData.ids().filter((id) => !live.has(id)), {
-      inodeOf: (id) => this.keys.inodeOf('accepted', id),
-      fingerprintOf: (id) => this.keys.fingerprintOf('accepted', id),
-    });
+    this.minionData?.reconcile(new Set(this.keys.list('accepted')), this.minionData.ids().filter((id) => !live.has(id)), this.acceptedKeys);
     // presence data of IDs that have no key at all any more
     for (const info of this.sessions.list()) {
       if (info.state !== 'connected' && this.keys.states(info.id).length === 0) this.sessions.forget(info.id);

@@ -16,8 +16,6 @@ export interface MinionDataStore {
 interface Entry {
   fingerprint: string;
   grains: Record<string, unknown>;
-  /** Inode of the accepted key file last found to have `fingerprint`. */
-  verifiedInode?: number | undefined;
 }
 
 export class MinionDataCache {
@@ -79,10 +77,10 @@ export class MinionDataCache {
 
   /**
    * Drops data of IDs that are no longer accepted, and of `suspects` whose accepted key differs
-   * from the one that sent the data. A key file already checked is skipped while its inode is
-   * unchanged (a replace makes a new file), so this stays cheap for a large fleet.
+   * from the one that sent the data. `keys` is the master's accepted-key index, which re-reads a
+   * key file only when its stamp changed, so this stays cheap for a large fleet.
    */
-  reconcile(accepted: ReadonlySet<string>, suspects: Iterable<string>, keys: { inodeOf(id: string): number | undefined; fingerprintOf(id: string): string | undefined }): string[] {
+  reconcile(accepted: ReadonlySet<string>, suspects: Iterable<string>, keys: { fingerprintOf(id: string): string | undefined }): string[] {
     const purged: string[] = [];
     for (const id of [...this.entries.keys()]) {
       if (!accepted.has(id) && this.purge(id)) purged.push(id);
@@ -90,10 +88,8 @@ export class MinionDataCache {
     for (const id of suspects) {
       const entry = this.entries.get(id);
       if (!entry) continue;
-      const ino = keys.inodeOf(id);
-      if (ino !== undefined && entry.verifiedInode === ino) continue;
-      if (keys.fingerprintOf(id) === entry.fingerprint) entry.verifiedInode = ino;
-      else if (this.purge(id)) purged.push(id);
+      // the master's accepted-key index re-reads a key file only when it changed
+      if (keys.fingerprintOf(id) !== entry.fingerprint && this.purge(id)) purged.push(id);
     }
     return purged;
   }

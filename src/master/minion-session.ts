@@ -29,6 +29,8 @@ export interface AuthVerdict {
   message: string;
   /** For busy: seconds the minion should wait before it tries again. */
   retryAfter?: number;
+  /** Catalogue code when the status alone does not say why (key type, pending-key limits). */
+  code?: string;
 }
 
 export interface MinionSessionSettings {
@@ -197,13 +199,13 @@ export class MinionSession implements LiveSession {
       // answered and closed: no session is attached, so a live minion with this key is untouched
       this.probedValue = true;
       const answer = this.hooks.probe(hello, this.channel);
-      this.reply({ status: answer.status, message: answer.message, retryAfter: answer.retryAfter });
+      this.reply({ status: answer.status, message: answer.message, retryAfter: answer.retryAfter, ...(answer.code === undefined ? {} : { code: answer.code }) });
       this.close('shutdown');
       return;
     }
     const verdict = this.hooks.authorize(hello, this.channel);
     if (verdict.status !== 'accepted') {
-      this.reply({ status: verdict.status, message: verdict.message, retryAfter: verdict.retryAfter });
+      this.reply({ status: verdict.status, message: verdict.message, retryAfter: verdict.retryAfter, ...(verdict.code === undefined ? {} : { code: verdict.code }) });
       this.close(closeReasonFor(verdict.status));
       return;
     }

@@ -1,53 +1,64 @@
 // `brine doctor`'s question to the master, "what would you do with this key?", answered from the
-// same decision table as a real sign-in but read-only: no key file is written, moved or removed.
+// same pure decision as a real sign-in; its effects are reported, never applied.
+//
+// What a probe may learn: a probe is quiet (no event, no key stored, one info log line), so it
+// must not be an oracle for which IDs exist or which keys they have. The master tells a probe
+// the state of the presented key only when it already holds that key for the ID (accepted,
+// pending, rejected or denied): the peer proved it holds the private key, so this is its own
+// record. Any other key gets one neutral answer, the same whether the ID is unknown, pending or
+// accepted with another key, and no fingerprint but its own and the master's.
 
-import { KeyStore, decideAuth, type AuthPolicy, type AuthRequest, type KeyState } from '../pki/index.js';
+import { decideAuth, statesWritten, type AuthPolicy, type AuthRequest, type DeniedKey, type KeyState, type KeyView } from '../pki/index.js';
 import { verdictFor } from './auth-messages.js';
 import type { AuthVerdict } from './minion-session.js';
 
-/** A view of the key store whose writes only record what a real sign-in would have written. */
-class ReadOnlyKeyStore extends KeyStore {
-  readonly wouldWrite: KeyState[] = [];
-
-  override ensureLayout(): void {}
-
-  override write(state: KeyState): void {
-    this.wouldWrite.push(state);
-  }
-
-  override move(_id: string, _from: KeyState, to: KeyState): void {
-    this.wouldWrite.push(to);
-  }
-
-  override remove(): KeyState[] {
-    return [];
-  }
-}
-
 export interface ProbeVerdict extends AuthVerdict {
-  /** Key-store states a real sign-in would have written to (none were). */
+  /** Key-store states a real sign-in would have written to (none were); empty when not told. */
   wouldWrite: KeyState[];
 }
 
+/** The key store as a probe reads it: key files and the denied keys of an ID. */
+export interface ProbeKeyView extends KeyView {
+  deniedKeys(id: string): DeniedKey[];
+  fingerprintOf(state: KeyState, id: string): string | undefined;
+}
+
 /**
- * The verdict a real sign-in with this ID and key would get now, with messages worded for a probe
- * where they differ (a key the master has not seen yet is not "in pending").
+ * The verdict a real sign-in with this ID and key would get now, limited to what the peer may
+ * know (see above), with messages worded for a probe where they differ.
  */
-export function probeAuth(pkiDir: string, req: AuthRequest, policy: AuthPolicy, masterFingerprint: string): ProbeVerdict {
-  const store = new ReadOnlyKeyStore(pkiDir);
-  const decision = decideAuth(store, req, policy);
-  const verdict = verdictFor(decision, req.id, masterFingerprint);
-  const wouldWrite = [...store.wouldWrite];
+export function probeAuth(keys: ProbeKeyView, req: AuthRequest, policy: AuthPolicy, masterFingerprint: string): ProbeVerdict {
+  const decision = decideAuth(keys, req, policy);
+  const presented = decision.presentedFingerprint;
   const shown = req.id.length > 64 ? `${req.id.slice(0, 64)}...` : req.id;
-  if (decision.status === 'pending' && wouldWrite.includes('pending')) {
+  // refusals that say nothing about the keys stored for the ID
+  if (decision.status === 'invalid_id' || (decision.status === 'full' && decision.code === undefined) || decision.code === 'KEY_TYPE_UNSUPPORTED') {
+    return { ...verdictFor(decision, req.id, masterFingerprint), wouldWrite: [] };
+  }
+  if (!holdsKey(keys, req.id, presented)) {
     return {
       status: 'pending',
-      message: `The master has not seen this minion's key (${decision.presentedFingerprint}) yet; when the minion signs in it goes to pending. On the master, check it with 'brine key -f ${shown}' and accept it with 'brine key -a ${shown}'. The master's fingerprint is ${masterFingerprint}.`,
-      wouldWrite,
+      message: `The master has not seen this minion's key (${presented}) yet; when the minion signs in it goes to pending (or is denied if the ID already has another key: a probe is told only about keys the master already holds for this ID). On the master, check it with 'brine key -f ${shown}' and accept it with 'brine key -a ${shown}'. The master's fingerprint is ${masterFingerprint}.`,
+      wouldWrite: [],
     };
   }
+  const wouldWrite = statesWritten(decision.effects);
   if (decision.status === 'accepted' && wouldWrite.includes('accepted')) {
     return { status: 'accepted', message: `Not accepted yet, but the master will accept it at sign-in: ${decision.reason}`, wouldWrite };
   }
-  return { ...verdict, wouldWrite };
+  if (decision.status === 'denied') {
+    // its own key was denied before; the other key's fingerprint is not the peer's to learn
+    return {
+      status: 'denied',
+      message: `The master has a different key for ID '${shown}'; this minion's key (${presented}) is among its denied keys. If this host was re-imaged, run 'brine key --replace ${shown} --finger ${presented}' on the master and restart this minion; if it is a different machine, give it its own 'id:' in the minion config.`,
+      wouldWrite,
+    };
+  }
+  return { ...verdictFor(decision, req.id, masterFingerprint), wouldWrite };
+}
+
+/** The master holds exactly this key for the ID, in some state. */
+function holdsKey(keys: ProbeKeyView, id: string, fp: string): boolean {
+  for (const state of ['accepted', 'pending', 'rejected'] as const) if (keys.fingerprintOf(state, id) === fp) return true;
+  return keys.deniedKeys(id).some((k) => k.fingerprint === fp);
 }

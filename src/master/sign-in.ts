@@ -1,24 +1,28 @@
-// Signing minions in: the admission rate, autosign/autoreject files, Salt's decision table, and
-// what is logged and emitted for each outcome; plus the read-only variant for `brine doctor`.
+// Signing minions in: the admission rate, autosign/autoreject files, Salt's decision table, the
+// limits on waiting keys, applying the decision's key-store effects (the only place they are
+// applied), and what is logged and emitted for each outcome; plus the read-only doctor probe.
 
 import * as fs from 'node:fs';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
-import { decideAuth, loadMatchFile, type AuthPolicy, type KeyStore } from '../pki/index.js';
-import { AcceptedKeyCache } from './accepted-keys.js';
+import { applyKeyEffects, decideAuth, loadMatchFile, type AuthPolicy, type KeyStore } from '../pki/index.js';
+import type { AcceptedKeyIndex } from './accepted-keys.js';
 import { AuthAdmission } from './admission.js';
 import { verdictFor } from './auth-messages.js';
 import type { EventBus } from './event-bus.js';
 import type { AuthVerdict } from './minion-session.js';
 import { probeAuth } from './probe.js';
 import type { SessionTable } from './session-table.js';
+import { WaitingKeyLedger } from './waiting-keys.js';
 
 export interface SignInDeps {
   opts: MasterOptions;
   logger: Logger;
   clock: Clock;
   keys: KeyStore;
+  /** The master's accepted-key index (the sign-in fast path). */
+  acceptedKeys: AcceptedKeyIndex;
   events: EventBus;
   sessions: SessionTable;
   masterFingerprint: string;
@@ -42,7 +46,8 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     if (admission.turnedAway % 1000 === 1) logger.warn({ turnedAway: admission.turnedAway, authRate: opts.auth_rate }, `sign-ins arrive faster than auth_rate (${opts.auth_rate}/s); asking minions to come back later`);
     return { status: 'busy', message: `the master admits ${opts.auth_rate} sign-ins per second and is busy; try again in ${retryAfter} s`, retryAfter };
   };
-  const policy = (): AuthPolicy => ({
+  const waiting = new WaitingKeyLedger(deps.keys, { maxPending: opts.max_pending_keys, maxPendingPerAddress: opts.max_pending_keys_per_address, maxIdsPerKey: opts.max_ids_per_key });
+  const policy = (remote: string): AuthPolicy => ({
     autoAccept: opts.auto_accept,
     openMode: opts.open_mode,
     ...(autosign ? { autosign } : {}),
@@ -50,17 +55,19 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     maxMinions: opts.max_minions,
     connectedCount: deps.sessions.connectedCount,
     isConnected: (id) => deps.sessions.isConnected(id),
+    admitWaitingKey: (id, fp, state) => waiting.admit(id, fp, state, remote),
   });
+  let limited = 0;
   // brine doctor: the same decision, read-only, no events; one log line per probe
   const probe = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
     const refused = busy();
     if (refused) return refused;
-    const verdict = probeAuth(opts.pki_dir, { id: hello.id, publicKeyPem }, policy(), deps.masterFingerprint);
+    const verdict = probeAuth(deps.keys, { id: hello.id, publicKeyPem }, policy(remote), deps.masterFingerprint);
     logger.info({ id: hello.id.slice(0, 300), remote, status: verdict.status }, `answered a brine doctor probe from ${hello.id.slice(0, 64)} at ${remote}: ${verdict.status}`);
     return verdict;
   };
   // the fast path only where the table's first steps cannot apply
-  const accepted = new AcceptedKeyCache(deps.keys);
+  const accepted = deps.acceptedKeys;
   const fastPath = !opts.open_mode && opts.max_minions === 0;
   const authorize = (hello: { id: string }, publicKeyPem: string, remote: string, presentedFingerprint?: string): AuthVerdict => {
     const refused = busy();
@@ -69,16 +76,21 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
       logger.debug({ id: hello.id, remote, presented: presentedFingerprint, status: 'accepted' }, `Accepted ${hello.id}: its key is the accepted one`);
       return { status: 'accepted', message: 'accepted' };
     }
-    const decision = decideAuth(deps.keys, { id: hello.id, publicKeyPem }, policy());
-    const fields = { id: hello.id.slice(0, 300), remote, presented: decision.presentedFingerprint, existing: decision.existingFingerprint, status: decision.status };
+    const decision = decideAuth(deps.keys, { id: hello.id, publicKeyPem }, policy(remote));
     const at = clock.now();
+    applyKeyEffects(deps.keys, decision.effects, { remote, at });
+    waiting.applied(decision.effects, decision.presentedFingerprint, remote);
+    const fields = { id: hello.id.slice(0, 300), remote, presented: decision.presentedFingerprint, existing: decision.existingFingerprint, status: decision.status, code: decision.code };
     const fp = decision.presentedFingerprint;
     if (decision.status === 'pending') deps.events.emit({ kind: 'auth_pending', id: hello.id, remote, fingerprint: fp, at });
     else if (decision.status === 'rejected' || decision.status === 'full') deps.events.emit({ kind: 'auth_rejected', id: hello.id, remote, fingerprint: fp, reason: decision.reason, at });
     else if (decision.status === 'denied') deps.events.emit({ kind: 'key_mismatch', id: hello.id, remote, acceptedFingerprint: decision.existingFingerprint ?? '', presentedFingerprint: fp, at });
     else if (decision.status === 'invalid_id') deps.events.emit({ kind: 'invalid_id', remote, reason: decision.reason, at });
-    if (decision.status === 'denied') {
-      logger.error(fields, `Authentication attempt from ${hello.id} at ${remote} failed, the public keys did not match: accepted key ${decision.existingFingerprint ?? '?'}, presented key ${decision.presentedFingerprint}. The presented key is stored in minions_denied; this may be a duplicate ID or an attempt to impersonate the minion.`);
+    if (decision.code === 'AUTH_PENDING_LIMIT') {
+      // a flood of these is one peer's doing: said once, then every 100th time
+      if (limited++ % 100 === 0) logger.warn({ ...fields, refusedSoFar: limited }, `${decision.reason} (${limited} such refusals since start)`);
+    } else if (decision.status === 'denied') {
+      logger.error(fields, `Authentication attempt from ${hello.id} at ${remote} failed, the public keys did not match: ${decision.existingState ?? 'accepted'} key ${decision.existingFingerprint ?? '?'}, presented key ${decision.presentedFingerprint}. ${decision.effects.length > 0 ? "The presented key is kept among the ID's denied keys (brine key -f)" : decision.reason}; this may be a duplicate ID or an attempt to impersonate the minion.`);
     } else if (decision.status === 'accepted') {
       logger.debug(fields, decision.reason);
     } else if (decision.status === 'pending' && decision.existingFingerprint !== undefined) {

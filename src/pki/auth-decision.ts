@@ -1,9 +1,23 @@
 // Salt's master-side decision for a minion presenting (id, public key), reference §4.2, as one
-// function over the key store. It performs the key-file writes the table prescribes.
+// pure function over a read-only view of the key store. It returns the key-file writes the table
+// prescribes as data (effects); the sign-in applies them, a doctor probe only reads them.
 
+import type { ErrorCode } from '../util/errors.js';
 import { minionIdProblem } from '../util/minion-id.js';
 import { fingerprint, toPublicKey } from './fingerprint.js';
-import { sameKey, type KeyStore } from './key-store.js';
+import { sameKey, type KeyState } from './key-store.js';
+import { keyTypeProblem, SUPPORTED_KEY_TYPES } from './key-type.js';
+
+/** A key-store write the decision wants; applied in order by applyKeyEffects. */
+export type KeyEffect =
+  | { op: 'write'; state: KeyState; id: string; pem: string }
+  | { op: 'move'; id: string; from: KeyState; to: KeyState }
+  | { op: 'remove'; id: string; state: KeyState };
+
+/** What the decision reads: the stored key text of an ID in a state. */
+export interface KeyView {
+  read(state: KeyState, id: string): string | undefined;
+}
 
 export type AuthStatus = 'accepted' | 'pending' | 'rejected' | 'denied' | 'invalid_id' | 'full';
 
@@ -13,7 +27,13 @@ export interface AuthDecision {
   reason: string;
   /** Fingerprint of the stored key the decision compared against, when there was one. */
   existingFingerprint?: string;
+  /** For denied: whether the other key is accepted or only pending (the minion is told which). */
+  existingState?: 'accepted' | 'pending';
   presentedFingerprint: string;
+  /** The writes this decision implies, in order; empty for a decision that stores nothing. */
+  effects: KeyEffect[];
+  /** Catalogue code for refusals beyond Salt's table (key type, pending-key limits). */
+  code?: ErrorCode;
 }
 
 export interface AuthRequest {
@@ -33,6 +53,11 @@ export interface AuthPolicy {
   maxMinions?: number;
   connectedCount?: number;
   isConnected?: (id: string) => boolean;
+  /**
+   * Limits on keys waiting for an operator (threats.md #25, #33): called before a new pending or
+   * denied entry would be written; returns why it may not be, or undefined when it may.
+   */
+  admitWaitingKey?: (id: string, fingerprint: string, state: 'pending' | 'denied') => string | undefined;
 }
 
 /**
@@ -40,12 +65,22 @@ export interface AuthPolicy {
  * mode, rejected (before accepted: a rejected key wins), accepted, then new or pending keys with
  * autoreject and autosign. A presented key that is not a public key throws PKI_KEY_INVALID.
  */
-export function decideAuth(store: KeyStore, req: AuthRequest, policy: AuthPolicy): AuthDecision {
+export function decideAuth(store: KeyView, req: AuthRequest, policy: AuthPolicy): AuthDecision {
   // Canonical SPKI PEM, so what lands on disk does not depend on how the caller spelled the key.
-  const pem = toPublicKey(req.publicKeyPem).export({ type: 'spki', format: 'pem' }) as string;
+  const key = toPublicKey(req.publicKeyPem);
+  const pem = key.export({ type: 'spki', format: 'pem' }) as string;
   const presented = fingerprint(pem);
+  const effects: KeyEffect[] = [];
   const decision = (status: AuthStatus, reason: string, existing?: string): AuthDecision =>
-    existing === undefined ? { status, reason, presentedFingerprint: presented } : { status, reason, existingFingerprint: existing, presentedFingerprint: presented };
+    existing === undefined ? { status, reason, presentedFingerprint: presented, effects } : { status, reason, existingFingerprint: existing, presentedFingerprint: presented, effects };
+  const write = (state: KeyState, id: string): void => void effects.push({ op: 'write', state, id, pem });
+  // a denied key is kept for the operator unless this key already waits under too many IDs
+  const keepDenied = (id: string): string => {
+    const refused = policy.admitWaitingKey?.(id, presented, 'denied');
+    if (refused !== undefined) return ` The key was not stored: ${refused}`;
+    write('denied', id);
+    return '';
+  };
 
   // 1. Checked before anything touches the store: the ID becomes a file name.
   const problem = minionIdProblem(req.id);
@@ -54,6 +89,12 @@ export function decideAuth(store: KeyStore, req: AuthRequest, policy: AuthPolicy
     return decision('invalid_id', `Refused a minion with invalid ID ${shown}: ${problem}; no key was stored.`);
   }
   const id = req.id;
+
+  // 1b. Only key types brine makes; checked before any table row can store the key.
+  const badType = keyTypeProblem(key);
+  if (badType !== undefined) {
+    return { ...decision('rejected', `Refused ${id}: its key ${presented} is ${badType}; brine accepts only ${SUPPORTED_KEY_TYPES} keys, and no key was stored.`), code: 'KEY_TYPE_UNSUPPORTED' };
+  }
 
   // 2. max_minions counts connected minions; one already connected may always come back.
   const max = policy.maxMinions ?? 0;
@@ -66,7 +107,7 @@ export function decideAuth(store: KeyStore, req: AuthRequest, policy: AuthPolicy
   // 3. open_mode trusts everyone and replaces whatever was stored.
   if (policy.openMode) {
     const previous = accepted !== undefined && !sameKey(accepted, pem) ? fingerprint(accepted) : undefined;
-    if (accepted === undefined || previous !== undefined) store.write('accepted', id, pem);
+    if (accepted === undefined || previous !== undefined) write('accepted', id);
     const note = previous === undefined ? '' : `, replacing the previously accepted key ${previous}`;
     return decision('accepted', `Accepted ${id} with key ${presented} because open_mode is on${note}.`, previous);
   }
@@ -83,8 +124,8 @@ export function decideAuth(store: KeyStore, req: AuthRequest, policy: AuthPolicy
   if (accepted !== undefined) {
     const existing = fingerprint(accepted);
     if (sameKey(accepted, pem)) return decision('accepted', `Accepted ${id}: its key ${presented} is in the accepted keys.`, existing);
-    store.write('denied', id, pem);
-    return decision('denied', `ID ${id} is already accepted with key ${existing}; this minion presented ${presented}. Authentication attempt failed, the public keys did not match: another host may be using this ID, or this host was re-imaged (then delete the old key with \`brine key -d ${id}\`).`, existing);
+    const kept = keepDenied(id);
+    return { ...decision('denied', `ID ${id} is already accepted with key ${existing}; this minion presented ${presented}. Authentication attempt failed, the public keys did not match: another host may be using this ID, or this host was re-imaged (then delete the old key with \`brine key -d ${id}\`).${kept}`, existing), existingState: 'accepted' };
   }
 
   const autoreject = policy.autoreject?.(id) ?? false;
@@ -94,32 +135,34 @@ export function decideAuth(store: KeyStore, req: AuthRequest, policy: AuthPolicy
   // 6. A key never seen before.
   if (pending === undefined) {
     if (autoreject) {
-      store.write('rejected', id, pem);
+      write('rejected', id);
       return decision('rejected', `Rejected new key ${presented} for ${id}: the ID matches autoreject_file.`);
     }
     if (!autosign) {
-      store.write('pending', id, pem);
+      const refused = policy.admitWaitingKey?.(id, presented, 'pending');
+      if (refused !== undefined) return { ...decision('full', `Refused new key ${presented} for ${id}: ${refused}`), code: 'AUTH_PENDING_LIMIT' };
+      write('pending', id);
       return decision('pending', `New public key ${presented} for ${id} placed in pending; accept it with \`brine key -a ${id}\` after checking the fingerprint on the minion.`);
     }
-    store.write('accepted', id, pem);
+    write('accepted', id);
     return decision('accepted', `Accepted new key ${presented} for ${id} automatically (${policy.autoAccept ? 'auto_accept is on' : 'the ID matches autosign_file'}).`);
   }
 
   // 7. A key already waiting in pending.
   const existing = fingerprint(pending);
   if (autoreject) {
-    store.move(id, 'pending', 'rejected');
+    effects.push({ op: 'move', id, from: 'pending', to: 'rejected' });
     return decision('rejected', `Rejected the pending key ${existing} for ${id}: the ID matches autoreject_file.`, existing);
   }
   if (!sameKey(pending, pem)) {
-    store.write('denied', id, pem);
-    return decision('denied', `ID ${id} already has key ${existing} in pending; this minion presented ${presented}. Two hosts may be using this ID; check before accepting either.`, existing);
+    const kept = keepDenied(id);
+    return { ...decision('denied', `ID ${id} already has key ${existing} in pending; this minion presented ${presented}. Two hosts may be using this ID; check before accepting either.${kept}`, existing), existingState: 'pending' };
   }
   if (!autosign) {
     return decision('pending', `Authentication failed from host ${id}, the key ${presented} is in pending and needs to be accepted with \`brine key -a ${id}\`.`, existing);
   }
   // 8. Accept path: the pending copy is replaced by the accepted one.
-  store.write('accepted', id, pem);
-  store.remove(id, 'pending');
+  write('accepted', id);
+  effects.push({ op: 'remove', id, state: 'pending' });
   return decision('accepted', `Accepted pending key ${presented} for ${id} automatically (${policy.autoAccept ? 'auto_accept is on' : 'the ID matches autosign_file'}).`, existing);
 }

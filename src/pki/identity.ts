@@ -8,6 +8,7 @@ import { BrineError } from '../util/errors.js';
 import { writeFileAtomicSync } from './atomic-write.js';
 import { certificateProblem, createSelfSignedCert } from './certificate.js';
 import { fingerprint, toPublicKey } from './fingerprint.js';
+import { keyTypeProblem, SUPPORTED_KEY_TYPES } from './key-type.js';
 
 export interface Identity {
   /** PKCS#8 PEM. Never log it. */
@@ -94,9 +95,10 @@ function parsePrivateKey(pem: string, path: string): KeyObject {
   } catch (err) {
     throw new BrineError('PKI_KEY_INVALID', `private key ${path} cannot be parsed (${(err as Error).message}); move it aside to generate a new identity, which the master must then accept again`, { cause: err, details: { path } });
   }
-  const ok = key.asymmetricKeyType === 'ed25519' || (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1');
-  if (!ok) {
-    throw new BrineError('PKI_KEY_INVALID', `private key ${path} is of type ${String(key.asymmetricKeyType)}; brine uses Ed25519 (or EC P-256) keys. Move it aside to generate a new identity`, { details: { path } });
+  // the same rule the master applies to minion keys, so a node never makes a key it would refuse
+  const problem = keyTypeProblem(toPublicKey(key));
+  if (problem !== undefined) {
+    throw new BrineError('PKI_KEY_INVALID', `private key ${path} is ${problem}; brine uses ${SUPPORTED_KEY_TYPES} keys. Move it aside to generate a new identity`, { details: { path } });
   }
   return key;
 }

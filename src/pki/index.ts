@@ -4,7 +4,10 @@
 export { loadOrCreateIdentity, type Identity, type IdentityOptions } from './identity.js';
 export { fingerprint, isFingerprint, normalizeFingerprint, toPublicKey } from './fingerprint.js';
 export { KeyStore, KEY_STATES, KEY_STATE_DIRS, sameKey, type KeyState } from './key-store.js';
-export { decideAuth, type AuthDecision, type AuthPolicy, type AuthRequest, type AuthStatus } from './auth-decision.js';
+export { decideAuth, type AuthDecision, type AuthPolicy, type AuthRequest, type AuthStatus, type KeyEffect, type KeyView } from './auth-decision.js';
+export { applyKeyEffects, statesWritten } from './key-effects.js';
+export { DENIED_KEYS_PER_ID, type DeniedKey } from './denied-keys.js';
+export { keyTypeProblem, SUPPORTED_KEY_TYPES } from './key-type.js';
 export { loadMatchFile, matchFileLines, type MatchFileOptions } from './autosign.js';
 export { exprMatch, fnmatch, globToRegExp } from './fnmatch.js';
 export { createSelfSignedCert, certificateProblem, CERT_VALIDITY_YEARS } from './certificate.js';

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { assertValidMinionId, minionIdProblem } from '../util/minion-id.js';
 import { fsyncDirectory, writeFileAtomicSync } from './atomic-write.js';
+import { DeniedKeyHistory, type DeniedKey } from './denied-keys.js';
 import { fingerprint, toPublicKey } from './fingerprint.js';
 
 export type KeyState = 'accepted' | 'pending' | 'rejected' | 'denied';
@@ -40,7 +41,11 @@ function normalizeKeyText(pem: string): string {
 }
 
 export class KeyStore {
-  constructor(readonly pkiDir: string) {}
+  private readonly deniedHistory: DeniedKeyHistory;
+
+  constructor(readonly pkiDir: string) {
+    this.deniedHistory = new DeniedKeyHistory(this.dirFor('denied'));
+  }
 
   /** Creates pki_dir and the four state directories (0700 where created). */
   ensureLayout(): void {
@@ -93,6 +98,7 @@ export class KeyStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw new BrineError('PKI_KEY_INVALID', `cannot list key directory ${dir}: ${(err as Error).message}`, { cause: err, details: { path: dir } });
     }
+    if (state === 'denied') names = [...new Set([...names, ...this.deniedHistory.ids()])];
     // Salt sorts with key=str.lower; the tie-break keeps the order stable for IDs differing in case.
     return names
       .filter((name) => !name.startsWith('.') && minionIdProblem(name) === undefined)
@@ -113,6 +119,40 @@ export class KeyStore {
     } catch (err) {
       throw new BrineError('PKI_UNWRITABLE', `cannot write key file ${path}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, { cause: err, details: { path } });
     }
+  }
+
+  /**
+   * Stores a key that was denied for `id`: Salt's minions_denied/ID holds the latest one, and every
+   * distinct key is kept with its source address so an operator picks the right one (#31).
+   */
+  recordDenied(id: string, pem: string, source: { remote: string; at: number }): void {
+    this.deniedHistory.record(id, pem, source);
+    this.write('denied', id, pem);
+  }
+
+  /** Every distinct denied key for `id`, most recently seen first (a hand-planted file included). */
+  deniedKeys(id: string): DeniedKey[] {
+    const keys = this.deniedHistory.list(id);
+    const salt = this.read('denied', id);
+    if (salt !== undefined) {
+      let fp: string | undefined;
+      try {
+        fp = fingerprint(salt);
+      } catch {
+        fp = undefined; // a damaged file is nobody's candidate
+      }
+      if (fp !== undefined && !keys.some((k) => k.fingerprint === fp)) keys.push({ fingerprint: fp, pem: salt });
+    }
+    return keys;
+  }
+
+  /** Forgets one denied key of `id`; minions_denied/ID then holds the newest one left, if any. */
+  forgetDenied(id: string, fp: string): void {
+    this.deniedHistory.forget(id, fp);
+    if (this.fingerprintOf('denied', id) !== fp) return;
+    const next = this.deniedHistory.list(id)[0];
+    if (next === undefined) this.remove(id, 'denied');
+    else this.write('denied', id, next.pem);
   }
 
   /** Moves a key between states with one rename (replacing any key already in `to`). */
@@ -136,11 +176,15 @@ export class KeyStore {
   remove(id: string, state?: KeyState): KeyState[] {
     assertValidMinionId(id);
     const removed: KeyState[] = [];
+    if (state === undefined || state === 'denied') {
+      if (this.deniedHistory.list(id).length > 0 && this.read('denied', id) === undefined) removed.push('denied');
+      this.deniedHistory.forget(id);
+    }
     for (const s of state === undefined ? KEY_STATES : [state]) {
       const path = this.pathFor(s, id);
       try {
         unlinkSync(path);
-        removed.push(s);
+        if (!removed.includes(s)) removed.push(s);
         fsyncDirectory(this.dirFor(s));
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
@@ -157,7 +201,6 @@ export class KeyStore {
     return pem === undefined ? undefined : fingerprint(pem);
   }
 
-  /** The only place a file path is built from an ID: the ID is validated first. */
   /** inode, mtime and size of the ID's key file in a state: changes whenever the file does. */
   stampOf(state: KeyState, id: string): string | undefined {
     try {
@@ -168,15 +211,7 @@ export class KeyStore {
     }
   }
 
-  /** The inode of the ID's key file in a state (changes when the file is replaced), if any. */
-  inodeOf(state: KeyState, id: string): number | undefined {
-    try {
-      return statSync(this.pathFor(state, id)).ino;
-    } catch {
-      return undefined;
-    }
-  }
-
+  /** The only place a file path is built from an ID: the ID is validated first. */
   private pathFor(state: KeyState, id: string): string {
     assertValidMinionId(id);
     return join(this.dirFor(state), id);

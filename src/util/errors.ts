@@ -27,12 +27,15 @@ export const ERRORS = {
   PKI_UNWRITABLE: spec('The PKI directory cannot be created or written.', 'Create pki_dir and make it writable by the daemon user, or set root_dir/pki_dir to a writable path.', 73),
   PKI_KEY_INVALID: spec('A key or certificate file exists but cannot be parsed.', 'Move the damaged file aside; a new key pair is generated at the next start (and must be accepted again).', 65),
   KEY_NOT_FOUND: spec('No key matched the ID or glob given.', 'List the keys with `brine key -L` and use a matching name.', 1),
+  KEY_AMBIGUOUS: spec('More than one denied key was seen for the ID, so it is not clear which one to accept.', 'List them with `brine key -f <id>`, check the fingerprint on the host itself, and name it with `--finger <fingerprint>`.', 1),
+  KEY_TYPE_UNSUPPORTED: spec('A minion presented a key of a type brine does not make (only Ed25519 and EC P-256 are accepted); nothing was stored.', 'Let the minion generate its own key: move its minion.pem aside and restart it, then accept the new key.', 77),
 
   // authentication, as the minion sees it
   AUTH_PENDING: spec("The master has this minion's key in pending.", 'On the master run `brine key -a <id>` (after checking the fingerprint with `brine key -f <id>`).', 0),
   AUTH_REJECTED: spec("The master has rejected this minion's key.", 'On the master, delete the rejected key (`brine key -d <id>`) and restart the minion, or accept it with `brine key -a <id> --include-rejected`.', 77),
   AUTH_DENIED: spec('The master already has a different key accepted for this ID.', 'If this host was re-imaged, run `brine key --replace <id>` on the master and restart the minion; otherwise give this minion its own `id:`.', 77),
   AUTH_FULL: spec('The master has reached max_minions.', 'Raise max_minions on the master or remove unused keys.', 1),
+  AUTH_PENDING_LIMIT: spec('The master holds as many keys waiting for an operator as its limits allow (in total, from this address, or for this key); the key was not stored.', 'On the master review waiting keys with `brine key -L`, accept or delete them, or raise max_pending_keys / max_pending_keys_per_address / max_ids_per_key.', 1),
   MASTER_KEY_CHANGED: spec("The master's key differs from the one this minion pinned on first contact.", 'If the master was legitimately re-keyed, delete minion_master.pub in the minion pki_dir and restart; otherwise treat it as an attack.', 42),
   MASTER_FINGER_MISMATCH: spec("The master's key fingerprint does not match master_finger.", 'Compare `brine key -F master` on the master with master_finger in the minion config.', 42),
   NO_CLIENT_CERT: spec('A peer connected without presenting a client certificate.', 'Only brine minions can connect to the master port; check what is connecting.', 1),

@@ -131,7 +131,30 @@ describe('brine doctor', () => {
     assert.match(r.stdout, /^WARN minion daemon: minion is not running/m);
   });
 
-  it('a denied key (duplicate ID): FAIL with both fingerprints and brine key --replace, exit 1', async () => {
+  it("a probe from a key the master never saw, for another minion's accepted ID, learns nothing beyond what it presented (issue 8 point 5)", async () => {
+    // 'spy' claims the live minion's ID 'good' with its own key, and 'stranger' an ID nobody has
+    cluster.writeMinionConfig('spy', { id: 'good' });
+    cluster.writeMinionConfig('stranger', { id: 'nosuchid' });
+    const spyFp = (await loadOrCreateIdentity({ pkiDir: minionPki('spy'), name: 'minion', commonName: 'good' })).fingerprint;
+    await loadOrCreateIdentity({ pkiDir: minionPki('stranger'), name: 'minion', commonName: 'nosuchid' });
+    const live = fingerprint(fs.readFileSync(path.join(minionPki('good'), 'minion.pub'), 'utf8'));
+    const keysBefore = (await cluster.brine(['key', '-L'])).stdout;
+    const keyLine = (r: CliResult) => lines(r).find((l) => l.startsWith(`WARN master 127.0.0.1:${cluster.port} key:`) || l.startsWith(`FAIL master 127.0.0.1:${cluster.port} key:`));
+    const spy = keyLine(await doctor('spy', 'minion'));
+    const stranger = keyLine(await doctor('stranger', 'minion'));
+    assert.ok(spy && stranger);
+    assert.ok(!spy.includes(live), `the accepted key's fingerprint is not revealed: ${spy}`);
+    assert.deepEqual(new Set(spy.match(FP)), new Set([spyFp, masterFp]), 'only its own and the master fingerprint');
+    assert.ok(spy.startsWith(`WARN master 127.0.0.1:${cluster.port} key: good is pending: The master has not seen this minion's key`), spy);
+    assert.doesNotMatch(spy, /accepted:|key: denied/);
+    // the same answer as for an ID that has no key at all: "good" cannot be told from "nosuchid"
+    const strangerFp = stranger.match(FP)![0]!;
+    assert.equal(spy.replace(/\bgood\b/g, 'ID').replace(spyFp, 'FP'), stranger.replace(/\bnosuchid\b/g, 'ID').replace(strangerFp, 'FP'));
+    assert.equal((await cluster.brine(['key', '-L'])).stdout, keysBefore, 'no key written');
+    assert.equal((await status('good'))?.state, 'connected');
+  });
+
+  it('a denied key (duplicate ID): FAIL with its own fingerprint only and brine key --replace, exit 1', async () => {
     const impostor = cluster.startMinion('impostor', { id: 'good' });
     assert.equal(await impostor.exited, 77, impostor.output);
     const r = await doctor('impostor');
@@ -140,7 +163,10 @@ describe('brine doctor', () => {
     assert.ok(line, r.stdout);
     const own = fingerprint(fs.readFileSync(path.join(minionPki('impostor'), 'minion.pub'), 'utf8'));
     const live = fingerprint(fs.readFileSync(path.join(minionPki('good'), 'minion.pub'), 'utf8'));
-    assert.ok(line.includes(`(accepted: ${live}; this minion: ${own})`), line);
+    // a probe hears about its own key only; the accepted key was in the real sign-in's answer
+    assert.ok(line.includes(`this minion's key (${own}) is among its denied keys`), line);
+    assert.ok(!line.includes(live), line);
+    assert.match(impostor.output, new RegExp(`accepted: ${live}; this minion: ${own}`));
     assert.match(line, /Fix: If this host was re-imaged, run `brine key --replace good` on the master and restart the minion; otherwise give this minion its own `id:`\.$/);
     // the live minion with that ID is untouched
     assert.equal((await status('good'))?.state, 'connected');

@@ -45,15 +45,18 @@ describe('brine key (salt-key) against a running master', () => {
     await cluster.cleanup();
   });
   beforeEach(() => {
-    for (const dir of Object.values(DIRS)) for (const f of fs.readdirSync(path.join(pkiDir, dir))) fs.rmSync(path.join(pkiDir, dir, f));
+    // recursive: minions_denied/.keys holds every denied key per ID
+    for (const dir of Object.values(DIRS)) for (const f of fs.readdirSync(path.join(pkiDir, dir))) fs.rmSync(path.join(pkiDir, dir, f), { recursive: true, force: true });
   });
 
   describe('listing', () => {
+    // denied keys are listed one line per key with its fingerprint (issue 8 point 1): an ID can have several
+    let den1: string;
     beforeEach(() => {
       plant('accepted', 'acc1');
       plant('pending', 'pre1');
       plant('rejected', 'rej1');
-      plant('denied', 'den1');
+      den1 = `den1:  ${fingerprintOf(plant('denied', 'den1'))}`;
     });
 
     it('-l takes every salt-key argument, by prefix, and prints only that section', async () => {
@@ -65,9 +68,9 @@ describe('brine key (salt-key) against a running master', () => {
         ['unaccepted', 'Unaccepted Keys:\npre1\n'],
         ['rej', 'Rejected Keys:\nrej1\n'],
         ['rejected', 'Rejected Keys:\nrej1\n'],
-        ['den', 'Denied Keys:\nden1\n'],
-        ['denied', 'Denied Keys:\nden1\n'],
-        ['all', 'Accepted Keys:\nacc1\nDenied Keys:\nden1\nUnaccepted Keys:\npre1\nRejected Keys:\nrej1\n'],
+        ['den', `Denied Keys:\n${den1}\n`],
+        ['denied', `Denied Keys:\n${den1}\n`],
+        ['all', `Accepted Keys:\nacc1\nDenied Keys:\n${den1}\nUnaccepted Keys:\npre1\nRejected Keys:\nrej1\n`],
       ];
       for (const [arg, out] of expected) {
         const r = await cluster.brine(['key', '-l', arg]);
@@ -85,10 +88,10 @@ describe('brine key (salt-key) against a running master', () => {
 
     it('-L prints all four sections in directory-name order, IDs sorted case-insensitively', async () => {
       for (const id of ['web2', 'Web10', 'db1']) plant('pending', id);
-      plant('denied', 'acc1');
+      const acc1 = `acc1:  ${fingerprintOf(plant('denied', 'acc1'))}`;
       const r = await cluster.brine(['key', '-L']);
       assert.equal(r.code, 0, r.stderr);
-      assert.equal(r.stdout, 'Accepted Keys:\nacc1\nDenied Keys:\nacc1\nden1\nUnaccepted Keys:\ndb1\npre1\nWeb10\nweb2\nRejected Keys:\nrej1\n');
+      assert.equal(r.stdout, `Accepted Keys:\nacc1\nDenied Keys:\n${acc1}\n${den1}\nUnaccepted Keys:\ndb1\npre1\nWeb10\nweb2\nRejected Keys:\nrej1\n`);
     });
   });
 
@@ -232,13 +235,13 @@ describe('brine key (salt-key) against a running master', () => {
 
   describe('--include-denied', () => {
     it('accepts a denied key only when asked, and never over an accepted one', async () => {
-      plant('denied', 'dn1');
+      const dn1 = fingerprintOf(plant('denied', 'dn1'));
       const plain = await cluster.brine(['key', '-a', 'dn1', '-y']);
       assert.equal(plain.code, 1);
       assert.match(plain.stdout, /does not match any unaccepted keys/);
       const inc = await cluster.brine(['key', '-a', 'dn1', '--include-denied', '-y']);
       assert.equal(inc.code, 0, inc.stderr);
-      assert.match(inc.stdout, /Denied Keys:\ndn1\nKey for minion dn1 accepted\./);
+      assert.ok(inc.stdout.includes(`Denied Keys:\ndn1:  ${dn1}\nKey for minion dn1 accepted.`), inc.stdout);
       assert.ok(has('accepted', 'dn1') && !has('denied', 'dn1'));
 
       const accepted = plant('accepted', 'dup');

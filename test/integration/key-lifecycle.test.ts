@@ -41,7 +41,7 @@ describe('key lifecycle: re-image and delete', () => {
     assert.equal(await reimaged.exited, 77, reimaged.output);
     assert.match(reimaged.output, /brine key --replace web1/);
     const listed = await cluster.brine(['key', '-L']);
-    assert.match(listed.stdout, /Accepted Keys:\nweb1\nDenied Keys:\nweb1\n/);
+    assert.match(listed.stdout, /Accepted Keys:\nweb1\nDenied Keys:\nweb1: {2}\S+ {2}\(from 127\.0\.0\.1:\d+, last seen [^)]+\)\n/);
 
     const r = await cluster.brine(['key', '--replace', 'web1', '-y']);
     assert.equal(r.code, 0, r.stderr);

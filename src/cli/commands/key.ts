@@ -3,7 +3,7 @@
 
 import * as readline from 'node:readline';
 import type { Command } from 'commander';
-import { KeyStore, fnmatch, type KeyState } from '../../pki/index.js';
+import { KeyStore, fingerprint, fnmatch, normalizeFingerprint, type DeniedKey, type KeyState } from '../../pki/index.js';
 import { loadOrCreateIdentity } from '../../pki/index.js';
 import { BrineError } from '../../util/errors.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
@@ -62,14 +62,76 @@ function select(store: KeyStore, states: KeyState[], globs: string): Map<KeyStat
   return out;
 }
 
-function listing(selection: Map<KeyState, string[]>, line: (state: KeyState, id: string) => string = (_s, id) => id): string {
+function listing(selection: Map<KeyState, string[]>, line: (state: KeyState, id: string) => string | string[] = (_s, id) => id): string {
   const out: string[] = [];
   for (const [state, title] of SECTIONS) {
     const ids = selection.get(state);
     if (!ids) continue;
-    out.push(title, ...ids.map((id) => line(state, id)));
+    out.push(title, ...ids.flatMap((id) => line(state, id)));
   }
   return out.join('\n');
+}
+
+/**
+ * A denied key as listed: its fingerprint and where it came from. An ID can have several (a
+ * re-imaged host and an impostor, threats.md #31), so the operator always sees which is which.
+ */
+function deniedLine(id: string, k: DeniedKey): string {
+  const from = k.remote === undefined ? '' : `  (from ${k.remote}${k.lastSeen === undefined ? '' : `, last seen ${new Date(k.lastSeen).toISOString()}`})`;
+  return `${id}:  ${k.fingerprint}${from}`;
+}
+
+function deniedLines(store: KeyStore, id: string): string[] {
+  return store.deniedKeys(id).map((k) => deniedLine(id, k));
+}
+
+/** A key chosen for a move, captured when it was shown: the confirmed key is the one written. */
+interface Chosen {
+  state: KeyState;
+  id: string;
+  pem: string;
+  fingerprint: string;
+  /** For a denied key: where it came from, to show. */
+  denied?: DeniedKey;
+}
+
+/**
+ * The denied key of `id` the operator means: the one named by --finger, else the only one seen.
+ * Several keys and no --finger is KEY_AMBIGUOUS: one of them may be an impostor's.
+ */
+function chooseDenied(store: KeyStore, id: string, finger: string | undefined): DeniedKey {
+  const keys = store.deniedKeys(id);
+  if (keys.length === 0) throw new BrineError('KEY_NOT_FOUND', `no denied key for '${id}'; see 'brine key -L'`);
+  if (finger !== undefined) {
+    const fp = normalizeFingerprint(finger);
+    if (fp === undefined) throw new BrineError('USAGE', `--finger '${finger}' is not a fingerprint: give the 64 hex digits (colons optional) shown by 'brine key -f ${id}'`);
+    const found = keys.find((k) => k.fingerprint === fp);
+    if (!found) throw new BrineError('KEY_NOT_FOUND', `no denied key for '${id}' has fingerprint ${fp}; its denied keys are:\n${keys.map((k) => deniedLine(id, k)).join('\n')}`);
+    return found;
+  }
+  if (keys.length > 1) {
+    throw new BrineError('KEY_AMBIGUOUS', `${keys.length} different keys tried to sign in as '${id}'; nothing was changed. Check the fingerprint on the host itself ('brine key -f' there, or its minion.pub) and name it with --finger:\n${keys.map((k) => deniedLine(id, k)).join('\n')}`);
+  }
+  return keys[0]!;
+}
+
+function capture(store: KeyStore, state: KeyState, id: string, finger: string | undefined): Chosen | undefined {
+  if (state === 'denied') {
+    const k = chooseDenied(store, id, finger);
+    return { state, id, pem: k.pem, fingerprint: k.fingerprint, denied: k };
+  }
+  const pem = store.read(state, id);
+  return pem === undefined ? undefined : { state, id, pem, fingerprint: fingerprint(pem) };
+}
+
+/**
+ * Puts the confirmed key into `to` (its text as shown, whatever the source file holds now) and
+ * removes it from where it was only if that file still holds the same key.
+ */
+function settle(store: KeyStore, c: Chosen, to: KeyState): void {
+  store.write(to, c.id, c.pem);
+  if (c.state === 'denied') store.forgetDenied(c.id, c.fingerprint);
+  else if (store.fingerprintOf(c.state, c.id) === c.fingerprint) store.remove(c.id, c.state);
 }
 
 async function confirm(question: string, defaultYes: boolean, yes: boolean | undefined): Promise<boolean> {
@@ -105,20 +167,30 @@ async function move(store: KeyStore, flags: KeyFlags, globs: string, to: 'accept
     process.stdout.write(`The key glob '${globs}' does not match any ${describeSources(from)} keys.\n`);
     return 1;
   }
-  const verb = to === 'accepted' ? 'accepted' : 'rejected';
-  process.stdout.write(`The following keys are going to be ${verb}:\n${listing(selection)}\n`);
-  if (!(await confirm('Proceed? [n/Y] ', true, flags.yes))) return 1;
-  let code = 0;
+  // captured before the question: what is shown is what gets moved (threats.md #31)
+  const chosen = new Map<string, Chosen>();
   for (const [state, ids] of selection) {
     for (const id of ids) {
-      if (to === 'accepted' && state !== 'accepted' && store.read('accepted', id) !== undefined) {
-        process.stderr.write(`Key for minion ${id} was not accepted: another key is already accepted for this ID. Delete it first with 'brine key -d ${id}'.\n`);
-        code = 1;
-        continue;
-      }
-      store.move(id, state, to);
-      process.stdout.write(`Key for minion ${id} ${verb}.\n`);
+      const c = capture(store, state, id, flags.finger);
+      if (c) chosen.set(`${state}/${id}`, c);
     }
+  }
+  const verb = to === 'accepted' ? 'accepted' : 'rejected';
+  const shown = listing(selection, (state, id) => {
+    const c = chosen.get(`${state}/${id}`);
+    return c?.denied ? deniedLine(id, c.denied) : id;
+  });
+  process.stdout.write(`The following keys are going to be ${verb}:\n${shown}\n`);
+  if (!(await confirm('Proceed? [n/Y] ', true, flags.yes))) return 1;
+  let code = 0;
+  for (const c of chosen.values()) {
+    if (to === 'accepted' && c.state !== 'accepted' && store.read('accepted', c.id) !== undefined) {
+      process.stderr.write(`Key for minion ${c.id} was not accepted: another key is already accepted for this ID. Delete it first with 'brine key -d ${c.id}'.\n`);
+      code = 1;
+      continue;
+    }
+    settle(store, c, to);
+    process.stdout.write(`Key for minion ${c.id} ${verb}.\n`);
   }
   return code;
 }
@@ -154,20 +226,23 @@ async function notifyMaster(socketPath: string): Promise<void> {
 }
 
 /**
- * The re-image flow: the host came back with a new key, which the master stored as denied.
- * One atomic rename makes the denied key the accepted one.
+ * The re-image flow: the host came back with a new key, which the master kept among the ID's
+ * denied keys. The key shown and confirmed is the one written to accepted, even if another peer
+ * signs in as this ID meanwhile; with several candidates --finger must name one (threats.md #31).
  */
 async function replace(store: KeyStore, flags: KeyFlags, id: string): Promise<number> {
-  const denied = store.fingerprintOf('denied', id);
-  if (denied === undefined) throw new BrineError('KEY_NOT_FOUND', `no denied key for '${id}': --replace swaps an accepted key for the denied one a re-imaged host presented; see 'brine key -L'`);
+  if (store.deniedKeys(id).length === 0) throw new BrineError('KEY_NOT_FOUND', `no denied key for '${id}': --replace swaps an accepted key for the denied one a re-imaged host presented; see 'brine key -L'`);
+  const chosen = chooseDenied(store, id, flags.finger);
+  const denied = chosen.fingerprint;
+  const from = chosen.remote === undefined ? '' : ` from ${chosen.remote}`;
   const accepted = store.fingerprintOf('accepted', id);
   process.stdout.write(
     accepted === undefined
-      ? `The denied key for ${id} (${denied}) is going to be accepted.\n`
-      : `The accepted key for ${id} (${accepted}) is going to be replaced by its denied key (${denied}).\nDo this only if ${id} was re-imaged or re-keyed on purpose: check ${denied} against 'brine key -f' output on that host.\n`,
+      ? `The denied key for ${id} (${denied}${from}) is going to be accepted.\n`
+      : `The accepted key for ${id} (${accepted}) is going to be replaced by its denied key (${denied}${from}).\nDo this only if ${id} was re-imaged or re-keyed on purpose: check ${denied} against 'brine key -f' output on that host.\n`,
   );
   if (!(await confirm('Proceed? [n/Y] ', true, flags.yes))) return 1;
-  store.move(id, 'denied', 'accepted');
+  settle(store, { state: 'denied', id, pem: chosen.pem, fingerprint: denied, denied: chosen }, 'accepted');
   process.stdout.write(`Key for minion ${id} replaced.\n`);
   return 0;
 }
@@ -203,7 +278,7 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
       const master = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
       out.push('Local Keys:', `master.pem:  ${master.fingerprint}`, `master.pub:  ${master.fingerprint}`);
     }
-    const body = listing(select(store, all, finger), (state, id) => `${id}:  ${store.fingerprintOf(state, id) ?? '?'}`);
+    const body = listing(select(store, all, finger), (state, id) => (state === 'denied' ? deniedLines(store, id) : `${id}:  ${store.fingerprintOf(state, id) ?? '?'}`));
     if (body) out.push(body);
     if (out.length === 0) throw new BrineError('KEY_NOT_FOUND', `The key glob '${finger}' does not match any keys.`);
     process.stdout.write(`${out.join('\n')}\n`);
@@ -227,7 +302,8 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
   const lines: string[] = [];
   for (const [state, title] of SECTIONS) {
     if (!states.includes(state)) continue;
-    lines.push(title, ...store.list(state));
+    // denied: one line per distinct key with its fingerprint and address (an ID can have several)
+    lines.push(title, ...(state === 'denied' ? store.list(state).flatMap((id) => deniedLines(store, id)) : store.list(state)));
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
@@ -247,7 +323,7 @@ export function registerKey(program: Command): void {
     .option('-R, --reject-all', 'reject all pending keys')
     .option('-d, --delete <glob>', 'delete keys matching the glob, in any state')
     .option('-D, --delete-all', 'delete all keys')
-    .option('-f, --finger <glob>', 'print fingerprints of keys matching the glob')
+    .option('-f, --finger <glob>', 'print fingerprints of keys matching the glob; with --replace or -a/-r --include-denied: the fingerprint of the denied key meant')
     .option('-F, --finger-all', "print all fingerprints, including the master's own")
     .option('-p, --print <glob>', 'print public keys matching the glob')
     .option('-P, --print-all', 'print all public keys')
@@ -256,7 +332,7 @@ export function registerKey(program: Command): void {
     .option('--include-accepted', 'reject also accepted keys')
     .option('--include-denied', 'accept or reject also denied keys')
     .option('--include-all', 'include rejected, accepted and denied keys (deprecated in Salt)')
-    .option('--replace <id>', "re-imaged host: make the ID's denied key the accepted one, in one atomic step")
+    .option('--replace <id>', "re-imaged host: make the ID's denied key (the one named by --finger when several were seen) the accepted one")
     .action(async (narrow: string | undefined, flags: KeyFlags) => {
       try {
         process.exitCode = await runKey(flags, narrow);

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
-import { AcceptedKeyCache } from '../../../src/master/accepted-keys.js';
+import { AcceptedKeyIndex } from '../../../src/master/accepted-keys.js';
 import { KeyStore, decideAuth, fingerprint } from '../../../src/pki/index.js';
 
 const newKey = () => generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string;
@@ -17,7 +17,7 @@ test('agrees with decideAuth on every layout, and sees a replaced key file', (t)
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const store = new KeyStore(dir);
   store.ensureLayout();
-  const cache = new AcceptedKeyCache(store);
+  const cache = new AcceptedKeyIndex(store);
   const k1 = newKey();
   const k2 = newKey();
   const policy = { autoAccept: false, openMode: false };

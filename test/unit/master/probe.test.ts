@@ -40,12 +40,12 @@ describe('probeAuth', () => {
     const keys = store(t);
     const before = snapshot(keys);
     const pem = newPublicKeyPem();
-    const v = probeAuth(keys.pkiDir, { id: 'web1', publicKeyPem: pem }, POLICY, MASTER_FP);
+    const v = probeAuth(keys, { id: 'web1', publicKeyPem: pem }, POLICY, MASTER_FP);
     assert.equal(v.status, 'pending');
     assert.match(v.message, /has not seen this minion's key/);
     assert.ok(v.message.includes(fingerprint(pem)) && v.message.includes(MASTER_FP));
     assert.match(v.message, /brine key -a web1/);
-    assert.deepEqual(v.wouldWrite, ['pending']);
+    assert.deepEqual(v.wouldWrite, [], 'not told: it would tell a new ID from one with another key');
     assert.equal(snapshot(keys), before);
   });
 
@@ -59,19 +59,52 @@ describe('probeAuth', () => {
     keys.write('rejected', 'rej', rej);
     const before = snapshot(keys);
 
-    assert.equal(probeAuth(keys.pkiDir, { id: 'acc', publicKeyPem: acc }, POLICY, MASTER_FP).status, 'accepted');
-    const p = probeAuth(keys.pkiDir, { id: 'pen', publicKeyPem: pen }, POLICY, MASTER_FP);
+    assert.equal(probeAuth(keys, { id: 'acc', publicKeyPem: acc }, POLICY, MASTER_FP).status, 'accepted');
+    const p = probeAuth(keys, { id: 'pen', publicKeyPem: pen }, POLICY, MASTER_FP);
     assert.equal(p.status, 'pending');
     assert.match(p.message, /in pending/);
-    const r = probeAuth(keys.pkiDir, { id: 'rej', publicKeyPem: rej }, POLICY, MASTER_FP);
+    const r = probeAuth(keys, { id: 'rej', publicKeyPem: rej }, POLICY, MASTER_FP);
     assert.equal(r.status, 'rejected');
     assert.match(r.message, /brine key -d rej/);
+    assert.equal(snapshot(keys), before);
+  });
+
+  it("a key the master does not hold for the ID learns nothing about the ID's keys (issue 8 point 5)", (t) => {
+    const keys = store(t);
+    const acc = newPublicKeyPem();
+    const pen = newPublicKeyPem();
+    keys.write('accepted', 'acc', acc);
+    keys.write('pending', 'pen', pen);
+    keys.write('rejected', 'rej', newPublicKeyPem());
+    const before = snapshot(keys);
     const other = newPublicKeyPem();
-    const d = probeAuth(keys.pkiDir, { id: 'acc', publicKeyPem: other }, POLICY, MASTER_FP);
+    // the same answer, word for word (but the ID), whether the ID is accepted, pending, rejected or unknown
+    const answers = ['acc', 'pen', 'rej', 'nobody'].map((id) => probeAuth(keys, { id, publicKeyPem: other }, POLICY, MASTER_FP));
+    const neutral = (v: { status: string; message: string; wouldWrite: string[] }, id: string) => ({ status: v.status, message: v.message.replace(new RegExp(`\\b${id}\\b`, 'g'), 'ID'), wouldWrite: v.wouldWrite });
+    const [first, ...rest] = answers.map((v, i) => neutral(v, ['acc', 'pen', 'rej', 'nobody'][i]!));
+    for (const r of rest) assert.deepEqual(r, first);
+    assert.equal(first!.status, 'pending');
+    assert.deepEqual(first!.wouldWrite, []);
+    for (const v of answers) {
+      assert.ok(!v.message.includes(fingerprint(acc)) && !v.message.includes(fingerprint(pen)), v.message);
+      const fps = v.message.match(/[0-9a-f]{2}(?::[0-9a-f]{2}){31}/g) ?? [];
+      assert.deepEqual(new Set(fps), new Set([fingerprint(other), MASTER_FP]), 'only its own and the master fingerprint');
+    }
+    assert.equal(snapshot(keys), before);
+  });
+
+  it('its own key among the denied keys: told it is denied, without the accepted fingerprint', (t) => {
+    const keys = store(t);
+    const acc = newPublicKeyPem();
+    const mine = newPublicKeyPem();
+    keys.write('accepted', 'acc', acc);
+    keys.recordDenied('acc', mine, { remote: '127.0.0.1:1', at: 1 });
+    const before = snapshot(keys);
+    const d = probeAuth(keys, { id: 'acc', publicKeyPem: mine }, POLICY, MASTER_FP);
     assert.equal(d.status, 'denied');
-    assert.ok(d.message.includes(fingerprint(acc)) && d.message.includes(fingerprint(other)), d.message);
-    assert.match(d.message, /brine key --replace acc/);
-    assert.deepEqual(d.wouldWrite, ['denied'], 'a real sign-in would have stored it in minions_denied');
+    assert.ok(d.message.includes(fingerprint(mine)) && !d.message.includes(fingerprint(acc)), d.message);
+    assert.match(d.message, /brine key --replace acc --finger/);
+    assert.deepEqual(d.wouldWrite, ['denied'], 'a real sign-in would have kept it among the denied keys');
     assert.equal(snapshot(keys), before);
   });
 
@@ -80,10 +113,10 @@ describe('probeAuth', () => {
     const pem = newPublicKeyPem();
     keys.write('pending', 'auto', pem);
     const before = snapshot(keys);
-    const a = probeAuth(keys.pkiDir, { id: 'auto', publicKeyPem: pem }, { ...POLICY, autoAccept: true }, MASTER_FP);
+    const a = probeAuth(keys, { id: 'auto', publicKeyPem: pem }, { ...POLICY, autoAccept: true }, MASTER_FP);
     assert.equal(a.status, 'accepted');
     assert.match(a.message, /will accept it at sign-in/);
-    const r = probeAuth(keys.pkiDir, { id: 'auto', publicKeyPem: pem }, { ...POLICY, autoreject: () => true }, MASTER_FP);
+    const r = probeAuth(keys, { id: 'auto', publicKeyPem: pem }, { ...POLICY, autoreject: () => true }, MASTER_FP);
     assert.equal(r.status, 'rejected');
     assert.deepEqual(r.wouldWrite, ['rejected']);
     assert.equal(snapshot(keys), before);
@@ -91,7 +124,7 @@ describe('probeAuth', () => {
 
   it('an invalid ID is refused before the store is touched', (t) => {
     const keys = store(t);
-    const v = probeAuth(keys.pkiDir, { id: '../etc', publicKeyPem: newPublicKeyPem() }, POLICY, MASTER_FP);
+    const v = probeAuth(keys, { id: '../etc', publicKeyPem: newPublicKeyPem() }, POLICY, MASTER_FP);
     assert.equal(v.status, 'invalid_id');
     assert.deepEqual(v.wouldWrite, []);
   });

@@ -1,12 +1,14 @@
 // Salt's §4.2 decision table, one row per case, checking the status, the fingerprints reported
-// and the whole key store afterwards (which file holds which key).
+// and the whole key store after its effects are applied (which file holds which key); deciding
+// alone writes nothing.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { join } from 'node:path';
-import { decideAuth, fingerprint, KeyStore, KEY_STATES, type AuthPolicy, type AuthStatus, type KeyState } from '../../../src/pki/index.js';
+import { applyKeyEffects, decideAuth, fingerprint, KeyStore, KEY_STATES, type AuthPolicy, type AuthStatus, type KeyState } from '../../../src/pki/index.js';
 import { isBrineError } from '../../../src/util/errors.js';
+import { loadOrCreateIdentity } from '../../../src/pki/index.js';
 import { newPublicKeyPem, tempDir, tree } from './helpers.js';
 
 type KeyName = 'K1' | 'K2';
@@ -98,6 +100,8 @@ for (const row of ROWS) {
     const filesBefore = tree(root);
 
     const d = decideAuth(ks, { id, publicKeyPem: pem(row.presented) }, { ...BASE, ...row.policy });
+    assert.deepEqual(tree(root), filesBefore, 'the decision itself writes nothing');
+    applyKeyEffects(ks, d.effects, { remote: '127.0.0.1:5555', at: 1 });
 
     assert.equal(d.status, row.status, d.reason);
     assert.equal(d.presentedFingerprint, fp(row.presented));
@@ -116,21 +120,47 @@ test('denied reason names the ID and both fingerprints for the operator', (t) =>
   assert.ok(d.reason.startsWith(`ID web1 is already accepted with key ${fp('K1')}; this minion presented ${fp('K2')}`), d.reason);
 });
 
-test('the same key in another PEM spelling (CRLF, certificate-derived) is the same key', (t) => {
+test('the same key in another PEM spelling (CRLF, certificate-derived) is the same key', async (t) => {
   const ks = new KeyStore(join(tempDir(t), 'pki'));
   ks.write('accepted', 'web1', pem('K1'));
   const crlf = pem('K1').replace(/\n/g, '\r\n');
   assert.equal(decideAuth(ks, { id: 'web1', publicKeyPem: crlf }, BASE).status, 'accepted');
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey;
-  ks.write('accepted', 'web2', rsa.export({ type: 'spki', format: 'pem' }) as string);
-  assert.equal(decideAuth(ks, { id: 'web2', publicKeyPem: rsa.export({ type: 'pkcs1', format: 'pem' }) as string }, BASE).status, 'accepted');
+  const identity = await loadOrCreateIdentity({ pkiDir: tempDir(t), name: 'minion', commonName: 'web2' });
+  ks.write('accepted', 'web2', identity.publicKeyPem);
+  assert.equal(decideAuth(ks, { id: 'web2', publicKeyPem: identity.certPem }, BASE).status, 'accepted');
 });
 
-test('what is stored is canonical SPKI PEM even if the caller sent PKCS#1', (t) => {
+test('what is stored is canonical SPKI PEM even if the caller sent a certificate', async (t) => {
   const ks = new KeyStore(join(tempDir(t), 'pki'));
-  const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey;
-  decideAuth(ks, { id: 'web1', publicKeyPem: rsa.export({ type: 'pkcs1', format: 'pem' }) as string }, BASE);
-  assert.equal(ks.read('pending', 'web1'), rsa.export({ type: 'spki', format: 'pem' }));
+  const identity = await loadOrCreateIdentity({ pkiDir: tempDir(t), name: 'minion', commonName: 'web1' });
+  applyKeyEffects(ks, decideAuth(ks, { id: 'web1', publicKeyPem: identity.certPem }, BASE).effects, { remote: '127.0.0.1:5555', at: 1 });
+  assert.equal(ks.read('pending', 'web1'), identity.publicKeyPem);
+});
+
+test('key types brine does not make are rejected with KEY_TYPE_UNSUPPORTED and nothing is stored, even in open mode', (t) => {
+  const root = tempDir(t);
+  const ks = new KeyStore(join(root, 'pki'));
+  ks.ensureLayout();
+  const before = tree(root);
+  const keys: Array<[string, string]> = [
+    ['RSA-1024', generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'pkcs1', format: 'pem' }) as string],
+    ['RSA-2048', generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }) as string],
+    ['RSA-PSS', generateKeyPairSync('rsa-pss', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }) as string],
+    ['Ed448', generateKeyPairSync('ed448').publicKey.export({ type: 'spki', format: 'pem' }) as string],
+    ['P-384', generateKeyPairSync('ec', { namedCurve: 'P-384' }).publicKey.export({ type: 'spki', format: 'pem' }) as string],
+  ];
+  for (const [name, key] of keys) {
+    for (const policy of [BASE, { ...BASE, openMode: true }, { ...BASE, autoAccept: true }]) {
+      const d = decideAuth(ks, { id: 'web1', publicKeyPem: key }, policy);
+      assert.equal(d.status, 'rejected', name);
+      assert.equal(d.code, 'KEY_TYPE_UNSUPPORTED', name);
+      assert.deepEqual(d.effects, [], name);
+      assert.match(d.reason, /Ed25519 or EC P-256/, name);
+    }
+  }
+  const p256 = generateKeyPairSync('ec', { namedCurve: 'P-256' }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+  assert.equal(decideAuth(ks, { id: 'web1', publicKeyPem: p256 }, BASE).status, 'pending', 'P-256 with a named curve is fine');
+  assert.deepEqual(tree(root), before);
 });
 
 test('a presented value that is not a public key is PKI_KEY_INVALID and stores nothing', (t) => {

@@ -116,7 +116,7 @@ test('an unsupported key type (RSA) is PKI_KEY_INVALID', async (t) => {
   const { generateKeyPairSync } = await import('node:crypto');
   const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
   writeFileSync(join(pkiDir, 'master.pem'), rsa);
-  await assert.rejects(loadOrCreateIdentity({ pkiDir, name: 'master', commonName: 'm' }), (e) => isBrineError(e, 'PKI_KEY_INVALID') && /rsa/.test(e.message));
+  await assert.rejects(loadOrCreateIdentity({ pkiDir, name: 'master', commonName: 'm' }), (e) => isBrineError(e, 'PKI_KEY_INVALID') && /rsa/i.test(e.message));
 });
 
 test('an EC P-256 key is accepted and gets a matching certificate', async (t) => {

@@ -1,0 +1,105 @@
+// Every distinct key that was denied for an ID, not only the last one: Salt's minions_denied/ID
+// is last-writer-wins, so an attacker's hello could swap the key an operator was about to accept
+// (threats.md #31). Each key is kept as one small JSON file under minions_denied/.keys/ID/, a
+// dot-directory the ID listing ignores, with the address it came from. Bounded per ID.
+
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { BrineError } from '../util/errors.js';
+import { assertValidMinionId, minionIdProblem } from '../util/minion-id.js';
+import { writeFileAtomicSync } from './atomic-write.js';
+import { fingerprint } from './fingerprint.js';
+
+/** Most distinct denied keys kept per ID; the one seen longest ago goes first. */
+export const DENIED_KEYS_PER_ID = 8;
+
+export interface DeniedKey {
+  fingerprint: string;
+  pem: string;
+  /** Address the key signed in from (`ip:port`); absent for a key planted by hand. */
+  remote?: string;
+  /** ms since the epoch: first and last sign-in with this key. */
+  firstSeen?: number;
+  lastSeen?: number;
+}
+
+const HISTORY_DIR = '.keys';
+const FILE_MODE = 0o644;
+const DIR_MODE = 0o700;
+
+export class DeniedKeyHistory {
+  constructor(private readonly deniedDir: string) {}
+
+  /** Remembers a denied key for `id` (or refreshes its last-seen time), dropping the oldest beyond the bound. */
+  record(id: string, pem: string, source: { remote: string; at: number }): void {
+    const fp = fingerprint(pem);
+    const dir = this.dirFor(id);
+    const known = this.list(id);
+    const same = known.find((k) => k.fingerprint === fp);
+    const entry: DeniedKey = { fingerprint: fp, pem, remote: source.remote, firstSeen: same?.firstSeen ?? source.at, lastSeen: source.at };
+    try {
+      mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+      writeFileAtomicSync(join(dir, fileName(fp)), `${JSON.stringify(entry)}\n`, FILE_MODE);
+    } catch (err) {
+      throw new BrineError('PKI_UNWRITABLE', `cannot record a denied key for ${id} in ${dir}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, { cause: err, details: { id } });
+    }
+    if (same !== undefined) return;
+    // list() is newest first; drop from the end
+    for (const old of known.slice(DENIED_KEYS_PER_ID - 1)) this.forget(id, old.fingerprint);
+  }
+
+  /** The denied keys of `id`, most recently seen first. Unreadable entries are skipped. */
+  list(id: string): DeniedKey[] {
+    const dir = this.dirFor(id);
+    let names: string[];
+    try {
+      names = readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+    } catch {
+      return [];
+    }
+    const out: DeniedKey[] = [];
+    for (const name of names) {
+      try {
+        const parsed = JSON.parse(readFileSync(join(dir, name), 'utf8')) as Partial<DeniedKey>;
+        if (typeof parsed.pem !== 'string') continue;
+        // the fingerprint is recomputed: the file name and a field could be edited by hand
+        out.push({ ...parsed, pem: parsed.pem, fingerprint: fingerprint(parsed.pem) });
+      } catch {
+        // a damaged entry is not a candidate; the operator can delete the ID's keys with -d
+      }
+    }
+    return out.sort((a, b) => (b.lastSeen ?? 0) - (a.lastSeen ?? 0));
+  }
+
+  /** IDs that have at least one recorded denied key. */
+  ids(): string[] {
+    try {
+      return readdirSync(join(this.deniedDir, HISTORY_DIR), { withFileTypes: true })
+        .filter((e) => e.isDirectory() && minionIdProblem(e.name) === undefined)
+        .map((e) => e.name)
+        .filter((id) => this.list(id).length > 0);
+    } catch {
+      return [];
+    }
+  }
+
+  /** Forgets one denied key of `id`, or all of them. */
+  forget(id: string, fp?: string): void {
+    const dir = this.dirFor(id);
+    try {
+      if (fp === undefined) rmSync(dir, { recursive: true, force: true });
+      else rmSync(join(dir, fileName(fp)), { force: true });
+    } catch (err) {
+      throw new BrineError('PKI_UNWRITABLE', `cannot delete denied keys of ${id} in ${dir}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, { cause: err, details: { id } });
+    }
+  }
+
+  private dirFor(id: string): string {
+    assertValidMinionId(id);
+    return join(this.deniedDir, HISTORY_DIR, id);
+  }
+}
+
+function fileName(fp: string): string {
+  return `${fp.replace(/:/g, '')}.json`;
+}
