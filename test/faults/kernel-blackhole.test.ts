@@ -93,7 +93,7 @@ function lostLines(p: Proc): string[] {
   return p.output.split('\n').filter((l) => /Connection to master \S+ lost/.test(l));
 }
 
-describe('kernel blackhole between namespaces', { skip: netnsSkip() }, () => {
+describe('kernel blackhole between namespaces', { skip: netnsSkip('kernel blackhole between namespaces') }, () => {
   const started: NsCluster[] = [];
   before(async () => {
     await sweepStale();
