@@ -4,6 +4,7 @@
 // on the size of what comes back.
 
 import { BrineError, type ErrorCode } from '../util/errors.js';
+import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
 import type { ExecContext, ExecResult, Grains, ModuleRegistry, RunningJobInfo, RunningJobs } from '../modules/index.js';
@@ -30,6 +31,8 @@ export interface JobRunnerDeps {
   refreshGrains?: () => Promise<void>;
   /** Where non-inline functions run; worker threads unless a test substitutes it. */
   executor?: JobExecutor;
+  /** Job timeouts, the SIGTERM->SIGKILL grace and start times; the system clock by default. */
+  clock?: Clock;
 }
 
 interface Entry {
@@ -39,7 +42,7 @@ interface Entry {
   pgids: Set<number>;
   controller: AbortController;
   isolated: IsolatedRun | undefined;
-  timer: NodeJS.Timeout | undefined;
+  timer: TimerHandle | undefined;
   /** Resolves the running job's result early (kill, timeout); set once it starts. */
   finish: ((r: ExecResult) => void) | undefined;
   /** Set by end(): the result the job ends with, whatever its function still does. */
@@ -68,11 +71,13 @@ export class JobRunner implements RunningJobs {
   private readonly executor: JobExecutor;
   private readonly maxConcurrent: number;
   private readonly maxReturnBytes: number;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.executor = deps.executor ?? new WorkerExecutor();
     this.maxConcurrent = Math.max(1, deps.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_JOBS);
     this.maxReturnBytes = deps.maxReturnBytes ?? DEFAULT_MAX_RETURN_BYTES;
+    this.clock = deps.clock ?? systemClock;
   }
 
   /** Jobs running or queued. */
@@ -116,7 +121,7 @@ export class JobRunner implements RunningJobs {
   async run(job: Job): Promise<Return> {
     const entry: Entry = {
       job,
-      info: { jid: job.jid, fun: job.fun, arg: job.arg, kwarg: job.kwarg, tgt: job.tgt, tgt_type: job.tgtType, pid: process.pid, started: new Date().toISOString(), queued: true },
+      info: { jid: job.jid, fun: job.fun, arg: job.arg, kwarg: job.kwarg, tgt: job.tgt, tgt_type: job.tgtType, pid: process.pid, started: new Date(this.clock.now()).toISOString(), queued: true },
       pgids: new Set(),
       controller: new AbortController(),
       isolated: undefined,
@@ -170,10 +175,10 @@ export class JobRunner implements RunningJobs {
   private async execute(entry: Entry): Promise<ExecResult> {
     const early = new Promise<ExecResult>((resolve) => (entry.finish = resolve));
     entry.info.queued = false;
-    entry.info.started = new Date().toISOString();
+    entry.info.started = new Date(this.clock.now()).toISOString();
     const { job } = entry;
     const limit = this.timeoutSeconds(job);
-    if (limit > 0) entry.timer = setTimeout(() => this.onTimeout(entry, limit), limit * 1000);
+    if (limit > 0) entry.timer = this.clock.setTimeout(() => this.onTimeout(entry, limit), limit * 1000);
     try {
       this.deps.logger.debug({ jid: job.jid, fun: job.fun }, `running ${job.fun}`);
       const fn = this.deps.registry.get(job.fun);
@@ -181,7 +186,7 @@ export class JobRunner implements RunningJobs {
       const work = !fn || fn.inline ? this.runInline(entry) : this.runIsolated(entry);
       return await Promise.race([work, early]);
     } finally {
-      if (entry.timer) clearTimeout(entry.timer);
+      entry.timer?.cancel();
     }
   }
 
@@ -219,7 +224,8 @@ export class JobRunner implements RunningJobs {
     // SIGTERM first so commands can clean up, SIGKILL for whatever ignores it
     const pgids = [...entry.pgids];
     for (const pgid of pgids) killGroup(pgid, 'SIGTERM');
-    if (pgids.length > 0) setTimeout(() => pgids.forEach((p) => killGroup(p, 'SIGKILL')), KILL_GRACE_MS).unref();
+    // not unref'd: a minion that is shutting down still kills what ignored the SIGTERM
+    if (pgids.length > 0) this.clock.setTimeout(() => pgids.forEach((p) => killGroup(p, 'SIGKILL')), KILL_GRACE_MS);
     this.end(entry, failure('JOB_TIMEOUT', message));
   }
 
