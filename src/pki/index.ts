@@ -8,4 +8,5 @@ export { decideAuth, type AuthDecision, type AuthPolicy, type AuthRequest, type 
 export { loadMatchFile, matchFileLines, type MatchFileOptions } from './autosign.js';
 export { exprMatch, fnmatch, globToRegExp } from './fnmatch.js';
 export { createSelfSignedCert, certificateProblem, CERT_VALIDITY_YEARS } from './certificate.js';
-export { writeFileAtomicSync } from './atomic-write.js';
+// one helper for every layer (src/util/atomic-write.ts); re-exported for pki's users
+export { writeFileAtomicSync } from '../util/atomic-write.js';
