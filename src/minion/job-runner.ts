@@ -5,6 +5,7 @@
 
 import { BrineError, type ErrorCode } from '../util/errors.js';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
+import { signalGroup, stopGroups } from '../util/process-group.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
 import type { ExecContext, ExecResult, Grains, ModuleRegistry, RunningJobInfo, RunningJobs } from '../modules/index.js';
@@ -56,14 +57,6 @@ function failure(code: ErrorCode, message: string): ExecResult {
   return { return: message, retcode: 1, success: false, error: { code, message } };
 }
 
-function killGroup(pgid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, sig);
-  } catch {
-    // ESRCH: the group is gone already
-  }
-}
-
 export class JobRunner implements RunningJobs {
   private readonly entries = new Map<string, Entry>();
   private readonly queue: Entry[] = [];
@@ -102,7 +95,7 @@ export class JobRunner implements RunningJobs {
   kill(jid: string): boolean {
     const e = this.entries.get(jid);
     if (!e) return false;
-    for (const pgid of e.pgids) killGroup(pgid, 'SIGKILL');
+    for (const pgid of e.pgids) signalGroup(pgid, 'SIGKILL');
     this.end(e, failure('EXEC_FAILED', `${e.job.fun}: killed by saltutil.kill_job ${jid}`));
     return true;
   }
@@ -111,7 +104,7 @@ export class JobRunner implements RunningJobs {
     const e = this.entries.get(jid);
     if (!e) return false;
     if (e.pgids.size > 0) {
-      for (const pgid of e.pgids) killGroup(pgid, sig);
+      for (const pgid of e.pgids) signalGroup(pgid, sig);
       return true;
     }
     if (sig === 'SIGKILL' || sig === 'SIGTERM' || sig === 'SIGINT') return this.kill(jid);
@@ -166,7 +159,7 @@ export class JobRunner implements RunningJobs {
   /** Aborts every running job, empties the queue and ends idle worker threads (minion shutdown). */
   abortAll(): void {
     for (const e of [...this.entries.values()]) {
-      for (const pgid of e.pgids) killGroup(pgid, 'SIGTERM');
+      for (const pgid of e.pgids) signalGroup(pgid, 'SIGTERM');
       this.end(e, failure('EXEC_FAILED', `${e.job.fun}: the minion is shutting down`));
     }
     this.executor.close();
@@ -221,11 +214,9 @@ export class JobRunner implements RunningJobs {
 
   private onTimeout(entry: Entry, seconds: number): void {
     const message = `${entry.job.fun}: job ${entry.job.jid} did not finish within its ${seconds} s timeout and was stopped; raise job_timeout if it needs longer`;
-    // SIGTERM first so commands can clean up, SIGKILL for whatever ignores it
-    const pgids = [...entry.pgids];
-    for (const pgid of pgids) killGroup(pgid, 'SIGTERM');
-    // not unref'd: a minion that is shutting down still kills what ignored the SIGTERM
-    if (pgids.length > 0) this.clock.setTimeout(() => pgids.forEach((p) => killGroup(p, 'SIGKILL')), KILL_GRACE_MS);
+    // SIGTERM first so commands can clean up, SIGKILL for whatever ignores it (the timer is not
+    // unref'd: a minion that is shutting down still kills what ignored the SIGTERM)
+    stopGroups(entry.pgids, KILL_GRACE_MS, this.clock);
     this.end(entry, failure('JOB_TIMEOUT', message));
   }
 
