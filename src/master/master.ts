@@ -79,6 +79,9 @@ export class Master {
       store: cache,
       onStoreError: (err, doing) => logger.error({ err }, `presence history: ${doing} failed; brine minions status keeps working from memory, but this history will not survive a restart (check the job cache: ${cache.file})`),
     });
+    // history of IDs whose key was deleted while the master was down: an ID enrolled again
+    // inherits nothing (threats.md #6)
+    for (const info of this.sessions.list()) if (this.keys.states(info.id).length === 0) this.sessions.forget(info.id);
     const minionData = new MinionDataCache(cache, clock, logger, opts.minion_data_cache);
     this.minionData = minionData;
     this.jobs = new JobTracker({

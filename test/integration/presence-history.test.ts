@@ -1,10 +1,14 @@
 // Presence history survives a master restart (issue 8 point 10, seed 000): the drops, the typical
 // time up and silent before each, and the flapping flag behind `brine minions status` are kept in
 // the job cache. A minion whose key was rejected shows as rejected, not disconnected, and one
-// whose key was deleted is not listed at all, before and after the restart.
+// whose key was deleted is not listed at all, before and after the restart, and an ID whose key
+// was deleted and enrolled again while the master was down inherits nothing (threats.md #6).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
 
 interface Info {
@@ -61,9 +65,17 @@ describe('presence history across a master restart', () => {
     await connectAndDrop('removed');
     assert.equal((await cluster.brine(['key', '-d', 'removed', '-y'])).code, 0);
 
+    // re-imaged while the master is down: the old key is gone and a new one accepted under the same ID
+    await connectAndDrop('reborn');
     await master.kill('SIGTERM');
     assert.equal(master.exitCode, 0, master.output);
+    const acceptedDir = path.join(cluster.root, 'master', 'etc', 'brine', 'pki', 'master', 'minions');
+    fs.unlinkSync(path.join(acceptedDir, 'reborn'));
     master = await cluster.startMaster({ auto_accept: true });
+    await master.kill('SIGTERM');
+    fs.writeFileSync(path.join(acceptedDir, 'reborn'), generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string);
+    master = await cluster.startMaster({ auto_accept: true });
+    assert.deepEqual(await row('reborn'), { id: 'reborn', state: 'never_connected', reconnects: 0 }, 'a re-enrolled ID inherits no presence history (threats.md #6)');
 
     const after = (await row('flap'))!;
     assert.ok(after, 'flap is still listed');
@@ -87,7 +99,7 @@ describe('presence history across a master restart', () => {
     assert.equal(outcast?.state, 'rejected', JSON.stringify(all));
     assert.equal(all.find((i) => i.id === 'removed'), undefined, 'a minion without a key is not listed');
     const down = await cluster.brine(['minions', 'down']);
-    assert.equal(down.stdout, '- flap\n', 'down lists accepted minions only');
+    assert.equal(down.stdout, '- flap\n- reborn\n', 'down lists accepted minions only');
 
     // the rejected minion knocking again changes nothing
     const knock = cluster.startMinion('outcast', { rejected_retry: true });
