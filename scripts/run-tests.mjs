@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Runs every compiled test file under dist/test with node's test runner and ends with a plain
-// "N passed, N failed" line. Usage: node scripts/run-tests.mjs [substring-filter ...]
+// "N passed, N failed" line (", N skipped" added when tests were skipped, e.g. privileged ones
+// on a machine without root or iptables). Usage: node scripts/run-tests.mjs [substring-filter ...]
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node:child_process';
+import { runTests } from './test-run.mjs';
 
 const root = new URL('../dist/test', import.meta.url).pathname;
 const filters = process.argv.slice(2);
@@ -30,18 +31,6 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const child = spawn(process.execPath, ['--test', '--test-concurrency=2', '--test-reporter=spec', '--test-timeout=300000', ...files], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-let tail = '';
-child.stdout.on('data', (chunk) => {
-  process.stdout.write(chunk);
-  tail = (tail + chunk.toString()).slice(-4000);
-});
-child.on('close', (code) => {
-  const num = (label) => Number((tail.match(new RegExp(`^\\S*\\s*${label} (\\d+)`, 'm')) ?? [])[1] ?? 0);
-  const passed = num('pass');
-  const failed = num('fail') + num('cancelled');
-  console.log(`${passed} passed, ${failed} failed`);
-  process.exit(code ?? 1);
-});
+const result = await runTests(files);
+console.log(result.line);
+process.exit(result.code);

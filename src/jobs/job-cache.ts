@@ -8,6 +8,7 @@ import { BrineError, isBrineError } from '../util/errors.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import { assertJid } from './jid.js';
 import { MINION_DATA_SCHEMA, MinionDataTable, type MinionDataRecord } from './minion-data.js';
+import { PRESENCE_SCHEMA, PRESENCE_WINDOW_MS, PresenceHistoryTable, type PresenceDrop, type PresenceLast, type PresenceRecord } from './presence-history.js';
 
 const SCHEMA_VERSION = 1;
 
@@ -138,6 +139,7 @@ export class JobCache {
   private readonly deleteReturns: Database.Statement;
   private readonly deleteJobs: Database.Statement;
   private readonly minionData: MinionDataTable;
+  private readonly presence: PresenceHistoryTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -170,6 +172,7 @@ export class JobCache {
     );
     this.deleteJobs = db.prepare('DELETE FROM jobs WHERE started_at < @cutoff');
     this.minionData = new MinionDataTable(db);
+    this.presence = new PresenceHistoryTable(db);
   }
 
   /** Opens (creating if needed) the job cache at `file`. */
@@ -311,6 +314,46 @@ export class JobCache {
     }
   }
 
+  /** Records a minion's connect in the presence history (src/jobs/presence-history.ts). */
+  recordConnect(id: string, at: number, last: PresenceLast): void {
+    this.guard();
+    try {
+      this.presence.connect(id, at, last);
+    } catch (err) {
+      throw storageError(err, this.file, `recording the connect of ${id}`);
+    }
+  }
+
+  /** Records a disconnect; `drop` is set for an unplanned one. */
+  recordDisconnect(id: string, last: PresenceLast, drop: PresenceDrop | undefined): void {
+    this.guard();
+    try {
+      this.presence.disconnect(id, last, drop);
+    } catch (err) {
+      throw storageError(err, this.file, `recording the disconnect of ${id}`);
+    }
+  }
+
+  /** The presence history of the last hour, per minion (loaded once when the master starts). */
+  loadPresence(): PresenceRecord[] {
+    this.guard();
+    const now = this.clock.now();
+    return this.read(() => {
+      this.presence.prune(now);
+      return this.presence.load(now - PRESENCE_WINDOW_MS);
+    }, 'reading the presence history');
+  }
+
+  /** Forgets a minion's presence history. */
+  forgetPresence(id: string): void {
+    this.guard();
+    try {
+      this.presence.forget(id);
+    } catch (err) {
+      throw storageError(err, this.file, `forgetting the presence history of ${id}`);
+    }
+  }
+
   /** Closes the database; safe to call more than once. */
   close(): void {
     if (this.closed) return;
@@ -335,6 +378,7 @@ function migrate(db: Database.Database, file: string): void {
   db.exec(SCHEMA);
   // added without a version bump: CREATE IF NOT EXISTS upgrades older files in place
   db.exec(MINION_DATA_SCHEMA);
+  db.exec(PRESENCE_SCHEMA);
   const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
   if (row.version === null) {
     db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);

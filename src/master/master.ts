@@ -28,7 +28,8 @@ export function controlSocketPath(opts: Pick<MasterOptions, 'sock_dir'>): string
 }
 
 export class Master {
-  readonly sessions: SessionTable;
+  /** Replaced in open() by one backed by the job cache, before any minion can connect. */
+  sessions: SessionTable;
   readonly keys: KeyStore;
   readonly events = new EventBus();
   private listener: TlsListener | undefined;
@@ -76,6 +77,13 @@ export class Master {
     fs.mkdirSync(opts.cachedir, { recursive: true, mode: 0o700 });
     this.cache = JobCache.open(path.join(opts.cachedir, 'jobs.sqlite'), { keepJobsSeconds: opts.keep_jobs_seconds, clock });
     const cache = this.cache;
+    this.sessions = new SessionTable(clock, {
+      store: cache,
+      onStoreError: (err, doing) => logger.error({ err }, `presence history: ${doing} failed; brine minions status keeps working from memory, but this history will not survive a restart (check the job cache: ${cache.file})`),
+    });
+    // history of IDs whose key was deleted while the master was down: an ID enrolled again
+    // inherits nothing (threats.md #6)
+    for (const info of this.sessions.list()) if (this.keys.states(info.id).length === 0) this.sessions.forget(info.id);
     const minionData = new MinionDataCache(cache, clock, logger, opts.minion_data_cache);
     this.minionData = minionData;
     this.jobs = new JobTracker({
@@ -209,11 +217,24 @@ export class Master {
     return closed;
   }
 
-  /** Every accepted minion and every minion seen since start, with its presence. */
+  /**
+   * Every accepted minion and every minion with presence history (kept across restarts). One
+   * whose key is no longer accepted shows its key state (rejected, denied, pending) instead of
+   * `disconnected`, and one with no key left is not listed.
+   */
   presence(): SessionInfo[] {
-    const seen = new Map(this.sessions.list().map((i) => [i.id, i]));
-    for (const id of this.keys.list('accepted')) if (!seen.has(id)) seen.set(id, { id, state: 'never_connected', reconnects: 0 });
-    return [...seen.values()].sort((a, b) => a.id.localeCompare(b.id));
+    const accepted = new Set(this.keys.list('accepted'));
+    const out = new Map<string, SessionInfo>();
+    for (const info of this.sessions.list()) {
+      if (info.state === 'connected' || accepted.has(info.id)) {
+        out.set(info.id, info);
+        continue;
+      }
+      const keyState = this.keys.states(info.id).find((st) => st !== 'accepted');
+      if (keyState !== undefined) out.set(info.id, { ...info, state: keyState });
+    }
+    for (const id of accepted) if (!out.has(id)) out.set(id, { id, state: 'never_connected', reconnects: 0 });
+    return [...out.values()].sort((a, b) => a.id.localeCompare(b.id));
   }
 
   /** Closes every session, listener and file; safe to call more than once. */

@@ -1,8 +1,11 @@
 // Who is connected, since when, from where, and why each minion that is not connected left.
-// One live session per ID: attaching a new session for an ID returns the one it replaces.
+// One live session per ID: attaching a new session for an ID returns the one it replaces. The
+// history (connects, drops, the last disconnect) is written through to a PresenceStore (the job
+// cache) and read back at start, so a master restart keeps the evidence of a flapping minion.
 
 import type { Clock } from '../util/clock.js';
 import type { CloseReason, SessionInfo } from '../protocol/index.js';
+import { PRESENCE_MAX_PER_MINION, type PresenceDrop, type PresenceLast, type PresenceRecord } from '../jobs/index.js';
 
 /** What the table needs from a live session. */
 export interface LiveSession {
@@ -18,6 +21,20 @@ export interface LiveSession {
 
 export type PresenceState = 'connected' | 'disconnected';
 
+/** The persistent side (JobCache); bounded there (src/jobs/presence-history.ts). */
+export interface PresenceStore {
+  recordConnect(id: string, at: number, last: PresenceLast): void;
+  recordDisconnect(id: string, last: PresenceLast, drop: PresenceDrop | undefined): void;
+  loadPresence(): PresenceRecord[];
+  forgetPresence(id: string): void;
+}
+
+export interface SessionTableOptions {
+  store?: PresenceStore;
+  /** A store failure: presence still works in memory, so it is reported, never thrown. */
+  onStoreError?: (err: unknown, doing: string) => void;
+}
+
 interface Entry {
   id: string;
   session: LiveSession | undefined;
@@ -29,7 +46,7 @@ interface Entry {
   rttMs?: number;
   /** Connection times (wall clock), kept for the last hour. */
   connects: number[];
-  lastDisconnectReason?: CloseReason;
+  lastDisconnectReason?: CloseReason | string;
   lastDisconnectAt?: number;
   /** Unplanned disconnects in the last hour. */
   drops: Drop[];
@@ -37,7 +54,7 @@ interface Entry {
 
 interface Drop {
   at: number;
-  reason: CloseReason;
+  reason: CloseReason | string;
   /** How long the connection had been up. */
   connectedForMs: number;
   /** How long nothing had arrived on it when it ended. */
@@ -60,7 +77,50 @@ export class SessionTable {
   private readonly entries = new Map<string, Entry>();
   private liveCount = 0;
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly options: SessionTableOptions = {},
+  ) {
+    if (options.store) this.load(options.store);
+  }
+
+  /** Disconnected entries with their last hour of history, as the store kept them. */
+  private load(store: PresenceStore): void {
+    let records: PresenceRecord[];
+    try {
+      records = store.loadPresence();
+    } catch (err) {
+      this.options.onStoreError?.(err, 'loading the presence history');
+      return;
+    }
+    for (const r of records) {
+      const e = this.entryFor(r.id);
+      e.connects = r.connects.slice(-PRESENCE_MAX_PER_MINION);
+      e.drops = r.drops.slice(-PRESENCE_MAX_PER_MINION);
+      const l = r.last;
+      if (l.remote !== undefined) e.remote = l.remote;
+      if (l.agent !== undefined) e.agent = l.agent;
+      if (l.protocol !== undefined) e.protocol = l.protocol;
+      if (l.lastSeen !== undefined) e.lastSeen = l.lastSeen;
+      if (l.rttMs !== undefined) e.rttMs = l.rttMs;
+      if (l.lastDisconnectReason !== undefined) e.lastDisconnectReason = l.lastDisconnectReason;
+      if (l.lastDisconnectAt !== undefined) e.lastDisconnectAt = l.lastDisconnectAt;
+    }
+  }
+
+  private persist(doing: string, fn: (store: PresenceStore) => void): void {
+    const store = this.options.store;
+    if (!store) return;
+    try {
+      fn(store);
+    } catch (err) {
+      this.options.onStoreError?.(err, doing);
+    }
+  }
+
+  private lastOf(e: Entry): PresenceLast {
+    return { remote: e.remote, agent: e.agent, protocol: e.protocol, lastSeen: e.lastSeen, rttMs: e.rttMs, lastDisconnectReason: e.lastDisconnectReason, lastDisconnectAt: e.lastDisconnectAt };
+  }
 
   /** Registers a live session; returns the session it replaced (already detached), if any. */
   attach(session: LiveSession): LiveSession | undefined {
@@ -73,15 +133,20 @@ export class SessionTable {
     entry.remote = session.remoteAddress;
     entry.agent = session.agent;
     entry.protocol = session.protocolVersion;
-    entry.connects = entry.connects.filter((t) => now - t < HOUR_MS);
+    entry.connects = entry.connects.filter((t) => now - t < HOUR_MS).slice(-(PRESENCE_MAX_PER_MINION - 1));
     entry.connects.push(now);
+    let drop: Drop | undefined;
     if (replaced) {
       // the minion came back before this side noticed the old connection die
-      this.recordDrop(entry, { at: now, reason: 'replaced', connectedForMs: now - (entry.connectedSince ?? now), silentForMs: now - replaced.lastSeen });
+      drop = this.recordDrop(entry, { at: now, reason: 'replaced', connectedForMs: now - (entry.connectedSince ?? now), silentForMs: now - replaced.lastSeen });
       entry.lastDisconnectReason = 'replaced';
       entry.lastDisconnectAt = now;
     }
     entry.connectedSince = now;
+    this.persist(`recording the connect of ${session.id}`, (store) => {
+      if (replaced) store.recordDisconnect(session.id, this.lastOf(entry), drop);
+      store.recordConnect(session.id, now, this.lastOf(entry));
+    });
     return replaced;
   }
 
@@ -96,12 +161,16 @@ export class SessionTable {
     entry.rttMs = session.rttMs;
     entry.lastDisconnectReason = reason;
     entry.lastDisconnectAt = now;
-    this.recordDrop(entry, { at: now, reason, connectedForMs: now - (entry.connectedSince ?? now), silentForMs: now - session.lastSeen });
+    const drop = this.recordDrop(entry, { at: now, reason, connectedForMs: now - (entry.connectedSince ?? now), silentForMs: now - session.lastSeen });
+    this.persist(`recording the disconnect of ${session.id}`, (store) => store.recordDisconnect(session.id, this.lastOf(entry), drop));
   }
 
-  private recordDrop(entry: Entry, drop: Drop): void {
-    entry.drops = entry.drops.filter((d) => drop.at - d.at < HOUR_MS);
-    if (!PLANNED.has(drop.reason)) entry.drops.push(drop);
+  /** Keeps the drop when it was unplanned and returns it (undefined for a planned end). */
+  private recordDrop(entry: Entry, drop: Drop): Drop | undefined {
+    entry.drops = entry.drops.filter((d) => drop.at - d.at < HOUR_MS).slice(-(PRESENCE_MAX_PER_MINION - 1));
+    if (PLANNED.has(drop.reason as CloseReason)) return undefined;
+    entry.drops.push(drop);
+    return drop;
   }
 
   get(id: string): LiveSession | undefined {
@@ -123,10 +192,11 @@ export class SessionTable {
     return out;
   }
 
-  /** Forgets an ID entirely (its key was deleted). */
+  /** Forgets an ID entirely, in memory and in the store (its key was deleted or is no longer accepted). */
   forget(id: string): void {
     if (this.entries.get(id)?.session) this.liveCount--;
     this.entries.delete(id);
+    this.persist(`forgetting the presence history of ${id}`, (store) => store.forgetPresence(id));
   }
 
   info(id: string): SessionInfo | undefined {

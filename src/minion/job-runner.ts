@@ -4,6 +4,8 @@
 // on the size of what comes back.
 
 import { BrineError, type ErrorCode } from '../util/errors.js';
+import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
+import { signalGroup, stopGroups } from '../util/process-group.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
 import type { ExecContext, ExecResult, Grains, ModuleRegistry, RunningJobInfo, RunningJobs } from '../modules/index.js';
@@ -30,6 +32,8 @@ export interface JobRunnerDeps {
   refreshGrains?: () => Promise<void>;
   /** Where non-inline functions run; worker threads unless a test substitutes it. */
   executor?: JobExecutor;
+  /** Job timeouts, the SIGTERM->SIGKILL grace and start times; the system clock by default. */
+  clock?: Clock;
 }
 
 interface Entry {
@@ -39,7 +43,7 @@ interface Entry {
   pgids: Set<number>;
   controller: AbortController;
   isolated: IsolatedRun | undefined;
-  timer: NodeJS.Timeout | undefined;
+  timer: TimerHandle | undefined;
   /** Resolves the running job's result early (kill, timeout); set once it starts. */
   finish: ((r: ExecResult) => void) | undefined;
   /** Set by end(): the result the job ends with, whatever its function still does. */
@@ -53,14 +57,6 @@ function failure(code: ErrorCode, message: string): ExecResult {
   return { return: message, retcode: 1, success: false, error: { code, message } };
 }
 
-function killGroup(pgid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, sig);
-  } catch {
-    // ESRCH: the group is gone already
-  }
-}
-
 export class JobRunner implements RunningJobs {
   private readonly entries = new Map<string, Entry>();
   private readonly queue: Entry[] = [];
@@ -68,11 +64,13 @@ export class JobRunner implements RunningJobs {
   private readonly executor: JobExecutor;
   private readonly maxConcurrent: number;
   private readonly maxReturnBytes: number;
+  private readonly clock: Clock;
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.executor = deps.executor ?? new WorkerExecutor();
     this.maxConcurrent = Math.max(1, deps.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_JOBS);
     this.maxReturnBytes = deps.maxReturnBytes ?? DEFAULT_MAX_RETURN_BYTES;
+    this.clock = deps.clock ?? systemClock;
   }
 
   /** Jobs running or queued. */
@@ -97,7 +95,7 @@ export class JobRunner implements RunningJobs {
   kill(jid: string): boolean {
     const e = this.entries.get(jid);
     if (!e) return false;
-    for (const pgid of e.pgids) killGroup(pgid, 'SIGKILL');
+    for (const pgid of e.pgids) signalGroup(pgid, 'SIGKILL');
     this.end(e, failure('EXEC_FAILED', `${e.job.fun}: killed by saltutil.kill_job ${jid}`));
     return true;
   }
@@ -106,7 +104,7 @@ export class JobRunner implements RunningJobs {
     const e = this.entries.get(jid);
     if (!e) return false;
     if (e.pgids.size > 0) {
-      for (const pgid of e.pgids) killGroup(pgid, sig);
+      for (const pgid of e.pgids) signalGroup(pgid, sig);
       return true;
     }
     if (sig === 'SIGKILL' || sig === 'SIGTERM' || sig === 'SIGINT') return this.kill(jid);
@@ -116,7 +114,7 @@ export class JobRunner implements RunningJobs {
   async run(job: Job): Promise<Return> {
     const entry: Entry = {
       job,
-      info: { jid: job.jid, fun: job.fun, arg: job.arg, kwarg: job.kwarg, tgt: job.tgt, tgt_type: job.tgtType, pid: process.pid, started: new Date().toISOString(), queued: true },
+      info: { jid: job.jid, fun: job.fun, arg: job.arg, kwarg: job.kwarg, tgt: job.tgt, tgt_type: job.tgtType, pid: process.pid, started: new Date(this.clock.now()).toISOString(), queued: true },
       pgids: new Set(),
       controller: new AbortController(),
       isolated: undefined,
@@ -161,7 +159,7 @@ export class JobRunner implements RunningJobs {
   /** Aborts every running job, empties the queue and ends idle worker threads (minion shutdown). */
   abortAll(): void {
     for (const e of [...this.entries.values()]) {
-      for (const pgid of e.pgids) killGroup(pgid, 'SIGTERM');
+      for (const pgid of e.pgids) signalGroup(pgid, 'SIGTERM');
       this.end(e, failure('EXEC_FAILED', `${e.job.fun}: the minion is shutting down`));
     }
     this.executor.close();
@@ -170,10 +168,10 @@ export class JobRunner implements RunningJobs {
   private async execute(entry: Entry): Promise<ExecResult> {
     const early = new Promise<ExecResult>((resolve) => (entry.finish = resolve));
     entry.info.queued = false;
-    entry.info.started = new Date().toISOString();
+    entry.info.started = new Date(this.clock.now()).toISOString();
     const { job } = entry;
     const limit = this.timeoutSeconds(job);
-    if (limit > 0) entry.timer = setTimeout(() => this.onTimeout(entry, limit), limit * 1000);
+    if (limit > 0) entry.timer = this.clock.setTimeout(() => this.onTimeout(entry, limit), limit * 1000);
     try {
       this.deps.logger.debug({ jid: job.jid, fun: job.fun }, `running ${job.fun}`);
       const fn = this.deps.registry.get(job.fun);
@@ -181,7 +179,7 @@ export class JobRunner implements RunningJobs {
       const work = !fn || fn.inline ? this.runInline(entry) : this.runIsolated(entry);
       return await Promise.race([work, early]);
     } finally {
-      if (entry.timer) clearTimeout(entry.timer);
+      entry.timer?.cancel();
     }
   }
 
@@ -216,10 +214,9 @@ export class JobRunner implements RunningJobs {
 
   private onTimeout(entry: Entry, seconds: number): void {
     const message = `${entry.job.fun}: job ${entry.job.jid} did not finish within its ${seconds} s timeout and was stopped; raise job_timeout if it needs longer`;
-    // SIGTERM first so commands can clean up, SIGKILL for whatever ignores it
-    const pgids = [...entry.pgids];
-    for (const pgid of pgids) killGroup(pgid, 'SIGTERM');
-    if (pgids.length > 0) setTimeout(() => pgids.forEach((p) => killGroup(p, 'SIGKILL')), KILL_GRACE_MS).unref();
+    // SIGTERM first so commands can clean up, SIGKILL for whatever ignores it (the timer is not
+    // unref'd: a minion that is shutting down still kills what ignored the SIGTERM)
+    stopGroups(entry.pgids, KILL_GRACE_MS, this.clock);
     this.end(entry, failure('JOB_TIMEOUT', message));
   }
 

@@ -95,6 +95,7 @@ export class Minion {
       jobTimeoutS: opts.job_timeout,
       maxReturnBytes: opts.max_return_size,
       refreshGrains: () => this.refreshGrains(),
+      clock,
     });
     this.startedAt = clock.now();
   }

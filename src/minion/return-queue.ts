@@ -2,9 +2,9 @@
 // <cachedir>/returns, so a return survives a minion restart and is re-sent after a reconnect.
 
 import * as nodeFs from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
 import { BrineError } from '../util/errors.js';
+import { ATOMIC_TMP_SUFFIX, writeFileAtomicSync } from '../util/atomic-write.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { isPlainObject, parsePayload, returnSchema, type Return } from '../protocol/index.js';
 import { assertJid, isJid } from '../jobs/jid.js';
@@ -12,7 +12,7 @@ import { assertJid, isJid } from '../jobs/jid.js';
 /** The few fs calls the queue makes, so tests can inject ENOSPC/EACCES without a full disk. */
 export type ReturnQueueFs = Pick<
   typeof nodeFs,
-  'mkdirSync' | 'chmodSync' | 'readdirSync' | 'readFileSync' | 'openSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'unlinkSync'
+  'mkdirSync' | 'chmodSync' | 'readdirSync' | 'readFileSync' | 'openSync' | 'fchmodSync' | 'writeSync' | 'fsyncSync' | 'closeSync' | 'renameSync' | 'unlinkSync'
 >;
 
 export interface ReturnQueueOptions {
@@ -32,7 +32,6 @@ export type QueuedReturn = Return & { queuedAt: number };
 
 const FILE_SUFFIX = '.json';
 const BAD_SUFFIX = '.bad';
-const TMP_SUFFIX = '.tmp';
 
 export class ReturnQueue {
   /** jid -> queued return; `order` holds the same jids sorted, which is also time order. */
@@ -211,34 +210,7 @@ export class ReturnQueue {
   }
 
   private writeAtomic(jid: string, data: string): void {
-    const file = this.fileOf(jid);
-    const tmp = path.join(this.dir, `.${jid}.${process.pid}.${randomBytes(4).toString('hex')}${TMP_SUFFIX}`);
-    let fd: number | undefined;
-    try {
-      fd = this.fs.openSync(tmp, 'wx', 0o600);
-      this.fs.writeSync(fd, data);
-      if (this.fsync) this.fs.fsyncSync(fd);
-      this.fs.closeSync(fd);
-      fd = undefined;
-      this.fs.renameSync(tmp, file);
-    } catch (err) {
-      if (fd !== undefined) ignore(() => this.fs.closeSync(fd!));
-      ignore(() => this.fs.unlinkSync(tmp));
-      throw err;
-    }
-    if (this.fsync) this.fsyncDir();
-  }
-
-  private fsyncDir(): void {
-    let fd: number | undefined;
-    try {
-      fd = this.fs.openSync(this.dir, 'r');
-      this.fs.fsyncSync(fd);
-    } catch {
-      // some filesystems refuse a directory fsync; the rename itself has happened
-    } finally {
-      if (fd !== undefined) ignore(() => this.fs.closeSync(fd!));
-    }
+    writeFileAtomicSync(this.fileOf(jid), data, { mode: 0o600, fsync: this.fsync, fs: this.fs });
   }
 
   private makeDir(): void {
@@ -258,7 +230,7 @@ export class ReturnQueue {
     }
     const loaded: string[] = [];
     for (const name of names) {
-      if (name.endsWith(TMP_SUFFIX) && name.startsWith('.')) {
+      if (name.endsWith(ATOMIC_TMP_SUFFIX) && name.startsWith('.')) {
         ignore(() => this.fs.unlinkSync(path.join(this.dir, name))); // a write cut short by a crash
         continue;
       }

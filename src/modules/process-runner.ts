@@ -3,6 +3,8 @@
 
 import { spawn } from 'node:child_process';
 import { BrineError } from '../util/errors.js';
+import type { TimerHandle } from '../util/clock.js';
+import { signalGroup, stopGroups } from '../util/process-group.js';
 import { abortError } from './abort.js';
 
 export const DEFAULT_OUTPUT_LIMIT = 1024 * 1024;
@@ -73,14 +75,6 @@ class OutputCapture {
 
 const SIGNAL_NUMBERS: Readonly<Record<string, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGABRT: 6, SIGKILL: 9, SIGSEGV: 11, SIGPIPE: 13, SIGALRM: 14, SIGTERM: 15 };
 
-function killGroup(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    // ESRCH: the group is already gone, which is what we want
-  }
-}
-
 export function runProcess(opts: RunProcessOptions): Promise<ProcessResult> {
   const label = opts.label ?? opts.argv[0] ?? 'command';
   const grace = opts.killGraceMs ?? KILL_GRACE_MS;
@@ -122,8 +116,10 @@ export function runProcess(opts: RunProcessOptions): Promise<ProcessResult> {
     let settled = false;
     let stopError: BrineError | undefined;
     const timers: NodeJS.Timeout[] = [];
+    let escalation: TimerHandle | undefined;
     const cleanup = (): void => {
       for (const t of timers) clearTimeout(t);
+      escalation?.cancel();
       opts.signal?.removeEventListener('abort', onAbort);
     };
     const settle = (fn: () => void): void => {
@@ -136,9 +132,7 @@ export function runProcess(opts: RunProcessOptions): Promise<ProcessResult> {
     const stop = (error: BrineError): void => {
       if (stopError || settled || child.pid === undefined) return;
       stopError = error;
-      const pid = child.pid;
-      killGroup(pid, 'SIGTERM');
-      timers.push(setTimeout(() => killGroup(pid, 'SIGKILL'), grace));
+      escalation = stopGroups([child.pid], grace);
       // A process stuck in the kernel may never close its pipes; do not wait for it forever.
       timers.push(setTimeout(() => settle(() => reject(error)), grace * 2));
     };
@@ -167,7 +161,7 @@ export function runProcess(opts: RunProcessOptions): Promise<ProcessResult> {
       const pid = child.pid ?? 0;
       if (stopError) {
         // Members of the group that ignored SIGTERM but closed their pipes: stop them now.
-        if (pid) killGroup(pid, 'SIGKILL');
+        if (pid) signalGroup(pid, 'SIGKILL');
         const error = stopError;
         settle(() => reject(error));
         return;

@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { assertValidMinionId, minionIdProblem } from '../util/minion-id.js';
-import { writeFileAtomicSync } from './atomic-write.js';
+import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { fingerprint } from './fingerprint.js';
 
 /** Most distinct denied keys kept per ID; the one seen longest ago goes first. */

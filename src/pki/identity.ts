@@ -5,7 +5,7 @@ import { createPrivateKey, generateKeyPairSync, KeyObject } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BrineError } from '../util/errors.js';
-import { writeFileAtomicSync } from './atomic-write.js';
+import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { certificateProblem, createSelfSignedCert } from './certificate.js';
 import { fingerprint, toPublicKey } from './fingerprint.js';
 import { keyTypeProblem, SUPPORTED_KEY_TYPES } from './key-type.js';

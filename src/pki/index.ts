@@ -11,4 +11,5 @@ export { keyTypeProblem, SUPPORTED_KEY_TYPES } from './key-type.js';
 export { loadMatchFile, matchFileLines, type MatchFileOptions } from './autosign.js';
 export { exprMatch, fnmatch, globToRegExp } from './fnmatch.js';
 export { createSelfSignedCert, certificateProblem, CERT_VALIDITY_YEARS } from './certificate.js';
-export { writeFileAtomicSync } from './atomic-write.js';
+// one helper for every layer (src/util/atomic-write.ts); re-exported for pki's users
+export { writeFileAtomicSync } from '../util/atomic-write.js';

@@ -5,7 +5,7 @@ import { constants, mkdirSync, openSync, readdirSync, readFileSync, closeSync, r
 import { join } from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { assertValidMinionId, minionIdProblem } from '../util/minion-id.js';
-import { fsyncDirectory, writeFileAtomicSync } from './atomic-write.js';
+import { fsyncDirectory, writeFileAtomicSync } from '../util/atomic-write.js';
 import { DeniedKeyHistory, type DeniedKey } from './denied-keys.js';
 import { fingerprint, toPublicKey } from './fingerprint.js';
 

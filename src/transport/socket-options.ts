@@ -1,5 +1,6 @@
 // Kernel-level TCP options (Salt's tcp_keepalive* plus TCP_USER_TIMEOUT), applied to every
-// brine socket and readable back from the kernel so tests can prove they are in force.
+// brine socket. Tests read them back from the kernel with test/faults/socket-inspect.ts (the
+// native getsockopt binding it needs is a dev dependency, not shipped).
 
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
@@ -12,52 +13,13 @@ interface NetKeepalive {
   setKeepAliveProbes(socket: Socket, count: number): boolean;
   getKeepAliveProbes(socket: Socket): number;
   setUserTimeout(socket: Socket, ms: number): boolean;
-  getUserTimeout(socket: Socket): number;
-}
-
-interface FfiRs {
-  open(opts: { library: string; path: string }): void;
-  load(opts: Record<string, unknown>): { value: number; errnoCode: number };
-  createPointer(opts: { paramsType: unknown[]; paramsValue: unknown[] }): unknown[];
-  restorePointer(opts: { retType: unknown[]; paramsValue: unknown[] }): unknown[];
-  DataType: { I32: unknown; External: unknown };
 }
 
 let keepalive: NetKeepalive | undefined;
-let ffi: FfiRs | undefined;
 
 function nk(): NetKeepalive {
   keepalive ??= require('net-keepalive') as NetKeepalive;
   return keepalive;
-}
-
-const SOL_SOCKET = 1;
-const SO_KEEPALIVE = 9;
-const IPPROTO_TCP = 6;
-const TCP_KEEPIDLE = 4;
-const LIBC = 'brine_libc';
-
-function getIntOption(socket: Socket, level: number, name: number): number {
-  if (!ffi) {
-    ffi = require('ffi-rs') as FfiRs;
-    ffi.open({ library: LIBC, path: '' });
-  }
-  const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
-  if (fd === undefined || fd < 0) throw new Error('socket has no file descriptor');
-  const { DataType } = ffi;
-  const [valuePtr] = ffi.createPointer({ paramsType: [DataType.I32], paramsValue: [0] });
-  const [lenPtr] = ffi.createPointer({ paramsType: [DataType.I32], paramsValue: [4] });
-  const { value: rc, errnoCode } = ffi.load({
-    library: LIBC,
-    funcName: 'getsockopt',
-    retType: DataType.I32,
-    paramsType: [DataType.I32, DataType.I32, DataType.I32, DataType.External, DataType.External],
-    paramsValue: [fd, level, name, valuePtr, lenPtr],
-    errno: true,
-  });
-  if (rc !== 0) throw new Error(`getsockopt failed with errno ${errnoCode}`);
-  const [value] = ffi.restorePointer({ retType: [DataType.I32], paramsValue: [valuePtr] });
-  return value as number;
 }
 
 export interface KeepaliveOptions {
@@ -70,14 +32,6 @@ export interface KeepaliveOptions {
   /** Salt's tcp_keepalive_intvl, seconds; -1 = OS default. */
   intervalSeconds: number;
   /** TCP_USER_TIMEOUT in ms: how long written data may stay unacknowledged; 0 = OS default. */
-  userTimeoutMs: number;
-}
-
-export interface AppliedSocketOptions {
-  keepalive: boolean;
-  idleSeconds: number;
-  intervalSeconds: number;
-  count: number;
   userTimeoutMs: number;
 }
 
@@ -97,17 +51,6 @@ export function applySocketOptions(socket: Socket, opts: KeepaliveOptions): void
     nk().setKeepAliveProbes(socket, count);
   }
   if (opts.userTimeoutMs > 0) nk().setUserTimeout(socket, opts.userTimeoutMs);
-}
-
-/** Reads the options back from the kernel. */
-export function readSocketOptions(socket: Socket): AppliedSocketOptions {
-  return {
-    keepalive: getIntOption(socket, SOL_SOCKET, SO_KEEPALIVE) !== 0,
-    idleSeconds: getIntOption(socket, IPPROTO_TCP, TCP_KEEPIDLE),
-    intervalSeconds: nk().getKeepAliveInterval(socket) / 1000,
-    count: nk().getKeepAliveProbes(socket),
-    userTimeoutMs: nk().getUserTimeout(socket),
-  };
 }
 
 /** The config options (both roles, Salt's names) that decide the socket options. */

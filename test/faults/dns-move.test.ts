@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BRINE_BIN, Cluster, Proc, waitUntil } from '../helpers/cluster.js';
+import { privilegedSkip } from '../helpers/privileged.js';
 
 const NAME = 'brine-master.test';
 const LIVENESS = { heartbeat_interval: 0.5, heartbeat_timeout: 1.5 };
@@ -20,7 +21,7 @@ function skipReason(): string | false {
   return false;
 }
 
-describe('the master’s DNS name moves to another address', { skip: skipReason() }, () => {
+describe('the master’s DNS name moves to another address', { skip: privilegedSkip('the master’s DNS name moves', skipReason()) }, () => {
   const clusters: Cluster[] = [];
   after(async () => {
     await Promise.all(clusters.map((c) => c.cleanup()));

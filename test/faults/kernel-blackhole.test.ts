@@ -8,6 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { BRINE_BIN, Cluster, Proc, waitUntil } from '../helpers/cluster.js';
+import { EventStream } from '../helpers/events.js';
 import { createNetnsPair, netnsSkip, sweepStale, type NetnsEnd, type NetnsPair } from './index.js';
 import { parseSs, readPeerSocketOptions, type PeerSocketOptions } from './socket-inspect.js';
 
@@ -93,7 +94,7 @@ function lostLines(p: Proc): string[] {
   return p.output.split('\n').filter((l) => /Connection to master \S+ lost/.test(l));
 }
 
-describe('kernel blackhole between namespaces', { skip: netnsSkip() }, () => {
+describe('kernel blackhole between namespaces', { skip: netnsSkip('kernel blackhole between namespaces') }, () => {
   const started: NsCluster[] = [];
   before(async () => {
     await sweepStale();
@@ -115,12 +116,11 @@ describe('kernel blackhole between namespaces', { skip: netnsSkip() }, () => {
       await c.waitForKeepaliveTimer(ns, side);
     }
 
-    const events = c.cluster.spawnBrine('events', ['events', '-c', c.cluster.masterConfigDir, '--kind', 'job_return', '--timeout', '40']);
-    await new Promise((r) => setTimeout(r, 500));
+    const events = await EventStream.open(c.cluster, ['job_return'], 'nsmin', { timeoutSeconds: 60 });
     const run = c.cluster.spawnBrine('run', ['run', '-v', '-t', '30', 'nsmin', 'test.sleep', '3', '-c', c.cluster.masterConfigDir]);
     const jid = (await run.waitForOutput(/Executing job with jid (\d+)/))[1]!;
-    // the job is on the wire before the path goes dark; its return is not
-    await new Promise((r) => setTimeout(r, 300));
+    // the job runs on the minion before the path goes dark; its return cannot have left yet
+    await waitUntil(async () => (await c.cluster.brine(['jobs', 'active', '--out', 'json'])).stdout.includes(jid), 5000, `job ${jid} to run on nsmin`);
 
     const dropAt = Date.now();
     await pair.dropBoth(pair.a);
@@ -151,10 +151,10 @@ describe('kernel blackhole between namespaces', { skip: netnsSkip() }, () => {
     assert.equal(shown.code, 0, shown.stderr);
     assert.deepEqual(JSON.parse(shown.stdout), { nsmin: true });
 
-    await events.kill('SIGINT');
-    const returns = events.output.split('\n').filter((l) => l.startsWith(`brine/job/${jid}/ret/`));
-    assert.equal(returns.length, 1, `exactly one job_return event for ${jid}:\n${events.output}`);
-    const at = (JSON.parse(returns[0]!.split('\t')[1]!) as { at: number }).at;
+    await events.close();
+    const returns = events.lines(`brine/job/${jid}/ret/`);
+    assert.equal(returns.length, 1, `exactly one job_return event for ${jid}:\n${events.proc.output}`);
+    const at = returns[0]!.data['at'] as number;
     assert.ok(at >= restoreAt, 'the return arrived after the path came back (it waited in the queue)');
     assert.equal((c.master.output.match(new RegExp(`Got return from nsmin for job ${jid}`, 'g')) ?? []).length, 1);
     assert.equal(lostLines(c.minion).length, 1, 'one detected loss, logged once');

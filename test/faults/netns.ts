@@ -4,6 +4,7 @@
 
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { privilegedSkip } from '../helpers/privileged.js';
 
 /** Every namespace these helpers create starts with this, followed by the creating pid. */
 export const NETNS_PREFIX = 'brt-';
@@ -45,29 +46,30 @@ export function isAvailable(): NetnsAvailability {
 }
 
 /**
- * What a test passes as `skip`: a reason when namespaces are unavailable and we are not root
- * (a dev laptop). As root (CI) it returns false even when unavailable, so the test runs and
- * fails with the real error instead of silently skipping.
+ * What a test passes as `skip`: a one-line reason when namespaces are unavailable (not root,
+ * ip or iptables missing), false when they work. With BRINE_REQUIRE_PRIVILEGED set (CI) the
+ * skip becomes a failing test named `what` (test/helpers/privileged.ts).
  */
-export function netnsSkip(): string | false {
+export function netnsSkip(what = 'network-namespace test'): string | false {
   const a = isAvailable();
-  if (a.available) return false;
-  return process.getuid?.() === 0 ? false : `network namespaces unavailable: ${a.reason}`;
+  return privilegedSkip(what, a.available ? false : `network namespaces unavailable: ${a.reason}`);
 }
+
+const oneLine = (s: string): string => s.trim().replace(/\s+/g, ' ');
 
 function probe(): NetnsAvailability {
   if (process.platform !== 'linux') return { available: false, reason: `needs Linux, this is ${process.platform}` };
   if (process.getuid?.() !== 0) return { available: false, reason: 'needs root (run the fault suite as root, as CI does)' };
   for (const [tool, arg] of [['ip', '-V'], ['iptables', '--version']] as const) {
     const r = spawnSync(tool, [arg], { encoding: 'utf8' });
-    if (r.error) return { available: false, reason: `${tool} not found (install iproute2 and iptables; .ci/run does)` };
+    if (r.error) return { available: false, reason: `${tool} not found (apt-get install iproute2 iptables; .ci/run does)` };
   }
   const name = `${NETNS_PREFIX}${process.pid}-probe-${randomBytes(2).toString('hex')}`;
   const add = spawnSync('ip', ['netns', 'add', name], { encoding: 'utf8' });
-  if (add.status !== 0) return { available: false, reason: `cannot create a network namespace: ${add.stderr.trim()}` };
+  if (add.status !== 0) return { available: false, reason: `cannot create a network namespace: ${oneLine(add.stderr)}` };
   const ipt = spawnSync('ip', ['netns', 'exec', name, 'iptables', '-w', '-S'], { encoding: 'utf8' });
   spawnSync('ip', ['netns', 'del', name]);
-  if (ipt.status !== 0) return { available: false, reason: `iptables does not work inside a namespace: ${ipt.stderr.trim()}` };
+  if (ipt.status !== 0) return { available: false, reason: `iptables does not work inside a namespace: ${oneLine(ipt.stderr)}` };
   return { available: true };
 }
 

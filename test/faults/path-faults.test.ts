@@ -5,8 +5,11 @@
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { waitUntil, type Proc } from '../helpers/cluster.js';
-import { AUTH_TIMEOUT, FAST, HB_TIMEOUT, ProxiedMaster, jidOf, logLines, readyMasters, sleep, waitForReady } from './proxied-master.js';
+import { EventStream } from '../helpers/events.js';
+import { AUTH_TIMEOUT, FAST, HB_TIMEOUT, ProxiedMaster, jidOf, logLines, readyMasters, waitForReady } from './proxied-master.js';
 
 /** After a fault ends: at most one backoff step at recon_max plus a handshake on a loaded machine. */
 const RECON_WAIT_MS = 15_000;
@@ -37,6 +40,11 @@ async function waitForReturn(pm: ProxiedMaster, jid: string, id: string, timeout
   ).then((v) => v.value);
 }
 
+/** The job has reached its minion and runs there: `brine jobs active` (asked of the minions) lists it. */
+async function waitForRunning(pm: ProxiedMaster, jid: string): Promise<void> {
+  await waitUntil(async () => (await pm.cluster.brine(['jobs', 'active', '--out', 'json'])).stdout.includes(jid), 10_000, `job ${jid} to run on its minion`);
+}
+
 /** Event lines for one minion's return of one job. */
 function returnsFor(lines: string[], jid: string, id: string): string[] {
   return lines.filter((l) => l.startsWith(`brine/job/${jid}/ret/${id}\t`));
@@ -58,13 +66,12 @@ describe('path faults between a minion and its master', () => {
     const pm = await start();
     const minion = pm.cluster.startMinion('rst', { ...FAST, master: pm.viaProxy });
     await waitForReady(minion, 0, 15_000);
-    const events = pm.events(['job_published', 'job_return'], 10);
-    // time for the events CLI to subscribe (checked below: it must see the job published)
-    await sleep(2000);
+    // subscribed for sure: a probe job has come through the stream
+    const events = await EventStream.open(pm.cluster, ['job_published', 'job_return'], 'rst', { timeoutSeconds: 60 });
 
     const run = runInBackground(pm, ['-t', '20', 'rst', 'test.sleep', '2']);
     const jid = await waitForJid(run);
-    await sleep(300);
+    await waitForRunning(pm, jid);
     pm.proxy.resetAll();
 
     await minion.waitForOutput(/Connection to master 127\.0\.0\.1 lost \((reset|peer_closed)\); reconnecting/, 5000);
@@ -72,7 +79,8 @@ describe('path faults between a minion and its master', () => {
     assert.equal(await waitForReturn(pm, jid, 'rst', 15_000), true);
     await run.exited;
 
-    const lines = await events;
+    await events.close();
+    const lines = events.proc.output.split('\n');
     assert.equal(lines.filter((l) => l.startsWith(`brine/job/${jid}/new\t`)).length, 1, `the events stream saw the job published\n${lines.join('\n')}`);
     assert.equal(returnsFor(lines, jid, 'rst').length, 1, lines.join('\n'));
     assert.equal(logLines(pm.master, `Got return from rst for job ${jid}`).length, 1, pm.master.output);
@@ -83,12 +91,11 @@ describe('path faults between a minion and its master', () => {
     const pm = await start();
     const minion = pm.cluster.startMinion('hole', { ...FAST, master: pm.viaProxy });
     await waitForReady(minion, 0, 15_000);
-    const events = pm.events(['job_published', 'job_return'], 16);
-    await sleep(2000);
+    const events = await EventStream.open(pm.cluster, ['job_published', 'job_return'], 'hole', { timeoutSeconds: 60 });
 
-    const run = runInBackground(pm, ['-t', '20', 'hole', 'test.sleep', '1']);
+    const run = runInBackground(pm, ['-t', '20', 'hole', 'test.sleep', '2']);
     const jid = await waitForJid(run);
-    await sleep(300);
+    await waitForRunning(pm, jid);
     pm.proxy.blackhole();
 
     // both sides notice within heartbeat_timeout; the master says why
@@ -96,8 +103,9 @@ describe('path faults between a minion and its master', () => {
     const row = await pm.status('hole');
     assert.equal(row?.lastDisconnectReason, 'heartbeat_timeout', JSON.stringify(row));
     await minion.waitForOutput(/Connection to master 127\.0\.0\.1 lost \(heartbeat_timeout\)/, 5000);
-    // the job finished during the blackhole; its return is waiting on the minion, not delivered
-    await sleep(1000);
+    // the job finished during the blackhole; its return is waiting in the minion's queue, not delivered
+    const queued = path.join(pm.cluster.root, 'minions', 'hole', 'var', 'cache', 'brine', 'minion', 'returns', `${jid}.json`);
+    await waitUntil(() => fs.existsSync(queued), 10_000, `the return of ${jid} in the minion's queue (${queued})`);
     const during = await pm.cluster.brine(['jobs', 'show', jid, '--out', 'json']);
     assert.doesNotMatch(during.stdout, /"hole":\s*true/, 'no return can cross a blackhole');
     assert.equal(readyMasters(minion).length, 1, 'no reconnect through the blackhole');
@@ -108,7 +116,8 @@ describe('path faults between a minion and its master', () => {
     await pm.waitForStatus('hole', (r) => r.state === 'connected', 5000, 'connected again');
     await run.exited;
 
-    const lines = await events;
+    await events.close();
+    const lines = events.proc.output.split('\n');
     assert.equal(lines.filter((l) => l.startsWith(`brine/job/${jid}/new\t`)).length, 1, `the events stream saw the job published\n${lines.join('\n')}`);
     assert.equal(returnsFor(lines, jid, 'hole').length, 1, lines.join('\n'));
     assert.equal(logLines(pm.master, `Got return from hole for job ${jid}`).length, 1, pm.master.output);

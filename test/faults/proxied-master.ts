@@ -1,11 +1,10 @@
 // Shared setup for the fault-suite files that put a FaultProxy between minions and masters: a
 // master (its own Cluster) with a proxy in front, scaled-down liveness settings, and readers for
-// `brine minions status`, `brine events` and the minion's log.
+// `brine minions status` and the minion's log (event streams: test/helpers/events.ts).
 
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BRINE_BIN, Cluster, waitUntil, type CliResult, type Proc } from '../helpers/cluster.js';
+import { Cluster, waitUntil, type CliResult, type Proc } from '../helpers/cluster.js';
 import { FaultProxy } from './index.js';
 
 export const HB_INTERVAL = 0.5;
@@ -91,23 +90,6 @@ export class ProxiedMaster {
   async ping(id: string, timeoutS = 5): Promise<CliResult & { ok: boolean }> {
     const r = await this.cluster.brine(['run', id, 'test.ping', '-t', String(timeoutS), '--out', 'txt']);
     return { ...r, ok: r.code === 0 && r.stdout === `${id}: True\n` };
-  }
-
-  /** Starts `brine events` now; resolves with the lines once it exits (after `timeoutS`). */
-  events(kinds: string[], timeoutS: number): Promise<string[]> {
-    const child = spawn(process.execPath, [BRINE_BIN, 'events', '-c', this.cluster.masterConfigDir, '--kind', kinds.join(','), '--timeout', String(timeoutS)], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), (timeoutS + 30) * 1000);
-    return new Promise((resolve) => {
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve(out.split('\n').filter((l) => l !== ''));
-      });
-    });
   }
 
   async close(): Promise<void> {

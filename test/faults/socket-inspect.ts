@@ -1,9 +1,11 @@
-// Reads kernel TCP options off a socket owned by another process (a real brine daemon), to prove
-// the daemon applied its configured tcp_keepalive_* and TCP_USER_TIMEOUT: `ss -p` names the
-// owning pid and fd, pidfd_getfd(2) copies that fd into this process, getsockopt reads the copy.
-// Needs root (ptrace access to the daemon) and Linux >= 5.6.
+// Reads kernel TCP options back with getsockopt(2), to prove brine applied its configured
+// tcp_keepalive_* and TCP_USER_TIMEOUT: off this process's own sockets (unit tests), or off a
+// socket owned by a real brine daemon: `ss -p` names the owning pid and fd, pidfd_getfd(2)
+// copies that fd into this process (needs root, i.e. ptrace access, and Linux >= 5.6).
+// ffi-rs, the native binding used here, is a dev dependency: production code never reads back.
 
 import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
 
 // the few ffi-rs calls used here, typed for the errno form of load()
 interface Ffi {
@@ -79,19 +81,31 @@ export interface PeerSocketOptions {
   userTimeoutMs: number;
 }
 
+function readFd(fd: number): PeerSocketOptions {
+  return {
+    keepalive: getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE) !== 0,
+    idleSeconds: getsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE),
+    intervalSeconds: getsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL),
+    count: getsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT),
+    userTimeoutMs: getsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT),
+  };
+}
+
+/** The TCP options of one of this process's sockets (the raw one, not a TLS wrapper). */
+export function readSocketOptions(socket: Socket): PeerSocketOptions {
+  // node keeps the descriptor on its private libuv handle
+  const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  if (fd === undefined || fd < 0) throw new Error('socket has no file descriptor (not connected, or already closed)');
+  return readFd(fd);
+}
+
 /** The TCP options of file descriptor `fd` in process `pid`, read from the kernel. */
 export function readPeerSocketOptions(pid: number, fd: number): PeerSocketOptions {
   const pidfd = call('syscall', [SYS_PIDFD_OPEN, pid, 0]);
   try {
     const local = call('syscall', [SYS_PIDFD_GETFD, pidfd, fd, 0]);
     try {
-      return {
-        keepalive: getsockopt(local, SOL_SOCKET, SO_KEEPALIVE) !== 0,
-        idleSeconds: getsockopt(local, IPPROTO_TCP, TCP_KEEPIDLE),
-        intervalSeconds: getsockopt(local, IPPROTO_TCP, TCP_KEEPINTVL),
-        count: getsockopt(local, IPPROTO_TCP, TCP_KEEPCNT),
-        userTimeoutMs: getsockopt(local, IPPROTO_TCP, TCP_USER_TIMEOUT),
-      };
+      return readFd(local);
     } finally {
       call('close', [local]);
     }

@@ -105,15 +105,20 @@ describe('jobs: waiting, batches, async, saltutil, isolation', () => {
   });
 
   it('a 10 s busy loop does not disconnect its minion (heartbeat 0.5/1.5 s) and other jobs on it still answer', async () => {
-    const busy = cluster.brine(['run', 'm1', 'test.busy_wait', '10', '-t', '20'], { timeoutMs: 60_000 });
-    await new Promise((r) => setTimeout(r, 1500));
-    for (let i = 0; i < 3; i++) {
+    let finished = false;
+    const busy = cluster.brine(['run', 'm1', 'test.busy_wait', '10', '-t', '20'], { timeoutMs: 60_000 }).finally(() => (finished = true));
+    // the loop is running on m1 once `jobs active` (asked of the minions) lists it
+    await waitUntil(async () => (await cluster.brine(['jobs', 'active', '--out', 'json'])).stdout.includes('test.busy_wait'), 10_000, 'the busy loop to be running on m1');
+    // ping back to back for as long as the loop runs: every one answers promptly
+    let pings = 0;
+    while (!finished) {
       const started = Date.now();
       const ping = await cluster.brine(['run', 'm1', 'test.ping']);
       assert.equal(ping.code, 0, ping.stdout + ping.stderr);
       assert.ok(Date.now() - started < 4000, `test.ping took ${Date.now() - started} ms during the busy loop`);
-      await new Promise((r) => setTimeout(r, 1000));
+      pings++;
     }
+    assert.ok(pings >= 3, `only ${pings} pings ran during the 10 s busy loop`);
     const done = await busy;
     assert.equal(done.code, 0, done.stdout + done.stderr);
     assert.equal(done.stdout, 'm1:\n    True\n');

@@ -3,11 +3,11 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BRINE_BIN, Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { EventStream } from '../helpers/events.js';
 
 interface Info {
   id: string;
@@ -79,23 +79,20 @@ describe('presence and events', () => {
   });
 
   it('streams connect and disconnect events with reasons', async () => {
-    const events: string[] = [];
-    const child = spawn(process.execPath, [BRINE_BIN, 'events', '-c', cluster.masterConfigDir, '-n', '2', '--timeout', '20', '--kind', 'minion_connected,minion_disconnected'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((r) => child.once('exit', r));
-    // give the subscription a moment to register before causing events
-    await new Promise((r) => setTimeout(r, 500));
-    const m3 = cluster.startMinion('m3');
-    await m3.waitForOutput(/ready to receive requests/);
-    await m3.kill('SIGTERM');
-    assert.equal(await exited, 0);
-    events.push(...out.trim().split('\n'));
-    assert.equal(events.length, 2, out);
-    assert.match(events[0]!, /^brine\/minion\/m3\/connected\t\{/);
-    assert.match(events[1]!, /^brine\/minion\/m3\/disconnected\t\{/);
-    const data = JSON.parse(events[1]!.split('\t')[1]!) as { reason: string; connectedForMs: number };
-    assert.equal(data.reason, 'shutdown', 'a stopped minion says goodbye');
-    assert.ok(data.connectedForMs >= 0);
+    // subscribed for sure before m3 starts: a probe job on m1 has come through the stream
+    const stream = await EventStream.open(cluster, ['minion_connected', 'minion_disconnected'], 'm1');
+    try {
+      const m3 = cluster.startMinion('m3');
+      await m3.waitForOutput(/ready to receive requests/);
+      await m3.kill('SIGTERM');
+      const events = await stream.waitFor('brine/minion/', 2, 10_000);
+      assert.deepEqual(events.map((e) => e.tag), ['brine/minion/m3/connected', 'brine/minion/m3/disconnected'], stream.proc.output);
+      const data = events[1]!.data as { reason: string; connectedForMs: number };
+      assert.equal(data.reason, 'shutdown', 'a stopped minion says goodbye');
+      assert.ok(data.connectedForMs >= 0);
+    } finally {
+      await stream.close();
+    }
+    assert.equal(stream.proc.exitCode, 0, `brine events ends with 0 on Ctrl-C, at once (not when --timeout runs out)\n${stream.proc.output}`);
   });
 });

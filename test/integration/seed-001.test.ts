@@ -15,6 +15,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BRINE_BIN, Cluster, Proc, waitUntil, type CliResult } from '../helpers/cluster.js';
+import { privilegedSkip } from '../helpers/privileged.js';
 
 const COUNT = 20;
 const NAMES = Array.from({ length: COUNT }, (_, i) => `node${i + 1}`);
@@ -26,10 +27,10 @@ const FIXED_HOSTS = (name: string) => `127.0.0.1 localhost.localdomain localhost
 function namespacesUsable(): string | undefined {
   if (process.getuid?.() !== 0) return 'needs root for UTS and mount namespaces';
   const r = spawnSync('unshare', ['--uts', '--mount', '--propagation', 'private', 'sh', '-c', 'hostname probe && mount --bind /etc/hostname /etc/hostname && hostname'], { encoding: 'utf8' });
-  if (r.status !== 0 || r.stdout.trim() !== 'probe') return `unshare is not usable here: ${r.stderr || r.error?.message}`;
+  if (r.status !== 0 || r.stdout.trim() !== 'probe') return `unshare is not usable here: ${(r.stderr || r.error?.message || '').trim().replace(/\s+/g, ' ')}`;
   return undefined;
 }
-const skip = namespacesUsable();
+const skip = privilegedSkip('seed 001', namespacesUsable());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;

@@ -25,7 +25,11 @@ async function stream(flags: EventsFlags): Promise<number> {
   let seen = 0;
   await new Promise<void>((resolve, reject) => {
     const timer = timeout > 0 ? setTimeout(resolve, timeout * 1000) : undefined;
-    process.once('SIGINT', () => resolve());
+    // the --timeout timer would keep the process alive after Ctrl-C
+    process.once('SIGINT', () => {
+      if (timer) clearTimeout(timer);
+      resolve();
+    });
     conn.onMessage((m) => {
       if (m.t === 'error') reject(new BrineError(isErrorCode(m.code) ? m.code : 'INTERNAL', m.message));
       if (m.t !== 'event') return;

@@ -51,7 +51,8 @@ async function minions(which: 'status' | 'up' | 'down', flags: MinionsFlags): Pr
   const opts = masterOptions(flags);
   const reply = await requestOnce<SessionsReply>(controlSocketPath(opts), { t: 'sessions' }, 'sessions');
   const up = reply.sessions.filter((s) => s.state === 'connected').map((s) => s.id);
-  const down = reply.sessions.filter((s) => s.state !== 'connected').map((s) => s.id);
+  // Salt's manage.down: accepted minions that are not connected; a rejected or denied key is not down, it is out
+  const down = reply.sessions.filter((s) => s.state === 'disconnected' || s.state === 'never_connected').map((s) => s.id);
   const out = flags.out;
   if (out !== undefined && out !== 'json' && out !== 'yaml' && out !== 'table') throw new BrineError('USAGE', `unknown --out '${out}': use table, json or yaml`);
   if (which === 'status') {
@@ -71,7 +72,7 @@ export function registerMinions(program: Command): void {
   for (const which of ['status', 'up', 'down'] as const) {
     cmd
       .command(which)
-      .description(which === 'status' ? 'every accepted minion: state, since, last seen, address, agent, RTT, reconnects, last disconnect reason' : `list the minions that are ${which}`)
+      .description(which === 'status' ? 'every accepted minion: state, since, last seen, address, agent, RTT, reconnects, drops and last disconnect reason in the last hour (kept across master restarts)' : `list the minions that are ${which}`)
       .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
       .option('--out <format>', which === 'status' ? 'table (default), json or yaml (Salt manage.status layout)' : 'list (default) or json')
       .action(async (flags: MinionsFlags) => {

@@ -1,11 +1,13 @@
 // The network-namespace helpers, for real: a node TCP server in namespace a, clients in b,
 // an iptables DROP that clients see as a connect timeout, and cleanup that leaves nothing.
-// Skipped (with the reason) when not root; as root (CI) it must run.
+// Skipped (with a one-line reason) without root, ip or iptables; CI sets BRINE_REQUIRE_PRIVILEGED,
+// which turns that skip into a failure.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { privilegedRequired } from '../../helpers/privileged.js';
 import { createNetnsPair, execCommand, isAvailable, listNetns, netnsSkip, sweepStale, type NetnsEnd, type NetnsPair } from '../../faults/index.js';
 
 const PORT = 7411;
@@ -31,7 +33,7 @@ async function probe(pair: NetnsPair, from: NetnsEnd, to: NetnsEnd, timeoutMs: n
   return r.stdout.trim();
 }
 
-test('netns pair: connectivity over veth, dropBoth is silent, restore heals, cleanup leaves nothing', { skip: netnsSkip() }, async (t) => {
+test('netns pair: connectivity over veth, dropBoth is silent, restore heals, cleanup leaves nothing', { skip: netnsSkip('netns pair') }, async (t) => {
   const pair = await createNetnsPair();
   t.after(() => pair.cleanup());
   const names = [pair.a.name, pair.b.name];
@@ -72,7 +74,7 @@ test('netns pair: connectivity over veth, dropBoth is silent, restore heals, cle
   assert.throws(() => pair.run(pair.a, ['true']), /after cleanup/);
 });
 
-test('sweepStale removes namespaces of dead runs and keeps those of live ones', { skip: netnsSkip() }, async (t) => {
+test('sweepStale removes namespaces of dead runs and keeps those of live ones', { skip: netnsSkip('sweepStale') }, async (t) => {
   // pids above pid_max (at most 2^22) can never be alive
   const stale = `brt-99999999-${process.pid}-a`;
   const mine = await createNetnsPair();
@@ -90,9 +92,13 @@ test('sweepStale removes namespaces of dead runs and keeps those of live ones', 
   assert.ok(left.includes(mine.a.name) && left.includes(mine.b.name), 'a live run keeps its namespaces');
 });
 
-test('isAvailable explains itself', () => {
+test('isAvailable explains itself, and netnsSkip skips exactly when it is unavailable', () => {
   const a = isAvailable();
-  if (a.available) assert.equal(netnsSkip(), false);
-  else assert.ok(a.reason.length > 10, a.reason);
-  if (process.getuid?.() === 0) assert.equal(netnsSkip(), false, 'as root the netns tests never skip');
+  if (a.available) assert.equal(netnsSkip('probe'), false);
+  else {
+    assert.ok(a.reason.length > 10, a.reason);
+    // one line, so the skip shows as `# reason` in the test output
+    assert.doesNotMatch(a.reason, /\n/);
+    if (!privilegedRequired()) assert.equal(netnsSkip('probe'), `network namespaces unavailable: ${a.reason}`);
+  }
 });

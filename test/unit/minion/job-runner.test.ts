@@ -1,6 +1,7 @@
 // The minion's job runner: worker-thread isolation (a busy loop blocks neither the event loop nor
 // other jobs), max_concurrent_jobs, job timeouts, saltutil kill/signal on a real process tree,
-// and the return-size cap with its visible marker.
+// and the return-size cap with its visible marker. Timeouts and start times run on a fake clock, so
+// no assertion depends on how fast this machine is.
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import * as path from 'node:path';
 import { JobRunner, capReturn, type JobRunnerDeps } from '../../../src/minion/index.js';
 import { createDefaultRegistry } from '../../../src/modules/index.js';
 import { silentLogger } from '../../../src/util/logger.js';
+import { FakeClock } from '../../../src/util/clock.js';
 import type { Job } from '../../../src/protocol/index.js';
 import { alive } from '../../helpers/processes.js';
 
@@ -37,61 +39,99 @@ describe('JobRunner', () => {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-'));
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it('runs a busy loop in a worker: the event loop keeps ticking and another job answers meanwhile', async () => {
+  it('runs a busy loop in a worker: the event loop keeps ticking and another job answers meanwhile', async (t) => {
     const r = runner();
-    let maxGap = 0;
-    let last = Date.now();
-    const ticker = setInterval(() => {
-      const now = Date.now();
-      maxGap = Math.max(maxGap, now - last);
-      last = now;
-    }, 20);
-    const busyStart = Date.now();
-    const busy = r.run(job('test.busy_wait', [2]));
-    await new Promise((res) => setTimeout(res, 300));
+    t.after(() => r.abortAll());
+    const cpuBefore = process.cpuUsage().user;
+    let settled = false;
+    const busy = job('test.busy_wait', [600]);
+    const pending = r.run(busy).finally(() => (settled = true));
+    // the loop is spinning once this process has burnt CPU that its (idle, awaiting) main thread did not
+    let ticks = 0;
+    await waitFor(() => {
+      ticks++;
+      return process.cpuUsage().user - cpuBefore > 300_000;
+    }, 10_000, 'the busy loop to spin in its worker');
+    assert.ok(ticks > 1, 'the main thread kept running timers while the loop spun');
     const ping = await r.run(job('test.ping'));
-    const pingDoneAt = Date.now();
-    const busyRet = await busy;
-    clearInterval(ticker);
     assert.equal(ping.ret, true);
-    assert.ok(pingDoneAt - busyStart < 1800, `test.ping answered after ${pingDoneAt - busyStart} ms, while the busy loop ran`);
-    assert.equal(busyRet.ret, true);
-    assert.ok(Date.now() - busyStart >= 2000);
-    assert.ok(maxGap < 400, `the event loop stalled for ${maxGap} ms`);
+    assert.equal(settled, false, 'test.ping answered while the busy loop still ran');
+    assert.ok(r.isRunning(busy.jid));
+    assert.equal(r.kill(busy.jid), true);
+    assert.equal((await pending).error?.code, 'EXEC_FAILED');
   });
 
-  it('runs at most max_concurrent_jobs at once; the rest are queued, in order, and shown as queued', async () => {
-    const r = runner({ maxConcurrent: 2 });
-    const jobs = [job('test.sleep', [0.6]), job('test.sleep', [0.6]), job('test.sleep', [0.6])];
-    const started = Date.now();
-    const done = jobs.map((j) => r.run(j).then(() => Date.now() - started));
-    await new Promise((res) => setTimeout(res, 100));
-    const listed = r.list();
-    assert.deepEqual(listed.map((j) => [j.jid, j.queued]), [[jobs[0]!.jid, false], [jobs[1]!.jid, false], [jobs[2]!.jid, true]]);
+  it('runs at most max_concurrent_jobs at once; the rest are queued, in order, and shown as queued', async (t) => {
+    const clock = new FakeClock();
+    const r = runner({ maxConcurrent: 2, clock });
+    t.after(() => r.abortAll());
+    const jobs = [job('test.sleep', [3000]), job('test.sleep', [3000]), job('test.sleep', [3000]), job('test.sleep', [3000])];
+    const done = jobs.map((j) => r.run(j));
+    const queued = () => r.list().map((j) => [j.jid, j.queued]);
+    assert.deepEqual(queued(), [[jobs[0]!.jid, false], [jobs[1]!.jid, false], [jobs[2]!.jid, true], [jobs[3]!.jid, true]]);
     assert.ok(r.isRunning(jobs[2]!.jid), 'a queued job counts as running for find_job');
-    const times = await Promise.all(done);
-    assert.ok(times[0]! < 1100 && times[1]! < 1100, `first two in parallel: ${times.join(', ')}`);
-    assert.ok(times[2]! >= 1150, `third waited for a slot: ${times[2]} ms`);
+    assert.equal(r.get(jobs[0]!.jid)?.started, new Date(clock.now()).toISOString(), 'start times come from the injected clock');
+
+    // a slot frees: the oldest queued job takes it, the next one keeps waiting
+    clock.advance(5000);
+    r.kill(jobs[0]!.jid);
+    await done[0];
+    await waitFor(() => r.get(jobs[2]!.jid)?.queued === false, 5000, 'the third job to start');
+    assert.deepEqual(queued(), [[jobs[1]!.jid, false], [jobs[2]!.jid, false], [jobs[3]!.jid, true]]);
+    assert.equal(r.get(jobs[2]!.jid)?.started, new Date(clock.now()).toISOString(), 'started when it left the queue');
+    for (const j of jobs.slice(1)) r.kill(j.jid);
+    await Promise.all(done);
     assert.equal(r.active, 0);
   });
 
-  it('stops a job at job_timeout, even a busy loop that never yields, with JOB_TIMEOUT', async () => {
-    const r = runner({ jobTimeoutS: 0.5 });
-    const started = Date.now();
-    const ret = await r.run(job('test.busy_wait', [30]));
-    assert.ok(Date.now() - started < 3000, `took ${Date.now() - started} ms`);
+  it('stops a job at job_timeout, even a busy loop that never yields, with JOB_TIMEOUT', async (t) => {
+    const clock = new FakeClock();
+    const r = runner({ jobTimeoutS: 900, clock });
+    t.after(() => r.abortAll());
+    const busy = job('test.busy_wait', [600]);
+    let settled = false;
+    const pending = r.run(busy).finally(() => (settled = true));
+    clock.advance(899_999);
+    await new Promise((res) => setImmediate(res));
+    assert.equal(settled, false, 'not before the timeout');
+    assert.ok(r.isRunning(busy.jid));
+    clock.advance(1);
+    const ret = await pending;
     assert.equal(ret.success, false);
     assert.equal(ret.error?.code, 'JOB_TIMEOUT');
-    assert.match(String(ret.ret), /0\.5 s timeout/);
+    assert.match(String(ret.ret), /900 s timeout/);
     // the slot is free again
     assert.equal((await r.run(job('test.ping'))).ret, true);
   });
 
   it('a timeout sent with the job wins when shorter than job_timeout', async () => {
-    const r = runner({ jobTimeoutS: 60 });
-    const j = { ...job('test.sleep', [30]), timeout: 0.3 };
-    const ret = await r.run(j);
+    const clock = new FakeClock();
+    const r = runner({ jobTimeoutS: 3600, clock });
+    const pending = r.run({ ...job('test.sleep', [3000]), timeout: 300 });
+    clock.advance(300_000);
+    const ret = await pending;
     assert.equal(ret.error?.code, 'JOB_TIMEOUT');
+    assert.match(String(ret.ret), /300 s timeout/);
+  });
+
+  it('a timed-out command gets SIGTERM, and SIGKILL only after the grace period if it ignores that', async (t) => {
+    const clock = new FakeClock();
+    const r = runner({ jobTimeoutS: 600, clock });
+    t.after(() => r.abortAll());
+    const marker = path.join(tmp, 'ignores-term');
+    const long = job('cmd.run', [`trap '' TERM; touch ${marker}; while true; do sleep 0.05; done`]);
+    const pending = r.run(long);
+    await waitFor(() => fs.existsSync(marker), 5000, 'the command to start');
+    const pgid = r.get(long.jid)!.pid;
+    assert.notEqual(pgid, process.pid);
+    clock.advance(600_000);
+    assert.equal((await pending).error?.code, 'JOB_TIMEOUT');
+    // SIGTERM is ignored: the group lives on until the grace period has passed on the clock
+    assert.ok(alive(pgid), 'a command that ignores SIGTERM survives it');
+    clock.advance(1999);
+    assert.ok(alive(pgid), 'no SIGKILL before the 2 s grace');
+    clock.advance(1);
+    await waitFor(() => !alive(pgid), 5000, `process group ${pgid} to be killed`);
   });
 
   it('saltutil.kill_job ends the whole process tree of a cmd.run (the grandchild too)', async () => {

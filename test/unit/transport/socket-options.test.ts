@@ -1,9 +1,13 @@
 // Salt's tcp_keepalive* options and TCP_USER_TIMEOUT, applied to real loopback sockets and read
-// back from the kernel (design.md: "a test reads them back from the socket").
+// back from the kernel by test code (design.md: "a test reads them back from the socket").
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applySocketOptions, keepaliveFromConfig, readSocketOptions, type KeepaliveOptions } from '../../../src/transport/index.js';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { applySocketOptions, keepaliveFromConfig, type KeepaliveOptions } from '../../../src/transport/index.js';
+import { readSocketOptions } from '../../faults/socket-inspect.js';
+import { repoRoot } from '../../helpers/repo.js';
 import { tcpPair } from './helpers.js';
 
 const ON: KeepaliveOptions = { enabled: true, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 20_000 };
@@ -42,4 +46,21 @@ test('keepaliveFromConfig maps Salt names and derives the user timeout from hear
   const base = { tcp_keepalive: true, tcp_keepalive_idle: 200, tcp_keepalive_cnt: 4, tcp_keepalive_intvl: 15, tcp_user_timeout: 0, heartbeat_timeout: 30 };
   assert.deepEqual(keepaliveFromConfig(base), { enabled: true, idleSeconds: 200, count: 4, intervalSeconds: 15, userTimeoutMs: 30_000 });
   assert.equal(keepaliveFromConfig({ ...base, tcp_user_timeout: 12_345 }).userTimeoutMs, 12_345);
+});
+
+test('reading options back is test code: no ffi-rs in src/ or in the direct production dependencies', () => {
+  const root = repoRoot();
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+  assert.equal(pkg.dependencies['ffi-rs'], undefined, 'ffi-rs is a devDependency (the read-back lives in test/faults/socket-inspect.ts)');
+  assert.ok(pkg.devDependencies['ffi-rs'], 'the tests still need it');
+  const users: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts') && fs.readFileSync(p, 'utf8').includes("'ffi-rs'")) users.push(path.relative(root, p));
+    }
+  };
+  walk(path.join(root, 'src'));
+  assert.deepEqual(users, []);
 });

@@ -13,12 +13,12 @@ import {
   createIdentityContext,
   dialTls,
   listenTls,
-  readSocketOptions,
   type FramedSocket,
   type KeepaliveOptions,
   type TlsListener,
 } from '../../../src/transport/index.js';
 import { isBrineError, type BrineError } from '../../../src/util/errors.js';
+import { readSocketOptions } from '../../faults/socket-inspect.js';
 import { collect, freePort, within } from './helpers.js';
 
 const SOCKET_OPTS: KeepaliveOptions = { enabled: true, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 20_000 };
