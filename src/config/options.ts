@@ -46,6 +46,16 @@ export interface MasterOptions extends CommonOptions {
   max_minions: number;
   /** authentications per second */
   auth_rate: number;
+  /** authentications per second from one source address */
+  auth_rate_per_source: number;
+  preauth_max_connections: number;
+  preauth_max_connections_per_source: number;
+  preauth_fd_reserve: number;
+  /** messages per second from one authenticated minion */
+  minion_msg_rate: number;
+  minion_msg_burst: number;
+  /** seconds */
+  minion_msg_grace: number;
   timeout: number;
   gather_job_timeout: number;
   keep_jobs_seconds: number;

@@ -34,6 +34,8 @@ export interface RawConnectOptions {
   /** TLS with this client certificate; `null` = TLS without one; omitted = plain TCP. */
   identity?: Identity | null;
   timeoutMs?: number;
+  /** Source address to connect from (any of 127.0.0.0/8 is loopback on Linux). */
+  localAddress?: string;
 }
 
 export class RawClient {
@@ -91,10 +93,10 @@ export class RawClient {
         reject(err);
       };
       if (opts.identity === undefined) {
-        socket = net.connect({ host, port: opts.port }, done);
+        socket = net.connect({ host, port: opts.port, ...(opts.localAddress ? { localAddress: opts.localAddress } : {}) }, done);
       } else {
         const creds = opts.identity === null ? {} : { key: opts.identity.privateKeyPem, cert: opts.identity.certPem };
-        socket = tls.connect({ host, port: opts.port, ...creds, rejectUnauthorized: false, minVersion: 'TLSv1.3' }, done);
+        socket = tls.connect({ host, port: opts.port, ...creds, ...(opts.localAddress ? { localAddress: opts.localAddress } : {}), rejectUnauthorized: false, minVersion: 'TLSv1.3' }, done);
       }
       socket.once('error', onError);
     });
