@@ -99,6 +99,7 @@ export class Master {
       heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
       maxFrame: opts.max_frame_size,
       masterFingerprint: this.identity.fingerprint,
+      messageRate: { ratePerSecond: opts.minion_msg_rate, burst: opts.minion_msg_burst, graceSeconds: opts.minion_msg_grace },
     };
     // pre-auth refusals (caps, TLS failures, malformed hellos, busy) are logged in summary per address
     const refusals = new RefusalLog(logger, clock);
