@@ -72,6 +72,33 @@ describe('unauthenticated peers are bounded (threats.md #24, #25)', () => {
     assert.ok(lines.length <= 30, `${lines.length} log lines for ${refused} refusals:\n${lines.join('\n')}`);
   });
 
+  it('preauth_max_connections_per_source caps idle connections from one address; authenticated ones no longer count', async () => {
+    const cluster = await Cluster.create();
+    cleanups.push(() => cluster.cleanup());
+    const master = await cluster.startMaster({ auto_accept: true, preauth_max_connections_per_source: 2, handshake_timeout: 30 });
+    const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-cap-'));
+    cleanups.push(() => fs.rmSync(keyDir, { recursive: true, force: true }));
+    const open: RawClient[] = [];
+    cleanups.push(() => open.forEach((c) => c.destroy()));
+    // three minions sign in one after the other from 127.0.0.1 and stay connected
+    for (let i = 0; i < 3; i++) {
+      const c = await RawClient.connect({ port: cluster.port, identity: await makeClientIdentity(path.join(keyDir, String(i))) });
+      open.push(c);
+      c.send({ t: 'hello', versions: [1], id: `capped-${i}`, agent: 'raw-client' });
+      assert.equal((await c.nextFrame(5000))?.['status'], 'accepted', `capped-${i}`);
+    }
+    // two idle connections fill the cap for 127.0.0.1; a third is reset, one from 127.0.0.3 is not
+    for (let i = 0; i < 2; i++) open.push(await RawClient.connect({ port: cluster.port }));
+    const third = await RawClient.connect({ port: cluster.port });
+    open.push(third);
+    assert.ok(await third.closedWithin(3000), 'a third idle connection from 127.0.0.1 is still open');
+    await master.waitForOutput(/refused a connection from 127\.0\.0\.1:\d+ before TLS: 2 unauthenticated connections from this address are already open/);
+    const other = await RawClient.connect({ port: cluster.port, localAddress: '127.0.0.3' });
+    open.push(other);
+    assert.equal(await other.closedWithin(500), false, 'another address is refused too');
+    assert.ok(open.slice(0, 3).every((c) => !c.isClosed), 'an authenticated connection was closed');
+  });
+
   it('one peer flooding hellos from 127.0.0.2 cannot spend auth_rate: 20 minions from 127.0.0.1 all sign in', async () => {
     const cluster = await Cluster.create();
     cleanups.push(() => cluster.cleanup());
