@@ -18,6 +18,8 @@ export interface RefusalLogOptions {
 
 const DEFAULTS: RefusalLogOptions = { intervalMs: 60_000, fullLinesPerSource: 20, fullLinesTotal: 200, maxSources: 1000 };
 const OTHER = 'other addresses';
+/** Below this many counted refusals an address shares one summary line with the others. */
+const FEW = 10;
 
 interface SourceTally {
   logged: number;
@@ -77,7 +79,26 @@ export class RefusalLog {
   }
 
   private endInterval(): void {
-    for (const [source, tally] of this.tallies) if (tally.suppressed > tally.reported) this.report(source, tally);
+    // a few refusals each from many addresses (a fleet told busy after a master restart) make
+    // one line together; an address with its own flood keeps its own line
+    const few = { sources: 0, refused: 0, reasons: new Map<string, number>() };
+    for (const [source, tally] of this.tallies) {
+      if (tally.suppressed <= tally.reported) continue;
+      if (tally.suppressed >= FEW || source === OTHER) {
+        this.report(source, tally);
+        continue;
+      }
+      few.sources++;
+      few.refused += tally.suppressed;
+      for (const [r, n] of tally.reasons) few.reasons.set(r, (few.reasons.get(r) ?? 0) + n);
+    }
+    if (few.sources > 0) {
+      const seconds = Math.max(1, Math.round((this.clock.monotonic() - this.windowStart) / 1000));
+      this.logger.warn(
+        { sources: few.sources, refused: few.refused, reasons: Object.fromEntries(few.reasons), seconds },
+        `refused ${few.refused} more connection attempts from ${few.sources} addresses (fewer than ${FEW} each) before authentication in the last ${seconds} s (${[...few.reasons].map(([r, n]) => `${r} ${n}`).join(', ')})`,
+      );
+    }
     this.tallies = new Map();
     this.loggedTotal = 0;
     this.windowStart = this.clock.monotonic();
@@ -88,10 +109,10 @@ export class RefusalLog {
     const seconds = Math.max(1, Math.round((this.clock.monotonic() - this.windowStart) / 1000));
     const reasons = Object.fromEntries(tally.reasons);
     const list = [...tally.reasons].map(([r, n]) => `${r} ${n}`).join(', ');
-    this.logger.warn(
-      { source, refused: tally.suppressed, reasons, seconds },
-      `refused ${tally.suppressed} more connection attempts from ${source} before authentication in the last ${seconds} s (${list}); ` +
-        `logged in summary from now on. If ${source} is not one of your minions, block it in the firewall`,
-    );
+    const advice =
+      source === OTHER
+        ? `more than ${this.opts.maxSources} addresses were refused in this interval; see the lines above for the busiest`
+        : `logged in summary from now on. If ${source} is not one of your minions, block it in the firewall`;
+    this.logger.warn({ source, refused: tally.suppressed, reasons, seconds }, `refused ${tally.suppressed} more connection attempts from ${source} before authentication in the last ${seconds} s (${list}); ${advice}`);
   }
 }

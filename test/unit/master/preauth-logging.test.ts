@@ -91,3 +91,19 @@ test('message rate: a burst passes, a sustained excess is dropped, then disconne
     clock.advance(3000);
   }
 });
+
+test('a fleet told busy once each after a restart is one summary line, not one per address', () => {
+  const clock = new FakeClock();
+  const { logger, lines } = recordingLogger();
+  const log = new RefusalLog(logger, clock, { fullLinesTotal: 50 });
+  let full = 0;
+  for (let i = 0; i < 3000; i++) log.note(`10.1.${Math.floor(i / 250)}.${i % 250}`, 'busy', () => full++);
+  assert.equal(full, 50);
+  clock.advance(60_000);
+  // beyond the 1000 tracked addresses: one bucket, summarised at 10, 100, 1000 and at the end
+  const end = lines.filter((l) => l.fields['seconds'] === 60);
+  assert.ok(lines.length <= 6, lines.map((l) => l.msg).join('\n'));
+  assert.deepEqual(end.map((l) => l.fields['refused']).sort((a, b) => Number(a) - Number(b)), [950, 2000]);
+  assert.match(lines.find((l) => l.fields['sources'] !== undefined)!.msg, /^refused 950 more connection attempts from 950 addresses \(fewer than 10 each\) before authentication in the last 60 s \(busy 950\)$/);
+  log.stop();
+});
