@@ -151,7 +151,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { name: 'minion_msg_rate', min: 0, minExclusive: true, type: 'number', default: 500, roles: MASTER, brineOnly: true,
     doc: 'Messages per second an authenticated minion may send on average; more are dropped unread and counted.' },
   { name: 'minion_msg_burst', min: 1, type: 'int', default: 5000, roles: MASTER, brineOnly: true,
-    doc: 'Messages an authenticated minion may send in one burst above minion_msg_rate.' },
+    doc: "Messages an authenticated minion may send in one burst above minion_msg_rate; keep it above the minions' return_queue_max, which a minion replays at once after a reconnect." },
   { name: 'minion_msg_grace', min: 1, type: 'int', default: 5, roles: MASTER, unit: 's', brineOnly: true,
     doc: "Consecutive seconds a minion may stay over minion_msg_rate before the master disconnects it (close reason rate_limited)." },
   { name: 'timeout', min: 0, type: 'int', default: 5, roles: MASTER, unit: 's',
