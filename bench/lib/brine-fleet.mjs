@@ -45,6 +45,8 @@ export async function runBrineFleet(opts) {
   const port = await freePort();
   const masterSettings = { heartbeat_interval: opts.heartbeatInterval, heartbeat_timeout: opts.heartbeatTimeout };
   if (opts.authRate > 0) masterSettings.auth_rate = opts.authRate;
+  // every emulated minion connects from 127.0.0.1: the per-address limits must not be what is measured
+  Object.assign(masterSettings, { auth_rate_per_source: opts.authRate > 0 ? opts.authRate : 1000, preauth_max_connections_per_source: 0, preauth_max_connections: 0 });
   // --profile DIR: a V8 CPU profile of the master (written when it stops after the restart phase)
   const nodeArgs = opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts.profile)] : [];
   const master = new BenchMaster(opts.build, path.join(opts.tmp, 'master'), port, masterSettings, nodeArgs);

@@ -9,6 +9,7 @@ import { assertValidMinionId } from '../util/minion-id.js';
 import { assertJid } from './jid.js';
 import { MINION_DATA_SCHEMA, MinionDataTable, type MinionDataRecord } from './minion-data.js';
 import { PRESENCE_SCHEMA, PRESENCE_WINDOW_MS, PresenceHistoryTable, type PresenceDrop, type PresenceLast, type PresenceRecord } from './presence-history.js';
+import { JOB_SENT_SCHEMA, JobSentTable } from './job-sent.js';
 
 const SCHEMA_VERSION = 1;
 
@@ -140,6 +141,7 @@ export class JobCache {
   private readonly deleteJobs: Database.Statement;
   private readonly minionData: MinionDataTable;
   private readonly presence: PresenceHistoryTable;
+  private readonly sent: JobSentTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -173,6 +175,7 @@ export class JobCache {
     this.deleteJobs = db.prepare('DELETE FROM jobs WHERE started_at < @cutoff');
     this.minionData = new MinionDataTable(db);
     this.presence = new PresenceHistoryTable(db);
+    this.sent = new JobSentTable(db);
   }
 
   /** Opens (creating if needed) the job cache at `file`. */
@@ -244,6 +247,24 @@ export class JobCache {
     }
   }
 
+  /** Records the minions the job was actually sent to (only their returns are stored). */
+  saveSentTo(jid: string, minions: readonly string[]): void {
+    this.guard();
+    assertJid(jid);
+    try {
+      this.sent.save(jid, minions);
+    } catch (err) {
+      throw storageError(err, this.file, `saving the minions job ${jid} was sent to`);
+    }
+  }
+
+  /** The minions the job was sent to; undefined if unknown (a job from an older brine). */
+  getSentTo(jid: string): string[] | undefined {
+    this.guard();
+    assertJid(jid);
+    return this.read(() => this.sent.get(jid), `reading the minions job ${jid} was sent to`);
+  }
+
   getJob(jid: string): JobRecord | undefined {
     this.guard();
     assertJid(jid);
@@ -276,6 +297,7 @@ export class JobCache {
       return this.db.transaction(() => {
         const returns = this.deleteReturns.run({ cutoff }).changes;
         const jobs = this.deleteJobs.run({ cutoff }).changes;
+        if (jobs > 0) this.sent.purgeOrphans();
         return returns + jobs;
       })();
     } catch (err) {
@@ -379,6 +401,7 @@ function migrate(db: Database.Database, file: string): void {
   // added without a version bump: CREATE IF NOT EXISTS upgrades older files in place
   db.exec(MINION_DATA_SCHEMA);
   db.exec(PRESENCE_SCHEMA);
+  db.exec(JOB_SENT_SCHEMA);
   const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
   if (row.version === null) {
     db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);

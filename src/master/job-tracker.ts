@@ -44,12 +44,22 @@ const DEFAULT_GATHER_JOB_TIMEOUT_S = 10;
 /** Recent jobs whose expected minions are kept in memory, so a return is checked without SQLite. */
 const RECENT_JOBS = 256;
 
+/** Why a return is dropped instead of stored; the text goes into the log line. */
+const RETURN_REFUSALS = {
+  unknown_job: 'which was never sent to it (no such job in the job cache: expired, or not published by this master)',
+  not_sent: 'which was never sent to it (it was not connected when the job was published, or not targeted)',
+  fun_mismatch: "whose function does not match the job's",
+} as const;
+export type ReturnRefusal = keyof typeof RETURN_REFUSALS;
+
 const FUN_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
 
 export class JobTracker {
   private readonly active = new Map<string, ActiveJob>();
   /** Returns dropped because the minion was never sent that job (forged or stray). */
   strayReturns = 0;
+  /** Every dropped return, by why it was dropped. */
+  readonly droppedReturns: Record<ReturnRefusal, number> = { unknown_job: 0, not_sent: 0, fun_mismatch: 0 };
 
   constructor(private readonly deps: JobTrackerDeps) {}
 
@@ -78,7 +88,6 @@ export class JobTracker {
       startedAt: this.deps.clock.now(),
     });
     const notConnected: string[] = [];
-    this.remember(jid, [...matched, ...missing]);
     const sentTo: string[] = [];
     for (const id of matched) {
       const session = this.deps.session(id);
@@ -86,6 +95,9 @@ export class JobTracker {
       if (sent) sentTo.push(id);
       else notConnected.push(id);
     }
+    // only these may return for the jid (threats.md #36); a minion offline now was never asked
+    this.remember(jid, req.fun, sentTo);
+    this.deps.cache.saveSentTo(jid, sentTo);
     this.deps.logger.info({ jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, sent: sentTo.length, notConnected: notConnected.length, missing: missing.length }, `published job ${jid}`);
     const published: Published = { t: 'published', jid, minions: matched, notConnected, missing };
     this.deps.emit?.({ kind: 'job_published', jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, minions: matched, notConnected, at: this.deps.clock.now() });
@@ -120,13 +132,15 @@ export class JobTracker {
   /** A return from an authenticated session; the minion ID comes from the session. */
   handleReturn(session: MinionSession, ret: Return): void {
     const minion = session.id;
-    // the expected set of a recent job is in memory; parsing the stored list for every return
-    // of a 10k-minion job would be quadratic
-    const expected = this.expected.get(ret.jid) ?? this.deps.cache.getJob(ret.jid)?.minions;
-    const wanted = expected instanceof Set ? expected.has(minion) : (expected?.includes(minion) ?? false);
-    if (!wanted) {
-      this.strayReturns++;
-      this.deps.logger.warn({ jid: ret.jid, minion, remote: session.remoteAddress }, `dropped a return from ${minion} for job ${ret.jid}, which was never sent to it`);
+    const refusal = this.checkReturn(minion, ret);
+    if (refusal) {
+      this.droppedReturns[refusal]++;
+      if (refusal !== 'fun_mismatch') this.strayReturns++;
+      this.deps.logger.warn(
+        { jid: ret.jid, minion, remote: session.remoteAddress, fun: ret.fun.slice(0, 100), reason: refusal, dropped: this.droppedReturns[refusal] },
+        `dropped a return from ${minion} for job ${ret.jid}, ${RETURN_REFUSALS[refusal]}; nothing was stored (if this repeats, check that minion's host)`,
+      );
+      // acknowledged all the same, so the minion stops resending a return that is never stored
       session.sendAck(ret.jid);
       return;
     }
@@ -158,11 +172,29 @@ export class JobTracker {
     job.wait.status(session.id, status.running);
   }
 
-  private readonly expected = new Map<string, Set<string>>();
+  /** Recent jobs: their function and the minions they were sent to, so a return is checked without SQLite. */
+  private readonly recent = new Map<string, { fun: string; sentTo: Set<string> }>();
 
-  private remember(jid: string, minions: string[]): void {
-    this.expected.set(jid, new Set(minions));
-    if (this.expected.size > RECENT_JOBS) this.expected.delete(this.expected.keys().next().value as string);
+  private remember(jid: string, fun: string, sentTo: string[]): void {
+    this.recent.set(jid, { fun, sentTo: new Set(sentTo) });
+    if (this.recent.size > RECENT_JOBS) this.recent.delete(this.recent.keys().next().value as string);
+  }
+
+  /** Why a return must not be stored, or undefined when it may. */
+  private checkReturn(minion: string, ret: Return): ReturnRefusal | undefined {
+    // the set of a recent job is in memory; parsing the stored list for every return of a
+    // 10k-minion job would be quadratic
+    let job = this.recent.get(ret.jid);
+    if (!job) {
+      const stored = this.deps.cache.getJob(ret.jid);
+      if (!stored) return 'unknown_job';
+      // a job saved by an older brine has no sent list: its targeted minions are the best bound
+      job = { fun: stored.fun, sentTo: new Set(this.deps.cache.getSentTo(ret.jid) ?? stored.minions) };
+      this.remember(ret.jid, job.fun, [...job.sentTo]);
+    }
+    if (!job.sentTo.has(minion)) return 'not_sent';
+    if (job.fun !== ret.fun) return 'fun_mismatch';
+    return undefined;
   }
 
   /** Ends every wait now (master shutdown). */

@@ -9,7 +9,7 @@ import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { MASTER_MESSAGES, MINION_MESSAGES, type ChannelClose, type MasterMessage, type MinionMessage } from '../protocol/index.js';
 import { KeyStore, loadOrCreateIdentity, type Identity } from '../pki/index.js';
-import { keepaliveFromConfig, listenTls, type TlsListener, type UnixListener } from '../transport/index.js';
+import { keepaliveFromConfig, listenTls, sourceOf, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';
 import { startControlServer } from './control-server.js';
 import { JobTracker } from './job-tracker.js';
@@ -19,6 +19,8 @@ import { EventBus } from './event-bus.js';
 import { MinionDataCache } from './minion-data-cache.js';
 import { createSignIn } from './sign-in.js';
 import { AcceptedKeyIndex } from './accepted-keys.js';
+import { AuthAdmission } from './admission.js';
+import { RefusalLog } from './refusal-log.js';
 import type { SessionInfo } from '../protocol/index.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -39,6 +41,7 @@ export class Master {
   private jobs: JobTracker | undefined;
   private cache: JobCache | undefined;
   private minionData: MinionDataCache | undefined;
+  private refusals: RefusalLog | undefined;
   private readonly live = new Set<MinionSession>();
   /** Accepted keys' fingerprints by file stamp: used by sign-in, reconcile and the data cache. */
   private readonly acceptedKeys: AcceptedKeyIndex;
@@ -106,7 +109,12 @@ export class Master {
       heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
       maxFrame: opts.max_frame_size,
       masterFingerprint: this.identity.fingerprint,
+      messageRate: { ratePerSecond: opts.minion_msg_rate, burst: opts.minion_msg_burst, graceSeconds: opts.minion_msg_grace },
     };
+    // pre-auth refusals (caps, TLS failures, malformed hellos, busy) are logged in summary per address
+    const refusals = new RefusalLog(logger, clock);
+    this.refusals = refusals;
+    const admission = new AuthAdmission(clock, opts.auth_rate, Math.random, opts.auth_rate_per_source);
     const { authorize, probe } = createSignIn({
       opts,
       logger,
@@ -116,6 +124,8 @@ export class Master {
       events: this.events,
       sessions: this.sessions,
       masterFingerprint: this.identity.fingerprint,
+      admission,
+      onBusy: (remote, message) => refusals.note(sourceOf(remote), 'busy', () => logger.info({ remote, code: 'AUTH_BUSY' }, `turned away a sign-in from ${remote}: ${message}`)),
     });
 
     this.listener = await listenTls<MinionMessage, MasterMessage>({
@@ -126,9 +136,10 @@ export class Master {
       preauthMaxFrame: opts.preauth_max_frame_size,
       socketOptions: keepaliveFromConfig(opts),
       schemas: MINION_MESSAGES,
+      preauth: { maxTotal: opts.preauth_max_connections, maxPerSource: opts.preauth_max_connections_per_source, fdReserve: opts.preauth_fd_reserve },
       // OpenSSL's messages can end in a newline; one log line per refusal keeps grep honest
-      onRefused: (remote, err) => logger.info({ remote, code: err.code }, err.message.replace(/\s+/g, ' ').trim()),
-      onChannel: (channel) => {
+      onRefused: (remote, err) => refusals.note(sourceOf(remote), err.code, () => logger.info({ remote, code: err.code }, err.message.replace(/\s+/g, ' ').trim())),
+      onChannel: (channel, _raw, slot) => {
         if (this.stopped) {
           channel.close('shutdown');
           return;
@@ -137,6 +148,8 @@ export class Master {
           authorize: (hello, ch) => authorize(hello, ch.peerPublicKeyPem, ch.remoteAddress, ch.peerFingerprint),
           probe: (hello, ch) => probe(hello, ch.peerPublicKeyPem, ch.remoteAddress),
           onAuthenticated: (s) => {
+            // no longer counts against the pre-auth connection caps
+            slot.release();
             const replaced = this.sessions.attach(s);
             if (replaced) {
               logger.info({ id: s.id, old: replaced.remoteAddress, new: s.remoteAddress }, `minion ${s.id} reconnected; replacing its previous session`);
@@ -152,7 +165,9 @@ export class Master {
           onClosed: (s, info, authenticated) => {
             this.live.delete(s);
             if (!authenticated) {
-              if (!s.probed) logUnauthenticatedClose(logger, s.remoteAddress, info);
+              // a malformed or unexpected first message spends its source's sign-in budget too
+              if (info.reason === 'protocol_error' || info.reason === 'frame_too_large') admission.charge(sourceOf(s.remoteAddress));
+              if (!s.probed) logUnauthenticatedClose(refusals, logger, s.remoteAddress, info);
               return;
             }
             this.sessions.detach(s, info.reason);
@@ -246,6 +261,7 @@ export class Master {
     this.jobs?.stop();
     for (const s of this.live) s.close('shutdown');
     await Promise.all([this.listener?.close(), this.control?.close()]);
+    this.refusals?.stop();
     this.cache?.close();
     this.logger.info('brine master stopped');
   }
@@ -254,9 +270,9 @@ export class Master {
 // Auth outcomes are logged by authorize(); every other pre-auth close (oversized frame, bad
 // JSON, no hello in time, a peer hanging up mid-frame) is logged here, so an operator can see
 // who pokes at the port and why it was turned away.
-function logUnauthenticatedClose(logger: Logger, remote: string, info: ChannelClose): void {
+function logUnauthenticatedClose(refusals: RefusalLog, logger: Logger, remote: string, info: ChannelClose): void {
   if (info.reason.startsWith('auth_') || info.reason === 'invalid_id') return;
   const code = info.error instanceof BrineError ? info.error.code : undefined;
   const why = info.error ? `: ${code ? `${code}: ` : ''}${info.error.message}` : '';
-  logger.info({ remote, reason: info.reason, code }, `closed a connection from ${remote} before authentication (${info.reason})${why}`);
+  refusals.note(sourceOf(remote), info.reason, () => logger.info({ remote, reason: info.reason, code }, `closed a connection from ${remote} before authentication (${info.reason})${why}`));
 }

@@ -22,6 +22,7 @@ import {
 } from '../protocol/index.js';
 import { HeartbeatMonitor } from '../session/index.js';
 import type { LiveSession } from './session-table.js';
+import { MessageRateLimiter, type MessageRateSettings } from './message-rate.js';
 
 export interface AuthVerdict {
   status: Exclude<AuthStatus, 'error'>;
@@ -39,7 +40,12 @@ export interface MinionSessionSettings {
   heartbeatTimeoutMs: number;
   maxFrame: number;
   masterFingerprint: string;
+  /** Per-session message rate limit after authentication (minion_msg_*); omitted = none. */
+  messageRate?: MessageRateSettings;
 }
+
+/** A session logs its own throttling at most this often. */
+const THROTTLE_LOG_INTERVAL_MS = 10_000;
 
 export interface MinionSessionHooks {
   authorize(hello: Hello, channel: Channel<MinionMessage, MasterMessage>): AuthVerdict;
@@ -66,6 +72,8 @@ export class MinionSession implements LiveSession {
   private lastSeenValue: number;
   private connectedAtValue = 0;
   private probedValue = false;
+  private limiter: MessageRateLimiter | undefined;
+  private throttleLoggedAt = -Infinity;
 
   constructor(
     private readonly channel: Channel<MinionMessage, MasterMessage>,
@@ -114,6 +122,10 @@ export class MinionSession implements LiveSession {
   get probed(): boolean {
     return this.probedValue;
   }
+  /** Messages dropped by the rate limit (minion_msg_rate) since authentication. */
+  get droppedMessages(): number {
+    return this.limiter?.dropped ?? 0;
+  }
 
   sendJob(job: Job): boolean {
     if (this.state !== 'ready') return false;
@@ -132,7 +144,7 @@ export class MinionSession implements LiveSession {
 
   close(reason: CloseReason, error?: Error): void {
     if (this.state === 'closed') return;
-    if (reason === 'shutdown' || reason === 'replaced' || reason === 'key_deleted') this.channel.send({ t: 'bye', reason });
+    if (reason === 'shutdown' || reason === 'replaced' || reason === 'key_deleted' || reason === 'rate_limited') this.channel.send({ t: 'bye', reason });
     this.channel.close(reason, error);
   }
 
@@ -149,6 +161,7 @@ export class MinionSession implements LiveSession {
   }
 
   private onMessage(message: MinionMessage): void {
+    if (this.limiter && !this.admitMessage(this.limiter)) return;
     this.lastSeenValue = this.clock.now();
     this.heartbeat?.noteReceived();
     if (this.state === 'awaiting_hello') {
@@ -184,6 +197,27 @@ export class MinionSession implements LiveSession {
     }
   }
 
+  /** Applies the rate limit; false when the message is dropped (or the session closed for it). */
+  private admitMessage(limiter: MessageRateLimiter): boolean {
+    const verdict = limiter.check();
+    if (verdict === 'ok') return true;
+    const { ratePerSecond, burst, graceSeconds } = limiter.settings;
+    if (verdict === 'disconnect') {
+      const msg = `minion ${this.id} at ${this.remoteAddress} sent more than minion_msg_rate (${ratePerSecond}/s, burst ${burst}) for ${graceSeconds} s in a row; ${limiter.dropped} messages were dropped`;
+      this.close('rate_limited', new BrineError('RATE_LIMITED', msg));
+      return false;
+    }
+    const now = this.clock.monotonic();
+    if (now - this.throttleLoggedAt >= THROTTLE_LOG_INTERVAL_MS) {
+      this.throttleLoggedAt = now;
+      this.logger.warn(
+        { id: this.id, remote: this.remoteAddress, dropped: limiter.dropped, rate: ratePerSecond, burst },
+        `minion ${this.id} sends messages faster than minion_msg_rate (${ratePerSecond}/s, burst ${burst}); dropping the excess (${limiter.dropped} so far) and disconnecting it after ${graceSeconds} s over the limit. Check what that minion is doing`,
+      );
+    }
+    return false;
+  }
+
   private onHello(hello: Hello): void {
     this.helloTimer?.cancel();
     const common = hello.versions.filter((v) => (PROTOCOL_VERSIONS as readonly number[]).includes(v) && v >= MIN_PROTOCOL_VERSION);
@@ -211,6 +245,7 @@ export class MinionSession implements LiveSession {
     }
     this.idValue = hello.id;
     this.state = 'ready';
+    if (this.settings.messageRate) this.limiter = new MessageRateLimiter(this.clock, this.settings.messageRate);
     this.connectedAtValue = this.clock.now();
     this.channel.setMaxFrame(this.settings.maxFrame);
     this.heartbeat = new HeartbeatMonitor(

@@ -8,6 +8,7 @@ import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { applyKeyEffects, decideAuth, loadMatchFile, type AuthPolicy, type KeyStore } from '../pki/index.js';
 import type { AcceptedKeyIndex } from './accepted-keys.js';
+import { sourceOf } from '../transport/index.js';
 import { AuthAdmission } from './admission.js';
 import { verdictFor } from './auth-messages.js';
 import type { EventBus } from './event-bus.js';
@@ -26,6 +27,10 @@ export interface SignInDeps {
   events: EventBus;
   sessions: SessionTable;
   masterFingerprint: string;
+  /** Sign-in admission, shared with the master so malformed hellos can be charged to their source. */
+  admission?: AuthAdmission;
+  /** A sign-in turned away as busy; the master logs these in summary per source address. */
+  onBusy?(remote: string, message: string): void;
 }
 
 export type SignIn = (hello: { id: string }, publicKeyPem: string, remote: string, presentedFingerprint?: string) => AuthVerdict;
@@ -39,12 +44,19 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
   const autosign = opts.autosign_file ? loadMatchFile(opts.autosign_file, matchOpts('autosign_file')) : undefined;
   const autoreject = opts.autoreject_file ? loadMatchFile(opts.autoreject_file, matchOpts('autoreject_file')) : undefined;
 
-  const admission = new AuthAdmission(clock, opts.auth_rate);
-  const busy = (): AuthVerdict | undefined => {
-    if (admission.tryAdmit()) return undefined;
-    const retryAfter = admission.retryAfterSeconds();
-    if (admission.turnedAway % 1000 === 1) logger.warn({ turnedAway: admission.turnedAway, authRate: opts.auth_rate }, `sign-ins arrive faster than auth_rate (${opts.auth_rate}/s); asking minions to come back later`);
-    return { status: 'busy', message: `the master admits ${opts.auth_rate} sign-ins per second and is busy; try again in ${retryAfter} s`, retryAfter };
+  const admission = deps.admission ?? new AuthAdmission(clock, opts.auth_rate, Math.random, opts.auth_rate_per_source);
+  const busy = (remote: string): AuthVerdict | undefined => {
+    const source = sourceOf(remote);
+    const refusal = admission.admit(source);
+    if (refusal === undefined) return undefined;
+    const retryAfter = refusal === 'source' ? admission.sourceRetryAfterSeconds(source) : admission.retryAfterSeconds();
+    const message =
+      refusal === 'source'
+        ? `the master admits ${opts.auth_rate_per_source} sign-ins per second from one address (auth_rate_per_source) and ${source} is over it; try again in ${retryAfter} s`
+        : `the master admits ${opts.auth_rate} sign-ins per second and is busy; try again in ${retryAfter} s`;
+    if (deps.onBusy) deps.onBusy(remote, message);
+    else if (admission.turnedAway % 1000 === 1) logger.warn({ turnedAway: admission.turnedAway, authRate: opts.auth_rate }, `sign-ins arrive faster than auth_rate (${opts.auth_rate}/s); asking minions to come back later`);
+    return { status: 'busy', message, retryAfter };
   };
   const waiting = new WaitingKeyLedger(deps.keys, { maxPending: opts.max_pending_keys, maxPendingPerAddress: opts.max_pending_keys_per_address, maxIdsPerKey: opts.max_ids_per_key });
   const policy = (remote: string): AuthPolicy => ({
@@ -60,7 +72,7 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
   let limited = 0;
   // brine doctor: the same decision, read-only, no events; one log line per probe
   const probe = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
-    const refused = busy();
+    const refused = busy(remote);
     if (refused) return refused;
     const verdict = probeAuth(deps.keys, { id: hello.id, publicKeyPem }, policy(remote), deps.masterFingerprint);
     logger.info({ id: hello.id.slice(0, 300), remote, status: verdict.status }, `answered a brine doctor probe from ${hello.id.slice(0, 64)} at ${remote}: ${verdict.status}`);
@@ -70,7 +82,7 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
   const accepted = deps.acceptedKeys;
   const fastPath = !opts.open_mode && opts.max_minions === 0;
   const authorize = (hello: { id: string }, publicKeyPem: string, remote: string, presentedFingerprint?: string): AuthVerdict => {
-    const refused = busy();
+    const refused = busy(remote);
     if (refused) return refused;
     if (fastPath && presentedFingerprint !== undefined && accepted.isAccepted(hello.id, presentedFingerprint)) {
       logger.debug({ id: hello.id, remote, presented: presentedFingerprint, status: 'accepted' }, `Accepted ${hello.id}: its key is the accepted one`);

@@ -6,6 +6,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { KEY_STATE_DIRS, type KeyEffect, type KeyStore } from '../pki/index.js';
+import { sourceOf } from '../transport/index.js';
 
 export interface WaitingKeyLimits {
   /** max_pending_keys; 0 = unlimited */
@@ -14,11 +15,6 @@ export interface WaitingKeyLimits {
   maxPendingPerAddress: number;
   /** max_ids_per_key; 0 = unlimited */
   maxIdsPerKey: number;
-}
-
-/** The address without its port: `127.0.0.1:5555` -> `127.0.0.1`, `[::1]:5555` -> `[::1]`. */
-export function hostOf(remote: string): string {
-  return remote.replace(/:\d+$/, '');
 }
 
 export class WaitingKeyLedger {
@@ -45,7 +41,7 @@ export class WaitingKeyLedger {
     if (maxPending > 0 && this.pending.size >= maxPending) {
       return `${this.pending.size} keys are already pending (max_pending_keys is ${maxPending}). An operator must accept or delete pending keys ('brine key -L') or raise max_pending_keys.`;
     }
-    const host = hostOf(remote);
+    const host = sourceOf(remote);
     if (maxPendingPerAddress > 0) {
       let fromHost = 0;
       for (const p of this.pending.values()) if (p.host === host) fromHost++;
@@ -61,7 +57,7 @@ export class WaitingKeyLedger {
     this.sync();
     for (const e of effects) {
       if (e.op === 'write' && e.state === 'pending') {
-        this.pending.set(e.id, { fingerprint, host: hostOf(remote) });
+        this.pending.set(e.id, { fingerprint, host: sourceOf(remote) });
         this.link(fingerprint, e.id);
       } else if (e.op === 'write' && e.state === 'denied') {
         this.link(fingerprint, e.id);

@@ -177,6 +177,7 @@ export const CLOSE_REASONS = [
   'failback',
   'frame_too_large',
   'protocol_error',
+  'rate_limited',
   'write_failed',
   'connect_failed',
   'internal_error',

@@ -8,6 +8,8 @@ import { fingerprint } from '../pki/fingerprint.js';
 import type { Schema } from '../protocol/index.js';
 import { FramedSocket } from './framed-socket.js';
 import { applySocketOptions, type KeepaliveOptions } from './socket-options.js';
+import { countOpenFds, readFdLimit } from './fd-limit.js';
+import { PreauthGate, describePreauthRefusal, type PreauthLimits, type PreauthSlot } from './preauth-gate.js';
 
 export interface TlsIdentity {
   privateKeyPem: string;
@@ -31,6 +33,13 @@ export function formatAddress(address: string | undefined, port: number | undefi
   return host.includes(':') ? `[${host}]:${port ?? 0}` : `${host}:${port ?? 0}`;
 }
 
+/** The address part of a `formatAddress` string ("10.0.0.5:4506" -> "10.0.0.5", "[::1]:1" -> "::1"). */
+export function sourceOf(remote: string): string {
+  if (remote.startsWith('[')) return remote.slice(1, Math.max(1, remote.indexOf(']')));
+  const colon = remote.lastIndexOf(':');
+  return colon < 0 ? remote : remote.slice(0, colon);
+}
+
 // ---- listener ---------------------------------------------------------------------------
 
 export interface TlsListenOptions<In, Out extends { t: string }> {
@@ -42,8 +51,14 @@ export interface TlsListenOptions<In, Out extends { t: string }> {
   preauthMaxFrame: number;
   socketOptions: KeepaliveOptions;
   schemas: ReadonlyMap<string, Schema<unknown>>;
-  onChannel(channel: FramedSocket<In, Out>, raw: net.Socket): void;
-  /** A connection that failed before it became a channel (bad TLS, no client certificate). */
+  /** Caps on unauthenticated connections; omitted = none (tests of other layers). */
+  preauth?: { maxTotal: number; maxPerSource: number; fdReserve: number };
+  /**
+   * A TLS channel is up. `slot.release()` must be called when the peer authenticates, so that
+   * it stops counting against the pre-auth caps; a close releases it anyway.
+   */
+  onChannel(channel: FramedSocket<In, Out>, raw: net.Socket, slot: PreauthSlot): void;
+  /** A connection refused or failed before it became a channel (caps, bad TLS, no client certificate). */
   onRefused?(remote: string, error: BrineError): void;
 }
 
@@ -54,7 +69,19 @@ export interface TlsListener {
 
 export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<In, Out>): Promise<TlsListener> {
   const raws = new Set<net.Socket>();
-  const server = tls.createServer({
+  const slots = new WeakMap<net.Socket, PreauthSlot>();
+  const limits: PreauthLimits = {
+    maxTotal: opts.preauth?.maxTotal ?? 0,
+    maxPerSource: opts.preauth?.maxPerSource ?? 0,
+    fdReserve: opts.preauth?.fdReserve ?? 0,
+    fdLimit: opts.preauth ? readFdLimit() : undefined,
+    // descriptors taken before the first accept (logs, job cache, control socket, this listener)
+    baselineFds: (opts.preauth ? countOpenFds() : undefined) ?? 0,
+  };
+  const gate = new PreauthGate(limits);
+  // TLS runs over sockets this plain server accepted and admitted; a refused one is reset before
+  // any TLS work or buffer is spent on it
+  const tlsServer = tls.createServer({
     key: opts.identity.privateKeyPem,
     cert: opts.identity.certPem,
     minVersion: 'TLSv1.3',
@@ -63,17 +90,31 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     rejectUnauthorized: false,
     handshakeTimeout: opts.handshakeTimeoutMs,
   });
-  server.on('connection', (raw: net.Socket) => {
-    raws.add(raw);
-    raw.once('close', () => raws.delete(raw));
+  const server = net.createServer((raw: net.Socket) => {
     raw.on('error', () => undefined);
+    const source = (raw.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+    const admitted = gate.admit(source, raws.size + 1);
+    if (typeof admitted === 'string') {
+      const remote = formatAddress(raw.remoteAddress, raw.remotePort);
+      // a reset, not a FIN: no TIME_WAIT and no buffers kept for a peer we refuse
+      raw.resetAndDestroy();
+      opts.onRefused?.(remote, new BrineError('CONNECTION_LIMIT', `refused a connection from ${remote} before TLS: ${describePreauthRefusal(admitted, limits)}`, { details: { limit: admitted } }));
+      return;
+    }
+    raws.add(raw);
+    slots.set(raw, admitted);
+    raw.once('close', () => {
+      raws.delete(raw);
+      admitted.release();
+    });
     try {
       applySocketOptions(raw, opts.socketOptions);
     } catch {
       // an option the kernel refuses must not cost the connection; heartbeats still apply
     }
+    tlsServer.emit('connection', raw);
   });
-  server.on('secureConnection', (socket: tls.TLSSocket) => {
+  tlsServer.on('secureConnection', (socket: tls.TLSSocket) => {
     const remote = formatAddress(socket.remoteAddress, socket.remotePort);
     const peer = peerKeyOf(socket);
     if (!peer) {
@@ -83,9 +124,9 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     }
     const raw = (socket as unknown as { _parent?: net.Socket })._parent ?? (socket as unknown as net.Socket);
     const channel = new FramedSocket<In, Out>(socket, { remoteAddress: remote, peerFingerprint: peer.fp, peerPublicKeyPem: peer.pem, maxFrame: opts.preauthMaxFrame, schemas: opts.schemas });
-    opts.onChannel(channel, raw);
+    opts.onChannel(channel, raw, slots.get(raw) ?? { release: () => undefined });
   });
-  server.on('tlsClientError', (err: Error & { code?: string }, socket: tls.TLSSocket) => {
+  tlsServer.on('tlsClientError', (err: Error & { code?: string }, socket: tls.TLSSocket) => {
     const remote = formatAddress(socket.remoteAddress, socket.remotePort);
     const timeout = /timeout/i.test(err.message);
     opts.onRefused?.(remote, new BrineError(timeout ? 'HANDSHAKE_TIMEOUT' : 'TLS_ERROR', `TLS handshake from ${remote} failed: ${err.message}`, { cause: err }));
@@ -99,6 +140,11 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     // a deep accept queue: after a master restart thousands of minions connect within seconds
     server.listen({ port: opts.port, host: opts.host, backlog: 4096 }, () => {
       server.off('error', onError);
+      // accept() failing (EMFILE when the descriptor reserve was not enough) is reported, never
+      // thrown: an unhandled 'error' here would take the whole master down
+      server.on('error', (err: NodeJS.ErrnoException) => {
+        opts.onRefused?.('unknown', new BrineError('CONNECTION_LIMIT', `accepting a connection failed: ${err.code ?? err.message} (raise the master's open-files limit or preauth_fd_reserve)`, { cause: err, details: { limit: 'accept_failed' } }));
+      });
       const address = server.address() as net.AddressInfo;
       resolve({
         port: address.port,

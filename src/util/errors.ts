@@ -49,6 +49,8 @@ export const ERRORS = {
   HANDSHAKE_TIMEOUT: spec('A peer did not complete the TLS handshake or its first message in time.', 'Check for a middlebox or a non-brine client on the port.', 1),
   CONNECT_FAILED: spec('A TCP connection to the master could not be made (refused, unreachable, or timed out).', 'Check that the master runs and listens on master_port, and that no firewall drops the path; the minion keeps retrying by itself.', 1),
   TLS_ERROR: spec('The TLS layer failed (bad certificate, protocol or handshake).', 'Check that both sides run brine with TLS 1.3; the message gives the TLS error.', 1),
+  CONNECTION_LIMIT: spec('The master refused a network connection before TLS: too many unauthenticated connections (in total or from one address), or too few free file descriptors.', "If the address is one of your minions, raise preauth_max_connections_per_source / preauth_max_connections or the master's open-files limit; otherwise block it in the firewall. The minion retries by itself.", 1),
+  RATE_LIMITED: spec('An authenticated minion kept sending messages faster than minion_msg_rate allows, and the master disconnected it.', 'Find out why that minion sends so much (a loop in a custom module, a replayed return queue); raise minion_msg_rate / minion_msg_burst only if the traffic is legitimate.', 1),
 
   // daemons and control
   LISTEN_FAILED: spec('The master cannot listen on its port or control socket.', 'Stop whatever holds the port (`ss -ltnp`), or change ret_port/interface.', 1),

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { applyKeyEffects, decideAuth, fingerprint, KeyStore, type AuthPolicy } from '../../../src/pki/index.js';
-import { WaitingKeyLedger, hostOf } from '../../../src/master/waiting-keys.js';
+import { WaitingKeyLedger } from '../../../src/master/waiting-keys.js';
+import { sourceOf } from '../../../src/transport/index.js';
 import { newPublicKeyPem, tempDir } from '../pki/helpers.js';
 
 function signInVia(store: KeyStore, ledger: WaitingKeyLedger) {
@@ -64,8 +65,8 @@ test('denied keys count towards max_ids_per_key, and the refusal keeps the denie
 });
 
 test('per address counts hosts, not ports', (t) => {
-  assert.equal(hostOf('127.0.0.1:5555'), '127.0.0.1');
-  assert.equal(hostOf('[::1]:5555'), '[::1]');
+  assert.equal(sourceOf('127.0.0.1:5555'), '127.0.0.1');
+  assert.equal(sourceOf('[::1]:5555'), '::1');
   const store = new KeyStore(join(tempDir(t), 'pki'));
   store.ensureLayout();
   const ledger = new WaitingKeyLedger(store, { maxPending: 0, maxPendingPerAddress: 2, maxIdsPerKey: 0 });
