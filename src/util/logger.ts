@@ -2,6 +2,7 @@
 // level names are accepted (warning, critical, garbage, quiet ...).
 
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
+import { escapeRawInJson, printable, printableJson } from './printable.js';
 
 export type Logger = PinoLogger;
 
@@ -44,7 +45,9 @@ export function createLogger(opts: LoggerOptions): Logger {
   const format = opts.format ?? 'text';
   const stream: DestinationStream = {
     write(line: string) {
-      write(format === 'json' ? line : toText(line));
+      // IDs, agents and messages from peers end up in log fields: neither format may let them
+      // start a line of their own or carry terminal escapes (threats.md #32)
+      write(format === 'json' ? escapeRawInJson(line) : toText(line));
     },
   };
   return pino({ name: opts.name, level: TO_PINO[opts.level], redact: { paths: REDACT, censor: '[redacted]' }, base: { name: opts.name } }, stream);
@@ -60,13 +63,13 @@ function toText(line: string): string {
   try {
     rec = JSON.parse(line) as Record<string, unknown>;
   } catch {
-    return line;
+    return `${printable(line.replace(/\n$/, ''))}\n`;
   }
   const { level, time, msg, name, pid: _pid, hostname: _host, ...rest } = rec;
   const lvl = (LEVEL_NAMES[Number(level)] ?? String(level)).padEnd(8);
   const ts = new Date(Number(time)).toISOString().replace('T', ' ').replace('Z', '');
   const extra = Object.entries(rest)
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .map(([k, v]) => `${printable(k)}=${typeof v === 'string' ? printable(v) : printableJson(v)}`)
     .join(' ');
-  return `${ts} [${String(name)}][${lvl}] ${String(msg ?? '')}${extra ? ` ${extra}` : ''}\n`;
+  return `${ts} [${printable(String(name))}][${lvl}] ${printable(String(msg ?? ''))}${extra ? ` ${extra}` : ''}\n`;
 }

@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { KeyStore, fnmatch, type KeyState } from '../../pki/index.js';
 import { loadOrCreateIdentity } from '../../pki/index.js';
 import { BrineError } from '../../util/errors.js';
+import { printable } from '../../util/printable.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 import { requestOnce } from '../control-client.js';
 import { controlSocketPath } from '../../master/index.js';
@@ -67,7 +68,7 @@ function listing(selection: Map<KeyState, string[]>, line: (state: KeyState, id:
   for (const [state, title] of SECTIONS) {
     const ids = selection.get(state);
     if (!ids) continue;
-    out.push(title, ...ids.map((id) => line(state, id)));
+    out.push(title, ...ids.map((id) => printable(line(state, id))));
   }
   return out.join('\n');
 }
@@ -227,7 +228,7 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
   const lines: string[] = [];
   for (const [state, title] of SECTIONS) {
     if (!states.includes(state)) continue;
-    lines.push(title, ...store.list(state));
+    lines.push(title, ...store.list(state).map(printable));
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
