@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { BrineError, ERRORS } from '../../util/errors.js';
 import { daemonLogger, fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
+import { checkDaemonDirs } from '../daemon-start.js';
 
 // Each daemon loads only its own code: a minion never pulls in the master's SQLite and key store.
 
@@ -16,6 +17,7 @@ export function registerDaemons(program: Command): void {
     .action(async (flags: ConfigFlags) => {
       try {
         const opts = masterOptions(flags);
+        checkDaemonDirs(opts);
         const logger = daemonLogger('master', opts);
         const { Master } = await import('../../master/index.js');
         const master = await Master.start(opts, logger);
@@ -39,6 +41,7 @@ export function registerDaemons(program: Command): void {
           return;
         }
         const opts = minionOptions(flags);
+        checkDaemonDirs(opts);
         const logger = daemonLogger('minion', opts);
         const { Minion } = await import('../../minion/index.js');
         const minion = await Minion.start(opts, logger, {

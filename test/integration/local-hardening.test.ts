@@ -1,0 +1,120 @@
+// Issue 8 point 5, threats.md #34: local hardening of the daemons. A sock_dir, pki_dir or
+// cachedir that another local user can change stops start-up with UNSAFE_DIR naming the path and
+// the fix; a YAML alias bomb in a config file is CONFIG_PARSE naming the file.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Cluster, runCli, type CliResult } from '../helpers/cluster.js';
+
+const NOBODY = 65534;
+const isRoot = process.getuid?.() === 0;
+
+/** The error line of a refused start: `CODE: ...` followed by `  fix: ...`. */
+function refusal(r: CliResult, code: string): string {
+  const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
+  assert.ok(lines[0]?.startsWith(`${code}: `), `expected ${code}, got (exit ${r.code}):\n${r.stderr}${r.stdout}`);
+  assert.match(lines[1] ?? '', /^ {2}fix: \S/);
+  return lines[0]!;
+}
+
+describe('the daemons refuse directories other local users can change (threats.md #34)', () => {
+  let cluster: Cluster;
+  const masterRoot = () => path.join(cluster.root, 'master');
+  const sockDir = () => path.join(masterRoot(), 'var', 'run', 'brine', 'master');
+  const startMaster = () => runCli(['master', '-c', cluster.masterConfigDir], { timeoutMs: 20_000 });
+
+  before(async () => {
+    cluster = await Cluster.create();
+    cluster.writeMasterConfig();
+  });
+  after(() => cluster.cleanup());
+
+  it('an existing world-writable sock_dir: exit 78, UNSAFE_DIR naming sock_dir, the path and the chmod', async () => {
+    fs.mkdirSync(sockDir(), { recursive: true });
+    fs.chmodSync(sockDir(), 0o777);
+    const r = await startMaster();
+    assert.equal(r.code, 78, r.stderr);
+    const line = refusal(r, 'UNSAFE_DIR');
+    assert.ok(line.includes(`sock_dir ${sockDir()}`), line);
+    assert.match(line, /writable by group and others \(mode 0777\)/);
+    assert.ok(line.includes(`chmod go-w ${sockDir()}`), line);
+    assert.equal(fs.readdirSync(sockDir()).length, 0, 'no control socket was made');
+  });
+
+  it('a group-writable cachedir is refused too', async () => {
+    fs.chmodSync(sockDir(), 0o700);
+    const cache = path.join(masterRoot(), 'var', 'cache', 'brine', 'master');
+    fs.mkdirSync(cache, { recursive: true });
+    fs.chmodSync(cache, 0o770);
+    const r = await startMaster();
+    assert.equal(r.code, 78, r.stderr);
+    assert.ok(refusal(r, 'UNSAFE_DIR').includes(`cachedir ${cache} is writable by its group (mode 0770)`), r.stderr);
+    fs.chmodSync(cache, 0o700);
+  });
+
+  it('a world-writable directory above sock_dir (no sticky bit) is refused, naming that directory', async () => {
+    const run = path.join(masterRoot(), 'var', 'run');
+    fs.chmodSync(run, 0o777);
+    const r = await startMaster();
+    assert.equal(r.code, 78, r.stderr);
+    const line = refusal(r, 'UNSAFE_DIR');
+    assert.ok(line.includes(`${run} (above sock_dir ${sockDir()})`), line);
+    // with the sticky bit (as /tmp has) others cannot rename what is in it
+    fs.chmodSync(run, 0o1777);
+    const cfg = await runCli(['config', 'show', '--role', 'master', '-c', cluster.masterConfigDir]);
+    assert.equal(cfg.code, 0);
+    fs.chmodSync(run, 0o755);
+  });
+
+  it('a sock_dir owned by another user (nobody) is refused, naming the chown', { skip: isRoot ? false : 'needs root to chown a directory to nobody' }, async () => {
+    fs.chownSync(sockDir(), NOBODY, NOBODY);
+    const r = await startMaster();
+    assert.equal(r.code, 78, r.stderr);
+    const line = refusal(r, 'UNSAFE_DIR');
+    assert.ok(line.includes(`sock_dir ${sockDir()} is owned by uid ${NOBODY}`), line);
+    assert.match(line, /Fix: chown root /);
+    fs.chownSync(sockDir(), 0, 0);
+  });
+
+  it('with the directories fixed (and with the ones the master creates itself) it starts', async () => {
+    const master = await cluster.startMaster();
+    assert.ok(master.running);
+    const st = fs.statSync(path.join(masterRoot(), 'etc', 'brine', 'pki', 'master'));
+    assert.equal(st.mode & 0o777, 0o700, 'pki_dir created 0700');
+    await master.kill();
+  });
+
+  it('the minion checks its own sock_dir the same way', async () => {
+    cluster.writeMinionConfig('m1');
+    const minionSock = path.join(cluster.root, 'minions', 'm1', 'var', 'run', 'brine', 'minion');
+    fs.mkdirSync(minionSock, { recursive: true });
+    fs.chmodSync(minionSock, 0o777);
+    const r = await runCli(['minion', '-c', cluster.minionConfigDir('m1')], { timeoutMs: 20_000 });
+    assert.equal(r.code, 78, r.stderr);
+    assert.ok(refusal(r, 'UNSAFE_DIR').includes(`sock_dir ${minionSock}`), r.stderr);
+  });
+});
+
+describe('a YAML alias bomb in a config file is CONFIG_PARSE naming the file', () => {
+  let dir: string;
+  const bomb = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]', ...'bcdefghi'.split('').map((k, i) => `${k}: &${k} [${Array(9).fill(`*${'abcdefghi'[i]}`).join(',')}]`)].join('\n');
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-bomb-'));
+    fs.writeFileSync(path.join(dir, 'master'), `${bomb}\n`);
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  for (const args of [['master'], ['config', 'show', '--role', 'master']]) {
+    it(`brine ${args.join(' ')} -c DIR → exit 78, CONFIG_PARSE with the file, not INTERNAL`, async () => {
+      const r = await runCli([...args, '-c', dir], { timeoutMs: 20_000 });
+      assert.equal(r.code, 78, r.stderr);
+      const line = refusal(r, 'CONFIG_PARSE');
+      assert.ok(line.includes(path.join(dir, 'master')), line);
+      assert.match(line, /alias/);
+    });
+  }
+});
