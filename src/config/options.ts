@@ -15,6 +15,8 @@ export interface CommonOptions {
   sock_dir: string;
   user: string;
   log_level: SaltLogLevel;
+  /** null = log_level */
+  log_level_logfile: SaltLogLevel | null;
   log_file: string;
   log_fmt: 'text' | 'json';
   id: string;

@@ -26,8 +26,10 @@ export const OPTIONS: readonly OptionSpec[] = [
   // --- logging --------------------------------------------------------------------------------
   { name: 'log_level', type: 'enum', values: SALT_LOG_LEVELS, default: 'warning', roles: BOTH,
     doc: "Lowest level written to the log, using Salt's level names." },
+  { name: 'log_level_logfile', type: 'enum', values: SALT_LOG_LEVELS, nullable: true, default: null, roles: BOTH,
+    doc: 'Lowest level written to log_file; null means the same as log_level (which then applies to stderr only).' },
   { name: 'log_file', type: 'string', default: byRole('/var/log/brine/master', '/var/log/brine/minion'), roles: BOTH, path: true,
-    doc: 'File the daemon writes its log to.' },
+    doc: 'File the daemon appends its log to (created 0600), besides stderr; reopened on SIGHUP, so logrotate can rename it and signal the daemon. A file that cannot be opened stops start-up (LOG_FILE_UNWRITABLE).' },
   { name: 'log_fmt', type: 'enum', values: ['text', 'json'], default: 'text', roles: BOTH, brineOnly: true,
     doc: 'Log line format: Salt-like text, or one JSON object per line for log shippers.' },
 

@@ -35,22 +35,35 @@ export interface LoggerOptions {
   format?: 'text' | 'json';
   /** Where lines go; defaults to stderr. */
   write?: (line: string) => void;
+  /** More destinations with their own level, in the same format (the daemon's log_file). */
+  sinks?: readonly LogSink[];
+}
+
+export interface LogSink {
+  level: SaltLogLevel;
+  write(line: string): void;
 }
 
 /** Redacted wherever they appear in a log object. */
 const REDACT = ['*.password', '*.passwd', '*.secret', '*.token', '*.privateKey', '*.private_key', 'password', 'token', 'secret'];
 
 export function createLogger(opts: LoggerOptions): Logger {
-  const write = opts.write ?? ((line: string) => process.stderr.write(line));
   const format = opts.format ?? 'text';
-  const stream: DestinationStream = {
-    write(line: string) {
-      // IDs, agents and messages from peers end up in log fields: neither format may let them
-      // start a line of their own or carry terminal escapes (threats.md #32)
-      write(format === 'json' ? escapeRawInJson(line) : toText(line));
-    },
-  };
-  return pino({ name: opts.name, level: TO_PINO[opts.level], redact: { paths: REDACT, censor: '[redacted]' }, base: { name: opts.name } }, stream);
+  // IDs, agents and messages from peers end up in log fields: neither format may let them start a
+  // line of their own or carry terminal escapes (threats.md #32)
+  const render = (line: string) => (format === 'json' ? escapeRawInJson(line) : toText(line));
+  const sinks: LogSink[] = [{ level: opts.level, write: opts.write ?? ((line: string) => process.stderr.write(line)) }, ...(opts.sinks ?? [])];
+  const options = { name: opts.name, redact: { paths: REDACT, censor: '[redacted]' }, base: { name: opts.name } };
+  const live = sinks.filter((s) => TO_PINO[s.level] !== 'silent');
+  if (live.length <= 1) {
+    const only = live[0];
+    const stream: DestinationStream = { write: (line: string) => only?.write(render(line)) };
+    return pino({ ...options, level: only ? TO_PINO[only.level] : 'silent' }, stream);
+  }
+  // each destination keeps its own threshold; the logger itself passes the lowest of them
+  const streams = live.map((s) => ({ level: TO_PINO[s.level] as pino.Level, stream: { write: (line: string) => s.write(render(line)) } }));
+  const lowest = streams.reduce((a, b) => (pino.levels.values[a.level]! <= pino.levels.values[b.level]! ? a : b)).level;
+  return pino({ ...options, level: lowest }, pino.multistream(streams));
 }
 
 /** A logger that drops everything (for tests and library use). */

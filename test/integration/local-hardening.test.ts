@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Cluster, runCli, type CliResult } from '../helpers/cluster.js';
+import { Cluster, runCli, waitUntil, type CliResult } from '../helpers/cluster.js';
 
 const NOBODY = 65534;
 const isRoot = process.getuid?.() === 0;
@@ -117,4 +117,46 @@ describe('a YAML alias bomb in a config file is CONFIG_PARSE naming the file', (
       assert.match(line, /alias/);
     });
   }
+});
+
+describe('log_file: written at log_level_logfile, reopened on SIGHUP for logrotate', () => {
+  let cluster: Cluster;
+  before(async () => {
+    cluster = await Cluster.create();
+  });
+  after(() => cluster.cleanup());
+
+  it('the master logs to log_file at its own level; after a rename and SIGHUP new lines go to a new file at the same path', async () => {
+    const logFile = path.join(cluster.root, 'master', 'log', 'master.log');
+    // stderr only from warning up, the file from info up: the two levels are independent
+    cluster.writeMasterConfig({ log_level: 'warning', log_level_logfile: 'info', log_file: logFile, auto_accept: true });
+    const master = cluster.spawnBrine('master', ['master', '-c', cluster.masterConfigDir]);
+    const read = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
+    await waitUntil(() => read(logFile).includes('brine master listening'), 15_000, `the listening line in ${logFile}\n${master.output}`);
+    assert.doesNotMatch(master.output, /listening/, 'an info line does not reach stderr at log_level warning');
+    assert.equal(fs.statSync(logFile).mode & 0o777, 0o600, 'log file mode');
+
+    const rotated = `${logFile}.1`;
+    fs.renameSync(logFile, rotated);
+    process.kill(master.child.pid!, 'SIGHUP');
+    await waitUntil(() => read(logFile).includes('reopened log_file'), 10_000, `a new ${logFile} after SIGHUP\n${master.output}`);
+    assert.ok(master.running, 'SIGHUP does not stop the master');
+
+    const minion = cluster.startMinion('m1');
+    await waitUntil(() => read(logFile).includes('minion m1 connected'), 20_000, `the minion's connect in the new log file\n${minion.output}`);
+    const old = read(rotated);
+    assert.match(old, /brine master listening/);
+    assert.doesNotMatch(old, /minion m1 connected|reopened log_file/, 'nothing is written to the rotated file after SIGHUP');
+    await minion.kill();
+    await master.kill();
+  });
+
+  it('a log_file that cannot be opened stops start-up with LOG_FILE_UNWRITABLE naming it', async () => {
+    const blocker = path.join(cluster.root, 'master', 'blocker');
+    fs.writeFileSync(blocker, '');
+    cluster.writeMasterConfig({ log_file: path.join(blocker, 'master.log') });
+    const r = await runCli(['master', '-c', cluster.masterConfigDir], { timeoutMs: 20_000 });
+    assert.equal(r.code, 73, r.stderr);
+    assert.ok(refusal(r, 'LOG_FILE_UNWRITABLE').includes(path.join(blocker, 'master.log')), r.stderr);
+  });
 });

@@ -2,8 +2,8 @@
 
 import type { Command } from 'commander';
 import { BrineError, ERRORS } from '../../util/errors.js';
-import { daemonLogger, fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
-import { checkDaemonDirs } from '../daemon-start.js';
+import { fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
+import { checkDaemonDirs, openDaemonLog } from '../daemon-start.js';
 
 // Each daemon loads only its own code: a minion never pulls in the master's SQLite and key store.
 
@@ -18,7 +18,7 @@ export function registerDaemons(program: Command): void {
       try {
         const opts = masterOptions(flags);
         checkDaemonDirs(opts);
-        const logger = daemonLogger('master', opts);
+        const { logger } = openDaemonLog('master', opts);
         const { Master } = await import('../../master/index.js');
         const master = await Master.start(opts, logger);
         onSignals(() => master.stop());
@@ -42,7 +42,7 @@ export function registerDaemons(program: Command): void {
         }
         const opts = minionOptions(flags);
         checkDaemonDirs(opts);
-        const logger = daemonLogger('minion', opts);
+        const { logger } = openDaemonLog('minion', opts);
         const { Minion } = await import('../../minion/index.js');
         const minion = await Minion.start(opts, logger, {
           onFatal: (err: BrineError) => {
