@@ -20,8 +20,8 @@ export const OPTIONS: readonly OptionSpec[] = [
     doc: 'Job cache and minion data on the master; cached minion_id and unacknowledged returns on the minion.' },
   { name: 'sock_dir', type: 'string', default: byRole('/var/run/brine/master', '/var/run/brine/minion'), roles: BOTH, path: true,
     doc: 'Directory of the Unix control socket through which the local CLI talks to the daemon.' },
-  { name: 'user', type: 'string', default: 'root', roles: BOTH,
-    doc: 'User the daemon runs as.' },
+  { name: 'user', type: 'string', default: '', saltDefault: 'root', roles: BOTH,
+    doc: "Account the daemon runs as (a name or uid). Started as root, it binds its port and makes its directories, hands pki_dir, cachedir, sock_dir and log_file to this account, then switches to it; empty (brine's default) keeps the account that started it. Naming another account without being root is USER_SWITCH_FAILED." },
 
   // --- logging --------------------------------------------------------------------------------
   { name: 'log_level', type: 'enum', values: SALT_LOG_LEVELS, default: 'warning', roles: BOTH,

@@ -7,6 +7,8 @@ import { BrineError } from './errors.js';
 
 export class LogFile {
   private fd: number | undefined;
+  /** The first directory brine created for the file, if it created any. */
+  private createdDir: string | undefined;
 
   private constructor(readonly file: string) {}
 
@@ -37,9 +39,15 @@ export class LogFile {
     if (old !== undefined) fs.closeSync(old);
   }
 
-  /** The owner of the directory and file, for a daemon that switches to `user:`. */
-  chown(uid: number, gid: number): void {
-    fs.chownSync(this.file, uid, gid);
+  /** The file and the directories brine created for it: what a daemon switching to `user:` hands over. */
+  ownedPaths(): string[] {
+    const out = [this.file];
+    if (this.createdDir === undefined) return out;
+    for (let dir = path.dirname(this.file); ; dir = path.dirname(dir)) {
+      out.push(dir);
+      if (dir === this.createdDir || dir === path.dirname(dir)) break;
+    }
+    return out;
   }
 
   close(): void {
@@ -49,7 +57,7 @@ export class LogFile {
 
   private openFd(): number {
     try {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o750 });
+      this.createdDir ??= fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o750 });
       return fs.openSync(this.file, 'a', 0o600);
     } catch (err) {
       throw new BrineError('LOG_FILE_UNWRITABLE', `cannot open log_file ${this.file}: ${(err as Error).message}`, { cause: err, details: { file: this.file } });

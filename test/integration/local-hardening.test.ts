@@ -160,3 +160,48 @@ describe('log_file: written at log_level_logfile, reopened on SIGHUP for logrota
     assert.ok(refusal(r, 'LOG_FILE_UNWRITABLE').includes(path.join(blocker, 'master.log')), r.stderr);
   });
 });
+
+describe('user: the daemon switches to that account once it is up (as root)', () => {
+  let cluster: Cluster;
+  before(async () => {
+    cluster = await Cluster.create();
+    // the account must be able to reach its directories under the test root
+    fs.chmodSync(cluster.root, 0o755);
+  });
+  after(() => cluster.cleanup());
+
+  it('a user: that does not exist stops start-up with USER_SWITCH_FAILED naming it', async () => {
+    cluster.writeMasterConfig({ user: 'no-such-brine-user' });
+    const r = await runCli(['master', '-c', cluster.masterConfigDir], { timeoutMs: 20_000 });
+    assert.equal(r.code, 78, r.stderr);
+    assert.match(refusal(r, 'USER_SWITCH_FAILED'), /user 'no-such-brine-user' \(option user:\) does not exist/);
+  });
+
+  it('user: nobody → /proc shows uid nobody, files it writes belong to nobody, test.ping works, and it restarts', { skip: isRoot ? false : 'needs root to switch users' }, async () => {
+    const masterRoot = path.join(cluster.root, 'master');
+    let master = await cluster.startMaster({ user: 'nobody', auto_accept: true });
+    await master.waitForOutput(/now runs as nobody/);
+    const uidOf = (pid: number) => /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))!.slice(1).map(Number);
+    assert.deepEqual(uidOf(master.child.pid!), [NOBODY, NOBODY, NOBODY, NOBODY]);
+
+    cluster.startMinion('m1');
+    const accepted = path.join(masterRoot, 'etc', 'brine', 'pki', 'master', 'minions', 'm1');
+    await master.waitForOutput(/minion m1 connected/, 20_000);
+    const ping = await cluster.brine(['run', 'm1', 'test.ping', '--out', 'json', '-t', '20']);
+    assert.equal(ping.code, 0, ping.stdout + ping.stderr);
+    assert.deepEqual(JSON.parse(ping.stdout), { m1: true });
+
+    // written after the switch (the accepted key) and before it (job cache, log file, socket)
+    for (const p of [accepted, path.join(masterRoot, 'var', 'cache', 'brine', 'master', 'jobs.sqlite'), path.join(masterRoot, 'var', 'log', 'brine', 'master'), path.join(masterRoot, 'var', 'run', 'brine', 'master', 'master.sock')]) {
+      assert.equal(fs.statSync(p).uid, NOBODY, `${p} belongs to nobody`);
+    }
+
+    // its own directories are now nobody's: the start-up check trusts the user: account
+    await master.kill();
+    master = await cluster.startMaster({ user: 'nobody', auto_accept: true });
+    await master.waitForOutput(/minion m1 connected/, 20_000);
+    const again = await cluster.brine(['run', 'm1', 'test.ping', '--out', 'json', '-t', '20']);
+    assert.equal(again.code, 0, again.stdout + again.stderr);
+    await master.kill();
+  });
+});
