@@ -63,12 +63,13 @@ function select(store: KeyStore, states: KeyState[], globs: string): Map<KeyStat
   return out;
 }
 
-function listing(selection: Map<KeyState, string[]>, line: (state: KeyState, id: string) => string = (_s, id) => id): string {
+/** `line` gets the stored ID and prints it through printable(): IDs come from peers. */
+function listing(selection: Map<KeyState, string[]>, line: (state: KeyState, id: string) => string = (_s, id) => printable(id)): string {
   const out: string[] = [];
   for (const [state, title] of SECTIONS) {
     const ids = selection.get(state);
     if (!ids) continue;
-    out.push(title, ...ids.map((id) => printable(line(state, id))));
+    out.push(title, ...ids.map((id) => line(state, id)));
   }
   return out.join('\n');
 }
@@ -204,7 +205,7 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
       const master = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
       out.push('Local Keys:', `master.pem:  ${master.fingerprint}`, `master.pub:  ${master.fingerprint}`);
     }
-    const body = listing(select(store, all, finger), (state, id) => `${id}:  ${store.fingerprintOf(state, id) ?? '?'}`);
+    const body = listing(select(store, all, finger), (state, id) => `${printable(id)}:  ${store.fingerprintOf(state, id) ?? '?'}`);
     if (body) out.push(body);
     if (out.length === 0) throw new BrineError('KEY_NOT_FOUND', `The key glob '${finger}' does not match any keys.`);
     process.stdout.write(`${out.join('\n')}\n`);
@@ -213,7 +214,7 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
 
   const print = flags.print ?? (flags.printAll ? (narrow ?? '*') : undefined);
   if (print !== undefined) {
-    const body = listing(select(store, all, print), (state, id) => `${id}:  ${(store.read(state, id) ?? '').trim()}`);
+    const body = listing(select(store, all, print), (state, id) => `${printable(id)}:  ${(store.read(state, id) ?? '').trim()}`);
     if (!body) throw new BrineError('KEY_NOT_FOUND', `The key glob '${print}' does not match any keys.`);
     process.stdout.write(`${body}\n`);
     return 0;
