@@ -35,18 +35,18 @@ function octal(mode: number): string {
  * as /tmp is, because then nobody else can rename what lies in it.
  */
 function problem(dir: string, st: fs.Stats, self: boolean, own: Ownership): { why: string; fix: string } | undefined {
-  if (!st.isDirectory()) return { why: `${dir} is not a directory`, fix: `move ${dir} aside` };
+  if (!st.isDirectory()) return { why: 'is not a directory', fix: `move ${dir} aside` };
   const trusted = st.uid === 0 || st.uid === own.uid || st.uid === own.alsoTrusted;
   if (!trusted) {
     return {
-      why: `${dir} is owned by uid ${st.uid}, not by ${own.userName} (uid ${own.uid}) or root`,
+      why: `is owned by uid ${st.uid}, not by ${own.uid === 0 ? 'root' : `${own.userName} (uid ${own.uid}) or root`}`,
       fix: `chown ${own.userName} ${dir}${self ? '' : ' (or move the directory below it somewhere safe)'}`,
     };
   }
   const writable = st.mode & GROUP_OR_OTHER_WRITE;
   if (writable !== 0 && (self || (st.mode & STICKY) === 0)) {
     const who = writable === GROUP_OR_OTHER_WRITE ? 'group and others' : writable & 0o002 ? 'others' : 'its group';
-    return { why: `${dir} is writable by ${who} (mode ${octal(st.mode)})`, fix: `chmod go-w ${dir}` };
+    return { why: `is writable by ${who} (mode ${octal(st.mode)})`, fix: `chmod go-w ${dir}` };
   }
   return undefined;
 }
@@ -78,7 +78,7 @@ export function checkPrivateDirs(dirs: readonly PrivateDir[], own: Ownership): v
       const found = problem(dir, st, isSelf, own);
       if (found === undefined) continue;
       const where = isSelf ? `${option} ${dir}` : `${dir} (above ${option} ${target})`;
-      throw new BrineError('UNSAFE_DIR', `refusing to start: ${where} ${found.why.replace(`${dir} `, '')}, so another local user could replace what the daemon keeps there (its control socket, keys or job cache). Fix: ${found.fix}`, {
+      throw new BrineError('UNSAFE_DIR', `refusing to start: ${where} ${found.why}, so another local user could replace what the daemon keeps there (its control socket, keys or job cache). Fix: ${found.fix}`, {
         details: { option, path: dir },
       });
     }
