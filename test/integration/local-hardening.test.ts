@@ -204,4 +204,23 @@ describe('user: the daemon switches to that account once it is up (as root)', ()
     assert.equal(again.code, 0, again.stdout + again.stderr);
     await master.kill();
   });
+
+  it('a minion with user: nobody runs as nobody, keeps its files nobody\'s and still answers', { skip: isRoot ? false : 'needs root to switch users' }, async () => {
+    // its own cluster: the master above left its directories to nobody, which a root master refuses
+    const own = await Cluster.create();
+    try {
+      fs.chmodSync(own.root, 0o755);
+      const master = await own.startMaster({ auto_accept: true });
+      const minion = own.startMinion('m2', { user: 'nobody' });
+      await minion.waitForOutput(/brine minion now runs as nobody/, 20_000);
+      await master.waitForOutput(/minion m2 connected/, 20_000);
+      const r = await own.brine(['run', 'm2', 'cmd.run', 'id -u', '--out', 'json', '-t', '20']);
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), { m2: String(NOBODY) }, 'jobs run as the user: account');
+      const pki = path.join(own.root, 'minions', 'm2', 'etc', 'brine', 'pki', 'minion');
+      for (const f of fs.readdirSync(pki)) assert.equal(fs.statSync(path.join(pki, f)).uid, NOBODY, `${f} belongs to nobody`);
+    } finally {
+      await own.cleanup();
+    }
+  });
 });
