@@ -51,7 +51,16 @@ export function createLogger(opts: LoggerOptions): Logger {
   const format = opts.format ?? 'text';
   // IDs, agents and messages from peers end up in log fields: neither format may let them start a
   // line of their own or carry terminal escapes (threats.md #32)
-  const render = (line: string) => (format === 'json' ? escapeRawInJson(line) : toText(line));
+  // multistream hands the same line to each destination in turn: format it once
+  let lastIn = '';
+  let lastOut = '';
+  const render = (line: string): string => {
+    if (line !== lastIn) {
+      lastIn = line;
+      lastOut = format === 'json' ? escapeRawInJson(line) : toText(line);
+    }
+    return lastOut;
+  };
   const sinks: LogSink[] = [{ level: opts.level, write: opts.write ?? ((line: string) => process.stderr.write(line)) }, ...(opts.sinks ?? [])];
   const options = { name: opts.name, redact: { paths: REDACT, censor: '[redacted]' }, base: { name: opts.name } };
   const live = sinks.filter((s) => TO_PINO[s.level] !== 'silent');
