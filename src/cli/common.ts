@@ -1,9 +1,9 @@
-// Shared pieces of the CLI commands: config loading from -c/--config-dir, daemon loggers, and
+// Shared pieces of the CLI commands: config loading from -c/--config-dir, and
 // the one place errors become a message and an exit code.
 
 import { asMasterOptions, asMinionOptions, loadConfig, type LoadedConfig, type MasterOptions, type MinionOptions } from '../config/index.js';
 import { BrineError, formatError, toBrineError } from '../util/errors.js';
-import { createLogger, isSaltLogLevel, type Logger, type SaltLogLevel } from '../util/logger.js';
+import { isSaltLogLevel } from '../util/logger.js';
 
 export interface ConfigFlags {
   configDir?: string;
@@ -37,10 +37,6 @@ export function masterOptions(flags: ConfigFlags): MasterOptions {
 
 export function minionOptions(flags: ConfigFlags): MinionOptions {
   return asMinionOptions(loadRole('minion', flags));
-}
-
-export function daemonLogger(name: string, opts: { log_level: SaltLogLevel; log_fmt: 'text' | 'json' }): Logger {
-  return createLogger({ name, level: opts.log_level, format: opts.log_fmt });
 }
 
 /** Prints a coded error with its fix and exits with its code. */

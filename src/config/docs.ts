@@ -93,7 +93,7 @@ function typeCell(spec: OptionSpec): string {
     case 'map':
       return 'mapping';
     case 'enum':
-      return (spec.values ?? []).map(code).join(', ');
+      return [...(spec.values ?? []).map(code), ...(spec.nullable ? ['null'] : [])].join(', ');
   }
 }
 

@@ -91,6 +91,6 @@ export function describeType(spec: OptionSpec): string {
     case 'map':
       return 'a mapping';
     case 'enum':
-      return `one of ${(spec.values ?? []).join(', ')}`;
+      return `one of ${(spec.values ?? []).join(', ')}${spec.nullable ? ' or null' : ''}`;
   }
 }

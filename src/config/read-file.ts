@@ -12,6 +12,9 @@ import { describeValue, isPlainMapping } from './check-value.js';
 const TIMESTAMP_TAG = 'tag:yaml.org,2002:timestamp';
 const customTags = (tags: Tags): Tags => tags.filter((t) => typeof t === 'string' || t.tag !== TIMESTAMP_TAG);
 
+// Enough for real configs that reuse a block a few times, far below an exponential expansion.
+const MAX_ALIAS_COUNT = 100;
+
 function errnoCode(err: unknown): string | undefined {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
 }
@@ -53,7 +56,7 @@ export function parseConfigText(text: string, file: string): Record<string, unkn
       details: { file, line: pos?.line, column: pos?.col },
     });
   }
-  const value: unknown = doc.toJS({ maxAliasCount: 100 });
+  const value = toPlainValue(doc, file);
   if (value === null || value === undefined) return {};
   if (!isPlainMapping(value)) {
     throw new BrineError('CONFIG_PARSE', `${file} must hold \`option: value\` pairs at the top level, got ${describeValue(value)}`, {
@@ -61,6 +64,23 @@ export function parseConfigText(text: string, file: string): Record<string, unkn
     });
   }
   return value;
+}
+
+/**
+ * The document as plain data. The yaml library refuses an alias bomb ("billion laughs": aliases
+ * that expand exponentially) with a ReferenceError; that is bad input in a named file, so it is a
+ * CONFIG_PARSE error that tells the operator which file to fix, never INTERNAL.
+ */
+function toPlainValue(doc: ReturnType<typeof parseDocument>, file: string): unknown {
+  try {
+    return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new BrineError('CONFIG_PARSE', `cannot parse ${file}: its YAML aliases (*name) expand too much (${why}); write the values out instead of nesting aliases`, {
+      cause: err,
+      details: { file },
+    });
+  }
 }
 
 /** `<dir>/<role>.d/*.conf`, sorted by name (later files win); a missing directory gives none. */

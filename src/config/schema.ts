@@ -22,14 +22,16 @@ const TABLE = [
     doc: 'Job cache and minion data on the master; cached minion_id and unacknowledged returns on the minion.' },
   { name: 'sock_dir', type: 'string', default: byRole('/var/run/brine/master', '/var/run/brine/minion'), roles: BOTH, path: true,
     doc: 'Directory of the Unix control socket through which the local CLI talks to the daemon.' },
-  { name: 'user', type: 'string', default: 'root', roles: BOTH,
-    doc: 'User the daemon runs as.' },
+  { name: 'user', type: 'string', default: '', saltDefault: 'root', roles: BOTH,
+    doc: "Account the daemon runs as (a name or uid). Started as root, it binds its port and makes its directories, hands pki_dir, cachedir, sock_dir and log_file to this account, then switches to it; empty (brine's default) keeps the account that started it. Naming another account without being root is USER_SWITCH_FAILED." },
 
   // --- logging --------------------------------------------------------------------------------
   { name: 'log_level', type: 'enum', values: SALT_LOG_LEVELS, default: 'warning', roles: BOTH,
     doc: "Lowest level written to the log, using Salt's level names." },
+  { name: 'log_level_logfile', type: 'enum', values: SALT_LOG_LEVELS, nullable: true, default: null, roles: BOTH,
+    doc: 'Lowest level written to log_file; null means the same as log_level (which then applies to stderr only).' },
   { name: 'log_file', type: 'string', default: byRole('/var/log/brine/master', '/var/log/brine/minion'), roles: BOTH, path: true,
-    doc: 'File the daemon writes its log to.' },
+    doc: 'File the daemon appends its log to (created 0600), besides stderr; reopened on SIGHUP, so logrotate can rename it and signal the daemon. A file that cannot be opened stops start-up (LOG_FILE_UNWRITABLE).' },
   { name: 'log_fmt', type: 'enum', values: ['text', 'json'], default: 'text', roles: BOTH, brineOnly: true,
     doc: 'Log line format: Salt-like text, or one JSON object per line for log shippers.' },
 

@@ -57,6 +57,9 @@ export const ERRORS = {
   MASTER_UNREACHABLE: spec('The CLI cannot reach the master through its control socket.', 'Start the master (`brine master`) or point -c at the config it uses; check sock_dir.', 2),
   UNKNOWN_METHOD: spec('A control request named an operation the master does not offer.', 'Use a brine CLI of the same version as the master.', 2),
   CONTROL_DENIED: spec('The control socket refused the request.', 'Run the CLI as the user that runs the master.', 2),
+  LOG_FILE_UNWRITABLE: spec('The log_file cannot be created or opened for appending.', 'Create the directory of log_file and make it writable by the daemon user, or set log_file to a writable path.', 73),
+  USER_SWITCH_FAILED: spec('The daemon cannot run as the account named by `user:`.', 'Create the account, start the daemon as root (or as that account), or remove `user:` from the config.', 78),
+  UNSAFE_DIR: spec('A directory the daemon keeps its socket, keys or cache in (or one above it) can be changed by another local user.', 'Run the chmod or chown command the message gives, then start the daemon again.', 78),
 
   // jobs and modules
   UNKNOWN_FUNCTION: spec('The function is not in the module registry.', 'List functions with `brine run <target> sys.list_functions`.', 1),

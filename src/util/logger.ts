@@ -2,6 +2,7 @@
 // level names are accepted (warning, critical, garbage, quiet ...).
 
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
+import { escapeRawInJson, printable, printableJson } from './printable.js';
 
 export type Logger = PinoLogger;
 
@@ -34,20 +35,44 @@ export interface LoggerOptions {
   format?: 'text' | 'json';
   /** Where lines go; defaults to stderr. */
   write?: (line: string) => void;
+  /** More destinations with their own level, in the same format (the daemon's log_file). */
+  sinks?: readonly LogSink[];
+}
+
+export interface LogSink {
+  level: SaltLogLevel;
+  write(line: string): void;
 }
 
 /** Redacted wherever they appear in a log object. */
 const REDACT = ['*.password', '*.passwd', '*.secret', '*.token', '*.privateKey', '*.private_key', 'password', 'token', 'secret'];
 
 export function createLogger(opts: LoggerOptions): Logger {
-  const write = opts.write ?? ((line: string) => process.stderr.write(line));
   const format = opts.format ?? 'text';
-  const stream: DestinationStream = {
-    write(line: string) {
-      write(format === 'json' ? line : toText(line));
-    },
+  // IDs, agents and messages from peers end up in log fields: neither format may let them start a
+  // line of their own or carry terminal escapes (threats.md #32)
+  // multistream hands the same line to each destination in turn: format it once
+  let lastIn = '';
+  let lastOut = '';
+  const render = (line: string): string => {
+    if (line !== lastIn) {
+      lastIn = line;
+      lastOut = format === 'json' ? escapeRawInJson(line) : toText(line);
+    }
+    return lastOut;
   };
-  return pino({ name: opts.name, level: TO_PINO[opts.level], redact: { paths: REDACT, censor: '[redacted]' }, base: { name: opts.name } }, stream);
+  const sinks: LogSink[] = [{ level: opts.level, write: opts.write ?? ((line: string) => process.stderr.write(line)) }, ...(opts.sinks ?? [])];
+  const options = { name: opts.name, redact: { paths: REDACT, censor: '[redacted]' }, base: { name: opts.name } };
+  const live = sinks.filter((s) => TO_PINO[s.level] !== 'silent');
+  if (live.length <= 1) {
+    const only = live[0];
+    const stream: DestinationStream = { write: (line: string) => only?.write(render(line)) };
+    return pino({ ...options, level: only ? TO_PINO[only.level] : 'silent' }, stream);
+  }
+  // each destination keeps its own threshold; the logger itself passes the lowest of them
+  const streams = live.map((s) => ({ level: TO_PINO[s.level] as pino.Level, stream: { write: (line: string) => s.write(render(line)) } }));
+  const lowest = streams.reduce((a, b) => (pino.levels.values[a.level]! <= pino.levels.values[b.level]! ? a : b)).level;
+  return pino({ ...options, level: lowest }, pino.multistream(streams));
 }
 
 /** A logger that drops everything (for tests and library use). */
@@ -60,13 +85,13 @@ function toText(line: string): string {
   try {
     rec = JSON.parse(line) as Record<string, unknown>;
   } catch {
-    return line;
+    return `${printable(line.replace(/\n$/, ''))}\n`;
   }
   const { level, time, msg, name, pid: _pid, hostname: _host, ...rest } = rec;
   const lvl = (LEVEL_NAMES[Number(level)] ?? String(level)).padEnd(8);
   const ts = new Date(Number(time)).toISOString().replace('T', ' ').replace('Z', '');
   const extra = Object.entries(rest)
-    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .map(([k, v]) => `${printable(k)}=${typeof v === 'string' ? printable(v) : printableJson(v)}`)
     .join(' ');
-  return `${ts} [${String(name)}][${lvl}] ${String(msg ?? '')}${extra ? ` ${extra}` : ''}\n`;
+  return `${ts} [${printable(String(name))}][${lvl}] ${printable(String(msg ?? ''))}${extra ? ` ${extra}` : ''}\n`;
 }

@@ -1,8 +1,10 @@
-// `brine master` and `brine minion`: run a daemon in the foreground until SIGTERM or SIGINT.
+// `brine master` and `brine minion`: run a daemon in the foreground until SIGTERM or SIGINT
+// (SIGHUP reopens log_file); started as root with `user:` set, it switches to that user once up.
 
 import type { Command } from 'commander';
 import { BrineError, ERRORS } from '../../util/errors.js';
-import { daemonLogger, fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
+import { fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
+import { prepareDaemon } from '../daemon-start.js';
 
 // Each daemon loads only its own code: a minion never pulls in the master's SQLite and key store.
 
@@ -16,10 +18,12 @@ export function registerDaemons(program: Command): void {
     .action(async (flags: ConfigFlags) => {
       try {
         const opts = masterOptions(flags);
-        const logger = daemonLogger('master', opts);
+        const daemon = prepareDaemon('master', opts);
+        const { logger } = daemon;
         const { Master } = await import('../../master/index.js');
         const master = await Master.start(opts, logger);
         onSignals(() => master.stop());
+        daemon.started();
       } catch (err) {
         fail(err);
       }
@@ -39,7 +43,8 @@ export function registerDaemons(program: Command): void {
           return;
         }
         const opts = minionOptions(flags);
-        const logger = daemonLogger('minion', opts);
+        const daemon = prepareDaemon('minion', opts);
+        const { logger } = daemon;
         const { Minion } = await import('../../minion/index.js');
         const minion = await Minion.start(opts, logger, {
           onFatal: (err: BrineError) => {
@@ -55,6 +60,7 @@ export function registerDaemons(program: Command): void {
           },
         });
         onSignals(() => minion.stop());
+        daemon.started();
       } catch (err) {
         fail(err);
       }

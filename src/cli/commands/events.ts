@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { controlSocketPath } from '../../master/index.js';
 import { EVENT_KINDS, type EventKind } from '../../protocol/index.js';
 import { BrineError, isErrorCode } from '../../util/errors.js';
+import { printable, printableJson } from '../../util/printable.js';
 import { openControl } from '../control-client.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 
@@ -33,7 +34,8 @@ async function stream(flags: EventsFlags): Promise<number> {
     conn.onMessage((m) => {
       if (m.t === 'error') reject(new BrineError(isErrorCode(m.code) ? m.code : 'INTERNAL', m.message));
       if (m.t !== 'event') return;
-      process.stdout.write(flags.out === 'json' ? `${JSON.stringify({ tag: m.tag, data: m.event })}\n` : `${m.tag}\t${JSON.stringify(m.event)}\n`);
+      // event data carries minion-supplied text (agent strings, reasons): one safe line each
+      process.stdout.write(flags.out === 'json' ? `${printableJson({ tag: m.tag, data: m.event })}\n` : `${printable(m.tag)}\t${printableJson(m.event)}\n`);
       if (++seen >= count) {
         if (timer) clearTimeout(timer);
         resolve();

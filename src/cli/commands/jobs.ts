@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import { JobCache, assertJid } from '../../jobs/index.js';
 import { BrineError } from '../../util/errors.js';
+import { printable } from '../../util/printable.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 import { formatReturn, outputterNames, type Outputter } from '../output/index.js';
 import { activeJobs, type ActiveFlags } from './jobs-active.js';
@@ -56,7 +57,7 @@ function list(flags: JobsFlags): number {
     for (const j of jobs) {
       const returned = cache.getReturns(j.jid).length;
       const tgt = Array.isArray(j.tgt) ? j.tgt.join(',') : j.tgt;
-      process.stdout.write(`${j.jid}  ${new Date(j.startedAt).toISOString()}  ${j.fun}  ${j.tgtType}:${tgt}  returned ${returned}/${j.minions.length}\n`);
+      process.stdout.write(`${printable(`${j.jid}  ${new Date(j.startedAt).toISOString()}  ${j.fun}  ${j.tgtType}:${tgt}`)}  returned ${returned}/${j.minions.length}\n`);
     }
     return 0;
   } finally {

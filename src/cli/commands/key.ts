@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { KeyStore, fingerprint, fnmatch, normalizeFingerprint, type DeniedKey, type KeyState } from '../../pki/index.js';
 import { loadOrCreateIdentity } from '../../pki/index.js';
 import { BrineError } from '../../util/errors.js';
+import { printable } from '../../util/printable.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 import { requestOnce } from '../control-client.js';
 import { controlSocketPath } from '../../master/index.js';
@@ -62,7 +63,8 @@ function select(store: KeyStore, states: KeyState[], globs: string): Map<KeyStat
   return out;
 }
 
-function listing(selection: Map<KeyState, string[]>, line: (state: KeyState, id: string) => string | string[] = (_s, id) => id): string {
+/** `line` gets the stored ID and prints it through printable(): IDs come from peers. */
+function listing(selection: Map<KeyState, string[]>, line: (state: KeyState, id: string) => string | string[] = (_s, id) => printable(id)): string {
   const out: string[] = [];
   for (const [state, title] of SECTIONS) {
     const ids = selection.get(state);
@@ -77,8 +79,8 @@ function listing(selection: Map<KeyState, string[]>, line: (state: KeyState, id:
  * re-imaged host and an impostor, threats.md #31), so the operator always sees which is which.
  */
 function deniedLine(id: string, k: DeniedKey): string {
-  const from = k.remote === undefined ? '' : `  (from ${k.remote}${k.lastSeen === undefined ? '' : `, last seen ${new Date(k.lastSeen).toISOString()}`})`;
-  return `${id}:  ${k.fingerprint}${from}`;
+  const from = k.remote === undefined ? '' : `  (from ${printable(k.remote)}${k.lastSeen === undefined ? '' : `, last seen ${new Date(k.lastSeen).toISOString()}`})`;
+  return `${printable(id)}:  ${k.fingerprint}${from}`;
 }
 
 function deniedLines(store: KeyStore, id: string): string[] {
@@ -178,7 +180,7 @@ async function move(store: KeyStore, flags: KeyFlags, globs: string, to: 'accept
   const verb = to === 'accepted' ? 'accepted' : 'rejected';
   const shown = listing(selection, (state, id) => {
     const c = chosen.get(`${state}/${id}`);
-    return c?.denied ? deniedLine(id, c.denied) : id;
+    return c?.denied ? deniedLine(id, c.denied) : printable(id);
   });
   process.stdout.write(`The following keys are going to be ${verb}:\n${shown}\n`);
   if (!(await confirm('Proceed? [n/Y] ', true, flags.yes))) return 1;
@@ -278,7 +280,7 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
       const master = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
       out.push('Local Keys:', `master.pem:  ${master.fingerprint}`, `master.pub:  ${master.fingerprint}`);
     }
-    const body = listing(select(store, all, finger), (state, id) => (state === 'denied' ? deniedLines(store, id) : `${id}:  ${store.fingerprintOf(state, id) ?? '?'}`));
+    const body = listing(select(store, all, finger), (state, id) => (state === 'denied' ? deniedLines(store, id) : `${printable(id)}:  ${store.fingerprintOf(state, id) ?? '?'}`));
     if (body) out.push(body);
     if (out.length === 0) throw new BrineError('KEY_NOT_FOUND', `The key glob '${finger}' does not match any keys.`);
     process.stdout.write(`${out.join('\n')}\n`);
@@ -287,7 +289,7 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
 
   const print = flags.print ?? (flags.printAll ? (narrow ?? '*') : undefined);
   if (print !== undefined) {
-    const body = listing(select(store, all, print), (state, id) => `${id}:  ${(store.read(state, id) ?? '').trim()}`);
+    const body = listing(select(store, all, print), (state, id) => `${printable(id)}:  ${(store.read(state, id) ?? '').trim()}`);
     if (!body) throw new BrineError('KEY_NOT_FOUND', `The key glob '${print}' does not match any keys.`);
     process.stdout.write(`${body}\n`);
     return 0;
@@ -303,7 +305,7 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
   for (const [state, title] of SECTIONS) {
     if (!states.includes(state)) continue;
     // denied: one line per distinct key with its fingerprint and address (an ID can have several)
-    lines.push(title, ...(state === 'denied' ? store.list(state).flatMap((id) => deniedLines(store, id)) : store.list(state)));
+    lines.push(title, ...(state === 'denied' ? store.list(state).flatMap((id) => deniedLines(store, id)) : store.list(state).map(printable)));
   }
   process.stdout.write(`${lines.join('\n')}\n`);
   return 0;

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { controlSocketPath } from '../../master/index.js';
 import type { SessionInfo, SessionsReply } from '../../protocol/index.js';
 import { BrineError } from '../../util/errors.js';
+import { printable, printableJson } from '../../util/printable.js';
 import { requestOnce } from '../control-client.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 
@@ -41,7 +42,7 @@ export function renderStatusTable(sessions: SessionInfo[], now: number): string 
     String(s.reconnects),
     dropsCell(s),
     s.lastDisconnectReason ? `${s.lastDisconnectReason} (${ago(s.lastDisconnectAt, now)})` : '-',
-  ]);
+  ].map(printable));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   return [line(header), ...rows.map(line)].join('\n') + '\n';
@@ -56,14 +57,14 @@ async function minions(which: 'status' | 'up' | 'down', flags: MinionsFlags): Pr
   const out = flags.out;
   if (out !== undefined && out !== 'json' && out !== 'yaml' && out !== 'table') throw new BrineError('USAGE', `unknown --out '${out}': use table, json or yaml`);
   if (which === 'status') {
-    if (out === 'json') process.stdout.write(`${JSON.stringify(reply.sessions, null, 4)}\n`);
-    else if (out === 'yaml') process.stdout.write(`down:\n${down.map((id) => `    - ${id}\n`).join('')}up:\n${up.map((id) => `    - ${id}\n`).join('')}`);
+    if (out === 'json') process.stdout.write(`${printableJson(reply.sessions, 4)}\n`);
+    else if (out === 'yaml') process.stdout.write(`down:\n${down.map((id) => `    - ${printable(id)}\n`).join('')}up:\n${up.map((id) => `    - ${printable(id)}\n`).join('')}`);
     else process.stdout.write(renderStatusTable(reply.sessions, Date.now()));
     return 0;
   }
   const ids = which === 'up' ? up : down;
-  if (out === 'json') process.stdout.write(`${JSON.stringify(ids)}\n`);
-  else process.stdout.write(ids.map((id) => `- ${id}\n`).join(''));
+  if (out === 'json') process.stdout.write(`${printableJson(ids)}\n`);
+  else process.stdout.write(ids.map((id) => `- ${printable(id)}\n`).join(''));
   return 0;
 }
 

@@ -1,6 +1,8 @@
 // One `brine doctor` finding and how it is printed: a line that starts OK, WARN or FAIL, says
 // what was checked and, when not OK, what to do. Only a FAIL makes the exit status 1.
 
+import { printable } from '../../util/printable.js';
+
 export type Level = 'ok' | 'warn' | 'fail';
 
 export interface Check {
@@ -23,12 +25,15 @@ const TAGS: ReadonlyMap<Level, string> = new Map<Level, string>([
   ['fail', 'FAIL'],
 ]);
 
-/** One line; line breaks inside a detail are folded so every line starts with its level. */
+/**
+ * One line; line breaks inside a detail are folded so every line starts with its level, and what
+ * is left of control characters (from a peer's error text, an ID) is escaped.
+ */
 export function formatCheck(c: Check): string {
-  const fold = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim();
+  const fold = (text: string) => printable(text.replace(/\s*\n\s*/g, ' ').trim());
   const detail = fold(c.detail).replace(/[.\s]+$/, '');
   const fix = c.level !== 'ok' && c.fix ? ` Fix: ${fold(c.fix)}` : '';
-  return `${TAGS.get(c.level) ?? 'FAIL'} ${c.what}: ${detail}.${fix}`;
+  return `${TAGS.get(c.level) ?? 'FAIL'} ${printable(c.what)}: ${detail}.${fix}`;
 }
 
 export function formatChecks(checks: readonly Check[]): string {

@@ -27,8 +27,10 @@ export function palette(color: boolean): Palette {
 
 /**
  * Minion output must not drive the operator's terminal: ESC becomes `?`, as Salt's
- * strip_esc_sequence does for nested output (brine applies it to every text outputter).
+ * strip_esc_sequence does for nested output (brine applies it to every text outputter), and so do
+ * the C1 controls, whose 0x9b is a one-byte CSI on some terminals. Line breaks and tabs stay:
+ * a return is data the operator asked to see.
  */
 export function stripEsc(text: string): string {
-  return text.replace(/\x1b/g, '?');
+  return text.replace(/[\x1b\x80-\x9f]/g, '?');
 }

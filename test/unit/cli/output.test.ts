@@ -85,6 +85,8 @@ test('nested: a failed minion is painted red, as with Salt _retcode', () => {
 test('nested: minion text cannot drive the terminal (ESC becomes ?)', () => {
   assert.equal(format('nested', { web1: 'a\x1b[2Jb' }, off), 'web1:\n    a?[2Jb\n');
   assert.equal(format('txt', { web1: 'a\x1b[2Jb' }, off), 'web1: a?[2Jb\n');
+  // a C1 CSI (0x9b) is a one-byte ESC[ on some terminals
+  assert.equal(format('nested', { web1: 'a\x9b2Jb' }, off), 'web1:\n    a?2Jb\n');
 });
 
 test('no-return marker: Salt wording, red when colour is on', () => {

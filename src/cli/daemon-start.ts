@@ -1,0 +1,85 @@
+// What `brine master` and `brine minion` do around starting the daemon itself: refuse unsafe
+// local directories before anything is opened (threats.md #34), log to stderr and log_file
+// (reopened on SIGHUP for logrotate), and switch to `user:` once the daemon has bound its port.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { CommonOptions } from '../config/index.js';
+import { LogFile } from '../util/log-file.js';
+import { createLogger, type Logger } from '../util/logger.js';
+import { checkPrivateDirs } from '../util/private-dirs.js';
+import { assertReachable, resolveRunAs, switchUser } from './run-as.js';
+
+/** The directories a daemon keeps its control socket, keys and cache in. */
+export function privateDirsOf(opts: Pick<CommonOptions, 'sock_dir' | 'pki_dir' | 'cachedir'>): Array<{ option: string; path: string }> {
+  return [
+    { option: 'sock_dir', path: opts.sock_dir },
+    { option: 'pki_dir', path: opts.pki_dir },
+    { option: 'cachedir', path: opts.cachedir },
+  ];
+}
+
+/** Throws UNSAFE_DIR when another local user could change one of the daemon's directories. */
+export function checkDaemonDirs(opts: Pick<CommonOptions, 'sock_dir' | 'pki_dir' | 'cachedir'>, alsoTrusted?: number): void {
+  const me = os.userInfo();
+  checkPrivateDirs(privateDirsOf(opts), { uid: me.uid, userName: me.username, ...(alsoTrusted === undefined ? {} : { alsoTrusted }) });
+}
+
+export interface DaemonLog {
+  logger: Logger;
+  file: LogFile;
+}
+
+/**
+ * stderr at log_level and log_file at log_level_logfile (Salt's pair of options), in log_fmt.
+ * SIGHUP reopens the file, so logrotate can rename it and signal the daemon; it also keeps
+ * SIGHUP from ending the daemon, which is Node's default.
+ */
+export function openDaemonLog(name: string, opts: Pick<CommonOptions, 'log_level' | 'log_level_logfile' | 'log_fmt' | 'log_file'>): DaemonLog {
+  const file = LogFile.open(opts.log_file);
+  const logger = createLogger({ name, level: opts.log_level, format: opts.log_fmt, sinks: [{ level: opts.log_level_logfile ?? opts.log_level, write: (line) => file.write(line) }] });
+  process.on('SIGHUP', () => {
+    try {
+      file.reopen();
+      logger.info({ file: opts.log_file }, `reopened log_file ${opts.log_file} (SIGHUP)`);
+    } catch (err) {
+      logger.error({ err, file: opts.log_file }, `cannot reopen log_file ${opts.log_file} on SIGHUP; still writing to the file open before. Fix the path or its permissions and send SIGHUP again`);
+    }
+  });
+  return { logger, file };
+}
+
+/** Creates `dir` (0700) and returns the directories above it that this call created. */
+function createdAbove(dir: string): string[] {
+  const first = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const out: string[] = [];
+  if (first === undefined) return out;
+  for (let d = path.dirname(dir); d.length >= first.length && d !== path.dirname(d); d = path.dirname(d)) out.push(d);
+  return out;
+}
+
+export interface DaemonStart {
+  logger: Logger;
+  /** Call once the daemon has bound its port and made its directories: switches to `user:`. */
+  started(): void;
+}
+
+/** Everything before a daemon opens its port: the user to become, the directory check, the log. */
+export function prepareDaemon(name: 'master' | 'minion', opts: CommonOptions): DaemonStart {
+  const runAs = resolveRunAs(opts.user);
+  checkDaemonDirs(opts, runAs?.uid);
+  // made now, so that the directories brine creates above them are known and handed over too
+  const created = runAs === undefined ? [] : privateDirsOf(opts).flatMap((d) => createdAbove(d.path));
+  const { logger, file } = openDaemonLog(name, opts);
+  return {
+    logger,
+    started() {
+      if (runAs === undefined) return;
+      const dirs = privateDirsOf(opts).map((d) => d.path);
+      switchUser(runAs, dirs, [...file.ownedPaths(), ...created]);
+      assertReachable(runAs, [...dirs, opts.log_file]);
+      logger.info({ user: runAs.name, uid: runAs.uid }, `brine ${name} now runs as ${runAs.name} (uid ${runAs.uid}); ${privateDirsOf(opts).map((d) => d.option).join(', ')} and log_file belong to it`);
+    },
+  };
+}
