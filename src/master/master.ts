@@ -125,6 +125,7 @@ export class Master {
       sessions: this.sessions,
       masterFingerprint: this.identity.fingerprint,
       admission,
+      refusals,
       onBusy: (remote, message) => refusals.note(sourceOf(remote), 'busy', () => logger.info({ remote, code: 'AUTH_BUSY' }, `turned away a sign-in from ${remote}: ${message}`)),
     });
 

@@ -10,6 +10,7 @@ import { applyKeyEffects, decideAuth, loadMatchFile, type AuthPolicy, type KeySt
 import type { AcceptedKeyIndex } from './accepted-keys.js';
 import { sourceOf } from '../transport/index.js';
 import { AuthAdmission } from './admission.js';
+import type { RefusalLog } from './refusal-log.js';
 import { verdictFor } from './auth-messages.js';
 import type { EventBus } from './event-bus.js';
 import type { AuthVerdict } from './minion-session.js';
@@ -31,6 +32,8 @@ export interface SignInDeps {
   admission?: AuthAdmission;
   /** A sign-in turned away as busy; the master logs these in summary per source address. */
   onBusy?(remote: string, message: string): void;
+  /** Refused sign-ins (pending, denied, rejected, invalid ID, caps) are logged through this, in summary per address. */
+  refusals?: Pick<RefusalLog, 'note'>;
 }
 
 export type SignIn = (hello: { id: string }, publicKeyPem: string, remote: string, presentedFingerprint?: string) => AuthVerdict;
@@ -69,7 +72,6 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     isConnected: (id) => deps.sessions.isConnected(id),
     admitWaitingKey: (id, fp, state) => waiting.admit(id, fp, state, remote),
   });
-  let limited = 0;
   // brine doctor: the same decision, read-only, no events; one log line per probe
   const probe = (hello: { id: string }, publicKeyPem: string, remote: string): AuthVerdict => {
     const refused = busy(remote);
@@ -98,19 +100,22 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     else if (decision.status === 'rejected' || decision.status === 'full') deps.events.emit({ kind: 'auth_rejected', id: hello.id, remote, fingerprint: fp, reason: decision.reason, at });
     else if (decision.status === 'denied') deps.events.emit({ kind: 'key_mismatch', id: hello.id, remote, acceptedFingerprint: decision.existingFingerprint ?? '', presentedFingerprint: fp, at });
     else if (decision.status === 'invalid_id') deps.events.emit({ kind: 'invalid_id', remote, reason: decision.reason, at });
-    if (decision.code === 'AUTH_PENDING_LIMIT') {
-      // a flood of these is one peer's doing: said once, then every 100th time
-      if (limited++ % 100 === 0) logger.warn({ ...fields, refusedSoFar: limited }, `${decision.reason} (${limited} such refusals since start)`);
-    } else if (decision.status === 'denied') {
-      logger.error(fields, `Authentication attempt from ${hello.id} at ${remote} failed, the public keys did not match: ${decision.existingState ?? 'accepted'} key ${decision.existingFingerprint ?? '?'}, presented key ${decision.presentedFingerprint}. ${decision.effects.length > 0 ? "The presented key is kept among the ID's denied keys (brine key -f)" : decision.reason}; this may be a duplicate ID or an attempt to impersonate the minion.`);
-    } else if (decision.status === 'accepted') {
-      logger.debug(fields, decision.reason);
-    } else if (decision.status === 'pending' && decision.existingFingerprint !== undefined) {
-      // the same pending key asking again every acceptance_wait_time: said once already
-      logger.info(fields, decision.reason);
-    } else {
-      logger.warn(fields, decision.reason);
-    }
+    const log = (): void => {
+      if (decision.status === 'denied') {
+        logger.error(fields, `Authentication attempt from ${hello.id} at ${remote} failed, the public keys did not match: ${decision.existingState ?? 'accepted'} key ${decision.existingFingerprint ?? '?'}, presented key ${decision.presentedFingerprint}. ${decision.effects.length > 0 ? "The presented key is kept among the ID's denied keys (brine key -f)" : decision.reason}; this may be a duplicate ID or an attempt to impersonate the minion.`);
+      } else if (decision.status === 'accepted') {
+        logger.debug(fields, decision.reason);
+      } else if (decision.status === 'pending' && decision.existingFingerprint !== undefined) {
+        // the same pending key asking again every acceptance_wait_time: said once already
+        logger.info(fields, decision.reason);
+      } else {
+        logger.warn(fields, decision.reason);
+      }
+    };
+    // every refusal counts towards the per-address summary, so a flood of invalid IDs, squatting
+    // keys or impostors is a few lines, not one per attempt
+    if (decision.status === 'accepted' || deps.refusals === undefined) log();
+    else deps.refusals.note(sourceOf(remote), decision.code ?? decision.status, log);
     return verdictFor(decision, hello.id, deps.masterFingerprint);
   };
   return { authorize, probe };

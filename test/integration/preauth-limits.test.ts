@@ -161,5 +161,9 @@ describe('unauthenticated peers are bounded (threats.md #24, #25)', () => {
     const refusalLines = linesNaming(master, '127.0.0.2').filter((l) => /turned away a sign-in|before authentication|refused \d+ more/.test(l));
     assert.ok(turnedAway >= 100 && refusalLines.length <= 30, `${refusalLines.length} log lines for ${turnedAway} busy answers to 127.0.0.2 (${attempts} hellos)`);
     assert.ok(refusalLines.some((l) => /refused \d+ more connection attempts from 127\.0\.0\.2 .*busy \d+/.test(l)), refusalLines.slice(-5).join('\n'));
+    // and so do the sign-ins it got through with (new pending keys, invalid IDs, the pending cap):
+    // every line naming the flooder, whatever it says, stays within the per-address budget
+    const allLines = linesNaming(master, '127.0.0.2');
+    assert.ok(allLines.length <= 40, `${allLines.length} log lines name 127.0.0.2 for ${attempts} hellos:\n${allLines.slice(0, 60).join('\n')}`);
   });
 });
