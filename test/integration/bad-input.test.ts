@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import * as tls from 'node:tls';
 import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
 import { RawClient, frameBytes, header, makeClientIdentity } from '../helpers/raw-client.js';
 import { JobCache } from '../../src/jobs/index.js';
@@ -279,4 +280,77 @@ describe('bad input: the master survives hostile peers and says why it hung up',
       });
     }
   });
+});
+
+// Its own master: the cases above use up the per-address budget of full refusal log lines.
+describe('bad input: downgrades and Salt method names (threats.md #1, #17)', () => {
+  let c2: Cluster;
+  let id2: Identity;
+  let dir2: string;
+  const raw: RawClient[] = [];
+  const track = (c: RawClient) => {
+    raw.push(c);
+    return c;
+  };
+  async function stillServes(): Promise<void> {
+    const r = await c2.brine(['run', 'good', 'test.ping', '-t', '10']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+  }
+  before(async () => {
+    dir2 = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-raw-'));
+    id2 = await makeClientIdentity(dir2);
+    c2 = await Cluster.create();
+    await c2.startMaster({ auto_accept: true });
+    await c2.startMinion('good').waitForOutput(/ready to receive requests/);
+  });
+  after(async () => {
+    for (const c of raw) c.destroy();
+    await c2.cleanup();
+    fs.rmSync(dir2, { recursive: true, force: true });
+  });
+
+  it('refuses a TLS 1.2 client: the protocol cannot be talked down (threats.md #17)', async () => {
+    const outcome = await new Promise<string>((resolve) => {
+      const socket = tls.connect({ port: c2.port, host: '127.0.0.1', key: id2.privateKeyPem, cert: id2.certPem, rejectUnauthorized: false, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' });
+      socket.on('secureConnect', () => {
+        resolve(`connected with ${socket.getProtocol()}`);
+        socket.destroy();
+      });
+      socket.on('error', (err: NodeJS.ErrnoException) => resolve(`error ${err.code ?? err.message}`));
+      socket.on('close', () => resolve('closed'));
+    });
+    assert.match(outcome, /^error /, outcome);
+    assert.match(outcome, /VERSION|PROTOCOL/i, outcome);
+    await stillServes();
+  });
+
+  it('refuses a hello that offers only protocol versions it does not speak: PROTOCOL_VERSION, nothing stored', async () => {
+    const c = track(await RawClient.connect({ port: c2.port, identity: id2 }));
+    c.send({ t: 'hello', versions: [999], id: 'downgrader', agent: 'old' });
+    const first = await c.nextFrame(3000);
+    assert.equal(first?.['t'], 'auth', JSON.stringify(first));
+    assert.equal(first?.['status'], 'error', JSON.stringify(first));
+    assert.equal(first?.['code'], 'PROTOCOL_VERSION', JSON.stringify(first));
+    assert.ok(await c.closedWithin(3000), 'still open after the refusal');
+    assert.equal(findFile(path.join(c2.root, 'master'), 'downgrader'), undefined, 'a key was stored for a refused hello');
+    await stillServes();
+  });
+
+  // Salt's ClearFuncs/AESFuncs vocabulary (CVE-2020-11651, threats.md #1): none is a method here.
+  // One connection each; the log lines are not checked here, since refusals beyond the first
+  // 20 a minute from one address are logged in summary.
+  it("Salt's method names (_auth, _return, wheel, runner, mk_token, toString, ...) are MESSAGE_INVALID and run nothing", async () => {
+    const pwned = path.join(dir2, 'pwned');
+    for (const t of ['_auth', '_prep_auth_info', '_send_pub', '_return', '_mine', '_file_recv', 'wheel', 'runner', 'mk_token', 'get_token', 'toString', 'hasOwnProperty']) {
+      const c = track(await RawClient.connect({ port: c2.port, identity: id2 }));
+      c.send({ t, id: 'good', load: { cmd: t, fun: 'cmd.run', arg: [`touch ${pwned}`] } });
+      const first = await c.nextFrame(3000);
+      assert.equal(first?.['t'], 'error', `${t}: ${JSON.stringify(first)}`);
+      assert.equal(first?.['code'], 'MESSAGE_INVALID', `${t}: ${JSON.stringify(first)}`);
+      assert.ok(await c.closedWithin(3000), `${t}: still open after the error frame`);
+    }
+    assert.equal(fs.existsSync(pwned), false, 'a command ran');
+    await stillServes();
+  });
+
 });
