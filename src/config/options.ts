@@ -60,7 +60,9 @@ export interface MinionOptions extends CommonOptions {
   master: string | string[];
   master_type: 'str' | 'failover' | 'disable';
   master_port: number;
-  master_finger: string;
+  /** one fingerprint or a list; '' = unset */
+  master_finger: string | string[];
+  untrusted_master_exit: boolean;
   random_master: boolean;
   master_failback: boolean;
   master_failback_interval: number;

@@ -152,9 +152,9 @@ export class FakeDeps implements ConnectionDeps {
     return result.promise;
   }
 
-  trustMaster(master: { fingerprint: string; publicKeyPem: string }, endpoint: { host: string; port: number }): void {
+  trustMaster(master: { fingerprint: string; publicKeyPem: string }, endpoint: { host: string; port: number }): 'pinned' | 'unpinned' | void {
     this.trustCalls++;
-    this.fakeOpts.trustMaster?.(master, endpoint);
+    return this.fakeOpts.trustMaster?.(master, endpoint);
   }
 
   get lastChannel(): FakeChannel {
