@@ -191,6 +191,19 @@ describe('masters set up independently (their own key pairs)', () => {
     assert.ok(minion.running, minion.output);
     await minion.kill();
   });
+  it('(e) hot/hot: a trusted master that rejects the minion while the other accepts it: no exit; once both reject: exit 77', async () => {
+    const minion = one.startMinion('rj', { master: [at(one), at(two)], master_type: 'str' });
+    await waitUntil(() => readyOn(minion, one) >= 1 && readyOn(minion, two) >= 1, 15_000, `ready on both masters\n${minion.output}`);
+    // the second master (pinned: it accepted us) now rejects the key; its session is closed at once
+    assert.equal((await two.brine(['key', '-r', 'rj', '--include-accepted', '-y'])).code, 0);
+    await minion.waitForOutput(new RegExp(`\\[ERROR +\\] Master ${at(two).replace(/\./g, '\\.')} rejected this minion: .*Another master still accepts this minion`), 20_000);
+    await ping(one, 'rj');
+    assert.ok(minion.running, minion.output);
+    // and the first one too: no master accepts it any more
+    assert.equal((await one.brine(['key', '-r', 'rj', '--include-accepted', '-y'])).code, 0);
+    assert.equal(await minion.exited, 77, minion.output);
+    assert.match(minion.output, /The master has rejected this minion's public key!/);
+  });
 });
 
 describe('a fake master on first contact', () => {
