@@ -265,7 +265,8 @@ export class Minion {
   private noteRefused(endpoint: MasterEndpoint, err: BrineError): void {
     const master = endpointKey(endpoint);
     const since = this.refused.get(master)?.since ?? this.clock.now();
-    this.refused.set(master, { master, code: err.code, message: err.message, since });
+    // bounded as the status message allows
+    this.refused.set(master, { master, code: err.code, message: err.message.slice(0, 4000), since });
   }
 
   private collectGrains(): Promise<Grains> {
