@@ -3,13 +3,12 @@
 // All emulated minions share one key pair (one secure context), so the master must accept
 // them (auto_accept) or have their IDs accepted; their IDs are <prefix><n>.
 
-import * as dns from 'node:dns';
 import { systemClock, type Clock } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { MASTER_MESSAGES, type Job, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
+import type { Job, Return } from '../protocol/index.js';
 import { loadOrCreateIdentity } from '../pki/index.js';
-import { createIdentityContext, dialTls, type KeepaliveOptions } from '../transport/index.js';
+import { createMasterDialer, type KeepaliveOptions } from '../transport/index.js';
 import { MasterLink, type ConnectionDeps, type MasterEndpoint } from '../session/index.js';
 import { BRINE_VERSION, createDefaultRegistry, type ModuleRegistry } from '../modules/index.js';
 
@@ -71,7 +70,7 @@ export class MinionEmulator {
   get stats(): EmulatorStats {
     const s: EmulatorStats = { total: this.minions.length, ready: 0, connects: 0, drops: 0, jobs: 0, fatal: 0 };
     for (const m of this.minions) {
-      if (m.link.state === 'ready') s.ready++;
+      if (m.link.ready) s.ready++;
       s.connects += m.connects;
       s.drops += m.drops;
       s.jobs += m.jobs;
@@ -95,26 +94,10 @@ export class MinionEmulator {
     const { opts } = this;
     const clock = opts.clock ?? systemClock;
     const identity = await loadOrCreateIdentity({ pkiDir: opts.pkiDir, name: 'minion', commonName: `${opts.prefix}emulator` });
-    const secureContext = createIdentityContext(identity);
-    let address: string | undefined;
     const deps: ConnectionDeps = {
       clock,
       logger: opts.logger,
-      resolve: async (host) => (address ??= (await dns.promises.lookup(host)).address),
-      dial: async (addr, port, onTcpConnected, signal) =>
-        (
-          await dialTls<MasterMessage, MinionMessage>({
-            host: addr,
-            port,
-            secureContext,
-            timeoutMs: opts.authTimeoutMs,
-            socketOptions: opts.keepalive,
-            maxFrame: 64 * 1024,
-            schemas: MASTER_MESSAGES,
-            onTcpConnected,
-            ...(signal ? { signal } : {}),
-          })
-        ).channel,
+      ...createMasterDialer({ identity, timeoutMs: opts.authTimeoutMs, socketOptions: opts.keepalive, maxFrame: 64 * 1024, logger: opts.logger, cacheDns: true }),
       // the emulator trusts the master it was pointed at; pinning is tested with real minions
       trustMaster: () => undefined,
     };

@@ -2,22 +2,21 @@
 // master (hot/hot for `master_type: str`), runs the jobs it receives and keeps every return
 // until the master acknowledges it.
 
-import * as dns from 'node:dns';
 import * as path from 'node:path';
 import { systemClock, type Clock } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
-import { MASTER_MESSAGES, type Job, type MasterMessage, type MinionMessage, type MinionStatus } from '../protocol/index.js';
+import type { Job, MinionStatus } from '../protocol/index.js';
 import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
-import { createIdentityContext, dialTls, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
+import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
 import { BRINE_VERSION, collectGrains, createDefaultRegistry, loadModuleDirs, type Grains, type ModuleRegistry } from '../modules/index.js';
 import { MAX_GRAINS_JSON, grainsSchema } from '../protocol/index.js';
 import { JobRunner } from './job-runner.js';
-import { MasterPin } from './master-pin.js';
+import { MasterPins } from './master-pin.js';
 import { idOptionsFrom, resolveMinionId, type ResolvedId, type ResolveIdOptions } from './minion-id.js';
 import { reportIdAtStart } from './id-checks.js';
 import { ReturnQueue } from './return-queue.js';
@@ -27,8 +26,23 @@ import { minionSocketPath, startMinionControl } from './control-server.js';
 
 export interface MinionRuntime {
   clock?: Clock;
-  /** Called when the minion must stop for good (rejected key, changed master key). */
+  /** Called when the minion must stop for good (rejected by every trusted master, or an opt-in untrusted_master_exit). */
   onFatal?(error: BrineError): void;
+  /** Called when a master is refused because it is not trusted (changed key, refusal before first sign-in). */
+  onUntrustedMaster?(endpoint: MasterEndpoint, error: BrineError): void;
+  /**
+   * Wraps each link's event handlers (tests pass one that throws, to prove a failing callback
+   * never leaves the minion stuck); production passes none.
+   */
+  wrapLinkEvents?(events: LinkEvents): LinkEvents;
+}
+
+/** A master refused for now, as the control socket reports it (brine doctor). */
+export interface RefusedMaster {
+  master: string;
+  code: string;
+  message: string;
+  since: number;
 }
 
 export function parseMasterEndpoint(entry: string, defaultPort: number): MasterEndpoint {
@@ -39,26 +53,8 @@ export function parseMasterEndpoint(entry: string, defaultPort: number): MasterE
   return { host: entry, port: defaultPort };
 }
 
-/**
- * Test hook (the fault suite): BRINE_TEST_THROW=onReady,onMessage,... makes each named link
- * callback throw once, to prove an exception in a callback never leaves the minion stuck.
- */
-function injectFaults(events: LinkEvents): LinkEvents {
-  const names = new Set((process.env['BRINE_TEST_THROW'] ?? '').split(',').filter(Boolean));
-  if (names.size === 0) return events;
-  const out: Record<string, unknown> = { ...events };
-  for (const [name, fn] of Object.entries(events)) {
-    if (!names.has(name) || typeof fn !== 'function') continue;
-    let thrown = false;
-    out[name] = (...args: unknown[]) => {
-      (fn as (...a: unknown[]) => void)(...args);
-      if (!thrown) {
-        thrown = true;
-        throw new Error(`${name} failed (injected by BRINE_TEST_THROW)`);
-      }
-    };
-  }
-  return out as LinkEvents;
+function endpointKey(m: MasterEndpoint): string {
+  return `${m.host}:${m.port}`;
 }
 
 export class Minion {
@@ -73,6 +69,10 @@ export class Minion {
   private readonly linkStats = new Map<MasterLink, { ready: number; since?: number; lastDown?: string }>();
   private readonly startedAt: number;
   private control: UnixListener | undefined;
+  /** Masters refused by key (not trusted) or by a trusted refusal, until they accept us again. */
+  private readonly refused = new Map<string, RefusedMaster>();
+  /** Trusted masters that rejected this minion since they last accepted it. */
+  private readonly rejectedBy = new Set<string>();
 
   private constructor(
     readonly opts: MinionOptions,
@@ -152,13 +152,14 @@ export class Minion {
         if (conn) out.connection = conn.state;
         if (conn?.resolvedAddress !== undefined) out.address = conn.resolvedAddress;
         if (conn?.masterFingerprint !== undefined) out.masterFingerprint = conn.masterFingerprint;
-        if (link.state === 'ready' && stats.since !== undefined) out.connectedSince = stats.since;
-        if (link.state === 'ready' && conn?.rttMs !== undefined) out.rttMs = conn.rttMs;
+        if (link.ready && stats.since !== undefined) out.connectedSince = stats.since;
+        if (link.ready && conn?.rttMs !== undefined) out.rttMs = conn.rttMs;
         if (stats.lastDown !== undefined) out.lastDownReason = stats.lastDown;
         return out;
       }),
       returnQueue: this.returns.size,
       returnsDropped: this.returns.dropped,
+      ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
     };
   }
 
@@ -182,40 +183,16 @@ export class Minion {
       return;
     }
     const masters = (Array.isArray(opts.master) ? opts.master : [opts.master]).map((m) => parseMasterEndpoint(m, opts.master_port));
-    const secureContext = createIdentityContext(this.identity);
-    const pin = new MasterPin(opts.pki_dir, opts.master_finger);
-    const lastAddress = new Map<string, string>();
+    const pins = new MasterPins(opts.pki_dir, opts.master_finger);
+    pins.migrateLegacy(masters, logger);
     const deps: ConnectionDeps = {
       clock,
       logger,
-      resolve: async (host) => {
-        let address: string;
-        try {
-          address = (await dns.promises.lookup(host)).address;
-        } catch (err) {
-          throw new BrineError('CONNECT_FAILED', `Master hostname '${host}' not found: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check 'master' in the minion config and DNS.`, { cause: err });
-        }
-        const before = lastAddress.get(host);
-        if (before !== undefined && before !== address) logger.warn({ host, from: before, to: address }, `Master ip address changed from ${before} to ${address}`);
-        lastAddress.set(host, address);
-        return address;
-      },
-      dial: async (address, port, onTcpConnected, signal) =>
-        (
-          await dialTls<MasterMessage, MinionMessage>({
-            host: address,
-            port,
-            secureContext,
-            timeoutMs: opts.auth_timeout * 1000,
-            socketOptions: keepaliveFromConfig(opts),
-            maxFrame: opts.preauth_max_frame_size,
-            schemas: MASTER_MESSAGES,
-            onTcpConnected,
-            ...(signal ? { signal } : {}),
-          })
-        ).channel,
-      trustMaster: (master, endpoint) => pin.check(master, `${endpoint.host}:${endpoint.port}`),
+      ...createMasterDialer({ identity: this.identity, timeoutMs: opts.auth_timeout * 1000, socketOptions: keepaliveFromConfig(opts), maxFrame: opts.preauth_max_frame_size, logger }),
+      trustMaster: (master, endpoint) => pins.check(master, endpoint),
+      pinMaster: (master, endpoint) => pins.confirm(master, endpoint),
     };
+    const allMasters = new Set(masters.map(endpointKey));
     const connOpts = {
       id: this.id,
       agent: `brine/${BRINE_VERSION}`,
@@ -231,6 +208,13 @@ export class Minion {
       rejectedRetry: opts.rejected_retry,
       // Salt: a failback interval of 0 falls back to master_alive_interval
       failbackIntervalMs: (opts.master_failback_interval || opts.master_alive_interval || 30) * 1000,
+      untrustedMasterFatal: opts.untrusted_master_exit,
+      // a trusted master's rejection ends the minion only once every master has rejected it
+      giveUpOnRefusal: (endpoint: MasterEndpoint, error: BrineError) => {
+        this.rejectedBy.add(endpointKey(endpoint));
+        this.noteRefused(endpoint, error);
+        return [...allMasters].every((m) => this.rejectedBy.has(m));
+      },
     };
     // failover: one link walking the list; str (hot/hot): one independent link per master
     const pools =
@@ -239,8 +223,10 @@ export class Minion {
         : masters.map((m) => MasterPool.single(m));
     if (opts.master_type !== 'failover' && opts.random_master) logger.warn('random_master is only used with master_type: failover; ignoring it');
     for (const pool of pools) {
-      const link: MasterLink = new MasterLink(pool, deps, connOpts, linkOpts, injectFaults({
+      const events: LinkEvents = {
         onReady: (conn) => {
+          this.rejectedBy.delete(endpointKey(link.endpoint));
+          this.refused.delete(endpointKey(link.endpoint));
           const stats = this.linkStats.get(link) ?? { ready: 0 };
           this.linkStats.set(link, { ...stats, ready: stats.ready + 1, since: clock.now() });
           const m = link.endpoint;
@@ -266,12 +252,22 @@ export class Minion {
         onDown: (outcome) => {
           this.linkStats.set(link, { ready: this.linkStats.get(link)?.ready ?? 0, lastDown: outcome.reason });
         },
-        onRetryScheduled: () => undefined,
-        onConnectionState: () => undefined,
-      }));
+        onUntrustedMaster: (endpoint, err) => {
+          this.noteRefused(endpoint, err);
+          this.runtime.onUntrustedMaster?.(endpoint, err);
+        },
+      };
+      const link: MasterLink = new MasterLink(pool, deps, connOpts, linkOpts, this.runtime.wrapLinkEvents?.(events) ?? events);
       this.links.push(link);
       link.start();
     }
+  }
+
+  private noteRefused(endpoint: MasterEndpoint, err: BrineError): void {
+    const master = endpointKey(endpoint);
+    const since = this.refused.get(master)?.since ?? this.clock.now();
+    // bounded as the status message allows
+    this.refused.set(master, { master, code: err.code, message: err.message.slice(0, 4000), since });
   }
 
   private collectGrains(): Promise<Grains> {

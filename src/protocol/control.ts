@@ -140,7 +140,7 @@ export const minionStatusRequestSchema = s.object({ t: s.literal('minion_status'
 export const masterLinkStatusSchema = s.object({
   /** The master in use or being tried, host:port. */
   endpoint: s.string({ max: 1024 }),
-  /** idle, connecting, ready, waiting or stopped (the link's state). */
+  /** idle, connecting, ready, probing (ready, failback probe running), waiting or stopped. */
   state: s.string({ max: 32 }),
   /** The state of the current connection attempt (resolving ... ready, closed). */
   connection: s.optional(s.string({ max: 32 })),
@@ -170,6 +170,19 @@ export const minionStatusSchema = s.object({
   returnQueue: s.int({ min: 0 }),
   /** Returns dropped because the queue was full, since the daemon started. */
   returnsDropped: s.int({ min: 0 }),
+  /** Masters refused now: not trusted (changed key, refusal before first sign-in) or rejecting this minion. */
+  refusedMasters: s.optional(
+    s.array(
+      s.object({
+        master: s.string({ max: 1024 }),
+        code: s.string({ max: 64 }),
+        message: s.string({ max: 4096 }),
+        /** When the refusals began (ms since the epoch). */
+        since: s.number(),
+      }),
+      { max: 1024 },
+    ),
+  ),
 });
 
 export const MINION_CONTROL_REQUESTS = new Map<string, typeof minionStatusRequestSchema>([['minion_status', minionStatusRequestSchema]]);

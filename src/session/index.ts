@@ -5,3 +5,4 @@ export * from './backoff.js';
 export * from './master-connection.js';
 export * from './master-link.js';
 export * from './master-pool.js';
+export * from './link-verdict.js';

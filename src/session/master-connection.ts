@@ -48,8 +48,14 @@ export interface ConnectionDeps {
   resolve(host: string): Promise<string>;
   /** `signal` aborts when the attempt is abandoned (deadline or close), so a late dial stops. */
   dial(address: string, port: number, onTcpConnected: () => void, signal?: AbortSignal): Promise<Channel<MasterMessage, MinionMessage>>;
-  /** Throws MASTER_KEY_CHANGED / MASTER_FINGER_MISMATCH to refuse; pins on first contact. */
-  trustMaster(master: { fingerprint: string; publicKeyPem: string }, endpoint: MasterEndpoint): void;
+  /**
+   * Throws MASTER_KEY_CHANGED / MASTER_FINGER_MISMATCH to refuse the master's key. `unpinned`
+   * means first contact: the key is used for this attempt but not yet trusted, so a refusal from
+   * that master cannot end the minion. Nothing returned counts as `pinned`.
+   */
+  trustMaster(master: { fingerprint: string; publicKeyPem: string }, endpoint: MasterEndpoint): 'pinned' | 'unpinned' | void;
+  /** The master accepted this minion: trust on first use pins its key now. */
+  pinMaster?(master: { fingerprint: string; publicKeyPem: string }, endpoint: MasterEndpoint): void;
 }
 
 export interface ConnectionOptions {
@@ -74,6 +80,8 @@ export interface ConnectionOutcome {
   address?: string;
   /** How long the connection was ready, ms (0 if never). */
   readyForMs: number;
+  /** The master's key matched its pin or master_finger (false before TLS and on first contact). */
+  masterTrusted: boolean;
 }
 
 export interface ConnectionEvents {
@@ -94,6 +102,7 @@ export class MasterConnection {
   private address: string | undefined;
   private readyAt = 0;
   private started = false;
+  private trusted = false;
 
   constructor(
     readonly endpoint: MasterEndpoint,
@@ -189,7 +198,7 @@ export class MasterConnection {
     this.channel = channel;
     channel.onClose((info) => this.finish(info.reason, info.error));
     channel.onMessage((m) => this.guard(() => this.onMessage(m)));
-    this.deps.trustMaster({ fingerprint: channel.peerFingerprint, publicKeyPem: channel.peerPublicKeyPem }, this.endpoint);
+    this.trusted = this.deps.trustMaster({ fingerprint: channel.peerFingerprint, publicKeyPem: channel.peerPublicKeyPem }, this.endpoint) !== 'unpinned';
     this.move('authenticating');
     this.authTimer = this.deps.clock.setTimeout(() => {
       this.fail(new BrineError('HANDSHAKE_TIMEOUT', `master ${this.endpoint.host}:${this.endpoint.port} sent no authentication answer within ${this.opts.authTimeoutMs} ms`), 'handshake_timeout');
@@ -238,6 +247,7 @@ export class MasterConnection {
     this.auth = auth;
     switch (auth.status) {
       case 'accepted': {
+        if (this.channel) this.deps.pinMaster?.({ fingerprint: this.channel.peerFingerprint, publicKeyPem: this.channel.peerPublicKeyPem }, this.endpoint);
         this.move('ready');
         this.readyAt = this.deps.clock.monotonic();
         this.channel?.setMaxFrame(this.opts.maxFrame);
@@ -330,6 +340,7 @@ export class MasterConnection {
       wasReady: lastState === 'ready',
       lastState,
       readyForMs: lastState === 'ready' ? this.deps.clock.monotonic() - this.readyAt : 0,
+      masterTrusted: this.trusted,
     };
     if (error) outcome.error = error;
     if (this.auth) outcome.auth = this.auth;

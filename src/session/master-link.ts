@@ -16,13 +16,34 @@ import {
   type MasterEndpoint,
 } from './master-connection.js';
 import { MasterPool } from './master-pool.js';
+import { isRefusal, judgeOutcome, type LinkVerdict } from './link-verdict.js';
 
 /** The pause before trying the next master in a failover list (the pass is not over yet). */
 const FAILOVER_STEP_MS = 50;
 /** How many distinct problems the link remembers having logged (masters x reasons). */
 const MAX_LOGGED_PROBLEMS = 64;
 
-export type LinkState = 'idle' | 'connecting' | 'ready' | 'waiting' | 'stopped';
+export const LINK_STATES = ['idle', 'connecting', 'ready', 'probing', 'waiting', 'stopped'] as const;
+/**
+ * idle (not started) -> connecting (one attempt) -> ready (signed in) -> waiting (backoff) ->
+ * connecting ...; `probing` is ready on the current master while a failback probe to the first
+ * master runs beside it. stopped is terminal.
+ */
+export type LinkState = (typeof LINK_STATES)[number];
+
+const TRANSITIONS: Readonly<Record<LinkState, readonly LinkState[]>> = {
+  idle: ['connecting', 'stopped'],
+  connecting: ['ready', 'waiting', 'stopped'],
+  ready: ['probing', 'waiting', 'stopped'],
+  // the probe failed (back to ready) or took over (ready on the first master)
+  probing: ['ready', 'waiting', 'stopped'],
+  waiting: ['connecting', 'stopped'],
+  stopped: [],
+};
+
+export function canLinkTransition(from: LinkState, to: LinkState): boolean {
+  return TRANSITIONS[from].includes(to);
+}
 
 export interface LinkOptions {
   backoff: BackoffOptions;
@@ -34,23 +55,37 @@ export interface LinkOptions {
   rejectedRetry: boolean;
   /** master_failback_interval, ms: how often to probe the first master while on another. */
   failbackIntervalMs?: number;
+  /** untrusted_master_exit: a master that is not trusted ends the link instead of being retried. */
+  untrustedMasterFatal?: boolean;
+  /**
+   * A trusted master refused this minion (no rejected_retry): true ends the link (onFatal), false
+   * retries it. Unset: always true. The minion answers false while another master accepts it.
+   */
+  giveUpOnRefusal?(endpoint: MasterEndpoint, error: BrineError): boolean;
 }
 
 export interface LinkEvents {
   onReady?(conn: MasterConnection): void;
   onDown?(outcome: ConnectionOutcome): void;
   onMessage?(message: Job | Ack | FindJob): void;
+  /** State changes of the live connection (the one jobs arrive on), including after a failback. */
   onConnectionState?(from: ConnectionState, to: ConnectionState): void;
   /** A refusal that retrying cannot fix (rejected key without rejected_retry, changed master key). */
   onFatal?(error: BrineError): void;
+  /** A master was refused because it is not trusted (changed key, refusal before first sign-in). */
+  onUntrustedMaster?(endpoint: MasterEndpoint, error: BrineError): void;
   /** Each scheduled retry, for logs and tests. */
   onRetryScheduled?(delayMs: number, outcome: ConnectionOutcome): void;
 }
 
 export class MasterLink {
   private stateValue: LinkState = 'idle';
+  /** The live connection: the one attempt, or the signed-in session jobs arrive on. */
   private conn: MasterConnection | undefined;
+  /** Only in `probing`: the failback attempt to the first master, beside the live connection. */
+  private probe: MasterConnection | undefined;
   private retryTimer: TimerHandle | undefined;
+  private failbackTimer: TimerHandle | undefined;
   private readonly backoff: Backoff;
   private acceptanceWait: number;
   private attemptCount = 0;
@@ -60,8 +95,6 @@ export class MasterLink {
    */
   private readonly loggedProblems = new Set<string>();
   readonly pool: MasterPool;
-  private failbackTimer: TimerHandle | undefined;
-  private probe: MasterConnection | undefined;
 
   constructor(
     target: MasterEndpoint | MasterPool,
@@ -83,6 +116,11 @@ export class MasterLink {
 
   get state(): LinkState {
     return this.stateValue;
+  }
+
+  /** Signed in on a master (a failback probe may be running beside it). */
+  get ready(): boolean {
+    return this.stateValue === 'ready' || this.stateValue === 'probing';
   }
 
   get connection(): MasterConnection | undefined {
@@ -112,57 +150,89 @@ export class MasterLink {
 
   stop(): void {
     if (this.stateValue === 'stopped') return;
-    this.stateValue = 'stopped';
+    this.move('stopped');
     this.retryTimer?.cancel();
     this.retryTimer = undefined;
     this.cancelFailback();
     this.conn?.close('shutdown');
   }
 
+  private move(to: LinkState): void {
+    const from = this.stateValue;
+    if (!canLinkTransition(from, to)) throw new BrineError('INTERNAL', `illegal link transition ${from} -> ${to}`);
+    this.stateValue = to;
+  }
+
+  /** A connection whose state changes and messages count only while it is the live one. */
+  private connect(endpoint: MasterEndpoint, onReady: (c: MasterConnection) => void, onClosed: (c: MasterConnection, outcome: ConnectionOutcome) => void): MasterConnection {
+    const conn: MasterConnection = new MasterConnection(endpoint, this.deps, this.connOpts, {
+      onStateChange: (from, to) => {
+        if (this.conn === conn) this.safely(() => this.events.onConnectionState?.(from, to));
+      },
+      onReady: (c) => onReady(c),
+      onMessage: (m) => {
+        if (this.conn === conn) this.safely(() => this.events.onMessage?.(m));
+      },
+      onClosed: (outcome) => onClosed(conn, outcome),
+    });
+    return conn;
+  }
+
   private attempt(): void {
-    if (this.stateValue === 'stopped' || this.stateValue === 'connecting' || this.stateValue === 'ready') return;
+    if (this.stateValue !== 'idle' && this.stateValue !== 'waiting') return;
     this.retryTimer = undefined;
-    this.stateValue = 'connecting';
+    this.move('connecting');
     this.attemptCount++;
     this.pool.noteAttempt();
-    const conn = new MasterConnection(this.pool.current(), this.deps, this.connOpts, {
-      onStateChange: (from, to) => this.safely(() => this.events.onConnectionState?.(from, to)),
-      onReady: (c) => {
-        if (this.conn !== c || this.stateValue === 'stopped') return;
-        this.stateValue = 'ready';
-        this.backoff.reset();
-        this.acceptanceWait = this.opts.acceptanceWaitMs;
-        this.loggedProblems.clear();
-        this.pool.noteReady();
-        this.safely(() => this.events.onReady?.(c));
-        this.scheduleFailback();
+    const conn = this.connect(
+      this.pool.current(),
+      (c) => {
+        if (this.conn !== c || this.stateValue !== 'connecting') return;
+        this.becameReady(c);
       },
-      onMessage: (m) => this.safely(() => this.events.onMessage?.(m)),
-      onClosed: (outcome) => this.onClosed(conn, outcome),
-    });
+      (c, outcome) => {
+        if (this.conn === c) this.onClosed(outcome);
+      },
+    );
     this.conn = conn;
     conn.open();
   }
 
-  private onClosed(conn: MasterConnection, outcome: ConnectionOutcome): void {
-    if (this.conn !== conn) return;
+  private becameReady(c: MasterConnection): void {
+    this.move('ready');
+    this.backoff.reset();
+    this.acceptanceWait = this.opts.acceptanceWaitMs;
+    this.loggedProblems.clear();
+    this.pool.noteReady();
+    this.safely(() => this.events.onReady?.(c));
+    this.scheduleFailback();
+  }
+
+  /** The live connection ended: decide what follows. */
+  private onClosed(outcome: ConnectionOutcome): void {
     if (this.stateValue === 'stopped') return;
-    this.stateValue = 'waiting';
+    this.move('waiting');
     this.cancelFailback();
     this.safely(() => this.events.onDown?.(outcome));
     if (this.isStopped()) return;
 
-    const fatal = this.fatalError(outcome);
+    const failed = this.pool.current();
+    const verdict = judgeOutcome(outcome, failed, { rejectedRetry: this.opts.rejectedRetry, untrustedMasterFatal: this.opts.untrustedMasterFatal ?? false });
+    if (verdict.kind === 'untrusted') {
+      this.safely(() => this.events.onUntrustedMaster?.(failed, verdict.error));
+      if (this.isStopped()) return;
+    }
+    const fatal = verdict.kind === 'fatal' || (verdict.kind === 'refused' && (this.opts.giveUpOnRefusal?.(failed, verdict.error) ?? true));
     if (fatal) {
-      this.stateValue = 'stopped';
-      this.safely(() => this.events.onFatal?.(fatal));
+      this.move('stopped');
+      this.safely(() => this.events.onFatal?.(verdict.error));
       return;
     }
-    const failed = this.pool.current();
+    if (this.isStopped()) return;
     const passDone = this.pool.noteFailure(outcome.reason);
     const delay = passDone ? this.delayAfter(outcome) : FAILOVER_STEP_MS;
     if (outcome.wasReady) this.backoff.reset();
-    const logged = this.logProblem(outcome, delay, failed);
+    const logged = this.logProblem(outcome, delay, failed, verdict.kind === 'retry' ? undefined : verdict);
     if (!passDone) {
       const next = this.pool.current();
       this.logger[logged ? 'info' : 'debug']({ from: `${failed.host}:${failed.port}`, to: `${next.host}:${next.port}` }, `Master ${failed.host} could not be reached (${outcome.reason}); trying the next master ${next.host}`);
@@ -175,14 +245,6 @@ export class MasterLink {
   /** Re-reads the state after a callback (which may have stopped us). */
   private isStopped(): boolean {
     return this.stateValue === 'stopped';
-  }
-
-  private fatalError(outcome: ConnectionOutcome): BrineError | undefined {
-    const err = outcome.error instanceof BrineError ? outcome.error : undefined;
-    if (outcome.reason === 'master_key_changed') return err ?? new BrineError('MASTER_KEY_CHANGED', 'master key changed');
-    const refused = outcome.reason === 'auth_rejected' || outcome.reason === 'auth_denied' || outcome.reason === 'invalid_id';
-    if (refused && !this.opts.rejectedRetry && err?.code !== 'AUTH_FULL') return err ?? new BrineError('AUTH_REJECTED', 'rejected by the master');
-    return undefined;
   }
 
   private delayAfter(outcome: ConnectionOutcome): number {
@@ -206,9 +268,9 @@ export class MasterLink {
   /**
    * Logs a problem once per outage and master, not once per attempt: each (master, reason) is
    * logged the first time it happens after a success, later repeats go to debug. Returns whether
-   * it was logged.
+   * it was logged. A master that is not trusted is CRITICAL: it may be an attack.
    */
-  private logProblem(outcome: ConnectionOutcome, delay: number, endpoint: MasterEndpoint): boolean {
+  private logProblem(outcome: ConnectionOutcome, delay: number, endpoint: MasterEndpoint, verdict?: Exclude<LinkVerdict, { kind: 'retry' }>): boolean {
     const problem = `${endpoint.host}:${endpoint.port}:${outcome.reason}`;
     const fields = { master: `${endpoint.host}:${endpoint.port}`, reason: outcome.reason, retryInMs: delay, attempt: this.attemptCount };
     if (!outcome.wasReady && this.loggedProblems.has(problem)) {
@@ -219,7 +281,11 @@ export class MasterLink {
     if (this.loggedProblems.size >= MAX_LOGGED_PROBLEMS) this.loggedProblems.clear();
     // a lost connection is always news; a failed reconnect after it is logged once on its own
     if (!outcome.wasReady) this.loggedProblems.add(problem);
-    if (outcome.reason === 'auth_pending') {
+    if (verdict?.kind === 'untrusted') {
+      this.logger.fatal({ ...fields, code: verdict.error.code }, `Refusing master ${endpoint.host}:${endpoint.port}: ${verdict.error.message}`);
+    } else if (verdict?.kind === 'refused') {
+      this.logger.error({ ...fields, code: verdict.error.code }, `Master ${endpoint.host}:${endpoint.port} rejected this minion: ${verdict.error.message}. Another master still accepts this minion, so it keeps running and retries this one every ${Math.round(delay / 1000)} s. Fix: ${verdict.error.fix.replace(/<id>/g, this.connOpts.id)}`);
+    } else if (outcome.reason === 'auth_pending') {
       this.logger.error(fields, `The master has cached the public key for this node (pending). This minion will wait ${Math.round(delay / 1000)} s before attempting to re-authenticate. On the master, accept it with: brine key -a ${this.connOpts.id}`);
     } else {
       this.logger.warn({ ...fields, error: outcome.error?.message }, outcome.wasReady ? `Connection to master ${endpoint.host} lost (${outcome.reason}); reconnecting` : `Cannot connect to master ${endpoint.host} (${outcome.reason}); retrying`);
@@ -241,46 +307,58 @@ export class MasterLink {
     probe?.close('shutdown');
   }
 
-  /** A full connection to the first master; once it is ready it replaces the current one. */
+  /** ready -> probing: a full connection to the first master; once ready it replaces the live one. */
   private probePrimary(): void {
     this.failbackTimer = undefined;
     if (this.stateValue !== 'ready') return;
+    this.move('probing');
     const primary = this.pool.primary();
-    const probe: MasterConnection = new MasterConnection(primary, this.deps, this.connOpts, {
-      onReady: (c) => {
-        if (this.probe !== c || this.stateValue !== 'ready') {
+    const probe = this.connect(
+      primary,
+      (c) => {
+        if (this.probe !== c || this.stateValue !== 'probing') {
           c.close('shutdown');
           return;
         }
-        const old = this.conn;
-        this.probe = undefined;
-        this.conn = c;
-        this.pool.reset();
-        this.pool.noteReady();
-        this.logger.info({ master: `${primary.host}:${primary.port}` }, `Failing back to the first master ${primary.host}`);
-        old?.close('failback');
-        this.safely(() => this.events.onReady?.(c));
+        this.takeOver(c, primary);
       },
-      onMessage: (m) => {
-        if (this.conn === probe) this.safely(() => this.events.onMessage?.(m));
+      (c, outcome) => {
+        if (this.conn === c) this.onClosed(outcome);
+        else if (this.probe === c) this.probeFailed(outcome, primary);
       },
-      onClosed: (outcome) => {
-        if (this.conn === probe) {
-          this.onClosed(probe, outcome);
-          return;
-        }
-        if (this.probe === probe) {
-          this.probe = undefined;
-          // a failed probe is normal while the first master is down; a refusal is not
-          const refused = outcome.reason === 'master_key_changed' || outcome.reason === 'auth_rejected' || outcome.reason === 'auth_denied' || outcome.reason === 'invalid_id';
-          if (refused) this.logger.warn({ master: `${primary.host}:${primary.port}`, reason: outcome.reason, error: outcome.error?.message }, `Cannot fail back to the first master ${primary.host}: ${outcome.error?.message ?? outcome.reason}`);
-          else this.logger.debug({ master: `${primary.host}:${primary.port}`, reason: outcome.reason }, 'the first master is not back yet');
-          this.scheduleFailback();
-        }
-      },
-    });
+    );
     this.probe = probe;
     probe.open();
+  }
+
+  /** probing -> ready on the first master: the probe becomes the live connection. */
+  private takeOver(c: MasterConnection, primary: MasterEndpoint): void {
+    const old = this.conn;
+    this.probe = undefined;
+    this.conn = c;
+    this.move('ready');
+    this.pool.reset();
+    this.pool.noteReady();
+    this.logger.info({ master: `${primary.host}:${primary.port}` }, `Failing back to the first master ${primary.host}`);
+    old?.close('failback');
+    this.safely(() => this.events.onReady?.(c));
+  }
+
+  /** probing -> ready on the same master, and another probe later. */
+  private probeFailed(outcome: ConnectionOutcome, primary: MasterEndpoint): void {
+    this.probe = undefined;
+    if (this.stateValue !== 'probing') return;
+    this.move('ready');
+    const where = `${primary.host}:${primary.port}`;
+    const verdict = judgeOutcome(outcome, primary, { rejectedRetry: true, untrustedMasterFatal: false });
+    if (verdict.kind === 'untrusted') {
+      this.logger.fatal({ master: where, reason: outcome.reason, code: verdict.error.code }, `Cannot fail back to the first master ${primary.host}: ${verdict.error.message}`);
+      this.safely(() => this.events.onUntrustedMaster?.(primary, verdict.error));
+    } else if (isRefusal(outcome)) {
+      // a failed probe is normal while the first master is down; a refusal is not
+      this.logger.warn({ master: where, reason: outcome.reason, error: outcome.error?.message }, `Cannot fail back to the first master ${primary.host}: ${outcome.error?.message ?? outcome.reason}`);
+    } else this.logger.debug({ master: where, reason: outcome.reason }, 'the first master is not back yet');
+    if (!this.isStopped()) this.scheduleFailback();
   }
 
   private safely(fn: () => void): void {

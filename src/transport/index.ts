@@ -3,3 +3,4 @@ export * from './framed-socket.js';
 export * from './socket-options.js';
 export * from './tls.js';
 export * from './unix.js';
+export * from './master-dialer.js';

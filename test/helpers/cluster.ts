@@ -164,6 +164,15 @@ export class Cluster {
     return this.spawnBrine(`minion ${name}`, ['minion', '-c', this.minionConfigDir(name)], env);
   }
 
+  /** A minion from a test-only entry script (a compiled file under dist/test/helpers) instead of `brine minion`. */
+  startMinionScript(name: string, script: string, args: string[], extra: Record<string, unknown> = {}): Proc {
+    this.writeMinionConfig(name, extra);
+    const child = spawn(process.execPath, [script, '-c', this.minionConfigDir(name), ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = new Proc(`minion ${name}`, child);
+    this.procs.push(p);
+    return p;
+  }
+
   /** Runs a CLI command against this cluster's master config. */
   brine(args: string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
     return runCli([...args, '-c', this.masterConfigDir], opts);

@@ -36,7 +36,8 @@ describe('autosign and autoreject files', () => {
   });
 
   it('rejects IDs matching autoreject and says so; the minion exits 77', async () => {
-    const m = cluster.startMinion('evil1');
+    // master_finger makes the master trusted, so its refusal is believed (issue 8 item 6)
+    const m = cluster.startMinion('evil1', { master_finger: (await cluster.brine(['key', '-F', 'master'])).stdout.match(/master\.pub: {2}(\S+)/)![1]! });
     assert.equal(await m.exited, 77, m.output);
     assert.match(m.output, /autoreject_file/);
     assert.match((await cluster.brine(['key', '-l', 'rej'])).stdout, /^Rejected Keys:\nevil1\n$/);

@@ -77,11 +77,12 @@ describe('brine doctor', () => {
       return /heartbeat RTT/.test(res.stdout) ? res : undefined;
     }, 15_000, 'an RTT in the doctor output');
     assert.equal(r.code, 0, r.stdout + r.stderr);
-    assert.deepEqual(lines(r).filter((l) => !l.startsWith('OK  ')), [], r.stdout);
+    // only the trust-on-first-use warning (no master_finger set)
+    assert.deepEqual(lines(r).filter((l) => !l.startsWith('OK  ')), [lines(r).find((l) => l.startsWith('WARN master_finger: not set'))], r.stdout);
     const where = `master 127.0.0.1:${cluster.port}`;
     assert.match(r.stdout, new RegExp(`^OK   ${where} TCP: connected to 127\\.0\\.0\\.1:${cluster.port} in [\\d.]+ ms\\.$`, 'm'));
     assert.ok(r.stdout.includes(`OK   ${where} TLS: handshake in `), r.stdout);
-    assert.ok(r.stdout.includes(`master key ${masterFp} matches the pinned key in ${path.join(minionPki('good'), 'minion_master.pub')}`), r.stdout);
+    assert.ok(r.stdout.includes(`master key ${masterFp} matches the pinned key in ${path.join(minionPki('good'), 'masters', `127.0.0.1_${cluster.port}.pub`)}`), r.stdout);
     assert.match(r.stdout, new RegExp(`^OK   ${where} key: the key of good is accepted\\.$`, 'm'));
     assert.match(r.stdout, new RegExp(`^OK   minion daemon -> 127\\.0\\.0\\.1:${cluster.port}: running as good, connected for \\d+ s, heartbeat RTT [\\d.]+ ms, 0 reconnects since start\\.$`, 'm'));
     assert.match(r.stdout, /^OK   return queue: return queue 0 waiting for acknowledgement, 0 dropped since start\.$/m);
@@ -100,6 +101,7 @@ describe('brine doctor', () => {
     assert.equal(fresh.code, 0, fresh.stdout);
     assert.match(fresh.stdout, new RegExp(`^WARN master 127\\.0\\.0\\.1:${cluster.port} key: fresh is pending: The master has not seen this minion's key \\(${FP.source}\\) yet; .* Fix: on the master run 'brine key -a fresh'`, 'm'));
     assert.equal(fs.existsSync(path.join(minionPki('fresh'), 'minion_master.pub')), false, 'the doctor pins nothing');
+    assert.equal(fs.existsSync(path.join(minionPki('fresh'), 'masters')), false, 'the doctor pins nothing');
 
     const after = await status('good');
     assert.equal(after?.state, 'connected');
@@ -121,7 +123,8 @@ describe('brine doctor', () => {
   });
 
   it('a rejected key: FAIL with the reason and the fix, exit 1', async () => {
-    const outcast = cluster.startMinion('outcast');
+    // master_finger makes the master trusted, so its refusal ends the minion (issue 8 item 6)
+    const outcast = cluster.startMinion('outcast', { master_finger: masterFp });
     await cluster.waitForPending(['outcast']);
     assert.equal((await cluster.brine(['key', '-r', 'outcast', '-y'])).code, 0);
     assert.equal(await outcast.exited, 77, outcast.output);
@@ -155,7 +158,7 @@ describe('brine doctor', () => {
   });
 
   it('a denied key (duplicate ID): FAIL with its own fingerprint only and brine key --replace, exit 1', async () => {
-    const impostor = cluster.startMinion('impostor', { id: 'good' });
+    const impostor = cluster.startMinion('impostor', { id: 'good', master_finger: masterFp });
     assert.equal(await impostor.exited, 77, impostor.output);
     const r = await doctor('impostor');
     assert.equal(r.code, 1, r.stdout);
@@ -178,9 +181,10 @@ describe('brine doctor', () => {
     await loadOrCreateIdentity({ pkiDir: minionPki('fingered'), name: 'minion', commonName: 'fingered' });
     const r = await doctor('fingered');
     assert.equal(r.code, 1, r.stdout);
-    assert.match(r.stdout, new RegExp(`^FAIL master \\S+ TLS: the master presented key ${masterFp}, but master_finger is ${wrong}; the minion refuses this master \\(MASTER_FINGER_MISMATCH, exit 42\\)\\. Fix: compare with 'brine key -F master' on the master; if the master was re-keyed on purpose, set master_finger to ${masterFp}`, 'm'));
+    assert.match(r.stdout, new RegExp(`^FAIL master \\S+ TLS: the master presented key ${masterFp}, but master_finger is ${wrong}; the minion refuses this master and retries it with backoff \\(MASTER_FINGER_MISMATCH\\)\\. Fix: compare with 'brine key -F master' on that master; if it was re-keyed on purpose or has its own key pair, add ${masterFp} to master_finger`, 'm'));
     assert.doesNotMatch(r.stdout, /key: /);
     assert.equal(fs.existsSync(path.join(minionPki('fingered'), 'minion_master.pub')), false);
+    assert.equal(fs.existsSync(path.join(minionPki('fingered'), 'masters')), false);
     assert.doesNotMatch(master.output, /probe from fingered/);
   });
 
@@ -196,7 +200,7 @@ describe('brine doctor', () => {
     assert.ok(line, r.stdout);
     assert.ok(line.includes(`the master key has changed: the master presented ${masterFp}, but this minion pinned `), line);
     assert.equal(line.match(FP)?.length, 3, line);
-    assert.ok(line.includes(`Fix: if the master was re-keyed on purpose, delete ${pinFile} and restart the minion`), line);
+    assert.ok(line.includes(`Fix: if the master was re-keyed on purpose, delete ${pinFile} (or add ${masterFp} to master_finger)`), line);
     assert.equal(fs.readFileSync(pinFile, 'utf8'), other, 'the pin is left alone');
   });
 

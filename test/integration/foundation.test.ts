@@ -104,7 +104,8 @@ describe('foundation: master, minions, keys and test.ping over mutual TLS', () =
   it('denies a second machine using an accepted ID and logs both fingerprints', async () => {
     const acceptedFp = (await cluster.brine(['key', '-f', 'alpha'])).stdout.match(/alpha: {2}(\S+)/)![1]!;
     // a fresh root means a fresh key pair under the same ID
-    const impostor = cluster.startMinion('alpha-impostor', { id: 'alpha' });
+    // master_finger makes the master trusted, so its refusal is believed (issue 8 item 6)
+    const impostor = cluster.startMinion('alpha-impostor', { id: 'alpha', master_finger: (await cluster.brine(['key', '-F', 'master'])).stdout.match(/master\.pub: {2}(\S+)/)![1]! });
     const code = await impostor.exited;
     assert.equal(code, 77, impostor.output);
     assert.match(impostor.output, /already has a different key accepted for ID 'alpha'/);
@@ -124,7 +125,7 @@ describe('foundation: master, minions, keys and test.ping over mutual TLS', () =
   });
 
   it('a rejected minion exits 77 with the reason and the fix', async () => {
-    const m = cluster.startMinion('delta');
+    const m = cluster.startMinion('delta', { master_finger: (await cluster.brine(['key', '-F', 'master'])).stdout.match(/master\.pub: {2}(\S+)/)![1]! });
     await cluster.waitForPending(['delta']);
     const r = await cluster.brine(['key', '-r', 'delta', '-y']);
     assert.match(r.stdout, /Key for minion delta rejected\./);

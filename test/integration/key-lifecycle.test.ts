@@ -37,7 +37,8 @@ describe('key lifecycle: re-image and delete', () => {
     const oldFp = (await cluster.brine(['key', '-f', 'web1'])).stdout.match(/web1: {2}(\S+)/)![1]!;
     // a re-image: same ID, new key pair
     fs.rmSync(minionPki(), { recursive: true, force: true });
-    const reimaged = cluster.startMinion('web1');
+    // a re-image loses the master pin too; master_finger makes the master's refusal believed (issue 8 item 6)
+    const reimaged = cluster.startMinion('web1', { master_finger: (await cluster.brine(['key', '-F', 'master'])).stdout.match(/master\.pub: {2}(\S+)/)![1]! });
     assert.equal(await reimaged.exited, 77, reimaged.output);
     assert.match(reimaged.output, /brine key --replace web1/);
     const listed = await cluster.brine(['key', '-L']);

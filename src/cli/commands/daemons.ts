@@ -3,6 +3,7 @@
 
 import type { Command } from 'commander';
 import { BrineError, ERRORS } from '../../util/errors.js';
+import type { MinionRuntime } from '../../minion/index.js';
 import { fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
 import { prepareDaemon } from '../daemon-start.js';
 
@@ -42,27 +43,37 @@ export function registerDaemons(program: Command): void {
           process.exitCode = await doctorId(flags);
           return;
         }
-        const opts = minionOptions(flags);
-        const daemon = prepareDaemon('minion', opts);
-        const { logger } = daemon;
-        const { Minion } = await import('../../minion/index.js');
-        const minion = await Minion.start(opts, logger, {
-          onFatal: (err: BrineError) => {
-            const headline =
-              err.code === 'AUTH_REJECTED' || err.code === 'AUTH_DENIED' || err.code === 'INVALID_ID'
-                ? "The master has rejected this minion's public key!"
-                : err.code === 'MASTER_KEY_CHANGED' || err.code === 'MASTER_FINGER_MISMATCH'
-                  ? "The master's public key did not authenticate!"
-                  : 'The minion cannot continue.';
-            process.stderr.write(`${headline}\n${err.code}: ${err.message}\nfix: ${ERRORS[err.code].fix}\nThe minion will now exit.\n`);
-            // let the log line flush before leaving
-            setTimeout(() => process.exit(err.exitCode), 50);
-          },
-        });
-        onSignals(() => minion.stop());
-        daemon.started();
+        await runMinionDaemon(flags);
       } catch (err) {
         fail(err);
       }
     });
+}
+
+/**
+ * Runs a minion in this process until SIGTERM/SIGINT, exiting with the error's code when it
+ * must stop for good. `hooks` is for tests only (a wrapper around the link callbacks); `brine
+ * minion` passes none.
+ */
+export async function runMinionDaemon(flags: ConfigFlags, hooks: Pick<MinionRuntime, 'wrapLinkEvents'> = {}): Promise<void> {
+  const opts = minionOptions(flags);
+  const daemon = prepareDaemon('minion', opts);
+  const { logger } = daemon;
+  const { Minion } = await import('../../minion/index.js');
+  const minion = await Minion.start(opts, logger, {
+    ...hooks,
+    onFatal: (err: BrineError) => {
+      const headline =
+        err.code === 'AUTH_REJECTED' || err.code === 'AUTH_DENIED' || err.code === 'INVALID_ID'
+          ? "The master has rejected this minion's public key!"
+          : err.code === 'MASTER_KEY_CHANGED' || err.code === 'MASTER_FINGER_MISMATCH'
+            ? "The master's public key did not authenticate!"
+            : 'The minion cannot continue.';
+      process.stderr.write(`${headline}\n${err.code}: ${err.message}\nfix: ${ERRORS[err.code].fix}\nThe minion will now exit.\n`);
+      // let the log line flush before leaving
+      setTimeout(() => process.exit(err.exitCode), 50);
+    },
+  });
+  onSignals(() => minion.stop());
+  daemon.started();
 }

@@ -1,6 +1,6 @@
 // Public surface of `brine doctor`: the checks per group, their verdicts and how they print.
 export { exitCodeFor, formatCheck, formatChecks, worst, duration, ok, warn, fail, type Check, type Level } from './check.js';
-export { judgeKeyState, judgeMasterKey, judgeMinionStatus, summarizeId, type KeyTrust, type StatusProblem } from './minion-verdicts.js';
+export { judgeKeyState, judgeMasterFinger, judgeMasterKey, judgeMinionStatus, summarizeId, type KeyTrust, type StatusProblem } from './minion-verdicts.js';
 export { judgeDenied, judgeFlapping, judgeKeyCounts, DUPLICATE_WINDOW_MS, TROUBLESHOOTING_DOC, type DeniedKey, type KeyCounts } from './master-verdicts.js';
 export { minionChecks } from './minion-checks.js';
 export { masterChecks } from './master-checks.js';

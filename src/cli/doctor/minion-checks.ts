@@ -6,12 +6,11 @@ import * as path from 'node:path';
 import { toBrineError } from '../../util/errors.js';
 import type { MinionOptions } from '../../config/index.js';
 import { MINION_CONTROL_REPLIES, type MinionControlReply, type MinionControlRequest, type MinionStatus } from '../../protocol/index.js';
-import { normalizeFingerprint } from '../../pki/index.js';
 import { connectUnix, keepaliveFromConfig } from '../../transport/index.js';
 import { BRINE_VERSION } from '../../modules/index.js';
-import { MasterPin, checkIdResolution, idOptionsFrom, minionSocketPath, parseMasterEndpoint, resolveMinionId } from '../../minion/index.js';
+import { MasterPins, checkIdResolution, masterFingers, idOptionsFrom, minionSocketPath, parseMasterEndpoint, resolveMinionId } from '../../minion/index.js';
 import { fail, ok, warn, type Check } from './check.js';
-import { judgeKeyState, judgeMasterKey, judgeMinionStatus, summarizeId, type StatusProblem } from './minion-verdicts.js';
+import { judgeKeyState, judgeMasterFinger, judgeMasterKey, judgeMinionStatus, summarizeId, type StatusProblem } from './minion-verdicts.js';
 import { connectToMaster, loadProbeIdentity, probeKeyState, type ProbeIdentity } from './probe-master.js';
 
 /** `configCheck`: the config line, made by the caller that loaded it. */
@@ -34,6 +33,7 @@ export async function minionChecks(opts: MinionOptions, configCheck: Check): Pro
     if (identity && !identity.own) {
       checks.push(warn('minion key', `no key pair in ${opts.pki_dir} yet (the minion has never started there); the network checks use a throwaway key, so the key state on each master is not known`, 'start the minion once; it makes its key pair and signs in'));
     }
+    checks.push(judgeMasterFinger(masterFingers(opts.master_finger).raw));
     const masters = (Array.isArray(opts.master) ? opts.master : [opts.master]).map((m) => parseMasterEndpoint(m, opts.master_port));
     for (const m of masters) checks.push(...(await masterLinkChecks(opts, id, m, identity)));
   }
@@ -64,12 +64,13 @@ async function masterLinkChecks(opts: MinionOptions, id: string, m: { host: stri
     return out;
   }
   const presented = probe.tls.value!.fingerprint;
-  const pin = new MasterPin(opts.pki_dir, opts.master_finger);
+  const pins = new MasterPins(opts.pki_dir, opts.master_finger);
+  const fingers = masterFingers(opts.master_finger);
   const keyChecks = judgeMasterKey(`${where} TLS`, presented, {
-    pinned: pin.pinnedFingerprint(),
-    pinFile: pin.file,
-    masterFinger: opts.master_finger,
-    masterFingerNormalized: opts.master_finger ? normalizeFingerprint(opts.master_finger) : undefined,
+    pinned: pins.pinnedFingerprint(m),
+    pinFile: pins.pinFileOf(m),
+    masterFinger: fingers.raw,
+    masterFingerNormalized: fingers.normalized,
   });
   for (const c of keyChecks) if (c.level === 'ok') c.detail = `handshake in ${probe.tls.ms} ms; ${c.detail}`;
   out.push(...keyChecks);

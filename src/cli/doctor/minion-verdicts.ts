@@ -8,45 +8,56 @@ import type { IdCheck } from '../../minion/index.js';
 import { duration, fail, ok, warn, type Check } from './check.js';
 
 export interface KeyTrust {
-  /** Fingerprint in minion_master.pub, when it exists. */
+  /** The fingerprint pinned for this master, when there is one. */
   pinned?: string | undefined;
   pinFile: string;
-  /** master_finger from the config, '' when unset. */
-  masterFinger: string;
-  /** master_finger normalised; undefined when it is set but not a fingerprint. */
-  masterFingerNormalized?: string | undefined;
+  /** master_finger from the config as written, [] when unset. */
+  masterFinger: readonly string[];
+  /** master_finger normalised (undefined for an entry that is not a fingerprint). */
+  masterFingerNormalized: ReadonlyArray<string | undefined>;
 }
 
-/** The master's key as the minion daemon would judge it (MasterPin), read-only. */
+/** The master's key as the minion daemon would judge it (MasterPins), read-only. */
 export function judgeMasterKey(what: string, presented: string, trust: KeyTrust): Check[] {
   const out: Check[] = [];
-  if (trust.masterFinger) {
-    if (trust.masterFingerNormalized !== presented) {
+  if (trust.masterFinger.length > 0) {
+    if (!trust.masterFingerNormalized.includes(presented)) {
       out.push(
         fail(
           what,
-          `the master presented key ${presented}, but master_finger is ${trust.masterFinger}; the minion refuses this master (MASTER_FINGER_MISMATCH, exit 42)`,
-          `compare with 'brine key -F master' on the master; if the master was re-keyed on purpose, set master_finger to ${presented} in the minion config`,
+          `the master presented key ${presented}, but master_finger is ${trust.masterFinger.join(', ')}; the minion refuses this master and retries it with backoff (MASTER_FINGER_MISMATCH)`,
+          `compare with 'brine key -F master' on that master; if it was re-keyed on purpose or has its own key pair, add ${presented} to master_finger`,
         ),
       );
       return out;
     }
+    out.push(ok(what, `master key ${presented} is listed in master_finger`));
+    return out;
   }
-  const finger = trust.masterFinger ? ' and equals master_finger' : '';
   if (trust.pinned === undefined) {
-    out.push(ok(what, `master key ${presented}${finger}; not pinned yet: the minion pins it in ${trust.pinFile} at its first connection`));
+    out.push(ok(what, `master key ${presented}; not pinned yet: the minion pins it in ${trust.pinFile} once this master accepts it`));
   } else if (trust.pinned !== presented) {
     out.push(
       fail(
         what,
-        `the master key has changed: the master presented ${presented}, but this minion pinned ${trust.pinned} in ${trust.pinFile}; the minion refuses this master (MASTER_KEY_CHANGED, exit 42)`,
-        `if the master was re-keyed on purpose, delete ${trust.pinFile} and restart the minion (or set master_finger to ${presented}); otherwise treat it as an attack and do not re-trust it`,
+        `the master key has changed: the master presented ${presented}, but this minion pinned ${trust.pinned} in ${trust.pinFile}; the minion refuses this master and retries it with backoff (MASTER_KEY_CHANGED)`,
+        `if the master was re-keyed on purpose, delete ${trust.pinFile} (or add ${presented} to master_finger); otherwise treat it as an attack and do not re-trust it`,
       ),
     );
   } else {
-    out.push(ok(what, `master key ${presented} matches the pinned key in ${trust.pinFile}${finger}`));
+    out.push(ok(what, `master key ${presented} matches the pinned key in ${trust.pinFile}`));
   }
   return out;
+}
+
+/** Trust on first use only: without master_finger the first key a master shows is believed. */
+export function judgeMasterFinger(masterFinger: readonly string[]): Check {
+  if (masterFinger.length > 0) return ok('master_finger', `set (${masterFinger.length} fingerprint${masterFinger.length === 1 ? '' : 's'}): refusals from a listed master count, other keys are refused`);
+  return warn(
+    'master_finger',
+    'not set: the minion trusts the key each master shows when it first accepts this minion (trust on first use), and a refusal from a master it never signed in with is retried instead of believed',
+    "run 'brine key -F master' on each master and set master_finger to that fingerprint (a list for masters with their own key pairs)",
+  );
 }
 
 const REFUSAL_CODES: ReadonlyMap<AuthStatus, ErrorCode> = new Map<AuthStatus, ErrorCode>([
@@ -109,7 +120,7 @@ export function judgeMinionStatus(status: MinionStatus | StatusProblem, now: num
   for (const link of status.links) {
     const what = `minion daemon -> ${link.endpoint}`;
     const reconnects = `${link.reconnects} reconnect${link.reconnects === 1 ? '' : 's'} since start`;
-    if (link.state === 'ready') {
+    if (link.state === 'ready' || link.state === 'probing') {
       const since = link.connectedSince === undefined ? '' : ` for ${duration(now - link.connectedSince)}`;
       const rtt = link.rttMs === undefined ? 'RTT not measured yet (first heartbeat pending)' : `heartbeat RTT ${link.rttMs.toFixed(1)} ms`;
       out.push(ok(what, `running as ${status.id}, connected${since}, ${rtt}, ${reconnects}`));
@@ -123,6 +134,15 @@ export function judgeMinionStatus(status: MinionStatus | StatusProblem, now: num
         ),
       );
     }
+  }
+  for (const r of status.refusedMasters ?? []) {
+    out.push(
+      fail(
+        `minion daemon -> ${r.master} refused`,
+        `${r.code}: ${r.message} (since ${duration(now - r.since)} ago)`,
+        'see the master checks above; the minion keeps serving its other masters and retries this one with backoff',
+      ),
+    );
   }
   const queue = `return queue ${status.returnQueue} waiting for acknowledgement, ${status.returnsDropped} dropped since start`;
   if (status.returnsDropped > 0) out.push(warn('return queue', queue, 'raise return_queue_max, and find why no master acknowledges returns (see the connection lines above)'));

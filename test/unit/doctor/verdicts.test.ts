@@ -15,7 +15,7 @@ import {
   judgeFlapping,
   judgeKeyCounts,
   judgeKeyState,
-  judgeMasterKey,
+  judgeMasterFinger, judgeMasterKey,
   judgeMinionStatus,
   ok,
   summarizeId,
@@ -62,36 +62,44 @@ describe('formatting and exit status', () => {
 });
 
 describe('the master key (master_finger, then the pin)', () => {
-  const pinFile = '/pki/minion_master.pub';
+  const pinFile = '/pki/masters/m_4506.pub';
+  const none = { masterFinger: [], masterFingerNormalized: [] };
 
   it('OK when it matches the pin, and when nothing is pinned yet (trust on first use)', () => {
-    const [same] = judgeMasterKey('m', A, { pinned: A, pinFile, masterFinger: '' });
+    const [same] = judgeMasterKey('m', A, { pinned: A, pinFile, ...none });
     assert.equal(same?.level, 'ok');
-    assert.match(same!.detail, /matches the pinned key in \/pki\/minion_master\.pub/);
-    const [first] = judgeMasterKey('m', A, { pinFile, masterFinger: '' });
+    assert.match(same!.detail, /matches the pinned key in \/pki\/masters\/m_4506\.pub/);
+    const [first] = judgeMasterKey('m', A, { pinFile, ...none });
     assert.equal(first?.level, 'ok');
     assert.match(first!.detail, /not pinned yet/);
   });
 
   it('FAIL on a changed key, naming both fingerprints and how to re-trust', () => {
-    const checks = judgeMasterKey('m', A, { pinned: B, pinFile, masterFinger: '' });
+    const checks = judgeMasterKey('m', A, { pinned: B, pinFile, ...none });
     assert.equal(checks.length, 1);
     assert.equal(checks[0]!.level, 'fail');
     assert.ok(checks[0]!.detail.includes(A) && checks[0]!.detail.includes(B), checks[0]!.detail);
-    assert.match(checks[0]!.fix!, /delete \/pki\/minion_master\.pub and restart the minion/);
+    assert.match(checks[0]!.detail, /refuses this master and retries it with backoff \(MASTER_KEY_CHANGED\)/);
+    assert.match(checks[0]!.fix!, /delete \/pki\/masters\/m_4506\.pub \(or add \S+ to master_finger\)/);
   });
 
-  it('FAIL on a master_finger mismatch before looking at the pin; OK when it matches', () => {
-    const bad = judgeMasterKey('m', A, { pinned: A, pinFile, masterFinger: 'BB' + B.slice(2), masterFingerNormalized: B });
+  it('FAIL on a master_finger mismatch before looking at the pin; OK when any listed fingerprint matches', () => {
+    const bad = judgeMasterKey('m', A, { pinned: A, pinFile, masterFinger: ['BB' + B.slice(2)], masterFingerNormalized: [B] });
     assert.equal(bad.length, 1);
     assert.equal(bad[0]!.level, 'fail');
     assert.match(bad[0]!.detail, /MASTER_FINGER_MISMATCH/);
-    assert.ok(bad[0]!.fix!.includes(`set master_finger to ${A}`));
+    assert.ok(bad[0]!.fix!.includes(`add ${A} to master_finger`));
     // a master_finger that is not even a fingerprint never matches
-    assert.equal(judgeMasterKey('m', A, { pinFile, masterFinger: 'nonsense', masterFingerNormalized: undefined })[0]!.level, 'fail');
-    const good = judgeMasterKey('m', A, { pinned: A, pinFile, masterFinger: A, masterFingerNormalized: A });
-    assert.equal(good[0]!.level, 'ok');
-    assert.match(good[0]!.detail, /equals master_finger/);
+    assert.equal(judgeMasterKey('m', A, { pinFile, masterFinger: ['nonsense'], masterFingerNormalized: [undefined] })[0]!.level, 'fail');
+    const good = judgeMasterKey('m', A, { pinned: B, pinFile, masterFinger: [B, A], masterFingerNormalized: [B, A] });
+    assert.equal(good[0]!.level, 'ok', 'a listed key is trusted even over an older pin');
+    assert.match(good[0]!.detail, /listed in master_finger/);
+  });
+
+  it('WARN when master_finger is unset, OK when set', () => {
+    assert.equal(judgeMasterFinger([]).level, 'warn');
+    assert.match(judgeMasterFinger([]).fix!, /brine key -F master/);
+    assert.equal(judgeMasterFinger([A, B]).level, 'ok');
   });
 });
 

@@ -146,3 +146,48 @@ test('failback: while on another master the first one is probed and takes over o
   await flush();
   assert.equal(deps.dials.length, 4);
 });
+
+test('after a failback onConnectionState keeps firing for the live connection (issue 8 structure)', async () => {
+  const deps = new FakeDeps({ autoDial: false });
+  const changes: string[] = [];
+  const states: string[] = [];
+  const link = new MasterLink(new MasterPool([M1, M2], { failover: true, randomMaster: false, failback: true }), deps, CONN_OPTS, LINK_OPTS, { onConnectionState: (from, to) => changes.push(`${from}>${to}`) }, () => 0.5);
+  link.start();
+  await flush();
+  deps.dials[0]!.result.reject(new Error('ECONNREFUSED'));
+  await flush();
+  deps.clock.advance(50);
+  await flush();
+  const { FakeChannel } = await import('./fakes.js');
+  const onM2 = new FakeChannel();
+  deps.dials[1]!.onTcpConnected();
+  deps.dials[1]!.result.resolve(onM2);
+  await flush();
+  onM2.deliver(auth('accepted'));
+  states.push(link.state);
+  deps.clock.advance(5_000);
+  await flush();
+  states.push(link.state);
+  changes.length = 0;
+  const onM1 = new FakeChannel();
+  deps.dials[2]!.onTcpConnected();
+  deps.dials[2]!.result.resolve(onM1);
+  await flush();
+  assert.deepEqual(changes, [], 'the probe is not the live connection: its states are not reported');
+  onM1.deliver(auth('accepted'));
+  states.push(link.state);
+  assert.equal(link.endpoint.host, 'm1');
+  assert.deepEqual(states, ['ready', 'probing', 'ready']);
+  changes.length = 0;
+  // the live connection (the former probe) drops: its owner must hear about it
+  onM1.drop('reset');
+  assert.deepEqual(changes, ['ready>closed']);
+  assert.equal(link.state, 'waiting');
+  link.stop();
+});
+
+test('MasterLink transitions: stopped is terminal, probing only from ready', async () => {
+  const { canLinkTransition, LINK_STATES } = await import('../../../src/session/index.js');
+  for (const to of LINK_STATES) assert.equal(canLinkTransition('stopped', to), false);
+  for (const from of LINK_STATES) assert.equal(canLinkTransition(from, 'probing'), from === 'ready', from);
+});

@@ -115,6 +115,8 @@ export class FakeDeps implements ConnectionDeps {
   readonly dials: DialRecord[] = [];
   readonly channels: FakeChannel[] = [];
   trustCalls = 0;
+  /** Endpoints whose key pinMaster was asked to pin (issue 8: only after `accepted`). */
+  readonly pinned: string[] = [];
   /** The most attempts that were between dial start and channel close at one moment. */
   maxConcurrent = 0;
   private live = 0;
@@ -152,9 +154,13 @@ export class FakeDeps implements ConnectionDeps {
     return result.promise;
   }
 
-  trustMaster(master: { fingerprint: string; publicKeyPem: string }, endpoint: { host: string; port: number }): void {
+  trustMaster(master: { fingerprint: string; publicKeyPem: string }, endpoint: { host: string; port: number }): 'pinned' | 'unpinned' | void {
     this.trustCalls++;
-    this.fakeOpts.trustMaster?.(master, endpoint);
+    return this.fakeOpts.trustMaster?.(master, endpoint);
+  }
+
+  pinMaster(_master: { fingerprint: string; publicKeyPem: string }, endpoint: { host: string; port: number }): void {
+    this.pinned.push(`${endpoint.host}:${endpoint.port}`);
   }
 
   get lastChannel(): FakeChannel {

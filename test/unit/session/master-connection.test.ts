@@ -266,6 +266,22 @@ test('a master_finger mismatch is also master_key_changed', async () => {
   assert.equal(s.outcomes[0]?.reason, 'master_key_changed');
 });
 
+// Issue 8 item 6: a master's key is pinned only once it accepts, and the outcome says whether
+// the key was trusted (pinned or master_finger) so a refusal from an unknown master is not believed.
+for (const status of ['accepted', 'pending', 'rejected', 'denied'] as const) {
+  for (const trust of ['pinned', 'unpinned'] as const) {
+    test(`${trust} master answering ${status}: pinned only when accepted; masterTrusted = ${trust === 'pinned'}`, async () => {
+      const s = setup({ trustMaster: () => trust });
+      await toAuthenticating(s);
+      s.deps.lastChannel.deliver(auth(status));
+      assert.deepEqual(s.deps.pinned, status === 'accepted' ? ['salt:4506'] : []);
+      s.conn.close('shutdown');
+      assert.equal(s.outcomes.length, 1);
+      assert.equal(s.outcomes[0]!.masterTrusted, trust === 'pinned');
+    });
+  }
+}
+
 for (const early of [JOB, { t: 'ack', jid: JOB.jid }] as const) {
   test(`a "${early.t}" before authentication is a protocol_error and never reaches onMessage`, async () => {
     const s = setup();

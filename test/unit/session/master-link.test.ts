@@ -243,8 +243,24 @@ test('a full master is not fatal even without rejected_retry', async () => {
   assert.equal(s.retries.length, 1);
 });
 
-test('a changed master key is fatal', async () => {
-  const s = setup({ deps: { trustMaster: keyChanged } });
+test('a changed master key is refused and retried with backoff, not fatal (issue 8 item 6)', async () => {
+  const untrusted: string[] = [];
+  const s = setup({ deps: { trustMaster: keyChanged }, events: { onUntrustedMaster: (m, err) => untrusted.push(`${m.host}:${err.code}`) }, random: () => 1 });
+  s.link.start();
+  await flush();
+  assert.equal(s.fatal.length, 0);
+  assert.deepEqual(untrusted, ['salt:MASTER_KEY_CHANGED']);
+  assert.equal(s.link.state, 'waiting');
+  assert.deepEqual(s.retries, [1_000], 'the reconnect backoff, not a busy loop');
+  s.deps.clock.advance(1_000);
+  await flush();
+  assert.equal(s.deps.dials.length, 2);
+  assert.deepEqual(s.retries, [1_000, 2_000], 'and it grows');
+  assert.deepEqual(untrusted, ['salt:MASTER_KEY_CHANGED', 'salt:MASTER_KEY_CHANGED']);
+});
+
+test('a changed master key is fatal with untrusted_master_exit', async () => {
+  const s = setup({ deps: { trustMaster: keyChanged }, link: { untrustedMasterFatal: true } });
   s.link.start();
   await flush();
   assert.equal(s.fatal.length, 1);
@@ -253,6 +269,43 @@ test('a changed master key is fatal', async () => {
   s.deps.clock.advance(1_000_000);
   await flush();
   assert.equal(s.deps.dials.length, 1);
+});
+
+test('a rejection from a master never signed in with (unpinned) is not fatal: no hello believed, retried with backoff', async () => {
+  const untrusted: string[] = [];
+  const s = setup({ deps: { trustMaster: () => 'unpinned' }, events: { onUntrustedMaster: (_m, err) => untrusted.push(err.code) } });
+  s.link.start();
+  await answer(s, 'rejected');
+  assert.equal(s.fatal.length, 0);
+  assert.deepEqual(untrusted, ['AUTH_REJECTED']);
+  assert.equal(s.link.state, 'waiting');
+  assert.deepEqual(s.retries, [10_000]);
+  s.deps.clock.advance(10_000);
+  await answer(s, 'denied');
+  assert.deepEqual(untrusted, ['AUTH_REJECTED', 'AUTH_DENIED']);
+  assert.deepEqual(s.retries, [10_000, 20_000], 'the acceptance wait grows');
+  // with the opt-in it ends the link as before
+  const t = setup({ deps: { trustMaster: () => 'unpinned' }, link: { untrustedMasterFatal: true } });
+  t.link.start();
+  await answer(t, 'rejected');
+  assert.equal(t.fatal.length, 1);
+  assert.ok(isBrineError(t.fatal[0], 'AUTH_REJECTED'));
+});
+
+test('a trusted rejection asks giveUpOnRefusal: false retries, true ends the link', async () => {
+  let answerWith = false;
+  const asked: string[] = [];
+  const s = setup({ link: { giveUpOnRefusal: (m, err) => (asked.push(`${m.host}:${err.code}`), answerWith) } });
+  s.link.start();
+  await answer(s, 'rejected');
+  assert.deepEqual(asked, ['salt:AUTH_REJECTED']);
+  assert.equal(s.fatal.length, 0);
+  assert.equal(s.link.state, 'waiting');
+  answerWith = true;
+  s.deps.clock.advance(s.retries[0]!);
+  await answer(s, 'rejected');
+  assert.equal(s.fatal.length, 1);
+  assert.equal(s.link.state, 'stopped');
 });
 
 // Issue 3: an exception from any event callback must leave the link reconnecting, never stuck.

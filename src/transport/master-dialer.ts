@@ -1,0 +1,67 @@
+// The minion side's way to a master: DNS and a mutual-TLS dial with the node's identity, as the
+// `resolve`/`dial` pair a session `MasterConnection` takes. One wiring for the minion daemon and
+// the emulator, so both exercise the same dial path.
+
+import * as dns from 'node:dns';
+import { BrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { MASTER_MESSAGES, type Channel, type MasterMessage, type MinionMessage } from '../protocol/index.js';
+import type { KeepaliveOptions } from './socket-options.js';
+import { createIdentityContext, dialTls, type TlsIdentity } from './tls.js';
+
+export interface MasterDialerOptions {
+  identity: TlsIdentity;
+  /** Deadline for the TCP connect plus TLS handshake, ms. */
+  timeoutMs: number;
+  socketOptions: KeepaliveOptions;
+  /** Frame limit until authentication (the connection raises it afterwards). */
+  maxFrame: number;
+  logger: Logger;
+  /**
+   * Resolve each host once and reuse the answer (the emulator: thousands of sessions must not
+   * each ask DNS). The daemon resolves on every attempt, so a moved master is followed.
+   */
+  cacheDns?: boolean;
+}
+
+/** Structurally the `resolve`/`dial` part of the session layer's ConnectionDeps. */
+export interface MasterDialer {
+  resolve(host: string): Promise<string>;
+  dial(address: string, port: number, onTcpConnected: () => void, signal?: AbortSignal): Promise<Channel<MasterMessage, MinionMessage>>;
+}
+
+export function createMasterDialer(opts: MasterDialerOptions): MasterDialer {
+  // one secure context for every connection: cheap handshakes
+  const secureContext = createIdentityContext(opts.identity);
+  const lastAddress = new Map<string, string>();
+  return {
+    async resolve(host) {
+      const cached = opts.cacheDns ? lastAddress.get(host) : undefined;
+      if (cached !== undefined) return cached;
+      let address: string;
+      try {
+        address = (await dns.promises.lookup(host)).address;
+      } catch (err) {
+        throw new BrineError('CONNECT_FAILED', `Master hostname '${host}' not found: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check 'master' in the minion config and DNS.`, { cause: err });
+      }
+      const before = lastAddress.get(host);
+      if (before !== undefined && before !== address) opts.logger.warn({ host, from: before, to: address }, `Master ip address changed from ${before} to ${address}`);
+      lastAddress.set(host, address);
+      return address;
+    },
+    async dial(address, port, onTcpConnected, signal) {
+      const dialed = await dialTls<MasterMessage, MinionMessage>({
+        host: address,
+        port,
+        secureContext,
+        timeoutMs: opts.timeoutMs,
+        socketOptions: opts.socketOptions,
+        maxFrame: opts.maxFrame,
+        schemas: MASTER_MESSAGES,
+        onTcpConnected,
+        ...(signal ? { signal } : {}),
+      });
+      return dialed.channel;
+    },
+  };
+}
