@@ -41,10 +41,18 @@ export function runTests(files, { out = process.stdout, extraArgs = [], env = pr
     ],
     { stdio: ['ignore', 'pipe', 'inherit'], env },
   );
-  let tail = '';
+  // node's summary ("ℹ pass 3") comes before the details of failing tests, which can be long,
+  // so its lines are picked out as they stream by rather than read from the tail
+  let partial = '';
+  const summary = new Map();
   child.stdout.on('data', (chunk) => {
     out.write(chunk);
-    tail = (tail + chunk.toString()).slice(-4000);
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const m = line.match(/^\S*\s*(tests|suites|pass|fail|cancelled|skipped|todo) (\d+)\s*$/);
+      if (m) summary.set(m[1], line);
+    }
   });
   return new Promise((resolve) => {
     child.on('close', (code) => {
@@ -55,7 +63,7 @@ export function runTests(files, { out = process.stdout, extraArgs = [], env = pr
         // the runner died before the reporter finished; node's own counts still stand
       }
       rmSync(dir, { recursive: true, force: true });
-      const counts = countsFromSpec(tail, skippedSuites);
+      const counts = countsFromSpec([...summary.values(), partial].join('\n'), skippedSuites);
       resolve({ ...counts, line: closingLine(counts), code: code ?? 1 });
     });
   });

@@ -11,7 +11,7 @@ import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { fingerprint } from './fingerprint.js';
 
 /** Most distinct denied keys kept per ID; the one seen longest ago goes first. */
-export const DENIED_KEYS_PER_ID = 8;
+export const DENIED_KEYS_PER_ID = 32;
 
 export interface DeniedKey {
   fingerprint: string;

@@ -47,7 +47,9 @@ describe('brine key --replace follows the confirmed key (threats.md #31)', () =>
 
   /** The host re-imaged: same ID, new key pair; the master denies it and keeps its key. */
   async function reimage(name: string): Promise<string> {
-    const p = cluster.startMinion(name, { id: 'web1' });
+    // a re-image loses the master pin; master_finger makes the master's refusal believed (issue 8 item 6)
+    const masterFinger = (await cluster.brine(['key', '-F', 'master'])).stdout.match(/master\.pub: {2}(\S+)/)![1]!;
+    const p = cluster.startMinion(name, { id: 'web1', master_finger: masterFinger });
     assert.equal(await p.exited, 77, p.output);
     return fingerprintOf(minionPub(name));
   }

@@ -146,18 +146,30 @@ describe('seed 001: twenty minions whose resolver says localhost.localdomain', {
       assert.match(p.output, /fix: If this host was re-imaged/);
     }
 
+    // brine key -L lists every denied key with its fingerprint and the address it came from
     const keys = await cluster.brine(['key', '-L']);
-    assert.equal(keys.stdout, 'Accepted Keys:\nweb-template\nDenied Keys:\nweb-template\nUnaccepted Keys:\nRejected Keys:\n');
-    const denials = master.output.split('\n').filter((l) => l.includes('Authentication attempt from web-template') && l.includes('public keys did not match'));
-    assert.equal(denials.length, COUNT - 1, master.output);
+    const [acceptedPart, deniedPart] = keys.stdout.split('Denied Keys:\n');
+    assert.equal(acceptedPart, 'Accepted Keys:\nweb-template\n');
+    assert.ok(deniedPart?.endsWith('Unaccepted Keys:\nRejected Keys:\n'), keys.stdout);
+    const deniedLines = deniedPart!.replace('Unaccepted Keys:\nRejected Keys:\n', '').trim().split('\n');
     const presented = new Set<string>();
+    for (const line of deniedLines) {
+      const m = line.match(/^web-template: {2}(\S+) {2}\(from 127\.0\.0\.1:\d+, last seen \S+\)$/);
+      assert.ok(m, `a denied key with its fingerprint and address: ${line}`);
+      presented.add(m[1]!);
+    }
+    assert.equal(deniedLines.length, COUNT - 1, keys.stdout);
+    assert.equal(presented.size, COUNT - 1, 'nineteen different machines, nineteen different keys');
+    assert.ok(!presented.has(acceptedFp));
+    // the master's log names both keys and the claimant's address; refusals from one address
+    // beyond the first 20 a minute are logged in summary (issue 8 point 4), so not every one
+    const denials = master.output.split('\n').filter((l) => l.includes('Authentication attempt from web-template') && l.includes('public keys did not match'));
+    assert.ok(denials.length >= 1 && denials.length <= COUNT - 1, master.output);
     for (const line of denials) {
       assert.ok(line.includes(`accepted key ${acceptedFp}`), line);
       assert.match(line, /at 127\.0\.0\.1:\d+/, 'the address of the claimant');
-      presented.add(line.match(/presented key (\S+?)\./)![1]!);
+      assert.ok(presented.has(line.match(/presented key (\S+?)\./)![1]!), line);
     }
-    assert.equal(presented.size, COUNT - 1, 'nineteen different machines, nineteen different keys');
-    assert.ok(!presented.has(acceptedFp));
     await first.kill();
   });
 
