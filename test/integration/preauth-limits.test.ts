@@ -161,9 +161,39 @@ describe('unauthenticated peers are bounded (threats.md #24, #25)', () => {
     const refusalLines = linesNaming(master, '127.0.0.2').filter((l) => /turned away a sign-in|before authentication|refused \d+ more/.test(l));
     assert.ok(turnedAway >= 100 && refusalLines.length <= 30, `${refusalLines.length} log lines for ${turnedAway} busy answers to 127.0.0.2 (${attempts} hellos)`);
     assert.ok(refusalLines.some((l) => /refused \d+ more connection attempts from 127\.0\.0\.2 .*busy \d+/.test(l)), refusalLines.slice(-5).join('\n'));
-    // and so do the sign-ins it got through with (new pending keys, invalid IDs, the pending cap):
-    // every line naming the flooder, whatever it says, stays within the per-address budget
-    const allLines = linesNaming(master, '127.0.0.2');
+    // and so do the sign-ins it got through with (invalid IDs, unknown keys, the pending cap):
+    // every line naming the flooder stays within the per-address budget, apart from the
+    // connect/disconnect lines of its hellos that were accepted (auto_accept is on here)
+    const allLines = linesNaming(master, '127.0.0.2').filter((l) => !/minion flood-\d+ (connected|disconnected)/.test(l));
     assert.ok(allLines.length <= 40, `${allLines.length} log lines name 127.0.0.2 for ${attempts} hellos:\n${allLines.slice(0, 60).join('\n')}`);
+  });
+  it('refused sign-ins from one address (invalid IDs, a key squatting IDs) are logged in summary, not once per attempt', async () => {
+    const cluster = await Cluster.create();
+    cleanups.push(() => cluster.cleanup());
+    // no busy answers here: every hello reaches the decision and is refused there
+    const master = await cluster.startMaster({ auth_rate: 10_000, auth_rate_per_source: 10_000, max_ids_per_key: 4 });
+    const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-refusals-'));
+    cleanups.push(() => fs.rmSync(keyDir, { recursive: true, force: true }));
+    const squatter = await makeClientIdentity(keyDir);
+    const N = 150;
+    let answered = 0;
+    for (let n = 0; n < N; n++) {
+      const c = await RawClient.connect({ port: cluster.port, identity: squatter, localAddress: '127.0.0.3', timeoutMs: 3000 });
+      try {
+        c.send({ t: 'hello', versions: [1], id: n % 2 === 0 ? '../x' : `squat-${n}`, agent: 'squatter' });
+        const answer = await c.nextFrame(3000);
+        if (answer?.['t'] === 'auth' && answer['status'] !== 'accepted') answered++;
+      } finally {
+        c.destroy();
+      }
+    }
+    assert.equal(answered, N, 'every hello was refused by the decision');
+    const summary = await waitUntil(() => linesNaming(master, '127.0.0.3').find((l) => /refused 100 more connection attempts from 127\.0\.0\.3/.test(l)), 5000, `a summary line\n${master.output.slice(-3000)}`);
+    assert.match(summary, /invalid_id \d+/);
+    const lines = linesNaming(master, '127.0.0.3');
+    assert.ok(lines.length <= 30, `${lines.length} log lines for ${N} refused sign-ins from 127.0.0.3:\n${lines.slice(0, 40).join('\n')}`);
+    // the key store is bounded as well: the squatting key holds at most max_ids_per_key IDs
+    const pending = (await cluster.brine(['key', '-l', 'un'])).stdout.split('\n').filter((l) => l.startsWith('squat-'));
+    assert.ok(pending.length <= 4, pending.join(','));
   });
 });
