@@ -18,7 +18,14 @@ const JID = '20261202143000123456';
 function structured(bytes) {
   const out = {};
   for (let i = 0; JSON.stringify(out).length < bytes; i++) {
-    out[`key_${i}`] = i % 4 === 0 ? { version: `1.${i}.0-${i % 7}`, arch: 'amd64', installed: true } : i % 4 === 1 ? [`10.0.${i % 255}.1`, `fe80::${i.toString(16)}`] : i % 4 === 2 ? i * 1024 : `value-${'x'.repeat(i % 40)}`;
+    out[`key_${i}`] =
+      i % 4 === 0
+        ? { version: `1.${i}.0-${i % 7}`, arch: 'amd64', installed: true }
+        : i % 4 === 1
+          ? [`10.0.${i % 255}.1`, `fe80::${i.toString(16)}`]
+          : i % 4 === 2
+            ? i * 1024
+            : `value-${'x'.repeat(i % 40)}`;
   }
   return out;
 }
@@ -73,7 +80,10 @@ async function main() {
     results.push({ name, bytes: frame.length, encodeNs: encode, rawEncodeNs: rawEncode, encodeRatio: encode / rawEncode, decodeNs: decode, rawDecodeNs: rawDecode, decodeRatio: decode / rawDecode });
   }
   const us = (ns) => (ns >= 1e5 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(2)} us`);
-  const lines = results.map((r) => `${r.name.padEnd(21)} ${String(r.bytes).padStart(7)} B  encode ${us(r.encodeNs).padStart(9)} vs ${us(r.rawEncodeNs).padStart(9)} = ${showRatio(r.encodeRatio).padStart(6)}   decode ${us(r.decodeNs).padStart(9)} vs ${us(r.rawDecodeNs).padStart(9)} = ${showRatio(r.decodeRatio).padStart(6)}`);
+  const lines = results.map(
+    (r) =>
+      `${r.name.padEnd(21)} ${String(r.bytes).padStart(7)} B  encode ${us(r.encodeNs).padStart(9)} vs ${us(r.rawEncodeNs).padStart(9)} = ${showRatio(r.encodeRatio).padStart(6)}   decode ${us(r.decodeNs).padStart(9)} vs ${us(r.rawDecodeNs).padStart(9)} = ${showRatio(r.decodeRatio).padStart(6)}`,
+  );
   printReport('codec benchmark (brine codec vs raw JSON.stringify/JSON.parse, per message, median)', [['messages', lines]], { bench: 'codec', flags: f, results });
 }
 

@@ -23,10 +23,27 @@ const USAGE = `usage: npm run bench:fleet -- [--count N] [options]
   --profile DIR          write a V8 CPU profile of the master into DIR (the restarted one if restarting)
   --build-dir DIR        compiled tree to run (default dist)`;
 
-const f = parseFlags(process.argv.slice(2), {
-  count: 2000, ramp: 0, authRate: 0, idleSeconds: 10, settleSeconds: 8, rounds: 3, heartbeatInterval: 10, heartbeatTimeout: 30,
-  reconDefault: 1000, reconMax: 10000, authTimeout: 5, skipRaw: false, skipRestart: false, profile: '', buildDir: 'dist',
-}, USAGE);
+const f = parseFlags(
+  process.argv.slice(2),
+  {
+    count: 2000,
+    ramp: 0,
+    authRate: 0,
+    idleSeconds: 10,
+    settleSeconds: 8,
+    rounds: 3,
+    heartbeatInterval: 10,
+    heartbeatTimeout: 30,
+    reconDefault: 1000,
+    reconMax: 10000,
+    authTimeout: 5,
+    skipRaw: false,
+    skipRestart: false,
+    profile: '',
+    buildDir: 'dist',
+  },
+  USAGE,
+);
 if (!Number.isInteger(f.count) || f.count < 1) {
   process.stderr.write('--count must be a positive integer\n');
   process.exit(2);
@@ -39,7 +56,10 @@ if (f.ramp <= 0) f.ramp = f.authRate > 0 ? f.authRate : 200;
 // something when it misses (fixed costs make linear extrapolation meaningless).
 const note = (n) => (n >= 10_000 ? undefined : `stated for 10k, measured at N=${n}`);
 
-const failures = (counts) => Object.entries(counts).map(([k, v]) => `${k} ${v}`).join(', ') || 'none';
+const failures = (counts) =>
+  Object.entries(counts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ') || 'none';
 
 async function main() {
   const build = resolveBuild(f.buildDir);
@@ -64,7 +84,12 @@ async function main() {
   const anchors = [
     { name: 'master memory per minion', target: '<= 40 KiB', value: kb(brine.perMinionBytes), pass: brine.perMinionBytes <= 40 * 1024 },
     { name: 'master idle CPU at 10k', target: '< 5% of a core', value: pct(brine.idleCpuPct), pass: brine.idleCpuPct < 5, note: note(n) },
-    { name: 'test.ping every return', target: `${n}/${n}`, value: `${Math.min(...brine.rounds.map((r) => r.returns), brine.cliPing.first.returns, brine.cliPing.last.returns)}/${n}`, pass: allReturned },
+    {
+      name: 'test.ping every return',
+      target: `${n}/${n}`,
+      value: `${Math.min(...brine.rounds.map((r) => r.returns), brine.cliPing.first.returns, brine.cliPing.last.returns)}/${n}`,
+      pass: allReturned,
+    },
     { name: 'test.ping round at 10k', target: '< 1 s', value: secs(brine.roundMs), pass: brine.roundMs < 1000, note: note(n) },
   ];
   if (ratios) anchors.push({ name: 'test.ping vs raw echo', target: '<= 1.5x', value: showRatio(ratios.pingRound), pass: ratios.pingRound <= 1.5 });
@@ -72,23 +97,42 @@ async function main() {
 
   const r = brine.restart;
   const sections = [
-    [`brine (master + brine emulate, N=${n}, ramp ${f.ramp}/s, auth_rate ${f.authRate || 'default'})`, [
-      `all ready in ${secs(brine.readyMs)} (first after ${secs(brine.firstReadyMs)}); failed attempts ${failures(brine.startFailures)}; listen-queue overflows ${brine.startOverflows}`,
-      `master RSS ${mb(brine.idleRssKb)} alone -> ${mb(brine.rssKb)} connected (median of ${f.idleSeconds} s) = ${kb(brine.perMinionBytes)} per minion (peak ${mb(brine.rssMaxKb)}, after pings ${mb(brine.rssAfterPingKb)})`,
-      `master idle CPU ${pct(brine.idleCpuPct)} of a core over ${f.idleSeconds} s, heartbeats ${f.heartbeatInterval}/${f.heartbeatTimeout} s (alone ${pct(brine.masterAloneCpuPct)}; emulator ${pct(brine.emulatorIdleCpuPct)}, ${brine.idleDrops} drops)`,
-      `test.ping via control socket: ${brine.rounds.map((x) => `${secs(x.ms)} (${x.returns} returns, master CPU ${x.masterCpuS.toFixed(1)} s)`).join(', ')}; median ${secs(brine.roundMs)}`,
-      `brine run 'emu-*' test.ping: ${secs(brine.cliPing.first.ms)} then ${secs(brine.cliPing.last.ms)} wall, ${brine.cliPing.first.returns} and ${brine.cliPing.last.returns} returns; CLI with no match ${secs(brine.cliPing.overhead.ms)}`,
-      ...(r ? [`restart: master listening ${secs(r.masterUpMs)} after SIGKILL (restarted master used ${r.masterCpuS.toFixed(1)} s CPU until all were back); all back ${secs(r.readyAgainMs)} after it; share back at 1/10/50/90/99/100%: ${Object.values(r.spreadS).map((v) => (v === null ? '-' : v.toFixed(1))).join(' / ')} s; failed attempts (auth_busy = turned away by auth_rate) ${failures(r.failures)}; listen-queue overflows ${r.listenOverflows}`] : []),
-    ]],
+    [
+      `brine (master + brine emulate, N=${n}, ramp ${f.ramp}/s, auth_rate ${f.authRate || 'default'})`,
+      [
+        `all ready in ${secs(brine.readyMs)} (first after ${secs(brine.firstReadyMs)}); failed attempts ${failures(brine.startFailures)}; listen-queue overflows ${brine.startOverflows}`,
+        `master RSS ${mb(brine.idleRssKb)} alone -> ${mb(brine.rssKb)} connected (median of ${f.idleSeconds} s) = ${kb(brine.perMinionBytes)} per minion (peak ${mb(brine.rssMaxKb)}, after pings ${mb(brine.rssAfterPingKb)})`,
+        `master idle CPU ${pct(brine.idleCpuPct)} of a core over ${f.idleSeconds} s, heartbeats ${f.heartbeatInterval}/${f.heartbeatTimeout} s (alone ${pct(brine.masterAloneCpuPct)}; emulator ${pct(brine.emulatorIdleCpuPct)}, ${brine.idleDrops} drops)`,
+        `test.ping via control socket: ${brine.rounds.map((x) => `${secs(x.ms)} (${x.returns} returns, master CPU ${x.masterCpuS.toFixed(1)} s)`).join(', ')}; median ${secs(brine.roundMs)}`,
+        `brine run 'emu-*' test.ping: ${secs(brine.cliPing.first.ms)} then ${secs(brine.cliPing.last.ms)} wall, ${brine.cliPing.first.returns} and ${brine.cliPing.last.returns} returns; CLI with no match ${secs(brine.cliPing.overhead.ms)}`,
+        ...(r
+          ? [
+              `restart: master listening ${secs(r.masterUpMs)} after SIGKILL (restarted master used ${r.masterCpuS.toFixed(1)} s CPU until all were back); all back ${secs(r.readyAgainMs)} after it; share back at 1/10/50/90/99/100%: ${Object.values(
+                r.spreadS,
+              )
+                .map((v) => (v === null ? '-' : v.toFixed(1)))
+                .join(' / ')} s; failed attempts (auth_busy = turned away by auth_rate) ${failures(r.failures)}; listen-queue overflows ${r.listenOverflows}`,
+            ]
+          : []),
+      ],
+    ],
   ];
   if (raw) {
-    sections.push([`raw node:tls floor (same N, same heartbeat schedule)`, [
-      `${n} connections opened in ${secs(raw.connectMs)} (64 handshakes in flight)`,
-      `server RSS ${mb(raw.idleRssKb)} idle -> ${mb(raw.rssKb)} = ${kb(raw.perConnBytes)} per connection`,
-      `server idle CPU ${pct(raw.idleCpuPct)} (client ${pct(raw.clientIdleCpuPct)})`,
-      `write 256 B to all, collect 64 B: ${raw.roundsMs.map((x) => secs(x)).join(', ')}; median ${secs(raw.roundMs)}`,
-    ]]);
-    sections.push(['brine / raw', [`memory per connection ${showRatio(ratios.memoryPerConnection)}, idle CPU ${showRatio(ratios.idleCpu)}, ping round ${showRatio(ratios.pingRound)}${ratios.restartVsRawConnect === null ? '' : `, restart vs raw connect ${showRatio(ratios.restartVsRawConnect)}`}`]]);
+    sections.push([
+      `raw node:tls floor (same N, same heartbeat schedule)`,
+      [
+        `${n} connections opened in ${secs(raw.connectMs)} (64 handshakes in flight)`,
+        `server RSS ${mb(raw.idleRssKb)} idle -> ${mb(raw.rssKb)} = ${kb(raw.perConnBytes)} per connection`,
+        `server idle CPU ${pct(raw.idleCpuPct)} (client ${pct(raw.clientIdleCpuPct)})`,
+        `write 256 B to all, collect 64 B: ${raw.roundsMs.map((x) => secs(x)).join(', ')}; median ${secs(raw.roundMs)}`,
+      ],
+    ]);
+    sections.push([
+      'brine / raw',
+      [
+        `memory per connection ${showRatio(ratios.memoryPerConnection)}, idle CPU ${showRatio(ratios.idleCpu)}, ping round ${showRatio(ratios.pingRound)}${ratios.restartVsRawConnect === null ? '' : `, restart vs raw connect ${showRatio(ratios.restartVsRawConnect)}`}`,
+      ],
+    ]);
   }
   sections.push(['anchors (docs/anchors.md)', anchorLines(anchors)]);
   printReport(`fleet benchmark, N=${n}`, sections, { bench: 'fleet', count: n, flags: f, brine, raw, ratios, anchors });

@@ -36,16 +36,25 @@ async function main() {
     const dir = path.join(tmp, 'minion');
     fs.mkdirSync(path.join(dir, 'etc'), { recursive: true });
     const settings = { root_dir: dir, master: '127.0.0.1', master_port: port, id: 'bench-minion', log_level: 'warning' };
-    fs.writeFileSync(path.join(dir, 'etc', 'minion'), Object.entries(settings).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join('\n') + '\n');
+    fs.writeFileSync(
+      path.join(dir, 'etc', 'minion'),
+      Object.entries(settings)
+        .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+        .join('\n') + '\n',
+    );
     const log = fs.openSync(path.join(dir, 'minion.log'), 'a');
     minion = track(spawn(process.execPath, [build.cli, 'minion', '-c', path.join(dir, 'etc')], { stdio: ['ignore', log, log] }));
     bare = track(spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' }));
     fs.closeSync(log);
-    await waitFor(async () => {
-      if (minion.exitCode !== null) throw new Error(`the minion exited with code ${minion.exitCode}:\n${tail(path.join(dir, 'minion.log'))}`);
-      const reply = await requestOnce(master.sockPath, { t: 'sessions' }, 'sessions');
-      return reply.sessions.some((s) => s.id === 'bench-minion' && s.state === 'connected');
-    }, 30_000, 'the minion to connect');
+    await waitFor(
+      async () => {
+        if (minion.exitCode !== null) throw new Error(`the minion exited with code ${minion.exitCode}:\n${tail(path.join(dir, 'minion.log'))}`);
+        const reply = await requestOnce(master.sockPath, { t: 'sessions' }, 'sessions');
+        return reply.sessions.some((s) => s.id === 'bench-minion' && s.state === 'connected');
+      },
+      30_000,
+      'the minion to connect',
+    );
     progress(`minion connected; idling ${f.idleSeconds} s`);
     await sleep(Math.max(0, f.idleSeconds * 1000 - 3000));
     const [m, b] = await idleWindow([minion.pid, bare.pid], 3000);
@@ -54,7 +63,16 @@ async function main() {
     const ping = await master.pingRound('bench-minion', 1);
     await sleep(2000);
     const afterPing = treeRssKb(minion.pid);
-    const result = { minionRssKb: m.rssKb, minionTreeRssKb: tree, minionPeakKb: hwm, minionIdleCpuPct: m.cpuPct, bareRssKb: b.rssKb, ratio: m.rssKb / b.rssKb, afterPingTreeRssKb: afterPing, pingReturns: ping.returns };
+    const result = {
+      minionRssKb: m.rssKb,
+      minionTreeRssKb: tree,
+      minionPeakKb: hwm,
+      minionIdleCpuPct: m.cpuPct,
+      bareRssKb: b.rssKb,
+      ratio: m.rssKb / b.rssKb,
+      afterPingTreeRssKb: afterPing,
+      pingReturns: ping.returns,
+    };
     const anchors = [{ name: 'minion agent RSS idle', target: '<= 50 MiB', value: mb(tree), pass: tree <= 50 * 1024 }];
     printReport(
       `minion RSS benchmark (after ${f.idleSeconds} s connected and idle)`,

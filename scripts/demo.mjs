@@ -13,10 +13,13 @@ const procs = [];
 
 function freePort() {
   return new Promise((resolve, reject) => {
-    const srv = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
+    const srv = net
+      .createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = srv.address();
+        srv.close(() => resolve(port));
+      });
   });
 }
 
@@ -73,7 +76,16 @@ async function main() {
   await until('the master', () => /listening/.test(master.log));
   for (const id of ['web1', 'db1']) {
     const dir = path.join(root, id);
-    write(path.join(dir, 'minion'), [`root_dir: ${dir}`, 'master: 127.0.0.1', `master_port: ${port}`, `id: ${id}`, 'acceptance_wait_time: 0.5', 'log_level: info', 'grains:', `  roles: [${id.startsWith('web') ? 'web' : 'db'}]`]);
+    write(path.join(dir, 'minion'), [
+      `root_dir: ${dir}`,
+      'master: 127.0.0.1',
+      `master_port: ${port}`,
+      `id: ${id}`,
+      'acceptance_wait_time: 0.5',
+      'log_level: info',
+      'grains:',
+      `  roles: [${id.startsWith('web') ? 'web' : 'db'}]`,
+    ]);
     daemon(id, ['minion', '-c', dir]);
   }
   await until('two pending keys', async () => (await brine(['key', '-l', 'un', ...conf], { show: false })).out.split('\n').length >= 4);
@@ -88,8 +100,15 @@ async function main() {
 }
 
 // Ctrl-C or a closed pipe (`npm start | head`) must not leave daemons behind
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { cleanup(); process.exit(130); });
-process.stdout.on('error', () => { cleanup(); process.exit(0); });
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
+  process.on(sig, () => {
+    cleanup();
+    process.exit(130);
+  });
+process.stdout.on('error', () => {
+  cleanup();
+  process.exit(0);
+});
 
 main()
   .then((code) => {

@@ -33,7 +33,10 @@ function minus(after, before) {
 
 /** The kernel's count of connections dropped because a listen queue was full (whole host). */
 function listenOverflows() {
-  const lines = fs.readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((l) => l.startsWith('TcpExt:'));
+  const lines = fs
+    .readFileSync('/proc/net/netstat', 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('TcpExt:'));
   const names = lines[0].split(/\s+/);
   const values = lines[1].split(/\s+/);
   return Number(values[names.indexOf('ListenOverflows')]);
@@ -62,9 +65,17 @@ export async function runBrineFleet(opts) {
     const t0 = process.hrtime.bigint();
     const t0Wall = Date.now();
     emu = startEmulator(opts.build, {
-      port, count: n, prefix: 'emu-', pkiDir: path.join(opts.tmp, 'emulator-pki'), ramp: opts.ramp,
-      heartbeatInterval: opts.heartbeatInterval, heartbeatTimeout: opts.heartbeatTimeout,
-      reconDefault: opts.reconDefault, reconMax: opts.reconMax, authTimeout: opts.authTimeout, logFile: emuLog,
+      port,
+      count: n,
+      prefix: 'emu-',
+      pkiDir: path.join(opts.tmp, 'emulator-pki'),
+      ramp: opts.ramp,
+      heartbeatInterval: opts.heartbeatInterval,
+      heartbeatTimeout: opts.heartbeatTimeout,
+      reconDefault: opts.reconDefault,
+      reconMax: opts.reconMax,
+      authTimeout: opts.authTimeout,
+      logFile: emuLog,
     });
     const slowest = Math.min(opts.ramp > 0 ? opts.ramp : Infinity, opts.authRate > 0 ? opts.authRate : 200);
     await emu.waitUntil((s) => s.ready === n, 60_000 + (n / slowest) * 3000, `${n} emulated minions to be ready`);
@@ -109,7 +120,14 @@ export async function runBrineFleet(opts) {
       await emu.waitUntil((s) => s.at > killAt && s.ready === n && s.connects >= base + n, 300_000, `${n} minions to come back after the restart`);
       const readyAgainMs = emu.stats.at - killAt;
       const restartCpuS = cpuSeconds(master.pid);
-      restart = { masterCpuS: restartCpuS, failures: minus(failureReasons(emuLog), failures0), listenOverflows: listenOverflows() - overflows1, masterUpMs: upMs, readyAgainMs, spreadS: spread(emu.history, killAt, base, n) };
+      restart = {
+        masterCpuS: restartCpuS,
+        failures: minus(failureReasons(emuLog), failures0),
+        listenOverflows: listenOverflows() - overflows1,
+        masterUpMs: upMs,
+        readyAgainMs,
+        spreadS: spread(emu.history, killAt, base, n),
+      };
       opts.log(`brine: all ${n} back ${(readyAgainMs / 1000).toFixed(1)} s after the kill`);
       await sleep(2000);
       restart.rssKb = rssKb(master.pid);

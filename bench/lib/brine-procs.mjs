@@ -23,7 +23,12 @@ export async function freePort() {
 // JSON values are valid YAML, so a config file is one `key: <json>` line per option
 function writeConfig(file, settings) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, Object.entries(settings).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join('\n') + '\n');
+  fs.writeFileSync(
+    file,
+    Object.entries(settings)
+      .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+      .join('\n') + '\n',
+  );
 }
 
 function canConnect(port) {
@@ -91,10 +96,14 @@ export class BenchMaster {
     this.child = track(spawn(process.execPath, [...this.nodeArgs, this.build.cli, 'master', '-c', this.configDir], { stdio: ['ignore', log, log], env: { ...process.env, NO_COLOR: '1' } }));
     fs.closeSync(log);
     const child = this.child;
-    await waitFor(async () => {
-      if (child.exitCode !== null) throw new Error(`the master exited with code ${child.exitCode}:\n${tail(this.logFile)}`);
-      return fs.existsSync(this.sockPath) && (await canConnect(this.port));
-    }, timeoutMs, 'the master to listen');
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the master exited with code ${child.exitCode}:\n${tail(this.logFile)}`);
+        return fs.existsSync(this.sockPath) && (await canConnect(this.port));
+      },
+      timeoutMs,
+      'the master to listen',
+    );
   }
 
   kill(signal) {
@@ -134,7 +143,12 @@ export class BenchMaster {
   cliPing(target) {
     return new Promise((resolve, reject) => {
       const t0 = process.hrtime.bigint();
-      const child = track(spawn(process.execPath, [this.build.cli, 'run', target, 'test.ping', '-c', this.configDir, '--out', 'json', '--out-indent', '-1', '-t', '120'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } }));
+      const child = track(
+        spawn(process.execPath, [this.build.cli, 'run', target, 'test.ping', '-c', this.configDir, '--out', 'json', '--out-indent', '-1', '-t', '120'], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, NO_COLOR: '1' },
+        }),
+      );
       let out = '';
       let err = '';
       child.stdout.on('data', (d) => (out += d));
@@ -155,18 +169,30 @@ export class BenchMaster {
  */
 export function startEmulator(build, opts) {
   const args = [
-    build.cli, 'emulate',
-    '--master', `127.0.0.1:${opts.port}`,
-    '--count', String(opts.count),
-    '--prefix', opts.prefix,
-    '--pki-dir', opts.pkiDir,
-    '--ramp', String(opts.ramp),
-    '--heartbeat-interval', String(opts.heartbeatInterval),
-    '--heartbeat-timeout', String(opts.heartbeatTimeout),
-    '--recon-default', String(opts.reconDefault),
-    '--recon-max', String(opts.reconMax),
-    '--auth-timeout', String(opts.authTimeout),
-    '--stats-interval', '0.1',
+    build.cli,
+    'emulate',
+    '--master',
+    `127.0.0.1:${opts.port}`,
+    '--count',
+    String(opts.count),
+    '--prefix',
+    opts.prefix,
+    '--pki-dir',
+    opts.pkiDir,
+    '--ramp',
+    String(opts.ramp),
+    '--heartbeat-interval',
+    String(opts.heartbeatInterval),
+    '--heartbeat-timeout',
+    String(opts.heartbeatTimeout),
+    '--recon-default',
+    String(opts.reconDefault),
+    '--recon-max',
+    String(opts.reconMax),
+    '--auth-timeout',
+    String(opts.authTimeout),
+    '--stats-interval',
+    '0.1',
   ];
   const log = fs.openSync(opts.logFile, 'a');
   const child = track(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', log], env: { ...process.env, NO_COLOR: '1' } }));
@@ -182,9 +208,13 @@ export function startEmulator(build, opts) {
     }
   });
   emu.waitUntil = (pred, timeoutMs, what) =>
-    waitFor(() => {
-      if (child.exitCode !== null) throw new Error(`the emulator exited with code ${child.exitCode}:\n${tail(opts.logFile)}`);
-      return emu.stats !== undefined && pred(emu.stats);
-    }, timeoutMs, what);
+    waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`the emulator exited with code ${child.exitCode}:\n${tail(opts.logFile)}`);
+        return emu.stats !== undefined && pred(emu.stats);
+      },
+      timeoutMs,
+      what,
+    );
   return emu;
 }

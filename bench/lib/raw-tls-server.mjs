@@ -11,24 +11,21 @@ const pong = message(PONG);
 const job = message(JOB);
 let round; // { t0, waiting, replies, done }
 
-const server = tls.createServer(
-  { key: fs.readFileSync(keyFile), cert: fs.readFileSync(certFile), minVersion: 'TLSv1.3', requestCert: true, rejectUnauthorized: false },
-  (socket) => {
-    const state = { carry: undefined };
-    sockets.add(socket);
-    socket.on('data', (chunk) =>
-      feed(state, chunk, (tag) => {
-        if (tag === HEARTBEAT) socket.write(pong);
-        else if (tag === REPLY && round) {
-          round.replies++;
-          if (round.replies === round.waiting) round.done();
-        }
-      }),
-    );
-    socket.on('error', () => {});
-    socket.on('close', () => sockets.delete(socket));
-  },
-);
+const server = tls.createServer({ key: fs.readFileSync(keyFile), cert: fs.readFileSync(certFile), minVersion: 'TLSv1.3', requestCert: true, rejectUnauthorized: false }, (socket) => {
+  const state = { carry: undefined };
+  sockets.add(socket);
+  socket.on('data', (chunk) =>
+    feed(state, chunk, (tag) => {
+      if (tag === HEARTBEAT) socket.write(pong);
+      else if (tag === REPLY && round) {
+        round.replies++;
+        if (round.replies === round.waiting) round.done();
+      }
+    }),
+  );
+  socket.on('error', () => {});
+  socket.on('close', () => sockets.delete(socket));
+});
 server.on('tlsClientError', () => {});
 
 process.on('message', (cmd) => {

@@ -79,7 +79,12 @@ export function prepareDaemon(name: 'master' | 'minion', opts: CommonOptions): D
       const dirs = privateDirsOf(opts).map((d) => d.path);
       switchUser(runAs, dirs, [...file.ownedPaths(), ...created]);
       assertReachable(runAs, [...dirs, opts.log_file]);
-      logger.info({ user: runAs.name, uid: runAs.uid }, `brine ${name} now runs as ${runAs.name} (uid ${runAs.uid}); ${privateDirsOf(opts).map((d) => d.option).join(', ')} and log_file belong to it`);
+      logger.info(
+        { user: runAs.name, uid: runAs.uid },
+        `brine ${name} now runs as ${runAs.name} (uid ${runAs.uid}); ${privateDirsOf(opts)
+          .map((d) => d.option)
+          .join(', ')} and log_file belong to it`,
+      );
     },
   };
 }

@@ -22,11 +22,7 @@ const COMMANDS: ReadonlyArray<readonly [readonly string[], () => Promise<Registe
 
 /** The program with every subcommand, or only `only` when it names one (faster start). */
 export async function buildProgram(only?: string): Promise<Command> {
-  const program = new Command('brine')
-    .description('remote execution and fleet management in the SaltStack mould')
-    .version(BRINE_VERSION)
-    .showHelpAfterError()
-    .exitOverride();
+  const program = new Command('brine').description('remote execution and fleet management in the SaltStack mould').version(BRINE_VERSION).showHelpAfterError().exitOverride();
   const known = only !== undefined && COMMANDS.some(([names]) => names.includes(only));
   for (const [names, load] of COMMANDS) {
     if (!known || names.includes(only)) (await load())(program);

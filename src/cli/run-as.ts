@@ -22,7 +22,8 @@ function lookupUser(user: string): RunAs {
   }
   const users = parsePasswd(text);
   const found = users.find((u) => u.name === user) ?? (/^\d+$/.test(user) ? users.find((u) => u.uid === Number(user)) : undefined);
-  if (found === undefined) throw new BrineError('USER_SWITCH_FAILED', `user '${user}' (option user:) does not exist in /etc/passwd; create it, or set user: to an existing account`, { details: { user } });
+  if (found === undefined)
+    throw new BrineError('USER_SWITCH_FAILED', `user '${user}' (option user:) does not exist in /etc/passwd; create it, or set user: to an existing account`, { details: { user } });
   return { name: found.name, uid: found.uid, gid: found.gid };
 }
 
@@ -36,7 +37,11 @@ export function resolveRunAs(user: string): RunAs | undefined {
   const me = os.userInfo();
   if (target.uid === me.uid) return undefined;
   if (me.uid !== 0) {
-    throw new BrineError('USER_SWITCH_FAILED', `configured to run as '${target.name}' (option user:) but started as '${me.username}', and only root can switch users; start it as root or as '${target.name}', or remove user: from the config`, { details: { user } });
+    throw new BrineError(
+      'USER_SWITCH_FAILED',
+      `configured to run as '${target.name}' (option user:) but started as '${me.username}', and only root can switch users; start it as root or as '${target.name}', or remove user: from the config`,
+      { details: { user } },
+    );
   }
   return target;
 }
@@ -59,7 +64,11 @@ export function assertReachable(to: RunAs, paths: readonly string[]): void {
     try {
       fs.accessSync(p, fs.constants.R_OK | fs.constants.W_OK);
     } catch (err) {
-      throw new BrineError('USER_SWITCH_FAILED', `after switching to '${to.name}' the daemon cannot use ${p} (${(err as NodeJS.ErrnoException).code ?? 'error'}): let '${to.name}' search every directory above it (e.g. chmod o+x on each, or chown them to '${to.name}')`, { cause: err, details: { path: p } });
+      throw new BrineError(
+        'USER_SWITCH_FAILED',
+        `after switching to '${to.name}' the daemon cannot use ${p} (${(err as NodeJS.ErrnoException).code ?? 'error'}): let '${to.name}' search every directory above it (e.g. chmod o+x on each, or chown them to '${to.name}')`,
+        { cause: err, details: { path: p } },
+      );
     }
   }
 }

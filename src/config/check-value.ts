@@ -4,9 +4,7 @@
 
 import { describeType, type OptionSpec } from './option-spec.js';
 
-export type CheckResult =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly code: 'CONFIG_TYPE' | 'CONFIG_VALUE'; readonly expected: string };
+export type CheckResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly code: 'CONFIG_TYPE' | 'CONFIG_VALUE'; readonly expected: string };
 
 const DIGITS = /^\s*-?\d+\s*$/;
 

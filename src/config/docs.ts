@@ -4,8 +4,7 @@
 import { defaultFor, type OptionSpec, type Role } from './option-spec.js';
 import { optionsFor } from './schema.js';
 
-export const REGENERATE_COMMAND =
-  'node --import tsx -e "import(\'./src/config/docs.ts\').then((m) => process.stdout.write(m.renderConfigurationDoc()))" > docs/configuration.md';
+export const REGENERATE_COMMAND = 'node --import tsx -e "import(\'./src/config/docs.ts\').then((m) => process.stdout.write(m.renderConfigurationDoc()))" > docs/configuration.md';
 
 const INTRO = `# Configuration
 
@@ -118,9 +117,7 @@ function meaningCell(spec: OptionSpec): string {
 }
 
 function roleTable(role: Role): string {
-  const rows = optionsFor(role).map(
-    (spec) => `| ${code(spec.name)} | ${cell(typeCell(spec))} | ${cell(defaultCell(spec, role))} | ${cell(meaningCell(spec))} |`,
-  );
+  const rows = optionsFor(role).map((spec) => `| ${code(spec.name)} | ${cell(typeCell(spec))} | ${cell(defaultCell(spec, role))} | ${cell(meaningCell(spec))} |`);
   const title = role === 'master' ? 'Master options' : 'Minion options';
   return [`## ${title}`, '', '| option | type | default | meaning |', '|---|---|---|---|', ...rows, ''].join('\n');
 }

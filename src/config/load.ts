@@ -69,9 +69,13 @@ function applyLayer(into: Map<string, Setting>, data: Record<string, unknown>, s
     }
     if (spec.derived) {
       if (raw === configDir) continue;
-      throw new BrineError('CONFIG_VALUE', `option '${key}' ${where(source)} cannot be set: it is the directory the configuration is read from (${configDir}); use -c/--config-dir or BRINE_CONFIG_DIR instead`, {
-        details: { option: key, file: source },
-      });
+      throw new BrineError(
+        'CONFIG_VALUE',
+        `option '${key}' ${where(source)} cannot be set: it is the directory the configuration is read from (${configDir}); use -c/--config-dir or BRINE_CONFIG_DIR instead`,
+        {
+          details: { option: key, file: source },
+        },
+      );
     }
     const checked = checkValue(spec, raw);
     if (!checked.ok) {
@@ -90,7 +94,10 @@ function checkRelations(settings: Map<string, Setting>): void {
   const timeout = num('heartbeat_timeout');
   if (typeof interval === 'number' && typeof timeout === 'number' && timeout <= interval) {
     const src = settings.get('heartbeat_timeout')!.source;
-    throw new BrineError('CONFIG_VALUE', `option 'heartbeat_timeout' ${where(src)} (${timeout} s) must be longer than heartbeat_interval (${interval} s), or every quiet connection would be dropped; 3x the interval is usual`);
+    throw new BrineError(
+      'CONFIG_VALUE',
+      `option 'heartbeat_timeout' ${where(src)} (${timeout} s) must be longer than heartbeat_interval (${interval} s), or every quiet connection would be dropped; 3x the interval is usual`,
+    );
   }
   const base = num('recon_default');
   const max = num('recon_max');

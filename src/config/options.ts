@@ -10,11 +10,7 @@ import type { OptionRow } from './schema.js';
  * The TypeScript type of a value the loader accepted for a row (check-value.ts is the run-time
  * side). A `list` is only checked to be a list; module_dirs, the one list option, holds paths.
  */
-type ValueOf<R extends OptionRow> = R extends { readonly type: 'enum'; readonly values: readonly (infer V)[] }
-  ? V
-  : R extends { readonly type: infer T extends OptionType }
-    ? ValueOfType[T]
-    : never;
+type ValueOf<R extends OptionRow> = R extends { readonly type: 'enum'; readonly values: readonly (infer V)[] } ? V : R extends { readonly type: infer T extends OptionType } ? ValueOfType[T] : never;
 
 /** One entry per OptionType; a type added to option-spec.ts does not compile until it is added here. */
 interface ValueOfType {

@@ -106,7 +106,14 @@ export class MinionEmulator {
       m.link = new MasterLink(
         opts.master,
         deps,
-        { id: m.id, agent: `brine-emulator/${BRINE_VERSION}`, authTimeoutMs: opts.authTimeoutMs, heartbeatIntervalMs: opts.heartbeatIntervalMs, heartbeatTimeoutMs: opts.heartbeatTimeoutMs, maxFrame: 16 * 1024 * 1024 },
+        {
+          id: m.id,
+          agent: `brine-emulator/${BRINE_VERSION}`,
+          authTimeoutMs: opts.authTimeoutMs,
+          heartbeatIntervalMs: opts.heartbeatIntervalMs,
+          heartbeatTimeoutMs: opts.heartbeatTimeoutMs,
+          maxFrame: 16 * 1024 * 1024,
+        },
         { backoff: { baseMs: opts.reconDefaultMs, maxMs: opts.reconMaxMs, randomize: true }, acceptanceWaitMs: opts.acceptanceWaitMs, acceptanceWaitMaxMs: 0, rejectedRetry: true },
         {
           onReady: () => {
@@ -145,14 +152,12 @@ export class MinionEmulator {
     m.jobs++;
     m.running.add(job.jid);
     const controller = new AbortController();
-    void this.registry
-      .call(job.fun, job.arg, job.kwarg, { grains: () => ({ id: m.id, emulated: true }), minionId: m.id, config: {}, signal: controller.signal, jid: job.jid })
-      .then((result) => {
-        const ret: Return = { t: 'return', jid: job.jid, fun: job.fun, ret: result.return ?? null, retcode: result.retcode, success: result.success };
-        if (result.error) ret.error = result.error;
-        m.running.delete(job.jid);
-        m.unacked.set(job.jid, ret);
-        m.link.send(ret);
-      });
+    void this.registry.call(job.fun, job.arg, job.kwarg, { grains: () => ({ id: m.id, emulated: true }), minionId: m.id, config: {}, signal: controller.signal, jid: job.jid }).then((result) => {
+      const ret: Return = { t: 'return', jid: job.jid, fun: job.fun, ret: result.return ?? null, retcode: result.retcode, success: result.success };
+      if (result.error) ret.error = result.error;
+      m.running.delete(job.jid);
+      m.unacked.set(job.jid, ret);
+      m.link.send(ret);
+    });
   }
 }

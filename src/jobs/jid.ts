@@ -29,15 +29,7 @@ export function formatJid(epochMicros: number): string {
     throw new BrineError('INVALID_JID', `cannot make a jid for time ${epochMicros} µs: the year must be between ${MIN_YEAR} and ${MAX_YEAR}`);
   }
   const micros = epochMicros - Math.floor(epochMicros / 1_000_000) * 1_000_000;
-  return (
-    pad(year, 4) +
-    pad(d.getUTCMonth() + 1, 2) +
-    pad(d.getUTCDate(), 2) +
-    pad(d.getUTCHours(), 2) +
-    pad(d.getUTCMinutes(), 2) +
-    pad(d.getUTCSeconds(), 2) +
-    pad(micros, 6)
-  );
+  return pad(year, 4) + pad(d.getUTCMonth() + 1, 2) + pad(d.getUTCDate(), 2) + pad(d.getUTCHours(), 2) + pad(d.getUTCMinutes(), 2) + pad(d.getUTCSeconds(), 2) + pad(micros, 6);
 }
 
 /** True for exactly 20 ASCII digits that spell a real UTC date and time. */

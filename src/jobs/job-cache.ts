@@ -111,7 +111,8 @@ function storageError(err: unknown, file: string, doing: string): BrineError {
   let advice: string;
   if (code === 'SQLITE_FULL') advice = `the disk holding ${file} is full; free space there (or lower keep_jobs_seconds) and retry`;
   else if (code.startsWith('SQLITE_IOERR')) advice = `the disk holding ${file} reported an I/O error; check the disk and the kernel log`;
-  else if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM') advice = `the job cache ${file} cannot be opened for writing; make its directory writable by the master's user`;
+  else if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_PERM')
+    advice = `the job cache ${file} cannot be opened for writing; make its directory writable by the master's user`;
   else if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') advice = `the job cache ${file} is damaged; stop the master, move the file aside, and a new one is created at the next start`;
   else if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') advice = `the job cache ${file} is locked by another process; make sure only one master uses this cachedir`;
   else advice = `job cache ${file}`;
@@ -196,7 +197,10 @@ export class JobCache {
       if (isBrineError(err)) throw err;
       const code = (err as NodeJS.ErrnoException)?.code;
       if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC') {
-        throw new BrineError('INTERNAL', `job cache: cannot create ${file}: ${(err as Error).message} (make cachedir writable by the master's user, or free disk space)`, { cause: err, details: { file } });
+        throw new BrineError('INTERNAL', `job cache: cannot create ${file}: ${(err as Error).message} (make cachedir writable by the master's user, or free disk space)`, {
+          cause: err,
+          details: { file },
+        });
       }
       throw storageError(err, file, 'opening');
     }

@@ -16,7 +16,11 @@ export function verdictFor(decision: AuthDecision, id: string, masterFingerprint
       };
     case 'rejected':
       if (decision.code === 'KEY_TYPE_UNSUPPORTED') {
-        return { status: 'rejected', code: decision.code, message: `${decision.reason} brine minions make Ed25519 keys: move minion.pem aside in the minion's pki_dir and restart it, then accept the new key on the master.` };
+        return {
+          status: 'rejected',
+          code: decision.code,
+          message: `${decision.reason} brine minions make Ed25519 keys: move minion.pem aside in the minion's pki_dir and restart it, then accept the new key on the master.`,
+        };
       }
       return {
         status: 'rejected',

@@ -91,7 +91,17 @@ export class JobTracker {
     const sentTo: string[] = [];
     for (const id of matched) {
       const session = this.deps.session(id);
-      const sent = session?.sendJob({ t: 'job', jid, fun: req.fun, arg: req.arg, kwarg: req.kwarg, tgt: sendTarget.tgt as string | string[], tgtType: sendTarget.tgtType, ...(req.delimiter ? { delimiter: req.delimiter } : {}) }) ?? false;
+      const sent =
+        session?.sendJob({
+          t: 'job',
+          jid,
+          fun: req.fun,
+          arg: req.arg,
+          kwarg: req.kwarg,
+          tgt: sendTarget.tgt as string | string[],
+          tgtType: sendTarget.tgtType,
+          ...(req.delimiter ? { delimiter: req.delimiter } : {}),
+        }) ?? false;
       if (sent) sentTo.push(id);
       else notConnected.push(id);
     }
@@ -108,16 +118,21 @@ export class JobTracker {
     const gatherS = this.deps.gatherJobTimeoutS ?? DEFAULT_GATHER_JOB_TIMEOUT_S;
     // the wait's onDone needs the job and the job holds the wait
     let job: ActiveJob | undefined;
-    const wait = new ReturnWait(this.deps.clock, sentTo, { timeoutMs: timeoutS * 1000, gatherMs: gatherS * 1000 }, {
-      askStatus: (id) => {
-        const asked = this.deps.session(id)?.sendFindJob(jid) ?? false;
-        this.deps.logger.debug({ jid, minion: id, asked }, `asking ${id} whether it still runs job ${jid}`);
-        return asked;
+    const wait = new ReturnWait(
+      this.deps.clock,
+      sentTo,
+      { timeoutMs: timeoutS * 1000, gatherMs: gatherS * 1000 },
+      {
+        askStatus: (id) => {
+          const asked = this.deps.session(id)?.sendFindJob(jid) ?? false;
+          this.deps.logger.debug({ jid, minion: id, asked }, `asking ${id} whether it still runs job ${jid}`);
+          return asked;
+        },
+        onDone: (noResponse) => {
+          if (job) this.finish(job, noResponse);
+        },
       },
-      onDone: (noResponse) => {
-        if (job) this.finish(job, noResponse);
-      },
-    });
+    );
     job = { jid, sinks: new Set([sink]), wait };
     this.active.set(jid, job);
     wait.start();

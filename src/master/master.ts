@@ -82,7 +82,8 @@ export class Master {
     const cache = this.cache;
     this.sessions = new SessionTable(clock, {
       store: cache,
-      onStoreError: (err, doing) => logger.error({ err }, `presence history: ${doing} failed; brine minions status keeps working from memory, but this history will not survive a restart (check the job cache: ${cache.file})`),
+      onStoreError: (err, doing) =>
+        logger.error({ err }, `presence history: ${doing} failed; brine minions status keeps working from memory, but this history will not survive a restart (check the job cache: ${cache.file})`),
     });
     // history of IDs whose key was deleted while the master was down: an ID enrolled again
     // inherits nothing (threats.md #6)
@@ -225,7 +226,11 @@ export class Master {
     }
     // cached grains of IDs no longer accepted, or sent under a key since replaced (threats.md #6)
     const live = new Set(this.sessions.connected().map((s) => s.id));
-    this.minionData?.reconcile(new Set(this.keys.list('accepted')), this.minionData.ids().filter((id) => !live.has(id)), this.acceptedKeys);
+    this.minionData?.reconcile(
+      new Set(this.keys.list('accepted')),
+      this.minionData.ids().filter((id) => !live.has(id)),
+      this.acceptedKeys,
+    );
     // presence data of IDs that have no key at all any more
     for (const info of this.sessions.list()) {
       if (info.state !== 'connected' && this.keys.states(info.id).length === 0) this.sessions.forget(info.id);

@@ -113,6 +113,9 @@ export class RefusalLog {
       source === OTHER
         ? `more than ${this.opts.maxSources} addresses were refused in this interval; see the lines above for the busiest`
         : `logged in summary from now on. If ${source} is not one of your minions, block it in the firewall`;
-    this.logger.warn({ source, refused: tally.suppressed, reasons, seconds }, `refused ${tally.suppressed} more connection attempts from ${source} before authentication in the last ${seconds} s (${list}); ${advice}`);
+    this.logger.warn(
+      { source, refused: tally.suppressed, reasons, seconds },
+      `refused ${tally.suppressed} more connection attempts from ${source} before authentication in the last ${seconds} s (${list}); ${advice}`,
+    );
   }
 }

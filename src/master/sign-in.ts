@@ -41,7 +41,10 @@ export type SignIn = (hello: { id: string }, publicKeyPem: string, remote: strin
 export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: SignIn } {
   const { opts, logger, clock } = deps;
   const matchOpts = (option: string) => ({ option, onProblem: (msg: string) => logger.warn({ option }, msg) });
-  for (const [option, file] of [['autosign_file', opts.autosign_file], ['autoreject_file', opts.autoreject_file]] as const) {
+  for (const [option, file] of [
+    ['autosign_file', opts.autosign_file],
+    ['autoreject_file', opts.autoreject_file],
+  ] as const) {
     if (file && !fs.existsSync(file)) logger.warn({ option, file }, `${option} ${file} does not exist (root_dir is prepended to it): it matches no minion until it is created`);
   }
   const autosign = opts.autosign_file ? loadMatchFile(opts.autosign_file, matchOpts('autosign_file')) : undefined;
@@ -58,7 +61,8 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
         ? `the master admits ${opts.auth_rate_per_source} sign-ins per second from one address (auth_rate_per_source) and ${source} is over it; try again in ${retryAfter} s`
         : `the master admits ${opts.auth_rate} sign-ins per second and is busy; try again in ${retryAfter} s`;
     if (deps.onBusy) deps.onBusy(remote, message);
-    else if (admission.turnedAway % 1000 === 1) logger.warn({ turnedAway: admission.turnedAway, authRate: opts.auth_rate }, `sign-ins arrive faster than auth_rate (${opts.auth_rate}/s); asking minions to come back later`);
+    else if (admission.turnedAway % 1000 === 1)
+      logger.warn({ turnedAway: admission.turnedAway, authRate: opts.auth_rate }, `sign-ins arrive faster than auth_rate (${opts.auth_rate}/s); asking minions to come back later`);
     return { status: 'busy', message, retryAfter };
   };
   const waiting = new WaitingKeyLedger(deps.keys, { maxPending: opts.max_pending_keys, maxPendingPerAddress: opts.max_pending_keys_per_address, maxIdsPerKey: opts.max_ids_per_key });
@@ -102,7 +106,10 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     else if (decision.status === 'invalid_id') deps.events.emit({ kind: 'invalid_id', remote, reason: decision.reason, at });
     const log = (): void => {
       if (decision.status === 'denied') {
-        logger.error(fields, `Authentication attempt from ${hello.id} at ${remote} failed, the public keys did not match: ${decision.existingState ?? 'accepted'} key ${decision.existingFingerprint ?? '?'}, presented key ${decision.presentedFingerprint}. ${decision.effects.length > 0 ? "The presented key is kept among the ID's denied keys (brine key -f)" : decision.reason}; this may be a duplicate ID or an attempt to impersonate the minion.`);
+        logger.error(
+          fields,
+          `Authentication attempt from ${hello.id} at ${remote} failed, the public keys did not match: ${decision.existingState ?? 'accepted'} key ${decision.existingFingerprint ?? '?'}, presented key ${decision.presentedFingerprint}. ${decision.effects.length > 0 ? "The presented key is kept among the ID's denied keys (brine key -f)" : decision.reason}; this may be a duplicate ID or an attempt to impersonate the minion.`,
+        );
       } else if (decision.status === 'accepted') {
         logger.debug(fields, decision.reason);
       } else if (decision.status === 'pending' && decision.existingFingerprint !== undefined) {

@@ -6,15 +6,7 @@ import type { FqdnAnswer, IdSources } from './id-sources.js';
 import { pyLines, pySplit } from './py-text.js';
 
 /** Where a generated candidate came from, in Salt's order. */
-export type CandidateSource =
-  | 'fqdn'
-  | 'nodename'
-  | 'hostname'
-  | 'localhost_canonname'
-  | 'etc_hostname'
-  | 'etc_nodename'
-  | 'etc_hosts'
-  | 'ip_address';
+export type CandidateSource = 'fqdn' | 'nodename' | 'hostname' | 'localhost_canonname' | 'etc_hostname' | 'etc_nodename' | 'etc_hosts' | 'ip_address';
 
 export type CandidateVerdict =
   /** On Salt's list. */

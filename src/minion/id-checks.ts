@@ -105,21 +105,31 @@ function cacheChecks(res: IdResolution): IdCheck[] {
   if (c.used) {
     const today = res.generated;
     if (today && today.id !== c.found) {
-      return [{
-        level: 'warn',
-        topic: 'cache',
-        cause: 'stale_cache',
-        message: `the cached ID ${c.found} in ${c.file} is stale: resolution today gives ${today.id} (from ${describeSource(today.source)}); a cached ID survives renames, /etc/hosts fixes and cloned images`,
-        fix:
-          minionIdProblem(c.found) === undefined
-            ? `if this host was renamed, cloned or its /etc/hosts fixed, delete ${c.file} and restart the minion (and remove the old key on the master with brine key -d ${c.found} if nothing else uses it); to keep ${c.found}, set id: ${c.found} in the minion config`
-            : `delete ${c.file} and restart the minion; it will then use ${today.id}`,
-      }];
+      return [
+        {
+          level: 'warn',
+          topic: 'cache',
+          cause: 'stale_cache',
+          message: `the cached ID ${c.found} in ${c.file} is stale: resolution today gives ${today.id} (from ${describeSource(today.source)}); a cached ID survives renames, /etc/hosts fixes and cloned images`,
+          fix:
+            minionIdProblem(c.found) === undefined
+              ? `if this host was renamed, cloned or its /etc/hosts fixed, delete ${c.file} and restart the minion (and remove the old key on the master with brine key -d ${c.found} if nothing else uses it); to keep ${c.found}, set id: ${c.found} in the minion config`
+              : `delete ${c.file} and restart the minion; it will then use ${today.id}`,
+        },
+      ];
     }
     return [{ level: 'ok', topic: 'cache', cause: 'fresh', message: `${c.file} holds ${c.found}, the same as resolution gives today` }];
   }
   if (c.writeError !== undefined) {
-    return [{ level: 'warn', topic: 'cache', cause: 'write_failed', message: `could not cache the ID in ${c.file}: ${c.writeError}`, fix: 'make the config directory writable by the minion user, or set id: in the minion config' }];
+    return [
+      {
+        level: 'warn',
+        topic: 'cache',
+        cause: 'write_failed',
+        message: `could not cache the ID in ${c.file}: ${c.writeError}`,
+        fix: 'make the config directory writable by the minion user, or set id: in the minion config',
+      },
+    ];
   }
   const found = c.found !== undefined ? ` (it held ${JSON.stringify(c.found)}, which Salt ignores)` : '';
   if (c.written) return [{ level: 'ok', topic: 'cache', cause: 'written', message: `cached ${res.id} in ${c.file}${found}` }];
@@ -135,13 +145,15 @@ function machineChecks(res: IdResolution, opts: CheckOptions): IdCheck[] {
   }
   if (!c.machineId) return [{ level: 'ok', topic: 'machine_id', cause: 'not_recorded', message: `${c.file} records no machine id (written by Salt or by hand): a cloned image cannot be detected` }];
   if (c.machineId === res.machineId) return [{ level: 'ok', topic: 'machine_id', cause: 'match', message: `machine id ${res.machineId} matches the one recorded in ${c.file}` }];
-  return [{
-    level: opts.refuseClonedId ? 'fail' : 'warn',
-    topic: 'machine_id',
-    cause: 'cloned_image',
-    message: `CLONED IMAGE: the cached ID ${c.found} in ${c.file} was written on machine ${c.machineId}, but this machine is ${res.machineId}; every clone of that image claims ${c.found}, and the master denies all but one of them`,
-    fix: `delete ${c.file} and restart so this host generates its own ID (or set id: in the minion config)${opts.refuseClonedId ? '' : '; refuse_cloned_id: true makes the minion refuse to start instead'}`,
-  }];
+  return [
+    {
+      level: opts.refuseClonedId ? 'fail' : 'warn',
+      topic: 'machine_id',
+      cause: 'cloned_image',
+      message: `CLONED IMAGE: the cached ID ${c.found} in ${c.file} was written on machine ${c.machineId}, but this machine is ${res.machineId}; every clone of that image claims ${c.found}, and the master denies all but one of them`,
+      fix: `delete ${c.file} and restart so this host generates its own ID (or set id: in the minion config)${opts.refuseClonedId ? '' : '; refuse_cloned_id: true makes the minion refuse to start instead'}`,
+    },
+  ];
 }
 
 export function checkIdResolution(res: IdResolution, opts: CheckOptions): IdCheck[] {

@@ -200,9 +200,8 @@ export class JobRunner implements RunningJobs {
 
   private runIsolated(entry: Entry): Promise<ExecResult> {
     const { job } = entry;
-    entry.isolated = this.executor.start(
-      { fun: job.fun, arg: job.arg, kwarg: job.kwarg, jid: job.jid, minionId: this.deps.minionId, grains: this.deps.grains(), config: this.deps.config },
-      (pid) => this.track(entry, pid),
+    entry.isolated = this.executor.start({ fun: job.fun, arg: job.arg, kwarg: job.kwarg, jid: job.jid, minionId: this.deps.minionId, grains: this.deps.grains(), config: this.deps.config }, (pid) =>
+      this.track(entry, pid),
     );
     return entry.isolated.result;
   }

@@ -31,7 +31,11 @@ function registryFor(config: Readonly<Record<string, unknown>>): Promise<ModuleR
     const dirs = config['module_dirs'];
     if (Array.isArray(dirs) && dirs.length > 0) {
       const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-      await loadModuleDirs(r, dirs.filter((d): d is string => typeof d === 'string'), quiet);
+      await loadModuleDirs(
+        r,
+        dirs.filter((d): d is string => typeof d === 'string'),
+        quiet,
+      );
     }
     return r;
   })();

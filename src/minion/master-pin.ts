@@ -98,7 +98,10 @@ export class MasterPins {
     if (this.fingers.raw.length > 0) {
       if (!this.fingers.normalized.includes(master.fingerprint)) {
         const listed = this.fingers.raw.join(', ');
-        throw new BrineError('MASTER_FINGER_MISMATCH', `master ${where} presented key ${master.fingerprint}, but master_finger is ${listed}. Compare with 'brine key -F master' on that master; refusing it and retrying with backoff.`);
+        throw new BrineError(
+          'MASTER_FINGER_MISMATCH',
+          `master ${where} presented key ${master.fingerprint}, but master_finger is ${listed}. Compare with 'brine key -F master' on that master; refusing it and retrying with backoff.`,
+        );
       }
       // the operator named this key: it is trusted even over an older pin
       return 'pinned';

@@ -135,7 +135,10 @@ export class Minion {
       if (this.stopped) void control.close();
       else this.control = control;
     } catch (err) {
-      this.logger.warn({ socket: socketPath, err: (err as Error).message }, `cannot open the minion control socket ${socketPath}; brine doctor will not see this minion's own view. Give each minion on a host its own sock_dir.`);
+      this.logger.warn(
+        { socket: socketPath, err: (err as Error).message },
+        `cannot open the minion control socket ${socketPath}; brine doctor will not see this minion's own view. Give each minion on a host its own sock_dir.`,
+      );
     }
   }
 
@@ -218,9 +221,7 @@ export class Minion {
     };
     // failover: one link walking the list; str (hot/hot): one independent link per master
     const pools =
-      opts.master_type === 'failover'
-        ? [new MasterPool(masters, { failover: true, randomMaster: opts.random_master, failback: opts.master_failback })]
-        : masters.map((m) => MasterPool.single(m));
+      opts.master_type === 'failover' ? [new MasterPool(masters, { failover: true, randomMaster: opts.random_master, failback: opts.master_failback })] : masters.map((m) => MasterPool.single(m));
     if (opts.master_type !== 'failover' && opts.random_master) logger.warn('random_master is only used with master_type: failover; ignoring it');
     for (const pool of pools) {
       const events: LinkEvents = {
@@ -289,7 +290,10 @@ export class Minion {
     const problem = grainsSchema.check({ t: 'grains', grains }, 'grains');
     if (problem !== undefined) {
       // the master would refuse the message and drop the connection; it treats us as "no data" instead
-      this.logger.error({ problem }, `not sending grains to the master: ${problem} (limit ${MAX_GRAINS_JSON} characters of JSON); grain targets will always include this minion until the grains: config is made smaller`);
+      this.logger.error(
+        { problem },
+        `not sending grains to the master: ${problem} (limit ${MAX_GRAINS_JSON} characters of JSON); grain targets will always include this minion until the grains: config is made smaller`,
+      );
       return;
     }
     link.send({ t: 'grains', grains });

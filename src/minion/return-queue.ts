@@ -161,7 +161,10 @@ export class ReturnQueue {
       this.fs.unlinkSync(this.fileOf(jid));
     } catch (err) {
       if (errCode(err) === 'ENOENT') return;
-      this.logger.warn({ jid, dir: this.dir, code: errCode(err) }, `could not delete the queued return ${jid} from ${this.dir}; it will be re-sent after a restart and the master ignores the duplicate`);
+      this.logger.warn(
+        { jid, dir: this.dir, code: errCode(err) },
+        `could not delete the queued return ${jid} from ${this.dir}; it will be re-sent after a restart and the master ignores the duplicate`,
+      );
     }
   }
 

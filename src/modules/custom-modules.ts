@@ -40,7 +40,7 @@ function exportedFunctions(mod: Record<string, unknown>): unknown {
 
 /** Checks the shape the registry relies on, so a bad export fails here with the file named. */
 function checkShape(value: unknown): ModuleFunction[] {
-  if (!Array.isArray(value)) throw new Error("it must export `functions` (or a default export) as an array of {name, doc, params, run}");
+  if (!Array.isArray(value)) throw new Error('it must export `functions` (or a default export) as an array of {name, doc, params, run}');
   return value.map((fn, i) => {
     const f = fn as Partial<ModuleFunction> | null;
     if (typeof f !== 'object' || f === null) throw new Error(`functions[${i}] is not an object`);
@@ -82,7 +82,10 @@ export async function loadModuleDirs(registry: ModuleRegistry, dirs: readonly st
   for (const dir of dirs) {
     let names: string[];
     try {
-      names = (await readdir(dir, { withFileTypes: true })).filter((e) => e.isFile() && /\.(m?js)$/.test(e.name)).map((e) => e.name).sort();
+      names = (await readdir(dir, { withFileTypes: true }))
+        .filter((e) => e.isFile() && /\.(m?js)$/.test(e.name))
+        .map((e) => e.name)
+        .sort();
     } catch (err) {
       report.skipped.push({ file: dir, reason: describe(err) });
       logger.warn({ dir, err: describe(err) }, `module_dirs entry ${dir} cannot be read and is skipped; create it or remove it from module_dirs`);

@@ -219,7 +219,7 @@ const basicFunctions: ModuleFunction[] = [
     run: async (_ctx, a) => {
       const p = absPath('file.contains', a.named.path);
       if (!(await exists(p))) return false;
-      const needle = Buffer.from((a.named.text).trim(), 'utf8');
+      const needle = Buffer.from(a.named.text.trim(), 'utf8');
       return fileContains(p, needle).catch((e: unknown) => Promise.reject(fsError('file.contains', p, e)));
     },
   }),

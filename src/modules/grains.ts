@@ -21,7 +21,14 @@ export interface CollectGrainsOptions {
 }
 
 // Node's process.arch → `uname -m`, for runtimes without os.machine().
-const UNAME_ARCH = new Map([['x64', 'x86_64'], ['arm64', 'aarch64'], ['ia32', 'i686'], ['arm', 'armv7l'], ['ppc64', 'ppc64le'], ['s390x', 's390x']]);
+const UNAME_ARCH = new Map([
+  ['x64', 'x86_64'],
+  ['arm64', 'aarch64'],
+  ['ia32', 'i686'],
+  ['arm', 'armv7l'],
+  ['ppc64', 'ppc64le'],
+  ['s390x', 's390x'],
+]);
 
 async function firstReadable(paths: readonly string[]): Promise<string | undefined> {
   for (const p of paths) {

@@ -35,7 +35,10 @@ export function runArgv(label: string, argv: readonly string[], opts: RunOptions
 
 /** The last lines of a command's output, for an error message. */
 export function tail(text: string, lines = 5): string {
-  const kept = text.trim().split('\n').filter((l) => l.trim() !== '');
+  const kept = text
+    .trim()
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return kept.slice(-lines).join(' | ');
 }
 

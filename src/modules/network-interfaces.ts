@@ -98,7 +98,7 @@ export function inSubnet(cidr: string, ip: string): boolean {
   const bits = bitsText === undefined ? 32 : Number(bitsText);
   if (!net || !isIPv4(net) || !Number.isInteger(bits) || bits < 0 || bits > 32 || !isIPv4(ip)) return false;
   const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
-  return ((ipv4ToInt(net) & mask) >>> 0) === ((ipv4ToInt(ip) & mask) >>> 0);
+  return (ipv4ToInt(net) & mask) >>> 0 === (ipv4ToInt(ip) & mask) >>> 0;
 }
 
 export function isLoopback4(ip: string): boolean {
@@ -107,5 +107,20 @@ export function isLoopback4(ip: string): boolean {
 
 /** Python's ipaddress is_private for IPv4 (which Salt's type=private uses): RFC 1918, loopback, link-local, documentation and reserved ranges. */
 export function isPrivate4(ip: string): boolean {
-  return ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '127.0.0.0/8', '169.254.0.0/16', '0.0.0.0/8', '192.0.0.0/29', '192.0.0.170/31', '255.255.255.255/32', '192.0.2.0/24', '198.18.0.0/15', '198.51.100.0/24', '203.0.113.0/24', '240.0.0.0/4'].some((c) => inSubnet(c, ip));
+  return [
+    '10.0.0.0/8',
+    '172.16.0.0/12',
+    '192.168.0.0/16',
+    '127.0.0.0/8',
+    '169.254.0.0/16',
+    '0.0.0.0/8',
+    '192.0.0.0/29',
+    '192.0.0.170/31',
+    '255.255.255.255/32',
+    '192.0.2.0/24',
+    '198.18.0.0/15',
+    '198.51.100.0/24',
+    '203.0.113.0/24',
+    '240.0.0.0/4',
+  ].some((c) => inSubnet(c, ip));
 }

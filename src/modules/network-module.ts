@@ -20,7 +20,10 @@ async function ping(ctx: ExecContext, host: string, timeout: unknown, returnBool
   checkName(fun, 'host', host, HOST);
   if (!Number.isInteger(count) || count < 1) throw new BrineError('BAD_ARGUMENTS', `${fun}: count must be a positive integer`);
   if (!which('ping')) {
-    throw new BrineError('EXEC_FAILED', `${fun}: the ping program is not installed on this minion; install it (Debian: apt-get install iputils-ping, Fedora: dnf install iputils) or use network.connect to test a TCP port`);
+    throw new BrineError(
+      'EXEC_FAILED',
+      `${fun}: the ping program is not installed on this minion; install it (Debian: apt-get install iputils-ping, Fedora: dnf install iputils) or use network.connect to test a TCP port`,
+    );
   }
   const argv = ['ping'];
   // Salt's timeout=False means "no -W"; anything else is the seconds to wait for each reply.
@@ -88,10 +91,7 @@ async function connect(ctx: ExecContext, host: string, port: number, proto: stri
   } catch {
     return { result: false, comment: `Unable to resolve host ${host} on ${p} port ${port}` };
   }
-  const ok =
-    p === 'tcp'
-      ? await tcpProbe(resolved.address, port, timeout * 1000, ctx.signal)
-      : await udpProbe(resolved.address, port, resolved.family === 6 ? 6 : 4, timeout * 1000);
+  const ok = p === 'tcp' ? await tcpProbe(resolved.address, port, timeout * 1000, ctx.signal) : await udpProbe(resolved.address, port, resolved.family === 6 ? 6 : 4, timeout * 1000);
   return ok
     ? { result: true, comment: `Successfully connected to ${host} (${resolved.address}) on ${p} port ${port}` }
     : { result: false, comment: `Unable to connect to ${host} (${resolved.address}) on ${p} port ${port}` };
@@ -126,8 +126,7 @@ function ipAddrsFunction(name: string): ModuleFunction {
     name,
     doc: 'Return the IPv4 addresses of this minion, sorted; loopback excluded unless include_loopback=true.',
     params: IP_ADDRS_PARAMS,
-    run: (_ctx, a) =>
-      ipAddrs(name, a.named.interface, a.named.include_loopback, a.named.cidr, a.named.type),
+    run: (_ctx, a) => ipAddrs(name, a.named.interface, a.named.include_loopback, a.named.cidr, a.named.type),
   });
 }
 
@@ -153,8 +152,7 @@ export const networkFunctions: readonly ModuleFunction[] = [
       { name: 'timeout', type: 'number', default: 5, keywordOnly: true, doc: 'seconds to wait' },
       { name: 'family', type: 'string', keywordOnly: true, doc: 'ipv4 or ipv6 (default: either)' },
     ],
-    run: (ctx, a) =>
-      connect(ctx, a.named.host, a.named.port, a.named.proto, a.named.timeout, a.named.family),
+    run: (ctx, a) => connect(ctx, a.named.host, a.named.port, a.named.proto, a.named.timeout, a.named.family),
   }),
   defineFunction({
     name: 'network.interfaces',

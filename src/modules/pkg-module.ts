@@ -91,7 +91,7 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         { name: 'name', type: 'string', doc: 'package to install (ignored when pkgs is given)' },
         { name: 'refresh', type: 'bool', default: false, doc: 'update the package index first' },
         { name: 'fromrepo', type: 'string', doc: 'install from this release (apt -t) or repository (dnf)' },
-        { name: 'pkgs', type: 'list', keywordOnly: true, doc: "list of names or {name: version} mappings" },
+        { name: 'pkgs', type: 'list', keywordOnly: true, doc: 'list of names or {name: version} mappings' },
         { name: 'version', type: 'string', keywordOnly: true, doc: 'version of the single package given as name' },
         { name: 'reinstall', type: 'bool', default: false, keywordOnly: true, doc: 'reinstall even if the version is already installed' },
       ],
@@ -100,9 +100,7 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         const targets = targetsOf(fun, a);
         const b = backend(fun);
         const before = await b.listPkgs(fun, ctx.signal);
-        await withErrorsNamingChanges(fun, b, ctx, before, () =>
-          b.install(fun, targets, { refresh: a.named.refresh, fromrepo: a.named.fromrepo, reinstall: a.named.reinstall }, ctx.signal),
-        );
+        await withErrorsNamingChanges(fun, b, ctx, before, () => b.install(fun, targets, { refresh: a.named.refresh, fromrepo: a.named.fromrepo, reinstall: a.named.reinstall }, ctx.signal));
         return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
       },
     }),
@@ -133,7 +131,10 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
       run: async (ctx, a) => {
         const names = namesOf('pkg.version', a.rest);
         const pkgs = await backend('pkg.version').listPkgs('pkg.version', ctx.signal);
-        return oneOrMap(names, names.map((n) => flat(pkgs.get(n))));
+        return oneOrMap(
+          names,
+          names.map((n) => flat(pkgs.get(n))),
+        );
       },
     }),
     defineFunction({

@@ -6,13 +6,20 @@ import { BrineError } from '../util/errors.js';
 
 // Python's re flag values (re.IGNORECASE == 2 ...), by name and by bit.
 const FLAG_BITS = new Map<string, number>([
-  ['I', 2], ['IGNORECASE', 2],
-  ['L', 4], ['LOCALE', 4],
-  ['M', 8], ['MULTILINE', 8],
-  ['S', 16], ['DOTALL', 16],
-  ['U', 32], ['UNICODE', 32],
-  ['X', 64], ['VERBOSE', 64],
-  ['A', 256], ['ASCII', 256],
+  ['I', 2],
+  ['IGNORECASE', 2],
+  ['L', 4],
+  ['LOCALE', 4],
+  ['M', 8],
+  ['MULTILINE', 8],
+  ['S', 16],
+  ['DOTALL', 16],
+  ['U', 32],
+  ['UNICODE', 32],
+  ['X', 64],
+  ['VERBOSE', 64],
+  ['A', 256],
+  ['ASCII', 256],
 ]);
 
 function bad(fun: string, what: string): BrineError {
@@ -116,7 +123,14 @@ export function compilePythonRegex(fun: string, pattern: string, flagBits: numbe
 }
 
 const SIMPLE_ESCAPES = new Map<string, string>([
-  ['n', '\n'], ['t', '\t'], ['r', '\r'], ['f', '\f'], ['v', '\v'], ['a', '\x07'], ['b', '\b'], ['\\', '\\'],
+  ['n', '\n'],
+  ['t', '\t'],
+  ['r', '\r'],
+  ['f', '\f'],
+  ['v', '\v'],
+  ['a', '\x07'],
+  ['b', '\b'],
+  ['\\', '\\'],
 ]);
 
 type TemplatePart = string | { group: number | string };
@@ -183,7 +197,7 @@ export function pythonSubn(fun: string, re: RegExp, repl: string, text: string, 
     const last = args[args.length - 1];
     const groups = typeof last === 'object' && last !== null ? (last as Record<string, string | undefined>) : {};
     const numbered = args.slice(1, probe.length) as (string | undefined)[];
-    return template.map((p) => (typeof p === 'string' ? p : typeof p.group === 'number' ? (p.group === 0 ? match : numbered[p.group - 1] ?? '') : groups[p.group] ?? '')).join('');
+    return template.map((p) => (typeof p === 'string' ? p : typeof p.group === 'number' ? (p.group === 0 ? match : (numbered[p.group - 1] ?? '')) : (groups[p.group] ?? ''))).join('');
   });
   return { text: out, n };
 }

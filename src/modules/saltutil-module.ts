@@ -49,11 +49,14 @@ export const saltutilFunctions: readonly ModuleFunction[] = [
     params: [],
     inline: true,
     // the job asking is itself running; Salt leaves it out too
-    run: (ctx) => jobsOf(ctx, 'saltutil.running').list().filter((j) => j.jid !== ctx.jid),
+    run: (ctx) =>
+      jobsOf(ctx, 'saltutil.running')
+        .list()
+        .filter((j) => j.jid !== ctx.jid),
   }),
   defineFunction({
     name: 'saltutil.find_job',
-    doc: "Return the data of a job running on this minion, or {} when it does not run here.",
+    doc: 'Return the data of a job running on this minion, or {} when it does not run here.',
     params: [{ name: 'jid', type: 'any', required: true, doc: 'the job id (20 digits)' }],
     inline: true,
     run: (ctx, a) => jobsOf(ctx, 'saltutil.find_job').get(jidArg('saltutil.find_job', a.named.jid)) ?? {},

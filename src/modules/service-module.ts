@@ -97,13 +97,16 @@ export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunctio
       },
     });
   return [
-    fn('service.start', 'Start a service; true on success, an error with systemctl\'s message otherwise.', [NAME, NO_BLOCK], (a) => action('service.start', 'start', a)),
+    fn('service.start', "Start a service; true on success, an error with systemctl's message otherwise.", [NAME, NO_BLOCK], (a) => action('service.start', 'start', a)),
     fn('service.stop', 'Stop a service; true on success.', [NAME, NO_BLOCK], (a) => action('service.stop', 'stop', a)),
     fn('service.restart', 'Restart a service; true on success.', [NAME, NO_BLOCK], (a) => action('service.restart', 'restart', a)),
     fn(
       'service.status',
       'True if the service is active; a glob returns {service: active} for each match.',
-      [{ ...NAME, doc: 'unit name or glob' }, { name: 'sig', type: 'string', doc: 'accepted for compatibility; systemd knows the state' }],
+      [
+        { ...NAME, doc: 'unit name or glob' },
+        { name: 'sig', type: 'string', doc: 'accepted for compatibility; systemd knows the state' },
+      ],
       (a) => status('service.status', a.named.name),
     ),
     fn('service.enable', 'Enable a service at boot; true if systemctl succeeded.', [NAME, NO_BLOCK], (a) => toggle('service.enable', 'enable', a)),

@@ -60,7 +60,15 @@ export function parseCpuinfo(text: string): Record<string, unknown> {
     if (line.trim() === '' || idx < 0) continue;
     const key = line.slice(0, idx).trim();
     const value = line.slice(idx + 1);
-    out.set(key, key === 'flags' ? value.trim().split(/\s+/).filter((f) => f !== '') : value.trim());
+    out.set(
+      key,
+      key === 'flags'
+        ? value
+            .trim()
+            .split(/\s+/)
+            .filter((f) => f !== '')
+        : value.trim(),
+    );
   }
   return Object.fromEntries(out);
 }

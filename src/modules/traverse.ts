@@ -23,7 +23,10 @@ export function traverseDictAndList(data: unknown, key: string, fallback: unknow
         ptr = ptr[idx];
         continue;
       }
-      const hit = ptr.filter(isMapping).map((m) => ownValue(m, part)).find((r) => r.found);
+      const hit = ptr
+        .filter(isMapping)
+        .map((m) => ownValue(m, part))
+        .find((r) => r.found);
       if (!hit) return fallback;
       ptr = hit.value;
     } else if (isMapping(ptr)) {

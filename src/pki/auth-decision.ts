@@ -9,10 +9,7 @@ import { sameKey, type KeyState } from './key-store.js';
 import { keyTypeProblem, SUPPORTED_KEY_TYPES } from './key-type.js';
 
 /** A key-store write the decision wants; applied in order by applyKeyEffects. */
-export type KeyEffect =
-  | { op: 'write'; state: KeyState; id: string; pem: string }
-  | { op: 'move'; id: string; from: KeyState; to: KeyState }
-  | { op: 'remove'; id: string; state: KeyState };
+export type KeyEffect = { op: 'write'; state: KeyState; id: string; pem: string } | { op: 'move'; id: string; from: KeyState; to: KeyState } | { op: 'remove'; id: string; state: KeyState };
 
 /** What the decision reads: the stored key text of an ID in a state. */
 export interface KeyView {
@@ -117,7 +114,11 @@ export function decideAuth(store: KeyView, req: AuthRequest, policy: AuthPolicy)
   if (rejected !== undefined) {
     // say by whom: autoreject_file still matching the ID, or else an operator (brine key -r)
     const byWhom = policy.autoreject?.(id) ? 'by autoreject_file, which matches this ID' : "by an operator ('brine key -r')";
-    return decision('rejected', `Public key rejected for ${id} ${byWhom}. Key is present in rejection key dir; delete it with \`brine key -d ${id}\` to let this minion enrol again.`, fingerprint(rejected));
+    return decision(
+      'rejected',
+      `Public key rejected for ${id} ${byWhom}. Key is present in rejection key dir; delete it with \`brine key -d ${id}\` to let this minion enrol again.`,
+      fingerprint(rejected),
+    );
   }
 
   // 5. A second key for an accepted ID is kept in denied for the operator, never trusted.
@@ -125,7 +126,14 @@ export function decideAuth(store: KeyView, req: AuthRequest, policy: AuthPolicy)
     const existing = fingerprint(accepted);
     if (sameKey(accepted, pem)) return decision('accepted', `Accepted ${id}: its key ${presented} is in the accepted keys.`, existing);
     const kept = keepDenied(id);
-    return { ...decision('denied', `ID ${id} is already accepted with key ${existing}; this minion presented ${presented}. Authentication attempt failed, the public keys did not match: another host may be using this ID, or this host was re-imaged (then delete the old key with \`brine key -d ${id}\`).${kept}`, existing), existingState: 'accepted' };
+    return {
+      ...decision(
+        'denied',
+        `ID ${id} is already accepted with key ${existing}; this minion presented ${presented}. Authentication attempt failed, the public keys did not match: another host may be using this ID, or this host was re-imaged (then delete the old key with \`brine key -d ${id}\`).${kept}`,
+        existing,
+      ),
+      existingState: 'accepted',
+    };
   }
 
   const autoreject = policy.autoreject?.(id) ?? false;
@@ -156,7 +164,10 @@ export function decideAuth(store: KeyView, req: AuthRequest, policy: AuthPolicy)
   }
   if (!sameKey(pending, pem)) {
     const kept = keepDenied(id);
-    return { ...decision('denied', `ID ${id} already has key ${existing} in pending; this minion presented ${presented}. Two hosts may be using this ID; check before accepting either.${kept}`, existing), existingState: 'pending' };
+    return {
+      ...decision('denied', `ID ${id} already has key ${existing} in pending; this minion presented ${presented}. Two hosts may be using this ID; check before accepting either.${kept}`, existing),
+      existingState: 'pending',
+    };
   }
   if (!autosign) {
     return decision('pending', `Authentication failed from host ${id}, the key ${presented} is in pending and needs to be accepted with \`brine key -a ${id}\`.`, existing);

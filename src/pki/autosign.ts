@@ -84,10 +84,14 @@ function checkedStat(path: string, option: string, permissive: boolean): Stats |
   const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
   if (!st.isFile()) throw new BrineError('CONFIG_VALUE', `${option} ${path} is not a regular file; point ${option} at a file with one glob or regex per line`, { details: { path } });
   if ((st.mode & 0o002) !== 0) {
-    throw new BrineError('CONFIG_VALUE', `${option} ${path} is world-writable (mode ${mode}), so any local user could make the master trust their key; run \`chmod o-w ${path}\``, { details: { path, mode } });
+    throw new BrineError('CONFIG_VALUE', `${option} ${path} is world-writable (mode ${mode}), so any local user could make the master trust their key; run \`chmod o-w ${path}\``, {
+      details: { path, mode },
+    });
   }
   if ((st.mode & 0o020) !== 0 && !permissive) {
-    throw new BrineError('CONFIG_VALUE', `${option} ${path} is group-writable (mode ${mode}); run \`chmod g-w ${path}\`, or set permissive_pki_access: True if that group is trusted`, { details: { path, mode } });
+    throw new BrineError('CONFIG_VALUE', `${option} ${path} is group-writable (mode ${mode}); run \`chmod g-w ${path}\`, or set permissive_pki_access: True if that group is trusted`, {
+      details: { path, mode },
+    });
   }
   return st;
 }

@@ -58,10 +58,7 @@ export async function createSelfSignedCert(privateKey: KeyObject, commonName: st
     notAfter,
     keys: keys as unknown as Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[0]['keys'],
     signingAlgorithm: profile.signAlg,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-    ],
+    extensions: [new x509.BasicConstraintsExtension(false, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
   });
   return cert.toString('pem') + '\n';
 }

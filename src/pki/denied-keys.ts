@@ -41,7 +41,10 @@ export class DeniedKeyHistory {
       mkdirSync(dir, { recursive: true, mode: DIR_MODE });
       writeFileAtomicSync(join(dir, fileName(fp)), `${JSON.stringify(entry)}\n`, FILE_MODE);
     } catch (err) {
-      throw new BrineError('PKI_UNWRITABLE', `cannot record a denied key for ${id} in ${dir}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, { cause: err, details: { id } });
+      throw new BrineError('PKI_UNWRITABLE', `cannot record a denied key for ${id} in ${dir}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, {
+        cause: err,
+        details: { id },
+      });
     }
     if (same !== undefined) return;
     // list() is newest first; drop from the end
@@ -90,7 +93,10 @@ export class DeniedKeyHistory {
       if (fp === undefined) rmSync(dir, { recursive: true, force: true });
       else rmSync(join(dir, fileName(fp)), { force: true });
     } catch (err) {
-      throw new BrineError('PKI_UNWRITABLE', `cannot delete denied keys of ${id} in ${dir}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, { cause: err, details: { id } });
+      throw new BrineError('PKI_UNWRITABLE', `cannot delete denied keys of ${id} in ${dir}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, {
+        cause: err,
+        details: { id },
+      });
     }
   }
 

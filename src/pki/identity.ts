@@ -93,7 +93,10 @@ function parsePrivateKey(pem: string, path: string): KeyObject {
   try {
     key = createPrivateKey(pem);
   } catch (err) {
-    throw new BrineError('PKI_KEY_INVALID', `private key ${path} cannot be parsed (${(err as Error).message}); move it aside to generate a new identity, which the master must then accept again`, { cause: err, details: { path } });
+    throw new BrineError('PKI_KEY_INVALID', `private key ${path} cannot be parsed (${(err as Error).message}); move it aside to generate a new identity, which the master must then accept again`, {
+      cause: err,
+      details: { path },
+    });
   }
   // the same rule the master applies to minion keys, so a node never makes a key it would refuse
   const problem = keyTypeProblem(toPublicKey(key));

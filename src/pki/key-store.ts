@@ -54,7 +54,10 @@ export class KeyStore {
       try {
         mkdirSync(path, { recursive: true, mode: DIR_MODE });
       } catch (err) {
-        throw new BrineError('PKI_UNWRITABLE', `cannot create key directory ${path}: ${(err as Error).message}. Make pki_dir writable by the user running the master, or point pki_dir elsewhere`, { cause: err, details: { path } });
+        throw new BrineError('PKI_UNWRITABLE', `cannot create key directory ${path}: ${(err as Error).message}. Make pki_dir writable by the user running the master, or point pki_dir elsewhere`, {
+          cause: err,
+          details: { path },
+        });
       }
     }
   }
@@ -100,9 +103,7 @@ export class KeyStore {
     }
     if (state === 'denied') names = [...new Set([...names, ...this.deniedHistory.ids()])];
     // Salt sorts with key=str.lower; the tie-break keeps the order stable for IDs differing in case.
-    return names
-      .filter((name) => !name.startsWith('.') && minionIdProblem(name) === undefined)
-      .sort((a, b) => compareStrings(a.toLowerCase(), b.toLowerCase()) || compareStrings(a, b));
+    return names.filter((name) => !name.startsWith('.') && minionIdProblem(name) === undefined).sort((a, b) => compareStrings(a.toLowerCase(), b.toLowerCase()) || compareStrings(a, b));
   }
 
   listAll(): Record<KeyState, string[]> {
@@ -167,7 +168,10 @@ export class KeyStore {
       mkdirSync(this.dirFor(to), { recursive: true, mode: DIR_MODE });
       renameSync(src, dst);
     } catch (err) {
-      throw new BrineError('PKI_UNWRITABLE', `cannot move key of ${id} from ${src} to ${dst}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, { cause: err, details: { id } });
+      throw new BrineError('PKI_UNWRITABLE', `cannot move key of ${id} from ${src} to ${dst}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, {
+        cause: err,
+        details: { id },
+      });
     }
     fsyncDirectory(this.dirFor(to));
   }

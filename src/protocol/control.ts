@@ -122,7 +122,10 @@ export interface EventReply {
 export type KeysReconciled = Infer<typeof keysReconciledSchema>;
 export type ControlReply = Published | JobReturn | JobDone | SessionsReply | EventReply | KeysReconciled | ControlError;
 
-export const CONTROL_REPLIES = new Map<string, typeof publishedSchema | typeof jobReturnSchema | typeof jobDoneSchema | typeof sessionsSchema | typeof eventSchema | typeof keysReconciledSchema | typeof controlErrorSchema>([
+export const CONTROL_REPLIES = new Map<
+  string,
+  typeof publishedSchema | typeof jobReturnSchema | typeof jobDoneSchema | typeof sessionsSchema | typeof eventSchema | typeof keysReconciledSchema | typeof controlErrorSchema
+>([
   ['event', eventSchema],
   ['keys_reconciled', keysReconciledSchema],
   ['published', publishedSchema],

@@ -147,7 +147,10 @@ export const MINION_MESSAGES = new Map<string, typeof helloSchema | typeof pingS
   ['grains', grainsSchema],
 ]);
 
-export const MASTER_MESSAGES = new Map<string, typeof authSchema | typeof pingSchema | typeof pongSchema | typeof jobSchema | typeof ackSchema | typeof findJobSchema | typeof errorSchema | typeof byeSchema>([
+export const MASTER_MESSAGES = new Map<
+  string,
+  typeof authSchema | typeof pingSchema | typeof pongSchema | typeof jobSchema | typeof ackSchema | typeof findJobSchema | typeof errorSchema | typeof byeSchema
+>([
   ['auth', authSchema],
   ['ping', pingSchema],
   ['pong', pongSchema],

@@ -6,17 +6,7 @@
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import {
-  PROTOCOL_VERSIONS,
-  type Auth,
-  type Channel,
-  type CloseReason,
-  type MasterMessage,
-  type MinionMessage,
-  type Job,
-  type Ack,
-  type FindJob,
-} from '../protocol/index.js';
+import { PROTOCOL_VERSIONS, type Auth, type Channel, type CloseReason, type MasterMessage, type MinionMessage, type Job, type Ack, type FindJob } from '../protocol/index.js';
 import { HeartbeatMonitor } from './heartbeat.js';
 
 export const CONNECTION_STATES = ['resolving', 'connecting', 'handshaking', 'authenticating', 'pending', 'ready', 'closed'] as const;

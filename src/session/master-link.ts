@@ -7,14 +7,7 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Ack, FindJob, Job, MinionMessage } from '../protocol/index.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
-import {
-  MasterConnection,
-  type ConnectionDeps,
-  type ConnectionOptions,
-  type ConnectionOutcome,
-  type ConnectionState,
-  type MasterEndpoint,
-} from './master-connection.js';
+import { MasterConnection, type ConnectionDeps, type ConnectionOptions, type ConnectionOutcome, type ConnectionState, type MasterEndpoint } from './master-connection.js';
 import { MasterPool } from './master-pool.js';
 import { isRefusal, judgeOutcome, type LinkVerdict } from './link-verdict.js';
 
@@ -235,7 +228,10 @@ export class MasterLink {
     const logged = this.logProblem(outcome, delay, failed, verdict.kind === 'retry' ? undefined : verdict);
     if (!passDone) {
       const next = this.pool.current();
-      this.logger[logged ? 'info' : 'debug']({ from: `${failed.host}:${failed.port}`, to: `${next.host}:${next.port}` }, `Master ${failed.host} could not be reached (${outcome.reason}); trying the next master ${next.host}`);
+      this.logger[logged ? 'info' : 'debug'](
+        { from: `${failed.host}:${failed.port}`, to: `${next.host}:${next.port}` },
+        `Master ${failed.host} could not be reached (${outcome.reason}); trying the next master ${next.host}`,
+      );
     }
     this.safely(() => this.events.onRetryScheduled?.(delay, outcome));
     if (this.isStopped()) return;
@@ -284,11 +280,20 @@ export class MasterLink {
     if (verdict?.kind === 'untrusted') {
       this.logger.fatal({ ...fields, code: verdict.error.code }, `Refusing master ${endpoint.host}:${endpoint.port}: ${verdict.error.message}`);
     } else if (verdict?.kind === 'refused') {
-      this.logger.error({ ...fields, code: verdict.error.code }, `Master ${endpoint.host}:${endpoint.port} rejected this minion: ${verdict.error.message}. Another master still accepts this minion, so it keeps running and retries this one every ${Math.round(delay / 1000)} s. Fix: ${verdict.error.fix.replace(/<id>/g, this.connOpts.id)}`);
+      this.logger.error(
+        { ...fields, code: verdict.error.code },
+        `Master ${endpoint.host}:${endpoint.port} rejected this minion: ${verdict.error.message}. Another master still accepts this minion, so it keeps running and retries this one every ${Math.round(delay / 1000)} s. Fix: ${verdict.error.fix.replace(/<id>/g, this.connOpts.id)}`,
+      );
     } else if (outcome.reason === 'auth_pending') {
-      this.logger.error(fields, `The master has cached the public key for this node (pending). This minion will wait ${Math.round(delay / 1000)} s before attempting to re-authenticate. On the master, accept it with: brine key -a ${this.connOpts.id}`);
+      this.logger.error(
+        fields,
+        `The master has cached the public key for this node (pending). This minion will wait ${Math.round(delay / 1000)} s before attempting to re-authenticate. On the master, accept it with: brine key -a ${this.connOpts.id}`,
+      );
     } else {
-      this.logger.warn({ ...fields, error: outcome.error?.message }, outcome.wasReady ? `Connection to master ${endpoint.host} lost (${outcome.reason}); reconnecting` : `Cannot connect to master ${endpoint.host} (${outcome.reason}); retrying`);
+      this.logger.warn(
+        { ...fields, error: outcome.error?.message },
+        outcome.wasReady ? `Connection to master ${endpoint.host} lost (${outcome.reason}); reconnecting` : `Cannot connect to master ${endpoint.host} (${outcome.reason}); retrying`,
+      );
     }
     return true;
   }

@@ -25,7 +25,10 @@ export function checkGrainExpr(expr: string, delimiter: string, regex: boolean, 
   const delim = delimiter === '' ? DEFAULT_DELIMITER : delimiter;
   const at = expr.indexOf(delim);
   if (at <= 0) {
-    throw new BrineError('TARGET_INVALID', `the ${flag} target ${JSON.stringify(expr)} is not key${delim}value: it needs a grain name, then ${JSON.stringify(delim)}, then the value (e.g. os${delim}Debian)`);
+    throw new BrineError(
+      'TARGET_INVALID',
+      `the ${flag} target ${JSON.stringify(expr)} is not key${delim}value: it needs a grain name, then ${JSON.stringify(delim)}, then the value (e.g. os${delim}Debian)`,
+    );
   }
   if (regex && compileValueRegex(expr.slice(at + delim.length)) === undefined) {
     const pattern = expr.slice(at + delim.length);

@@ -37,7 +37,9 @@ function asIdList(words: string[]): string[] {
 function expand(name: string, groups: Nodegroups, path: readonly string[]): string[] {
   if (path.includes(name)) {
     const loop = [...path.slice(path.indexOf(name)), name].join(' -> N@');
-    throw new BrineError('TARGET_INVALID', `nodegroup loop: N@${loop}; change the master's nodegroups option so no group includes itself`, { details: { loop: [...path.slice(path.indexOf(name)), name] } });
+    throw new BrineError('TARGET_INVALID', `nodegroup loop: N@${loop}; change the master's nodegroups option so no group includes itself`, {
+      details: { loop: [...path.slice(path.indexOf(name)), name] },
+    });
   }
   if (!has(groups, name)) {
     const known = Object.keys(groups).sort();

@@ -36,7 +36,10 @@ export function pyStr(v: unknown): string {
   if (typeof v === 'string') return v;
   if (typeof v === 'number') return String(v);
   if (Array.isArray(v)) return `[${v.map(pyRepr).join(', ')}]`;
-  if (isMapping(v)) return `{${Object.entries(v).map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`).join(', ')}}`;
+  if (isMapping(v))
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${pyRepr(k)}: ${pyRepr(x)}`)
+      .join(', ')}}`;
   return String(v);
 }
 

@@ -7,7 +7,10 @@ import * as fs from 'node:fs';
 /** The soft RLIMIT_NOFILE, or undefined where /proc/self/limits is missing or says "unlimited". */
 export function readFdLimit(limitsFile = '/proc/self/limits'): number | undefined {
   try {
-    const line = fs.readFileSync(limitsFile, 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = fs
+      .readFileSync(limitsFile, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = line?.slice('Max open files'.length).trim().split(/\s+/)[0];
     const n = soft === undefined ? NaN : Number(soft);
     return Number.isSafeInteger(n) && n > 0 ? n : undefined;

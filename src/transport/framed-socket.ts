@@ -29,7 +29,10 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
   private closeInfo: ChannelClose | undefined;
   private socketError: Error | undefined;
 
-  constructor(private readonly socket: Duplex & { writableLength: number; destroyed: boolean }, opts: FramedSocketOptions) {
+  constructor(
+    private readonly socket: Duplex & { writableLength: number; destroyed: boolean },
+    opts: FramedSocketOptions,
+  ) {
     this.remoteAddress = opts.remoteAddress;
     this.peerFingerprint = opts.peerFingerprint;
     this.peerPublicKeyPem = opts.peerPublicKeyPem ?? '';

@@ -42,7 +42,9 @@ export function createMasterDialer(opts: MasterDialerOptions): MasterDialer {
       try {
         address = (await dns.promises.lookup(host)).address;
       } catch (err) {
-        throw new BrineError('CONNECT_FAILED', `Master hostname '${host}' not found: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check 'master' in the minion config and DNS.`, { cause: err });
+        throw new BrineError('CONNECT_FAILED', `Master hostname '${host}' not found: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check 'master' in the minion config and DNS.`, {
+          cause: err,
+        });
       }
       const before = lastAddress.get(host);
       if (before !== undefined && before !== address) opts.logger.warn({ host, from: before, to: address }, `Master ip address changed from ${before} to ${address}`);

@@ -143,7 +143,13 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       // accept() failing (EMFILE when the descriptor reserve was not enough) is reported, never
       // thrown: an unhandled 'error' here would take the whole master down
       server.on('error', (err: NodeJS.ErrnoException) => {
-        opts.onRefused?.('unknown', new BrineError('CONNECTION_LIMIT', `accepting a connection failed: ${err.code ?? err.message} (raise the master's open-files limit or preauth_fd_reserve)`, { cause: err, details: { limit: 'accept_failed' } }));
+        opts.onRefused?.(
+          'unknown',
+          new BrineError('CONNECTION_LIMIT', `accepting a connection failed: ${err.code ?? err.message} (raise the master's open-files limit or preauth_fd_reserve)`, {
+            cause: err,
+            details: { limit: 'accept_failed' },
+          }),
+        );
       });
       const address = server.address() as net.AddressInfo;
       resolve({

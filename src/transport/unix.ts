@@ -81,7 +81,14 @@ export function connectUnix<In, Out extends { t: string }>(socketPath: string, s
     }, timeoutMs);
     socket.once('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      const why = err.code === 'ENOENT' ? 'no control socket (is the master running?)' : err.code === 'ECONNREFUSED' ? 'nothing listens on it (is the master running?)' : err.code === 'EACCES' ? 'permission denied (run as the master user)' : (err.code ?? err.message);
+      const why =
+        err.code === 'ENOENT'
+          ? 'no control socket (is the master running?)'
+          : err.code === 'ECONNREFUSED'
+            ? 'nothing listens on it (is the master running?)'
+            : err.code === 'EACCES'
+              ? 'permission denied (run as the master user)'
+              : (err.code ?? err.message);
       reject(new BrineError(err.code === 'EACCES' ? 'CONTROL_DENIED' : 'MASTER_UNREACHABLE', `cannot reach the master at ${socketPath}: ${why}`, { cause: err }));
     });
     socket.once('connect', () => {

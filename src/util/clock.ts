@@ -69,9 +69,7 @@ export class FakeClock implements Clock {
   advance(ms: number): void {
     const end = this.t + ms;
     for (;;) {
-      const next = this.timers
-        .filter((x) => !x.cancelled && x.at <= end)
-        .sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      const next = this.timers.filter((x) => !x.cancelled && x.at <= end).sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
       if (!next) break;
       this.t = next.at;
       if (next.every !== undefined) next.at += next.every;
@@ -85,6 +83,10 @@ export class FakeClock implements Clock {
   private add(fn: () => void, ms: number, every: number | undefined): TimerHandle {
     const timer: FakeTimer = { at: this.t + Math.max(0, ms), seq: this.seq++, every, fn, cancelled: false };
     this.timers.push(timer);
-    return { cancel: () => { timer.cancelled = true; } };
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+      },
+    };
   }
 }

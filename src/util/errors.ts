@@ -22,22 +22,58 @@ export const ERRORS = {
   CONFIG_UNKNOWN_KEY: spec('An option name is one typo away from a known option.', 'Rename the key to the suggested option, or remove it.', 78),
 
   // identity and keys
-  INVALID_ID: spec('A minion ID breaks the ID grammar (empty, too long, path characters, non-ASCII, or localhost-like).', 'Set `id:` in the minion config to a name of letters, digits, `.`, `-`, `_` and `@` (at most 255 characters, not starting with `.`, not localhost).', 65),
-  ID_CLONED: spec('The cached minion ID was written on another machine (a cloned image) and refuse_cloned_id is on.', 'Delete the minion_id file in the minion config directory and restart, so this host generates its own ID, or set `id:` in the minion config.', 78),
+  INVALID_ID: spec(
+    'A minion ID breaks the ID grammar (empty, too long, path characters, non-ASCII, or localhost-like).',
+    'Set `id:` in the minion config to a name of letters, digits, `.`, `-`, `_` and `@` (at most 255 characters, not starting with `.`, not localhost).',
+    65,
+  ),
+  ID_CLONED: spec(
+    'The cached minion ID was written on another machine (a cloned image) and refuse_cloned_id is on.',
+    'Delete the minion_id file in the minion config directory and restart, so this host generates its own ID, or set `id:` in the minion config.',
+    78,
+  ),
   PKI_UNWRITABLE: spec('The PKI directory cannot be created or written.', 'Create pki_dir and make it writable by the daemon user, or set root_dir/pki_dir to a writable path.', 73),
   PKI_KEY_INVALID: spec('A key or certificate file exists but cannot be parsed.', 'Move the damaged file aside; a new key pair is generated at the next start (and must be accepted again).', 65),
   KEY_NOT_FOUND: spec('No key matched the ID or glob given.', 'List the keys with `brine key -L` and use a matching name.', 1),
-  KEY_AMBIGUOUS: spec('More than one denied key was seen for the ID, so it is not clear which one to accept.', 'List them with `brine key -f <id>`, check the fingerprint on the host itself, and name it with `--finger <fingerprint>`.', 1),
-  KEY_TYPE_UNSUPPORTED: spec('A minion presented a key of a type brine does not make (only Ed25519 and EC P-256 are accepted); nothing was stored.', 'Let the minion generate its own key: move its minion.pem aside and restart it, then accept the new key.', 77),
+  KEY_AMBIGUOUS: spec(
+    'More than one denied key was seen for the ID, so it is not clear which one to accept.',
+    'List them with `brine key -f <id>`, check the fingerprint on the host itself, and name it with `--finger <fingerprint>`.',
+    1,
+  ),
+  KEY_TYPE_UNSUPPORTED: spec(
+    'A minion presented a key of a type brine does not make (only Ed25519 and EC P-256 are accepted); nothing was stored.',
+    'Let the minion generate its own key: move its minion.pem aside and restart it, then accept the new key.',
+    77,
+  ),
 
   // authentication, as the minion sees it
   AUTH_PENDING: spec("The master has this minion's key in pending.", 'On the master run `brine key -a <id>` (after checking the fingerprint with `brine key -f <id>`).', 0),
-  AUTH_REJECTED: spec("The master has rejected this minion's key.", 'On the master, delete the rejected key (`brine key -d <id>`) and restart the minion, or accept it with `brine key -a <id> --include-rejected`.', 77),
-  AUTH_DENIED: spec('The master already has a different key accepted for this ID.', 'If this host was re-imaged, run `brine key --replace <id>` on the master and restart the minion; otherwise give this minion its own `id:`.', 77),
+  AUTH_REJECTED: spec(
+    "The master has rejected this minion's key.",
+    'On the master, delete the rejected key (`brine key -d <id>`) and restart the minion, or accept it with `brine key -a <id> --include-rejected`.',
+    77,
+  ),
+  AUTH_DENIED: spec(
+    'The master already has a different key accepted for this ID.',
+    'If this host was re-imaged, run `brine key --replace <id>` on the master and restart the minion; otherwise give this minion its own `id:`.',
+    77,
+  ),
   AUTH_FULL: spec('The master has reached max_minions.', 'Raise max_minions on the master or remove unused keys.', 1),
-  AUTH_PENDING_LIMIT: spec('The master holds as many keys waiting for an operator as its limits allow (in total, from this address, or for this key); the key was not stored.', 'On the master review waiting keys with `brine key -L`, accept or delete them, or raise max_pending_keys / max_pending_keys_per_address / max_ids_per_key.', 1),
-  MASTER_KEY_CHANGED: spec("The master's key differs from the one this minion pinned for that master.", 'If the master was legitimately re-keyed, delete its pin (masters/<host>_<port>.pub in the minion pki_dir) or add the new fingerprint to master_finger; otherwise treat it as an attack.', 42),
-  MASTER_FINGER_MISMATCH: spec("The master's key fingerprint is not listed in master_finger.", 'Compare `brine key -F master` on that master with master_finger in the minion config (a list for masters with their own key pairs).', 42),
+  AUTH_PENDING_LIMIT: spec(
+    'The master holds as many keys waiting for an operator as its limits allow (in total, from this address, or for this key); the key was not stored.',
+    'On the master review waiting keys with `brine key -L`, accept or delete them, or raise max_pending_keys / max_pending_keys_per_address / max_ids_per_key.',
+    1,
+  ),
+  MASTER_KEY_CHANGED: spec(
+    "The master's key differs from the one this minion pinned for that master.",
+    'If the master was legitimately re-keyed, delete its pin (masters/<host>_<port>.pub in the minion pki_dir) or add the new fingerprint to master_finger; otherwise treat it as an attack.',
+    42,
+  ),
+  MASTER_FINGER_MISMATCH: spec(
+    "The master's key fingerprint is not listed in master_finger.",
+    'Compare `brine key -F master` on that master with master_finger in the minion config (a list for masters with their own key pairs).',
+    42,
+  ),
   NO_CLIENT_CERT: spec('A peer connected without presenting a client certificate.', 'Only brine minions can connect to the master port; check what is connecting.', 1),
 
   // wire
@@ -47,19 +83,39 @@ export const ERRORS = {
   MESSAGE_UNEXPECTED: spec('A valid message arrived in a state where it is not allowed.', 'The peer is not a compatible brine node; check versions on both sides.', 1),
   PROTOCOL_VERSION: spec('The peers share no protocol version at or above the minimum accepted.', 'Upgrade the older side; the message names the versions each side speaks.', 1),
   HANDSHAKE_TIMEOUT: spec('A peer did not complete the TLS handshake or its first message in time.', 'Check for a middlebox or a non-brine client on the port.', 1),
-  CONNECT_FAILED: spec('A TCP connection to the master could not be made (refused, unreachable, or timed out).', 'Check that the master runs and listens on master_port, and that no firewall drops the path; the minion keeps retrying by itself.', 1),
+  CONNECT_FAILED: spec(
+    'A TCP connection to the master could not be made (refused, unreachable, or timed out).',
+    'Check that the master runs and listens on master_port, and that no firewall drops the path; the minion keeps retrying by itself.',
+    1,
+  ),
   TLS_ERROR: spec('The TLS layer failed (bad certificate, protocol or handshake).', 'Check that both sides run brine with TLS 1.3; the message gives the TLS error.', 1),
-  CONNECTION_LIMIT: spec('The master refused a network connection before TLS: too many unauthenticated connections (in total or from one address), or too few free file descriptors.', "If the address is one of your minions, raise preauth_max_connections_per_source / preauth_max_connections or the master's open-files limit; otherwise block it in the firewall. The minion retries by itself.", 1),
-  RATE_LIMITED: spec('An authenticated minion kept sending messages faster than minion_msg_rate allows, and the master disconnected it.', 'Find out why that minion sends so much (a loop in a custom module, a replayed return queue); raise minion_msg_rate / minion_msg_burst only if the traffic is legitimate.', 1),
+  CONNECTION_LIMIT: spec(
+    'The master refused a network connection before TLS: too many unauthenticated connections (in total or from one address), or too few free file descriptors.',
+    "If the address is one of your minions, raise preauth_max_connections_per_source / preauth_max_connections or the master's open-files limit; otherwise block it in the firewall. The minion retries by itself.",
+    1,
+  ),
+  RATE_LIMITED: spec(
+    'An authenticated minion kept sending messages faster than minion_msg_rate allows, and the master disconnected it.',
+    'Find out why that minion sends so much (a loop in a custom module, a replayed return queue); raise minion_msg_rate / minion_msg_burst only if the traffic is legitimate.',
+    1,
+  ),
 
   // daemons and control
   LISTEN_FAILED: spec('The master cannot listen on its port or control socket.', 'Stop whatever holds the port (`ss -ltnp`), or change ret_port/interface.', 1),
   MASTER_UNREACHABLE: spec('The CLI cannot reach the master through its control socket.', 'Start the master (`brine master`) or point -c at the config it uses; check sock_dir.', 2),
   UNKNOWN_METHOD: spec('A control request named an operation the master does not offer.', 'Use a brine CLI of the same version as the master.', 2),
   CONTROL_DENIED: spec('The control socket refused the request.', 'Run the CLI as the user that runs the master.', 2),
-  LOG_FILE_UNWRITABLE: spec('The log_file cannot be created or opened for appending.', 'Create the directory of log_file and make it writable by the daemon user, or set log_file to a writable path.', 73),
+  LOG_FILE_UNWRITABLE: spec(
+    'The log_file cannot be created or opened for appending.',
+    'Create the directory of log_file and make it writable by the daemon user, or set log_file to a writable path.',
+    73,
+  ),
   USER_SWITCH_FAILED: spec('The daemon cannot run as the account named by `user:`.', 'Create the account, start the daemon as root (or as that account), or remove `user:` from the config.', 78),
-  UNSAFE_DIR: spec('A directory the daemon keeps its socket, keys or cache in (or one above it) can be changed by another local user.', 'Run the chmod or chown command the message gives, then start the daemon again.', 78),
+  UNSAFE_DIR: spec(
+    'A directory the daemon keeps its socket, keys or cache in (or one above it) can be changed by another local user.',
+    'Run the chmod or chown command the message gives, then start the daemon again.',
+    78,
+  ),
 
   // jobs and modules
   UNKNOWN_FUNCTION: spec('The function is not in the module registry.', 'List functions with `brine run <target> sys.list_functions`.', 1),
@@ -67,7 +123,11 @@ export const ERRORS = {
   EXEC_FAILED: spec('The function raised an error while running.', 'Read the message; it comes from the function itself.', 1),
   JOB_TIMEOUT: spec('The function ran longer than its timeout and was stopped.', 'Raise the timeout (`timeout=` for cmd.*), or find why it hangs.', 1),
   INVALID_JID: spec('A job ID is not 20 digits.', 'Use a jid as printed by `brine run -v` or `brine jobs list`.', 2),
-  INVALID_BATCH: spec('A batch option is out of range: -b/--batch must be a count of at least 1 or a percentage from 1% to 100%, --batch-wait a number of seconds >= 0.', 'Give e.g. `-b 2` or `-b 25%`; nothing was sent.', 2),
+  INVALID_BATCH: spec(
+    'A batch option is out of range: -b/--batch must be a count of at least 1 or a percentage from 1% to 100%, --batch-wait a number of seconds >= 0.',
+    'Give e.g. `-b 2` or `-b 25%`; nothing was sent.',
+    2,
+  ),
   TARGET_INVALID: spec('A target expression cannot be parsed.', 'Fix the expression; for -E it must be a valid regular expression.', 2),
   NO_MINIONS_MATCHED: spec('No accepted minion matched the target.', 'Check the target against `brine key -L`.', 2),
   USAGE: spec('The command line is not valid.', 'See `brine <command> --help`.', 64),

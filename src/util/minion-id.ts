@@ -9,17 +9,7 @@ export const MAX_ID_LENGTH = 255;
 const ID_PATTERN = /^[A-Za-z0-9_@][A-Za-z0-9._@-]*$/;
 
 // Salt's localhost filter (salt/utils/network.py): anchored at the start, case-sensitive.
-const LOCALHOST_LIKE: readonly RegExp[] = [
-  /^localhost.*/,
-  /^ip6-.*/,
-  /^127[.]\d/,
-  /^0\.0\.0\.0/,
-  /^::1.*/,
-  /^ipv6-.*/,
-  /^fe00::.*/,
-  /^fe02::.*/,
-  /^1.0.0.*.ip6.arpa/,
-];
+const LOCALHOST_LIKE: readonly RegExp[] = [/^localhost.*/, /^ip6-.*/, /^127[.]\d/, /^0\.0\.0\.0/, /^::1.*/, /^ipv6-.*/, /^fe00::.*/, /^fe02::.*/, /^1.0.0.*.ip6.arpa/];
 
 /** True for names Salt never picks as a generated ID: localhost, ip6-*, 127.x, ::1 ... */
 export function isLocalhostLike(name: string): boolean {

@@ -78,9 +78,13 @@ export function checkPrivateDirs(dirs: readonly PrivateDir[], own: Ownership): v
       const found = problem(dir, st, isSelf, own);
       if (found === undefined) continue;
       const where = isSelf ? `${option} ${dir}` : `${dir} (above ${option} ${target})`;
-      throw new BrineError('UNSAFE_DIR', `refusing to start: ${where} ${found.why}, so another local user could replace what the daemon keeps there (its control socket, keys or job cache). Fix: ${found.fix}`, {
-        details: { option, path: dir },
-      });
+      throw new BrineError(
+        'UNSAFE_DIR',
+        `refusing to start: ${where} ${found.why}, so another local user could replace what the daemon keeps there (its control socket, keys or job cache). Fix: ${found.fix}`,
+        {
+          details: { option, path: dir },
+        },
+      );
     }
   }
 }

@@ -15,8 +15,6 @@ const HB_TIMEOUT = 1.5;
 const LIVENESS = { heartbeat_interval: HB_INTERVAL, heartbeat_timeout: HB_TIMEOUT };
 const COUNT = 200;
 
-
-
 function logTime(line: string): number {
   const m = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(line);
   assert.ok(m, `a timestamped log line: ${line}`);
@@ -35,10 +33,27 @@ describe('one busy minion does not hide a dead one', () => {
     cluster = await Cluster.create();
     const master = await cluster.startMaster({ auto_accept: true, ...LIVENESS });
     const emu = cluster.spawnBrine('emulator', [
-      'emulate', '--master', `127.0.0.1:${cluster.port}`, '--count', String(COUNT), '--prefix', 'emu-',
-      '--pki-dir', path.join(cluster.root, 'emu-pki'),
-      '--heartbeat-interval', String(HB_INTERVAL), '--heartbeat-timeout', String(HB_TIMEOUT),
-      '--recon-default', '100', '--recon-max', '1000', '--auth-timeout', '5', '--stats-interval', '0.2',
+      'emulate',
+      '--master',
+      `127.0.0.1:${cluster.port}`,
+      '--count',
+      String(COUNT),
+      '--prefix',
+      'emu-',
+      '--pki-dir',
+      path.join(cluster.root, 'emu-pki'),
+      '--heartbeat-interval',
+      String(HB_INTERVAL),
+      '--heartbeat-timeout',
+      String(HB_TIMEOUT),
+      '--recon-default',
+      '100',
+      '--recon-max',
+      '1000',
+      '--auth-timeout',
+      '5',
+      '--stats-interval',
+      '0.2',
     ]);
     proxy = await FaultProxy.start({ target: { host: '127.0.0.1', port: cluster.port } });
     const real = cluster.startMinion('real', { master: '127.0.0.1', master_port: proxy.port, ...LIVENESS, auth_timeout: 2 });

@@ -8,6 +8,9 @@ export type EmulatorStats = Counts & { at: number };
 
 /** The last stats line the emulator printed, if any. */
 export function lastStats(p: Proc): EmulatorStats | undefined {
-  const last = p.output.split('\n').filter((l) => l.startsWith('{"at":')).at(-1);
+  const last = p.output
+    .split('\n')
+    .filter((l) => l.startsWith('{"at":'))
+    .at(-1);
   return last === undefined ? undefined : (JSON.parse(last) as EmulatorStats);
 }

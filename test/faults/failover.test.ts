@@ -27,8 +27,7 @@ describe('multi-master failover and hot/hot', () => {
     await Promise.all([...extraProxies.map((p) => p.close()), a?.close(), b?.close()]);
   });
 
-  const failoverMinion = (id: string, extra: Record<string, unknown> = {}): Proc =>
-    a.cluster.startMinion(id, { ...FAST, master: [a.viaProxy, b.viaProxy], master_type: 'failover', ...extra });
+  const failoverMinion = (id: string, extra: Record<string, unknown> = {}): Proc => a.cluster.startMinion(id, { ...FAST, master: [a.viaProxy, b.viaProxy], master_type: 'failover', ...extra });
 
   it(`the active path dies ${ROUNDS} times in a row: the minion moves to the other master each time, no restart`, async () => {
     const minion = failoverMinion('fo');
@@ -45,10 +44,7 @@ describe('multi-master failover and hot/hot', () => {
       const now = await waitForReady(minion, seen, MOVE_WAIT_MS);
       assert.equal(now, other.viaProxy, `round ${round}: moved to the other master`);
       if (silent) active.proxy.restore();
-      const [row, ping] = await Promise.all([
-        other.waitForStatus('fo', (r) => r.state === 'connected', 5000, `round ${round}: connected on the other master`),
-        other.ping('fo'),
-      ]);
+      const [row, ping] = await Promise.all([other.waitForStatus('fo', (r) => r.state === 'connected', 5000, `round ${round}: connected on the other master`), other.ping('fo')]);
       assert.equal(row.state, 'connected');
       assert.ok(ping.ok, `round ${round}: test.ping through the new master\n${ping.stdout}${ping.stderr}`);
       assert.ok(minion.running, `round ${round}: the minion is still running`);

@@ -139,12 +139,15 @@ export class Flow implements FlowControl {
     if (ms === null || (this.stateValue !== 'forwarding' && this.stateValue !== 'connecting')) return;
     // lazily re-armed: bytes only move lastActivity, the timer re-checks when it fires
     const due = this.lastActivityMono + ms - this.host.clock.monotonic();
-    this.idleTimer = this.host.clock.setTimeout(() => {
-      this.idleTimer = undefined;
-      if (this.host.clock.monotonic() - this.lastActivityMono >= ms) {
-        this.kill('dropped');
-      } else this.armIdle();
-    }, Math.max(0, due));
+    this.idleTimer = this.host.clock.setTimeout(
+      () => {
+        this.idleTimer = undefined;
+        if (this.host.clock.monotonic() - this.lastActivityMono >= ms) {
+          this.kill('dropped');
+        } else this.armIdle();
+      },
+      Math.max(0, due),
+    );
   }
 
   /** Tears the flow down without ceremony (proxy close). */

@@ -110,7 +110,10 @@ describe('kernel blackhole between namespaces', { skip: netnsSkip('kernel blackh
     started.push(c);
 
     // the configured kernel options are in force on both daemons' real sockets
-    for (const [ns, side, daemon] of [[pair.a, 'sport', c.master], [pair.b, 'dport', c.minion]] as const) {
+    for (const [ns, side, daemon] of [
+      [pair.a, 'sport', c.master],
+      [pair.b, 'dport', c.minion],
+    ] as const) {
       const o = await c.socketOptions(ns, side, daemon);
       assert.deepEqual(o, { keepalive: true, idleSeconds: 7, intervalSeconds: 3, count: 2, userTimeoutMs: 1500 }, `${daemon.name}'s socket (TCP_USER_TIMEOUT defaults to heartbeat_timeout)`);
       await c.waitForKeepaliveTimer(ns, side);
@@ -126,7 +129,10 @@ describe('kernel blackhole between namespaces', { skip: netnsSkip('kernel blackh
     await pair.dropBoth(pair.a);
     const masterLine = (await c.master.waitForOutput(/^.*minion nsmin disconnected \((\w+)\).*$/m, 15_000))[0];
     const minionLine = (await c.minion.waitForOutput(/^.*Connection to master \S+ lost \((\w+)\).*$/m, 15_000))[0];
-    for (const [who, line] of [['master', masterLine], ['minion', minionLine]] as const) {
+    for (const [who, line] of [
+      ['master', masterLine],
+      ['minion', minionLine],
+    ] as const) {
       const ms = logTime(line) - dropAt;
       t.diagnostic(`${who} detected the blackhole after ${ms} ms`);
       assert.match(line, /\(heartbeat_timeout\)/, `${who} must name heartbeat_timeout`);

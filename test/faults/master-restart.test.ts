@@ -36,10 +36,11 @@ function connectedLines(output: string): { id: string; at: number }[] {
 
 /** Returns print in arrival order; compare them as a set. */
 function sortedLines(out: string): string[] {
-  return out.split('\n').filter((l) => l !== '').sort();
+  return out
+    .split('\n')
+    .filter((l) => l !== '')
+    .sort();
 }
-
-
 
 describe('master SIGKILL, then restart (seed 002)', () => {
   const clusters: Cluster[] = [];
@@ -67,10 +68,14 @@ describe('master SIGKILL, then restart (seed 002)', () => {
     const listening = firstLogAt(again.output, 'brine master listening');
     assert.ok(listening !== undefined, again.output);
     const bound = HB_TIMEOUT * 1000 + RECON_MAX;
-    const back = await waitUntil(() => {
-      const seen = connectedLines(again.output);
-      return ids.every((id) => seen.some((c) => c.id === id)) ? seen : undefined;
-    }, bound + SLACK_MS + 10_000, `all minions connected to the restarted master\n${again.output}`);
+    const back = await waitUntil(
+      () => {
+        const seen = connectedLines(again.output);
+        return ids.every((id) => seen.some((c) => c.id === id)) ? seen : undefined;
+      },
+      bound + SLACK_MS + 10_000,
+      `all minions connected to the restarted master\n${again.output}`,
+    );
     for (const id of ids) {
       const at = back.find((c) => c.id === id)!.at;
       t.diagnostic(`${id} back ${at - listening} ms after the master listened`);
@@ -83,7 +88,10 @@ describe('master SIGKILL, then restart (seed 002)', () => {
     assert.deepEqual(sortedLines(ping.stdout), ['alpha: True', 'beta: True', 'gamma: True']);
     const status = await cluster.brine(['minions', 'status', '--out', 'json']);
     const infos = JSON.parse(status.stdout) as { id: string; state: string }[];
-    assert.deepEqual(infos.map((i) => [i.id, i.state]), ids.map((id) => [id, 'connected']));
+    assert.deepEqual(
+      infos.map((i) => [i.id, i.state]),
+      ids.map((id) => [id, 'connected']),
+    );
   });
 
   it('200 emulated minions all come back, spread out by jitter', async (t) => {
@@ -91,11 +99,27 @@ describe('master SIGKILL, then restart (seed 002)', () => {
     clusters.push(cluster);
     const master = await cluster.startMaster({ auto_accept: true, ...LIVENESS });
     const emu = cluster.spawnBrine('emulator', [
-      'emulate', '--master', `127.0.0.1:${cluster.port}`, '--count', '200', '--prefix', 'emu-',
-      '--pki-dir', path.join(cluster.root, 'emu-pki'),
-      '--heartbeat-interval', String(HB_INTERVAL), '--heartbeat-timeout', String(HB_TIMEOUT),
-      '--recon-default', String(RECON_DEFAULT), '--recon-max', String(RECON_MAX), '--auth-timeout', '5',
-      '--stats-interval', '0.2',
+      'emulate',
+      '--master',
+      `127.0.0.1:${cluster.port}`,
+      '--count',
+      '200',
+      '--prefix',
+      'emu-',
+      '--pki-dir',
+      path.join(cluster.root, 'emu-pki'),
+      '--heartbeat-interval',
+      String(HB_INTERVAL),
+      '--heartbeat-timeout',
+      String(HB_TIMEOUT),
+      '--recon-default',
+      String(RECON_DEFAULT),
+      '--recon-max',
+      String(RECON_MAX),
+      '--auth-timeout',
+      '5',
+      '--stats-interval',
+      '0.2',
     ]);
     await waitUntil(() => lastStats(emu)?.ready === 200, 30_000, `200 emulated minions ready\n${emu.output.slice(-2000)}`);
 

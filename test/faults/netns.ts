@@ -60,7 +60,10 @@ const oneLine = (s: string): string => s.trim().replace(/\s+/g, ' ');
 function probe(): NetnsAvailability {
   if (process.platform !== 'linux') return { available: false, reason: `needs Linux, this is ${process.platform}` };
   if (process.getuid?.() !== 0) return { available: false, reason: 'needs root (run the fault suite as root, as CI does)' };
-  for (const [tool, arg] of [['ip', '-V'], ['iptables', '--version']] as const) {
+  for (const [tool, arg] of [
+    ['ip', '-V'],
+    ['iptables', '--version'],
+  ] as const) {
     const r = spawnSync(tool, [arg], { encoding: 'utf8' });
     if (r.error) return { available: false, reason: `${tool} not found (apt-get install iproute2 iptables; .ci/run does)` };
   }
@@ -99,7 +102,10 @@ async function must(argv: readonly string[]): Promise<string> {
 export async function listNetns(): Promise<string[]> {
   const out = await must(['ip', 'netns', 'list']);
   // lines look like "name" or "name (id: 3)"
-  return out.split('\n').map((l) => l.trim().split(/\s+/)[0] ?? '').filter((n) => n !== '');
+  return out
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/)[0] ?? '')
+    .filter((n) => n !== '');
 }
 
 /** Kills everything running inside a namespace, then deletes it (its veth goes with it). */

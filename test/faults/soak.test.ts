@@ -16,8 +16,6 @@ const ROUNDS = 10;
 const FD_TOLERANCE = 5;
 const RSS_GROWTH_LIMIT = 50 * 1024 * 1024;
 
-
-
 function fdCount(pid: number): number {
   return fs.readdirSync(`/proc/${pid}/fd`).length;
 }
@@ -50,10 +48,27 @@ describe('soak: hundreds of forced disconnects', { skip: process.platform === 'l
     proxy = await FaultProxy.start({ target: { host: '127.0.0.1', port: c.port } });
     const p = proxy;
     const emu = c.spawnBrine('emulator', [
-      'emulate', '--master', `127.0.0.1:${p.port}`, '--count', String(COUNT), '--prefix', 'soak-',
-      '--pki-dir', path.join(c.root, 'emu-pki'),
-      '--heartbeat-interval', '0.5', '--heartbeat-timeout', '1.5',
-      '--recon-default', '100', '--recon-max', '500', '--auth-timeout', '5', '--stats-interval', '0.1',
+      'emulate',
+      '--master',
+      `127.0.0.1:${p.port}`,
+      '--count',
+      String(COUNT),
+      '--prefix',
+      'soak-',
+      '--pki-dir',
+      path.join(c.root, 'emu-pki'),
+      '--heartbeat-interval',
+      '0.5',
+      '--heartbeat-timeout',
+      '1.5',
+      '--recon-default',
+      '100',
+      '--recon-max',
+      '500',
+      '--auth-timeout',
+      '5',
+      '--stats-interval',
+      '0.1',
     ]);
     const masterPid = master.child.pid!;
     const emuPid = emu.child.pid!;
@@ -67,10 +82,14 @@ describe('soak: hundreds of forced disconnects', { skip: process.platform === 'l
     const round = async (n: number) => {
       p.resetAll();
       // a stats line printed after the drops were counted, showing everyone back
-      await waitUntil(() => {
-        const s = lastStats(emu);
-        return s !== undefined && s.drops >= n * COUNT && s.ready === COUNT;
-      }, 20_000, `round ${n}: every emulated minion back\n${emu.output.slice(-1000)}`);
+      await waitUntil(
+        () => {
+          const s = lastStats(emu);
+          return s !== undefined && s.drops >= n * COUNT && s.ready === COUNT;
+        },
+        20_000,
+        `round ${n}: every emulated minion back\n${emu.output.slice(-1000)}`,
+      );
       await waitUntil(async () => (await connected()) === COUNT, 10_000, `round ${n}: the master shows ${COUNT} connected`);
     };
     const sample = (): Sample => ({ masterFds: fdCount(masterPid), emuFds: fdCount(emuPid), masterRss: rssBytes(masterPid), emuRss: rssBytes(emuPid) });
@@ -88,10 +107,14 @@ describe('soak: hundreds of forced disconnects', { skip: process.platform === 'l
     assert.equal(disconnects, (ROUNDS + 1) * COUNT, 'the master saw every forced disconnect');
 
     // closed sockets go away asynchronously; give them a moment
-    const end = await waitUntil(() => {
-      const s = sample();
-      return s.masterFds <= base.masterFds + FD_TOLERANCE && s.emuFds <= base.emuFds + FD_TOLERANCE ? s : undefined;
-    }, 10_000, `file descriptors back to baseline (master ${base.masterFds}, emulator ${base.emuFds}); now ${JSON.stringify(sample())}`);
+    const end = await waitUntil(
+      () => {
+        const s = sample();
+        return s.masterFds <= base.masterFds + FD_TOLERANCE && s.emuFds <= base.emuFds + FD_TOLERANCE ? s : undefined;
+      },
+      10_000,
+      `file descriptors back to baseline (master ${base.masterFds}, emulator ${base.emuFds}); now ${JSON.stringify(sample())}`,
+    );
     t.diagnostic(`baseline ${JSON.stringify(base)}; after ${JSON.stringify(end)}`);
     assert.ok(end.masterFds >= base.masterFds - FD_TOLERANCE && end.emuFds >= base.emuFds - FD_TOLERANCE, 'every session is still open');
     assert.ok(end.masterRss - base.masterRss < RSS_GROWTH_LIMIT, `master RSS grew ${end.masterRss - base.masterRss} bytes`);

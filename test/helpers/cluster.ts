@@ -10,7 +10,6 @@ import { repoRoot } from './repo.js';
 
 export { repoRoot };
 
-
 /** The CLI entry point; BRINE_CLI_JS points tests at another build (e.g. a private outDir). */
 export const BRINE_BIN = process.env['BRINE_CLI_JS'] ?? path.join(repoRoot(), 'bin', 'brine.js');
 
@@ -102,7 +101,12 @@ function yamlValue(v: unknown): string {
 
 function writeConfig(file: string, settings: Record<string, unknown>): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, Object.entries(settings).map(([k, v]) => `${k}: ${yamlValue(v)}`).join('\n') + '\n');
+  fs.writeFileSync(
+    file,
+    Object.entries(settings)
+      .map(([k, v]) => `${k}: ${yamlValue(v)}`)
+      .join('\n') + '\n',
+  );
 }
 
 /** Fast liveness settings so tests do not wait for production timeouts. */
@@ -180,10 +184,14 @@ export class Cluster {
 
   /** Waits until the master's key store lists the IDs as pending. */
   async waitForPending(ids: string[], timeoutMs = 15_000): Promise<void> {
-    await waitUntil(async () => {
-      const r = await this.brine(['key', '-l', 'un']);
-      return ids.every((id) => r.stdout.split('\n').includes(id));
-    }, timeoutMs, `pending keys ${ids.join(', ')}`);
+    await waitUntil(
+      async () => {
+        const r = await this.brine(['key', '-l', 'un']);
+        return ids.every((id) => r.stdout.split('\n').includes(id));
+      },
+      timeoutMs,
+      `pending keys ${ids.join(', ')}`,
+    );
   }
 
   async cleanup(): Promise<void> {

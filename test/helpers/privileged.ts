@@ -22,7 +22,9 @@ export function privilegedSkip(what: string, reason: string | false | undefined,
   if (reason === false || reason === undefined) return false;
   if (privilegedRequired(env)) {
     test(`${what}: prerequisites (${REQUIRE_PRIVILEGED_ENV} is set)`, () => {
-      throw new Error(`${what} cannot run: ${reason}. ${REQUIRE_PRIVILEGED_ENV} is set, so this skip is a failure: run as root with iproute2 and iptables installed (bash .ci/run installs them), or unset ${REQUIRE_PRIVILEGED_ENV}`);
+      throw new Error(
+        `${what} cannot run: ${reason}. ${REQUIRE_PRIVILEGED_ENV} is set, so this skip is a failure: run as root with iproute2 and iptables installed (bash .ci/run installs them), or unset ${REQUIRE_PRIVILEGED_ENV}`,
+      );
     });
   }
   return reason;

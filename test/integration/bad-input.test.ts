@@ -235,7 +235,10 @@ describe('bad input: the master survives hostile peers and says why it hung up',
       assert.equal(r.code, 0, r.stdout + r.stderr);
       assert.deepEqual(JSON.parse(r.stdout), { 'raw-one': 'from-raw' });
       assert.deepEqual(await raw.nextFrame(2000), { t: 'ack', jid });
-      assert.deepEqual(cache.getReturns(jid).map((x) => [x.minion, x.return]), [['raw-one', 'from-raw']]);
+      assert.deepEqual(
+        cache.getReturns(jid).map((x) => [x.minion, x.return]),
+        [['raw-one', 'from-raw']],
+      );
     });
 
     it('a return for a jid never sent to this session is dropped, not credited to anyone', async () => {
@@ -247,7 +250,10 @@ describe('bad input: the master survives hostile peers and says why it hung up',
         raw.send(okReturn(jid, 'forged', { id: 'good' }));
         await master.waitForOutput(new RegExp(`dropped a return from raw-one for job ${jid}, which was never sent to it`), 5000);
       }
-      assert.deepEqual(cache.getReturns(goodJid).map((x) => [x.minion, x.return]), [['good', true]]);
+      assert.deepEqual(
+        cache.getReturns(goodJid).map((x) => [x.minion, x.return]),
+        [['good', true]],
+      );
       assert.deepEqual(cache.getReturns(unknownJid), []);
       const shown = await cluster.brine(['jobs', 'show', goodJid, '--out', 'json']);
       assert.deepEqual(JSON.parse(shown.stdout), { good: true });
@@ -352,5 +358,4 @@ describe('bad input: downgrades and Salt method names (threats.md #1, #17)', () 
     assert.equal(fs.existsSync(pwned), false, 'a command ran');
     await stillServes();
   });
-
 });

@@ -62,7 +62,10 @@ describe('brine doctor', () => {
     assert.match(r.stdout, /^OK   minion config: \S+minion is valid\.$/m);
     assert.match(r.stdout, /^OK   minion id: lonely \(from `id:` in the minion config\)/m);
     assert.match(r.stdout, new RegExp(`^OK   master 127\\.0\\.0\\.1:${deadPort} DNS: 127\\.0\\.0\\.1 resolves to 127\\.0\\.0\\.1 \\(\\d`, 'm'));
-    assert.match(r.stdout, new RegExp(`^FAIL master 127\\.0\\.0\\.1:${deadPort} TCP: cannot connect to 127\\.0\\.0\\.1:${deadPort}: .*ECONNREFUSED.* Fix: check that the master runs and listens on port ${deadPort}`, 'm'));
+    assert.match(
+      r.stdout,
+      new RegExp(`^FAIL master 127\\.0\\.0\\.1:${deadPort} TCP: cannot connect to 127\\.0\\.0\\.1:${deadPort}: .*ECONNREFUSED.* Fix: check that the master runs and listens on port ${deadPort}`, 'm'),
+    );
     assert.match(r.stdout, /^WARN minion key: no key pair in \S+ yet/m);
     assert.match(r.stdout, /^WARN minion daemon: minion is not running \(nothing answers on \S+minion\.sock\); the network checks above still ran\. Fix: start it with 'brine minion -c /m);
   });
@@ -72,13 +75,21 @@ describe('brine doctor', () => {
     await accept('good');
     await good.waitForOutput(/ready to receive requests/);
     // the first heartbeat round trip needs heartbeat_interval of quiet
-    const r = await waitUntil(async () => {
-      const res = await doctor('good', 'minion');
-      return /heartbeat RTT/.test(res.stdout) ? res : undefined;
-    }, 15_000, 'an RTT in the doctor output');
+    const r = await waitUntil(
+      async () => {
+        const res = await doctor('good', 'minion');
+        return /heartbeat RTT/.test(res.stdout) ? res : undefined;
+      },
+      15_000,
+      'an RTT in the doctor output',
+    );
     assert.equal(r.code, 0, r.stdout + r.stderr);
     // only the trust-on-first-use warning (no master_finger set)
-    assert.deepEqual(lines(r).filter((l) => !l.startsWith('OK  ')), [lines(r).find((l) => l.startsWith('WARN master_finger: not set'))], r.stdout);
+    assert.deepEqual(
+      lines(r).filter((l) => !l.startsWith('OK  ')),
+      [lines(r).find((l) => l.startsWith('WARN master_finger: not set'))],
+      r.stdout,
+    );
     const where = `master 127.0.0.1:${cluster.port}`;
     assert.match(r.stdout, new RegExp(`^OK   ${where} TCP: connected to 127\\.0\\.0\\.1:${cluster.port} in [\\d.]+ ms\\.$`, 'm'));
     assert.ok(r.stdout.includes(`OK   ${where} TLS: handshake in `), r.stdout);
@@ -99,7 +110,13 @@ describe('brine doctor', () => {
     await loadOrCreateIdentity({ pkiDir: minionPki('fresh'), name: 'minion', commonName: 'fresh' });
     const fresh = await doctor('fresh', 'minion');
     assert.equal(fresh.code, 0, fresh.stdout);
-    assert.match(fresh.stdout, new RegExp(`^WARN master 127\\.0\\.0\\.1:${cluster.port} key: fresh is pending: The master has not seen this minion's key \\(${FP.source}\\) yet; .* Fix: on the master run 'brine key -a fresh'`, 'm'));
+    assert.match(
+      fresh.stdout,
+      new RegExp(
+        `^WARN master 127\\.0\\.0\\.1:${cluster.port} key: fresh is pending: The master has not seen this minion's key \\(${FP.source}\\) yet; .* Fix: on the master run 'brine key -a fresh'`,
+        'm',
+      ),
+    );
     assert.equal(fs.existsSync(path.join(minionPki('fresh'), 'minion_master.pub')), false, 'the doctor pins nothing');
     assert.equal(fs.existsSync(path.join(minionPki('fresh'), 'masters')), false, 'the doctor pins nothing');
 
@@ -118,7 +135,10 @@ describe('brine doctor', () => {
     await cluster.waitForPending(['waiter']);
     const r = await doctor('waiter', 'minion');
     assert.equal(r.code, 0, r.stdout);
-    assert.match(r.stdout, /^WARN master \S+ key: waiter is pending: The master has this minion's key \(\S+\) in pending\. .* Fix: on the master run 'brine key -a waiter' \(check the fingerprint first with 'brine key -f waiter'\)$/m);
+    assert.match(
+      r.stdout,
+      /^WARN master \S+ key: waiter is pending: The master has this minion's key \(\S+\) in pending\. .* Fix: on the master run 'brine key -a waiter' \(check the fingerprint first with 'brine key -f waiter'\)$/m,
+    );
     assert.match(r.stdout, /^OK   minion daemon -> \S+|^WARN minion daemon -> \S+: running as waiter but not connected/m);
   });
 
@@ -130,7 +150,10 @@ describe('brine doctor', () => {
     assert.equal(await outcast.exited, 77, outcast.output);
     const r = await doctor('outcast');
     assert.equal(r.code, 1, r.stdout);
-    assert.match(r.stdout, /^FAIL master \S+ key: rejected: The master has rejected this minion's key \(\S+\): Public key rejected for outcast\b.* Fix: On the master, delete the rejected key \(`brine key -d outcast`\) and restart the minion, or accept it with `brine key -a outcast --include-rejected`\.$/m);
+    assert.match(
+      r.stdout,
+      /^FAIL master \S+ key: rejected: The master has rejected this minion's key \(\S+\): Public key rejected for outcast\b.* Fix: On the master, delete the rejected key \(`brine key -d outcast`\) and restart the minion, or accept it with `brine key -a outcast --include-rejected`\.$/m,
+    );
     assert.match(r.stdout, /^WARN minion daemon: minion is not running/m);
   });
 
@@ -181,7 +204,13 @@ describe('brine doctor', () => {
     await loadOrCreateIdentity({ pkiDir: minionPki('fingered'), name: 'minion', commonName: 'fingered' });
     const r = await doctor('fingered');
     assert.equal(r.code, 1, r.stdout);
-    assert.match(r.stdout, new RegExp(`^FAIL master \\S+ TLS: the master presented key ${masterFp}, but master_finger is ${wrong}; the minion refuses this master and retries it with backoff \\(MASTER_FINGER_MISMATCH\\)\\. Fix: compare with 'brine key -F master' on that master; if it was re-keyed on purpose or has its own key pair, add ${masterFp} to master_finger`, 'm'));
+    assert.match(
+      r.stdout,
+      new RegExp(
+        `^FAIL master \\S+ TLS: the master presented key ${masterFp}, but master_finger is ${wrong}; the minion refuses this master and retries it with backoff \\(MASTER_FINGER_MISMATCH\\)\\. Fix: compare with 'brine key -F master' on that master; if it was re-keyed on purpose or has its own key pair, add ${masterFp} to master_finger`,
+        'm',
+      ),
+    );
     assert.doesNotMatch(r.stdout, /key: /);
     assert.equal(fs.existsSync(path.join(minionPki('fingered'), 'minion_master.pub')), false);
     assert.equal(fs.existsSync(path.join(minionPki('fingered'), 'masters')), false);
@@ -213,10 +242,14 @@ describe('brine doctor', () => {
       const since = (await status('flappy'))?.connectedSince;
       await new Promise((r) => setTimeout(r, 300));
       proxy.resetAll();
-      await waitUntil(async () => {
-        const row = await status('flappy');
-        return row?.state === 'connected' && row.connectedSince !== since;
-      }, 15_000, `flappy back after reset ${i + 1}`);
+      await waitUntil(
+        async () => {
+          const row = await status('flappy');
+          return row?.state === 'connected' && row.connectedSince !== since;
+        },
+        15_000,
+        `flappy back after reset ${i + 1}`,
+      );
     }
     assert.equal((await status('flappy'))?.flapping, true);
 
@@ -226,12 +259,21 @@ describe('brine doctor', () => {
     assert.doesNotMatch(r.stdout, /minion daemon|minion id/, 'only the master group: there is no minion config here');
     assert.match(r.stdout, /^OK   master config: /m);
     assert.match(r.stdout, /^OK   master: running: the control socket \S+master\.sock answers; \d+ minions connected\.$/m);
-    assert.match(r.stdout, /^WARN keys: \d+ accepted, 1 pending, 1 rejected, 1 denied; waiting for acceptance: waiter\. Fix: review them with 'brine key -L', check each fingerprint with 'brine key -f waiter'/m);
+    assert.match(
+      r.stdout,
+      /^WARN keys: \d+ accepted, 1 pending, 1 rejected, 1 denied; waiting for acceptance: waiter\. Fix: review them with 'brine key -L', check each fingerprint with 'brine key -f waiter'/m,
+    );
     const dup = lines(r).find((l) => l.startsWith('FAIL duplicate ID good:'));
     assert.ok(dup, r.stdout);
     assert.equal(dup.match(FP)?.length, 2, `accepted and denied fingerprints: ${dup}`);
-    assert.match(dup, /a second key tried to sign in as good \d+ s ago: accepted key \S+ \(connected from 127\.0\.0\.1:\d+\), denied key \S+\. Fix: if good was re-imaged, run 'brine key --replace good' on the master and restart that minion; if it is another host, give the other host its own id/);
-    assert.match(r.stdout, /^WARN minion flappy: flapping: [3-9] unplanned drops in the last hour, typically up ~\d+ s and silent ~\d+ s before each, reasons [a-z_, ]+; now connected\. Fix: see docs\/troubleshooting-disconnects\.md/m);
+    assert.match(
+      dup,
+      /a second key tried to sign in as good \d+ s ago: accepted key \S+ \(connected from 127\.0\.0\.1:\d+\), denied key \S+\. Fix: if good was re-imaged, run 'brine key --replace good' on the master and restart that minion; if it is another host, give the other host its own id/,
+    );
+    assert.match(
+      r.stdout,
+      /^WARN minion flappy: flapping: [3-9] unplanned drops in the last hour, typically up ~\d+ s and silent ~\d+ s before each, reasons [a-z_, ]+; now connected\. Fix: see docs\/troubleshooting-disconnects\.md/m,
+    );
     assert.doesNotMatch(r.stdout, /WARN minion good:/, 'a steady minion is not flagged');
     assert.match(r.stdout, /^OK   job cache: \S+jobs\.sqlite is writable\.$/m);
 

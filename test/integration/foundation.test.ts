@@ -54,7 +54,10 @@ describe('foundation: master, minions, keys and test.ping over mutual TLS', () =
   it('targets a list with -L and a regular expression with -E', async () => {
     const list = await cluster.brine(['run', '-L', 'alpha,gamma', 'test.echo', 'hello', '--out', 'json']);
     assert.equal(list.code, 0, list.stderr);
-    const objs = list.stdout.trim().split(/\n(?=\{)/).map((s) => JSON.parse(s) as Record<string, unknown>);
+    const objs = list.stdout
+      .trim()
+      .split(/\n(?=\{)/)
+      .map((s) => JSON.parse(s) as Record<string, unknown>);
     assert.deepEqual(Object.assign({}, ...objs), { alpha: 'hello', gamma: 'hello' });
 
     const pcre = await cluster.brine(['run', '-E', 'b.t', 'test.ping', '--out', 'txt']);
@@ -86,10 +89,14 @@ describe('foundation: master, minions, keys and test.ping over mutual TLS', () =
   it('reports a killed minion as [Not connected] at once, with exit 1', async () => {
     await minions.get('gamma')!.kill('SIGKILL');
     // the kernel closes the socket, so the master notices without waiting for heartbeats
-    await waitUntil(async () => {
-      const r = await cluster.brine(['run', 'gamma', 'test.ping', '-t', '1']);
-      return /Not connected/.test(r.stdout);
-    }, 10_000, 'the master to notice gamma is gone');
+    await waitUntil(
+      async () => {
+        const r = await cluster.brine(['run', 'gamma', 'test.ping', '-t', '1']);
+        return /Not connected/.test(r.stdout);
+      },
+      10_000,
+      'the master to notice gamma is gone',
+    );
     const started = Date.now();
     const r = await cluster.brine(['run', '*', 'test.ping', '-t', '60']);
     const elapsed = Date.now() - started;

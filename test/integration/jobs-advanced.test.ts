@@ -16,7 +16,13 @@ const MINIONS = ['m1', 'm2', 'm3', 'm4', 'm5'];
 const FAST_HEARTBEAT = { heartbeat_interval: 0.5, heartbeat_timeout: 1.5 };
 
 function jsonDocs(stdout: string): Record<string, unknown> {
-  return Object.assign({}, ...stdout.trim().split(/\n(?=\{)/).map((s) => JSON.parse(s) as Record<string, unknown>));
+  return Object.assign(
+    {},
+    ...stdout
+      .trim()
+      .split(/\n(?=\{)/)
+      .map((s) => JSON.parse(s) as Record<string, unknown>),
+  );
 }
 
 describe('jobs: waiting, batches, async, saltutil, isolation', () => {
@@ -44,7 +50,10 @@ describe('jobs: waiting, batches, async, saltutil, isolation', () => {
     assert.match(r.stdout, /^Minion x-gone did not respond\. No job will be sent\.$/m);
     const groups = [...r.stdout.matchAll(/^Executing run on \[(.*)\]$/gm)].map((m) => m[1]!.split(', ').map((s) => s.replace(/'/g, '')));
     assert.deepEqual(groups[0], ['m1', 'm2'], r.stdout);
-    assert.ok(groups.every((g) => g.length >= 1 && g.length <= 2), r.stdout);
+    assert.ok(
+      groups.every((g) => g.length >= 1 && g.length <= 2),
+      r.stdout,
+    );
     assert.deepEqual(groups.flat(), MINIONS, 'each responder exactly once, in order');
     for (const id of MINIONS) assert.match(r.stdout, new RegExp(`^${id}:\\n    True$`, 'm'));
   });
@@ -61,7 +70,10 @@ describe('jobs: waiting, batches, async, saltutil, isolation', () => {
 
     const hard = await cluster.brine(['run', 'm*', 'cmd.run', 'exit 4', '-b', '1', '--failhard']);
     assert.equal(hard.code, 4, hard.stdout + hard.stderr);
-    assert.deepEqual([...hard.stdout.matchAll(/^Executing run on (.*)$/gm)].map((m) => m[1]), ["['m1']"]);
+    assert.deepEqual(
+      [...hard.stdout.matchAll(/^Executing run on (.*)$/gm)].map((m) => m[1]),
+      ["['m1']"],
+    );
     assert.match(hard.stderr, /ERROR: Minion m1 returned with non-zero exit code\. Batch run stopped due to failhard/);
   });
 
@@ -70,10 +82,14 @@ describe('jobs: waiting, batches, async, saltutil, isolation', () => {
     assert.equal(r.code, 0, r.stderr);
     const jid = /^Executed command with job ID: (\d{20})$/m.exec(r.stdout)?.[1];
     assert.ok(jid, r.stdout);
-    const shown = await waitUntil(async () => {
-      const s = await cluster.brine(['jobs', 'show', jid, '--out', 'json']);
-      return s.code === 0 ? s : undefined;
-    }, 10_000, 'the async return in the job cache');
+    const shown = await waitUntil(
+      async () => {
+        const s = await cluster.brine(['jobs', 'show', jid, '--out', 'json']);
+        return s.code === 0 ? s : undefined;
+      },
+      10_000,
+      'the async return in the job cache',
+    );
     assert.deepEqual(JSON.parse(shown.stdout), { m3: 'later' });
   });
 
@@ -95,10 +111,14 @@ describe('jobs: waiting, batches, async, saltutil, isolation', () => {
     assert.equal(kill.code, 0, kill.stdout + kill.stderr);
     assert.match(kill.stdout, new RegExp(`Signal 9 sent to job ${jid} at pid \\d+`));
     await waitUntil(() => !alive(grandchild), 5000, `grandchild ${grandchild} to be gone`);
-    const shown = await waitUntil(async () => {
-      const s = await cluster.brine(['jobs', 'show', jid, '--out', 'json']);
-      return s.stdout.includes('m2') && !s.stdout.includes('No response') ? s : undefined;
-    }, 10_000, 'the killed job return');
+    const shown = await waitUntil(
+      async () => {
+        const s = await cluster.brine(['jobs', 'show', jid, '--out', 'json']);
+        return s.stdout.includes('m2') && !s.stdout.includes('No response') ? s : undefined;
+      },
+      10_000,
+      'the killed job return',
+    );
     assert.match(shown.stdout, /killed by saltutil\.kill_job/);
     const after = await cluster.brine(['jobs', 'active', '--out', 'json']);
     assert.ok(!after.stdout.includes(jid), after.stdout);
@@ -142,7 +162,10 @@ describe('jobs: waiting, batches, async, saltutil, isolation', () => {
 
     const sum = await cluster.brine(['run', '*', 'test.ping', '--summary', '-v']);
     assert.equal(sum.code, 1);
-    assert.match(sum.stdout, /-------------------------------------------\nSummary\n-------------------------------------------\n# of minions targeted: 6\n# of minions returned: 5\n# of minions that did not return: 1\n# of minions with errors: 0\nMinions not connected: x-gone\n-------------------------------------------\n$/);
+    assert.match(
+      sum.stdout,
+      /-------------------------------------------\nSummary\n-------------------------------------------\n# of minions targeted: 6\n# of minions returned: 5\n# of minions that did not return: 1\n# of minions with errors: 0\nMinions not connected: x-gone\n-------------------------------------------\n$/,
+    );
 
     const nv = await cluster.brine(['run', 'm1', 'test.echo', 'bare', '--out', 'newline_values_only']);
     assert.equal(nv.stdout, 'bare\n');
@@ -161,7 +184,11 @@ describe('jobs: waiting, batches, async, saltutil, isolation', () => {
 
   it('bad input: -b 0, -b 150%, a jid that is not a jid exit 2 with a clear error and send nothing', async () => {
     const before = await jobCount();
-    for (const args of [['-b', '0'], ['-b', '150%'], ['--batch-size', '0%']]) {
+    for (const args of [
+      ['-b', '0'],
+      ['-b', '150%'],
+      ['--batch-size', '0%'],
+    ]) {
       const r = await cluster.brine(['run', 'm*', 'test.ping', ...args]);
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}${r.stderr}`);
       assert.match(r.stderr, /^INVALID_BATCH: -b\/--batch '[^']+': .*percentage/);
@@ -214,10 +241,14 @@ describe('jobs: a connected but frozen minion', () => {
 
     // thawed, it runs the job it was sent and the late return lands in the cache
     process.kill(frozen.child.pid!, 'SIGCONT');
-    const late = await waitUntil(async () => {
-      const s = await cluster.brine(['jobs', 'show', jid, '--out', 'json']);
-      return s.code === 0 ? s : undefined;
-    }, 15_000, 'the late return of the thawed minion');
+    const late = await waitUntil(
+      async () => {
+        const s = await cluster.brine(['jobs', 'show', jid, '--out', 'json']);
+        return s.code === 0 ? s : undefined;
+      },
+      15_000,
+      'the late return of the thawed minion',
+    );
     assert.deepEqual(jsonDocs(late.stdout), { fine: true, ice: true });
   });
 });

@@ -42,10 +42,14 @@ describe('jobs in the cache', () => {
     const jid = r.stdout.match(/Executing job with jid (\d{20})/)![1]!;
     assert.match(r.stdout, /j1:\n {4}Minion did not return\. \[No response\]/);
     assert.ok(r.stdout.includes(`brine jobs show ${jid}`), r.stdout);
-    const late = await waitUntil(async () => {
-      const s = await cluster.brine(['jobs', 'show', jid, '--out', 'json']);
-      return s.code === 0 ? s : undefined;
-    }, 10_000, 'the late return');
+    const late = await waitUntil(
+      async () => {
+        const s = await cluster.brine(['jobs', 'show', jid, '--out', 'json']);
+        return s.code === 0 ? s : undefined;
+      },
+      10_000,
+      'the late return',
+    );
     assert.deepEqual(JSON.parse(late.stdout), { j1: true });
   });
 

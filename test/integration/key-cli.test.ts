@@ -212,7 +212,11 @@ describe('brine key (salt-key) against a running master', () => {
       const r = await cluster.brine(['key', '-F']);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, `Local Keys:\nmaster.pem:  ${masterFp}\nmaster.pub:  ${masterFp}\nAccepted Keys:\nm1:  ${fingerprintOf(acc)}\nUnaccepted Keys:\nm2:  ${fingerprintOf(pre)}\n`);
-      for (const line of r.stdout.trim().split('\n').filter((l) => l.includes(':  '))) assert.match(line.split(':  ')[1]!, FINGERPRINT);
+      for (const line of r.stdout
+        .trim()
+        .split('\n')
+        .filter((l) => l.includes(':  ')))
+        assert.match(line.split(':  ')[1]!, FINGERPRINT);
     });
 
     it('-F master prints only the master fingerprint (what MASTER_FINGER_MISMATCH tells operators to run)', async () => {

@@ -48,7 +48,12 @@ describe('key types the master accepts (issue 8 point 7)', { skip: haveOpenssl()
     const dir = fs.mkdtempSync(path.join(scratch, 'id-'));
     const key = path.join(dir, 'key.pem');
     const cert = path.join(dir, 'cert.pem');
-    for (const step of steps) execFileSync('openssl', step.map((a) => (a === 'KEY' ? key : a === 'CERT' ? cert : a)), { stdio: 'ignore' });
+    for (const step of steps)
+      execFileSync(
+        'openssl',
+        step.map((a) => (a === 'KEY' ? key : a === 'CERT' ? cert : a)),
+        { stdio: 'ignore' },
+      );
     return { privateKeyPem: fs.readFileSync(key, 'utf8'), certPem: fs.readFileSync(cert, 'utf8'), publicKeyPem: '', fingerprint: name, paths: { key, pub: '', cert } };
   }
 

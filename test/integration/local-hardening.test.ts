@@ -181,7 +181,11 @@ describe('user: the daemon switches to that account once it is up (as root)', ()
     const masterRoot = path.join(cluster.root, 'master');
     let master = await cluster.startMaster({ user: 'nobody', auto_accept: true });
     await master.waitForOutput(/now runs as nobody/);
-    const uidOf = (pid: number) => /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))!.slice(1).map(Number);
+    const uidOf = (pid: number) =>
+      /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)/m
+        .exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))!
+        .slice(1)
+        .map(Number);
     assert.deepEqual(uidOf(master.child.pid!), [NOBODY, NOBODY, NOBODY, NOBODY]);
 
     cluster.startMinion('m1');
@@ -192,7 +196,12 @@ describe('user: the daemon switches to that account once it is up (as root)', ()
     assert.deepEqual(JSON.parse(ping.stdout), { m1: true });
 
     // written after the switch (the accepted key) and before it (job cache, log file, socket)
-    for (const p of [accepted, path.join(masterRoot, 'var', 'cache', 'brine', 'master', 'jobs.sqlite'), path.join(masterRoot, 'var', 'log', 'brine', 'master'), path.join(masterRoot, 'var', 'run', 'brine', 'master', 'master.sock')]) {
+    for (const p of [
+      accepted,
+      path.join(masterRoot, 'var', 'cache', 'brine', 'master', 'jobs.sqlite'),
+      path.join(masterRoot, 'var', 'log', 'brine', 'master'),
+      path.join(masterRoot, 'var', 'run', 'brine', 'master', 'master.sock'),
+    ]) {
       assert.equal(fs.statSync(p).uid, NOBODY, `${p} belongs to nobody`);
     }
 
@@ -205,7 +214,7 @@ describe('user: the daemon switches to that account once it is up (as root)', ()
     await master.kill();
   });
 
-  it('a minion with user: nobody runs as nobody, keeps its files nobody\'s and still answers', { skip: isRoot ? false : 'needs root to switch users' }, async () => {
+  it("a minion with user: nobody runs as nobody, keeps its files nobody's and still answers", { skip: isRoot ? false : 'needs root to switch users' }, async () => {
     // its own cluster: the master above left its directories to nobody, which a root master refuses
     const own = await Cluster.create();
     try {

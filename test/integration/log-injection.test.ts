@@ -53,7 +53,11 @@ describe('log injection: peer text is escaped in the text log and in CLI listing
     const lines = master.output.split('\n');
     assert.ok(!lines.some((l) => l.startsWith(FAKE.slice(0, 10)) && l.includes('FORGED')), `a forged log line appeared:\n${master.output}`);
     assert.doesNotMatch(master.output, RAW_CONTROL, `raw control bytes in the master log:\n${JSON.stringify(master.output)}`);
-    if (master.output.includes('evil')) assert.ok(lines.some((l) => l.includes('evil\\n2026-01-01')), `the ID is shown escaped:\n${master.output}`);
+    if (master.output.includes('evil'))
+      assert.ok(
+        lines.some((l) => l.includes('evil\\n2026-01-01')),
+        `the ID is shown escaped:\n${master.output}`,
+      );
   });
 
   describe('an accepted minion whose agent string carries escapes', () => {
@@ -98,13 +102,17 @@ describe('log injection: peer text is escaped in the text log and in CLI listing
         let done = false;
         void events.then(() => (done = true));
         // reconnect the same ID until the subscriber has seen a connect: no guessing when it subscribed
-        await waitUntil(async () => {
-          if (done) return true;
-          const again = await connect();
-          again.send({ t: 'hello', versions: [1], id: 'agent-evil', agent });
-          await again.nextFrame(3000);
-          return done;
-        }, 20_000, 'brine events to print a minion_connected event');
+        await waitUntil(
+          async () => {
+            if (done) return true;
+            const again = await connect();
+            again.send({ t: 'hello', versions: [1], id: 'agent-evil', agent });
+            await again.nextFrame(3000);
+            return done;
+          },
+          20_000,
+          'brine events to print a minion_connected event',
+        );
         const r = await events;
         assert.equal(r.code, 0, r.stderr);
         assert.match(r.stdout, /agent-evil/);

@@ -184,8 +184,14 @@ describe('masters set up independently (their own key pairs)', () => {
     const doctor = await runCli(['doctor', 'minion', '-c', one.minionConfigDir('rk')], { timeoutMs: 30_000 });
     assert.equal(doctor.code, 1, doctor.stdout);
     const fails = doctor.stdout.split('\n').filter((l) => l.startsWith('FAIL'));
-    assert.ok(fails.some((l) => l.startsWith(`FAIL master ${at(two)} TLS: the master key has changed`) && l.includes(oldFp) && l.includes(newFp)), doctor.stdout);
-    assert.ok(fails.some((l) => l.startsWith(`FAIL minion daemon -> ${at(two)} refused: MASTER_KEY_CHANGED`) && l.includes(oldFp) && l.includes(newFp)), doctor.stdout);
+    assert.ok(
+      fails.some((l) => l.startsWith(`FAIL master ${at(two)} TLS: the master key has changed`) && l.includes(oldFp) && l.includes(newFp)),
+      doctor.stdout,
+    );
+    assert.ok(
+      fails.some((l) => l.startsWith(`FAIL minion daemon -> ${at(two)} refused: MASTER_KEY_CHANGED`) && l.includes(oldFp) && l.includes(newFp)),
+      doctor.stdout,
+    );
     assert.match(doctor.stdout, new RegExp(`^OK   master ${at(one).replace(/\./g, '\\.')} TLS`, 'm'));
     assert.match(doctor.stdout, /^WARN master_finger: not set/m);
     assert.ok(minion.running, minion.output);

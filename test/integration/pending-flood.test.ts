@@ -28,23 +28,28 @@ describe('pending-key flood (threats.md #25, #33)', () => {
   /** One hello as `id` with `identity` from `from`; the master's auth answer. */
   async function hello(identity: Identity, id: string, from: string): Promise<Record<string, unknown>> {
     // a master that is busy (auth_rate) says when to come back; that is an answer to wait on, not a result
-    return waitUntil(async () => {
-      const raw = await RawClient.connect({ port: cluster.port, identity, localAddress: from });
-      try {
-        raw.send({ t: 'hello', versions: [1], id, agent: 'flood' });
-        const answer = await raw.nextFrame(10_000);
-        assert.ok(answer, `no answer to hello ${id} from ${from}`);
-        return answer['status'] === 'busy' ? undefined : answer;
-      } finally {
-        raw.destroy();
-      }
-    }, 30_000, `a non-busy answer for ${id}`);
+    return waitUntil(
+      async () => {
+        const raw = await RawClient.connect({ port: cluster.port, identity, localAddress: from });
+        try {
+          raw.send({ t: 'hello', versions: [1], id, agent: 'flood' });
+          const answer = await raw.nextFrame(10_000);
+          assert.ok(answer, `no answer to hello ${id} from ${from}`);
+          return answer['status'] === 'busy' ? undefined : answer;
+        } finally {
+          raw.destroy();
+        }
+      },
+      30_000,
+      `a non-busy answer for ${id}`,
+    );
   }
 
   /** Fingerprints of the pending key files on disk, per ID. */
   function pendingOnDisk(): Map<string, string> {
     const out = new Map<string, string>();
-    for (const e of fs.readdirSync(pendingDir, { withFileTypes: true })) if (e.isFile() && !e.name.startsWith('.')) out.set(e.name, fingerprintOf(fs.readFileSync(path.join(pendingDir, e.name), 'utf8')));
+    for (const e of fs.readdirSync(pendingDir, { withFileTypes: true }))
+      if (e.isFile() && !e.name.startsWith('.')) out.set(e.name, fingerprintOf(fs.readFileSync(path.join(pendingDir, e.name), 'utf8')));
     return out;
   }
 
@@ -65,7 +70,10 @@ describe('pending-key flood (threats.md #25, #33)', () => {
     for (let i = 0; i < 50; i++) answers.push(await hello(squatter, `squat-${i}`, '127.0.0.2'));
     const stored = [...pendingOnDisk()].filter(([, fp]) => fp === squatter.fingerprint);
     assert.equal(stored.length, LIMITS.max_ids_per_key, `on disk: ${stored.map(([id]) => id).join(' ')}`);
-    assert.deepEqual(answers.slice(0, 3).map((a) => a['status']), ['pending', 'pending', 'pending']);
+    assert.deepEqual(
+      answers.slice(0, 3).map((a) => a['status']),
+      ['pending', 'pending', 'pending'],
+    );
     for (const a of answers.slice(3)) {
       assert.equal(a['status'], 'full');
       assert.equal(a['code'], 'AUTH_PENDING_LIMIT');

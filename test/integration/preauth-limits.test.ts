@@ -96,7 +96,10 @@ describe('unauthenticated peers are bounded (threats.md #24, #25)', () => {
     const other = await RawClient.connect({ port: cluster.port, localAddress: '127.0.0.3' });
     open.push(other);
     assert.equal(await other.closedWithin(500), false, 'another address is refused too');
-    assert.ok(open.slice(0, 3).every((c) => !c.isClosed), 'an authenticated connection was closed');
+    assert.ok(
+      open.slice(0, 3).every((c) => !c.isClosed),
+      'an authenticated connection was closed',
+    );
   });
 
   it('one peer flooding hellos from 127.0.0.2 cannot spend auth_rate: 20 minions from 127.0.0.1 all sign in', async () => {
@@ -143,8 +146,23 @@ describe('unauthenticated peers are bounded (threats.md #24, #25)', () => {
     const attemptsBefore = attempts;
 
     const emu = cluster.spawnBrine('emulator', [
-      'emulate', '--master', `127.0.0.1:${cluster.port}`, '--count', '20', '--prefix', 'real-',
-      '--pki-dir', path.join(cluster.root, 'emu-pki'), '--recon-default', '100', '--recon-max', '1000', '--auth-timeout', '5', '--stats-interval', '0.2',
+      'emulate',
+      '--master',
+      `127.0.0.1:${cluster.port}`,
+      '--count',
+      '20',
+      '--prefix',
+      'real-',
+      '--pki-dir',
+      path.join(cluster.root, 'emu-pki'),
+      '--recon-default',
+      '100',
+      '--recon-max',
+      '1000',
+      '--auth-timeout',
+      '5',
+      '--stats-interval',
+      '0.2',
     ]);
     // the flood goes on all the while; a minion turned away as busy would wait out retryAfter
     await waitUntil(() => lastStats(emu)?.ready === 20, 10_000, `20 emulated minions ready under the flood\n${emu.output.slice(-1500)}\n--- master ---\n${master.output.slice(-3000)}`);
@@ -160,7 +178,10 @@ describe('unauthenticated peers are bounded (threats.md #24, #25)', () => {
     // there were refusals, and the summary names the address with its counts
     const refusalLines = linesNaming(master, '127.0.0.2').filter((l) => /turned away a sign-in|before authentication|refused \d+ more/.test(l));
     assert.ok(turnedAway >= 100 && refusalLines.length <= 30, `${refusalLines.length} log lines for ${turnedAway} busy answers to 127.0.0.2 (${attempts} hellos)`);
-    assert.ok(refusalLines.some((l) => /refused \d+ more connection attempts from 127\.0\.0\.2 .*busy \d+/.test(l)), refusalLines.slice(-5).join('\n'));
+    assert.ok(
+      refusalLines.some((l) => /refused \d+ more connection attempts from 127\.0\.0\.2 .*busy \d+/.test(l)),
+      refusalLines.slice(-5).join('\n'),
+    );
     // and so do the sign-ins it got through with (invalid IDs, unknown keys, the pending cap):
     // every line naming the flooder stays within the per-address budget, apart from the
     // connect/disconnect lines of its hellos that were accepted (auto_accept is on here)
@@ -188,7 +209,11 @@ describe('unauthenticated peers are bounded (threats.md #24, #25)', () => {
       }
     }
     assert.equal(answered, N, 'every hello was refused by the decision');
-    const summary = await waitUntil(() => linesNaming(master, '127.0.0.3').find((l) => /refused 100 more connection attempts from 127\.0\.0\.3/.test(l)), 5000, `a summary line\n${master.output.slice(-3000)}`);
+    const summary = await waitUntil(
+      () => linesNaming(master, '127.0.0.3').find((l) => /refused 100 more connection attempts from 127\.0\.0\.3/.test(l)),
+      5000,
+      `a summary line\n${master.output.slice(-3000)}`,
+    );
     assert.match(summary, /invalid_id \d+/);
     const lines = linesNaming(master, '127.0.0.3');
     assert.ok(lines.length <= 30, `${lines.length} log lines for ${N} refused sign-ins from 127.0.0.3:\n${lines.slice(0, 40).join('\n')}`);

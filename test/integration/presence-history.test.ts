@@ -97,7 +97,11 @@ describe('presence history across a master restart', () => {
     const all = await status();
     const outcast = all.find((i) => i.id === 'outcast');
     assert.equal(outcast?.state, 'rejected', JSON.stringify(all));
-    assert.equal(all.find((i) => i.id === 'removed'), undefined, 'a minion without a key is not listed');
+    assert.equal(
+      all.find((i) => i.id === 'removed'),
+      undefined,
+      'a minion without a key is not listed',
+    );
     const down = await cluster.brine(['minions', 'down']);
     assert.equal(down.stdout, '- flap\n- reborn\n', 'down lists accepted minions only');
 

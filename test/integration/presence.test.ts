@@ -40,7 +40,13 @@ describe('presence and events', () => {
 
   it('lists connected minions with address, agent and protocol', async () => {
     const s = await status();
-    assert.deepEqual(s.map((i) => [i.id, i.state]), [['m1', 'connected'], ['m2', 'connected']]);
+    assert.deepEqual(
+      s.map((i) => [i.id, i.state]),
+      [
+        ['m1', 'connected'],
+        ['m2', 'connected'],
+      ],
+    );
     for (const i of s) {
       assert.match(i.remote ?? '', /^127\.0\.0\.1:\d+$/);
       assert.match(i.agent ?? '', /^brine\//);
@@ -58,10 +64,14 @@ describe('presence and events', () => {
 
   it('shows a killed minion as disconnected with the reason', async () => {
     await minions.get('m2')!.kill('SIGKILL');
-    const s = await waitUntil(async () => {
-      const all = await status();
-      return all.find((i) => i.id === 'm2' && i.state === 'disconnected') ? all : undefined;
-    }, 10_000, 'm2 to show as disconnected');
+    const s = await waitUntil(
+      async () => {
+        const all = await status();
+        return all.find((i) => i.id === 'm2' && i.state === 'disconnected') ? all : undefined;
+      },
+      10_000,
+      'm2 to show as disconnected',
+    );
     const m2 = s.find((i) => i.id === 'm2')!;
     assert.ok(['peer_closed', 'reset'].includes(m2.lastDisconnectReason ?? ''), `reason ${m2.lastDisconnectReason}`);
     const down = await cluster.brine(['minions', 'down']);
@@ -86,7 +96,11 @@ describe('presence and events', () => {
       await m3.waitForOutput(/ready to receive requests/);
       await m3.kill('SIGTERM');
       const events = await stream.waitFor('brine/minion/', 2, 10_000);
-      assert.deepEqual(events.map((e) => e.tag), ['brine/minion/m3/connected', 'brine/minion/m3/disconnected'], stream.proc.output);
+      assert.deepEqual(
+        events.map((e) => e.tag),
+        ['brine/minion/m3/connected', 'brine/minion/m3/disconnected'],
+        stream.proc.output,
+      );
       const data = events[1]!.data as { reason: string; connectedForMs: number };
       assert.equal(data.reason, 'shutdown', 'a stopped minion says goodbye');
       assert.ok(data.connectedForMs >= 0);

@@ -110,7 +110,10 @@ describe('seed 001: twenty minions whose resolver says localhost.localdomain', {
     const doctor = await runInNamespace('node1', ['doctor', 'id', '-c', dirOf('node1')]);
     assert.equal(doctor.code, 1, doctor.stdout + doctor.stderr);
     assert.match(doctor.stdout, /^FAIL id: the ID localhost\.localdomain \(from the cached minion_id file\) cannot be used: .*localhost-like.*Fix: delete \S+minion_id/m);
-    assert.match(doctor.stdout, /^WARN fqdn: the FQDN of node1 came back as localhost\.localdomain because \/etc\/hosts maps 127\.0\.0\.1 to the hostname node1 \(line 1: "127\.0\.0\.1 localhost\.localdomain localhost node1"\)/m);
+    assert.match(
+      doctor.stdout,
+      /^WARN fqdn: the FQDN of node1 came back as localhost\.localdomain because \/etc\/hosts maps 127\.0\.0\.1 to the hostname node1 \(line 1: "127\.0\.0\.1 localhost\.localdomain localhost node1"\)/m,
+    );
     assert.match(doctor.stdout, /^WARN cache: the cached ID localhost\.localdomain in \S+ is stale: resolution today gives node1 \(from the platform node name, uname -n\)/m);
     assert.match(doctor.stdout, /^ +fqdn +localhost\.localdomain +skipped: localhost-like$/m);
 
@@ -188,10 +191,14 @@ describe('seed 001: twenty minions whose resolver says localhost.localdomain', {
       assert.doesNotMatch(p.output, /WARNING/, 'no warning once the host is configured properly');
       assert.equal(fs.readFileSync(cacheOf(name), 'utf8'), `${name}\nmachine_id: ${machineOf(name)}\n`);
     }
-    const ping = await waitUntil(async () => {
-      const r = await cluster.brine(['run', 'node*', 'test.ping', '--out', 'txt']);
-      return r.code === 0 ? r : undefined;
-    }, 30_000, 'test.ping from all twenty');
+    const ping = await waitUntil(
+      async () => {
+        const r = await cluster.brine(['run', 'node*', 'test.ping', '--out', 'txt']);
+        return r.code === 0 ? r : undefined;
+      },
+      30_000,
+      'test.ping from all twenty',
+    );
     assert.deepEqual(ping.stdout.trim().split('\n').sort(), NAMES.map((n) => `${n}: True`).sort());
 
     const show = await runInNamespace('node7', ['minion', '--show-id', '-c', dirOf('node7')]);

@@ -73,10 +73,14 @@ describe('a hyperactive authenticated minion is throttled, then disconnected (th
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(r.stdout, 'good:\n    True\n');
     assert.doesNotMatch(master.output, /minion good disconnected/);
-    await waitUntil(async () => {
-      const s = await cluster.brine(['minions', 'status', '--out', 'json']);
-      const rows = JSON.parse(s.stdout) as Array<{ id: string; state: string; lastDisconnectReason?: string }>;
-      return rows.find((row) => row.id === 'noisy' && row.state === 'disconnected' && row.lastDisconnectReason === 'rate_limited');
-    }, 5000, 'brine minions status to show noisy disconnected with rate_limited');
+    await waitUntil(
+      async () => {
+        const s = await cluster.brine(['minions', 'status', '--out', 'json']);
+        const rows = JSON.parse(s.stdout) as Array<{ id: string; state: string; lastDisconnectReason?: string }>;
+        return rows.find((row) => row.id === 'noisy' && row.state === 'disconnected' && row.lastDisconnectReason === 'rate_limited');
+      },
+      5000,
+      'brine minions status to show noisy disconnected with rate_limited',
+    );
   });
 });

@@ -97,7 +97,10 @@ describe('startup errors: one coded line, what to fix, a non-zero exit', () => {
       assert.ok(line.includes(`127.0.0.1:${port}`), line);
       assert.match(line, /EADDRINUSE/);
       // a failed start leaves no control socket behind to confuse the next one
-      const sockets = fs.readdirSync(root, { recursive: true }).map(String).filter((p) => p.endsWith('master.sock'));
+      const sockets = fs
+        .readdirSync(root, { recursive: true })
+        .map(String)
+        .filter((p) => p.endsWith('master.sock'));
       assert.deepEqual(sockets, []);
     } finally {
       holder.close();
@@ -138,7 +141,10 @@ describe('the control socket', () => {
   });
 
   it('is mode 0600 inside a 0700 directory', async () => {
-    const found = fs.readdirSync(cluster.root, { recursive: true }).map(String).filter((p) => p.endsWith('master.sock'));
+    const found = fs
+      .readdirSync(cluster.root, { recursive: true })
+      .map(String)
+      .filter((p) => p.endsWith('master.sock'));
     assert.equal(found.length, 1, `control sockets: ${found.join(', ')}`);
     const sock = path.join(cluster.root, found[0]!);
     const st = fs.statSync(sock);

@@ -50,7 +50,11 @@ describe('targeting: every target type against real minions with different grain
   let realOs = '';
 
   const run = (args: string[]) => cluster.brine(['run', ...args, '--out', 'txt']);
-  const returned = (r: { stdout: string }) => [...results(r.stdout)].filter(([, v]) => v === 'True').map(([id]) => id).sort();
+  const returned = (r: { stdout: string }) =>
+    [...results(r.stdout)]
+      .filter(([, v]) => v === 'True')
+      .map(([id]) => id)
+      .sort();
   const cachedGrains = (id: string) => new RegExp(`cached grains of ${id}\\b`);
   const jobCount = async () => (await cluster.brine(['jobs', 'list', '--limit', '1000'])).stdout.split('\n').filter((l) => /^\d{20}\s/.test(l)).length;
 

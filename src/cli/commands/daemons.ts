@@ -9,7 +9,6 @@ import { prepareDaemon } from '../daemon-start.js';
 
 // Each daemon loads only its own code: a minion never pulls in the master's SQLite and key store.
 
-
 export function registerDaemons(program: Command): void {
   program
     .command('master')

@@ -54,7 +54,9 @@ export function registerDoctor(program: Command): void {
           fail(err);
         }
       });
-  sub('minion', "config, ID, and per master: DNS, TCP, TLS (its key against the pin and master_finger), this key's state there; the running minion's links, RTT and return queue", (flags) => print(() => runGroup('minion', flags)));
+  sub('minion', "config, ID, and per master: DNS, TCP, TLS (its key against the pin and master_finger), this key's state there; the running minion's links, RTT and return queue", (flags) =>
+    print(() => runGroup('minion', flags)),
+  );
   sub('master', 'config, control socket, keys per state, duplicate-ID events in the last 24 h, flapping minions, job cache', (flags) => print(() => runGroup('master', flags)));
   sub('id', "how this minion's ID is resolved: source, every candidate and why it was skipped, cache and machine id", doctorId);
 }

@@ -39,17 +39,21 @@ export async function activeJobs(flags: ActiveFlags): Promise<number> {
   if (!Number.isFinite(timeout) || timeout < 0) throw new BrineError('USAGE', `-t/--timeout must be a number of seconds, got '${flags.timeout}'`);
 
   const byJid = new Map<string, { entry: RunningEntry; running: Array<Record<string, number>> }>();
-  const stream = await startJob(controlSocketPath(opts), { t: 'publish', tgt: '*', tgtType: 'glob', fun: 'saltutil.running', arg: [], kwarg: {}, timeout, user: process.env['USER'] ?? 'root' }, {
-    onReturn: (m) => {
-      if (!Array.isArray(m.ret)) return;
-      for (const e of m.ret) {
-        if (!isRunningEntry(e)) continue;
-        const slot = byJid.get(e.jid) ?? { entry: e, running: [] };
-        slot.running.push({ [m.minion]: typeof e.pid === 'number' ? e.pid : 0 });
-        byJid.set(e.jid, slot);
-      }
+  const stream = await startJob(
+    controlSocketPath(opts),
+    { t: 'publish', tgt: '*', tgtType: 'glob', fun: 'saltutil.running', arg: [], kwarg: {}, timeout, user: process.env['USER'] ?? 'root' },
+    {
+      onReturn: (m) => {
+        if (!Array.isArray(m.ret)) return;
+        for (const e of m.ret) {
+          if (!isRunningEntry(e)) continue;
+          const slot = byJid.get(e.jid) ?? { entry: e, running: [] };
+          slot.running.push({ [m.minion]: typeof e.pid === 'number' ? e.pid : 0 });
+          byJid.set(e.jid, slot);
+        }
+      },
     },
-  });
+  );
   try {
     await stream.finished;
   } catch (err) {

@@ -81,7 +81,7 @@ export function registerJobs(program: Command): void {
     });
   jobs
     .command('active')
-    .description('jobs still running on some minion, asked with saltutil.running (Salt\'s jobs.active)')
+    .description("jobs still running on some minion, asked with saltutil.running (Salt's jobs.active)")
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
     .option('-t, --timeout <seconds>', "seconds to wait for the minions' answers (default: the master's timeout)")
     .option('--out <outputter>', 'nested (default), json, yaml, txt, raw or newline_values_only')

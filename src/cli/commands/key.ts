@@ -112,7 +112,10 @@ function chooseDenied(store: KeyStore, id: string, finger: string | undefined): 
     return found;
   }
   if (keys.length > 1) {
-    throw new BrineError('KEY_AMBIGUOUS', `${keys.length} different keys tried to sign in as '${id}'; nothing was changed. Check the fingerprint on the host itself ('brine key -f' there, or its minion.pub) and name it with --finger:\n${keys.map((k) => deniedLine(id, k)).join('\n')}`);
+    throw new BrineError(
+      'KEY_AMBIGUOUS',
+      `${keys.length} different keys tried to sign in as '${id}'; nothing was changed. Check the fingerprint on the host itself ('brine key -f' there, or its minion.pub) and name it with --finger:\n${keys.map((k) => deniedLine(id, k)).join('\n')}`,
+    );
   }
   return keys[0]!;
 }
@@ -233,7 +236,8 @@ async function notifyMaster(socketPath: string): Promise<void> {
  * signs in as this ID meanwhile; with several candidates --finger must name one (threats.md #31).
  */
 async function replace(store: KeyStore, flags: KeyFlags, id: string): Promise<number> {
-  if (store.deniedKeys(id).length === 0) throw new BrineError('KEY_NOT_FOUND', `no denied key for '${id}': --replace swaps an accepted key for the denied one a re-imaged host presented; see 'brine key -L'`);
+  if (store.deniedKeys(id).length === 0)
+    throw new BrineError('KEY_NOT_FOUND', `no denied key for '${id}': --replace swaps an accepted key for the denied one a re-imaged host presented; see 'brine key -L'`);
   const chosen = chooseDenied(store, id, flags.finger);
   const denied = chosen.fingerprint;
   const from = chosen.remote === undefined ? '' : ` from ${chosen.remote}`;
@@ -253,7 +257,10 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
   // `salt-key -F master` is how operators read the master's fingerprint (and what our own
   // MASTER_FINGER_MISMATCH advice says), so -F and -P take an optional glob; nothing else does.
   if (narrow !== undefined && !flags.fingerAll && !flags.printAll) {
-    throw new BrineError('USAGE', `unexpected argument '${narrow}': only -F and -P take a glob as an argument (e.g. 'brine key -F master'); the other actions take it after their flag (-a/-r/-d/-f/-p <glob>)`);
+    throw new BrineError(
+      'USAGE',
+      `unexpected argument '${narrow}': only -F and -P take a glob as an argument (e.g. 'brine key -F master'); the other actions take it after their flag (-a/-r/-d/-f/-p <glob>)`,
+    );
   }
   const opts = masterOptions(flags);
   const store = new KeyStore(opts.pki_dir);
@@ -315,7 +322,7 @@ export function registerKey(program: Command): void {
   program
     .command('key')
     .description("manage minion keys (salt-key's flags)")
-    .argument('[glob]', 'with -F or -P only: limit to keys matching the glob (`brine key -F master` prints the master\'s own)')
+    .argument('[glob]', "with -F or -P only: limit to keys matching the glob (`brine key -F master` prints the master's own)")
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
     .option('-L, --list-all', 'list all keys (the default)')
     .option('-l, --list <arg>', 'list keys in one state: acc, pre, un, rej, den, all')

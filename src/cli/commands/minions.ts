@@ -30,19 +30,21 @@ function dropsCell(s: SessionInfo): string {
 
 export function renderStatusTable(sessions: SessionInfo[], now: number): string {
   const header = ['ID', 'STATE', 'SINCE', 'LAST SEEN', 'REMOTE', 'AGENT', 'PROTO', 'RTT', 'RECONNECTS/1H', 'DROPS/1H', 'LAST DISCONNECT'];
-  const rows = sessions.map((s) => [
-    s.id,
-    s.flapping ? `${s.state} FLAPPING` : s.state,
-    s.state === 'connected' ? ago(s.connectedSince, now) : '-',
-    ago(s.lastSeen, now),
-    s.remote ?? '-',
-    s.agent ?? '-',
-    s.protocol === undefined ? '-' : String(s.protocol),
-    s.rttMs === undefined ? '-' : `${s.rttMs.toFixed(1)}ms`,
-    String(s.reconnects),
-    dropsCell(s),
-    s.lastDisconnectReason ? `${s.lastDisconnectReason} (${ago(s.lastDisconnectAt, now)})` : '-',
-  ].map(printable));
+  const rows = sessions.map((s) =>
+    [
+      s.id,
+      s.flapping ? `${s.state} FLAPPING` : s.state,
+      s.state === 'connected' ? ago(s.connectedSince, now) : '-',
+      ago(s.lastSeen, now),
+      s.remote ?? '-',
+      s.agent ?? '-',
+      s.protocol === undefined ? '-' : String(s.protocol),
+      s.rttMs === undefined ? '-' : `${s.rttMs.toFixed(1)}ms`,
+      String(s.reconnects),
+      dropsCell(s),
+      s.lastDisconnectReason ? `${s.lastDisconnectReason} (${ago(s.lastDisconnectAt, now)})` : '-',
+    ].map(printable),
+  );
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   return [line(header), ...rows.map(line)].join('\n') + '\n';
@@ -73,7 +75,11 @@ export function registerMinions(program: Command): void {
   for (const which of ['status', 'up', 'down'] as const) {
     cmd
       .command(which)
-      .description(which === 'status' ? 'every accepted minion: state, since, last seen, address, agent, RTT, reconnects, drops and last disconnect reason in the last hour (kept across master restarts)' : `list the minions that are ${which}`)
+      .description(
+        which === 'status'
+          ? 'every accepted minion: state, since, last seen, address, agent, RTT, reconnects, drops and last disconnect reason in the last hour (kept across master restarts)'
+          : `list the minions that are ${which}`,
+      )
       .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
       .option('--out <format>', which === 'status' ? 'table (default), json or yaml (Salt manage.status layout)' : 'list (default) or json')
       .action(async (flags: MinionsFlags) => {

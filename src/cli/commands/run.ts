@@ -39,7 +39,13 @@ function lookupHint(jid: string): string {
 /** The target as the publish request carries it. */
 function targetOf(target: string, flags: RunFlags): { tgt: string | string[]; tgtType: TargetType; delimiter?: string } {
   const { tgtType, delimiter } = targetFromFlags(flags);
-  const tgt = tgtType === 'list' ? target.split(',').map((s) => s.trim()).filter(Boolean) : target;
+  const tgt =
+    tgtType === 'list'
+      ? target
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : target;
   return delimiter === undefined ? { tgt, tgtType } : { tgt, tgtType, delimiter };
 }
 
@@ -102,11 +108,15 @@ async function runBatched(ctx: RunContext, base: PublishRequest): Promise<number
   const waitS = parseBatchWait(flags.batchWait);
   const responders: string[] = [];
   const silent: string[] = [];
-  const ping = await startJob(controlSocketPath(ctx.opts), { ...base, fun: 'test.ping', arg: [], kwarg: {} }, {
-    onPublished: (m) => void silent.push(...m.notConnected, ...m.missing),
-    onReturn: (m) => void (m.ret === true ? responders : silent).push(m.minion),
-    onDone: (m) => void silent.push(...m.noResponse),
-  });
+  const ping = await startJob(
+    controlSocketPath(ctx.opts),
+    { ...base, fun: 'test.ping', arg: [], kwarg: {} },
+    {
+      onPublished: (m) => void silent.push(...m.notConnected, ...m.missing),
+      onReturn: (m) => void (m.ret === true ? responders : silent).push(m.minion),
+      onDone: (m) => void silent.push(...m.noResponse),
+    },
+  );
   ctx.current = ping;
   await ping.finished;
   for (const id of silent.sort()) process.stdout.write(`Minion ${id} did not respond. No job will be sent.\n`);
@@ -192,7 +202,7 @@ export function registerRun(program: Command): void {
     .description('run FUNCTION on the minions matched by TARGET (the salt command)')
     .argument('<target>', 'glob by default; -E regex, -L list, -G grain, -P grain regex, -S IP/CIDR, -C compound, -N nodegroup')
     .argument('<function>', 'module.function, e.g. test.ping')
-    .argument('[args...]', "positional args and key=value kwargs, YAML-typed as in Salt")
+    .argument('[args...]', 'positional args and key=value kwargs, YAML-typed as in Salt')
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
     .option('-E, --pcre', 'the target is a regular expression (anchored at the start)')
     .option('-L, --list', 'the target is a comma-separated list of minion IDs')
@@ -206,7 +216,7 @@ export function registerRun(program: Command): void {
     .option('--async', 'publish and print the jid without waiting for returns')
     .option('-b, --batch <n|n%>', 'run on N minions (or N% of the responders) at a time, after pinging them')
     .option('--batch-size <n|n%>', 'same as -b')
-    .option('--batch-wait <seconds>', 'with -b: seconds a finished minion\'s slot stays closed before the next minion starts')
+    .option('--batch-wait <seconds>', "with -b: seconds a finished minion's slot stays closed before the next minion starts")
     .option('--failhard', 'with -b: stop starting minions after the first non-zero retcode')
     .option('-s, --static', 'print all returns at once at the end (one document for json/yaml/raw)')
     .option('--summary', 'print a summary (targeted, returned, silent, failed) after the returns (only without --out)')

@@ -23,7 +23,13 @@ export async function masterChecks(opts: MasterOptions, configCheck: Check): Pro
     checks.push(ok('master', `running: the control socket ${socket} answers; ${connected} minion${connected === 1 ? '' : 's'} connected`));
   } catch (err) {
     const e = toBrineError(err);
-    checks.push(fail('master', `not answering on ${socket}: ${e.message}`, e.code === 'CONTROL_DENIED' ? e.fix : `start it with 'brine master -c ${opts.config_dir}' (or its service); if it runs, check sock_dir`));
+    checks.push(
+      fail(
+        'master',
+        `not answering on ${socket}: ${e.message}`,
+        e.code === 'CONTROL_DENIED' ? e.fix : `start it with 'brine master -c ${opts.config_dir}' (or its service); if it runs, check sock_dir`,
+      ),
+    );
   }
 
   const store = new KeyStore(opts.pki_dir);
@@ -75,6 +81,10 @@ function jobCacheCheck(opts: MasterOptions): Check {
     return ok('job cache', target === file ? `${file} is writable` : `${file} does not exist yet; ${target} is writable, so the master can create it`);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    return fail('job cache', `${target} is not writable (${code}), so the master cannot ${target === file ? 'store jobs in' : 'create'} ${file}`, `make ${opts.cachedir} and jobs.sqlite in it writable by the user running the master, or set cachedir`);
+    return fail(
+      'job cache',
+      `${target} is not writable (${code}), so the master cannot ${target === file ? 'store jobs in' : 'create'} ${file}`,
+      `make ${opts.cachedir} and jobs.sqlite in it writable by the user running the master, or set cachedir`,
+    );
   }
 }

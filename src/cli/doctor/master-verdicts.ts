@@ -20,7 +20,11 @@ export function judgeKeyCounts(keys: KeyCounts): Check {
   if (keys.pending.length === 0) return ok('keys', counts);
   const first = keys.pending[0]!;
   const shown = keys.pending.slice(0, 5).join(', ') + (keys.pending.length > 5 ? ', ...' : '');
-  return warn('keys', `${counts}; waiting for acceptance: ${shown}`, `review them with 'brine key -L', check each fingerprint with 'brine key -f ${first}' against the minion, then accept with 'brine key -a ${first}' (or reject with 'brine key -r ${first}')`);
+  return warn(
+    'keys',
+    `${counts}; waiting for acceptance: ${shown}`,
+    `review them with 'brine key -L', check each fingerprint with 'brine key -f ${first}' against the minion, then accept with 'brine key -a ${first}' (or reject with 'brine key -r ${first}')`,
+  );
 }
 
 export interface DeniedKey {
@@ -57,9 +61,17 @@ export function judgeDenied(denied: readonly DeniedKey[], now: number): Check[] 
       return fail(what, `a second key tried to sign in as ${d.id} ${when}: accepted key ${d.acceptedFingerprint}${where}, denied key ${d.deniedFingerprint}`, fix);
     }
     if (d.pendingFingerprint !== undefined) {
-      return warn(what, `two keys claim ${d.id} (${when}): pending key ${d.pendingFingerprint}, denied key ${d.deniedFingerprint}; accept neither until you know which host is which`, `compare 'brine key -f ${d.id}' with the fingerprint on each host; give the other host its own id (id: in its minion config)`);
+      return warn(
+        what,
+        `two keys claim ${d.id} (${when}): pending key ${d.pendingFingerprint}, denied key ${d.deniedFingerprint}; accept neither until you know which host is which`,
+        `compare 'brine key -f ${d.id}' with the fingerprint on each host; give the other host its own id (id: in its minion config)`,
+      );
     }
-    return warn(what, `a key for ${d.id} was denied ${when} (denied key ${d.deniedFingerprint}), and ${d.id} has no accepted or pending key now`, `if that host should be ${d.id}, delete the old denied key with 'brine key -d ${d.id}' and restart it so it enrols again; otherwise give it its own id`);
+    return warn(
+      what,
+      `a key for ${d.id} was denied ${when} (denied key ${d.deniedFingerprint}), and ${d.id} has no accepted or pending key now`,
+      `if that host should be ${d.id}, delete the old denied key with 'brine key -d ${d.id}' and restart it so it enrols again; otherwise give it its own id`,
+    );
   });
 }
 

@@ -31,7 +31,13 @@ export async function minionChecks(opts: MinionOptions, configCheck: Check): Pro
       checks.push(fail('minion key', `${e.code}: ${e.message}`, e.fix));
     }
     if (identity && !identity.own) {
-      checks.push(warn('minion key', `no key pair in ${opts.pki_dir} yet (the minion has never started there); the network checks use a throwaway key, so the key state on each master is not known`, 'start the minion once; it makes its key pair and signs in'));
+      checks.push(
+        warn(
+          'minion key',
+          `no key pair in ${opts.pki_dir} yet (the minion has never started there); the network checks use a throwaway key, so the key state on each master is not known`,
+          'start the minion once; it makes its key pair and signs in',
+        ),
+      );
     }
     checks.push(judgeMasterFinger(masterFingers(opts.master_finger).raw));
     const masters = (Array.isArray(opts.master) ? opts.master : [opts.master]).map((m) => parseMasterEndpoint(m, opts.master_port));
@@ -55,12 +61,24 @@ async function masterLinkChecks(opts: MinionOptions, id: string, m: { host: stri
   }
   out.push(ok(`${where} DNS`, `${m.host} resolves to ${probe.dns.value} (${probe.dns.ms} ms)`));
   if (!probe.tcp?.ok) {
-    out.push(fail(`${where} TCP`, `cannot connect to ${probe.dns.value}:${m.port}: ${probe.tcp?.error?.message ?? 'failed'}`, `check that the master runs and listens on port ${m.port} (brine doctor master on the master; ss -ltnp there), and that no firewall drops the path; the minion keeps retrying by itself`));
+    out.push(
+      fail(
+        `${where} TCP`,
+        `cannot connect to ${probe.dns.value}:${m.port}: ${probe.tcp?.error?.message ?? 'failed'}`,
+        `check that the master runs and listens on port ${m.port} (brine doctor master on the master; ss -ltnp there), and that no firewall drops the path; the minion keeps retrying by itself`,
+      ),
+    );
     return out;
   }
   out.push(ok(`${where} TCP`, `connected to ${probe.dns.value}:${m.port} in ${probe.tcp.ms} ms`));
   if (!probe.tls?.ok || !probe.channel) {
-    out.push(fail(`${where} TLS`, `TLS 1.3 handshake failed: ${probe.tls?.error?.message ?? 'failed'}`, 'check that a brine master (TLS 1.3) listens on that port and not another service; see the master log for the refusal'));
+    out.push(
+      fail(
+        `${where} TLS`,
+        `TLS 1.3 handshake failed: ${probe.tls?.error?.message ?? 'failed'}`,
+        'check that a brine master (TLS 1.3) listens on that port and not another service; see the master log for the refusal',
+      ),
+    );
     return out;
   }
   const presented = probe.tls.value!.fingerprint;

@@ -52,7 +52,8 @@ export function judgeMasterKey(what: string, presented: string, trust: KeyTrust)
 
 /** Trust on first use only: without master_finger the first key a master shows is believed. */
 export function judgeMasterFinger(masterFinger: readonly string[]): Check {
-  if (masterFinger.length > 0) return ok('master_finger', `set (${masterFinger.length} fingerprint${masterFinger.length === 1 ? '' : 's'}): refusals from a listed master count, other keys are refused`);
+  if (masterFinger.length > 0)
+    return ok('master_finger', `set (${masterFinger.length} fingerprint${masterFinger.length === 1 ? '' : 's'}): refusals from a listed master count, other keys are refused`);
   return warn(
     'master_finger',
     'not set: the minion trusts the key each master shows when it first accepts this minion (trust on first use), and a refusal from a master it never signed in with is retried instead of believed',

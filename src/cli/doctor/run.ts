@@ -27,7 +27,10 @@ function loadGroup(role: DoctorGroup, flags: ConfigFlags): { loaded?: LoadedConf
   try {
     const loaded = loadRole(role, flags);
     if (loaded.files.length === 0) {
-      return { loaded, check: warn(what, `no ${role} config file in ${loaded.configDir}; checking with the defaults`, `point -c/--config-dir (or BRINE_CONFIG_DIR) at the directory holding the ${role} file`) };
+      return {
+        loaded,
+        check: warn(what, `no ${role} config file in ${loaded.configDir}; checking with the defaults`, `point -c/--config-dir (or BRINE_CONFIG_DIR) at the directory holding the ${role} file`),
+      };
     }
     return { loaded, check: ok(what, `${loaded.files.join(', ')} ${loaded.files.length === 1 ? 'is' : 'are'} valid`) };
   } catch (err) {
@@ -47,7 +50,13 @@ export async function runAll(flags: ConfigFlags): Promise<Check[]> {
   const dir = configDirOf(flags);
   const groups = groupsFor(dir);
   if (groups.length === 0) {
-    return [fail('config', `neither ${path.join(dir, 'minion')} nor ${path.join(dir, 'master')} exists`, 'point -c/--config-dir (or BRINE_CONFIG_DIR) at the directory holding the minion or master file, or run brine doctor minion / brine doctor master to check with the defaults')];
+    return [
+      fail(
+        'config',
+        `neither ${path.join(dir, 'minion')} nor ${path.join(dir, 'master')} exists`,
+        'point -c/--config-dir (or BRINE_CONFIG_DIR) at the directory holding the minion or master file, or run brine doctor minion / brine doctor master to check with the defaults',
+      ),
+    ];
   }
   const out: Check[] = [];
   for (const g of groups) out.push(...(await runGroup(g, flags)));

@@ -54,7 +54,10 @@ const yamlBlock: BlockFormatter = (id, value, opts) => {
 
 const txtBlock: BlockFormatter = (id, value) => {
   const v = plain(value);
-  if (typeof v === 'string') return splitLines(v).map((row) => `${id}: ${stripEsc(row)}`).join('\n');
+  if (typeof v === 'string')
+    return splitLines(v)
+      .map((row) => `${id}: ${stripEsc(row)}`)
+      .join('\n');
   return `${id}: ${stripEsc(pyStr(v))}`;
 };
 

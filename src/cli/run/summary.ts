@@ -21,7 +21,17 @@ export function summaryText(outcomes: ReadonlyMap<string, MinionOutcome>, verbos
   }
   const silent = notConnected.length + notResponding.length;
   // print_cli("\n") prints two newlines
-  const lines = ['', '', RULE, 'Summary', RULE, `# of minions targeted: ${returned + silent}`, `# of minions returned: ${returned}`, `# of minions that did not return: ${silent}`, `# of minions with errors: ${failed.length}`];
+  const lines = [
+    '',
+    '',
+    RULE,
+    'Summary',
+    RULE,
+    `# of minions targeted: ${returned + silent}`,
+    `# of minions returned: ${returned}`,
+    `# of minions that did not return: ${silent}`,
+    `# of minions with errors: ${failed.length}`,
+  ];
   if (verbose) {
     if (notConnected.length > 0) lines.push(`Minions not connected: ${notConnected.join(' ')}`);
     if (notResponding.length > 0) lines.push(`Minions not responding: ${notResponding.join(' ')}`);

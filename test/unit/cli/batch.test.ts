@@ -20,15 +20,24 @@ describe('parseBatch and batchSize', () => {
 
   for (const bad of ['0', '0%', '150%', '100.1%', '-1', 'x', '', '5%%', '1.5']) {
     it(`refuses ${JSON.stringify(bad)} with INVALID_BATCH (exit 2)`, () => {
-      assert.throws(() => parseBatch(bad), (e: unknown) => isBrineError(e, 'INVALID_BATCH') && e.exitCode === 2 && e.message.includes('-b/--batch'));
+      assert.throws(
+        () => parseBatch(bad),
+        (e: unknown) => isBrineError(e, 'INVALID_BATCH') && e.exitCode === 2 && e.message.includes('-b/--batch'),
+      );
     });
   }
 
   it('refuses a negative or non-numeric --batch-wait', () => {
     assert.equal(parseBatchWait(undefined), 0);
     assert.equal(parseBatchWait('1.5'), 1.5);
-    assert.throws(() => parseBatchWait('-1'), (e: unknown) => isBrineError(e, 'INVALID_BATCH'));
-    assert.throws(() => parseBatchWait('soon'), (e: unknown) => isBrineError(e, 'INVALID_BATCH'));
+    assert.throws(
+      () => parseBatchWait('-1'),
+      (e: unknown) => isBrineError(e, 'INVALID_BATCH'),
+    );
+    assert.throws(
+      () => parseBatchWait('soon'),
+      (e: unknown) => isBrineError(e, 'INVALID_BATCH'),
+    );
   });
 
   it('N% is floor(N/100 x responders) but at least 1; a count above the responders is all of them', () => {
@@ -77,8 +86,9 @@ function harness(minions: string[], size: number, opts: { waitS?: number; failha
     },
     advance: async (ms: number) => {
       time += ms;
-      for (const s of sleepers.splice(0)) if (s.at <= time) s.resolve();
-      else sleepers.push(s);
+      for (const s of sleepers.splice(0))
+        if (s.at <= time) s.resolve();
+        else sleepers.push(s);
       await flush();
     },
   };
@@ -167,16 +177,40 @@ describe('outputters for run', () => {
   });
 
   it('--static json is one document holding every minion', () => {
-    const text = formatStatic('json', new Map<string, unknown>([['a', true], ['b', noReturn('not_connected')]]), { color: false });
+    const text = formatStatic(
+      'json',
+      new Map<string, unknown>([
+        ['a', true],
+        ['b', noReturn('not_connected')],
+      ]),
+      { color: false },
+    );
     assert.deepEqual(JSON.parse(text), { a: true, b: 'Minion did not return. [Not connected]' });
-    assert.equal(formatStatic('nested', new Map<string, unknown>([['a', true], ['b', 1]]), { color: false }), 'a:\n    True\nb:\n    1\n');
+    assert.equal(
+      formatStatic(
+        'nested',
+        new Map<string, unknown>([
+          ['a', true],
+          ['b', 1],
+        ]),
+        { color: false },
+      ),
+      'a:\n    True\nb:\n    1\n',
+    );
   });
 });
 
 describe('checkJidArgs', () => {
   it('refuses a saltutil jid argument that is not a jid, by position or as jid=', () => {
-    for (const [arg, kwarg] of [[['../../x'], {}], [[], { jid: '123' }], [[12345], {}]] as const) {
-      assert.throws(() => checkJidArgs('saltutil.kill_job', arg, kwarg), (e: unknown) => isBrineError(e, 'INVALID_JID') && e.exitCode === 2);
+    for (const [arg, kwarg] of [
+      [['../../x'], {}],
+      [[], { jid: '123' }],
+      [[12345], {}],
+    ] as const) {
+      assert.throws(
+        () => checkJidArgs('saltutil.kill_job', arg, kwarg),
+        (e: unknown) => isBrineError(e, 'INVALID_JID') && e.exitCode === 2,
+      );
     }
     checkJidArgs('saltutil.find_job', ['20250101000000000001'], {});
     checkJidArgs('test.echo', ['not-a-jid'], {});

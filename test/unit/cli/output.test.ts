@@ -70,10 +70,7 @@ test('nested: keys are sorted by code point like Python sorted()', () => {
 test('nested: colours only when asked, with Salt codes', () => {
   assert.equal(format('nested', { web1: true }, on), `${CYAN}web1${END}:\n    ${LY}True${END}\n`);
   assert.equal(format('nested', { web1: 'hi' }, on), `${CYAN}web1${END}:\n    ${GREEN}hi${END}\n`);
-  assert.equal(
-    format('nested', { web1: { k: ['v'] } }, on),
-    `${CYAN}web1${END}:\n    ${CYAN}----------${END}\n    ${CYAN}k${END}:\n        ${GREEN}- v${END}\n`,
-  );
+  assert.equal(format('nested', { web1: { k: ['v'] } }, on), `${CYAN}web1${END}:\n    ${CYAN}----------${END}\n    ${CYAN}k${END}:\n        ${GREEN}- v${END}\n`);
   assert.doesNotMatch(format('nested', { web1: { k: ['v', true] } }, off), /\x1b/);
 });
 
@@ -113,7 +110,7 @@ test('json: one document per minion, indent 4 by default, ensure_ascii, --out-in
 });
 
 test('yaml: a YAML document per minion', () => {
-  assert.equal(format('yaml', { web1: { b: [1, 'two'], a: true } }, off), "web1:\n  a: true\n  b:\n    - 1\n    - two\n");
+  assert.equal(format('yaml', { web1: { b: [1, 'two'], a: true } }, off), 'web1:\n  a: true\n  b:\n    - 1\n    - two\n');
   assert.equal(format('yaml', { web1: '123' }, off), "web1: '123'\n", 'a string that looks like a number stays a string');
   assert.equal(format('yaml', { web1: { a: [1] } }, { color: false, indent: -1 }), '{web1: {a: [1]}}\n');
 });
@@ -141,8 +138,14 @@ test('Python text forms', () => {
 
 test('formatReturn gives one block; unknown outputters are USAGE errors', () => {
   assert.equal(formatReturn('nested', 'web1', true, off), 'web1:\n    True');
-  assert.throws(() => format('pprint' as 'raw', { a: 1 }, off), (e: unknown) => isBrineError(e, 'USAGE'));
-  assert.throws(() => format('__proto__' as 'raw', { a: 1 }, off), (e: unknown) => isBrineError(e, 'USAGE'));
+  assert.throws(
+    () => format('pprint' as 'raw', { a: 1 }, off),
+    (e: unknown) => isBrineError(e, 'USAGE'),
+  );
+  assert.throws(
+    () => format('__proto__' as 'raw', { a: 1 }, off),
+    (e: unknown) => isBrineError(e, 'USAGE'),
+  );
 });
 
 test('exit codes follow the salt CLI', () => {

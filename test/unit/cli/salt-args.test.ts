@@ -117,8 +117,14 @@ test('__proto__ is data, never a prototype', () => {
 
 test('absurdly deep input is refused with USAGE before parsing', () => {
   const deep = '['.repeat(MAX_ARG_DEPTH + 1) + ']'.repeat(MAX_ARG_DEPTH + 1);
-  assert.throws(() => parseSaltArgs([deep]), (e: unknown) => isBrineError(e, 'USAGE'));
-  assert.throws(() => parseSaltArgs(['x=' + '{a: '.repeat(10_000) + '1']), (e: unknown) => isBrineError(e, 'USAGE'));
+  assert.throws(
+    () => parseSaltArgs([deep]),
+    (e: unknown) => isBrineError(e, 'USAGE'),
+  );
+  assert.throws(
+    () => parseSaltArgs(['x=' + '{a: '.repeat(10_000) + '1']),
+    (e: unknown) => isBrineError(e, 'USAGE'),
+  );
   const ok = '['.repeat(MAX_ARG_DEPTH) + ']'.repeat(MAX_ARG_DEPTH);
   let v: unknown = yamlifyArg(ok);
   for (let i = 0; i < MAX_ARG_DEPTH - 1; i++) v = (v as unknown[])[0];

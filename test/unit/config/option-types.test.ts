@@ -71,7 +71,10 @@ test('every loaded value has the type its view declares (defaults, and values co
   assert.equal(minion.id, '1234');
   assert.equal(minion.log_level, 'info');
   assert.equal(master.log_fmt, 'json');
-  for (const [role, opts] of [['minion', minion], ['master', master]] as const) {
+  for (const [role, opts] of [
+    ['minion', minion],
+    ['master', master],
+  ] as const) {
     for (const spec of OPTIONS) {
       if (!spec.roles.includes(role)) continue;
       const value = opts[spec.name];

@@ -13,15 +13,24 @@ function valueOf(spec: OptionSpec): fc.Arbitrary<unknown> {
   const finite = fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => (Object.is(x, -0) ? 0 : x));
   const base: fc.Arbitrary<unknown> = (() => {
     switch (spec.type) {
-      case 'string': return str;
-      case 'int': return fc.maxSafeInteger();
-      case 'number': return fc.oneof(fc.integer(), finite);
-      case 'bool': return fc.boolean();
-      case 'list': return fc.array(fc.oneof(fc.string(), fc.integer(), fc.boolean()));
-      case 'string_or_list': return fc.oneof(fc.string(), fc.array(fc.string(), { minLength: 1 }));
-      case 'string_or_bool': return fc.oneof(fc.string(), fc.boolean());
-      case 'map': return fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.boolean()), { noNullPrototype: true });
-      case 'enum': return fc.constantFrom(...(spec.values ?? []));
+      case 'string':
+        return str;
+      case 'int':
+        return fc.maxSafeInteger();
+      case 'number':
+        return fc.oneof(fc.integer(), finite);
+      case 'bool':
+        return fc.boolean();
+      case 'list':
+        return fc.array(fc.oneof(fc.string(), fc.integer(), fc.boolean()));
+      case 'string_or_list':
+        return fc.oneof(fc.string(), fc.array(fc.string(), { minLength: 1 }));
+      case 'string_or_bool':
+        return fc.oneof(fc.string(), fc.boolean());
+      case 'map':
+        return fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer(), fc.boolean()), { noNullPrototype: true });
+      case 'enum':
+        return fc.constantFrom(...(spec.values ?? []));
     }
   })();
   const ranged = spec.min === undefined ? base : base.filter((v) => typeof v !== 'number' || (spec.minExclusive ? v > spec.min! : v >= spec.min!));
@@ -60,7 +69,10 @@ test('values below an option minimum and broken relations are refused with CONFI
   const dir = configDir(t);
   const refused = (role: 'master' | 'minion', text: string, pattern: RegExp) => {
     writeFileSync(join(dir, role), text);
-    assert.throws(() => loadConfig(role, { configDir: dir, env: {} }), (err: Error & { code?: string }) => err.code === 'CONFIG_VALUE' && pattern.test(err.message));
+    assert.throws(
+      () => loadConfig(role, { configDir: dir, env: {} }),
+      (err: Error & { code?: string }) => err.code === 'CONFIG_VALUE' && pattern.test(err.message),
+    );
   };
   refused('minion', 'heartbeat_interval: 0\n', /heartbeat_interval.*greater than 0/);
   refused('minion', 'return_queue_max: 0\n', /return_queue_max.*at least 1/);

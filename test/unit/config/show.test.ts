@@ -18,7 +18,10 @@ test('renderConfig prints every effective option with sorted keys, in YAML and J
 
   const yaml = renderConfig(cfg, 'yaml');
   assert.deepEqual(parse(yaml), cfg.opts);
-  const topKeys = yaml.split('\n').filter((l) => /^[^\s#-]/.test(l)).map((l) => l.slice(0, l.indexOf(':')));
+  const topKeys = yaml
+    .split('\n')
+    .filter((l) => /^[^\s#-]/.test(l))
+    .map((l) => l.slice(0, l.indexOf(':')));
   assert.deepEqual(topKeys, [...topKeys].sort());
   assert.ok(topKeys.includes('master_port') && topKeys.includes('mysql.host'));
 });

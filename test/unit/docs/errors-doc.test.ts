@@ -52,11 +52,19 @@ describe('docs/errors.md: error codes', () => {
 
   it('lists every catalogue code', () => {
     const documented = new Set(rows.map((r) => r.code));
-    assert.deepEqual(catalogue.filter((c) => !documented.has(c)), [], 'codes missing from docs/errors.md');
+    assert.deepEqual(
+      catalogue.filter((c) => !documented.has(c)),
+      [],
+      'codes missing from docs/errors.md',
+    );
   });
 
   it('lists no code that is not in the catalogue, and none twice', () => {
-    assert.deepEqual(rows.map((r) => r.code).filter((c) => !Object.prototype.hasOwnProperty.call(ERRORS, c)), [], 'docs/errors.md lists codes that no longer exist');
+    assert.deepEqual(
+      rows.map((r) => r.code).filter((c) => !Object.prototype.hasOwnProperty.call(ERRORS, c)),
+      [],
+      'docs/errors.md lists codes that no longer exist',
+    );
     assert.deepEqual(duplicates(rows.map((r) => r.code)), []);
   });
 
@@ -73,9 +81,16 @@ describe('docs/errors.md: error codes', () => {
   it('groups the codes as the catalogue does, in the same order', () => {
     const groups = catalogueGroups();
     assert.ok(groups.length >= 2, 'the catalogue has group comments');
-    assert.deepEqual(groups.flatMap((g) => g.codes), catalogue, 'every catalogue entry was read from the source');
+    assert.deepEqual(
+      groups.flatMap((g) => g.codes),
+      catalogue,
+      'every catalogue entry was read from the source',
+    );
     const docGroups = sections(codesSection.body, 3).map((s) => ({ title: s.title.toLowerCase(), codes: docRows(s.body).map((r) => r.code) }));
-    assert.deepEqual(docGroups, groups.map((g) => ({ title: g.title.toLowerCase(), codes: g.codes })));
+    assert.deepEqual(
+      docGroups,
+      groups.map((g) => ({ title: g.title.toLowerCase(), codes: g.codes })),
+    );
   });
 });
 
@@ -86,8 +101,16 @@ describe('docs/errors.md: close reasons', () => {
 
   it('describes every close reason, and only those, once each', () => {
     const known = new Set<string>(CLOSE_REASONS);
-    assert.deepEqual(CLOSE_REASONS.filter((r) => !reasons.includes(r)), [], 'close reasons missing from docs/errors.md');
-    assert.deepEqual(reasons.filter((r) => !known.has(r)), [], 'docs/errors.md lists close reasons that no longer exist');
+    assert.deepEqual(
+      CLOSE_REASONS.filter((r) => !reasons.includes(r)),
+      [],
+      'close reasons missing from docs/errors.md',
+    );
+    assert.deepEqual(
+      reasons.filter((r) => !known.has(r)),
+      [],
+      'docs/errors.md lists close reasons that no longer exist',
+    );
     assert.deepEqual(duplicates(reasons), []);
   });
 

@@ -7,7 +7,6 @@ import { repoRoot } from '../../helpers/repo.js';
 
 export { repoRoot };
 
-
 export function readDoc(name: string): string {
   return fs.readFileSync(path.join(repoRoot(), 'docs', name), 'utf8');
 }

@@ -29,7 +29,7 @@ function messagesOf(parent: string, title: string): MessageDoc[] {
   const direction = section(section(doc, 2, parent).body, 3, title);
   return sections(direction.body, 4).map((s) => ({
     type: codeSpan(s.title) ?? s.title,
-    fields: tableRows(s.body).map((cells) => ({ name: codeSpan(cells[0] ?? '') ?? (cells[0] ?? ''), required: cells[2] ?? '' })),
+    fields: tableRows(s.body).map((cells) => ({ name: codeSpan(cells[0] ?? '') ?? cells[0] ?? '', required: cells[2] ?? '' })),
     examples: fencedBlocks(s.body, 'json'),
   }));
 }

@@ -15,7 +15,8 @@ import {
   judgeFlapping,
   judgeKeyCounts,
   judgeKeyState,
-  judgeMasterFinger, judgeMasterKey,
+  judgeMasterFinger,
+  judgeMasterKey,
   judgeMinionStatus,
   ok,
   summarizeId,
@@ -54,10 +55,22 @@ describe('formatting and exit status', () => {
   });
 
   it('runs the groups whose config file exists', () => {
-    assert.deepEqual(groupsFor('/etc/brine', (f) => f === '/etc/brine/minion'), ['minion']);
-    assert.deepEqual(groupsFor('/etc/brine', (f) => f === '/etc/brine/master'), ['master']);
-    assert.deepEqual(groupsFor('/etc/brine', () => true), ['minion', 'master']);
-    assert.deepEqual(groupsFor('/etc/brine', () => false), []);
+    assert.deepEqual(
+      groupsFor('/etc/brine', (f) => f === '/etc/brine/minion'),
+      ['minion'],
+    );
+    assert.deepEqual(
+      groupsFor('/etc/brine', (f) => f === '/etc/brine/master'),
+      ['master'],
+    );
+    assert.deepEqual(
+      groupsFor('/etc/brine', () => true),
+      ['minion', 'master'],
+    );
+    assert.deepEqual(
+      groupsFor('/etc/brine', () => false),
+      [],
+    );
   });
 });
 
@@ -212,7 +225,17 @@ describe('master verdicts', () => {
   it('each flapping minion is a WARN with its typical up time and reasons; steady ones are not', () => {
     const sessions: SessionInfo[] = [
       { id: 'steady', state: 'connected', reconnects: 0 },
-      { id: 'nat', state: 'connected', reconnects: 5, drops: 5, flapping: true, typicalConnectedMs: 240_000, typicalSilentMs: 30_000, dropReasons: ['heartbeat_timeout', 'replaced'], remote: '10.0.0.9:1' },
+      {
+        id: 'nat',
+        state: 'connected',
+        reconnects: 5,
+        drops: 5,
+        flapping: true,
+        typicalConnectedMs: 240_000,
+        typicalSilentMs: 30_000,
+        dropReasons: ['heartbeat_timeout', 'replaced'],
+        remote: '10.0.0.9:1',
+      },
       { id: 'twice', state: 'connected', reconnects: 2, drops: 2, flapping: false },
     ];
     const checks = judgeFlapping(sessions);

@@ -109,7 +109,10 @@ test('blackhole: current and new flows go silent; restore() helps new flows only
   assert.equal(echo.connections, 1, 'no upstream connection was made for the new flow');
   assert.equal(echo.bytesReceived, 1);
   assert.deepEqual([...old.events, ...during.events], []);
-  assert.deepEqual(proxy.flows.map((f) => f.state), ['blackholed', 'blackholed']);
+  assert.deepEqual(
+    proxy.flows.map((f) => f.state),
+    ['blackholed', 'blackholed'],
+  );
 
   proxy.restore();
   const after = await connect();
@@ -182,7 +185,10 @@ test('retarget: new flows go to the new target, existing ones stay where they we
   assert.equal(other.connections, 1);
   assert.equal(echo.bytesReceived, 'first'.length + 'first again'.length);
   assert.equal(other.bytesReceived, 'second'.length);
-  assert.deepEqual(proxy.flows.map((f) => f.target.port), [echo.port, other.port]);
+  assert.deepEqual(
+    proxy.flows.map((f) => f.target.port),
+    [echo.port, other.port],
+  );
 });
 
 test('an unreachable target resets the client instead of leaving it hanging', async (t) => {

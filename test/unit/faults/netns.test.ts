@@ -69,7 +69,10 @@ test('netns pair: connectivity over veth, dropBoth is silent, restore heals, cle
   await pair.cleanup();
   await serverExit;
   const left = await listNetns();
-  assert.deepEqual(left.filter((n) => names.includes(n)), []);
+  assert.deepEqual(
+    left.filter((n) => names.includes(n)),
+    [],
+  );
   await pair.cleanup(); // idempotent
   assert.throws(() => pair.run(pair.a, ['true']), /after cleanup/);
 });

@@ -79,7 +79,10 @@ test('a failing test with long details after the summary is still counted (the s
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-closing-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'long.test.mjs');
-  fs.writeFileSync(file, `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('ok', () => {});\ntest('long failure', () => { assert.equal('x'.repeat(20000), 'y'.repeat(20000)); });\n`);
+  fs.writeFileSync(
+    file,
+    `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('ok', () => {});\ntest('long failure', () => { assert.equal('x'.repeat(20000), 'y'.repeat(20000)); });\n`,
+  );
   const { runTests } = (await import(pathToFileURL(path.join(repoRoot(), 'scripts', 'test-run.mjs')).href)) as { runTests: RunTests };
   let output = '';
   const out = new Writable({

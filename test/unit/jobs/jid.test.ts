@@ -65,11 +65,14 @@ test('isJid accepts real timestamps only', () => {
 });
 
 test('assertJid throws INVALID_JID with the offending value', () => {
-  assert.throws(() => assertJid('../../proc/self/fd/0'), (err: unknown) => {
-    assert.ok(isBrineError(err, 'INVALID_JID'));
-    assert.match(err.message, /proc\/self/);
-    return true;
-  });
+  assert.throws(
+    () => assertJid('../../proc/self/fd/0'),
+    (err: unknown) => {
+      assert.ok(isBrineError(err, 'INVALID_JID'));
+      assert.match(err.message, /proc\/self/);
+      return true;
+    },
+  );
   assert.doesNotThrow(() => assertJid('20240101120000000000'));
 });
 

@@ -52,7 +52,16 @@ test('a job and its returns round-trip through the file, and survive reopening',
   cache.saveJob(job(jid, clock.now(), { tgt: ['web1', 'web2'], tgtType: 'list' }));
   assert.equal(cache.saveReturn({ jid, minion: 'web2', fun: 'cmd.run', return: 'hi\nthere', retcode: 0, success: true, receivedAt: clock.now() + 20 }), true);
   assert.equal(
-    cache.saveReturn({ jid, minion: 'web1', fun: 'cmd.run', return: { a: [1, null, false] }, retcode: 2, success: false, error: { code: 'EXEC_FAILED', message: 'boom' }, receivedAt: clock.now() + 10 }),
+    cache.saveReturn({
+      jid,
+      minion: 'web1',
+      fun: 'cmd.run',
+      return: { a: [1, null, false] },
+      retcode: 2,
+      success: false,
+      error: { code: 'EXEC_FAILED', message: 'boom' },
+      receivedAt: clock.now() + 10,
+    }),
     true,
   );
   cache.close();
@@ -66,7 +75,16 @@ test('a job and its returns round-trip through the file, and survive reopening',
       ['web1', 'web2'],
       'ordered by arrival',
     );
-    assert.deepEqual(rets[0], { jid, minion: 'web1', fun: 'cmd.run', return: { a: [1, null, false] }, retcode: 2, success: false, error: { code: 'EXEC_FAILED', message: 'boom' }, receivedAt: clock.now() + 10 });
+    assert.deepEqual(rets[0], {
+      jid,
+      minion: 'web1',
+      fun: 'cmd.run',
+      return: { a: [1, null, false] },
+      retcode: 2,
+      success: false,
+      error: { code: 'EXEC_FAILED', message: 'boom' },
+      receivedAt: clock.now() + 10,
+    });
     assert.deepEqual(rets[1], { jid, minion: 'web2', fun: 'cmd.run', return: 'hi\nthere', retcode: 0, success: true, receivedAt: clock.now() + 20 });
     assert.equal(again.getJob('20000101000000000000'), undefined);
     assert.deepEqual(again.getReturns('20000101000000000000'), []);
@@ -110,8 +128,14 @@ test('saving a job twice is an error, not a silent overwrite', () => {
 test('bad jids and minion ids are refused before touching the database', () => {
   const cache = JobCache.open(freshPath());
   try {
-    assert.throws(() => cache.getJob('../../proc/self/fd/0'), (e: unknown) => isBrineError(e, 'INVALID_JID'));
-    assert.throws(() => cache.saveJob(job('1234', 1)), (e: unknown) => isBrineError(e, 'INVALID_JID'));
+    assert.throws(
+      () => cache.getJob('../../proc/self/fd/0'),
+      (e: unknown) => isBrineError(e, 'INVALID_JID'),
+    );
+    assert.throws(
+      () => cache.saveJob(job('1234', 1)),
+      (e: unknown) => isBrineError(e, 'INVALID_JID'),
+    );
     assert.throws(
       () => cache.saveReturn({ jid: '20240101000000000003', minion: '../etc', fun: 'f', return: 1, retcode: 0, success: true, receivedAt: 1 }),
       (e: unknown) => isBrineError(e, 'INVALID_ID'),
@@ -127,9 +151,18 @@ test('listJobs is newest first, honours limit and since', () => {
     const gen = new JidGenerator({ now: () => Date.UTC(2024, 0, 1) });
     const jids = [gen.next(), gen.next(), gen.next()];
     jids.forEach((jid, i) => cache.saveJob(job(jid, 1000 * (i + 1))));
-    assert.deepEqual(cache.listJobs().map((j) => j.jid), [...jids].reverse());
-    assert.deepEqual(cache.listJobs({ limit: 2 }).map((j) => j.jid), [jids[2], jids[1]]);
-    assert.deepEqual(cache.listJobs({ since: 2000 }).map((j) => j.jid), [jids[2], jids[1]]);
+    assert.deepEqual(
+      cache.listJobs().map((j) => j.jid),
+      [...jids].reverse(),
+    );
+    assert.deepEqual(
+      cache.listJobs({ limit: 2 }).map((j) => j.jid),
+      [jids[2], jids[1]],
+    );
+    assert.deepEqual(
+      cache.listJobs({ since: 2000 }).map((j) => j.jid),
+      [jids[2], jids[1]],
+    );
   } finally {
     cache.close();
   }
@@ -180,12 +213,15 @@ test('a damaged cache file surfaces as a BrineError that says what to do', () =>
   const file = freshPath();
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, 'this is not a sqlite database, just some bytes'.repeat(100));
-  assert.throws(() => JobCache.open(file), (err: unknown) => {
-    assert.ok(isBrineError(err));
-    assert.match(err.message, /damaged|move the file aside/);
-    assert.ok(err.cause !== undefined);
-    return true;
-  });
+  assert.throws(
+    () => JobCache.open(file),
+    (err: unknown) => {
+      assert.ok(isBrineError(err));
+      assert.match(err.message, /damaged|move the file aside/);
+      assert.ok(err.cause !== undefined);
+      return true;
+    },
+  );
 });
 
 test('using a closed cache is a clear error', () => {

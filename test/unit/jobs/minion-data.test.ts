@@ -25,7 +25,13 @@ test('grains round-trip, an update replaces them, and they survive reopening', (
   cache.close();
 
   const again = JobCache.open(file);
-  assert.deepEqual(again.listMinionData().map((r) => [r.id, r.grains['os']]), [['db1', 'Fedora'], ['web1', 'Ubuntu']]);
+  assert.deepEqual(
+    again.listMinionData().map((r) => [r.id, r.grains['os']]),
+    [
+      ['db1', 'Fedora'],
+      ['web1', 'Ubuntu'],
+    ],
+  );
   assert.equal(again.deleteMinionData('web1'), true);
   assert.equal(again.deleteMinionData('web1'), false);
   assert.equal(again.getMinionData('web1'), undefined);
@@ -34,7 +40,10 @@ test('grains round-trip, an update replaces them, and they survive reopening', (
 
 test('an invalid minion ID is refused before any write', () => {
   const cache = JobCache.open(freshPath());
-  assert.throws(() => cache.saveMinionData({ id: '../etc', fingerprint: 'x', grains: {}, updatedAt: 0 }), (e: unknown) => isBrineError(e, 'INVALID_ID'));
+  assert.throws(
+    () => cache.saveMinionData({ id: '../etc', fingerprint: 'x', grains: {}, updatedAt: 0 }),
+    (e: unknown) => isBrineError(e, 'INVALID_ID'),
+  );
   assert.deepEqual(cache.listMinionData(), []);
   cache.close();
 });

@@ -90,8 +90,15 @@ test('bounded: at most perMinion rows of each kind per minion, and total rows ac
     t.disconnect('busy', { lastDisconnectReason: 'reset', lastDisconnectAt: now + i }, { at: now + i, reason: 'reset', connectedForMs: i, silentForMs: 0 });
   }
   const [busy] = t.load(0);
-  assert.deepEqual(busy!.connects, [15, 16, 17, 18, 19].map((i) => now + i), 'the newest five connects');
-  assert.deepEqual(busy!.drops.map((d) => d.connectedForMs), [15, 16, 17, 18, 19]);
+  assert.deepEqual(
+    busy!.connects,
+    [15, 16, 17, 18, 19].map((i) => now + i),
+    'the newest five connects',
+  );
+  assert.deepEqual(
+    busy!.drops.map((d) => d.connectedForMs),
+    [15, 16, 17, 18, 19],
+  );
   assert.deepEqual([busy!.last.lastDisconnectReason, busy!.last.lastDisconnectAt], ['reset', now + 19], 'the last row is replaced, not appended');
 
   ['a', 'b', 'c'].forEach((id, k) => {
@@ -102,7 +109,14 @@ test('bounded: at most perMinion rows of each kind per minion, and total rows ac
   assert.equal(count, 12, 'the total bound keeps the newest rows');
   const kept = t.load(0);
   assert.equal(kept.find((r) => r.id === 'busy')?.connects.length ?? 0, 0, 'the oldest rows went first');
-  assert.deepEqual(kept.filter((r) => r.connects.length > 0).map((r) => [r.id, r.connects.length]), [['a', 2], ['b', 5], ['c', 5]]);
+  assert.deepEqual(
+    kept.filter((r) => r.connects.length > 0).map((r) => [r.id, r.connects.length]),
+    [
+      ['a', 2],
+      ['b', 5],
+      ['c', 5],
+    ],
+  );
 
   t.prune(now + PRESENCE_WINDOW_MS + 1_000);
   assert.equal((db.prepare('SELECT COUNT(*) AS n FROM presence_history').get() as { n: number }).n, 0, 'nothing older than the window');

@@ -53,7 +53,10 @@ test('reconcile drops IDs no longer accepted and data sent under a replaced key'
   cache.put('kept', 'fpK', { a: 1 });
   cache.put('deleted', 'fpD', { a: 2 });
   cache.put('replaced', 'old-fp', { a: 3 });
-  const keys = new Map([['kept', { fp: 'fpK' }], ['replaced', { fp: 'new-fp' }]]);
+  const keys = new Map([
+    ['kept', { fp: 'fpK' }],
+    ['replaced', { fp: 'new-fp' }],
+  ]);
   const view = { fingerprintOf: (id: string) => keys.get(id)?.fp };
   const purged = cache.reconcile(new Set(keys.keys()), cache.ids(), view);
   assert.deepEqual(purged.sort(), ['deleted', 'replaced']);

@@ -24,7 +24,10 @@ test('a flood of 5000 refusals from one address is a handful of lines that name 
   for (let i = 0; i < 5000; i++) log.note('192.0.2.7', i % 2 ? 'busy' : 'handshake_timeout', () => full++);
   assert.equal(full, 3);
   // summaries at 10, 100 and 1000 counted refusals
-  assert.deepEqual(lines.map((l) => l.fields['refused']), [10, 100, 1000]);
+  assert.deepEqual(
+    lines.map((l) => l.fields['refused']),
+    [10, 100, 1000],
+  );
   clock.advance(60_000);
   assert.equal(lines.length, 4, 'one more summary when the interval ends');
   const last = lines.at(-1)!;
@@ -103,7 +106,13 @@ test('a fleet told busy once each after a restart is one summary line, not one p
   // beyond the 1000 tracked addresses: one bucket, summarised at 10, 100, 1000 and at the end
   const end = lines.filter((l) => l.fields['seconds'] === 60);
   assert.ok(lines.length <= 6, lines.map((l) => l.msg).join('\n'));
-  assert.deepEqual(end.map((l) => l.fields['refused']).sort((a, b) => Number(a) - Number(b)), [950, 2000]);
-  assert.match(lines.find((l) => l.fields['sources'] !== undefined)!.msg, /^refused 950 more connection attempts from 950 addresses \(fewer than 10 each\) before authentication in the last 60 s \(busy 950\)$/);
+  assert.deepEqual(
+    end.map((l) => l.fields['refused']).sort((a, b) => Number(a) - Number(b)),
+    [950, 2000],
+  );
+  assert.match(
+    lines.find((l) => l.fields['sources'] !== undefined)!.msg,
+    /^refused 950 more connection attempts from 950 addresses \(fewer than 10 each\) before authentication in the last 60 s \(busy 950\)$/,
+  );
   log.stop();
 });

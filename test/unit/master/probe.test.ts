@@ -80,7 +80,11 @@ describe('probeAuth', () => {
     const other = newPublicKeyPem();
     // the same answer, word for word (but the ID), whether the ID is accepted, pending, rejected or unknown
     const answers = ['acc', 'pen', 'rej', 'nobody'].map((id) => probeAuth(keys, { id, publicKeyPem: other }, POLICY, MASTER_FP));
-    const neutral = (v: { status: string; message: string; wouldWrite: string[] }, id: string) => ({ status: v.status, message: v.message.replace(new RegExp(`\\b${id}\\b`, 'g'), 'ID'), wouldWrite: v.wouldWrite });
+    const neutral = (v: { status: string; message: string; wouldWrite: string[] }, id: string) => ({
+      status: v.status,
+      message: v.message.replace(new RegExp(`\\b${id}\\b`, 'g'), 'ID'),
+      wouldWrite: v.wouldWrite,
+    });
     const [first, ...rest] = answers.map((v, i) => neutral(v, ['acc', 'pen', 'rej', 'nobody'][i]!));
     for (const r of rest) assert.deepEqual(r, first);
     assert.equal(first!.status, 'pending');

@@ -47,7 +47,10 @@ describe('ReturnWait', () => {
     clock.advance(4999);
     assert.deepEqual(asked, []);
     clock.advance(1);
-    assert.deepEqual(asked, [[5000, 'a'], [5000, 'c']]);
+    assert.deepEqual(asked, [
+      [5000, 'a'],
+      [5000, 'c'],
+    ]);
   });
 
   it('a minion that keeps saying "running" is waited for beyond timeout, and its return ends the wait', () => {
@@ -58,7 +61,10 @@ describe('ReturnWait', () => {
     clock.advance(4999);
     assert.equal(asked.length, 1, 'not asked again before its extended deadline');
     clock.advance(1);
-    assert.deepEqual(asked.map(([t]) => t), [5000, 10_200]);
+    assert.deepEqual(
+      asked.map(([t]) => t),
+      [5000, 10_200],
+    );
     clock.advance(100);
     wait.status('slow', true);
     clock.advance(3000);
@@ -132,7 +138,10 @@ describe('ReturnWait: a session lost while asking', () => {
     clock.advance(1000);
     clock.advance(500);
     wait.lost('a');
-    assert.deepEqual(asked.map(([t]) => t), [1000, 1500]);
+    assert.deepEqual(
+      asked.map(([t]) => t),
+      [1000, 1500],
+    );
     clock.advance(9999);
     assert.equal(result().done, undefined);
     wait.status('a', true);
@@ -146,6 +155,9 @@ describe('ReturnWait: a session lost while asking', () => {
     wait.lost('a');
     assert.equal(asked.length, 0);
     clock.advance(800);
-    assert.deepEqual(asked.map(([t]) => t), [1000]);
+    assert.deepEqual(
+      asked.map(([t]) => t),
+      [1000],
+    );
   });
 });

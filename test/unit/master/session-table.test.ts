@@ -49,7 +49,7 @@ test('attach registers a live session; a second attach for the ID returns the on
   assert.equal(info.remote, '10.0.0.2:6000');
   assert.equal(info.lastDisconnectReason, 'replaced');
   assert.equal(info.lastDisconnectAt, clock.now());
-  assert.deepEqual(a.closes, [], 'the table reports the replaced session; closing it is the caller\'s job');
+  assert.deepEqual(a.closes, [], "the table reports the replaced session; closing it is the caller's job");
 });
 
 test('a late detach of the replaced session is ignored', () => {
@@ -152,9 +152,15 @@ test('reconnects counts connections after the first within the last hour', () =>
 test('list() is sorted by ID; forget() drops an ID entirely', () => {
   const { clock, table } = setup();
   for (const id of ['db2', 'app1', 'web1']) table.attach(new FakeSession(id, '10.0.0.1:1', clock));
-  assert.deepEqual(table.list().map((i) => i.id), ['app1', 'db2', 'web1']);
+  assert.deepEqual(
+    table.list().map((i) => i.id),
+    ['app1', 'db2', 'web1'],
+  );
   table.forget('db2');
-  assert.deepEqual(table.list().map((i) => i.id), ['app1', 'web1']);
+  assert.deepEqual(
+    table.list().map((i) => i.id),
+    ['app1', 'web1'],
+  );
   assert.equal(table.info('db2'), undefined);
   assert.equal(table.connectedCount, 2);
 });

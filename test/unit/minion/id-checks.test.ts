@@ -49,7 +49,10 @@ describe('checkIdResolution', () => {
     assert.equal(res.id, 'web7');
     const fqdn = checkIdResolution(res, { refuseClonedId: false }).find((c) => c.topic === 'fqdn')!;
     assert.equal(fqdn.level, 'warn');
-    assert.match(fqdn.message, /the FQDN of web7 came back as localhost\.localdomain because \/etc\/hosts maps 127\.0\.0\.1 to the hostname web7 \(line 1: "127\.0\.0\.1 localhost\.localdomain localhost web7"\)/);
+    assert.match(
+      fqdn.message,
+      /the FQDN of web7 came back as localhost\.localdomain because \/etc\/hosts maps 127\.0\.0\.1 to the hostname web7 \(line 1: "127\.0\.0\.1 localhost\.localdomain localhost web7"\)/,
+    );
     assert.match(fqdn.fix ?? '', /map web7 to this host's own address/);
     assert.match(fqdn.fix ?? '', /set id:/);
   });
@@ -87,10 +90,19 @@ describe('checkIdResolution', () => {
   it('is all OK for a fresh cache written on this machine, and for id: set', async () => {
     const cacheFile = cacheIn('node3\nmachine_id: m-node3\n');
     const checks = checkIdResolution(await resolve(fakeSources({ hostname: 'node3', machineId: 'm-node3' }), { cacheFile }), { refuseClonedId: true });
-    assert.deepEqual(checks.map((c) => c.level), ['ok', 'ok', 'ok']);
-    assert.deepEqual(checks.map((c) => c.cause), ['ok', 'fresh', 'match']);
+    assert.deepEqual(
+      checks.map((c) => c.level),
+      ['ok', 'ok', 'ok'],
+    );
+    assert.deepEqual(
+      checks.map((c) => c.cause),
+      ['ok', 'fresh', 'match'],
+    );
     const configured = checkIdResolution(await resolve(seedHost(), { configuredId: 'web7' }), { refuseClonedId: false });
-    assert.ok(configured.every((c) => c.level === 'ok'), JSON.stringify(configured));
+    assert.ok(
+      configured.every((c) => c.level === 'ok'),
+      JSON.stringify(configured),
+    );
   });
 });
 
@@ -100,8 +112,14 @@ describe('formatIdReport', () => {
     const report = formatIdReport(res, checkIdResolution(res, { refuseClonedId: false }));
     assert.equal(report.ok, false);
     const top = report.text.split('\n').filter((l) => l !== '' && !l.startsWith(' '));
-    assert.ok(top.every((l) => /^(OK|WARN|FAIL) /.test(l)), report.text);
-    assert.ok(top.filter((l) => !l.startsWith('OK')).every((l) => l.includes('Fix: ')), report.text);
+    assert.ok(
+      top.every((l) => /^(OK|WARN|FAIL) /.test(l)),
+      report.text,
+    );
+    assert.ok(
+      top.filter((l) => !l.startsWith('OK')).every((l) => l.includes('Fix: ')),
+      report.text,
+    );
     assert.match(report.text, /^FAIL id: the ID localhost\.localdomain \(from the cached minion_id file\) cannot be used/m);
     assert.match(report.text, /^ +fqdn +localhost\.localdomain +skipped: localhost-like$/m);
     assert.match(report.text, /^ +nodename +web7 +chosen$/m);
@@ -128,7 +146,10 @@ describe('reportIdAtStart', () => {
   it('refuses a localhost-like ID with INVALID_ID naming the source and the fix', async () => {
     const { logger } = capture();
     const res = await resolve(seedHost(), { cacheFile: cacheIn('localhost.localdomain\n') });
-    assert.throws(() => reportIdAtStart(res, { refuseClonedId: false }, logger), (err) => isBrineError(err, 'INVALID_ID') && /cached minion_id file/.test(err.message) && /delete .*minion_id/.test(err.message));
+    assert.throws(
+      () => reportIdAtStart(res, { refuseClonedId: false }, logger),
+      (err) => isBrineError(err, 'INVALID_ID') && /cached minion_id file/.test(err.message) && /delete .*minion_id/.test(err.message),
+    );
   });
 
   it('starts a cloned image with a loud warning, and refuses it with ID_CLONED when refuse_cloned_id is on', async () => {
@@ -137,6 +158,9 @@ describe('reportIdAtStart', () => {
     const { logger, lines } = capture();
     assert.doesNotThrow(() => reportIdAtStart(res, { refuseClonedId: false }, logger));
     assert.ok(lines.some((l) => l.level === 40 && l.msg.startsWith('CLONED IMAGE')));
-    assert.throws(() => reportIdAtStart(res, { refuseClonedId: true }, capture().logger), (err) => isBrineError(err, 'ID_CLONED') && err.exitCode === 78 && err.message.includes(cacheFile));
+    assert.throws(
+      () => reportIdAtStart(res, { refuseClonedId: true }, capture().logger),
+      (err) => isBrineError(err, 'ID_CLONED') && err.exitCode === 78 && err.message.includes(cacheFile),
+    );
   });
 });

@@ -78,10 +78,13 @@ describe('sortIpv4', () => {
 describe('parseHostsFile', () => {
   it('keeps address, names, line number and text; skips comments, blank and malformed lines', () => {
     const entries = parseHostsFile('# top\n\n127.0.0.1\tlocalhost  lh # c\nnot-an-address name\n::1 ip6-localhost\r\n');
-    assert.deepEqual(entries.map((e) => [e.address, e.names, e.line, e.text]), [
-      ['127.0.0.1', ['localhost', 'lh'], 3, '127.0.0.1 localhost lh'],
-      ['::1', ['ip6-localhost'], 5, '::1 ip6-localhost'],
-    ]);
+    assert.deepEqual(
+      entries.map((e) => [e.address, e.names, e.line, e.text]),
+      [
+        ['127.0.0.1', ['localhost', 'lh'], 3, '127.0.0.1 localhost lh'],
+        ['::1', ['ip6-localhost'], 5, '::1 ip6-localhost'],
+      ],
+    );
   });
 });
 

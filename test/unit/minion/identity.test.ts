@@ -42,7 +42,10 @@ describe('MasterPins', () => {
     pins.confirm(key(two), M2);
     assert.equal(pins.check(key(one), M1), 'pinned');
     assert.equal(pins.check(key(two), M2), 'pinned');
-    assert.throws(() => pins.check(key(one), M2), (err) => isBrineError(err, 'MASTER_KEY_CHANGED'));
+    assert.throws(
+      () => pins.check(key(one), M2),
+      (err) => isBrineError(err, 'MASTER_KEY_CHANGED'),
+    );
   });
 
   it('refuses a changed key with both fingerprints and the file to delete', () => {
@@ -53,7 +56,8 @@ describe('MasterPins', () => {
     pins.confirm(key(first), M1);
     assert.throws(
       () => pins.check(key(second), M1),
-      (err) => isBrineError(err, 'MASTER_KEY_CHANGED') && err.message.includes(fingerprint(first)) && err.message.includes(fingerprint(second)) && err.message.includes(path.join('masters', 'm1_4506.pub')),
+      (err) =>
+        isBrineError(err, 'MASTER_KEY_CHANGED') && err.message.includes(fingerprint(first)) && err.message.includes(fingerprint(second)) && err.message.includes(path.join('masters', 'm1_4506.pub')),
     );
     assert.equal(pins.pinnedFingerprint(M1), fingerprint(first), 'the pin is not overwritten');
   });
@@ -64,7 +68,10 @@ describe('MasterPins', () => {
     const fp = fingerprint(pem);
     assert.equal(new MasterPins(dir, fp.replace(/:/g, '').toUpperCase()).check(key(pem), M1), 'pinned');
     const other = fs.mkdtempSync(path.join(tmp, 'pin-'));
-    assert.throws(() => new MasterPins(other, fingerprint(keyPem())).check(key(pem), M1), (err) => isBrineError(err, 'MASTER_FINGER_MISMATCH'));
+    assert.throws(
+      () => new MasterPins(other, fingerprint(keyPem())).check(key(pem), M1),
+      (err) => isBrineError(err, 'MASTER_FINGER_MISMATCH'),
+    );
     assert.equal(fs.existsSync(path.join(other, 'masters')), false, 'nothing pinned on a mismatch');
     const old = keyPem();
     const listed = new MasterPins(other, [fingerprint(keyPem()), fp]);
@@ -85,7 +92,10 @@ describe('MasterPins', () => {
     assert.equal(fs.existsSync(path.join(dir, 'minion_master.pub')), false);
     assert.equal(pins.check(key(pem), M1), 'pinned');
     assert.equal(pins.check(key(pem), M2), 'pinned');
-    assert.throws(() => pins.check(key(keyPem()), M2), (err) => isBrineError(err, 'MASTER_KEY_CHANGED'));
+    assert.throws(
+      () => pins.check(key(keyPem()), M2),
+      (err) => isBrineError(err, 'MASTER_KEY_CHANGED'),
+    );
   });
 
   it('makes a safe file name of any configured address', () => {

@@ -48,10 +48,14 @@ describe('JobRunner', () => {
     const pending = r.run(busy).finally(() => (settled = true));
     // the loop is spinning once this process has burnt CPU that its (idle, awaiting) main thread did not
     let ticks = 0;
-    await waitFor(() => {
-      ticks++;
-      return process.cpuUsage().user - cpuBefore > 300_000;
-    }, 10_000, 'the busy loop to spin in its worker');
+    await waitFor(
+      () => {
+        ticks++;
+        return process.cpuUsage().user - cpuBefore > 300_000;
+      },
+      10_000,
+      'the busy loop to spin in its worker',
+    );
     assert.ok(ticks > 1, 'the main thread kept running timers while the loop spun');
     const ping = await r.run(job('test.ping'));
     assert.equal(ping.ret, true);
@@ -68,7 +72,12 @@ describe('JobRunner', () => {
     const jobs = [job('test.sleep', [3000]), job('test.sleep', [3000]), job('test.sleep', [3000]), job('test.sleep', [3000])];
     const done = jobs.map((j) => r.run(j));
     const queued = () => r.list().map((j) => [j.jid, j.queued]);
-    assert.deepEqual(queued(), [[jobs[0]!.jid, false], [jobs[1]!.jid, false], [jobs[2]!.jid, true], [jobs[3]!.jid, true]]);
+    assert.deepEqual(queued(), [
+      [jobs[0]!.jid, false],
+      [jobs[1]!.jid, false],
+      [jobs[2]!.jid, true],
+      [jobs[3]!.jid, true],
+    ]);
     assert.ok(r.isRunning(jobs[2]!.jid), 'a queued job counts as running for find_job');
     assert.equal(r.get(jobs[0]!.jid)?.started, new Date(clock.now()).toISOString(), 'start times come from the injected clock');
 
@@ -77,7 +86,11 @@ describe('JobRunner', () => {
     r.kill(jobs[0]!.jid);
     await done[0];
     await waitFor(() => r.get(jobs[2]!.jid)?.queued === false, 5000, 'the third job to start');
-    assert.deepEqual(queued(), [[jobs[1]!.jid, false], [jobs[2]!.jid, false], [jobs[3]!.jid, true]]);
+    assert.deepEqual(queued(), [
+      [jobs[1]!.jid, false],
+      [jobs[2]!.jid, false],
+      [jobs[3]!.jid, true],
+    ]);
     assert.equal(r.get(jobs[2]!.jid)?.started, new Date(clock.now()).toISOString(), 'started when it left the queue');
     for (const j of jobs.slice(1)) r.kill(j.jid);
     await Promise.all(done);
@@ -143,7 +156,10 @@ describe('JobRunner', () => {
     assert.ok(alive(grandchild));
     const running = await r.run(job('saltutil.running'));
     const listed = running.ret as Array<{ jid: string; fun: string; pid: number }>;
-    assert.deepEqual(listed.map((j) => [j.jid, j.fun]), [[long.jid, 'cmd.run']]);
+    assert.deepEqual(
+      listed.map((j) => [j.jid, j.fun]),
+      [[long.jid, 'cmd.run']],
+    );
     assert.notEqual(listed[0]!.pid, process.pid, 'the pid is the command process group');
     const found = await r.run(job('saltutil.find_job', [long.jid]));
     assert.equal((found.ret as { jid: string }).jid, long.jid);

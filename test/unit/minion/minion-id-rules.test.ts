@@ -77,7 +77,11 @@ describe('the minion_id cache', () => {
     assert.equal(r.cachedTo, cacheFile);
     assert.equal(fs.readFileSync(cacheFile, 'utf8'), 'web7\nmachine_id: abc123\n');
     assert.deepEqual(readIdCache(cacheFile), { value: 'web7', machineId: 'abc123' });
-    assert.deepEqual(r.steps, ['minion_id_lowercase changed Web7.Corp.Example to web7.corp.example', 'minion_id_remove_domain changed web7.corp.example to web7', 'append_domain changed web7 to web7.prod']);
+    assert.deepEqual(r.steps, [
+      'minion_id_lowercase changed Web7.Corp.Example to web7.corp.example',
+      'minion_id_remove_domain changed web7.corp.example to web7',
+      'append_domain changed web7 to web7.prod',
+    ]);
   });
 
   it('is not written by a read-only resolution (brine doctor id), nor for an ID brine refuses', async () => {
@@ -109,12 +113,26 @@ describe('candidates', () => {
   it('keeps Salt order and filters with a case-sensitive prefix match', async () => {
     const list = await generateCandidates(fakeSources({ fqdn: 'LOCALHOST', node: 'localhost-foo', hostname: 'ipv6-x', ips: ['9.9.9.9'] }));
     assert.deepEqual(list.kept, ['LOCALHOST', '9.9.9.9']);
-    assert.deepEqual(list.candidates.slice(0, 3).map((c) => [c.source, c.verdict]), [['fqdn', 'kept'], ['nodename', 'localhost_like'], ['hostname', 'localhost_like']]);
+    assert.deepEqual(
+      list.candidates.slice(0, 3).map((c) => [c.source, c.verdict]),
+      [
+        ['fqdn', 'kept'],
+        ['nodename', 'localhost_like'],
+        ['hostname', 'localhost_like'],
+      ],
+    );
   });
 
   it('records why each value was skipped: empty, duplicate (naming the first), localhost-like', async () => {
     const list = await generateCandidates(fakeSources({ fqdn: '', node: 'web7', hostname: 'web7' }));
-    assert.deepEqual(list.candidates.map((c) => [c.source, c.value, c.verdict]), [['fqdn', '', 'empty'], ['nodename', 'web7', 'kept'], ['hostname', 'web7', 'duplicate']]);
+    assert.deepEqual(
+      list.candidates.map((c) => [c.source, c.value, c.verdict]),
+      [
+        ['fqdn', '', 'empty'],
+        ['nodename', 'web7', 'kept'],
+        ['hostname', 'web7', 'duplicate'],
+      ],
+    );
     assert.match(list.candidates[2]!.detail ?? '', /same as nodename/);
   });
 
@@ -141,7 +159,9 @@ describe('candidates', () => {
   });
 
   it('adds IPv4 addresses in the order ip_addrs() gives, dropping loopback, after every name', async () => {
-    const list = await generateCandidates(fakeSources({ fqdn: 'localhost', node: 'localhost', hostname: 'localhost', ips: ['127.0.0.1', '10.0.0.2', '10.0.0.10'], files: { '/etc/hostname': 'named\n' } }));
+    const list = await generateCandidates(
+      fakeSources({ fqdn: 'localhost', node: 'localhost', hostname: 'localhost', ips: ['127.0.0.1', '10.0.0.2', '10.0.0.10'], files: { '/etc/hostname': 'named\n' } }),
+    );
     assert.deepEqual(list.kept, ['named', '10.0.0.2', '10.0.0.10']);
     assert.equal(list.candidates.find((c) => c.value === '127.0.0.1' && c.source === 'ip_address')?.verdict, 'loopback_address');
   });

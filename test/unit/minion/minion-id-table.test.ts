@@ -26,10 +26,30 @@ interface ListRow {
 
 // `_generate_minion_id` returns the whole list: compare all of it
 const LIST_ROWS: ListRow[] = [
-  { row: 3, name: 'test_generate_minion_id_distinct', host: { node: 'nodename', hostname: 'hostname', fqdn: 'hostname.domainname.blank', canon: ['attrname'], ips: ['1.2.3.4', '5.6.7.8'] }, list: ['hostname.domainname.blank', 'nodename', 'hostname', '1.2.3.4', '5.6.7.8'] },
-  { row: 4, name: 'test_generate_minion_id_127_name', host: { node: '127', hostname: '127', fqdn: '127.domainname.blank', canon: ['attrname'], ips: ['1.2.3.4', '5.6.7.8'] }, list: ['127.domainname.blank', '127', '1.2.3.4', '5.6.7.8'] },
-  { row: 5, name: 'test_generate_minion_id_127_name_startswith', host: { node: '127890', hostname: '127890', fqdn: '127890.domainname.blank', canon: ['attrname'], ips: ['1.2.3.4', '5.6.7.8'] }, list: ['127890.domainname.blank', '127890', '1.2.3.4', '5.6.7.8'] },
-  { row: 6, name: 'test_generate_minion_id_duplicate', host: { node: 'hostname', hostname: 'hostname', fqdn: 'hostname', canon: ['hostname'], ips: ['1.2.3.4', '1.2.3.4', '1.2.3.4'] }, list: ['hostname', '1.2.3.4'] },
+  {
+    row: 3,
+    name: 'test_generate_minion_id_distinct',
+    host: { node: 'nodename', hostname: 'hostname', fqdn: 'hostname.domainname.blank', canon: ['attrname'], ips: ['1.2.3.4', '5.6.7.8'] },
+    list: ['hostname.domainname.blank', 'nodename', 'hostname', '1.2.3.4', '5.6.7.8'],
+  },
+  {
+    row: 4,
+    name: 'test_generate_minion_id_127_name',
+    host: { node: '127', hostname: '127', fqdn: '127.domainname.blank', canon: ['attrname'], ips: ['1.2.3.4', '5.6.7.8'] },
+    list: ['127.domainname.blank', '127', '1.2.3.4', '5.6.7.8'],
+  },
+  {
+    row: 5,
+    name: 'test_generate_minion_id_127_name_startswith',
+    host: { node: '127890', hostname: '127890', fqdn: '127890.domainname.blank', canon: ['attrname'], ips: ['1.2.3.4', '5.6.7.8'] },
+    list: ['127890.domainname.blank', '127890', '1.2.3.4', '5.6.7.8'],
+  },
+  {
+    row: 6,
+    name: 'test_generate_minion_id_duplicate',
+    host: { node: 'hostname', hostname: 'hostname', fqdn: 'hostname', canon: ['hostname'], ips: ['1.2.3.4', '1.2.3.4', '1.2.3.4'] },
+    list: ['hostname', '1.2.3.4'],
+  },
 ];
 
 interface IdRow {
@@ -42,10 +62,34 @@ interface IdRow {
 
 // `generate_minion_id` returns the first element
 const ID_ROWS: IdRow[] = [
-  { row: 7, name: 'test_generate_minion_id_platform_used', host: { node: 'very.long.and.complex.domain.name', hostname: 'hostname', fqdn: '', canon: ['hostname'], ips: ['1.2.3.4', '1.2.3.4', '1.2.3.4'] }, id: 'very.long.and.complex.domain.name', source: 'nodename' },
-  { row: 8, name: 'test_generate_minion_id_platform_localhost_filtered', host: { node: 'localhost', hostname: 'pick.me', fqdn: 'hostname.domainname.blank', canon: ['hostname'], ips: ['1.2.3.4', '1.2.3.4', '1.2.3.4'] }, id: 'hostname.domainname.blank', source: 'fqdn' },
-  { row: 11, name: 'test_generate_minion_id_platform_fqdn', host: { node: 'localhost', hostname: 'ip6-loopback', fqdn: 'pick.me', canon: ['localhost'], ips: ['127.0.0.1', '::1', 'fe00::0', 'fe02::1'] }, id: 'pick.me', source: 'fqdn' },
-  { row: 13, name: 'test_generate_minion_id_platform_ip_addr_only', host: { node: 'localhost', hostname: 'ip6-loopback', fqdn: 'ip6-localhost', canon: ['localhost'], ips: ['127.0.0.1', '::1', 'fe00::0', 'fe02::1', '1.2.3.4'] }, id: '1.2.3.4', source: 'ip_address' },
+  {
+    row: 7,
+    name: 'test_generate_minion_id_platform_used',
+    host: { node: 'very.long.and.complex.domain.name', hostname: 'hostname', fqdn: '', canon: ['hostname'], ips: ['1.2.3.4', '1.2.3.4', '1.2.3.4'] },
+    id: 'very.long.and.complex.domain.name',
+    source: 'nodename',
+  },
+  {
+    row: 8,
+    name: 'test_generate_minion_id_platform_localhost_filtered',
+    host: { node: 'localhost', hostname: 'pick.me', fqdn: 'hostname.domainname.blank', canon: ['hostname'], ips: ['1.2.3.4', '1.2.3.4', '1.2.3.4'] },
+    id: 'hostname.domainname.blank',
+    source: 'fqdn',
+  },
+  {
+    row: 11,
+    name: 'test_generate_minion_id_platform_fqdn',
+    host: { node: 'localhost', hostname: 'ip6-loopback', fqdn: 'pick.me', canon: ['localhost'], ips: ['127.0.0.1', '::1', 'fe00::0', 'fe02::1'] },
+    id: 'pick.me',
+    source: 'fqdn',
+  },
+  {
+    row: 13,
+    name: 'test_generate_minion_id_platform_ip_addr_only',
+    host: { node: 'localhost', hostname: 'ip6-loopback', fqdn: 'ip6-localhost', canon: ['localhost'], ips: ['127.0.0.1', '::1', 'fe00::0', 'fe02::1', '1.2.3.4'] },
+    id: '1.2.3.4',
+    source: 'ip_address',
+  },
   {
     row: 23,
     name: 'config_test: all host names localhost, FQDN in /etc/hostname, /etc/hosts missing',

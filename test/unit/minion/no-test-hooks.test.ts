@@ -17,5 +17,8 @@ function sources(dir: string): string[] {
 
 test('no source file under src/ reads a BRINE_TEST_* variable', () => {
   const offenders = sources(path.join(repoRoot(), 'src')).filter((f) => /BRINE_TEST_/.test(fs.readFileSync(f, 'utf8')));
-  assert.deepEqual(offenders.map((f) => path.relative(repoRoot(), f)), []);
+  assert.deepEqual(
+    offenders.map((f) => path.relative(repoRoot(), f)),
+    [],
+  );
 });

@@ -32,7 +32,10 @@ function ret(n: number, out: unknown = `out-${n}`): Return {
 
 /** The .json files in the queue dir, sorted: what a restart would load. */
 function files(dir: string): string[] {
-  return fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 }
 
 interface LogLine {
@@ -110,9 +113,15 @@ describe('ReturnQueue bound', () => {
     const q = ReturnQueue.open(dir, { max: 3, fsync: false, logger });
     for (const n of [5, 2, 7]) q.add(ret(n));
     q.add(ret(9));
-    assert.deepEqual(q.pending().map((r) => r.jid), [jid(5), jid(7), jid(9)]);
+    assert.deepEqual(
+      q.pending().map((r) => r.jid),
+      [jid(5), jid(7), jid(9)],
+    );
     assert.equal(q.dropped, 1);
-    assert.deepEqual(files(dir), [jid(5), jid(7), jid(9)].map((j) => `${j}.json`));
+    assert.deepEqual(
+      files(dir),
+      [jid(5), jid(7), jid(9)].map((j) => `${j}.json`),
+    );
     const warn = lines.find((l) => l.level === 40 && l.msg.includes(jid(2)));
     assert.ok(warn, 'a warning names the dropped jid');
     assert.match(warn.msg, /return_queue_max=3/);
@@ -129,13 +138,19 @@ describe('ReturnQueue bound', () => {
     const q = ReturnQueue.open(dir, { max: 5, fsync: false });
     for (let n = 1; n <= 5; n++) q.add(ret(n));
     const smaller = ReturnQueue.open(dir, { max: 2 });
-    assert.deepEqual(smaller.pending().map((r) => r.jid), [jid(4), jid(5)]);
+    assert.deepEqual(
+      smaller.pending().map((r) => r.jid),
+      [jid(4), jid(5)],
+    );
     assert.equal(smaller.dropped, 3);
     assert.deepEqual(files(dir), [`${jid(4)}.json`, `${jid(5)}.json`]);
   });
 
   it('refuses a max below 1 with a coded error', () => {
-    assert.throws(() => ReturnQueue.open(freshDir(), { max: 0 }), (e: unknown) => isBrineError(e, 'CONFIG_VALUE'));
+    assert.throws(
+      () => ReturnQueue.open(freshDir(), { max: 0 }),
+      (e: unknown) => isBrineError(e, 'CONFIG_VALUE'),
+    );
   });
 });
 
@@ -145,7 +160,11 @@ describe('ReturnQueue input checks', () => {
     const q = ReturnQueue.open(dir, { max: 5, fsync: false });
     const parent = path.dirname(dir);
     for (const bad of ['../x', `../${jid(1)}`, '99999999999999999999', '']) {
-      assert.throws(() => q.add({ ...ret(1), jid: bad }), (e: unknown) => isBrineError(e, 'INVALID_JID'), bad);
+      assert.throws(
+        () => q.add({ ...ret(1), jid: bad }),
+        (e: unknown) => isBrineError(e, 'INVALID_JID'),
+        bad,
+      );
     }
     assert.deepEqual(fs.readdirSync(dir), []);
     assert.deepEqual(fs.readdirSync(parent), ['returns']);
@@ -171,15 +190,7 @@ describe('ReturnQueue recovery at open', () => {
     const q = ReturnQueue.open(dir, { max: 10, logger });
     assert.deepEqual(q.pending(), [ret(4)]);
     assert.equal(q.quarantined, 5);
-    assert.deepEqual(fs.readdirSync(dir).sort(), [
-      `${jid(1)}.json.bad`,
-      `${jid(2)}.json.bad`,
-      `${jid(3)}.json.bad`,
-      `${jid(4)}.json`,
-      `${jid(5)}.json.bad`,
-      'README',
-      'notajid.json.bad',
-    ]);
+    assert.deepEqual(fs.readdirSync(dir).sort(), [`${jid(1)}.json.bad`, `${jid(2)}.json.bad`, `${jid(3)}.json.bad`, `${jid(4)}.json`, `${jid(5)}.json.bad`, 'README', 'notajid.json.bad']);
     const warnings = lines.filter((l) => l.level === 40);
     assert.equal(warnings.length, 5);
     assert.ok(warnings.every((w) => w.msg.includes('.bad')));
@@ -210,7 +221,10 @@ describe('ReturnQueue disk errors', () => {
     fs.rmSync(dir);
     fs.mkdirSync(dir);
     q.add(ret(4));
-    assert.deepEqual(files(dir), [jid(3), jid(4)].map((j) => `${j}.json`));
+    assert.deepEqual(
+      files(dir),
+      [jid(3), jid(4)].map((j) => `${j}.json`),
+    );
     assert.ok(lines.some((l) => l.level === 30 && /writing to .* again/.test(l.msg)));
     // jid 1 was written before the outage, its file went with the directory: 3 and 4 survive
     assert.deepEqual(ReturnQueue.open(dir, { max: 10 }).pending(), [ret(3), ret(4)]);
@@ -241,7 +255,10 @@ describe('ReturnQueue disk errors', () => {
     full = false;
     q.add(ret(2));
     assert.equal(q.persistFailures, 1);
-    assert.deepEqual(files(dir), [jid(1), jid(2)].map((j) => `${j}.json`));
+    assert.deepEqual(
+      files(dir),
+      [jid(1), jid(2)].map((j) => `${j}.json`),
+    );
   });
 
   it('an unreadable directory at open leaves an empty queue instead of a crash', () => {
@@ -286,7 +303,10 @@ describe('ReturnQueue property', () => {
         assert.deepEqual(q.pending(), expected);
         assert.equal(q.size, model.size);
         assert.equal(q.dropped, dropped);
-        assert.deepEqual(fs.readdirSync(dir).sort(), expected.map((r) => `${r.jid}.json`));
+        assert.deepEqual(
+          fs.readdirSync(dir).sort(),
+          expected.map((r) => `${r.jid}.json`),
+        );
         assert.deepEqual(ReturnQueue.open(dir, { max }).pending(), expected);
         fs.rmSync(path.dirname(dir), { recursive: true });
       }),

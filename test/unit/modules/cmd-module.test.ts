@@ -8,8 +8,7 @@ import { createDefaultRegistry, splitShellWords } from '../../../src/modules/ind
 import { makeCtx } from './context.js';
 
 const registry = createDefaultRegistry();
-const run = (fun: string, arg: unknown[], kwarg: Record<string, unknown> = {}, signal?: AbortSignal) =>
-  registry.call(fun, arg, kwarg, makeCtx(signal ? { signal } : {}));
+const run = (fun: string, arg: unknown[], kwarg: Record<string, unknown> = {}, signal?: AbortSignal) => registry.call(fun, arg, kwarg, makeCtx(signal ? { signal } : {}));
 
 /** True once the pid no longer exists (a zombie waiting for init to reap it counts as gone). */
 async function pidGone(pid: number, withinMs = 3000): Promise<boolean> {
@@ -192,7 +191,10 @@ describe('splitShellWords', () => {
   }
   it('rejects open quotes and a trailing backslash', () => {
     for (const bad of ['"abc', "'abc", 'abc\\']) {
-      assert.throws(() => splitShellWords(bad), (e: unknown) => e instanceof BrineError && e.code === 'BAD_ARGUMENTS');
+      assert.throws(
+        () => splitShellWords(bad),
+        (e: unknown) => e instanceof BrineError && e.code === 'BAD_ARGUMENTS',
+      );
     }
   });
 });

@@ -70,7 +70,10 @@ describe('loadModuleDirs', () => {
     });
     const registry = createDefaultRegistry();
     const report = await loadModuleDirs(registry, [d], recorder().logger);
-    assert.deepEqual(report.loaded.map((l) => l.functions), [['forma.hi'], ['formb.boom']]);
+    assert.deepEqual(
+      report.loaded.map((l) => l.functions),
+      [['forma.hi'], ['formb.boom']],
+    );
     assert.equal((await registry.call('forma.hi', [], {}, makeCtx())).return, 'hi');
     const boom = await registry.call('formb.boom', [], {}, makeCtx());
     assert.deepEqual(boom.error, { code: 'EXEC_FAILED', message: 'it broke: check the widget' });
@@ -117,7 +120,10 @@ describe('loadModuleDirs', () => {
     const registry = createDefaultRegistry();
     const { logger, lines } = recorder();
     const report = await loadModuleDirs(registry, [d, path.join(root, 'does-not-exist')], logger);
-    assert.deepEqual(report.loaded.map((l) => path.basename(l.file)), ['g-good.mjs']);
+    assert.deepEqual(
+      report.loaded.map((l) => path.basename(l.file)),
+      ['g-good.mjs'],
+    );
     const reasons = new Map(report.skipped.map((s) => [path.basename(s.file), s.reason]));
     assert.match(reasons.get('a-throws.mjs')!, /cannot find config \/etc\/x/);
     assert.ok(reasons.has('b-syntax.mjs'));

@@ -23,10 +23,7 @@ const DEMO_PARAMS = defineParams([
 describe('defineFunction typing', () => {
   it('types each argument from its declared type; required and defaulted ones are always present', () => {
     expectType<
-      Equal<
-        NamedArgs<typeof DEMO_PARAMS>,
-        { text: string; count: number; loud: boolean; anything: unknown; sep: string } & { ratio?: number; items?: unknown[]; env?: Record<string, unknown> }
-      >
+      Equal<NamedArgs<typeof DEMO_PARAMS>, { text: string; count: number; loud: boolean; anything: unknown; sep: string } & { ratio?: number; items?: unknown[]; env?: Record<string, unknown> }>
     >();
     const fn = defineFunction({
       name: 'demo.typed',
@@ -73,7 +70,10 @@ describe('defineFunction at run time', () => {
     r.register(probe);
     const res = await r.call('demo.probe', ['hi', 1], {}, makeCtx());
     assert.equal(res.retcode, 0, JSON.stringify(res.return));
-    assert.deepEqual(res.return, { named: { text: 'hi', anything: 1, count: 3, loud: false, sep: ':' }, types: { text: 'string', anything: 'number', count: 'number', loud: 'boolean', sep: 'string' } });
+    assert.deepEqual(res.return, {
+      named: { text: 'hi', anything: 1, count: 3, loud: false, sep: ':' },
+      types: { text: 'string', anything: 'number', count: 'number', loud: 'boolean', sep: 'string' },
+    });
   });
 });
 

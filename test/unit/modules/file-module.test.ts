@@ -144,7 +144,7 @@ describe('file.contains, file.chmod, file.chown', () => {
     assert.equal(fs.statSync(p('o.txt')).gid, 65534);
     await run('file.chown', [p('o.txt'), '0', '']);
     assert.equal(fs.statSync(p('o.txt')).uid, 0);
-    assert.equal(fs.statSync(p('o.txt')).gid, 65534, "an empty group leaves it unchanged");
+    assert.equal(fs.statSync(p('o.txt')).gid, 65534, 'an empty group leaves it unchanged');
     const bad = await run('file.chown', [p('o.txt'), 'root', 'no-such-group-brine']);
     assert.equal(bad.error?.code, 'EXEC_FAILED');
     assert.match(String(bad.error?.message), /group 'no-such-group-brine' does not exist/);

@@ -28,10 +28,7 @@ describe('unifiedDiff (Python difflib.unified_diff as Salt prints it)', () => {
   it('three lines of context and separate hunks for distant changes', () => {
     const a = Array.from({ length: 20 }, (_, i) => `l${i + 1}\n`);
     const b = a.map((l) => (l === 'l5\n' ? 'L5\n' : l === 'l18\n' ? 'L18\n' : l));
-    assert.equal(
-      unifiedDiff(a, b),
-      '--- \n+++ \n@@ -2,7 +2,7 @@\n l2\n l3\n l4\n-l5\n+L5\n l6\n l7\n l8\n@@ -15,6 +15,6 @@\n l15\n l16\n l17\n-l18\n+L18\n l19\n l20\n',
-    );
+    assert.equal(unifiedDiff(a, b), '--- \n+++ \n@@ -2,7 +2,7 @@\n l2\n l3\n l4\n-l5\n+L5\n l6\n l7\n l8\n@@ -15,6 +15,6 @@\n l15\n l16\n l17\n-l18\n+L18\n l19\n l20\n');
   });
   it('an insertion into an empty file and no diff for equal inputs', () => {
     assert.equal(unifiedDiff([], ['x\n']), '--- \n+++ \n@@ -0,0 +1 @@\n+x\n');

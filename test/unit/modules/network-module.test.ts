@@ -62,7 +62,7 @@ describe('network.ping', () => {
 });
 
 describe('network.connect', () => {
-  it('tcp: {result: true} and Salt\'s comment for a listening port, false for a closed one', async () => {
+  it("tcp: {result: true} and Salt's comment for a listening port, false for a closed one", async () => {
     const server = net.createServer((s) => s.destroy());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as net.AddressInfo).port;
@@ -103,7 +103,10 @@ describe('network.connect', () => {
 
 describe('network.interfaces and network.ip_addrs', () => {
   it("reports every interface in Salt's shape, matching what the kernel says", async () => {
-    const res = (await run('network.interfaces', [])).return as Record<string, { up: boolean; hwaddr?: string; inet?: { address: string; netmask: string; broadcast?: string; label: string }[]; inet6?: { address: string; prefixlen: string; scope: string }[] }>;
+    const res = (await run('network.interfaces', [])).return as Record<
+      string,
+      { up: boolean; hwaddr?: string; inet?: { address: string; netmask: string; broadcast?: string; label: string }[]; inet6?: { address: string; prefixlen: string; scope: string }[] }
+    >;
     assert.ok(res['lo'], 'loopback is listed');
     assert.equal(res['lo'].up, true);
     assert.deepEqual(res['lo'].inet, [{ address: '127.0.0.1', netmask: '255.0.0.0', label: 'lo' }]);

@@ -68,7 +68,7 @@ describe('pkg on apt with a real package', { skip: !hasApt ? 'apt-get is not on 
     assert.deepEqual((await run('pkg.remove', [PKG])).return, {}, 'removing an absent package changes nothing');
   });
 
-  it('an unknown package is EXEC_FAILED with apt-get\'s message', async () => {
+  it("an unknown package is EXEC_FAILED with apt-get's message", async () => {
     const res = await run('pkg.install', ['no-such-package-brine'], { pkgs: null });
     assert.equal(res.error?.code, 'EXEC_FAILED');
     assert.match(String(res.error?.message), /pkg\.install: 'apt-get .*install -- no-such-package-brine' failed with exit code 100: .*Unable to locate package no-such-package-brine/);
@@ -105,8 +105,15 @@ describe('pkg arguments and hosts without a package manager', () => {
   });
 
   it('comparePkgs is Salt\'s {name: {old, new}} with "" for absent', () => {
-    const before = new Map([['a', ['1']], ['b', ['2']]]);
-    const after_ = new Map([['a', ['1']], ['b', ['3']], ['c', ['1', '2']]]);
+    const before = new Map([
+      ['a', ['1']],
+      ['b', ['2']],
+    ]);
+    const after_ = new Map([
+      ['a', ['1']],
+      ['b', ['3']],
+      ['c', ['1', '2']],
+    ]);
     assert.deepEqual(comparePkgs(before, after_), { b: { old: '2', new: '3' }, c: { old: '', new: '1,2' } });
   });
 });

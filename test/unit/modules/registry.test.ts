@@ -25,7 +25,10 @@ function registryWith(...fns: ModuleFunction[]): ModuleRegistry {
 describe('ModuleRegistry registration', () => {
   it('rejects a second function with the same name', () => {
     const r = registryWith(echoArgs());
-    assert.throws(() => r.register(echoArgs()), (e: unknown) => e instanceof BrineError && /already registered/.test(e.message));
+    assert.throws(
+      () => r.register(echoArgs()),
+      (e: unknown) => e instanceof BrineError && /already registered/.test(e.message),
+    );
     assert.deepEqual(r.list(), ['demo.fn']);
   });
 
@@ -34,8 +37,30 @@ describe('ModuleRegistry registration', () => {
     assert.throws(() => r.register(echoArgs({ name: 'nodot' })), /module\.function/);
     assert.throws(() => r.register(echoArgs({ name: 'Demo.Fn' })), /module\.function/);
     assert.throws(() => r.register(echoArgs({ doc: 'two\nlines' })), /one non-empty line/);
-    assert.throws(() => r.register(echoArgs({ params: [{ name: 'x', type: 'any' }, { name: 'x', type: 'any' }] })), /declared twice/);
-    assert.throws(() => r.register(echoArgs({ params: [{ name: 'x', type: 'any' }, { name: 'y', type: 'any', required: true }] })), /follows an optional/);
+    assert.throws(
+      () =>
+        r.register(
+          echoArgs({
+            params: [
+              { name: 'x', type: 'any' },
+              { name: 'x', type: 'any' },
+            ],
+          }),
+        ),
+      /declared twice/,
+    );
+    assert.throws(
+      () =>
+        r.register(
+          echoArgs({
+            params: [
+              { name: 'x', type: 'any' },
+              { name: 'y', type: 'any', required: true },
+            ],
+          }),
+        ),
+      /follows an optional/,
+    );
     assert.deepEqual(r.list(), []);
   });
 

@@ -60,7 +60,12 @@ describe('status', () => {
     assert.ok(Math.abs((r['available'] as number) - s.bavail * s.bsize) < 64 * 1024 * 1024);
     const used = r['used'] as number;
     assert.equal(r['capacity'], `${Math.ceil((used * 100) / (used + (r['available'] as number)))}%`);
-    const mount = fs.readFileSync('/proc/mounts', 'utf8').split('\n').map((l) => l.split(' ')).filter((c) => c[1] === '/').pop()!;
+    const mount = fs
+      .readFileSync('/proc/mounts', 'utf8')
+      .split('\n')
+      .map((l) => l.split(' '))
+      .filter((c) => c[1] === '/')
+      .pop()!;
     assert.equal(r['filesystem'], mount[0]);
     assert.equal(r['fstype'], mount[2]);
     const procOnly = (await run('status.diskusage', ['pro?'])).return as Record<string, Record<string, unknown>>;

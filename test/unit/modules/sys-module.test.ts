@@ -28,7 +28,10 @@ describe('sys module', () => {
     const modules = [...new Set(registry.list().map((n) => n.split('.')[0]!))].sort();
     assert.deepEqual(await call('sys.list_modules'), modules);
     for (const m of ['cmd', 'file', 'grains', 'network', 'pkg', 'service', 'status', 'sys', 'test', 'user', 'group']) assert.ok(modules.includes(m), m);
-    assert.deepEqual(await call('sys.list_modules', ['[cg]*']), modules.filter((m) => /^[cg]/.test(m)));
+    assert.deepEqual(
+      await call('sys.list_modules', ['[cg]*']),
+      modules.filter((m) => /^[cg]/.test(m)),
+    );
     assert.deepEqual(await call('sys.list_modules', ['gr*']), ['grains', 'group']);
   });
 
@@ -39,7 +42,10 @@ describe('sys module', () => {
     });
     const cmd = (await call('sys.doc', ['cmd'])) as Record<string, string>;
     assert.deepEqual(Object.keys(cmd), ['cmd.retcode', 'cmd.run', 'cmd.run_all']);
-    assert.match(cmd['cmd.run']!, /^cmd\.run\(cmd: any, cwd\?: string, stdin\?: string, shell: string = "\/bin\/sh", python_shell: bool = true, env\?: map, rstrip: bool = true, timeout\?: number\)\n\n/);
+    assert.match(
+      cmd['cmd.run']!,
+      /^cmd\.run\(cmd: any, cwd\?: string, stdin\?: string, shell: string = "\/bin\/sh", python_shell: bool = true, env\?: map, rstrip: bool = true, timeout\?: number\)\n\n/,
+    );
     const item = (await call('sys.doc', ['grains.item'])) as Record<string, string>;
     assert.match(item['grains.item']!, /^grains\.item\(\*args, default: any = "", delimiter: string = ":"\)/);
     const all = (await call('sys.doc')) as Record<string, string>;

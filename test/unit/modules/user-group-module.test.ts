@@ -6,8 +6,16 @@ import { makeCtx } from './context.js';
 
 const registry = createDefaultRegistry();
 const run = (fun: string, arg: unknown[], kwarg: Record<string, unknown> = {}) => registry.call(fun, arg, kwarg, makeCtx());
-const passwd = fs.readFileSync('/etc/passwd', 'utf8').trim().split('\n').map((l) => l.split(':'));
-const group = fs.readFileSync('/etc/group', 'utf8').trim().split('\n').map((l) => l.split(':'));
+const passwd = fs
+  .readFileSync('/etc/passwd', 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => l.split(':'));
+const group = fs
+  .readFileSync('/etc/group', 'utf8')
+  .trim()
+  .split('\n')
+  .map((l) => l.split(':'));
 
 describe('user', () => {
   it("info has Salt's keys for a user by name or uid; {} for a missing user", async () => {
@@ -44,7 +52,15 @@ describe('user', () => {
 describe('group', () => {
   it('info by name or gid; {} for a missing group; getent lists all', async () => {
     const g = (await run('group.info', ['root'])).return as Record<string, unknown>;
-    assert.deepEqual(g, { name: 'root', passwd: 'x', gid: 0, members: group.find((f) => f[0] === 'root')![3]!.split(',').filter((m) => m) });
+    assert.deepEqual(g, {
+      name: 'root',
+      passwd: 'x',
+      gid: 0,
+      members: group
+        .find((f) => f[0] === 'root')![3]!
+        .split(',')
+        .filter((m) => m),
+    });
     assert.deepEqual((await run('group.info', ['0'])).return, g);
     assert.deepEqual((await run('group.info', ['no-such-group-brine'])).return, {});
     const all = (await run('group.getent', [])).return as { name: string }[];

@@ -40,25 +40,73 @@ const ROWS: Row[] = [
   { name: 'invalid ID ../x', id: '../x', before: {}, presented: 'K1', status: 'invalid_id', after: {}, reason: /invalid ID/ },
   { name: 'invalid ID localhost, even in open mode', id: 'localhost', before: {}, presented: 'K1', policy: { openMode: true }, status: 'invalid_id', after: {} },
   // 2. max_minions
-  { name: 'full: limit reached and not connected', before: {}, presented: 'K1', policy: { maxMinions: 2, connectedCount: 2, isConnected: () => false }, status: 'full', after: {}, reason: /max_minions is 2/ },
+  {
+    name: 'full: limit reached and not connected',
+    before: {},
+    presented: 'K1',
+    policy: { maxMinions: 2, connectedCount: 2, isConnected: () => false },
+    status: 'full',
+    after: {},
+    reason: /max_minions is 2/,
+  },
   { name: 'full is checked before open mode', before: {}, presented: 'K1', policy: { openMode: true, maxMinions: 1, connectedCount: 5 }, status: 'full', after: {} },
-  { name: 'limit reached but this ID is connected: proceeds', before: { accepted: 'K1' }, presented: 'K1', policy: { maxMinions: 2, connectedCount: 2, isConnected: only(['web1']) }, status: 'accepted', after: { accepted: 'K1' }, existing: 'K1' },
+  {
+    name: 'limit reached but this ID is connected: proceeds',
+    before: { accepted: 'K1' },
+    presented: 'K1',
+    policy: { maxMinions: 2, connectedCount: 2, isConnected: only(['web1']) },
+    status: 'accepted',
+    after: { accepted: 'K1' },
+    existing: 'K1',
+  },
   { name: 'under the limit: proceeds', before: {}, presented: 'K1', policy: { maxMinions: 3, connectedCount: 2 }, status: 'pending', after: { pending: 'K1' } },
   { name: 'max_minions 0 is unlimited', before: {}, presented: 'K1', policy: { maxMinions: 0, connectedCount: 1000 }, status: 'pending', after: { pending: 'K1' } },
   // 3. open mode
   { name: 'open mode, new key: accepted', before: {}, presented: 'K1', policy: { openMode: true }, status: 'accepted', after: { accepted: 'K1' }, reason: /open_mode/ },
-  { name: 'open mode overwrites a different accepted key', before: { accepted: 'K2' }, presented: 'K1', policy: { openMode: true }, status: 'accepted', after: { accepted: 'K1' }, existing: 'K2', reason: /replacing/ },
+  {
+    name: 'open mode overwrites a different accepted key',
+    before: { accepted: 'K2' },
+    presented: 'K1',
+    policy: { openMode: true },
+    status: 'accepted',
+    after: { accepted: 'K1' },
+    existing: 'K2',
+    reason: /replacing/,
+  },
   { name: 'open mode ignores a rejected key', before: { rejected: 'K1' }, presented: 'K1', policy: { openMode: true }, status: 'accepted', after: { rejected: 'K1', accepted: 'K1' } },
   // 4. rejected, checked before accepted
   { name: 'rejected key', before: { rejected: 'K1' }, presented: 'K1', status: 'rejected', after: { rejected: 'K1' }, existing: 'K1', reason: /rejection key dir/ },
   { name: 'rejected wins over accepted', before: { rejected: 'K1', accepted: 'K1' }, presented: 'K1', status: 'rejected', after: { rejected: 'K1', accepted: 'K1' }, existing: 'K1' },
-  { name: 'rejected ID with another key: still rejected, nothing written', before: { rejected: 'K1' }, presented: 'K2', policy: { autoAccept: true }, status: 'rejected', after: { rejected: 'K1' }, existing: 'K1' },
+  {
+    name: 'rejected ID with another key: still rejected, nothing written',
+    before: { rejected: 'K1' },
+    presented: 'K2',
+    policy: { autoAccept: true },
+    status: 'rejected',
+    after: { rejected: 'K1' },
+    existing: 'K1',
+  },
   // 5. accepted
   { name: 'accepted, same key', before: { accepted: 'K1' }, presented: 'K1', status: 'accepted', after: { accepted: 'K1' }, existing: 'K1' },
   { name: 'accepted, different key: denied and written to minions_denied', before: { accepted: 'K1' }, presented: 'K2', status: 'denied', after: { accepted: 'K1', denied: 'K2' }, existing: 'K1' },
-  { name: 'accepted, different key, denied already holds an older attempt: overwritten', before: { accepted: 'K1', denied: 'K1' }, presented: 'K2', status: 'denied', after: { accepted: 'K1', denied: 'K2' }, existing: 'K1' },
+  {
+    name: 'accepted, different key, denied already holds an older attempt: overwritten',
+    before: { accepted: 'K1', denied: 'K1' },
+    presented: 'K2',
+    status: 'denied',
+    after: { accepted: 'K1', denied: 'K2' },
+    existing: 'K1',
+  },
   { name: 'accepted is checked before autoreject', before: { accepted: 'K1' }, presented: 'K1', policy: { autoreject: () => true }, status: 'accepted', after: { accepted: 'K1' }, existing: 'K1' },
-  { name: 'different key is denied even with auto_accept', before: { accepted: 'K1' }, presented: 'K2', policy: { autoAccept: true }, status: 'denied', after: { accepted: 'K1', denied: 'K2' }, existing: 'K1' },
+  {
+    name: 'different key is denied even with auto_accept',
+    before: { accepted: 'K1' },
+    presented: 'K2',
+    policy: { autoAccept: true },
+    status: 'denied',
+    after: { accepted: 'K1', denied: 'K2' },
+    existing: 'K1',
+  },
   // 6. no pending file
   { name: 'new key: pending', before: {}, presented: 'K1', status: 'pending', after: { pending: 'K1' }, reason: /placed in pending.*brine key -a web1/ },
   { name: 'denied keys are never consulted', before: { denied: 'K2' }, presented: 'K1', status: 'pending', after: { denied: 'K2', pending: 'K1' } },
@@ -68,12 +116,36 @@ const ROWS: Row[] = [
   { name: 'new key, autosign for other IDs only: pending', before: {}, presented: 'K1', policy: { autosign: only(['web2']), autoreject: only(['web3']) }, status: 'pending', after: { pending: 'K1' } },
   { name: 'new key, auto_accept: accepted', before: {}, presented: 'K1', policy: { autoAccept: true }, status: 'accepted', after: { accepted: 'K1' }, reason: /auto_accept/ },
   // 7. pending file exists
-  { name: 'pending, autoreject: the pending key moves to rejected', before: { pending: 'K1' }, presented: 'K2', policy: { autoreject: () => true }, status: 'rejected', after: { rejected: 'K1' }, existing: 'K1' },
+  {
+    name: 'pending, autoreject: the pending key moves to rejected',
+    before: { pending: 'K1' },
+    presented: 'K2',
+    policy: { autoreject: () => true },
+    status: 'rejected',
+    after: { rejected: 'K1' },
+    existing: 'K1',
+  },
   { name: 'pending, different key: denied', before: { pending: 'K1' }, presented: 'K2', status: 'denied', after: { pending: 'K1', denied: 'K2' }, existing: 'K1', reason: /in pending/ },
   { name: 'pending, same key: still pending', before: { pending: 'K1' }, presented: 'K1', status: 'pending', after: { pending: 'K1' }, existing: 'K1', reason: /needs to be accepted/ },
-  { name: 'pending, same key, autosign: pending removed, accepted', before: { pending: 'K1' }, presented: 'K1', policy: { autosign: () => true }, status: 'accepted', after: { accepted: 'K1' }, existing: 'K1' },
+  {
+    name: 'pending, same key, autosign: pending removed, accepted',
+    before: { pending: 'K1' },
+    presented: 'K1',
+    policy: { autosign: () => true },
+    status: 'accepted',
+    after: { accepted: 'K1' },
+    existing: 'K1',
+  },
   { name: 'pending, same key, auto_accept: accepted', before: { pending: 'K1' }, presented: 'K1', policy: { autoAccept: true }, status: 'accepted', after: { accepted: 'K1' }, existing: 'K1' },
-  { name: 'pending, different key, autosign: denied, nothing accepted', before: { pending: 'K1' }, presented: 'K2', policy: { autosign: () => true }, status: 'denied', after: { pending: 'K1', denied: 'K2' }, existing: 'K1' },
+  {
+    name: 'pending, different key, autosign: denied, nothing accepted',
+    before: { pending: 'K1' },
+    presented: 'K2',
+    policy: { autosign: () => true },
+    status: 'denied',
+    after: { pending: 'K1', denied: 'K2' },
+    existing: 'K1',
+  },
 ];
 
 const BASE: AuthPolicy = { autoAccept: false, openMode: false };
@@ -166,7 +238,10 @@ test('key types brine does not make are rejected with KEY_TYPE_UNSUPPORTED and n
 test('a presented value that is not a public key is PKI_KEY_INVALID and stores nothing', (t) => {
   const root = tempDir(t);
   const ks = new KeyStore(join(root, 'pki'));
-  assert.throws(() => decideAuth(ks, { id: 'web1', publicKeyPem: 'nope' }, BASE), (e) => isBrineError(e, 'PKI_KEY_INVALID'));
+  assert.throws(
+    () => decideAuth(ks, { id: 'web1', publicKeyPem: 'nope' }, BASE),
+    (e) => isBrineError(e, 'PKI_KEY_INVALID'),
+  );
   assert.deepEqual(tree(root), []);
 });
 

@@ -94,19 +94,28 @@ test('edits take effect without reloading by hand', (t) => {
 
 test('a world-writable file is refused with CONFIG_VALUE naming the file and the fix', (t) => {
   const path = matchFile(t, '*\n', 0o666);
-  assert.throws(() => loadMatchFile(path), (e) => {
-    assert.ok(isBrineError(e, 'CONFIG_VALUE'));
-    assert.ok(e.message.includes(path));
-    assert.match(e.message, /world-writable \(mode 0666\)/);
-    assert.match(e.message, /chmod o-w/);
-    return true;
-  });
-  assert.throws(() => loadMatchFile(path, { permissivePkiAccess: true, option: 'autoreject_file' }), (e) => isBrineError(e, 'CONFIG_VALUE') && e.message.startsWith('autoreject_file'));
+  assert.throws(
+    () => loadMatchFile(path),
+    (e) => {
+      assert.ok(isBrineError(e, 'CONFIG_VALUE'));
+      assert.ok(e.message.includes(path));
+      assert.match(e.message, /world-writable \(mode 0666\)/);
+      assert.match(e.message, /chmod o-w/);
+      return true;
+    },
+  );
+  assert.throws(
+    () => loadMatchFile(path, { permissivePkiAccess: true, option: 'autoreject_file' }),
+    (e) => isBrineError(e, 'CONFIG_VALUE') && e.message.startsWith('autoreject_file'),
+  );
 });
 
 test('a group-writable file is refused unless permissive_pki_access', (t) => {
   const path = matchFile(t, 'web*\n', 0o664);
-  assert.throws(() => loadMatchFile(path), (e) => isBrineError(e, 'CONFIG_VALUE') && /group-writable/.test(e.message));
+  assert.throws(
+    () => loadMatchFile(path),
+    (e) => isBrineError(e, 'CONFIG_VALUE') && /group-writable/.test(e.message),
+  );
   assert.equal(loadMatchFile(path, { permissivePkiAccess: true })('web1'), true);
 });
 
@@ -126,5 +135,8 @@ test('a file made world-writable after loading stops matching and reports why', 
 test('a directory is not a match file', (t) => {
   const path = join(tempDir(t), 'autosign.d');
   mkdirSync(path);
-  assert.throws(() => loadMatchFile(path), (e) => isBrineError(e, 'CONFIG_VALUE') && /not a regular file/.test(e.message));
+  assert.throws(
+    () => loadMatchFile(path),
+    (e) => isBrineError(e, 'CONFIG_VALUE') && /not a regular file/.test(e.message),
+  );
 });

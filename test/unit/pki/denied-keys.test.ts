@@ -14,7 +14,7 @@ function store(t: import('node:test').TestContext): KeyStore {
   return ks;
 }
 
-test('every distinct denied key is kept with its address; Salt\'s file holds the latest', (t) => {
+test("every distinct denied key is kept with its address; Salt's file holds the latest", (t) => {
   const ks = store(t);
   const real = newPublicKeyPem();
   const impostor = newPublicKeyPem();
@@ -22,10 +22,13 @@ test('every distinct denied key is kept with its address; Salt\'s file holds the
   ks.recordDenied('web1', impostor, { remote: '10.6.6.6:5000', at: 2000 });
   assert.equal(ks.read('denied', 'web1'), impostor, 'minions_denied/web1 is the last writer, as in Salt');
   const keys = ks.deniedKeys('web1');
-  assert.deepEqual(keys.map((k) => [k.fingerprint, k.remote, k.lastSeen]), [
-    [fingerprint(impostor), '10.6.6.6:5000', 2000],
-    [fingerprint(real), '10.0.0.1:4000', 1000],
-  ]);
+  assert.deepEqual(
+    keys.map((k) => [k.fingerprint, k.remote, k.lastSeen]),
+    [
+      [fingerprint(impostor), '10.6.6.6:5000', 2000],
+      [fingerprint(real), '10.0.0.1:4000', 1000],
+    ],
+  );
   // the same key again refreshes its time, it is not a new entry
   ks.recordDenied('web1', real, { remote: '10.0.0.1:4001', at: 3000 });
   const again = ks.deniedKeys('web1');
@@ -48,10 +51,13 @@ test('a key planted by hand in minions_denied/ is a candidate too, without an ad
   const ks = store(t);
   const pem = newPublicKeyPem();
   writeFileSync(join(ks.pkiDir, 'minions_denied', 'db1'), pem);
-  assert.deepEqual(ks.deniedKeys('db1').map((k) => [k.fingerprint, k.remote]), [[fingerprint(pem), undefined]]);
+  assert.deepEqual(
+    ks.deniedKeys('db1').map((k) => [k.fingerprint, k.remote]),
+    [[fingerprint(pem), undefined]],
+  );
 });
 
-test('forgetDenied drops one key and Salt\'s file falls back to the newest left; remove drops them all', (t) => {
+test("forgetDenied drops one key and Salt's file falls back to the newest left; remove drops them all", (t) => {
   const ks = store(t);
   const a = newPublicKeyPem();
   const b = newPublicKeyPem();
@@ -59,7 +65,10 @@ test('forgetDenied drops one key and Salt\'s file falls back to the newest left;
   ks.recordDenied('web1', b, { remote: '10.0.0.2:1', at: 2 });
   ks.forgetDenied('web1', fingerprint(b));
   assert.equal(ks.read('denied', 'web1'), a);
-  assert.deepEqual(ks.deniedKeys('web1').map((k) => k.fingerprint), [fingerprint(a)]);
+  assert.deepEqual(
+    ks.deniedKeys('web1').map((k) => k.fingerprint),
+    [fingerprint(a)],
+  );
   ks.forgetDenied('web1', fingerprint(a));
   assert.equal(ks.read('denied', 'web1'), undefined);
   assert.deepEqual(ks.list('denied'), []);

@@ -39,9 +39,18 @@ test('RSA keys in PKCS#1 and SPKI spelling have one fingerprint', () => {
 });
 
 test('unreadable input is PKI_KEY_INVALID', () => {
-  assert.throws(() => fingerprint('not a key'), (e) => isBrineError(e, 'PKI_KEY_INVALID'));
-  assert.throws(() => fingerprint('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n'), (e) => isBrineError(e, 'PKI_KEY_INVALID'));
-  assert.throws(() => fingerprint(createSecretKey(Buffer.alloc(32))), (e) => isBrineError(e, 'PKI_KEY_INVALID'));
+  assert.throws(
+    () => fingerprint('not a key'),
+    (e) => isBrineError(e, 'PKI_KEY_INVALID'),
+  );
+  assert.throws(
+    () => fingerprint('-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n'),
+    (e) => isBrineError(e, 'PKI_KEY_INVALID'),
+  );
+  assert.throws(
+    () => fingerprint(createSecretKey(Buffer.alloc(32))),
+    (e) => isBrineError(e, 'PKI_KEY_INVALID'),
+  );
 });
 
 test('isFingerprint accepts only the canonical form', () => {

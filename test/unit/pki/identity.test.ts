@@ -54,7 +54,10 @@ test('later starts load the same identity without rewriting anything', async (t)
   const mtimes = Object.values(first.paths).map((p) => statSync(p).mtimeMs);
   const again = await loadOrCreateIdentity({ pkiDir, name: 'master', commonName: 'salt' });
   assert.deepEqual(again, first);
-  assert.deepEqual(Object.values(again.paths).map((p) => statSync(p).mtimeMs), mtimes);
+  assert.deepEqual(
+    Object.values(again.paths).map((p) => statSync(p).mtimeMs),
+    mtimes,
+  );
 });
 
 test('a certificate for another key is replaced; the key (identity) is kept', async (t) => {

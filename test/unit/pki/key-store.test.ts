@@ -50,7 +50,10 @@ test('a key moves pending → accepted → rejected and is deleted, on disk in S
 
 test('moving a key that is not there is KEY_NOT_FOUND', (t) => {
   const { ks } = store(t);
-  assert.throws(() => ks.move('web1', 'pending', 'accepted'), (e) => isBrineError(e, 'KEY_NOT_FOUND') && e.message.includes('web1'));
+  assert.throws(
+    () => ks.move('web1', 'pending', 'accepted'),
+    (e) => isBrineError(e, 'KEY_NOT_FOUND') && e.message.includes('web1'),
+  );
 });
 
 test('move replaces a key already in the target state', (t) => {
@@ -107,16 +110,25 @@ test('write refuses private keys, certificates-as-keys and garbage, and stores n
   const { pki, ks } = store(t);
   const priv = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
   for (const bad of [priv, 'hello', '']) {
-    assert.throws(() => ks.write('pending', 'web1', bad), (e) => isBrineError(e, 'PKI_KEY_INVALID'));
+    assert.throws(
+      () => ks.write('pending', 'web1', bad),
+      (e) => isBrineError(e, 'PKI_KEY_INVALID'),
+    );
   }
   assert.deepEqual(ks.listAll(), { accepted: [], pending: [], rejected: [], denied: [] });
-  assert.deepEqual(tree(pki).filter((p) => p.includes('/')), []);
+  assert.deepEqual(
+    tree(pki).filter((p) => p.includes('/')),
+    [],
+  );
 });
 
 test('a symlink planted in the store is not followed', (t) => {
   const { pki, ks } = store(t);
   symlinkSync('/etc/hostname', join(pki, 'minions', 'evil'));
-  assert.throws(() => ks.read('accepted', 'evil'), (e) => isBrineError(e, 'PKI_KEY_INVALID'));
+  assert.throws(
+    () => ks.read('accepted', 'evil'),
+    (e) => isBrineError(e, 'PKI_KEY_INVALID'),
+  );
 });
 
 test('fingerprintOf gives the stored key fingerprint, or undefined', (t) => {
@@ -149,13 +161,15 @@ test('invalid IDs throw INVALID_ID from every method and create nothing anywhere
     const calls: Array<[string, () => unknown]> = [
       ['states', () => ks.states(id)],
       ['remove', () => ks.remove(id)],
-      ...states.flatMap((s): Array<[string, () => unknown]> => [
-        [`read ${s}`, () => ks.read(s, id)],
-        [`write ${s}`, () => ks.write(s, id, pem)],
-        [`fingerprintOf ${s}`, () => ks.fingerprintOf(s, id)],
-        [`remove ${s}`, () => ks.remove(id, s)],
-        [`move ${s}`, () => ks.move(id, s, s === 'accepted' ? 'pending' : 'accepted')],
-      ]),
+      ...states.flatMap(
+        (s): Array<[string, () => unknown]> => [
+          [`read ${s}`, () => ks.read(s, id)],
+          [`write ${s}`, () => ks.write(s, id, pem)],
+          [`fingerprintOf ${s}`, () => ks.fingerprintOf(s, id)],
+          [`remove ${s}`, () => ks.remove(id, s)],
+          [`move ${s}`, () => ks.move(id, s, s === 'accepted' ? 'pending' : 'accepted')],
+        ],
+      ),
     ];
     for (const [name, call] of calls) {
       assert.throws(call, (e) => isBrineError(e, 'INVALID_ID'), `${name}(${JSON.stringify(id.slice(0, 20))})`);

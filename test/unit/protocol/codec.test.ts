@@ -26,7 +26,11 @@ const payloadOf = (message: object): Buffer => encodeMessage(message).subarray(F
 const text = (s: string): Buffer => Buffer.from(s, 'utf8');
 
 function rejects(payload: Uint8Array, schemas: Schemas, code: ErrorCode, label: string): void {
-  assert.throws(() => decodeMessage(payload, schemas), (err: unknown) => isBrineError(err, code), label);
+  assert.throws(
+    () => decodeMessage(payload, schemas),
+    (err: unknown) => isBrineError(err, code),
+    label,
+  );
 }
 
 const DIRECTIONS: Array<[string, Schemas, Sample[]]> = [
@@ -104,7 +108,11 @@ test('invalid UTF-8 is FRAME_MALFORMED, also inside an otherwise valid JSON stri
     Buffer.concat([text('{"t":"ping","seq":1,"x":"'), Buffer.from([0xe2, 0x82]), text('"}')]), // truncated sequence
   ];
   for (const payload of cases) {
-    assert.throws(() => parsePayload(payload), (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'), payload.toString('hex'));
+    assert.throws(
+      () => parsePayload(payload),
+      (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'),
+      payload.toString('hex'),
+    );
     rejects(payload, MINION_MESSAGES, 'FRAME_MALFORMED', payload.toString('hex'));
   }
 });
@@ -167,8 +175,14 @@ const nestedArrays = (levels: number): string => '['.repeat(levels) + ']'.repeat
 test(`nesting up to MAX_DEPTH (${MAX_DEPTH}) is accepted; one level more is FRAME_MALFORMED`, () => {
   assert.doesNotThrow(() => parsePayload(text(nestedObjects(MAX_DEPTH))));
   assert.doesNotThrow(() => parsePayload(text(nestedArrays(MAX_DEPTH))));
-  assert.throws(() => parsePayload(text(nestedObjects(MAX_DEPTH + 1))), (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'));
-  assert.throws(() => parsePayload(text(nestedArrays(MAX_DEPTH + 1))), (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'));
+  assert.throws(
+    () => parsePayload(text(nestedObjects(MAX_DEPTH + 1))),
+    (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'),
+  );
+  assert.throws(
+    () => parsePayload(text(nestedArrays(MAX_DEPTH + 1))),
+    (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'),
+  );
   // mixed, and deep inside a field the schema would accept as any JSON
   const kwarg = `{"k":[${'[{"x":'.repeat(40)}1${'}]'.repeat(40)}]}`;
   const job = `{"t":"job","jid":"${JID}","fun":"test.arg","arg":[],"kwarg":${kwarg},"tgt":"*","tgtType":"glob"}`;
@@ -176,8 +190,14 @@ test(`nesting up to MAX_DEPTH (${MAX_DEPTH}) is accepted; one level more is FRAM
 });
 
 test('absurd nesting (100k levels) is a coded error, not a stack overflow', () => {
-  assert.throws(() => parsePayload(text(nestedArrays(100_000))), (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'));
-  assert.throws(() => parsePayload(text(nestedObjects(100_000))), (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'));
+  assert.throws(
+    () => parsePayload(text(nestedArrays(100_000))),
+    (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'),
+  );
+  assert.throws(
+    () => parsePayload(text(nestedObjects(100_000))),
+    (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'),
+  );
 });
 
 test('encodeMessage frames UTF-8 JSON with the byte length, not the character length', () => {

@@ -53,17 +53,16 @@ test('frames fed one byte at a time come out whole, each exactly when its last b
 
 test('property: any payloads, encoded and re-split anywhere, decode to the same payloads', () => {
   fc.assert(
-    fc.property(
-      fc.array(fc.uint8Array({ minLength: 1, maxLength: 200 }), { maxLength: 12 }),
-      fc.array(fc.nat(), { maxLength: 40 }),
-      (payloads, cuts) => {
-        const stream = Buffer.concat(payloads.map((p) => encodeFrame(p)));
-        const decoder = new FrameDecoder(200);
-        const got = decodeAll(decoder, split(stream, cuts));
-        assert.deepEqual(got.map((b) => Buffer.from(b)), payloads.map((p) => Buffer.from(p)));
-        assert.equal(decoder.pendingBytes, 0);
-      },
-    ),
+    fc.property(fc.array(fc.uint8Array({ minLength: 1, maxLength: 200 }), { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 40 }), (payloads, cuts) => {
+      const stream = Buffer.concat(payloads.map((p) => encodeFrame(p)));
+      const decoder = new FrameDecoder(200);
+      const got = decodeAll(decoder, split(stream, cuts));
+      assert.deepEqual(
+        got.map((b) => Buffer.from(b)),
+        payloads.map((p) => Buffer.from(p)),
+      );
+      assert.equal(decoder.pendingBytes, 0);
+    }),
     { numRuns: 300 },
   );
 });
@@ -90,8 +89,14 @@ test('a length over the limit fails with FRAME_TOO_LARGE from the 4 header bytes
   );
   assert.equal(decoder.pendingBytes, 0, 'nothing kept after the failure');
   // poisoned: even a perfect frame afterwards is refused with the same error
-  assert.throws(() => decoder.push(encodeFrame(Buffer.from('ok'))), (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE'));
-  assert.throws(() => decoder.push(new Uint8Array(0)), (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE'));
+  assert.throws(
+    () => decoder.push(encodeFrame(Buffer.from('ok'))),
+    (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE'),
+  );
+  assert.throws(
+    () => decoder.push(new Uint8Array(0)),
+    (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE'),
+  );
 });
 
 test('a length exactly at the limit is accepted', () => {
@@ -101,8 +106,14 @@ test('a length exactly at the limit is accepted', () => {
 
 test('a zero length is FRAME_MALFORMED and poisons the decoder', () => {
   const decoder = new FrameDecoder(1000);
-  assert.throws(() => decoder.push(header(0)), (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'));
-  assert.throws(() => decoder.push(encodeFrame(Buffer.from('x'))), (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'));
+  assert.throws(
+    () => decoder.push(header(0)),
+    (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'),
+  );
+  assert.throws(
+    () => decoder.push(encodeFrame(Buffer.from('x'))),
+    (err: unknown) => isBrineError(err, 'FRAME_MALFORMED'),
+  );
 });
 
 test('lengths of 2^31 and 0xFFFFFFFF are read unsigned and refused before any allocation', () => {
@@ -120,7 +131,10 @@ test('lengths of 2^31 and 0xFFFFFFFF are read unsigned and refused before any al
 test('a valid frame followed by a bad header in later bytes: the valid one is delivered first', () => {
   const decoder = new FrameDecoder(10);
   assert.deepEqual(decoder.push(encodeFrame(Buffer.from('fine'))).map(String), ['fine']);
-  assert.throws(() => decoder.push(header(11)), (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE'));
+  assert.throws(
+    () => decoder.push(header(11)),
+    (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE'),
+  );
 });
 
 test('setMaxFrame raises the limit mid-stream, also for a header already buffered', () => {
@@ -134,12 +148,18 @@ test('setMaxFrame raises the limit mid-stream, also for a header already buffere
   assert.deepEqual(decoder.push(framed.subarray(2, 4000)), []);
   assert.deepEqual(decoder.push(framed.subarray(4000)), [big]);
   // and the new limit is enforced too
-  assert.throws(() => decoder.push(header(10_001)), (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE'));
+  assert.throws(
+    () => decoder.push(header(10_001)),
+    (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE'),
+  );
 });
 
 test('without the raise, the same large frame is refused', () => {
   const decoder = new FrameDecoder(100);
-  assert.throws(() => decoder.push(encodeFrame(Buffer.alloc(5000))), (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE'));
+  assert.throws(
+    () => decoder.push(encodeFrame(Buffer.alloc(5000))),
+    (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE'),
+  );
 });
 
 test('encodeFrame writes a 4-byte big-endian length', () => {

@@ -24,9 +24,15 @@ test('growth never overflows, however many attempts', () => {
 
 test('full jitter scales the bound by the injected random draw', () => {
   const half = new Backoff({ baseMs: 1_000, maxMs: 10_000, randomize: true }, fixed(0.5));
-  assert.deepEqual(Array.from({ length: 6 }, () => half.next()), [500, 1_000, 2_000, 4_000, 5_000, 5_000]);
+  assert.deepEqual(
+    Array.from({ length: 6 }, () => half.next()),
+    [500, 1_000, 2_000, 4_000, 5_000, 5_000],
+  );
   const top = new Backoff({ baseMs: 1_000, maxMs: 10_000, randomize: true }, fixed(0.999_9));
-  assert.deepEqual(Array.from({ length: 5 }, () => top.next()), [1_000, 2_000, 4_000, 7_999, 9_999]);
+  assert.deepEqual(
+    Array.from({ length: 5 }, () => top.next()),
+    [1_000, 2_000, 4_000, 7_999, 9_999],
+  );
 });
 
 test('property: every jittered delay lies in [floor, min(max, base * 2^attempt)]', () => {

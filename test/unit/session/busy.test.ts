@@ -10,7 +10,13 @@ test('busy: retry after the master-given delay, then connect', async () => {
   const deps = new FakeDeps();
   const retries: number[] = [];
   const downs: string[] = [];
-  const link = new MasterLink({ host: 'salt', port: 4506 }, deps, CONN_OPTS, { backoff: { baseMs: 1000, maxMs: 8000, randomize: false }, acceptanceWaitMs: 10_000, acceptanceWaitMaxMs: 0, rejectedRetry: false }, { onRetryScheduled: (d) => retries.push(d), onDown: (o) => downs.push(o.reason) });
+  const link = new MasterLink(
+    { host: 'salt', port: 4506 },
+    deps,
+    CONN_OPTS,
+    { backoff: { baseMs: 1000, maxMs: 8000, randomize: false }, acceptanceWaitMs: 10_000, acceptanceWaitMaxMs: 0, rejectedRetry: false },
+    { onRetryScheduled: (d) => retries.push(d), onDown: (o) => downs.push(o.reason) },
+  );
   link.start();
   await flush();
   deps.lastChannel.deliver(auth('busy', { retryAfter: 7.25 }));

@@ -21,7 +21,10 @@ const LINK_OPTS: LinkOptions = {
 
 test('MasterPool keeps list order, and with failback a shuffle keeps the first master first', () => {
   const plain = new MasterPool([M1, M2, M3], { failover: true, randomMaster: false, failback: false });
-  assert.deepEqual(plain.records().map((r) => r.endpoint.host), ['m1', 'm2', 'm3']);
+  assert.deepEqual(
+    plain.records().map((r) => r.endpoint.host),
+    ['m1', 'm2', 'm3'],
+  );
   // a random source that always picks index 0 reverses positions it touches
   const shuffled = new MasterPool([M1, M2, M3], { failover: true, randomMaster: true, failback: true }, () => 0);
   assert.equal(shuffled.records()[0]!.endpoint.host, 'm1');
@@ -47,7 +50,14 @@ test('MasterPool reports a full pass only after every master failed since the la
 
 function failoverLink(deps: FakeDeps, opts: Partial<LinkOptions> = {}, failback = false) {
   const retries: number[] = [];
-  const link = new MasterLink(new MasterPool([M1, M2, M3], { failover: true, randomMaster: false, failback }), deps, CONN_OPTS, { ...LINK_OPTS, ...opts }, { onRetryScheduled: (d) => retries.push(d) }, () => 0.5);
+  const link = new MasterLink(
+    new MasterPool([M1, M2, M3], { failover: true, randomMaster: false, failback }),
+    deps,
+    CONN_OPTS,
+    { ...LINK_OPTS, ...opts },
+    { onRetryScheduled: (d) => retries.push(d) },
+    () => 0.5,
+  );
   return { link, retries };
 }
 
@@ -139,7 +149,10 @@ test('failback: while on another master the first one is probed and takes over o
   assert.equal(link.state, 'ready');
   assert.equal(link.endpoint.host, 'm1');
   assert.equal(link.connection?.state, 'ready');
-  assert.deepEqual(onM2.closeCalls.map((c) => c.reason), ['failback']);
+  assert.deepEqual(
+    onM2.closeCalls.map((c) => c.reason),
+    ['failback'],
+  );
   assert.deepEqual(onM2.sentOfType('bye'), [{ t: 'bye', reason: 'failback' }]);
   // on the first master no more probes are made
   deps.clock.advance(20_000);
@@ -151,7 +164,14 @@ test('after a failback onConnectionState keeps firing for the live connection (i
   const deps = new FakeDeps({ autoDial: false });
   const changes: string[] = [];
   const states: string[] = [];
-  const link = new MasterLink(new MasterPool([M1, M2], { failover: true, randomMaster: false, failback: true }), deps, CONN_OPTS, LINK_OPTS, { onConnectionState: (from, to) => changes.push(`${from}>${to}`) }, () => 0.5);
+  const link = new MasterLink(
+    new MasterPool([M1, M2], { failover: true, randomMaster: false, failback: true }),
+    deps,
+    CONN_OPTS,
+    LINK_OPTS,
+    { onConnectionState: (from, to) => changes.push(`${from}>${to}`) },
+    () => 0.5,
+  );
   link.start();
   await flush();
   deps.dials[0]!.result.reject(new Error('ECONNREFUSED'));

@@ -35,7 +35,13 @@ test('the first ping goes out after exactly `interval` of send silence', () => {
   clock.advance(1);
   assert.deepEqual(pings, [{ at: 10_000, seq: 0, rtt: undefined }]);
   clock.advance(10_000);
-  assert.deepEqual(pings.map((p) => [p.at, p.seq]), [[10_000, 0], [20_000, 1]]);
+  assert.deepEqual(
+    pings.map((p) => [p.at, p.seq]),
+    [
+      [10_000, 0],
+      [20_000, 1],
+    ],
+  );
 });
 
 test('sending other traffic postpones the next ping (pings fill silence, they are not periodic)', () => {
@@ -46,7 +52,10 @@ test('sending other traffic postpones the next ping (pings fill silence, they ar
   clock.advance(9_999); // t = 15 999: a fixed 10 s schedule would have pinged at 10 000
   assert.equal(pings.length, 0);
   clock.advance(1);
-  assert.deepEqual(pings.map((p) => p.at), [16_000]);
+  assert.deepEqual(
+    pings.map((p) => p.at),
+    [16_000],
+  );
   // steady traffic every 5 s means no pings at all
   for (let i = 0; i < 4; i++) {
     clock.advance(5_000);
@@ -62,7 +71,10 @@ test('received traffic does not postpone pings (only sending does)', () => {
   clock.advance(5_000);
   hb.noteReceived();
   clock.advance(5_000);
-  assert.deepEqual(pings.map((p) => p.at), [10_000]);
+  assert.deepEqual(
+    pings.map((p) => p.at),
+    [10_000],
+  );
 });
 
 test('the timeout fires once, exactly `timeout` after the last receive, never before', () => {

@@ -4,14 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import {
-  CONNECTION_STATES,
-  MasterConnection,
-  canTransition,
-  type ConnectionEvents,
-  type ConnectionOutcome,
-  type ConnectionState,
-} from '../../../src/session/index.js';
+import { CONNECTION_STATES, MasterConnection, canTransition, type ConnectionEvents, type ConnectionOutcome, type ConnectionState } from '../../../src/session/index.js';
 import type { Job } from '../../../src/protocol/index.js';
 import { BrineError, isBrineError } from '../../../src/util/errors.js';
 import { CONN_OPTS, FakeDeps, auth, flush, keyChanged, type FakeDepsOptions } from './fakes.js';
@@ -46,7 +39,10 @@ test('happy path: every state in order, hello sent, frame limit raised, bye on s
   assert.equal(s.conn.state, 'resolving');
   await flush();
   assert.equal(s.deps.resolves[0]!.host, 'salt');
-  assert.deepEqual(s.deps.dials.map((d) => [d.address, d.port]), [['192.0.2.10', 4506]]);
+  assert.deepEqual(
+    s.deps.dials.map((d) => [d.address, d.port]),
+    [['192.0.2.10', 4506]],
+  );
   assert.equal(s.conn.resolvedAddress, '192.0.2.10');
   const ch = s.deps.lastChannel;
   assert.deepEqual(ch.sent, [{ t: 'hello', versions: [1], id: 'web1', agent: 'brine-test/1' }]);
@@ -100,7 +96,10 @@ test('pending: authenticating -> pending -> closed with reason auth_pending', as
   const s = setup();
   await toAuthenticating(s);
   s.deps.lastChannel.deliver(auth('pending', { retryAfter: 10 }));
-  assert.deepEqual(s.transitions.slice(-2), [['authenticating', 'pending'], ['pending', 'closed']]);
+  assert.deepEqual(s.transitions.slice(-2), [
+    ['authenticating', 'pending'],
+    ['pending', 'closed'],
+  ]);
   assert.equal(s.outcomes.length, 1);
   assert.equal(s.outcomes[0]!.reason, 'auth_pending');
   assert.equal(s.outcomes[0]!.lastState, 'pending');
@@ -325,7 +324,10 @@ test('after ready, silence for heartbeatTimeoutMs closes with heartbeat_timeout;
   const ch = s.deps.lastChannel;
   ch.deliver(auth('accepted'));
   s.deps.clock.advance(CONN_OPTS.heartbeatIntervalMs);
-  assert.deepEqual(ch.sentOfType('ping').map((p) => p.seq), [0]);
+  assert.deepEqual(
+    ch.sentOfType('ping').map((p) => p.seq),
+    [0],
+  );
   s.deps.clock.advance(100);
   ch.deliver({ t: 'pong', seq: 0 });
   assert.equal(s.conn.rttMs, 100);
@@ -356,7 +358,10 @@ test('the channel dropping while ready reports its reason', async () => {
 test('open() twice throws; open() after close() dials nothing', async () => {
   const s = setup();
   s.conn.open();
-  assert.throws(() => s.conn.open(), (err: unknown) => isBrineError(err, 'INTERNAL'));
+  assert.throws(
+    () => s.conn.open(),
+    (err: unknown) => isBrineError(err, 'INTERNAL'),
+  );
   const t = setup();
   t.conn.close('shutdown');
   assert.equal(t.outcomes.length, 1);

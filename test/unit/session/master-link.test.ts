@@ -103,64 +103,61 @@ test('a good connection resets the backoff', async () => {
 
 test('single flight: never two attempts at once, whatever the sequence of drops, failures and restarts', async () => {
   await fc.assert(
-    fc.asyncProperty(
-      fc.array(fc.constantFrom('accept', 'pending', 'drop', 'fail', 'start', 'advance', 'timeout', 'stop'), { maxLength: 25 }),
-      async (actions) => {
-        const s = setup({ deps: { autoDial: false }, link: { rejectedRetry: true } });
-        const { FakeChannel } = await import('./fakes.js');
-        s.link.start();
-        await flush();
-        for (const a of actions) {
-          const dial = s.deps.dials.at(-1);
-          const open = dial && !dial.channel && !('done' in dial);
-          switch (a) {
-            case 'accept':
-            case 'pending':
-              if (open) {
-                Object.assign(dial, { done: true });
-                dial.onTcpConnected();
-                dial.result.resolve(new FakeChannel());
-                await flush();
-              }
-              s.deps.channels.at(-1)?.deliver(auth(a === 'accept' ? 'accepted' : 'pending'));
-              break;
-            case 'drop':
-              s.deps.channels.at(-1)?.drop('reset');
-              break;
-            case 'fail':
-              if (open) {
-                Object.assign(dial, { done: true });
-                dial.result.reject(new Error('refused'));
-              }
-              break;
-            case 'start':
-              s.link.start();
-              break;
-            case 'advance':
-              s.deps.clock.advance(50_000);
-              break;
-            case 'timeout':
-              s.deps.clock.advance(CONN_OPTS.authTimeoutMs);
-              break;
-            case 'stop':
-              s.link.stop();
-              break;
-          }
-          await flush();
-          assert.ok(s.deps.maxConcurrent <= 1, `two attempts at once after ${a}`);
-          const state: LinkState = s.link.state;
-          assert.ok(['connecting', 'ready', 'waiting', 'stopped'].includes(state), state);
+    fc.asyncProperty(fc.array(fc.constantFrom('accept', 'pending', 'drop', 'fail', 'start', 'advance', 'timeout', 'stop'), { maxLength: 25 }), async (actions) => {
+      const s = setup({ deps: { autoDial: false }, link: { rejectedRetry: true } });
+      const { FakeChannel } = await import('./fakes.js');
+      s.link.start();
+      await flush();
+      for (const a of actions) {
+        const dial = s.deps.dials.at(-1);
+        const open = dial && !dial.channel && !('done' in dial);
+        switch (a) {
+          case 'accept':
+          case 'pending':
+            if (open) {
+              Object.assign(dial, { done: true });
+              dial.onTcpConnected();
+              dial.result.resolve(new FakeChannel());
+              await flush();
+            }
+            s.deps.channels.at(-1)?.deliver(auth(a === 'accept' ? 'accepted' : 'pending'));
+            break;
+          case 'drop':
+            s.deps.channels.at(-1)?.drop('reset');
+            break;
+          case 'fail':
+            if (open) {
+              Object.assign(dial, { done: true });
+              dial.result.reject(new Error('refused'));
+            }
+            break;
+          case 'start':
+            s.link.start();
+            break;
+          case 'advance':
+            s.deps.clock.advance(50_000);
+            break;
+          case 'timeout':
+            s.deps.clock.advance(CONN_OPTS.authTimeoutMs);
+            break;
+          case 'stop':
+            s.link.stop();
+            break;
         }
-        s.link.stop();
-        for (const d of s.deps.dials) if (!d.channel && !('done' in d)) d.result.resolve(new FakeChannel());
         await flush();
-        s.deps.clock.advance(1_000_000);
-        await flush();
-        assert.equal(s.deps.clock.pending, 0);
-        for (const ch of s.deps.channels) assert.equal(ch.closed, true);
-        assert.ok(s.deps.maxConcurrent <= 1);
-      },
-    ),
+        assert.ok(s.deps.maxConcurrent <= 1, `two attempts at once after ${a}`);
+        const state: LinkState = s.link.state;
+        assert.ok(['connecting', 'ready', 'waiting', 'stopped'].includes(state), state);
+      }
+      s.link.stop();
+      for (const d of s.deps.dials) if (!d.channel && !('done' in d)) d.result.resolve(new FakeChannel());
+      await flush();
+      s.deps.clock.advance(1_000_000);
+      await flush();
+      assert.equal(s.deps.clock.pending, 0);
+      for (const ch of s.deps.channels) assert.equal(ch.closed, true);
+      assert.ok(s.deps.maxConcurrent <= 1);
+    }),
     { numRuns: 150 },
   );
 });

@@ -61,7 +61,10 @@ test('a list of words is accepted as Salt accepts it', () => {
 
 test('with minion_data_cache off a valid compound target expects every accepted minion; a malformed one is still refused', () => {
   assert.deepEqual(matchTarget('web1 and G@os:Nothing', 'compound', IDS, { grains: lookup, dataCache: false }).matched, IDS);
-  assert.throws(() => matchTarget('web1 and', 'compound', IDS, { dataCache: false }), (e: unknown) => isBrineError(e, 'TARGET_INVALID'));
+  assert.throws(
+    () => matchTarget('web1 and', 'compound', IDS, { dataCache: false }),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
+  );
 });
 
 // [expression, position, word, what the message says]
@@ -106,7 +109,10 @@ test('malformed expressions are TARGET_INVALID naming the position and the word'
 });
 
 test('N@ cannot reach a minion unexpanded', () => {
-  assert.throws(() => minionMatches('N@group', 'compound', 'web1', {}), (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /expanded by the master/.test(e.message));
+  assert.throws(
+    () => minionMatches('N@group', 'compound', 'web1', {}),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /expanded by the master/.test(e.message),
+  );
 });
 
 // Property: print a random tree with the fewest parentheses precedence allows, parse it back,

@@ -72,12 +72,26 @@ test('bad grain and ipcidr targets are TARGET_INVALID naming the problem', () =>
     ['ipcidr', '010.0.0.1', /not an IPv4 or IPv6 address/],
   ];
   for (const [type, tgt, message] of bad) {
-    assert.throws(() => matched(tgt, type), (e: unknown) => isBrineError(e, 'TARGET_INVALID') && message.test(e.message), `${type} ${tgt}`);
-    assert.throws(() => minionMatches(tgt, type, 'web1', GRAINS['web1']), (e: unknown) => isBrineError(e, 'TARGET_INVALID'), `minion ${type} ${tgt}`);
+    assert.throws(
+      () => matched(tgt, type),
+      (e: unknown) => isBrineError(e, 'TARGET_INVALID') && message.test(e.message),
+      `${type} ${tgt}`,
+    );
+    assert.throws(
+      () => minionMatches(tgt, type, 'web1', GRAINS['web1']),
+      (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
+      `minion ${type} ${tgt}`,
+    );
   }
-  assert.throws(() => matchTarget(['os:Debian'], 'grain', IDS), (e: unknown) => isBrineError(e, 'TARGET_INVALID'));
+  assert.throws(
+    () => matchTarget(['os:Debian'], 'grain', IDS),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
+  );
 });
 
 test('a --delimiter missing from the expression is named in the error', () => {
-  assert.throws(() => matched('os:Debian', 'grain', { delimiter: '|' }), (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /"\|"/.test(e.message));
+  assert.throws(
+    () => matched('os:Debian', 'grain', { delimiter: '|' }),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /"\|"/.test(e.message),
+  );
 });

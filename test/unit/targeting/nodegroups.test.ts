@@ -59,7 +59,10 @@ test('minions receive the expanded compound expression, and it selects the same 
   for (const [id, grains] of Object.entries(GRAINS)) assert.equal(minionMatches(sent.tgt, sent.tgtType, id, grains), master.includes(id), id);
   assert.deepEqual(targetForMinions('N@listed and web*', 'compound', GROUPS), { tgt: '( L@web2,db2 ) and web*', tgtType: 'compound' });
   assert.deepEqual(targetForMinions('web*', 'glob', GROUPS), { tgt: 'web*', tgtType: 'glob' });
-  assert.throws(() => minionMatches('prodweb', 'nodegroup', 'web1', {}), (e: unknown) => isBrineError(e, 'TARGET_INVALID'));
+  assert.throws(
+    () => minionMatches('prodweb', 'nodegroup', 'web1', {}),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
+  );
 });
 
 test('loops, unknown names and bad definitions are TARGET_INVALID naming the problem', () => {
@@ -73,13 +76,33 @@ test('loops, unknown names and bad definitions are TARGET_INVALID naming the pro
     ['number', /must be a compound expression \(a string\) or a list/],
   ];
   for (const [name, message] of cases) {
-    assert.throws(() => matchTarget(name, 'nodegroup', IDS, { grains: lookup, nodegroups: GROUPS }), (e: unknown) => isBrineError(e, 'TARGET_INVALID') && message.test(e.message), name);
-    assert.throws(() => targetForMinions(name, 'nodegroup', GROUPS), (e: unknown) => isBrineError(e, 'TARGET_INVALID'), name);
+    assert.throws(
+      () => matchTarget(name, 'nodegroup', IDS, { grains: lookup, nodegroups: GROUPS }),
+      (e: unknown) => isBrineError(e, 'TARGET_INVALID') && message.test(e.message),
+      name,
+    );
+    assert.throws(
+      () => targetForMinions(name, 'nodegroup', GROUPS),
+      (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
+      name,
+    );
   }
-  assert.throws(() => matchTarget('web1 or N@loop_b', 'compound', IDS, { nodegroups: GROUPS }), (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /loop/.test(e.message));
-  assert.throws(() => matchTarget('x', 'nodegroup', IDS, {}), (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /defines no nodegroups/.test(e.message));
-  assert.throws(() => matchTarget('__proto__', 'nodegroup', IDS, { nodegroups: GROUPS }), (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /unknown nodegroup/.test(e.message));
-  assert.throws(() => matchTarget('broken', 'nodegroup', IDS, { nodegroups: GROUPS }), (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /^nodegroup 'broken' in the master config: compound target "web1 and": at the end/.test(e.message));
+  assert.throws(
+    () => matchTarget('web1 or N@loop_b', 'compound', IDS, { nodegroups: GROUPS }),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /loop/.test(e.message),
+  );
+  assert.throws(
+    () => matchTarget('x', 'nodegroup', IDS, {}),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /defines no nodegroups/.test(e.message),
+  );
+  assert.throws(
+    () => matchTarget('__proto__', 'nodegroup', IDS, { nodegroups: GROUPS }),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /unknown nodegroup/.test(e.message),
+  );
+  assert.throws(
+    () => matchTarget('broken', 'nodegroup', IDS, { nodegroups: GROUPS }),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID') && /^nodegroup 'broken' in the master config: compound target "web1 and": at the end/.test(e.message),
+  );
 });
 
 test('expandNodegroupRefs leaves expressions without N@ alone', () => {

@@ -20,7 +20,10 @@ const GRAINS = {
   nothing: null,
   empty: {},
   locale_info: { defaultlanguage: 'en_US', timezone: 'UTC' },
-  disks: [{ name: 'sda', size: 100 }, { name: 'sdb', size: 200 }],
+  disks: [
+    { name: 'sda', size: 100 },
+    { name: 'sdb', size: 200 },
+  ],
   ipv4: ['10.0.0.1', '127.0.0.1'],
 };
 

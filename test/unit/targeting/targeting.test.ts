@@ -3,7 +3,37 @@ import assert from 'node:assert/strict';
 import { globMatch, matchTarget, minionMatches, matcherFor } from '../../../src/targeting/index.js';
 import { isBrineError } from '../../../src/util/errors.js';
 
-const NAMES = ['web1', 'web2', 'web3', 'web12', 'webx', 'web', 'db1', ']x', 'ax', 'a', '-', 'b', '[', 'web[', 'abc', 'aXbYc', 'host.example.com', '*', 'a.b', 'aXb', 'c', '/', 'x^', 'xa', 'x\\', '(a|b)', 'a+', '', 'é'];
+const NAMES = [
+  'web1',
+  'web2',
+  'web3',
+  'web12',
+  'webx',
+  'web',
+  'db1',
+  ']x',
+  'ax',
+  'a',
+  '-',
+  'b',
+  '[',
+  'web[',
+  'abc',
+  'aXbYc',
+  'host.example.com',
+  '*',
+  'a.b',
+  'aXb',
+  'c',
+  '/',
+  'x^',
+  'xa',
+  'x\\',
+  '(a|b)',
+  'a+',
+  '',
+  'é',
+];
 
 // Expected sets produced by CPython 3.11 fnmatch.fnmatchcase over NAMES.
 const FNMATCH: Array<[string, string[]]> = [
@@ -38,7 +68,11 @@ const FNMATCH: Array<[string, string[]]> = [
 
 test('globMatch agrees with Python fnmatch.fnmatchcase', () => {
   for (const [pattern, expected] of FNMATCH) {
-    assert.deepEqual(NAMES.filter((n) => globMatch(pattern, n)), expected, `pattern ${JSON.stringify(pattern)}`);
+    assert.deepEqual(
+      NAMES.filter((n) => globMatch(pattern, n)),
+      expected,
+      `pattern ${JSON.stringify(pattern)}`,
+    );
   }
   assert.equal(globMatch('*', 'anything at all'), true);
   assert.equal(globMatch('*', 'line1\nline2'), true, '* crosses newlines as in fnmatch');
@@ -67,17 +101,26 @@ test('pcre targets are anchored at the start only, like re.match', () => {
   assert.deepEqual(matchTarget('db1|mail', 'pcre', IDS).matched, ['db1', 'mail.example.com'], 'each alternative is anchored');
   assert.deepEqual(matchTarget('xyz|web2', 'pcre', IDS).matched, ['web2']);
   // An unbalanced `)` must not escape an anchoring wrapper.
-  assert.throws(() => matchTarget('x)|(.*', 'pcre', IDS), (e: unknown) => isBrineError(e, 'TARGET_INVALID'));
+  assert.throws(
+    () => matchTarget('x)|(.*', 'pcre', IDS),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
+  );
 });
 
 test('an invalid pcre is TARGET_INVALID naming the regex problem', () => {
-  assert.throws(() => matchTarget('web[', 'pcre', IDS), (err: unknown) => {
-    assert.ok(isBrineError(err, 'TARGET_INVALID'));
-    assert.match(err.message, /web\[/);
-    assert.match(err.message, /Invalid regular expression|Unterminated character class/);
-    return true;
-  });
-  assert.throws(() => minionMatches('(', 'pcre', 'web1'), (e: unknown) => isBrineError(e, 'TARGET_INVALID'));
+  assert.throws(
+    () => matchTarget('web[', 'pcre', IDS),
+    (err: unknown) => {
+      assert.ok(isBrineError(err, 'TARGET_INVALID'));
+      assert.match(err.message, /web\[/);
+      assert.match(err.message, /Invalid regular expression|Unterminated character class/);
+      return true;
+    },
+  );
+  assert.throws(
+    () => minionMatches('(', 'pcre', 'web1'),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
+  );
 });
 
 test('list targets: known entries are matched, unknown ones go to missing', () => {
@@ -90,14 +133,28 @@ test('list targets: known entries are matched, unknown ones go to missing', () =
 });
 
 test('glob and pcre targets must be a single expression', () => {
-  assert.throws(() => matchTarget(['web1'], 'glob', IDS), (e: unknown) => isBrineError(e, 'TARGET_INVALID'));
-  assert.throws(() => matchTarget(['web1'], 'pcre', IDS), (e: unknown) => isBrineError(e, 'TARGET_INVALID'));
+  assert.throws(
+    () => matchTarget(['web1'], 'glob', IDS),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
+  );
+  assert.throws(
+    () => matchTarget(['web1'], 'pcre', IDS),
+    (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
+  );
 });
 
 test('unsupported target types are TARGET_INVALID, not "match everything"', () => {
   for (const t of ['pillar', 'range', '__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
-    assert.throws(() => matchTarget('*', t as 'glob', IDS), (e: unknown) => isBrineError(e, 'TARGET_INVALID'), t);
-    assert.throws(() => matcherFor(t), (e: unknown) => isBrineError(e, 'TARGET_INVALID'), t);
+    assert.throws(
+      () => matchTarget('*', t as 'glob', IDS),
+      (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
+      t,
+    );
+    assert.throws(
+      () => matcherFor(t),
+      (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
+      t,
+    );
   }
 });
 

@@ -4,15 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as net from 'node:net';
-import {
-  FrameDecoder,
-  MASTER_MESSAGES,
-  MINION_MESSAGES,
-  encodeFrame,
-  type ChannelClose,
-  type MasterMessage,
-  type MinionMessage,
-} from '../../../src/protocol/index.js';
+import { FrameDecoder, MASTER_MESSAGES, MINION_MESSAGES, encodeFrame, type ChannelClose, type MasterMessage, type MinionMessage } from '../../../src/protocol/index.js';
 import { FramedSocket } from '../../../src/transport/index.js';
 import { isBrineError } from '../../../src/util/errors.js';
 import { collect, tcpPair, within } from './helpers.js';
@@ -43,7 +35,10 @@ test('messages round-trip in both directions, in order, validated', async (t) =>
   for (let seq = 0; seq < 50; seq++) minion.send({ t: 'ping', seq });
   await within(2_000, '51 messages', (done) => master.onMessage(() => atMaster.length === 51 && done(undefined)));
   assert.deepEqual(atMaster[0], { t: 'hello', versions: [1], id: 'web1', agent: 'a' });
-  assert.deepEqual(atMaster.slice(1).map((m) => (m.t === 'ping' ? m.seq : -1)), Array.from({ length: 50 }, (_, i) => i));
+  assert.deepEqual(
+    atMaster.slice(1).map((m) => (m.t === 'ping' ? m.seq : -1)),
+    Array.from({ length: 50 }, (_, i) => i),
+  );
   master.send({ t: 'pong', seq: 49 });
   await within(2_000, 'pong', (done) => minion.onMessage(done));
   assert.deepEqual(atMinion, [{ t: 'pong', seq: 49 }]);

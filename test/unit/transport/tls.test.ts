@@ -9,14 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadOrCreateIdentity, type Identity } from '../../../src/pki/index.js';
 import { MASTER_MESSAGES, MINION_MESSAGES, type MasterMessage, type MinionMessage } from '../../../src/protocol/index.js';
-import {
-  createIdentityContext,
-  dialTls,
-  listenTls,
-  type FramedSocket,
-  type KeepaliveOptions,
-  type TlsListener,
-} from '../../../src/transport/index.js';
+import { createIdentityContext, dialTls, listenTls, type FramedSocket, type KeepaliveOptions, type TlsListener } from '../../../src/transport/index.js';
 import { isBrineError, type BrineError } from '../../../src/util/errors.js';
 import { readSocketOptions } from '../../faults/socket-inspect.js';
 import { collect, freePort, within } from './helpers.js';

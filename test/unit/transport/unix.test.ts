@@ -6,12 +6,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  CONTROL_REPLIES,
-  CONTROL_REQUESTS,
-  type ControlReply,
-  type ControlRequest,
-} from '../../../src/protocol/index.js';
+import { CONTROL_REPLIES, CONTROL_REQUESTS, type ControlReply, type ControlRequest } from '../../../src/protocol/index.js';
 import { connectUnix, listenUnix, type FramedSocket } from '../../../src/transport/index.js';
 import { isBrineError } from '../../../src/util/errors.js';
 import { tempDir, within } from './helpers.js';
@@ -79,16 +74,16 @@ test('a live socket is refused with LISTEN_FAILED and keeps working', async (t) 
 test('a regular file at the socket path is not deleted: LISTEN_FAILED', async (t) => {
   const path = join(tempDir(t), 'master_control.sock');
   writeFileSync(path, 'precious');
-  await assert.rejects(listenUnix(path, CONTROL_REQUESTS, () => undefined), (err: unknown) => isBrineError(err, 'LISTEN_FAILED'));
+  await assert.rejects(
+    listenUnix(path, CONTROL_REQUESTS, () => undefined),
+    (err: unknown) => isBrineError(err, 'LISTEN_FAILED'),
+  );
   assert.equal(readFileSync(path, 'utf8'), 'precious');
 });
 
 test('connectUnix to a missing path: MASTER_UNREACHABLE naming the path', async (t) => {
   const path = join(tempDir(t), 'nothing-here.sock');
-  await assert.rejects(
-    connectUnix(path, CONTROL_REPLIES, 1_000),
-    (err: unknown) => isBrineError(err, 'MASTER_UNREACHABLE') && err.message.includes(path),
-  );
+  await assert.rejects(connectUnix(path, CONTROL_REPLIES, 1_000), (err: unknown) => isBrineError(err, 'MASTER_UNREACHABLE') && err.message.includes(path));
 });
 
 test('connectUnix to a dead socket file: MASTER_UNREACHABLE', async (t) => {

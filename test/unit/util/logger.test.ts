@@ -21,8 +21,14 @@ test('each sink gets the lines at or above its own level; quiet gets none', () =
   log.debug('d');
   log.info('i');
   log.warn('w');
-  assert.deepEqual(console.map((l) => l.trim().split('] ')[1]), ['w']);
-  assert.deepEqual(file.map((l) => l.trim().split('] ')[1]), ['d', 'i', 'w']);
+  assert.deepEqual(
+    console.map((l) => l.trim().split('] ')[1]),
+    ['w'],
+  );
+  assert.deepEqual(
+    file.map((l) => l.trim().split('] ')[1]),
+    ['d', 'i', 'w'],
+  );
   assert.deepEqual(none, []);
 });
 

@@ -18,12 +18,21 @@ const hostile = fc.oneof(
 );
 
 test('printable: the output never contains a C0/C1 control, DEL, a line separator or a bidi control', () => {
-  fc.assert(fc.property(hostile, (s) => !UNSAFE.test(printable(s))), { numRuns: 2000 });
+  fc.assert(
+    fc.property(hostile, (s) => !UNSAFE.test(printable(s))),
+    { numRuns: 2000 },
+  );
 });
 
 test('printable: reversible, so distinct inputs always print distinctly', () => {
-  fc.assert(fc.property(hostile, (s) => unprintable(printable(s)) === s), { numRuns: 2000 });
-  fc.assert(fc.property(hostile, hostile, (a, b) => a === b || printable(a) !== printable(b)), { numRuns: 2000 });
+  fc.assert(
+    fc.property(hostile, (s) => unprintable(printable(s)) === s),
+    { numRuns: 2000 },
+  );
+  fc.assert(
+    fc.property(hostile, hostile, (a, b) => a === b || printable(a) !== printable(b)),
+    { numRuns: 2000 },
+  );
 });
 
 test('printable: ordinary text is unchanged, and escapes are the readable ones', () => {

@@ -40,7 +40,13 @@ describe('checkPrivateDirs', () => {
   });
 
   it('accepts 0700 and 0755, refuses group- or world-writable, even with the sticky bit', () => {
-    checkPrivateDirs([{ option: 'sock_dir', path: dir('a', 0o700) }, { option: 'pki_dir', path: dir('b', 0o755) }], me);
+    checkPrivateDirs(
+      [
+        { option: 'sock_dir', path: dir('a', 0o700) },
+        { option: 'pki_dir', path: dir('b', 0o755) },
+      ],
+      me,
+    );
     assert.match(refused(dir('c', 0o775)), /sock_dir .*\/c is writable by its group \(mode 0775\).*Fix: chmod go-w /);
     assert.match(refused(dir('d', 0o1777)), /is writable by group and others \(mode 1777\)/);
   });
