@@ -38,9 +38,9 @@ async function main() {
     const settings = { root_dir: dir, master: '127.0.0.1', master_port: port, id: 'bench-minion', log_level: 'warning' };
     fs.writeFileSync(
       path.join(dir, 'etc', 'minion'),
-      Object.entries(settings)
+      `${Object.entries(settings)
         .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
-        .join('\n') + '\n',
+        .join('\n')}\n`,
     );
     const log = fs.openSync(path.join(dir, 'minion.log'), 'a');
     minion = track(spawn(process.execPath, [build.cli, 'minion', '-c', path.join(dir, 'etc')], { stdio: ['ignore', log, log] }));

@@ -25,7 +25,7 @@ function freePort() {
 
 function write(file, lines) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, lines.join('\n') + '\n');
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
 }
 
 function daemon(name, args) {

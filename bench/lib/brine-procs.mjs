@@ -25,9 +25,9 @@ function writeConfig(file, settings) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(
     file,
-    Object.entries(settings)
+    `${Object.entries(settings)
       .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
-      .join('\n') + '\n',
+      .join('\n')}\n`,
   );
 }
 

@@ -21,7 +21,7 @@ export function ensureFdLimit(needed) {
     process.stderr.write(`bench: needs ${needed} open files per process but the hard limit is ${hard}; raise it (e.g. /etc/security/limits.conf or \`ulimit -Hn\` as root) or lower --count\n`);
     process.exit(2);
   }
-  if (process.env['BRINE_BENCH_REEXEC']) {
+  if (process.env.BRINE_BENCH_REEXEC) {
     process.stderr.write(`bench: could not raise the open-file limit to ${needed} (still ${soft})\n`);
     process.exit(2);
   }

@@ -39,7 +39,9 @@ export async function idleWindow(pids, ms) {
   const t0 = process.hrtime.bigint();
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    pids.forEach((p, i) => samples[i].push(rssKb(p)));
+    pids.forEach((p, i) => {
+      samples[i].push(rssKb(p));
+    });
     await sleep(Math.min(250, Math.max(0, end - Date.now())));
   }
   const after = pids.map((p) => cpuSeconds(p));

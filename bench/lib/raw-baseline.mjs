@@ -5,7 +5,7 @@ import { fork } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nextMessage, stopChild, track } from './cleanup.mjs';
-import { idleWindow, median, msSince, rssKb, sleep } from './procfs.mjs';
+import { idleWindow, median, msSince, sleep } from './procfs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 

@@ -14,7 +14,7 @@ function overrides(flags: ConfigFlags): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (flags.logLevel !== undefined) {
     if (!isSaltLogLevel(flags.logLevel)) throw new BrineError('USAGE', `unknown log level '${flags.logLevel}': use one of all, garbage, trace, debug, profile, info, warning, error, critical, quiet`);
-    out['log_level'] = flags.logLevel;
+    out.log_level = flags.logLevel;
   }
   return out;
 }
@@ -25,7 +25,7 @@ function overrides(flags: ConfigFlags): Record<string, unknown> {
  * default /etc/brine may be absent, as with Salt.
  */
 export function loadRole(role: 'master' | 'minion', flags: ConfigFlags): LoadedConfig {
-  const explicit = flags.configDir !== undefined || Boolean(process.env['BRINE_CONFIG_DIR']);
+  const explicit = flags.configDir !== undefined || Boolean(process.env.BRINE_CONFIG_DIR);
   const opts: Parameters<typeof loadConfig>[1] = { env: process.env, overrides: overrides(flags), requireFile: explicit };
   if (flags.configDir !== undefined) opts.configDir = flags.configDir;
   return loadConfig(role, opts);

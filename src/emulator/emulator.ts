@@ -4,7 +4,7 @@
 // them (auto_accept) or have their IDs accepted; their IDs are <prefix><n>.
 
 import { systemClock, type Clock } from '../util/clock.js';
-import { BrineError } from '../util/errors.js';
+import type { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
 import { loadOrCreateIdentity } from '../pki/index.js';

@@ -166,7 +166,7 @@ export class JobTracker {
     this.deps.logger.info({ jid: ret.jid, minion }, `Got return from ${minion} for job ${ret.jid}`);
     this.deps.emit?.({ kind: 'job_return', jid: ret.jid, minion, fun: ret.fun, retcode: ret.retcode, success: ret.success, at: record.receivedAt });
     const job = this.active.get(ret.jid);
-    if (!job || !job.wait.has(minion)) return;
+    if (!job?.wait.has(minion)) return;
     const out: JobReturn = { t: 'ret', jid: ret.jid, minion, fun: ret.fun, ret: ret.ret, retcode: ret.retcode, success: ret.success };
     if (ret.error) out.error = ret.error;
     for (const sink of job.sinks) sink.onReturn(out);

@@ -7,7 +7,7 @@ import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
-import { MASTER_MESSAGES, MINION_MESSAGES, type ChannelClose, type MasterMessage, type MinionMessage } from '../protocol/index.js';
+import { MINION_MESSAGES, type ChannelClose, type MasterMessage, type MinionMessage } from '../protocol/index.js';
 import { KeyStore, loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { keepaliveFromConfig, listenTls, sourceOf, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';

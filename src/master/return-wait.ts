@@ -76,7 +76,7 @@ export class ReturnWait {
   /** The minion's answer to find_job. Unasked answers are ignored. */
   status(minion: string, running: boolean): void {
     const p = this.pending.get(minion);
-    if (!p || !p.asking) return;
+    if (!p?.asking) return;
     p.asking = false;
     p.timer?.cancel();
     if (!running) {
@@ -93,7 +93,7 @@ export class ReturnWait {
    */
   lost(minion: string): void {
     const p = this.pending.get(minion);
-    if (!p || !p.asking) return;
+    if (!p?.asking) return;
     p.timer?.cancel();
     p.asking = false;
     this.ask(minion);

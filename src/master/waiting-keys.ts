@@ -72,7 +72,10 @@ export class WaitingKeyLedger {
 
   private link(fingerprint: string, id: string): void {
     let ids = this.idsByKey.get(fingerprint);
-    if (!ids) this.idsByKey.set(fingerprint, (ids = new Set()));
+    if (!ids) {
+      ids = new Set();
+      this.idsByKey.set(fingerprint, ids);
+    }
     ids.add(id);
   }
 

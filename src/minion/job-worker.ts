@@ -28,7 +28,7 @@ function post(reply: WorkerReply): void {
 function registryFor(config: Readonly<Record<string, unknown>>): Promise<ModuleRegistry> {
   registry ??= (async () => {
     const r = createDefaultRegistry();
-    const dirs = config['module_dirs'];
+    const dirs = config.module_dirs;
     if (Array.isArray(dirs) && dirs.length > 0) {
       const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
       await loadModuleDirs(

@@ -4,7 +4,7 @@
 
 import * as path from 'node:path';
 import { systemClock, type Clock } from '../util/clock.js';
-import { BrineError } from '../util/errors.js';
+import type { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';

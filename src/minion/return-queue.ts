@@ -312,8 +312,8 @@ function checkQueued(value: unknown, jid: string): string | undefined {
   if (!isPlainObject(value)) return 'not a JSON object';
   const problem = returnSchema.check(value, 'return');
   if (problem) return problem;
-  if (value['jid'] !== jid) return `it holds jid ${String(value['jid'])}, not the one in its name`;
-  const at = value['queuedAt'];
+  if (value.jid !== jid) return `it holds jid ${String(value.jid)}, not the one in its name`;
+  const at = value.queuedAt;
   if (typeof at !== 'number' || !Number.isFinite(at)) return 'queuedAt is missing';
   return undefined;
 }

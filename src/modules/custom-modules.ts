@@ -31,10 +31,10 @@ function describe(err: unknown): string {
 
 /** The functions a module file exports: `functions`, a default array, or default.functions. */
 function exportedFunctions(mod: Record<string, unknown>): unknown {
-  if (mod['functions'] !== undefined) return mod['functions'];
-  const def = mod['default'];
+  if (mod.functions !== undefined) return mod.functions;
+  const def = mod.default;
   if (Array.isArray(def)) return def;
-  if (typeof def === 'object' && def !== null) return (def as Record<string, unknown>)['functions'];
+  if (typeof def === 'object' && def !== null) return (def as Record<string, unknown>).functions;
   return undefined;
 }
 

@@ -16,6 +16,7 @@ export type ParamValue<T extends ParamType> = {
 }[T];
 
 /** Parameters always present after binding: required ones, and optional ones with a default. */
+// biome-ignore lint/complexity/noBannedTypes: `{}` here means "has a default of any value"
 type Present<P extends ParamSpec> = P extends { readonly required: true } | { readonly default: {} } ? P : never;
 
 /** `args.named` for a parameter list: a parameter the caller may leave out is optional. */

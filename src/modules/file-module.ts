@@ -22,7 +22,7 @@ async function exists(p: string): Promise<boolean> {
 
 /** Salt's write/append take lines as *args, or as args= (a list or one value). */
 function linesOf(rest: readonly unknown[], extra: Record<string, unknown>): string[] {
-  const fromKw = Object.prototype.hasOwnProperty.call(extra, 'args') ? extra['args'] : undefined;
+  const fromKw = Object.hasOwn(extra, 'args') ? extra.args : undefined;
   const lines = fromKw === undefined ? rest : Array.isArray(fromKw) ? fromKw : [fromKw];
   return lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l)));
 }

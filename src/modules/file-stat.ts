@@ -83,7 +83,7 @@ async function stats(fun: string, rawPath: string, hashType: string | undefined,
     type: typeOf(st),
     target: await realpath(p).catch(() => p),
   };
-  if (hashType) ret['sum'] = await hashFile(fun, p, hashType);
+  if (hashType) ret.sum = await hashFile(fun, p, hashType);
   return ret;
 }
 

@@ -57,7 +57,7 @@ async function resolveFqdn(hostname: string, timeoutMs: number): Promise<string>
   })().catch(() => undefined);
   const name = await Promise.race([attempt, deadline]);
   clearTimeout(timer);
-  return name !== undefined && name.includes('.') && name.split('.')[0] === hostname ? name : hostname;
+  return name?.includes('.') && name.split('.')[0] === hostname ? name : hostname;
 }
 
 /** All addresses of one family, loopback included, de-duplicated and sorted like Salt's. */
@@ -101,6 +101,6 @@ export async function collectGrains(opts: CollectGrainsOptions): Promise<Grains>
     brine_version: BRINE_VERSION,
   };
   // Salt leaves the grain out when the host has no machine id.
-  if (machineId !== undefined) core['machine_id'] = machineId.trim();
+  if (machineId !== undefined) core.machine_id = machineId.trim();
   return { ...core, ...(opts.configGrains ?? {}) };
 }

@@ -8,7 +8,7 @@ import { runProcess, type ProcessResult } from './process-runner.js';
 
 /** The absolute path of `program` on PATH (as the minion sees it now), or undefined. */
 export function which(program: string): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(path.delimiter)) {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     if (dir === '') continue;
     const candidate = path.join(dir, program);
     try {

@@ -19,6 +19,7 @@ export function createAptBackend(): PkgBackend {
     name: 'apt',
     async listPkgs(label, signal) {
       const native = await arch(label, signal);
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${field} format
       const r = await runChecked(label, ['dpkg-query', '-W', '--showformat=${Status}\t${Package}\t${Version}\t${Architecture}\n'], { signal });
       const out = new Map<string, string[]>();
       for (const line of r.stdout.split('\n')) {

@@ -28,7 +28,7 @@ export function isRetcodeWrapped(x: unknown): x is RetcodeWrapped {
 export function resolveRetcode(raw: unknown): { value: unknown; retcode: number } {
   if (isRetcodeWrapped(raw)) return { value: raw.value, retcode: raw.__retcode };
   if (typeof raw === 'object' && raw !== null && !Array.isArray(raw)) {
-    const own = (k: string): unknown => (Object.prototype.hasOwnProperty.call(raw, k) ? (raw as Record<string, unknown>)[k] : undefined);
+    const own = (k: string): unknown => (Object.hasOwn(raw, k) ? (raw as Record<string, unknown>)[k] : undefined);
     if (own('result') === false || own('success') === false) return { value: raw, retcode: 1 };
   }
   return { value: raw, retcode: 0 };

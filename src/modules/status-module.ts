@@ -34,7 +34,7 @@ async function uptime(): Promise<Record<string, unknown>> {
   };
   if (which('who')) {
     const r = await runArgv(fun, ['who', '-s']);
-    if (r.retcode === 0) ret['users'] = r.stdout.split('\n').filter((l) => l.trim() !== '').length;
+    if (r.retcode === 0) ret.users = r.stdout.split('\n').filter((l) => l.trim() !== '').length;
   }
   return ret;
 }
@@ -81,12 +81,12 @@ interface Mount {
 
 /** /proc/mounts with the kernel's octal escapes (\040 for a space) decoded. */
 function parseMounts(text: string): Mount[] {
-  const unescape = (s: string): string => s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
+  const unescapeOctal = (s: string): string => s.replace(/\\([0-7]{3})/g, (_m, o: string) => String.fromCharCode(parseInt(o, 8)));
   return text
     .split('\n')
     .map((l) => l.split(' '))
     .filter((c) => c.length >= 3)
-    .map((c) => ({ device: unescape(c[0]!), mountpoint: unescape(c[1]!), fstype: c[2]! }));
+    .map((c) => ({ device: unescapeOctal(c[0]!), mountpoint: unescapeOctal(c[1]!), fstype: c[2]! }));
 }
 
 async function diskusage(args: readonly unknown[]): Promise<Record<string, unknown>> {
@@ -104,7 +104,7 @@ async function diskusage(args: readonly unknown[]): Promise<Record<string, unkno
 
   const out = new Map<string, Record<string, unknown>>();
   for (const p of [...selected].sort()) {
-    let s;
+    let s: Awaited<ReturnType<typeof statfs>>;
     try {
       s = await statfs(p);
     } catch (err) {

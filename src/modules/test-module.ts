@@ -46,7 +46,7 @@ export const testFunctions: readonly ModuleFunction[] = [
     doc: 'Return the brine version of the minion.',
     params: [],
     run: (ctx: ExecContext) => {
-      const v = ctx.config['agent_version'];
+      const v = ctx.config.agent_version;
       return typeof v === 'string' && v !== '' ? v : BRINE_VERSION;
     },
   }),

@@ -5,7 +5,7 @@ const INDEX = /^[+-]?\d+$/;
 
 function ownValue(obj: object, key: string): { found: boolean; value?: unknown } {
   // Own properties only: `__proto__` or `constructor` must not reach Object.prototype.
-  return Object.prototype.hasOwnProperty.call(obj, key) ? { found: true, value: (obj as Record<string, unknown>)[key] } : { found: false };
+  return Object.hasOwn(obj, key) ? { found: true, value: (obj as Record<string, unknown>)[key] } : { found: false };
 }
 
 function isMapping(x: unknown): x is object {

@@ -1,7 +1,7 @@
 // Self-signed X.509 certificates for a node's key pair. TLS needs a certificate, but brine trusts
 // keys, not names or CAs: the certificate only carries the public key and a readable CN.
 
-import { createPublicKey, KeyObject, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
+import { createPublicKey, type KeyObject, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
 import { BrineError } from '../util/errors.js';
 
 type X509Lib = typeof import('@peculiar/x509');
@@ -60,7 +60,7 @@ export async function createSelfSignedCert(privateKey: KeyObject, commonName: st
     signingAlgorithm: profile.signAlg,
     extensions: [new x509.BasicConstraintsExtension(false, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
   });
-  return cert.toString('pem') + '\n';
+  return `${cert.toString('pem')}\n`;
 }
 
 /**

@@ -30,7 +30,7 @@ export function compileExpr(expr: string): (id: string) => boolean {
       regex = undefined; // not a valid regex: glob and exact match only
     }
   }
-  return (id) => id === expr || glob.test(id) || (regex !== undefined && regex.test(id));
+  return (id) => id === expr || glob.test(id) || (regex?.test(id) ?? false);
 }
 
 /** Salt's expr_match(line, expr) with the regex rule above. */

@@ -1,7 +1,7 @@
 // A node's own identity in its pki_dir: an Ed25519 key pair and a self-signed certificate, made
 // at first start and loaded afterwards. The key is the identity; the certificate is re-made freely.
 
-import { createPrivateKey, generateKeyPairSync, KeyObject } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BrineError } from '../util/errors.js';

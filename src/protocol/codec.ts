@@ -40,7 +40,7 @@ export function parsePayload(payload: Uint8Array): unknown {
 export function decodeMessage<M>(payload: Uint8Array, schemas: ReadonlyMap<string, Schema<unknown>>): M {
   const value = parsePayload(payload);
   if (!isPlainObject(value)) throw new BrineError('MESSAGE_INVALID', 'message is not a JSON object');
-  const type = value['t'];
+  const type = value.t;
   if (typeof type !== 'string') {
     // name only the kind: the value itself may be huge, and this message goes back to the peer
     const kind = type === undefined ? 'missing' : type === null ? 'null' : Array.isArray(type) ? 'an array' : `a ${typeof type}`;

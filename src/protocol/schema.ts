@@ -91,7 +91,7 @@ export const s = {
     return make((v, p) => {
       if (!isPlainObject(v)) return `${p} must be an object`;
       for (const [k, sub] of entries) {
-        const has = Object.prototype.hasOwnProperty.call(v, k);
+        const has = Object.hasOwn(v, k);
         const item = has ? (v as Record<string, unknown>)[k] : undefined;
         if (item === undefined) {
           if (sub.optional) continue;

@@ -35,7 +35,7 @@ export function judgeOutcome(outcome: ConnectionOutcome, endpoint: MasterEndpoin
     if (!outcome.masterTrusted) {
       // a refusal on the very contact that would pin the master proves nothing: any peer can say it
       const code: ErrorCode = err?.code ?? 'AUTH_REJECTED';
-      const fp = typeof err?.details?.['masterFingerprint'] === 'string' ? ` (its key ${err.details['masterFingerprint']})` : '';
+      const fp = typeof err?.details?.masterFingerprint === 'string' ? ` (its key ${err.details.masterFingerprint})` : '';
       untrusted = new BrineError(
         code,
         `Master ${endpoint.host}:${endpoint.port}${fp} refused this minion (${outcome.reason}) before it was ever trusted: this minion has never signed in there, so the refusal may come from a fake master. It is retried with backoff and the other masters are still served. If it is a real master, fix the key there (${err?.message ?? outcome.reason}), or set master_finger so its refusals count.`,

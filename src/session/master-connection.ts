@@ -43,6 +43,7 @@ export interface ConnectionDeps {
    * means first contact: the key is used for this attempt but not yet trusted, so a refusal from
    * that master cannot end the minion. Nothing returned counts as `pinned`.
    */
+  // biome-ignore lint/suspicious/noConfusingVoidType: a host that does not pin returns nothing
   trustMaster(master: { fingerprint: string; publicKeyPem: string }, endpoint: MasterEndpoint): 'pinned' | 'unpinned' | void;
   /** The master accepted this minion: trust on first use pins its key now. */
   pinMaster?(master: { fingerprint: string; publicKeyPem: string }, endpoint: MasterEndpoint): void;

@@ -76,7 +76,7 @@ export function parseIpTarget(expr: string, flag = '-S'): IpTarget {
 export function ipGrainsMatch(target: IpTarget, grains: Grains): boolean {
   const version = target.kind === 'address' ? target.addr.version : target.net.version;
   const key = version === 4 ? 'ipv4' : 'ipv6';
-  if (!Object.prototype.hasOwnProperty.call(grains, key)) return false;
+  if (!Object.hasOwn(grains, key)) return false;
   const raw = grains[key];
   const list = Array.isArray(raw) ? raw : [raw];
   for (const item of list) {

@@ -12,7 +12,7 @@ const ENGINE_PREFIX = /^[A-Z]@/;
 const REGEX_CHARS = ['(', '[', '{', '\\', '?', '}', ']', ')'];
 
 function has(groups: Nodegroups, name: string): boolean {
-  return Object.prototype.hasOwnProperty.call(groups, name);
+  return Object.hasOwn(groups, name);
 }
 
 function definitionWords(name: string, def: unknown): string[] {

@@ -19,7 +19,7 @@ function isMapping(x: unknown): x is Record<string, unknown> {
 
 function own(obj: Record<string, unknown>, key: string): unknown {
   // own properties only: `__proto__` or `constructor` must never reach Object.prototype
-  return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : NOT_FOUND;
+  return Object.hasOwn(obj, key) ? obj[key] : NOT_FOUND;
 }
 
 /** Python's repr of a JSON value, for str() of containers. */
@@ -57,7 +57,9 @@ function traverse(data: unknown, key: string, delimiter: string): unknown {
       }
       let hit: unknown = NOT_FOUND;
       for (const m of ptr) {
-        if (isMapping(m) && (hit = own(m, part)) !== NOT_FOUND) break;
+        if (!isMapping(m)) continue;
+        hit = own(m, part);
+        if (hit !== NOT_FOUND) break;
       }
       if (hit === NOT_FOUND) return NOT_FOUND;
       ptr = hit;
@@ -94,7 +96,10 @@ class Matcher {
     const text = pyStr(target).toLowerCase();
     if (this.regex) {
       let re = this.regexes.get(pattern);
-      if (!this.regexes.has(pattern)) this.regexes.set(pattern, (re = compileValueRegex(pattern)));
+      if (!this.regexes.has(pattern)) {
+        re = compileValueRegex(pattern);
+        this.regexes.set(pattern, re);
+      }
       if (!re) return false; // Salt logs "Invalid regex" and treats it as no match
       re.lastIndex = 0;
       return re.test(text);

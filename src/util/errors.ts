@@ -137,7 +137,7 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS;
 
 export function isErrorCode(value: unknown): value is ErrorCode {
-  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(ERRORS, value);
+  return typeof value === 'string' && Object.hasOwn(ERRORS, value);
 }
 
 /** The one error class: a stable code, a message and an optional cause. */

@@ -28,5 +28,7 @@ export function stopGroups(pgids: Iterable<number>, graceMs: number, clock: Cloc
   const groups = [...pgids];
   for (const pgid of groups) signalGroup(pgid, 'SIGTERM');
   if (groups.length === 0) return { cancel: () => undefined };
-  return clock.setTimeout(() => groups.forEach((pgid) => signalGroup(pgid, 'SIGKILL')), graceMs);
+  return clock.setTimeout(() => {
+    for (const pgid of groups) signalGroup(pgid, 'SIGKILL');
+  }, graceMs);
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { Cluster, waitUntil } from '../helpers/cluster.js';
 import { FaultProxy } from './index.js';
-import { lastStats, type EmulatorStats } from './emulator-stats.js';
+import { lastStats } from './emulator-stats.js';
 
 const HB_INTERVAL = 0.5;
 const HB_TIMEOUT = 1.5;

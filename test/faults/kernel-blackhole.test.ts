@@ -160,7 +160,7 @@ describe('kernel blackhole between namespaces', { skip: netnsSkip('kernel blackh
     await events.close();
     const returns = events.lines(`brine/job/${jid}/ret/`);
     assert.equal(returns.length, 1, `exactly one job_return event for ${jid}:\n${events.proc.output}`);
-    const at = returns[0]!.data['at'] as number;
+    const at = returns[0]!.data.at as number;
     assert.ok(at >= restoreAt, 'the return arrived after the path came back (it waited in the queue)');
     assert.equal((c.master.output.match(new RegExp(`Got return from nsmin for job ${jid}`, 'g')) ?? []).length, 1);
     assert.equal(lostLines(c.minion).length, 1, 'one detected loss, logged once');

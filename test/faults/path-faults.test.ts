@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { waitUntil, type Proc } from '../helpers/cluster.js';
 import { EventStream } from '../helpers/events.js';
 import { injectedMessage } from '../helpers/throwing-minion.js';
-import { AUTH_TIMEOUT, FAST, HB_TIMEOUT, ProxiedMaster, jidOf, logLines, readyMasters, sleep, waitForReady } from './proxied-master.js';
+import { AUTH_TIMEOUT, FAST, HB_TIMEOUT, ProxiedMaster, jidOf, logLines, readyMasters, waitForReady } from './proxied-master.js';
 
 /** After a fault ends: at most one backoff step at recon_max plus a handshake on a loaded machine. */
 const RECON_WAIT_MS = 15_000;

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Cluster, waitUntil } from '../helpers/cluster.js';
 import { FaultProxy } from './index.js';
-import { lastStats, type EmulatorStats } from './emulator-stats.js';
+import { lastStats } from './emulator-stats.js';
 
 const COUNT = 50;
 const ROUNDS = 10;

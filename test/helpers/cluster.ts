@@ -11,7 +11,7 @@ import { repoRoot } from './repo.js';
 export { repoRoot };
 
 /** The CLI entry point; BRINE_CLI_JS points tests at another build (e.g. a private outDir). */
-export const BRINE_BIN = process.env['BRINE_CLI_JS'] ?? path.join(repoRoot(), 'bin', 'brine.js');
+export const BRINE_BIN = process.env.BRINE_CLI_JS ?? path.join(repoRoot(), 'bin', 'brine.js');
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -103,9 +103,9 @@ function writeConfig(file: string, settings: Record<string, unknown>): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(
     file,
-    Object.entries(settings)
+    `${Object.entries(settings)
       .map(([k, v]) => `${k}: ${yamlValue(v)}`)
-      .join('\n') + '\n',
+      .join('\n')}\n`,
   );
 }
 

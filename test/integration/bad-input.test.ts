@@ -148,8 +148,8 @@ describe('bad input: the master survives hostile peers and says why it hung up',
         if (Buffer.isBuffer(payload)) c.write(payload);
         else c.send(payload);
         const first = await c.nextFrame(3000);
-        assert.equal(first?.['t'], 'error', `first frame: ${JSON.stringify(first)}`);
-        assert.equal(first?.['code'], code, JSON.stringify(first));
+        assert.equal(first?.t, 'error', `first frame: ${JSON.stringify(first)}`);
+        assert.equal(first?.code, code, JSON.stringify(first));
         assert.ok(await c.closedWithin(700), 'still open after the error frame');
         const line = await waitForLine(c, /before authentication \(protocol_error\)/);
         assert.ok(line.includes(`${code}:`), line);
@@ -176,10 +176,10 @@ describe('bad input: the master survives hostile peers and says why it hung up',
         const c = await connect();
         c.send({ t: 'hello', versions: [1], id, agent: 'x' });
         const auth = await c.nextFrame(3000);
-        assert.equal(auth?.['t'], 'auth', JSON.stringify(auth));
-        assert.equal(auth?.['status'], 'invalid_id', JSON.stringify(auth));
-        assert.match(String(auth?.['message']), rule);
-        assert.match(String(auth?.['message']), /no key was stored/);
+        assert.equal(auth?.t, 'auth', JSON.stringify(auth));
+        assert.equal(auth?.status, 'invalid_id', JSON.stringify(auth));
+        assert.match(String(auth?.message), rule);
+        assert.match(String(auth?.message), /no key was stored/);
         assert.ok(await c.closedWithin(2000), `still open after invalid_id for ${JSON.stringify(id)}`);
         assert.deepEqual(tree(etc), before, `files appeared for ${JSON.stringify(id)}`);
       }
@@ -220,7 +220,7 @@ describe('bad input: the master survives hostile peers and says why it hung up',
       raw = await connect();
       raw.send({ t: 'hello', versions: [1], id: 'raw-one', agent: 'raw-client' });
       const auth = await raw.nextFrame(3000);
-      assert.equal(auth?.['status'], 'accepted', JSON.stringify(auth));
+      assert.equal(auth?.status, 'accepted', JSON.stringify(auth));
       cache = JobCache.open(findFile(path.join(cluster.root, 'master'), 'jobs.sqlite')!, { keepJobsSeconds: 0 });
     });
     after(() => cache?.close());
@@ -228,8 +228,8 @@ describe('bad input: the master survives hostile peers and says why it hung up',
     it('a return carrying "id":"good" is stored and shown as raw-one’s only', async () => {
       const run = cluster.brine(['run', 'raw-one', 'test.ping', '--out', 'json', '-t', '10']);
       const job = await raw.nextFrame(5000);
-      assert.equal(job?.['t'], 'job', JSON.stringify(job));
-      const jid = String(job!['jid']);
+      assert.equal(job?.t, 'job', JSON.stringify(job));
+      const jid = String(job!.jid);
       raw.send(okReturn(jid, 'from-raw', { id: 'good', minion: 'good' }));
       const r = await run;
       assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -334,9 +334,9 @@ describe('bad input: downgrades and Salt method names (threats.md #1, #17)', () 
     const c = track(await RawClient.connect({ port: c2.port, identity: id2 }));
     c.send({ t: 'hello', versions: [999], id: 'downgrader', agent: 'old' });
     const first = await c.nextFrame(3000);
-    assert.equal(first?.['t'], 'auth', JSON.stringify(first));
-    assert.equal(first?.['status'], 'error', JSON.stringify(first));
-    assert.equal(first?.['code'], 'PROTOCOL_VERSION', JSON.stringify(first));
+    assert.equal(first?.t, 'auth', JSON.stringify(first));
+    assert.equal(first?.status, 'error', JSON.stringify(first));
+    assert.equal(first?.code, 'PROTOCOL_VERSION', JSON.stringify(first));
     assert.ok(await c.closedWithin(3000), 'still open after the refusal');
     assert.equal(findFile(path.join(c2.root, 'master'), 'downgrader'), undefined, 'a key was stored for a refused hello');
     await stillServes();
@@ -351,8 +351,8 @@ describe('bad input: downgrades and Salt method names (threats.md #1, #17)', () 
       const c = track(await RawClient.connect({ port: c2.port, identity: id2 }));
       c.send({ t, id: 'good', load: { cmd: t, fun: 'cmd.run', arg: [`touch ${pwned}`] } });
       const first = await c.nextFrame(3000);
-      assert.equal(first?.['t'], 'error', `${t}: ${JSON.stringify(first)}`);
-      assert.equal(first?.['code'], 'MESSAGE_INVALID', `${t}: ${JSON.stringify(first)}`);
+      assert.equal(first?.t, 'error', `${t}: ${JSON.stringify(first)}`);
+      assert.equal(first?.code, 'MESSAGE_INVALID', `${t}: ${JSON.stringify(first)}`);
       assert.ok(await c.closedWithin(3000), `${t}: still open after the error frame`);
     }
     assert.equal(fs.existsSync(pwned), false, 'a command ran');

@@ -57,7 +57,7 @@ describe('brine call (salt-call --local)', () => {
     assert.equal(r.stdout, '{\n    "local": "hello world"\n}\n');
     const grains = await call(['grains.items', '--out', 'json']);
     const parsed = JSON.parse(grains.stdout) as { local: Record<string, unknown> };
-    assert.equal(parsed.local['id'], 'callhost');
+    assert.equal(parsed.local.id, 'callhost');
   });
 
   it('an unknown --out is a usage error (exit 64) naming the choices', async () => {

@@ -58,9 +58,9 @@ describe('brine doctor', () => {
     cluster.writeMinionConfig('lonely', { master_port: deadPort });
     const r = await doctor('lonely');
     assert.equal(r.code, 1, r.stdout + r.stderr);
-    for (const l of lines(r)) assert.match(l, /^(OK  |WARN|FAIL) \S/, l);
-    assert.match(r.stdout, /^OK   minion config: \S+minion is valid\.$/m);
-    assert.match(r.stdout, /^OK   minion id: lonely \(from `id:` in the minion config\)/m);
+    for (const l of lines(r)) assert.match(l, /^(OK {2}|WARN|FAIL) \S/, l);
+    assert.match(r.stdout, /^OK {3}minion config: \S+minion is valid\.$/m);
+    assert.match(r.stdout, /^OK {3}minion id: lonely \(from `id:` in the minion config\)/m);
     assert.match(r.stdout, new RegExp(`^OK   master 127\\.0\\.0\\.1:${deadPort} DNS: 127\\.0\\.0\\.1 resolves to 127\\.0\\.0\\.1 \\(\\d`, 'm'));
     assert.match(
       r.stdout,
@@ -96,7 +96,7 @@ describe('brine doctor', () => {
     assert.ok(r.stdout.includes(`master key ${masterFp} matches the pinned key in ${path.join(minionPki('good'), 'masters', `127.0.0.1_${cluster.port}.pub`)}`), r.stdout);
     assert.match(r.stdout, new RegExp(`^OK   ${where} key: the key of good is accepted\\.$`, 'm'));
     assert.match(r.stdout, new RegExp(`^OK   minion daemon -> 127\\.0\\.0\\.1:${cluster.port}: running as good, connected for \\d+ s, heartbeat RTT [\\d.]+ ms, 0 reconnects since start\\.$`, 'm'));
-    assert.match(r.stdout, /^OK   return queue: return queue 0 waiting for acknowledgement, 0 dropped since start\.$/m);
+    assert.match(r.stdout, /^OK {3}return queue: return queue 0 waiting for acknowledgement, 0 dropped since start\.$/m);
   });
 
   it('a probe does not replace the live session, and a key the master has not seen is not stored', async () => {
@@ -139,7 +139,7 @@ describe('brine doctor', () => {
       r.stdout,
       /^WARN master \S+ key: waiter is pending: The master has this minion's key \(\S+\) in pending\. .* Fix: on the master run 'brine key -a waiter' \(check the fingerprint first with 'brine key -f waiter'\)$/m,
     );
-    assert.match(r.stdout, /^OK   minion daemon -> \S+|^WARN minion daemon -> \S+: running as waiter but not connected/m);
+    assert.match(r.stdout, /^OK {3}minion daemon -> \S+|^WARN minion daemon -> \S+: running as waiter but not connected/m);
   });
 
   it('a rejected key: FAIL with the reason and the fix, exit 1', async () => {
@@ -199,7 +199,7 @@ describe('brine doctor', () => {
   });
 
   it('a wrong master_finger: FAIL with both fingerprints, nothing pinned, no probe sent', async () => {
-    const wrong = 'ab:'.repeat(31) + 'ab';
+    const wrong = `${'ab:'.repeat(31)}ab`;
     cluster.writeMinionConfig('fingered', { master_finger: wrong });
     await loadOrCreateIdentity({ pkiDir: minionPki('fingered'), name: 'minion', commonName: 'fingered' });
     const r = await doctor('fingered');
@@ -255,10 +255,10 @@ describe('brine doctor', () => {
 
     const r = await runCli(['doctor', '-c', cluster.masterConfigDir], { timeoutMs: 30_000 });
     assert.equal(r.code, 1, r.stdout);
-    for (const l of lines(r)) assert.match(l, /^(OK  |WARN|FAIL) \S/, l);
+    for (const l of lines(r)) assert.match(l, /^(OK {2}|WARN|FAIL) \S/, l);
     assert.doesNotMatch(r.stdout, /minion daemon|minion id/, 'only the master group: there is no minion config here');
-    assert.match(r.stdout, /^OK   master config: /m);
-    assert.match(r.stdout, /^OK   master: running: the control socket \S+master\.sock answers; \d+ minions connected\.$/m);
+    assert.match(r.stdout, /^OK {3}master config: /m);
+    assert.match(r.stdout, /^OK {3}master: running: the control socket \S+master\.sock answers; \d+ minions connected\.$/m);
     assert.match(
       r.stdout,
       /^WARN keys: \d+ accepted, 1 pending, 1 rejected, 1 denied; waiting for acceptance: waiter\. Fix: review them with 'brine key -L', check each fingerprint with 'brine key -f waiter'/m,
@@ -275,7 +275,7 @@ describe('brine doctor', () => {
       /^WARN minion flappy: flapping: [3-9] unplanned drops in the last hour, typically up ~\d+ s and silent ~\d+ s before each, reasons [a-z_, ]+; now connected\. Fix: see docs\/troubleshooting-disconnects\.md/m,
     );
     assert.doesNotMatch(r.stdout, /WARN minion good:/, 'a steady minion is not flagged');
-    assert.match(r.stdout, /^OK   job cache: \S+jobs\.sqlite is writable\.$/m);
+    assert.match(r.stdout, /^OK {3}job cache: \S+jobs\.sqlite is writable\.$/m);
 
     const m = await runCli(['doctor', 'master', '-c', cluster.masterConfigDir], { timeoutMs: 30_000 });
     const noAgo = (text: string) => text.replace(/\d+ s ago/g, 'N s ago');
@@ -289,7 +289,7 @@ describe('brine doctor', () => {
       const r = await runCli(['doctor', 'master', '-c', empty.masterConfigDir], { timeoutMs: 30_000 });
       assert.equal(r.code, 1, r.stdout);
       assert.match(r.stdout, /^FAIL master: not answering on \S+master\.sock: .* Fix: start it with 'brine master -c /m);
-      assert.match(r.stdout, /^OK   keys: 0 accepted, 0 pending, 0 rejected, 0 denied\.$/m);
+      assert.match(r.stdout, /^OK {3}keys: 0 accepted, 0 pending, 0 rejected, 0 denied\.$/m);
     } finally {
       await empty.cleanup();
     }

@@ -75,9 +75,9 @@ describe('foundation: master, minions, keys and test.ping over mutual TLS', () =
     assert.deepEqual(JSON.parse(cmd.stdout), { alpha: 'one\ntwo' });
     const grains = await cluster.brine(['run', 'beta', 'grains.items', '--out', 'json']);
     const g = (JSON.parse(grains.stdout) as { beta: Record<string, unknown> }).beta;
-    assert.equal(g['id'], 'beta');
-    assert.equal(typeof g['num_cpus'], 'number');
-    assert.ok(Array.isArray(g['ipv4']));
+    assert.equal(g.id, 'beta');
+    assert.equal(typeof g.num_cpus, 'number');
+    assert.ok(Array.isArray(g.ipv4));
   });
 
   it('reports an unknown function as a coded error in that minion’s return', async () => {
@@ -101,8 +101,8 @@ describe('foundation: master, minions, keys and test.ping over mutual TLS', () =
     const r = await cluster.brine(['run', '*', 'test.ping', '-t', '60']);
     const elapsed = Date.now() - started;
     assert.equal(r.code, 1);
-    assert.match(r.stdout, /^gamma:\n    Minion did not return\. \[Not connected\]$/m);
-    assert.match(r.stdout, /^alpha:\n    True$/m);
+    assert.match(r.stdout, /^gamma:\n {4}Minion did not return\. \[Not connected\]$/m);
+    assert.match(r.stdout, /^alpha:\n {4}True$/m);
     assert.match(r.stderr, /ERROR: Minions returned with non-zero exit code/);
     // not waiting for the 60 s timeout is the point of [Not connected]
     assert.ok(elapsed < 30_000, `took ${elapsed} ms`);

@@ -84,7 +84,7 @@ describe('brine key --replace follows the confirmed key (threats.md #31)', () =>
 
       // meanwhile the impostor says hello as web1: denied, and it is now the last writer of minions_denied/web1
       const imp = await impostorHello();
-      assert.equal(imp.answer?.['status'], 'denied', JSON.stringify(imp.answer));
+      assert.equal(imp.answer?.status, 'denied', JSON.stringify(imp.answer));
       await waitUntil(() => deniedFileFp() === imp.fp, 10_000, "the impostor's key in minions_denied/web1");
 
       // the operator answers yes to what was shown
@@ -111,7 +111,7 @@ describe('brine key --replace follows the confirmed key (threats.md #31)', () =>
     const before = acceptedFp();
     const real = await reimage('web1-third');
     const imp = await impostorHello();
-    assert.equal(imp.answer?.['status'], 'denied');
+    assert.equal(imp.answer?.status, 'denied');
     assert.equal(deniedFileFp(), imp.fp, 'the impostor is the last writer');
 
     const all = await cluster.brine(['key', '-f', 'web1']);

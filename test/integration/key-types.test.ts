@@ -99,9 +99,9 @@ describe('key types the master accepts (issue 8 point 7)', { skip: haveOpenssl()
         tlsRefused = true; // OpenSSL itself may refuse a weak key before any hello
       }
       if (!tlsRefused && answer !== undefined) {
-        assert.equal(answer['status'], 'rejected', JSON.stringify(answer));
-        assert.equal(answer['code'], 'KEY_TYPE_UNSUPPORTED', JSON.stringify(answer));
-        assert.match(String(answer['message']), /brine accepts only Ed25519 or EC P-256 \(named curve\) keys, and no key was stored/);
+        assert.equal(answer.status, 'rejected', JSON.stringify(answer));
+        assert.equal(answer.code, 'KEY_TYPE_UNSUPPORTED', JSON.stringify(answer));
+        assert.match(String(answer.message), /brine accepts only Ed25519 or EC P-256 \(named curve\) keys, and no key was stored/);
       }
       assert.ok(tlsRefused || answer !== undefined, 'the master answered or TLS refused');
       assert.deepEqual(storeContents(), [], 'nothing written to the key store');
@@ -114,7 +114,7 @@ describe('key types the master accepts (issue 8 point 7)', { skip: haveOpenssl()
     raw.send({ t: 'hello', versions: [1], id: 'kt-p256', agent: 'key-type-test' });
     const answer = await raw.nextFrame(10_000);
     raw.destroy();
-    assert.equal(answer?.['status'], 'accepted', JSON.stringify(answer));
+    assert.equal(answer?.status, 'accepted', JSON.stringify(answer));
     assert.deepEqual(storeContents(), [path.join('minions', 'kt-p256')]);
   });
 });

@@ -42,7 +42,7 @@ describe('log injection: peer text is escaped in the text log and in CLI listing
     const c = await connect();
     c.send({ t: 'hello', versions: [1], id: `evil${PAYLOAD}`, agent: `agent${PAYLOAD}` });
     const auth = await c.nextFrame(3000);
-    assert.equal(auth?.['status'], 'invalid_id', JSON.stringify(auth));
+    assert.equal(auth?.status, 'invalid_id', JSON.stringify(auth));
     await c.closedWithin(2000);
     // a later line proves the master's log up to here has arrived (the refusal itself may be
     // logged per attempt or in a summary; whatever is logged must not forge a line)
@@ -68,7 +68,7 @@ describe('log injection: peer text is escaped in the text log and in CLI listing
       raw = await connect();
       raw.send({ t: 'hello', versions: [1], id: 'agent-evil', agent });
       const auth = await raw.nextFrame(3000);
-      assert.equal(auth?.['status'], 'accepted', JSON.stringify(auth));
+      assert.equal(auth?.status, 'accepted', JSON.stringify(auth));
     });
 
     it('the master log shows the agent escaped', async () => {

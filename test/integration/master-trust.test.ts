@@ -45,13 +45,13 @@ describe('master key trust, one master', () => {
     const m = cluster.startMinion('fingered', { master_finger: fp.replace(/:/g, '').toUpperCase() });
     await m.waitForOutput(/ready to receive requests/);
     await m.kill();
-    const listed = cluster.startMinion('listed', { master_finger: ['aa:'.repeat(31) + 'aa', fp] });
+    const listed = cluster.startMinion('listed', { master_finger: [`${'aa:'.repeat(31)}aa`, fp] });
     await listed.waitForOutput(/ready to receive requests/);
     await listed.kill();
   });
 
   it('refuses a master that does not match master_finger: CRITICAL, retried, nothing pinned, no exit', async () => {
-    const wrong = 'aa:'.repeat(31) + 'aa';
+    const wrong = `${'aa:'.repeat(31)}aa`;
     const m = cluster.startMinion('wrongfinger', { master_finger: wrong, log_level: 'debug' });
     const [line] = await m.waitForOutput(/\[CRITICAL\] Refusing master 127\.0\.0\.1:\d+: master 127\.0\.0\.1:\d+ presented key .*/);
     assert.ok(line.includes(await masterFp(cluster)) && line.includes(wrong), 'names the fingerprint the master presented and master_finger');
@@ -65,7 +65,7 @@ describe('master key trust, one master', () => {
   });
 
   it('with untrusted_master_exit a wrong master_finger ends the minion with exit 42, as before', async () => {
-    const m = cluster.startMinion('strict', { master_finger: 'ab:'.repeat(31) + 'ab', untrusted_master_exit: true });
+    const m = cluster.startMinion('strict', { master_finger: `${'ab:'.repeat(31)}ab`, untrusted_master_exit: true });
     assert.equal(await m.exited, 42, m.output);
     assert.match(m.output, /MASTER_FINGER_MISMATCH/);
   });

@@ -35,7 +35,7 @@ describe('pending-key flood (threats.md #25, #33)', () => {
           raw.send({ t: 'hello', versions: [1], id, agent: 'flood' });
           const answer = await raw.nextFrame(10_000);
           assert.ok(answer, `no answer to hello ${id} from ${from}`);
-          return answer['status'] === 'busy' ? undefined : answer;
+          return answer.status === 'busy' ? undefined : answer;
         } finally {
           raw.destroy();
         }
@@ -71,24 +71,24 @@ describe('pending-key flood (threats.md #25, #33)', () => {
     const stored = [...pendingOnDisk()].filter(([, fp]) => fp === squatter.fingerprint);
     assert.equal(stored.length, LIMITS.max_ids_per_key, `on disk: ${stored.map(([id]) => id).join(' ')}`);
     assert.deepEqual(
-      answers.slice(0, 3).map((a) => a['status']),
+      answers.slice(0, 3).map((a) => a.status),
       ['pending', 'pending', 'pending'],
     );
     for (const a of answers.slice(3)) {
-      assert.equal(a['status'], 'full');
-      assert.equal(a['code'], 'AUTH_PENDING_LIMIT');
-      assert.match(String(a['message']), /already waits for an operator under 3 other IDs \(max_ids_per_key is 3\)/);
-      assert.doesNotMatch(String(a['message']), /accepted for|already accepted/);
+      assert.equal(a.status, 'full');
+      assert.equal(a.code, 'AUTH_PENDING_LIMIT');
+      assert.match(String(a.message), /already waits for an operator under 3 other IDs \(max_ids_per_key is 3\)/);
+      assert.doesNotMatch(String(a.message), /accepted for|already accepted/);
     }
     // the same key under an ID it already holds is still just pending, not refused
-    assert.equal((await hello(squatter, 'squat-0', '127.0.0.2'))['status'], 'pending');
+    assert.equal((await hello(squatter, 'squat-0', '127.0.0.2')).status, 'pending');
     // nor can it park itself under more IDs as a second key (denied keys count too)
     const victim = await makeClientIdentity(path.join(scratch, 'victim'));
-    assert.equal((await hello(victim, 'victim-1', '127.0.0.4'))['status'], 'pending');
+    assert.equal((await hello(victim, 'victim-1', '127.0.0.4')).status, 'pending');
     const denied = await hello(squatter, 'victim-1', '127.0.0.2');
-    assert.equal(denied['status'], 'denied');
-    assert.match(String(denied['message']), /different key pending for ID 'victim-1'/);
-    assert.doesNotMatch(String(denied['message']), /accepted/, 'a pending key is never called accepted');
+    assert.equal(denied.status, 'denied');
+    assert.match(String(denied.message), /different key pending for ID 'victim-1'/);
+    assert.doesNotMatch(String(denied.message), /accepted/, 'a pending key is never called accepted');
     assert.equal(fs.existsSync(path.join(pendingDir, '..', 'minions_denied', 'victim-1')), false, 'not stored');
   });
 
@@ -100,10 +100,10 @@ describe('pending-key flood (threats.md #25, #33)', () => {
     }
     const fromThree = [...pendingOnDisk().keys()].filter((id) => id.startsWith('many-'));
     assert.equal(fromThree.length, LIMITS.max_pending_keys_per_address, fromThree.join(' '));
-    assert.equal(answers.filter((a) => a['status'] === 'pending').length, 5);
+    assert.equal(answers.filter((a) => a.status === 'pending').length, 5);
     for (const a of answers.slice(5)) {
-      assert.equal(a['code'], 'AUTH_PENDING_LIMIT');
-      assert.match(String(a['message']), /5 keys from 127\.0\.0\.3 are already pending \(max_pending_keys_per_address is 5\)/);
+      assert.equal(a.code, 'AUTH_PENDING_LIMIT');
+      assert.match(String(a.message), /5 keys from 127\.0\.0\.3 are already pending \(max_pending_keys_per_address is 5\)/);
     }
   });
 

@@ -47,7 +47,9 @@ describe('unauthenticated peers are bounded (threats.md #24, #25)', () => {
     await minion.waitForOutput(/ready to receive requests/);
 
     const flood: RawClient[] = [];
-    cleanups.push(() => flood.forEach((c) => c.destroy()));
+    cleanups.push(() => {
+      for (const c of flood) c.destroy();
+    });
     for (let i = 0; i < 400; i++) {
       try {
         flood.push(await RawClient.connect({ port: cluster.port, timeoutMs: 2000 }));
@@ -79,13 +81,15 @@ describe('unauthenticated peers are bounded (threats.md #24, #25)', () => {
     const keyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-cap-'));
     cleanups.push(() => fs.rmSync(keyDir, { recursive: true, force: true }));
     const open: RawClient[] = [];
-    cleanups.push(() => open.forEach((c) => c.destroy()));
+    cleanups.push(() => {
+      for (const c of open) c.destroy();
+    });
     // three minions sign in one after the other from 127.0.0.1 and stay connected
     for (let i = 0; i < 3; i++) {
       const c = await RawClient.connect({ port: cluster.port, identity: await makeClientIdentity(path.join(keyDir, String(i))) });
       open.push(c);
       c.send({ t: 'hello', versions: [1], id: `capped-${i}`, agent: 'raw-client' });
-      assert.equal((await c.nextFrame(5000))?.['status'], 'accepted', `capped-${i}`);
+      assert.equal((await c.nextFrame(5000))?.status, 'accepted', `capped-${i}`);
     }
     // two idle connections fill the cap for 127.0.0.1; a third is reset, one from 127.0.0.3 is not
     for (let i = 0; i < 2; i++) open.push(await RawClient.connect({ port: cluster.port }));
@@ -128,7 +132,7 @@ describe('unauthenticated peers are bounded (threats.md #24, #25)', () => {
           c.write(hellos[n % hellos.length]!(n));
           attempts++;
           const answer = await c.nextFrame(3000);
-          if (answer?.['status'] === 'busy') turnedAway++;
+          if (answer?.status === 'busy') turnedAway++;
         } catch {
           // refused or reset: the flooder just tries again
         } finally {
@@ -203,7 +207,7 @@ describe('unauthenticated peers are bounded (threats.md #24, #25)', () => {
       try {
         c.send({ t: 'hello', versions: [1], id: n % 2 === 0 ? '../x' : `squat-${n}`, agent: 'squatter' });
         const answer = await c.nextFrame(3000);
-        if (answer?.['t'] === 'auth' && answer['status'] !== 'accepted') answered++;
+        if (answer?.t === 'auth' && answer.status !== 'accepted') answered++;
       } finally {
         c.destroy();
       }

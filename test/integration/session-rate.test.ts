@@ -36,7 +36,7 @@ describe('a hyperactive authenticated minion is throttled, then disconnected (th
     raw = await RawClient.connect({ port: cluster.port, identity });
     const c = raw;
     c.send({ t: 'hello', versions: [1], id: 'noisy', agent: 'raw-client' });
-    assert.equal((await c.nextFrame(5000))?.['status'], 'accepted');
+    assert.equal((await c.nextFrame(5000))?.status, 'accepted');
 
     // 100 pings every 50 ms until the master hangs up (bounded: 10 s)
     let sent = 0;
@@ -57,7 +57,7 @@ describe('a hyperactive authenticated minion is throttled, then disconnected (th
     // what arrived before the close: pongs for the admitted pings, then the coded bye
     const frames: Record<string, unknown>[] = [];
     for (let f = await c.nextFrame(100); f; f = await c.nextFrame(100)) frames.push(f);
-    const pongs = frames.filter((f) => f['t'] === 'pong').length;
+    const pongs = frames.filter((f) => f.t === 'pong').length;
     assert.deepEqual(frames.at(-1), { t: 'bye', reason: 'rate_limited' });
     assert.ok(sent > 2 * pongs, `throttled: ${pongs} pongs for ${sent} pings`);
     assert.ok(pongs <= 200 + (100 * closedAfter) / 1000 + 50, `${pongs} pongs in ${closedAfter} ms exceed burst + rate`);

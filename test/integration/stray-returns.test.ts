@@ -26,7 +26,7 @@ describe('returns are stored only from minions the job was sent to, for its func
     clients.push(c);
     c.send({ t: 'hello', versions: [1], id: 'late', agent: 'raw-client' });
     const auth = await c.nextFrame(5000);
-    assert.equal(auth?.['status'], 'accepted', JSON.stringify(auth));
+    assert.equal(auth?.status, 'accepted', JSON.stringify(auth));
     return c;
   }
 
@@ -75,8 +75,8 @@ describe('returns are stored only from minions the job was sent to, for its func
     const c = await signIn();
     const run = cluster.brine(['run', 'late', 'test.ping', '--out', 'json', '--show-jid', '-t', '10']);
     const job = await c.nextFrame(10_000);
-    assert.equal(job?.['t'], 'job', JSON.stringify(job));
-    const jid = String(job!['jid']);
+    assert.equal(job?.t, 'job', JSON.stringify(job));
+    const jid = String(job!.jid);
     c.send(ret(jid, 'cmd.run', 'wrong-function'));
     await master.waitForOutput(new RegExp(`dropped a return from late for job ${jid}, whose function does not match the job's`));
     assert.deepEqual(await c.nextFrame(3000), { t: 'ack', jid });

@@ -28,7 +28,7 @@ async function call(fun: string, rest: string[], flags: CallFlags): Promise<numb
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort(new Error('interrupted')));
   const result = await registry.call(fun, arg, kwarg, { grains: () => grains, minionId: id, config: opts, signal: controller.signal, jid: 'req' });
-  const color = flags.color !== false && process.stdout.isTTY === true && !process.env['NO_COLOR'];
+  const color = flags.color !== false && process.stdout.isTTY === true && !process.env.NO_COLOR;
   process.stdout.write(`${formatReturn(outputter, 'local', result.return, { color, retcodes: { local: result.retcode } })}\n`);
   if (result.error) process.stderr.write(`${result.error.code}: ${result.error.message}\n`);
   return result.retcode;

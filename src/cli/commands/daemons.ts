@@ -2,7 +2,7 @@
 // (SIGHUP reopens log_file); started as root with `user:` set, it switches to that user once up.
 
 import type { Command } from 'commander';
-import { BrineError, ERRORS } from '../../util/errors.js';
+import { type BrineError, ERRORS } from '../../util/errors.js';
 import type { MinionRuntime } from '../../minion/index.js';
 import { fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
 import { prepareDaemon } from '../daemon-start.js';

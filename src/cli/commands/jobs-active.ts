@@ -28,7 +28,7 @@ interface RunningEntry {
 function isRunningEntry(x: unknown): x is RunningEntry {
   if (typeof x !== 'object' || x === null) return false;
   const r = x as Record<string, unknown>;
-  return typeof r['jid'] === 'string' && typeof r['fun'] === 'string';
+  return typeof r.jid === 'string' && typeof r.fun === 'string';
 }
 
 export async function activeJobs(flags: ActiveFlags): Promise<number> {
@@ -41,7 +41,7 @@ export async function activeJobs(flags: ActiveFlags): Promise<number> {
   const byJid = new Map<string, { entry: RunningEntry; running: Array<Record<string, number>> }>();
   const stream = await startJob(
     controlSocketPath(opts),
-    { t: 'publish', tgt: '*', tgtType: 'glob', fun: 'saltutil.running', arg: [], kwarg: {}, timeout, user: process.env['USER'] ?? 'root' },
+    { t: 'publish', tgt: '*', tgtType: 'glob', fun: 'saltutil.running', arg: [], kwarg: {}, timeout, user: process.env.USER ?? 'root' },
     {
       onReturn: (m) => {
         if (!Array.isArray(m.ret)) return;
@@ -71,16 +71,16 @@ export async function activeJobs(flags: ActiveFlags): Promise<number> {
       const job = cache?.getJob(jid);
       const info: Record<string, unknown> = { Function: entry.fun, Arguments: entry.arg, StartTime: entry.started, Running: running };
       if (job) {
-        info['Target'] = job.tgt;
+        info.Target = job.tgt;
         info['Target-type'] = job.tgtType;
-        info['User'] = job.user;
+        info.User = job.user;
       }
       Object.defineProperty(data, jid, { value: info, enumerable: true, writable: true, configurable: true });
     }
   } finally {
     cache?.close();
   }
-  const color = flags.color !== false && process.stdout.isTTY === true && !process.env['NO_COLOR'];
+  const color = flags.color !== false && process.stdout.isTTY === true && !process.env.NO_COLOR;
   process.stdout.write(format(out, data, { color }));
   return 0;
 }

@@ -38,7 +38,7 @@ function show(jid: string, flags: JobsFlags): number {
   try {
     const job = cache.getJob(jid);
     if (!job) throw new BrineError('KEY_NOT_FOUND', `no job ${jid} in the job cache (it may have expired: keep_jobs_seconds)`);
-    const color = flags.color !== false && process.stdout.isTTY === true && !process.env['NO_COLOR'];
+    const color = flags.color !== false && process.stdout.isTTY === true && !process.env.NO_COLOR;
     const returns = cache.getReturns(jid);
     for (const r of returns) process.stdout.write(`${formatReturn(out, r.minion, r.return, { color, retcodes: { [r.minion]: r.retcode } })}\n`);
     const missing = job.minions.filter((m) => !returns.some((r) => r.minion === m));

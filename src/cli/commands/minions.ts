@@ -47,7 +47,7 @@ export function renderStatusTable(sessions: SessionInfo[], now: number): string 
   );
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
 }
 
 async function minions(which: 'status' | 'up' | 'down', flags: MinionsFlags): Promise<number> {

@@ -158,11 +158,11 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
   parseBatchWait(flags.batchWait);
   const { arg, kwarg } = parseSaltArgs(rest);
   checkJidArgs(fun, arg, kwarg);
-  const color = flags.color !== false && flags.outFile === undefined && process.stdout.isTTY === true && !process.env['NO_COLOR'];
+  const color = flags.color !== false && flags.outFile === undefined && process.stdout.isTTY === true && !process.env.NO_COLOR;
   const format = flags.outIndent === undefined ? { color } : { color, indent: Number(flags.outIndent) };
   const printer = new ReturnPrinter({ outputter, format, static: flags.static === true, ...(flags.outFile !== undefined ? { outFile: flags.outFile, append: flags.outFileAppend === true } : {}) });
   const ctx: RunContext = { opts, flags, printer, current: undefined };
-  const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout, user: process.env['USER'] ?? 'root' };
+  const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout, user: process.env.USER ?? 'root' };
 
   const interrupt = (): void => {
     const jid = ctx.current?.jid;

@@ -2,7 +2,6 @@
 // and master_finger) and this key's state on it (a read-only probe), then the running daemon's
 // own view over <sock_dir>/minion.sock. Reads only; the running minion is not disturbed.
 
-import * as path from 'node:path';
 import { toBrineError } from '../../util/errors.js';
 import type { MinionOptions } from '../../config/index.js';
 import { MINION_CONTROL_REPLIES, type MinionControlReply, type MinionControlRequest, type MinionStatus } from '../../protocol/index.js';
@@ -112,7 +111,7 @@ async function masterLinkChecks(opts: MinionOptions, id: string, m: { host: stri
 }
 
 async function readMinionStatus(socket: string): Promise<MinionStatus | StatusProblem> {
-  let conn;
+  let conn: Awaited<ReturnType<typeof connectUnix<MinionControlReply, MinionControlRequest>>>;
   try {
     conn = await connectUnix<MinionControlReply, MinionControlRequest>(socket, MINION_CONTROL_REPLIES, 3000);
   } catch (err) {

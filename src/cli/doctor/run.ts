@@ -13,7 +13,7 @@ import { minionChecks } from './minion-checks.js';
 export type DoctorGroup = 'minion' | 'master';
 
 export function configDirOf(flags: ConfigFlags): string {
-  return path.resolve(flags.configDir ?? (process.env['BRINE_CONFIG_DIR'] || DEFAULT_CONFIG_DIR));
+  return path.resolve(flags.configDir ?? (process.env.BRINE_CONFIG_DIR || DEFAULT_CONFIG_DIR));
 }
 
 /** The groups `brine doctor` without a subcommand runs: those whose config file exists. */

@@ -71,7 +71,7 @@ const newlineValuesBlock: BlockFormatter = (_id, value) => {
 };
 
 const nested: BlockFormatter = (id, value, opts) => {
-  const retcode = opts.retcodes && Object.prototype.hasOwnProperty.call(opts.retcodes, id) ? opts.retcodes[id] : undefined;
+  const retcode = opts.retcodes && Object.hasOwn(opts.retcodes, id) ? opts.retcodes[id] : undefined;
   return nestedBlock(id, value, retcode === undefined ? { color: opts.color } : { color: opts.color, retcode });
 };
 
@@ -105,7 +105,7 @@ export function format(outputter: Outputter, data: Record<string, unknown>, opts
   let out = '';
   for (const [id, value] of Object.entries(data)) {
     const block = f(id, value, opts).trimEnd();
-    if (block !== '') out += block + '\n';
+    if (block !== '') out += `${block}\n`;
   }
   return out;
 }
@@ -129,7 +129,7 @@ export function formatStatic(outputter: Outputter, data: ReadonlyMap<string, unk
   let out = '';
   for (const [id, value] of data) {
     const block = f(id, value, opts).trimEnd();
-    if (block !== '') out += block + '\n';
+    if (block !== '') out += `${block}\n`;
   }
   return out;
 }

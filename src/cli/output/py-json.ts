@@ -36,8 +36,8 @@ function encode(value: unknown, indent: number | null, level: number): string | 
     const [open, close] = isList ? ['[', ']'] : ['{', '}'];
     if (parts.length === 0) return open + close;
     if (indent === null) return open + parts.join(', ') + close;
-    const inner = '\n' + ' '.repeat(indent * (level + 1));
-    return open + inner + parts.join(',' + inner) + '\n' + ' '.repeat(indent * level) + close;
+    const inner = `\n${' '.repeat(indent * (level + 1))}`;
+    return `${open + inner + parts.join(`,${inner}`)}\n${' '.repeat(indent * level)}${close}`;
   }
   return undefined; // undefined and functions have no JSON form, as in JSON.stringify
 }

@@ -8,7 +8,7 @@ const JID = /^\d{20}$/;
 
 export function checkJidArgs(fun: string, arg: readonly unknown[], kwarg: Readonly<Record<string, unknown>>): void {
   if (!TAKES_JID.has(fun)) return;
-  const given = Object.prototype.hasOwnProperty.call(kwarg, 'jid') ? kwarg['jid'] : arg[0];
+  const given = Object.hasOwn(kwarg, 'jid') ? kwarg.jid : arg[0];
   if (given === undefined) return; // the minion reports the missing argument with the signature
   const text = typeof given === 'number' ? String(given) : given;
   if (typeof text !== 'string' || !JID.test(text)) {

@@ -7,6 +7,7 @@ import { openControl } from '../control-client.js';
 
 export interface JobHandlers {
   /** The jid and who is expected; return 'detach' to leave at once (--async). */
+  // biome-ignore lint/suspicious/noConfusingVoidType: callers that never detach return nothing
   onPublished?(published: Published): void | 'detach';
   onReturn?(ret: JobReturn): void;
   onDone?(done: JobDone): void;

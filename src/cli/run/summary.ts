@@ -38,5 +38,5 @@ export function summaryText(outcomes: ReadonlyMap<string, MinionOutcome>, verbos
     if (failed.length > 0) lines.push(`Minions with failures: ${failed.join(' ')}`);
   }
   lines.push(RULE);
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

@@ -112,7 +112,7 @@ test('__proto__ is data, never a prototype', () => {
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   const map = arg[0] as Record<string, unknown>;
   assert.equal(Object.getPrototypeOf(map), Object.prototype);
-  assert.ok(Object.prototype.hasOwnProperty.call(map, '__proto__'));
+  assert.ok(Object.hasOwn(map, '__proto__'));
 });
 
 test('absurdly deep input is refused with USAGE before parsing', () => {
@@ -122,7 +122,7 @@ test('absurdly deep input is refused with USAGE before parsing', () => {
     (e: unknown) => isBrineError(e, 'USAGE'),
   );
   assert.throws(
-    () => parseSaltArgs(['x=' + '{a: '.repeat(10_000) + '1']),
+    () => parseSaltArgs([`x=${'{a: '.repeat(10_000)}1`]),
     (e: unknown) => isBrineError(e, 'USAGE'),
   );
   const ok = '['.repeat(MAX_ARG_DEPTH) + ']'.repeat(MAX_ARG_DEPTH);

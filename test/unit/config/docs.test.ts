@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { OPTIONS, REGENERATE_COMMAND, renderConfigurationDoc } from '../../../src/config/index.js';
 import { repoRoot } from '../../helpers/repo.js';
 

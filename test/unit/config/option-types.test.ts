@@ -35,7 +35,9 @@ test('option views are typed from the declared type of each row', () => {
 test('options without a default are optional; options of the other role are not typed', () => {
   expectType<Equal<MasterOptions['autosign_file'], string | undefined>>();
   expectType<Equal<MinionOptions['append_domain'], string | undefined>>();
+  // biome-ignore lint/complexity/noBannedTypes: `{} extends Pick<...>` tests that the key is optional
   expectType<Equal<{} extends Pick<MasterOptions, 'autosign_file'> ? true : false, true>>();
+  // biome-ignore lint/complexity/noBannedTypes: as above
   expectType<Equal<{} extends Pick<MasterOptions, 'ret_port'> ? true : false, false>>();
   // A master-only option on a minion is only an unknown key (as module settings are).
   expectType<Equal<MinionOptions['ret_port'], unknown>>();

@@ -8,7 +8,7 @@ import { OPTIONS, loadConfig, type OptionSpec } from '../../../src/config/index.
 import { configDir } from './helpers.js';
 
 /** Values of an option's declared type (what the docs promise the loader accepts). */
-function valueOf(spec: OptionSpec): fc.Arbitrary<unknown> {
+function arbitraryFor(spec: OptionSpec): fc.Arbitrary<unknown> {
   const str = spec.path || spec.nonEmpty ? fc.string({ minLength: 1 }) : fc.string();
   const finite = fc.double({ noNaN: true, noDefaultInfinity: true }).map((x) => (Object.is(x, -0) ? 0 : x));
   const base: fc.Arbitrary<unknown> = (() => {
@@ -48,7 +48,7 @@ const RELATED = new Map<string, (v: number) => boolean>([
 ]);
 
 const settable = OPTIONS.filter((o) => !o.derived);
-const entry = fc.constantFrom(...settable).chain((spec) => fc.tuple(fc.constant(spec), valueOf(spec)));
+const entry = fc.constantFrom(...settable).chain((spec) => fc.tuple(fc.constant(spec), arbitraryFor(spec)));
 
 test('any known option with a value of its declared type loads, and keeps that value', (t) => {
   const dir = configDir(t);

@@ -61,7 +61,7 @@ describe('docs/errors.md: error codes', () => {
 
   it('lists no code that is not in the catalogue, and none twice', () => {
     assert.deepEqual(
-      rows.map((r) => r.code).filter((c) => !Object.prototype.hasOwnProperty.call(ERRORS, c)),
+      rows.map((r) => r.code).filter((c) => !Object.hasOwn(ERRORS, c)),
       [],
       'docs/errors.md lists codes that no longer exist',
     );
@@ -70,7 +70,7 @@ describe('docs/errors.md: error codes', () => {
 
   it('gives each code the exit status, meaning and fix of the catalogue', () => {
     for (const row of rows) {
-      if (!Object.prototype.hasOwnProperty.call(ERRORS, row.code)) continue;
+      if (!Object.hasOwn(ERRORS, row.code)) continue;
       const spec = ERRORS[row.code as ErrorCode];
       assert.equal(row.exit, String(spec.exit), `exit status of ${row.code}`);
       assert.equal(row.meaning, spec.meaning, `meaning of ${row.code}`);
@@ -156,7 +156,7 @@ describe('error catalogue usage', () => {
 
   it('KNOWN_UNUSED holds only codes that exist and are still unused', () => {
     for (const code of KNOWN_UNUSED) {
-      assert.ok(Object.prototype.hasOwnProperty.call(ERRORS, code), `${code} is not in the catalogue`);
+      assert.ok(Object.hasOwn(ERRORS, code), `${code} is not in the catalogue`);
       assert.equal(used(code), false, `${code} is used now; remove it from KNOWN_UNUSED`);
     }
   });

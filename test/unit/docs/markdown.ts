@@ -82,7 +82,7 @@ export function codeSpan(cell: string): string | undefined {
 /** Contents of fenced blocks with this info string (e.g. `json`). */
 export function fencedBlocks(text: string, info: string): string[] {
   const out: string[] = [];
-  const re = new RegExp('^```' + info + '\\n([\\s\\S]*?)^```', 'gm');
+  const re = new RegExp(`^\`\`\`${info}\\n([\\s\\S]*?)^\`\`\``, 'gm');
   for (const m of text.matchAll(re)) out.push(m[1]!);
   return out;
 }

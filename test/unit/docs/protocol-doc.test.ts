@@ -49,7 +49,7 @@ for (const dir of DIRECTIONS) {
       it(`the "${message.type}" example is a valid message of that type`, () => {
         assert.equal(message.examples.length, 1, 'one json example per message');
         const example = JSON.parse(message.examples[0]!) as Record<string, unknown>;
-        assert.equal(example['t'], message.type);
+        assert.equal(example.t, message.type);
         assert.equal(schema.check(example, 'message'), undefined);
       });
 

@@ -26,9 +26,9 @@ import {
 import type { MinionStatus, SessionInfo } from '../../../src/protocol/index.js';
 import type { IdCheck } from '../../../src/minion/index.js';
 
-const A = 'aa:'.repeat(31) + 'aa';
-const B = 'bb:'.repeat(31) + 'bb';
-const C = 'cc:'.repeat(31) + 'cc';
+const A = `${'aa:'.repeat(31)}aa`;
+const B = `${'bb:'.repeat(31)}bb`;
+const C = `${'cc:'.repeat(31)}cc`;
 const NOW = 1_740_830_400_000;
 
 describe('formatting and exit status', () => {
@@ -97,7 +97,7 @@ describe('the master key (master_finger, then the pin)', () => {
   });
 
   it('FAIL on a master_finger mismatch before looking at the pin; OK when any listed fingerprint matches', () => {
-    const bad = judgeMasterKey('m', A, { pinned: A, pinFile, masterFinger: ['BB' + B.slice(2)], masterFingerNormalized: [B] });
+    const bad = judgeMasterKey('m', A, { pinned: A, pinFile, masterFinger: [`BB${B.slice(2)}`], masterFingerNormalized: [B] });
     assert.equal(bad.length, 1);
     assert.equal(bad[0]!.level, 'fail');
     assert.match(bad[0]!.detail, /MASTER_FINGER_MISMATCH/);

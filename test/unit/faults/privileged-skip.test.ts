@@ -51,8 +51,8 @@ async function runFixture(t: { after(fn: () => void): void }, extraEnv: NodeJS.P
   });
   // NODE_TEST_CONTEXT would make the inner runner report to this one instead of printing
   const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
-  delete env['NODE_TEST_CONTEXT'];
-  if (extraEnv['BRINE_REQUIRE_PRIVILEGED'] === undefined) delete env['BRINE_REQUIRE_PRIVILEGED'];
+  delete env.NODE_TEST_CONTEXT;
+  if (extraEnv.BRINE_REQUIRE_PRIVILEGED === undefined) delete env.BRINE_REQUIRE_PRIVILEGED;
   return { ...(await runTests([file], { out, env })), output };
 }
 
@@ -92,7 +92,7 @@ test('a failing test with long details after the summary is still counted (the s
     },
   });
   const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env['NODE_TEST_CONTEXT'];
+  delete env.NODE_TEST_CONTEXT;
   const r = await runTests([file], { out, env });
   assert.ok(output.length > 20000, 'the failure details are long');
   assert.equal(r.line, '1 passed, 1 failed', output.slice(-500));

@@ -8,7 +8,7 @@ import { JobCache, JidGenerator, type JobRecord } from '../../../src/jobs/index.
 import { FakeClock } from '../../../src/util/clock.js';
 import { isBrineError } from '../../../src/util/errors.js';
 
-const root = fs.mkdtempSync(os.tmpdir() + '/brine-');
+const root = fs.mkdtempSync(`${os.tmpdir()}/brine-`);
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const freshPath = () => path.join(root, `case-${n++}`, 'jobs', 'cache.sqlite');
@@ -150,7 +150,9 @@ test('listJobs is newest first, honours limit and since', () => {
   try {
     const gen = new JidGenerator({ now: () => Date.UTC(2024, 0, 1) });
     const jids = [gen.next(), gen.next(), gen.next()];
-    jids.forEach((jid, i) => cache.saveJob(job(jid, 1000 * (i + 1))));
+    jids.forEach((jid, i) => {
+      cache.saveJob(job(jid, 1000 * (i + 1)));
+    });
     assert.deepEqual(
       cache.listJobs().map((j) => j.jid),
       [...jids].reverse(),

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { JobCache } from '../../../src/jobs/index.js';
 import { isBrineError } from '../../../src/util/errors.js';
 
-const root = fs.mkdtempSync(os.tmpdir() + '/brine-');
+const root = fs.mkdtempSync(`${os.tmpdir()}/brine-`);
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const freshPath = () => path.join(root, `case-${n++}`, 'jobs.sqlite');
@@ -26,7 +26,7 @@ test('grains round-trip, an update replaces them, and they survive reopening', (
 
   const again = JobCache.open(file);
   assert.deepEqual(
-    again.listMinionData().map((r) => [r.id, r.grains['os']]),
+    again.listMinionData().map((r) => [r.id, r.grains.os]),
     [
       ['db1', 'Fedora'],
       ['web1', 'Ubuntu'],
@@ -56,6 +56,6 @@ test('a job cache file made before minion_data existed gets the table on open', 
   db.close();
   const cache = JobCache.open(file);
   cache.saveMinionData({ id: 'old1', fingerprint: 'f', grains: { a: 1 }, updatedAt: 5 });
-  assert.equal(cache.getMinionData('old1')?.grains['a'], 1);
+  assert.equal(cache.getMinionData('old1')?.grains.a, 1);
   cache.close();
 });

@@ -12,7 +12,7 @@ import { MinionDataCache } from '../../../src/master/minion-data-cache.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
 
-const root = fs.mkdtempSync(os.tmpdir() + '/brine-');
+const root = fs.mkdtempSync(`${os.tmpdir()}/brine-`);
 after(() => fs.rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const freshPath = () => path.join(root, `case-${n++}`, 'jobs.sqlite');

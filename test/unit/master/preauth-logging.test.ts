@@ -25,14 +25,14 @@ test('a flood of 5000 refusals from one address is a handful of lines that name 
   assert.equal(full, 3);
   // summaries at 10, 100 and 1000 counted refusals
   assert.deepEqual(
-    lines.map((l) => l.fields['refused']),
+    lines.map((l) => l.fields.refused),
     [10, 100, 1000],
   );
   clock.advance(60_000);
   assert.equal(lines.length, 4, 'one more summary when the interval ends');
   const last = lines.at(-1)!;
   assert.match(last.msg, /^refused 4997 more connection attempts from 192\.0\.2\.7 before authentication in the last 60 s \(busy 2499, handshake_timeout 2498\)/);
-  assert.equal(last.fields['source'], '192.0.2.7');
+  assert.equal(last.fields.source, '192.0.2.7');
   // a new interval: full lines again, and nothing to report for a quiet interval
   log.note('192.0.2.7', 'busy', () => full++);
   assert.equal(full, 4);
@@ -50,7 +50,7 @@ test('a spray of addresses is bounded too: full lines in total, the rest counted
   assert.equal(full, 10);
   log.stop();
   assert.ok(lines.length <= 50 + 5, `${lines.length} summary lines`);
-  assert.ok(lines.some((l) => l.fields['source'] === 'other addresses'));
+  assert.ok(lines.some((l) => l.fields.source === 'other addresses'));
 });
 
 test('one source over auth_rate_per_source is turned away without spending the global rate', () => {
@@ -104,14 +104,14 @@ test('a fleet told busy once each after a restart is one summary line, not one p
   assert.equal(full, 50);
   clock.advance(60_000);
   // beyond the 1000 tracked addresses: one bucket, summarised at 10, 100, 1000 and at the end
-  const end = lines.filter((l) => l.fields['seconds'] === 60);
+  const end = lines.filter((l) => l.fields.seconds === 60);
   assert.ok(lines.length <= 6, lines.map((l) => l.msg).join('\n'));
   assert.deepEqual(
-    end.map((l) => l.fields['refused']).sort((a, b) => Number(a) - Number(b)),
+    end.map((l) => l.fields.refused).sort((a, b) => Number(a) - Number(b)),
     [950, 2000],
   );
   assert.match(
-    lines.find((l) => l.fields['sources'] !== undefined)!.msg,
+    lines.find((l) => l.fields.sources !== undefined)!.msg,
     /^refused 950 more connection attempts from 950 addresses \(fewer than 10 each\) before authentication in the last 60 s \(busy 950\)$/,
   );
   log.stop();

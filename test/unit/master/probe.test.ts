@@ -11,7 +11,7 @@ import { KeyStore, fingerprint, type AuthPolicy } from '../../../src/pki/index.j
 import { probeAuth } from '../../../src/master/index.js';
 import { newPublicKeyPem, tree } from '../pki/helpers.js';
 
-const MASTER_FP = 'ff:'.repeat(31) + 'ff';
+const MASTER_FP = `${'ff:'.repeat(31)}ff`;
 const POLICY: AuthPolicy = { autoAccept: false, openMode: false };
 
 function store(t: TestContext): KeyStore {

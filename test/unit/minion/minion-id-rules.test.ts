@@ -32,7 +32,10 @@ describe('config id', () => {
     const cacheFile = cacheIn('cached\n');
     const src = fakeSources({ hostname: 'web7' });
     let generated = false;
-    src.hostname = async () => ((generated = true), 'web7');
+    src.hostname = async () => {
+      generated = true;
+      return 'web7';
+    };
     const r = await resolveMinionId({ configuredId: 'Web1.Example.com', cacheFile, caching: true, writeCache: true, lowercase: true, removeDomain: true, sources: src });
     assert.deepEqual([r.id, r.source], ['Web1.Example.com', 'config']);
     assert.equal(generated, false, 'the daemon does not generate when id: is set');

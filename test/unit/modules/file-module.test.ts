@@ -159,18 +159,18 @@ describe('file.stats / file.stat and file.get_hash', () => {
     const st = fs.statSync(p('s.txt'));
     const res = (await run('file.stat', [p('s.link')])).return as Record<string, unknown>;
     assert.deepEqual(Object.keys(res).sort(), ['atime', 'ctime', 'gid', 'group', 'inode', 'mode', 'mtime', 'size', 'target', 'type', 'uid', 'user']);
-    assert.equal(res['inode'], st.ino);
-    assert.equal(res['size'], 5);
-    assert.equal(res['mode'], '0604');
-    assert.equal(res['type'], 'file');
-    assert.equal(res['user'], 'root');
-    assert.equal(res['target'], fs.realpathSync(p('s.txt')));
-    assert.equal(res['mtime'], st.mtimeMs / 1000);
+    assert.equal(res.inode, st.ino);
+    assert.equal(res.size, 5);
+    assert.equal(res.mode, '0604');
+    assert.equal(res.type, 'file');
+    assert.equal(res.user, 'root');
+    assert.equal(res.target, fs.realpathSync(p('s.txt')));
+    assert.equal(res.mtime, st.mtimeMs / 1000);
     const link = (await run('file.stats', [p('s.link')], { follow_symlinks: false })).return as Record<string, unknown>;
-    assert.equal(link['type'], 'link');
+    assert.equal(link.type, 'link');
     const withSum = (await run('file.stats', [p('s.txt'), 'md5'])).return as Record<string, unknown>;
-    assert.equal(withSum['sum'], createHash('md5').update('hello').digest('hex'));
-    assert.equal(((await run('file.stats', [dir])).return as Record<string, unknown>)['type'], 'dir');
+    assert.equal(withSum.sum, createHash('md5').update('hello').digest('hex'));
+    assert.equal(((await run('file.stats', [dir])).return as Record<string, unknown>).type, 'dir');
   });
 
   it('stat of a missing path is EXEC_FAILED naming it', async () => {

@@ -27,40 +27,40 @@ describe('collectGrains', () => {
       osReleasePaths: [write('os-release', 'NAME="Ubuntu"\nID=ubuntu\nID_LIKE=debian\nVERSION_ID="22.04"\n')],
       machineIdPaths: [path.join(dir, 'missing'), write('machine-id', 'abc123def\n')],
     });
-    assert.equal(g['id'], 'web1');
-    assert.equal(g['os'], 'Ubuntu');
-    assert.equal(g['os_family'], 'Debian');
-    assert.equal(g['osrelease'], '22.04');
-    assert.equal(g['machine_id'], 'abc123def');
-    assert.equal(g['kernel'], 'Linux');
-    assert.equal(g['kernelrelease'], os.release());
-    assert.equal(g['nodename'], os.hostname());
-    assert.equal(g['host'], String(g['fqdn']).split('.')[0]);
-    assert.equal(g['brine_version'], BRINE_VERSION);
+    assert.equal(g.id, 'web1');
+    assert.equal(g.os, 'Ubuntu');
+    assert.equal(g.os_family, 'Debian');
+    assert.equal(g.osrelease, '22.04');
+    assert.equal(g.machine_id, 'abc123def');
+    assert.equal(g.kernel, 'Linux');
+    assert.equal(g.kernelrelease, os.release());
+    assert.equal(g.nodename, os.hostname());
+    assert.equal(g.host, String(g.fqdn).split('.')[0]);
+    assert.equal(g.brine_version, BRINE_VERSION);
     const arch = { x64: 'x86_64', arm64: 'aarch64' }[process.arch as 'x64' | 'arm64'];
-    if (arch) assert.equal(g['cpuarch'], arch);
-    assert.equal(g['num_cpus'], os.cpus().length);
-    assert.ok(Number.isInteger(g['mem_total']));
-    assert.equal(g['mem_total'], Math.floor(os.totalmem() / 1048576));
-    const ipv4 = g['ipv4'] as string[];
+    if (arch) assert.equal(g.cpuarch, arch);
+    assert.equal(g.num_cpus, os.cpus().length);
+    assert.ok(Number.isInteger(g.mem_total));
+    assert.equal(g.mem_total, Math.floor(os.totalmem() / 1048576));
+    const ipv4 = g.ipv4 as string[];
     assert.ok(ipv4.includes('127.0.0.1'), 'loopback included, as in Salt');
     assert.deepEqual(ipv4, [...ipv4].sort());
-    assert.ok(Array.isArray(g['ipv6']));
-    assert.ok((g['ipv6'] as string[]).every((a) => a.includes(':')));
+    assert.ok(Array.isArray(g.ipv6));
+    assert.ok((g.ipv6 as string[]).every((a) => a.includes(':')));
   });
 
   it('leaves machine_id out when there is none and falls back to os.type()', async () => {
     const g = await collectGrains({ id: 'x', osReleasePaths: [path.join(dir, 'none')], machineIdPaths: [path.join(dir, 'none')] });
     assert.equal(Object.hasOwn(g, 'machine_id'), false);
-    assert.equal(g['os'], os.type());
-    assert.equal(g['osrelease'], '');
+    assert.equal(g.os, os.type());
+    assert.equal(g.osrelease, '');
   });
 
   it('config grains win over core grains, including hostile key names as plain keys', async () => {
     const configGrains = JSON.parse('{"os":"Custom","roles":["web","db"],"__proto__":{"x":1}}') as Record<string, unknown>;
     const g = await collectGrains({ id: 'web1', configGrains });
-    assert.equal(g['os'], 'Custom');
-    assert.deepEqual(g['roles'], ['web', 'db']);
+    assert.equal(g.os, 'Custom');
+    assert.deepEqual(g.roles, ['web', 'db']);
     assert.equal(Object.getPrototypeOf(g), Object.prototype);
     assert.deepEqual(Object.getOwnPropertyDescriptor(g, '__proto__')?.value, { x: 1 });
   });

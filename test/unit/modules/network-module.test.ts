@@ -12,17 +12,17 @@ const registry = createDefaultRegistry();
 const run = (fun: string, arg: unknown[], kwarg: Record<string, unknown> = {}) => registry.call(fun, arg, kwarg, makeCtx());
 
 let dir: string;
-const savedPath = process.env['PATH'];
+const savedPath = process.env.PATH;
 before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-'));
 });
 after(() => {
-  process.env['PATH'] = savedPath;
+  process.env.PATH = savedPath;
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 function hasPing(): boolean {
-  return (process.env['PATH'] ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, 'ping')));
+  return (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, 'ping')));
 }
 
 describe('network.ping', () => {
@@ -41,7 +41,7 @@ describe('network.ping', () => {
     fs.mkdirSync(bin);
     // Prints its argv one per line; fails for one host, as ping does for an unreachable one.
     fs.writeFileSync(path.join(bin, 'ping'), '#!/bin/sh\nfor a in "$@"; do echo "[$a]"; done\nfor a in "$@"; do [ "$a" = 192.0.2.99 ] && exit 1; done\nexit 0\n', { mode: 0o755 });
-    process.env['PATH'] = `${bin}:${savedPath}`;
+    process.env.PATH = `${bin}:${savedPath}`;
     try {
       const res = await run('network.ping', ['127.0.0.1', 2]);
       assert.equal(res.return, '[-W]\n[2]\n[-c]\n[4]\n[127.0.0.1]');
@@ -56,7 +56,7 @@ describe('network.ping', () => {
         assert.equal(bad.error?.code, 'BAD_ARGUMENTS', host);
       }
     } finally {
-      process.env['PATH'] = savedPath;
+      process.env.PATH = savedPath;
     }
   });
 });
@@ -107,9 +107,9 @@ describe('network.interfaces and network.ip_addrs', () => {
       string,
       { up: boolean; hwaddr?: string; inet?: { address: string; netmask: string; broadcast?: string; label: string }[]; inet6?: { address: string; prefixlen: string; scope: string }[] }
     >;
-    assert.ok(res['lo'], 'loopback is listed');
-    assert.equal(res['lo'].up, true);
-    assert.deepEqual(res['lo'].inet, [{ address: '127.0.0.1', netmask: '255.0.0.0', label: 'lo' }]);
+    assert.ok(res.lo, 'loopback is listed');
+    assert.equal(res.lo.up, true);
+    assert.deepEqual(res.lo.inet, [{ address: '127.0.0.1', netmask: '255.0.0.0', label: 'lo' }]);
     for (const [name, addrs] of Object.entries(os.networkInterfaces())) {
       const v4 = (addrs ?? []).filter((a) => a.family === 'IPv4').map((a) => a.address);
       assert.deepEqual(res[name]?.inet?.map((i) => i.address) ?? [], v4, name);

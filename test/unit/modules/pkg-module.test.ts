@@ -12,7 +12,7 @@ const run = (fun: string, arg: unknown[], kwarg: Record<string, unknown> = {}) =
 const PKG = 'sl';
 
 function onPath(program: string): boolean {
-  return (process.env['PATH'] ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, program)));
+  return (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, program)));
 }
 
 function policy(name: string): { installed: string; candidate: string } {
@@ -49,6 +49,7 @@ describe('pkg on apt with a real package', { skip: !hasApt ? 'apt-get is not on 
     const inst = await run('pkg.install', [PKG]);
     assert.equal(inst.error, undefined, inst.error?.message);
     assert.deepEqual(inst.return, { [PKG]: { old: '', new: candidate } });
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${field} format
     assert.equal(execFileSync('dpkg-query', ['-W', '--showformat=${Version}', PKG], { encoding: 'utf8' }), candidate);
 
     assert.equal((await run('pkg.version', [PKG])).return, candidate);
@@ -56,7 +57,8 @@ describe('pkg on apt with a real package', { skip: !hasApt ? 'apt-get is not on 
     assert.deepEqual(both, { [PKG]: candidate, 'no-such-pkg-brine': '' });
     const list = (await run('pkg.list_pkgs', [])).return as Record<string, string>;
     assert.equal(list[PKG], candidate);
-    assert.equal(list['bash'], execFileSync('dpkg-query', ['-W', '--showformat=${Version}', 'bash'], { encoding: 'utf8' }));
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${field} format
+    assert.equal(list.bash, execFileSync('dpkg-query', ['-W', '--showformat=${Version}', 'bash'], { encoding: 'utf8' }));
     assert.deepEqual(((await run('pkg.list_pkgs', [], { versions_as_list: true })).return as Record<string, string[]>)[PKG], [candidate]);
     assert.equal((await run('pkg.latest_version', [PKG], { refresh: false })).return, '', 'up to date');
     assert.deepEqual((await run('pkg.install', [], { pkgs: [PKG] })).return, {}, 'installing again changes nothing');
@@ -91,15 +93,15 @@ describe('pkg arguments and hosts without a package manager', () => {
   });
 
   it('neither apt nor dnf: a coded error naming both', async () => {
-    const saved = process.env['PATH'];
+    const saved = process.env.PATH;
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-'));
-    process.env['PATH'] = empty;
+    process.env.PATH = empty;
     try {
       const res = await run('pkg.list_pkgs', []);
       assert.equal(res.error?.code, 'EXEC_FAILED');
       assert.match(String(res.error?.message), /no supported package manager on this host \(neither apt-get with dpkg-query nor dnf with rpm/);
     } finally {
-      process.env['PATH'] = saved;
+      process.env.PATH = saved;
       fs.rmSync(empty, { recursive: true, force: true });
     }
   });

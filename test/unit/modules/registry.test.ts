@@ -149,7 +149,7 @@ describe('argument binding', () => {
     assert.deepEqual(ret.rest, ['p', 'q']);
     assert.equal(Object.getPrototypeOf(ret.extra), Object.prototype);
     assert.deepEqual(Object.keys(ret.extra), ['k', '__proto__']);
-    assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 });
 

@@ -12,14 +12,14 @@ describe('status', () => {
   it("uptime: seconds from /proc/uptime, boot time in since_t/since_iso, Salt's days and H:M", async () => {
     const procUp = Math.floor(Number(fs.readFileSync('/proc/uptime', 'utf8').split(' ')[0]));
     const r = (await run('status.uptime', [])).return as Record<string, unknown>;
-    const seconds = r['seconds'] as number;
+    const seconds = r.seconds as number;
     assert.ok(Math.abs(seconds - procUp) <= 2, `${seconds} vs ${procUp}`);
-    assert.ok(Math.abs((r['since_t'] as number) - (Date.now() / 1000 - seconds)) <= 2);
-    assert.equal(new Date(`${r['since_iso'] as string}Z`).getTime() / 1000 - (r['since_t'] as number) < 1, true);
-    assert.equal(r['days'], Math.floor(seconds / 86400));
+    assert.ok(Math.abs((r.since_t as number) - (Date.now() / 1000 - seconds)) <= 2);
+    assert.equal(new Date(`${r.since_iso as string}Z`).getTime() / 1000 - (r.since_t as number) < 1, true);
+    assert.equal(r.days, Math.floor(seconds / 86400));
     const rest = seconds % 86400;
-    assert.equal(r['time'], `${Math.floor(rest / 3600)}:${Math.floor((rest % 3600) / 60)}`);
-    assert.equal(typeof r['users'], 'number', 'who is installed here');
+    assert.equal(r.time, `${Math.floor(rest / 3600)}:${Math.floor((rest % 3600) / 60)}`);
+    assert.equal(typeof r.users, 'number', 'who is installed here');
   });
 
   it("loadavg has Salt's keys with the kernel's values", async () => {
@@ -35,8 +35,8 @@ describe('status', () => {
       HugePages_Total: { value: '0' },
     });
     const r = (await run('status.meminfo', [])).return as Record<string, { value: string; unit?: string }>;
-    assert.equal(Number(r['MemTotal']?.value) * 1024, os.totalmem());
-    assert.equal(r['MemTotal']?.unit, 'kB');
+    assert.equal(Number(r.MemTotal?.value) * 1024, os.totalmem());
+    assert.equal(r.MemTotal?.unit, 'kB');
   });
 
   it('cpuinfo parses key: value lines with flags as a list', async () => {
@@ -46,7 +46,7 @@ describe('status', () => {
       'model name': 'X: Y',
     });
     const r = (await run('status.cpuinfo', [])).return as Record<string, unknown>;
-    assert.equal(r['processor'], String(os.cpus().length - 1));
+    assert.equal(r.processor, String(os.cpus().length - 1));
   });
 
   it('diskusage: bytes per mount, by path or fstype glob, as statfs reports them', async () => {
@@ -56,21 +56,21 @@ describe('status', () => {
     assert.deepEqual(Object.keys(root), ['/']);
     const s = fs.statfsSync('/');
     const r = root['/']!;
-    assert.equal(r['total'], s.blocks * s.bsize);
-    assert.ok(Math.abs((r['available'] as number) - s.bavail * s.bsize) < 64 * 1024 * 1024);
-    const used = r['used'] as number;
-    assert.equal(r['capacity'], `${Math.ceil((used * 100) / (used + (r['available'] as number)))}%`);
+    assert.equal(r.total, s.blocks * s.bsize);
+    assert.ok(Math.abs((r.available as number) - s.bavail * s.bsize) < 64 * 1024 * 1024);
+    const used = r.used as number;
+    assert.equal(r.capacity, `${Math.ceil((used * 100) / (used + (r.available as number)))}%`);
     const mount = fs
       .readFileSync('/proc/mounts', 'utf8')
       .split('\n')
       .map((l) => l.split(' '))
       .filter((c) => c[1] === '/')
       .pop()!;
-    assert.equal(r['filesystem'], mount[0]);
-    assert.equal(r['fstype'], mount[2]);
+    assert.equal(r.filesystem, mount[0]);
+    assert.equal(r.fstype, mount[2]);
     const procOnly = (await run('status.diskusage', ['pro?'])).return as Record<string, Record<string, unknown>>;
     assert.ok(Object.keys(procOnly).includes('/proc'));
-    assert.ok(Object.values(procOnly).every((v) => v['fstype'] === 'proc'));
+    assert.ok(Object.values(procOnly).every((v) => v.fstype === 'proc'));
     assert.equal((await run('status.diskusage', ['/no/such/mount'])).error?.code, 'EXEC_FAILED');
   });
 });

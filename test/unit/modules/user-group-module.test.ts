@@ -22,10 +22,10 @@ describe('user', () => {
     const root = (await run('user.info', ['root'])).return as Record<string, unknown>;
     assert.deepEqual(Object.keys(root).sort(), ['fullname', 'gid', 'groups', 'home', 'homephone', 'name', 'other', 'passwd', 'roomnumber', 'shell', 'uid', 'workphone']);
     const line = passwd.find((f) => f[0] === 'root')!;
-    assert.equal(root['uid'], 0);
-    assert.equal(root['home'], line[5]);
-    assert.equal(root['shell'], line[6]);
-    assert.ok((root['groups'] as string[]).includes('root'));
+    assert.equal(root.uid, 0);
+    assert.equal(root.home, line[5]);
+    assert.equal(root.shell, line[6]);
+    assert.ok((root.groups as string[]).includes('root'));
     assert.deepEqual((await run('user.info', ['0'])).return, root);
     assert.deepEqual((await run('user.info', ['no-such-user-brine'])).return, {});
   });

@@ -41,7 +41,9 @@ test("every distinct denied key is kept with its address; Salt's file holds the 
 test(`at most ${DENIED_KEYS_PER_ID} keys per ID, the one seen longest ago dropped first`, (t) => {
   const ks = store(t);
   const pems = Array.from({ length: DENIED_KEYS_PER_ID + 3 }, () => newPublicKeyPem());
-  pems.forEach((pem, i) => ks.recordDenied('web1', pem, { remote: `10.0.0.${i}:1`, at: i + 1 }));
+  pems.forEach((pem, i) => {
+    ks.recordDenied('web1', pem, { remote: `10.0.0.${i}:1`, at: i + 1 });
+  });
   const kept = ks.deniedKeys('web1').map((k) => k.fingerprint);
   assert.equal(kept.length, DENIED_KEYS_PER_ID);
   assert.deepEqual(new Set(kept), new Set(pems.slice(3).map((p) => fingerprint(p))));

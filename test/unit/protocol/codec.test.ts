@@ -44,17 +44,17 @@ const DIRECTIONS: Array<[string, Schemas, Sample[]]> = [
 
 test('the samples cover every message type of every allow-list', () => {
   for (const [name, schemas, samples] of DIRECTIONS) {
-    assert.deepEqual(samples.map((s) => s.message['t']).sort(), [...schemas.keys()].sort(), name);
+    assert.deepEqual(samples.map((s) => s.message.t).sort(), [...schemas.keys()].sort(), name);
   }
 });
 
 test('every message type round-trips through encode and decode', () => {
   for (const [name, schemas, samples] of DIRECTIONS) {
     for (const { message, optional } of samples) {
-      assert.deepEqual(decodeMessage(payloadOf(message), schemas), message, `${name} ${String(message['t'])}`);
+      assert.deepEqual(decodeMessage(payloadOf(message), schemas), message, `${name} ${String(message.t)}`);
       // and with every optional field left out
       const minimal = Object.fromEntries(Object.entries(message).filter(([k]) => !optional.includes(k)));
-      assert.deepEqual(decodeMessage(payloadOf(minimal), schemas), minimal, `${name} minimal ${String(message['t'])}`);
+      assert.deepEqual(decodeMessage(payloadOf(minimal), schemas), minimal, `${name} minimal ${String(message.t)}`);
     }
   }
 });
@@ -69,11 +69,11 @@ test('every required field, when missing, is MESSAGE_INVALID naming the field', 
         assert.throws(
           () => decodeMessage(payloadOf(without), schemas),
           (err: unknown) => isBrineError(err, 'MESSAGE_INVALID') && err.message.includes(field),
-          `${name} ${String(message['t'])} without ${field}`,
+          `${name} ${String(message.t)} without ${field}`,
         );
         // null is not "absent"
         if (anyJson.includes(field)) continue;
-        rejects(payloadOf({ ...message, [field]: null }), schemas, 'MESSAGE_INVALID', `${name} ${String(message['t'])} ${field}: null`);
+        rejects(payloadOf({ ...message, [field]: null }), schemas, 'MESSAGE_INVALID', `${name} ${String(message.t)} ${field}: null`);
       }
     }
   }
@@ -85,7 +85,7 @@ test('every field with a value of the wrong type or range is MESSAGE_INVALID', (
     for (const { message, bad } of samples) {
       for (const [field, values] of Object.entries(bad)) {
         for (const value of values) {
-          rejects(payloadOf({ ...message, [field]: value }), schemas, 'MESSAGE_INVALID', `${name} ${String(message['t'])}.${field} = ${JSON.stringify(value).slice(0, 40)}`);
+          rejects(payloadOf({ ...message, [field]: value }), schemas, 'MESSAGE_INVALID', `${name} ${String(message.t)}.${field} = ${JSON.stringify(value).slice(0, 40)}`);
           checked++;
         }
       }
@@ -159,17 +159,17 @@ test('the error for a strange type tag stays short (it is sent back to the peer)
 test('a "__proto__" key is plain data: it neither pollutes Object.prototype nor changes prototypes', () => {
   const raw = `{"t":"job","jid":"${JID}","fun":"test.arg","arg":[{"__proto__":{"polluted":1}}],"kwarg":{"__proto__":{"polluted":2},"a":1},"tgt":"*","tgtType":"glob","__proto__":{"polluted":3}}`;
   const job = decodeMessage<{ kwarg: Record<string, unknown>; arg: unknown[] }>(text(raw), MASTER_MESSAGES);
-  assert.equal(({} as Record<string, unknown>)['polluted'], undefined);
-  assert.equal(Object.prototype.hasOwnProperty.call(Object.prototype, 'polluted'), false);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  assert.equal(Object.hasOwn(Object.prototype, 'polluted'), false);
   assert.equal(Object.getPrototypeOf(job), Object.prototype);
   assert.equal(Object.getPrototypeOf(job.kwarg), Object.prototype);
-  assert.ok(Object.prototype.hasOwnProperty.call(job.kwarg, '__proto__'), 'kept as an own key');
+  assert.ok(Object.hasOwn(job.kwarg, '__proto__'), 'kept as an own key');
   assert.equal((job.kwarg as { polluted?: unknown }).polluted, undefined);
   assert.equal((job.arg[0] as { polluted?: unknown }).polluted, undefined);
 });
 
 /** `{"a":{"a":...}}` with `levels` objects in total. */
-const nestedObjects = (levels: number): string => '{"a":'.repeat(levels - 1) + '{}' + '}'.repeat(levels - 1);
+const nestedObjects = (levels: number): string => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
 const nestedArrays = (levels: number): string => '['.repeat(levels) + ']'.repeat(levels);
 
 test(`nesting up to MAX_DEPTH (${MAX_DEPTH}) is accepted; one level more is FRAME_MALFORMED`, () => {

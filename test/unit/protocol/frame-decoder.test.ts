@@ -85,7 +85,7 @@ test('a length over the limit fails with FRAME_TOO_LARGE from the 4 header bytes
   assert.deepEqual(decoder.push(header(1001).subarray(0, 3)), []);
   assert.throws(
     () => decoder.push(header(1001).subarray(3)),
-    (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE') && err.details['length'] === 1001 && err.details['limit'] === 1000,
+    (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE') && err.details.length === 1001 && err.details.limit === 1000,
   );
   assert.equal(decoder.pendingBytes, 0, 'nothing kept after the failure');
   // poisoned: even a perfect frame afterwards is refused with the same error
@@ -121,7 +121,7 @@ test('lengths of 2^31 and 0xFFFFFFFF are read unsigned and refused before any al
     const decoder = new FrameDecoder(16 * 1024 * 1024);
     assert.throws(
       () => decoder.push(header(length)),
-      (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE') && err.details['length'] === length,
+      (err: unknown) => isBrineError(err, 'FRAME_TOO_LARGE') && err.details.length === length,
       `length ${length}`,
     );
   }

@@ -28,6 +28,7 @@ export const MINION_SAMPLES: Sample[] = [
     message: { t: 'return', jid: JID, fun: 'test.ping', ret: { a: [1, null] }, retcode: 0, success: true, error: { code: 'EXEC_FAILED', message: 'boom' } },
     optional: ['error'],
     anyJson: ['ret'],
+    // biome-ignore lint/correctness/noPrecisionLoss: a jid sent as a number is a bad sample on purpose
     bad: { jid: ['123', 20240101000000123456, `${JID}0`], fun: [1, 'f'.repeat(257)], retcode: [0.5, '0'], success: ['true', 1], error: [{ code: 1, message: 'm' }, { code: 'X' }, 'X'] },
   },
   { message: { t: 'bye', reason: 'shutdown' }, optional: [], bad: { reason: [7, 'r'.repeat(65)] } },
@@ -73,7 +74,7 @@ export const MASTER_SAMPLES: Sample[] = [
     optional: ['timeout', 'delimiter'],
     bad: {
       jid: ['abc'],
-      fun: ['test', '../x.y', 'a.b/c', 1, 'x.' + 'y'.repeat(300)],
+      fun: ['test', '../x.y', 'a.b/c', 1, `x.${'y'.repeat(300)}`],
       arg: [{}, 'ls'],
       kwarg: [[], 'x', null],
       tgt: [5, [1], { a: 1 }],

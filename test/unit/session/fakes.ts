@@ -154,6 +154,7 @@ export class FakeDeps implements ConnectionDeps {
     return result.promise;
   }
 
+  // biome-ignore lint/suspicious/noConfusingVoidType: the signature of MasterConnectionDeps.trustMaster
   trustMaster(master: { fingerprint: string; publicKeyPem: string }, endpoint: { host: string; port: number }): 'pinned' | 'unpinned' | void {
     this.trustCalls++;
     return this.fakeOpts.trustMaster?.(master, endpoint);

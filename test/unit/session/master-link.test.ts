@@ -292,7 +292,14 @@ test('a rejection from a master never signed in with (unpinned) is not fatal: no
 test('a trusted rejection asks giveUpOnRefusal: false retries, true ends the link', async () => {
   let answerWith = false;
   const asked: string[] = [];
-  const s = setup({ link: { giveUpOnRefusal: (m, err) => (asked.push(`${m.host}:${err.code}`), answerWith) } });
+  const s = setup({
+    link: {
+      giveUpOnRefusal: (m, err) => {
+        asked.push(`${m.host}:${err.code}`);
+        return answerWith;
+      },
+    },
+  });
   s.link.start();
   await answer(s, 'rejected');
   assert.deepEqual(asked, ['salt:AUTH_REJECTED']);

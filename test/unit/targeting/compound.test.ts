@@ -93,14 +93,14 @@ const MALFORMED: Array<[string, number | undefined, string | undefined, RegExp]>
 
 test('malformed expressions are TARGET_INVALID naming the position and the word', () => {
   for (const [expr, pos, word, what] of MALFORMED) {
-    for (const attempt of [() => expected(expr), () => minionMatches(expr, 'compound', 'web1', GRAINS['web1'])]) {
+    for (const attempt of [() => expected(expr), () => minionMatches(expr, 'compound', 'web1', GRAINS.web1)]) {
       assert.throws(attempt, (e: unknown) => {
         assert.ok(isBrineError(e, 'TARGET_INVALID'), `${expr}: ${String(e)}`);
         assert.match(e.message, what, expr);
         if (pos !== undefined) {
           assert.match(e.message, new RegExp(`at position ${pos} \\(${JSON.stringify(word).replace(/[()[\]*.]/g, '\\$&')}\\)`), expr);
-          assert.equal(e.details['position'], pos);
-          assert.equal(e.details['token'], word);
+          assert.equal(e.details.position, pos);
+          assert.equal(e.details.token, word);
         }
         return true;
       });

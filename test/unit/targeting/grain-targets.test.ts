@@ -78,7 +78,7 @@ test('bad grain and ipcidr targets are TARGET_INVALID naming the problem', () =>
       `${type} ${tgt}`,
     );
     assert.throws(
-      () => minionMatches(tgt, type, 'web1', GRAINS['web1']),
+      () => minionMatches(tgt, type, 'web1', GRAINS.web1),
       (e: unknown) => isBrineError(e, 'TARGET_INVALID'),
       `minion ${type} ${tgt}`,
     );

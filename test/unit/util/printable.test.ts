@@ -87,6 +87,6 @@ test('json log: one line, valid JSON, the same text, and no raw C1 or bidi chara
   const body = lines[0]!.replace(/\n$/, '');
   assert.ok(!UNSAFE.test(body), JSON.stringify(body));
   const rec = JSON.parse(body) as Record<string, unknown>;
-  assert.equal(rec['id'], FORGED);
-  assert.equal(rec['agent'], 'x\x9by');
+  assert.equal(rec.id, FORGED);
+  assert.equal(rec.agent, 'x\x9by');
 });
