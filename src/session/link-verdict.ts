@@ -21,9 +21,11 @@ export interface VerdictOptions {
 }
 
 const REFUSALS: ReadonlySet<string> = new Set(['auth_rejected', 'auth_denied', 'invalid_id']);
+/** Closed as auth_rejected, but the master is only full for now: retried, never an end. */
+const FULL: ReadonlySet<string> = new Set(['AUTH_FULL', 'AUTH_PENDING_LIMIT']);
 
 export function isRefusal(outcome: ConnectionOutcome): boolean {
-  return REFUSALS.has(outcome.reason) && !(outcome.error instanceof BrineError && outcome.error.code === 'AUTH_FULL');
+  return REFUSALS.has(outcome.reason) && !(outcome.error instanceof BrineError && FULL.has(outcome.error.code));
 }
 
 export function judgeOutcome(outcome: ConnectionOutcome, endpoint: MasterEndpoint, opts: VerdictOptions): LinkVerdict {

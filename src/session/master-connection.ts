@@ -263,7 +263,8 @@ export class MasterConnection {
         this.finish('auth_pending');
         return;
       case 'rejected':
-        this.finish('auth_rejected', authError('AUTH_REJECTED', auth));
+        // the master's code says why when it is more than the key store's rejected state
+        this.finish('auth_rejected', authError(auth.code === 'KEY_TYPE_UNSUPPORTED' ? 'KEY_TYPE_UNSUPPORTED' : 'AUTH_REJECTED', auth));
         return;
       case 'denied':
         this.finish('auth_denied', authError('AUTH_DENIED', auth));
@@ -272,7 +273,7 @@ export class MasterConnection {
         this.finish('invalid_id', authError('INVALID_ID', auth));
         return;
       case 'full':
-        this.finish('auth_rejected', authError('AUTH_FULL', auth));
+        this.finish('auth_rejected', authError(auth.code === 'AUTH_PENDING_LIMIT' ? 'AUTH_PENDING_LIMIT' : 'AUTH_FULL', auth));
         return;
       case 'busy':
         this.finish('auth_busy');
@@ -340,7 +341,7 @@ export class MasterConnection {
   }
 }
 
-function authError(code: 'AUTH_REJECTED' | 'AUTH_DENIED' | 'INVALID_ID' | 'AUTH_FULL' | 'PROTOCOL_VERSION', auth: Auth): BrineError {
+function authError(code: 'AUTH_REJECTED' | 'KEY_TYPE_UNSUPPORTED' | 'AUTH_DENIED' | 'INVALID_ID' | 'AUTH_FULL' | 'AUTH_PENDING_LIMIT' | 'PROTOCOL_VERSION', auth: Auth): BrineError {
   return new BrineError(code, auth.message, { details: { masterFingerprint: auth.masterFingerprint } });
 }
 

@@ -63,7 +63,7 @@ export async function runMinionDaemon(flags: ConfigFlags, hooks: Pick<MinionRunt
     ...hooks,
     onFatal: (err: BrineError) => {
       const headline =
-        err.code === 'AUTH_REJECTED' || err.code === 'AUTH_DENIED' || err.code === 'INVALID_ID'
+        err.code === 'AUTH_REJECTED' || err.code === 'AUTH_DENIED' || err.code === 'INVALID_ID' || err.code === 'KEY_TYPE_UNSUPPORTED'
           ? "The master has rejected this minion's public key!"
           : err.code === 'MASTER_KEY_CHANGED' || err.code === 'MASTER_FINGER_MISMATCH'
             ? "The master's public key did not authenticate!"

@@ -111,18 +111,20 @@ test('pending: authenticating -> pending -> closed with reason auth_pending', as
 });
 
 const REFUSALS = [
-  ['rejected', 'auth_rejected', 'AUTH_REJECTED'],
-  ['denied', 'auth_denied', 'AUTH_DENIED'],
-  ['invalid_id', 'invalid_id', 'INVALID_ID'],
-  ['full', 'auth_rejected', 'AUTH_FULL'],
-  ['error', 'protocol_error', 'PROTOCOL_VERSION'],
+  ['rejected', 'auth_rejected', 'AUTH_REJECTED', undefined],
+  ['rejected', 'auth_rejected', 'KEY_TYPE_UNSUPPORTED', 'KEY_TYPE_UNSUPPORTED'],
+  ['denied', 'auth_denied', 'AUTH_DENIED', undefined],
+  ['invalid_id', 'invalid_id', 'INVALID_ID', undefined],
+  ['full', 'auth_rejected', 'AUTH_FULL', undefined],
+  ['full', 'auth_rejected', 'AUTH_PENDING_LIMIT', 'AUTH_PENDING_LIMIT'],
+  ['error', 'protocol_error', 'PROTOCOL_VERSION', undefined],
 ] as const;
 
-for (const [status, reason, code] of REFUSALS) {
-  test(`auth ${status} closes with reason ${reason} and a ${code} error carrying the master's message`, async () => {
+for (const [status, reason, code, masterCode] of REFUSALS) {
+  test(`auth ${status}${masterCode ? ` with code ${masterCode}` : ''} closes with reason ${reason} and a ${code} error carrying the master's message`, async () => {
     const s = setup();
     await toAuthenticating(s);
-    s.deps.lastChannel.deliver(auth(status, { message: `the master says ${status}` }));
+    s.deps.lastChannel.deliver(auth(status, { message: `the master says ${status}`, ...(masterCode ? { code: masterCode } : {}) }));
     assert.equal(s.outcomes.length, 1);
     const o = s.outcomes[0]!;
     assert.equal(o.reason, reason);

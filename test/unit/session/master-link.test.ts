@@ -240,6 +240,16 @@ test('a full master is not fatal even without rejected_retry', async () => {
   assert.equal(s.retries.length, 1);
 });
 
+test('a master at its pending-key limit (full, AUTH_PENDING_LIMIT) is retried, not a refusal', async () => {
+  const s = setup();
+  s.link.start();
+  await flush();
+  s.deps.lastChannel.deliver(auth('full', { code: 'AUTH_PENDING_LIMIT', message: 'too many pending keys' }));
+  await flush();
+  assert.equal(s.fatal.length, 0);
+  assert.equal(s.retries.length, 1);
+});
+
 test('a changed master key is refused and retried with backoff, not fatal (issue 8 item 6)', async () => {
   const untrusted: string[] = [];
   const s = setup({ deps: { trustMaster: keyChanged }, events: { onUntrustedMaster: (m, err) => untrusted.push(`${m.host}:${err.code}`) }, random: () => 1 });
