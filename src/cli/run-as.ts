@@ -13,7 +13,7 @@ export interface RunAs {
   gid: number;
 }
 
-function lookupUser(user: string): RunAs {
+export function lookupUser(user: string): RunAs {
   let text: string;
   try {
     text = fs.readFileSync('/etc/passwd', 'utf8');

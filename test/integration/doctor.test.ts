@@ -282,6 +282,28 @@ describe('brine doctor', () => {
     assert.equal(noAgo(m.stdout), noAgo(r.stdout), 'brine doctor master runs the same checks');
   });
 
+  it('a sock_dir other users can write: FAIL directories with UNSAFE_DIR and the chmod, before a restart would fail (threats.md #34)', async () => {
+    const empty = await Cluster.create();
+    try {
+      // root_dir is prepended to sock_dir, as in Salt
+      const sockDir = path.join(empty.root, 'master', 'open-sock');
+      fs.mkdirSync(sockDir, { recursive: true });
+      fs.chmodSync(sockDir, 0o777);
+      empty.writeMasterConfig({ sock_dir: '/open-sock' });
+      const r = await runCli(['doctor', 'master', '-c', empty.masterConfigDir], { timeoutMs: 30_000 });
+      assert.equal(r.code, 1, r.stdout);
+      const line = lines(r).find((l) => l.startsWith('FAIL directories:'));
+      assert.ok(line, r.stdout);
+      assert.ok(line.includes(`UNSAFE_DIR: the daemon refuses to start: sock_dir ${sockDir}`), line);
+      assert.match(line, /Fix: .*chmod/);
+      fs.chmodSync(sockDir, 0o700);
+      const again = await runCli(['doctor', 'master', '-c', empty.masterConfigDir], { timeoutMs: 30_000 });
+      assert.match(again.stdout, /^OK {3}directories: sock_dir \S+, pki_dir \S+ and cachedir \S+ cannot be changed by other local users\.$/m);
+    } finally {
+      await empty.cleanup();
+    }
+  });
+
   it('a master that is not running: FAIL with how to start it', async () => {
     const empty = await Cluster.create();
     try {

@@ -10,11 +10,12 @@ import { KEY_STATE_DIRS, KeyStore, fingerprint } from '../../pki/index.js';
 import { controlSocketPath } from '../../master/index.js';
 import { requestOnce } from '../control-client.js';
 import { fail, ok, type Check } from './check.js';
+import { directoriesCheck } from './dirs-check.js';
 import { judgeDenied, judgeFlapping, judgeKeyCounts, type DeniedKey } from './master-verdicts.js';
 
 /** `configCheck`: the config line, made by the caller that loaded it. */
 export async function masterChecks(opts: MasterOptions, configCheck: Check): Promise<Check[]> {
-  const checks: Check[] = [configCheck];
+  const checks: Check[] = [configCheck, directoriesCheck(opts)];
   const socket = controlSocketPath(opts);
   let sessions: SessionInfo[] | undefined;
   try {

@@ -11,10 +11,11 @@ import { MasterPins, checkIdResolution, masterFingers, idOptionsFrom, minionSock
 import { fail, ok, warn, type Check } from './check.js';
 import { judgeKeyState, judgeMasterFinger, judgeMasterKey, judgeMinionStatus, summarizeId, type StatusProblem } from './minion-verdicts.js';
 import { connectToMaster, loadProbeIdentity, probeKeyState, type ProbeIdentity } from './probe-master.js';
+import { directoriesCheck } from './dirs-check.js';
 
 /** `configCheck`: the config line, made by the caller that loaded it. */
 export async function minionChecks(opts: MinionOptions, configCheck: Check): Promise<Check[]> {
-  const checks: Check[] = [configCheck];
+  const checks: Check[] = [configCheck, directoriesCheck(opts)];
   const res = await resolveMinionId({ ...idOptionsFrom(opts), writeCache: false, explain: true });
   checks.push(summarizeId(checkIdResolution(res, { refuseClonedId: opts.refuse_cloned_id })));
   const id = res.id;
