@@ -16,10 +16,14 @@ export interface MessageRateSettings {
 /** ok: handle it; drop: ignore it (counted); disconnect: the minion kept exceeding the limit. */
 export type RateVerdict = 'ok' | 'drop' | 'disconnect';
 
+/** A gap this long without a dropped message ends a period over the limit. */
+const CALM_MS = 1000;
+
 export class MessageRateLimiter {
   private readonly bucket: TokenBucket;
-  private lastDropSecond = -Infinity;
-  private overSeconds = 0;
+  private lastDropAt = -Infinity;
+  /** When the current unbroken period of dropped messages began. */
+  private overSince = 0;
   /** Messages dropped since the session started. */
   dropped = 0;
 
@@ -33,17 +37,11 @@ export class MessageRateLimiter {
   check(): RateVerdict {
     if (this.bucket.take()) return 'ok';
     this.dropped++;
-    const second = Math.floor(this.clock.monotonic() / 1000);
-    if (second !== this.lastDropSecond) {
-      // a second without drops in between starts the count again
-      this.overSeconds = second === this.lastDropSecond + 1 ? this.overSeconds + 1 : 1;
-      this.lastDropSecond = second;
-    }
-    return this.overSeconds > this.settings.graceSeconds ? 'disconnect' : 'drop';
-  }
-
-  /** Consecutive seconds (so far) in which messages were dropped. */
-  get secondsOver(): number {
-    return this.overSeconds;
+    const now = this.clock.monotonic();
+    // measured from the first drop, not in calendar seconds, so the grace is the same whenever
+    // within a second the excess starts
+    if (now - this.lastDropAt > CALM_MS) this.overSince = now;
+    this.lastDropAt = now;
+    return now - this.overSince >= this.settings.graceSeconds * 1000 ? 'disconnect' : 'drop';
   }
 }

@@ -71,6 +71,24 @@ test('one source over auth_rate_per_source is turned away without spending the g
   assert.ok(a.sourceRetryAfterSeconds('192.0.2.66') >= 1.5, 'told to wait until it has a token again');
 });
 
+test('message rate: the grace is counted from the first drop, wherever in a second it falls', () => {
+  for (const offset of [0, 1, 500, 999]) {
+    const clock = new FakeClock();
+    clock.advance(offset);
+    const limiter = new MessageRateLimiter(clock, { ratePerSecond: 100, burst: 200, graceSeconds: 2 });
+    for (let i = 0; i < 200; i++) limiter.check();
+    assert.equal(limiter.check(), 'drop');
+    const firstDrop = clock.monotonic();
+    let disconnectAt: number | undefined;
+    for (let ms = 0; ms < 4000 && disconnectAt === undefined; ms += 10) {
+      clock.advance(10);
+      for (let i = 0; i < 10; i++) if (limiter.check() === 'disconnect') disconnectAt ??= clock.monotonic();
+    }
+    assert.ok(disconnectAt !== undefined, `offset ${offset}: disconnected`);
+    assert.ok(disconnectAt - firstDrop >= 2000 && disconnectAt - firstDrop <= 2010, `offset ${offset}: after ${disconnectAt - firstDrop} ms over the limit`);
+  }
+});
+
 test('message rate: a burst passes, a sustained excess is dropped, then disconnected after the grace seconds', () => {
   const clock = new FakeClock();
   const limiter = new MessageRateLimiter(clock, { ratePerSecond: 100, burst: 200, graceSeconds: 2 });
