@@ -1,7 +1,8 @@
-// Start-up check of the daemon's own directories (sock_dir, pki_dir, cachedir): each one that
-// already exists, and every directory above it, must be safe from other local users. Otherwise a
-// local user could swap the control socket and read root's publishes, or plant keys
-// (threats.md #34), so the daemon refuses to start and says which chmod/chown fixes it.
+// Start-up check of the daemon's own directories (sock_dir, pki_dir, cachedir): each one, and
+// every directory above it, must be safe from other local users. Otherwise a local user could
+// swap the control socket and read root's publishes, or plant keys (threats.md #34), so the daemon
+// refuses to start and says which chmod/chown fixes it. A directory that does not exist yet is
+// created by the daemon, so what must be safe then is the existing directory it will be made in.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -51,7 +52,7 @@ function problem(dir: string, st: fs.Stats, self: boolean, own: Ownership): { wh
   return undefined;
 }
 
-/** Stats, or undefined when the path cannot be stat'ed (missing, under a file): creating it later reports that. */
+/** Stats, or undefined when the path cannot be stat'ed (missing, under a file). */
 function statOrUndefined(p: string): fs.Stats | undefined {
   try {
     return fs.statSync(p);
@@ -61,20 +62,26 @@ function statOrUndefined(p: string): fs.Stats | undefined {
 }
 
 /**
- * Throws UNSAFE_DIR for the first directory (or ancestor) another local user could change.
- * Directories that do not exist yet are skipped: the daemon creates them 0700 itself.
+ * The directories to check for one configured path, each with whether it is the path itself: the
+ * path and everything above it when it exists; when it does not, everything from its nearest
+ * existing ancestor up, all as ancestors. A missing path is not skipped: the daemon would create
+ * it inside a directory another user may be able to rename it out of (threats.md #34).
  */
+function chainOf(target: string): Array<[string, fs.Stats, boolean]> {
+  const chain: Array<[string, fs.Stats, boolean]> = [];
+  for (let dir = target; ; dir = path.dirname(dir)) {
+    const st = statOrUndefined(dir);
+    if (st !== undefined) chain.push([dir, st, dir === target]);
+    if (dir === path.dirname(dir)) break;
+  }
+  return chain;
+}
+
+/** Throws UNSAFE_DIR for the first directory (or ancestor) another local user could change. */
 export function checkPrivateDirs(dirs: readonly PrivateDir[], own: Ownership): void {
   for (const { option, path: configured } of dirs) {
     const target = path.resolve(configured);
-    if (statOrUndefined(target) === undefined) continue;
-    const chain: Array<[string, boolean]> = [[target, true]];
-    for (let dir = path.dirname(target); ; dir = path.dirname(dir)) {
-      chain.push([dir, false]);
-      if (dir === path.dirname(dir)) break;
-    }
-    for (const [dir, isSelf] of chain) {
-      const st = fs.statSync(dir);
+    for (const [dir, st, isSelf] of chainOf(target)) {
       const found = problem(dir, st, isSelf, own);
       if (found === undefined) continue;
       const where = isSelf ? `${option} ${dir}` : `${dir} (above ${option} ${target})`;

@@ -35,8 +35,17 @@ describe('checkPrivateDirs', () => {
     assert.fail(`${p} was accepted`);
   };
 
-  it('skips a directory that does not exist yet (the daemon creates it 0700)', () => {
+  it('a directory that does not exist yet is judged by the existing directories it would be created in', () => {
     checkPrivateDirs([{ option: 'sock_dir', path: path.join(tmp, 'missing', 'deeper') }], me);
+    // Under a world-writable parent without the sticky bit another user could rename the
+    // directory the daemon creates and plant their own socket: refused, naming the parent.
+    const open = dir('open', 0o777);
+    assert.match(refused(path.join(open, 'brine')), /refusing to start: .*\/open \(above sock_dir .*\/open\/brine\) is writable by group and others \(mode 0777\).*Fix: chmod go-w .*\/open/);
+    assert.match(refused(path.join(open, 'a', 'b')), /\/open \(above sock_dir .*\/open\/a\/b\) is writable/);
+    // With the sticky bit, as /tmp has, nobody else can rename what the daemon creates there.
+    const sticky = dir('sticky-parent', 0o1777);
+    checkPrivateDirs([{ option: 'sock_dir', path: path.join(sticky, 'brine') }], me);
+    fs.chmodSync(open, 0o755);
   });
 
   it('accepts 0700 and 0755, refuses group- or world-writable, even with the sticky bit', () => {
