@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { type BrineError, ERRORS } from '../../util/errors.js';
 import type { MinionRuntime } from '../../minion/index.js';
+import { printable } from '../../util/printable.js';
 import { fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
 import { prepareDaemon } from '../daemon-start.js';
 
@@ -68,7 +69,8 @@ export async function runMinionDaemon(flags: ConfigFlags, hooks: Pick<MinionRunt
           : err.code === 'MASTER_KEY_CHANGED' || err.code === 'MASTER_FINGER_MISMATCH'
             ? "The master's public key did not authenticate!"
             : 'The minion cannot continue.';
-      process.stderr.write(`${headline}\n${err.code}: ${err.message}\nfix: ${ERRORS[err.code].fix}\nThe minion will now exit.\n`);
+      // the message may be a master's own text (its refusal), and that master may be a fake one
+      process.stderr.write(`${headline}\n${err.code}: ${printable(err.message)}\nfix: ${ERRORS[err.code].fix}\nThe minion will now exit.\n`);
       // let the log line flush before leaving
       setTimeout(() => process.exit(err.exitCode), 50);
     },

@@ -190,12 +190,12 @@ async function move(store: KeyStore, flags: KeyFlags, globs: string, to: 'accept
   let code = 0;
   for (const c of chosen.values()) {
     if (to === 'accepted' && c.state !== 'accepted' && store.read('accepted', c.id) !== undefined) {
-      process.stderr.write(`Key for minion ${c.id} was not accepted: another key is already accepted for this ID. Delete it first with 'brine key -d ${c.id}'.\n`);
+      process.stderr.write(`Key for minion ${printable(c.id)} was not accepted: another key is already accepted for this ID. Delete it first with 'brine key -d ${printable(c.id)}'.\n`);
       code = 1;
       continue;
     }
     settle(store, c, to);
-    process.stdout.write(`Key for minion ${c.id} ${verb}.\n`);
+    process.stdout.write(`Key for minion ${printable(c.id)} ${verb}.\n`);
   }
   return code;
 }
@@ -211,7 +211,7 @@ async function remove(store: KeyStore, flags: KeyFlags, globs: string): Promise<
   for (const [state, ids] of selection) {
     for (const id of ids) {
       store.remove(id, state);
-      process.stdout.write(`Key for minion ${id} deleted.\n`);
+      process.stdout.write(`Key for minion ${printable(id)} deleted.\n`);
     }
   }
   return 0;
@@ -224,7 +224,7 @@ async function remove(store: KeyStore, flags: KeyFlags, globs: string): Promise<
 async function notifyMaster(socketPath: string): Promise<void> {
   try {
     const reply = await requestOnce<KeysReconciled>(socketPath, { t: 'keys_changed' }, 'keys_reconciled');
-    for (const id of reply.closed) process.stdout.write(`Closed the session of ${id}: its key is no longer accepted.\n`);
+    for (const id of reply.closed) process.stdout.write(`Closed the session of ${printable(id)}: its key is no longer accepted.\n`);
   } catch {
     // no master running: nothing to tell
   }
@@ -240,7 +240,8 @@ async function replace(store: KeyStore, flags: KeyFlags, id: string): Promise<nu
     throw new BrineError('KEY_NOT_FOUND', `no denied key for '${id}': --replace swaps an accepted key for the denied one a re-imaged host presented; see 'brine key -L'`);
   const chosen = chooseDenied(store, id, flags.finger);
   const denied = chosen.fingerprint;
-  const from = chosen.remote === undefined ? '' : ` from ${chosen.remote}`;
+  // the address comes from a file in the key store, written from what a peer presented
+  const from = chosen.remote === undefined ? '' : ` from ${printable(chosen.remote)}`;
   const accepted = store.fingerprintOf('accepted', id);
   process.stdout.write(
     accepted === undefined
