@@ -7,9 +7,11 @@
  * Characters that end a line or act on a terminal: C0 controls (NUL, \n, \r, ESC ...), DEL, C1
  * controls (0x9b is a one-byte CSI on some terminals), the Unicode line and paragraph separators,
  * and the bidirectional marks, embeddings, overrides and isolates that make text display in
- * another order than it is stored ("Trojan Source").
+ * another order than it is stored ("Trojan Source"). The body of a regular-expression character
+ * class, so the CLI outputters (src/cli/output/colors.ts stripEsc) use the same list.
  */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
+export const UNSAFE_CLASS = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+const UNSAFE = new RegExp(`[${UNSAFE_CLASS}]`);
 const UNSAFE_OR_BACKSLASH = new RegExp(`${UNSAFE.source}|\\\\`, 'g');
 // JSON encoders already escape C0 inside strings, so a raw C0 in JSON text is layout (the
 // newlines of an indented document, a log line's end); these are what they leave raw.

@@ -1,6 +1,8 @@
 // Salt's terminal colours (salt/utils/color.py: every code starts with a reset, `\x1b[0;...m`),
 // or empty strings when colour is off, so layouts are identical with and without colour.
 
+import { UNSAFE_CLASS } from '../../util/printable.js';
+
 export interface Palette {
   readonly RED: string;
   readonly GREEN: string;
@@ -25,12 +27,16 @@ export function palette(color: boolean): Palette {
   return color ? COLORS : NO_COLORS;
 }
 
+// printable()'s list (src/util/printable.ts) minus line feed and tab
+const TERMINAL_UNSAFE = new RegExp(`(?![\\n\\t])[${UNSAFE_CLASS}]`, 'g');
+
 /**
  * Minion output must not drive the operator's terminal: ESC becomes `?`, as Salt's
- * strip_esc_sequence does for nested output (brine applies it to every text outputter), and so do
- * the C1 controls, whose 0x9b is a one-byte CSI on some terminals. Line breaks and tabs stay:
- * a return is data the operator asked to see.
+ * strip_esc_sequence does for nested output (brine applies it to every text outputter), and so
+ * does every other character printable() escapes (C0 and C1 controls, whose 0x9b is a one-byte
+ * CSI on some terminals, DEL, line separators, bidi controls). Line feeds and tabs stay: a return
+ * is data the operator asked to see.
  */
 export function stripEsc(text: string): string {
-  return text.replace(/[\x1b\x80-\x9f]/g, '?');
+  return text.replace(TERMINAL_UNSAFE, '?');
 }

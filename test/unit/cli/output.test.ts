@@ -84,6 +84,10 @@ test('nested: minion text cannot drive the terminal (ESC becomes ?)', () => {
   assert.equal(format('txt', { web1: 'a\x1b[2Jb' }, off), 'web1: a?[2Jb\n');
   // a C1 CSI (0x9b) is a one-byte ESC[ on some terminals
   assert.equal(format('nested', { web1: 'a\x9b2Jb' }, off), 'web1:\n    a?2Jb\n');
+  // the same list as printable(): BEL, DEL or a bidi override cannot act on or reorder what is
+  // shown either; line feeds and tabs stay
+  assert.equal(format('txt', { web1: 'ok\x07 \x7f \u202eevil' }, off), 'web1: ok? ? ?evil\n');
+  assert.equal(format('nested', { web1: 'a\tb\nc' }, off), 'web1:\n    a\tb\n    c\n');
 });
 
 test('no-return marker: Salt wording, red when colour is on', () => {
