@@ -192,13 +192,22 @@ export class MasterLink {
   }
 
   private becameReady(c: MasterConnection): void {
+    this.enterReady();
+    this.safely(() => this.events.onReady?.(c));
+    this.scheduleFailback();
+  }
+
+  /**
+   * What being connected resets, whichever way the link got there (a dial, or a failback that
+   * took over the probe): the next outage starts from recon_default and acceptance_wait_time, and
+   * its problems are logged once again.
+   */
+  private enterReady(): void {
     this.move('ready');
     this.backoff.reset();
     this.acceptanceWait = this.opts.acceptanceWaitMs;
     this.loggedProblems.clear();
     this.pool.noteReady();
-    this.safely(() => this.events.onReady?.(c));
-    this.scheduleFailback();
   }
 
   /** The live connection ended: decide what follows. */
@@ -341,9 +350,8 @@ export class MasterLink {
     const old = this.conn;
     this.probe = undefined;
     this.conn = c;
-    this.move('ready');
     this.pool.reset();
-    this.pool.noteReady();
+    this.enterReady();
     this.logger.info({ master: `${primary.host}:${primary.port}` }, `Failing back to the first master ${primary.host}`);
     old?.close('failback');
     this.safely(() => this.events.onReady?.(c));
