@@ -29,6 +29,8 @@ export function checkDaemonDirs(opts: Pick<CommonOptions, 'sock_dir' | 'pki_dir'
 export interface DaemonLog {
   logger: Logger;
   file: LogFile;
+  /** Removes the SIGHUP handler and closes log_file: for a daemon stopped inside a process that goes on (tests). */
+  dispose(): void;
 }
 
 /**
@@ -39,15 +41,23 @@ export interface DaemonLog {
 export function openDaemonLog(name: string, opts: Pick<CommonOptions, 'log_level' | 'log_level_logfile' | 'log_fmt' | 'log_file'>): DaemonLog {
   const file = LogFile.open(opts.log_file);
   const logger = createLogger({ name, level: opts.log_level, format: opts.log_fmt, sinks: [{ level: opts.log_level_logfile ?? opts.log_level, write: (line) => file.write(line) }] });
-  process.on('SIGHUP', () => {
+  const onHup = (): void => {
     try {
       file.reopen();
       logger.info({ file: opts.log_file }, `reopened log_file ${opts.log_file} (SIGHUP)`);
     } catch (err) {
       logger.error({ err, file: opts.log_file }, `cannot reopen log_file ${opts.log_file} on SIGHUP; still writing to the file open before. Fix the path or its permissions and send SIGHUP again`);
     }
-  });
-  return { logger, file };
+  };
+  process.on('SIGHUP', onHup);
+  return {
+    logger,
+    file,
+    dispose() {
+      process.off('SIGHUP', onHup);
+      file.close();
+    },
+  };
 }
 
 /** Creates `dir` (0700) and returns the directories above it that this call created. */
@@ -63,6 +73,8 @@ export interface DaemonStart {
   logger: Logger;
   /** Call once the daemon has bound its port and made its directories: switches to `user:`. */
   started(): void;
+  /** Call once the daemon has stopped (or failed to start): releases log_file and its SIGHUP handler. */
+  dispose(): void;
 }
 
 /** Everything before a daemon opens its port: the user to become, the directory check, the log. */
@@ -71,9 +83,10 @@ export function prepareDaemon(name: 'master' | 'minion', opts: CommonOptions): D
   checkDaemonDirs(opts, runAs?.uid);
   // made now, so that the directories brine creates above them are known and handed over too
   const created = runAs === undefined ? [] : privateDirsOf(opts).flatMap((d) => createdAbove(d.path));
-  const { logger, file } = openDaemonLog(name, opts);
+  const { logger, file, dispose } = openDaemonLog(name, opts);
   return {
     logger,
+    dispose,
     started() {
       if (runAs === undefined) return;
       const dirs = privateDirsOf(opts).map((d) => d.path);

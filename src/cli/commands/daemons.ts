@@ -6,7 +6,7 @@ import { type BrineError, ERRORS } from '../../util/errors.js';
 import type { MinionRuntime } from '../../minion/index.js';
 import { printable } from '../../util/printable.js';
 import { fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
-import { prepareDaemon } from '../daemon-start.js';
+import { prepareDaemon, type DaemonStart } from '../daemon-start.js';
 
 // Each daemon loads only its own code: a minion never pulls in the master's SQLite and key store.
 
@@ -22,8 +22,8 @@ export function registerDaemons(program: Command): void {
         const daemon = prepareDaemon('master', opts);
         const { logger } = daemon;
         const { Master } = await import('../../master/index.js');
-        const master = await Master.start(opts, logger);
-        onSignals(() => master.stop());
+        const master = await startOrDispose(daemon, () => Master.start(opts, logger));
+        onSignals(() => stopThenDispose(daemon, () => master.stop()));
         daemon.started();
       } catch (err) {
         fail(err);
@@ -60,21 +60,42 @@ export async function runMinionDaemon(flags: ConfigFlags, hooks: Pick<MinionRunt
   const daemon = prepareDaemon('minion', opts);
   const { logger } = daemon;
   const { Minion } = await import('../../minion/index.js');
-  const minion = await Minion.start(opts, logger, {
-    ...hooks,
-    onFatal: (err: BrineError) => {
-      const headline =
-        err.code === 'AUTH_REJECTED' || err.code === 'AUTH_DENIED' || err.code === 'INVALID_ID' || err.code === 'KEY_TYPE_UNSUPPORTED'
-          ? "The master has rejected this minion's public key!"
-          : err.code === 'MASTER_KEY_CHANGED' || err.code === 'MASTER_FINGER_MISMATCH'
-            ? "The master's public key did not authenticate!"
-            : 'The minion cannot continue.';
-      // the message may be a master's own text (its refusal), and that master may be a fake one
-      process.stderr.write(`${headline}\n${err.code}: ${printable(err.message)}\nfix: ${ERRORS[err.code].fix}\nThe minion will now exit.\n`);
-      // let the log line flush before leaving
-      setTimeout(() => process.exit(err.exitCode), 50);
-    },
-  });
-  onSignals(() => minion.stop());
+  const minion = await startOrDispose(daemon, () =>
+    Minion.start(opts, logger, {
+      ...hooks,
+      onFatal: (err: BrineError) => {
+        const headline =
+          err.code === 'AUTH_REJECTED' || err.code === 'AUTH_DENIED' || err.code === 'INVALID_ID' || err.code === 'KEY_TYPE_UNSUPPORTED'
+            ? "The master has rejected this minion's public key!"
+            : err.code === 'MASTER_KEY_CHANGED' || err.code === 'MASTER_FINGER_MISMATCH'
+              ? "The master's public key did not authenticate!"
+              : 'The minion cannot continue.';
+        // the message may be a master's own text (its refusal), and that master may be a fake one
+        process.stderr.write(`${headline}\n${err.code}: ${printable(err.message)}\nfix: ${ERRORS[err.code].fix}\nThe minion will now exit.\n`);
+        // let the log line flush before leaving
+        setTimeout(() => process.exit(err.exitCode), 50);
+      },
+    }),
+  );
+  onSignals(() => stopThenDispose(daemon, () => minion.stop()));
   daemon.started();
+}
+
+/** Starts the daemon; if that fails, releases the log file and SIGHUP handler before rethrowing. */
+async function startOrDispose<T>(daemon: DaemonStart, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    daemon.dispose();
+    throw err;
+  }
+}
+
+/** The stop path: the log file stays open until the daemon has logged its last line. */
+async function stopThenDispose(daemon: DaemonStart, stop: () => Promise<void> | void): Promise<void> {
+  try {
+    await stop();
+  } finally {
+    daemon.dispose();
+  }
 }
