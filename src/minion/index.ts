@@ -7,7 +7,7 @@ export { readIdCache, writeIdCache, MINION_ID_FILE, type CachedId } from './id-c
 export { checkIdResolution, reportIdAtStart, describeSource, type IdCheck, type CheckLevel, type CheckTopic, type CheckOptions } from './id-checks.js';
 export { formatIdReport, type IdReport } from './id-report.js';
 export { parseHostsFile, type HostsEntry } from './hosts-file.js';
-export { MasterPins, MASTER_PIN_FILE, MASTER_PIN_DIR, masterFingers, pinFileName, type MasterTrust } from './master-pin.js';
+export { MasterPins, MASTER_PIN_FILE, MASTER_PIN_DIR, masterFingers, masterKeyDecision, pinFileName, type MasterKeyDecision, type MasterTrust } from './master-pin.js';
 export { ReturnQueue, type ReturnQueueOptions, type ReturnQueueFs, type QueuedReturn } from './return-queue.js';
 export { startMinionControl, minionSocketPath, MINION_SOCKET_FILE, type MinionControlDeps } from './control-server.js';
 export { JobRunner, DEFAULT_MAX_CONCURRENT_JOBS, DEFAULT_MAX_RETURN_BYTES, type JobRunnerDeps } from './job-runner.js';

@@ -95,8 +95,10 @@ export class MasterPins {
    */
   check(master: PresentedKey, m: MasterRef): MasterTrust {
     const where = `${m.host}:${m.port}`;
+    const pinned = this.fingers.raw.length > 0 ? undefined : this.pinnedFingerprint(m);
+    const decision = masterKeyDecision(master.fingerprint, this.fingers, pinned);
     if (this.fingers.raw.length > 0) {
-      if (!this.fingers.normalized.includes(master.fingerprint)) {
+      if (decision === 'finger_mismatch') {
         const listed = this.fingers.raw.join(', ');
         throw new BrineError(
           'MASTER_FINGER_MISMATCH',
@@ -106,9 +108,8 @@ export class MasterPins {
       // the operator named this key: it is trusted even over an older pin
       return 'pinned';
     }
-    const pinned = this.pinnedFingerprint(m);
-    if (pinned === undefined) return 'unpinned';
-    if (pinned !== master.fingerprint) {
+    if (decision === 'unpinned') return 'unpinned';
+    if (decision === 'changed') {
       const file = this.pinFileOf(m);
       throw new BrineError(
         'MASTER_KEY_CHANGED',
@@ -133,4 +134,17 @@ function readFingerprint(file: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** What the minion makes of a master's key; `brine doctor` words the same decision (minion-verdicts.ts). */
+export type MasterKeyDecision = 'finger_listed' | 'finger_mismatch' | 'unpinned' | 'changed' | 'pinned';
+
+/**
+ * The trust decision for a presented master key, with no I/O: master_finger first (a listed key
+ * is trusted even over an older pin), then the pin of that master, else not pinned yet.
+ */
+export function masterKeyDecision(presented: string, fingers: { raw: readonly string[]; normalized: ReadonlyArray<string | undefined> }, pinned: string | undefined): MasterKeyDecision {
+  if (fingers.raw.length > 0) return fingers.normalized.includes(presented) ? 'finger_listed' : 'finger_mismatch';
+  if (pinned === undefined) return 'unpinned';
+  return pinned === presented ? 'pinned' : 'changed';
 }

@@ -4,7 +4,7 @@
 
 import { ERRORS, type ErrorCode } from '../../util/errors.js';
 import type { AuthStatus, MinionStatus } from '../../protocol/index.js';
-import type { IdCheck } from '../../minion/index.js';
+import { masterKeyDecision, type IdCheck } from '../../minion/index.js';
 import { duration, fail, ok, warn, type Check } from './check.js';
 
 export interface KeyTrust {
@@ -20,8 +20,9 @@ export interface KeyTrust {
 /** The master's key as the minion daemon would judge it (MasterPins), read-only. */
 export function judgeMasterKey(what: string, presented: string, trust: KeyTrust): Check[] {
   const out: Check[] = [];
+  const decision = masterKeyDecision(presented, { raw: trust.masterFinger, normalized: trust.masterFingerNormalized }, trust.pinned);
   if (trust.masterFinger.length > 0) {
-    if (!trust.masterFingerNormalized.includes(presented)) {
+    if (decision === 'finger_mismatch') {
       out.push(
         fail(
           what,
@@ -34,9 +35,9 @@ export function judgeMasterKey(what: string, presented: string, trust: KeyTrust)
     out.push(ok(what, `master key ${presented} is listed in master_finger`));
     return out;
   }
-  if (trust.pinned === undefined) {
+  if (decision === 'unpinned') {
     out.push(ok(what, `master key ${presented}; not pinned yet: the minion pins it in ${trust.pinFile} once this master accepts it`));
-  } else if (trust.pinned !== presented) {
+  } else if (decision === 'changed') {
     out.push(
       fail(
         what,
