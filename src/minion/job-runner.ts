@@ -84,18 +84,18 @@ export class JobRunner implements RunningJobs {
   }
 
   list(): RunningJobInfo[] {
-    return [...this.entries.values()].map((e) => ({ ...e.info }));
+    return [...this.entries.values()].map((e) => ({ ...this.current(e).info }));
   }
 
   get(jid: string): RunningJobInfo | undefined {
     const e = this.entries.get(jid);
-    return e ? { ...e.info } : undefined;
+    return e ? { ...this.current(e).info } : undefined;
   }
 
   kill(jid: string): boolean {
     const e = this.entries.get(jid);
     if (!e) return false;
-    for (const pgid of e.pgids) signalGroup(pgid, 'SIGKILL');
+    for (const pgid of this.current(e).pgids) signalGroup(pgid, 'SIGKILL');
     this.end(e, failure('EXEC_FAILED', `${e.job.fun}: killed by saltutil.kill_job ${jid}`));
     return true;
   }
@@ -103,7 +103,7 @@ export class JobRunner implements RunningJobs {
   signal(jid: string, sig: NodeJS.Signals): boolean {
     const e = this.entries.get(jid);
     if (!e) return false;
-    if (e.pgids.size > 0) {
+    if (this.current(e).pgids.size > 0) {
       for (const pgid of e.pgids) signalGroup(pgid, sig);
       return true;
     }
@@ -159,7 +159,7 @@ export class JobRunner implements RunningJobs {
   /** Aborts every running job, empties the queue and ends idle worker threads (minion shutdown). */
   abortAll(): void {
     for (const e of [...this.entries.values()]) {
-      for (const pgid of e.pgids) signalGroup(pgid, 'SIGTERM');
+      for (const pgid of this.current(e).pgids) signalGroup(pgid, 'SIGTERM');
       this.end(e, failure('EXEC_FAILED', `${e.job.fun}: the minion is shutting down`));
     }
     this.executor.close();
@@ -206,6 +206,15 @@ export class JobRunner implements RunningJobs {
     return entry.isolated.result;
   }
 
+  /**
+   * The entry with every process group its worker has recorded, including those whose `pid`
+   * message is still on its way (a kill right after the start must not miss the command).
+   */
+  private current(entry: Entry): Entry {
+    for (const pid of entry.isolated?.pids() ?? []) if (!entry.pgids.has(pid)) this.track(entry, pid);
+    return entry;
+  }
+
   private track(entry: Entry, pid: number): void {
     entry.pgids.add(pid);
     if (entry.pgids.size === 1) entry.info.pid = pid;
@@ -215,7 +224,7 @@ export class JobRunner implements RunningJobs {
     const message = `${entry.job.fun}: job ${entry.job.jid} did not finish within its ${seconds} s timeout and was stopped; raise job_timeout if it needs longer`;
     // SIGTERM first so commands can clean up, SIGKILL for whatever ignores it (the timer is not
     // unref'd: a minion that is shutting down still kills what ignored the SIGTERM)
-    stopGroups(entry.pgids, KILL_GRACE_MS, this.clock);
+    stopGroups(this.current(entry).pgids, KILL_GRACE_MS, this.clock);
     this.end(entry, failure('JOB_TIMEOUT', message));
   }
 

@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { BrineError, isErrorCode } from '../util/errors.js';
 import { createDefaultRegistry, loadModuleDirs, type ExecContext, type ExecResult, type ModuleRegistry } from '../modules/index.js';
-import type { WorkerCall, WorkerReply, WorkerRequest } from './worker-messages.js';
+import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
 
 const port = parentPort;
 let registry: Promise<ModuleRegistry> | undefined;
@@ -42,7 +42,7 @@ function registryFor(config: Readonly<Record<string, unknown>>): Promise<ModuleR
   return registry;
 }
 
-function run(call: WorkerCall): void {
+function run(call: WorkerCall, pids: SharedArrayBuffer): void {
   const controller = new AbortController();
   current = { call, controller };
   const grains = call.grains;
@@ -52,7 +52,10 @@ function run(call: WorkerCall): void {
     config: call.config,
     signal: controller.signal,
     jid: call.jid,
-    trackProcess: (pid) => post({ t: 'pid', pid }),
+    trackProcess: (pid) => {
+      recordSharedPid(pids, pid);
+      post({ t: 'pid', pid });
+    },
   };
   void registryFor(call.config)
     .then((r) => r.call(call.fun, call.arg, call.kwarg, ctx))
@@ -64,6 +67,6 @@ function run(call: WorkerCall): void {
 }
 
 port?.on('message', (m: WorkerRequest) => {
-  if (m.t === 'call') run(m.call);
+  if (m.t === 'call') run(m.call, m.pids);
   else if (m.t === 'abort') current?.controller.abort(new BrineError(isErrorCode(m.code) ? m.code : 'EXEC_FAILED', m.message));
 });

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ExecResult } from '../modules/index.js';
-import type { WorkerCall, WorkerReply, WorkerRequest } from './worker-messages.js';
+import { newSharedPids, readSharedPids, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
 
 export interface IsolatedRun {
   /** Settles once: the function's result, or a coded failure if the thread died. */
@@ -15,6 +15,8 @@ export interface IsolatedRun {
   abort(code: string, message: string): void;
   /** Ends the thread at once, even in the middle of a busy loop. */
   terminate(): void;
+  /** Process groups the call started so far, read from shared memory (no message round trip). */
+  pids(): number[];
 }
 
 export interface JobExecutor {
@@ -74,13 +76,15 @@ export class WorkerExecutor implements JobExecutor {
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    worker.postMessage({ t: 'call', call } satisfies WorkerRequest);
+    const pids = newSharedPids();
+    worker.postMessage({ t: 'call', call, pids } satisfies WorkerRequest);
     return {
       result,
       abort: (code, message) => {
         if (!done) worker.postMessage({ t: 'abort', code, message } satisfies WorkerRequest);
       },
       terminate: () => finish(failed(call.fun, 'stopped'), false),
+      pids: () => readSharedPids(pids),
     };
   }
 

@@ -14,8 +14,35 @@ export interface WorkerCall {
   config: Readonly<Record<string, unknown>>;
 }
 
-/** Runner -> worker: run a call, or stop the current one nicely (its AbortSignal fires). */
-export type WorkerRequest = { t: 'call'; call: WorkerCall } | { t: 'abort'; code: string; message: string };
+/**
+ * Runner -> worker: run a call, or stop the current one nicely (its AbortSignal fires). `pids` is
+ * shared memory where the worker records each process group it starts, synchronously, so the
+ * runner can stop them even before the `pid` message arrives (kill_job right after a start).
+ */
+export type WorkerRequest = { t: 'call'; call: WorkerCall; pids: SharedArrayBuffer } | { t: 'abort'; code: string; message: string };
+
+/** Process groups one call can record in shared memory; slot 0 holds the count. */
+export const SHARED_PIDS_MAX = 15;
+
+export function newSharedPids(): SharedArrayBuffer {
+  return new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * (SHARED_PIDS_MAX + 1));
+}
+
+export function recordSharedPid(buf: SharedArrayBuffer, pid: number): void {
+  const slots = new Int32Array(buf);
+  const n = Atomics.load(slots, 0);
+  if (n >= SHARED_PIDS_MAX) return; // the pid message still carries it
+  Atomics.store(slots, n + 1, pid);
+  Atomics.store(slots, 0, n + 1);
+}
+
+export function readSharedPids(buf: SharedArrayBuffer): number[] {
+  const slots = new Int32Array(buf);
+  const n = Math.min(Atomics.load(slots, 0), SHARED_PIDS_MAX);
+  const out: number[] = [];
+  for (let i = 1; i <= n; i++) out.push(Atomics.load(slots, i));
+  return out;
+}
 
 /** Worker -> runner: a process the function started, then exactly one result per call. */
 export type WorkerReply = { t: 'pid'; pid: number } | { t: 'result'; result: ExecResult };

@@ -5,10 +5,12 @@
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { JobRunner, capReturn, type JobRunnerDeps } from '../../../src/minion/index.js';
+import { JobRunner, capReturn, type JobExecutor, type JobRunnerDeps } from '../../../src/minion/index.js';
+import type { ExecResult } from '../../../src/modules/index.js';
 import { createDefaultRegistry } from '../../../src/modules/index.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { FakeClock } from '../../../src/util/clock.js';
@@ -145,6 +147,33 @@ describe('JobRunner', () => {
     assert.ok(alive(pgid), 'no SIGKILL before the 2 s grace');
     clock.advance(1);
     await waitFor(() => !alive(pgid), 5000, `process group ${pgid} to be killed`);
+  });
+
+  it('kill_job right after the start ends the command even before its pid message arrived (read from shared memory)', async (t) => {
+    // an executor whose thread has started a real command and recorded it, but whose `pid`
+    // message is still in flight: only pids() knows the group
+    const child = spawn('sleep', ['300'], { detached: true, stdio: 'ignore' });
+    const pgid = child.pid!;
+    t.after(() => {
+      if (alive(pgid)) process.kill(-pgid, 'SIGKILL');
+    });
+    let settle!: (r: ExecResult) => void;
+    const executor: JobExecutor = {
+      start: () => ({
+        result: new Promise<ExecResult>((resolve) => (settle = resolve)),
+        abort: () => undefined,
+        terminate: () => settle({ return: 'stopped', retcode: 1, success: false }),
+        pids: () => [pgid],
+      }),
+      close: () => undefined,
+    };
+    const r = runner({ executor });
+    const long = job('cmd.run', ['sleep 300']);
+    const pending = r.run(long);
+    assert.equal(r.get(long.jid)?.pid, pgid, 'saltutil.running shows the command, not the minion');
+    assert.equal(r.kill(long.jid), true);
+    assert.match(String((await pending).ret), /killed by saltutil\.kill_job/);
+    await waitFor(() => !alive(pgid), 3000, `process group ${pgid} to be killed`);
   });
 
   it('saltutil.kill_job ends the whole process tree of a cmd.run (the grandchild too)', async () => {
