@@ -96,6 +96,7 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     }
     const decision = decideAuth(deps.keys, { id: hello.id, publicKeyPem }, policy(remote));
     const at = clock.now();
+    waiting.refresh(); // before our own writes, so applied() need not re-read the store after them
     applyKeyEffects(deps.keys, decision.effects, { remote, at });
     waiting.applied(decision.effects, decision.presentedFingerprint, remote);
     const fields = { id: hello.id.slice(0, 300), remote, presented: decision.presentedFingerprint, existing: decision.existingFingerprint, status: decision.status, code: decision.code };
