@@ -9,7 +9,7 @@ import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { MINION_MESSAGES, type ChannelClose, type MasterMessage, type MinionMessage } from '../protocol/index.js';
 import { KeyStore, loadOrCreateIdentity, type Identity } from '../pki/index.js';
-import { keepaliveFromConfig, listenTls, sourceOf, type TlsListener, type UnixListener } from '../transport/index.js';
+import { keepaliveFromConfig, listenTls, sourceKey, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';
 import { startControlServer } from './control-server.js';
 import { JobTracker } from './job-tracker.js';
@@ -127,7 +127,7 @@ export class Master {
       masterFingerprint: this.identity.fingerprint,
       admission,
       refusals,
-      onBusy: (remote, message) => refusals.note(sourceOf(remote), 'busy', () => logger.info({ remote, code: 'AUTH_BUSY' }, `turned away a sign-in from ${remote}: ${message}`)),
+      onBusy: (remote, message) => refusals.note(sourceKey(remote), 'busy', () => logger.info({ remote, code: 'AUTH_BUSY' }, `turned away a sign-in from ${remote}: ${message}`)),
     });
 
     this.listener = await listenTls<MinionMessage, MasterMessage>({
@@ -140,7 +140,7 @@ export class Master {
       schemas: MINION_MESSAGES,
       preauth: { maxTotal: opts.preauth_max_connections, maxPerSource: opts.preauth_max_connections_per_source, fdReserve: opts.preauth_fd_reserve },
       // OpenSSL's messages can end in a newline; one log line per refusal keeps grep honest
-      onRefused: (remote, err) => refusals.note(sourceOf(remote), err.code, () => logger.info({ remote, code: err.code }, err.message.replace(/\s+/g, ' ').trim())),
+      onRefused: (remote, err) => refusals.note(sourceKey(remote), err.code, () => logger.info({ remote, code: err.code }, err.message.replace(/\s+/g, ' ').trim())),
       onChannel: (channel, _raw, slot) => {
         if (this.stopped) {
           channel.close('shutdown');
@@ -168,7 +168,7 @@ export class Master {
             this.live.delete(s);
             if (!authenticated) {
               // a malformed or unexpected first message spends its source's sign-in budget too
-              if (info.reason === 'protocol_error' || info.reason === 'frame_too_large') admission.charge(sourceOf(s.remoteAddress));
+              if (info.reason === 'protocol_error' || info.reason === 'frame_too_large') admission.charge(sourceKey(s.remoteAddress));
               if (!s.probed) logUnauthenticatedClose(refusals, logger, s.remoteAddress, info);
               return;
             }
@@ -280,5 +280,5 @@ function logUnauthenticatedClose(refusals: RefusalLog, logger: Logger, remote: s
   if (info.reason.startsWith('auth_') || info.reason === 'invalid_id') return;
   const code = info.error instanceof BrineError ? info.error.code : undefined;
   const why = info.error ? `: ${code ? `${code}: ` : ''}${info.error.message}` : '';
-  refusals.note(sourceOf(remote), info.reason, () => logger.info({ remote, reason: info.reason, code }, `closed a connection from ${remote} before authentication (${info.reason})${why}`));
+  refusals.note(sourceKey(remote), info.reason, () => logger.info({ remote, reason: info.reason, code }, `closed a connection from ${remote} before authentication (${info.reason})${why}`));
 }

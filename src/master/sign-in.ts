@@ -8,7 +8,7 @@ import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { applyKeyEffects, decideAuth, loadMatchFile, type AuthPolicy, type KeyStore } from '../pki/index.js';
 import type { AcceptedKeyIndex } from './accepted-keys.js';
-import { sourceOf } from '../transport/index.js';
+import { sourceKey } from '../transport/index.js';
 import type { AuthAdmission } from './admission.js';
 import type { RefusalLog } from './refusal-log.js';
 import { verdictFor } from './auth-messages.js';
@@ -52,7 +52,7 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
 
   const { admission } = deps;
   const busy = (remote: string): AuthVerdict | undefined => {
-    const source = sourceOf(remote);
+    const source = sourceKey(remote);
     const refusal = admission.admit(source);
     if (refusal === undefined) return undefined;
     const retryAfter = refusal === 'source' ? admission.sourceRetryAfterSeconds(source) : admission.retryAfterSeconds();
@@ -121,7 +121,7 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     // every refusal counts towards the per-address summary, so a flood of invalid IDs, squatting
     // keys or impostors is a few lines, not one per attempt
     if (decision.status === 'accepted') log();
-    else deps.refusals.note(sourceOf(remote), decision.code ?? decision.status, log);
+    else deps.refusals.note(sourceKey(remote), decision.code ?? decision.status, log);
     return verdictFor(decision, hello.id, deps.masterFingerprint);
   };
   return { authorize, probe };

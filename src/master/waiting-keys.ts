@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { KEY_STATE_DIRS, type KeyEffect, type KeyStore } from '../pki/index.js';
-import { sourceOf } from '../transport/index.js';
+import { sourceKey } from '../transport/index.js';
 
 export interface WaitingKeyLimits {
   /** max_pending_keys; 0 = unlimited */
@@ -43,7 +43,7 @@ export class WaitingKeyLedger {
     if (maxPending > 0 && this.pending.size >= maxPending) {
       return `${this.pending.size} keys are already pending (max_pending_keys is ${maxPending}). An operator must accept or delete pending keys ('brine key -L') or raise max_pending_keys.`;
     }
-    const host = sourceOf(remote);
+    const host = sourceKey(remote);
     if (maxPendingPerAddress > 0) {
       const fromHost = this.pendingByHost.get(host) ?? 0;
       if (fromHost >= maxPendingPerAddress) {
@@ -62,7 +62,7 @@ export class WaitingKeyLedger {
     if (effects.length === 0) return;
     for (const e of effects) {
       if (e.op === 'write' && e.state === 'pending') {
-        this.setPending(e.id, { fingerprint, host: sourceOf(remote) });
+        this.setPending(e.id, { fingerprint, host: sourceKey(remote) });
       } else if (e.op === 'write' && e.state === 'denied') {
         this.link(fingerprint, e.id);
       } else if ((e.op === 'move' && e.from === 'pending') || (e.op === 'remove' && e.state === 'pending')) {

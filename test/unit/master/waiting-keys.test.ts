@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyKeyEffects, decideAuth, DENIED_REFRESH_MS, fingerprint, KeyStore, type AuthPolicy } from '../../../src/pki/index.js';
 import { WaitingKeyLedger } from '../../../src/master/waiting-keys.js';
-import { sourceOf } from '../../../src/transport/index.js';
+import { sourceKey } from '../../../src/transport/index.js';
 import { newPublicKeyPem, tempDir } from '../pki/helpers.js';
 
 // the same order as src/master/sign-in.ts: decide, refresh the ledger, apply, record
@@ -68,8 +68,8 @@ test('denied keys count towards max_ids_per_key, and the refusal keeps the denie
 });
 
 test('per address counts hosts, not ports', (t) => {
-  assert.equal(sourceOf('127.0.0.1:5555'), '127.0.0.1');
-  assert.equal(sourceOf('[::1]:5555'), '::1');
+  assert.equal(sourceKey('127.0.0.1:5555'), '127.0.0.1');
+  assert.equal(sourceKey('[::1]:5555'), '0:0:0:0::/64');
   const store = new KeyStore(join(tempDir(t), 'pki'));
   store.ensureLayout();
   const ledger = new WaitingKeyLedger(store, { maxPending: 0, maxPendingPerAddress: 2, maxIdsPerKey: 0 });
