@@ -8,7 +8,7 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { MINION_MESSAGES, type ChannelClose, type MasterMessage, type MinionMessage } from '../protocol/index.js';
-import { KeyStore, loadOrCreateIdentity, type Identity } from '../pki/index.js';
+import { KEY_STATES, KeyStore, loadOrCreateIdentity, type Identity, type KeyState } from '../pki/index.js';
 import { keepaliveFromConfig, listenTls, sourceKey, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';
 import { startControlServer } from './control-server.js';
@@ -87,7 +87,8 @@ export class Master {
     });
     // history of IDs whose key was deleted while the master was down: an ID enrolled again
     // inherits nothing (threats.md #6)
-    for (const info of this.sessions.list()) if (this.keys.states(info.id).length === 0) this.sessions.forget(info.id);
+    const atStart = this.keyStatesById();
+    for (const info of this.sessions.list()) if (!atStart.has(info.id)) this.sessions.forget(info.id);
     const minionData = new MinionDataCache(cache, clock, logger, opts.minion_data_cache);
     this.minionData = minionData;
     this.jobs = new JobTracker({
@@ -232,8 +233,9 @@ export class Master {
       this.acceptedKeys,
     );
     // presence data of IDs that have no key at all any more
+    const withKeys = this.keyStatesById();
     for (const info of this.sessions.list()) {
-      if (info.state !== 'connected' && this.keys.states(info.id).length === 0) this.sessions.forget(info.id);
+      if (info.state !== 'connected' && !withKeys.has(info.id)) this.sessions.forget(info.id);
     }
     return closed;
   }
@@ -244,18 +246,36 @@ export class Master {
    * `disconnected`, and one with no key left is not listed.
    */
   presence(): SessionInfo[] {
-    const accepted = new Set(this.keys.list('accepted'));
+    const states = this.keyStatesById();
+    const accepted = new Set([...states].filter(([, st]) => st.includes('accepted')).map(([id]) => id));
     const out = new Map<string, SessionInfo>();
     for (const info of this.sessions.list()) {
       if (info.state === 'connected' || accepted.has(info.id)) {
         out.set(info.id, info);
         continue;
       }
-      const keyState = this.keys.states(info.id).find((st) => st !== 'accepted');
+      const keyState = states.get(info.id)?.find((st) => st !== 'accepted');
       if (keyState !== undefined) out.set(info.id, { ...info, state: keyState });
     }
     for (const id of accepted) if (!out.has(id)) out.set(id, { id, state: 'never_connected', reconnects: 0 });
     return [...out.values()].sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /**
+   * ID -> the states it has a key in (in KEY_STATES order), from one listing of the four key
+   * directories: asking per ID would open four files for every minion with presence history.
+   */
+  private keyStatesById(): Map<string, KeyState[]> {
+    const byId = new Map<string, KeyState[]>();
+    const all = this.keys.listAll();
+    for (const state of KEY_STATES) {
+      for (const id of all[state]) {
+        const states = byId.get(id);
+        if (states) states.push(state);
+        else byId.set(id, [state]);
+      }
+    }
+    return byId;
   }
 
   /** Closes every session, listener and file; safe to call more than once. */
