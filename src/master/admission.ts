@@ -14,16 +14,13 @@ export type AdmissionRefusal = 'source' | 'global';
 const MAX_SOURCES = 10_000;
 
 export class AuthAdmission {
-  private tokens: number;
-  private last: number;
+  private readonly global: TokenBucket;
   private readonly sources = new Map<string, TokenBucket>();
   /** Minions turned away in the current second, to size the retry delay. */
   private busyWindowStart = 0;
   private busyInWindow = 0;
   /** Every sign-in turned away since start. */
   turnedAway = 0;
-  /** Of those, turned away by the per-source rate. */
-  turnedAwayBySource = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -31,8 +28,7 @@ export class AuthAdmission {
     private readonly random: () => number = Math.random,
     private readonly perSourceRate: number = Infinity,
   ) {
-    this.tokens = ratePerSecond;
-    this.last = clock.monotonic();
+    this.global = new TokenBucket(clock, ratePerSecond, ratePerSecond);
   }
 
   /** True when a sign-in (from `source`, if given) may proceed now. */
@@ -45,14 +41,10 @@ export class AuthAdmission {
     const now = this.clock.monotonic();
     const bucket = source === undefined ? undefined : this.sourceBucket(source);
     if (bucket && bucket.available() < 1) {
-      this.turnedAwayBySource++;
       this.noteBusy(now);
       return 'source';
     }
-    this.tokens = Math.min(this.ratePerSecond, this.tokens + ((now - this.last) / 1000) * this.ratePerSecond);
-    this.last = now;
-    if (this.tokens >= 1) {
-      this.tokens -= 1;
+    if (this.global.take()) {
       bucket?.take();
       return undefined;
     }
@@ -81,11 +73,6 @@ export class AuthAdmission {
   sourceRetryAfterSeconds(source: string): number {
     const wait = this.sources.get(source)?.secondsUntilToken() ?? 0;
     return Math.round((wait + 0.5 + this.random()) * 1000) / 1000;
-  }
-
-  /** Source addresses currently remembered (bounded). */
-  get trackedSources(): number {
-    return this.sources.size;
   }
 
   private noteBusy(now: number): void {

@@ -52,12 +52,17 @@ const RETURN_REFUSALS = {
 } as const;
 export type ReturnRefusal = keyof typeof RETURN_REFUSALS;
 
+/** A dropped return is logged at most this often per minion and reason, with the count in between. */
+const DROP_LOG_INTERVAL_MS = 10_000;
+/** Minion/reason pairs whose drop logging is remembered at most (IDs are accepted keys, but bounded all the same). */
+const DROP_LOG_KEYS = 10_000;
+
 const FUN_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$/;
 
 export class JobTracker {
   private readonly active = new Map<string, ActiveJob>();
-  /** Returns dropped because the minion was never sent that job (forged or stray). */
-  strayReturns = 0;
+  /** minion + reason -> when a drop was last logged and how many were dropped since, unlogged */
+  private readonly dropLog = new Map<string, { loggedAt: number; unlogged: number }>();
   /** Every dropped return, by why it was dropped. */
   readonly droppedReturns: Record<ReturnRefusal, number> = { unknown_job: 0, not_sent: 0, fun_mismatch: 0 };
 
@@ -107,7 +112,16 @@ export class JobTracker {
     }
     // only these may return for the jid (threats.md #36); a minion offline now was never asked
     this.remember(jid, req.fun, sentTo);
-    this.deps.cache.saveSentTo(jid, sentTo);
+    try {
+      this.deps.cache.saveSentTo(jid, sentTo);
+    } catch (err) {
+      // the job already reached the minions, so the CLI must still get its jid and returns; the
+      // in-memory set guards returns while the job is recent, only a master restart loses it
+      this.deps.logger.error(
+        { jid, err: (err as Error).message },
+        `job ${jid} was sent, but the minions it was sent to could not be stored: ${(err as Error).message}. Returns are still checked in memory until the master restarts; free disk space or fix cachedir`,
+      );
+    }
     this.deps.logger.info({ jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, sent: sentTo.length, notConnected: notConnected.length, missing: missing.length }, `published job ${jid}`);
     const published: Published = { t: 'published', jid, minions: matched, notConnected, missing };
     this.deps.emit?.({ kind: 'job_published', jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, minions: matched, notConnected, at: this.deps.clock.now() });
@@ -139,6 +153,29 @@ export class JobTracker {
     return published;
   }
 
+  /**
+   * An authenticated minion may send stray returns at minion_msg_rate: one warning per minion and
+   * reason per DROP_LOG_INTERVAL_MS, saying how many were dropped without a line since the last.
+   */
+  private logDrop(session: MinionSession, ret: Return, refusal: ReturnRefusal): void {
+    const minion = session.id;
+    const key = `${refusal} ${minion}`;
+    const now = this.deps.clock.monotonic();
+    const seen = this.dropLog.get(key);
+    if (seen && now - seen.loggedAt < DROP_LOG_INTERVAL_MS) {
+      seen.unlogged++;
+      return;
+    }
+    if (!seen && this.dropLog.size >= DROP_LOG_KEYS) this.dropLog.clear();
+    const since = seen?.unlogged ?? 0;
+    this.dropLog.set(key, { loggedAt: now, unlogged: 0 });
+    const more = since > 0 ? ` (${since} more like it were dropped in the last ${Math.round((now - seen!.loggedAt) / 1000)} s without a log line)` : '';
+    this.deps.logger.warn(
+      { jid: ret.jid, minion, remote: session.remoteAddress, fun: ret.fun.slice(0, 100), reason: refusal, dropped: this.droppedReturns[refusal], unlogged: since },
+      `dropped a return from ${minion} for job ${ret.jid}, ${RETURN_REFUSALS[refusal]}; nothing was stored${more} (if this repeats, check that minion's host)`,
+    );
+  }
+
   /** A sink that went away (the CLI exited) stops receiving; the job itself carries on. */
   unsubscribe(sink: JobSink): void {
     for (const job of this.active.values()) job.sinks.delete(sink);
@@ -150,11 +187,7 @@ export class JobTracker {
     const refusal = this.checkReturn(minion, ret);
     if (refusal) {
       this.droppedReturns[refusal]++;
-      if (refusal !== 'fun_mismatch') this.strayReturns++;
-      this.deps.logger.warn(
-        { jid: ret.jid, minion, remote: session.remoteAddress, fun: ret.fun.slice(0, 100), reason: refusal, dropped: this.droppedReturns[refusal] },
-        `dropped a return from ${minion} for job ${ret.jid}, ${RETURN_REFUSALS[refusal]}; nothing was stored (if this repeats, check that minion's host)`,
-      );
+      this.logDrop(session, ret, refusal);
       // acknowledged all the same, so the minion stops resending a return that is never stored
       session.sendAck(ret.jid);
       return;

@@ -8,8 +8,8 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { MINION_MESSAGES, type ChannelClose, type MasterMessage, type MinionMessage } from '../protocol/index.js';
-import { KeyStore, loadOrCreateIdentity, type Identity } from '../pki/index.js';
-import { keepaliveFromConfig, listenTls, sourceOf, type TlsListener, type UnixListener } from '../transport/index.js';
+import { KEY_STATES, KeyStore, loadOrCreateIdentity, type Identity, type KeyState } from '../pki/index.js';
+import { keepaliveFromConfig, listenTls, sourceKey, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';
 import { startControlServer } from './control-server.js';
 import { JobTracker } from './job-tracker.js';
@@ -87,7 +87,8 @@ export class Master {
     });
     // history of IDs whose key was deleted while the master was down: an ID enrolled again
     // inherits nothing (threats.md #6)
-    for (const info of this.sessions.list()) if (this.keys.states(info.id).length === 0) this.sessions.forget(info.id);
+    const atStart = this.keyStatesById();
+    for (const info of this.sessions.list()) if (!atStart.has(info.id)) this.sessions.forget(info.id);
     const minionData = new MinionDataCache(cache, clock, logger, opts.minion_data_cache);
     this.minionData = minionData;
     this.jobs = new JobTracker({
@@ -127,7 +128,7 @@ export class Master {
       masterFingerprint: this.identity.fingerprint,
       admission,
       refusals,
-      onBusy: (remote, message) => refusals.note(sourceOf(remote), 'busy', () => logger.info({ remote, code: 'AUTH_BUSY' }, `turned away a sign-in from ${remote}: ${message}`)),
+      onBusy: (remote, message) => refusals.note(sourceKey(remote), 'busy', () => logger.info({ remote, code: 'AUTH_BUSY' }, `turned away a sign-in from ${remote}: ${message}`)),
     });
 
     this.listener = await listenTls<MinionMessage, MasterMessage>({
@@ -140,7 +141,7 @@ export class Master {
       schemas: MINION_MESSAGES,
       preauth: { maxTotal: opts.preauth_max_connections, maxPerSource: opts.preauth_max_connections_per_source, fdReserve: opts.preauth_fd_reserve },
       // OpenSSL's messages can end in a newline; one log line per refusal keeps grep honest
-      onRefused: (remote, err) => refusals.note(sourceOf(remote), err.code, () => logger.info({ remote, code: err.code }, err.message.replace(/\s+/g, ' ').trim())),
+      onRefused: (remote, err) => refusals.note(sourceKey(remote), err.code, () => logger.info({ remote, code: err.code }, err.message.replace(/\s+/g, ' ').trim())),
       onChannel: (channel, _raw, slot) => {
         if (this.stopped) {
           channel.close('shutdown');
@@ -168,7 +169,7 @@ export class Master {
             this.live.delete(s);
             if (!authenticated) {
               // a malformed or unexpected first message spends its source's sign-in budget too
-              if (info.reason === 'protocol_error' || info.reason === 'frame_too_large') admission.charge(sourceOf(s.remoteAddress));
+              if (info.reason === 'protocol_error' || info.reason === 'frame_too_large') admission.charge(sourceKey(s.remoteAddress));
               if (!s.probed) logUnauthenticatedClose(refusals, logger, s.remoteAddress, info);
               return;
             }
@@ -232,8 +233,9 @@ export class Master {
       this.acceptedKeys,
     );
     // presence data of IDs that have no key at all any more
+    const withKeys = this.keyStatesById();
     for (const info of this.sessions.list()) {
-      if (info.state !== 'connected' && this.keys.states(info.id).length === 0) this.sessions.forget(info.id);
+      if (info.state !== 'connected' && !withKeys.has(info.id)) this.sessions.forget(info.id);
     }
     return closed;
   }
@@ -244,18 +246,36 @@ export class Master {
    * `disconnected`, and one with no key left is not listed.
    */
   presence(): SessionInfo[] {
-    const accepted = new Set(this.keys.list('accepted'));
+    const states = this.keyStatesById();
+    const accepted = new Set([...states].filter(([, st]) => st.includes('accepted')).map(([id]) => id));
     const out = new Map<string, SessionInfo>();
     for (const info of this.sessions.list()) {
       if (info.state === 'connected' || accepted.has(info.id)) {
         out.set(info.id, info);
         continue;
       }
-      const keyState = this.keys.states(info.id).find((st) => st !== 'accepted');
+      const keyState = states.get(info.id)?.find((st) => st !== 'accepted');
       if (keyState !== undefined) out.set(info.id, { ...info, state: keyState });
     }
     for (const id of accepted) if (!out.has(id)) out.set(id, { id, state: 'never_connected', reconnects: 0 });
     return [...out.values()].sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /**
+   * ID -> the states it has a key in (in KEY_STATES order), from one listing of the four key
+   * directories: asking per ID would open four files for every minion with presence history.
+   */
+  private keyStatesById(): Map<string, KeyState[]> {
+    const byId = new Map<string, KeyState[]>();
+    const all = this.keys.listAll();
+    for (const state of KEY_STATES) {
+      for (const id of all[state]) {
+        const states = byId.get(id);
+        if (states) states.push(state);
+        else byId.set(id, [state]);
+      }
+    }
+    return byId;
   }
 
   /** Closes every session, listener and file; safe to call more than once. */
@@ -280,5 +300,5 @@ function logUnauthenticatedClose(refusals: RefusalLog, logger: Logger, remote: s
   if (info.reason.startsWith('auth_') || info.reason === 'invalid_id') return;
   const code = info.error instanceof BrineError ? info.error.code : undefined;
   const why = info.error ? `: ${code ? `${code}: ` : ''}${info.error.message}` : '';
-  refusals.note(sourceOf(remote), info.reason, () => logger.info({ remote, reason: info.reason, code }, `closed a connection from ${remote} before authentication (${info.reason})${why}`));
+  refusals.note(sourceKey(remote), info.reason, () => logger.info({ remote, reason: info.reason, code }, `closed a connection from ${remote} before authentication (${info.reason})${why}`));
 }

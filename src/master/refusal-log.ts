@@ -35,8 +35,6 @@ export class RefusalLog {
   private loggedTotal = 0;
   private windowStart: number;
   private readonly timer: TimerHandle;
-  /** Refusals that were counted instead of logged, since start. */
-  summarised = 0;
 
   constructor(
     private readonly logger: Logger,
@@ -64,7 +62,6 @@ export class RefusalLog {
       return;
     }
     tally.suppressed++;
-    this.summarised++;
     tally.reasons.set(reason, (tally.reasons.get(reason) ?? 0) + 1);
     if (tally.suppressed >= tally.nextReport) {
       tally.nextReport *= 10;

@@ -15,6 +15,8 @@ export interface LiveSession {
   readonly agent: string;
   readonly protocolVersion: number;
   readonly rttMs: number | undefined;
+  /** Messages dropped by minion_msg_rate in this session. */
+  readonly droppedMessages?: number;
   readonly lastSeen: number;
   close(reason: CloseReason): void;
 }
@@ -44,6 +46,8 @@ interface Entry {
   agent?: string;
   protocol?: number;
   rttMs?: number;
+  /** Messages the last session dropped by minion_msg_rate (in memory only, not kept across restarts). */
+  droppedMessages?: number;
   /** Connection times (wall clock), kept for the last hour. */
   connects: number[];
   lastDisconnectReason?: CloseReason | string;
@@ -159,6 +163,7 @@ export class SessionTable {
     this.liveCount--;
     entry.lastSeen = session.lastSeen;
     entry.rttMs = session.rttMs;
+    entry.droppedMessages = session.droppedMessages;
     entry.lastDisconnectReason = reason;
     entry.lastDisconnectAt = now;
     const drop = this.recordDrop(entry, { at: now, reason, connectedForMs: now - (entry.connectedSince ?? now), silentForMs: now - session.lastSeen });
@@ -234,6 +239,8 @@ export class SessionTable {
     if (e.agent !== undefined) info.agent = e.agent;
     if (e.protocol !== undefined) info.protocol = e.protocol;
     if (rtt !== undefined) info.rttMs = rtt;
+    const dropped = s ? s.droppedMessages : e.droppedMessages;
+    if (dropped) info.droppedMessages = dropped;
     if (e.lastDisconnectReason !== undefined) info.lastDisconnectReason = e.lastDisconnectReason;
     if (e.lastDisconnectAt !== undefined) info.lastDisconnectAt = e.lastDisconnectAt;
     const drops = e.drops.filter((d) => now - d.at < HOUR_MS);

@@ -8,8 +8,8 @@ import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { applyKeyEffects, decideAuth, loadMatchFile, type AuthPolicy, type KeyStore } from '../pki/index.js';
 import type { AcceptedKeyIndex } from './accepted-keys.js';
-import { sourceOf } from '../transport/index.js';
-import { AuthAdmission } from './admission.js';
+import { sourceKey } from '../transport/index.js';
+import type { AuthAdmission } from './admission.js';
 import type { RefusalLog } from './refusal-log.js';
 import { verdictFor } from './auth-messages.js';
 import type { EventBus } from './event-bus.js';
@@ -29,11 +29,11 @@ export interface SignInDeps {
   sessions: SessionTable;
   masterFingerprint: string;
   /** Sign-in admission, shared with the master so malformed hellos can be charged to their source. */
-  admission?: AuthAdmission;
+  admission: AuthAdmission;
   /** A sign-in turned away as busy; the master logs these in summary per source address. */
-  onBusy?(remote: string, message: string): void;
+  onBusy(remote: string, message: string): void;
   /** Refused sign-ins (pending, denied, rejected, invalid ID, caps) are logged through this, in summary per address. */
-  refusals?: Pick<RefusalLog, 'note'>;
+  refusals: Pick<RefusalLog, 'note'>;
 }
 
 export type SignIn = (hello: { id: string }, publicKeyPem: string, remote: string, presentedFingerprint?: string) => AuthVerdict;
@@ -50,9 +50,9 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
   const autosign = opts.autosign_file ? loadMatchFile(opts.autosign_file, matchOpts('autosign_file')) : undefined;
   const autoreject = opts.autoreject_file ? loadMatchFile(opts.autoreject_file, matchOpts('autoreject_file')) : undefined;
 
-  const admission = deps.admission ?? new AuthAdmission(clock, opts.auth_rate, Math.random, opts.auth_rate_per_source);
+  const { admission } = deps;
   const busy = (remote: string): AuthVerdict | undefined => {
-    const source = sourceOf(remote);
+    const source = sourceKey(remote);
     const refusal = admission.admit(source);
     if (refusal === undefined) return undefined;
     const retryAfter = refusal === 'source' ? admission.sourceRetryAfterSeconds(source) : admission.retryAfterSeconds();
@@ -60,9 +60,7 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
       refusal === 'source'
         ? `the master admits ${opts.auth_rate_per_source} sign-ins per second from one address (auth_rate_per_source) and ${source} is over it; try again in ${retryAfter} s`
         : `the master admits ${opts.auth_rate} sign-ins per second and is busy; try again in ${retryAfter} s`;
-    if (deps.onBusy) deps.onBusy(remote, message);
-    else if (admission.turnedAway % 1000 === 1)
-      logger.warn({ turnedAway: admission.turnedAway, authRate: opts.auth_rate }, `sign-ins arrive faster than auth_rate (${opts.auth_rate}/s); asking minions to come back later`);
+    deps.onBusy(remote, message);
     return { status: 'busy', message, retryAfter };
   };
   const waiting = new WaitingKeyLedger(deps.keys, { maxPending: opts.max_pending_keys, maxPendingPerAddress: opts.max_pending_keys_per_address, maxIdsPerKey: opts.max_ids_per_key });
@@ -96,6 +94,7 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     }
     const decision = decideAuth(deps.keys, { id: hello.id, publicKeyPem }, policy(remote));
     const at = clock.now();
+    waiting.refresh(); // before our own writes, so applied() need not re-read the store after them
     applyKeyEffects(deps.keys, decision.effects, { remote, at });
     waiting.applied(decision.effects, decision.presentedFingerprint, remote);
     const fields = { id: hello.id.slice(0, 300), remote, presented: decision.presentedFingerprint, existing: decision.existingFingerprint, status: decision.status, code: decision.code };
@@ -121,8 +120,8 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     };
     // every refusal counts towards the per-address summary, so a flood of invalid IDs, squatting
     // keys or impostors is a few lines, not one per attempt
-    if (decision.status === 'accepted' || deps.refusals === undefined) log();
-    else deps.refusals.note(sourceOf(remote), decision.code ?? decision.status, log);
+    if (decision.status === 'accepted') log();
+    else deps.refusals.note(sourceKey(remote), decision.code ?? decision.status, log);
     return verdictFor(decision, hello.id, deps.masterFingerprint);
   };
   return { authorize, probe };

@@ -23,6 +23,9 @@ export interface DeniedKey {
   lastSeen?: number;
 }
 
+/** A repeated sign-in with a known denied key refreshes its last-seen time at most this often (ms). */
+export const DENIED_REFRESH_MS = 60_000;
+
 const HISTORY_DIR = '.keys';
 const FILE_MODE = 0o644;
 const DIR_MODE = 0o700;
@@ -49,6 +52,19 @@ export class DeniedKeyHistory {
     if (same !== undefined) return;
     // list() is newest first; drop from the end
     for (const old of known.slice(DENIED_KEYS_PER_ID - 1)) this.forget(id, old.fingerprint);
+  }
+
+  /**
+   * True when `fp` is recorded for `id` and was seen less than DENIED_REFRESH_MS before `at`: a
+   * retry with it need not be written again (one file read, not the ID's whole history).
+   */
+  seenRecently(id: string, fp: string, at: number): boolean {
+    try {
+      const parsed = JSON.parse(readFileSync(join(this.dirFor(id), fileName(fp)), 'utf8')) as Partial<DeniedKey>;
+      return typeof parsed.pem === 'string' && fingerprint(parsed.pem) === fp && typeof parsed.lastSeen === 'number' && at - parsed.lastSeen < DENIED_REFRESH_MS;
+    } catch {
+      return false;
+    }
   }
 
   /** The denied keys of `id`, most recently seen first. Unreadable entries are skipped. */

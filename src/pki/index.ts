@@ -6,7 +6,7 @@ export { fingerprint, isFingerprint, normalizeFingerprint, toPublicKey } from '.
 export { KeyStore, KEY_STATES, KEY_STATE_DIRS, sameKey, type KeyState } from './key-store.js';
 export { decideAuth, type AuthDecision, type AuthPolicy, type AuthRequest, type AuthStatus, type KeyEffect, type KeyView } from './auth-decision.js';
 export { applyKeyEffects, statesWritten } from './key-effects.js';
-export { DENIED_KEYS_PER_ID, type DeniedKey } from './denied-keys.js';
+export { DENIED_KEYS_PER_ID, DENIED_REFRESH_MS, type DeniedKey } from './denied-keys.js';
 export { keyTypeProblem, SUPPORTED_KEY_TYPES } from './key-type.js';
 export { loadMatchFile, matchFileLines, type MatchFileOptions } from './autosign.js';
 export { exprMatch, fnmatch, globToRegExp } from './fnmatch.js';

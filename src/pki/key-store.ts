@@ -127,6 +127,16 @@ export class KeyStore {
    * distinct key is kept with its source address so an operator picks the right one (#31).
    */
   recordDenied(id: string, pem: string, source: { remote: string; at: number }): void {
+    // A denied minion retries every acceptance_wait_time with the same key: when it is already the
+    // latest one and was seen within the minute, nothing is rewritten (sign-in hot path, disk wear).
+    const fp = fingerprint(pem);
+    let latest: string | undefined;
+    try {
+      latest = this.fingerprintOf('denied', id);
+    } catch {
+      latest = undefined; // a damaged file is replaced below
+    }
+    if (latest === fp && this.deniedHistory.seenRecently(id, fp, source.at)) return;
     this.deniedHistory.record(id, pem, source);
     this.write('denied', id, pem);
   }

@@ -85,6 +85,8 @@ export const sessionInfoSchema = s.object({
   agent: s.optional(s.string()),
   protocol: s.optional(s.int()),
   rttMs: s.optional(s.number()),
+  /** Messages of the current (or, when disconnected, the last) session dropped by minion_msg_rate. */
+  droppedMessages: s.optional(s.int({ min: 0 })),
   reconnects: s.int(),
   lastDisconnectReason: s.optional(s.string()),
   lastDisconnectAt: s.optional(s.number()),

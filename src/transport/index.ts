@@ -2,5 +2,6 @@
 export * from './framed-socket.js';
 export * from './socket-options.js';
 export * from './tls.js';
+export * from './source-key.js';
 export * from './unix.js';
 export * from './master-dialer.js';

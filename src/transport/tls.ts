@@ -9,6 +9,7 @@ import type { Schema } from '../protocol/index.js';
 import { FramedSocket } from './framed-socket.js';
 import { applySocketOptions, type KeepaliveOptions } from './socket-options.js';
 import { countOpenFds, readFdLimit } from './fd-limit.js';
+import { sourceKey } from './source-key.js';
 import { PreauthGate, describePreauthRefusal, type PreauthLimits, type PreauthSlot } from './preauth-gate.js';
 
 export interface TlsIdentity {
@@ -31,13 +32,6 @@ export function formatAddress(address: string | undefined, port: number | undefi
   if (!address) return 'unknown';
   const host = address.startsWith('::ffff:') ? address.slice(7) : address;
   return host.includes(':') ? `[${host}]:${port ?? 0}` : `${host}:${port ?? 0}`;
-}
-
-/** The address part of a `formatAddress` string ("10.0.0.5:4506" -> "10.0.0.5", "[::1]:1" -> "::1"). */
-export function sourceOf(remote: string): string {
-  if (remote.startsWith('[')) return remote.slice(1, Math.max(1, remote.indexOf(']')));
-  const colon = remote.lastIndexOf(':');
-  return colon < 0 ? remote : remote.slice(0, colon);
 }
 
 // ---- listener ---------------------------------------------------------------------------
@@ -92,7 +86,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   });
   const server = net.createServer((raw: net.Socket) => {
     raw.on('error', () => undefined);
-    const source = (raw.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+    const source = sourceKey(raw.remoteAddress ?? 'unknown');
     const admitted = gate.admit(source, raws.size + 1);
     if (typeof admitted === 'string') {
       const remote = formatAddress(raw.remoteAddress, raw.remotePort);

@@ -73,14 +73,27 @@ describe('a hyperactive authenticated minion is throttled, then disconnected (th
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(r.stdout, 'good:\n    True\n');
     assert.doesNotMatch(master.output, /minion good disconnected/);
+    let noisyRow: { droppedMessages?: number } | undefined;
+    let noisyRows: Array<{ id: string; droppedMessages?: number }> | undefined;
+    const goodRow = (rows: Array<{ id: string; droppedMessages?: number }>) => rows.find((row) => row.id === 'good');
     await waitUntil(
       async () => {
         const s = await cluster.brine(['minions', 'status', '--out', 'json']);
-        const rows = JSON.parse(s.stdout) as Array<{ id: string; state: string; lastDisconnectReason?: string }>;
-        return rows.find((row) => row.id === 'noisy' && row.state === 'disconnected' && row.lastDisconnectReason === 'rate_limited');
+        const rows = JSON.parse(s.stdout) as Array<{ id: string; state: string; lastDisconnectReason?: string; droppedMessages?: number }>;
+        noisyRows = rows;
+        noisyRow = rows.find((row) => row.id === 'noisy' && row.state === 'disconnected' && row.lastDisconnectReason === 'rate_limited');
+        return noisyRow;
       },
       5000,
       'brine minions status to show noisy disconnected with rate_limited',
     );
+    // the dropped-message counter is surfaced per minion: at least what the disconnect line counted
+    const droppedAtClose = Number(/(\d+) messages were dropped/.exec(line[0])![1]);
+    assert.ok(droppedAtClose > 0, line[0]);
+    assert.ok((noisyRow!.droppedMessages ?? 0) >= droppedAtClose, `${JSON.stringify(noisyRow)} vs ${droppedAtClose} dropped at close`);
+    assert.equal(goodRow(noisyRows!)?.droppedMessages, undefined, 'the well-behaved minion dropped nothing');
+    const table = await cluster.brine(['minions', 'status']);
+    assert.match(table.stdout, /DROPPED MSGS/, table.stdout);
+    assert.match(table.stdout, new RegExp(`^noisy\\s.*\\s${noisyRow!.droppedMessages}\\s+rate_limited`, 'm'), table.stdout);
   });
 });

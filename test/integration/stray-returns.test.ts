@@ -88,4 +88,18 @@ describe('returns are stored only from minions the job was sent to, for its func
     const shown = await cluster.brine(['jobs', 'show', jid, '--out', 'json']);
     assert.deepEqual(JSON.parse(shown.stdout), { late: 'right-function' });
   });
+
+  it('a minion sending stray returns in a flood costs a few log lines, not one per return', async () => {
+    const c = await signIn();
+    const before = (master.output.match(/dropped a return from late/g) ?? []).length;
+    const n = 60;
+    const jids = Array.from({ length: n }, (_, i) => `2099010100000000${String(1000 + i)}`);
+    for (const jid of jids) c.send(ret(jid, 'test.ping', 'stray'));
+    // every one is acknowledged (and dropped): the acks are the observable end of the flood
+    for (const jid of jids) assert.deepEqual(await c.nextFrame(5000), { t: 'ack', jid });
+    await master.waitForOutput(new RegExp(`dropped a return from late for job ${jids[0]}, which was never sent to it \\(no such job`));
+    const lines = (master.output.match(/dropped a return from late/g) ?? []).length - before;
+    assert.ok(lines >= 1 && lines <= 3, `${lines} log lines for ${n} stray returns:\n${master.output}`);
+    c.destroy();
+  });
 });

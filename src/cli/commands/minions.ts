@@ -29,7 +29,7 @@ function dropsCell(s: SessionInfo): string {
 }
 
 export function renderStatusTable(sessions: SessionInfo[], now: number): string {
-  const header = ['ID', 'STATE', 'SINCE', 'LAST SEEN', 'REMOTE', 'AGENT', 'PROTO', 'RTT', 'RECONNECTS/1H', 'DROPS/1H', 'LAST DISCONNECT'];
+  const header = ['ID', 'STATE', 'SINCE', 'LAST SEEN', 'REMOTE', 'AGENT', 'PROTO', 'RTT', 'RECONNECTS/1H', 'DROPS/1H', 'DROPPED MSGS', 'LAST DISCONNECT'];
   const rows = sessions.map((s) =>
     [
       s.id,
@@ -42,6 +42,7 @@ export function renderStatusTable(sessions: SessionInfo[], now: number): string 
       s.rttMs === undefined ? '-' : `${s.rttMs.toFixed(1)}ms`,
       String(s.reconnects),
       dropsCell(s),
+      String(s.droppedMessages ?? 0),
       s.lastDisconnectReason ? `${s.lastDisconnectReason} (${ago(s.lastDisconnectAt, now)})` : '-',
     ].map(printable),
   );

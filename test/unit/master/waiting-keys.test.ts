@@ -4,17 +4,20 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { applyKeyEffects, decideAuth, fingerprint, KeyStore, type AuthPolicy } from '../../../src/pki/index.js';
+import { applyKeyEffects, decideAuth, DENIED_REFRESH_MS, fingerprint, KeyStore, type AuthPolicy } from '../../../src/pki/index.js';
 import { WaitingKeyLedger } from '../../../src/master/waiting-keys.js';
-import { sourceOf } from '../../../src/transport/index.js';
+import { sourceKey } from '../../../src/transport/index.js';
 import { newPublicKeyPem, tempDir } from '../pki/helpers.js';
 
+// the same order as src/master/sign-in.ts: decide, refresh the ledger, apply, record
 function signInVia(store: KeyStore, ledger: WaitingKeyLedger) {
-  return (id: string, pem: string, remote: string) => {
+  return (id: string, pem: string, remote: string, at = 1) => {
     const policy: AuthPolicy = { autoAccept: false, openMode: false, admitWaitingKey: (i, fp, state) => ledger.admit(i, fp, state, remote) };
     const d = decideAuth(store, { id, publicKeyPem: pem }, policy);
-    applyKeyEffects(store, d.effects, { remote, at: 1 });
+    ledger.refresh();
+    applyKeyEffects(store, d.effects, { remote, at });
     ledger.applied(d.effects, d.presentedFingerprint, remote);
     return d;
   };
@@ -65,8 +68,8 @@ test('denied keys count towards max_ids_per_key, and the refusal keeps the denie
 });
 
 test('per address counts hosts, not ports', (t) => {
-  assert.equal(sourceOf('127.0.0.1:5555'), '127.0.0.1');
-  assert.equal(sourceOf('[::1]:5555'), '::1');
+  assert.equal(sourceKey('127.0.0.1:5555'), '127.0.0.1');
+  assert.equal(sourceKey('[::1]:5555'), '0:0:0:0::/64');
   const store = new KeyStore(join(tempDir(t), 'pki'));
   store.ensureLayout();
   const ledger = new WaitingKeyLedger(store, { maxPending: 0, maxPendingPerAddress: 2, maxIdsPerKey: 0 });
@@ -75,4 +78,44 @@ test('per address counts hosts, not ports', (t) => {
   assert.equal(signIn('p2', newPublicKeyPem(), '10.1.1.1:2000').status, 'pending');
   assert.equal(signIn('p3', newPublicKeyPem(), '10.1.1.1:3000').code, 'AUTH_PENDING_LIMIT');
   assert.equal(signIn('p3', newPublicKeyPem(), '10.1.1.2:3000').status, 'pending', 'another address is not affected');
+});
+
+test('a denied minion retrying with the same key does not rewrite its files within the minute, and the counts stay right', (t) => {
+  const pki = join(tempDir(t), 'pki');
+  const store = new KeyStore(pki);
+  store.ensureLayout();
+  const ledger = new WaitingKeyLedger(store, { maxPending: 0, maxPendingPerAddress: 2, maxIdsPerKey: 2 });
+  const signIn = signInVia(store, ledger);
+  store.write('accepted', 'web1', newPublicKeyPem());
+  const impostor = newPublicKeyPem();
+  const fp = fingerprint(impostor);
+  const saltFile = join(pki, 'minions_denied', 'web1');
+  const historyFile = join(pki, 'minions_denied', '.keys', 'web1', `${fp.replace(/:/g, '')}.json`);
+  const stamp = (path: string) => {
+    const st = statSync(path);
+    return `${st.ino}:${st.mtimeMs}`;
+  };
+  assert.equal(signIn('web1', impostor, '10.0.0.5:1', 1000).status, 'denied');
+  const before = [stamp(saltFile), stamp(historyFile), stamp(join(pki, 'minions_denied'))];
+  for (let i = 1; i <= 5; i++) assert.equal(signIn('web1', impostor, '10.0.0.5:1', 1000 + i * 1000).status, 'denied');
+  assert.deepEqual([stamp(saltFile), stamp(historyFile), stamp(join(pki, 'minions_denied'))], before, 'no write for a retry within the minute');
+  assert.equal(store.deniedKeys('web1')[0]!.lastSeen, 1000);
+  // a minute later the last-seen time is refreshed once
+  assert.equal(signIn('web1', impostor, '10.0.0.5:1', 1000 + DENIED_REFRESH_MS).status, 'denied');
+  assert.equal(store.deniedKeys('web1')[0]!.lastSeen, 1000 + DENIED_REFRESH_MS);
+  assert.equal(store.deniedKeys('web1').length, 1);
+  // the key still counts once towards max_ids_per_key, and pending keys per host are counted
+  store.write('accepted', 'web2', newPublicKeyPem());
+  assert.equal(signIn('web2', impostor, '10.0.0.5:1', 70_000).status, 'denied');
+  assert.match(ledger.admit('web3', fp, 'pending', '10.0.0.5:1') ?? '', /under 2 other IDs/);
+  assert.equal(signIn('p1', newPublicKeyPem(), '10.0.0.7:1').status, 'pending');
+  const p2 = newPublicKeyPem();
+  assert.equal(signIn('p2', p2, '10.0.0.7:2').status, 'pending');
+  assert.equal(signIn('p2', p2, '10.0.0.7:3').status, 'pending', 'the same pending key again');
+  assert.equal(ledger.pendingCount('10.0.0.7'), 2);
+  assert.equal(ledger.pendingCount(), 2);
+  assert.equal(signIn('p3', newPublicKeyPem(), '10.0.0.7:4').code, 'AUTH_PENDING_LIMIT');
+  store.move('p1', 'pending', 'accepted'); // brine key -a in another process
+  assert.equal(signIn('p3', newPublicKeyPem(), '10.0.0.7:4').status, 'pending', 'the freed slot is seen');
+  assert.equal(ledger.pendingCount(), 2);
 });
