@@ -36,7 +36,8 @@ function octal(mode: number): string {
  * as /tmp is, because then nobody else can rename what lies in it.
  */
 function problem(dir: string, st: fs.Stats, self: boolean, own: Ownership): { why: string; fix: string } | undefined {
-  if (!st.isDirectory()) return { why: 'is not a directory', fix: `move ${dir} aside` };
+  // a file above a missing path is not a safety question: creating the path fails with its own code
+  if (!st.isDirectory()) return self ? { why: 'is not a directory', fix: `move ${dir} aside` } : undefined;
   const trusted = st.uid === 0 || st.uid === own.uid || st.uid === own.alsoTrusted;
   if (!trusted) {
     return {
