@@ -36,11 +36,11 @@ test('root test', { skip: privilegedSkip('root test', 'needs root') }, () => { t
 test('has what it needs', { skip: privilegedSkip('has what it needs', false) }, () => {});
 `;
 
-async function runFixture(t: { after(fn: () => void): void }, extraEnv: NodeJS.ProcessEnv): Promise<RunResult & { output: string }> {
+async function runFixture(t: { after(fn: () => void): void }, extraEnv: NodeJS.ProcessEnv, fixture = FIXTURE): Promise<RunResult & { output: string }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-privileged-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'fixture.test.mjs');
-  fs.writeFileSync(file, FIXTURE);
+  fs.writeFileSync(file, fixture);
   const { runTests } = (await import(pathToFileURL(path.join(repoRoot(), 'scripts', 'test-run.mjs')).href)) as { runTests: RunTests };
   let output = '';
   const out = new Writable({
@@ -76,26 +76,10 @@ test('BRINE_REQUIRE_PRIVILEGED=1 turns each such skip into a failure that names 
 });
 
 test('a failing test with long details after the summary is still counted (the summary comes first)', async (t) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-closing-'));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'long.test.mjs');
-  fs.writeFileSync(
-    file,
-    `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('ok', () => {});\ntest('long failure', () => { assert.equal('x'.repeat(20000), 'y'.repeat(20000)); });\n`,
-  );
-  const { runTests } = (await import(pathToFileURL(path.join(repoRoot(), 'scripts', 'test-run.mjs')).href)) as { runTests: RunTests };
-  let output = '';
-  const out = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      output += chunk.toString();
-      done();
-    },
-  });
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.NODE_TEST_CONTEXT;
-  const r = await runTests([file], { out, env });
-  assert.ok(output.length > 20000, 'the failure details are long');
-  assert.equal(r.line, '1 passed, 1 failed', output.slice(-500));
+  const longFailure = `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('ok', () => {});\ntest('long failure', () => { assert.equal('x'.repeat(20000), 'y'.repeat(20000)); });\n`;
+  const r = await runFixture(t, {}, longFailure);
+  assert.ok(r.output.length > 20000, 'the failure details are long');
+  assert.equal(r.line, '1 passed, 1 failed', r.output.slice(-500));
   assert.notEqual(r.code, 0);
 });
 
