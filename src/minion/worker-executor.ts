@@ -2,7 +2,7 @@
 // that spins or blocks cannot be interrupted from inside; terminate() ends it from outside (a
 // timeout or kill_job), and such a thread is never reused.
 
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ExecResult } from '../modules/index.js';
@@ -40,9 +40,26 @@ function failed(fun: string, message: string): ExecResult {
 function spawnWorker(): Worker {
   const js = new URL('./job-worker.js', import.meta.url);
   if (existsSync(fileURLToPath(js))) return new Worker(js);
+  const unreadable = unreadableCode(fileURLToPath(new URL('.', import.meta.url)));
+  if (unreadable !== undefined) return new Worker(`throw new Error(${JSON.stringify(unreadable)})`, { eval: true });
   const ts = new URL('./job-worker.ts', import.meta.url).href;
   const bootstrap = `import('tsx/esm/api').then((api) => { api.register(); return import(${JSON.stringify(ts)}); })`;
   return new Worker(bootstrap, { eval: true });
+}
+
+/**
+ * Why this process cannot load brine's own code, if that is the case: a daemon that switched to
+ * `user:` after start loads its workers as that account (docs/daemons.md).
+ */
+export function unreadableCode(dir: string): string | undefined {
+  try {
+    accessSync(dir, constants.R_OK | constants.X_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EACCES' && code !== 'EPERM') return undefined;
+    return `this process (uid ${process.getuid?.() ?? '?'}) cannot read brine's code in ${dir} (${code}); make the installation readable by the user: account, or run the minion as its owner`;
+  }
 }
 
 export class WorkerExecutor implements JobExecutor {
