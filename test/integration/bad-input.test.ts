@@ -5,13 +5,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import * as tls from 'node:tls';
-import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
-import { RawClient, frameBytes, header, makeClientIdentity } from '../helpers/raw-client.js';
+import { type Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { frameBytes, header, type RawClient } from '../helpers/raw-client.js';
+import { RawPeerFixture } from '../helpers/raw-peer.js';
 import { JobCache } from '../../src/jobs/index.js';
-import type { Identity } from '../../src/pki/index.js';
 
 function tree(dir: string): string[] {
   const out: string[] = [];
@@ -41,18 +40,12 @@ function findFile(dir: string, name: string): string | undefined {
 const okReturn = (jid: string, ret: unknown, extra: Record<string, unknown> = {}) => ({ t: 'return', jid, fun: 'test.ping', ret, retcode: 0, success: true, ...extra });
 
 describe('bad input: the master survives hostile peers and says why it hung up', () => {
+  let fx: RawPeerFixture;
   let cluster: Cluster;
   let master: Proc;
-  let identity: Identity;
-  let clientDir: string;
-  const clients: RawClient[] = [];
 
   /** TLS with our client certificate, TLS without one (`null`), or plain TCP (`'tcp'`). */
-  const connect = async (how: 'cert' | 'tcp' | null = 'cert'): Promise<RawClient> => {
-    const c = await RawClient.connect(how === 'tcp' ? { port: cluster.port } : { port: cluster.port, identity: how === null ? null : identity });
-    clients.push(c);
-    return c;
-  };
+  const connect = (how: 'cert' | 'tcp' | null = 'cert'): Promise<RawClient> => fx.connect(how === 'cert' ? {} : { identity: how });
   /** The master's log lines that mention this client's address. */
   const linesFor = (c: RawClient) => master.output.split('\n').filter((l) => l.includes(c.localAddress));
   const waitForLine = (c: RawClient, pattern: RegExp) =>
@@ -66,18 +59,10 @@ describe('bad input: the master survives hostile peers and says why it hung up',
   }
 
   before(async () => {
-    clientDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-raw-'));
-    identity = await makeClientIdentity(clientDir);
-    cluster = await Cluster.create();
-    master = await cluster.startMaster({ auto_accept: true, handshake_timeout: 1 });
-    const good = cluster.startMinion('good');
-    await good.waitForOutput(/ready to receive requests/);
+    fx = await RawPeerFixture.start({ auto_accept: true, handshake_timeout: 1 });
+    ({ cluster, master } = fx);
   });
-  after(async () => {
-    for (const c of clients) c.destroy();
-    await cluster.cleanup();
-    fs.rmSync(clientDir, { recursive: true, force: true });
-  });
+  after(() => fx.close());
 
   it('closes at once on a frame header over the pre-auth limit, before any payload arrives', async () => {
     for (const length of [2 ** 31, 100 * 1024]) {
@@ -290,34 +275,27 @@ describe('bad input: the master survives hostile peers and says why it hung up',
 
 // Its own master: the cases above use up the per-address budget of full refusal log lines.
 describe('bad input: downgrades and Salt method names (threats.md #1, #17)', () => {
-  let c2: Cluster;
-  let id2: Identity;
-  let dir2: string;
-  const raw: RawClient[] = [];
-  const track = (c: RawClient) => {
-    raw.push(c);
-    return c;
-  };
+  let fx: RawPeerFixture;
   async function stillServes(): Promise<void> {
-    const r = await c2.brine(['run', 'good', 'test.ping', '-t', '10']);
+    const r = await fx.cluster.brine(['run', 'good', 'test.ping', '-t', '10']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
   }
   before(async () => {
-    dir2 = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-raw-'));
-    id2 = await makeClientIdentity(dir2);
-    c2 = await Cluster.create();
-    await c2.startMaster({ auto_accept: true });
-    await c2.startMinion('good').waitForOutput(/ready to receive requests/);
+    fx = await RawPeerFixture.start({ auto_accept: true });
   });
-  after(async () => {
-    for (const c of raw) c.destroy();
-    await c2.cleanup();
-    fs.rmSync(dir2, { recursive: true, force: true });
-  });
+  after(() => fx.close());
 
   it('refuses a TLS 1.2 client: the protocol cannot be talked down (threats.md #17)', async () => {
     const outcome = await new Promise<string>((resolve) => {
-      const socket = tls.connect({ port: c2.port, host: '127.0.0.1', key: id2.privateKeyPem, cert: id2.certPem, rejectUnauthorized: false, minVersion: 'TLSv1.2', maxVersion: 'TLSv1.2' });
+      const socket = tls.connect({
+        port: fx.cluster.port,
+        host: '127.0.0.1',
+        key: fx.identity.privateKeyPem,
+        cert: fx.identity.certPem,
+        rejectUnauthorized: false,
+        minVersion: 'TLSv1.2',
+        maxVersion: 'TLSv1.2',
+      });
       socket.on('secureConnect', () => {
         resolve(`connected with ${socket.getProtocol()}`);
         socket.destroy();
@@ -331,14 +309,14 @@ describe('bad input: downgrades and Salt method names (threats.md #1, #17)', () 
   });
 
   it('refuses a hello that offers only protocol versions it does not speak: PROTOCOL_VERSION, nothing stored', async () => {
-    const c = track(await RawClient.connect({ port: c2.port, identity: id2 }));
+    const c = await fx.connect();
     c.send({ t: 'hello', versions: [999], id: 'downgrader', agent: 'old' });
     const first = await c.nextFrame(3000);
     assert.equal(first?.t, 'auth', JSON.stringify(first));
     assert.equal(first?.status, 'error', JSON.stringify(first));
     assert.equal(first?.code, 'PROTOCOL_VERSION', JSON.stringify(first));
     assert.ok(await c.closedWithin(3000), 'still open after the refusal');
-    assert.equal(findFile(path.join(c2.root, 'master'), 'downgrader'), undefined, 'a key was stored for a refused hello');
+    assert.equal(findFile(path.join(fx.cluster.root, 'master'), 'downgrader'), undefined, 'a key was stored for a refused hello');
     await stillServes();
   });
 
@@ -346,9 +324,9 @@ describe('bad input: downgrades and Salt method names (threats.md #1, #17)', () 
   // One connection each; the log lines are not checked here, since refusals beyond the first
   // 20 a minute from one address are logged in summary.
   it("Salt's method names (_auth, _return, wheel, runner, mk_token, toString, ...) are MESSAGE_INVALID and run nothing", async () => {
-    const pwned = path.join(dir2, 'pwned');
+    const pwned = path.join(fx.cluster.root, 'pwned');
     for (const t of ['_auth', '_prep_auth_info', '_send_pub', '_return', '_mine', '_file_recv', 'wheel', 'runner', 'mk_token', 'get_token', 'toString', 'hasOwnProperty']) {
-      const c = track(await RawClient.connect({ port: c2.port, identity: id2 }));
+      const c = await fx.connect();
       c.send({ t, id: 'good', load: { cmd: t, fun: 'cmd.run', arg: [`touch ${pwned}`] } });
       const first = await c.nextFrame(3000);
       assert.equal(first?.t, 'error', `${t}: ${JSON.stringify(first)}`);

@@ -5,10 +5,9 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
-import { Cluster, runCli, waitUntil, type Proc } from '../helpers/cluster.js';
-import { RawClient, makeClientIdentity } from '../helpers/raw-client.js';
-import type { Identity } from '../../src/pki/index.js';
+import { type Cluster, runCli, waitUntil, type Proc } from '../helpers/cluster.js';
+import type { RawClient } from '../helpers/raw-client.js';
+import { RawPeerFixture } from '../helpers/raw-peer.js';
 
 /** Control characters (C0 but the line ends we split on, DEL, C1) and bidi controls. */
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
@@ -17,26 +16,16 @@ const FAKE = '2026-01-01 00:00:00.000 [master][CRITICAL] FORGED root password is
 const PAYLOAD = `\n${FAKE}\r\x1b[2J\x1b]0;owned\x07\x9b31m\u202e`;
 
 describe('log injection: peer text is escaped in the text log and in CLI listings (threats.md #32)', () => {
+  let fx: RawPeerFixture;
   let cluster: Cluster;
   let master: Proc;
-  let identity: Identity;
-  const clients: RawClient[] = [];
-
-  const connect = async (): Promise<RawClient> => {
-    const c = await RawClient.connect({ port: cluster.port, identity });
-    clients.push(c);
-    return c;
-  };
+  const connect = (): Promise<RawClient> => fx.connect();
 
   before(async () => {
-    cluster = await Cluster.create();
-    identity = await makeClientIdentity(path.join(cluster.root, 'raw-client'));
-    master = await cluster.startMaster({ auto_accept: true, log_level: 'debug', log_fmt: 'text' });
+    fx = await RawPeerFixture.start({ auto_accept: true, log_level: 'debug', log_fmt: 'text' }, { goodMinion: false });
+    ({ cluster, master } = fx);
   });
-  after(async () => {
-    for (const c of clients) c.destroy();
-    await cluster.cleanup();
-  });
+  after(() => fx.close());
 
   it('an invalid ID carrying a forged line and escapes is refused, and the master log shows it escaped on one line', async () => {
     const c = await connect();

@@ -4,37 +4,25 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
-import { RawClient, frame, makeClientIdentity } from '../helpers/raw-client.js';
+import { type Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { frame } from '../helpers/raw-client.js';
+import { RawPeerFixture } from '../helpers/raw-peer.js';
 
 const RATE = { minion_msg_rate: 100, minion_msg_burst: 200, minion_msg_grace: 2 };
 
 describe('a hyperactive authenticated minion is throttled, then disconnected (threats.md #26)', () => {
+  let fx: RawPeerFixture;
   let cluster: Cluster;
   let master: Proc;
-  let clientDir: string;
-  let raw: RawClient | undefined;
 
   before(async () => {
-    clientDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-raw-'));
-    cluster = await Cluster.create();
-    master = await cluster.startMaster({ auto_accept: true, ...RATE });
-    const good = cluster.startMinion('good');
-    await good.waitForOutput(/ready to receive requests/);
+    fx = await RawPeerFixture.start({ auto_accept: true, ...RATE });
+    ({ cluster, master } = fx);
   });
-  after(async () => {
-    raw?.destroy();
-    await cluster.cleanup();
-    fs.rmSync(clientDir, { recursive: true, force: true });
-  });
+  after(() => fx.close());
 
   it('a raw client sending 2000 pings/s gets fewer pongs, a bye rate_limited and a close; the real minion keeps working', async () => {
-    const identity = await makeClientIdentity(clientDir);
-    raw = await RawClient.connect({ port: cluster.port, identity });
-    const c = raw;
+    const c = await fx.connect();
     c.send({ t: 'hello', versions: [1], id: 'noisy', agent: 'raw-client' });
     assert.equal((await c.nextFrame(5000))?.status, 'accepted');
 

@@ -4,26 +4,20 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { Cluster, type Proc } from '../helpers/cluster.js';
-import { RawClient, makeClientIdentity } from '../helpers/raw-client.js';
-import type { Identity } from '../../src/pki/index.js';
+import type { Cluster, Proc } from '../helpers/cluster.js';
+import type { RawClient } from '../helpers/raw-client.js';
+import { RawPeerFixture } from '../helpers/raw-peer.js';
 
 const ret = (jid: string, fun: string, value: unknown) => ({ t: 'return', jid, fun, ret: value, retcode: 0, success: true });
 
 describe('returns are stored only from minions the job was sent to, for its function', () => {
+  let fx: RawPeerFixture;
   let cluster: Cluster;
   let master: Proc;
-  let identity: Identity;
-  let clientDir: string;
-  const clients: RawClient[] = [];
 
   /** Signs in as `late` over a raw TLS connection with our fixed key. */
   async function signIn(): Promise<RawClient> {
-    const c = await RawClient.connect({ port: cluster.port, identity });
-    clients.push(c);
+    const c = await fx.connect();
     c.send({ t: 'hello', versions: [1], id: 'late', agent: 'raw-client' });
     const auth = await c.nextFrame(5000);
     assert.equal(auth?.status, 'accepted', JSON.stringify(auth));
@@ -31,18 +25,10 @@ describe('returns are stored only from minions the job was sent to, for its func
   }
 
   before(async () => {
-    clientDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-raw-'));
-    identity = await makeClientIdentity(clientDir);
-    cluster = await Cluster.create();
-    master = await cluster.startMaster({ auto_accept: true });
-    const good = cluster.startMinion('good');
-    await good.waitForOutput(/ready to receive requests/);
+    fx = await RawPeerFixture.start({ auto_accept: true });
+    ({ cluster, master } = fx);
   });
-  after(async () => {
-    for (const c of clients) c.destroy();
-    await cluster.cleanup();
-    fs.rmSync(clientDir, { recursive: true, force: true });
-  });
+  after(() => fx.close());
 
   it('drops the return of a minion that was offline at publish and connects later (threats.md #36)', async () => {
     // `late` gets an accepted key, then goes away before the job is published
