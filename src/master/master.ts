@@ -128,7 +128,6 @@ export class Master {
       masterFingerprint: this.identity.fingerprint,
       admission,
       refusals,
-      onBusy: (remote, message) => refusals.note(sourceKey(remote), 'busy', () => logger.info({ remote, code: 'AUTH_BUSY' }, `turned away a sign-in from ${remote}: ${message}`)),
     });
 
     this.listener = await listenTls<MinionMessage, MasterMessage>({

@@ -30,9 +30,7 @@ export interface SignInDeps {
   masterFingerprint: string;
   /** Sign-in admission, shared with the master so malformed hellos can be charged to their source. */
   admission: AuthAdmission;
-  /** A sign-in turned away as busy; the master logs these in summary per source address. */
-  onBusy(remote: string, message: string): void;
-  /** Refused sign-ins (pending, denied, rejected, invalid ID, caps) are logged through this, in summary per address. */
+  /** Refused sign-ins (busy, pending, denied, rejected, invalid ID, caps) are logged through this, in summary per address. */
   refusals: Pick<RefusalLog, 'note'>;
 }
 
@@ -60,7 +58,7 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
       refusal === 'source'
         ? `the master admits ${opts.auth_rate_per_source} sign-ins per second from one address (auth_rate_per_source) and ${source} is over it; try again in ${retryAfter} s`
         : `the master admits ${opts.auth_rate} sign-ins per second and is busy; try again in ${retryAfter} s`;
-    deps.onBusy(remote, message);
+    deps.refusals.note(source, 'busy', () => logger.info({ remote, code: 'AUTH_BUSY' }, `turned away a sign-in from ${remote}: ${message}`));
     return { status: 'busy', message, retryAfter };
   };
   const waiting = new WaitingKeyLedger(deps.keys, { maxPending: opts.max_pending_keys, maxPendingPerAddress: opts.max_pending_keys_per_address, maxIdsPerKey: opts.max_ids_per_key });
