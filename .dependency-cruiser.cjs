@@ -1,6 +1,7 @@
 // Layering as in ../shared/docs/style.md and docs/architecture.md:
 // util <- config <- protocol <- {pki, transport} <- session <- {master, minion} <- cli;
-// jobs, targeting and modules serve master/minion and never import them.
+// jobs, targeting and modules serve master/minion and never import them; render, fileserver and
+// state (configuration management) likewise.
 const layer = (name, allowed) => ({
   name: `${name}-layer`,
   comment: `src/${name} may import only: ${allowed.join(', ') || 'nothing inside src'}`,
@@ -20,8 +21,11 @@ module.exports = {
     layer('jobs', ['util', 'protocol']),
     layer('targeting', ['util', 'protocol']),
     layer('modules', ['util', 'protocol', 'config']),
-    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting']),
-    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'modules']),
+    layer('render', ['util']),
+    layer('fileserver', ['util', 'config', 'protocol', 'modules']),
+    layer('state', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting']),
+    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'fileserver']),
+    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {
       name: 'sockets-only-in-transport',

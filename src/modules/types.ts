@@ -43,6 +43,60 @@ export interface ExecContext {
   trackProcess?(pid: number): void;
   /** Re-collects the minion's grains and sends them to its masters (saltutil.refresh_grains). */
   refreshGrains?: () => Promise<void>;
+  /**
+   * The salt:// file server as this minion reaches it: the master's over the session
+   * (file_client: remote) or the minion's own file_roots (file_client: local). Absent where no
+   * file server can be reached (functions that need one fail with FILESERVER_UNAVAILABLE).
+   */
+  files?: FileClient;
+  /**
+   * Synchronous access to the thread hosting this job, for the Jinja renderer (a template cannot
+   * await): execution-function calls and salt:// reads. Present in job worker threads.
+   */
+  syncHost?: SyncHost;
+  /** The minion's pillar (issue 10 fills it; until then an empty mapping). */
+  pillar?: () => Readonly<Record<string, unknown>>;
+}
+
+/** Blocking calls from a worker thread to its host thread (Atomics.wait + receiveMessageOnPort). */
+export interface SyncHost {
+  /** Runs an execution function in another worker and waits for its result. */
+  call(fun: string, arg: unknown[], kwarg: Record<string, unknown>): ExecResult;
+  /** A salt:// file's text (fetched into the cache first); undefined when no root has it. */
+  readFile(url: string, saltenv: string): string | undefined;
+}
+
+/** A file as the file server describes it: its path relative to the environment's root and its SHA-256. */
+export interface FileStat {
+  /** Relative path inside the environment, with `/` separators, e.g. `nginx/nginx.conf`. */
+  path: string;
+  /** Hex SHA-256 of the content. */
+  sha256: string;
+  size: number;
+  /** Permission bits of the file in the root (e.g. 0o644), for file.recurse/keep_source modes. */
+  mode: number;
+}
+
+/**
+ * The salt:// file client. Every path is a `salt://` URL or a relative path; `?saltenv=env` in
+ * the URL wins over the saltenv argument. A path that leaves the root is refused (PATH_REFUSED);
+ * a path in no root of the environment is `undefined` from the query functions and
+ * FILE_NOT_FOUND from cacheFile.
+ */
+export interface FileClient {
+  /** Environments the file server has (file_roots keys), sorted. */
+  listEnvs(): Promise<string[]>;
+  /** Every file of the environment under `prefix` (relative, `/`-separated), sorted; ignores applied. */
+  listFiles(saltenv: string, prefix?: string): Promise<string[]>;
+  /** Every directory of the environment under `prefix`, sorted. */
+  listDirs(saltenv: string, prefix?: string): Promise<string[]>;
+  /** Hash, size and mode of one file; undefined when no root of the environment has it. */
+  stat(url: string, saltenv: string): Promise<FileStat | undefined>;
+  /**
+   * Makes sure the file is in the minion's cache (`<cachedir>/files/<saltenv>/<path>`),
+   * transferring it only when the cached copy's hash differs, and returns the local path.
+   */
+  cacheFile(url: string, saltenv: string): Promise<{ localPath: string; stat: FileStat }>;
 }
 
 /** One job as saltutil.running and saltutil.find_job show it. */

@@ -117,6 +117,36 @@ export const ERRORS = {
     78,
   ),
 
+  // states, templates and the file server
+  RENDER_FAILED: spec(
+    'An SLS file or template could not be rendered: a YAML or Jinja syntax error, or an error raised while rendering.',
+    'Fix the file at the line and column the message gives (the line is shown).',
+    1,
+  ),
+  RENDERER_UNSUPPORTED: spec('A shebang line names a renderer brine does not have.', 'Use the default renderer (Jinja, then YAML), `#!yaml` or `#!jinja`; the message names the file.', 1),
+  TEMPLATE_UNSUPPORTED: spec(
+    "A template uses a construct brine's Jinja engine cannot render exactly as Python Jinja2 does; it is refused at compile time rather than rendered differently.",
+    'Rewrite the construct at the file and line given (docs/states.md lists the differences and the usual rewrite).',
+    1,
+  ),
+  STATE_COMPILE_FAILED: spec(
+    'The states could not be compiled: an unknown state function, a requisite naming a missing state, a requisite cycle, a duplicate ID or an argument of the wrong type. No state ran.',
+    'Fix the SLS files named in the message; `brine call state.show_lowstate` shows the compiled states.',
+    1,
+  ),
+  STATE_RUN_IN_PROGRESS: spec('Another state run is already in progress on this minion.', 'Wait for the job named in the message (`brine run <minion> saltutil.find_job <jid>`), or pass queue=True to wait for it.', 1),
+  FILE_NOT_FOUND: spec('A salt:// path is not in any file root of the environment.', 'Check the path and saltenv with `brine call cp.list_master saltenv=<env>`; the first root that has the file wins.', 1),
+  PATH_REFUSED: spec(
+    'A file server path or environment name is not allowed: it leaves the file root (.., an absolute path, a symlink pointing outside), or holds a NUL or an encoded separator.',
+    'Use a relative salt:// path inside file_roots; nothing was read.',
+    1,
+  ),
+  FILESERVER_UNAVAILABLE: spec(
+    'The minion needs files from the master (file_client: remote) but has no connection to one.',
+    'Start the minion daemon and check `brine doctor`, or set `file_client: local` to use the minion\'s own file_roots.',
+    1,
+  ),
+
   // jobs and modules
   UNKNOWN_FUNCTION: spec('The function is not in the module registry.', 'List functions with `brine run <target> sys.list_functions`.', 1),
   BAD_ARGUMENTS: spec('The arguments do not fit the function.', 'See the function signature with `brine run <target> sys.doc <function>`.', 1),

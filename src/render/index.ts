@@ -1,0 +1,6 @@
+// Public surface of src/render: the renderer pipeline (shebang-selected, `jinja|yaml` by default)
+// over a Jinja engine with Salt's compatibility layer. Imports nothing from the rest of brine but
+// util: the caller supplies data, the function caller and the file loader.
+
+export type { RenderEnv } from './types.js';
+export { renderSls, renderTemplate } from './pipeline.js';

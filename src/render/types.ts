@@ -1,0 +1,28 @@
+// What a render needs from its caller. The renderer never reaches the file server, the module
+// registry or the minion itself: everything arrives through this interface.
+
+export interface RenderEnv {
+  /**
+   * Where the text came from: `salt://web/init.sls` for a file server file, or a local path.
+   * Errors name it with line and column; `tplpath`/`tpldir` derive from it.
+   */
+  source: string;
+  /** The file server environment (`saltenv` in the template). */
+  saltenv: string;
+  /**
+   * Template variables: `grains`, `pillar`, `opts`, `sls`, `slspath`, `tpldir`, `tplpath`,
+   * `saltenv` as the caller computed them, plus any extra context (file.managed `context`).
+   */
+  context: Record<string, unknown>;
+  /**
+   * `salt['mod.fun'](...)` and `salt.mod.fun(...)`: runs an execution function synchronously and
+   * returns its return value; throws (a BrineError) when the function fails.
+   */
+  callFunction(fun: string, args: unknown[], kwargs: Record<string, unknown>): unknown;
+  /**
+   * Reads another file for `{% include %}`, `{% import %}`, `{% from ... import %}`,
+   * `{% import_yaml %}`, `{% import_json %}`, `{% import_text %}`: `name` is relative to the root
+   * of the environment (Salt's rule), e.g. `nginx/map.jinja`. Returns undefined when missing.
+   */
+  loadFile(name: string): string | undefined;
+}

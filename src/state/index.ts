@@ -1,0 +1,5 @@
+// Public surface of src/state: the state system (compile SLS to low data, order by requisites,
+// run, report), its state modules and the state.* execution functions.
+
+export { defineState } from './types.js';
+export type { LowRef, StateContext, StateFunction, StateResult, TemplateRequest, TypedStateFunction } from './types.js';
