@@ -134,8 +134,16 @@ export const ERRORS = {
     'Fix the SLS files named in the message; `brine call state.show_lowstate` shows the compiled states.',
     1,
   ),
-  STATE_RUN_IN_PROGRESS: spec('Another state run is already in progress on this minion.', 'Wait for the job named in the message (`brine run <minion> saltutil.find_job <jid>`), or pass queue=True to wait for it.', 1),
-  FILE_NOT_FOUND: spec('A salt:// path is not in any file root of the environment.', 'Check the path and saltenv with `brine call cp.list_master saltenv=<env>`; the first root that has the file wins.', 1),
+  STATE_RUN_IN_PROGRESS: spec(
+    'Another state run is already in progress on this minion.',
+    'Wait for the job named in the message (`brine run <minion> saltutil.find_job <jid>`), or pass queue=True to wait for it.',
+    1,
+  ),
+  FILE_NOT_FOUND: spec(
+    'A salt:// path is not in any file root of the environment.',
+    'Check the path and saltenv with `brine call cp.list_master saltenv=<env>`; the first root that has the file wins.',
+    1,
+  ),
   PATH_REFUSED: spec(
     'A file server path or environment name is not allowed: it leaves the file root (.., an absolute path, a symlink pointing outside), or holds a NUL or an encoded separator.',
     'Use a relative salt:// path inside file_roots; nothing was read.',
@@ -143,7 +151,7 @@ export const ERRORS = {
   ),
   FILESERVER_UNAVAILABLE: spec(
     'The minion needs files from the master (file_client: remote) but has no connection to one.',
-    'Start the minion daemon and check `brine doctor`, or set `file_client: local` to use the minion\'s own file_roots.',
+    "Start the minion daemon and check `brine doctor`, or set `file_client: local` to use the minion's own file_roots.",
     1,
   ),
 
