@@ -22,7 +22,7 @@ module.exports = {
     layer('targeting', ['util', 'protocol']),
     layer('modules', ['util', 'protocol', 'config']),
     layer('render', ['util']),
-    layer('fileserver', ['util', 'config', 'protocol', 'modules']),
+    layer('fileserver', ['util', 'config', 'protocol', 'modules', 'render']),
     layer('state', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting']),
     layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'fileserver']),
     layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state']),

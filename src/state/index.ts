@@ -3,3 +3,5 @@
 
 export { defineState } from './types.js';
 export type { LowRef, StateContext, StateFunction, StateResult, TemplateRequest, TypedStateFunction } from './types.js';
+export { createStateContext, type StateContextOptions } from './context.js';
+export { builtinStateFunctions } from './modules/index.js';

@@ -66,6 +66,11 @@ export interface StateFunction {
    * runtime's and are never declared here.
    */
   params: readonly ParamSpec[];
+  /**
+   * An SLS example for docs/states.md (generated from the code and kept in sync by a test): a
+   * YAML snippet using this function, e.g. `nginx:\n  pkg.installed: []`.
+   */
+  example: string;
   /** Accepts arguments it does not declare (delivered in `args.extra`), as Salt's **kwargs. */
   kwargs?: boolean;
   run(ctx: StateContext, args: TypedArgs<readonly ParamSpec[]>): Promise<StateResult>;

@@ -1,0 +1,53 @@
+// Builds the StateContext a state function runs with. The runtime uses it for every state; unit
+// tests of state modules use it directly with a real execution-module registry.
+
+import { createDefaultRegistry, type ExecContext, type ModuleRegistry } from '../modules/index.js';
+import { renderTemplate } from '../render/index.js';
+import { BrineError } from '../util/errors.js';
+import type { LowRef, StateContext } from './types.js';
+
+export interface StateContextOptions {
+  test?: boolean;
+  saltenv?: string;
+  exec: ExecContext;
+  low: LowRef;
+  /** The execution functions `call` reaches; the built-in registry when not given. */
+  registry?: ModuleRegistry;
+}
+
+export function createStateContext(opts: StateContextOptions): StateContext {
+  const registry = opts.registry ?? createDefaultRegistry();
+  const exec = opts.exec;
+  const saltenv = opts.saltenv ?? 'base';
+  return {
+    test: opts.test ?? false,
+    saltenv,
+    exec,
+    low: opts.low,
+    call: (fun, arg = [], kwarg = {}) => registry.call(fun, arg, kwarg, exec),
+    renderTemplate: (text, request) => {
+      const tplpath = request.source.replace(/^salt:\/\//, '');
+      const tpldir = tplpath.includes('/') ? tplpath.slice(0, tplpath.lastIndexOf('/')) : '.';
+      return renderTemplate(text, request.engine, {
+        source: request.source,
+        saltenv,
+        context: {
+          grains: exec.grains(),
+          pillar: exec.pillar?.() ?? {},
+          opts: exec.config,
+          saltenv,
+          tplpath,
+          tpldir,
+          ...request.context,
+        },
+        callFunction: (fun, arg, kwarg) => {
+          if (!exec.syncHost) throw new BrineError('EXEC_FAILED', `${request.source}: salt['${fun}'] cannot be called here (no host thread for synchronous calls)`);
+          const r = exec.syncHost.call(fun, arg, kwarg);
+          if (!r.success) throw new BrineError(r.error?.code ?? 'EXEC_FAILED', r.error?.message ?? String(r.return));
+          return r.return;
+        },
+        loadFile: (name) => exec.syncHost?.readFile(`salt://${name}`, saltenv),
+      });
+    },
+  };
+}

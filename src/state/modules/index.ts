@@ -1,0 +1,5 @@
+// Every built-in state function, registered explicitly (one file per state module).
+
+import type { StateFunction } from '../types.js';
+
+export const builtinStateFunctions: readonly StateFunction[] = [];
