@@ -8,6 +8,7 @@ import { withRetcode } from './retcode.js';
 import { splitShellWords } from './shell-words.js';
 import { defineFunction, defineParams, type TypedArgs } from './define-function.js';
 import type { ExecContext, ModuleFunction } from './types.js';
+import { findUser, readPasswd } from './user-db.js';
 
 // Salt's parameter order for the subset brine supports, so positional calls mean the same.
 const PARAMS = defineParams([
@@ -19,6 +20,7 @@ const PARAMS = defineParams([
   { name: 'env', type: 'map', doc: 'environment variables added to the minion environment' },
   { name: 'rstrip', type: 'bool', default: true, doc: 'strip trailing whitespace from the output' },
   { name: 'timeout', type: 'number', doc: 'seconds before the command and everything it started are stopped' },
+  { name: 'runas', type: 'string', keywordOnly: true, doc: "run as this user (the minion must run as root); HOME, USER, LOGNAME and the default cwd are the user's" },
 ]);
 
 function bad(fun: string, what: string): BrineError {
@@ -64,7 +66,8 @@ function envStrings(fun: string, env: Record<string, unknown> | undefined): Reco
 async function execute(fun: string, ctx: ExecContext, a: TypedArgs<typeof PARAMS>, mergeStderr: boolean): Promise<ProcessResult> {
   const n = a.named;
   const argv = commandArgv(fun, n.cmd, n.python_shell, n.shell);
-  const cwd = n.cwd;
+  const runas = n.runas === undefined || n.runas === '' ? undefined : await resolveRunas(fun, n.runas);
+  const cwd = n.cwd ?? runas?.cwd;
   if (cwd !== undefined) {
     const st = await stat(cwd).catch(() => undefined);
     if (!st?.isDirectory()) throw new BrineError('EXEC_FAILED', `${fun}: cwd '${cwd}' does not exist or is not a directory; create it or pass another cwd=`);
@@ -74,7 +77,8 @@ async function execute(fun: string, ctx: ExecContext, a: TypedArgs<typeof PARAMS
   return runProcess({
     argv,
     cwd,
-    env: envStrings(fun, n.env),
+    env: runas ? { HOME: runas.home, USER: runas.name, LOGNAME: runas.name, ...envStrings(fun, n.env) } : envStrings(fun, n.env),
+    ...(runas ? { uid: runas.uid, gid: runas.gid } : {}),
     stdin: n.stdin,
     // Salt treats timeout=0 as "no timeout".
     timeoutMs: timeout ? timeout * 1000 : undefined,
@@ -84,6 +88,27 @@ async function execute(fun: string, ctx: ExecContext, a: TypedArgs<typeof PARAMS
     label: fun,
     ...(ctx.trackProcess ? { onSpawn: (pid: number) => ctx.trackProcess?.(pid) } : {}),
   });
+}
+
+export interface RunasUser {
+  name: string;
+  uid: number;
+  gid: number;
+  home: string;
+  /** The default working directory: home when it exists, else '/'. */
+  cwd: string;
+}
+
+/** The account a command runs as: it must exist, and only root can switch to another one. */
+export async function resolveRunas(fun: string, name: string): Promise<RunasUser | undefined> {
+  const u = findUser(await readPasswd(fun), name);
+  if (!u || (u.name !== name && String(u.uid) !== name)) throw new BrineError('EXEC_FAILED', `${fun}: runas user '${name}' does not exist on this host; create it (user.present) or fix the name`);
+  const me = process.getuid?.();
+  if (me === u.uid) return undefined;
+  if (me !== 0) throw new BrineError('EXEC_FAILED', `${fun}: runas=${name} needs the minion to run as root (it runs as uid ${me}); run the command without runas or run the minion as root`);
+  // The default cwd is the user's home when it exists, as Salt's runas does.
+  const cwd = (await stat(u.home).catch(() => undefined))?.isDirectory() ? u.home : '/';
+  return { name: u.name, uid: u.uid, gid: u.gid, home: u.home, cwd };
 }
 
 export const cmdFunctions: readonly ModuleFunction[] = [

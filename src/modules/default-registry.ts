@@ -1,16 +1,19 @@
 // The registry a minion runs with: every built-in execution module, registered explicitly.
 
 import { cmdFunctions } from './cmd-module.js';
+import { cronFunctions } from './cron-module.js';
 import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
 import { networkFunctions } from './network-module.js';
 import { pkgFunctions } from './pkg-module.js';
+import { pkgrepoFunctions } from './pkgrepo-module.js';
 import { ModuleRegistry } from './registry.js';
 import { saltutilFunctions } from './saltutil-module.js';
 import { serviceFunctions } from './service-module.js';
 import { statusFunctions } from './status-module.js';
 import { sysFunctions } from './sys-module.js';
 import { testFunctions } from './test-module.js';
+import { userAdminFunctions } from './user-admin-module.js';
 import { userGroupFunctions } from './user-group-module.js';
 
 export function createDefaultRegistry(): ModuleRegistry {
@@ -23,7 +26,10 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(statusFunctions);
   registry.registerAll(serviceFunctions);
   registry.registerAll(pkgFunctions);
+  registry.registerAll(pkgrepoFunctions);
   registry.registerAll(userGroupFunctions);
+  registry.registerAll(userAdminFunctions);
+  registry.registerAll(cronFunctions);
   registry.registerAll(saltutilFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;

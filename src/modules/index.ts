@@ -26,6 +26,13 @@ export { serviceFunctions, createServiceFunctions, type ServiceOptions } from '.
 export { pkgFunctions, createPkgFunctions, comparePkgs } from './pkg-module.js';
 export { detectBackend, type PkgBackend, type BackendFactories, type InstallOptions } from './pkg-backend.js';
 export { userGroupFunctions } from './user-group-module.js';
+export { userAdminFunctions, groupList, ACCOUNT_NAME } from './user-admin-module.js';
+export { cronFunctions } from './cron-module.js';
+export { parseCrontab, renderCrontab, withJob, withSpecial, withoutJob, checkCronFields, CRON_TAG, SPECIALS, type Crontab, type CronJob, type SpecialJob, type SetStatus } from './cron-tab.js';
+export { pkgrepoFunctions, createPkgrepoFunctions, aptRequest, dnfRequest, type PkgrepoOptions } from './pkgrepo-module.js';
+export { sameRepo, formatSourceLine } from './pkgrepo-apt.js';
+export { findUser, findGroup, readPasswd, readGroups, type PasswdEntry, type GroupEntry } from './user-db.js';
+export { resolveRunas, type RunasUser } from './cmd-module.js';
 export { loadModuleDirs, type ModuleLoadLogger, type ModuleLoadReport } from './custom-modules.js';
 export { unifiedDiff } from './unified-diff.js';
 export { compilePythonRegex, pythonFlags, pythonSubn } from './python-regex.js';

@@ -48,6 +48,9 @@ export function createAptBackend(): PkgBackend {
     async remove(label, names, signal) {
       await runChecked(label, ['apt-get', '-q', '-y', 'remove', '--', ...names], { signal, env: APT_ENV });
     },
+    async purge(label, names, signal) {
+      await runChecked(label, ['apt-get', '-q', '-y', 'purge', '--', ...names], { signal, env: APT_ENV });
+    },
     async latestVersion(label, name, signal) {
       const r = await runChecked(label, ['apt-cache', '-q', 'policy', '--', name], { signal, env: APT_ENV });
       const installed = /^\s*Installed:\s*(\S+)/m.exec(r.stdout)?.[1];

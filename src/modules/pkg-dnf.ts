@@ -36,6 +36,9 @@ export function createDnfBackend(): PkgBackend {
     async remove(label, names, signal) {
       await runChecked(label, ['dnf', '-y', 'remove', '--', ...names], { signal });
     },
+    async purge(label, names, signal) {
+      await this.remove(label, names, signal);
+    },
     async latestVersion(label, name, signal) {
       const r = await runArgv(label, ['dnf', '-q', 'repoquery', '--latest-limit=1', '--queryformat', '%{epoch}\t%{version}\t%{release}\n', '--', name], { signal });
       const [epoch, version, release] = (r.stdout.trim().split('\n').pop() ?? '').split('\t');

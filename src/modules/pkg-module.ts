@@ -124,6 +124,25 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
       },
     }),
     defineFunction({
+      name: 'pkg.purge',
+      doc: 'Remove a package or several (pkgs=[...]) with their configuration files; returns {name: {old, new: ""}}.',
+      params: [
+        { name: 'name', type: 'string', doc: 'package to purge (ignored when pkgs is given)' },
+        { name: 'pkgs', type: 'list', doc: 'list of package names' },
+      ],
+      run: async (ctx, a) => {
+        const fun = 'pkg.purge';
+        const targets = targetsOf(fun, a);
+        const b = backend(fun);
+        const before = await b.listPkgs(fun, ctx.signal);
+        // Like Salt, only installed packages are handed to the package manager.
+        const installed = targets.map((t) => t.name).filter((n) => before.has(n));
+        if (installed.length === 0) return {};
+        await withErrorsNamingChanges(fun, b, ctx, before, () => b.purge(fun, installed, ctx.signal));
+        return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
+      },
+    }),
+    defineFunction({
       name: 'pkg.version',
       doc: "Return the installed version of a package ('' if not installed); several names return {name: version}.",
       params: [],

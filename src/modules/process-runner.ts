@@ -29,6 +29,9 @@ export interface RunProcessOptions {
   killGraceMs?: number;
   /** Names the caller in error messages, e.g. `cmd.run`. */
   label?: string;
+  /** Run as this uid/gid (the caller resolves runas; only root may switch; no supplementary groups). */
+  uid?: number;
+  gid?: number;
   /** Told the pid (= process group id) once the command started, e.g. for saltutil.kill_job. */
   onSpawn?(pid: number): void;
 }
@@ -98,6 +101,8 @@ export function runProcess(opts: RunProcessOptions): Promise<ProcessResult> {
       cwd: opts.cwd,
       env: opts.env ? { ...process.env, ...opts.env } : process.env,
       detached: true,
+      ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
+      ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
       stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
 

@@ -1,4 +1,5 @@
-// The `service` module for systemd: start, stop, restart, status, enable, disable, available,
+// The `service` module for systemd: start, stop, restart, reload, status, enable, disable,
+// enabled, disabled, available,
 // each running `systemctl` with an argv array. Where systemd is not the running init, every
 // function returns a coded error that says so instead of a confusing systemctl failure.
 
@@ -79,6 +80,12 @@ async function toggle(fun: string, verb: 'enable' | 'disable', a: UnitArgs): Pro
   return (await runArgv(fun, argv)).retcode === 0;
 }
 
+/** systemd's "enabled" (and, as Salt counts it, a static unit pulled in by another is not). */
+async function isEnabled(fun: string, name: string): Promise<boolean> {
+  const r = await runArgv(fun, ['systemctl', 'is-enabled', '--', unitName(fun, name)]);
+  return r.retcode === 0 && /^(enabled|enabled-runtime|alias)$/m.test(r.stdout.trim());
+}
+
 const NAME = defineParam({ name: 'name', type: 'string', required: true, doc: "unit name, e.g. 'nginx' or 'nginx.service'" });
 const NO_BLOCK = defineParam({ name: 'no_block', type: 'bool', default: false, doc: 'do not wait for the job to finish (systemctl --no-block)' });
 /** The arguments of the functions that act on one unit (start, stop, enable ...). */
@@ -100,6 +107,7 @@ export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunctio
     fn('service.start', "Start a service; true on success, an error with systemctl's message otherwise.", [NAME, NO_BLOCK], (a) => action('service.start', 'start', a)),
     fn('service.stop', 'Stop a service; true on success.', [NAME, NO_BLOCK], (a) => action('service.stop', 'stop', a)),
     fn('service.restart', 'Restart a service; true on success.', [NAME, NO_BLOCK], (a) => action('service.restart', 'restart', a)),
+    fn('service.reload', 'Reload a service’s configuration (systemctl reload); true on success.', [NAME, NO_BLOCK], (a) => action('service.reload', 'reload', a)),
     fn(
       'service.status',
       'True if the service is active; a glob returns {service: active} for each match.',
@@ -111,6 +119,8 @@ export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunctio
     ),
     fn('service.enable', 'Enable a service at boot; true if systemctl succeeded.', [NAME, NO_BLOCK], (a) => toggle('service.enable', 'enable', a)),
     fn('service.disable', 'Disable a service at boot; true if systemctl succeeded.', [NAME, NO_BLOCK], (a) => toggle('service.disable', 'disable', a)),
+    fn('service.enabled', 'True if the service starts at boot (systemctl is-enabled).', [NAME], (a) => isEnabled('service.enabled', a.named.name)),
+    fn('service.disabled', 'True if the service does not start at boot.', [NAME], async (a) => !(await isEnabled('service.disabled', a.named.name))),
     fn('service.available', 'True if systemd knows the service.', [NAME], (a) => available('service.available', unitName('service.available', a.named.name))),
   ];
 }
