@@ -1,0 +1,177 @@
+// cmd.run, cmd.wait and cmd.script: run a command (through the shell, as Salt's states do) or a
+// script from the file server, and report {pid, retcode, stdout, stderr} as the changes. cmd.wait
+// runs only from a watch (mod_watch). unless/onlyif/creates are the runtime's, not handled here.
+
+import { chmod, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { resolveRunas, splitShellWords } from '../../modules/index.js';
+import { BrineError, isBrineError } from '../../util/errors.js';
+import { defineState, type StateContext, type StateFunction, type StateResult } from '../types.js';
+import { reinterpretStateful } from './cmd-stateful.js';
+import { stateResult } from './state-result.js';
+
+const COMMON = [
+  { name: 'cwd', type: 'string', doc: "working directory (default: the minion's, or the runas user's home)" },
+  { name: 'runas', type: 'string', doc: 'run as this user (the minion must run as root)' },
+  { name: 'shell', type: 'string', doc: 'the shell that runs the command (default /bin/sh)' },
+  { name: 'env', type: 'any', doc: 'environment variables: a mapping, or a list of one-key mappings' },
+  { name: 'stateful', type: 'bool', default: false, doc: 'the command reports its own outcome (JSON, or a last line \'changed=yes comment="..."\')' },
+  { name: 'timeout', type: 'number', doc: 'seconds before the command is stopped (the state fails)' },
+  { name: 'success_retcodes', type: 'list', doc: 'exit codes other than 0 that count as success' },
+  { name: 'hide_output', type: 'bool', default: false, doc: 'leave stdout and stderr out of the result' },
+  { name: 'stdin', type: 'string', doc: 'text written to the standard input' },
+] as const;
+
+interface RunOpts {
+  cwd?: string;
+  runas?: string;
+  shell?: string;
+  env?: unknown;
+  stateful: boolean;
+  timeout?: number;
+  success_retcodes?: unknown[];
+  hide_output: boolean;
+  stdin?: string;
+}
+
+/** Salt takes env as a mapping or as a list of one-key mappings. */
+export function envMapping(env: unknown): Record<string, unknown> | undefined {
+  if (env === undefined || env === null) return undefined;
+  if (Array.isArray(env)) {
+    const out: Record<string, unknown> = {};
+    for (const item of env) {
+      if (typeof item !== 'object' || item === null || Array.isArray(item))
+        throw new BrineError('BAD_ARGUMENTS', `env must be a mapping or a list of mappings, got ${JSON.stringify(item)} in the list`);
+      Object.assign(out, item);
+    }
+    return out;
+  }
+  if (typeof env === 'object') return { ...env };
+  throw new BrineError('BAD_ARGUMENTS', `env must be a mapping (NAME: value), got ${typeof env}`);
+}
+
+/** Runs through cmd.run_all and shapes Salt's cmd state result. */
+async function runCommand(ctx: StateContext, name: string, cmd: string | string[], o: RunOpts, pythonShell: boolean): Promise<StateResult> {
+  let env: Record<string, unknown> | undefined;
+  try {
+    env = envMapping(o.env);
+  } catch (err) {
+    return stateResult(name, false, err instanceof Error ? err.message : String(err));
+  }
+  const kwarg: Record<string, unknown> = { python_shell: pythonShell };
+  for (const [k, v] of Object.entries({ cwd: o.cwd, runas: o.runas, shell: o.shell, env, timeout: o.timeout, stdin: o.stdin })) if (v !== undefined && v !== null) kwarg[k] = v;
+  const r = await ctx.call('cmd.run_all', [cmd], kwarg);
+  // A non-zero exit is a return with retcode (success false but no error); an error is a failure to run.
+  if (r.error) return stateResult(name, false, r.error.message);
+  const out = r.return as { pid: number; retcode: number; stdout: string; stderr: string };
+  const ok = (o.success_retcodes ?? []).map(Number).concat(0).includes(out.retcode);
+  const changes = o.hide_output ? { ...out, stdout: '', stderr: '' } : { ...out };
+  const ret = stateResult(name, ok, `Command "${name}" run`, changes);
+  if (!o.stateful) return ret;
+  const re = reinterpretStateful({ ...ret, changes: { ...out } });
+  // The exit code still decides failure; the command's report decides changes and comment.
+  return { ...re, result: ok ? re.result : false, changes: o.hide_output && Object.keys(re.changes).length ? { ...re.changes, stdout: '', stderr: '' } : re.changes };
+}
+
+function wouldRun(name: string): StateResult {
+  return stateResult(name, null, `Command "${name}" would have been executed`, { cmd: name });
+}
+
+const run = defineState({
+  name: 'cmd.run',
+  doc: 'Run a command through the shell; fails when it exits non-zero.',
+  params: [{ name: 'name', type: 'string', required: true, doc: 'the command line' }, ...COMMON],
+  example: 'reload-sysctl:\n  cmd.run:\n    - name: sysctl --system\n    - unless: test -f /etc/sysctl.d/99-brine.conf\n    - cwd: /\n    - env:\n      - LC_ALL: C',
+  run: async (ctx, a) => (ctx.test ? wouldRun(a.named.name) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
+  modWatch: async (ctx, a) => (ctx.test ? wouldRun(a.named.name) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
+});
+
+const wait = defineState({
+  name: 'cmd.wait',
+  doc: 'Run a command only when a watched state reports changes (watch / watch_in).',
+  params: [{ name: 'name', type: 'string', required: true, doc: 'the command line' }, ...COMMON],
+  example: 'rebuild-index:\n  cmd.wait:\n    - name: /usr/local/bin/rebuild-index\n    - watch:\n      - file: /srv/data/catalog.json',
+  // Without a triggering watch, nothing runs and nothing changes (Salt's cmd.wait).
+  run: async (_ctx, a) => stateResult(a.named.name, true, ''),
+  modWatch: async (ctx, a) => (ctx.test ? wouldRun(a.named.name) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
+});
+
+/** The script's text: from the file server (salt://) or a local absolute path. */
+async function scriptText(ctx: StateContext, source: string): Promise<string> {
+  if (source.startsWith('salt://')) {
+    if (!ctx.exec.files)
+      throw new BrineError(
+        'FILESERVER_UNAVAILABLE',
+        `cmd.script: ${source} cannot be fetched: no file server is reachable from here (set file_client: local with file_roots, or run through a master)`,
+      );
+    const { localPath } = await ctx.exec.files.cacheFile(source, ctx.saltenv);
+    return readFile(localPath, 'utf8');
+  }
+  if (path.isAbsolute(source)) {
+    return readFile(source, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new BrineError('FILE_NOT_FOUND', `cmd.script: cannot read ${source} (${err.code ?? err.message}); give a salt:// URL or an existing local path`);
+    });
+  }
+  throw new BrineError('BAD_ARGUMENTS', `cmd.script: source '${source}' must be a salt:// URL or an absolute local path`);
+}
+
+function scriptArgs(args: unknown): string[] {
+  if (args === undefined || args === null || args === '') return [];
+  if (Array.isArray(args)) return args.map(String);
+  return splitShellWords(String(args));
+}
+
+async function runScript(
+  ctx: StateContext,
+  a: { named: RunOpts & { name: string; source?: string; args?: unknown; template?: string; defaults?: Record<string, unknown>; context?: Record<string, unknown> } },
+): Promise<StateResult> {
+  const n = a.named;
+  if (ctx.test) return wouldRun(n.name);
+  const source = n.source ?? n.name;
+  let dir: string | undefined;
+  try {
+    let text = await scriptText(ctx, source);
+    if (n.template) text = await ctx.renderTemplate(text, { engine: n.template, source, context: { ...(n.defaults ?? {}), ...(n.context ?? {}) } });
+    const args = scriptArgs(n.args);
+    // A private directory per run: nobody else can swap the script between writing and running.
+    dir = await mkdtemp(path.join(os.tmpdir(), 'brine-script-'));
+    const file = path.join(dir, path.basename(source.replace(/\?.*$/, '')) || 'script');
+    await writeFile(file, text, { mode: 0o700 });
+    const runas = n.runas ? await resolveRunas('cmd.script', n.runas) : undefined;
+    if (runas) {
+      await chmod(dir, 0o711);
+      await chown(file, runas.uid, runas.gid);
+    }
+    // A script without a #! line runs under the shell (an exec of it would fail with ENOEXEC).
+    const shell = n.shell ?? (text.startsWith('#!') ? undefined : '/bin/sh');
+    const argv = shell ? [shell, file, ...args] : [file, ...args];
+    return await runCommand(ctx, n.name, argv, { ...n, shell: undefined }, false);
+  } catch (err) {
+    if (isBrineError(err) || err instanceof Error) return stateResult(n.name, false, err.message);
+    throw err;
+  } finally {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const SCRIPT_PARAMS = [
+  { name: 'name', type: 'string', required: true, doc: 'the script (its source when source is not given)' },
+  { name: 'source', type: 'string', doc: 'salt:// URL or absolute local path of the script' },
+  { name: 'args', type: 'any', doc: 'arguments: a string (split like a shell, without expansion) or a list' },
+  { name: 'template', type: 'string', doc: "render the script first ('jinja')" },
+  { name: 'defaults', type: 'map', doc: 'template variables' },
+  { name: 'context', type: 'map', doc: 'template variables, overriding defaults' },
+  ...COMMON,
+] as const;
+
+const script = defineState({
+  name: 'cmd.script',
+  doc: 'Download a script from the file server (optionally rendered as a template) and run it.',
+  params: SCRIPT_PARAMS,
+  example: 'bootstrap:\n  cmd.script:\n    - source: salt://scripts/bootstrap.sh\n    - args: --fast "two words"\n    - template: jinja\n    - runas: deploy\n    - cwd: /srv/app',
+  run: (ctx, a) => runScript(ctx, a),
+  modWatch: (ctx, a) => runScript(ctx, a),
+});
+
+export const cmdStates: readonly StateFunction[] = [run, wait, script];

@@ -1,0 +1,163 @@
+// pkg.installed, pkg.latest, pkg.removed, pkg.purged: compare the wanted packages with
+// pkg.list_pkgs, change only what differs through pkg.install/remove/purge, and report Salt's
+// {name: {old, new}} changes and comments.
+
+import { BrineError } from '../../util/errors.js';
+import { defineState, type StateContext, type StateFunction, type StateResult } from '../types.js';
+import { callFn, defined, stateResult } from './state-result.js';
+
+interface Target {
+  name: string;
+  /** Wanted version: exact, or a glob with `*` (Salt's wildcard versions). */
+  version?: string;
+}
+
+/** name (+version) or pkgs: ['a', {b: '1.2'}], as Salt reads them. */
+export function pkgTargets(fun: string, name: string, version: string | undefined, pkgs: unknown[] | undefined): Target[] {
+  if (pkgs === undefined) return [version === undefined || version === '' ? { name } : { name, version: String(version) }];
+  if (pkgs.length === 0) throw new BrineError('BAD_ARGUMENTS', `${fun}: pkgs is an empty list; list the packages or leave pkgs out`);
+  return pkgs.map((p) => {
+    if (typeof p === 'string') return { name: p };
+    if (typeof p === 'object' && p !== null && !Array.isArray(p) && Object.keys(p).length === 1) {
+      const [k, v] = Object.entries(p)[0]!;
+      return v === null || v === undefined || v === '' ? { name: k } : { name: k, version: String(v) };
+    }
+    throw new BrineError('BAD_ARGUMENTS', `${fun}: each pkgs entry must be a name or {name: version}, got ${JSON.stringify(p)}`);
+  });
+}
+
+function versionMatches(installed: readonly string[], wanted: string | undefined): boolean {
+  if (installed.length === 0) return false;
+  if (wanted === undefined || wanted === 'latest') return true;
+  if (!wanted.includes('*')) return installed.includes(wanted);
+  const re = new RegExp(
+    `^${wanted
+      .split('*')
+      .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
+  return installed.some((v) => re.test(v));
+}
+
+const label = (t: Target) => (t.version ? `${t.name}=${t.version}` : t.name);
+
+async function listPkgs(ctx: StateContext): Promise<Map<string, string[]> | string> {
+  const r = await callFn<Record<string, string[]>>(ctx, 'pkg.list_pkgs', [], { versions_as_list: true });
+  if (!r.ok) return r.message;
+  return new Map(Object.entries(r.value));
+}
+
+function installArgs(targets: readonly Target[], extra: Record<string, unknown>): Record<string, unknown> {
+  const pkgs = targets.map((t) => (t.version && t.version !== 'latest' && !t.version.includes('*') ? { [t.name]: t.version } : t.name));
+  return defined({ pkgs, ...extra });
+}
+
+/** Runs pkg.install/remove/purge; the changes it reports, or the failure (with partial changes). */
+async function change(ctx: StateContext, fun: string, kwarg: Record<string, unknown>): Promise<{ changes: Record<string, unknown>; error?: string }> {
+  const r = await ctx.call(fun, [], kwarg);
+  if (r.success) return { changes: (r.return as Record<string, unknown>) ?? {} };
+  return { changes: {}, error: r.error?.message ?? String(r.return) };
+}
+
+const PKG_PARAMS = [
+  { name: 'name', type: 'string', required: true, doc: 'package name (ignored when pkgs is given)' },
+  { name: 'version', type: 'string', doc: "wanted version of name (exact, or with '*' wildcards)" },
+  { name: 'pkgs', type: 'list', doc: 'several packages: names or {name: version} mappings' },
+  { name: 'refresh', type: 'bool', default: false, doc: 'update the package index first' },
+  { name: 'fromrepo', type: 'string', doc: 'install from this release (apt -t) or repository (dnf)' },
+] as const;
+
+const installed = defineState({
+  name: 'pkg.installed',
+  doc: 'Make sure packages are installed (at a version when one is given).',
+  params: [
+    ...PKG_PARAMS,
+    { name: 'reinstall', type: 'bool', default: false, doc: 'reinstall packages already at the wanted version' },
+    { name: 'skip_suggestions', type: 'bool', default: false, doc: 'accepted for compatibility (brine never suggests names)' },
+  ],
+  example: 'nginx:\n  pkg.installed:\n    - version: 1.22.1-9\n\nweb-tools:\n  pkg.installed:\n    - pkgs:\n      - curl\n      - jq: 1.6-2.1',
+  run: async (ctx, a) => {
+    const n = a.named;
+    const targets = pkgTargets('pkg.installed', n.name, n.version, n.pkgs);
+    const before = await listPkgs(ctx);
+    if (typeof before === 'string') return stateResult(n.name, false, before);
+    const todo = n.reinstall ? targets : targets.filter((t) => !versionMatches(before.get(t.name) ?? [], t.version));
+    if (todo.length === 0) {
+      if (n.pkgs) return stateResult(n.name, true, 'All specified packages are already installed');
+      const t = targets[0]!;
+      return stateResult(n.name, true, t.version ? `Version ${t.version} of package '${t.name}' is already installed` : `Package ${t.name} is already installed`);
+    }
+    if (ctx.test) return stateResult(n.name, null, `The following packages would be installed/updated: ${todo.map(label).join(', ')}`);
+    const { changes, error } = await change(ctx, 'pkg.install', installArgs(todo, { refresh: n.refresh, fromrepo: n.fromrepo, reinstall: n.reinstall }));
+    if (error) return stateResult(n.name, false, error, changes);
+    const after = await listPkgs(ctx);
+    const failed = typeof after === 'string' ? todo : todo.filter((t) => !versionMatches(after.get(t.name) ?? [], t.version));
+    if (failed.length) return stateResult(n.name, false, `The following packages failed to install/update: ${failed.map(label).join(', ')}`, changes);
+    const already = targets.filter((t) => !todo.includes(t));
+    const comment = [`The following packages were installed/updated: ${todo.map((t) => t.name).join(', ')}`];
+    if (already.length) comment.push(`The following packages were already installed: ${already.map((t) => t.name).join(', ')}`);
+    return stateResult(n.name, true, comment.join('\n'), changes);
+  },
+});
+
+const latest = defineState({
+  name: 'pkg.latest',
+  doc: 'Make sure packages are installed at the newest available version.',
+  params: [
+    { name: 'name', type: 'string', required: true, doc: 'package name (ignored when pkgs is given)' },
+    { name: 'pkgs', type: 'list', doc: 'several package names' },
+    { name: 'refresh', type: 'bool', default: true, doc: 'update the package index before looking for new versions' },
+    { name: 'fromrepo', type: 'string', doc: 'install from this release (apt -t) or repository (dnf)' },
+  ],
+  example: 'openssl:\n  pkg.latest:\n    - refresh: True',
+  run: async (ctx, a) => {
+    const n = a.named;
+    const names = pkgTargets('pkg.latest', n.name, undefined, n.pkgs).map((t) => t.name);
+    const before = await listPkgs(ctx);
+    if (typeof before === 'string') return stateResult(n.name, false, before);
+    const avail = await callFn<string | Record<string, string>>(ctx, 'pkg.latest_version', names, { refresh: n.refresh });
+    if (!avail.ok) return stateResult(n.name, false, avail.message);
+    const newest = (p: string): string => (typeof avail.value === 'string' ? avail.value : (avail.value[p] ?? ''));
+    const unknown = names.filter((p) => newest(p) === '' && !before.has(p));
+    if (unknown.length) return stateResult(n.name, false, `No information found for ${unknown.map((p) => `'${p}'`).join(', ')}; check the name and the configured repositories`);
+    const todo = names.filter((p) => newest(p) !== '').map((p) => ({ name: p, version: newest(p) }));
+    if (todo.length === 0) return stateResult(n.name, true, names.length === 1 ? `Package ${names[0]} is already up-to-date` : `All packages are up-to-date (${names.join(', ')}).`);
+    if (ctx.test) return stateResult(n.name, null, `The following packages would be installed/upgraded: ${todo.map(label).join(', ')}`);
+    const { changes, error } = await change(ctx, 'pkg.install', installArgs(todo, { fromrepo: n.fromrepo }));
+    if (error) return stateResult(n.name, false, error, changes);
+    const after = await listPkgs(ctx);
+    const failed = typeof after === 'string' ? todo : todo.filter((t) => !versionMatches(after.get(t.name) ?? [], t.version));
+    if (failed.length) return stateResult(n.name, false, `The following packages failed to update: ${failed.map(label).join(', ')}`, changes);
+    return stateResult(n.name, true, `The following packages were successfully installed/upgraded: ${todo.map((t) => t.name).join(', ')}`, changes);
+  },
+});
+
+function removal(fun: 'pkg.removed' | 'pkg.purged', exec: 'pkg.remove' | 'pkg.purge', verb: 'removed' | 'purged'): StateFunction {
+  return defineState({
+    name: fun,
+    doc: verb === 'removed' ? 'Make sure packages are not installed.' : 'Make sure packages are not installed, with their configuration files removed.',
+    params: [
+      { name: 'name', type: 'string', required: true, doc: 'package name (ignored when pkgs is given)' },
+      { name: 'version', type: 'string', doc: 'only remove name when this version is installed' },
+      { name: 'pkgs', type: 'list', doc: 'several package names' },
+    ],
+    example: verb === 'removed' ? 'telnet:\n  pkg.removed: []' : 'old-tools:\n  pkg.purged:\n    - pkgs:\n      - telnet\n      - rsh-client',
+    run: async (ctx, a): Promise<StateResult> => {
+      const n = a.named;
+      const targets = pkgTargets(fun, n.name, n.version, n.pkgs);
+      const before = await listPkgs(ctx);
+      if (typeof before === 'string') return stateResult(n.name, false, before);
+      const todo = targets.filter((t) => before.has(t.name) && versionMatches(before.get(t.name)!, t.version));
+      if (todo.length === 0) return stateResult(n.name, true, 'All specified packages are already absent');
+      if (ctx.test) return stateResult(n.name, null, `The following packages will be ${verb}: ${todo.map((t) => t.name).join(', ')}`);
+      const { changes, error } = await change(ctx, exec, { pkgs: todo.map((t) => t.name) });
+      if (error) return stateResult(n.name, false, error, changes);
+      const after = await listPkgs(ctx);
+      const left = typeof after === 'string' ? todo : todo.filter((t) => after.has(t.name));
+      if (left.length) return stateResult(n.name, false, `The following packages were not ${verb}: ${left.map((t) => t.name).join(', ')}`, changes);
+      return stateResult(n.name, true, `All targeted packages were ${verb}.`, changes);
+    },
+  });
+}
+
+export const pkgStates: readonly StateFunction[] = [installed, latest, removal('pkg.removed', 'pkg.remove', 'removed'), removal('pkg.purged', 'pkg.purge', 'purged')];

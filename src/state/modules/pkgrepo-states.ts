@@ -1,0 +1,97 @@
+// pkgrepo.managed and pkgrepo.absent: an apt sources line (name: 'deb http://... suite main')
+// or a dnf .repo section (name: the repository id, with baseurl, gpgcheck, enabled ...), through
+// pkg.get_repo/mod_repo/del_repo; the package index is refreshed after a change (refresh: True).
+
+import { aptRequest, dnfRequest, formatSourceLine } from '../../modules/index.js';
+import { defineState, type StateFunction } from '../types.js';
+import { callFn, stateResult } from './state-result.js';
+
+// An apt repository is named by its sources line, a dnf one by its id; the name tells which, and
+// pkg.mod_repo refuses the wrong kind for the host with a message saying so.
+const isApt = (name: string): boolean => /^(#\s*)?deb(-src)?\s/.test(name.trim());
+
+/** The attributes that would change, {key: {old, new}}, comparing the wanted repository with the configured one. */
+function diff(want: Record<string, unknown>, have: Record<string, unknown>): Record<string, { old: unknown; new: unknown }> {
+  const out: Record<string, { old: unknown; new: unknown }> = {};
+  for (const [k, v] of Object.entries(want)) {
+    if (JSON.stringify(v) !== JSON.stringify(have[k] ?? (Array.isArray(v) ? [] : ''))) out[k] = { old: have[k] ?? '', new: v };
+  }
+  return out;
+}
+
+const WOULD = 'This may cause pkg states to behave differently than stated if this action is repeated without test=True, due to the differences in the configured repositories.';
+
+const managed = defineState({
+  name: 'pkgrepo.managed',
+  doc: 'Make sure a package repository is configured (apt sources line or dnf .repo section).',
+  params: [
+    { name: 'name', type: 'string', required: true, doc: "apt: the sources line 'deb [opts] uri suite comps'; dnf: the repository id" },
+    { name: 'file', type: 'string', doc: 'apt: /etc/apt/sources.list.d/<name>.list (default /etc/apt/sources.list); dnf: the .repo file' },
+    { name: 'refresh', type: 'bool', default: true, doc: 'update the package index after a change' },
+    { name: 'humanname', type: 'string', doc: 'dnf: the name= shown for the repository' },
+    { name: 'comps', type: 'any', doc: 'apt: components (list or comma-separated), overriding the line' },
+    { name: 'architectures', type: 'any', doc: 'apt: arch= option (list or comma-separated)' },
+    { name: 'signedby', type: 'string', doc: 'apt: signed-by= key file' },
+    { name: 'disabled', type: 'bool', doc: 'apt: write the line commented out' },
+    { name: 'enabled', type: 'bool', doc: 'dnf: enabled=1/0; apt: the opposite of disabled' },
+    { name: 'baseurl', type: 'string', doc: 'dnf: the repository URL' },
+    { name: 'mirrorlist', type: 'string', doc: 'dnf: a mirror list URL' },
+    { name: 'gpgcheck', type: 'bool', doc: 'dnf: check package signatures' },
+    { name: 'gpgkey', type: 'string', doc: 'dnf: the signing key URL' },
+  ],
+  kwargs: true,
+  example:
+    'nginx-repo:\n  pkgrepo.managed:\n    - name: deb [signed-by=/etc/apt/keyrings/nginx.gpg] http://nginx.org/packages/debian bookworm nginx\n    - file: /etc/apt/sources.list.d/nginx.list\n\nepel:\n  pkgrepo.managed:\n    - humanname: Extra Packages for Enterprise Linux\n    - baseurl: https://dl.fedoraproject.org/pub/epel/9/Everything/x86_64/\n    - gpgcheck: True\n    - gpgkey: https://dl.fedoraproject.org/pub/epel/RPM-GPG-KEY-EPEL-9',
+  run: async (ctx, a) => {
+    const n = a.named;
+    const { name, refresh, file, ...rest } = n;
+    const kw: Record<string, unknown> = { ...a.extra, ...rest };
+    const apt = isApt(name);
+    let want: Record<string, unknown>;
+    try {
+      if (apt) {
+        const r = aptRequest('pkgrepo.managed', name, kw);
+        want = { line: formatSourceLine(r), comps: r.comps, architectures: r.architectures, signedby: r.signedby, disabled: r.disabled };
+      } else {
+        want = dnfRequest('pkgrepo.managed', kw);
+      }
+    } catch (err) {
+      return stateResult(name, false, err instanceof Error ? err.message : String(err));
+    }
+    const pre = await callFn<Record<string, unknown>>(ctx, 'pkg.get_repo', [name]);
+    if (!pre.ok) return stateResult(name, false, pre.message);
+    const exists = Object.keys(pre.value).length > 0;
+    // apt: the line's options are attributes; compare them, not the raw line (comments may differ).
+    const { line: _line, ...attrs } = want;
+    const changes = exists ? diff(apt ? attrs : want, pre.value) : { repo: name };
+    if (exists && Object.keys(changes).length === 0) return stateResult(name, true, `Package repo '${name}' already configured`);
+    if (ctx.test) return stateResult(name, null, `Package repo '${name}' would be configured. ${WOULD}`, changes);
+    const mod = await callFn(ctx, 'pkg.mod_repo', [name], { ...kw, ...(file !== undefined ? { file } : {}) });
+    if (!mod.ok) return stateResult(name, false, `Failed to configure repo '${name}': ${mod.message}`);
+    const comment = [`Configured package repo '${name}'`];
+    if (refresh) {
+      const r = await callFn(ctx, 'pkg.refresh_db');
+      if (!r.ok) return stateResult(name, false, `${comment[0]}, but refreshing the package index failed: ${r.message}`, changes);
+    }
+    return stateResult(name, true, comment.join(''), changes);
+  },
+});
+
+const absent = defineState({
+  name: 'pkgrepo.absent',
+  doc: 'Make sure a package repository is not configured.',
+  params: [{ name: 'name', type: 'string', required: true, doc: 'apt: the sources line; dnf: the repository id' }],
+  example: 'old-repo:\n  pkgrepo.absent:\n    - name: deb http://archive.example.com/debian bookworm main',
+  run: async (ctx, a) => {
+    const name = a.named.name;
+    const pre = await callFn<Record<string, unknown>>(ctx, 'pkg.get_repo', [name]);
+    if (!pre.ok) return stateResult(name, false, pre.message);
+    if (Object.keys(pre.value).length === 0) return stateResult(name, true, `Package repo ${name} is absent`);
+    if (ctx.test) return stateResult(name, null, `Package repo '${name}' will be removed. ${WOULD}`, { repo: name });
+    const del = await callFn(ctx, 'pkg.del_repo', [name]);
+    if (!del.ok) return stateResult(name, false, `Failed to remove repo ${name}: ${del.message}`);
+    return stateResult(name, true, `Removed repo ${name}`, { repo: name });
+  },
+});
+
+export const pkgrepoStates: readonly StateFunction[] = [managed, absent];
