@@ -118,7 +118,11 @@ function matches(job: { cmd: string; identifier: string | null }, cmd: string, i
   return job.cmd === cmd;
 }
 
-const same = <T extends object>(a: T, b: T): boolean => JSON.stringify(a) === JSON.stringify(b);
+/** Field by field (key order differs between parsed and built jobs). */
+function same<T extends object>(a: T, b: T): boolean {
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])] as (keyof T)[];
+  return keys.every((k) => a[k] === b[k]);
+}
 
 /** The crontab with `job` in it, and whether that added, changed or found it. */
 export function withJob(tab: Crontab, job: CronJob): { tab: Crontab; status: SetStatus } {
