@@ -1,0 +1,115 @@
+// A stand-in apt for state tests: shell scripts named apt-get, apt-cache, dpkg and dpkg-query
+// in a temp directory put first on PATH. They keep the installed and available packages in
+// two text files ("name version" lines) and log every apt-get call, so a test can check what
+// ran — the real package manager cannot install and remove packages on every test run.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const APT_GET = `#!/bin/sh
+d="$FAKE_APT_DIR"
+echo "$*" >> "$d/calls"
+verb=""; pkgs=""; seen=""
+for a in "$@"; do
+  if [ -n "$seen" ]; then pkgs="$pkgs $a"; continue; fi
+  case "$a" in
+    --) seen=1 ;;
+    install|remove|purge|update) verb="$a" ;;
+  esac
+done
+case "$verb" in
+  update) exit 0 ;;
+  install)
+    for p in $pkgs; do
+      n="\${p%%=*}"; v=""; [ "$n" != "$p" ] && v="\${p#*=}"
+      avail=$(awk -v n="$n" '$1==n {print $2}' "$d/available" | tail -n 1)
+      if [ -z "$avail" ]; then echo "E: Unable to locate package $n" >&2; exit 100; fi
+      if [ -n "$v" ] && ! awk -v n="$n" -v v="$v" '$1==n && $2==v {f=1} END {exit !f}' "$d/available"; then echo "E: Version '$v' for '$n' was not found" >&2; exit 100; fi
+      [ -z "$v" ] && v="$avail"
+      awk -v n="$n" '$1!=n' "$d/installed" > "$d/tmp"; echo "$n $v" >> "$d/tmp"; mv "$d/tmp" "$d/installed"
+    done ;;
+  remove|purge)
+    for n in $pkgs; do awk -v n="$n" '$1!=n' "$d/installed" > "$d/tmp"; mv "$d/tmp" "$d/installed"; done ;;
+esac
+exit 0
+`;
+
+const DPKG_QUERY = `#!/bin/sh
+awk '{printf "install ok installed\\t%s\\t%s\\tamd64\\n", $1, $2}' "$FAKE_APT_DIR/installed"
+`;
+
+const DPKG = `#!/bin/sh
+case "$1" in
+  --print-architecture) echo amd64 ;;
+  --compare-versions)
+    [ "$2" = "$4" ] && exit 1
+    low=$(printf '%s\\n%s\\n' "$2" "$4" | sort -V | head -n 1)
+    [ "$low" = "$2" ] && exit 0 || exit 1 ;;
+esac
+`;
+
+const APT_CACHE = `#!/bin/sh
+for last; do :; done
+n="$last"
+inst=$(awk -v n="$n" '$1==n {print $2}' "$FAKE_APT_DIR/installed")
+cand=$(awk -v n="$n" '$1==n {print $2}' "$FAKE_APT_DIR/available" | sort -V | tail -n 1)
+echo "$n:"
+echo "  Installed: \${inst:-(none)}"
+echo "  Candidate: \${cand:-(none)}"
+`;
+
+export interface FakeApt {
+  dir: string;
+  setInstalled(pkgs: Record<string, string>): void;
+  setAvailable(pkgs: Record<string, string[]>): void;
+  installed(): Record<string, string>;
+  /** The apt-get command lines run so far. */
+  calls(): string[];
+  dispose(): void;
+}
+
+export function installFakeApt(): FakeApt {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-fakeapt-'));
+  const bin = path.join(dir, 'bin');
+  fs.mkdirSync(bin);
+  for (const [name, text] of Object.entries({ 'apt-get': APT_GET, 'dpkg-query': DPKG_QUERY, dpkg: DPKG, 'apt-cache': APT_CACHE })) {
+    fs.writeFileSync(path.join(bin, name), text, { mode: 0o755 });
+  }
+  for (const f of ['installed', 'available', 'calls']) fs.writeFileSync(path.join(dir, f), '');
+  const savedPath = process.env.PATH;
+  process.env.PATH = `${bin}:${savedPath ?? ''}`;
+  process.env.FAKE_APT_DIR = dir;
+  const write = (file: string, lines: string[]) => fs.writeFileSync(path.join(dir, file), lines.map((l) => `${l}\n`).join(''));
+  return {
+    dir,
+    setInstalled: (pkgs) =>
+      write(
+        'installed',
+        Object.entries(pkgs).map(([n, v]) => `${n} ${v}`),
+      ),
+    setAvailable: (pkgs) =>
+      write(
+        'available',
+        Object.entries(pkgs).flatMap(([n, vs]) => vs.map((v) => `${n} ${v}`)),
+      ),
+    installed: () =>
+      Object.fromEntries(
+        fs
+          .readFileSync(path.join(dir, 'installed'), 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => l.split(' ') as [string, string]),
+      ),
+    calls: () =>
+      fs
+        .readFileSync(path.join(dir, 'calls'), 'utf8')
+        .split('\n')
+        .filter((l) => l !== ''),
+    dispose: () => {
+      process.env.PATH = savedPath;
+      delete process.env.FAKE_APT_DIR;
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

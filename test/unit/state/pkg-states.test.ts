@@ -1,0 +1,110 @@
+import { after, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { installFakeApt } from './fake-apt.js';
+import { runState } from './state-ctx.js';
+
+// apt cannot install and remove real packages on every run; a recording stand-in does (fake-apt.ts).
+const apt = installFakeApt();
+after(() => apt.dispose());
+
+beforeEach(() => {
+  apt.setInstalled({ curl: '7.88.1-10' });
+  apt.setAvailable({ curl: ['7.88.1-10', '7.88.1-11'], nginx: ['1.22.1-9'], jq: ['1.6-2.1', '1.7-1'] });
+});
+
+const installs = () => apt.calls().filter((c) => / install /.test(c));
+
+describe('pkg.installed', () => {
+  it("installs what is missing with Salt's {name: {old, new}}; a second run changes nothing", async () => {
+    const r = await runState('pkg.installed', { name: 'nginx' });
+    assert.equal(r.result, true, r.comment);
+    assert.deepEqual(r.changes, { nginx: { old: '', new: '1.22.1-9' } });
+    assert.equal(r.comment, 'The following packages were installed/updated: nginx');
+    const again = await runState('pkg.installed', { name: 'nginx' });
+    assert.deepEqual(again, { name: 'nginx', result: true, changes: {}, comment: 'Package nginx is already installed' });
+    assert.equal(installs().length, 1, 'the second run did not call apt-get install');
+  });
+
+  it('pkgs with a {name: version} entry installs only what differs, pinned to the version', async () => {
+    const before = apt.calls().length;
+    const r = await runState('pkg.installed', { name: 'tools', pkgs: ['curl', { jq: '1.6-2.1' }] });
+    assert.equal(r.result, true, r.comment);
+    assert.deepEqual(r.changes, { jq: { old: '', new: '1.6-2.1' } });
+    assert.equal(r.comment, 'The following packages were installed/updated: jq\nThe following packages were already installed: curl');
+    const call = apt
+      .calls()
+      .slice(before)
+      .find((c) => / install /.test(c));
+    assert.match(call!, /install -- jq=1\.6-2\.1$/, 'curl is not handed to apt-get again');
+    const again = await runState('pkg.installed', { name: 'tools', pkgs: ['curl', { jq: '1.6-2.1' }] });
+    assert.equal(again.comment, 'All specified packages are already installed');
+  });
+
+  it('a different version is an upgrade; test=True reports it and installs nothing', async () => {
+    const dry = await runState('pkg.installed', { name: 'curl', version: '7.88.1-11' }, { test: true });
+    assert.deepEqual(dry, { name: 'curl', result: null, changes: {}, comment: 'The following packages would be installed/updated: curl=7.88.1-11' });
+    assert.equal(apt.installed().curl, '7.88.1-10');
+    const r = await runState('pkg.installed', { name: 'curl', version: '7.88.1-11' });
+    assert.deepEqual(r.changes, { curl: { old: '7.88.1-10', new: '7.88.1-11' } });
+    assert.equal((await runState('pkg.installed', { name: 'curl', version: '7.88.1-1*' })).comment, "Version 7.88.1-1* of package 'curl' is already installed");
+  });
+
+  it("an unknown package fails with apt-get's message; a bad pkgs entry fails before anything runs", async () => {
+    const r = await runState('pkg.installed', { name: 'no-such-pkg' });
+    assert.equal(r.result, false);
+    assert.match(r.comment, /Unable to locate package no-such-pkg/);
+    const before = apt.calls().length;
+    const bad = await runState('pkg.installed', { name: 'x', pkgs: [['nested']] });
+    assert.equal(bad.result, false);
+    assert.match(bad.comment, /each pkgs entry must be a name or \{name: version\}/);
+    const opt = await runState('pkg.installed', { name: '--force-yes' });
+    assert.equal(opt.result, false);
+    assert.match(opt.comment, /package name '--force-yes' is not valid/);
+    assert.equal(apt.calls().length, before);
+  });
+});
+
+describe('pkg.latest', () => {
+  it('upgrades to the newest candidate, then reports up-to-date', async () => {
+    const r = await runState('pkg.latest', { name: 'curl', refresh: false });
+    assert.equal(r.result, true, r.comment);
+    assert.deepEqual(r.changes, { curl: { old: '7.88.1-10', new: '7.88.1-11' } });
+    assert.equal(r.comment, 'The following packages were successfully installed/upgraded: curl');
+    const again = await runState('pkg.latest', { name: 'curl', refresh: false });
+    assert.deepEqual(again, { name: 'curl', result: true, changes: {}, comment: 'Package curl is already up-to-date' });
+  });
+
+  it('refresh runs apt-get update first; an unknown package fails', async () => {
+    const before = apt.calls().length;
+    await runState('pkg.latest', { name: 'jq' });
+    assert.match(apt.calls()[before]!, /update/);
+    assert.equal(apt.installed().jq, '1.7-1');
+    const r = await runState('pkg.latest', { name: 'nothere', refresh: false });
+    assert.equal(r.result, false);
+    assert.match(r.comment, /No information found for 'nothere'/);
+  });
+});
+
+describe('pkg.removed / pkg.purged', () => {
+  it('removes installed packages only, once; purged uses apt-get purge', async () => {
+    const dry = await runState('pkg.removed', { name: 'curl' }, { test: true });
+    assert.equal(dry.result, null);
+    assert.equal(dry.comment, 'The following packages will be removed: curl');
+    assert.equal(apt.installed().curl, '7.88.1-10');
+    const r = await runState('pkg.removed', { name: 'curl' });
+    assert.deepEqual(r, { name: 'curl', result: true, changes: { curl: { old: '7.88.1-10', new: '' } }, comment: 'All targeted packages were removed.' });
+    assert.equal((await runState('pkg.removed', { name: 'curl' })).comment, 'All specified packages are already absent');
+
+    apt.setInstalled({ nginx: '1.22.1-9', jq: '1.7-1' });
+    const p = await runState('pkg.purged', { name: 'x', pkgs: ['nginx', 'jq', 'absent-one'] });
+    assert.equal(p.result, true, p.comment);
+    assert.deepEqual(Object.keys(p.changes).sort(), ['jq', 'nginx']);
+    assert.match(apt.calls().at(-1)!, / purge -- nginx jq$/);
+  });
+
+  it('version: only removes when that version is installed', async () => {
+    const r = await runState('pkg.removed', { name: 'curl', version: '1.0' });
+    assert.equal(r.comment, 'All specified packages are already absent');
+    assert.equal(apt.installed().curl, '7.88.1-10');
+  });
+});
