@@ -30,6 +30,9 @@ function describe(v: unknown): string {
     const c = (v as Record<string, unknown>).comment;
     return typeof c === 'string' ? c : 'Success';
   }
+  // Salt's comment is Python's str() of the return: True, False, None.
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (v === null || v === undefined) return 'None';
   return typeof v === 'string' ? v : JSON.stringify(v);
 }
 
