@@ -92,7 +92,7 @@ describe('cmd.run', () => {
       [['  '], {}, /cmd is empty/],
       [['true'], { env: { A: { nested: 1 } } }, /env value for 'A'/],
       [['true'], { timeout: -1 }, /timeout must be a positive/],
-      [['true'], { runas: 'root' }, /unexpected keyword argument 'runas'/],
+      [['true'], { no_such_option: 'x' }, /unexpected keyword argument 'no_such_option'/],
     ] as const) {
       const res = await run('cmd.run', [...arg], { ...kwarg });
       assert.equal(res.error?.code, 'BAD_ARGUMENTS', JSON.stringify(arg));

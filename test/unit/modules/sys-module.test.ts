@@ -44,7 +44,7 @@ describe('sys module', () => {
     assert.deepEqual(Object.keys(cmd), ['cmd.retcode', 'cmd.run', 'cmd.run_all']);
     assert.match(
       cmd['cmd.run']!,
-      /^cmd\.run\(cmd: any, cwd\?: string, stdin\?: string, shell: string = "\/bin\/sh", python_shell: bool = true, env\?: map, rstrip: bool = true, timeout\?: number\)\n\n/,
+      /^cmd\.run\(cmd: any, cwd\?: string, stdin\?: string, shell: string = "\/bin\/sh", python_shell: bool = true, env\?: map, rstrip: bool = true, timeout\?: number, \*, runas\?: string\)\n\n/,
     );
     const item = (await call('sys.doc', ['grains.item'])) as Record<string, string>;
     assert.match(item['grains.item']!, /^grains\.item\(\*args, default: any = "", delimiter: string = ":"\)/);
