@@ -2,7 +2,7 @@
 // script from the file server, and report {pid, retcode, stdout, stderr} as the changes. cmd.wait
 // runs only from a watch (mod_watch). unless/onlyif/creates are the runtime's, not handled here.
 
-import { chmod, chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { resolveRunas, splitShellWords } from '../../modules/index.js';
@@ -59,6 +59,7 @@ async function runCommand(ctx: StateContext, name: string, cmd: string | string[
   } catch (err) {
     return stateResult(name, false, err instanceof Error ? err.message : String(err));
   }
+  if (o.cwd !== undefined && !(await stat(o.cwd).catch(() => undefined))?.isDirectory()) return stateResult(name, false, `Desired working directory "${o.cwd}" is not available`);
   const kwarg: Record<string, unknown> = { python_shell: pythonShell };
   for (const [k, v] of Object.entries({ cwd: o.cwd, runas: o.runas, shell: o.shell, env, timeout: o.timeout, stdin: o.stdin })) if (v !== undefined && v !== null) kwarg[k] = v;
   const r = await ctx.call('cmd.run_all', [cmd], kwarg);
@@ -75,7 +76,7 @@ async function runCommand(ctx: StateContext, name: string, cmd: string | string[
 }
 
 function wouldRun(name: string): StateResult {
-  return stateResult(name, null, `Command "${name}" would have been executed`, { cmd: name });
+  return stateResult(name, null, `Command "${name}" would have been executed`);
 }
 
 const run = defineState({

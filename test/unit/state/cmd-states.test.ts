@@ -48,7 +48,7 @@ describe('cmd.run', () => {
   it('a missing cwd fails with the coded message, nothing runs', async () => {
     const r = await runState('cmd.run', { name: 'true', cwd: path.join(tmp, 'nope') });
     assert.equal(r.result, false);
-    assert.match(r.comment, /cwd '.*nope' does not exist or is not a directory/);
+    assert.equal(r.comment, `Desired working directory "${path.join(tmp, 'nope')}" is not available`);
   });
 
   it('hide_output keeps stdout and stderr out of the result', async () => {
@@ -174,6 +174,14 @@ describe('cmd.script', () => {
     const nofs = await runState('cmd.script', { name: 'salt://x.sh' });
     assert.equal(nofs.result, false);
     assert.match(nofs.comment, /no file server is reachable/);
+  });
+
+  it('runas: the private copy is readable and runnable by that user only', { skip: !isRoot ? 'needs root to switch users' : false }, async () => {
+    const local = path.join(tmp, 'who.sh');
+    fs.writeFileSync(local, '#!/bin/sh\nid -un\nstat -c %U:%a "$0"\n');
+    const r = await runState('cmd.script', { name: local, runas: 'nobody' });
+    assert.equal(r.result, true, r.comment);
+    assert.equal(r.changes.stdout, 'nobody\nnobody:700');
   });
 
   it('test=True fetches and runs nothing', async () => {
