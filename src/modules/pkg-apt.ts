@@ -15,23 +15,28 @@ export function createAptBackend(): PkgBackend {
     nativeArch ??= (await runChecked(label, ['dpkg', '--print-architecture'], { signal })).stdout.trim();
     return nativeArch;
   };
+  const query = async (label: string, signal: AbortSignal, keep: (status: string) => boolean): Promise<Map<string, string[]>> => {
+    const native = await arch(label, signal);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${field} format
+    const r = await runChecked(label, ['dpkg-query', '-W', '--showformat=${Status}\t${Package}\t${Version}\t${Architecture}\n'], { signal });
+    const out = new Map<string, string[]>();
+    for (const line of r.stdout.split('\n')) {
+      const [status, name, version, pkgArch] = line.split('\t');
+      if (!status || !name || !version || !keep(status)) continue;
+      // A foreign-architecture package is listed as name:arch, as Salt does.
+      const key = pkgArch && pkgArch !== 'all' && pkgArch !== native ? `${name}:${pkgArch}` : name;
+      out.set(key, [...(out.get(key) ?? []), version]);
+    }
+    return out;
+  };
   return {
     name: 'apt',
     async listPkgs(label, signal) {
-      const native = await arch(label, signal);
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${field} format
-      const r = await runChecked(label, ['dpkg-query', '-W', '--showformat=${Status}\t${Package}\t${Version}\t${Architecture}\n'], { signal });
-      const out = new Map<string, string[]>();
-      for (const line of r.stdout.split('\n')) {
-        const [status, name, version, pkgArch] = line.split('\t');
-        if (!status || !name || !version) continue;
-        // Only fully installed packages (or held ones), as Salt lists them.
-        if (!/ installed$/.test(status) || !/^(install|hold) /.test(status)) continue;
-        // A foreign-architecture package is listed as name:arch, as Salt does.
-        const key = pkgArch && pkgArch !== 'all' && pkgArch !== native ? `${name}:${pkgArch}` : name;
-        out.set(key, [...(out.get(key) ?? []), version]);
-      }
-      return out;
+      // Only fully installed packages (or held ones), as Salt lists them.
+      return query(label, signal, (status) => / installed$/.test(status) && /^(install|hold) /.test(status));
+    },
+    async listRemoved(label, signal) {
+      return query(label, signal, (status) => / config-files$/.test(status));
     },
     async refresh(label, signal) {
       await runChecked(label, ['apt-get', '-q', 'update'], { signal, env: APT_ENV });

@@ -18,6 +18,8 @@ export interface PkgBackend {
   /** targets are `name` or `name=version` (apt) / `name-version` (dnf), already validated. */
   install(label: string, targets: readonly { name: string; version?: string }[], opts: InstallOptions, signal: AbortSignal): Promise<void>;
   remove(label: string, names: readonly string[], signal: AbortSignal): Promise<void>;
+  /** Packages removed but not purged (apt's config-files state): name → version. dnf has none. */
+  listRemoved(label: string, signal: AbortSignal): Promise<Map<string, string[]>>;
   /** Remove with configuration files (apt purge; dnf has no separate purge and removes). */
   purge(label: string, names: readonly string[], signal: AbortSignal): Promise<void>;
   /** The newest available version if it is newer than the installed one, else ''. */

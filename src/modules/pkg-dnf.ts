@@ -23,6 +23,9 @@ export function createDnfBackend(): PkgBackend {
       }
       return out;
     },
+    async listRemoved() {
+      return new Map<string, string[]>();
+    },
     async refresh(label, signal) {
       await runChecked(label, ['dnf', '-q', '-y', 'makecache', '--refresh'], { signal });
     },

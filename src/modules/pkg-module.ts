@@ -125,7 +125,7 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
     }),
     defineFunction({
       name: 'pkg.purge',
-      doc: 'Remove a package or several (pkgs=[...]) with their configuration files; returns {name: {old, new: ""}}.',
+      doc: 'Remove packages with their configuration files; apt returns {installed: {name: {old, new}}, removed: {...}} (the config-files ones), dnf {name: {old, new}}.',
       params: [
         { name: 'name', type: 'string', doc: 'package to purge (ignored when pkgs is given)' },
         { name: 'pkgs', type: 'list', doc: 'list of package names' },
@@ -135,11 +135,15 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         const targets = targetsOf(fun, a);
         const b = backend(fun);
         const before = await b.listPkgs(fun, ctx.signal);
-        // Like Salt, only installed packages are handed to the package manager.
-        const installed = targets.map((t) => t.name).filter((n) => before.has(n));
-        if (installed.length === 0) return {};
-        await withErrorsNamingChanges(fun, b, ctx, before, () => b.purge(fun, installed, ctx.signal));
-        return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
+        // Installed packages, and removed ones whose configuration files are still there.
+        const residual = await b.listRemoved(fun, ctx.signal);
+        const names = targets.map((t) => t.name).filter((n) => before.has(n) || residual.has(n));
+        if (names.length === 0) return {};
+        await withErrorsNamingChanges(fun, b, ctx, before, () => b.purge(fun, names, ctx.signal));
+        const installed = comparePkgs(before, await b.listPkgs(fun, ctx.signal));
+        // Salt's apt shape: what left the installed list, and what left the config-files list.
+        if (b.name === 'apt') return { installed, removed: comparePkgs(residual, await b.listRemoved(fun, ctx.signal)) };
+        return installed;
       },
     }),
     defineFunction({
@@ -158,10 +162,14 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
     }),
     defineFunction({
       name: 'pkg.list_pkgs',
-      doc: 'Return the installed packages as {name: version}.',
-      params: [{ name: 'versions_as_list', type: 'bool', default: false, doc: 'give each version list as a list instead of a comma-joined string' }],
+      doc: 'Return the installed packages as {name: version} (removed=True: those removed but not purged).',
+      params: [
+        { name: 'versions_as_list', type: 'bool', default: false, doc: 'give each version list as a list instead of a comma-joined string' },
+        { name: 'removed', type: 'bool', default: false, keywordOnly: true, doc: 'list packages removed but not purged (apt config-files) instead' },
+      ],
       run: async (ctx, a) => {
-        const pkgs = await backend('pkg.list_pkgs').listPkgs('pkg.list_pkgs', ctx.signal);
+        const b = backend('pkg.list_pkgs');
+        const pkgs = a.named.removed ? await b.listRemoved('pkg.list_pkgs', ctx.signal) : await b.listPkgs('pkg.list_pkgs', ctx.signal);
         const asList = a.named.versions_as_list;
         return Object.fromEntries([...pkgs.keys()].sort().map((n) => [n, asList ? pkgs.get(n)! : flat(pkgs.get(n))]));
       },

@@ -41,8 +41,9 @@ function versionMatches(installed: readonly string[], wanted: string | undefined
 
 const label = (t: Target) => (t.version ? `${t.name}=${t.version}` : t.name);
 
-async function listPkgs(ctx: StateContext): Promise<Map<string, string[]> | string> {
-  const r = await callFn<Record<string, string[]>>(ctx, 'pkg.list_pkgs', [], { versions_as_list: true });
+/** Installed packages (or, with removed, those removed but not purged); a string is the failure. */
+async function listPkgs(ctx: StateContext, removed = false): Promise<Map<string, string[]> | string> {
+  const r = await callFn<Record<string, string[]>>(ctx, 'pkg.list_pkgs', [], { versions_as_list: true, ...(removed ? { removed } : {}) });
   if (!r.ok) return r.message;
   return new Map(Object.entries(r.value));
 }
@@ -147,13 +148,18 @@ function removal(fun: 'pkg.removed' | 'pkg.purged', exec: 'pkg.remove' | 'pkg.pu
       const targets = pkgTargets(fun, n.name, n.version, n.pkgs);
       const before = await listPkgs(ctx);
       if (typeof before === 'string') return stateResult(n.name, false, before);
-      const todo = targets.filter((t) => before.has(t.name) && versionMatches(before.get(t.name)!, t.version));
+      // purged also acts on packages removed earlier whose configuration files remain (apt).
+      const residual = verb === 'purged' ? await listPkgs(ctx, true) : new Map<string, string[]>();
+      if (typeof residual === 'string') return stateResult(n.name, false, residual);
+      const present = (m: Map<string, string[]>, t: Target) => m.has(t.name) && versionMatches(m.get(t.name)!, t.version);
+      const todo = targets.filter((t) => present(before, t) || present(residual, t));
       if (todo.length === 0) return stateResult(n.name, true, 'All specified packages are already absent');
       if (ctx.test) return stateResult(n.name, null, `The following packages will be ${verb}: ${todo.map((t) => t.name).join(', ')}`);
       const { changes, error } = await change(ctx, exec, { pkgs: todo.map((t) => t.name) });
       if (error) return stateResult(n.name, false, error, changes);
       const after = await listPkgs(ctx);
-      const left = typeof after === 'string' ? todo : todo.filter((t) => after.has(t.name));
+      const afterResidual = verb === 'purged' ? await listPkgs(ctx, true) : new Map<string, string[]>();
+      const left = typeof after === 'string' || typeof afterResidual === 'string' ? todo : todo.filter((t) => after.has(t.name) || afterResidual.has(t.name));
       if (left.length) return stateResult(n.name, false, `The following packages were not ${verb}: ${left.map((t) => t.name).join(', ')}`, changes);
       return stateResult(n.name, true, `All targeted packages were ${verb}.`, changes);
     },

@@ -29,14 +29,17 @@ case "$verb" in
       [ -z "$v" ] && v="$avail"
       awk -v n="$n" '$1!=n' "$d/installed" > "$d/tmp"; echo "$n $v" >> "$d/tmp"; mv "$d/tmp" "$d/installed"
     done ;;
-  remove|purge)
+  remove)
+    # dpkg keeps a removed package's configuration files: status config-files ("rc").
+    for n in $pkgs; do awk -v n="$n" '$1==n {print $1, $2, "rc"; next} {print}' "$d/installed" > "$d/tmp"; mv "$d/tmp" "$d/installed"; done ;;
+  purge)
     for n in $pkgs; do awk -v n="$n" '$1!=n' "$d/installed" > "$d/tmp"; mv "$d/tmp" "$d/installed"; done ;;
 esac
 exit 0
 `;
 
 const DPKG_QUERY = `#!/bin/sh
-awk '{printf "install ok installed\\t%s\\t%s\\tamd64\\n", $1, $2}' "$FAKE_APT_DIR/installed"
+awk '{st = ($3 == "rc") ? "deinstall ok config-files" : "install ok installed"; printf "%s\\t%s\\t%s\\tamd64\\n", st, $1, $2}' "$FAKE_APT_DIR/installed"
 `;
 
 const DPKG = `#!/bin/sh
@@ -52,7 +55,7 @@ esac
 const APT_CACHE = `#!/bin/sh
 for last; do :; done
 n="$last"
-inst=$(awk -v n="$n" '$1==n {print $2}' "$FAKE_APT_DIR/installed")
+inst=$(awk -v n="$n" '$1==n && $3!="rc" {print $2}' "$FAKE_APT_DIR/installed")
 cand=$(awk -v n="$n" '$1==n {print $2}' "$FAKE_APT_DIR/available" | sort -V | tail -n 1)
 echo "$n:"
 echo "  Installed: \${inst:-(none)}"
@@ -61,9 +64,13 @@ echo "  Candidate: \${cand:-(none)}"
 
 export interface FakeApt {
   dir: string;
-  setInstalled(pkgs: Record<string, string>): void;
+  /** Sets the installed packages, and those removed with their configuration files left (residual). */
+  setInstalled(pkgs: Record<string, string>, residual?: Record<string, string>): void;
   setAvailable(pkgs: Record<string, string[]>): void;
+  /** Installed packages (not those only left as configuration files). */
   installed(): Record<string, string>;
+  /** Removed packages whose configuration files remain (dpkg's config-files). */
+  residual(): string[];
   /** The apt-get command lines run so far. */
   calls(): string[];
   dispose(): void;
@@ -80,14 +87,16 @@ export function installFakeApt(): FakeApt {
   const savedPath = process.env.PATH;
   process.env.PATH = `${bin}:${savedPath ?? ''}`;
   process.env.FAKE_APT_DIR = dir;
+  const lines = () =>
+    fs
+      .readFileSync(path.join(dir, 'installed'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.split(' '));
   const write = (file: string, lines: string[]) => fs.writeFileSync(path.join(dir, file), lines.map((l) => `${l}\n`).join(''));
   return {
     dir,
-    setInstalled: (pkgs) =>
-      write(
-        'installed',
-        Object.entries(pkgs).map(([n, v]) => `${n} ${v}`),
-      ),
+    setInstalled: (pkgs, residual = {}) => write('installed', [...Object.entries(pkgs).map(([n, v]) => `${n} ${v}`), ...Object.entries(residual).map(([n, v]) => `${n} ${v} rc`)]),
     setAvailable: (pkgs) =>
       write(
         'available',
@@ -95,12 +104,14 @@ export function installFakeApt(): FakeApt {
       ),
     installed: () =>
       Object.fromEntries(
-        fs
-          .readFileSync(path.join(dir, 'installed'), 'utf8')
-          .split('\n')
-          .filter((l) => l !== '')
-          .map((l) => l.split(' ') as [string, string]),
+        lines()
+          .filter((f) => f[2] !== 'rc')
+          .map((f) => [f[0], f[1]]),
       ),
+    residual: () =>
+      lines()
+        .filter((f) => f[2] === 'rc')
+        .map((f) => f[0]!),
     calls: () =>
       fs
         .readFileSync(path.join(dir, 'calls'), 'utf8')

@@ -94,12 +94,21 @@ describe('pkg.removed / pkg.purged', () => {
     const r = await runState('pkg.removed', { name: 'curl' });
     assert.deepEqual(r, { name: 'curl', result: true, changes: { curl: { old: '7.88.1-10', new: '' } }, comment: 'All targeted packages were removed.' });
     assert.equal((await runState('pkg.removed', { name: 'curl' })).comment, 'All specified packages are already absent');
+    assert.deepEqual(apt.residual(), ['curl'], 'remove left the configuration files');
+  });
 
-    apt.setInstalled({ nginx: '1.22.1-9', jq: '1.7-1' });
-    const p = await runState('pkg.purged', { name: 'x', pkgs: ['nginx', 'jq', 'absent-one'] });
+  it("purged also purges packages removed earlier whose configuration files remain, with Salt's apt {installed, removed} changes", async () => {
+    apt.setInstalled({ nginx: '1.22.1-9', jq: '1.7-1' }, { curl: '7.88.1-10' });
+    const dry = await runState('pkg.purged', { name: 'x', pkgs: ['nginx', 'curl', 'absent-one'] }, { test: true });
+    assert.equal(dry.comment, 'The following packages will be purged: nginx, curl');
+    const p = await runState('pkg.purged', { name: 'x', pkgs: ['nginx', 'curl', 'absent-one'] });
     assert.equal(p.result, true, p.comment);
-    assert.deepEqual(Object.keys(p.changes).sort(), ['jq', 'nginx']);
-    assert.match(apt.calls().at(-1)!, / purge -- nginx jq$/);
+    assert.deepEqual(p.changes, { installed: { nginx: { old: '1.22.1-9', new: '' } }, removed: { curl: { old: '7.88.1-10', new: '' } } });
+    assert.equal(p.comment, 'All targeted packages were purged.');
+    assert.match(apt.calls().at(-1)!, / purge -- nginx curl$/);
+    assert.deepEqual(apt.installed(), { jq: '1.7-1' });
+    assert.deepEqual(apt.residual(), []);
+    assert.equal((await runState('pkg.purged', { name: 'curl' })).comment, 'All specified packages are already absent');
   });
 
   it('version: only removes when that version is installed', async () => {
