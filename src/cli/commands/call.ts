@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { Minion } from '../../minion/index.js';
 import { collectGrains, createDefaultRegistry, loadModuleDirs } from '../../modules/index.js';
 import { fail, minionOptions, type ConfigFlags } from '../common.js';
-import { defaultOutputterFor, formatReturn, outputterNames, type Outputter } from '../output/index.js';
+import { callExitCode, defaultOutputterFor, formatReturn, outputterNames, type Outputter } from '../output/index.js';
 import { parseSaltArgs } from '../salt-args.js';
 import { addStateOutputFlags, highstateOptions, useColor, type StateOutputFlags } from '../state-output-flags.js';
 import { BrineError } from '../../util/errors.js';
@@ -14,15 +14,6 @@ interface CallFlags extends ConfigFlags, StateOutputFlags {
   local?: boolean;
   out?: string;
   retcodePassthrough?: boolean;
-}
-
-/**
- * salt-call's exit status: the function's retcode with --retcode-passthrough (2 for a failed
- * state), otherwise 1 for any non-zero retcode and 0 for none.
- */
-export function callExitCode(retcode: number, passthrough: boolean): number {
-  if (passthrough) return retcode;
-  return retcode === 0 ? 0 : 1;
 }
 
 async function call(fun: string, rest: string[], flags: CallFlags): Promise<number> {

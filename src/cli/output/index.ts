@@ -5,7 +5,7 @@ export { format, formatReturn, formatStatic, outputterNames } from './format.js'
 export type { Outputter, FormatOptions } from './format.js';
 export { NoReturn, noReturn, isNoReturn } from './no-return.js';
 export type { NoReturnReason } from './no-return.js';
-export { cliExit, minionRetcode, EXIT_OK, EXIT_MINION_FAILED, EXIT_NO_RETURN, MSG_MINION_FAILED, MSG_NO_RETURN } from './exit-code.js';
+export { callExitCode, cliExit, minionRetcode, EXIT_OK, EXIT_MINION_FAILED, EXIT_NO_RETURN, MSG_MINION_FAILED, MSG_NO_RETURN } from './exit-code.js';
 export type { MinionOutcome } from './exit-code.js';
 export { pyRepr, pyStr, pyNumber, splitLines } from './py-text.js';
 export { pyJsonDumps } from './py-json.js';
