@@ -5,7 +5,7 @@
 import { palette, stripEsc, type Palette } from './colors.js';
 import { DEFAULT_HIGHSTATE_OPTIONS, type HighstateOptions } from './highstate-options.js';
 import { summaryLines, type ResultCounts } from './highstate-summary.js';
-import { nestedLines } from './nested.js';
+import { nestedBlock, nestedLines } from './nested.js';
 import { isNoReturn } from './no-return.js';
 import { pyNumber, pyRepr, pyStr, splitLines } from './py-text.js';
 
@@ -152,10 +152,9 @@ export function highstateBlock(host: string, data: unknown, opts: { color: boole
   const state = opts.state ?? DEFAULT_HIGHSTATE_OPTIONS;
   let hcolor = c.GREEN;
   let lines: string[] = [];
-  if (isNoReturn(data)) {
-    hcolor = c.CYAN;
-    lines = data.text.split('\n').map((row) => `${c.RED}    ${row}${c.ENDC}`);
-  } else if (typeof data === 'number' || typeof data === 'string') {
+  // A minion that did not return prints as Salt's no_return outputter, whatever --out says.
+  if (isNoReturn(data)) return nestedBlock(host, data, { color: opts.color });
+  if (typeof data === 'number' || typeof data === 'string') {
     // A plain value (an error message, a function's text) is printed as it is.
     const rows = typeof data === 'number' ? [pyNumber(data)] : splitLines(data);
     lines = rows.map((row) => `${hcolor}    ${stripEsc(row)}${c.ENDC}`);

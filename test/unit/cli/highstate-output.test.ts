@@ -3,7 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_HIGHSTATE_OPTIONS, format, formatReturn, formatStatic, highstateBlock, type HighstateOptions } from '../../../src/cli/output/index.js';
+import { DEFAULT_HIGHSTATE_OPTIONS, format, noReturn, formatReturn, formatStatic, highstateBlock, type HighstateOptions } from '../../../src/cli/output/index.js';
 
 const GREEN = '\x1b[0;32m';
 const CYAN = '\x1b[0;36m';
@@ -209,4 +209,10 @@ test('--out json and yaml give the raw state structure unchanged', () => {
   const stat = formatStatic('json', new Map([['web1', RUN]]), { color: false });
   assert.deepEqual(JSON.parse(stat), { web1: RUN });
   assert.match(formatReturn('yaml', 'web1', RUN, { color: false }), /__run_num__: 2/);
+});
+
+test('a minion that did not return prints as with the nested outputter', () => {
+  const marker = noReturn('no_response');
+  assert.equal(highstateBlock('web9', marker, { color: true }), format('nested', { web9: marker }, { color: true }).trimEnd());
+  assert.match(highstateBlock('web9', marker, { color: false }), /^web9:\n {4}Minion did not return/);
 });
