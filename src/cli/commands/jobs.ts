@@ -102,7 +102,7 @@ export function registerJobs(program: Command): void {
     .description('the returns of one job, including those that arrived after the CLI stopped waiting')
     .argument('<jid>', 'the job id (20 digits)')
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
-    .option('--out <outputter>', 'nested (default), json, yaml, txt or raw')
+    .option('--out <outputter>', 'nested (default; highstate for state runs), json, yaml, txt, raw or highstate')
     .option('--no-color', 'never colour the output')
     .action((jid: string, flags: JobsFlags & { color?: boolean }) => {
       try {
