@@ -163,10 +163,7 @@ describe('CachingFileClient over local roots', () => {
     await assert.rejects(client.cacheFile('salt://missing', 'base'), (e: unknown) => e instanceof BrineError && e.code === 'FILE_NOT_FOUND');
     await assert.rejects(client.cacheFile('salt://../secret', 'base'), (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED');
     // no temporary file is left beside the cached ones
-    assert.deepEqual(
-      fs.readdirSync(path.join(cachedir, 'files', 'base', 'data')),
-      ['blob.bin'],
-    );
+    assert.deepEqual(fs.readdirSync(path.join(cachedir, 'files', 'base', 'data')), ['blob.bin']);
   });
 
   it('caches an empty file', async (t) => {
