@@ -47,6 +47,23 @@ describe('file server: master file_roots served to a minion over its session', (
     write(path.join(dev, 'top.sls'), 'dev top\n');
     write(path.join(fx.cluster.root, 'master', 'secret.txt'), 'not for minions');
     fs.symlinkSync(path.join(fx.cluster.root, 'master', 'secret.txt'), path.join(srv, 'leak.txt'));
+    const modules = path.join(fx.cluster.root, 'modules');
+    write(
+      path.join(modules, 'probe.mjs'),
+      `import { threadId } from 'node:worker_threads';
+export const functions = [
+  { name: 'probe.thread', doc: 'thread id', params: [], run: () => threadId },
+  { name: 'probe.render_inputs', doc: 'what a template render reaches', params: [], run: (ctx) => ({
+      me: threadId,
+      other: ctx.syncHost.call('probe.thread', [], {}).return,
+      conf: ctx.syncHost.readFile('salt://web/init.sls', 'base'),
+      dev: ctx.syncHost.readFile('salt://top.sls?saltenv=dev', 'base'),
+      missing: ctx.syncHost.readFile('salt://nope', 'base') === undefined,
+    }) },
+];
+`,
+    );
+    await fx.cluster.startMinion('probe', { module_dirs: [modules] }).waitForOutput(/ready to receive requests/);
   });
   after(() => fx.close());
 
@@ -120,6 +137,16 @@ describe('file server: master file_roots served to a minion over its session', (
     }
     const leak = await runFull(['cp.cache_file', 'salt://leak.txt']);
     assert.match(leak.stdout + leak.stderr, /outside its file root/);
+  });
+
+  it('a job in the minion daemon reaches the master file server and other workers through syncHost', async () => {
+    const r = await fx.cluster.brine(['run', 'probe', 'probe.render_inputs', '--out', 'json', '-t', '30'], { timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const got = (JSON.parse(r.stdout) as { probe: Record<string, unknown> }).probe;
+    assert.notEqual(got.other, got.me);
+    assert.equal(got.conf, 'nginx:\n  pkg.installed: []\n');
+    assert.equal(got.dev, 'dev top\n');
+    assert.equal(got.missing, true);
   });
 
   describe('attack paths through the real protocol (threats.md #8, #10)', () => {
