@@ -11,7 +11,7 @@ import type { FileClient, FileStat } from '../modules/index.js';
 import type { FileSource } from './file-source.js';
 import { notFound } from './file-source.js';
 import { HashCache } from './hash-cache.js';
-import { checkRelativePath, checkSaltenv, parseSaltUrl } from './path-check.js';
+import { checkPrefix, checkRelativePath, checkSaltenv, parseSaltUrl } from './path-check.js';
 
 export interface CachingClientOptions {
   cachedir: string;
@@ -41,11 +41,11 @@ export class CachingFileClient implements FileClient {
   }
 
   async listFiles(saltenv: string, prefix = ''): Promise<string[]> {
-    return this.source.list(checkSaltenv(saltenv), checkRelativePath(stripScheme(prefix), true), 'files');
+    return this.source.list(checkSaltenv(saltenv), checkPrefix(stripScheme(prefix)), 'files');
   }
 
   async listDirs(saltenv: string, prefix = ''): Promise<string[]> {
-    return this.source.list(checkSaltenv(saltenv), checkRelativePath(stripScheme(prefix), true), 'dirs');
+    return this.source.list(checkSaltenv(saltenv), checkPrefix(stripScheme(prefix)), 'dirs');
   }
 
   async stat(url: string, saltenv: string): Promise<FileStat | undefined> {

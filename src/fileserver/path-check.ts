@@ -47,6 +47,15 @@ export function checkRelativePath(p: string, allowEmpty = false): string {
   return segments.join('/');
 }
 
+/**
+ * A listing prefix: checked like a path, normalised, and a trailing `/` kept, so `web/` means
+ * the directory's contents while `web` also matches `webapp.conf` (Salt's string prefix).
+ */
+export function checkPrefix(prefix: string): string {
+  const p = checkRelativePath(prefix, true);
+  return p !== '' && prefix.endsWith('/') ? `${p}/` : p;
+}
+
 export interface SaltPath {
   /** Normalised relative path inside the environment. */
   path: string;

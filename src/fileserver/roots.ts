@@ -8,7 +8,7 @@ import { BrineError } from '../util/errors.js';
 import { globToRegExp } from '../util/glob.js';
 import { prependRootDir } from '../config/index.js';
 import type { FileStat } from '../modules/index.js';
-import { checkRelativePath, checkSaltenv } from './path-check.js';
+import { checkPrefix, checkRelativePath, checkSaltenv } from './path-check.js';
 import { HashCache } from './hash-cache.js';
 
 export interface FileRootsConfig {
@@ -140,7 +140,7 @@ export class FileRoots {
   /** Files (or directories) of `saltenv` under `prefix`, merged over its roots, sorted; ignores applied. */
   list(saltenv: string, prefix = '', kind: 'files' | 'dirs' = 'files'): string[] {
     const roots = this.rootsOf(saltenv);
-    const start = checkRelativePath(prefix, true);
+    const start = checkPrefix(prefix);
     const out = new Set<string>();
     for (const root of roots) {
       let realRoot: string;

@@ -59,10 +59,16 @@ describe('FileRoots', () => {
   });
 
   it('lists files and directories merged over the roots, ignores applied, symlinks out of the root left out', (t) => {
-    const { roots } = setup(t);
+    const { roots, d } = setup(t);
     assert.deepEqual(roots.list('base'), ['alias.conf', 'only-two.txt', 'top.sls', 'web/init.sls', 'web/nginx.conf']);
     assert.deepEqual(roots.list('base', 'web/'), ['web/init.sls', 'web/nginx.conf']);
     assert.deepEqual(roots.list('base', 'web/n'), ['web/nginx.conf']);
+    // a prefix without a slash is a string prefix (Salt's), with one it is the directory only
+    write(path.join(d, 'srv/two/webapp.txt'), 'x');
+    assert.deepEqual(roots.list('base', 'web'), ['web/init.sls', 'web/nginx.conf', 'webapp.txt']);
+    assert.deepEqual(roots.list('base', 'web/'), ['web/init.sls', 'web/nginx.conf']);
+    assert.deepEqual(roots.list('base', 'web/', 'dirs'), []);
+    assert.deepEqual(roots.list('base', 'we', 'dirs'), ['web']);
     assert.deepEqual(roots.list('base', '', 'dirs'), ['web']);
     assert.deepEqual(roots.list('dev'), ['top.sls']);
   });
