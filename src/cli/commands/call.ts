@@ -2,8 +2,8 @@
 // (salt-call --local), with the minion's config, ID and grains, and salt-call's exit status.
 
 import type { Command } from 'commander';
-import { Minion } from '../../minion/index.js';
-import { collectGrains, createDefaultRegistry, loadModuleDirs } from '../../modules/index.js';
+import { Minion, runLocalCall } from '../../minion/index.js';
+import { collectGrains } from '../../modules/index.js';
 import { fail, minionOptions, type ConfigFlags } from '../common.js';
 import { callExitCode, defaultOutputterFor, formatReturn, outputterNames, type Outputter } from '../output/index.js';
 import { parseSaltArgs } from '../salt-args.js';
@@ -24,12 +24,19 @@ async function call(fun: string, rest: string[], flags: CallFlags): Promise<numb
   const state = highstateOptions(opts, flags, kwarg);
   const id = (await Minion.resolveId(opts)).id;
   const grains = await collectGrains({ id, configGrains: opts.grains });
-  const registry = createDefaultRegistry();
   const say = (_o: object, msg: string) => void process.stderr.write(`${msg}\n`);
-  await loadModuleDirs(registry, opts.module_dirs ?? [], { info: () => undefined, warn: say, error: say });
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort(new Error('interrupted')));
-  const result = await registry.call(fun, arg, kwarg, { grains: () => grains, minionId: id, config: opts, signal: controller.signal, jid: 'req' });
+  // the function runs in a worker thread as a minion's job does (salt:// and salt[...] work);
+  // salt-call --local implies file_client: local, and so does --local here
+  const result = await runLocalCall(fun, arg, kwarg, {
+    opts,
+    minionId: id,
+    grains,
+    localFiles: flags.local === true || opts.file_client === 'local',
+    signal: controller.signal,
+    log: { info: () => undefined, warn: say, error: say },
+  });
   const color = useColor(flags, true);
   process.stdout.write(`${formatReturn(outputter, 'local', result.return, { color, state, retcodes: { local: result.retcode } })}\n`);
   if (result.error) process.stderr.write(`${result.error.code}: ${result.error.message}\n`);
@@ -43,7 +50,7 @@ export function registerCall(program: Command): void {
     .argument('<function>', 'module.function, e.g. grains.items')
     .argument('[args...]', 'positional args and key=value kwargs, YAML-typed as in Salt')
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
-    .option('--local', 'run locally without a master (the only mode so far; accepted for salt-call compatibility)')
+    .option('--local', "serve salt:// from this machine's file_roots (file_client: local), as salt-call --local")
     .option('--out <outputter>', 'nested (default; highstate for state runs), json, yaml, txt, raw or highstate')
     .option('--retcode-passthrough', "exit with the function's retcode (2 for a failed state) instead of 1 for any failure")
     .option('--no-color', 'never colour the output');
