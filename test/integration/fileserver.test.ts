@@ -181,7 +181,7 @@ export const functions = [
         assert.equal(reply?.t, 'file_reply', `${JSON.stringify(a)} -> ${JSON.stringify(reply)}`);
         assert.equal(reply?.rid, rid);
         assert.equal(reply?.ok, false);
-        assert.equal((reply?.error as { code: string }).code, 'PATH_REFUSED', JSON.stringify(reply));
+        assert.equal((reply?.error as { code: string } | undefined)?.code, 'PATH_REFUSED', JSON.stringify(reply));
         assert.equal(reply?.data, undefined);
       }
       await waitUntil(() => fx.master.output.split('\n').filter((l) => l.includes('refused a file server request from minion raw-files')).length >= attacks.length, 5000, 'refusals logged');
