@@ -82,6 +82,24 @@ const TABLE = [
   },
   { name: 'log_fmt', type: 'enum', values: ['text', 'json'], default: 'text', roles: BOTH, brineOnly: true, doc: 'Log line format: Salt-like text, or one JSON object per line for log shippers.' },
 
+  // --- state run output (the highstate outputter) ----------------------------------------------
+  {
+    name: 'state_output',
+    type: 'enum',
+    values: ['full', 'terse', 'mixed', 'changes', 'filter', 'full_id', 'terse_id', 'mixed_id', 'changes_id', 'filter_id'],
+    default: 'full',
+    roles: BOTH,
+    doc: "How state runs print: full (every field), terse (one line per state), mixed (terse unless failed), changes (terse unless failed or changed), filter (per state_output_terse/state_output_exclude); an _id variant shows the state ID instead of the name. The master's applies to brine run, the minion's to brine call.",
+  },
+  {
+    name: 'state_verbose',
+    type: 'bool',
+    default: true,
+    roles: BOTH,
+    doc: 'False hides states that succeeded without changes from state run output (the summary still counts them).',
+  },
+  { name: 'state_output_terse', type: 'list', default: [], roles: BOTH, doc: 'With state_output: filter, the results (True, False, None) whose states print in one terse line.' },
+  { name: 'state_output_exclude', type: 'list', default: [], roles: BOTH, doc: 'With state_output: filter, the results (True, False, None) whose states are not printed at all.' },
   // --- identity -------------------------------------------------------------------------------
   {
     name: 'id',
@@ -398,6 +416,46 @@ const TABLE = [
     default: {},
     roles: MASTER,
     doc: 'Named groups of minions for `brine run -N NAME` and `N@NAME` in compound targets: each value is a compound expression or a list of minion IDs; may use N@ of other groups (a loop is an error). See docs/targeting.md.',
+  },
+  // --- file server ----------------------------------------------------------------------------
+  {
+    name: 'file_roots',
+    type: 'map',
+    default: { base: ['/srv/salt'] },
+    saltDefault: { base: ['/srv/salt', '/srv/spm/salt'] },
+    roles: BOTH,
+    doc: 'Directories served as salt:// per environment (saltenv -> list of directories); the first directory that has a file wins. Each directory is placed under root_dir as other paths are. The master serves them to its minions; a minion uses its own with file_client: local. See docs/fileserver.md.',
+  },
+  {
+    name: 'file_ignore_regex',
+    type: 'list',
+    default: [],
+    roles: BOTH,
+    doc: 'Regular expressions searched in each relative file server path; a match hides the file or directory from listings and reads.',
+  },
+  {
+    name: 'file_ignore_glob',
+    type: 'list',
+    default: [],
+    roles: BOTH,
+    doc: 'Shell globs matched against each relative file server path (and its last component); a match hides it from listings and reads.',
+  },
+  {
+    name: 'file_buffer_size',
+    min: 1024,
+    type: 'int',
+    default: 262144,
+    roles: BOTH,
+    unit: 'bytes',
+    doc: "Largest chunk of a file sent in one message by the master's file server (the minion asks for chunks of this size and keeps a few in flight). Keep it well below max_frame_size.",
+  },
+  {
+    name: 'file_client',
+    type: 'enum',
+    values: ['remote', 'local'],
+    default: 'remote',
+    roles: MINION,
+    doc: "Where salt:// files come from: remote asks the master over the minion's session; local uses the minion's own file_roots (masterless, as salt-call --local).",
   },
   { name: 'worker_threads', type: 'int', default: 5, roles: MASTER, doc: 'Accepted for compatibility; brine serves all minions from one event loop.' },
 ] as const satisfies readonly OptionSpec[];

@@ -126,7 +126,8 @@ export class MinionEmulator {
           onMessage: (msg) => {
             if (msg.t === 'ack') m.unacked.delete(msg.jid);
             else if (msg.t === 'find_job') m.link.send({ t: 'job_status', jid: msg.jid, running: m.running.has(msg.jid) });
-            else this.run(m, msg);
+            else if (msg.t === 'job') this.run(m, msg);
+            // emulated minions ask for no files, so a file_reply never comes
           },
           onFatal: (err) => {
             m.fatal = err;

@@ -21,6 +21,7 @@ import { createSignIn } from './sign-in.js';
 import { AcceptedKeyIndex } from './accepted-keys.js';
 import { AuthAdmission } from './admission.js';
 import { RefusalLog } from './refusal-log.js';
+import { FileService } from './file-service.js';
 import type { SessionInfo } from '../protocol/index.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -42,6 +43,8 @@ export class Master {
   private cache: JobCache | undefined;
   private minionData: MinionDataCache | undefined;
   private refusals: RefusalLog | undefined;
+  /** salt:// for accepted minions (file_roots); created in open() so a bad file_roots fails the start. */
+  files: FileService | undefined;
   private readonly live = new Set<MinionSession>();
   /** Accepted keys' fingerprints by file stamp: used by sign-in, reconcile and the data cache. */
   private readonly acceptedKeys: AcceptedKeyIndex;
@@ -105,6 +108,8 @@ export class Master {
     });
     this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, presence: () => this.presence(), events: this.events, reconcileKeys: () => this.reconcileKeys() });
 
+    const files = new FileService(opts, logger);
+    this.files = files;
     const settings = {
       handshakeTimeoutMs: opts.handshake_timeout * 1000,
       heartbeatIntervalMs: opts.heartbeat_interval * 1000,
@@ -164,6 +169,7 @@ export class Master {
           onReturn: (s, ret) => this.jobs?.handleReturn(s, ret),
           onJobStatus: (s, status) => this.jobs?.handleJobStatus(s, status),
           onGrains: (s, grains) => minionData.put(s.id, s.fingerprint, grains),
+          onFileRequest: (s, req) => files.handle(s, req),
           onClosed: (s, info, authenticated) => {
             this.live.delete(s);
             if (!authenticated) {

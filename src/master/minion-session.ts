@@ -19,6 +19,8 @@ import {
   type MinionMessage,
   type Return,
   type JobStatus,
+  type FileReply,
+  type FileRequest,
 } from '../protocol/index.js';
 import { HeartbeatMonitor } from '../session/index.js';
 import type { LiveSession } from './session-table.js';
@@ -57,6 +59,8 @@ export interface MinionSessionHooks {
   onJobStatus?(session: MinionSession, status: JobStatus): void;
   /** The minion's grains, for the minion data cache (sent after sign-in and on refresh). */
   onGrains?(session: MinionSession, grains: Record<string, unknown>): void;
+  /** A file server request (file_list, file_stat, file_read); answered with sendFileReply. */
+  onFileRequest?(session: MinionSession, request: FileRequest): void;
   onClosed(session: MinionSession, info: ChannelClose, authenticated: boolean): void;
 }
 
@@ -138,6 +142,12 @@ export class MinionSession implements LiveSession {
     return this.send({ t: 'find_job', jid });
   }
 
+  /** A file server reply; false when the session is gone or the send failed. */
+  sendFileReply(reply: FileReply): boolean {
+    if (this.state !== 'ready') return false;
+    return this.send(reply);
+  }
+
   sendAck(jid: string): void {
     if (this.state === 'ready') this.send({ t: 'ack', jid });
   }
@@ -187,6 +197,12 @@ export class MinionSession implements LiveSession {
         return;
       case 'grains':
         this.hooks.onGrains?.(this, message.grains);
+        return;
+      case 'file_list':
+      case 'file_stat':
+      case 'file_read':
+        if (this.hooks.onFileRequest) this.hooks.onFileRequest(this, message);
+        else this.send({ t: 'file_reply', rid: message.rid, ok: false, error: { code: 'FILESERVER_UNAVAILABLE', message: 'this master serves no files' } });
         return;
       case 'bye':
         this.close(message.reason === 'shutdown' || message.reason === 'failback' ? message.reason : 'peer_closed');

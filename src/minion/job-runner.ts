@@ -11,6 +11,7 @@ import type { Job, Return } from '../protocol/index.js';
 import type { ExecContext, ExecResult, Grains, ModuleRegistry, RunningJobInfo, RunningJobs } from '../modules/index.js';
 import { capReturn } from './return-cap.js';
 import { WorkerExecutor, type IsolatedRun, type JobExecutor } from './worker-executor.js';
+import type { HostServices } from './worker-host.js';
 
 export const DEFAULT_MAX_CONCURRENT_JOBS = 8;
 export const DEFAULT_MAX_RETURN_BYTES = 8 * 1024 * 1024;
@@ -34,6 +35,8 @@ export interface JobRunnerDeps {
   executor?: JobExecutor;
   /** Job timeouts, the SIGTERM->SIGKILL grace and start times; the system clock by default. */
   clock?: Clock;
+  /** The salt:// file client jobs use (ctx.files), and the blocking calls of their templates. */
+  services?: HostServices;
 }
 
 interface Entry {
@@ -194,14 +197,17 @@ export class JobRunner implements RunningJobs {
       jobs: this,
       trackProcess: (pid) => this.track(entry, pid),
     };
+    if (this.deps.services?.files) ctx.files = this.deps.services.files;
     if (this.deps.refreshGrains) ctx.refreshGrains = this.deps.refreshGrains;
     return this.deps.registry.call(job.fun, job.arg, job.kwarg, ctx);
   }
 
   private runIsolated(entry: Entry): Promise<ExecResult> {
     const { job } = entry;
-    entry.isolated = this.executor.start({ fun: job.fun, arg: job.arg, kwarg: job.kwarg, jid: job.jid, minionId: this.deps.minionId, grains: this.deps.grains(), config: this.deps.config }, (pid) =>
-      this.track(entry, pid),
+    entry.isolated = this.executor.start(
+      { fun: job.fun, arg: job.arg, kwarg: job.kwarg, jid: job.jid, minionId: this.deps.minionId, grains: this.deps.grains(), config: this.deps.config },
+      (pid) => this.track(entry, pid),
+      this.deps.services,
     );
     return entry.isolated.result;
   }

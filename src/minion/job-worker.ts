@@ -4,10 +4,14 @@
 
 import { parentPort } from 'node:worker_threads';
 import { BrineError, isErrorCode } from '../util/errors.js';
-import { createDefaultRegistry, loadModuleDirs, type ExecContext, type ExecResult, type ModuleRegistry } from '../modules/index.js';
+import { loadModuleDirs, type ExecContext, type ExecResult, type ModuleRegistry } from '../modules/index.js';
+import { createMinionRegistry } from './minion-registry.js';
+import { WorkerHostClient } from './worker-host-client.js';
 import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
 
 const port = parentPort;
+// salt:// files and blocking calls go to the host thread (worker-host-client.ts)
+const host = new WorkerHostClient((m, transfer) => port?.postMessage(m, transfer ?? []));
 let registry: Promise<ModuleRegistry> | undefined;
 let current: { call: WorkerCall; controller: AbortController } | undefined;
 
@@ -27,7 +31,7 @@ function post(reply: WorkerReply): void {
 /** The same functions as the main thread: built-ins plus module_dirs (the main thread logs problems). */
 function registryFor(config: Readonly<Record<string, unknown>>): Promise<ModuleRegistry> {
   registry ??= (async () => {
-    const r = createDefaultRegistry();
+    const r = createMinionRegistry();
     const dirs = config.module_dirs;
     if (Array.isArray(dirs) && dirs.length > 0) {
       const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -56,11 +60,14 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
       recordSharedPid(pids, pid);
       post({ t: 'pid', pid });
     },
+    files: host.files(),
+    syncHost: host.syncHost(),
   };
   void registryFor(call.config)
     .then((r) => r.call(call.fun, call.arg, call.kwarg, ctx))
     .catch((err: unknown) => failed('INTERNAL', err instanceof Error ? err.message : String(err)))
     .then((result) => {
+      host.reset();
       post({ t: 'result', result });
       current = undefined;
     });
@@ -68,5 +75,6 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
 
 port?.on('message', (m: WorkerRequest) => {
   if (m.t === 'call') run(m.call, m.pids);
+  else if (m.t === 'files_reply') host.onFilesReply(m);
   else if (m.t === 'abort') current?.controller.abort(new BrineError(isErrorCode(m.code) ? m.code : 'EXEC_FAILED', m.message));
 });

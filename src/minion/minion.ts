@@ -13,7 +13,10 @@ import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
-import { BRINE_VERSION, collectGrains, createDefaultRegistry, loadModuleDirs, type Grains, type ModuleRegistry } from '../modules/index.js';
+import { BRINE_VERSION, collectGrains, loadModuleDirs, type FileClient, type Grains, type ModuleRegistry } from '../modules/index.js';
+import { CachingFileClient, FileRoots, LocalFileSource } from '../fileserver/index.js';
+import { createMinionRegistry } from './minion-registry.js';
+import { MasterFileSource } from './master-files.js';
 import { MAX_GRAINS_JSON, grainsSchema } from '../protocol/index.js';
 import { JobRunner } from './job-runner.js';
 import { MasterPins } from './master-pin.js';
@@ -73,6 +76,10 @@ export class Minion {
   private readonly refused = new Map<string, RefusedMaster>();
   /** Trusted masters that rejected this minion since they last accepted it. */
   private readonly rejectedBy = new Set<string>();
+  /** The master's file server over the session (file_client: remote); undefined with file_client: local. */
+  private readonly masterFiles: MasterFileSource | undefined;
+  /** salt:// for jobs: the master's file server, or the minion's own file_roots. */
+  readonly files: FileClient;
 
   private constructor(
     readonly opts: MinionOptions,
@@ -85,8 +92,16 @@ export class Minion {
     /** Returns kept on disk until a master acknowledges them. */
     readonly returns: ReturnQueue,
   ) {
+    const cache = { cachedir: opts.cachedir, chunkSize: opts.file_buffer_size };
+    if (opts.file_client === 'local') {
+      this.files = new CachingFileClient(new LocalFileSource(new FileRoots(opts)), cache);
+    } else {
+      this.masterFiles = new MasterFileSource(() => this.links, clock);
+      this.files = new CachingFileClient(this.masterFiles, cache);
+    }
     this.runner = new JobRunner({
       registry,
+      services: { files: this.files },
       minionId: resolvedId.id,
       grains: () => this.grainsCache,
       config: opts,
@@ -117,7 +132,7 @@ export class Minion {
     const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'minion', commonName: resolved.id });
     const returns = ReturnQueue.open(path.join(opts.cachedir, 'returns'), { max: opts.return_queue_max, logger });
     if (returns.size > 0) logger.info({ pending: returns.size }, `${returns.size} returns from before the restart will be sent once a master is connected`);
-    const registry = createDefaultRegistry();
+    const registry = createMinionRegistry();
     const custom = await loadModuleDirs(registry, opts.module_dirs ?? [], logger);
     if (custom.loaded.length > 0) logger.info({ modules: custom.loaded.map((m) => m.file) }, `loaded ${custom.loaded.length} custom module file(s) from module_dirs`);
     const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, registry, runtime, returns);
@@ -244,6 +259,8 @@ export class Minion {
           if (m.t === 'ack') {
             this.returns.ack(m.jid);
             this.origin.delete(m.jid);
+          } else if (m.t === 'file_reply') {
+            this.masterFiles?.onReply(m);
           } else if (m.t === 'find_job') {
             // asked over this session when the master's wait for our return ran out
             link.send({ t: 'job_status', jid: m.jid, running: this.runner.isRunning(m.jid) });
@@ -251,6 +268,7 @@ export class Minion {
         },
         onFatal: (err) => this.onFatal(err),
         onDown: (outcome) => {
+          this.masterFiles?.onLinkDown(link);
           this.linkStats.set(link, { ready: this.linkStats.get(link)?.ready ?? 0, lastDown: outcome.reason });
         },
         onUntrustedMaster: (endpoint, err) => {

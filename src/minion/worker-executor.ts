@@ -7,6 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ExecResult } from '../modules/index.js';
 import { newSharedPids, readSharedPids, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
+import { answerFiles, answerSync, type HostServices } from './worker-host.js';
+
+/** Blocking salt[...] calls from templates may nest (a call whose template calls again), this deep at most. */
+export const MAX_NESTED_CALLS = 8;
 
 export interface IsolatedRun {
   /** Settles once: the function's result, or a coded failure if the thread died. */
@@ -20,7 +24,8 @@ export interface IsolatedRun {
 }
 
 export interface JobExecutor {
-  start(call: WorkerCall, onProcess: (pid: number) => void): IsolatedRun;
+  /** `services`: the file client and blocking calls the worker may use (worker-host.ts). */
+  start(call: WorkerCall, onProcess: (pid: number) => void, services?: HostServices): IsolatedRun;
   /** Ends the idle threads (minion shutdown). */
   close(): void;
 }
@@ -68,8 +73,18 @@ export class WorkerExecutor implements JobExecutor {
 
   constructor(private readonly maxIdle = DEFAULT_MAX_IDLE) {}
 
-  start(call: WorkerCall, onProcess: (pid: number) => void): IsolatedRun {
+  start(call: WorkerCall, onProcess: (pid: number) => void, services: HostServices = {}): IsolatedRun {
     const worker = this.idle.pop() ?? spawnWorker();
+    /** Calls this worker made through syncHost.call, each in its own worker; they end with it. */
+    const nested = new Set<IsolatedRun>();
+    const runNested = (fun: string, arg: unknown[], kwarg: Record<string, unknown>): Promise<ExecResult> => {
+      const depth = (call.depth ?? 0) + 1;
+      if (depth > MAX_NESTED_CALLS) return Promise.resolve(failed(fun, `more than ${MAX_NESTED_CALLS} nested salt[...] calls (a template calling itself?)`));
+      if (done) return Promise.resolve(failed(fun, 'the calling job has ended'));
+      const run = this.start({ ...call, fun, arg, kwarg, depth }, onProcess, services);
+      nested.add(run);
+      return run.result.finally(() => nested.delete(run));
+    };
     worker.ref();
     let done = false;
     let settle!: (r: ExecResult) => void;
@@ -77,6 +92,7 @@ export class WorkerExecutor implements JobExecutor {
     const finish = (r: ExecResult, reusable: boolean): void => {
       if (done) return;
       done = true;
+      for (const n of nested) n.terminate();
       worker.off('message', onMessage);
       worker.off('error', onError);
       worker.off('exit', onExit);
@@ -86,6 +102,11 @@ export class WorkerExecutor implements JobExecutor {
     };
     const onMessage = (m: WorkerReply): void => {
       if (m.t === 'pid') onProcess(m.pid);
+      else if (m.t === 'files') {
+        void answerFiles(services, m).then((reply) => {
+          if (!done) worker.postMessage(reply satisfies WorkerRequest);
+        });
+      } else if (m.t === 'sync') void answerSync(services, m, runNested);
       else finish(m.result, true);
     };
     const onError = (err: Error): void => finish(failed(call.fun, `the worker thread failed: ${err.message}`), false);

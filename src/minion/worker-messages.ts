@@ -1,6 +1,7 @@
 // The messages between the job runner and a job worker thread (structured clone, same process).
 // A worker runs one call at a time and is reused for the next call after a clean finish.
 
+import type { MessagePort } from 'node:worker_threads';
 import type { ExecResult, Grains } from '../modules/index.js';
 
 /** One function call with a snapshot of the minion's context. */
@@ -12,6 +13,8 @@ export interface WorkerCall {
   minionId: string;
   grains: Grains;
   config: Readonly<Record<string, unknown>>;
+  /** How deep in blocking salt[...] calls this call is (0 for a job). */
+  depth?: number;
 }
 
 /**
@@ -19,7 +22,51 @@ export interface WorkerCall {
  * shared memory where the worker records each process group it starts, synchronously, so the
  * runner can stop them even before the `pid` message arrives (kill_job right after a start).
  */
-export type WorkerRequest = { t: 'call'; call: WorkerCall; pids: SharedArrayBuffer } | { t: 'abort'; code: string; message: string };
+export type WorkerRequest = { t: 'call'; call: WorkerCall; pids: SharedArrayBuffer } | { t: 'abort'; code: string; message: string } | FilesReply;
+
+/** The FileClient methods a worker may ask its host thread for (ExecContext.files). */
+export const FILE_OPS = ['listEnvs', 'listFiles', 'listDirs', 'stat', 'cacheFile'] as const;
+export type FileOp = (typeof FILE_OPS)[number];
+
+/** A coded failure crossing the thread boundary (a BrineError does not survive structured clone as one). */
+export interface WireFailure {
+  code: string;
+  message: string;
+}
+
+/** Worker -> host: one asynchronous FileClient call; answered by a `files_reply` with the same id. */
+export interface FilesRequest {
+  t: 'files';
+  id: number;
+  op: FileOp;
+  args: unknown[];
+}
+
+export interface FilesReply {
+  t: 'files_reply';
+  id: number;
+  ok: boolean;
+  value?: unknown;
+  error?: WireFailure;
+}
+
+/**
+ * Worker -> host: a blocking call (ExecContext.syncHost). The worker waits on `flag` (Atomics)
+ * and then reads the one SyncAnswer the host posted on `port`.
+ */
+export interface SyncRequest {
+  t: 'sync';
+  op: 'call' | 'readFile';
+  args: unknown[];
+  port: MessagePort;
+  flag: SharedArrayBuffer;
+}
+
+export interface SyncAnswer {
+  ok: boolean;
+  value?: unknown;
+  error?: WireFailure;
+}
 
 /** Process groups one call can record in shared memory; slot 0 holds the count. */
 export const SHARED_PIDS_MAX = 15;
@@ -45,4 +92,4 @@ export function readSharedPids(buf: SharedArrayBuffer): number[] {
 }
 
 /** Worker -> runner: a process the function started, then exactly one result per call. */
-export type WorkerReply = { t: 'pid'; pid: number } | { t: 'result'; result: ExecResult };
+export type WorkerReply = { t: 'pid'; pid: number } | { t: 'result'; result: ExecResult } | FilesRequest | SyncRequest;

@@ -82,6 +82,37 @@ export const jobStatusSchema = s.object({ t: s.literal('job_status'), jid, runni
 /** The minion's grains, sent after each sign-in and on saltutil.refresh_grains (minion data cache). */
 export const grainsSchema = s.object({ t: s.literal('grains'), grains: grainsMap });
 
+// ---- file server (minion -> master requests, master -> minion replies) --------------------
+
+/** Correlates a file server request with its reply; chosen by the minion, unique among its outstanding requests. */
+const rid = s.int({ min: 0, max: 2 ** 31 - 1 });
+/** An environment name (the master checks the grammar again before any filesystem access). */
+const saltenv = s.string({ min: 1, max: 128 });
+/** A path relative to an environment's root (checked by the master before any filesystem access). */
+const filePath = s.string({ max: 4096 });
+
+/** List the environments, or the files or directories of one environment under a prefix. */
+export const fileListSchema = s.object({
+  t: s.literal('file_list'),
+  rid,
+  kind: s.oneOf(['envs', 'files', 'dirs'] as const),
+  saltenv,
+  prefix: filePath,
+});
+
+/** Hash, size and mode of one file. */
+export const fileStatSchema = s.object({ t: s.literal('file_stat'), rid, saltenv, path: filePath });
+
+/** One chunk of a file: at most `length` bytes (the master caps it at its file_buffer_size). */
+export const fileReadSchema = s.object({
+  t: s.literal('file_read'),
+  rid,
+  saltenv,
+  path: filePath,
+  offset: s.int({ min: 0 }),
+  length: s.int({ min: 1, max: 16 * 1024 * 1024 }),
+});
+
 // ---- master -> minion -------------------------------------------------------------------
 
 export const authSchema = s.object({
@@ -119,6 +150,22 @@ export const ackSchema = s.object({ t: s.literal('ack'), jid });
 /** Salt's saltutil.find_job, asked over the session: is this job still running on you? */
 export const findJobSchema = s.object({ t: s.literal('find_job'), jid });
 
+/** The master's answer to file_list, file_stat or file_read (same rid); `error` when ok is false. */
+export const fileReplySchema = s.object({
+  t: s.literal('file_reply'),
+  rid,
+  ok: s.bool(),
+  error: s.optional(wireError),
+  /** file_list: names, sorted. */
+  list: s.optional(s.array(s.string({ max: 4096 }), { max: 100_000 })),
+  /** file_stat: the file. */
+  stat: s.optional(s.object({ path: filePath, sha256: s.string({ pattern: /^[0-9a-f]{64}$/ }), size: s.int({ min: 0 }), mode: s.int({ min: 0, max: 0o7777 }) })),
+  /** file_read: the chunk, base64. */
+  data: s.optional(s.string({ max: 24 * 1024 * 1024 })),
+  /** file_read: this chunk ends the file. */
+  eof: s.optional(s.bool()),
+});
+
 export const errorSchema = s.object({ t: s.literal('error'), code: s.string({ max: 64 }), message: s.string({ max: 4096 }) });
 
 export type Hello = Infer<typeof helloSchema>;
@@ -133,11 +180,28 @@ export type FindJob = Infer<typeof findJobSchema>;
 export type JobStatus = Infer<typeof jobStatusSchema>;
 export type GrainsMessage = Infer<typeof grainsSchema>;
 export type ErrorMessage = Infer<typeof errorSchema>;
+export type FileList = Infer<typeof fileListSchema>;
+export type FileStatRequest = Infer<typeof fileStatSchema>;
+export type FileRead = Infer<typeof fileReadSchema>;
+export type FileRequest = FileList | FileStatRequest | FileRead;
+export type FileReply = Infer<typeof fileReplySchema>;
 
-export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage;
-export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye;
+export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage | FileRequest;
+export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye | FileReply;
 
-export const MINION_MESSAGES = new Map<string, typeof helloSchema | typeof pingSchema | typeof pongSchema | typeof returnSchema | typeof byeSchema | typeof jobStatusSchema | typeof grainsSchema>([
+export const MINION_MESSAGES = new Map<
+  string,
+  | typeof helloSchema
+  | typeof pingSchema
+  | typeof pongSchema
+  | typeof returnSchema
+  | typeof byeSchema
+  | typeof jobStatusSchema
+  | typeof grainsSchema
+  | typeof fileListSchema
+  | typeof fileStatSchema
+  | typeof fileReadSchema
+>([
   ['hello', helloSchema],
   ['ping', pingSchema],
   ['pong', pongSchema],
@@ -145,11 +209,14 @@ export const MINION_MESSAGES = new Map<string, typeof helloSchema | typeof pingS
   ['bye', byeSchema],
   ['job_status', jobStatusSchema],
   ['grains', grainsSchema],
+  ['file_list', fileListSchema],
+  ['file_stat', fileStatSchema],
+  ['file_read', fileReadSchema],
 ]);
 
 export const MASTER_MESSAGES = new Map<
   string,
-  typeof authSchema | typeof pingSchema | typeof pongSchema | typeof jobSchema | typeof ackSchema | typeof findJobSchema | typeof errorSchema | typeof byeSchema
+  typeof authSchema | typeof pingSchema | typeof pongSchema | typeof jobSchema | typeof ackSchema | typeof findJobSchema | typeof errorSchema | typeof byeSchema | typeof fileReplySchema
 >([
   ['auth', authSchema],
   ['ping', pingSchema],
@@ -159,6 +226,7 @@ export const MASTER_MESSAGES = new Map<
   ['find_job', findJobSchema],
   ['error', errorSchema],
   ['bye', byeSchema],
+  ['file_reply', fileReplySchema],
 ]);
 
 /** Why a connection ended; every close is recorded with one of these. */

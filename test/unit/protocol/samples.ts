@@ -38,6 +38,17 @@ export const MINION_SAMPLES: Sample[] = [
     optional: [],
     bad: { grains: [null, [], 'os', { big: 'x'.repeat(1_048_577) }, Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`k${i}`, 1]))] },
   },
+  {
+    message: { t: 'file_list', rid: 1, kind: 'files', saltenv: 'base', prefix: 'web/' },
+    optional: [],
+    bad: { rid: [-1, 1.5, '1', 2 ** 31], kind: ['all', 1], saltenv: ['', 5, 'x'.repeat(129)], prefix: [null, 'x'.repeat(4097)] },
+  },
+  { message: { t: 'file_stat', rid: 2, saltenv: 'base', path: 'web/nginx.conf' }, optional: [], bad: { rid: [null], saltenv: [''], path: [1, 'x'.repeat(4097)] } },
+  {
+    message: { t: 'file_read', rid: 3, saltenv: 'base', path: 'web/nginx.conf', offset: 0, length: 262144 },
+    optional: [],
+    bad: { offset: [-1, 0.5, '0'], length: [0, 16 * 1024 * 1024 + 1, '1'], path: [false] },
+  },
 ];
 
 export const MASTER_SAMPLES: Sample[] = [
@@ -87,6 +98,31 @@ export const MASTER_SAMPLES: Sample[] = [
   { message: { t: 'find_job', jid: JID }, optional: [], bad: { jid: [2024, '', '../../proc/self/fd/0'] } },
   { message: { t: 'error', code: 'MESSAGE_INVALID', message: 'bad' }, optional: [], bad: { code: [1, 'c'.repeat(65)], message: [{}, 'm'.repeat(4097)] } },
   { message: { t: 'bye', reason: 'replaced' }, optional: [], bad: { reason: [false] } },
+  {
+    message: {
+      t: 'file_reply',
+      rid: 3,
+      ok: true,
+      error: { code: 'PATH_REFUSED', message: 'no' },
+      list: ['a'],
+      stat: { path: 'a', sha256: 'a'.repeat(64), size: 1, mode: 0o644 },
+      data: 'aGk=',
+      eof: true,
+    },
+    optional: ['error', 'list', 'stat', 'data', 'eof'],
+    bad: {
+      rid: [-1, '3'],
+      ok: ['true', 1],
+      error: [{ code: 1 }],
+      list: ['a', [1]],
+      stat: [
+        { path: 'a', sha256: 'xyz', size: 1, mode: 0 },
+        { path: 'a', sha256: 'a'.repeat(64), size: -1, mode: 0 },
+      ],
+      data: [5],
+      eof: ['yes'],
+    },
+  },
 ];
 
 export const CONTROL_REQUEST_SAMPLES: Sample[] = [

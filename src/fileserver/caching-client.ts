@@ -1,0 +1,161 @@
+// The FileClient a minion uses, over any FileSource: salt:// URLs parsed and checked, files
+// cached under `<cachedir>/files/<saltenv>/<path>` and transferred only when the cached copy's
+// SHA-256 differs from the source's. Chunks are pipelined (a few in flight) and the whole file
+// is verified against the hash before it atomically replaces the cached copy.
+
+import { createHash, randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BrineError } from '../util/errors.js';
+import type { FileClient, FileStat } from '../modules/index.js';
+import type { FileSource } from './file-source.js';
+import { notFound } from './file-source.js';
+import { HashCache } from './hash-cache.js';
+import { checkPrefix, checkRelativePath, checkSaltenv, parseSaltUrl } from './path-check.js';
+
+export interface CachingClientOptions {
+  cachedir: string;
+  /** Bytes asked for per chunk (file_buffer_size). */
+  chunkSize: number;
+  /** Chunks in flight at once. */
+  window?: number;
+}
+
+/** A file that changes while it is copied is fetched again, this many times at most. */
+const MAX_ATTEMPTS = 3;
+
+export class CachingFileClient implements FileClient {
+  private readonly hashes = new HashCache();
+  /** One transfer per cached file at a time; a second caller waits for the first. */
+  private readonly inFlight = new Map<string, Promise<{ localPath: string; stat: FileStat }>>();
+  /** Whole-file transfers made (a cached hit makes none). */
+  transfers = 0;
+
+  constructor(
+    readonly source: FileSource,
+    private readonly opts: CachingClientOptions,
+  ) {}
+
+  listEnvs(): Promise<string[]> {
+    return this.source.listEnvs();
+  }
+
+  async listFiles(saltenv: string, prefix = ''): Promise<string[]> {
+    return this.source.list(checkSaltenv(saltenv), checkPrefix(stripScheme(prefix)), 'files');
+  }
+
+  async listDirs(saltenv: string, prefix = ''): Promise<string[]> {
+    return this.source.list(checkSaltenv(saltenv), checkPrefix(stripScheme(prefix)), 'dirs');
+  }
+
+  async stat(url: string, saltenv: string): Promise<FileStat | undefined> {
+    const p = parseSaltUrl(url, saltenv);
+    return this.source.stat(p.saltenv, p.path);
+  }
+
+  /** Where a file of the environment is (or would be) cached. */
+  cachePath(saltenv: string, rel: string): string {
+    return path.join(this.opts.cachedir, 'files', checkSaltenv(saltenv), checkRelativePath(rel));
+  }
+
+  /** The cached copy's path if one exists (cp.is_cached); no source is asked. */
+  cachedCopy(url: string, saltenv: string): string | undefined {
+    const p = parseSaltUrl(url, saltenv);
+    const local = this.cachePath(p.saltenv, p.path);
+    return fs.existsSync(local) ? local : undefined;
+  }
+
+  // async, so a refused path is a rejected promise like every other failure
+  async cacheFile(url: string, saltenv: string): Promise<{ localPath: string; stat: FileStat }> {
+    const p = parseSaltUrl(url, saltenv);
+    const key = `${p.saltenv}\0${p.path}`;
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const job = this.fetch(p.saltenv, p.path).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, job);
+    return job;
+  }
+
+  private async fetch(saltenv: string, rel: string): Promise<{ localPath: string; stat: FileStat }> {
+    const localPath = this.cachePath(saltenv, rel);
+    for (let attempt = 1; ; attempt++) {
+      const stat = await this.source.stat(saltenv, rel);
+      if (!stat) throw notFound(rel, saltenv);
+      if (this.cachedHash(localPath) === stat.sha256) return { localPath, stat };
+      const got = await this.transfer(saltenv, rel, stat, localPath);
+      if (got) return { localPath, stat };
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new BrineError('FILESERVER_UNAVAILABLE', `salt://${rel} (saltenv ${saltenv}) changed on the file server during each of ${MAX_ATTEMPTS} transfers; try again once it stops changing`);
+      }
+    }
+  }
+
+  private cachedHash(localPath: string): string | undefined {
+    try {
+      return fs.statSync(localPath).isFile() ? this.hashes.hash(localPath) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Copies the file into a temporary file beside the cached one; false when the hash did not match (it changed meanwhile). */
+  private async transfer(saltenv: string, rel: string, stat: FileStat, localPath: string): Promise<boolean> {
+    fs.mkdirSync(path.dirname(localPath), { recursive: true, mode: 0o700 });
+    const tmp = path.join(path.dirname(localPath), `.${path.basename(localPath).slice(0, 32)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    const fd = fs.openSync(tmp, 'wx', 0o600);
+    const hash = createHash('sha256');
+    let ok = false;
+    try {
+      let offset = 0;
+      const first = await this.source.read(saltenv, rel, 0, this.opts.chunkSize);
+      // the source may cap the chunk size; later chunks use what it actually sends
+      const chunk = first.data.length > 0 ? first.data.length : this.opts.chunkSize;
+      const pending = new Map<number, Promise<{ data: Buffer; eof: boolean }>>();
+      let next = first.data.length;
+      const window = Math.max(1, this.opts.window ?? 4);
+      let current: { data: Buffer; eof: boolean } = first;
+      for (;;) {
+        fs.writeSync(fd, current.data, 0, current.data.length, offset);
+        hash.update(current.data);
+        offset += current.data.length;
+        if (current.eof || current.data.length === 0) break;
+        // keep `window` chunks requested ahead of the one being written
+        while (pending.size < window && next < stat.size) {
+          pending.set(next, this.source.read(saltenv, rel, next, chunk));
+          next += chunk;
+        }
+        const waiting = pending.get(offset);
+        if (!waiting) break; // the file grew or shrank; the hash check below decides
+        pending.delete(offset);
+        current = await waiting;
+      }
+      // settle reads still in flight so none rejects unobserved
+      await Promise.allSettled(pending.values());
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+      if (hash.digest('hex') !== stat.sha256) {
+        fs.rmSync(tmp, { force: true });
+        return false;
+      }
+      // keep the execute bits (cmd.script runs cached files); the owner can always read and write
+      fs.chmodSync(tmp, (stat.mode & 0o777) | 0o600);
+      fs.renameSync(tmp, localPath);
+      ok = true;
+      this.transfers++;
+      return true;
+    } finally {
+      if (!ok) {
+        try {
+          fs.closeSync(fd);
+        } catch {
+          // already closed
+        }
+        fs.rmSync(tmp, { force: true });
+      }
+    }
+  }
+}
+
+function stripScheme(p: string): string {
+  return p.startsWith('salt://') ? p.slice('salt://'.length) : p;
+}

@@ -1,0 +1,10 @@
+// Public surface of src/fileserver: path checks, file_roots, the caching file client, the
+// request server and the `cp` execution module. Pure of sockets.
+
+export { checkPrefix, checkRelativePath, checkSaltenv, parseSaltUrl, slsNameOf, type SaltPath } from './path-check.js';
+export { FileRoots, type FileRootsConfig, type FoundFile } from './roots.js';
+export { HashCache, sha256File } from './hash-cache.js';
+export { LocalFileSource, readFromRoots, notFound, type FileChunk, type FileSource } from './file-source.js';
+export { CachingFileClient, type CachingClientOptions } from './caching-client.js';
+export { serveFileRequest, type ServeOptions } from './serve.js';
+export { cpFunctions } from './cp-module.js';

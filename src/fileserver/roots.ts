@@ -1,0 +1,204 @@
+// file_roots as the file server sees them: per environment an ordered list of directories, the
+// first that has a file wins, ignores applied, every path checked (path-check.ts) before it
+// touches the disk and every hit resolved with realpath so a symlink cannot lead out of its root.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { BrineError } from '../util/errors.js';
+import { globToRegExp } from '../util/glob.js';
+import { prependRootDir } from '../config/index.js';
+import type { FileStat } from '../modules/index.js';
+import { checkPrefix, checkRelativePath, checkSaltenv } from './path-check.js';
+import { HashCache } from './hash-cache.js';
+
+export interface FileRootsConfig {
+  root_dir?: unknown;
+  file_roots?: unknown;
+  file_ignore_regex?: unknown;
+  file_ignore_glob?: unknown;
+}
+
+/** A file found in a root: its real path on disk and what the client sees. */
+export interface FoundFile {
+  realPath: string;
+  stat: FileStat;
+}
+
+const MAX_LISTED = 100_000;
+
+function asStringList(v: unknown): string[] {
+  if (typeof v === 'string') return [v];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+function inside(root: string, real: string): boolean {
+  return real === root || real.startsWith(root.endsWith('/') ? root : `${root}/`);
+}
+
+export class FileRoots {
+  /** saltenv -> directories as configured under root_dir (not yet realpath'd: they may appear later). */
+  readonly roots: ReadonlyMap<string, readonly string[]>;
+  private readonly ignoreRegex: RegExp[];
+  private readonly ignoreGlob: RegExp[];
+  /** Exposed so tests can prove a repeated stat does not hash again. */
+  readonly hashes = new HashCache();
+
+  constructor(config: FileRootsConfig) {
+    const rootDir = typeof config.root_dir === 'string' ? config.root_dir : '/';
+    const map = new Map<string, string[]>();
+    const raw = config.file_roots;
+    if (raw !== undefined && (typeof raw !== 'object' || raw === null || Array.isArray(raw))) {
+      throw new BrineError('CONFIG_VALUE', 'file_roots must be a mapping of saltenv to a list of directories, e.g. {base: [/srv/salt]}');
+    }
+    for (const [env, dirs] of Object.entries((raw ?? { base: ['/srv/salt'] }) as Record<string, unknown>)) {
+      checkSaltenv(env);
+      map.set(
+        env,
+        asStringList(dirs).map((d) => prependRootDir(rootDir, d)),
+      );
+    }
+    this.roots = map;
+    this.ignoreRegex = asStringList(config.file_ignore_regex).map((r) => {
+      try {
+        return new RegExp(r);
+      } catch (err) {
+        throw new BrineError('CONFIG_VALUE', `file_ignore_regex ${JSON.stringify(r)} is not a valid regular expression: ${(err as Error).message}`);
+      }
+    });
+    this.ignoreGlob = asStringList(config.file_ignore_glob).map((g) => globToRegExp(g));
+  }
+
+  envs(): string[] {
+    return [...this.roots.keys()].sort();
+  }
+
+  /** Whether file_ignore_regex/file_ignore_glob hide this relative path or one of its parents. */
+  ignored(rel: string): boolean {
+    const parts = rel.split('/');
+    for (let i = 1; i <= parts.length; i++) {
+      const prefix = parts.slice(0, i).join('/');
+      const base = parts[i - 1]!;
+      if (this.ignoreRegex.some((r) => r.test(prefix))) return true;
+      if (this.ignoreGlob.some((g) => g.test(prefix) || g.test(base))) return true;
+    }
+    return false;
+  }
+
+  private rootsOf(saltenv: string): readonly string[] {
+    checkSaltenv(saltenv);
+    return this.roots.get(saltenv) ?? [];
+  }
+
+  /**
+   * The file at `rel` in the first root of `saltenv` that has it, or undefined. Throws
+   * PATH_REFUSED for a bad path, or when the hit is a symlink resolving outside its root.
+   */
+  find(saltenv: string, relPath: string): FoundFile | undefined {
+    const rel = checkRelativePath(relPath);
+    const roots = this.rootsOf(saltenv);
+    if (this.ignored(rel)) return undefined;
+    for (const root of roots) {
+      const candidate = path.join(root, rel);
+      let real: string;
+      let realRoot: string;
+      try {
+        realRoot = fs.realpathSync(root);
+        real = fs.realpathSync(candidate);
+      } catch {
+        continue;
+      }
+      if (!inside(realRoot, real)) {
+        throw new BrineError('PATH_REFUSED', `path ${JSON.stringify(rel)} in saltenv ${saltenv} is a symlink that leads outside its file root ${root}; nothing was read`);
+      }
+      const st = fs.statSync(real);
+      if (!st.isFile()) continue;
+      const sha256 = this.hashes.hash(real);
+      return { realPath: real, stat: { path: rel, sha256, size: st.size, mode: st.mode & 0o7777 } };
+    }
+    return undefined;
+  }
+
+  /** Reads up to `length` bytes at `offset` of a file found by find(). */
+  readChunk(found: FoundFile, offset: number, length: number): Buffer {
+    const fd = fs.openSync(found.realPath, 'r');
+    try {
+      const size = fs.fstatSync(fd).size;
+      const n = Math.max(0, Math.min(length, size - offset));
+      const buf = Buffer.alloc(n);
+      let got = 0;
+      while (got < n) {
+        const r = fs.readSync(fd, buf, got, n - got, offset + got);
+        if (r === 0) break;
+        got += r;
+      }
+      return got === n ? buf : buf.subarray(0, got);
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  /** Files (or directories) of `saltenv` under `prefix`, merged over its roots, sorted; ignores applied. */
+  list(saltenv: string, prefix = '', kind: 'files' | 'dirs' = 'files'): string[] {
+    const roots = this.rootsOf(saltenv);
+    const start = checkPrefix(prefix);
+    const out = new Set<string>();
+    for (const root of roots) {
+      let realRoot: string;
+      try {
+        realRoot = fs.realpathSync(root);
+      } catch {
+        continue;
+      }
+      this.walk(realRoot, start, kind, out);
+    }
+    return [...out].sort();
+  }
+
+  private walk(realRoot: string, start: string, kind: 'files' | 'dirs', out: Set<string>): void {
+    // a prefix may name a directory or be a leading part of names (Salt's prefix match)
+    const dirPart = start.includes('/') ? start.slice(0, start.lastIndexOf('/')) : '';
+    const stack: string[] = [dirPart];
+    const seen = new Set<string>();
+    while (stack.length > 0) {
+      const rel = stack.pop()!;
+      const abs = rel === '' ? realRoot : path.join(realRoot, rel);
+      let real: string;
+      try {
+        real = fs.realpathSync(abs);
+      } catch {
+        continue;
+      }
+      // a symlinked directory leading outside (or a loop) is not listed
+      if (!inside(realRoot, real) || seen.has(real)) continue;
+      seen.add(real);
+      let entries: fs.Dirent[];
+      try {
+        entries = fs.readdirSync(abs, { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      if (rel !== '' && kind === 'dirs' && rel.startsWith(start) && !this.ignored(rel)) out.add(rel);
+      for (const e of entries) {
+        const childRel = rel === '' ? e.name : `${rel}/${e.name}`;
+        if (this.ignored(childRel)) continue;
+        if (!childRel.startsWith(start) && !start.startsWith(`${childRel}/`)) continue;
+        let isDir = e.isDirectory();
+        let isFile = e.isFile();
+        if (e.isSymbolicLink()) {
+          try {
+            const target = fs.realpathSync(path.join(abs, e.name));
+            if (!inside(realRoot, target)) continue;
+            const st = fs.statSync(target);
+            isDir = st.isDirectory();
+            isFile = st.isFile();
+          } catch {
+            continue;
+          }
+        }
+        if (isDir) stack.push(childRel);
+        else if (isFile && kind === 'files') out.add(childRel);
+        if (out.size > MAX_LISTED) throw new BrineError('EXEC_FAILED', `saltenv listing has more than ${MAX_LISTED} entries; narrow it with a prefix`);
+      }
+    }
+  }
+}

@@ -1,0 +1,55 @@
+// One function call on this machine without the minion daemon (`brine call`): in a worker
+// thread with the same host services as a job (salt:// files and blocking salt[...] calls), or
+// on this thread for inline functions and names the registry does not know (their error needs
+// no thread).
+
+import type { MinionOptions } from '../config/index.js';
+import { CachingFileClient, FileRoots, LocalFileSource } from '../fileserver/index.js';
+import { loadModuleDirs, type ExecContext, type ExecResult, type Grains } from '../modules/index.js';
+import { createMinionRegistry } from './minion-registry.js';
+import { WorkerExecutor } from './worker-executor.js';
+import type { HostServices } from './worker-host.js';
+
+export interface LocalCallOptions {
+  opts: MinionOptions;
+  minionId: string;
+  grains: Grains;
+  /** Serve salt:// from this machine's file_roots (--local, or file_client: local). */
+  localFiles: boolean;
+  signal: AbortSignal;
+  /** Where module_dirs problems are reported. */
+  log: Parameters<typeof loadModuleDirs>[2];
+}
+
+const NO_MASTER =
+  'brine call has no master session: use --local (or set file_client: local) to serve salt:// from the file_roots of this machine, or run the function through the minion daemon with brine run';
+
+export function localServices(opts: MinionOptions, localFiles: boolean): HostServices {
+  if (!localFiles) return { filesUnavailable: NO_MASTER };
+  return { files: new CachingFileClient(new LocalFileSource(new FileRoots(opts)), { cachedir: opts.cachedir, chunkSize: opts.file_buffer_size }) };
+}
+
+export async function runLocalCall(fun: string, arg: unknown[], kwarg: Record<string, unknown>, o: LocalCallOptions): Promise<ExecResult> {
+  const registry = createMinionRegistry();
+  await loadModuleDirs(registry, o.opts.module_dirs ?? [], o.log);
+  const services = localServices(o.opts, o.localFiles);
+  const fn = registry.get(fun);
+  if (!fn || fn.inline) {
+    const ctx: ExecContext = { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req' };
+    if (services.files) ctx.files = services.files;
+    return registry.call(fun, arg, kwarg, ctx);
+  }
+  const executor = new WorkerExecutor(0);
+  try {
+    const run = executor.start({ fun, arg, kwarg, jid: 'req', minionId: o.minionId, grains: o.grains, config: o.opts }, () => undefined, services);
+    const onAbort = (): void => run.abort('EXEC_FAILED', `${fun}: interrupted`);
+    o.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await run.result;
+    } finally {
+      o.signal.removeEventListener('abort', onAbort);
+    }
+  } finally {
+    executor.close();
+  }
+}

@@ -1,0 +1,182 @@
+// file_roots resolution: first root wins, environments, ignores, listings, symlinks inside the
+// root served and those leading out refused, hashes cached by mtime and size, bounded chunks.
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { BrineError } from '../../../src/util/errors.js';
+import { CachingFileClient, FileRoots, LocalFileSource, readFromRoots } from '../../../src/fileserver/index.js';
+
+function tree(t: { after(fn: () => void): void }): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-roots-'));
+  t.after(() => fs.rmSync(d, { recursive: true, force: true }));
+  return d;
+}
+
+function write(file: string, text: string | Buffer): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+const sha = (b: string | Buffer): string => createHash('sha256').update(b).digest('hex');
+
+function setup(t: { after(fn: () => void): void }) {
+  const d = tree(t);
+  write(path.join(d, 'srv/one/top.sls'), 'one-top');
+  write(path.join(d, 'srv/one/web/init.sls'), 'web');
+  write(path.join(d, 'srv/one/web/nginx.conf'), 'nginx');
+  write(path.join(d, 'srv/one/web/.nginx.conf.swp'), 'swap');
+  write(path.join(d, 'srv/one/.git/config'), 'git');
+  write(path.join(d, 'srv/two/top.sls'), 'two-top');
+  write(path.join(d, 'srv/two/only-two.txt'), 'two');
+  write(path.join(d, 'srv/dev/top.sls'), 'dev-top');
+  write(path.join(d, 'secret'), 'outside');
+  fs.symlinkSync(path.join(d, 'secret'), path.join(d, 'srv/one/leak'));
+  fs.symlinkSync(path.join(d), path.join(d, 'srv/one/updir'));
+  fs.symlinkSync('web/nginx.conf', path.join(d, 'srv/one/alias.conf'));
+  const roots = new FileRoots({
+    root_dir: d,
+    file_roots: { base: ['/srv/one', '/srv/two'], dev: ['/srv/dev'] },
+    file_ignore_regex: ['/\\.git($|/)', '^\\.git'],
+    file_ignore_glob: ['*.swp'],
+  });
+  return { d, roots };
+}
+
+describe('FileRoots', () => {
+  it('puts roots under root_dir and lets the first root that has a file win', (t) => {
+    const { roots, d } = setup(t);
+    assert.deepEqual(roots.roots.get('base'), [path.join(d, 'srv/one'), path.join(d, 'srv/two')]);
+    assert.equal(roots.find('base', 'top.sls')?.stat.sha256, sha('one-top'));
+    assert.equal(roots.find('base', 'only-two.txt')?.stat.sha256, sha('two'));
+    assert.equal(roots.find('dev', 'top.sls')?.stat.sha256, sha('dev-top'));
+    assert.equal(roots.find('dev', 'only-two.txt'), undefined);
+    assert.equal(roots.find('nosuchenv', 'top.sls'), undefined);
+    assert.deepEqual(roots.envs(), ['base', 'dev']);
+  });
+
+  it('lists files and directories merged over the roots, ignores applied, symlinks out of the root left out', (t) => {
+    const { roots, d } = setup(t);
+    assert.deepEqual(roots.list('base'), ['alias.conf', 'only-two.txt', 'top.sls', 'web/init.sls', 'web/nginx.conf']);
+    assert.deepEqual(roots.list('base', 'web/'), ['web/init.sls', 'web/nginx.conf']);
+    assert.deepEqual(roots.list('base', 'web/n'), ['web/nginx.conf']);
+    // a prefix without a slash is a string prefix (Salt's), with one it is the directory only
+    write(path.join(d, 'srv/two/webapp.txt'), 'x');
+    assert.deepEqual(roots.list('base', 'web'), ['web/init.sls', 'web/nginx.conf', 'webapp.txt']);
+    assert.deepEqual(roots.list('base', 'web/'), ['web/init.sls', 'web/nginx.conf']);
+    assert.deepEqual(roots.list('base', 'web/', 'dirs'), []);
+    assert.deepEqual(roots.list('base', 'we', 'dirs'), ['web']);
+    assert.deepEqual(roots.list('base', '', 'dirs'), ['web']);
+    assert.deepEqual(roots.list('dev'), ['top.sls']);
+  });
+
+  it('hides ignored files from reads too', (t) => {
+    const { roots } = setup(t);
+    assert.equal(roots.find('base', 'web/.nginx.conf.swp'), undefined);
+    assert.equal(roots.find('base', '.git/config'), undefined);
+  });
+
+  it('serves a symlink that stays inside its root, refuses one that leads out', (t) => {
+    const { roots } = setup(t);
+    assert.equal(roots.find('base', 'alias.conf')?.stat.sha256, sha('nginx'));
+    for (const p of ['leak', 'updir/secret']) {
+      assert.throws(
+        () => roots.find('base', p),
+        (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED' && /outside its file root/.test(e.message),
+      );
+    }
+  });
+
+  it('checks the path and the saltenv before touching the disk', (t) => {
+    const { roots } = setup(t);
+    for (const [env, p] of [
+      ['base', '../secret'],
+      ['base', '/etc/passwd'],
+      ['../x', 'top.sls'],
+      ['base', '%2e%2e/secret'],
+    ] as const) {
+      assert.throws(
+        () => roots.find(env, p),
+        (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED',
+      );
+    }
+    assert.throws(
+      () => roots.list('../x'),
+      (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED',
+    );
+  });
+
+  it('hashes a file once while its mtime and size stay, again after it changes', (t) => {
+    const { roots, d } = setup(t);
+    roots.find('base', 'web/nginx.conf');
+    roots.find('base', 'web/nginx.conf');
+    assert.equal(roots.hashes.computed, 1);
+    const file = path.join(d, 'srv/one/web/nginx.conf');
+    fs.writeFileSync(file, 'nginx v2!');
+    assert.equal(roots.find('base', 'web/nginx.conf')?.stat.sha256, sha('nginx v2!'));
+    assert.equal(roots.hashes.computed, 2);
+  });
+
+  it('reads bounded chunks and marks the last one', (t) => {
+    const { roots, d } = setup(t);
+    const data = Buffer.alloc(10_000, 7);
+    write(path.join(d, 'srv/one/big.bin'), data);
+    const a = readFromRoots(roots, 'base', 'big.bin', 0, 4096);
+    assert.equal(a.data.length, 4096);
+    assert.equal(a.eof, false);
+    const b = readFromRoots(roots, 'base', 'big.bin', 8192, 4096);
+    assert.equal(b.data.length, 10_000 - 8192);
+    assert.equal(b.eof, true);
+    assert.throws(
+      () => readFromRoots(roots, 'base', 'nope', 0, 10),
+      (e: unknown) => e instanceof BrineError && e.code === 'FILE_NOT_FOUND',
+    );
+  });
+
+  it('refuses a file_roots that is not a mapping, and a bad environment name in it', () => {
+    assert.throws(() => new FileRoots({ file_roots: ['/srv/salt'] }), /file_roots must be a mapping/);
+    assert.throws(
+      () => new FileRoots({ file_roots: { '../x': ['/srv'] } }),
+      (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED',
+    );
+  });
+});
+
+describe('CachingFileClient over local roots', () => {
+  it('caches into cachedir/files/<saltenv>/<path>, transfers again only when the hash changes, in small chunks', async (t) => {
+    const { roots, d } = setup(t);
+    const cachedir = path.join(d, 'cache');
+    const data = Buffer.from(Array.from({ length: 50_000 }, (_, i) => i % 251));
+    write(path.join(d, 'srv/one/data/blob.bin'), data);
+    const client = new CachingFileClient(new LocalFileSource(roots), { cachedir, chunkSize: 1024, window: 3 });
+    const first = await client.cacheFile('salt://data/blob.bin', 'base');
+    assert.equal(first.localPath, path.join(cachedir, 'files', 'base', 'data', 'blob.bin'));
+    assert.deepEqual(fs.readFileSync(first.localPath), data);
+    const ino = fs.statSync(first.localPath).ino;
+    await client.cacheFile('salt://data/blob.bin', 'base');
+    assert.equal(client.transfers, 1);
+    assert.equal(fs.statSync(first.localPath).ino, ino, 'an unchanged file is not written again');
+    fs.writeFileSync(path.join(d, 'srv/one/data/blob.bin'), 'changed');
+    await client.cacheFile('salt://data/blob.bin', 'base');
+    assert.equal(client.transfers, 2);
+    assert.equal(fs.readFileSync(first.localPath, 'utf8'), 'changed');
+    const dev = await client.cacheFile('salt://top.sls?saltenv=dev', 'base');
+    assert.equal(dev.localPath, path.join(cachedir, 'files', 'dev', 'top.sls'));
+    assert.equal(fs.readFileSync(dev.localPath, 'utf8'), 'dev-top');
+    await assert.rejects(client.cacheFile('salt://missing', 'base'), (e: unknown) => e instanceof BrineError && e.code === 'FILE_NOT_FOUND');
+    await assert.rejects(client.cacheFile('salt://../secret', 'base'), (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED');
+    // no temporary file is left beside the cached ones
+    assert.deepEqual(fs.readdirSync(path.join(cachedir, 'files', 'base', 'data')), ['blob.bin']);
+  });
+
+  it('caches an empty file', async (t) => {
+    const { roots, d } = setup(t);
+    write(path.join(d, 'srv/one/empty'), '');
+    const client = new CachingFileClient(new LocalFileSource(roots), { cachedir: path.join(d, 'cache'), chunkSize: 1024 });
+    const r = await client.cacheFile('salt://empty', 'base');
+    assert.equal(fs.readFileSync(r.localPath, 'utf8'), '');
+  });
+});
