@@ -1,9 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CachingFileClient, FileRoots, LocalFileSource } from '../../../src/fileserver/index.js';
 import type { FileClient } from '../../../src/modules/index.js';
 import { renderTemplate } from '../../../src/render/index.js';
 import { reinterpretStateful } from '../../../src/state/modules/cmd-stateful.js';
@@ -123,29 +123,9 @@ describe('cmd.wait', () => {
   });
 });
 
-/** A file server over one directory, standing in for the master's (the file server is another branch's). */
-function dirFileClient(root: string, cache: string): FileClient {
-  const rel = (url: string) => url.replace(/^salt:\/\//, '').replace(/\?.*$/, '');
-  const statOf = (p: string) => {
-    const full = path.join(root, p);
-    if (!fs.existsSync(full)) return undefined;
-    const data = fs.readFileSync(full);
-    return { path: p, sha256: createHash('sha256').update(data).digest('hex'), size: data.length, mode: fs.statSync(full).mode & 0o777 };
-  };
-  return {
-    listEnvs: async () => ['base'],
-    listFiles: async () => fs.readdirSync(root),
-    listDirs: async () => [],
-    stat: async (url) => statOf(rel(url)),
-    cacheFile: async (url, saltenv) => {
-      const st = statOf(rel(url));
-      if (!st) throw Object.assign(new Error(`${url}: not found`), { code: 'FILE_NOT_FOUND' });
-      const localPath = path.join(cache, saltenv, st.path);
-      fs.mkdirSync(path.dirname(localPath), { recursive: true });
-      fs.copyFileSync(path.join(root, st.path), localPath);
-      return { localPath, stat: st };
-    },
-  };
+/** The masterless file client (file_client: local) over one root directory. */
+function localFiles(root: string, cachedir: string): FileClient {
+  return new CachingFileClient(new LocalFileSource(new FileRoots({ file_roots: { base: [root] } })), { cachedir, chunkSize: 64 * 1024 });
 }
 
 describe('cmd.script', () => {
@@ -153,13 +133,17 @@ describe('cmd.script', () => {
     const roots = path.join(tmp, 'roots');
     fs.mkdirSync(path.join(roots, 'scripts'), { recursive: true });
     fs.writeFileSync(path.join(roots, 'scripts', 'show.sh'), '#!/bin/sh\necho "argc=$#"; for a in "$@"; do echo "[$a]"; done; pwd; echo "$0"\n');
-    const files = dirFileClient(roots, path.join(tmp, 'cache'));
+    const files = localFiles(roots, path.join(tmp, 'cache'));
     const r = await runState('cmd.script', { name: 'salt://scripts/show.sh', args: `one 'two words' "$HOME"`, cwd: tmp }, { exec: { files } });
     assert.equal(r.result, true, r.comment);
     assert.equal(r.comment, 'Command "salt://scripts/show.sh" run');
     const lines = String(r.changes.stdout).split('\n');
     assert.deepEqual(lines.slice(0, 5), ['argc=3', '[one]', '[two words]', '[$HOME]', fs.realpathSync(tmp)], 'no expansion of $HOME: argv, never a shell line');
     assert.equal(fs.existsSync(lines[5]!), false, 'the temporary copy is gone after the run');
+    const missing = await runState('cmd.script', { name: 'salt://scripts/missing.sh' }, { exec: { files } });
+    assert.equal(missing.result, false);
+    assert.match(missing.comment, /scripts\/missing\.sh/);
+    assert.deepEqual(missing.changes, {});
   });
 
   it('a local script without #! runs under /bin/sh; a missing one fails clearly; salt:// without a file server is FILESERVER_UNAVAILABLE', async () => {
