@@ -47,6 +47,7 @@ export function createAptBackend(): PkgBackend {
       if (opts.fromrepo) argv.push('-t', opts.fromrepo);
       argv.push('install');
       if (opts.reinstall) argv.push('--reinstall');
+      if (opts.installRecommends !== undefined) argv.push(opts.installRecommends ? '--install-recommends' : '--no-install-recommends');
       argv.push('--', ...targets.map((t) => (t.version ? `${t.name}=${t.version}` : t.name)));
       await runChecked(label, argv, { signal, env: APT_ENV });
     },

@@ -8,6 +8,8 @@ export interface InstallOptions {
   refresh: boolean;
   fromrepo?: string;
   reinstall: boolean;
+  /** false: leave out recommended (apt) / weak (dnf) dependencies; undefined: the host's default. */
+  installRecommends?: boolean;
 }
 
 export interface PkgBackend {

@@ -33,6 +33,7 @@ export function createDnfBackend(): PkgBackend {
       const argv = ['dnf', '-y'];
       if (opts.refresh) argv.push('--refresh');
       if (opts.fromrepo) argv.push('--disablerepo=*', `--enablerepo=${opts.fromrepo}`);
+      if (opts.installRecommends !== undefined) argv.push(`--setopt=install_weak_deps=${opts.installRecommends ? 'True' : 'False'}`);
       argv.push(opts.reinstall ? 'reinstall' : 'install', '--', ...targets.map((t) => (t.version ? `${t.name}-${t.version}` : t.name)));
       await runChecked(label, argv, { signal });
     },

@@ -94,13 +94,16 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         { name: 'pkgs', type: 'list', keywordOnly: true, doc: 'list of names or {name: version} mappings' },
         { name: 'version', type: 'string', keywordOnly: true, doc: 'version of the single package given as name' },
         { name: 'reinstall', type: 'bool', default: false, keywordOnly: true, doc: 'reinstall even if the version is already installed' },
+        { name: 'install_recommends', type: 'bool', keywordOnly: true, doc: 'false leaves out recommended (apt) or weak (dnf) dependencies; unset keeps the host default' },
       ],
       run: async (ctx, a) => {
         const fun = 'pkg.install';
         const targets = targetsOf(fun, a);
         const b = backend(fun);
         const before = await b.listPkgs(fun, ctx.signal);
-        await withErrorsNamingChanges(fun, b, ctx, before, () => b.install(fun, targets, { refresh: a.named.refresh, fromrepo: a.named.fromrepo, reinstall: a.named.reinstall }, ctx.signal));
+        await withErrorsNamingChanges(fun, b, ctx, before, () =>
+          b.install(fun, targets, { refresh: a.named.refresh, fromrepo: a.named.fromrepo, reinstall: a.named.reinstall, installRecommends: a.named.install_recommends }, ctx.signal),
+        );
         return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
       },
     }),

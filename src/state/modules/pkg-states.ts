@@ -75,8 +75,9 @@ const installed = defineState({
     ...PKG_PARAMS,
     { name: 'reinstall', type: 'bool', default: false, doc: 'reinstall packages already at the wanted version' },
     { name: 'skip_suggestions', type: 'bool', default: false, doc: 'accepted for compatibility (brine never suggests names)' },
+    { name: 'install_recommends', type: 'bool', doc: 'false leaves out recommended (apt) or weak (dnf) dependencies' },
   ],
-  example: 'nginx:\n  pkg.installed:\n    - version: 1.22.1-9\n\nweb-tools:\n  pkg.installed:\n    - pkgs:\n      - curl\n      - jq: 1.6-2.1',
+  example: 'nginx:\n  pkg.installed:\n    - version: 1.22.1-9\n    - install_recommends: False\n\nweb-tools:\n  pkg.installed:\n    - pkgs:\n      - curl\n      - jq: 1.6-2.1',
   run: async (ctx, a) => {
     const n = a.named;
     const targets = pkgTargets('pkg.installed', n.name, n.version, n.pkgs);
@@ -89,7 +90,7 @@ const installed = defineState({
       return stateResult(n.name, true, t.version ? `Version ${t.version} of package '${t.name}' is already installed` : `Package ${t.name} is already installed`);
     }
     if (ctx.test) return stateResult(n.name, null, `The following packages would be installed/updated: ${todo.map(label).join(', ')}`);
-    const { changes, error } = await change(ctx, 'pkg.install', installArgs(todo, { refresh: n.refresh, fromrepo: n.fromrepo, reinstall: n.reinstall }));
+    const { changes, error } = await change(ctx, 'pkg.install', installArgs(todo, { refresh: n.refresh, fromrepo: n.fromrepo, reinstall: n.reinstall, install_recommends: n.install_recommends }));
     if (error) return stateResult(n.name, false, error, changes);
     const after = await listPkgs(ctx);
     const failed = typeof after === 'string' ? todo : todo.filter((t) => !versionMatches(after.get(t.name) ?? [], t.version));

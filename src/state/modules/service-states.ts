@@ -30,6 +30,7 @@ async function toggleBoot(ctx: StateContext, ret: StateResult, enable: boolean, 
 }
 
 const NAME = { name: 'name', type: 'string', required: true, doc: "the service (unit) name, e.g. 'nginx'" } as const;
+const INIT_DELAY = { name: 'init_delay', type: 'number', doc: 'seconds to wait after starting before checking that the service runs' } as const;
 const ENABLE = { name: 'enable', type: 'bool', doc: 'also start (True) or do not start (False) at boot; unset leaves it alone' } as const;
 const WATCH = [
   { name: 'reload', type: 'bool', default: false, doc: 'on a watch, reload instead of restart' },
@@ -43,7 +44,23 @@ async function available(ctx: StateContext, name: string): Promise<StateResult |
   return undefined;
 }
 
-async function running(ctx: StateContext, name: string, enable: boolean | undefined): Promise<StateResult> {
+/** Waits `seconds` (init_delay), ending early when the job is cancelled. */
+function delay(ctx: StateContext, seconds: number | undefined): Promise<void> {
+  if (!seconds || seconds <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, seconds * 1000);
+    function done(): void {
+      clearTimeout(timer);
+      ctx.exec.signal.removeEventListener('abort', done);
+      resolve();
+    }
+    ctx.exec.signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+const delayed = (r: StateResult, seconds: number | undefined): StateResult => (seconds && seconds > 0 ? { ...r, comment: `${r.comment}\nDelayed return for ${seconds} seconds` } : r);
+
+async function running(ctx: StateContext, name: string, enable: boolean | undefined, initDelay?: number): Promise<StateResult> {
   const missing = await available(ctx, name);
   if (missing) return missing;
   const before = await probe(ctx, 'service.status', name);
@@ -55,11 +72,14 @@ async function running(ctx: StateContext, name: string, enable: boolean | undefi
     return stateResult(name, null, `Service ${name} is set to start`, { [name]: true });
   } else {
     const start = await callFn(ctx, 'service.start', [name]);
+    // A service that dies right after starting shows only after init_delay.
+    if (start.ok) await delay(ctx, initDelay);
     const after = await probe(ctx, 'service.status', name);
-    if (!start.ok || after !== true) return stateResult(name, false, `Service ${name} failed to start${start.ok ? '' : `: ${start.message}`}`);
+    if (!start.ok || after !== true) return delayed(stateResult(name, false, `Service ${name} failed to start${start.ok ? '' : `: ${start.message}`}`), start.ok ? initDelay : undefined);
     ret = stateResult(name, true, `Started service ${name}`, { [name]: true });
   }
-  return enable === undefined ? ret : toggleBoot(ctx, ret, enable, 'running');
+  const out = enable === undefined ? ret : await toggleBoot(ctx, ret, enable, 'running');
+  return before ? out : delayed(out, initDelay);
 }
 
 async function dead(ctx: StateContext, name: string, enable: boolean | undefined): Promise<StateResult> {
@@ -117,9 +137,9 @@ export const serviceStates: readonly StateFunction[] = [
   defineState({
     name: 'service.running',
     doc: 'Make sure a service is running (and enabled at boot with enable: True); restarted when a watched state changes.',
-    params: [NAME, ENABLE, ...WATCH],
+    params: [NAME, ENABLE, INIT_DELAY, ...WATCH],
     example: 'nginx:\n  service.running:\n    - enable: True\n    - reload: True\n    - watch:\n      - file: /etc/nginx/nginx.conf',
-    run: (ctx, a) => running(ctx, a.named.name, a.named.enable),
+    run: (ctx, a) => running(ctx, a.named.name, a.named.enable, a.named.init_delay),
     modWatch: (ctx, a) => modWatch(ctx, a.named.name, 'running', a.named),
   }),
   defineState({

@@ -16,7 +16,8 @@ const installs = () => apt.calls().filter((c) => / install /.test(c));
 
 describe('pkg.installed', () => {
   it("installs what is missing with Salt's {name: {old, new}}; a second run changes nothing", async () => {
-    const r = await runState('pkg.installed', { name: 'nginx' });
+    const r = await runState('pkg.installed', { name: 'nginx', install_recommends: false });
+    assert.match(installs().at(-1)!, / install --no-install-recommends -- nginx$/);
     assert.equal(r.result, true, r.comment);
     assert.deepEqual(r.changes, { nginx: { old: '', new: '1.22.1-9' } });
     assert.equal(r.comment, 'The following packages were installed/updated: nginx');

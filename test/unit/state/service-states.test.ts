@@ -60,6 +60,15 @@ describe('service.running', () => {
     assert.deepEqual((await runState('service.running', { name: 'nginx' }, opts())).comment, 'The service nginx is already running');
   });
 
+  it('init_delay waits before checking, and says so', async () => {
+    const t0 = Date.now();
+    const r = await runState('service.running', { name: 'nginx', init_delay: 0.2 }, opts());
+    assert.ok(Date.now() - t0 >= 200, 'waited init_delay');
+    assert.equal(r.comment, 'Started service nginx\nDelayed return for 0.2 seconds');
+    const again = await runState('service.running', { name: 'nginx', init_delay: 5 }, opts());
+    assert.equal(again.comment, 'The service nginx is already running', 'no wait when nothing started');
+  });
+
   it('a service that fails to start, or does not exist, fails the state', async () => {
     const r = await runState('service.running', { name: 'broken' }, opts());
     assert.equal(r.result, false);
