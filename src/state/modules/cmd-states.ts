@@ -21,6 +21,8 @@ const COMMON = [
   { name: 'success_retcodes', type: 'list', doc: 'exit codes other than 0 that count as success' },
   { name: 'hide_output', type: 'bool', default: false, doc: 'leave stdout and stderr out of the result' },
   { name: 'stdin', type: 'string', doc: 'text written to the standard input' },
+  { name: 'umask', type: 'string', doc: "the umask the command runs with, e.g. '077'" },
+  { name: 'prepend_path', type: 'string', doc: 'a directory put in front of PATH' },
 ] as const;
 
 interface RunOpts {
@@ -33,6 +35,16 @@ interface RunOpts {
   success_retcodes?: unknown[];
   hide_output: boolean;
   stdin?: string;
+  umask?: string;
+  prepend_path?: string;
+}
+
+/**
+ * Runs argv under a umask without building a command line: the shell gets a fixed script and
+ * the umask and the command as its positional parameters ("$1", then "$@").
+ */
+export function withUmask(argv: readonly string[], umask: string): string[] {
+  return ['/bin/sh', '-c', 'umask "$1" && shift && exec "$@"', 'sh', umask, ...argv];
 }
 
 /** Salt takes env as a mapping or as a list of one-key mappings. */
@@ -60,9 +72,17 @@ async function runCommand(ctx: StateContext, name: string, cmd: string | string[
     return stateResult(name, false, err instanceof Error ? err.message : String(err));
   }
   if (o.cwd !== undefined && !(await stat(o.cwd).catch(() => undefined))?.isDirectory()) return stateResult(name, false, `Desired working directory "${o.cwd}" is not available`);
-  const kwarg: Record<string, unknown> = { python_shell: pythonShell };
-  for (const [k, v] of Object.entries({ cwd: o.cwd, runas: o.runas, shell: o.shell, env, timeout: o.timeout, stdin: o.stdin })) if (v !== undefined && v !== null) kwarg[k] = v;
-  const r = await ctx.call('cmd.run_all', [cmd], kwarg);
+  if (o.umask !== undefined && !/^[0-7]{3,4}$/.test(String(o.umask))) return stateResult(name, false, `umask must be 3 or 4 octal digits such as '077', got '${String(o.umask)}'`);
+  if (o.prepend_path !== undefined) env = { ...env, PATH: `${o.prepend_path}:${String(env?.PATH ?? process.env.PATH ?? '/usr/bin:/bin')}` };
+  let argv: string | string[] = cmd;
+  let shell = o.shell;
+  if (o.umask !== undefined) {
+    argv = withUmask(typeof cmd === 'string' ? [shell ?? '/bin/sh', '-c', cmd] : cmd, String(o.umask));
+    shell = undefined;
+  }
+  const kwarg: Record<string, unknown> = { python_shell: typeof argv === 'string' ? pythonShell : false };
+  for (const [k, v] of Object.entries({ cwd: o.cwd, runas: o.runas, shell, env, timeout: o.timeout, stdin: o.stdin })) if (v !== undefined && v !== null) kwarg[k] = v;
+  const r = await ctx.call('cmd.run_all', [argv], kwarg);
   // A non-zero exit is a return with retcode (success false but no error); an error is a failure to run.
   if (r.error) return stateResult(name, false, r.error.message);
   const out = r.return as { pid: number; retcode: number; stdout: string; stderr: string };
@@ -83,7 +103,7 @@ const run = defineState({
   name: 'cmd.run',
   doc: 'Run a command through the shell; fails when it exits non-zero.',
   params: [{ name: 'name', type: 'string', required: true, doc: 'the command line' }, ...COMMON],
-  example: 'reload-sysctl:\n  cmd.run:\n    - name: sysctl --system\n    - unless: test -f /etc/sysctl.d/99-brine.conf\n    - cwd: /\n    - env:\n      - LC_ALL: C',
+  example: 'reload-sysctl:\n  cmd.run:\n    - name: sysctl --system\n    - unless: test -f /etc/sysctl.d/99-brine.conf\n    - cwd: /\n    - umask: "022"\n    - env:\n      - LC_ALL: C',
   run: async (ctx, a) => (ctx.test ? wouldRun(a.named.name) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
   modWatch: async (ctx, a) => (ctx.test ? wouldRun(a.named.name) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
 });

@@ -51,6 +51,20 @@ describe('cmd.run', () => {
     assert.equal(r.comment, `Desired working directory "${path.join(tmp, 'nope')}" is not available`);
   });
 
+  it('umask and prepend_path apply to the command; a bad umask runs nothing', async () => {
+    const bin = path.join(tmp, 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.writeFileSync(path.join(bin, 'brine-hello'), '#!/bin/sh\necho from-prepended\n', { mode: 0o755 });
+    const r = await runState('cmd.run', { name: 'umask; brine-hello; touch made', cwd: tmp, umask: '027', prepend_path: bin });
+    assert.equal(r.result, true, r.comment);
+    assert.equal(r.changes.stdout, '0027\nfrom-prepended');
+    assert.equal(fs.statSync(path.join(tmp, 'made')).mode & 0o777, 0o640);
+    const bad = await runState('cmd.run', { name: 'touch never', cwd: tmp, umask: '0; reboot' });
+    assert.equal(bad.result, false);
+    assert.match(bad.comment, /umask must be 3 or 4 octal digits/);
+    assert.equal(fs.existsSync(path.join(tmp, 'never')), false);
+  });
+
   it('hide_output keeps stdout and stderr out of the result', async () => {
     const r = await runState('cmd.run', { name: 'echo secret', hide_output: true });
     assert.equal(r.result, true);
