@@ -157,7 +157,9 @@ async function runScript(
     const args = scriptArgs(n.args);
     // A private directory per run: nobody else can swap the script between writing and running.
     dir = await mkdtemp(path.join(os.tmpdir(), 'brine-script-'));
-    const file = path.join(dir, path.basename(source.replace(/\?.*$/, '')) || 'script');
+    // A fixed name (keeping a plain extension): nothing in the source can point outside dir.
+    const ext = path.extname(source.replace(/\?.*$/, ''));
+    const file = path.join(dir, `script${/^\.[A-Za-z0-9]{1,8}$/.test(ext) ? ext : ''}`);
     await writeFile(file, text, { mode: 0o700 });
     const runas = n.runas ? await resolveRunas('cmd.script', n.runas) : undefined;
     if (runas) {
