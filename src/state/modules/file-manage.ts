@@ -9,7 +9,7 @@ import type { StateContext, StateResult } from '../types.js';
 import { backupFile } from './file-backup.js';
 import { applyPerms, permChanges, type ResolvedPerms } from './file-perms.js';
 import { errorText, failed, pending, succeed, TEST_NOTE } from './file-result.js';
-import { makeParents, writeAtomic } from './file-write.js';
+import { makeParents, writeAtomic, writeTarget } from './file-write.js';
 
 export interface ManageSpec {
   name: string;
@@ -71,11 +71,12 @@ export async function manageFile(ctx: StateContext, spec: ManageSpec): Promise<S
     }
     if (ctx.test) return pending(name, `The file ${name} is set to be changed${TEST_NOTE}`, changes);
 
+    const target = await writeTarget(name);
     if (contentChanged) {
-      if (spec.backup === 'minion') await backupFile(ctx, name);
-      await writeAtomic(name, spec.contents!);
+      if (spec.backup === 'minion') await backupFile(ctx, target);
+      await writeAtomic(target, spec.contents!);
     }
-    await applyPerms(name, spec.perms);
+    await applyPerms(target, spec.perms);
     return succeed(name, `File ${name} updated`, changes);
   } catch (err) {
     return failed(name, `Unable to manage file ${name}: ${errorText(err)}`);

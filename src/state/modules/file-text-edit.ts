@@ -8,7 +8,7 @@ import { splitLinesKeepEnds, unifiedDiff } from '../../modules/unified-diff.js';
 import type { StateContext, StateResult } from '../types.js';
 import { backupFile } from './file-backup.js';
 import { errorText, failed, pending, succeed } from './file-result.js';
-import { makeParents, writeAtomic } from './file-write.js';
+import { makeParents, writeAtomic, writeTarget } from './file-write.js';
 
 export interface EditOptions {
   name: string;
@@ -43,9 +43,10 @@ export async function editTextFile(ctx: StateContext, opts: EditOptions): Promis
     const changes: Record<string, unknown> = after === before ? { new: name } : { diff };
     if (ctx.test) return pending(name, opts.comments().test, changes);
     if (!st) await makeParents(path.dirname(name));
-    if (st && opts.backup === 'minion') await backupFile(ctx, name);
-    else if (st && opts.backup) await writeAtomic(name + opts.backup, raw);
-    await writeAtomic(name, after);
+    const target = await writeTarget(name);
+    if (st && opts.backup === 'minion') await backupFile(ctx, target);
+    else if (st && opts.backup) await writeAtomic(target + opts.backup, raw);
+    await writeAtomic(target, after);
     return succeed(name, opts.comments().changed, changes);
   } catch (err) {
     return failed(name, `Unable to edit ${name}: ${errorText(err)}`);

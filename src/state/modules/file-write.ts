@@ -2,9 +2,17 @@
 // given the old file's owner and mode, then renamed over it.
 
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { findGroup, findUser, readGroups, readPasswd } from '../../modules/user-db.js';
+
+/**
+ * The file a write to `file` should replace: through a symlink to its target (Salt's
+ * follow_symlinks), so that renaming a new version into place never turns the link into a file.
+ */
+export async function writeTarget(file: string): Promise<string> {
+  return realpath(file).catch(() => file);
+}
 
 /** Replaces (or creates) `file` with `data` atomically; an existing file keeps its owner and mode. */
 export async function writeAtomic(file: string, data: Buffer | string): Promise<void> {

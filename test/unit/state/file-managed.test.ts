@@ -213,6 +213,15 @@ describe('file.managed contents, local sources and options', () => {
     assert.match(rel.comment, /not an absolute path/);
   });
 
+  it('a symlink to a file is followed: the target changes, the link stays a link', async () => {
+    fs.writeFileSync(p('real.conf'), 'old\n');
+    fs.symlinkSync(p('real.conf'), p('link.conf'));
+    const r = await runState(fileManaged, { name: p('link.conf'), contents: 'new' });
+    assert.equal(r.result, true, r.comment);
+    assert.ok(fs.lstatSync(p('link.conf')).isSymbolicLink());
+    assert.equal(fs.readFileSync(p('real.conf'), 'utf8'), 'new\n');
+  });
+
   it('an unknown user fails before anything is written', async () => {
     const r = await runState(fileManaged, { name: p('u1'), contents: 'x', user: 'brinetest_no_such_user_x' });
     assert.equal(r.result, false);
