@@ -43,12 +43,13 @@ export const fileDirectory = defineState({
     { name: 'recurse', type: 'list', default: [], doc: 'apply user, group and/or mode to everything below (ignore_files, ignore_dirs skip kinds)' },
     { name: 'clean', type: 'bool', default: false, doc: 'remove everything below that is not required by this state or excluded' },
     { name: 'exclude_pat', type: 'string', doc: "with clean: keep paths matching this glob (or 'E@regex')" },
+    // Salt's file.directory declares `require` so that clean keeps the files it requires; the
+    // runtime passes a requisite to a function only when the function declares it.
+    { name: 'require', type: 'any', doc: 'with clean: the files (and directories) listed here are kept' },
   ],
-  // `require` is read from the state's own arguments (Salt declares it on file.directory) for clean.
-  kwargs: true,
   example:
     '/srv/app:\n  file.directory:\n    - user: www-data\n    - group: www-data\n    - dir_mode: 755\n    - file_mode: 644\n    - makedirs: True\n    - recurse:\n      - user\n      - group\n      - mode',
-  run: async (ctx, { named: a, extra }) => {
+  run: async (ctx, { named: a }) => {
     const abs = checkAbsolute(a.name, 'directory');
     if ('error' in abs) return failed(a.name, abs.error);
     const name = abs.path;
@@ -85,7 +86,7 @@ export const fileDirectory = defineState({
       Object.assign(changes, own);
       const plan = recurse.size > 0 ? await recursePlan(name, recurse, dirPerms, filePerms) : {};
       Object.assign(changes, plan);
-      const keep = new Set(requiredPaths(extra.require));
+      const keep = new Set(requiredPaths(a.require));
       const toClean = a.clean ? await pathsToClean(name, keep, exclude, [...keep]) : [];
       if (toClean.length > 0) changes.removed = toClean;
 

@@ -31,11 +31,17 @@ async function sourceTree(ctx: StateContext, prefix: string, includeEmpty: boole
   const plan: RecursePlan = { files: [], dirs: [] };
   for (const f of listed) {
     const rel = f.slice(under.length);
+    // A file server path never climbs, but a destination outside `name` must be impossible.
+    if (path.isAbsolute(rel) || rel.split('/').includes('..')) return { error: `The file server listed '${f}', which would leave the destination; refusing` };
     if (!keep(rel)) continue;
     const st = await files.stat(`salt://${f}`, saltenv);
     plan.files.push({ rel, url: `salt://${f}`, mode: st?.mode ?? 0o644 });
   }
-  for (const d of dirs) if (keep(d.slice(under.length))) plan.dirs.push(d.slice(under.length));
+  for (const d of dirs) {
+    const rel = d.slice(under.length);
+    if (path.isAbsolute(rel) || rel.split('/').includes('..')) return { error: `The file server listed '${d}', which would leave the destination; refusing` };
+    if (keep(rel)) plan.dirs.push(rel);
+  }
   return plan;
 }
 
@@ -58,11 +64,11 @@ export const fileRecurse = defineState({
     { name: 'exclude_pat', type: 'string', doc: "skip files matching this glob (or 'E@regex'); with clean they are kept" },
     { name: 'makedirs', type: 'bool', default: false, doc: 'create missing parents of name' },
     { name: 'backup', type: 'string', default: '', doc: "'minion': keep replaced files under cachedir/file_backup" },
+    // As file.directory: declared so that clean keeps what the state requires.
+    { name: 'require', type: 'any', doc: 'with clean: the files (and directories) listed here are kept' },
   ],
-  // `require` is read from the state's own arguments for clean, as file.directory does.
-  kwargs: true,
   example: '/etc/nginx/conf.d:\n  file.recurse:\n    - source: salt://nginx/conf.d\n    - template: jinja\n    - file_mode: 644\n    - dir_mode: 755\n    - clean: True',
-  run: async (ctx, { named: a, extra }) => {
+  run: async (ctx, { named: a }) => {
     const abs = checkAbsolute(a.name, 'directory');
     if ('error' in abs) return failed(a.name, abs.error);
     const name = abs.path;
@@ -119,8 +125,8 @@ export const fileRecurse = defineState({
         if (Object.keys(r.changes).length > 0) changes[dest] = r.changes;
       }
       if (a.clean && top) {
-        const keep = new Set([...tree.files.map((f) => path.join(name, f.rel)), ...tree.dirs.map((d) => path.join(name, d)), ...requiredPaths(extra.require)]);
-        const toClean = await pathsToClean(name, keep, exclude, requiredPaths(extra.require));
+        const keep = new Set([...tree.files.map((f) => path.join(name, f.rel)), ...tree.dirs.map((d) => path.join(name, d)), ...requiredPaths(a.require)]);
+        const toClean = await pathsToClean(name, keep, exclude, requiredPaths(a.require));
         if (toClean.length > 0) {
           changes.removed = toClean;
           if (!ctx.test) await removePaths(toClean);

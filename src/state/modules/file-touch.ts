@@ -35,10 +35,10 @@ export const fileTouch = defineState({
     // With both times given and already set there is nothing to do (Salt touches every run;
     // a fixed time makes the state idempotent).
     if (st && at !== undefined && mt !== undefined && Math.floor(st.atimeMs / 1000) === at && Math.floor(st.mtimeMs / 1000) === mt) {
-      return succeed(name, `Times on ${kind} ${name} are already set`);
+      return succeed(name, `File ${name} exists and has the correct times`);
     }
     const changes = st ? { touched: name } : { new: name };
-    if (ctx.test) return pending(name, st ? `File ${name} is set to have its atime/mtime updated` : `File ${name} is set to be created`, changes);
+    if (ctx.test) return pending(name, st ? `Times set to be updated on file ${name}` : `File ${name} is set to be created`, changes);
     try {
       const parent = path.dirname(name);
       if (!st && !(await lstat(parent).catch(() => undefined))) {
