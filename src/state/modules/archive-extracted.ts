@@ -52,6 +52,10 @@ export const archiveExtracted = defineState({
     { name: 'user', type: 'string', doc: 'owner of the extracted files' },
     { name: 'group', type: 'string', doc: 'group of the extracted files' },
     { name: 'clean', type: 'bool', default: false, doc: "remove the archive's top-level paths from name before extracting" },
+    { name: 'overwrite', type: 'bool', default: false, doc: 'extract even when every member is already present' },
+    { name: 'skip_verify', type: 'bool', default: false, doc: 'do not check the archive against source_hash' },
+    { name: 'trim_output', type: 'any', default: false, doc: 'list at most this many extracted files in changes (true: 100)' },
+    { name: 'keep_source', type: 'bool', default: true, doc: 'accepted for compatibility: the cached archive is always kept' },
   ],
   example:
     '/opt/app:\n  archive.extracted:\n    - source: salt://app/app-1.2.tar.gz\n    - source_hash: sha256=3f0d2b8a4e6c1f5d7b9a0c2e4f6a8b0d1c3e5f7a9b1d3f5a7c9e1b3d5f7a9c1e\n    - user: app\n    - group: app',
@@ -66,7 +70,7 @@ export const archiveExtracted = defineState({
       if ('error' in perms) return failed(name, perms.error);
       const src = await resolveSource(ctx, a.source);
       if ('error' in src) return failed(name, src.error);
-      const badHash = await verifySource(ctx, src.ok, a.source_hash);
+      const badHash = a.skip_verify ? undefined : await verifySource(ctx, src.ok, a.source_hash);
       if (badHash) return failed(name, badHash);
       const kind = await archiveKind(fun, src.ok.localPath, a.archive_format);
       const members = await listMembers(fun, src.ok.localPath, kind, ctx.exec.signal);
@@ -83,7 +87,7 @@ export const archiveExtracted = defineState({
       const missing: string[] = [];
       for (const m of members) if (!(await lstat(path.join(name, m.path)).catch(() => undefined))) missing.push(m.path);
       const topPaths = [...top.dirs, ...top.files].map((t) => path.join(name, t));
-      if (missing.length === 0) {
+      if (missing.length === 0 && !a.overwrite) {
         const drift = (await Promise.all(topPaths.map((t) => ownershipDrift(t, perms)))).flat();
         if (drift.length === 0) return succeed(name, `All files in archive ${src.ok.url} are already present in ${name}`);
         if (ctx.test) return pending(name, `Ownership of ${drift.length} extracted paths would be changed`, { updated_ownership: true });
@@ -91,7 +95,11 @@ export const archiveExtracted = defineState({
         return succeed(name, `Ownership of ${drift.length} extracted paths updated`, { updated_ownership: true });
       }
 
-      const changes: Record<string, unknown> = { extracted_files: members.filter((m) => !m.isDir).map((m) => m.path) };
+      const extracted = members.filter((m) => !m.isDir).map((m) => m.path);
+      const limit = a.trim_output === true ? 100 : typeof a.trim_output === 'number' && a.trim_output > 0 ? a.trim_output : undefined;
+      const changes: Record<string, unknown> = {
+        extracted_files: limit !== undefined && extracted.length > limit ? [...extracted.slice(0, limit), `... and ${extracted.length - limit} more`] : extracted,
+      };
       if (!dest) changes.directories_created = [name];
       if (a.clean) changes.removed = topPaths;
       if (ctx.test) return pending(name, `Archive ${src.ok.url} would be extracted to ${name}`, changes);

@@ -10,6 +10,8 @@ import { resolveSource, verifySource } from './file-source.js';
 export interface ContentsRequest {
   source?: unknown;
   sourceHash?: string;
+  /** The name to look up in a hash file instead of the source's file name. */
+  sourceHashName?: string;
   contents?: unknown;
   contentsPillar?: string;
   contentsNewline: boolean;
@@ -53,7 +55,7 @@ export async function wantedContents(ctx: StateContext, req: ContentsRequest): P
   if (hasSource) {
     const src = await resolveSource(ctx, req.source);
     if ('error' in src) return src;
-    const bad = await verifySource(ctx, src.ok, req.sourceHash);
+    const bad = await verifySource(ctx, src.ok, req.sourceHash, req.sourceHashName);
     if (bad) return { error: bad };
     const bytes = await readFile(src.ok.localPath);
     if (!req.template) return { contents: bytes };

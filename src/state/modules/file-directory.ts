@@ -85,7 +85,9 @@ export const fileDirectory = defineState({
       const own = st ? await pathPermChanges(name, dirPerms) : {};
       Object.assign(changes, own);
       const plan = recurse.size > 0 ? await recursePlan(name, recurse, dirPerms, filePerms) : {};
-      Object.assign(changes, plan);
+      // recurse: [silent] reports one line instead of every path, as Salt does.
+      if (recurse.has('silent') && Object.keys(plan).length > 0) changes.recursion = 'Changes silenced';
+      else Object.assign(changes, plan);
       const keep = new Set(requiredPaths(a.require));
       const toClean = a.clean ? await pathsToClean(name, keep, exclude, [...keep]) : [];
       if (toClean.length > 0) changes.removed = toClean;

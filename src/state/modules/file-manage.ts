@@ -2,7 +2,7 @@
 // owner and mode wanted, report the difference as Salt does (a unified diff, `New file`,
 // user/group/mode), and under test=True stop there; otherwise write it atomically.
 
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { splitLinesKeepEnds, unifiedDiff } from '../../modules/unified-diff.js';
 import type { StateContext, StateResult } from '../types.js';
@@ -26,6 +26,8 @@ export interface ManageSpec {
   /** 'minion' keeps the old version under cachedir/file_backup; '' keeps none. */
   backup: string;
   showChanges: boolean;
+  /** false: a symlink at `name` is replaced by the file instead of changing what it points to. */
+  followSymlinks?: boolean;
 }
 
 function isBinary(b: Buffer): boolean {
@@ -42,8 +44,16 @@ export function contentDiff(before: Buffer, after: Buffer, showChanges: boolean)
 export async function manageFile(ctx: StateContext, spec: ManageSpec): Promise<StateResult> {
   const { name } = spec;
   try {
-    const st = await stat(name).catch(() => undefined);
+    const follow = spec.followSymlinks !== false;
+    const st = await (follow ? stat(name) : lstat(name)).catch(() => undefined);
     if (st?.isDirectory()) return failed(name, `Specified target ${name} is a directory; remove it first or manage it with file.directory`);
+    if (st?.isSymbolicLink()) {
+      // follow_symlinks: False — the link itself is replaced by the managed file.
+      if (ctx.test) return pending(name, `The file ${name} is set to be changed${TEST_NOTE}`, { newfile: name });
+      await writeAtomic(name, spec.contents ?? '');
+      const permCh = await applyPerms(name, spec.perms);
+      return succeed(name, `File ${name} updated`, { diff: 'Replace symbolic link', ...permCh });
+    }
     if (st && !st.isFile()) return failed(name, `Specified target ${name} exists and is not a regular file`);
 
     if (!st) {
@@ -71,7 +81,7 @@ export async function manageFile(ctx: StateContext, spec: ManageSpec): Promise<S
     }
     if (ctx.test) return pending(name, `The file ${name} is set to be changed${TEST_NOTE}`, changes);
 
-    const target = await writeTarget(name);
+    const target = follow ? await writeTarget(name) : name;
     if (contentChanged) {
       if (spec.backup === 'minion') await backupFile(ctx, target);
       await writeAtomic(target, spec.contents!);

@@ -29,6 +29,10 @@ export const fileManaged = defineState({
     { name: 'contents', type: 'any', doc: 'the content as text (or a list of lines); excludes source' },
     { name: 'contents_pillar', type: 'string', doc: "pillar key (nested with ':') whose value is the content" },
     { name: 'contents_newline', type: 'bool', default: true, doc: 'end contents with a newline' },
+    { name: 'skip_verify', type: 'bool', default: false, doc: 'do not check the source against source_hash' },
+    { name: 'source_hash_name', type: 'string', doc: 'the file name to look up in a source_hash file (default: the source file name)' },
+    { name: 'follow_symlinks', type: 'bool', default: true, doc: 'manage the file a symlink at name points to (false: replace the link)' },
+    { name: 'keep_source', type: 'bool', default: true, doc: 'accepted for compatibility: the cached source is always kept' },
   ],
   example:
     '/etc/nginx/nginx.conf:\n  file.managed:\n    - source: salt://nginx/nginx.conf.j2\n    - template: jinja\n    - user: root\n    - group: root\n    - mode: 644\n    - context:\n        workers: 4',
@@ -46,7 +50,8 @@ export const fileManaged = defineState({
       if ('error' in perms) return failed(name, perms.error);
       const wanted = await wantedContents(ctx, {
         source: a.source,
-        sourceHash: a.source_hash,
+        sourceHash: a.skip_verify ? undefined : a.source_hash,
+        sourceHashName: a.source_hash_name,
         contents: a.contents,
         contentsPillar: a.contents_pillar,
         contentsNewline: a.contents_newline,
@@ -65,6 +70,7 @@ export const fileManaged = defineState({
         create: a.create,
         backup: a.backup,
         showChanges: a.show_changes,
+        followSymlinks: a.follow_symlinks,
       });
     } catch (err) {
       return failed(name, `Unable to manage file ${name}: ${errorText(err)}`);

@@ -95,7 +95,7 @@ function parseHashWord(word: string): ExpectedHash | undefined {
  * Salt's source_hash: `sha256=<hex>` (or a bare hex digest, its type from its length), or a
  * hash file (salt:// or local) whose line naming the source's file (or its only digest) is used.
  */
-export async function expectedHash(ctx: StateContext, sourceHash: string, sourceUrl: string): Promise<Outcome<ExpectedHash>> {
+export async function expectedHash(ctx: StateContext, sourceHash: string, sourceUrl: string, hashName?: string): Promise<Outcome<ExpectedHash>> {
   const direct = parseHashWord(sourceHash);
   if (direct) return { ok: direct };
   if (!isSalt(sourceHash) && localOf(sourceHash) === undefined) {
@@ -104,7 +104,7 @@ export async function expectedHash(ctx: StateContext, sourceHash: string, source
   const file = await resolveSource(ctx, sourceHash);
   if ('error' in file) return { error: `Source hash file ${sourceHash} not found; ${file.error}` };
   const text = await readFile(file.ok.localPath, 'utf8');
-  const base = sourceUrl.split('/').pop() ?? '';
+  const base = hashName ?? sourceUrl.split('/').pop() ?? '';
   const found: ExpectedHash[] = [];
   for (const line of text.split('\n')) {
     const words = line.trim().split(/\s+/);
@@ -125,10 +125,10 @@ export async function digestOf(localPath: string, type: string): Promise<string>
 }
 
 /** Checks the bytes of a resolved source against source_hash; a mismatch comment says both digests. */
-export async function verifySource(ctx: StateContext, src: ResolvedSource, sourceHash: string | undefined): Promise<string | undefined> {
+export async function verifySource(ctx: StateContext, src: ResolvedSource, sourceHash: string | undefined, hashName?: string): Promise<string | undefined> {
   const wanted = sourceHash ?? src.hash;
   if (wanted === undefined || wanted === '') return undefined;
-  const exp = await expectedHash(ctx, wanted, src.url);
+  const exp = await expectedHash(ctx, wanted, src.url, hashName);
   if ('error' in exp) return exp.error;
   const actual = await digestOf(src.localPath, exp.ok.type);
   if (actual !== exp.ok.hex) {

@@ -125,3 +125,20 @@ describe('archive.extracted', () => {
     assert.notEqual(fs.statSync(p('own/app-1.2/README')).uid, 0);
   });
 });
+
+describe('archive.extracted options', () => {
+  it('overwrite extracts again over a complete tree; trim_output shortens the list', async () => {
+    await runState(archiveExtracted, { name: p('ow'), source: p('app.zip') });
+    fs.writeFileSync(p('ow/app-1.2/README'), 'edited\n');
+    assert.deepEqual((await runState(archiveExtracted, { name: p('ow'), source: p('app.zip') })).changes, {});
+    const r = await runState(archiveExtracted, { name: p('ow'), source: p('app.zip'), overwrite: true, trim_output: 1 });
+    assert.equal(r.result, true, r.comment);
+    assert.deepEqual(r.changes.extracted_files, ['app-1.2/README', '... and 1 more']);
+    assert.equal(fs.readFileSync(p('ow/app-1.2/README'), 'utf8'), 'v1.2\n');
+  });
+
+  it('skip_verify ignores a wrong source_hash', async () => {
+    const r = await runState(archiveExtracted, { name: p('sv'), source: p('app.zip'), source_hash: `sha256=${'1'.repeat(64)}`, skip_verify: true });
+    assert.equal(r.result, true, r.comment);
+  });
+});

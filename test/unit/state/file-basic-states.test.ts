@@ -80,6 +80,16 @@ describe('file.directory', () => {
     assert.deepEqual((await runState(fileDirectory, args)).changes, {});
   });
 
+  it('recurse: [mode, silent] reports one line instead of every path', async () => {
+    fs.mkdirSync(p('quiet/sub'), { recursive: true });
+    fs.writeFileSync(p('quiet/sub/f'), 'x', { mode: 0o600 });
+    fs.chmodSync(p('quiet/sub/f'), 0o600);
+    const r = await runState(fileDirectory, { name: p('quiet'), dir_mode: '0755', file_mode: '0644', recurse: ['mode', 'silent'] });
+    assert.equal(r.result, true, r.comment);
+    assert.deepEqual(r.changes, { recursion: 'Changes silenced' });
+    assert.equal(fs.statSync(p('quiet/sub/f')).mode & 0o777, 0o644);
+  });
+
   it('an unknown recurse key fails', async () => {
     const r = await runState(fileDirectory, { name: p('d1'), recurse: ['owner'] });
     assert.equal(r.result, false);

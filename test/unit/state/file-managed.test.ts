@@ -222,6 +222,27 @@ describe('file.managed contents, local sources and options', () => {
     assert.equal(fs.readFileSync(p('real.conf'), 'utf8'), 'new\n');
   });
 
+  it('follow_symlinks: False replaces the link itself', async () => {
+    fs.writeFileSync(p('real2.conf'), 'old\n');
+    fs.symlinkSync(p('real2.conf'), p('link2.conf'));
+    const r = await runState(fileManaged, { name: p('link2.conf'), contents: 'new', follow_symlinks: false });
+    assert.equal(r.result, true, r.comment);
+    assert.ok(fs.lstatSync(p('link2.conf')).isFile());
+    assert.equal(fs.readFileSync(p('real2.conf'), 'utf8'), 'old\n');
+    assert.deepEqual((await runState(fileManaged, { name: p('link2.conf'), contents: 'new', follow_symlinks: false })).changes, {});
+  });
+
+  it('source_hash_name picks the line of a hash file; skip_verify ignores a wrong hash', async () => {
+    const sha = createHash('sha256').update('listen 80\nworkers 4\n').digest('hex');
+    fs.writeFileSync(path.join(root, 'web', 'SUMS'), `${'0'.repeat(64)}  app.conf\n${sha}  dist/app-renamed.conf\n`);
+    const r = await runState(fileManaged, { name: p('hn.conf'), source: 'salt://web/app.conf', source_hash: 'salt://web/SUMS', source_hash_name: 'app-renamed.conf' }, { files });
+    assert.equal(r.result, true, r.comment);
+    const wrong = await runState(fileManaged, { name: p('hn2.conf'), source: 'salt://web/app.conf', source_hash: 'salt://web/SUMS' }, { files });
+    assert.equal(wrong.result, false);
+    const skipped = await runState(fileManaged, { name: p('hn2.conf'), source: 'salt://web/app.conf', source_hash: 'salt://web/SUMS', skip_verify: true }, { files });
+    assert.equal(skipped.result, true, skipped.comment);
+  });
+
   it('an unknown user fails before anything is written', async () => {
     const r = await runState(fileManaged, { name: p('u1'), contents: 'x', user: 'brinetest_no_such_user_x' });
     assert.equal(r.result, false);
