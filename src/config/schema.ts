@@ -82,6 +82,24 @@ const TABLE = [
   },
   { name: 'log_fmt', type: 'enum', values: ['text', 'json'], default: 'text', roles: BOTH, brineOnly: true, doc: 'Log line format: Salt-like text, or one JSON object per line for log shippers.' },
 
+  // --- state run output (the highstate outputter) ----------------------------------------------
+  {
+    name: 'state_output',
+    type: 'enum',
+    values: ['full', 'terse', 'mixed', 'changes', 'filter', 'full_id', 'terse_id', 'mixed_id', 'changes_id', 'filter_id'],
+    default: 'full',
+    roles: BOTH,
+    doc: "How state runs print: full (every field), terse (one line per state), mixed (terse unless failed), changes (terse unless failed or changed), filter (per state_output_terse/state_output_exclude); an _id variant shows the state ID instead of the name. The master's applies to brine run, the minion's to brine call.",
+  },
+  {
+    name: 'state_verbose',
+    type: 'bool',
+    default: true,
+    roles: BOTH,
+    doc: 'False hides states that succeeded without changes from state run output (the summary still counts them).',
+  },
+  { name: 'state_output_terse', type: 'list', default: [], roles: BOTH, doc: 'With state_output: filter, the results (True, False, None) whose states print in one terse line.' },
+  { name: 'state_output_exclude', type: 'list', default: [], roles: BOTH, doc: 'With state_output: filter, the results (True, False, None) whose states are not printed at all.' },
   // --- identity -------------------------------------------------------------------------------
   {
     name: 'id',

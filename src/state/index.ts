@@ -5,3 +5,4 @@ export { defineState } from './types.js';
 export type { LowRef, StateContext, StateFunction, StateResult, TemplateRequest, TypedStateFunction } from './types.js';
 export { createStateContext, type StateContextOptions } from './context.js';
 export { builtinStateFunctions } from './modules/index.js';
+export { renderStateFunctions, spliceStatesDoc, generatedPart, updateStatesDoc, STATES_DOC_BEGIN, STATES_DOC_END, REGENERATE_STATES_DOC_COMMAND } from './docs.js';

@@ -1,6 +1,6 @@
 // `brine call` (salt-call --local) end to end: the real CLI with a minion config and no master.
-// Output format, the ID from the config, the function's retcode as the exit status, coded
-// argument errors, and --out json.
+// Output format, the ID from the config, salt-call's exit status (1, or the retcode with
+// --retcode-passthrough), coded argument errors, and --out json.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,10 +31,18 @@ describe('brine call (salt-call --local)', () => {
     assert.equal(r.stdout, 'local:\n    callhost\n');
   });
 
-  it("exits with the function's retcode: cmd.retcode 'exit 3' exits 3", async () => {
+  it("exits 1 for a non-zero retcode, as salt-call does: cmd.retcode 'exit 3' exits 1", async () => {
     const r = await call(['cmd.retcode', 'exit 3']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stdout, 'local:\n    3\n');
+  });
+
+  it("--retcode-passthrough exits with the function's retcode: cmd.retcode 'exit 3' exits 3", async () => {
+    const r = await call(['cmd.retcode', 'exit 3', '--retcode-passthrough']);
     assert.equal(r.code, 3, r.stderr);
     assert.equal(r.stdout, 'local:\n    3\n');
+    const ok = await call(['cmd.retcode', 'exit 0', '--retcode-passthrough']);
+    assert.equal(ok.code, 0, ok.stderr);
   });
 
   it('a missing argument is BAD_ARGUMENTS on stderr, exit 1', async () => {

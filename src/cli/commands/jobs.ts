@@ -9,7 +9,8 @@ import { JobCache, assertJid } from '../../jobs/index.js';
 import { BrineError } from '../../util/errors.js';
 import { printable } from '../../util/printable.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
-import { formatReturn, outputterNames, type Outputter } from '../output/index.js';
+import { defaultOutputterFor, formatReturn, outputterNames, type Outputter } from '../output/index.js';
+import { highstateOptions } from '../state-output-flags.js';
 import { activeJobs, type ActiveFlags } from './jobs-active.js';
 
 interface JobsFlags extends ConfigFlags {
@@ -25,24 +26,27 @@ function openCache(flags: JobsFlags): JobCache {
   return JobCache.open(file, { keepJobsSeconds: 0 });
 }
 
-function outputter(flags: JobsFlags): Outputter {
-  const out = (flags.out ?? 'nested') as Outputter;
+/** --out, else what `brine run` printed the job with (highstate for state runs, as Salt's lookup_jid). */
+function outputter(flags: JobsFlags, fun?: string): Outputter {
+  const out = (fun === undefined ? (flags.out ?? 'nested') : defaultOutputterFor(fun, flags.out)) as Outputter;
   if (!outputterNames().includes(out)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
   return out;
 }
 
 function show(jid: string, flags: JobsFlags): number {
   assertJid(jid);
-  const out = outputter(flags);
+  outputter(flags);
   const cache = openCache(flags);
   try {
     const job = cache.getJob(jid);
     if (!job) throw new BrineError('KEY_NOT_FOUND', `no job ${jid} in the job cache (it may have expired: keep_jobs_seconds)`);
+    const out = outputter(flags, job.fun);
     const color = flags.color !== false && process.stdout.isTTY === true && !process.env.NO_COLOR;
+    const state = highstateOptions(masterOptions(flags), {});
     const returns = cache.getReturns(jid);
-    for (const r of returns) process.stdout.write(`${formatReturn(out, r.minion, r.return, { color, retcodes: { [r.minion]: r.retcode } })}\n`);
+    for (const r of returns) process.stdout.write(`${formatReturn(out, r.minion, r.return, { color, state, retcodes: { [r.minion]: r.retcode } })}\n`);
     const missing = job.minions.filter((m) => !returns.some((r) => r.minion === m));
-    for (const m of missing) process.stdout.write(`${formatReturn(out, m, 'Minion did not return. [No response]', { color, retcodes: { [m]: 1 } })}\n`);
+    for (const m of missing) process.stdout.write(`${formatReturn(out, m, 'Minion did not return. [No response]', { color, state, retcodes: { [m]: 1 } })}\n`);
     return returns.length === 0 ? 2 : missing.length > 0 || returns.some((r) => r.retcode !== 0) ? 1 : 0;
   } finally {
     cache.close();
@@ -98,7 +102,7 @@ export function registerJobs(program: Command): void {
     .description('the returns of one job, including those that arrived after the CLI stopped waiting')
     .argument('<jid>', 'the job id (20 digits)')
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
-    .option('--out <outputter>', 'nested (default), json, yaml, txt or raw')
+    .option('--out <outputter>', 'nested (default; highstate for state runs), json, yaml, txt, raw or highstate')
     .option('--no-color', 'never colour the output')
     .action((jid: string, flags: JobsFlags & { color?: boolean }) => {
       try {

@@ -9,12 +9,13 @@ import type { MasterOptions } from '../../config/index.js';
 import type { PublishRequest, TargetType } from '../../protocol/index.js';
 import { BrineError } from '../../util/errors.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
-import { cliExit, minionRetcode, noReturn, outputterNames, type MinionOutcome, type Outputter } from '../output/index.js';
+import { cliExit, defaultOutputterFor, minionRetcode, noReturn, outputterNames, type MinionOutcome, type Outputter } from '../output/index.js';
 import { parseSaltArgs } from '../salt-args.js';
+import { addStateOutputFlags, highstateOptions, useColor, type StateOutputFlags } from '../state-output-flags.js';
 import { targetFromFlags, type TargetFlags } from '../target-flags.js';
 import { batchSize, checkJidArgs, parseBatch, parseBatchWait, ReturnPrinter, runBatch, startJob, summaryText, type JobStream } from '../run/index.js';
 
-interface RunFlags extends ConfigFlags, TargetFlags {
+interface RunFlags extends ConfigFlags, TargetFlags, StateOutputFlags {
   timeout?: string;
   out?: string;
   outIndent?: string;
@@ -23,7 +24,6 @@ interface RunFlags extends ConfigFlags, TargetFlags {
   verbose?: boolean;
   showJid?: boolean;
   hideTimeout?: boolean;
-  color?: boolean;
   async?: boolean;
   batch?: string;
   batchWait?: string;
@@ -149,7 +149,8 @@ async function runBatched(ctx: RunContext, base: PublishRequest): Promise<number
 
 async function runJob(target: string, fun: string, rest: string[], flags: RunFlags): Promise<number> {
   const opts = masterOptions(flags);
-  const outputter = (flags.out ?? 'nested') as Outputter;
+  // state.apply & co. print with the highstate outputter unless --out says otherwise, as in Salt.
+  const outputter = defaultOutputterFor(fun, flags.out) as Outputter;
   if (!outputterNames().includes(outputter)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
   const timeout = flags.timeout === undefined ? opts.timeout : Number(flags.timeout);
   if (!Number.isFinite(timeout) || timeout < 0) throw new BrineError('USAGE', `-t/--timeout must be a number of seconds, got '${flags.timeout}'`);
@@ -158,8 +159,9 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
   parseBatchWait(flags.batchWait);
   const { arg, kwarg } = parseSaltArgs(rest);
   checkJidArgs(fun, arg, kwarg);
-  const color = flags.color !== false && flags.outFile === undefined && process.stdout.isTTY === true && !process.env.NO_COLOR;
-  const format = flags.outIndent === undefined ? { color } : { color, indent: Number(flags.outIndent) };
+  const color = useColor(flags, flags.outFile === undefined);
+  const state = highstateOptions(opts, flags, kwarg);
+  const format = flags.outIndent === undefined ? { color, state } : { color, state, indent: Number(flags.outIndent) };
   const printer = new ReturnPrinter({ outputter, format, static: flags.static === true, ...(flags.outFile !== undefined ? { outFile: flags.outFile, append: flags.outFileAppend === true } : {}) });
   const ctx: RunContext = { opts, flags, printer, current: undefined };
   const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout, user: process.env.USER ?? 'root' };
@@ -197,7 +199,7 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
 }
 
 export function registerRun(program: Command): void {
-  program
+  const cmd = program
     .command('run')
     .description('run FUNCTION on the minions matched by TARGET (the salt command)')
     .argument('<target>', 'glob by default; -E regex, -L list, -G grain, -P grain regex, -S IP/CIDR, -C compound, -N nodegroup')
@@ -220,7 +222,7 @@ export function registerRun(program: Command): void {
     .option('--failhard', 'with -b: stop starting minions after the first non-zero retcode')
     .option('-s, --static', 'print all returns at once at the end (one document for json/yaml/raw)')
     .option('--summary', 'print a summary (targeted, returned, silent, failed) after the returns (only without --out)')
-    .option('--out <outputter>', 'nested (default), json, yaml, txt, raw or newline_values_only')
+    .option('--out <outputter>', 'nested (default; highstate for state runs), json, yaml, txt, raw, newline_values_only or highstate')
     .option('--out-indent <n>', 'indentation for json/yaml output')
     .option('--out-file <file>', 'write the returns to FILE instead of stdout (truncated first)')
     .option('--out-file-append', 'with --out-file: append instead of truncating')
@@ -228,13 +230,13 @@ export function registerRun(program: Command): void {
     .option('--show-jid', 'print the jid')
     .option('--hide-timeout', 'do not list minions that did not return')
     .option('--no-color', 'never colour the output')
-    .allowUnknownOption(false)
-    .action(async (target: string, fun: string, args: string[], flags: RunFlags & { batchSize?: string }) => {
-      try {
-        if (flags.batch === undefined && flags.batchSize !== undefined) flags.batch = flags.batchSize;
-        process.exitCode = await runJob(target, fun, args, flags);
-      } catch (err) {
-        fail(err);
-      }
-    });
+    .allowUnknownOption(false);
+  addStateOutputFlags(cmd).action(async (target: string, fun: string, args: string[], flags: RunFlags & { batchSize?: string }) => {
+    try {
+      if (flags.batch === undefined && flags.batchSize !== undefined) flags.batch = flags.batchSize;
+      process.exitCode = await runJob(target, fun, args, flags);
+    } catch (err) {
+      fail(err);
+    }
+  });
 }

@@ -5,6 +5,7 @@ import { UNSAFE_CLASS } from '../../util/printable.js';
 
 export interface Palette {
   readonly RED: string;
+  readonly LIGHT_RED: string;
   readonly GREEN: string;
   readonly YELLOW: string;
   readonly LIGHT_YELLOW: string;
@@ -14,6 +15,7 @@ export interface Palette {
 
 export const COLORS: Palette = {
   RED: '\x1b[0;31m',
+  LIGHT_RED: '\x1b[0;1;31m',
   GREEN: '\x1b[0;32m',
   YELLOW: '\x1b[0;33m',
   LIGHT_YELLOW: '\x1b[0;1;33m',
@@ -21,7 +23,7 @@ export const COLORS: Palette = {
   ENDC: '\x1b[0;0m',
 };
 
-const NO_COLORS: Palette = { RED: '', GREEN: '', YELLOW: '', LIGHT_YELLOW: '', CYAN: '', ENDC: '' };
+const NO_COLORS: Palette = { RED: '', LIGHT_RED: '', GREEN: '', YELLOW: '', LIGHT_YELLOW: '', CYAN: '', ENDC: '' };
 
 export function palette(color: boolean): Palette {
   return color ? COLORS : NO_COLORS;

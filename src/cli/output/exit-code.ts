@@ -1,5 +1,6 @@
 // The `salt` CLI's exit status (§5.6): 0 when every minion returned retcode 0, 1 when any minion
-// failed or was reported as not returning, 2 when there was nothing at all to print.
+// failed or was reported as not returning, 2 when there was nothing at all to print; and the
+// `salt-call` one (brine call).
 
 import { isNoReturn } from './no-return.js';
 
@@ -36,4 +37,13 @@ export function cliExit(outcomes: ReadonlyMap<string, MinionOutcome> | Readonly<
   if (all.length === 0) return { code: EXIT_NO_RETURN, message: MSG_NO_RETURN };
   if (all.some((o) => minionRetcode(o) !== 0)) return { code: EXIT_MINION_FAILED, message: MSG_MINION_FAILED };
   return { code: EXIT_OK };
+}
+
+/**
+ * salt-call's exit status (salt/cli/caller.py): the function's retcode with
+ * --retcode-passthrough (2 for a failed state), otherwise 1 for any non-zero retcode, else 0.
+ */
+export function callExitCode(retcode: number, passthrough: boolean): number {
+  if (passthrough) return retcode;
+  return retcode === 0 ? EXIT_OK : EXIT_MINION_FAILED;
 }

@@ -4,12 +4,14 @@
 import { stringify as yamlStringify } from 'yaml';
 import { BrineError } from '../../util/errors.js';
 import { stripEsc } from './colors.js';
+import type { HighstateOptions } from './highstate-options.js';
+import { highstateBlock } from './highstate.js';
 import { nestedBlock } from './nested.js';
 import { isNoReturn } from './no-return.js';
 import { pyJsonDumps } from './py-json.js';
 import { pyRepr, pyStr, splitLines } from './py-text.js';
 
-export type Outputter = 'nested' | 'json' | 'yaml' | 'txt' | 'raw' | 'newline_values_only';
+export type Outputter = 'nested' | 'json' | 'yaml' | 'txt' | 'raw' | 'newline_values_only' | 'highstate';
 
 export interface FormatOptions {
   color: boolean;
@@ -17,6 +19,8 @@ export interface FormatOptions {
   indent?: number;
   /** Retcode per minion; nested output paints a failed minion's structure red, as Salt does. */
   retcodes?: Readonly<Record<string, number>>;
+  /** The highstate outputter's settings (state_output, state_verbose); Salt's defaults when absent. */
+  state?: HighstateOptions;
 }
 
 type BlockFormatter = (id: string, value: unknown, opts: FormatOptions) => string;
@@ -75,6 +79,8 @@ const nested: BlockFormatter = (id, value, opts) => {
   return nestedBlock(id, value, retcode === undefined ? { color: opts.color } : { color: opts.color, retcode });
 };
 
+const highstate: BlockFormatter = (id, value, opts) => highstateBlock(id, value, opts.state === undefined ? { color: opts.color } : { color: opts.color, state: opts.state });
+
 const OUTPUTTERS: ReadonlyMap<string, BlockFormatter> = new Map([
   ['nested', nested],
   ['json', jsonBlock],
@@ -82,6 +88,7 @@ const OUTPUTTERS: ReadonlyMap<string, BlockFormatter> = new Map([
   ['txt', txtBlock],
   ['raw', rawBlock],
   ['newline_values_only', newlineValuesBlock],
+  ['highstate', highstate],
 ]);
 
 export function outputterNames(): string[] {

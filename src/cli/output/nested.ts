@@ -62,6 +62,14 @@ function displayNoReturn(id: string, marker: NoReturn, c: Palette): string {
   return lines.join('\n');
 }
 
+/**
+ * Any value laid out from column `indent`, as Salt's nested outputter does with nested_indent
+ * (the highstate outputter prints a state's changes this way, from column 14).
+ */
+export function nestedLines(value: unknown, indent: number, color: boolean): string[] {
+  return new NestDisplay(palette(color), false).display(value, indent, '', []);
+}
+
 /** One minion's block, as `salt` prints it when that minion's return arrives. */
 export function nestedBlock(id: string, value: unknown, opts: { color: boolean; retcode?: number }): string {
   const c = palette(opts.color);
