@@ -1,7 +1,7 @@
 // file.directory: a directory with owner and mode, optionally applied recursively (recurse:
 // [user, group, mode]) and cleaned of everything not managed (clean, require, exclude_pat).
 
-import { lstat, mkdir, stat } from 'node:fs/promises';
+import { lstat, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { defineState } from '../types.js';
 import { excludeMatcher, pathsToClean, removePaths, requiredPaths, walkTree } from './file-clean.js';
@@ -38,8 +38,9 @@ export const fileDirectory = defineState({
     { name: 'group', type: 'string', doc: 'group' },
     { name: 'dir_mode', type: 'any', doc: "mode of the directory (and of subdirectories with recurse: [mode]), e.g. '0755'" },
     { name: 'file_mode', type: 'any', doc: 'mode of files below it with recurse: [mode]' },
-    { name: 'mode', type: 'any', doc: 'alias of dir_mode' },
+    { name: 'mode', type: 'any', doc: 'default of both dir_mode and file_mode' },
     { name: 'makedirs', type: 'bool', default: false, doc: 'create missing parent directories' },
+    { name: 'force', type: 'bool', default: false, doc: 'replace a file or symlink standing where the directory should be' },
     { name: 'recurse', type: 'list', default: [], doc: 'apply user, group and/or mode to everything below (ignore_files, ignore_dirs skip kinds)' },
     { name: 'clean', type: 'bool', default: false, doc: 'remove everything below that is not required by this state or excluded' },
     { name: 'exclude_pat', type: 'string', doc: "with clean: keep paths matching this glob (or 'E@regex')" },
@@ -58,7 +59,7 @@ export const fileDirectory = defineState({
     if (unknown.length > 0) return failed(name, `Types for 'recurse' must be one of user, group, mode, ignore_files, ignore_dirs, silent; got ${unknown.join(', ')}`);
     const dirMode = modeArg(a.dir_mode ?? a.mode);
     if ('error' in dirMode) return failed(name, dirMode.error);
-    const fileMode = modeArg(a.file_mode);
+    const fileMode = modeArg(a.file_mode ?? a.mode);
     if ('error' in fileMode) return failed(name, fileMode.error);
     try {
       const dirPerms = await resolvePerms('file.directory', { user: a.user, group: a.group, mode: dirMode.mode });
@@ -66,14 +67,17 @@ export const fileDirectory = defineState({
       const filePerms: ResolvedPerms = { ...dirPerms, mode: fileMode.mode };
       const exclude = excludeMatcher('file.directory', a.exclude_pat);
 
-      const st = await lstat(name).catch(() => undefined);
-      if (st && !st.isDirectory()) {
-        if (st.isSymbolicLink() && (await stat(name).catch(() => undefined))?.isDirectory()) {
-          // a link to a directory is managed through it, as Salt does with allow_symlink
-        } else return failed(name, `Specified location ${name} exists and is a ${st.isSymbolicLink() ? 'symlink' : 'file'}; remove it first (file.absent)`);
+      let st = await lstat(name).catch(() => undefined);
+      const changes: Record<string, unknown> = {};
+      // A link to a directory is managed through it (Salt's allow_symlink); anything else in the way needs force.
+      if (st && !st.isDirectory() && !(st.isSymbolicLink() && (await stat(name).catch(() => undefined))?.isDirectory())) {
+        const what = st.isSymbolicLink() ? 'symlink' : 'file';
+        if (!a.force) return failed(name, `Specified location ${name} exists and is a ${what}; set force: True to replace it, or remove it first (file.absent)`);
+        changes.forced = `${what === 'file' ? 'File' : 'Symlink'} was forcibly replaced`;
+        if (!ctx.test) await rm(name, { force: true });
+        st = undefined;
       }
 
-      const changes: Record<string, unknown> = {};
       if (!st) {
         const parent = await stat(path.dirname(name)).catch(() => undefined);
         if (!parent && !a.makedirs) return failed(name, `No directory to create ${name} in: ${path.dirname(name)} is missing; set makedirs: True or create it first`);

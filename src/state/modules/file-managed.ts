@@ -19,7 +19,7 @@ export const fileManaged = defineState({
     { name: 'mode', type: 'any', doc: "octal mode, e.g. '0644' or 644" },
     { name: 'template', type: 'string', doc: 'render the source (or contents) with this engine: jinja' },
     { name: 'makedirs', type: 'bool', default: false, doc: 'create missing parent directories' },
-    { name: 'dir_mode', type: 'any', doc: 'mode of directories created by makedirs' },
+    { name: 'dir_mode', type: 'any', doc: 'mode of directories created by makedirs (default: mode with x added where it has r)' },
     { name: 'context', type: 'map', doc: 'template variables (win over defaults)' },
     { name: 'defaults', type: 'map', doc: 'default template variables' },
     { name: 'replace', type: 'bool', default: true, doc: 'false: only create the file when missing, never change its content' },
@@ -65,7 +65,8 @@ export const fileManaged = defineState({
         contents: wanted.contents,
         perms,
         makedirs: a.makedirs,
-        dirMode: dirMode.mode,
+        // Salt: without dir_mode, created directories get the file's mode plus x where it has r.
+        dirMode: dirMode.mode ?? (mode.mode === undefined ? undefined : mode.mode | ((mode.mode & 0o444) >> 2)),
         replace: a.replace,
         create: a.create,
         backup: a.backup,

@@ -37,12 +37,26 @@ describe('file.directory', () => {
     assert.ok(fs.statSync(p('x/y/z')).isDirectory());
   });
 
-  it('a file in the way fails without touching it', async () => {
+  it('a file in the way fails without touching it, unless force', async () => {
     fs.writeFileSync(p('afile'), 'x');
     const r = await runState(fileDirectory, { name: p('afile') });
     assert.equal(r.result, false);
-    assert.match(r.comment, /exists and is a file/);
+    assert.match(r.comment, /exists and is a file; set force: True/);
     assert.equal(fs.readFileSync(p('afile'), 'utf8'), 'x');
+    const t = await runState(fileDirectory, { name: p('afile'), force: true }, { test: true });
+    assert.equal(t.result, null);
+    assert.equal(fs.readFileSync(p('afile'), 'utf8'), 'x');
+    const f = await runState(fileDirectory, { name: p('afile'), force: true });
+    assert.deepEqual(f.changes, { forced: 'File was forcibly replaced', [p('afile')]: 'New Dir' });
+    assert.ok(fs.statSync(p('afile')).isDirectory());
+  });
+
+  it('mode is the default of dir_mode and file_mode', async () => {
+    fs.mkdirSync(p('both/sub'), { recursive: true });
+    fs.writeFileSync(p('both/sub/f'), 'x');
+    await runState(fileDirectory, { name: p('both'), mode: '0700', recurse: ['mode'] });
+    assert.equal(fs.statSync(p('both/sub')).mode & 0o777, 0o700);
+    assert.equal(fs.statSync(p('both/sub/f')).mode & 0o777, 0o700);
   });
 
   it('recurse: [mode] applies dir_mode and file_mode below it, reported per path', async () => {

@@ -148,6 +148,12 @@ describe('file.managed contents, local sources and options', () => {
     assert.equal(fs.statSync(p('md/a')).mode & 0o777, 0o750);
   });
 
+  it('without dir_mode, makedirs gives new directories the mode plus x where it has r', async () => {
+    const r = await runState(fileManaged, { name: p('dm/x/f'), contents: 'x', makedirs: true, mode: '0640' });
+    assert.equal(r.result, true, r.comment);
+    assert.equal(fs.statSync(p('dm/x')).mode & 0o777, 0o750);
+  });
+
   it('mode is taken as a string or a YAML int and reported as Salt prints it', async () => {
     const r = await runState(fileManaged, { name: p('m1'), contents: 'x', mode: 600 });
     assert.equal(fs.statSync(p('m1')).mode & 0o777, 0o600);
