@@ -95,6 +95,25 @@ export const fileRecurse = defineState({
       if (!top && !a.makedirs && !(await stat(path.dirname(name)).catch(() => undefined))) {
         return failed(name, `No directory to create ${name} in; set makedirs: True or create ${path.dirname(name)} first`);
       }
+      // Every file is fetched and rendered before anything is written: a template error leaves
+      // the directory as it was.
+      const wanted: { dest: string; contents: Buffer; perms: ResolvedPerms }[] = [];
+      const renderErrors: string[] = [];
+      for (const f of tree.files) {
+        const cached = await ctx.exec.files!.cacheFile(f.url, ctx.saltenv);
+        let contents = await readFile(cached.localPath);
+        if (a.template) {
+          const out = await renderWith(ctx, a.template, contents.toString('utf8'), f.url, a.defaults, a.context);
+          if ('error' in out) {
+            renderErrors.push(out.error);
+            continue;
+          }
+          contents = Buffer.from(out.text);
+        }
+        wanted.push({ dest: path.join(name, f.rel), contents, perms: { ...base, mode: keepSourceMode ? f.mode : fileMode.mode } });
+      }
+      if (renderErrors.length > 0) return failed(name, `Nothing was changed: ${renderErrors.join('\n')}`);
+
       const changes: Record<string, unknown> = {};
       const errors: string[] = [];
       if (!top) {
@@ -107,22 +126,20 @@ export const fileRecurse = defineState({
         changes[dest] = 'New Dir';
         if (!ctx.test) await makeParents(dest, { mode: dirMode.mode, user: a.user, group: a.group });
       }
-      for (const f of tree.files) {
-        const dest = path.join(name, f.rel);
-        const perms: ResolvedPerms = { ...base, mode: keepSourceMode ? f.mode : fileMode.mode };
-        const cached = await ctx.exec.files!.cacheFile(f.url, ctx.saltenv);
-        let contents = await readFile(cached.localPath);
-        if (a.template) {
-          const out = await renderWith(ctx, a.template, contents.toString('utf8'), f.url, a.defaults, a.context);
-          if ('error' in out) {
-            errors.push(out.error);
-            continue;
-          }
-          contents = Buffer.from(out.text);
-        }
-        const r = await manageFile(ctx, { name: dest, contents, perms, makedirs: true, dirMode: dirMode.mode, replace: true, create: true, backup: a.backup, showChanges: true });
+      for (const w of wanted) {
+        const r = await manageFile(ctx, {
+          name: w.dest,
+          contents: w.contents,
+          perms: w.perms,
+          makedirs: true,
+          dirMode: dirMode.mode,
+          replace: true,
+          create: true,
+          backup: a.backup,
+          showChanges: true,
+        });
         if (r.result === false) errors.push(r.comment);
-        if (Object.keys(r.changes).length > 0) changes[dest] = r.changes;
+        if (Object.keys(r.changes).length > 0) changes[w.dest] = r.changes;
       }
       if (a.clean && top) {
         const keep = new Set([...tree.files.map((f) => path.join(name, f.rel)), ...tree.dirs.map((d) => path.join(name, d)), ...requiredPaths(a.require)]);

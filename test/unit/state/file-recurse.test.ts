@@ -73,6 +73,16 @@ describe('file.recurse', () => {
     assert.deepEqual((await runState(fileRecurse, args, { files })).changes, {});
   });
 
+  it('a template that cannot be rendered fails before any file is written', async () => {
+    fs.mkdirSync(path.join(root, 'tpl'));
+    fs.writeFileSync(path.join(root, 'tpl', 'a.conf'), 'plain\n');
+    fs.writeFileSync(path.join(root, 'tpl', 'b.conf'), 'broken {{ \n');
+    const r = await runState(fileRecurse, { name: p('tpl'), source: 'salt://tpl', template: 'jinja' }, { files });
+    assert.equal(r.result, false);
+    assert.match(r.comment, /^Nothing was changed: Unable to render salt:\/\/tpl\/b\.conf/);
+    assert.equal(fs.existsSync(p('tpl')), false);
+  });
+
   it('a missing source directory or a non-salt source fails', async () => {
     const r = await runState(fileRecurse, { name: p('x'), source: 'salt://nope' }, { files });
     assert.equal(r.result, false);
