@@ -53,21 +53,29 @@ export async function walkTree(dir: string): Promise<{ rel: string; isDir: boole
 }
 
 /**
- * The paths to remove: not kept (a kept path keeps its parent directories), not inside a kept
- * tree, not excluded. A removed directory's contents are not listed separately.
+ * The paths to remove: every path that is not kept, not inside a kept tree, not excluded, and
+ * not a directory holding any of those (so an excluded file keeps its directory). A removed
+ * directory's contents are not listed separately.
  */
 export async function pathsToClean(dir: string, keep: ReadonlySet<string>, exclude: (rel: string) => boolean, keepTrees: readonly string[] = []): Promise<string[]> {
+  const entries = (await walkTree(dir)).map((e) => ({ ...e, abs: path.join(dir, e.rel) }));
   const keepAbs = new Set([...keep].map((k) => path.normalize(k)));
-  const parentsOfKept = new Set<string>();
-  for (const k of keepAbs) for (let d = path.dirname(k); d.startsWith(dir) && d !== dir; d = path.dirname(d)) parentsOfKept.add(d);
+  // A required directory keeps everything below it, as Salt's _gen_keep_files does.
+  const inTree = (abs: string) => keepTrees.some((k) => abs === k || abs.startsWith(`${k}/`));
+  const protectedPaths = new Set<string>();
+  for (const e of entries) {
+    if (!keepAbs.has(e.abs) && !inTree(e.abs) && !exclude(e.rel)) continue;
+    for (let p = e.abs; p !== dir && p.startsWith(`${dir}/`); p = path.dirname(p)) protectedPaths.add(p);
+  }
+  for (const k of keepAbs) for (let p = path.dirname(k); p !== dir && p.startsWith(`${dir}/`); p = path.dirname(p)) protectedPaths.add(p);
   const remove: string[] = [];
-  for (const { rel } of await walkTree(dir)) {
-    const abs = path.join(dir, rel);
-    if (remove.some((r) => abs.startsWith(`${r}/`))) continue;
-    if (keepAbs.has(abs) || parentsOfKept.has(abs) || exclude(rel)) continue;
-    // A required directory keeps everything below it, as Salt's _gen_keep_files does.
-    if (keepTrees.some((k) => abs === k || abs.startsWith(`${k}/`))) continue;
-    remove.push(abs);
+  let removedDir: string | undefined;
+  for (const e of entries) {
+    // walkTree lists a directory's contents right after it, so one marker skips them.
+    if (removedDir !== undefined && e.abs.startsWith(`${removedDir}/`)) continue;
+    if (protectedPaths.has(e.abs)) continue;
+    remove.push(e.abs);
+    removedDir = e.isDir ? e.abs : removedDir;
   }
   return remove;
 }

@@ -23,19 +23,15 @@ export interface ResolvedPerms {
   mode?: number;
 }
 
-/** Reads a mode given as '0644', 644 (YAML int read as octal digits, as Salt does) or '0o644'. */
-export function parseStateMode(raw: unknown): number | { error: string } {
-  if (raw === undefined || raw === null || raw === '') return Number.NaN;
+/**
+ * A mode argument: '0644', 644 (a YAML int read as octal digits, as Salt does) or '0o644';
+ * nothing given is no mode; anything else is a failed-state comment.
+ */
+export function modeArg(raw: unknown): { mode?: number } | { error: string } {
+  if (raw === undefined || raw === null || raw === '') return {};
   const text = String(raw).trim().replace(/^0o/i, '');
   if (!/^[0-7]{1,4}$/.test(text)) return { error: `Invalid mode '${String(raw)}'; give octal digits such as 644 or '0755'` };
-  return parseInt(text, 8);
-}
-
-/** Mode argument → number or undefined; a failed-state comment when it is not octal. */
-export function modeArg(raw: unknown): { mode?: number } | { error: string } {
-  const m = parseStateMode(raw);
-  if (typeof m === 'object') return m;
-  return Number.isNaN(m) ? {} : { mode: m };
+  return { mode: parseInt(text, 8) };
 }
 
 /** Resolves user and group names (or numeric ids); an unknown one is Salt's "User x is not available". */

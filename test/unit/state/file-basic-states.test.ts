@@ -80,16 +80,19 @@ describe('file.directory', () => {
   it('clean removes what is not required or excluded; test=True lists it and removes nothing', async () => {
     fs.mkdirSync(p('cl/keepdir'), { recursive: true });
     fs.mkdirSync(p('cl/junkdir'));
-    for (const f of ['cl/required.conf', 'cl/junk.txt', 'cl/junkdir/a', 'cl/keep.log', 'cl/keepdir/inner']) fs.writeFileSync(p(f), 'x');
+    fs.mkdirSync(p('cl/logs'));
+    for (const f of ['cl/required.conf', 'cl/junk.txt', 'cl/junkdir/a', 'cl/keep.log', 'cl/keepdir/inner', 'cl/logs/app.log', 'cl/logs/junk']) fs.writeFileSync(p(f), 'x');
     const args = { name: p('cl'), clean: true, exclude_pat: '*.log', require: [{ file: p('cl/required.conf') }, { file: p('cl/keepdir') }] };
     const before_ = snapshot(dir);
     const t = await runState(fileDirectory, args, { test: true });
     assert.equal(t.result, null);
-    assert.deepEqual(t.changes, { removed: [p('cl/junk.txt'), p('cl/junkdir')] });
+    // logs/ holds an excluded file, so it stays; only its other file goes.
+    assert.deepEqual(t.changes, { removed: [p('cl/junk.txt'), p('cl/junkdir'), p('cl/logs/junk')] });
     assert.deepEqual(snapshot(dir), before_);
     const r = await runState(fileDirectory, args);
     assert.equal(r.result, true, r.comment);
-    assert.deepEqual(fs.readdirSync(p('cl')).sort(), ['keep.log', 'keepdir', 'required.conf']);
+    assert.deepEqual(fs.readdirSync(p('cl')).sort(), ['keep.log', 'keepdir', 'logs', 'required.conf']);
+    assert.deepEqual(fs.readdirSync(p('cl/logs')), ['app.log']);
     assert.deepEqual(fs.readdirSync(p('cl/keepdir')), ['inner']);
     assert.deepEqual((await runState(fileDirectory, args)).changes, {});
   });
