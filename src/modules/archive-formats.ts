@@ -78,16 +78,31 @@ function parseTarVerbose(out: string): Member[] {
   return members;
 }
 
+/**
+ * Zip members from zipinfo's long listing (`unzip -Z`): the type is the first letter of the
+ * permissions; a symlink's target is its stored content (`unzip -p`).
+ */
+async function listZipMembers(fun: string, file: string, signal?: AbortSignal): Promise<Member[]> {
+  needTool(fun, 'unzip');
+  const r = await runChecked(fun, ['unzip', '-Z', '--', file], { signal, env: { LC_ALL: 'C' } });
+  const members: Member[] = [];
+  for (const line of r.stdout.split('\n')) {
+    const m = /^([-dl])[-rwxsStT]{9}\s+\S+\s+\S+\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s(.*)$/.exec(line);
+    if (!m) continue;
+    const member: Member = { path: m[2]!.replace(/\/+$/, ''), isDir: m[1] === 'd' };
+    if (m[1] === 'l') {
+      // unzip reads member names as wildcard patterns; a link named with one cannot be read back exactly.
+      if (/[[\]*?\\]/.test(m[2]!)) throw new BrineError('PATH_REFUSED', `${fun}: archive symlink '${m[2]}' has a wildcard character in its name; refusing to extract this archive`);
+      member.linkTarget = (await runChecked(fun, ['unzip', '-p', '--', file, m[2]!], { signal })).stdout;
+    }
+    members.push(member);
+  }
+  return members;
+}
+
 /** Every member of the archive. */
 export async function listMembers(fun: string, file: string, kind: ArchiveKind, signal?: AbortSignal): Promise<Member[]> {
-  if (kind.format === 'zip') {
-    needTool(fun, 'unzip');
-    const r = await runChecked(fun, ['unzip', '-Z1', '--', file], { signal });
-    return r.stdout
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => ({ path: l.replace(/\/+$/, ''), isDir: l.endsWith('/') }));
-  }
+  if (kind.format === 'zip') return listZipMembers(fun, file, signal);
   needTool(fun, 'tar');
   const r = await runChecked(fun, ['tar', '-t', '-v', '--quoting-style=literal', ...tarFlag(kind), '-f', file], { signal, env: { LC_ALL: 'C' } });
   return parseTarVerbose(r.stdout);

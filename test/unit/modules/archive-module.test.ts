@@ -81,6 +81,17 @@ describe('archive module', () => {
     const r = await run('archive.extract', [p('evil.tar'), p('evil-out')]);
     assert.equal(r.error?.code, 'PATH_REFUSED');
     assert.equal(fs.existsSync(p('evil-out')), false);
+    // The same with zip, whose listing does not show link targets.
+    execFileSync('zip', ['-qry', p('evil.zip'), 'escape'], { cwd: p('evil') });
+    const z = await run('archive.extract', [p('evil.zip'), p('evil-zip-out')]);
+    assert.equal(z.error?.code, 'PATH_REFUSED');
+    assert.equal(fs.existsSync(p('evil-zip-out')), false);
+    fs.mkdirSync(p('fine/d'), { recursive: true });
+    fs.writeFileSync(p('fine/d/real'), 'x');
+    fs.symlinkSync('real', p('fine/d/link'));
+    execFileSync('zip', ['-qry', p('fine.zip'), 'd'], { cwd: p('fine') });
+    const ok = await run('archive.list', [p('fine.zip')]);
+    assert.deepEqual([...(ok.return as string[])].sort(), ['d/', 'd/link', 'd/real']);
     const o = await run('archive.extract', [p('app.tar'), p('opt-out')], { options: '--to-command=touch' });
     assert.equal(o.error?.code, 'BAD_ARGUMENTS');
   });
