@@ -57,12 +57,13 @@ export interface Member {
 }
 
 /** Parses `tar -tv --quoting-style=literal` lines: type char first, name after the time column. */
-function parseTarVerbose(out: string): Member[] {
+function parseTarVerbose(fun: string, out: string): Member[] {
   const members: Member[] = [];
   for (const line of out.split('\n')) {
     if (line.trim() === '') continue;
-    const m = /^(\S)\S*\s+\S+\s+\d+\s+\S+\s+\S+\s(.*)$/.exec(line);
-    if (!m) continue;
+    // size is "major,minor" for devices; a line we cannot read fails closed (its path would go unchecked).
+    const m = /^(\S)\S*\s+\S+\s+\S+\s+\S+\s+\S+\s(.*)$/.exec(line);
+    if (!m) throw new BrineError('EXEC_FAILED', `${fun}: cannot read tar's listing line '${line}'; refusing to extract an archive that cannot be checked`);
     const type = m[1]!;
     let name = m[2]!;
     let linkTarget: string | undefined;
@@ -84,16 +85,21 @@ function parseTarVerbose(out: string): Member[] {
  */
 async function listZipMembers(fun: string, file: string, signal?: AbortSignal): Promise<Member[]> {
   needTool(fun, 'unzip');
-  const r = await runChecked(fun, ['unzip', '-Z', '--', file], { signal, env: { LC_ALL: 'C' } });
+  // Every name from the short listing (so none escapes the path check), link flags from the long one.
+  const names = (await runChecked(fun, ['unzip', '-Z1', '--', file], { signal })).stdout.split('\n').filter((l) => l !== '');
+  const long = (await runChecked(fun, ['unzip', '-Z', '--', file], { signal, env: { LC_ALL: 'C' } })).stdout;
+  const links = new Set<string>();
+  for (const line of long.split('\n')) {
+    const m = /^l\S+\s+\S+\s+\S+\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s(.*)$/.exec(line);
+    if (m) links.add(m[1]!);
+  }
   const members: Member[] = [];
-  for (const line of r.stdout.split('\n')) {
-    const m = /^([-dl])[-rwxsStT]{9}\s+\S+\s+\S+\s+\d+\s+\S+\s+\S+\s+\S+\s+\S+\s(.*)$/.exec(line);
-    if (!m) continue;
-    const member: Member = { path: m[2]!.replace(/\/+$/, ''), isDir: m[1] === 'd' };
-    if (m[1] === 'l') {
+  for (const name of names) {
+    const member: Member = { path: name.replace(/\/+$/, ''), isDir: name.endsWith('/') };
+    if (links.has(name)) {
       // unzip reads member names as wildcard patterns; a link named with one cannot be read back exactly.
-      if (/[[\]*?\\]/.test(m[2]!)) throw new BrineError('PATH_REFUSED', `${fun}: archive symlink '${m[2]}' has a wildcard character in its name; refusing to extract this archive`);
-      member.linkTarget = (await runChecked(fun, ['unzip', '-p', '--', file, m[2]!], { signal })).stdout;
+      if (/[[\]*?\\]/.test(name)) throw new BrineError('PATH_REFUSED', `${fun}: archive symlink '${name}' has a wildcard character in its name; refusing to extract this archive`);
+      member.linkTarget = (await runChecked(fun, ['unzip', '-p', '--', file, name], { signal })).stdout;
     }
     members.push(member);
   }
@@ -105,7 +111,7 @@ export async function listMembers(fun: string, file: string, kind: ArchiveKind, 
   if (kind.format === 'zip') return listZipMembers(fun, file, signal);
   needTool(fun, 'tar');
   const r = await runChecked(fun, ['tar', '-t', '-v', '--quoting-style=literal', ...tarFlag(kind), '-f', file], { signal, env: { LC_ALL: 'C' } });
-  return parseTarVerbose(r.stdout);
+  return parseTarVerbose(fun, r.stdout);
 }
 
 /** Throws PATH_REFUSED when a member (or a link's target) would land outside the destination. */
