@@ -54,6 +54,8 @@ export interface Member {
   isDir: boolean;
   /** Symlink or hard link target, when the member is a link. */
   linkTarget?: string;
+  /** A hard link: its target is a path from the archive's root, not from the member's directory. */
+  hardLink?: boolean;
 }
 
 /** Parses `tar -tv --quoting-style=literal` lines: type char first, name after the time column. */
@@ -74,7 +76,7 @@ function parseTarVerbose(fun: string, out: string): Member[] {
       const at = name.lastIndexOf(' link to ');
       if (at >= 0) [name, linkTarget] = [name.slice(0, at), name.slice(at + 9)];
     }
-    members.push({ path: name.replace(/\/+$/, ''), isDir: type === 'd', linkTarget });
+    members.push({ path: name.replace(/\/+$/, ''), isDir: type === 'd', linkTarget, hardLink: type === 'h' || undefined });
   }
   return members;
 }
@@ -119,7 +121,10 @@ export function checkMembers(fun: string, members: readonly Member[]): void {
   const escapes = (p: string) => path.isAbsolute(p) || p.split('/').includes('..') || p.includes('\0');
   for (const m of members) {
     if (escapes(m.path)) throw new BrineError('PATH_REFUSED', `${fun}: archive member '${m.path}' would be written outside the destination; refusing to extract this archive`);
-    if (m.linkTarget !== undefined) {
+    if (m.linkTarget !== undefined && m.hardLink) {
+      if (escapes(m.linkTarget))
+        throw new BrineError('PATH_REFUSED', `${fun}: archive member '${m.path}' is a hard link to '${m.linkTarget}', outside the destination; refusing to extract this archive`);
+    } else if (m.linkTarget !== undefined) {
       const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(m.path), m.linkTarget));
       if (path.isAbsolute(m.linkTarget) || resolved.startsWith('../') || resolved === '..') {
         throw new BrineError('PATH_REFUSED', `${fun}: archive member '${m.path}' links to '${m.linkTarget}', outside the destination; refusing to extract this archive`);

@@ -74,6 +74,8 @@ describe('archive module', () => {
     assert.throws(() => checkMembers('t', [{ path: '/etc/passwd', isDir: false }]), /outside the destination/);
     assert.throws(() => checkMembers('t', [{ path: 'a/link', isDir: false, linkTarget: '../../etc' }]), /links to/);
     assert.doesNotThrow(() => checkMembers('t', [{ path: 'a/b/link', isDir: false, linkTarget: '../c' }]));
+    assert.throws(() => checkMembers('t', [{ path: 'a/h', isDir: false, linkTarget: '/etc/shadow', hardLink: true }]), /hard link/);
+    assert.doesNotThrow(() => checkMembers('t', [{ path: 'a/b/h', isDir: false, linkTarget: 'a/c', hardLink: true }]));
     // A real tarball with a symlink out of the destination, built with GNU tar.
     fs.mkdirSync(p('evil'));
     fs.symlinkSync('/etc', p('evil/escape'));
