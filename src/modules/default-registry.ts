@@ -1,5 +1,6 @@
 // The registry a minion runs with: every built-in execution module, registered explicitly.
 
+import { archiveFunctions } from './archive-module.js';
 import { cmdFunctions } from './cmd-module.js';
 import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
@@ -24,6 +25,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(serviceFunctions);
   registry.registerAll(pkgFunctions);
   registry.registerAll(userGroupFunctions);
+  registry.registerAll(archiveFunctions);
   registry.registerAll(saltutilFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;

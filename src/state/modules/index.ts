@@ -1,5 +1,7 @@
 // Every built-in state function, registered explicitly (one file per state module).
 
 import type { StateFunction } from '../types.js';
+import { archiveExtracted } from './archive-extracted.js';
+import { fileStateFunctions } from './file-states.js';
 
-export const builtinStateFunctions: readonly StateFunction[] = [];
+export const builtinStateFunctions: readonly StateFunction[] = [...fileStateFunctions, archiveExtracted];
