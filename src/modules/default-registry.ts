@@ -1,5 +1,6 @@
 // The registry a minion runs with: every built-in execution module, registered explicitly.
 
+import { archiveFunctions } from './archive-module.js';
 import { cmdFunctions } from './cmd-module.js';
 import { cronFunctions } from './cron-module.js';
 import { fileFunctions } from './file-module.js';
@@ -30,6 +31,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(userGroupFunctions);
   registry.registerAll(userAdminFunctions);
   registry.registerAll(cronFunctions);
+  registry.registerAll(archiveFunctions);
   registry.registerAll(saltutilFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;

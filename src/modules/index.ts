@@ -20,6 +20,7 @@ export { splitShellWords } from './shell-words.js';
 export { runProcess, DEFAULT_OUTPUT_LIMIT, type ProcessResult, type RunProcessOptions } from './process-runner.js';
 export { globToRegExp, hasGlob } from './glob.js';
 export { fileFunctions } from './file-module.js';
+export { archiveFunctions } from './archive-module.js';
 export { networkFunctions } from './network-module.js';
 export { statusFunctions, parseMeminfo, parseCpuinfo } from './status-module.js';
 export { serviceFunctions, createServiceFunctions, type ServiceOptions } from './service-module.js';

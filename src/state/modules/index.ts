@@ -1,6 +1,8 @@
 // Every built-in state function, registered explicitly (one file per state module).
 
 import type { StateFunction } from '../types.js';
+import { archiveExtracted } from './archive-extracted.js';
+import { fileStateFunctions } from './file-states.js';
 import { systemStateFunctions } from './system-states.js';
 
-export const builtinStateFunctions: readonly StateFunction[] = [...systemStateFunctions];
+export const builtinStateFunctions: readonly StateFunction[] = [...fileStateFunctions, archiveExtracted, ...systemStateFunctions];

@@ -1,0 +1,79 @@
+// What file.managed should write: the bytes of a source (rendered when `template` is set), or
+// `contents` / `contents_pillar` text, with Salt's contents_newline rule.
+
+import { readFile } from 'node:fs/promises';
+import { traverseDictAndList } from '../../modules/traverse.js';
+import type { StateContext } from '../types.js';
+import { errorText } from './file-result.js';
+import { resolveSource, verifySource } from './file-source.js';
+
+export interface ContentsRequest {
+  source?: unknown;
+  sourceHash?: string;
+  /** The name to look up in a hash file instead of the source's file name. */
+  sourceHashName?: string;
+  contents?: unknown;
+  contentsPillar?: string;
+  contentsNewline: boolean;
+  template?: string;
+  context?: Record<string, unknown>;
+  defaults?: Record<string, unknown>;
+}
+
+type Outcome = { contents?: Buffer } | { error: string };
+
+/** Renders text through a template engine; only jinja is available (Salt's default). */
+export async function renderWith(
+  ctx: StateContext,
+  engine: string,
+  text: string,
+  source: string,
+  defaults?: Record<string, unknown>,
+  context?: Record<string, unknown>,
+): Promise<{ text: string } | { error: string }> {
+  if (engine !== 'jinja') return { error: `Specified template format ${engine} is not supported (TEMPLATE_UNSUPPORTED); use template: jinja or none` };
+  try {
+    return { text: await ctx.renderTemplate(text, { engine, source, context: { ...(defaults ?? {}), ...(context ?? {}) } }) };
+  } catch (err) {
+    return { error: `Unable to render ${source}: ${errorText(err)}` };
+  }
+}
+
+function contentsText(raw: unknown): string {
+  if (Array.isArray(raw)) return raw.map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join('\n');
+  return typeof raw === 'string' ? raw : JSON.stringify(raw);
+}
+
+/** The bytes to write, undefined when neither source nor contents is given, or a comment why not. */
+export async function wantedContents(ctx: StateContext, req: ContentsRequest): Promise<Outcome> {
+  const hasContents = req.contents !== undefined && req.contents !== null;
+  const hasPillar = req.contentsPillar !== undefined && req.contentsPillar !== '';
+  const hasSource = req.source !== undefined && req.source !== null && req.source !== '';
+  if ([hasContents, hasPillar, hasSource].filter(Boolean).length > 1) {
+    return { error: "Only one of 'source', 'contents' and 'contents_pillar' is permitted; keep one" };
+  }
+  if (hasSource) {
+    const src = await resolveSource(ctx, req.source);
+    if ('error' in src) return src;
+    const bad = await verifySource(ctx, src.ok, req.sourceHash, req.sourceHashName);
+    if (bad) return { error: bad };
+    const bytes = await readFile(src.ok.localPath);
+    if (!req.template) return { contents: bytes };
+    const out = await renderWith(ctx, req.template, bytes.toString('utf8'), src.ok.url, req.defaults, req.context);
+    return 'error' in out ? out : { contents: Buffer.from(out.text) };
+  }
+  if (!hasContents && !hasPillar) return {};
+  let text: string;
+  if (hasPillar) {
+    const value = traverseDictAndList(ctx.exec.pillar?.() ?? {}, req.contentsPillar!, undefined);
+    if (value === undefined || value === null) return { error: `Pillar ${req.contentsPillar} does not exist; check the key (nested keys are separated by ':')` };
+    text = contentsText(value);
+  } else text = contentsText(req.contents);
+  if (req.template) {
+    const out = await renderWith(ctx, req.template, text, `${ctx.low.__sls__}:${ctx.low.__id__} (contents)`, req.defaults, req.context);
+    if ('error' in out) return out;
+    text = out.text;
+  }
+  if (req.contentsNewline && !text.endsWith('\n')) text += '\n';
+  return { contents: Buffer.from(text) };
+}

@@ -1,0 +1,160 @@
+// file.recurse: a directory mirrors a salt:// directory: every file managed as file.managed
+// would (template, owner, file_mode), empty directories on request, and with clean everything
+// else removed. Changes are reported per path, as Salt does.
+
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { defineState, type StateContext } from '../types.js';
+import { excludeMatcher, pathsToClean, removePaths, requiredPaths } from './file-clean.js';
+import { renderWith } from './file-contents.js';
+import { manageFile } from './file-manage.js';
+import { modeArg, resolvePerms, type ResolvedPerms } from './file-perms.js';
+import { checkAbsolute, errorText, failed, pending, succeed, TEST_NOTE } from './file-result.js';
+import { makeParents } from './file-write.js';
+
+interface RecursePlan {
+  files: { rel: string; url: string; mode: number }[];
+  dirs: string[];
+}
+
+/** The files (and, with include_empty, directories) below the source, filtered by the patterns. */
+async function sourceTree(ctx: StateContext, prefix: string, includeEmpty: boolean, keep: (rel: string) => boolean): Promise<RecursePlan | { error: string }> {
+  const files = ctx.exec.files;
+  if (!files) return { error: 'No file server is reachable from this minion (FILESERVER_UNAVAILABLE); check the master connection or set file_client: local' };
+  const saltenv = ctx.saltenv;
+  const under = prefix === '' ? '' : `${prefix}/`;
+  const listed = (await files.listFiles(saltenv, prefix)).filter((f) => f.startsWith(under));
+  const dirs = includeEmpty ? (await files.listDirs(saltenv, prefix)).filter((d) => d.startsWith(under)) : [];
+  if (listed.length === 0 && dirs.length === 0) {
+    return { error: `The directory 'salt://${prefix}' does not exist on the file server in saltenv '${saltenv}' (or is empty); check the source` };
+  }
+  const plan: RecursePlan = { files: [], dirs: [] };
+  for (const f of listed) {
+    const rel = f.slice(under.length);
+    // A file server path never climbs, but a destination outside `name` must be impossible.
+    if (path.isAbsolute(rel) || rel.split('/').includes('..')) return { error: `The file server listed '${f}', which would leave the destination; refusing` };
+    if (!keep(rel)) continue;
+    const st = await files.stat(`salt://${f}`, saltenv);
+    plan.files.push({ rel, url: `salt://${f}`, mode: st?.mode ?? 0o644 });
+  }
+  for (const d of dirs) {
+    const rel = d.slice(under.length);
+    if (path.isAbsolute(rel) || rel.split('/').includes('..')) return { error: `The file server listed '${d}', which would leave the destination; refusing` };
+    if (keep(rel)) plan.dirs.push(rel);
+  }
+  return plan;
+}
+
+export const fileRecurse = defineState({
+  name: 'file.recurse',
+  doc: 'Mirror a salt:// directory into a local directory, file by file (with templates, modes and clean).',
+  params: [
+    { name: 'name', type: 'string', required: true, doc: 'absolute path of the local directory' },
+    { name: 'source', type: 'string', required: true, doc: 'salt:// URL of the directory on the file server' },
+    { name: 'clean', type: 'bool', default: false, doc: 'remove local files that are not in the source (nor required, nor excluded)' },
+    { name: 'include_empty', type: 'bool', default: false, doc: 'also create empty directories of the source' },
+    { name: 'user', type: 'string', doc: 'owner of files and directories' },
+    { name: 'group', type: 'string', doc: 'group of files and directories' },
+    { name: 'file_mode', type: 'any', doc: "mode of the files ('keep' keeps the source's mode)" },
+    { name: 'dir_mode', type: 'any', doc: 'mode of the directories created' },
+    { name: 'template', type: 'string', doc: 'render every file with this engine: jinja' },
+    { name: 'context', type: 'map', doc: 'template variables (win over defaults)' },
+    { name: 'defaults', type: 'map', doc: 'default template variables' },
+    { name: 'include_pat', type: 'string', doc: "only files matching this glob (or 'E@regex')" },
+    { name: 'exclude_pat', type: 'string', doc: "skip files matching this glob (or 'E@regex'); with clean they are kept" },
+    { name: 'makedirs', type: 'bool', default: false, doc: 'create missing parents of name' },
+    { name: 'backup', type: 'string', default: '', doc: "'minion': keep replaced files under cachedir/file_backup" },
+    // As file.directory: declared so that clean keeps what the state requires.
+    { name: 'require', type: 'any', doc: 'with clean: the files (and directories) listed here are kept' },
+  ],
+  example: '/etc/nginx/conf.d:\n  file.recurse:\n    - source: salt://nginx/conf.d\n    - template: jinja\n    - file_mode: 644\n    - dir_mode: 755\n    - clean: True',
+  run: async (ctx, { named: a }) => {
+    const abs = checkAbsolute(a.name, 'directory');
+    if ('error' in abs) return failed(a.name, abs.error);
+    const name = abs.path;
+    if (!a.source.startsWith('salt://')) return failed(name, `The source must be a salt:// URL of a directory, got '${a.source}'`);
+    const prefix = a.source
+      .slice('salt://'.length)
+      .replace(/\?.*$/, '')
+      .replace(/^\/+|\/+$/g, '');
+    const keepSourceMode = a.file_mode === 'keep';
+    const fileMode = keepSourceMode ? {} : modeArg(a.file_mode);
+    if ('error' in fileMode) return failed(name, fileMode.error);
+    const dirMode = modeArg(a.dir_mode);
+    if ('error' in dirMode) return failed(name, dirMode.error);
+    try {
+      const base = await resolvePerms('file.recurse', { user: a.user, group: a.group });
+      if ('error' in base) return failed(name, base.error);
+      const include = a.include_pat ? excludeMatcher('file.recurse', a.include_pat) : () => true;
+      const exclude = excludeMatcher('file.recurse', a.exclude_pat);
+      const tree = await sourceTree(ctx, prefix, a.include_empty, (rel) => include(rel) && !exclude(rel));
+      if ('error' in tree) return failed(name, tree.error);
+
+      const top = await stat(name).catch(() => undefined);
+      if (top && !top.isDirectory()) return failed(name, `${name} exists and is not a directory; remove it first`);
+      if (!top && !a.makedirs && !(await stat(path.dirname(name)).catch(() => undefined))) {
+        return failed(name, `No directory to create ${name} in; set makedirs: True or create ${path.dirname(name)} first`);
+      }
+      // Every file is fetched and rendered before anything is written: a template error leaves
+      // the directory as it was.
+      const wanted: { dest: string; contents: Buffer; perms: ResolvedPerms }[] = [];
+      const renderErrors: string[] = [];
+      for (const f of tree.files) {
+        const cached = await ctx.exec.files!.cacheFile(f.url, ctx.saltenv);
+        let contents = await readFile(cached.localPath);
+        if (a.template) {
+          const out = await renderWith(ctx, a.template, contents.toString('utf8'), f.url, a.defaults, a.context);
+          if ('error' in out) {
+            renderErrors.push(out.error);
+            continue;
+          }
+          contents = Buffer.from(out.text);
+        }
+        wanted.push({ dest: path.join(name, f.rel), contents, perms: { ...base, mode: keepSourceMode ? f.mode : fileMode.mode } });
+      }
+      if (renderErrors.length > 0) return failed(name, `Nothing was changed: ${renderErrors.join('\n')}`);
+
+      const changes: Record<string, unknown> = {};
+      const errors: string[] = [];
+      if (!top) {
+        changes[name] = 'New Dir';
+        if (!ctx.test) await makeParents(name, { mode: dirMode.mode, user: a.user, group: a.group });
+      }
+      for (const d of tree.dirs) {
+        const dest = path.join(name, d);
+        if (await stat(dest).catch(() => undefined)) continue;
+        changes[dest] = 'New Dir';
+        if (!ctx.test) await makeParents(dest, { mode: dirMode.mode, user: a.user, group: a.group });
+      }
+      for (const w of wanted) {
+        const r = await manageFile(ctx, {
+          name: w.dest,
+          contents: w.contents,
+          perms: w.perms,
+          makedirs: true,
+          dirMode: dirMode.mode,
+          replace: true,
+          create: true,
+          backup: a.backup,
+          showChanges: true,
+        });
+        if (r.result === false) errors.push(r.comment);
+        if (Object.keys(r.changes).length > 0) changes[w.dest] = r.changes;
+      }
+      if (a.clean && top) {
+        const keep = new Set([...tree.files.map((f) => path.join(name, f.rel)), ...tree.dirs.map((d) => path.join(name, d)), ...requiredPaths(a.require)]);
+        const toClean = await pathsToClean(name, keep, exclude, requiredPaths(a.require));
+        if (toClean.length > 0) {
+          changes.removed = toClean;
+          if (!ctx.test) await removePaths(toClean);
+        }
+      }
+      if (errors.length > 0) return failed(name, errors.join('\n'), changes);
+      if (Object.keys(changes).length === 0) return succeed(name, `The directory ${name} is in the correct state`);
+      if (ctx.test) return pending(name, `The directory ${name} is set to be changed${TEST_NOTE}`, changes);
+      return succeed(name, `Recursively updated ${name}`, changes);
+    } catch (err) {
+      return failed(name, `Unable to recurse into ${name}: ${errorText(err)}`);
+    }
+  },
+});

@@ -1,0 +1,138 @@
+// Where file.managed, file.recurse and archive.extracted get their bytes: a salt:// URL through
+// the file client (cached on the minion), a local path (or file:// URL), or the first of a list
+// that exists; and the source_hash check that must pass before anything is written.
+
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { StateContext } from '../types.js';
+import { errorText } from './file-result.js';
+
+export interface ResolvedSource {
+  /** The source as the SLS named it (for comments). */
+  url: string;
+  /** A local file holding the bytes (the minion's cache for salt://). */
+  localPath: string;
+  /** A hash given next to the source in a list (`- salt://a: sha256=...`). */
+  hash?: string;
+}
+
+type Outcome<T> = { ok: T } | { error: string };
+
+const HASH_LENGTHS: Record<number, string> = { 32: 'md5', 40: 'sha1', 56: 'sha224', 64: 'sha256', 96: 'sha384', 128: 'sha512' };
+const HASH_TYPES = new Set(Object.values(HASH_LENGTHS));
+
+function isSalt(url: string): boolean {
+  return url.startsWith('salt://');
+}
+
+function localOf(url: string): string | undefined {
+  if (url.startsWith('file://')) return url.slice('file://'.length);
+  return path.isAbsolute(url) ? url : undefined;
+}
+
+/** The source list as Salt takes it: one string, or a list of strings or one-key maps {url: hash}. */
+export function sourceCandidates(raw: unknown): Outcome<{ url: string; hash?: string }[]> {
+  const items = Array.isArray(raw) ? raw : [raw];
+  const out: { url: string; hash?: string }[] = [];
+  for (const item of items) {
+    if (typeof item === 'string' && item !== '') out.push({ url: item });
+    else if (item && typeof item === 'object' && !Array.isArray(item) && Object.keys(item).length === 1) {
+      const [url, hash] = Object.entries(item)[0]!;
+      out.push({ url, hash: hash === null || hash === undefined ? undefined : String(hash) });
+    } else return { error: `Invalid source ${JSON.stringify(item)}; give a salt:// URL, an absolute path, or a list of them` };
+  }
+  if (out.length === 0) return { error: 'No source given; give a salt:// URL or an absolute path' };
+  for (const c of out) {
+    if (!isSalt(c.url) && localOf(c.url) === undefined) {
+      return { error: `Unsupported source ${c.url}: only salt:// URLs and absolute local paths are supported (http, ftp and s3 sources are not)` };
+    }
+  }
+  return { ok: out };
+}
+
+/** The first candidate that exists, made local (salt:// files fetched into the minion's cache). */
+export async function resolveSource(ctx: StateContext, raw: unknown): Promise<Outcome<ResolvedSource>> {
+  const cands = sourceCandidates(raw);
+  if ('error' in cands) return cands;
+  for (const c of cands.ok) {
+    if (isSalt(c.url)) {
+      const files = ctx.exec.files;
+      if (!files)
+        return { error: `Cannot fetch ${c.url}: no file server is reachable from this minion (FILESERVER_UNAVAILABLE); check the master connection or set file_client: local with file_roots` };
+      try {
+        if (!(await files.stat(c.url, ctx.saltenv))) continue;
+        const cached = await files.cacheFile(c.url, ctx.saltenv);
+        return { ok: { url: c.url, localPath: cached.localPath, hash: c.hash } };
+      } catch (err) {
+        return { error: `Unable to fetch ${c.url}: ${errorText(err)}` };
+      }
+    }
+    const local = localOf(c.url)!;
+    const st = await stat(local).catch(() => undefined);
+    if (st?.isFile()) return { ok: { url: c.url, localPath: local, hash: c.hash } };
+  }
+  const names = cands.ok.map((c) => c.url).join(', ');
+  return { error: `Source file ${names} not found in saltenv '${ctx.saltenv}'; check the path under file_roots (or the local path)` };
+}
+
+/** One `type=hex` expectation. */
+export interface ExpectedHash {
+  type: string;
+  hex: string;
+}
+
+function parseHashWord(word: string): ExpectedHash | undefined {
+  const m = /^(?:(\w+)[=:])?([0-9a-fA-F]+)$/.exec(word.trim());
+  if (!m) return undefined;
+  const hex = m[2]!.toLowerCase();
+  const type = m[1]?.toLowerCase() ?? HASH_LENGTHS[hex.length];
+  if (!type || !HASH_TYPES.has(type)) return undefined;
+  return { type, hex };
+}
+
+/**
+ * Salt's source_hash: `sha256=<hex>` (or a bare hex digest, its type from its length), or a
+ * hash file (salt:// or local) whose line naming the source's file (or its only digest) is used.
+ */
+export async function expectedHash(ctx: StateContext, sourceHash: string, sourceUrl: string, hashName?: string): Promise<Outcome<ExpectedHash>> {
+  const direct = parseHashWord(sourceHash);
+  if (direct) return { ok: direct };
+  if (!isSalt(sourceHash) && localOf(sourceHash) === undefined) {
+    return { error: `Invalid source_hash '${sourceHash}'; give '<type>=<hex digest>' (e.g. sha256=...) or the salt:// URL or path of a hash file` };
+  }
+  const file = await resolveSource(ctx, sourceHash);
+  if ('error' in file) return { error: `Source hash file ${sourceHash} not found; ${file.error}` };
+  const text = await readFile(file.ok.localPath, 'utf8');
+  const base = hashName ?? sourceUrl.split('/').pop() ?? '';
+  const found: ExpectedHash[] = [];
+  for (const line of text.split('\n')) {
+    const words = line.trim().split(/\s+/);
+    const h = words[0] ? parseHashWord(words[0]) : undefined;
+    if (!h) continue;
+    const named = words.slice(1).join(' ').replace(/^\*/, '');
+    if (named !== '' && (named === base || named.endsWith(`/${base}`))) return { ok: h };
+    found.push(h);
+  }
+  if (found.length === 1) return { ok: found[0]! };
+  return { error: `Source hash file ${sourceHash} has no hash for ${base}; add a line '<digest>  ${base}'` };
+}
+
+export async function digestOf(localPath: string, type: string): Promise<string> {
+  return createHash(type)
+    .update(await readFile(localPath))
+    .digest('hex');
+}
+
+/** Checks the bytes of a resolved source against source_hash; a mismatch comment says both digests. */
+export async function verifySource(ctx: StateContext, src: ResolvedSource, sourceHash: string | undefined, hashName?: string): Promise<string | undefined> {
+  const wanted = sourceHash ?? src.hash;
+  if (wanted === undefined || wanted === '') return undefined;
+  const exp = await expectedHash(ctx, wanted, src.url, hashName);
+  if ('error' in exp) return exp.error;
+  const actual = await digestOf(src.localPath, exp.ok.type);
+  if (actual !== exp.ok.hex) {
+    return `Specified ${exp.ok.type} checksum for ${src.url} (${exp.ok.hex}) does not match actual checksum (${actual}); fix source_hash or the source file`;
+  }
+  return undefined;
+}
