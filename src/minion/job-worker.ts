@@ -4,7 +4,8 @@
 
 import { parentPort } from 'node:worker_threads';
 import { BrineError, isErrorCode } from '../util/errors.js';
-import { createDefaultRegistry, loadModuleDirs, type ExecContext, type ExecResult, type ModuleRegistry } from '../modules/index.js';
+import { loadModuleDirs, type ExecContext, type ExecResult, type ModuleRegistry } from '../modules/index.js';
+import { createMinionRegistry } from '../state/index.js';
 import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
 
 const port = parentPort;
@@ -27,7 +28,7 @@ function post(reply: WorkerReply): void {
 /** The same functions as the main thread: built-ins plus module_dirs (the main thread logs problems). */
 function registryFor(config: Readonly<Record<string, unknown>>): Promise<ModuleRegistry> {
   registry ??= (async () => {
-    const r = createDefaultRegistry();
+    const r = createMinionRegistry();
     const dirs = config.module_dirs;
     if (Array.isArray(dirs) && dirs.length > 0) {
       const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };

@@ -13,7 +13,7 @@ import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
-import { BRINE_VERSION, collectGrains, createDefaultRegistry, loadModuleDirs, type Grains, type ModuleRegistry } from '../modules/index.js';
+import { BRINE_VERSION, collectGrains, loadModuleDirs, type Grains, type ModuleRegistry } from '../modules/index.js';
 import { MAX_GRAINS_JSON, grainsSchema } from '../protocol/index.js';
 import { JobRunner } from './job-runner.js';
 import { MasterPins } from './master-pin.js';
@@ -23,6 +23,7 @@ import { ReturnQueue } from './return-queue.js';
 import { RecentJids } from './recent-jids.js';
 import { isJid } from '../jobs/jid.js';
 import { minionSocketPath, startMinionControl } from './control-server.js';
+import { createMinionRegistry } from '../state/index.js';
 
 export interface MinionRuntime {
   clock?: Clock;
@@ -117,7 +118,7 @@ export class Minion {
     const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'minion', commonName: resolved.id });
     const returns = ReturnQueue.open(path.join(opts.cachedir, 'returns'), { max: opts.return_queue_max, logger });
     if (returns.size > 0) logger.info({ pending: returns.size }, `${returns.size} returns from before the restart will be sent once a master is connected`);
-    const registry = createDefaultRegistry();
+    const registry = createMinionRegistry();
     const custom = await loadModuleDirs(registry, opts.module_dirs ?? [], logger);
     if (custom.loaded.length > 0) logger.info({ modules: custom.loaded.map((m) => m.file) }, `loaded ${custom.loaded.length} custom module file(s) from module_dirs`);
     const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, registry, runtime, returns);

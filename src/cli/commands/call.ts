@@ -3,10 +3,11 @@
 
 import type { Command } from 'commander';
 import { Minion } from '../../minion/index.js';
-import { collectGrains, createDefaultRegistry, loadModuleDirs } from '../../modules/index.js';
+import { collectGrains, loadModuleDirs } from '../../modules/index.js';
 import { fail, minionOptions, type ConfigFlags } from '../common.js';
 import { formatReturn, outputterNames, type Outputter } from '../output/index.js';
 import { parseSaltArgs } from '../salt-args.js';
+import { createMinionRegistry } from '../../state/index.js';
 import { BrineError } from '../../util/errors.js';
 
 interface CallFlags extends ConfigFlags {
@@ -22,7 +23,7 @@ async function call(fun: string, rest: string[], flags: CallFlags): Promise<numb
   const { arg, kwarg } = parseSaltArgs(rest);
   const id = (await Minion.resolveId(opts)).id;
   const grains = await collectGrains({ id, configGrains: opts.grains });
-  const registry = createDefaultRegistry();
+  const registry = createMinionRegistry();
   const say = (_o: object, msg: string) => void process.stderr.write(`${msg}\n`);
   await loadModuleDirs(registry, opts.module_dirs ?? [], { info: () => undefined, warn: say, error: say });
   const controller = new AbortController();

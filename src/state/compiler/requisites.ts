@@ -1,0 +1,92 @@
+// Stage "requisites": resolves every requisite of every chunk to the chunks it names, in each
+// Salt form (`- pkg: nginx`, `- nginx`, `- sls: web`, `- id: x`, globs), inverts the `_in`
+// forms, and applies `use`/`use_in` (copying arguments). A reference that names no state is a
+// compile error.
+
+import { globMatch } from '../../targeting/index.js';
+import { compileError, type CompileError, type LowChunk } from './high-types.js';
+import { isFunctionArg, REQUISITE_KINDS, type RequisiteKind } from './requisite-kinds.js';
+
+/** One edge: this chunk has requisite `kind` on chunk `target` (an index into the chunk list). */
+export interface Requisite {
+  kind: RequisiteKind;
+  target: number;
+}
+
+interface Ref {
+  state: string | undefined;
+  value: string;
+}
+
+function isMapping(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+const where = (c: LowChunk): string => `${c.__sls__}:${c.__id__}`;
+const describe = (c: LowChunk): string => `state [${c.name}] in SLS [${c.__sls__}]`;
+const refText = (key: string, r: Ref): string => (r.state === undefined ? `${key}: ${r.value}` : `${key}: (${r.state}: ${r.value})`);
+
+function parseRefs(key: string, raw: unknown, c: LowChunk, errors: CompileError[]): Ref[] {
+  if (!Array.isArray(raw)) {
+    errors.push(compileError(`The ${key} statement in state '${c.__id__}' in SLS '${c.__sls__}' needs to be formed as a list`, where(c)));
+    return [];
+  }
+  const out: Ref[] = [];
+  for (const item of raw) {
+    if (typeof item === 'string' || typeof item === 'number') out.push({ state: undefined, value: String(item) });
+    else if (isMapping(item) && Object.keys(item).length === 1 && ['string', 'number'].includes(typeof Object.values(item)[0])) {
+      const [state, value] = Object.entries(item)[0]!;
+      out.push({ state, value: String(value) });
+    } else {
+      errors.push(
+        compileError(`Requisite declaration ${key} in state '${c.__id__}' in SLS '${c.__sls__}' is not formed as a single key dictionary or a state name: ${JSON.stringify(item)}`, where(c)),
+      );
+    }
+  }
+  return out;
+}
+
+function matches(ref: Ref, c: LowChunk): boolean {
+  const m = (s: string): boolean => s === ref.value || globMatch(ref.value, s);
+  if (ref.state === 'sls') return m(c.__sls__);
+  if (ref.state === 'id') return m(c.__id__);
+  if (ref.state !== undefined && ref.state !== c.state) return false;
+  return m(c.__id__) || m(c.name);
+}
+
+/** The resolved requisites of each chunk (same indexes as `chunks`); `use` applied to the chunks. */
+export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; errors: CompileError[] } {
+  const errors: CompileError[] = [];
+  const reqs: Requisite[][] = chunks.map(() => []);
+  const uses: Array<[to: number, from: number]> = [];
+  const add = (from: number, kind: RequisiteKind, to: number): void => {
+    if (from === to) return;
+    if (kind === 'use') uses.push([from, to]);
+    else if (!reqs[from]!.some((r) => r.kind === kind && r.target === to)) reqs[from]!.push({ kind, target: to });
+  };
+  chunks.forEach((c, i) => {
+    for (const kind of REQUISITE_KINDS) {
+      for (const key of [kind, `${kind}_in`]) {
+        if (!(key in c)) continue;
+        for (const ref of parseRefs(key, c[key], c, errors)) {
+          const targets = chunks.flatMap((t, j) => (matches(ref, t) ? [j] : []));
+          if (targets.length === 0) {
+            errors.push(compileError(`Referenced state does not exist for requisite [${refText(key, ref)}] in ${describe(c)}`, where(c)));
+            continue;
+          }
+          for (const j of targets) {
+            if (key === kind) add(i, kind, j);
+            else add(j, kind, i);
+          }
+        }
+      }
+    }
+  });
+  // use: copy the referenced state's arguments that this one does not set (never name/requisites)
+  for (const [to, from] of uses) {
+    const target = chunks[to]!;
+    const source = chunks[from]!;
+    for (const [k, v] of Object.entries(source)) if (k !== 'name' && isFunctionArg(k) && !(k in target)) target[k] = v;
+  }
+  return { reqs, errors };
+}
