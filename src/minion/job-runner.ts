@@ -133,8 +133,9 @@ export class JobRunner implements RunningJobs {
     this.entries.set(job.jid, entry);
     let result: ExecResult | undefined;
     try {
-      // refused or ended while waiting when a result comes back (another state run holds the lock)
-      result = await this.acquireStateLock(entry);
+      // a result here means refused, or ended while queued for another state run; without
+      // contention the lock is taken synchronously, so jobs keep their start order
+      result = this.needsStateLockWait(entry) ? await this.acquireStateLock(entry) : undefined;
       if (result === undefined) {
         if (this.runningCount < this.maxConcurrent) {
           this.runningCount++;
@@ -181,6 +182,15 @@ export class JobRunner implements RunningJobs {
    * STATE_RUN_IN_PROGRESS naming the running job. Returns the result that ends the job instead
    * of running it, or undefined once the lock is held.
    */
+  private needsStateLockWait(entry: Entry): boolean {
+    if (!STATE_RUN_FUNCTIONS.has(entry.job.fun)) return false;
+    if (this.stateHolder === undefined) {
+      this.stateHolder = entry;
+      return false;
+    }
+    return true;
+  }
+
   private async acquireStateLock(entry: Entry): Promise<ExecResult | undefined> {
     if (!STATE_RUN_FUNCTIONS.has(entry.job.fun)) return undefined;
     while (this.stateHolder !== undefined && this.stateHolder !== entry) {
