@@ -21,7 +21,7 @@ function fixed(fun: string, doc: string, changed: boolean, ok: boolean): StateFu
     doc,
     params: NAME,
     kwargs: true,
-    example: `always_${ok ? 'ok' : 'fails'}:\n  test.${fun}: []`,
+    example: `${fun}_demo:\n  test.${fun}: []`,
     run: async (ctx, { named }) => {
       if (ctx.test && (changed || !ok)) {
         const comment = ok ? "If we weren't testing, this would be successful with changes" : "If we weren't testing, this would be a failure!";
