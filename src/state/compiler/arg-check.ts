@@ -5,7 +5,7 @@ import { bindArguments, type BoundArgs, type ModuleFunction } from '../../module
 import { isBrineError } from '../../util/errors.js';
 import type { StateFunction } from '../types.js';
 import { compileError, type CompileError, type LowChunk } from './high-types.js';
-import { isFunctionArg } from './requisite-kinds.js';
+import { isFunctionArg, UNSUPPORTED_REQUISITES } from './requisite-kinds.js';
 
 /** The registry's binding rules, applied to a state function's declared params. */
 export function bindStateArgs(fn: StateFunction, chunk: LowChunk): BoundArgs {
@@ -56,6 +56,9 @@ export function checkArguments(chunks: readonly LowChunk[], functions: ReadonlyM
     } catch (err) {
       if (!isBrineError(err)) throw err;
       errors.push(compileError(`State '${full}' (ID '${c.__id__}', name '${c.name}') in SLS '${c.__sls__}': ${err.message}`, where));
+    }
+    for (const [key, instead] of UNSUPPORTED_REQUISITES) {
+      if (key in c) errors.push(compileError(`State '${full}' (ID '${c.__id__}') in SLS '${c.__sls__}' uses the requisite '${key}', which brine does not support: ${instead}`, where));
     }
     for (const b of checkGlobals(c)) errors.push(compileError(`State '${full}' (ID '${c.__id__}') in SLS '${c.__sls__}': ${b}`, where));
   }

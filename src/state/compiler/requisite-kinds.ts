@@ -9,10 +9,22 @@ export const REQUISITE_KEYS: ReadonlySet<string> = new Set(REQUISITE_KINDS.flatM
 /** Arguments the runtime handles for every state (Salt's STATE_RUNTIME_KEYWORDS and friends). */
 export const GLOBAL_KEYS: ReadonlySet<string> = new Set(['unless', 'onlyif', 'creates', 'order', 'retry', 'failhard', 'check_cmd', 'names', 'fire_event', 'reload_modules', 'parallel']);
 
+/** Salt requisites brine does not implement: a clear compile error instead of an unknown argument. */
+export const UNSUPPORTED_REQUISITES: ReadonlyMap<string, string> = new Map([
+  ['listen', 'use watch (it runs mod_watch right after the change instead of at the end of the run)'],
+  ['listen_in', 'use watch_in'],
+  ['require_any', 'split the state, or use onfail/onchanges'],
+  ['watch_any', 'use watch'],
+  ['onchanges_any', 'use onchanges (it already fires when any named state changed)'],
+  ['onfail_any', 'use onfail (it already fires when any named state failed)'],
+  ['onfail_all', 'use onfail'],
+  ['onfail_stop', 'use failhard'],
+]);
+
 /** Keys of a low chunk that describe it rather than pass arguments. */
 export const CHUNK_KEYS: ReadonlySet<string> = new Set(['__id__', '__sls__', '__env__', 'state', 'fun', 'order', 'name_order']);
 
 /** Whether a chunk argument goes to the state function. */
 export function isFunctionArg(key: string): boolean {
-  return !REQUISITE_KEYS.has(key) && !GLOBAL_KEYS.has(key) && !CHUNK_KEYS.has(key) && !key.startsWith('__');
+  return !REQUISITE_KEYS.has(key) && !GLOBAL_KEYS.has(key) && !CHUNK_KEYS.has(key) && !UNSUPPORTED_REQUISITES.has(key) && !key.startsWith('__');
 }

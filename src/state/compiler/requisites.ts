@@ -3,7 +3,7 @@
 // forms, and applies `use`/`use_in` (copying arguments). A reference that names no state is a
 // compile error.
 
-import { globMatch } from '../../targeting/index.js';
+import { globToRegExp } from '../../targeting/index.js';
 import { compileError, type CompileError, type LowChunk } from './high-types.js';
 import { isFunctionArg, REQUISITE_KINDS, type RequisiteKind } from './requisite-kinds.js';
 
@@ -46,12 +46,13 @@ function parseRefs(key: string, raw: unknown, c: LowChunk, errors: CompileError[
   return out;
 }
 
-function matches(ref: Ref, c: LowChunk): boolean {
-  const m = (s: string): boolean => s === ref.value || globMatch(ref.value, s);
-  if (ref.state === 'sls') return m(c.__sls__);
-  if (ref.state === 'id') return m(c.__id__);
-  if (ref.state !== undefined && ref.state !== c.state) return false;
-  return m(c.__id__) || m(c.name);
+/** A predicate for the chunks a reference names (fnmatch globs as Salt; exact names compare directly). */
+function matcherFor(ref: Ref): (c: LowChunk) => boolean {
+  const re = /[*?[]/.test(ref.value) ? globToRegExp(ref.value) : undefined;
+  const m = (s: string): boolean => s === ref.value || (re !== undefined && re.test(s));
+  if (ref.state === 'sls') return (c) => m(c.__sls__);
+  if (ref.state === 'id') return (c) => m(c.__id__);
+  return (c) => (ref.state === undefined || ref.state === c.state) && (m(c.__id__) || m(c.name));
 }
 
 /** The resolved requisites of each chunk (same indexes as `chunks`); `use` applied to the chunks. */
@@ -69,7 +70,8 @@ export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; er
       for (const key of [kind, `${kind}_in`]) {
         if (!(key in c)) continue;
         for (const ref of parseRefs(key, c[key], c, errors)) {
-          const targets = chunks.flatMap((t, j) => (matches(ref, t) ? [j] : []));
+          const matches = matcherFor(ref);
+          const targets = chunks.flatMap((t, j) => (matches(t) ? [j] : []));
           if (targets.length === 0) {
             errors.push(compileError(`Referenced state does not exist for requisite [${refText(key, ref)}] in ${describe(c)}`, where(c)));
             continue;

@@ -257,6 +257,13 @@ describe('argument check', () => {
     assert.deepEqual(log, []);
   });
 
+  it('a Salt requisite brine does not implement (listen, onfail_any, ...) is a compile error saying what to use', async () => {
+    const { messages } = await compileErrors({ 'a.sls': 'a:\n  rec.state: []\nb:\n  rec.state:\n    - listen:\n      - a\n    - onfail_any:\n      - a\n' }, 'a');
+    assert.equal(messages.length, 2, messages.join('\n'));
+    assert.match(messages[0]!, /ID 'b'.*uses the requisite 'listen', which brine does not support: use watch/);
+    assert.match(messages[1]!, /'onfail_any'/);
+  });
+
   it('a missing required argument of a real state function is reported', async () => {
     const { messages } = await compileErrors({ 'a.sls': 'x:\n  test.configurable_test_state:\n    - comment: [1]\n' }, 'a');
     assert.match(messages[0]!, /argument 'comment' must be a string/);
