@@ -49,7 +49,7 @@ function parseRefs(key: string, raw: unknown, c: LowChunk, errors: CompileError[
 /** A predicate for the chunks a reference names (fnmatch globs as Salt; exact names compare directly). */
 function matcherFor(ref: Ref): (c: LowChunk) => boolean {
   const re = /[*?[]/.test(ref.value) ? globToRegExp(ref.value) : undefined;
-  const m = (s: string): boolean => s === ref.value || (re !== undefined && re.test(s));
+  const m = (s: string): boolean => s === ref.value || re?.test(s) === true;
   if (ref.state === 'sls') return (c) => m(c.__sls__);
   if (ref.state === 'id') return (c) => m(c.__id__);
   return (c) => (ref.state === undefined || ref.state === c.state) && (m(c.__id__) || m(c.name));
