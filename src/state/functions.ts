@@ -75,7 +75,7 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     const exclude = parseExclude(a.exclude);
     const run = await compileRequest(env, { ...(mods ? { mods } : {}), ...(a.saltenv !== undefined ? { saltenv: a.saltenv } : {}), ...(exclude ? { exclude } : {}) });
     if (!run) return withRetcode(structuredClone(NO_TOP_MATCH), STATE_FAILURE_RETCODE);
-    return stateReturn(await runCompiled(env, run, testOf(ctx, a.test), saltenvOf(a.saltenv)));
+    return stateReturn(await runCompiled(env, run, testOf(ctx, a.test)));
   };
 
   const showHigh = async (ctx: ExecContext, mods: string[] | undefined, saltenv: string | undefined): Promise<HighId[]> => {
@@ -114,7 +114,7 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
           throw new BrineError('BAD_ARGUMENTS', `No matches for ID '${named.id_}' found in SLS '${mods.join(',')}' within saltenv '${saltenvOf(named.saltenv)}'; state.show_lowstate lists the IDs`);
         }
         const subset = subsetRun(run, (i) => run.chunks[i]!.__id__ === named.id_);
-        return stateReturn(await runCompiled(env, subset, testOf(ctx, named.test), saltenvOf(named.saltenv)));
+        return stateReturn(await runCompiled(env, subset, testOf(ctx, named.test)));
       },
     }),
     defineFunction({
@@ -138,7 +138,7 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
         ];
         const low = compileLow(high, functions);
         if (low.errors.length > 0) throw compileFailed(low.errors);
-        return stateReturn(await runCompiled(env, low.run, testOf(ctx, named.test), saltenvOf(named.saltenv)));
+        return stateReturn(await runCompiled(env, low.run, testOf(ctx, named.test)));
       },
     }),
     defineFunction({

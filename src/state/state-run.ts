@@ -124,12 +124,13 @@ function envOf(v: unknown): Record<string, unknown> | undefined {
 }
 
 /** Runs compiled states. */
-export function runCompiled(env: StateEnv, run: CompiledRun, test: boolean, saltenv: string): Promise<Record<string, StateReturn>> {
+export function runCompiled(env: StateEnv, run: CompiledRun, test: boolean): Promise<Record<string, StateReturn>> {
   return executeRun(run, {
     test,
     failhard: env.exec.config.failhard === true,
     functions: env.functions,
-    context: (low, t) => createStateContext({ test: t, saltenv, exec: env.exec, low, registry: env.registry }),
+    // each state sees the environment its SLS came from (a highstate spans several)
+    context: (low, t, saltenv) => createStateContext({ test: t, saltenv, exec: env.exec, low, registry: env.registry }),
     check: async (cmd, chunk) => {
       const kwarg: Record<string, unknown> = { python_shell: true };
       if (typeof chunk.cwd === 'string') kwarg.cwd = chunk.cwd;

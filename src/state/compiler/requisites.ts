@@ -60,6 +60,28 @@ export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; er
   const errors: CompileError[] = [];
   const reqs: Requisite[][] = chunks.map(() => []);
   const uses: Array<[to: number, from: number]> = [];
+  // exact references (the common case) are looked up, not scanned: big trees have one per state
+  const index = new Map<string, number[]>();
+  const put = (k: string, i: number): void => {
+    const list = index.get(k);
+    if (!list) index.set(k, [i]);
+    else if (list.at(-1) !== i) list.push(i);
+  };
+  chunks.forEach((c, i) => {
+    put(`id\0${c.__id__}`, i);
+    put(`any\0${c.__id__}`, i);
+    put(`any\0${c.name}`, i);
+    put(`sls\0${c.__sls__}`, i);
+  });
+  const findTargets = (ref: Ref): number[] => {
+    if (/[*?[]/.test(ref.value)) {
+      const matches = matcherFor(ref);
+      return chunks.flatMap((t, j) => (matches(t) ? [j] : []));
+    }
+    const key = ref.state === 'sls' ? 'sls' : ref.state === 'id' ? 'id' : 'any';
+    const found = [...new Set(index.get(`${key}\0${ref.value}`) ?? [])].sort((a, b) => a - b);
+    return ref.state === undefined || key !== 'any' ? found : found.filter((j) => chunks[j]!.state === ref.state);
+  };
   const add = (from: number, kind: RequisiteKind, to: number): void => {
     if (from === to) return;
     if (kind === 'use') uses.push([from, to]);
@@ -70,8 +92,7 @@ export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; er
       for (const key of [kind, `${kind}_in`]) {
         if (!(key in c)) continue;
         for (const ref of parseRefs(key, c[key], c, errors)) {
-          const matches = matcherFor(ref);
-          const targets = chunks.flatMap((t, j) => (matches(t) ? [j] : []));
+          const targets = findTargets(ref);
           if (targets.length === 0) {
             errors.push(compileError(`Referenced state does not exist for requisite [${refText(key, ref)}] in ${describe(c)}`, where(c)));
             continue;

@@ -26,8 +26,8 @@ export interface RunnerOptions {
   /** The minion's `failhard` option: stop at the first failure. */
   failhard?: boolean;
   functions: ReadonlyMap<string, StateFunction>;
-  /** The StateContext a function runs with (test may differ from the run's for prereq). */
-  context(low: LowRef, test: boolean): StateContext;
+  /** The StateContext a function runs with (test may differ from the run's for prereq; saltenv is the chunk's). */
+  context(low: LowRef, test: boolean, saltenv: string): StateContext;
   /** Runs onlyif/unless/check_cmd commands. */
   check: CheckRunner;
   /** Stops the run between states. */
@@ -94,7 +94,7 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
     const fn = opts.functions.get(`${c.state}.${c.fun}`)!;
     const skip = await runChecks(c, opts.check);
     if (skip) return { name: c.name, result: skip.result, changes: {}, comment: skip.comment, skipWatch: true };
-    const ctx = opts.context(lowRef(c), test);
+    const ctx = opts.context(lowRef(c), test, c.__env__);
     const args = bindStateArgs(fn, c);
     const invoke = async (f: NonNullable<StateFunction['modWatch']>): Promise<StateResult> => {
       try {

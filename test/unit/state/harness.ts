@@ -31,6 +31,7 @@ export function harness(tree: Record<string, Record<string, string>>, config: Re
       { name: 'fail_times', type: 'int', default: 0 },
       { name: 'port', type: 'int' },
       { name: 'extra', type: 'string' },
+      { name: 'show_env', type: 'bool', default: false, doc: 'log the saltenv the state runs in' },
       { name: 'env', type: 'any', doc: 'accepted, as cmd.run does, so onlyif/unless see it' },
     ]),
     example: 'x:\n  rec.state: []',
@@ -39,6 +40,7 @@ export function harness(tree: Record<string, Record<string, string>>, config: Re
         log.push(`test:${named.name}`);
         return { name: named.name, result: named.changes ? null : true, changes: named.changes ? { would: true } : {}, comment: 'test' };
       }
+      if (named.show_env) log.push(`saltenv:${named.name}:${ctx.saltenv}`);
       const n = (attempts.get(named.name) ?? 0) + 1;
       attempts.set(named.name, n);
       log.push(`run:${named.name}${named.port !== undefined ? `:${named.port}` : ''}${named.extra !== undefined ? `:${named.extra}` : ''}`);

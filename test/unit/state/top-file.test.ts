@@ -45,7 +45,7 @@ describe('top.sls matching', () => {
 describe('environments', () => {
   const tree = {
     base: { 'top.sls': "base:\n  '*':\n    - core\ndev:\n  '*':\n    - from_base_top\n", 'core.sls': 'core:\n  rec.state: []\n' },
-    dev: { 'top.sls': "dev:\n  '*':\n    - ignored\nqa:\n  '*':\n    - qa_from_dev\n", 'from_base_top.sls': 'devstate:\n  rec.state: []\n' },
+    dev: { 'top.sls': "dev:\n  '*':\n    - ignored\nqa:\n  '*':\n    - qa_from_dev\n", 'from_base_top.sls': 'devstate:\n  rec.state:\n    - show_env: true\n' },
     qa: { 'top.sls': "qa:\n  '*':\n    - also_ignored\n", 'qa_from_dev.sls': 'qastate:\n  rec.state: []\n' },
   };
 
@@ -59,16 +59,16 @@ describe('environments', () => {
     assert.deepEqual(r.return, { dev: ['ignored'] });
   });
 
-  it('a highstate applies the SLS of every environment from its own environment', async () => {
+  it('a highstate applies the SLS of every environment from its own environment, each state running in its saltenv', async () => {
     const h = harness(tree);
     const r = await h.call('state.highstate');
     assert.equal(r.retcode, 0, JSON.stringify(r.return));
-    assert.deepEqual(h.log, ['run:core', 'run:devstate', 'run:qastate']);
+    assert.deepEqual(h.log, ['run:core', 'saltenv:devstate:dev', 'run:devstate', 'run:qastate']);
     const ids = byId(r.return) as Record<string, { __sls__?: string }>;
     assert.equal(ids.devstate!.__sls__, 'from_base_top');
     const apply = harness(tree);
     await apply.call('state.apply');
-    assert.deepEqual(apply.log, ['run:core', 'run:devstate', 'run:qastate']);
+    assert.deepEqual(apply.log, ['run:core', 'saltenv:devstate:dev', 'run:devstate', 'run:qastate']);
   });
 
   it('no matching top: Salt result with result False and retcode 2', async () => {
