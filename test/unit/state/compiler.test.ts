@@ -264,7 +264,18 @@ describe('argument check', () => {
     assert.match(messages[1]!, /'onfail_any'/);
   });
 
-  it('a missing required argument of a real state function is reported', async () => {
+  it('a missing required argument is reported for each state (each name of names) lacking it', async () => {
+    const { messages, log } = await compileErrors(
+      { 'a.sls': 'ok:\n  rec.needs:\n    - target: t\nx:\n  rec.needs:\n    - names:\n      - n1\n      - n2:\n        - target: fine\n      - n3\n' },
+      'a',
+    );
+    assert.equal(messages.length, 2, messages.join('\n'));
+    assert.match(messages[0]!, /State 'rec\.needs' \(ID 'x', name 'n1'\).*missing required argument 'target'/);
+    assert.match(messages[1]!, /\(ID 'x', name 'n3'\)/);
+    assert.deepEqual(log, []);
+  });
+
+  it('a wrong type for a built-in state function argument is reported', async () => {
     const { messages } = await compileErrors({ 'a.sls': 'x:\n  test.configurable_test_state:\n    - comment: [1]\n' }, 'a');
     assert.match(messages[0]!, /argument 'comment' must be a string/);
   });

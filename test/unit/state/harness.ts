@@ -52,7 +52,20 @@ export function harness(tree: Record<string, Record<string, string>>, config: Re
       return { name: named.name, result: true, changes: { restarted: true }, comment: 'restarted' };
     },
   });
-  const stateFunctions: StateFunction[] = [...builtinStateFunctions, rec];
+  const needs = defineState({
+    name: 'rec.needs',
+    doc: 'A state with a required argument besides name.',
+    params: defineParams([
+      { name: 'name', type: 'string', required: true },
+      { name: 'target', type: 'string', required: true },
+    ]),
+    example: 'x:\n  rec.needs:\n    - target: y',
+    run: async (_ctx, { named }) => {
+      log.push(`run:${named.name}:${named.target}`);
+      return { name: named.name, result: true, changes: {}, comment: '' };
+    },
+  });
+  const stateFunctions: StateFunction[] = [...builtinStateFunctions, rec, needs];
   const files = memoryFiles(tree);
   const registry = createMinionRegistry({
     files: () => files,
