@@ -12,6 +12,8 @@ import type { StateReturn } from './runtime/runner.js';
 import { highToSalt, lowToSalt } from './show.js';
 import { fileClientFiles, type SlsFiles } from './sls-source.js';
 import { buildHigh, compileFailed, compileRequest, NO_TOP_MATCH, runCompiled, showTop, subsetRun, type StateEnv } from './state-run.js';
+import { runningMessage, STATE_RUN_FUNCTIONS } from './run-lock.js';
+import { findSls } from './sls-source.js';
 import type { StateFunction } from './types.js';
 
 export interface StateFunctionsOptions {
@@ -158,6 +160,38 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
       doc: 'Show the low data of the highstate in run order (compiled, not run).',
       params: defineParams([SALTENV]),
       run: async (ctx, { named }) => lowToSalt((await compileRequest(envFor(ctx), named.saltenv !== undefined ? { saltenv: named.saltenv } : {}))?.chunks ?? []),
+    }),
+    defineFunction({
+      name: 'state.test',
+      doc: 'state.apply with test=True: report what would change, change nothing.',
+      params: defineParams([MODS, SALTENV, EXCLUDE, QUEUE, CONCURRENT]),
+      run: (ctx, { named }) => runMods(ctx, named.mods === undefined || named.mods === null || named.mods === '' ? undefined : splitMods(named.mods), { ...named, test: true }),
+    }),
+    defineFunction({
+      name: 'state.running',
+      doc: 'The state runs in progress on this minion, in Salt words (an empty list when none).',
+      params: defineParams([CONCURRENT]),
+      inline: true,
+      run: (ctx) => (ctx.jobs?.list() ?? []).filter((j) => STATE_RUN_FUNCTIONS.has(j.fun) && !j.queued && j.jid !== ctx.jid).map(runningMessage),
+    }),
+    defineFunction({
+      name: 'state.show_states',
+      doc: 'The SLS names the highstate would apply (or the named ones with their includes), in order.',
+      params: defineParams([MODS, SALTENV]),
+      run: async (ctx, { named }) => {
+        const high = await showHigh(ctx, named.mods === undefined || named.mods === null || named.mods === '' ? undefined : splitMods(named.mods), named.saltenv);
+        return [...new Set(high.map((h) => h.sls))];
+      },
+    }),
+    defineFunction({
+      name: 'state.sls_exists',
+      doc: 'Whether every named SLS file exists in the environment (not rendered).',
+      params: defineParams([{ ...MODS, required: true }, SALTENV]),
+      run: async (ctx, { named }) => {
+        const env = envFor(ctx);
+        for (const sls of splitMods(named.mods)) if (!(await findSls(env.files, sls, saltenvOf(named.saltenv)))) return false;
+        return true;
+      },
     }),
     defineFunction({
       name: 'state.show_top',

@@ -53,7 +53,7 @@ describe('one state run per minion', () => {
     const first = job('state.apply');
     const p1 = r.run(first);
     await until(() => m.started.length === 1, 'the first state run to start');
-    for (const fun of ['state.sls', 'state.highstate', 'state.single', 'state.sls_id', 'state.apply']) {
+    for (const fun of ['state.sls', 'state.highstate', 'state.single', 'state.sls_id', 'state.apply', 'state.test']) {
       const second = await r.run(job(fun, { test: true }));
       assert.equal(second.success, false);
       assert.equal(second.retcode, 1);
@@ -65,6 +65,10 @@ describe('one state run per minion', () => {
       );
       assert.match(String(second.error?.message), /queue=True/);
     }
+    // state.running (inline, on the main thread) names the running state run
+    const running = await r.run(job('state.running'));
+    assert.equal((running.ret as string[]).length, 1);
+    assert.match((running.ret as string[])[0]!, new RegExp(`with jid ${first.jid}$`));
     // show_* functions and other modules run meanwhile
     const show = r.run(job('state.show_top'));
     const other = r.run(job('test.ping'));

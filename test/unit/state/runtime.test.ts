@@ -254,6 +254,20 @@ describe('state.single and state.sls_id', () => {
   });
 });
 
+describe('state.test, show_states, sls_exists', () => {
+  it('state.test runs in test mode; show_states lists SLS names with includes; sls_exists checks files', async () => {
+    const tree = { base: { 'a.sls': 'include: [b]\na:\n  rec.state: []\n', 'b/init.sls': 'b:\n  rec.state: []\n', 'top.sls': "base:\n  '*':\n    - a\n" } };
+    const h = harness(tree);
+    const r = await h.call('state.test', ['a']);
+    assert.equal(r.retcode, 0);
+    assert.deepEqual(h.log, ['test:b', 'test:a']);
+    assert.deepEqual((await h.call('state.show_states')).return, ['b', 'a']);
+    assert.equal((await h.call('state.sls_exists', ['a,b'])).return, true);
+    assert.equal((await h.call('state.sls_exists', ['a,c'])).return, false);
+    assert.deepEqual((await h.call('state.running')).return, []);
+  });
+});
+
 describe('no file server', () => {
   it('state.apply without a file client fails with FILESERVER_UNAVAILABLE', async () => {
     const { createMinionRegistry } = await import('../../../src/state/index.js');
