@@ -95,10 +95,10 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
     const skip = await runChecks(c, opts.check);
     if (skip) return { name: c.name, result: skip.result, changes: {}, comment: skip.comment, skipWatch: true };
     const ctx = opts.context(lowRef(c), test, c.__env__);
-    const args = bindStateArgs(fn, c);
     const invoke = async (f: NonNullable<StateFunction['modWatch']>): Promise<StateResult> => {
       try {
-        return checkShape(fn, await f.call(fn, ctx, args), c.name);
+        // the compiler checked the arguments; binding again converts them (and cannot fail here)
+        return checkShape(fn, await f.call(fn, ctx, bindStateArgs(fn, c)), c.name);
       } catch (err) {
         return { name: c.name, result: false, changes: {}, comment: `An exception occurred in this state: ${err instanceof Error ? err.message : String(err)}` };
       }
