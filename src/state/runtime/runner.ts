@@ -147,7 +147,8 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
     else pre.set(t, (await callFunction(c, true, false)) as StateResult);
   };
 
-  const failhardStops = (c: LowChunk, r: StateResult): boolean => r.result === false && (typeof c.failhard === 'boolean' ? c.failhard : opts.failhard === true);
+  // as Salt's check_failhard: a dry run never stops early, it reports every state
+  const failhardStops = (c: LowChunk, r: StateResult): boolean => !opts.test && r.result === false && (typeof c.failhard === 'boolean' ? c.failhard : opts.failhard === true);
 
   for (let i = 0; i < chunks.length; i++) {
     opts.signal?.throwIfAborted();

@@ -38,7 +38,7 @@ export function harness(tree: Record<string, Record<string, string>>, config: Re
     run: async (ctx, { named }) => {
       if (ctx.test) {
         log.push(`test:${named.name}`);
-        return { name: named.name, result: named.changes ? null : true, changes: named.changes ? { would: true } : {}, comment: 'test' };
+        return { name: named.name, result: named.fail ? false : named.changes ? null : true, changes: named.changes ? { would: true } : {}, comment: 'test' };
       }
       if (named.show_env) log.push(`saltenv:${named.name}:${ctx.saltenv}`);
       const n = (attempts.get(named.name) ?? 0) + 1;

@@ -109,6 +109,12 @@ describe('requisites at run time', () => {
     assert.equal(ids.never!.result, true);
   });
 
+  it('prereq_in: declared from the target side', async () => {
+    const h = harness(sls('site:\n  rec.state:\n    - changes: true\n    - prereq_in:\n      - stop\nstop:\n  rec.state: []\n'));
+    await h.call('state.sls', ['s']);
+    assert.deepEqual(h.log, ['test:site', 'run:stop', 'run:site']);
+  });
+
   it('prereq: when the prereq state fails, the target does not run', async () => {
     const h = harness(sls('site:\n  rec.state:\n    - changes: true\nstop:\n  rec.state:\n    - fail: true\n    - prereq:\n      - site\n'));
     const r = await h.call('state.sls', ['s']);
@@ -206,6 +212,11 @@ describe('global arguments', () => {
     const h3 = harness(sls(text.replace('    - failhard: true\n', '')));
     await h3.call('state.sls', ['s']);
     assert.deepEqual(h3.log, ['run:first', 'run:bad', 'run:later']);
+    // test=True never stops early (Salt's check_failhard)
+    const h4 = harness(sls(text));
+    const dry = await h4.call('state.sls', ['s'], { test: true });
+    assert.equal(byId(dry.return).bad!.result, false);
+    assert.deepEqual(Object.keys(byId(dry.return)), ['first', 'bad', 'later']);
   });
 });
 
