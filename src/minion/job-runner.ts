@@ -9,7 +9,7 @@ import { signalGroup, stopGroups } from '../util/process-group.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
 import type { ExecContext, ExecResult, Grains, ModuleRegistry, RunningJobInfo, RunningJobs } from '../modules/index.js';
-import { STATE_RUN_FUNCTIONS, stateRunConflict, wantsQueue } from '../state/index.js';
+import { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/index.js';
 import { capReturn } from './return-cap.js';
 import { WorkerExecutor, type IsolatedRun, type JobExecutor } from './worker-executor.js';
 
@@ -183,7 +183,7 @@ export class JobRunner implements RunningJobs {
    * of running it, or undefined once the lock is held.
    */
   private needsStateLockWait(entry: Entry): boolean {
-    if (!STATE_RUN_FUNCTIONS.has(entry.job.fun)) return false;
+    if (!STATE_RUN_FUNCTIONS.has(entry.job.fun) || wantsConcurrent(entry.job.kwarg)) return false;
     if (this.stateHolder === undefined) {
       this.stateHolder = entry;
       return false;

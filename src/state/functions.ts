@@ -32,7 +32,13 @@ const TEST = { name: 'test', type: 'bool', keywordOnly: true, doc: "report what 
 const SALTENV = { name: 'saltenv', type: 'string', keywordOnly: true, doc: 'file server environment (default base; for a highstate, only this environment)' } as const;
 const EXCLUDE = { name: 'exclude', type: 'any', keywordOnly: true, doc: "SLS names ('a,b') or a list of '{sls: x}' / '{id: y}' to leave out" } as const;
 const QUEUE = { name: 'queue', type: 'bool', default: false, keywordOnly: true, doc: 'wait for a running state run instead of failing with STATE_RUN_IN_PROGRESS' } as const;
-const CONCURRENT = { name: 'concurrent', type: 'bool', default: false, keywordOnly: true, doc: 'accepted for Salt compatibility; brine never runs two state runs at once' } as const;
+const CONCURRENT = {
+  name: 'concurrent',
+  type: 'bool',
+  default: false,
+  keywordOnly: true,
+  doc: 'run even while another state run is in progress, and do not block others (Salt: risky, states may conflict)',
+} as const;
 
 function splitMods(v: unknown, what = 'mods'): string[] {
   const list = typeof v === 'string' ? v.split(',') : Array.isArray(v) ? v : undefined;

@@ -11,4 +11,4 @@ export { testStateFunctions } from './modules/test-states.js';
 export { memoryFiles, fileClientFiles, findSls, type SlsFiles } from './sls-source.js';
 export { chunkTag, type LowChunk, type HighId, type CompileError } from './compiler/high-types.js';
 export type { StateReturn } from './runtime/runner.js';
-export { STATE_RUN_FUNCTIONS, stateRunConflict, wantsQueue, runningMessage } from './run-lock.js';
+export { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue, runningMessage } from './run-lock.js';

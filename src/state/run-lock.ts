@@ -22,10 +22,16 @@ export function runningMessage(holder: RunningJobInfo): string {
   return `The function "${holder.fun}" is running as PID ${holder.pid} and was started at ${saltTime(holder.started)} with jid ${holder.jid}`;
 }
 
-/** Whether a job must wait for (queue=True) or be refused by a running state run. */
+const truthy = (v: unknown): boolean => v === true || (typeof v === 'string' && v.toLowerCase() === 'true');
+
+/** queue=True: wait for a running state run instead of being refused. */
 export function wantsQueue(kwarg: Readonly<Record<string, unknown>>): boolean {
-  const q = kwarg.queue;
-  return q === true || (typeof q === 'string' && q.toLowerCase() === 'true');
+  return truthy(kwarg.queue);
+}
+
+/** concurrent=True: Salt's opt-out of the lock (the run neither waits nor blocks others). */
+export function wantsConcurrent(kwarg: Readonly<Record<string, unknown>>): boolean {
+  return truthy(kwarg.concurrent);
 }
 
 /** STATE_RUN_IN_PROGRESS for `fun` while `holder` runs: Salt's list-of-strings return, retcode 1. */

@@ -65,6 +65,11 @@ describe('one state run per minion', () => {
       );
       assert.match(String(second.error?.message), /queue=True/);
     }
+    // concurrent=True (Salt's opt-out) neither waits nor is refused
+    const conc = r.run(job('state.single', { concurrent: true }));
+    await until(() => m.started.length === 2, 'the concurrent run to start');
+    m.finish(m.started[1]!.split(':')[1]!);
+    assert.equal((await conc).success, true);
     // state.running (inline, on the main thread) names the running state run
     const running = await r.run(job('state.running'));
     assert.equal((running.ret as string[]).length, 1);
@@ -72,20 +77,20 @@ describe('one state run per minion', () => {
     // show_* functions and other modules run meanwhile
     const show = r.run(job('state.show_top'));
     const other = r.run(job('test.ping'));
-    await until(() => m.started.length === 3, 'show_top and test.ping to start');
+    await until(() => m.started.length === 4, 'show_top and test.ping to start');
     assert.deepEqual(
-      m.started.slice(1).map((s) => s.split(':')[0]),
+      m.started.slice(2).map((s) => s.split(':')[0]),
       ['state.show_top', 'test.ping'],
     );
-    for (const s of m.started.slice(1)) m.finish(s.split(':')[1]!);
+    for (const s of m.started.slice(2)) m.finish(s.split(':')[1]!);
     assert.equal((await show).success, true);
     assert.equal((await other).success, true);
     m.finish(first.jid);
     assert.equal((await p1).success, true);
     // the lock is free again
     const third = r.run(job('state.sls'));
-    await until(() => m.started.length === 4, 'a new state run to start');
-    m.finish(m.started[3]!.split(':')[1]!);
+    await until(() => m.started.length === 5, 'a new state run to start');
+    m.finish(m.started[4]!.split(':')[1]!);
     assert.equal((await third).success, true);
   });
 
