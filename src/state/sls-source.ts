@@ -28,7 +28,10 @@ export function fileClientFiles(files: FileClient): SlsFiles {
 /** An in-memory tree (`{ base: { 'web/init.sls': '...' } }`), for tests and state.single. */
 export function memoryFiles(tree: Readonly<Record<string, Readonly<Record<string, string>>>>): SlsFiles {
   return {
-    read: async (path, saltenv) => tree[saltenv]?.[path],
+    read: async (path, saltenv) => {
+      const env = Object.hasOwn(tree, saltenv) ? tree[saltenv] : undefined;
+      return env && Object.hasOwn(env, path) ? env[path] : undefined;
+    },
     listEnvs: async () => Object.keys(tree).sort(),
   };
 }

@@ -9,6 +9,9 @@ import { isBrineError } from '../util/errors.js';
 import { compileError, type CompileError } from './compiler/high-types.js';
 import type { SlsLoader } from './compiler/assemble-high.js';
 
+// the file server's rule for saltenv names
+const ENV_NAME = /^[A-Za-z0-9_-]+$/;
+
 const MATCH_TYPES: ReadonlySet<string> = new Set(['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'ipcidr', 'compound', 'nodegroup']);
 
 export interface TopMinion {
@@ -69,7 +72,7 @@ function matchSection(topEnv: string, section: string, body: unknown, m: TopMini
 export async function evaluateTop(envs: readonly string[], loader: SlsLoader, m: TopMinion, only?: string): Promise<{ top: Record<string, string[]>; errors: CompileError[] }> {
   const errors: CompileError[] = [];
   const order = only !== undefined ? [only] : [...envs].sort((a, b) => (a === 'base' ? -1 : b === 'base' ? 1 : a < b ? -1 : a > b ? 1 : 0));
-  const top: Record<string, string[]> = {};
+  const top = new Map<string, string[]>();
   const defined = new Set<string>();
   for (const env of order) {
     let loaded: { data: unknown } | undefined;
@@ -86,6 +89,10 @@ export async function evaluateTop(envs: readonly string[], loader: SlsLoader, m:
     }
     const sections = new Map<string, unknown>();
     for (const [section, body] of Object.entries(loaded.data)) {
+      if (!ENV_NAME.test(section)) {
+        errors.push(compileError(`top.sls in saltenv '${env}' names the environment ${JSON.stringify(section)}; environment names are letters, digits, _ and -`, `${env}:top`));
+        continue;
+      }
       if (only !== undefined && section !== only) continue;
       if (defined.has(section)) continue;
       sections.set(section, body);
@@ -93,8 +100,10 @@ export async function evaluateTop(envs: readonly string[], loader: SlsLoader, m:
     for (const [section, body] of sections) {
       defined.add(section);
       const names = matchSection(env, section, body, m, errors);
-      if (names.length > 0) top[section] = [...(top[section] ?? []), ...names.filter((n) => !(top[section] ?? []).includes(n))];
+      const had = top.get(section) ?? [];
+      if (names.length > 0) top.set(section, [...had, ...names.filter((n) => !had.includes(n))]);
     }
   }
-  return { top, errors };
+  // fromEntries defines own properties: an environment called __proto__ stays a plain key
+  return { top: Object.fromEntries(top), errors };
 }

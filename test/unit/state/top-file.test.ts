@@ -35,6 +35,17 @@ describe('top.sls matching', () => {
     assert.deepEqual(r.return, { base: ['all', 'grain', 'grain_pcre', 'pcre', 'list', 'compound', 'ipcidr', 'nodegroup'] });
   });
 
+  it('an environment name that is not letters, digits, _ and - is an error', async () => {
+    const r = await top({ base: { 'top.sls': "bad env:\n  '*':\n    - a\n" } });
+    assert.equal(r.error?.code, 'STATE_COMPILE_FAILED');
+    assert.match(String((r.return as string[])[0]), /names the environment "bad env"/);
+    // a section called __proto__ is an ordinary (empty) environment, never the object's prototype
+    const proto = await top({ base: { 'top.sls': "__proto__:\n  '*':\n    - a\n" } });
+    assert.equal(proto.success, true, JSON.stringify(proto.return));
+    assert.deepEqual(Object.keys(proto.return as object), ['__proto__']);
+    assert.equal(Object.getPrototypeOf(proto.return), Object.prototype);
+  });
+
   it('an unsupported match type is a compile error naming the target', async () => {
     const r = await top({ base: { 'top.sls': "base:\n  'x':\n    - match: pillar\n    - a\n" } });
     assert.equal(r.error?.code, 'STATE_COMPILE_FAILED');
