@@ -116,6 +116,8 @@ export function subsetRun(run: CompiledRun, selected: (i: number) => boolean): C
   };
 }
 
+const CHECK_OPTIONS: ReadonlySet<string> = new Set(['cwd', 'runas', 'shell', 'timeout', 'umask']);
+
 function envOf(v: unknown): Record<string, unknown> | undefined {
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
   // Salt also accepts `env: [{FOO: bar}, ...]`
@@ -133,9 +135,13 @@ export function runCompiled(env: StateEnv, run: CompiledRun, test: boolean): Pro
     context: (low, t, saltenv) => createStateContext({ test: t, saltenv, exec: env.exec, low, registry: env.registry }),
     check: async (cmd, chunk) => {
       const kwarg: Record<string, unknown> = { python_shell: true };
-      if (typeof chunk.cwd === 'string') kwarg.cwd = chunk.cwd;
       const e = envOf(chunk.env);
       if (e) kwarg.env = e;
+      // Salt runs the checks with the state's own cwd, runas, shell, timeout and umask; pass
+      // those that this minion's cmd.retcode understands
+      for (const p of env.registry.get('cmd.retcode')?.params ?? []) {
+        if (CHECK_OPTIONS.has(p.name) && chunk[p.name] !== undefined && chunk[p.name] !== null) kwarg[p.name] = chunk[p.name];
+      }
       const r = await env.registry.call('cmd.retcode', [cmd], kwarg, env.exec);
       return typeof r.return === 'number' ? r.return : 1;
     },

@@ -31,6 +31,7 @@ export function harness(tree: Record<string, Record<string, string>>, config: Re
       { name: 'fail_times', type: 'int', default: 0 },
       { name: 'port', type: 'int' },
       { name: 'extra', type: 'string' },
+      { name: 'cwd', type: 'string', doc: 'accepted, as cmd.run does, so onlyif/unless run there' },
       { name: 'show_env', type: 'bool', default: false, doc: 'log the saltenv the state runs in' },
       { name: 'env', type: 'any', doc: 'accepted, as cmd.run does, so onlyif/unless see it' },
     ]),

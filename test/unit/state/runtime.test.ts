@@ -164,6 +164,13 @@ describe('global arguments', () => {
     assert.equal(ids.g!.comment, 'unless condition is true');
   });
 
+  it("onlyif/unless run in the state's cwd", async () => {
+    const h = harness(sls(`here:\n  rec.state:\n    - cwd: ${tmp}\n    - onlyif: test "$(pwd)" = "${tmp}"\nthere:\n  rec.state:\n    - cwd: /\n    - onlyif: test "$(pwd)" = "${tmp}"\n`));
+    const r = await h.call('state.sls', ['s']);
+    assert.equal(r.retcode, 0, JSON.stringify(r.return));
+    assert.deepEqual(h.log, ['run:here']);
+  });
+
   it('creates: skipped when every path exists', async () => {
     const there = path.join(tmp, 'there');
     fs.writeFileSync(there, '');
