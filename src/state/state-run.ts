@@ -2,13 +2,14 @@
 // highstate) -> high data -> low data -> ordered graph, then execution. Compile errors are
 // collected from every stage and thrown together (STATE_COMPILE_FAILED); nothing runs then.
 
-import type { ExecContext, ModuleRegistry } from '../modules/index.js';
+import { traverseDictAndList, type ExecContext, type ModuleRegistry } from '../modules/index.js';
 import { BrineError } from '../util/errors.js';
 import { assembleHigh } from './compiler/assemble-high.js';
 import { compileLow, type CompiledRun } from './compiler/compile.js';
 import type { CompileError, Exclusion, HighId } from './compiler/high-types.js';
 import { runAfter } from './compiler/ordering.js';
 import { createStateContext } from './context.js';
+import { pythonTruthy } from './runtime/global-checks.js';
 import { executeRun, type RunnerOptions, type StateReturn } from './runtime/runner.js';
 import { slsLoader } from './sls-render.js';
 import type { SlsFiles } from './sls-source.js';
@@ -118,6 +119,15 @@ export function subsetRun(run: CompiledRun, selected: (i: number) => boolean): C
 
 const CHECK_OPTIONS: ReadonlySet<string> = new Set(['cwd', 'runas', 'shell', 'timeout', 'umask']);
 
+/** `{fun: mod.fun, args: [...], get_return: key, ...kwargs}`: succeeds when the function returns a truthy value. */
+async function runCheckFunction(env: StateEnv, entry: Readonly<Record<string, unknown>>): Promise<boolean> {
+  const { fun, args, get_return: getReturn, ...kwargs } = entry;
+  if (typeof fun !== 'string') return false;
+  const r = await env.registry.call(fun, Array.isArray(args) ? args : args === undefined ? [] : [args], kwargs, env.exec);
+  if (!r.success) return false;
+  return pythonTruthy(typeof getReturn === 'string' ? traverseDictAndList(r.return, getReturn, undefined) : r.return);
+}
+
 function envOf(v: unknown): Record<string, unknown> | undefined {
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
   // Salt also accepts `env: [{FOO: bar}, ...]`
@@ -133,7 +143,8 @@ export function runCompiled(env: StateEnv, run: CompiledRun, test: boolean): Pro
     functions: env.functions,
     // each state sees the environment its SLS came from (a highstate spans several)
     context: (low, t, saltenv) => createStateContext({ test: t, saltenv, exec: env.exec, low, registry: env.registry }),
-    check: async (cmd, chunk) => {
+    check: async (entry, chunk) => {
+      if (typeof entry !== 'string') return runCheckFunction(env, entry);
       const kwarg: Record<string, unknown> = { python_shell: true };
       const e = envOf(chunk.env);
       if (e) kwarg.env = e;
@@ -142,8 +153,8 @@ export function runCompiled(env: StateEnv, run: CompiledRun, test: boolean): Pro
       for (const p of env.registry.get('cmd.retcode')?.params ?? []) {
         if (CHECK_OPTIONS.has(p.name) && chunk[p.name] !== undefined && chunk[p.name] !== null) kwarg[p.name] = chunk[p.name];
       }
-      const r = await env.registry.call('cmd.retcode', [cmd], kwarg, env.exec);
-      return typeof r.return === 'number' ? r.return : 1;
+      const r = await env.registry.call('cmd.retcode', [entry], kwarg, env.exec);
+      return r.return === 0;
     },
     signal: env.exec.signal,
     ...(env.sleep ? { sleep: env.sleep } : {}),

@@ -17,11 +17,14 @@ export function bindStateArgs(fn: StateFunction, chunk: LowChunk): BoundArgs {
 }
 
 const isStringList = (v: unknown): boolean => typeof v === 'string' || (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string'));
+const isFunCheck = (x: unknown): boolean => typeof x === 'object' && x !== null && !Array.isArray(x) && typeof (x as { fun?: unknown }).fun === 'string';
+/** onlyif/unless: commands, `{fun: ...}` function checks, or a list mixing them. */
+const isCheckList = (v: unknown): boolean => typeof v === 'string' || isFunCheck(v) || (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' || isFunCheck(x)));
 
 function checkGlobals(c: LowChunk): string[] {
   const bad: string[] = [];
   for (const key of ['onlyif', 'unless'] as const) {
-    if (key in c && !(isStringList(c[key]) || typeof c[key] === 'boolean')) bad.push(`'${key}' must be a command, a list of commands or a boolean`);
+    if (key in c && !(isCheckList(c[key]) || typeof c[key] === 'boolean')) bad.push(`'${key}' must be a command, a '{fun: module.function, ...}' check, a list of them, or a boolean`);
   }
   for (const key of ['creates', 'check_cmd'] as const) {
     if (key in c && !isStringList(c[key])) bad.push(`'${key}' must be ${key === 'creates' ? 'a path or a list of paths' : 'a command or a list of commands'}`);

@@ -164,6 +164,29 @@ describe('global arguments', () => {
     assert.equal(ids.g!.comment, 'unless condition is true');
   });
 
+  it('onlyif/unless also take Salt function checks {fun, args, get_return, kwargs}: a truthy return passes', async () => {
+    const there = path.join(tmp, 'fun-there');
+    fs.writeFileSync(there, '');
+    const h = harness(
+      sls(
+        [
+          `exists:\n  rec.state:\n    - onlyif:\n      - fun: file.file_exists\n        path: ${there}\n`,
+          `missing:\n  rec.state:\n    - onlyif:\n      - fun: file.file_exists\n        path: ${there}.no\n`,
+          'mixed:\n  rec.state:\n    - unless:\n      - "true"\n      - fun: test.false\n',
+          'skipped:\n  rec.state:\n    - unless:\n      - fun: test.echo\n        args: [hello]\n',
+          'traversed:\n  rec.state:\n    - onlyif:\n      - fun: test.arg\n        args: [a]\n        flag: ""\n        get_return: kwargs:flag\n',
+          'traversed_yes:\n  rec.state:\n    - onlyif:\n      - fun: test.arg\n        flag: "x"\n        get_return: kwargs:flag\n',
+        ].join(''),
+      ),
+    );
+    const r = await h.call('state.sls', ['s']);
+    assert.equal(r.retcode, 0, JSON.stringify(r.return));
+    assert.deepEqual(h.log, ['run:exists', 'run:mixed', 'run:traversed_yes']);
+    assert.equal(byId(r.return).missing!.comment, 'onlyif condition is false');
+    assert.equal(byId(r.return).skipped!.comment, 'unless condition is true');
+    assert.equal(byId(r.return).traversed!.comment, 'onlyif condition is false');
+  });
+
   it("onlyif/unless run in the state's cwd", async () => {
     const h = harness(sls(`here:\n  rec.state:\n    - cwd: ${tmp}\n    - onlyif: test "$(pwd)" = "${tmp}"\nthere:\n  rec.state:\n    - cwd: /\n    - onlyif: test "$(pwd)" = "${tmp}"\n`));
     const r = await h.call('state.sls', ['s']);
