@@ -4,7 +4,7 @@
 
 import type { StateFunction } from '../types.js';
 import { checkArguments } from './arg-check.js';
-import type { CompileError, HighId, LowChunk } from './high-types.js';
+import { compileError, type CompileError, type HighId, type LowChunk } from './high-types.js';
 import { highToLow } from './low-chunks.js';
 import { assignOrder, orderChunks } from './ordering.js';
 import { resolveRequisites, type Requisite } from './requisites.js';
@@ -21,6 +21,19 @@ export function compileLow(high: readonly HighId[], functions: ReadonlyMap<strin
   const resolved = resolveRequisites(chunks);
   errors.push(...resolved.errors);
   errors.push(...checkArguments(chunks, functions));
+  // listen runs the listener's mod_watch at the end of the run: it must have one
+  resolved.reqs.forEach((list, i) => {
+    const c = chunks[i]!;
+    const fn = functions.get(`${c.state}.${c.fun}`);
+    if (fn && !fn.modWatch && list.some((r) => r.kind === 'listen')) {
+      errors.push(
+        compileError(
+          `State '${fn.name}' (ID '${c.__id__}') in SLS '${c.__sls__}' listens to other states, but ${fn.name} has no mod_watch to run when they change; use onchanges or watch`,
+          `${c.__sls__}:${c.__id__}`,
+        ),
+      );
+    }
+  });
   const ordered = orderChunks(chunks, resolved.reqs);
   errors.push(...ordered.errors);
   if (errors.length > 0) return { run: { chunks, reqs: resolved.reqs }, errors };

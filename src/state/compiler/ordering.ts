@@ -4,6 +4,7 @@
 // in it.
 
 import { chunkTag, compileError, type CompileError, type LowChunk } from './high-types.js';
+import { UNORDERED_KINDS } from './requisite-kinds.js';
 import type { Requisite } from './requisites.js';
 
 /** Numeric `order` for each chunk, as Salt's order_chunks computes it (mutates `order`). */
@@ -34,12 +35,12 @@ export function runAfter(reqs: readonly Requisite[][]): number[][] {
   const after: number[][] = reqs.map(() => []);
   reqs.forEach((list, i) => {
     for (const r of list) {
-      if (r.kind === 'use') continue;
+      if (UNORDERED_KINDS.has(r.kind)) continue;
       if (r.kind === 'prereq') {
         // the target runs after the prereq'd state; the prereq'd state needs the target's own
         // requisites done first, since it runs the target in test mode
         after[r.target]!.push(i);
-        for (const t of reqs[r.target]!) if (t.kind !== 'use' && t.kind !== 'prereq' && t.target !== i) after[i]!.push(t.target);
+        for (const t of reqs[r.target]!) if (!UNORDERED_KINDS.has(t.kind) && t.kind !== 'prereq' && t.target !== i) after[i]!.push(t.target);
       } else after[i]!.push(r.target);
     }
   });

@@ -1,6 +1,9 @@
 // The requisite and global argument names: the runtime's, never passed to a state function.
 
-export const REQUISITE_KINDS = ['require', 'watch', 'onchanges', 'onfail', 'prereq', 'use'] as const;
+export const REQUISITE_KINDS = ['require', 'watch', 'onchanges', 'onfail', 'prereq', 'use', 'listen'] as const;
+
+/** Requisites that do not order states: `use` copies arguments, `listen` acts at the end of the run. */
+export const UNORDERED_KINDS: ReadonlySet<string> = new Set(['use', 'listen']);
 export type RequisiteKind = (typeof REQUISITE_KINDS)[number];
 
 /** `require` and `require_in`, ... : the arguments that name other states. */
@@ -11,8 +14,6 @@ export const GLOBAL_KEYS: ReadonlySet<string> = new Set(['unless', 'onlyif', 'cr
 
 /** Salt requisites brine does not implement: a clear compile error instead of an unknown argument. */
 export const UNSUPPORTED_REQUISITES: ReadonlyMap<string, string> = new Map([
-  ['listen', 'use watch (it runs mod_watch right after the change instead of at the end of the run)'],
-  ['listen_in', 'use watch_in'],
   ['require_any', 'split the state, or use onfail/onchanges'],
   ['watch_any', 'use watch'],
   ['onchanges_any', 'use onchanges (it already fires when any named state changed)'],

@@ -31,7 +31,7 @@ export function requisiteStatus(
   const stats = new Set<string>();
   const failed: number[] = [];
   for (const r of reqs) {
-    if (r.kind === 'use') continue;
+    if (r.kind === 'use' || r.kind === 'listen') continue;
     if (r.kind === 'prereq') {
       const pre = preResults(r.target);
       if (!pre) continue;

@@ -148,6 +148,37 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
   };
 
   // as Salt's check_failhard: a dry run never stops early, it reports every state
+  /** Salt's call_listen: after the run, mod_watch once for each state listening to a state that changed. */
+  const runListeners = async (): Promise<void> => {
+    for (let i = 0; i < chunks.length; i++) {
+      const c = chunks[i]!;
+      const fired = reqs[i]!.some((r) => r.kind === 'listen' && Object.keys(results.get(r.target)?.changes ?? {}).length > 0);
+      const fn = opts.functions.get(`${c.state}.${c.fun}`)!;
+      if (!fired || !fn.modWatch) continue;
+      opts.signal?.throwIfAborted();
+      const listener = { ...c, __id__: `listener_${c.__id__}`, fun: 'mod_watch' };
+      const startDate = now();
+      const t0 = elapsed();
+      let ret: StateResult;
+      try {
+        ret = checkShape(fn, await fn.modWatch.call(fn, opts.context(lowRef(listener), opts.test, c.__env__), bindStateArgs(fn, c)), c.name);
+      } catch (err) {
+        ret = { name: c.name, result: false, changes: {}, comment: `An exception occurred in this state: ${err instanceof Error ? err.message : String(err)}` };
+      }
+      out[chunkTag(listener)] = {
+        name: ret.name,
+        result: ret.result,
+        changes: ret.changes,
+        comment: ret.comment,
+        __id__: listener.__id__,
+        __sls__: c.__sls__,
+        __run_num__: runNum++,
+        start_time: formatStartTime(startDate),
+        duration: Math.round((elapsed() - t0) * 1000) / 1000,
+      };
+    }
+  };
+
   const failhardStops = (c: LowChunk, r: StateResult): boolean => !opts.test && r.result === false && (typeof c.failhard === 'boolean' ? c.failhard : opts.failhard === true);
 
   for (let i = 0; i < chunks.length; i++) {
@@ -200,5 +231,6 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
     };
     if (failhardStops(c, ret)) break;
   }
+  await runListeners();
   return out;
 }

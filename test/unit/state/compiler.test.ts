@@ -257,10 +257,10 @@ describe('argument check', () => {
     assert.deepEqual(log, []);
   });
 
-  it('a Salt requisite brine does not implement (listen, onfail_any, ...) is a compile error saying what to use', async () => {
-    const { messages } = await compileErrors({ 'a.sls': 'a:\n  rec.state: []\nb:\n  rec.state:\n    - listen:\n      - a\n    - onfail_any:\n      - a\n' }, 'a');
+  it('a Salt requisite brine does not implement (require_any, onfail_any, ...) is a compile error saying what to use', async () => {
+    const { messages } = await compileErrors({ 'a.sls': 'a:\n  rec.state: []\nb:\n  rec.state:\n    - require_any:\n      - a\n    - onfail_any:\n      - a\n' }, 'a');
     assert.equal(messages.length, 2, messages.join('\n'));
-    assert.match(messages[0]!, /ID 'b'.*uses the requisite 'listen', which brine does not support: use watch/);
+    assert.match(messages[0]!, /ID 'b'.*uses the requisite 'require_any', which brine does not support: split the state/);
     assert.match(messages[1]!, /'onfail_any'/);
   });
 

@@ -122,6 +122,33 @@ describe('requisites at run time', () => {
     assert.equal(byId(r.return).site!.comment, 'One or more requisite failed: s.stop');
   });
 
+  it('listen: does not order; mod_watch runs once at the end of the run, reported as listener_<id>', async () => {
+    const h = harness(
+      sls(
+        'svc:\n  rec.state:\n    - listen:\n      - conf\n      - conf2\nconf:\n  rec.state:\n    - changes: true\nconf2:\n  rec.state:\n    - changes: true\n    - listen_in:\n      - svc2\nsvc2:\n  rec.state: []\nquiet:\n  rec.state:\n    - listen:\n      - svc2\n',
+      ),
+    );
+    const r = await h.call('state.sls', ['s']);
+    assert.equal(r.retcode, 0, JSON.stringify(r.return));
+    assert.deepEqual(h.log, ['run:svc', 'run:conf', 'run:conf2', 'run:svc2', 'run:quiet', 'watch:svc', 'watch:svc2']);
+    const ret = r.return as Record<string, { __id__: string; __run_num__: number; changes: object }>;
+    const listener = ret['rec_|-listener_svc_|-svc_|-mod_watch'];
+    assert.ok(listener, Object.keys(ret).join(' '));
+    assert.equal(listener.__id__, 'listener_svc');
+    assert.equal(listener.__run_num__, 5);
+    assert.deepEqual(listener.changes, { restarted: true });
+    assert.ok(ret['rec_|-listener_svc2_|-svc2_|-mod_watch']);
+    assert.equal(ret['rec_|-listener_quiet_|-quiet_|-mod_watch'], undefined);
+  });
+
+  it('listen on a state function without mod_watch is a compile error', async () => {
+    const h = harness(sls('c:\n  rec.state:\n    - changes: true\nn:\n  test.show_notification:\n    - listen:\n      - c\n'));
+    const r = await h.call('state.sls', ['s']);
+    assert.equal(r.error?.code, 'STATE_COMPILE_FAILED');
+    assert.match((r.return as string[])[0]!, /test\.show_notification has no mod_watch/);
+    assert.deepEqual(h.log, []);
+  });
+
   it('use and use_in copy the arguments a state does not set (never name or requisites)', async () => {
     const h = harness(
       sls(
