@@ -200,6 +200,12 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
       },
     }),
     defineFunction({
+      name: 'state.show_low_sls',
+      doc: 'Show the low data of the named SLS files in run order (compiled, not run).',
+      params: defineParams([{ ...MODS, required: true }, SALTENV]),
+      run: async (ctx, { named }) => lowToSalt((await compileRequest(envFor(ctx), { mods: splitMods(named.mods), ...(named.saltenv !== undefined ? { saltenv: named.saltenv } : {}) }))?.chunks ?? []),
+    }),
+    defineFunction({
       name: 'state.show_top',
       doc: 'Show which SLS files the top file gives this minion, per environment.',
       params: defineParams([SALTENV]),

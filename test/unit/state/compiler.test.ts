@@ -326,6 +326,7 @@ describe('show functions', () => {
     assert.deepEqual(hs.return, high.return);
     const low = await h.call('state.show_lowstate');
     assert.deepEqual(low.return, [{ __id__: 'x', __sls__: 'a', __env__: 'base', state: 'rec', fun: 'state', name: 'x', port: 1, order: 10000 }]);
+    assert.deepEqual((await h.call('state.show_low_sls', ['a'])).return, low.return);
     assert.deepEqual(h.log, []);
   });
 });
