@@ -79,6 +79,7 @@ export async function evaluateTop(envs: readonly string[], loader: SlsLoader, m:
     try {
       loaded = await loader.load('top', env);
     } catch (err) {
+      if (isBrineError(err, 'FILESERVER_UNAVAILABLE')) throw err;
       errors.push(compileError(`Rendering top.sls in saltenv '${env}' failed: ${isBrineError(err) ? err.message : String(err)}`, `${env}:top`));
       continue;
     }

@@ -77,6 +77,8 @@ export async function assembleHigh(requests: ReadonlyArray<{ sls: string; env: s
     try {
       loaded = await loader.load(sls, env);
     } catch (err) {
+      // no file server is not a problem of the SLS files: the run fails with that code
+      if (isBrineError(err, 'FILESERVER_UNAVAILABLE')) throw err;
       const message = isBrineError(err) ? `Rendering SLS '${key}' failed: ${err.message}` : `Rendering SLS '${key}' failed: ${String(err)}`;
       errors.push(compileError(message, `${sls}:`));
       return;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { FileClient, FileStat } from '../../../src/modules/index.js';
 import { createMinionRegistry } from '../../../src/state/index.js';
 import { makeCtx } from '../modules/context.js';
+import { BrineError } from '../../../src/util/errors.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-roots-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -53,5 +54,21 @@ describe('SLS files through ctx.files', () => {
     assert.equal(r.retcode, 0, JSON.stringify(r.return));
     assert.deepEqual(Object.keys(r.return as object), ['test_|-conf_|-conf_|-succeed_without_changes', 'test_|-web_|-web_|-succeed_with_changes']);
     assert.deepEqual(files.cached, ['base:top.sls', 'base:web/init.sls', 'base:web/conf.sls']);
+  });
+
+  it('a file client that loses its master mid-run fails the run with FILESERVER_UNAVAILABLE, not a compile error', async () => {
+    const base = path.join(root, 'base2');
+    fs.mkdirSync(base, { recursive: true });
+    fs.writeFileSync(path.join(base, 'a.sls'), 'include: [b]\na:\n  test.nop: []\n');
+    const files = dirClient({ base });
+    const lost: FileClient = {
+      ...files,
+      stat: async (url, saltenv) => {
+        if (url.startsWith('b')) throw new BrineError('FILESERVER_UNAVAILABLE', 'no master connection');
+        return files.stat(url, saltenv);
+      },
+    };
+    const r = await createMinionRegistry().call('state.sls', ['a'], {}, { ...makeCtx(), files: lost });
+    assert.equal(r.error?.code, 'FILESERVER_UNAVAILABLE');
   });
 });
