@@ -227,6 +227,17 @@ const TABLE = [
     doc: "Largest job return sent, measured as JSON; a larger one is cut and ends with a visible '[return truncated: N bytes dropped]' marker. Keep it below the master's max_frame_size.",
   },
 
+  // --- minion: states -------------------------------------------------------------------------
+  { name: 'test', type: 'bool', default: false, roles: MINION, doc: 'Run every state function as test=True (report what would change, change nothing) unless the call passes test=False.' },
+  { name: 'failhard', type: 'bool', default: false, roles: MINION, doc: 'Stop a state run at the first state that fails (a state may set failhard itself); the states after it do not run.' },
+  {
+    name: 'state_auto_order',
+    type: 'bool',
+    default: true,
+    roles: MINION,
+    doc: 'Run states without an order argument in the order they are defined (included SLS files first); off sorts them by state, name and function.',
+  },
+
   // --- liveness -------------------------------------------------------------------------------
   { name: 'tcp_keepalive', type: 'bool', default: true, roles: BOTH, doc: 'Turn on kernel TCP keepalive on every connection.' },
   {

@@ -13,7 +13,6 @@ export { startMinionControl, minionSocketPath, MINION_SOCKET_FILE, type MinionCo
 export { JobRunner, DEFAULT_MAX_CONCURRENT_JOBS, DEFAULT_MAX_RETURN_BYTES, type JobRunnerDeps } from './job-runner.js';
 export { WorkerExecutor, type JobExecutor, type IsolatedRun } from './worker-executor.js';
 export { capReturn, type CappedReturn } from './return-cap.js';
-export { createMinionRegistry } from './minion-registry.js';
 export { MasterFileSource, FILE_REQUEST_TIMEOUT_MS, type FileLink } from './master-files.js';
 export type { HostServices } from './worker-host.js';
 export { runLocalCall, type LocalCallOptions } from './local-call.js';

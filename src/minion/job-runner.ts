@@ -9,6 +9,7 @@ import { signalGroup, stopGroups } from '../util/process-group.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
 import type { ExecContext, ExecResult, Grains, ModuleRegistry, RunningJobInfo, RunningJobs } from '../modules/index.js';
+import { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/index.js';
 import { capReturn } from './return-cap.js';
 import { WorkerExecutor, type IsolatedRun, type JobExecutor } from './worker-executor.js';
 import type { HostServices } from './worker-host.js';
@@ -54,6 +55,8 @@ interface Entry {
   /** Holds one of the max_concurrent_jobs slots. */
   hasSlot: boolean;
   resolveQueued: (() => void) | undefined;
+  /** Set while a state run waits (queue=True) for the running one to finish. */
+  wakeLock?: (() => void) | undefined;
 }
 
 function failure(code: ErrorCode, message: string): ExecResult {
@@ -68,6 +71,9 @@ export class JobRunner implements RunningJobs {
   private readonly maxConcurrent: number;
   private readonly maxReturnBytes: number;
   private readonly clock: Clock;
+  /** The state run holding the one-state-run-per-minion lock (state.apply, sls, ...). */
+  private stateHolder: Entry | undefined;
+  private readonly stateWaiters = new Set<() => void>();
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.executor = deps.executor ?? new WorkerExecutor();
@@ -128,21 +134,27 @@ export class JobRunner implements RunningJobs {
       resolveQueued: undefined,
     };
     this.entries.set(job.jid, entry);
-    let result: ExecResult;
+    let result: ExecResult | undefined;
     try {
-      if (this.runningCount < this.maxConcurrent) {
-        this.runningCount++;
-        entry.hasSlot = true;
-      } else {
-        this.deps.logger.debug({ jid: job.jid, fun: job.fun, running: this.runningCount }, `job ${job.jid} waits for a free slot (max_concurrent_jobs ${this.maxConcurrent})`);
-        // startNext() hands over a slot, or end() drops the job from the queue
-        await new Promise<void>((resolve) => {
-          entry.resolveQueued = resolve;
-          this.queue.push(entry);
-        });
+      // a result here means refused, or ended while queued for another state run; without
+      // contention the lock is taken synchronously, so jobs keep their start order
+      result = this.needsStateLockWait(entry) ? await this.acquireStateLock(entry) : undefined;
+      if (result === undefined) {
+        if (this.runningCount < this.maxConcurrent) {
+          this.runningCount++;
+          entry.hasSlot = true;
+        } else {
+          this.deps.logger.debug({ jid: job.jid, fun: job.fun, running: this.runningCount }, `job ${job.jid} waits for a free slot (max_concurrent_jobs ${this.maxConcurrent})`);
+          // startNext() hands over a slot, or end() drops the job from the queue
+          await new Promise<void>((resolve) => {
+            entry.resolveQueued = resolve;
+            this.queue.push(entry);
+          });
+        }
+        result = entry.ended ?? (await this.execute(entry));
       }
-      result = entry.ended ?? (await this.execute(entry));
     } finally {
+      this.releaseStateLock(entry);
       this.entries.delete(job.jid);
       if (entry.hasSlot) {
         this.runningCount--;
@@ -166,6 +178,44 @@ export class JobRunner implements RunningJobs {
       this.end(e, failure('EXEC_FAILED', `${e.job.fun}: the minion is shutting down`));
     }
     this.executor.close();
+  }
+
+  /**
+   * One state run per minion: a state function waits (queue=True) or is refused with
+   * STATE_RUN_IN_PROGRESS naming the running job. Returns the result that ends the job instead
+   * of running it, or undefined once the lock is held.
+   */
+  private needsStateLockWait(entry: Entry): boolean {
+    if (!STATE_RUN_FUNCTIONS.has(entry.job.fun) || wantsConcurrent(entry.job.kwarg)) return false;
+    if (this.stateHolder === undefined) {
+      this.stateHolder = entry;
+      return false;
+    }
+    return true;
+  }
+
+  private async acquireStateLock(entry: Entry): Promise<ExecResult | undefined> {
+    if (!STATE_RUN_FUNCTIONS.has(entry.job.fun)) return undefined;
+    while (this.stateHolder !== undefined && this.stateHolder !== entry) {
+      if (!wantsQueue(entry.job.kwarg)) return stateRunConflict(entry.job.fun, this.current(this.stateHolder).info);
+      this.deps.logger.debug({ jid: entry.job.jid, running: this.stateHolder.job.jid }, `state run ${entry.job.jid} waits for state run ${this.stateHolder.job.jid} (queue=True)`);
+      await new Promise<void>((resolve) => {
+        entry.wakeLock = resolve;
+        this.stateWaiters.add(resolve);
+      });
+      entry.wakeLock = undefined;
+      if (entry.ended) return entry.ended;
+    }
+    this.stateHolder = entry;
+    return undefined;
+  }
+
+  private releaseStateLock(entry: Entry): void {
+    if (this.stateHolder !== entry) return;
+    this.stateHolder = undefined;
+    const waiters = [...this.stateWaiters];
+    this.stateWaiters.clear();
+    for (const wake of waiters) wake();
   }
 
   private async execute(entry: Entry): Promise<ExecResult> {
@@ -244,6 +294,10 @@ export class JobRunner implements RunningJobs {
     entry.controller.abort(reason);
     // a thread may be spinning and never see an abort: end it, it is not reused
     entry.isolated?.terminate();
+    if (entry.wakeLock) {
+      this.stateWaiters.delete(entry.wakeLock);
+      entry.wakeLock();
+    }
     const queued = this.queue.indexOf(entry);
     if (queued >= 0) {
       this.queue.splice(queued, 1);

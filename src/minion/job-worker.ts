@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { BrineError, isErrorCode } from '../util/errors.js';
 import { loadModuleDirs, type ExecContext, type ExecResult, type ModuleRegistry } from '../modules/index.js';
-import { createMinionRegistry } from './minion-registry.js';
+import { createMinionRegistry } from '../state/index.js';
 import { WorkerHostClient } from './worker-host-client.js';
 import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
 

@@ -6,7 +6,7 @@
 import type { MinionOptions } from '../config/index.js';
 import { CachingFileClient, FileRoots, LocalFileSource } from '../fileserver/index.js';
 import { loadModuleDirs, type ExecContext, type ExecResult, type Grains } from '../modules/index.js';
-import { createMinionRegistry } from './minion-registry.js';
+import { createMinionRegistry } from '../state/index.js';
 import { WorkerExecutor } from './worker-executor.js';
 import type { HostServices } from './worker-host.js';
 

@@ -15,7 +15,6 @@ import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type Mast
 import { minionMatches } from '../targeting/index.js';
 import { BRINE_VERSION, collectGrains, loadModuleDirs, type FileClient, type Grains, type ModuleRegistry } from '../modules/index.js';
 import { CachingFileClient, FileRoots, LocalFileSource } from '../fileserver/index.js';
-import { createMinionRegistry } from './minion-registry.js';
 import { MasterFileSource } from './master-files.js';
 import { MAX_GRAINS_JSON, grainsSchema } from '../protocol/index.js';
 import { JobRunner } from './job-runner.js';
@@ -26,6 +25,7 @@ import { ReturnQueue } from './return-queue.js';
 import { RecentJids } from './recent-jids.js';
 import { isJid } from '../jobs/jid.js';
 import { minionSocketPath, startMinionControl } from './control-server.js';
+import { createMinionRegistry } from '../state/index.js';
 
 export interface MinionRuntime {
   clock?: Clock;

@@ -9,9 +9,10 @@ import type { BoundArgs, ExecContext, ExecResult, ModuleFunction } from './types
 const FUNCTION_NAME = /^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/;
 const PARAM_NAME = /^[a-z_][a-z0-9_]*$/;
 
-function failure(code: ErrorCode, message: string): ExecResult {
-  // As in Salt, the return itself carries the message so that plain outputters show it.
-  return { return: message, retcode: 1, success: false, error: { code, message } };
+function failure(code: ErrorCode, message: string, ret?: unknown): ExecResult {
+  // As in Salt, the return itself carries the message so that plain outputters show it; an
+  // error may carry Salt's own return instead (state compile errors: a list of strings).
+  return { return: ret === undefined ? message : ret, retcode: 1, success: false, error: { code, message } };
 }
 
 function isPlainMapping(x: unknown): x is Record<string, unknown> {
@@ -78,7 +79,7 @@ export class ModuleRegistry {
     try {
       raw = await fn.run(ctx, bound);
     } catch (err) {
-      if (isBrineError(err)) return failure(err.code, err.message);
+      if (isBrineError(err)) return failure(err.code, err.message, err.details.return);
       const message = err instanceof Error ? err.message : String(err);
       return failure('EXEC_FAILED', message === '' ? `${fn.name} failed without a message` : message);
     }

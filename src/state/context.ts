@@ -3,7 +3,7 @@
 
 import { createDefaultRegistry, type ExecContext, type ModuleRegistry } from '../modules/index.js';
 import { renderTemplate } from '../render/index.js';
-import { BrineError } from '../util/errors.js';
+import { renderHooks } from './sls-render.js';
 import type { LowRef, StateContext } from './types.js';
 
 export interface StateContextOptions {
@@ -40,13 +40,7 @@ export function createStateContext(opts: StateContextOptions): StateContext {
           tpldir,
           ...request.context,
         },
-        callFunction: (fun, arg, kwarg) => {
-          if (!exec.syncHost) throw new BrineError('EXEC_FAILED', `${request.source}: salt['${fun}'] cannot be called here (no host thread for synchronous calls)`);
-          const r = exec.syncHost.call(fun, arg, kwarg);
-          if (!r.success) throw new BrineError(r.error?.code ?? 'EXEC_FAILED', r.error?.message ?? String(r.return));
-          return r.return;
-        },
-        loadFile: (name) => exec.syncHost?.readFile(`salt://${name}`, saltenv),
+        ...renderHooks(exec, request.source, saltenv),
       });
     },
   };

@@ -6,3 +6,10 @@ export type { LowRef, StateContext, StateFunction, StateResult, TemplateRequest,
 export { createStateContext, type StateContextOptions } from './context.js';
 export { builtinStateFunctions } from './modules/index.js';
 export { renderStateFunctions, spliceStatesDoc, generatedPart, updateStatesDoc, STATES_DOC_BEGIN, STATES_DOC_END, REGENERATE_STATES_DOC_COMMAND } from './docs.js';
+export { createMinionRegistry } from './minion-registry.js';
+export { stateExecFunctions, STATE_FAILURE_RETCODE, type StateFunctionsOptions } from './functions.js';
+export { testStateFunctions } from './modules/test-states.js';
+export { memoryFiles, fileClientFiles, findSls, type SlsFiles } from './sls-source.js';
+export { chunkTag, type LowChunk, type HighId, type CompileError } from './compiler/high-types.js';
+export type { StateReturn } from './runtime/runner.js';
+export { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue, runningMessage } from './run-lock.js';

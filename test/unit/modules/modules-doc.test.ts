@@ -5,13 +5,14 @@ import { repoRoot } from '../../helpers/cluster.js';
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { createDefaultRegistry, formatSignature } from '../../../src/modules/index.js';
+import { formatSignature } from '../../../src/modules/index.js';
+import { createMinionRegistry } from '../../../src/state/index.js';
 
 const DOC = path.join(repoRoot(), 'docs', 'modules.md');
 
 describe('docs/modules.md', () => {
   const text = fs.readFileSync(DOC, 'utf8');
-  const registry = createDefaultRegistry();
+  const registry = createMinionRegistry();
   // Sections start at a `#### \`signature\`` heading and run to the next heading.
   const sections = new Map<string, string>();
   for (const part of text.split(/^(?=#{2,4} )/m)) {

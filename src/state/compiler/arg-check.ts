@@ -1,0 +1,69 @@
+// Stage "argument check": every chunk names a known state function and passes it arguments of
+// the declared types (the registry's binding rules), and the global arguments are well formed.
+
+import { bindArguments, type BoundArgs, type ModuleFunction } from '../../modules/index.js';
+import { isBrineError } from '../../util/errors.js';
+import type { StateFunction } from '../types.js';
+import { compileError, type CompileError, type LowChunk } from './high-types.js';
+import { isFunctionArg, UNSUPPORTED_REQUISITES } from './requisite-kinds.js';
+
+/** The registry's binding rules, applied to a state function's declared params. */
+export function bindStateArgs(fn: StateFunction, chunk: LowChunk): BoundArgs {
+  const kwarg: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(chunk)) if (isFunctionArg(k)) kwarg[k] = v;
+  const asModule: ModuleFunction = { name: fn.name, doc: fn.doc, params: fn.params, run: () => undefined };
+  if (fn.kwargs) asModule.kwargs = true;
+  return bindArguments(asModule, [], kwarg);
+}
+
+const isStringList = (v: unknown): boolean => typeof v === 'string' || (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string'));
+const isFunCheck = (x: unknown): boolean => typeof x === 'object' && x !== null && !Array.isArray(x) && typeof (x as { fun?: unknown }).fun === 'string';
+/** onlyif/unless: commands, `{fun: ...}` function checks, or a list mixing them. */
+const isCheckList = (v: unknown): boolean => typeof v === 'string' || isFunCheck(v) || (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' || isFunCheck(x)));
+
+function checkGlobals(c: LowChunk): string[] {
+  const bad: string[] = [];
+  for (const key of ['onlyif', 'unless'] as const) {
+    if (key in c && !(isCheckList(c[key]) || typeof c[key] === 'boolean')) bad.push(`'${key}' must be a command, a '{fun: module.function, ...}' check, a list of them, or a boolean`);
+  }
+  for (const key of ['creates', 'check_cmd'] as const) {
+    if (key in c && !isStringList(c[key])) bad.push(`'${key}' must be ${key === 'creates' ? 'a path or a list of paths' : 'a command or a list of commands'}`);
+  }
+  if ('failhard' in c && typeof c.failhard !== 'boolean') bad.push("'failhard' must be true or false");
+  if ('retry' in c) {
+    const r = c.retry;
+    if (typeof r === 'object' && r !== null && !Array.isArray(r)) {
+      const o = r as Record<string, unknown>;
+      for (const k of Object.keys(o)) if (!['attempts', 'until', 'interval', 'splay'].includes(k)) bad.push(`'retry' has an unknown key '${k}' (use attempts, until, interval, splay)`);
+      if ('attempts' in o && !(Number.isInteger(o.attempts) && (o.attempts as number) >= 1)) bad.push("'retry: attempts' must be an integer of at least 1");
+      for (const k of ['interval', 'splay']) if (k in o && !(typeof o[k] === 'number' && (o[k] as number) >= 0)) bad.push(`'retry: ${k}' must be a number of seconds`);
+      if ('until' in o && typeof o.until !== 'boolean' && o.until !== null) bad.push("'retry: until' must be true, false or null");
+    } else if (typeof r !== 'boolean') bad.push("'retry' must be true or a mapping of attempts, until, interval, splay");
+  }
+  return bad;
+}
+
+/** Errors for unknown functions, bad arguments and malformed global arguments, one per chunk. */
+export function checkArguments(chunks: readonly LowChunk[], functions: ReadonlyMap<string, StateFunction>): CompileError[] {
+  const errors: CompileError[] = [];
+  for (const c of chunks) {
+    const where = `${c.__sls__}:${c.__id__}`;
+    const full = `${c.state}.${c.fun}`;
+    const fn = functions.get(full);
+    if (!fn) {
+      errors.push(compileError(`State '${full}' was not found in SLS '${c.__sls__}' (ID '${c.__id__}'): '${full}' is not available. See docs/states.md for the state functions brine has`, where));
+      continue;
+    }
+    try {
+      bindStateArgs(fn, c);
+    } catch (err) {
+      if (!isBrineError(err)) throw err;
+      errors.push(compileError(`State '${full}' (ID '${c.__id__}', name '${c.name}') in SLS '${c.__sls__}': ${err.message}`, where));
+    }
+    for (const [key, instead] of UNSUPPORTED_REQUISITES) {
+      if (key in c) errors.push(compileError(`State '${full}' (ID '${c.__id__}') in SLS '${c.__sls__}' uses the requisite '${key}', which brine does not support: ${instead}`, where));
+    }
+    for (const b of checkGlobals(c)) errors.push(compileError(`State '${full}' (ID '${c.__id__}') in SLS '${c.__sls__}': ${b}`, where));
+  }
+  return errors;
+}

@@ -1,0 +1,113 @@
+// Stage "ordered graph": Salt's order_chunks (`order: first|last|<n>`, state_auto_order), then
+// requisites: every state runs after the states it requires, watches, or waits on (onchanges,
+// onfail), and a prereq runs before its target. A cycle is a compile error naming every state
+// in it.
+
+import { chunkTag, compileError, type CompileError, type LowChunk } from './high-types.js';
+import { UNORDERED_KINDS } from './requisite-kinds.js';
+import type { Requisite } from './requisites.js';
+
+/** Numeric `order` for each chunk, as Salt's order_chunks computes it (mutates `order`). */
+export function assignOrder(chunks: LowChunk[]): CompileError[] {
+  const errors: CompileError[] = [];
+  let cap = 1;
+  for (const c of chunks) if (typeof c.order === 'number' && Number.isInteger(c.order) && c.order > cap - 1 && c.order > 0) cap = c.order + 100;
+  for (const c of chunks) {
+    const raw: unknown = c.order;
+    let order: number;
+    if (raw === undefined || raw === null) order = cap;
+    else if (typeof raw === 'number' && Number.isFinite(raw)) order = raw < 0 ? cap + 1000000 + raw : raw;
+    else if (raw === 'first') order = 0;
+    else if (raw === 'last') order = cap + 1000000;
+    else {
+      errors.push(compileError(`The order of state '${c.__id__}' in SLS '${c.__sls__}' must be a number, 'first' or 'last', got ${JSON.stringify(raw)}`, `${c.__sls__}:${c.__id__}`));
+      order = cap;
+    }
+    if (typeof c.name_order === 'number') order += c.name_order / 10000;
+    delete c.name_order;
+    c.order = order;
+  }
+  return errors;
+}
+
+/** Chunk indexes each chunk must run after (the graph edges). */
+export function runAfter(reqs: readonly Requisite[][]): number[][] {
+  const after: number[][] = reqs.map(() => []);
+  reqs.forEach((list, i) => {
+    for (const r of list) {
+      if (UNORDERED_KINDS.has(r.kind)) continue;
+      if (r.kind === 'prereq') {
+        // the target runs after the prereq'd state; the prereq'd state needs the target's own
+        // requisites done first, since it runs the target in test mode
+        after[r.target]!.push(i);
+        for (const t of reqs[r.target]!) if (!UNORDERED_KINDS.has(t.kind) && t.kind !== 'prereq' && t.target !== i) after[i]!.push(t.target);
+      } else after[i]!.push(r.target);
+    }
+  });
+  return after.map((a) => [...new Set(a)]);
+}
+
+/** Strongly connected components with more than one state (Tarjan): the requisite cycles. */
+function cycles(after: readonly number[][]): number[][] {
+  const index = new Map<number, number>();
+  const low = new Map<number, number>();
+  const stack: number[] = [];
+  const onStack = new Set<number>();
+  const found: number[][] = [];
+  let next = 0;
+  const strong = (v: number): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of after[v]!) {
+      if (!index.has(w)) {
+        strong(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const comp: number[] = [];
+      let w: number;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        comp.push(w);
+      } while (w !== v);
+      if (comp.length > 1) found.push(comp.sort((a, b) => a - b));
+    }
+  };
+  for (let v = 0; v < after.length; v++) if (!index.has(v)) strong(v);
+  return found;
+}
+
+/**
+ * The run order: chunks by (order, state+name+fun) as Salt sorts them, each preceded by what it
+ * must run after (depth first, as Salt's call_chunk recursion does). Errors on cycles.
+ */
+export function orderChunks(chunks: readonly LowChunk[], reqs: readonly Requisite[][]): { order: number[]; errors: CompileError[] } {
+  const after = runAfter(reqs);
+  const loops = cycles(after);
+  if (loops.length > 0) {
+    const errors = loops.map((comp) =>
+      compileError(
+        `Recursive requisite found: these states require each other in a cycle: ${comp.map((i) => `'${chunkTag(chunks[i]!)}' (SLS '${chunks[i]!.__sls__}')`).join(', ')}`,
+        ...comp.map((i) => `${chunks[i]!.__sls__}:${chunks[i]!.__id__}`),
+      ),
+    );
+    return { order: [], errors };
+  }
+  const key = (i: number): string => `${chunks[i]!.state}${chunks[i]!.name}${chunks[i]!.fun}`;
+  const sorted = chunks.map((_, i) => i).sort((a, b) => chunks[a]!.order - chunks[b]!.order || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a - b));
+  const rank = new Map(sorted.map((i, r) => [i, r]));
+  const done = new Set<number>();
+  const order: number[] = [];
+  const visit = (i: number): void => {
+    if (done.has(i)) return;
+    done.add(i);
+    for (const d of [...after[i]!].sort((a, b) => rank.get(a)! - rank.get(b)!)) visit(d);
+    order.push(i);
+  };
+  for (const i of sorted) visit(i);
+  return { order, errors: [] };
+}

@@ -1,0 +1,14 @@
+// The registry a minion (daemon, job worker, brine call) runs with: the built-in execution modules,
+// those that need the minion's file server (cp), and the state.* functions, which need the
+// registry itself for ctx.call and onlyif/unless.
+
+import { createDefaultRegistry, type ModuleRegistry } from '../modules/index.js';
+import { cpFunctions } from '../fileserver/index.js';
+import { stateExecFunctions, type StateFunctionsOptions } from './functions.js';
+
+export function createMinionRegistry(opts: StateFunctionsOptions = {}): ModuleRegistry {
+  const registry = createDefaultRegistry();
+  registry.registerAll(cpFunctions);
+  registry.registerAll(stateExecFunctions(registry, opts));
+  return registry;
+}

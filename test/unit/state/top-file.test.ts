@@ -1,0 +1,93 @@
+// The top file: every matcher brine has, evaluated against the minion's own ID and grains, and
+// Salt's environment rules (base first, a section defined by an earlier top file wins,
+// saltenv= limits the run to one environment's top).
+
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { byId, harness } from './harness.js';
+
+const grainsData = { id: 'web1', os: 'Debian', roles: ['web', 'cache'], ipv4: ['10.1.2.3', '127.0.0.1'] };
+
+async function top(tree: Record<string, Record<string, string>>, kwarg: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
+  const h = harness(tree, config);
+  const r = await h.call('state.show_top', [], kwarg, { minionId: 'web1', grainsData } as never);
+  return r;
+}
+
+describe('top.sls matching', () => {
+  it('glob (default), grain, grain_pcre, pcre, list, compound, ipcidr and nodegroup targets', async () => {
+    const text = [
+      'base:',
+      "  '*':\n    - all",
+      "  'db*':\n    - nope_glob",
+      "  'os:Debian':\n    - match: grain\n    - grain",
+      "  'roles:cach.':\n    - match: grain_pcre\n    - grain_pcre",
+      "  'web\\d':\n    - match: pcre\n    - pcre",
+      "  'db1,web1':\n    - match: list\n    - list",
+      "  'G@os:Debian and not web2':\n    - match: compound\n    - compound",
+      "  '10.1.0.0/16':\n    - match: ipcidr\n    - ipcidr",
+      "  'webs':\n    - match: nodegroup\n    - nodegroup",
+      "  'os:RedHat':\n    - match: grain\n    - nope_grain",
+      '',
+    ].join('\n');
+    const r = await top({ base: { 'top.sls': text } }, {}, { nodegroups: { webs: 'web*' } });
+    assert.equal(r.success, true, JSON.stringify(r.return));
+    assert.deepEqual(r.return, { base: ['all', 'grain', 'grain_pcre', 'pcre', 'list', 'compound', 'ipcidr', 'nodegroup'] });
+  });
+
+  it('an environment name that is not letters, digits, _ and - is an error', async () => {
+    const r = await top({ base: { 'top.sls': "bad env:\n  '*':\n    - a\n" } });
+    assert.equal(r.error?.code, 'STATE_COMPILE_FAILED');
+    assert.match(String((r.return as string[])[0]), /names the environment "bad env"/);
+    // a section called __proto__ is an ordinary (empty) environment, never the object's prototype
+    const proto = await top({ base: { 'top.sls': "__proto__:\n  '*':\n    - a\n" } });
+    assert.equal(proto.success, true, JSON.stringify(proto.return));
+    assert.deepEqual(Object.keys(proto.return as object), ['__proto__']);
+    assert.equal(Object.getPrototypeOf(proto.return), Object.prototype);
+  });
+
+  it('an unsupported match type is a compile error naming the target', async () => {
+    const r = await top({ base: { 'top.sls': "base:\n  'x':\n    - match: pillar\n    - a\n" } });
+    assert.equal(r.error?.code, 'STATE_COMPILE_FAILED');
+    assert.match(String((r.return as string[])[0]), /target 'x' uses match type 'pillar'/);
+  });
+});
+
+describe('environments', () => {
+  const tree = {
+    base: { 'top.sls': "base:\n  '*':\n    - core\ndev:\n  '*':\n    - from_base_top\n", 'core.sls': 'core:\n  rec.state: []\n' },
+    dev: { 'top.sls': "dev:\n  '*':\n    - ignored\nqa:\n  '*':\n    - qa_from_dev\n", 'from_base_top.sls': 'devstate:\n  rec.state:\n    - show_env: true\n' },
+    qa: { 'top.sls': "qa:\n  '*':\n    - also_ignored\n", 'qa_from_dev.sls': 'qastate:\n  rec.state: []\n' },
+  };
+
+  it('merges the top files of every environment, base first; a section an earlier top file defined is kept', async () => {
+    const r = await top(tree);
+    assert.deepEqual(r.return, { base: ['core'], dev: ['from_base_top'], qa: ['qa_from_dev'] });
+  });
+
+  it('saltenv= uses only that environment own top file and section', async () => {
+    const r = await top(tree, { saltenv: 'dev' });
+    assert.deepEqual(r.return, { dev: ['ignored'] });
+  });
+
+  it('a highstate applies the SLS of every environment from its own environment, each state running in its saltenv', async () => {
+    const h = harness(tree);
+    const r = await h.call('state.highstate');
+    assert.equal(r.retcode, 0, JSON.stringify(r.return));
+    assert.deepEqual(h.log, ['run:core', 'saltenv:devstate:dev', 'run:devstate', 'run:qastate']);
+    const ids = byId(r.return) as Record<string, { __sls__?: string }>;
+    assert.equal(ids.devstate!.__sls__, 'from_base_top');
+    const apply = harness(tree);
+    await apply.call('state.apply');
+    assert.deepEqual(apply.log, ['run:core', 'saltenv:devstate:dev', 'run:devstate', 'run:qastate']);
+  });
+
+  it('no matching top: Salt result with result False and retcode 2', async () => {
+    const h = harness({ base: { 'top.sls': "base:\n  'nomatch':\n    - core\n" } });
+    const r = await h.call('state.apply');
+    assert.equal(r.retcode, 2);
+    const only = Object.values(r.return as Record<string, { result: boolean; comment: string }>)[0]!;
+    assert.equal(only.result, false);
+    assert.match(only.comment, /No Top file or master_tops data matches found/);
+  });
+});
