@@ -22,7 +22,7 @@ describe('state runs end to end', () => {
   });
   after(() => cluster.cleanup());
 
-  it('brine call state.single returns the state keyed state_|-id_|-name_|-fun; a failed state exits 2', async () => {
+  it('brine call state.single returns the state keyed state_|-id_|-name_|-fun; a failed state exits 1, or 2 with --retcode-passthrough', async () => {
     const ok = await call(['state.single', 'test.succeed_with_changes', 'name=demo', '--out', 'json']);
     assert.equal(ok.code, 0, ok.stderr);
     const ret = (JSON.parse(ok.stdout) as { local: Record<string, { result: boolean; changes: object; __run_num__: number }> }).local;
@@ -33,7 +33,9 @@ describe('state runs end to end', () => {
     assert.equal(entry.__run_num__, 0);
 
     const failed = await call(['state.single', 'test.fail_without_changes', 'name=demo', '--out', 'json']);
-    assert.equal(failed.code, 2, failed.stdout + failed.stderr);
+    assert.equal(failed.code, 1, failed.stdout + failed.stderr);
+    const passthrough = await call(['state.single', 'test.fail_without_changes', 'name=demo', '--out', 'json', '--retcode-passthrough']);
+    assert.equal(passthrough.code, 2, passthrough.stdout + passthrough.stderr);
 
     const dry = await call(['state.single', 'test.succeed_with_changes', 'name=demo', 'test=True', '--out', 'json']);
     assert.equal(dry.code, 0, dry.stderr);
