@@ -112,7 +112,8 @@ const wait = defineState({
   name: 'cmd.wait',
   doc: 'Run a command only when a watched state reports changes (watch / watch_in).',
   params: [{ name: 'name', type: 'string', required: true, doc: 'the command line' }, ...COMMON],
-  example: '/srv/data/catalog.json:\n  file.managed:\n    - source: salt://data/catalog.json\n\nrebuild-index:\n  cmd.wait:\n    - name: /usr/local/bin/rebuild-index\n    - watch:\n      - file: /srv/data/catalog.json',
+  example:
+    '/srv/data/catalog.json:\n  file.managed:\n    - source: salt://data/catalog.json\n\nrebuild-index:\n  cmd.wait:\n    - name: /usr/local/bin/rebuild-index\n    - watch:\n      - file: /srv/data/catalog.json',
   // Without a triggering watch, nothing runs and nothing changes (Salt's cmd.wait).
   run: async (_ctx, a) => stateResult(a.named.name, true, ''),
   modWatch: async (ctx, a) => (ctx.test ? wouldRun(a.named.name) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),

@@ -121,7 +121,8 @@ export const moduleStates: readonly StateFunction[] = [
     doc: 'Like module.run, but only when a watched state reports changes.',
     params: NAME,
     kwargs: true,
-    example: '/etc/brine/grains:\n  file.managed:\n    - source: salt://brine/grains\n\nreload-grains:\n  module.wait:\n    - saltutil.refresh_grains: []\n    - watch:\n      - file: /etc/brine/grains',
+    example:
+      '/etc/brine/grains:\n  file.managed:\n    - source: salt://brine/grains\n\nreload-grains:\n  module.wait:\n    - saltutil.refresh_grains: []\n    - watch:\n      - file: /etc/brine/grains',
     run: async (_ctx, a) => stateResult(a.named.name, true, ''),
     modWatch: (ctx, a) => run(ctx, a.named.name, a.extra),
   }),

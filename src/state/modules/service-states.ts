@@ -138,7 +138,8 @@ export const serviceStates: readonly StateFunction[] = [
     name: 'service.running',
     doc: 'Make sure a service is running (and enabled at boot with enable: True); restarted when a watched state changes.',
     params: [NAME, ENABLE, INIT_DELAY, ...WATCH],
-    example: '/etc/nginx/nginx.conf:\n  file.managed:\n    - source: salt://nginx/nginx.conf\n\nnginx:\n  service.running:\n    - enable: True\n    - reload: True\n    - watch:\n      - file: /etc/nginx/nginx.conf',
+    example:
+      '/etc/nginx/nginx.conf:\n  file.managed:\n    - source: salt://nginx/nginx.conf\n\nnginx:\n  service.running:\n    - enable: True\n    - reload: True\n    - watch:\n      - file: /etc/nginx/nginx.conf',
     run: (ctx, a) => running(ctx, a.named.name, a.named.enable, a.named.init_delay),
     modWatch: (ctx, a) => modWatch(ctx, a.named.name, 'running', a.named),
   }),
