@@ -19,10 +19,42 @@ export interface CompilerNames {
 
 export class BrineCompiler extends CompilerBase {
   names!: CompilerNames;
+  loopDepth = 0;
+
+  compileLoopControl(node: Any): void {
+    if (this.loopDepth === 0) throw new Unsupported(`${node.kind} outside of a for loop`, node.lineno, node.colno);
+    this._emitLine(`${node.kind};`);
+  }
+
+  _compileMacro(node: Any, frame: Any): string {
+    const saved = this.loopDepth;
+    this.loopDepth = 0;
+    try {
+      return super._compileMacro(node, frame);
+    } finally {
+      this.loopDepth = saved;
+    }
+  }
 
   /** `lineno = N, colno = M, ` (1-based) so that a runtime error names the line being evaluated. */
   pos(node: Any): void {
     this._emit(`(lineno = ${node.lineno + 1}, colno = ${node.colno + 1}, `);
+  }
+
+  /** `, "name"` for a variable or lookup, so that StrictUndefined errors can name it. */
+  what(node: Any): string {
+    if (node instanceof nodes.Symbol || node instanceof nodes.LookupVal) return `, ${js(this.exprName(node))}`;
+    return '';
+  }
+
+  exprName(node: Any): string {
+    if (node instanceof nodes.Symbol) return node.value;
+    if (node instanceof nodes.LookupVal) {
+      const key = node.val instanceof nodes.Literal ? node.val.value : '...';
+      return node.bracket ? `${this.exprName(node.target)}[${JSON.stringify(key)}]` : `${this.exprName(node.target)}.${key}`;
+    }
+    if (node instanceof nodes.FunCall) return `${this.exprName(node.name)}(...)`;
+    return 'expression';
   }
 
   /** brine's own expression nodes are expressions too (nunjucks asserts a fixed list). */
@@ -43,13 +75,13 @@ export class BrineCompiler extends CompilerBase {
         this.pos(child);
         this._emit('env.brine.out(');
         this.compile(child, frame);
-        this._emitLine('));');
+        this._emitLine(`${this.what(child)}));`);
       }
     }
   }
 
   compilePyFloatLit(node: Any): void {
-    this._emit(`env.brine.float(${node.value})`);
+    this._emit(Number.isInteger(node.value) ? `env.brine.float(${node.value})` : String(node.value));
   }
 
   compilePyTuple(node: Any, frame: Any): void {
@@ -235,14 +267,14 @@ export class BrineCompiler extends CompilerBase {
     this.compile(node.target, frame);
     this._emit(', ');
     this.compile(node.val, frame);
-    this._emit(`, ${node.bracket === true}, ${js(this._getNodeName(node.target))}))`);
+    this._emit(`, ${node.bracket === true}, ${js(this.exprName(node.target))}))`);
   }
 
   compileFunCall(node: Any, frame: Any): void {
     this.pos(node);
     this._emit('env.brine.call(');
     this.compile(node.name, frame);
-    this._emit(`, ${js(this._getNodeName(node.name))}, `);
+    this._emit(`, ${js(this.exprName(node.name))}, `);
     this._compileAggregate(node.args, frame, '[', ']');
     this._emit('))');
   }
@@ -260,7 +292,7 @@ export class BrineCompiler extends CompilerBase {
     if (async) throw new Unsupported('ifAsync is not Jinja2', node.lineno, node.colno);
     this._emit('if(env.brine.truthy(');
     this.compile(node.cond, frame);
-    this._emitLine(')) {');
+    this._emitLine(`${this.what(node.cond)})) {`);
     this._withScopedSyntax(() => this.compile(node.body, frame));
     if (node.else_) {
       this._emitLine('}\nelse {');
@@ -286,6 +318,12 @@ export class BrineCompiler extends CompilerBase {
       this._emitLine('));');
       return;
     }
+    // the value first: `{% set x = x + 1 %}` inside a loop reads the outer x
+    const tmp = this._tmpid();
+    this._emit(`var ${tmp} = `);
+    if (node.value) this._compileExpression(node.value, frame);
+    else this.compile(node.body, frame);
+    this._emitLine(';');
     const ids: string[] = [];
     for (const target of node.targets) {
       const name = target.value;
@@ -298,11 +336,6 @@ export class BrineCompiler extends CompilerBase {
       }
       ids.push(id);
     }
-    const tmp = this._tmpid();
-    this._emit(`var ${tmp} = `);
-    if (node.value) this._compileExpression(node.value, frame);
-    else this.compile(node.body, frame);
-    this._emitLine(';');
     if (ids.length > 1) {
       this._emit(`${tmp} = `);
       this.pos(node);
@@ -362,7 +395,9 @@ export class BrineCompiler extends CompilerBase {
     this._emitLine(`var ${item} = ${items}[${i}];`);
     bind(item);
     this._emitLine(`frame.set("loop", env.brine.loop(${items}, ${i}));`);
+    this.loopDepth++;
     this._withScopedSyntax(() => this.compile(node.body, frame));
+    this.loopDepth--;
     this._emitLine('}');
     if (node.else_) {
       this._emitLine(`if (!${items}.length) {`);

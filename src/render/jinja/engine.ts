@@ -9,7 +9,7 @@ import { loadYaml, YamlLoadError } from '../yaml-load.js';
 import { BrineCompiler } from './compiler.js';
 import { type Any, nunjucks, transformer, Unsupported } from './nunjucks-internals.js';
 import { parseTemplate } from './parser.js';
-import { mkFloat, PyError } from './py-values.js';
+import { mkFloat, PyError, setStrictUndefined } from './py-values.js';
 import { createRuntime, FILTER_NAMES, jinjaGlobals, type RenderHooks, TEST_NAMES } from './runtime.js';
 import { saltProxy } from './salt-layer.js';
 import { EXTENSIONS } from './tags.js';
@@ -156,6 +156,7 @@ export class JinjaEngine {
     const tpldir = typeof ctx.tpldir === 'string' ? ctx.tpldir : '';
     const render: Render = { env, globals, sources: new Map([[env.source, src]]), tpldir };
     this.stack.push(render);
+    const strictBefore = setStrictUndefined(opts.allow_undefined !== true);
     try {
       const out = this.template(env.source, src).render(globals) as string;
       // Salt re-adds the trailing newline Jinja2 drops
@@ -163,6 +164,7 @@ export class JinjaEngine {
     } catch (err) {
       throw this.runtimeError(err, render);
     } finally {
+      setStrictUndefined(strictBefore);
       this.stack.pop();
     }
   }

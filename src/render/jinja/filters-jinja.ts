@@ -167,7 +167,12 @@ export const JINJA_FILTERS: Record<string, Filter> = {
       const k = get(item);
       const last = out[out.length - 1] as unknown[] | undefined;
       if (last && eq(last[0], k)) (last[1] as unknown[]).push(item);
-      else out.push(tuple([k, [item]]));
+      else {
+        const group = tuple([k, [item]]);
+        Object.defineProperty(group, 'grouper', { value: k });
+        Object.defineProperty(group, 'list', { get: () => group[1] });
+        out.push(group);
+      }
     }
     return out;
   },
@@ -254,6 +259,8 @@ export const JINJA_FILTERS: Record<string, Filter> = {
     if (method === 'ceil') return mkFloat(Math.ceil(v * f) / f);
     if (method === 'floor') return mkFloat(Math.floor(v * f) / f);
     if (method !== 'common') throw new PyError('method must be common, ceil or floor');
+    // Python's round() keeps an int an int
+    if (!isFloat(args[0]) && typeof args[0] === 'number') return p >= 0 ? v : pyRound(v, p);
     return mkFloat(pyRound(v, p));
   },
   safe: ([v]) => str(v),

@@ -35,4 +35,5 @@ export const PyTuple: Any = nodes.NodeList.extend('PyTuple');
 export const PyFloatLit: Any = nodes.Node.extend('PyFloatLit', { fields: ['value'] });
 export const LoadData: Any = nodes.Node.extend('LoadData', { fields: ['kind', 'template', 'body'] });
 export const DoStmt: Any = nodes.Node.extend('DoStmt', { fields: ['expr'] });
+export const LoopControl: Any = nodes.Node.extend('LoopControl', { fields: ['kind'] });
 export const WithStmt: Any = nodes.Node.extend('WithStmt', { fields: ['targets', 'values', 'body'] });

@@ -26,6 +26,12 @@ export class BrineParser extends ParserBase {
       const node = new nodes.Literal(tok.lineno, tok.colno, LITERAL_NAMES[tok.value]);
       return noPostfix ? node : this.parsePostfix(node);
     }
+    if (tok && tok.type === lexer.TOKEN_SYMBOL && /^\d[\d_]*(\.\d*)?[eE]\d+$/.test(tok.value)) {
+      // nunjucks lexes `1e3` as a name; Jinja2 reads a float
+      this.nextToken();
+      const node = new PyFloatLit(tok.lineno, tok.colno, Number(tok.value.replace(/_/g, '')));
+      return noPostfix ? node : this.parsePostfix(node);
+    }
     if (tok && tok.type === lexer.TOKEN_FLOAT && Number.isInteger(Number.parseFloat(tok.value))) {
       this.nextToken();
       const node = new PyFloatLit(tok.lineno, tok.colno, Number.parseFloat(tok.value));
@@ -241,6 +247,56 @@ export class BrineParser extends ParserBase {
   }
 }
 
+const SIMPLE_ESCAPES: Record<string, string> = { '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\n': '' };
+
+/** A string literal as Jinja2 reads it (Python's unicode-escape): unknown escapes such as `\d` keep their backslash. */
+function parsePyString(tk: Any, delimiter: string): string {
+  tk.forward();
+  let out = '';
+  const take = (n: number, re: RegExp): string | undefined => {
+    const s = tk.str.slice(tk.index, tk.index + n);
+    return s.length === n && re.test(s) ? s : undefined;
+  };
+  while (!tk.isFinished() && tk.current() !== delimiter) {
+    const cur = tk.current();
+    if (cur !== '\\') {
+      out += cur;
+      tk.forward();
+      continue;
+    }
+    tk.forward();
+    const c = tk.current();
+    if (Object.hasOwn(SIMPLE_ESCAPES, c)) {
+      out += SIMPLE_ESCAPES[c];
+      tk.forward();
+      continue;
+    }
+    const hex = c === 'x' ? 2 : c === 'u' ? 4 : c === 'U' ? 8 : 0;
+    if (hex) {
+      tk.forward();
+      const digits = take(hex, new RegExp(`^[0-9a-fA-F]{${hex}}$`));
+      if (!digits) throw new Unsupported(`truncated \\${c} escape in a string literal`, tk.lineno, tk.colno);
+      out += String.fromCodePoint(Number.parseInt(digits, 16));
+      for (let i = 0; i < hex; i++) tk.forward();
+      continue;
+    }
+    if (/[0-7]/.test(c)) {
+      let digits = '';
+      while (digits.length < 3 && /[0-7]/.test(tk.current())) {
+        digits += tk.current();
+        tk.forward();
+      }
+      out += String.fromCodePoint(Number.parseInt(digits, 8));
+      continue;
+    }
+    if (c === 'N') throw new Unsupported('\\N{...} escapes are not supported', tk.lineno, tk.colno);
+    out += `\\${c}`;
+    tk.forward();
+  }
+  tk.forward();
+  return out;
+}
+
 /**
  * nunjucks ends a tag at the first `}}` even inside a dict display (`{% set m = {'a': {'b': 1}} %}`);
  * Jinja2 balances braces first. While a `{` is open, `}}` is read as a closing brace.
@@ -248,6 +304,7 @@ export class BrineParser extends ParserBase {
 function balancedLexer(src: string): Any {
   const tk = lexer.lex(src, {});
   const next = tk.nextToken.bind(tk);
+  tk._parseString = (delimiter: string) => parsePyString(tk, delimiter);
   let depth = 0;
   tk.nextToken = () => {
     if (tk.in_code && depth > 0 && tk.str.startsWith('}}', tk.index)) {

@@ -3,7 +3,7 @@
 // Python str, dict and list methods Salt templates call.
 
 import { strFormat } from './py-format.js';
-import { eq, isDict, isSafeString, iter, PyError, str, truthy, tuple, isTuple, typeName } from './py-values.js';
+import { eq, isDict, isSafeString, iter, PyError, str, truthy, tuple, isTuple, typeName, view } from './py-values.js';
 
 /** Objects of the compatibility layer (`salt`, namespace()) answer attribute lookups themselves. */
 export const PYATTR = Symbol('pyattr');
@@ -104,7 +104,7 @@ const STR_METHODS: Record<string, (s: string, a: unknown[], kw: Kwargs) => unkno
       .join(s),
   splitlines: (s, [keep]) => {
     const lines = s.split(/(?<=\r\n|\n|\r)/);
-    return truthy(keep) ? lines : lines.map((l) => l.replace(/\r?\n$|\r$/, ''));
+    return keep !== undefined && truthy(keep) ? lines : lines.map((l) => l.replace(/\r?\n$|\r$/, ''));
   },
   find: (s, [sub]) => s.indexOf(wantStr(sub, 'find')),
   rfind: (s, [sub]) => s.lastIndexOf(wantStr(sub, 'rfind')),
@@ -190,9 +190,13 @@ const LIST_METHODS: Record<string, (l: unknown[], a: unknown[], kw: Kwargs) => u
 };
 
 const DICT_METHODS: Record<string, (d: Record<string, unknown>, a: unknown[], kw: Kwargs) => unknown> = {
-  items: (d) => Object.entries(d).map(([k, v]) => tuple([k, v])),
-  keys: (d) => Object.keys(d),
-  values: (d) => Object.values(d),
+  items: (d) =>
+    view(
+      Object.entries(d).map(([k, v]) => tuple([k, v])),
+      'dict_items',
+    ),
+  keys: (d) => view(Object.keys(d), 'dict_keys'),
+  values: (d) => view(Object.values(d), 'dict_values'),
   get: (d, [k, dflt]) => (typeof k === 'string' && Object.hasOwn(d, k) ? d[k] : dflt === undefined ? null : dflt),
   update: (d, [other], kw) => {
     if (isDict(other)) Object.assign(d, other);
@@ -229,6 +233,8 @@ function pyAttr(obj: unknown, name: string): unknown {
     return m && Object.hasOwn(STR_METHODS, name) ? method(name, obj, m) : undefined;
   }
   if (Array.isArray(obj)) {
+    // groupby's (grouper, list) tuples
+    if ((name === 'grouper' || name === 'list') && Object.hasOwn(obj, name)) return (obj as unknown as Record<string, unknown>)[name];
     const m = LIST_METHODS[name];
     return m && Object.hasOwn(LIST_METHODS, name) ? method(name, obj, m) : undefined;
   }

@@ -3,6 +3,30 @@
 // tuple is an array registered in `tuples`, and a float whose value is integral (2.0, which JS
 // cannot tell from 2) is a PyFloat box. Everything else is the JS value itself.
 
+/**
+ * Salt renders with jinja2.StrictUndefined unless the minion sets `allow_undefined: True`: using
+ * an undefined value (printing, testing, iterating, comparing it) is then an error. The engine
+ * sets this around each (synchronous) render.
+ */
+let strictUndefined = true;
+
+export function setStrictUndefined(strict: boolean): boolean {
+  const before = strictUndefined;
+  strictUndefined = strict;
+  return before;
+}
+
+/** The error StrictUndefined raises; `what` names the expression when the caller knows it. */
+export function undefinedError(what?: string): PyError {
+  return new PyError(what ? `'${what}' is undefined` : 'an undefined value was used (Salt renders with StrictUndefined unless allow_undefined is set)');
+}
+
+function strictCheck(v: unknown): void {
+  if (v === undefined && strictUndefined) throw undefinedError();
+}
+
+import { runtime } from './nunjucks-internals.js';
+
 /** Raised for a Python TypeError/ValueError-class failure while rendering; the engine adds file and line. */
 export class PyError extends Error {
   constructor(message: string) {
@@ -30,6 +54,14 @@ export function tuple(items: unknown[]): unknown[] {
   return items;
 }
 
+/** dict.keys()/values()/items() results, printed as Python prints the views. */
+const views = new WeakMap<unknown[], string>();
+
+export function view(items: unknown[], kind: 'dict_keys' | 'dict_values' | 'dict_items'): unknown[] {
+  views.set(items, kind);
+  return items;
+}
+
 export function isTuple(v: unknown): boolean {
   return Array.isArray(v) && tuples.has(v);
 }
@@ -41,7 +73,7 @@ interface SafeStringLike {
 }
 
 export function isSafeString(v: unknown): v is SafeStringLike {
-  return typeof v === 'object' && v !== null && (v as { constructor?: { name?: string } }).constructor?.name === 'SafeString';
+  return v instanceof runtime.SafeString;
 }
 
 export function isDict(v: unknown): v is Record<string, unknown> {
@@ -116,7 +148,7 @@ function strRepr(s: string): string {
 
 /** Python's repr(), as Jinja2 shows a value nested in a list or dict. */
 export function repr(v: unknown): string {
-  if (v === undefined) return '';
+  if (v === undefined) return 'Undefined';
   if (v === null) return 'None';
   if (v === true) return 'True';
   if (v === false) return 'False';
@@ -127,6 +159,8 @@ export function repr(v: unknown): string {
   if (Array.isArray(v)) {
     const inner = v.map(repr).join(', ');
     if (isTuple(v)) return v.length === 1 ? `(${inner},)` : `(${inner})`;
+    const kind = views.get(v);
+    if (kind) return `${kind}([${inner}])`;
     return `[${inner}]`;
   }
   if (typeof v === 'function') return `<function ${v.name || 'macro'}>`;
@@ -140,6 +174,7 @@ export function repr(v: unknown): string {
 
 /** Python's str(), which is what `{{ x }}` prints. */
 export function str(v: unknown): string {
+  strictCheck(v);
   if (v === undefined) return '';
   if (typeof v === 'string') return v;
   if (isSafeString(v)) return v.val;
@@ -148,6 +183,7 @@ export function str(v: unknown): string {
 
 /** Python truthiness: empty containers, 0, 0.0, '' , None and Undefined are false. */
 export function truthy(v: unknown): boolean {
+  strictCheck(v);
   if (v === undefined || v === null || v === false) return false;
   if (v === true) return true;
   if (typeof v === 'number') return v !== 0 && !Number.isNaN(v);
@@ -161,6 +197,8 @@ export function truthy(v: unknown): boolean {
 
 /** Python ==: by value for containers, 1 == 1.0 == True. */
 export function eq(a: unknown, b: unknown): boolean {
+  strictCheck(a);
+  strictCheck(b);
   if (a === b) return true;
   if (isSafeString(a)) return eq(a.val, b);
   if (isSafeString(b)) return eq(a, b.val);
@@ -185,6 +223,8 @@ export function lt(a: unknown, b: unknown): boolean {
 }
 
 export function cmp(a: unknown, b: unknown): number {
+  strictCheck(a);
+  strictCheck(b);
   if (isSafeString(a)) a = a.val;
   if (isSafeString(b)) b = b.val;
   const an = isNumber(a) || typeof a === 'boolean';
@@ -202,6 +242,9 @@ export function cmp(a: unknown, b: unknown): number {
 
 /** Python `x in container`. */
 export function contains(container: unknown, item: unknown): boolean {
+  strictCheck(container);
+  strictCheck(item);
+  if (container === undefined) return false;
   if (isSafeString(container)) container = container.val;
   if (typeof container === 'string') {
     if (isSafeString(item)) item = item.val;
@@ -210,12 +253,12 @@ export function contains(container: unknown, item: unknown): boolean {
   }
   if (Array.isArray(container)) return container.some((x) => eq(x, item));
   if (isDict(container)) return typeof item === 'string' && Object.hasOwn(container, item);
-  if (container === undefined) throw new PyError("argument of type 'Undefined' is not iterable");
   throw new PyError(`argument of type '${typeName(container)}' is not iterable`);
 }
 
 /** What `for x in v` iterates: a dict's keys, a string's characters, nothing for Undefined. */
 export function iter(v: unknown): unknown[] {
+  strictCheck(v);
   if (Array.isArray(v)) return v;
   if (v === undefined) return [];
   if (typeof v === 'string') return [...v];
@@ -226,6 +269,7 @@ export function iter(v: unknown): unknown[] {
 
 /** Python len(). */
 export function len(v: unknown): number {
+  strictCheck(v);
   if (v === undefined) return 0;
   if (typeof v === 'string') return [...v].length;
   if (isSafeString(v)) return [...v.val].length;

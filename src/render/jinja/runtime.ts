@@ -6,7 +6,7 @@ import { type Filter, gen, isGenerator, JINJA_FILTERS } from './filters-jinja.js
 import { SALT_FILTERS } from './filters-salt.js';
 import { getattr, PYATTR, type PyObject, slice, splitArgs } from './py-methods.js';
 import { binop, concat, dict, unop, unpack } from './py-ops.js';
-import { cmp, contains, eq, iter, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
+import { cmp, contains, eq, iter, PyError, PyFloat, setStrictUndefined, str, truthy, tuple, typeName, undefinedError } from './py-values.js';
 import { TESTS } from './tests.js';
 
 export const FILTERS: Record<string, Filter> = { ...JINJA_FILTERS, ...SALT_FILTERS };
@@ -85,15 +85,25 @@ export function jinjaGlobals(): Record<string, unknown> {
   };
 }
 
+/** Under StrictUndefined, fails naming the expression; otherwise stays undefined. */
+function undefinedOr(what: string): undefined {
+  const strict = setStrictUndefined(true);
+  setStrictUndefined(strict);
+  if (strict) throw undefinedError(what);
+  return undefined;
+}
+
 export function createRuntime(hooks: () => RenderHooks) {
   return {
     PyFloat,
-    out(v: unknown): string {
+    out(v: unknown, what?: string): string {
+      if (v === undefined && what !== undefined) return str(v === undefined ? undefinedOr(what) : v);
       if (isGenerator(v)) throw new PyError('printing a generator (the result of map/select/reverse/range...) shows a Python object address; add |list or |join');
       if (typeof v === 'function') throw new PyError('printing a function or macro object is not supported; call it');
       return str(v);
     },
-    truthy(v: unknown): boolean {
+    truthy(v: unknown, what?: string): boolean {
+      if (v === undefined && what !== undefined) return truthy(undefinedOr(what));
       return isGenerator(v) ? true : truthy(v);
     },
     or: (a: unknown, b: () => unknown) => (truthy(a) ? a : b()),

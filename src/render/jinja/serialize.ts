@@ -32,7 +32,8 @@ export interface JsonOptions {
 
 /** Python's json.dumps. */
 export function jsonDumps(v: unknown, opts: JsonOptions, level = 0): string {
-  if (v === null || v === undefined) return 'null';
+  if (v === undefined) throw new PyError('Object of type Undefined is not JSON serializable');
+  if (v === null) return 'null';
   if (v === true) return 'true';
   if (v === false) return 'false';
   if (typeof v === 'string') return jsonString(v, opts.ensureAscii);
@@ -130,7 +131,8 @@ function plainAllowed(s: string, flow: boolean): boolean {
 }
 
 function yamlScalarFlow(v: unknown): string {
-  if (v === null || v === undefined) return 'null';
+  if (v === undefined) throw new PyError('cannot represent an Undefined value in YAML');
+  if (v === null) return 'null';
   if (v === true) return 'true';
   if (v === false) return 'false';
   if (v instanceof PyFloat || typeof v === 'number') return isFloat(v) ? yamlFloat(num(v)) : String(v);

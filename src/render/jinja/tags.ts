@@ -2,7 +2,7 @@
 // (`import_yaml`/`import_json`/`import_text` and `load_yaml`/`load_json`/`load_text` blocks), and
 // Jinja2's `{% with %}`. Each parses into nodes that BrineCompiler compiles.
 
-import { type Any, DoStmt, LoadData, lexer, nodes, Unsupported, WithStmt } from './nunjucks-internals.js';
+import { type Any, DoStmt, LoadData, LoopControl, lexer, nodes, Unsupported, WithStmt } from './nunjucks-internals.js';
 
 const doTag = {
   tags: ['do'],
@@ -65,4 +65,14 @@ const withTag = {
   },
 };
 
-export const EXTENSIONS: Any[] = [doTag, importTag, loadTag, withTag];
+/** jinja2.ext.loopcontrols, which Salt enables. */
+const loopTags = {
+  tags: ['break', 'continue'],
+  parse(parser: Any): Any {
+    const tok = parser.nextToken();
+    parser.advanceAfterBlockEnd(tok.value);
+    return new LoopControl(tok.lineno, tok.colno, tok.value);
+  },
+};
+
+export const EXTENSIONS: Any[] = [doTag, importTag, loadTag, withTag, loopTags];

@@ -41,6 +41,10 @@ export const TESTS: Record<string, Test> = {
   gt: (v, o) => cmp(v, o) > 0,
   greaterthan: (v, o) => cmp(v, o) > 0,
   ge: (v, o) => cmp(v, o) >= 0,
+  '<': (v, o) => cmp(v, o) < 0,
+  '<=': (v, o) => cmp(v, o) <= 0,
+  '>': (v, o) => cmp(v, o) > 0,
+  '>=': (v, o) => cmp(v, o) >= 0,
   in: (v, seq) => contains(seq, v),
   // Salt's tests
   list: (v) => Array.isArray(v),
