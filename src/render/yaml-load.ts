@@ -76,7 +76,9 @@ export function loadYaml(text: string, makeFloat?: (n: number) => unknown): unkn
   const doc = parseDocument(text, { version: '1.1', schema: 'yaml-1.1', customTags, uniqueKeys: true, merge: true, prettyErrors: false, intAsBigInt: false });
   const err = doc.errors[0];
   if (err) {
-    const pos = err.linePos?.[0] ?? { line: 1, col: 1 };
+    const offset = err.pos[0];
+    const before = text.slice(0, offset);
+    const pos = { line: before.split('\n').length, col: offset - before.lastIndexOf('\n') };
     const message = err.code === 'DUPLICATE_KEY' ? `duplicate key in a mapping (Salt's loader refuses it): ${err.message.split('\n')[0]}` : err.message.split('\n')[0]!;
     throw new YamlLoadError({ message, line: pos.line, col: pos.col });
   }

@@ -33,6 +33,10 @@ export function locate(code: 'RENDER_FAILED' | 'TEMPLATE_UNSUPPORTED', file: str
 }
 
 interface Render {
+  /** A compile error of an included/imported file: nunjucks rewraps it, this keeps it whole. */
+  compileError?: BrineError;
+  /** The first error a salt function (or other callable) raised. */
+  callError?: unknown;
   env: RenderEnv;
   globals: Record<string, unknown>;
   sources: Map<string, string>;
@@ -70,6 +74,9 @@ export class JinjaEngine {
       globals: () => this.current().globals,
       renderFile: (name) => this.renderImported(name),
       parseData: (kind, text, name) => parseData(kind, text, name),
+      noteCallError: (err) => {
+        this.current().callError ??= err;
+      },
     };
     this.env.brine = createRuntime(() => hooks);
   }
@@ -124,7 +131,12 @@ export class JinjaEngine {
     const shown = this.displayName(resolved);
     const text = normaliseSource(raw);
     r.sources.set(shown, text);
-    return { src: { type: 'code', obj: this.template(shown, text).tmplProps }, path: shown, noCache: true };
+    try {
+      return { src: { type: 'code', obj: this.template(shown, text).tmplProps }, path: shown, noCache: true };
+    } catch (err) {
+      if (err instanceof BrineError) r.compileError ??= err;
+      throw err;
+    }
   }
 
   private renderImported(name: string): string {
@@ -170,18 +182,22 @@ export class JinjaEngine {
   }
 
   private runtimeError(err: unknown, render: Render): BrineError {
+    if (render.compileError) return render.compileError;
+    // nunjucks wraps the real error in TemplateErrors (one per template it crossed): find it
     let cause: unknown = err;
-    while (cause && typeof cause === 'object' && 'cause' in cause && (cause as { cause?: unknown }).cause && !(cause instanceof BrineError)) cause = (cause as { cause: unknown }).cause;
+    while (cause instanceof Error && cause.name === 'Template render error' && cause.cause !== undefined) cause = cause.cause;
+    if (cause instanceof Error && cause.name === 'Template render error' && render.callError !== undefined) cause = render.callError;
     if (cause instanceof BrineError && (cause.code === 'TEMPLATE_UNSUPPORTED' || cause.code === 'RENDER_FAILED')) return cause;
     const message = String((err as Error).message ?? err);
     const m = /\(([^()\n]*)\) \[Line (\d+)(?:, Column (\d+))?\]/.exec(message);
     const file = m?.[1] ?? render.env.source;
     const line = m ? Number(m[2]) : 1;
     const col = m?.[3] ? Number(m[3]) : 0;
-    const text = render.sources.get(file);
-    const what = cause instanceof BrineError ? `${cause.code}: ${cause.message}` : cause instanceof Error ? cause.message : String(cause);
-    const plainMsg = cause === err ? message.replace(/^(\([^)]*\)[^\n]*\n\s*)+/, '').replace(/^(Py)?Error: /, '') : what;
-    return locate('RENDER_FAILED', file, line, col, `Jinja error: ${plainMsg}`, text, '', cause);
+    let what: string;
+    if (cause instanceof BrineError) what = `${cause.code}: ${cause.message}`;
+    else if (cause instanceof Error && cause.name !== 'Template render error') what = cause.message;
+    else what = (message.split('\n').pop() ?? message).trim().replace(/^(\w*Error: )+/, '');
+    return locate('RENDER_FAILED', file, line, col, `Jinja error: ${what}`, render.sources.get(file), '', cause);
   }
 }
 

@@ -19,6 +19,8 @@ export interface RenderHooks {
   globals(): Record<string, unknown>;
   /** Renders another file of the environment as an import without context and returns its text. */
   renderFile(name: string): string;
+  /** Keeps the first error a called function raised, which nunjucks' error wrapping would lose. */
+  noteCallError(err: unknown): void;
   /** Parses data for import_yaml/load_yaml. */
   parseData(kind: string, text: string, name: string): unknown;
 }
@@ -140,7 +142,12 @@ export function createRuntime(hooks: () => RenderHooks) {
     call(fn: unknown, what: string, args: unknown[]): unknown {
       if (fn === undefined) throw new PyError(`'${what}' is undefined`);
       if (typeof fn !== 'function') throw new PyError(`'${typeName(fn)}' object is not callable`);
-      return fn(...args);
+      try {
+        return fn(...args);
+      } catch (err) {
+        if (!(err instanceof PyError)) hooks().noteCallError(err);
+        throw err;
+      }
     },
     filter(name: string, args: unknown[]): unknown {
       const [pos, kw] = splitArgs(args);
