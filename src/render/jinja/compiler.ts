@@ -27,13 +27,44 @@ export class BrineCompiler extends CompilerBase {
   }
 
   _compileMacro(node: Any, frame: Any): string {
+    for (const sym of node.body.findAll(nodes.Symbol)) {
+      if (sym.value === 'varargs' || sym.value === 'kwargs') throw new Unsupported(`macros using ${sym.value} are not supported`, sym.lineno, sym.colno);
+    }
     const saved = this.loopDepth;
     this.loopDepth = 0;
+    let id: string;
     try {
-      return super._compileMacro(node, frame);
+      id = super._compileMacro(node, frame);
     } finally {
       this.loopDepth = saved;
     }
+    // Jinja2 refuses extra or unknown arguments, which nunjucks would drop silently
+    const names = node.args.children.flatMap((a: Any) => (a instanceof nodes.Dict ? a.children.map((p: Any) => p.key.value) : [a.value]));
+    this._emitLine(`${id}.brineParams = ${JSON.stringify(names)};`);
+    return id;
+  }
+
+  /** Inside an included template, Jinja2 does not see the including loop's `loop`. */
+  compileInclude(node: Any, frame: Any): void {
+    this._emitLine('var tasks = [];');
+    this._emitLine('tasks.push(');
+    this._emitLine('function(callback) {');
+    const id = this._compileGetTemplate(node, frame, false, node.ignoreMissing);
+    this._emitLine(`callback(null,${id});});`);
+    this._emitLine('});');
+    const id2 = this._tmpid();
+    this._emitLine('tasks.push(');
+    this._emitLine('function(template, callback){');
+    this._emitLine(`template.render(context.getVariables(), env.brine.includeFrame(frame), ${this._makeCallback(id2)}`);
+    this._emitLine(`callback(null,${id2});});`);
+    this._emitLine('});');
+    this._emitLine('tasks.push(');
+    this._emitLine('function(result, callback){');
+    this._emitLine(`${this.buffer} += result;`);
+    this._emitLine('callback(null);');
+    this._emitLine('});');
+    this._emitLine('env.waterfall(tasks, function(){');
+    this._addScopeLevel();
   }
 
   /** `lineno = N, colno = M, ` (1-based) so that a runtime error names the line being evaluated. */

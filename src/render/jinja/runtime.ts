@@ -7,6 +7,7 @@ import { SALT_FILTERS } from './filters-salt.js';
 import { getattr, PYATTR, type PyObject, slice, splitArgs } from './py-methods.js';
 import { binop, concat, dict, unop, unpack } from './py-ops.js';
 import { cmp, contains, eq, iter, PyError, PyFloat, setStrictUndefined, str, truthy, tuple, typeName, undefinedError } from './py-values.js';
+import { runtime } from './nunjucks-internals.js';
 import { TESTS } from './tests.js';
 
 export const FILTERS: Record<string, Filter> = { ...JINJA_FILTERS, ...SALT_FILTERS };
@@ -87,6 +88,27 @@ export function jinjaGlobals(): Record<string, unknown> {
   };
 }
 
+/** Jinja2 refuses extra positional and unknown keyword arguments to a macro. */
+function checkMacroArgs(what: string, params: string[], args: unknown[]): void {
+  const [pos, kw] = splitArgs(args);
+  if (pos.length > params.length) throw new PyError(`macro '${what}' takes not more than ${params.length} argument(s)`);
+  for (const k of Object.keys(kw)) {
+    if (k !== 'caller' && !params.includes(k)) throw new PyError(`macro '${what}' takes no keyword argument '${k}'`);
+  }
+}
+
+/** A copy of the visible variables without the including loop's `loop` (Jinja2 does not pass it to includes). */
+function includeFrame(frame: { variables: Record<string, unknown>; parent?: unknown; push(isolate?: boolean): unknown }): unknown {
+  const vars: Record<string, unknown> = {};
+  const chain: { variables: Record<string, unknown>; parent?: unknown }[] = [];
+  for (let f: { variables: Record<string, unknown>; parent?: unknown } | undefined = frame; f; f = f.parent as typeof f) chain.unshift(f);
+  for (const f of chain) Object.assign(vars, f.variables);
+  delete vars.loop;
+  const top = new runtime.Frame();
+  top.variables = vars;
+  return top;
+}
+
 /** Under StrictUndefined, fails naming the expression; otherwise stays undefined. */
 function undefinedOr(what: string): undefined {
   const strict = setStrictUndefined(true);
@@ -139,9 +161,12 @@ export function createRuntime(hooks: () => RenderHooks) {
       return getattr(obj, key, bracket, what);
     },
     slice,
+    includeFrame,
     call(fn: unknown, what: string, args: unknown[]): unknown {
       if (fn === undefined) throw new PyError(`'${what}' is undefined`);
       if (typeof fn !== 'function') throw new PyError(`'${typeName(fn)}' object is not callable`);
+      const params = (fn as { brineParams?: string[] }).brineParams;
+      if (params) checkMacroArgs(what, params, args);
       try {
         return fn(...args);
       } catch (err) {

@@ -18,7 +18,8 @@ export const TESTS: Record<string, Test> = {
   false: (v) => v === false,
   integer: (v) => typeof v === 'number' && !isFloat(v),
   float: (v) => isFloat(v),
-  number: (v) => typeof v === 'number' || isFloat(v),
+  // bool is an int in Python, so a number too
+  number: (v) => typeof v === 'number' || typeof v === 'boolean' || isFloat(v),
   string: isStr,
   mapping: (v) => isDict(v),
   iterable: (v) => Array.isArray(v) || isStr(v) || isDict(v) || v === undefined,

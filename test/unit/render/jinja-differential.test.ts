@@ -27,6 +27,7 @@ const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
   'refuse-random-filter': 'TEMPLATE_UNSUPPORTED',
   'refuse-nunjucks-switch': 'TEMPLATE_UNSUPPORTED',
   'refuse-print-macro': 'RENDER_FAILED',
+  'refuse-varargs-macro': 'TEMPLATE_UNSUPPORTED',
 };
 
 interface Case {
