@@ -399,6 +399,13 @@ const TABLE = [
     roles: MASTER,
     doc: 'Named groups of minions for `brine run -N NAME` and `N@NAME` in compound targets: each value is a compound expression or a list of minion IDs; may use N@ of other groups (a loop is an error). See docs/targeting.md.',
   },
+  {
+    name: 'allow_undefined',
+    type: 'bool',
+    default: false,
+    roles: BOTH,
+    doc: "Render Jinja with Jinja2's lenient Undefined (an undefined variable prints empty) instead of Salt's default StrictUndefined (using one is a RENDER_FAILED error naming it). See docs/templates.md.",
+  },
   { name: 'worker_threads', type: 'int', default: 5, roles: MASTER, doc: 'Accepted for compatibility; brine serves all minions from one event loop.' },
 ] as const satisfies readonly OptionSpec[];
 
