@@ -71,8 +71,3 @@ export async function renderTemplate(text: string, engineName: string, env: Rend
   }
   return jinja().render(text, env);
 }
-
-/** Synchronous form of renderTemplate, for callers already on a synchronous path. */
-export function renderTemplateSync(text: string, env: RenderEnv): string {
-  return jinja().render(text, env);
-}
