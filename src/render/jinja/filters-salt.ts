@@ -6,7 +6,7 @@ import { loadYaml } from '../yaml-load.js';
 import { type Filter, MORE_FILTERS } from './filters-jinja.js';
 import { regexEscape, regexReplace, regexSearch } from './regex.js';
 import { traverse } from './salt-layer.js';
-import { jsonDumps, yamlDquote, yamlEncode, yamlFlowDump, yamlSquote } from './serialize.js';
+import { jsonDumps, yamlBlockDump, yamlDquote, yamlEncode, yamlFlowDump, yamlSquote } from './serialize.js';
 import { eq, iter, mkFloat, PyError, str, truthy } from './py-values.js';
 
 function arg(args: unknown[], kw: Record<string, unknown>, i: number, name: string, dflt: unknown): unknown {
@@ -26,10 +26,7 @@ export const SALT_FILTERS: Record<string, Filter> = {
       .replace(/>/g, '\\u003e')
       .replace(/&/g, '\\u0026')
       .replace(/'/g, '\\u0027'),
-  yaml: (args, kw) => {
-    if (!truthy(arg(args, kw, 1, 'flow_style', true))) throw new PyError('yaml(flow_style=False) is not supported by brine: use |yaml or |json');
-    return yamlFlowDump(args[0]);
-  },
+  yaml: (args, kw) => (truthy(arg(args, kw, 1, 'flow_style', true)) ? yamlFlowDump(args[0]) : yamlBlockDump(args[0])),
   yaml_encode: ([v]) => yamlEncode(v),
   yaml_dquote: ([v]) => yamlDquote(str(v)),
   yaml_squote: ([v]) => yamlSquote(str(v)),

@@ -109,7 +109,7 @@ function yamlFloat(n: number): string {
 
 /** A str that PyYAML's resolver would read back as something else (bool, int, null...) must be quoted. */
 const IMPLICIT =
-  /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|y|Y|n|N|~|null|Null|NULL|[-+]?(?:0b[0-1_]+|0[0-7_]+|(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|<<|=|\d\d\d\d-\d\d?-\d\d?(?:(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?)?)$/;
+  /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|~|null|Null|NULL|[-+]?(?:0b[0-1_]+|0[0-7_]+|(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|<<|=|\d\d\d\d-\d\d?-\d\d?(?:(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?)?)$/;
 
 /** Whether PyYAML would emit `s` as a plain scalar in flow context (else single-quoted). */
 function plainAllowed(s: string, flow: boolean): boolean {
@@ -164,6 +164,63 @@ export function yamlFlowDump(v: unknown): string {
   if (out.length > 80) throw new PyError('the yaml filter output would be folded by PyYAML at 80 columns, which brine does not reproduce: use |json (valid YAML) or |yaml(False)');
   if (!Array.isArray(v) && !isDict(v) && /^[^'"[{]/.test(out) === false && out.includes('\n')) throw new PyError('multi-line yaml scalar');
   return out;
+}
+
+function blockScalar(v: unknown): string {
+  if (typeof v === 'string' || isSafeString(v)) {
+    const s = isSafeString(v) ? v.val : (v as string);
+    if (/[\n\r\x85\u2028\u2029]/.test(s)) throw new PyError('a multi-line string in yaml(False) output is folded by PyYAML in ways brine does not reproduce: use |json');
+    if (/[^\x20-\x7e]/.test(s)) {
+      if (/[\x00-\x1f\x7f]/.test(s)) return yamlDquote(s);
+      return plainAllowed(s.replace(/[^\x20-\x7e]/g, 'a'), false) ? s : yamlSquote(s);
+    }
+    return plainAllowed(s, false) ? s : yamlSquote(s);
+  }
+  return yamlScalarFlow(v);
+}
+
+function isEmptyCollection(v: unknown): boolean {
+  return (Array.isArray(v) && v.length === 0) || (isDict(v) && Object.keys(v).length === 0);
+}
+
+/** PyYAML's block style: mappings indented by 2, sequences in a mapping not indented. */
+function block(v: unknown, indent: number, out: string[]): void {
+  const pad = ' '.repeat(indent);
+  if (isDict(v)) {
+    for (const k of Object.keys(v).sort()) {
+      const x = v[k];
+      const key = `${pad}${blockScalar(k)}:`;
+      if (isEmptyCollection(x) || !(Array.isArray(x) || isDict(x))) out.push(`${key} ${isEmptyCollection(x) ? flow(x) : blockScalar(x)}`);
+      else {
+        out.push(key);
+        block(x, Array.isArray(x) ? indent : indent + 2, out);
+      }
+    }
+    return;
+  }
+  if (Array.isArray(v)) {
+    for (const x of v) {
+      if (isEmptyCollection(x) || !(Array.isArray(x) || isDict(x))) {
+        out.push(`${pad}- ${isEmptyCollection(x) ? flow(x) : blockScalar(x)}`);
+        continue;
+      }
+      // the first line of a nested collection shares the dash's line
+      const inner: string[] = [];
+      block(x, indent + 2, inner);
+      out.push(`${pad}- ${inner[0]!.slice(indent + 2)}`, ...inner.slice(1));
+    }
+    return;
+  }
+  out.push(pad + blockScalar(v));
+}
+
+/** Salt's `yaml(False)`: safe_dump(value, default_flow_style=False) stripped. */
+export function yamlBlockDump(v: unknown): string {
+  if (!(Array.isArray(v) || isDict(v)) || isEmptyCollection(v)) return yamlFlowDump(v);
+  const out: string[] = [];
+  block(v, 0, out);
+  if (out.some((l) => l.length > 80)) throw new PyError('a line of the yaml(False) output would be folded by PyYAML at 80 columns, which brine does not reproduce: use |json');
+  return out.join('\n');
 }
 
 /** Salt's yaml_encode: a scalar as PyYAML represents it; strings double-quoted. */
