@@ -111,6 +111,13 @@ export class BrineCompiler extends CompilerBase {
     }
   }
 
+  /** Names resolve through own properties only: `constructor` or `toString` are undefined, as in Jinja2. */
+  compileSymbol(node: Any, frame: Any): void {
+    const id = frame.lookup(node.value);
+    if (id) this._emit(id);
+    else this._emit(`env.brine.lookup(context, frame, ${js(node.value)})`);
+  }
+
   compilePyFloatLit(node: Any): void {
     this._emit(Number.isInteger(node.value) ? `env.brine.float(${node.value})` : String(node.value));
   }

@@ -162,6 +162,13 @@ export function createRuntime(hooks: () => RenderHooks) {
     },
     slice,
     includeFrame,
+    lookup(context: { ctx: Record<string, unknown>; env: { globals: Record<string, unknown> } }, frame: { variables: Record<string, unknown>; parent?: unknown }, name: string): unknown {
+      for (let f: typeof frame | undefined = frame; f; f = f.parent as typeof frame | undefined) {
+        if (Object.hasOwn(f.variables, name) && f.variables[name] !== undefined) return f.variables[name];
+      }
+      if (Object.hasOwn(context.ctx, name)) return context.ctx[name];
+      return Object.hasOwn(context.env.globals, name) ? context.env.globals[name] : undefined;
+    },
     call(fn: unknown, what: string, args: unknown[]): unknown {
       if (fn === undefined) throw new PyError(`'${what}' is undefined`);
       if (typeof fn !== 'function') throw new PyError(`'${typeName(fn)}' object is not callable`);

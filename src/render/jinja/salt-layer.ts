@@ -4,7 +4,7 @@
 // caller's `callFunction`. Values from grains or arguments are only ever data here (threats #37).
 
 import { PYATTR, type PyObject, splitArgs } from './py-methods.js';
-import { isDict, plain, PyError } from './py-values.js';
+import { isDict, plain, PyError, truthy } from './py-values.js';
 
 /** salt.utils.data.traverse_dict_and_list. */
 export function traverse(data: unknown, key: unknown, dflt: unknown, delimiter = ':'): unknown {
@@ -88,7 +88,7 @@ export function filterBy(lookup: unknown, grainValue: unknown, merge: unknown, d
     if (ret !== null && ret !== undefined) break;
   }
   if (ret === null || ret === undefined) ret = Object.hasOwn(lookup, String(dflt)) ? lookup[String(dflt)] : null;
-  if (base !== null && base !== undefined && Object.hasOwn(lookup, String(base))) {
+  if (truthy(base) && Object.hasOwn(lookup, String(base))) {
     const baseValues = lookup[String(base)];
     if (ret === null) ret = baseValues;
     else if (isDict(baseValues)) {
@@ -96,7 +96,8 @@ export function filterBy(lookup: unknown, grainValue: unknown, merge: unknown, d
       ret = dictUpdate(deepCopy(baseValues), ret);
     }
   }
-  if (merge !== null && merge !== undefined) {
+  // Salt tests `if merge:`, so an empty pillar.get default ('' or {}) merges nothing
+  if (truthy(merge)) {
     if (!isDict(merge)) throw new PyError('filter_by merge argument must be a dictionary.');
     if (ret === null) ret = merge;
     else dictUpdate(ret as Record<string, unknown>, deepCopy(merge));
