@@ -176,6 +176,44 @@ export class BrineParser extends ParserBase {
     return new PyTuple(first.lineno, first.colno, items);
   }
 
+  /**
+   * Jinja2 applies filters and tests at the operand level (`x + 1 is odd` is `x + (1 is odd)`),
+   * in any order (`x|length is odd`, `x is defined|string`).
+   */
+  parseUnary(noFilters?: boolean): Any {
+    let node = super.parseUnary(noFilters);
+    if (noFilters) return node;
+    for (;;) {
+      if (this.peekToken().type === lexer.TOKEN_PIPE) node = this.parseFilter(node);
+      else if (this.peekToken().type === lexer.TOKEN_SYMBOL && this.peekToken().value === 'is') node = this.parseTest(node);
+      else return node;
+    }
+  }
+
+  /** Jinja2's tests: `x is name`, `x is name(args)` and `x is name arg` (one argument without parentheses). */
+  parseTest(node: Any): Any {
+    this.skipSymbol('is');
+    const not = this.skipSymbol('not');
+    const nameTok = this.nextToken();
+    let test: Any;
+    if (nameTok.type === lexer.TOKEN_SYMBOL) test = new nodes.Symbol(nameTok.lineno, nameTok.colno, nameTok.value);
+    else if (nameTok.type === lexer.TOKEN_NONE || nameTok.type === lexer.TOKEN_BOOLEAN) test = new nodes.Symbol(nameTok.lineno, nameTok.colno, nameTok.value);
+    else if (nameTok.type === lexer.TOKEN_OPERATOR && ['==', '!=', '<', '<=', '>', '>='].includes(nameTok.value)) test = new nodes.Symbol(nameTok.lineno, nameTok.colno, nameTok.value);
+    else this.fail('expected a test name after "is"', nameTok.lineno, nameTok.colno);
+    const next = this.peekToken();
+    const argStarts = [lexer.TOKEN_STRING, lexer.TOKEN_INT, lexer.TOKEN_FLOAT, lexer.TOKEN_LEFT_BRACKET, lexer.TOKEN_LEFT_CURLY, lexer.TOKEN_BOOLEAN, lexer.TOKEN_NONE];
+    if (next.type === lexer.TOKEN_LEFT_PAREN) {
+      test = new nodes.FunCall(next.lineno, next.colno, test, this.parseSignature());
+    } else if (argStarts.includes(next.type) || (next.type === lexer.TOKEN_SYMBOL && !['else', 'or', 'and', 'if', 'in', 'not'].includes(next.value))) {
+      const args = new nodes.NodeList(next.lineno, next.colno);
+      args.addChild(this.parsePrimary());
+      test = new nodes.FunCall(next.lineno, next.colno, test, args);
+    }
+    let out: Any = new nodes.Is(node.lineno, node.colno, node, test);
+    if (not) out = new nodes.Not(node.lineno, node.colno, out);
+    return out;
+  }
+
   /** Jinja2: `+` and `-` share one left-associative level (nunjucks nests them). */
   parseAdd(): Any {
     let node = this.parseMul();
