@@ -3,7 +3,7 @@
 
 import { getattr, type Kwargs } from './py-methods.js';
 import { binop } from './py-ops.js';
-import { percentFormat } from './py-format.js';
+import { percentFormat, pyFixed } from './py-format.js';
 import { cmp, eq, isDict, isFloat, isSafeString, iter, len, mkFloat, num, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
 import { TESTS } from './tests.js';
 
@@ -74,13 +74,11 @@ function selectFilter(keep: boolean, byAttr: boolean): Filter {
   };
 }
 
-/** Python's round() to `p` digits, half to even on exact binary halves. */
+/** Python's round() to `p` digits: correctly rounded from the exact binary value, exact ties to even. */
 function pyRound(n: number, p: number): number {
-  const f = 10 ** p;
-  const x = n * f;
-  const r = Math.round(x);
-  const rounded = Math.abs(x % 1) === 0.5 ? 2 * Math.round(x / 2) : r;
-  return p === 0 ? rounded : rounded / f;
+  if (p >= 0) return Number(pyFixed(n, p));
+  const f = 10 ** -p;
+  return Number(pyFixed(n / f, 0)) * f;
 }
 
 function toInt(v: unknown, dflt: unknown, base: number): unknown {

@@ -17,9 +17,28 @@ function toInt(v: unknown, conv: string): number {
   throw new PyError(`%${conv} format: a real number is required, not ${typeName(v)}`);
 }
 
+/**
+ * Python's fixed-point formatting: correctly rounded, ties (exact binary halves such as 1.25)
+ * to even. JS toFixed rounds those ties up.
+ */
+export function pyFixed(n: number, prec: number): string {
+  if (!Number.isFinite(n)) return Number.isNaN(n) ? 'nan' : n > 0 ? 'inf' : '-inf';
+  const s = n.toFixed(prec);
+  if (prec + 30 > 100) return s;
+  const exact = Math.abs(n).toFixed(prec + 30);
+  const tail = exact.slice(exact.length - 30);
+  if (!/^50*$/.test(tail)) return s;
+  // an exact tie: round the digits kept to even
+  const kept = exact.slice(0, exact.length - 30);
+  const digits = kept.replace('.', '');
+  const last = Number(digits[digits.length - 1]);
+  if (last % 2 === 0) return (n < 0 && Number(digits) !== 0 ? '-' : '') + kept.replace(/\.$/, '');
+  return s;
+}
+
 function fixed(v: unknown, prec: number): string {
   if (typeof v !== 'number' && typeof v !== 'boolean' && !isFloat(v)) throw new PyError(`must be real number, not ${typeName(v)}`);
-  return num(v).toFixed(prec);
+  return pyFixed(num(v), prec);
 }
 
 function signed(body: string, n: number, flags: string): string {
