@@ -134,9 +134,26 @@ class SaltFuncs(dict):
         self._grains, self._pillar, self._opts = grains, pillar, opts
 
     def _local(self, fun):
-        if fun in ("grains.get", "pillar.get"):
-            src = self._grains if fun == "grains.get" else self._pillar
-            return lambda key, default="", delimiter=":", **kw: traverse_dict_and_list(src, key, default, delimiter)
+        if fun == "grains.get":
+            return lambda key, default="", delimiter=":", **kw: traverse_dict_and_list(self._grains, key, default, delimiter)
+        if fun == "pillar.get":
+
+            def pillar_get(key, default="", merge=False, merge_nested_lists=None, delimiter=":", **kw):
+                # salt/modules/pillar.py get()
+                if merge:
+                    if isinstance(default, dict):
+                        ret = traverse_dict_and_list(self._pillar, key, {}, delimiter)
+                        if isinstance(ret, Mapping):
+                            return dictupdate(copy.deepcopy(default), copy.deepcopy(ret))
+                    elif isinstance(default, list):
+                        ret = traverse_dict_and_list(self._pillar, key, [], delimiter)
+                        if isinstance(ret, list):
+                            default = copy.deepcopy(default)
+                            default.extend([x for x in ret if x not in default])
+                            return default
+                return traverse_dict_and_list(self._pillar, key, default, delimiter)
+
+            return pillar_get
         if fun == "config.get":
 
             def config_get(key, default="", delimiter=":", **kw):

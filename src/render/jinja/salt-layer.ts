@@ -4,7 +4,7 @@
 // caller's `callFunction`. Values from grains or arguments are only ever data here (threats #37).
 
 import { PYATTR, type PyObject, splitArgs } from './py-methods.js';
-import { isDict, plain, PyError, truthy } from './py-values.js';
+import { eq, isDict, plain, PyError, truthy } from './py-values.js';
 
 /** salt.utils.data.traverse_dict_and_list. */
 export function traverse(data: unknown, key: unknown, dflt: unknown, delimiter = ':'): unknown {
@@ -119,6 +119,26 @@ function param(pos: unknown[], kw: Record<string, unknown>, i: number, name: str
   return Object.hasOwn(kw, name) ? kw[name] : dflt;
 }
 
+/** salt.modules.pillar.get: `a:b` traversal, and with merge=True a dict/list default merged with the value. */
+function pillarGet(pillar: Record<string, unknown>, pos: unknown[], kw: Record<string, unknown>): unknown {
+  const key = param(pos, kw, 0, 'key', '');
+  const dflt = param(pos, kw, 1, 'default', '');
+  const merge = truthy(param(pos, kw, 2, 'merge', false));
+  const delimiter = String(param(pos, kw, 4, 'delimiter', ':'));
+  if (merge && isDict(dflt)) {
+    const ret = traverse(pillar, key, {}, delimiter);
+    if (isDict(ret)) return dictUpdate(deepCopy(dflt), deepCopy(ret));
+  } else if (merge && Array.isArray(dflt)) {
+    const ret = traverse(pillar, key, [], delimiter);
+    if (Array.isArray(ret)) {
+      const out = deepCopy(dflt);
+      for (const x of ret) if (!out.some((y) => eq(x, y))) out.push(x);
+      return out;
+    }
+  }
+  return traverse(pillar, key, dflt, delimiter);
+}
+
 function locals(d: SaltData): Record<string, Local> {
   const get =
     (src: () => Record<string, unknown>): Local =>
@@ -126,7 +146,7 @@ function locals(d: SaltData): Record<string, Local> {
       traverse(src(), param(pos, kw, 0, 'key', ''), param(pos, kw, 1, 'default', ''), String(param(pos, kw, 2, 'delimiter', ':')));
   return {
     'grains.get': get(() => d.grains),
-    'pillar.get': get(() => d.pillar),
+    'pillar.get': (pos, kw) => pillarGet(d.pillar, pos, kw),
     'config.get': (pos, kw) => {
       const key = param(pos, kw, 0, 'key', '');
       const dflt = param(pos, kw, 1, 'default', '');

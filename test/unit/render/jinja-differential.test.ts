@@ -30,6 +30,24 @@ const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
   'refuse-varargs-macro': 'TEMPLATE_UNSUPPORTED',
 };
 
+/**
+ * The templates Jinja2 itself fails on (brine must fail too). Listed so that a harness that
+ * fails for the wrong reason cannot make a case pass by failing on both sides.
+ */
+const JINJA2_ERRORS = new Set([
+  'filter-on-undefined',
+  'include-sees-loop-var',
+  'macro-extra-argument',
+  'macro-unknown-keyword',
+  'percent-list-too-few',
+  'raise-global',
+  'refuse-nunjucks-switch',
+  'salt-function-error',
+  'strict-undefined-attr',
+  'strict-undefined-if',
+  'strict-undefined-print',
+]);
+
 interface Case {
   name: string;
   source: string;
@@ -147,6 +165,7 @@ describe('brine renders the Salt-style corpus exactly as Python Jinja2 does', { 
       }
       const py = python[c.name];
       assert.ok(py, `no Jinja2 result for ${c.name}`);
+      assert.equal(py.ok, !JINJA2_ERRORS.has(c.name), py.ok ? `Jinja2 was expected to fail on ${c.name}` : `Jinja2 failed unexpectedly: ${py.error}`);
       if (!py.ok) {
         assert.equal(brine.ok, false, `Jinja2 fails (${py.error}) but brine rendered ${JSON.stringify(brine.ok && brine.output)}`);
         if (!brine.ok) assert.ok(brine.error instanceof BrineError && (brine.error.code === 'RENDER_FAILED' || brine.error.code === 'TEMPLATE_UNSUPPORTED'), String(brine.error));
