@@ -42,7 +42,7 @@ export function pipelineOf(text: string, source: string): { stages: Stage[]; bod
 
 function parseYaml(text: string, env: RenderEnv, afterJinja: boolean): unknown {
   try {
-    return loadYaml(text);
+    return loadYaml(text, undefined, { stringIds: env.pillar !== true });
   } catch (err) {
     if (!(err instanceof YamlLoadError)) throw err;
     const { line, col, message } = err.problem;

@@ -2,7 +2,7 @@
 // YAML 1.1 scalars (yes/no/on/off are booleans, 0755 is octal, 1e3 without a dot is a string),
 // timestamps stay strings, and a mapping with a duplicate key is an error.
 
-import { parseDocument, type ScalarTag, type Tags } from 'yaml';
+import { isMap, isScalar, parseDocument, type ScalarTag, type Tags } from 'yaml';
 
 export interface YamlProblem {
   message: string;
@@ -67,7 +67,7 @@ const cache = new Map<(n: number) => unknown, (tags: Tags) => Tags>();
  * Loads one YAML document as Salt does. `makeFloat` lets the template engine keep `2.0` a float;
  * an empty document is null. Throws YamlLoadError with the line and column.
  */
-export function loadYaml(text: string, makeFloat?: (n: number) => unknown): unknown {
+export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts: { stringIds?: boolean } = {}): unknown {
   let customTags = plainTags;
   if (makeFloat) {
     customTags = cache.get(makeFloat) ?? tagsFor(makeFloat);
@@ -81,6 +81,23 @@ export function loadYaml(text: string, makeFloat?: (n: number) => unknown): unkn
     const pos = { line: before.split('\n').length, col: offset - before.lastIndexOf('\n') };
     const message = err.code === 'DUPLICATE_KEY' ? `duplicate key in a mapping (Salt's loader refuses it): ${err.message.split('\n')[0]}` : err.message.split('\n')[0]!;
     throw new YamlLoadError({ message, line: pos.line, col: pos.col });
+  }
+  if (opts.stringIds && isMap(doc.contents)) {
+    // Salt's state compiler refuses an ID that YAML read as a bool, number or null (`yes:`, `80:`)
+    for (const pair of doc.contents.items) {
+      const key = pair.key;
+      if (isScalar(key) && typeof key.value !== 'string') {
+        const offset = key.range?.[0] ?? 0;
+        const before = text.slice(0, offset);
+        const shown = key.value === true ? 'True' : key.value === false ? 'False' : key.value === null ? 'None' : String(key.value);
+        const type = typeof key.value === 'boolean' ? 'bool' : key.value === null ? 'NoneType' : Number.isInteger(key.value) ? 'int' : 'float';
+        throw new YamlLoadError({
+          message: `ID '${shown}' is not formed as a string, but is a ${type}: quote it (YAML 1.1 reads ${JSON.stringify(key.source ?? shown)} as a ${type})`,
+          line: before.split('\n').length,
+          col: offset - before.lastIndexOf('\n'),
+        });
+      }
+    }
   }
   return doc.toJS({ maxAliasCount: 1000 }) ?? null;
 }

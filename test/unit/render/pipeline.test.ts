@@ -78,6 +78,20 @@ describe("YAML as Salt's loader reads it", () => {
     assert.deepEqual(data, { a: true, b: false, c: 420, d: '2024-01-01', e: '1e3', f: 'y', g: null, h: 1.5, i: 31 });
   });
 
+  test('a state ID that YAML reads as a bool or number is refused, as Salt does', async () => {
+    for (const [id, type] of [
+      ['yes', 'bool'],
+      ['80', 'int'],
+      ['~', 'NoneType'],
+    ]) {
+      const err = await fails(renderSls(`ok:\n  test.nop: []\n${id}:\n  test.nop: []\n`, env()));
+      assert.equal(err.code, 'RENDER_FAILED');
+      assert.match(err.message, new RegExp(`init\\.sls:3:1: .*is not formed as a string, but is a ${type}`));
+    }
+    assert.deepEqual(Object.keys((await renderSls("'yes':\n  test.nop: []\n", env())) as object), ['yes']);
+    assert.deepEqual(await renderSls('80: web\n', { ...env(), pillar: true }), { 80: 'web' });
+  });
+
   test('a duplicate key is an error, as in Salt', async () => {
     const err = await fails(renderSls('#!yaml\na: 1\nb: 2\na: 3\n', env()));
     assert.equal(err.code, 'RENDER_FAILED');
