@@ -15,7 +15,8 @@ import json
 import re
 import shlex
 import sys
-from collections.abc import Mapping
+import uuid
+from collections.abc import Hashable, Mapping
 
 import jinja2
 import jinja2.ext
@@ -235,11 +236,45 @@ def tojson(val, indent=None, **options):
 
 
 def unique(values):
-    ret = []
-    for value in values:
-        if value not in ret:
-            ret.append(value)
+    ret = None
+    if isinstance(values, Hashable):
+        ret = set(values)
+    else:
+        ret = []
+        for value in values:
+            if value not in ret:
+                ret.append(value)
     return ret
+
+
+def union(lst1, lst2):
+    if isinstance(lst1, Hashable) and isinstance(lst2, Hashable):
+        return set(lst1) | set(lst2)
+    return unique(lst1 + lst2)
+
+
+def intersect(lst1, lst2):
+    if isinstance(lst1, Hashable) and isinstance(lst2, Hashable):
+        return set(lst1) & set(lst2)
+    return unique([ele for ele in lst1 if ele in lst2])
+
+
+def difference(lst1, lst2):
+    if isinstance(lst1, Hashable) and isinstance(lst2, Hashable):
+        return set(lst1) - set(lst2)
+    return unique([ele for ele in lst1 if ele not in lst2])
+
+
+def symmetric_difference(lst1, lst2):
+    if isinstance(lst1, Hashable) and isinstance(lst2, Hashable):
+        return set(lst1) ^ set(lst2)
+    return unique([ele for ele in union(lst1, lst2) if ele not in intersect(lst1, lst2)])
+
+
+def avg(lst):
+    if not isinstance(lst, Hashable):
+        return float(sum(lst) / len(lst))
+    return float(lst)
 
 
 def regex_search(txt, rgx, ignorecase=False, multiline=False):
@@ -257,11 +292,13 @@ def to_bool(val):
         return False
     if isinstance(val, bool):
         return val
-    if isinstance(val, (int, float)):
-        return val > 0
     if isinstance(val, str):
-        return val.lower() in ("yes", "1", "true", "on")
-    return bool(val)
+        return val.lower() in ("yes", "1", "true")
+    if isinstance(val, int):
+        return val > 0
+    if not isinstance(val, Hashable):
+        return len(val) > 0
+    return False
 
 
 SALT_FILTERS = {
@@ -277,7 +314,16 @@ SALT_FILTERS = {
     "regex_escape": lambda v: re.escape(v),
     "traverse": lambda data, key, default=None, delimiter=":": traverse_dict_and_list(data, key, default, delimiter),
     "unique": unique,
-    "sequence": lambda data: [data] if isinstance(data, str) else data,
+    "sequence": lambda data: data if isinstance(data, (list, tuple, set, dict)) else [data],
+    "min": lambda obj: min(obj),
+    "max": lambda obj: max(obj),
+    "avg": avg,
+    "union": union,
+    "intersect": intersect,
+    "difference": difference,
+    "symmetric_difference": symmetric_difference,
+    "skip": lambda data: "",
+    "uuid": lambda val: str(uuid.uuid5(uuid.UUID("91633EBF-1C86-5E33-935A-28061F4B480E"), str(val))),
     "to_bool": to_bool,
     "load_yaml": lambda v: yaml_load(str(v)),
     "load_json": lambda v: json.loads(str(v)),
@@ -359,6 +405,32 @@ class CorpusLoader(jinja2.BaseLoader):
         return self.files[name], name, lambda: True
 
 
+class PrintableDict(dict):
+    # salt.utils.jinja.PrintableDict: what Salt's SerializerExtension finalizer prints for a dict
+    def __str__(self):
+        out = []
+        for key, value in self.items():
+            if isinstance(value, str):
+                out.append("{0!r}: {1!r}".format(key, value))
+            else:
+                out.append("{0!r}: {1!s}".format(key, value))
+        return "{" + ", ".join(out) + "}"
+
+    def __repr__(self):
+        return "{" + ", ".join("{0!r}: {1!r}".format(k, v) for k, v in self.items()) + "}"
+
+
+def finalize(data):
+    def explore(data):
+        if isinstance(data, dict):
+            return PrintableDict([(key, explore(value)) for key, value in data.items()])
+        if isinstance(data, (list, tuple, set)):
+            return data.__class__([explore(value) for value in data])
+        return data
+
+    return explore(data)
+
+
 def render(case):
     ctx = dict(case["context"])
     grains, pillar, opts = ctx.get("grains", {}), ctx.get("pillar", {}), ctx.get("opts", {})
@@ -370,6 +442,7 @@ def render(case):
     args = {"extensions": ["jinja2.ext.do", "jinja2.ext.loopcontrols", SerializerExtension], "loader": CorpusLoader(case.get("files", {}))}
     if not opts.get("allow_undefined", False):
         args["undefined"] = jinja2.StrictUndefined
+    args["finalize"] = finalize
     env = jinja2.sandbox.SandboxedEnvironment(**args)
     env.tests.update(SALT_TESTS)
     env.filters.update(SALT_FILTERS)
