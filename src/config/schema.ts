@@ -468,6 +468,13 @@ const TABLE = [
     roles: MINION,
     doc: "Where salt:// files come from: remote asks the master over the minion's session; local uses the minion's own file_roots (masterless, as salt-call --local).",
   },
+  {
+    name: 'allow_undefined',
+    type: 'bool',
+    default: false,
+    roles: BOTH,
+    doc: "Render Jinja with Jinja2's lenient Undefined (an undefined variable prints empty) instead of Salt's default StrictUndefined (using one is a RENDER_FAILED error naming it). See docs/templates.md.",
+  },
   { name: 'worker_threads', type: 'int', default: 5, roles: MASTER, doc: 'Accepted for compatibility; brine serves all minions from one event loop.' },
 ] as const satisfies readonly OptionSpec[];
 

@@ -25,4 +25,10 @@ export interface RenderEnv {
    * of the environment (Salt's rule), e.g. `nginx/map.jinja`. Returns undefined when missing.
    */
   loadFile(name: string): string | undefined;
+  /**
+   * The SLS is pillar data rather than states or a top file: its top-level keys may be numbers
+   * or booleans. Otherwise (the default) renderSls refuses an ID that YAML reads as a bool,
+   * number or null, as Salt's state compiler does.
+   */
+  pillar?: boolean;
 }

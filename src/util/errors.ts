@@ -123,10 +123,14 @@ export const ERRORS = {
     'Fix the file at the line and column the message gives (the line is shown).',
     1,
   ),
-  RENDERER_UNSUPPORTED: spec('A shebang line names a renderer brine does not have.', 'Use the default renderer (Jinja, then YAML), `#!yaml` or `#!jinja`; the message names the file.', 1),
+  RENDERER_UNSUPPORTED: spec(
+    'A shebang line names a renderer brine does not have.',
+    'Use no shebang (Jinja, then YAML), the explicit Jinja-then-YAML shebang, or `#!yaml` (docs/templates.md lists them); the message names the file.',
+    1,
+  ),
   TEMPLATE_UNSUPPORTED: spec(
     "A template uses a construct brine's Jinja engine cannot render exactly as Python Jinja2 does; it is refused at compile time rather than rendered differently.",
-    'Rewrite the construct at the file and line given (docs/states.md lists the differences and the usual rewrite).',
+    'Rewrite the construct at the file and line given (docs/templates.md lists the differences and the usual rewrite).',
     1,
   ),
   STATE_COMPILE_FAILED: spec(

@@ -167,7 +167,12 @@ independent:
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const all = parse(r);
     const web = states(all, 'web1');
-    assert.deepEqual(Object.values(web).map((s) => s.__id__).sort(), ['restart-app', 'web-config', 'web1-marker']);
+    assert.deepEqual(
+      Object.values(web)
+        .map((s) => s.__id__)
+        .sort(),
+      ['restart-app', 'web-config', 'web1-marker'],
+    );
     for (const s of Object.values(web)) assert.equal(s.result, true, JSON.stringify(s));
     assert.equal(fs.readFileSync(path.join(out, 'web1', 'app.conf'), 'utf8'), 'listen 8004 on web1\n');
     assert.match(String(byId(web, 'web-config').changes.diff), /New file/);
@@ -177,7 +182,10 @@ independent:
     // a new file is a change, so the watch fired once
     assert.equal(fs.readFileSync(path.join(out, 'web1', 'restarts'), 'utf8'), 'restarted\n');
     const db = states(all, 'db1');
-    assert.deepEqual(Object.values(db).map((s) => s.__id__), ['db-dir']);
+    assert.deepEqual(
+      Object.values(db).map((s) => s.__id__),
+      ['db-dir'],
+    );
     assert.ok(fs.statSync(path.join(out, 'db1', 'data')).isDirectory());
   });
 

@@ -77,15 +77,15 @@ describe('requisites at run time', () => {
   it('onchanges: runs only if a named state changed (any of several)', async () => {
     const h = harness(
       sls(
-        'c:\n  rec.state:\n    - changes: true\nu:\n  rec.state: []\nyes:\n  rec.state:\n    - onchanges:\n      - u\n      - c\nno:\n  rec.state:\n    - onchanges:\n      - u\nyes_in:\n  rec.state: []\nc2:\n  rec.state:\n    - changes: true\n    - onchanges_in:\n      - yes_in\n',
+        'c:\n  rec.state:\n    - changes: true\nu:\n  rec.state: []\nfires:\n  rec.state:\n    - onchanges:\n      - u\n      - c\nidle:\n  rec.state:\n    - onchanges:\n      - u\nyes_in:\n  rec.state: []\nc2:\n  rec.state:\n    - changes: true\n    - onchanges_in:\n      - yes_in\n',
       ),
     );
     const r = await h.call('state.sls', ['s']);
     const ids = byId(r.return);
-    assert.equal(ids.no!.result, true);
-    assert.equal(ids.no!.comment, 'State was not run because none of the onchanges reqs changed');
-    assert.ok(h.log.includes('run:yes'));
-    assert.ok(!h.log.includes('run:no'));
+    assert.equal(ids.idle!.result, true);
+    assert.equal(ids.idle!.comment, 'State was not run because none of the onchanges reqs changed');
+    assert.ok(h.log.includes('run:fires'));
+    assert.ok(!h.log.includes('run:idle'));
     assert.ok(h.log.indexOf('run:yes_in') > h.log.indexOf('run:c2'));
   });
 

@@ -1,0 +1,219 @@
+// The Jinja engine: one reusable nunjucks Environment whose templates are compiled by
+// BrineParser/BrineCompiler (cached by name and text), rendered synchronously with Salt's
+// variables. Includes and imports go through the render's own loadFile; errors come out as
+// RENDER_FAILED / TEMPLATE_UNSUPPORTED naming the file, line and column and showing the line.
+
+import { BrineError } from '../../util/errors.js';
+import type { RenderEnv } from '../types.js';
+import { loadYaml, YamlLoadError } from '../yaml-load.js';
+import { BrineCompiler } from './compiler.js';
+import { type Any, nunjucks, transformer, Unsupported } from './nunjucks-internals.js';
+import { parseTemplate } from './parser.js';
+import { mkFloat, PyError, setStrictUndefined } from './py-values.js';
+import { createRuntime, FILTER_NAMES, jinjaGlobals, type RenderHooks, TEST_NAMES } from './runtime.js';
+import { saltProxy } from './salt-layer.js';
+import { EXTENSIONS } from './tags.js';
+
+/** Jinja2 drops one trailing newline of every template and reads \r\n as \n (Salt adds the newline back for the top one). */
+export function normaliseSource(text: string): string {
+  const t = text.replace(/\r\n?/g, '\n');
+  return t.endsWith('\n') ? t.slice(0, -1) : t;
+}
+
+function lineOf(text: string | undefined, line: number): string {
+  return text?.split('\n')[line - 1] ?? '';
+}
+
+/** `file:line:col: message` plus the offending line, as every render error reads. */
+export function locate(code: 'RENDER_FAILED' | 'TEMPLATE_UNSUPPORTED', file: string, line: number, col: number, message: string, text: string | undefined, label = '', cause?: unknown): BrineError {
+  const shown = lineOf(text, line);
+  const where = col > 0 ? `${file}:${line}:${col}` : `${file}:${line}`;
+  const body = `${where}: ${message}\n  ${label}${line} | ${shown}`;
+  return new BrineError(code, body, { cause, details: { file, line, col } });
+}
+
+interface Render {
+  /** A compile error of an included/imported file: nunjucks rewraps it, this keeps it whole. */
+  compileError?: BrineError;
+  /** The first error a salt function (or other callable) raised. */
+  callError?: unknown;
+  env: RenderEnv;
+  globals: Record<string, unknown>;
+  sources: Map<string, string>;
+  tpldir: string;
+}
+
+const MAX_CACHE = 2000;
+
+/** Salt's rule: `./x` and `../x` are relative to the top template's directory (tpldir); others to the root. */
+function resolveName(name: string, tpldir: string): string | undefined {
+  let n = name.startsWith('salt://') ? name.slice('salt://'.length) : name;
+  const relative = n.startsWith('./') || n.startsWith('../');
+  if (relative) n = `${tpldir}/${n}`;
+  const out: string[] = [];
+  for (const part of n.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (out.length === 0) return undefined;
+      out.pop();
+    } else out.push(part);
+  }
+  return out.join('/');
+}
+
+export class JinjaEngine {
+  private readonly env: Any;
+  private readonly templates = new Map<string, Any>();
+  private readonly stack: Render[] = [];
+
+  constructor() {
+    const loader = { getSource: (name: string) => this.getSource(name) };
+    this.env = new nunjucks.Environment([loader as Any], { autoescape: false, trimBlocks: false, lstripBlocks: false, throwOnUndefined: false });
+    this.env.globals = jinjaGlobals();
+    const hooks: RenderHooks = {
+      globals: () => this.current().globals,
+      renderFile: (name) => this.renderImported(name),
+      parseData: (kind, text, name) => parseData(kind, text, name),
+      noteCallError: (err) => {
+        this.current().callError ??= err;
+      },
+    };
+    this.env.brine = createRuntime(() => hooks);
+  }
+
+  private current(): Render {
+    const r = this.stack[this.stack.length - 1];
+    if (!r) throw new Error('no render in progress');
+    return r;
+  }
+
+  private displayName(name: string): string {
+    const top = this.current().env.source;
+    return top.startsWith('salt://') ? `salt://${name}` : name;
+  }
+
+  /** Compiles (or takes from the cache) one template text. */
+  private template(name: string, text: string): Any {
+    const key = `${name}\0${text}`;
+    const hit = this.templates.get(key);
+    if (hit) return hit;
+    let props: Any;
+    try {
+      const ast = transformer.transform(parseTemplate(text, EXTENSIONS), [], name);
+      const c: BrineCompiler = new (BrineCompiler as Any)(name, false);
+      c.names = { filters: FILTER_NAMES, tests: TEST_NAMES };
+      c.compile(ast);
+      props = new Function(c.getCode())();
+    } catch (err) {
+      throw this.compileError(name, text, err);
+    }
+    const tmpl = new (nunjucks as Any).Template({ type: 'code', obj: props }, this.env, name, true);
+    if (this.templates.size >= MAX_CACHE) this.templates.delete(this.templates.keys().next().value!);
+    this.templates.set(key, tmpl);
+    return tmpl;
+  }
+
+  private compileError(name: string, text: string, err: unknown): BrineError {
+    if (err instanceof BrineError) return err;
+    if (err instanceof Unsupported) return locate('TEMPLATE_UNSUPPORTED', name, err.lineno + 1, err.colno + 1, err.message, text);
+    const e = err as { lineno?: number; colno?: number; message?: string };
+    let msg = String(e.message ?? err).replace(/^\([^)]*\)\s*(\[Line \d+, Column \d+\])?\s*/, '');
+    if (err instanceof TypeError) msg = 'unexpected end of template or malformed tag';
+    return locate('RENDER_FAILED', name, e.lineno ?? 1, e.colno ?? 0, `Jinja syntax error: ${msg.trim()}`, text, '', err);
+  }
+
+  private getSource(name: string): Any {
+    const r = this.current();
+    const resolved = resolveName(name, r.tpldir);
+    if (resolved === undefined) return null;
+    const raw = r.env.loadFile(resolved);
+    if (raw === undefined) return null;
+    const shown = this.displayName(resolved);
+    const text = normaliseSource(raw);
+    r.sources.set(shown, text);
+    try {
+      return { src: { type: 'code', obj: this.template(shown, text).tmplProps }, path: shown, noCache: true };
+    } catch (err) {
+      if (err instanceof BrineError) r.compileError ??= err;
+      throw err;
+    }
+  }
+
+  private renderImported(name: string): string {
+    const r = this.current();
+    const resolved = resolveName(name, r.tpldir);
+    const raw = resolved === undefined ? undefined : r.env.loadFile(resolved);
+    if (resolved === undefined || raw === undefined) throw new PyError(`TemplateNotFound: ${name}`);
+    const shown = this.displayName(resolved);
+    const text = normaliseSource(raw);
+    r.sources.set(shown, text);
+    return this.template(shown, text).render({ ...r.globals });
+  }
+
+  /** Renders one template text with Salt's variables to text. */
+  render(text: string, env: RenderEnv): string {
+    const src = normaliseSource(text);
+    const ctx = env.context;
+    const grains = (ctx.grains ?? {}) as Record<string, unknown>;
+    const pillar = (ctx.pillar ?? {}) as Record<string, unknown>;
+    const opts = (ctx.opts ?? {}) as Record<string, unknown>;
+    const globals: Record<string, unknown> = {
+      saltenv: env.saltenv,
+      grains,
+      pillar,
+      opts,
+      salt: saltProxy({ grains, pillar, opts, call: (fun, args, kwargs) => env.callFunction(fun, args, kwargs) }),
+      ...ctx,
+    };
+    const tpldir = typeof ctx.tpldir === 'string' ? ctx.tpldir : '';
+    const render: Render = { env, globals, sources: new Map([[env.source, src]]), tpldir };
+    this.stack.push(render);
+    const strictBefore = setStrictUndefined(opts.allow_undefined !== true);
+    try {
+      const out = this.template(env.source, src).render(globals) as string;
+      // Salt re-adds the trailing newline Jinja2 drops
+      return /\r?\n$/.test(text) ? `${out}\n` : out;
+    } catch (err) {
+      throw this.runtimeError(err, render);
+    } finally {
+      setStrictUndefined(strictBefore);
+      this.stack.pop();
+    }
+  }
+
+  private runtimeError(err: unknown, render: Render): BrineError {
+    if (render.compileError) return render.compileError;
+    // nunjucks wraps the real error in TemplateErrors (one per template it crossed): find it
+    let cause: unknown = err;
+    while (cause instanceof Error && cause.name === 'Template render error' && cause.cause !== undefined) cause = cause.cause;
+    if (cause instanceof Error && cause.name === 'Template render error' && render.callError !== undefined) cause = render.callError;
+    if (cause instanceof BrineError && (cause.code === 'TEMPLATE_UNSUPPORTED' || cause.code === 'RENDER_FAILED')) return cause;
+    const message = String((err as Error).message ?? err);
+    const m = /\(([^()\n]*)\) \[Line (\d+)(?:, Column (\d+))?\]/.exec(message);
+    const file = m?.[1] ?? render.env.source;
+    const line = m ? Number(m[2]) : 1;
+    const col = m?.[3] ? Number(m[3]) : 0;
+    let what: string;
+    if (cause instanceof BrineError) what = `${cause.code}: ${cause.message}`;
+    else if (cause instanceof Error && cause.name !== 'Template render error') what = cause.message;
+    else what = (message.split('\n').pop() ?? message).trim().replace(/^(\w*Error: )+/, '');
+    return locate('RENDER_FAILED', file, line, col, `Jinja error: ${what}`, render.sources.get(file), '', cause);
+  }
+}
+
+function parseData(kind: string, text: string, name: string): unknown {
+  if (kind === 'text') return text;
+  if (kind === 'json') {
+    try {
+      return JSON.parse(text);
+    } catch (err) {
+      throw new PyError(`${name}: invalid JSON: ${(err as Error).message}`);
+    }
+  }
+  try {
+    return loadYaml(text, mkFloat);
+  } catch (err) {
+    if (err instanceof YamlLoadError) throw new PyError(`${name}: YAML error at line ${err.problem.line} column ${err.problem.col}: ${err.problem.message}`);
+    throw err;
+  }
+}

@@ -1,0 +1,292 @@
+// Python's value model inside templates, so that a template prints and compares what Jinja2 would.
+// None is null, Jinja2's Undefined is undefined, dicts are plain objects, lists are arrays, a
+// tuple is an array registered in `tuples`, and a float whose value is integral (2.0, which JS
+// cannot tell from 2) is a PyFloat box. Everything else is the JS value itself.
+
+/**
+ * Salt renders with jinja2.StrictUndefined unless the minion sets `allow_undefined: True`: using
+ * an undefined value (printing, testing, iterating, comparing it) is then an error. The engine
+ * sets this around each (synchronous) render.
+ */
+let strictUndefined = true;
+
+export function setStrictUndefined(strict: boolean): boolean {
+  const before = strictUndefined;
+  strictUndefined = strict;
+  return before;
+}
+
+/** The error StrictUndefined raises; `what` names the expression when the caller knows it. */
+export function undefinedError(what?: string): PyError {
+  return new PyError(what ? `'${what}' is undefined` : 'an undefined value was used (Salt renders with StrictUndefined unless allow_undefined is set)');
+}
+
+function strictCheck(v: unknown): void {
+  if (v === undefined && strictUndefined) throw undefinedError();
+}
+
+import { runtime } from './nunjucks-internals.js';
+
+/** Raised for a Python TypeError/ValueError-class failure while rendering; the engine adds file and line. */
+export class PyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PyError';
+  }
+}
+
+/** A float with an integral value (`2.0`), which JS numbers cannot represent distinctly from `2`. */
+export class PyFloat {
+  constructor(readonly v: number) {}
+  valueOf(): number {
+    return this.v;
+  }
+  toString(): string {
+    return floatRepr(this.v);
+  }
+}
+
+/** Arrays that are Python tuples (printed with parentheses). */
+const tuples = new WeakSet<unknown[]>();
+
+export function tuple(items: unknown[]): unknown[] {
+  tuples.add(items);
+  return items;
+}
+
+/** dict.keys()/values()/items() results, printed as Python prints the views. */
+const views = new WeakMap<unknown[], string>();
+
+export function view(items: unknown[], kind: 'dict_keys' | 'dict_values' | 'dict_items'): unknown[] {
+  views.set(items, kind);
+  return items;
+}
+
+export function isTuple(v: unknown): boolean {
+  return Array.isArray(v) && tuples.has(v);
+}
+
+/** nunjucks' SafeString (macro and caller() output): a string for every Python purpose. */
+interface SafeStringLike {
+  val: string;
+  length: number;
+}
+
+export function isSafeString(v: unknown): v is SafeStringLike {
+  return v instanceof runtime.SafeString;
+}
+
+export function isDict(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat) && !isSafeString(v) && !(v instanceof RegExp);
+}
+
+export function isFloat(v: unknown): boolean {
+  return v instanceof PyFloat || (typeof v === 'number' && !Number.isInteger(v));
+}
+
+export function isNumber(v: unknown): v is number | PyFloat {
+  return typeof v === 'number' || v instanceof PyFloat;
+}
+
+/** A float result: boxed when integral so that it still prints `2.0`. */
+export function mkFloat(n: number): number | PyFloat {
+  return Number.isInteger(n) ? new PyFloat(n) : n;
+}
+
+export function num(v: unknown): number {
+  if (v instanceof PyFloat) return v.v;
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  return v as number;
+}
+
+/** Python's repr() of a float. */
+export function floatRepr(n: number): string {
+  if (Number.isNaN(n)) return 'nan';
+  if (n === Number.POSITIVE_INFINITY) return 'inf';
+  if (n === Number.NEGATIVE_INFINITY) return '-inf';
+  const abs = Math.abs(n);
+  if (abs !== 0 && (abs >= 1e16 || abs < 1e-4)) {
+    // Python: shortest repr digits, exponent with a sign and at least two digits
+    const [mant, exp] = n.toExponential().split('e') as [string, string];
+    const e = Number(exp);
+    return `${mant}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  }
+  const s = String(n);
+  return Number.isInteger(n) ? `${s}.0` : s;
+}
+
+/** Python's type name, for error messages that match Jinja2's. */
+export function typeName(v: unknown): string {
+  if (v === undefined) return 'Undefined';
+  if (v === null) return 'NoneType';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'string' || isSafeString(v)) return 'str';
+  if (isFloat(v)) return 'float';
+  if (typeof v === 'number') return 'int';
+  if (isTuple(v)) return 'tuple';
+  if (Array.isArray(v)) return 'list';
+  if (typeof v === 'function') return 'function';
+  return 'dict';
+}
+
+function strRepr(s: string): string {
+  // Python prefers single quotes, and switches to double quotes when the text has ' but no "
+  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+  let out = '';
+  for (const ch of s) {
+    const c = ch.codePointAt(0)!;
+    if (ch === '\\') out += '\\\\';
+    else if (ch === quote) out += `\\${quote}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (c < 0x20 || c === 0x7f) out += `\\x${c.toString(16).padStart(2, '0')}`;
+    else out += ch;
+  }
+  return quote + out + quote;
+}
+
+/** Python's repr(), as Jinja2 shows a value nested in a list or dict. */
+export function repr(v: unknown): string {
+  if (v === undefined) return 'Undefined';
+  if (v === null) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  if (typeof v === 'string') return strRepr(v);
+  if (isSafeString(v)) return `Markup(${strRepr(v.val)})`;
+  if (v instanceof PyFloat) return floatRepr(v.v);
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : floatRepr(v);
+  if (Array.isArray(v)) {
+    const inner = v.map(repr).join(', ');
+    if (isTuple(v)) return v.length === 1 ? `(${inner},)` : `(${inner})`;
+    const kind = views.get(v);
+    if (kind) return `${kind}([${inner}])`;
+    return `[${inner}]`;
+  }
+  if (typeof v === 'function') return `<function ${v.name || 'macro'}>`;
+  if (isDict(v)) {
+    return `{${Object.entries(v)
+      .map(([k, x]) => `${strRepr(k)}: ${repr(x)}`)
+      .join(', ')}}`;
+  }
+  return String(v);
+}
+
+/** Python's str(), which is what `{{ x }}` prints. */
+export function str(v: unknown): string {
+  strictCheck(v);
+  if (v === undefined) return '';
+  if (typeof v === 'string') return v;
+  if (isSafeString(v)) return v.val;
+  return repr(v);
+}
+
+/** Python truthiness: empty containers, 0, 0.0, '' , None and Undefined are false. */
+export function truthy(v: unknown): boolean {
+  strictCheck(v);
+  if (v === undefined || v === null || v === false) return false;
+  if (v === true) return true;
+  if (typeof v === 'number') return v !== 0 && !Number.isNaN(v);
+  if (v instanceof PyFloat) return v.v !== 0;
+  if (typeof v === 'string') return v.length > 0;
+  if (isSafeString(v)) return v.val.length > 0;
+  if (Array.isArray(v)) return v.length > 0;
+  if (isDict(v)) return Object.keys(v).length > 0;
+  return true;
+}
+
+/** Python ==: by value for containers, 1 == 1.0 == True. */
+export function eq(a: unknown, b: unknown): boolean {
+  strictCheck(a);
+  strictCheck(b);
+  if (a === b) return true;
+  if (isSafeString(a)) return eq(a.val, b);
+  if (isSafeString(b)) return eq(a, b.val);
+  const an = isNumber(a) || typeof a === 'boolean';
+  const bn = isNumber(b) || typeof b === 'boolean';
+  if (an && bn) return num(a) === num(b);
+  if (Array.isArray(a) && Array.isArray(b)) {
+    if (isTuple(a) !== isTuple(b) || a.length !== b.length) return false;
+    return a.every((x, i) => eq(x, b[i]));
+  }
+  if (isDict(a) && isDict(b)) {
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => Object.hasOwn(b, k) && eq(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Python ordering (<): numbers with numbers, strings with strings, sequences element-wise. */
+export function lt(a: unknown, b: unknown): boolean {
+  return cmp(a, b) < 0;
+}
+
+export function cmp(a: unknown, b: unknown): number {
+  strictCheck(a);
+  strictCheck(b);
+  if (isSafeString(a)) a = a.val;
+  if (isSafeString(b)) b = b.val;
+  const an = isNumber(a) || typeof a === 'boolean';
+  const bn = isNumber(b) || typeof b === 'boolean';
+  if (an && bn) return num(a) - num(b);
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if (Array.isArray(a) && Array.isArray(b) && isTuple(a) === isTuple(b)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      if (!eq(a[i], b[i])) return cmp(a[i], b[i]);
+    }
+    return a.length - b.length;
+  }
+  throw new PyError(`'<' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`);
+}
+
+/** Python `x in container`. */
+export function contains(container: unknown, item: unknown): boolean {
+  strictCheck(container);
+  strictCheck(item);
+  if (container === undefined) return false;
+  if (isSafeString(container)) container = container.val;
+  if (typeof container === 'string') {
+    if (isSafeString(item)) item = item.val;
+    if (typeof item !== 'string') throw new PyError(`'in <string>' requires string as left operand, not ${typeName(item)}`);
+    return container.includes(item);
+  }
+  if (Array.isArray(container)) return container.some((x) => eq(x, item));
+  if (isDict(container)) return typeof item === 'string' && Object.hasOwn(container, item);
+  throw new PyError(`argument of type '${typeName(container)}' is not iterable`);
+}
+
+/** What `for x in v` iterates: a dict's keys, a string's characters, nothing for Undefined. */
+export function iter(v: unknown): unknown[] {
+  strictCheck(v);
+  if (Array.isArray(v)) return v;
+  if (v === undefined) return [];
+  if (typeof v === 'string') return [...v];
+  if (isSafeString(v)) return [...v.val];
+  if (isDict(v)) return Object.keys(v);
+  throw new PyError(`'${typeName(v)}' object is not iterable`);
+}
+
+/** Python len(). */
+export function len(v: unknown): number {
+  strictCheck(v);
+  if (v === undefined) return 0;
+  if (typeof v === 'string') return [...v].length;
+  if (isSafeString(v)) return [...v.val].length;
+  if (Array.isArray(v)) return v.length;
+  if (isDict(v)) return Object.keys(v).length;
+  throw new PyError(`object of type '${typeName(v)}' has no len()`);
+}
+
+/** Deep copy with PyFloat unboxed: what leaves the template (function arguments, YAML/JSON dumps of plain data). */
+export function plain(v: unknown): unknown {
+  if (v instanceof PyFloat) return v.v;
+  if (isSafeString(v)) return v.val;
+  if (Array.isArray(v)) return v.map(plain);
+  if (isDict(v)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = plain(x);
+    return out;
+  }
+  return v;
+}

@@ -1,0 +1,103 @@
+// YAML as Salt loads it (salt.utils.yamlloader.SaltYamlSafeLoader, built on PyYAML's SafeLoader):
+// YAML 1.1 scalars (yes/no/on/off are booleans, 0755 is octal, 1e3 without a dot is a string),
+// timestamps stay strings, and a mapping with a duplicate key is an error.
+
+import { isMap, isScalar, parseDocument, type ScalarTag, type Tags } from 'yaml';
+
+export interface YamlProblem {
+  message: string;
+  line: number;
+  col: number;
+}
+
+/** A YAML syntax or construction error with its 1-based position. */
+export class YamlLoadError extends Error {
+  constructor(readonly problem: YamlProblem) {
+    super(problem.message);
+    this.name = 'YamlLoadError';
+  }
+}
+
+// PyYAML's implicit resolvers (yaml/resolver.py), which differ from the yaml package's 1.1 schema
+const PY_TRUE = /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
+const PY_FALSE = /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/;
+const PY_FLOAT = /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+
+function sexagesimal(s: string): number {
+  let v = 0;
+  for (const part of s.split(':')) v = v * 60 + Number(part);
+  return v;
+}
+
+function pyFloat(src: string): number {
+  const s = src.replace(/_/g, '').toLowerCase();
+  const sign = s.startsWith('-') ? -1 : 1;
+  const body = s.replace(/^[-+]/, '');
+  if (body === '.inf') return sign * Number.POSITIVE_INFINITY;
+  if (body === '.nan') return Number.NaN;
+  if (body.includes(':')) return sign * sexagesimal(body);
+  return sign * Number(body);
+}
+
+function tagsFor(makeFloat: (n: number) => unknown): (tags: Tags) => Tags {
+  return (tags) => {
+    const kept = tags.filter((t) => {
+      const name = typeof t === 'string' ? t : t.tag;
+      return name !== 'tag:yaml.org,2002:timestamp' && name !== 'tag:yaml.org,2002:bool' && name !== 'tag:yaml.org,2002:float';
+    });
+    const bools: ScalarTag[] = [
+      { identify: (v) => v === true, default: true, tag: 'tag:yaml.org,2002:bool', test: PY_TRUE, resolve: () => true },
+      { identify: (v) => v === false, default: true, tag: 'tag:yaml.org,2002:bool', test: PY_FALSE, resolve: () => false },
+    ];
+    const float: ScalarTag = {
+      identify: (v) => typeof v === 'number' && !Number.isInteger(v),
+      default: true,
+      tag: 'tag:yaml.org,2002:float',
+      test: PY_FLOAT,
+      resolve: (s: string) => makeFloat(pyFloat(s)) as number,
+    };
+    return [...bools, float, ...kept];
+  };
+}
+
+const plainTags = tagsFor((n) => n);
+const cache = new Map<(n: number) => unknown, (tags: Tags) => Tags>();
+
+/**
+ * Loads one YAML document as Salt does. `makeFloat` lets the template engine keep `2.0` a float;
+ * an empty document is null. Throws YamlLoadError with the line and column.
+ */
+export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts: { stringIds?: boolean } = {}): unknown {
+  let customTags = plainTags;
+  if (makeFloat) {
+    customTags = cache.get(makeFloat) ?? tagsFor(makeFloat);
+    cache.set(makeFloat, customTags);
+  }
+  const doc = parseDocument(text, { version: '1.1', schema: 'yaml-1.1', customTags, uniqueKeys: true, merge: true, prettyErrors: false, intAsBigInt: false });
+  const err = doc.errors[0];
+  if (err) {
+    const offset = err.pos[0];
+    const before = text.slice(0, offset);
+    const pos = { line: before.split('\n').length, col: offset - before.lastIndexOf('\n') };
+    const message = err.code === 'DUPLICATE_KEY' ? `duplicate key in a mapping (Salt's loader refuses it): ${err.message.split('\n')[0]}` : err.message.split('\n')[0]!;
+    throw new YamlLoadError({ message, line: pos.line, col: pos.col });
+  }
+  if (opts.stringIds && isMap(doc.contents)) {
+    // Salt's state compiler refuses an ID that YAML read as a bool, number or null (`yes:`, `80:`)
+    for (const pair of doc.contents.items) {
+      const key = pair.key;
+      if (isScalar(key) && typeof key.value !== 'string') {
+        const offset = key.range?.[0] ?? 0;
+        const before = text.slice(0, offset);
+        const shown = key.value === true ? 'True' : key.value === false ? 'False' : key.value === null ? 'None' : String(key.value);
+        const type = typeof key.value === 'boolean' ? 'bool' : key.value === null ? 'NoneType' : Number.isInteger(key.value) ? 'int' : 'float';
+        throw new YamlLoadError({
+          message: `ID '${shown}' is not formed as a string, but is a ${type}: quote it (YAML 1.1 reads ${JSON.stringify(key.source ?? shown)} as a ${type})`,
+          line: before.split('\n').length,
+          col: offset - before.lastIndexOf('\n'),
+        });
+      }
+    }
+  }
+  return doc.toJS({ maxAliasCount: 1000 }) ?? null;
+}

@@ -1,0 +1,233 @@
+// The renderer pipeline and its errors: shebang selection, Salt's YAML loader, and every render
+// error naming the file, line and column and showing the line.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { renderSls, renderTemplate } from '../../../src/render/index.js';
+import type { RenderEnv } from '../../../src/render/types.js';
+import { BrineError } from '../../../src/util/errors.js';
+
+function env(over: Partial<RenderEnv> & { files?: Record<string, string>; ctx?: Record<string, unknown> } = {}): RenderEnv {
+  const files = over.files ?? {};
+  return {
+    source: over.source ?? 'salt://web/init.sls',
+    saltenv: 'base',
+    context: { grains: { id: 'web01', os_family: 'Debian' }, pillar: { port: 80 }, opts: {}, tpldir: 'web', ...(over.ctx ?? {}) },
+    callFunction:
+      over.callFunction ??
+      ((fun, args) => {
+        if (fun === 'test.echo') return args[0];
+        throw new BrineError('UNKNOWN_FUNCTION', `'${fun}' is not available`);
+      }),
+    loadFile: (name) => files[name],
+  };
+}
+
+async function fails(p: Promise<unknown>): Promise<BrineError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(err instanceof BrineError, String(err));
+    return err;
+  }
+  assert.fail('expected an error');
+}
+
+describe('shebang pipelines', () => {
+  test('no shebang is jinja|yaml', async () => {
+    assert.deepEqual(await renderSls('{{ grains.id }}:\n  test.nop: []\n', env()), { web01: { 'test.nop': [] } });
+  });
+
+  test('#!yaml does not evaluate Jinja', async () => {
+    assert.deepEqual(await renderSls("#!yaml\na: '{{ grains.id }}'\n", env()), { a: '{{ grains.id }}' });
+  });
+
+  test('#!jinja|yaml (spaces allowed) renders, and line numbers stay those of the file', async () => {
+    assert.deepEqual(await renderSls('#!jinja | yaml\nport: {{ pillar.port }}\n', env()), { port: 80 });
+    const err = await fails(renderSls('#!jinja|yaml\nok: 1\n{{ nope }}\n', env()));
+    assert.match(err.message, /salt:\/\/web\/init\.sls:3:/);
+  });
+
+  test('an unknown renderer is refused naming the file', async () => {
+    for (const bang of ['#!py', '#!mako|yaml', '#!yaml|gpg', '#!jinja|json']) {
+      const err = await fails(renderSls(`${bang}\na: 1\n`, env()));
+      assert.equal(err.code, 'RENDERER_UNSUPPORTED');
+      assert.match(err.message, /salt:\/\/web\/init\.sls/);
+      assert.ok(err.message.includes(bang.slice(2)), err.message);
+    }
+  });
+
+  test('#!jinja alone renders text, which is not SLS data', async () => {
+    const err = await fails(renderSls('#!jinja\na: 1\n', env()));
+    assert.equal(err.code, 'RENDERER_UNSUPPORTED');
+    assert.equal(await renderTemplate('#!jinja\nx', 'jinja', env()), '#!jinja\nx');
+  });
+
+  test('a template engine other than jinja is refused', async () => {
+    assert.equal((await fails(renderTemplate('x', 'mako', env()))).code, 'RENDERER_UNSUPPORTED');
+  });
+
+  test('an empty SLS is an empty mapping', async () => {
+    assert.deepEqual(await renderSls('{# nothing #}\n', env()), {});
+  });
+});
+
+describe("YAML as Salt's loader reads it", () => {
+  test('YAML 1.1 scalars as PyYAML resolves them; timestamps stay strings', async () => {
+    const data = await renderSls('#!yaml\na: yes\nb: off\nc: 0644\nd: 2024-01-01\ne: 1e3\nf: y\ng: ~\nh: 1.5\ni: 0x1f\n', env());
+    assert.deepEqual(data, { a: true, b: false, c: 420, d: '2024-01-01', e: '1e3', f: 'y', g: null, h: 1.5, i: 31 });
+  });
+
+  test('a state ID that YAML reads as a bool or number is refused, as Salt does', async () => {
+    for (const [id, type] of [
+      ['yes', 'bool'],
+      ['80', 'int'],
+      ['~', 'NoneType'],
+    ]) {
+      const err = await fails(renderSls(`ok:\n  test.nop: []\n${id}:\n  test.nop: []\n`, env()));
+      assert.equal(err.code, 'RENDER_FAILED');
+      assert.match(err.message, new RegExp(`init\\.sls:3:1: .*is not formed as a string, but is a ${type}`));
+    }
+    assert.deepEqual(Object.keys((await renderSls("'yes':\n  test.nop: []\n", env())) as object), ['yes']);
+    assert.deepEqual(await renderSls('80: web\n', { ...env(), pillar: true }), { 80: 'web' });
+  });
+
+  test('a duplicate key is an error, as in Salt', async () => {
+    const err = await fails(renderSls('#!yaml\na: 1\nb: 2\na: 3\n', env()));
+    assert.equal(err.code, 'RENDER_FAILED');
+    assert.match(err.message, /duplicate key/);
+    assert.match(err.message, /init\.sls:4:1/);
+  });
+
+  test('a YAML error names file, line and column and shows the line', async () => {
+    const err = await fails(renderSls('#!yaml\nok: 1\nbad: [1, 2\nnext: 3\n', env()));
+    assert.equal(err.code, 'RENDER_FAILED');
+    assert.match(err.message, /^salt:\/\/web\/init\.sls:\d+:\d+: YAML error/);
+    assert.deepEqual(Object.keys(err.details).sort(), ['col', 'file', 'line']);
+  });
+
+  test('a YAML error after Jinja shows the rendered line, labelled as such', async () => {
+    const err = await fails(renderSls("a: 1\n{{ 'b: [' }}\n", env()));
+    assert.equal(err.code, 'RENDER_FAILED');
+    assert.match(err.message, /YAML error in the text rendered by Jinja/);
+    assert.match(err.message, /rendered line \d+ \| /);
+    assert.ok(!err.message.includes("{{ 'b: [' }}"), 'the rendered text, not the template, is shown');
+  });
+});
+
+describe('Jinja errors', () => {
+  test('a syntax error names file and line and shows the template line', async () => {
+    const err = await fails(renderTemplate('line1\n{% if x %}\nno endif\n', 'jinja', env()));
+    assert.equal(err.code, 'RENDER_FAILED');
+    assert.match(err.message, /^salt:\/\/web\/init\.sls:\d+/);
+    const bad = await fails(renderTemplate('a\n{{ grains.id | }}\n', 'jinja', env()));
+    assert.match(bad.message, /init\.sls:2:\d+: Jinja syntax error/);
+    assert.match(bad.message, /2 \| \{\{ grains\.id \| \}\}/);
+  });
+
+  test('a runtime error names the line and column of the expression', async () => {
+    const err = await fails(renderTemplate("ok\n  {{ 'a' + 1 }}\n", 'jinja', env()));
+    assert.equal(err.code, 'RENDER_FAILED');
+    assert.match(err.message, /init\.sls:2:\d+: Jinja error: unsupported operand type/);
+    assert.match(err.message, /2 \| {3}\{\{ 'a' \+ 1 \}\}/);
+  });
+
+  test('an error inside an included file names that file', async () => {
+    const err = await fails(renderTemplate("{% include 'web/part.jinja' %}\n", 'jinja', env({ files: { 'web/part.jinja': 'x\ny {{ nope.deeper }}\n' } })));
+    assert.match(err.message, /salt:\/\/web\/part\.jinja:2:\d+: Jinja error: 'nope' is undefined/);
+    const unsupported = await fails(renderTemplate("{% include 'web/part.jinja' %}", 'jinja', env({ files: { 'web/part.jinja': '\n{{ {1: 2} }}' } })));
+    assert.equal(unsupported.code, 'TEMPLATE_UNSUPPORTED');
+    assert.match(unsupported.message, /salt:\/\/web\/part\.jinja:2:/);
+  });
+
+  test('a missing include is an error naming it', async () => {
+    const err = await fails(renderTemplate("{% include 'web/none.jinja' %}", 'jinja', env()));
+    assert.match(err.message, /web\/none\.jinja/);
+  });
+
+  test('the constructs nunjucks gets wrong are rendered as Jinja2 does or refused at compile time', async () => {
+    const e = env();
+    assert.equal(await renderTemplate('{% for x in [1, 2, 3] if x > 1 %}{{ x }}{% endfor %}', 'jinja', e), '23');
+    assert.equal(await renderTemplate('{{ "%s-%s" % (1, 2) }}', 'jinja', e), '1-2');
+    assert.equal(await renderTemplate('{{ "abc"[1:3] }}', 'jinja', e), 'bc');
+    assert.equal(await renderTemplate("{{ ('a',) }}", 'jinja', e), "('a',)");
+    assert.equal(await renderTemplate('{{ True }} {{ [None] }}', 'jinja', e), 'True [None]');
+    for (const bad of ['{{ {1: 2} }}', '{% for x in l recursive %}{% endfor %}', "{{ 'x'|random }}", '{% switch x %}{% endswitch %}', '{{ x is frobnicated }}']) {
+      const err = await fails(renderTemplate(`line\n${bad}`, 'jinja', e));
+      assert.equal(err.code, 'TEMPLATE_UNSUPPORTED', `${bad}: ${err.message}`);
+      assert.match(err.message, /init\.sls:2:/);
+    }
+  });
+});
+
+describe('undefined values', () => {
+  test('StrictUndefined by default, as Salt renders: printing or testing an undefined value fails naming it', async () => {
+    const err = await fails(renderTemplate('{{ pillar.nope }}', 'jinja', env()));
+    assert.match(err.message, /'pillar\.nope' is undefined/);
+    await fails(renderTemplate('{% if nope %}x{% endif %}', 'jinja', env()));
+    assert.equal(await renderTemplate("{{ nope is defined }} {{ nope|default('d') }}", 'jinja', env()), 'False d');
+  });
+
+  test("allow_undefined: Jinja2's Undefined prints empty and fails on an attribute of undefined", async () => {
+    const e = env({ ctx: { opts: { allow_undefined: true } } });
+    assert.equal(await renderTemplate('[{{ nope }}] [{{ pillar.nope }}] {{ nope|length }}', 'jinja', e), '[] [] 0');
+    const err = await fails(renderTemplate('{{ nope.attr }}', 'jinja', e));
+    assert.match(err.message, /'nope' is undefined/);
+  });
+});
+
+describe('the salt variable and context data', () => {
+  test('salt[...] and salt.mod.fun call the function with arguments and keywords', async () => {
+    const calls: unknown[] = [];
+    const e = env({
+      callFunction: (fun, args, kwargs) => {
+        calls.push([fun, args, kwargs]);
+        return 'r';
+      },
+    });
+    assert.equal(await renderTemplate("{{ salt['cmd.run']('ls', cwd='/') }} {{ salt.pkg.version('vim') }}", 'jinja', e), 'r r');
+    assert.deepEqual(calls, [
+      ['cmd.run', ['ls'], { cwd: '/' }],
+      ['pkg.version', ['vim'], {}],
+    ]);
+  });
+
+  test('grains.get, pillar.get, config.get and grains.filter_by come from the context, not from callFunction', async () => {
+    const e = env({
+      callFunction: () => {
+        throw new Error('must not be called');
+      },
+    });
+    const out = await renderTemplate(
+      "{{ salt['grains.get']('id') }} {{ salt['pillar.get']('port') }} {{ salt['config.get']('os_family') }} {{ salt['grains.filter_by']({'Debian': 'd'}) }}",
+      'jinja',
+      e,
+    );
+    assert.equal(out, 'web01 80 Debian d');
+  });
+
+  test('a failing salt function is a render error carrying its cause', async () => {
+    const err = await fails(renderTemplate("\n{{ salt['no.such']() }}", 'jinja', env()));
+    assert.equal(err.code, 'RENDER_FAILED');
+    assert.match(err.message, /init\.sls:2:.*UNKNOWN_FUNCTION/);
+    assert.ok(err.cause instanceof BrineError);
+  });
+
+  test('context data is never evaluated as a template (threats #37)', async () => {
+    const e = env({ ctx: { grains: { evil: "{{ salt['cmd.run']('id') }}", evil2: '{% include "x" %}' } } });
+    assert.equal(await renderTemplate('{{ grains.evil }} {{ grains.evil2 }}', 'jinja', e), "{{ salt['cmd.run']('id') }} {% include \"x\" %}");
+  });
+
+  test('one compiled template serves renders with different files and data', async () => {
+    const text = "{% include './part.jinja' %} {{ grains.id }}";
+    const a = await renderTemplate(text, 'jinja', env({ files: { 'web/part.jinja': 'A' } }));
+    const b = await renderTemplate(text, 'jinja', env({ files: { 'web/part.jinja': 'B' }, ctx: { grains: { id: 'db01' } } }));
+    assert.deepEqual([a, b], ['A web01', 'B db01']);
+  });
+
+  test('relative imports resolve against tpldir and may not leave the root', async () => {
+    const files = { 'web/map.jinja': "{% set x = 'web' %}", 'common/c.jinja': "{% set y = 'common' %}" };
+    assert.equal(await renderTemplate("{% from './map.jinja' import x %}{% from '../common/c.jinja' import y %}{{ x }} {{ y }}", 'jinja', env({ files })), 'web common');
+    await fails(renderTemplate("{% include '../../etc/passwd' %}", 'jinja', env({ files })));
+  });
+});
