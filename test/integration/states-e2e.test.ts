@@ -242,14 +242,14 @@ independent:
     assert.match(byId(web, 'needs-it').comment, /requisite failed/i);
     assert.equal(byId(web, 'independent').result, true);
     assert.equal(fs.existsSync(path.join(out, 'needs-it')), false);
-    assert.equal(fs.readFileSync(path.join(out, 'independent'), 'utf8'), 'y');
+    assert.equal(fs.readFileSync(path.join(out, 'independent'), 'utf8'), 'y\n', 'contents_newline: True (the default) ends the file with a newline');
   });
 
   it('saltenv= selects another environment of file_roots', async () => {
     const r = await cluster.brine(['run', 'db1', 'state.sls', 'prodonly', 'saltenv=prod', '--out', 'json', '-t', '60']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.equal(byId(states(parse(r), 'db1'), 'prod-file').result, true);
-    assert.equal(fs.readFileSync(path.join(out, 'prod'), 'utf8'), 'prod');
+    assert.equal(fs.readFileSync(path.join(out, 'prod'), 'utf8'), 'prod\n');
     const missing = await cluster.brine(['run', 'db1', 'state.sls', 'prodonly', '--out', 'json', '-t', '60']);
     assert.notEqual(missing.code, 0);
     assert.match(missing.stdout, /prodonly/);
