@@ -69,11 +69,12 @@ async function floor(dest, id) {
 }
 
 async function local(build, tmp) {
-  const roots = path.join(tmp, 'roots');
+  const dir = path.join(tmp, 'local');
+  // file_roots, like every brine path option, lie under root_dir
+  const roots = path.join(dir, 'srv');
   const brineDest = path.join(tmp, 'out-brine');
   const floorDest = path.join(tmp, 'out-floor');
   writeTree(roots, `'${brineDest}'`, f.states);
-  const dir = path.join(tmp, 'local');
   writeConfig(path.join(dir, 'etc', 'minion'), { root_dir: dir, id: 'bench-local', file_client: 'local', file_roots: { base: [roots] }, log_level: 'warning' });
   progress(`${f.states} states: first run`);
   const floorFirst = await floor(floorDest, 'bench-local');
@@ -92,7 +93,7 @@ async function local(build, tmp) {
 }
 
 async function fleet(build, tmp) {
-  const roots = path.join(tmp, 'fleet-roots');
+  const roots = path.join(tmp, 'master', 'srv');
   const dest = path.join(tmp, 'fleet-out');
   writeTree(roots, `'${dest}/' ~ grains['id']`, f.states);
   const port = await freePort();
