@@ -9,7 +9,7 @@ import { signalGroup, stopGroups } from '../util/process-group.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
 import type { ExecContext, ExecResult, Grains, ModuleRegistry, RunningJobInfo, RunningJobs } from '../modules/index.js';
-import { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/index.js';
+import { STATE_RUN_FUNCTIONS, StateLockFile, holderInfo, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/index.js';
 import { capReturn } from './return-cap.js';
 import { WorkerExecutor, type IsolatedRun, type JobExecutor } from './worker-executor.js';
 import type { HostServices } from './worker-host.js';
@@ -40,7 +40,12 @@ export interface JobRunnerDeps {
   services?: HostServices;
 }
 
+/** How often a queued state run looks at a lock file held by another process. */
+const STATE_LOCK_POLL_MS = 250;
+
 interface Entry {
+  /** Holds <cachedir>/state-run.lock (released with the in-process lock). */
+  holdsLockFile?: boolean;
   job: Job;
   info: RunningJobInfo;
   /** Process groups the function started (cmd.*), for kill and signal. */
@@ -74,6 +79,7 @@ export class JobRunner implements RunningJobs {
   /** The state run holding the one-state-run-per-minion lock (state.apply, sls, ...). */
   private stateHolder: Entry | undefined;
   private readonly stateWaiters = new Set<() => void>();
+  private lockFile: StateLockFile | undefined;
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.executor = deps.executor ?? new WorkerExecutor();
@@ -139,6 +145,8 @@ export class JobRunner implements RunningJobs {
       // a result here means refused, or ended while queued for another state run; without
       // contention the lock is taken synchronously, so jobs keep their start order
       result = this.needsStateLockWait(entry) ? await this.acquireStateLock(entry) : undefined;
+      // then the lock shared with `brine call` on this machine
+      if (result === undefined && STATE_RUN_FUNCTIONS.has(job.fun) && !wantsConcurrent(job.kwarg)) result = await this.acquireStateLockFile(entry);
       if (result === undefined) {
         if (this.runningCount < this.maxConcurrent) {
           this.runningCount++;
@@ -210,7 +218,44 @@ export class JobRunner implements RunningJobs {
     return undefined;
   }
 
+  /** The cross-process state lock (<cachedir>/state-run.lock), shared with `brine call`. */
+  private async acquireStateLockFile(entry: Entry): Promise<ExecResult | undefined> {
+    const { job } = entry;
+    const cachedir = this.deps.config.cachedir;
+    if (!STATE_RUN_FUNCTIONS.has(job.fun) || wantsConcurrent(job.kwarg) || typeof cachedir !== 'string') return undefined;
+    this.lockFile ??= new StateLockFile(cachedir);
+    const me = { jid: job.jid, pid: process.pid, fun: job.fun, started: entry.info.started };
+    for (;;) {
+      let holder: ReturnType<StateLockFile['tryAcquire']>;
+      try {
+        holder = this.lockFile.tryAcquire(me);
+      } catch (err) {
+        // an unwritable cachedir must not stop state runs: the in-process lock still holds
+        this.deps.logger.warn(
+          { jid: job.jid, err: String(err) },
+          `cannot write the state run lock in ${cachedir}: ${String(err)}; brine call state runs on this machine are not kept apart from this one`,
+        );
+        return undefined;
+      }
+      if (holder === undefined) {
+        entry.holdsLockFile = true;
+        return undefined;
+      }
+      if (!wantsQueue(job.kwarg)) return stateRunConflict(job.fun, holderInfo(holder));
+      await new Promise<void>((resolve) => this.clock.setTimeout(resolve, STATE_LOCK_POLL_MS));
+      if (entry.ended) return entry.ended;
+    }
+  }
+
   private releaseStateLock(entry: Entry): void {
+    if (entry.holdsLockFile) {
+      entry.holdsLockFile = false;
+      try {
+        this.lockFile?.release({ jid: entry.job.jid, pid: process.pid });
+      } catch (err) {
+        this.deps.logger.warn({ jid: entry.job.jid, err: String(err) }, `cannot remove the state run lock: ${String(err)}`);
+      }
+    }
     if (this.stateHolder !== entry) return;
     this.stateHolder = undefined;
     const waiters = [...this.stateWaiters];

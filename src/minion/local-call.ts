@@ -6,7 +6,8 @@
 import type { MinionOptions } from '../config/index.js';
 import { CachingFileClient, FileRoots, LocalFileSource } from '../fileserver/index.js';
 import { loadModuleDirs, type ExecContext, type ExecResult, type Grains } from '../modules/index.js';
-import { createMinionRegistry } from '../state/index.js';
+import { STATE_RUN_FUNCTIONS, StateLockFile, createMinionRegistry, holderInfo, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/index.js';
+import { formatJid } from '../jobs/index.js';
 import { WorkerExecutor } from './worker-executor.js';
 import type { HostServices } from './worker-host.js';
 
@@ -29,7 +30,30 @@ export function localServices(opts: MinionOptions, localFiles: boolean): HostSer
   return { files: new CachingFileClient(new LocalFileSource(new FileRoots(opts)), { cachedir: opts.cachedir, chunkSize: opts.file_buffer_size }) };
 }
 
+/**
+ * A state run from `brine call` takes the same lock file as the minion daemon's state runs
+ * (<cachedir>/state-run.lock), so the two never interleave on one machine; queue=True waits.
+ */
 export async function runLocalCall(fun: string, arg: unknown[], kwarg: Record<string, unknown>, o: LocalCallOptions): Promise<ExecResult> {
+  if (!STATE_RUN_FUNCTIONS.has(fun) || wantsConcurrent(kwarg)) return runUnlocked(fun, arg, kwarg, o);
+  const lock = new StateLockFile(o.opts.cachedir);
+  const me = { jid: formatJid(Date.now() * 1000), pid: process.pid, fun, started: new Date().toISOString() };
+  for (;;) {
+    const holder = lock.tryAcquire(me);
+    if (holder === undefined) break;
+    if (!wantsQueue(kwarg)) return stateRunConflict(fun, holderInfo(holder));
+    if (o.signal.aborted)
+      return { return: `${fun}: interrupted`, retcode: 1, success: false, error: { code: 'EXEC_FAILED', message: `${fun}: interrupted while waiting for state run ${holder.jid}` } };
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  try {
+    return await runUnlocked(fun, arg, kwarg, o);
+  } finally {
+    lock.release(me);
+  }
+}
+
+async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, unknown>, o: LocalCallOptions): Promise<ExecResult> {
   const registry = createMinionRegistry();
   await loadModuleDirs(registry, o.opts.module_dirs ?? [], o.log);
   const services = localServices(o.opts, o.localFiles);

@@ -13,3 +13,4 @@ export { memoryFiles, fileClientFiles, findSls, type SlsFiles } from './sls-sour
 export { chunkTag, type LowChunk, type HighId, type CompileError } from './compiler/high-types.js';
 export type { StateReturn } from './runtime/runner.js';
 export { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue, runningMessage } from './run-lock.js';
+export { StateLockFile, holderInfo, STATE_LOCK_FILE, type StateLockHolder } from './state-lock-file.js';

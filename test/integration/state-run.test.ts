@@ -5,6 +5,8 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Cluster, runCli, waitUntil, type CliResult, type Proc } from '../helpers/cluster.js';
 
 describe('state runs end to end', () => {
@@ -49,6 +51,38 @@ describe('state runs end to end', () => {
     const ret = (JSON.parse(r.stdout) as { local: string[] }).local;
     assert.ok(Array.isArray(ret));
     assert.match(ret[0]!, /'retry' must be true or a mapping/);
+  });
+
+  it('brine call and the minion daemon on one machine share the state lock, both ways', async () => {
+    const s1Call = (args: string[]) => runCli(['call', ...args, '-c', cluster.minionConfigDir('s1')]);
+    // the daemon runs a state; brine call with the same config is refused, naming its jid
+    const first = await cluster.brine(['run', '--async', 's1', 'state.single', 'test.nop', 'name=daemon-held', 'onlyif=sleep 4']);
+    const jid = /job ID: (\d{20})/.exec(first.stdout)?.[1];
+    assert.ok(jid, first.stdout);
+    await waitUntil(
+      async () => {
+        const r = await cluster.brine(['run', 's1', 'saltutil.running', '--out', 'json']);
+        return r.stdout.includes(jid);
+      },
+      15_000,
+      'the daemon state run to start',
+    );
+    const refused = await s1Call(['state.single', 'test.nop', 'name=from-call', '--out', 'json']);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    assert.match(refused.stderr, /^STATE_RUN_IN_PROGRESS: /m);
+    assert.match(refused.stdout, new RegExp(`with jid ${jid}`));
+    const queued = await s1Call(['state.single', 'test.nop', 'name=from-call', 'queue=True', '--out', 'json']);
+    assert.equal(queued.code, 0, queued.stdout + queued.stderr);
+
+    // brine call runs a state; the daemon refuses one from the master, naming brine call's jid
+    const holder = s1Call(['state.single', 'test.nop', 'name=call-held', 'onlyif=sleep 4', '--out', 'json']);
+    const lockFile = path.join(cluster.root, 'minions', 's1', 'var', 'cache', 'brine', 'minion', 'state-run.lock');
+    const held = await waitUntil(() => (fs.existsSync(lockFile) ? (JSON.parse(fs.readFileSync(lockFile, 'utf8')) as { jid: string; fun: string }) : undefined), 15_000, 'brine call to take the lock');
+    const second = await cluster.brine(['run', 's1', 'state.single', 'test.nop', 'name=from-master', '--out', 'json']);
+    assert.notEqual(second.code, 0);
+    assert.match(second.stdout, new RegExp(`with jid ${held.jid}`));
+    assert.equal((await holder).code, 0);
+    assert.equal(fs.existsSync(lockFile), false, 'brine call left its lock behind');
   });
 
   it('one state run per minion: a second gets STATE_RUN_IN_PROGRESS naming the jid; queue=True waits; show_* never waits', async () => {
