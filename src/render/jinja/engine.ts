@@ -25,6 +25,25 @@ function lineOf(text: string | undefined, line: number): string {
 }
 
 /** `file:line:col: message` plus the offending line, as every render error reads. */
+const CLOSERS: Record<string, string> = { '{{': '}}', '{%': '%}', '{#': '#}' };
+
+/** The first `{{`, `{%` or `{#` with no closer after it (1-based line and column). */
+export function unclosedTag(text: string): { opener: string; closer: string; line: number; col: number } | undefined {
+  const re = /\{[{%#]/g;
+  for (let m = re.exec(text); m !== null; m = re.exec(text)) {
+    const opener = m[0];
+    const closer = CLOSERS[opener]!;
+    const end = text.indexOf(closer, m.index + 2);
+    if (end === -1) {
+      const before = text.slice(0, m.index);
+      const line = before.split('\n').length;
+      return { opener, closer, line, col: m.index - before.lastIndexOf('\n') };
+    }
+    re.lastIndex = end + 2;
+  }
+  return undefined;
+}
+
 export function locate(code: 'RENDER_FAILED' | 'TEMPLATE_UNSUPPORTED', file: string, line: number, col: number, message: string, text: string | undefined, label = '', cause?: unknown): BrineError {
   const shown = lineOf(text, line);
   const where = col > 0 ? `${file}:${line}:${col}` : `${file}:${line}`;
@@ -118,8 +137,19 @@ export class JinjaEngine {
     if (err instanceof Unsupported) return locate('TEMPLATE_UNSUPPORTED', name, err.lineno + 1, err.colno + 1, err.message, text);
     const e = err as { lineno?: number; colno?: number; message?: string };
     let msg = String(e.message ?? err).replace(/^\([^)]*\)\s*(\[Line \d+, Column \d+\])?\s*/, '');
-    if (err instanceof TypeError) msg = 'unexpected end of template or malformed tag';
-    return locate('RENDER_FAILED', name, e.lineno ?? 1, e.colno ?? 0, `Jinja syntax error: ${msg.trim()}`, text, '', err);
+    let line = e.lineno;
+    let col = e.colno;
+    if (err instanceof TypeError) {
+      msg = 'unexpected end of template or malformed tag';
+      // nunjucks gives no position here; the usual cause is a tag left open: point at it
+      const open = unclosedTag(text);
+      if (open) {
+        msg = `'${open.opener}' is never closed with '${open.closer}'`;
+        line = open.line;
+        col = open.col;
+      }
+    }
+    return locate('RENDER_FAILED', name, line ?? 1, col ?? 0, `Jinja syntax error: ${msg.trim()}`, text, '', err);
   }
 
   private getSource(name: string): Any {

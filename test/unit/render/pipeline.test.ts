@@ -125,6 +125,13 @@ describe('Jinja errors', () => {
     assert.match(bad.message, /2 \| \{\{ grains\.id \| \}\}/);
   });
 
+  test('a tag left open at the end of the template is located at its opener, not at line 1', async () => {
+    const err = await fails(renderSls("bad:\n  test.nop:\n    - name: {{ grains['id'] \n", env()));
+    assert.equal(err.code, 'RENDER_FAILED');
+    assert.match(err.message, /init\.sls:3:13: Jinja syntax error: '\{\{' is never closed with '\}\}'/);
+    assert.match(err.message, /3 \| {4}- name: \{\{ grains\['id'\]/);
+  });
+
   test('a runtime error names the line and column of the expression', async () => {
     const err = await fails(renderTemplate("ok\n  {{ 'a' + 1 }}\n", 'jinja', env()));
     assert.equal(err.code, 'RENDER_FAILED');
