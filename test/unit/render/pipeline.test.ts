@@ -129,7 +129,7 @@ describe('Jinja errors', () => {
     const err = await fails(renderSls("bad:\n  test.nop:\n    - name: {{ grains['id'] \n", env()));
     assert.equal(err.code, 'RENDER_FAILED');
     assert.match(err.message, /init\.sls:3:13: Jinja syntax error: '\{\{' is never closed with '\}\}'/);
-    assert.match(err.message, /3 \| {4}- name: \{\{ grains\['id'\]/);
+    assert.match(err.message, /3 \| {5}- name: \{\{ grains\['id'\]/);
   });
 
   test('a runtime error names the line and column of the expression', async () => {
