@@ -4,7 +4,7 @@
 import { getattr, type Kwargs } from './py-methods.js';
 import { binop } from './py-ops.js';
 import { percentFormat, pyFixed } from './py-format.js';
-import { cmp, eq, isDict, isFloat, isSafeString, iter, len, mkFloat, num, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
+import { cmp, dictEntries, eq, isDict, isFloat, isSafeString, iter, len, mkFloat, num, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
 import { TESTS } from './tests.js';
 
 export type Filter = (args: unknown[], kw: Kwargs) => unknown;
@@ -193,7 +193,7 @@ export const JINJA_FILTERS: Record<string, Filter> = {
     v === undefined
       ? gen([])
       : isDict(v)
-        ? gen(Object.entries(v).map(([k, x]) => tuple([k, x])))
+        ? gen(dictEntries(v).map(([k, x]) => tuple([k, x])))
         : (() => {
             throw new PyError(`Can only get item pairs from a mapping, not ${typeName(v)}`);
           })(),

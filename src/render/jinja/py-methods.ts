@@ -3,7 +3,7 @@
 // Python str, dict and list methods Salt templates call.
 
 import { strFormat } from './py-format.js';
-import { eq, isDict, isSafeString, iter, PyError, str, truthy, tuple, isTuple, typeName, view } from './py-values.js';
+import { dictEntries, dictKeys, eq, isDict, isSafeString, iter, PyError, str, truthy, tuple, isTuple, typeName, view } from './py-values.js';
 
 /** Objects of the compatibility layer (`salt`, namespace()) answer attribute lookups themselves. */
 export const PYATTR = Symbol('pyattr');
@@ -192,11 +192,15 @@ const LIST_METHODS: Record<string, (l: unknown[], a: unknown[], kw: Kwargs) => u
 const DICT_METHODS: Record<string, (d: Record<string, unknown>, a: unknown[], kw: Kwargs) => unknown> = {
   items: (d) =>
     view(
-      Object.entries(d).map(([k, v]) => tuple([k, v])),
+      dictEntries(d).map(([k, v]) => tuple([k, v])),
       'dict_items',
     ),
-  keys: (d) => view(Object.keys(d), 'dict_keys'),
-  values: (d) => view(Object.values(d), 'dict_values'),
+  keys: (d) => view(dictKeys(d), 'dict_keys'),
+  values: (d) =>
+    view(
+      dictKeys(d).map((k) => d[k]),
+      'dict_values',
+    ),
   get: (d, [k, dflt]) => (typeof k === 'string' && Object.hasOwn(d, k) ? d[k] : dflt === undefined ? null : dflt),
   update: (d, [other], kw) => {
     if (isDict(other)) Object.assign(d, other);

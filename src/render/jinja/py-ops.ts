@@ -2,7 +2,7 @@
 // `7 // 2` an int) and its type errors (`'a' + 1` fails instead of giving 'a1').
 
 import { percentFormat } from './py-format.js';
-import { isDict, isFloat, isNumber, isSafeString, isTuple, mkFloat, num, PyError, str, tuple, typeName } from './py-values.js';
+import { dictKeys, isDict, isFloat, isNumber, isSafeString, isTuple, mkFloat, num, PyError, str, tuple, typeName } from './py-values.js';
 
 function numeric(v: unknown): boolean {
   return isNumber(v) || typeof v === 'boolean';
@@ -89,7 +89,7 @@ export function dict(pairs: [unknown, unknown][]): Record<string, unknown> {
 
 /** Unpacks a value into `n` targets (`for k, v in d.items()`, `{% set a, b = x %}`). */
 export function unpack(v: unknown, n: number): unknown[] {
-  const items = isDict(v) ? Object.keys(v) : typeof unwrap(v) === 'string' ? [...(unwrap(v) as string)] : (v as unknown[]);
+  const items = isDict(v) ? dictKeys(v) : typeof unwrap(v) === 'string' ? [...(unwrap(v) as string)] : (v as unknown[]);
   if (!Array.isArray(items)) throw new PyError(`cannot unpack non-iterable ${typeName(v)} object`);
   if (items.length > n) throw new PyError(`too many values to unpack (expected ${n})`);
   if (items.length < n) throw new PyError(`not enough values to unpack (expected ${n}, got ${items.length})`);

@@ -165,7 +165,7 @@ export function repr(v: unknown): string {
   }
   if (typeof v === 'function') return `<function ${v.name || 'macro'}>`;
   if (isDict(v)) {
-    return `{${Object.entries(v)
+    return `{${dictEntries(v)
       .map(([k, x]) => `${strRepr(k)}: ${repr(x)}`)
       .join(', ')}}`;
   }
@@ -256,6 +256,30 @@ export function contains(container: unknown, item: unknown): boolean {
   throw new PyError(`argument of type '${typeName(container)}' is not iterable`);
 }
 
+// JS objects list keys that are array indices ('80', '443') first, in ascending order, whatever
+// order they were inserted in; Python dicts keep insertion order. Where that can change what a
+// template prints, the template is refused rather than rendered differently.
+const ARRAY_INDEX = /^(0|[1-9]\d{0,9})$/;
+
+/**
+ * A dict's keys in the order Jinja2 would see them, or an error when that order cannot be known:
+ * two or more keys, one of which looks like a non-negative integer.
+ */
+export function dictKeys(d: Record<string, unknown>): string[] {
+  const keys = Object.keys(d);
+  if (keys.length > 1 && ARRAY_INDEX.test(keys[0]!) && Number(keys[0]) < 4294967295) {
+    throw new PyError(
+      `the order of a dict whose keys include integer-like strings (${strRepr(keys[0]!)}) cannot be kept as Jinja2 keeps it (brine's dicts list such keys first); iterate it sorted with |dictsort, or use keys that are not all digits (e.g. 'port_80')`,
+    );
+  }
+  return keys;
+}
+
+/** A dict's (key, value) pairs in Jinja2's order (see dictKeys). */
+export function dictEntries(d: Record<string, unknown>): [string, unknown][] {
+  return dictKeys(d).map((k) => [k, d[k]]);
+}
+
 /** What `for x in v` iterates: a dict's keys, a string's characters, nothing for Undefined. */
 export function iter(v: unknown): unknown[] {
   strictCheck(v);
@@ -263,7 +287,7 @@ export function iter(v: unknown): unknown[] {
   if (v === undefined) return [];
   if (typeof v === 'string') return [...v];
   if (isSafeString(v)) return [...v.val];
-  if (isDict(v)) return Object.keys(v);
+  if (isDict(v)) return dictKeys(v);
   throw new PyError(`'${typeName(v)}' object is not iterable`);
 }
 

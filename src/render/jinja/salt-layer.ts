@@ -4,7 +4,7 @@
 // caller's `callFunction`. Values from grains or arguments are only ever data here (threats #37).
 
 import { PYATTR, type PyObject, splitArgs } from './py-methods.js';
-import { eq, isDict, plain, PyError, truthy } from './py-values.js';
+import { dictKeys, eq, isDict, plain, PyError, truthy } from './py-values.js';
 
 /** salt.utils.data.traverse_dict_and_list. */
 export function traverse(data: unknown, key: unknown, dflt: unknown, delimiter = ':'): unknown {
@@ -79,12 +79,11 @@ export function filterBy(lookup: unknown, grainValue: unknown, merge: unknown, d
   if (!isDict(lookup)) throw new PyError('filter_by lookup must be a dictionary');
   let ret: unknown = null;
   for (const each of Array.isArray(grainValue) ? grainValue : [grainValue]) {
-    for (const key of Object.keys(lookup)) {
-      if (fnmatch(pyStr(each), key)) {
-        ret = lookup[key];
-        break;
-      }
-    }
+    // Salt takes the first key that matches; where the key order is not Jinja2's (integer-like
+    // keys such as osmajorrelease '10', '11') that only matters when two keys match
+    const matching = Object.keys(lookup).filter((key) => fnmatch(pyStr(each), key));
+    if (matching.length > 1) dictKeys(lookup);
+    if (matching.length > 0) ret = lookup[matching[0]!];
     if (ret !== null && ret !== undefined) break;
   }
   if (ret === null || ret === undefined) ret = Object.hasOwn(lookup, String(dflt)) ? lookup[String(dflt)] : null;

@@ -1,7 +1,7 @@
 // The text Salt's serializing filters produce: Python's json.dumps (`json`, `tojson`) and
 // PyYAML's emitter (`yaml` in flow style, `yaml_encode`, `yaml_dquote`, `yaml_squote`).
 
-import { floatRepr, isDict, isFloat, isSafeString, num, PyError, PyFloat, typeName } from './py-values.js';
+import { dictKeys, floatRepr, isDict, isFloat, isSafeString, num, PyError, PyFloat, typeName } from './py-values.js';
 
 function jsonString(s: string, ensureAscii: boolean): string {
   let out = '"';
@@ -52,9 +52,8 @@ export function jsonDumps(v: unknown, opts: JsonOptions, level = 0): string {
     return `[${nl}${v.map((x) => jsonDumps(x, opts, level + 1)).join(sep + nl)}${end}]`;
   }
   if (isDict(v)) {
-    let keys = Object.keys(v);
-    if (keys.length === 0) return '{}';
-    if (opts.sortKeys) keys = [...keys].sort();
+    if (Object.keys(v).length === 0) return '{}';
+    const keys = opts.sortKeys ? Object.keys(v).sort() : dictKeys(v);
     return `{${nl}${keys.map((k) => `${jsonString(k, opts.ensureAscii)}: ${jsonDumps(v[k], opts, level + 1)}`).join(sep + nl)}${end}}`;
   }
   throw new PyError(`Object of type ${typeName(v)} is not JSON serializable`);

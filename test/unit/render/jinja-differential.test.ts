@@ -28,6 +28,7 @@ const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
   'refuse-nunjucks-switch': 'TEMPLATE_UNSUPPORTED',
   'refuse-print-macro': 'RENDER_FAILED',
   'refuse-varargs-macro': 'TEMPLATE_UNSUPPORTED',
+  'refuse-digit-key-order': 'RENDER_FAILED',
 };
 
 /**
