@@ -2,7 +2,8 @@
 // YAML 1.1 scalars (yes/no/on/off are booleans, 0755 is octal, 1e3 without a dot is a string),
 // timestamps stay strings, and a mapping with a duplicate key is an error.
 
-import { isMap, isScalar, parseDocument, type ScalarTag, type Tags } from 'yaml';
+import { isMap, isScalar, parseDocument, type DocumentOptions, type ParseOptions, type ScalarTag, type SchemaOptions, type Tags } from 'yaml';
+import { BAIL, fastLoadYaml, type FastSchema } from './yaml-fast.js';
 
 export interface YamlProblem {
   message: string;
@@ -61,6 +62,22 @@ function tagsFor(makeFloat: (n: number) => unknown): (tags: Tags) => Tags {
 }
 
 const plainTags = tagsFor((n) => n);
+
+function parseOptions(customTags: (tags: Tags) => Tags): ParseOptions & DocumentOptions & SchemaOptions {
+  return { version: '1.1', schema: 'yaml-1.1', customTags, uniqueKeys: true, merge: true, prettyErrors: false, intAsBigInt: false };
+}
+
+let fastSchema: FastSchema | undefined;
+
+/** The scalar tags and options of the schema loadYaml parses with (without makeFloat). */
+export function plainSchema(): FastSchema {
+  if (!fastSchema) {
+    // built by the package from the very options of the full parse, so both resolve alike
+    const doc = parseDocument('', parseOptions(plainTags));
+    fastSchema = { tags: doc.schema.tags, options: doc.options as FastSchema['options'] };
+  }
+  return fastSchema;
+}
 const cache = new Map<(n: number) => unknown, (tags: Tags) => Tags>();
 
 /**
@@ -72,8 +89,13 @@ export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts:
   if (makeFloat) {
     customTags = cache.get(makeFloat) ?? tagsFor(makeFloat);
     cache.set(makeFloat, customTags);
+  } else {
+    // plain block YAML (nearly every rendered SLS) without the full parser; it bails on anything
+    // else, and on any error, so that the full parser below decides and reports those
+    const fast = fastLoadYaml(text, plainSchema());
+    if (fast !== BAIL) return fast;
   }
-  const doc = parseDocument(text, { version: '1.1', schema: 'yaml-1.1', customTags, uniqueKeys: true, merge: true, prettyErrors: false, intAsBigInt: false });
+  const doc = parseDocument(text, parseOptions(customTags));
   const err = doc.errors[0];
   if (err) {
     const offset = err.pos[0];
