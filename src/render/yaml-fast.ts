@@ -3,11 +3,11 @@
 // (cold) for a 500-state SLS; this line scanner needs a few ms. It never decides a case it is not
 // sure of: anything else (flow collections, anchors, tags, block or multi-line scalars, escapes,
 // merge keys, duplicate or non-string keys, odd indentation, tabs) returns BAIL and the caller
-// parses the text with the `yaml` package, which also reports every error. Plain scalars are
-// resolved with the same schema tags that package uses, so `yes`, `0755` and `1e3` come out the
-// same (test/unit/render/yaml-fast.test.ts compares both on a corpus).
+// parses the text with the `yaml` package, which also reports every error. Plain scalars resolve
+// as in that package's schema with Salt's tags (yaml-scalars.ts), so `yes`, `0755` and `1e3` come
+// out the same (test/unit/render/yaml-fast.test.ts compares both on a corpus).
 
-import { isScalar, type ParseOptions, type Schema } from 'yaml';
+import { resolvePlainScalar, UNSURE } from './yaml-scalars.js';
 
 export const BAIL: unique symbol = Symbol('yaml-fast bail');
 type Bail = typeof BAIL;
@@ -15,12 +15,6 @@ type Bail = typeof BAIL;
 interface Line {
   indent: number;
   content: string;
-}
-
-/** The scalar tags of the schema the slow path uses, and the options its resolvers see. */
-export interface FastSchema {
-  tags: Schema['tags'];
-  options: ParseOptions & Record<string, unknown>;
 }
 
 class Bailed extends Error {}
@@ -35,15 +29,9 @@ const PLAIN_START = new Set(['[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '
 /** YAML refuses implicit keys longer than 1024 characters. */
 const MAX_KEY = 1000;
 
-function resolvePlain(text: string, schema: FastSchema, atKey: boolean): unknown {
-  const tag = schema.tags.find((t) => (t.default === true || (atKey && t.default === 'key')) && !t.collection && (t as { test?: RegExp }).test?.test(text));
-  if (!tag) return text;
-  const resolve = (tag as { resolve: (s: string, onError: (m: string) => void, o: unknown) => unknown }).resolve;
-  let value = resolve(text, bail, schema.options);
-  // null's resolver returns a Scalar node; any other object is not a case for the fast path
-  if (isScalar(value)) value = value.value;
-  if (value !== null && typeof value === 'object') bail();
-  return value;
+function resolvePlain(text: string, atKey: boolean): unknown {
+  const value = resolvePlainScalar(text, atKey);
+  return value === UNSURE ? bail() : value;
 }
 
 /** A quoted scalar at the start of `s`: its value and the rest of the line after it. */
@@ -74,7 +62,7 @@ function plainStartOk(s: string): boolean {
 }
 
 /** A value after `key: ` or `- `, on one line. */
-function inlineScalar(s: string, schema: FastSchema): unknown {
+function inlineScalar(s: string): unknown {
   if (s[0] === "'" || s[0] === '"') {
     const { value, rest } = quoted(s);
     if (rest !== '' && !/^\s+(#.*)?$/.test(rest)) bail();
@@ -84,13 +72,13 @@ function inlineScalar(s: string, schema: FastSchema): unknown {
   const hash = s.indexOf(' #');
   const text = (hash < 0 ? s : s.slice(0, hash)).trimEnd();
   if (text.includes(': ') || text.endsWith(':')) bail();
-  return resolvePlain(text, schema, false);
+  return resolvePlain(text, false);
 }
 
 type Pair = { key: string; rest: string } | 'not-a-pair';
 
 /** `key: rest` (rest without its leading blanks), 'not-a-pair' for a plain scalar, or BAIL. */
-function splitPair(s: string, schema: FastSchema): Pair {
+function splitPair(s: string): Pair {
   if (s[0] === "'" || s[0] === '"') {
     const { value, rest } = quoted(s);
     if (rest === ':' || rest.startsWith(': ')) return { key: value, rest: rest.slice(1).trimStart() };
@@ -106,7 +94,7 @@ function splitPair(s: string, schema: FastSchema): Pair {
   if (hash >= 0 && hash < colon) bail();
   const raw = s.slice(0, colon).trimEnd();
   if (raw === '' || raw.length > MAX_KEY || !plainStartOk(raw) || raw[0] === '-') bail();
-  const key = resolvePlain(raw, schema, true);
+  const key = resolvePlain(raw, true);
   if (typeof key !== 'string' || key === '__proto__' || key === '<<') bail();
   return { key: key as string, rest: s.slice(colon + 1).trimStart() };
 }
@@ -116,10 +104,7 @@ const valueIsEmpty = (rest: string): boolean => rest === '' || rest.startsWith('
 
 class Scanner {
   i = 0;
-  constructor(
-    readonly lines: Line[],
-    readonly schema: FastSchema,
-  ) {}
+  constructor(readonly lines: Line[]) {}
 
   peek(): Line | undefined {
     return this.lines[this.i];
@@ -148,13 +133,13 @@ class Scanner {
     const out: Record<string, unknown> = {};
     const seen = new Set<string>();
     for (let l = this.peek(); l && l.indent === indent && !isSeqItem(l); l = this.peek()) {
-      const pair = splitPair(l.content, this.schema);
+      const pair = splitPair(l.content);
       if (pair === 'not-a-pair' || seen.has(pair.key)) return bail();
       seen.add(pair.key);
       this.i++;
       if (valueIsEmpty(pair.rest)) out[pair.key] = this.nested(indent, true);
       else {
-        out[pair.key] = inlineScalar(pair.rest, this.schema);
+        out[pair.key] = inlineScalar(pair.rest);
         this.noContinuation(indent);
       }
     }
@@ -172,10 +157,10 @@ class Scanner {
         continue;
       }
       if (rest === '-' || rest.startsWith('- ')) bail(); // `- - x`
-      const pair = splitPair(rest, this.schema);
+      const pair = splitPair(rest);
       if (pair === 'not-a-pair') {
         this.i++;
-        out.push(inlineScalar(rest, this.schema));
+        out.push(inlineScalar(rest));
         this.noContinuation(indent);
         continue;
       }
@@ -191,7 +176,7 @@ class Scanner {
  * The document's value, or BAIL when the text is not (sure to be) in the subset this reads; the
  * caller then uses the full parser. An empty document (blanks and comments) is null.
  */
-export function fastLoadYaml(text: string, schema: FastSchema): unknown | Bail {
+export function fastLoadYaml(text: string): unknown | Bail {
   if (UNSURE_CHARS.test(text)) return BAIL;
   const lines: Line[] = [];
   for (const raw of text.split('\n')) {
@@ -203,7 +188,7 @@ export function fastLoadYaml(text: string, schema: FastSchema): unknown | Bail {
     lines.push({ indent, content: content.trimEnd() });
   }
   if (lines.length === 0) return null;
-  const s = new Scanner(lines, schema);
+  const s = new Scanner(lines);
   try {
     const value = s.block();
     return s.i === lines.length ? value : BAIL;

@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { BAIL, fastLoadYaml } from '../../../src/render/yaml-fast.js';
-import { loadYaml, plainSchema } from '../../../src/render/yaml-load.js';
+import { parseDocument } from 'yaml';
+import { loadYaml, plainParseOptions } from '../../../src/render/yaml-load.js';
+import { resolvePlainScalar, UNSURE } from '../../../src/render/yaml-scalars.js';
 
 // a makeFloat that keeps numbers as they are: the same tags as plain loading, but never the fast path
 const fullOnly = (n: number): number => n;
@@ -19,7 +21,7 @@ function full(text: string): { value: unknown } | { error: string } {
 }
 
 function agree(text: string): boolean {
-  const fast = fastLoadYaml(text, plainSchema());
+  const fast = fastLoadYaml(text);
   if (fast === BAIL) return false;
   const slow = full(text);
   assert.ok('value' in slow, `fast path accepted what the full parser refuses (${'error' in slow ? slow.error : ''}):\n${text}`);
@@ -212,7 +214,7 @@ describe('YAML fast path', () => {
   });
 
   test('leaves errors and everything beyond plain block YAML to the full parser', () => {
-    for (const text of LEFT) assert.equal(fastLoadYaml(text, plainSchema()), BAIL, `the fast path took:\n${text}`);
+    for (const text of LEFT) assert.equal(fastLoadYaml(text), BAIL, `the fast path took:\n${text}`);
   });
 
   test('agrees with the full parser on every generated combination it takes', () => {
@@ -226,6 +228,72 @@ describe('YAML fast path', () => {
     let taken = 0;
     for (let seed = 1; seed <= 400; seed++) if (agree(randomDocument(seed))) taken++;
     assert.ok(taken > 100, `only ${taken} of 400 taken`);
+  });
+
+  test("plain scalars resolve as the full parser's schema resolves them", () => {
+    // the schema loadYaml parses with, asked directly (as compose-scalar.js picks a tag)
+    const doc = parseDocument('', plainParseOptions());
+    const viaSchema = (text: string, atKey: boolean): unknown => {
+      const tag = doc.schema.tags.find((t) => (t.default === true || (atKey && t.default === 'key')) && !t.collection && (t as { test?: RegExp }).test?.test(text));
+      if (!tag) return text;
+      const v = (tag as unknown as { resolve: (s: string, e: () => void, o: unknown) => unknown }).resolve(text, () => undefined, doc.options);
+      return v !== null && typeof v === 'object' && 'value' in v ? (v as { value: unknown }).value : v;
+    };
+    const parts = [
+      '',
+      '0',
+      '1',
+      '7',
+      '8',
+      '9',
+      '_',
+      '.',
+      ':',
+      'b',
+      'x',
+      'e',
+      'E',
+      '+',
+      '-',
+      'a',
+      'f',
+      'F',
+      '5',
+      '59',
+      '60',
+      'inf',
+      'nan',
+      'NaN',
+      'Inf',
+      'null',
+      'Null',
+      'NULL',
+      '~',
+      'yes',
+      'No',
+      'ON',
+      'off',
+      'True',
+      'y',
+      '<<',
+      '2001',
+      '12',
+      '14',
+      'T',
+    ];
+    let n = 0;
+    for (const a of parts)
+      for (const b of parts)
+        for (const c of ['', '0', ':30', '.5', 'e+3', '_1', 'x']) {
+          const text = a + b + c;
+          for (const atKey of [false, true]) {
+            const own = resolvePlainScalar(text, atKey);
+            if (own === UNSURE) continue;
+            assert.deepStrictEqual(own, viaSchema(text, atKey), `resolving ${JSON.stringify(text)}${atKey ? ' as a key' : ''}`);
+            n++;
+          }
+        }
+    assert.ok(n > 10000);
   });
 
   test('loadYaml still reports errors (with position) for what the fast path leaves', () => {
