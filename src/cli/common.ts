@@ -3,7 +3,7 @@
 
 import { asMasterOptions, asMinionOptions, loadConfig, type LoadedConfig, type MasterOptions, type MinionOptions } from '../config/index.js';
 import { BrineError, formatError, toBrineError } from '../util/errors.js';
-import { isSaltLogLevel } from '../util/logger.js';
+import { isSaltLogLevel } from '../util/log-levels.js';
 
 export interface ConfigFlags {
   configDir?: string;

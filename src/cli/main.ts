@@ -3,7 +3,6 @@
 
 import { Command, CommanderError } from 'commander';
 import { BRINE_VERSION } from '../modules/version.js';
-import { fail } from './common.js';
 
 type Register = (program: Command) => void;
 
@@ -39,7 +38,9 @@ async function main(argv: string[]): Promise<void> {
       // help and version end with code 0; usage errors use EX_USAGE like Salt's parsers
       process.exit(err.exitCode === 0 ? 0 : 64);
     }
-    fail(err);
+    // loaded only when needed: common.js brings the config loader and YAML, which a command
+    // that starts work early (brine call starts its worker thread first) loads later itself
+    (await import('./common.js')).fail(err);
   }
 }
 

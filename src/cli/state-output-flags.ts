@@ -3,7 +3,8 @@
 // override the config file).
 
 import type { Command } from 'commander';
-import { parseStateOutput, parseStateVerbose, resultList, type HighstateOptions } from './output/index.js';
+// the module itself, not output/index.js: registering the flags should not load every outputter
+import { parseStateOutput, parseStateVerbose, resultList, type HighstateOptions } from './output/highstate-options.js';
 
 export interface StateOutputFlags {
   stateOutput?: string;

@@ -1,7 +1,7 @@
 // The table of every option brine knows: type, default, role, unit and a one-line meaning.
 // Loader, typo detection, `brine config show` and docs/configuration.md are all derived from it.
 
-import { SALT_LOG_LEVELS } from '../util/logger.js';
+import { SALT_LOG_LEVELS } from '../util/log-levels.js';
 import { byRole, type OptionSpec, type Role } from './option-spec.js';
 
 // Tuples, not Role[], so that options.ts can tell from the type which role an option belongs to.

@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { globToRegExp } from '../util/glob.js';
-import { prependRootDir } from '../config/index.js';
+// the module, not config/index.js (the loader, YAML and the schema), which a job worker never needs
+import { prependRootDir } from '../config/root-dir.js';
 import type { FileStat } from '../modules/index.js';
 import { checkPrefix, checkRelativePath, checkSaltenv } from './path-check.js';
 import { HashCache } from './hash-cache.js';

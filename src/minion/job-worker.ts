@@ -15,6 +15,8 @@ const host = new WorkerHostClient((m, transfer) => port?.postMessage(m, transfer
 let registry: Promise<ModuleRegistry> | undefined;
 let current: { call: WorkerCall; controller: AbortController } | undefined;
 
+const DECLINED = Symbol('declined');
+
 function failed(code: 'EXEC_FAILED' | 'INTERNAL', message: string): ExecResult {
   return { return: message, retcode: 1, success: false, error: { code, message } };
 }
@@ -64,11 +66,15 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
     syncHost: host.syncHost(),
   };
   void registryFor(call.config)
-    .then((r) => r.call(call.fun, call.arg, call.kwarg, ctx))
-    .catch((err: unknown) => failed('INTERNAL', err instanceof Error ? err.message : String(err)))
+    .then(async (r): Promise<ExecResult | typeof DECLINED> => {
+      const fn = r.get(call.fun);
+      if (call.declineInline && (!fn || fn.inline)) return DECLINED;
+      return r.call(call.fun, call.arg, call.kwarg, ctx);
+    })
+    .catch((err: unknown): ExecResult | typeof DECLINED => failed('INTERNAL', err instanceof Error ? err.message : String(err)))
     .then((result) => {
       host.reset();
-      post({ t: 'result', result });
+      post(result === DECLINED ? { t: 'declined' } : { t: 'result', result });
       current = undefined;
     });
 }

@@ -1,14 +1,19 @@
 // One function call on this machine without the minion daemon (`brine call`): in a worker
 // thread with the same host services as a job (salt:// files and blocking salt[...] calls), or
 // on this thread for inline functions and names the registry does not know (their error needs
-// no thread).
+// no thread). The worker knows the functions, so this thread loads the registry only for those
+// (or when module_dirs are configured: their problems are reported from here).
 
 import type { MinionOptions } from '../config/index.js';
-import { CachingFileClient, FileRoots, LocalFileSource } from '../fileserver/index.js';
-import { loadModuleDirs, type ExecContext, type ExecResult, type Grains } from '../modules/index.js';
-import { STATE_RUN_FUNCTIONS, StateLockFile, createMinionRegistry, holderInfo, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/index.js';
-import { formatJid } from '../jobs/index.js';
-import { WorkerExecutor } from './worker-executor.js';
+import { CachingFileClient } from '../fileserver/caching-client.js';
+import { LocalFileSource } from '../fileserver/file-source.js';
+import { FileRoots } from '../fileserver/roots.js';
+import type { loadModuleDirs } from '../modules/custom-modules.js';
+import type { ExecContext, ExecResult, Grains } from '../modules/types.js';
+import { DECLINED, WorkerExecutor } from './worker-executor.js';
+import { formatJid } from '../jobs/jid.js';
+import { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/run-lock.js';
+import { StateLockFile, holderInfo } from '../state/state-lock-file.js';
 import type { HostServices } from './worker-host.js';
 
 export interface LocalCallOptions {
@@ -18,6 +23,8 @@ export interface LocalCallOptions {
   /** Serve salt:// from this machine's file_roots (--local, or file_client: local). */
   localFiles: boolean;
   signal: AbortSignal;
+  /** Runs the function (a thread may already be starting, see prewarm); closed by the caller. Default: a new one, closed here. */
+  executor?: WorkerExecutor;
   /** Where module_dirs problems are reported. */
   log: Parameters<typeof loadModuleDirs>[2];
 }
@@ -28,6 +35,25 @@ const NO_MASTER =
 export function localServices(opts: MinionOptions, localFiles: boolean): HostServices {
   if (!localFiles) return { filesUnavailable: NO_MASTER };
   return { files: new CachingFileClient(new LocalFileSource(new FileRoots(opts)), { cachedir: opts.cachedir, chunkSize: opts.file_buffer_size }) };
+}
+
+async function inWorker(
+  executor: WorkerExecutor,
+  fun: string,
+  arg: unknown[],
+  kwarg: Record<string, unknown>,
+  o: LocalCallOptions,
+  services: HostServices,
+  declineInline: boolean,
+): Promise<ExecResult> {
+  const run = executor.start({ fun, arg, kwarg, jid: 'req', minionId: o.minionId, grains: o.grains, config: o.opts, ...(declineInline ? { declineInline } : {}) }, () => undefined, services);
+  const onAbort = (): void => run.abort('EXEC_FAILED', `${fun}: interrupted`);
+  o.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await run.result;
+  } finally {
+    o.signal.removeEventListener('abort', onAbort);
+  }
 }
 
 /**
@@ -54,26 +80,25 @@ export async function runLocalCall(fun: string, arg: unknown[], kwarg: Record<st
 }
 
 async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, unknown>, o: LocalCallOptions): Promise<ExecResult> {
-  const registry = createMinionRegistry();
-  await loadModuleDirs(registry, o.opts.module_dirs ?? [], o.log);
   const services = localServices(o.opts, o.localFiles);
-  const fn = registry.get(fun);
-  if (!fn || fn.inline) {
-    const ctx: ExecContext = { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req' };
-    if (services.files) ctx.files = services.files;
-    return registry.call(fun, arg, kwarg, ctx);
-  }
-  const executor = new WorkerExecutor(0);
+  const executor = o.executor ?? new WorkerExecutor(0);
   try {
-    const run = executor.start({ fun, arg, kwarg, jid: 'req', minionId: o.minionId, grains: o.grains, config: o.opts }, () => undefined, services);
-    const onAbort = (): void => run.abort('EXEC_FAILED', `${fun}: interrupted`);
-    o.signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      return await run.result;
-    } finally {
-      o.signal.removeEventListener('abort', onAbort);
+    const dirs = o.opts.module_dirs ?? [];
+    if (dirs.length === 0) {
+      const r = await inWorker(executor, fun, arg, kwarg, o, services, true);
+      if (r !== DECLINED) return r;
     }
+    const [{ createMinionRegistry }, { loadModuleDirs }] = await Promise.all([import('../state/minion-registry.js'), import('../modules/custom-modules.js')]);
+    const registry = createMinionRegistry();
+    await loadModuleDirs(registry, dirs, o.log);
+    const fn = registry.get(fun);
+    if (!fn || fn.inline) {
+      const ctx: ExecContext = { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req' };
+      if (services.files) ctx.files = services.files;
+      return registry.call(fun, arg, kwarg, ctx);
+    }
+    return await inWorker(executor, fun, arg, kwarg, o, services, false);
   } finally {
-    executor.close();
+    if (!o.executor) executor.close();
   }
 }

@@ -81,6 +81,11 @@ export function idOptionsFrom(opts: MinionOptions): Omit<ResolveIdOptions, 'writ
   };
 }
 
+/** Salt's ID algorithm for this config; a generated ID is cached, as salt-minion does (Minion.resolveId, brine call). */
+export function resolveConfiguredId(opts: MinionOptions, extra: Partial<ResolveIdOptions> = {}): Promise<IdResolution> {
+  return resolveMinionId({ ...idOptionsFrom(opts), writeCache: true, ...extra });
+}
+
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 
 export function isIpv4(id: string): boolean {

@@ -19,7 +19,7 @@ import { MasterFileSource } from './master-files.js';
 import { MAX_GRAINS_JSON, grainsSchema } from '../protocol/index.js';
 import { JobRunner } from './job-runner.js';
 import { MasterPins } from './master-pin.js';
-import { idOptionsFrom, resolveMinionId, type ResolvedId, type ResolveIdOptions } from './minion-id.js';
+import { resolveConfiguredId, type ResolvedId, type ResolveIdOptions } from './minion-id.js';
 import { reportIdAtStart } from './id-checks.js';
 import { ReturnQueue } from './return-queue.js';
 import { RecentJids } from './recent-jids.js';
@@ -121,7 +121,7 @@ export class Minion {
 
   /** Salt's ID algorithm for this config; the daemon caches a generated ID, as salt-minion does. */
   static resolveId(opts: MinionOptions, extra: Partial<ResolveIdOptions> = {}): Promise<ResolvedId> {
-    return resolveMinionId({ ...idOptionsFrom(opts), writeCache: true, ...extra });
+    return resolveConfiguredId(opts, extra);
   }
 
   static async start(opts: MinionOptions, logger: Logger, runtime: MinionRuntime = {}): Promise<Minion> {

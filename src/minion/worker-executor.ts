@@ -30,6 +30,12 @@ export interface JobExecutor {
   close(): void;
 }
 
+/**
+ * The result of a call made with `declineInline` when the worker declined it (an inline or
+ * unknown function): compared by identity, never sent anywhere.
+ */
+export const DECLINED: ExecResult = Object.freeze({ return: 'declined', retcode: 1, success: false });
+
 /** Warm threads kept for the next job; more are started on demand up to max_concurrent_jobs. */
 const DEFAULT_MAX_IDLE = 2;
 
@@ -81,7 +87,9 @@ export class WorkerExecutor implements JobExecutor {
       const depth = (call.depth ?? 0) + 1;
       if (depth > MAX_NESTED_CALLS) return Promise.resolve(failed(fun, `more than ${MAX_NESTED_CALLS} nested salt[...] calls (a template calling itself?)`));
       if (done) return Promise.resolve(failed(fun, 'the calling job has ended'));
-      const run = this.start({ ...call, fun, arg, kwarg, depth }, onProcess, services);
+      // a nested call always runs in its worker, inline or not, as it always did
+      const { declineInline: _top, ...parent } = call;
+      const run = this.start({ ...parent, fun, arg, kwarg, depth }, onProcess, services);
       nested.add(run);
       return run.result.finally(() => nested.delete(run));
     };
@@ -107,6 +115,7 @@ export class WorkerExecutor implements JobExecutor {
           if (!done) worker.postMessage(reply satisfies WorkerRequest);
         });
       } else if (m.t === 'sync') void answerSync(services, m, runNested);
+      else if (m.t === 'declined') finish(DECLINED, true);
       else finish(m.result, true);
     };
     const onError = (err: Error): void => finish(failed(call.fun, `the worker thread failed: ${err.message}`), false);
@@ -124,6 +133,17 @@ export class WorkerExecutor implements JobExecutor {
       terminate: () => finish(failed(call.fun, 'stopped'), false),
       pids: () => readSharedPids(pids),
     };
+  }
+
+  /**
+   * Starts a thread now, so that the next start() finds it loaded (a process that knows it will
+   * run a function soon, e.g. brine call). It waits idle and does not keep the process alive.
+   */
+  prewarm(): void {
+    if (this.closed || this.idle.length > 0) return;
+    const worker = spawnWorker();
+    worker.unref();
+    this.idle.push(worker);
   }
 
   close(): void {

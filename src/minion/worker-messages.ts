@@ -15,6 +15,11 @@ export interface WorkerCall {
   config: Readonly<Record<string, unknown>>;
   /** How deep in blocking salt[...] calls this call is (0 for a job). */
   depth?: number;
+  /**
+   * Answer `declined` instead of running a function that is inline or unknown: the caller (brine
+   * call) then runs it on its own thread, without loading the registry for every other call.
+   */
+  declineInline?: boolean;
 }
 
 /**
@@ -92,4 +97,4 @@ export function readSharedPids(buf: SharedArrayBuffer): number[] {
 }
 
 /** Worker -> runner: a process the function started, then exactly one result per call. */
-export type WorkerReply = { t: 'pid'; pid: number } | { t: 'result'; result: ExecResult } | FilesRequest | SyncRequest;
+export type WorkerReply = { t: 'pid'; pid: number } | { t: 'result'; result: ExecResult } | { t: 'declined' } | FilesRequest | SyncRequest;

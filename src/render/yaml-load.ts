@@ -2,7 +2,19 @@
 // YAML 1.1 scalars (yes/no/on/off are booleans, 0755 is octal, 1e3 without a dot is a string),
 // timestamps stay strings, and a mapping with a duplicate key is an error.
 
-import { isMap, isScalar, parseDocument, type ScalarTag, type Tags } from 'yaml';
+import { createRequire } from 'node:module';
+import type { DocumentOptions, ParseOptions, ScalarTag, SchemaOptions, Tags } from 'yaml';
+import { BAIL, fastLoadYaml } from './yaml-fast.js';
+import { PY_FALSE, PY_FLOAT, PY_TRUE, pyFloat } from './yaml-scalars.js';
+
+// loaded on first use: most SLS texts take the fast path, and the package is 72 files to
+// compile in every job worker (it is CommonJS, so require gives the same module as import)
+const require = createRequire(import.meta.url);
+let yamlModule: typeof import('yaml') | undefined;
+function yaml(): typeof import('yaml') {
+  yamlModule ??= require('yaml') as typeof import('yaml');
+  return yamlModule;
+}
 
 export interface YamlProblem {
   message: string;
@@ -16,27 +28,6 @@ export class YamlLoadError extends Error {
     super(problem.message);
     this.name = 'YamlLoadError';
   }
-}
-
-// PyYAML's implicit resolvers (yaml/resolver.py), which differ from the yaml package's 1.1 schema
-const PY_TRUE = /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
-const PY_FALSE = /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/;
-const PY_FLOAT = /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
-
-function sexagesimal(s: string): number {
-  let v = 0;
-  for (const part of s.split(':')) v = v * 60 + Number(part);
-  return v;
-}
-
-function pyFloat(src: string): number {
-  const s = src.replace(/_/g, '').toLowerCase();
-  const sign = s.startsWith('-') ? -1 : 1;
-  const body = s.replace(/^[-+]/, '');
-  if (body === '.inf') return sign * Number.POSITIVE_INFINITY;
-  if (body === '.nan') return Number.NaN;
-  if (body.includes(':')) return sign * sexagesimal(body);
-  return sign * Number(body);
 }
 
 function tagsFor(makeFloat: (n: number) => unknown): (tags: Tags) => Tags {
@@ -63,6 +54,15 @@ function tagsFor(makeFloat: (n: number) => unknown): (tags: Tags) => Tags {
 const plainTags = tagsFor((n) => n);
 const cache = new Map<(n: number) => unknown, (tags: Tags) => Tags>();
 
+function parseOptions(customTags: (tags: Tags) => Tags): ParseOptions & DocumentOptions & SchemaOptions {
+  return { version: '1.1', schema: 'yaml-1.1', customTags, uniqueKeys: true, merge: true, prettyErrors: false, intAsBigInt: false };
+}
+
+/** The options of the full parse of plain loading (tests compare the fast path with it). */
+export function plainParseOptions(): ParseOptions & DocumentOptions & SchemaOptions {
+  return parseOptions(plainTags);
+}
+
 /**
  * Loads one YAML document as Salt does. `makeFloat` lets the template engine keep `2.0` a float;
  * an empty document is null. Throws YamlLoadError with the line and column.
@@ -72,8 +72,14 @@ export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts:
   if (makeFloat) {
     customTags = cache.get(makeFloat) ?? tagsFor(makeFloat);
     cache.set(makeFloat, customTags);
+  } else {
+    // plain block YAML (nearly every rendered SLS) without the full parser; it bails on anything
+    // else, and on any error, so that the full parser below decides and reports those
+    const fast = fastLoadYaml(text);
+    if (fast !== BAIL) return fast;
   }
-  const doc = parseDocument(text, { version: '1.1', schema: 'yaml-1.1', customTags, uniqueKeys: true, merge: true, prettyErrors: false, intAsBigInt: false });
+  const { isMap, isScalar, parseDocument } = yaml();
+  const doc = parseDocument(text, parseOptions(customTags));
   const err = doc.errors[0];
   if (err) {
     const offset = err.pos[0];

@@ -3,11 +3,11 @@
 
 import { pino, type Logger as PinoLogger, type DestinationStream } from 'pino';
 import { escapeRawInJson, printable, printableJson } from './printable.js';
+import type { SaltLogLevel } from './log-levels.js';
 
 export type Logger = PinoLogger;
 
-export const SALT_LOG_LEVELS = ['all', 'garbage', 'trace', 'debug', 'profile', 'info', 'warning', 'error', 'critical', 'quiet'] as const;
-export type SaltLogLevel = (typeof SALT_LOG_LEVELS)[number];
+export { SALT_LOG_LEVELS, isSaltLogLevel, type SaltLogLevel } from './log-levels.js';
 
 const TO_PINO: Record<SaltLogLevel, pino.LevelWithSilent> = {
   all: 'trace',
@@ -23,10 +23,6 @@ const TO_PINO: Record<SaltLogLevel, pino.LevelWithSilent> = {
 };
 
 const LEVEL_NAMES: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARNING', 50: 'ERROR', 60: 'CRITICAL' };
-
-export function isSaltLogLevel(level: string): level is SaltLogLevel {
-  return (SALT_LOG_LEVELS as readonly string[]).includes(level);
-}
 
 export interface LoggerOptions {
   name: string;

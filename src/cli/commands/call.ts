@@ -2,13 +2,10 @@
 // (salt-call --local), with the minion's config, ID and grains, and salt-call's exit status.
 
 import type { Command } from 'commander';
-import { Minion, runLocalCall } from '../../minion/index.js';
-import { collectGrains } from '../../modules/index.js';
-import { fail, minionOptions, type ConfigFlags } from '../common.js';
-import { callExitCode, defaultOutputterFor, formatReturn, outputterNames, type Outputter } from '../output/index.js';
-import { parseSaltArgs } from '../salt-args.js';
-import { addStateOutputFlags, highstateOptions, useColor, type StateOutputFlags } from '../state-output-flags.js';
-import { BrineError } from '../../util/errors.js';
+import { WorkerExecutor } from '../../minion/worker-executor.js';
+import type { ConfigFlags } from '../common.js';
+import type { Outputter } from '../output/index.js';
+import { addStateOutputFlags, type StateOutputFlags } from '../state-output-flags.js';
 
 interface CallFlags extends ConfigFlags, StateOutputFlags {
   local?: boolean;
@@ -17,12 +14,46 @@ interface CallFlags extends ConfigFlags, StateOutputFlags {
 }
 
 async function call(fun: string, rest: string[], flags: CallFlags): Promise<number> {
+  // the thread the function will run in starts loading its modules (the registry, states,
+  // renderer) now, while this thread loads the config, the minion ID, the grains and its own
+  // modules; both are needed and otherwise happen one after the other
+  const executor = new WorkerExecutor(0);
+  executor.prewarm();
+  try {
+    return await callWith(executor, fun, rest, flags);
+  } finally {
+    executor.close();
+  }
+}
+
+async function callWith(executor: WorkerExecutor, fun: string, rest: string[], flags: CallFlags): Promise<number> {
+  // the modules themselves, not the minion's and modules' index files: those load the whole
+  // daemon (sessions, transport, key handling), which a local call never uses
+  const [
+    { resolveConfiguredId },
+    { runLocalCall },
+    { collectGrains },
+    { callExitCode, defaultOutputterFor, formatReturn, outputterNames },
+    { parseSaltArgs },
+    { highstateOptions, useColor },
+    { BrineError },
+    { minionOptions },
+  ] = await Promise.all([
+    import('../../minion/minion-id.js'),
+    import('../../minion/local-call.js'),
+    import('../../modules/grains.js'),
+    import('../output/index.js'),
+    import('../salt-args.js'),
+    import('../state-output-flags.js'),
+    import('../../util/errors.js'),
+    import('../common.js'),
+  ]);
   const opts = minionOptions(flags);
   const outputter = defaultOutputterFor(fun, flags.out) as Outputter;
   if (!outputterNames().includes(outputter)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
   const { arg, kwarg } = parseSaltArgs(rest);
   const state = highstateOptions(opts, flags, kwarg);
-  const id = (await Minion.resolveId(opts)).id;
+  const id = (await resolveConfiguredId(opts)).id;
   const grains = await collectGrains({ id, configGrains: opts.grains });
   const say = (_o: object, msg: string) => void process.stderr.write(`${msg}\n`);
   const controller = new AbortController();
@@ -35,6 +66,7 @@ async function call(fun: string, rest: string[], flags: CallFlags): Promise<numb
     grains,
     localFiles: flags.local === true || opts.file_client === 'local',
     signal: controller.signal,
+    executor,
     log: { info: () => undefined, warn: say, error: say },
   });
   const color = useColor(flags, true);
@@ -58,7 +90,7 @@ export function registerCall(program: Command): void {
     try {
       process.exitCode = await call(fun, args, flags);
     } catch (err) {
-      fail(err);
+      (await import('../common.js')).fail(err);
     }
   });
 }

@@ -3,7 +3,12 @@
 
 import { pyNumber } from './py-text.js';
 
+/** Anything JSON or ensure_ascii would escape: a quote, a backslash, or outside printable ASCII. */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\u007f-\uffff]/;
+
 function jsonString(s: string): string {
+  // most strings (state IDs, names, comments) need no escape: skip the stringify and the replace
+  if (!NEEDS_ESCAPE.test(s)) return `"${s}"`;
   return JSON.stringify(s).replace(/[\u007f-\uffff]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 

@@ -34,7 +34,11 @@ export function pyNumber(n: number | bigint): string {
   if (Number.isNaN(n)) return 'nan';
   if (n === Infinity) return 'inf';
   if (n === -Infinity) return '-inf';
-  if (Number.isInteger(n)) return Object.is(n, -0) ? '0' : BigInt(n).toString();
+  if (Number.isSafeInteger(n)) return Object.is(n, -0) ? '0' : String(n);
+  if (Number.isInteger(n)) return BigInt(n).toString();
+  // where both print plain decimals with the shortest digits (JS up to 1e21, Python below 1e16)
+  const a = Math.abs(n);
+  if (a >= 1e-4 && a < 1e16) return String(n);
   // Python switches to exponent form below 1e-4 and from 1e16; both use the shortest digits.
   const [mantissa, expText] = n.toExponential().split('e') as [string, string];
   const exp = Number(expText);

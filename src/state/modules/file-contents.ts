@@ -1,7 +1,7 @@
 // What file.managed should write: the bytes of a source (rendered when `template` is set), or
 // `contents` / `contents_pillar` text, with Salt's contents_newline rule.
 
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { traverseDictAndList } from '../../modules/traverse.js';
 import type { StateContext } from '../types.js';
 import { errorText } from './file-result.js';
@@ -57,7 +57,8 @@ export async function wantedContents(ctx: StateContext, req: ContentsRequest): P
     if ('error' in src) return src;
     const bad = await verifySource(ctx, src.ok, req.sourceHash, req.sourceHashName);
     if (bad) return { error: bad };
-    const bytes = await readFile(src.ok.localPath);
+    // synchronous, like manageFile's checks: the state runs in its own worker thread
+    const bytes = readFileSync(src.ok.localPath);
     if (!req.template) return { contents: bytes };
     const out = await renderWith(ctx, req.template, bytes.toString('utf8'), src.ok.url, req.defaults, req.context);
     return 'error' in out ? out : { contents: Buffer.from(out.text) };

@@ -2,7 +2,8 @@
 // owner and mode wanted, report the difference as Salt does (a unified diff, `New file`,
 // user/group/mode), and under test=True stop there; otherwise write it atomically.
 
-import { lstat, readFile, stat } from 'node:fs/promises';
+import { lstatSync, readFileSync, statSync, type Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { splitLinesKeepEnds, unifiedDiff } from '../../modules/unified-diff.js';
 import type { StateContext, StateResult } from '../types.js';
@@ -41,11 +42,22 @@ export function contentDiff(before: Buffer, after: Buffer, showChanges: boolean)
   return unifiedDiff(splitLinesKeepEnds(before.toString('utf8')), splitLinesKeepEnds(after.toString('utf8')));
 }
 
+/** stat (or lstat), any failure as undefined (a missing or unreachable target). */
+function statOrUndefined(name: string, follow: boolean): Stats | undefined {
+  try {
+    return follow ? statSync(name) : lstatSync(name);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function manageFile(ctx: StateContext, spec: ManageSpec): Promise<StateResult> {
   const { name } = spec;
   try {
     const follow = spec.followSymlinks !== false;
-    const st = await (follow ? stat(name) : lstat(name)).catch(() => undefined);
+    // synchronous: states run in a worker thread of their own, and a no-change run is mostly
+    // these checks, where each async call costs thread-pool round trips (several per readFile)
+    const st = statOrUndefined(name, follow);
     if (st?.isDirectory()) return failed(name, `Specified target ${name} is a directory; remove it first or manage it with file.directory`);
     if (st?.isSymbolicLink()) {
       // follow_symlinks: False — the link itself is replaced by the managed file.
@@ -72,7 +84,7 @@ export async function manageFile(ctx: StateContext, spec: ManageSpec): Promise<S
     }
 
     const changes: Record<string, unknown> = {};
-    const current = spec.replace && spec.contents !== undefined ? await readFile(name) : undefined;
+    const current = spec.replace && spec.contents !== undefined ? readFileSync(name) : undefined;
     const contentChanged = current !== undefined && !current.equals(spec.contents!);
     if (contentChanged) changes.diff = contentDiff(current, spec.contents!, spec.showChanges);
     Object.assign(changes, permChanges(st, spec.perms));

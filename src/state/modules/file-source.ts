@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { BrineError } from '../../util/errors.js';
 import type { StateContext } from '../types.js';
 import { errorText } from './file-result.js';
 
@@ -61,10 +62,12 @@ export async function resolveSource(ctx: StateContext, raw: unknown): Promise<Ou
       if (!files)
         return { error: `Cannot fetch ${c.url}: no file server is reachable from this minion (FILESERVER_UNAVAILABLE); check the master connection or set file_client: local with file_roots` };
       try {
-        if (!(await files.stat(c.url, ctx.saltenv))) continue;
+        // one request, not stat then cacheFile: a file in no root is FILE_NOT_FOUND from
+        // cacheFile (the FileClient contract), and each request is a trip to the host thread
         const cached = await files.cacheFile(c.url, ctx.saltenv);
         return { ok: { url: c.url, localPath: cached.localPath, hash: c.hash } };
       } catch (err) {
+        if (err instanceof BrineError && err.code === 'FILE_NOT_FOUND') continue;
         return { error: `Unable to fetch ${c.url}: ${errorText(err)}` };
       }
     }

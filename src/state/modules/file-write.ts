@@ -2,7 +2,8 @@
 // given the old file's owner and mode, then renamed over it.
 
 import { randomBytes } from 'node:crypto';
-import { chmod, chown, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
+import * as fs from 'node:fs';
+import { chmod, chown, mkdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { findGroup, findUser, readGroups, readPasswd } from '../../modules/user-db.js';
 
@@ -14,19 +15,32 @@ export async function writeTarget(file: string): Promise<string> {
   return realpath(file).catch(() => file);
 }
 
-/** Replaces (or creates) `file` with `data` atomically; an existing file keeps its owner and mode. */
+/**
+ * Replaces (or creates) `file` with `data` atomically; an existing file keeps its owner and mode.
+ * Synchronous inside: states run in a worker thread of their own, and each async step was a
+ * thread-pool round trip (writeFile alone is three).
+ */
 export async function writeAtomic(file: string, data: Buffer | string): Promise<void> {
-  const old = await stat(file).catch(() => undefined);
+  let old: fs.Stats | undefined;
+  try {
+    old = fs.statSync(file);
+  } catch {
+    old = undefined;
+  }
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.brine-${randomBytes(4).toString('hex')}`);
   try {
-    await writeFile(tmp, data, { flag: 'wx' });
+    fs.writeFileSync(tmp, data, { flag: 'wx' });
     if (old) {
-      await chown(tmp, old.uid, old.gid).catch(() => undefined);
-      await chmod(tmp, old.mode & 0o7777);
+      try {
+        fs.chownSync(tmp, old.uid, old.gid);
+      } catch {
+        // not permitted (not root): the new file keeps this process's owner, as before
+      }
+      fs.chmodSync(tmp, old.mode & 0o7777);
     }
-    await rename(tmp, file);
+    fs.renameSync(tmp, file);
   } catch (err) {
-    await rm(tmp, { force: true });
+    fs.rmSync(tmp, { force: true });
     throw err;
   }
 }

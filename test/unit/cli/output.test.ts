@@ -162,3 +162,11 @@ test('exit codes follow the salt CLI', () => {
   assert.equal(minionRetcode({ return: false }), 1, 'a bare False return counts as failure');
   assert.equal(minionRetcode({ return: {}, retcode: { a: 0, b: 5 } }), 5);
 });
+
+test('json: escapes and numbers exactly as Python json.dumps prints them', () => {
+  const value = { s: ['plain', 'q"uote', 'back\\slash', 'tab\tnl\n', 'del\x7f', '\x00\x1f', 'é', '\u{1F600}', '~ !'], n: [0, 1.5, 0.0001, 0.00009999, 1e-5, 123.456, 1.2345e16, -0.5, 2 ** 53] };
+  // from python3 -c 'import json; print(json.dumps(...))' (1.2345e16 is an integer in JS, printed as one)
+  const expected =
+    '{"web1": {"s": ["plain", "q\\"uote", "back\\\\slash", "tab\\tnl\\n", "del\\u007f", "\\u0000\\u001f", "\\u00e9", "\\ud83d\\ude00", "~ !"], "n": [0, 1.5, 0.0001, 9.999e-05, 1e-05, 123.456, 12345000000000000, -0.5, 9007199254740992]}}\n';
+  assert.equal(format('json', { web1: value }, { color: false, indent: -1 }), expected);
+});

@@ -144,11 +144,12 @@ describe('argument binding', () => {
   it('varargs and kwargs collect the surplus, including hostile key names as plain keys', async () => {
     const twice = await r.call('demo.var', ['x'], { a: 'y' }, ctx);
     assert.equal(twice.error?.code, 'BAD_ARGUMENTS', 'a declared parameter given twice is not swallowed by **kwargs');
-    const ok = await r.call('demo.var', ['x', 1, true, 'p', 'q'], JSON.parse('{"k":1,"__proto__":{"polluted":true}}') as Record<string, unknown>, ctx);
+    const ok = await r.call('demo.var', ['x', 1, true, 'p', 'q'], JSON.parse('{"k":1,"__proto__":{"polluted":true},"constructor":2,"toString":3}') as Record<string, unknown>, ctx);
     const ret = ok.return as { rest: unknown[]; extra: Record<string, unknown> };
     assert.deepEqual(ret.rest, ['p', 'q']);
     assert.equal(Object.getPrototypeOf(ret.extra), Object.prototype);
-    assert.deepEqual(Object.keys(ret.extra), ['k', '__proto__']);
+    assert.deepEqual(Object.keys(ret.extra), ['k', '__proto__', 'constructor', 'toString']);
+    assert.deepEqual(Object.getOwnPropertyDescriptor(ret.extra, 'constructor'), { value: 2, writable: true, enumerable: true, configurable: true });
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   });
 });
