@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm start`: a local brine in a throwaway root directory. Starts a master and two minions
-// over loopback TLS, accepts their keys, runs test.ping and grains.items, then cleans up.
+// over loopback TLS, accepts their keys, runs test.ping, grains.items and cmd.run, applies a small
+// state tree (test=True first, then for real, then again with nothing to change), then cleans up.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -69,7 +70,26 @@ function cleanup() {
 async function main() {
   const port = await freePort();
   const masterDir = path.join(root, 'master');
-  write(path.join(masterDir, 'master'), [`root_dir: ${masterDir}`, 'interface: 127.0.0.1', `ret_port: ${port}`, 'log_level: info']);
+  const srv = path.join(masterDir, 'srv');
+  write(path.join(masterDir, 'master'), [`root_dir: ${masterDir}`, 'interface: 127.0.0.1', `ret_port: ${port}`, 'log_level: info', 'file_roots:', `  base: [${srv}]`]);
+  // a state tree: each minion gets a templated motd under its own root, and a marker command that
+  // runs only when the motd changes
+  write(path.join(srv, 'top.sls'), ['base:', "  '*':", '    - motd']);
+  write(path.join(srv, 'motd', 'init.sls'), [
+    `{% set dest = '${root}/' ~ grains['id'] ~ '/etc/motd' %}`,
+    'motd:',
+    '  file.managed:',
+    '    - name: {{ dest }}',
+    '    - source: salt://motd/motd.j2',
+    '    - template: jinja',
+    '    - makedirs: True',
+    'motd-changed:',
+    '  cmd.run:',
+    "    - name: echo motd changed on {{ grains['id'] }}",
+    '    - onchanges:',
+    '      - file: motd',
+  ]);
+  write(path.join(srv, 'motd', 'motd.j2'), ["Welcome to {{ grains['id'] }} ({{ grains['roles'] | join(', ') }}), managed by brine"]);
   const conf = ['-c', masterDir];
   console.log(`brine demo in ${root} (master on 127.0.0.1:${port})`);
   const master = daemon('master', ['master', ...conf]);
@@ -95,6 +115,10 @@ async function main() {
   const ping = await brine(['run', '*', 'test.ping', ...conf]);
   await brine(['run', '*', 'grains.items', ...conf]);
   await brine(['run', '-L', 'web1,db1', 'cmd.run', 'uname -sr', ...conf]);
+  await brine(['run', 'web1', 'state.apply', 'test=True', ...conf]);
+  const applied = await brine(['run', '*', 'state.apply', '--state-output', 'terse', ...conf]);
+  await brine(['run', '*', 'state.apply', '--state-verbose', 'False', ...conf]);
+  if (applied.code !== 0) return applied.code ?? 1;
   console.log(`\nDone: a master and two minions over mutual TLS 1.3. Everything under ${root} is removed now.`);
   return ping.code ?? 1;
 }
