@@ -124,7 +124,8 @@ export class WorkerExecutor implements JobExecutor {
     worker.on('error', onError);
     worker.on('exit', onExit);
     const pids = newSharedPids();
-    worker.postMessage({ t: 'call', call, pids } satisfies WorkerRequest);
+    const sent = services.localFiles && services.files ? { ...call, localFiles: true } : call;
+    worker.postMessage({ t: 'call', call: sent, pids } satisfies WorkerRequest);
     return {
       result,
       abort: (code, message) => {
