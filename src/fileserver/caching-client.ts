@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BrineError } from '../util/errors.js';
 import type { FileClient, FileStat } from '../modules/index.js';
-import type { FileSource } from './file-source.js';
+import type { FileChunk, FileSource, SyncFileSource } from './file-source.js';
 import { notFound } from './file-source.js';
 import { HashCache } from './hash-cache.js';
 import { checkPrefix, checkRelativePath, checkSaltenv, parseSaltUrl } from './path-check.js';
@@ -76,6 +76,27 @@ export class CachingFileClient implements FileClient {
     return job;
   }
 
+  /**
+   * cacheFile without waiting, for a source that reads this machine's disk (LocalFileSource):
+   * the same checks, cache path and verified atomic replace, on the calling thread.
+   */
+  cacheFileSync(url: string, saltenv: string): { localPath: string; stat: FileStat } {
+    const source = this.source as Partial<SyncFileSource>;
+    if (typeof source.statSync !== 'function' || typeof source.readSync !== 'function') {
+      throw new BrineError('INTERNAL', 'cacheFileSync needs a source on this machine (file_client: local)');
+    }
+    const sync = source as SyncFileSource;
+    const p = parseSaltUrl(url, saltenv);
+    const localPath = this.cachePath(p.saltenv, p.path);
+    for (let attempt = 1; ; attempt++) {
+      const stat = sync.statSync(p.saltenv, p.path);
+      if (!stat) throw notFound(p.path, p.saltenv);
+      if (this.cachedHash(localPath) === stat.sha256) return { localPath, stat };
+      if (this.transferSync(sync, p.saltenv, p.path, stat, localPath)) return { localPath, stat };
+      if (attempt >= MAX_ATTEMPTS) throw changedEachTime(p.path, p.saltenv);
+    }
+  }
+
   private async fetch(saltenv: string, rel: string): Promise<{ localPath: string; stat: FileStat }> {
     const localPath = this.cachePath(saltenv, rel);
     for (let attempt = 1; ; attempt++) {
@@ -84,9 +105,7 @@ export class CachingFileClient implements FileClient {
       if (this.cachedHash(localPath) === stat.sha256) return { localPath, stat };
       const got = await this.transfer(saltenv, rel, stat, localPath);
       if (got) return { localPath, stat };
-      if (attempt >= MAX_ATTEMPTS) {
-        throw new BrineError('FILESERVER_UNAVAILABLE', `salt://${rel} (saltenv ${saltenv}) changed on the file server during each of ${MAX_ATTEMPTS} transfers; try again once it stops changing`);
-      }
+      if (attempt >= MAX_ATTEMPTS) throw changedEachTime(rel, saltenv);
     }
   }
 
@@ -100,9 +119,7 @@ export class CachingFileClient implements FileClient {
 
   /** Copies the file into a temporary file beside the cached one; false when the hash did not match (it changed meanwhile). */
   private async transfer(saltenv: string, rel: string, stat: FileStat, localPath: string): Promise<boolean> {
-    fs.mkdirSync(path.dirname(localPath), { recursive: true, mode: 0o700 });
-    const tmp = path.join(path.dirname(localPath), `.${path.basename(localPath).slice(0, 32)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-    const fd = fs.openSync(tmp, 'wx', 0o600);
+    const { tmp, fd } = openTemp(localPath);
     const hash = createHash('sha256');
     let ok = false;
     try {
@@ -131,29 +148,66 @@ export class CachingFileClient implements FileClient {
       }
       // settle reads still in flight so none rejects unobserved
       await Promise.allSettled(pending.values());
-      fs.fsyncSync(fd);
-      fs.closeSync(fd);
-      if (hash.digest('hex') !== stat.sha256) {
-        fs.rmSync(tmp, { force: true });
-        return false;
-      }
-      // keep the execute bits (cmd.script runs cached files); the owner can always read and write
-      fs.chmodSync(tmp, (stat.mode & 0o777) | 0o600);
-      fs.renameSync(tmp, localPath);
-      ok = true;
-      this.transfers++;
-      return true;
+      ok = this.complete(fd, tmp, hash.digest('hex'), stat, localPath);
+      return ok;
     } finally {
-      if (!ok) {
-        try {
-          fs.closeSync(fd);
-        } catch {
-          // already closed
-        }
-        fs.rmSync(tmp, { force: true });
-      }
+      if (!ok) discard(fd, tmp);
     }
   }
+
+  /** transfer() for a synchronous source: one chunk after another. */
+  private transferSync(source: SyncFileSource, saltenv: string, rel: string, stat: FileStat, localPath: string): boolean {
+    const { tmp, fd } = openTemp(localPath);
+    const hash = createHash('sha256');
+    let ok = false;
+    try {
+      let offset = 0;
+      for (;;) {
+        const current: FileChunk = source.readSync(saltenv, rel, offset, this.opts.chunkSize);
+        fs.writeSync(fd, current.data, 0, current.data.length, offset);
+        hash.update(current.data);
+        offset += current.data.length;
+        if (current.eof || current.data.length === 0) break;
+      }
+      ok = this.complete(fd, tmp, hash.digest('hex'), stat, localPath);
+      return ok;
+    } finally {
+      if (!ok) discard(fd, tmp);
+    }
+  }
+
+  /** Closes the written temporary file and puts it in place if its hash is the source's; false when it is not (it changed meanwhile). */
+  private complete(fd: number, tmp: string, sha256: string, stat: FileStat, localPath: string): boolean {
+    fs.fsyncSync(fd);
+    fs.closeSync(fd);
+    if (sha256 !== stat.sha256) return false;
+    // keep the execute bits (cmd.script runs cached files); the owner can always read and write
+    fs.chmodSync(tmp, (stat.mode & 0o777) | 0o600);
+    fs.renameSync(tmp, localPath);
+    this.transfers++;
+    return true;
+  }
+}
+
+/** A new temporary file beside the cached one (the same directory, so the rename is atomic). */
+function openTemp(localPath: string): { tmp: string; fd: number } {
+  fs.mkdirSync(path.dirname(localPath), { recursive: true, mode: 0o700 });
+  const tmp = path.join(path.dirname(localPath), `.${path.basename(localPath).slice(0, 32)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  return { tmp, fd: fs.openSync(tmp, 'wx', 0o600) };
+}
+
+/** Removes an unfinished temporary file (its descriptor may already be closed). */
+function discard(fd: number, tmp: string): void {
+  try {
+    fs.closeSync(fd);
+  } catch {
+    // already closed
+  }
+  fs.rmSync(tmp, { force: true });
+}
+
+function changedEachTime(rel: string, saltenv: string): BrineError {
+  return new BrineError('FILESERVER_UNAVAILABLE', `salt://${rel} (saltenv ${saltenv}) changed on the file server during each of ${MAX_ATTEMPTS} transfers; try again once it stops changing`);
 }
 
 function stripScheme(p: string): string {

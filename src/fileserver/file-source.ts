@@ -21,8 +21,17 @@ export interface FileSource {
   read(saltenv: string, path: string, offset: number, length: number): Promise<FileChunk>;
 }
 
+/**
+ * A source that can also answer without waiting (it reads this machine's disk): a job worker's
+ * blocking syncHost.readFile then fetches on its own thread (CachingFileClient.cacheFileSync).
+ */
+export interface SyncFileSource {
+  statSync(saltenv: string, path: string): FileStat | undefined;
+  readSync(saltenv: string, path: string, offset: number, length: number): FileChunk;
+}
+
 /** The minion's own file_roots (file_client: local). */
-export class LocalFileSource implements FileSource {
+export class LocalFileSource implements FileSource, SyncFileSource {
   constructor(readonly roots: FileRoots) {}
 
   async listEnvs(): Promise<string[]> {
@@ -34,10 +43,18 @@ export class LocalFileSource implements FileSource {
   }
 
   async stat(saltenv: string, path: string): Promise<FileStat | undefined> {
-    return this.roots.find(saltenv, path)?.stat;
+    return this.statSync(saltenv, path);
   }
 
   async read(saltenv: string, path: string, offset: number, length: number): Promise<FileChunk> {
+    return this.readSync(saltenv, path, offset, length);
+  }
+
+  statSync(saltenv: string, path: string): FileStat | undefined {
+    return this.roots.find(saltenv, path)?.stat;
+  }
+
+  readSync(saltenv: string, path: string, offset: number, length: number): FileChunk {
     return readFromRoots(this.roots, saltenv, path, offset, length);
   }
 }

@@ -7,6 +7,7 @@ import { BrineError, isErrorCode } from '../util/errors.js';
 import { loadModuleDirs, type ExecContext, type ExecResult, type ModuleRegistry } from '../modules/index.js';
 import { createMinionRegistry } from '../state/index.js';
 import { WorkerHostClient } from './worker-host-client.js';
+import { localFileClient, localSyncHost } from './worker-local-files.js';
 import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
 
 const port = parentPort;
@@ -65,6 +66,15 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
     files: host.files(),
     syncHost: host.syncHost(),
   };
+  if (call.localFiles) {
+    try {
+      const files = localFileClient(call.config);
+      ctx.files = files;
+      ctx.syncHost = localSyncHost(files, host.syncHost().call);
+    } catch {
+      // a config the host's own client rejected too: keep asking the host, which reports it
+    }
+  }
   void registryFor(call.config)
     .then(async (r): Promise<ExecResult | typeof DECLINED> => {
       const fn = r.get(call.fun);

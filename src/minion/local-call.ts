@@ -34,7 +34,7 @@ const NO_MASTER =
 
 export function localServices(opts: MinionOptions, localFiles: boolean): HostServices {
   if (!localFiles) return { filesUnavailable: NO_MASTER };
-  return { files: new CachingFileClient(new LocalFileSource(new FileRoots(opts)), { cachedir: opts.cachedir, chunkSize: opts.file_buffer_size }) };
+  return { files: new CachingFileClient(new LocalFileSource(new FileRoots(opts)), { cachedir: opts.cachedir, chunkSize: opts.file_buffer_size }), localFiles: true };
 }
 
 async function inWorker(

@@ -101,7 +101,7 @@ export class Minion {
     }
     this.runner = new JobRunner({
       registry,
-      services: { files: this.files },
+      services: { files: this.files, ...(opts.file_client === 'local' ? { localFiles: true } : {}) },
       minionId: resolvedId.id,
       grains: () => this.grainsCache,
       config: opts,

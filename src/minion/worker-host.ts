@@ -13,6 +13,8 @@ export interface HostServices {
   files?: FileClient;
   /** Why there is no file client, said to whoever asks (brine call without --local). */
   filesUnavailable?: string;
+  /** `files` serves this machine's file_roots (file_client: local): the worker may build its own (WorkerCall.localFiles). */
+  localFiles?: boolean;
 }
 
 function toWire(err: unknown): WireFailure {

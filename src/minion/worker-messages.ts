@@ -20,6 +20,11 @@ export interface WorkerCall {
    * call) then runs it on its own thread, without loading the registry for every other call.
    */
   declineInline?: boolean;
+  /**
+   * salt:// is this machine's file_roots (file_client: local): the worker serves ctx.files and
+   * syncHost.readFile itself (worker-local-files.ts) instead of asking the host per file.
+   */
+  localFiles?: boolean;
 }
 
 /**

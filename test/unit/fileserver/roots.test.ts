@@ -172,6 +172,41 @@ describe('CachingFileClient over local roots', () => {
     assert.deepEqual(fs.readdirSync(path.join(cachedir, 'files', 'base', 'data')), ['blob.bin']);
   });
 
+  it('cacheFileSync (a job worker serving file_client: local itself) uses the same cache path, checks and errors as cacheFile', (t) => {
+    const { roots, d } = setup(t);
+    const cachedir = path.join(d, 'cache');
+    const data = Buffer.from(Array.from({ length: 5_000 }, (_, i) => i % 249));
+    write(path.join(d, 'srv/one/data/blob.bin'), data);
+    fs.chmodSync(path.join(d, 'srv/one/data/blob.bin'), 0o755);
+    const client = new CachingFileClient(new LocalFileSource(roots), { cachedir, chunkSize: 1024 });
+    const first = client.cacheFileSync('salt://data/blob.bin', 'base');
+    assert.equal(first.localPath, path.join(cachedir, 'files', 'base', 'data', 'blob.bin'));
+    assert.deepEqual(fs.readFileSync(first.localPath), data);
+    assert.equal(fs.statSync(first.localPath).mode & 0o777, 0o755, 'the execute bits are kept');
+    const ino = fs.statSync(first.localPath).ino;
+    client.cacheFileSync('salt://data/blob.bin', 'base');
+    assert.equal(client.transfers, 1);
+    assert.equal(fs.statSync(first.localPath).ino, ino, 'an unchanged file is not written again');
+    fs.writeFileSync(path.join(d, 'srv/one/data/blob.bin'), 'changed');
+    client.cacheFileSync('salt://data/blob.bin', 'base');
+    assert.equal(client.transfers, 2);
+    assert.equal(fs.readFileSync(first.localPath, 'utf8'), 'changed');
+    assert.equal(client.cacheFileSync('salt://top.sls?saltenv=dev', 'base').localPath, path.join(cachedir, 'files', 'dev', 'top.sls'));
+    assert.throws(
+      () => client.cacheFileSync('salt://missing', 'base'),
+      (e: unknown) => e instanceof BrineError && e.code === 'FILE_NOT_FOUND',
+    );
+    assert.throws(
+      () => client.cacheFileSync('salt://../secret', 'base'),
+      (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED',
+    );
+    assert.throws(
+      () => client.cacheFileSync('salt://leak', 'base'),
+      (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED',
+    );
+    assert.deepEqual(fs.readdirSync(path.join(cachedir, 'files', 'base', 'data')), ['blob.bin'], 'no temporary file is left');
+  });
+
   it('caches an empty file', async (t) => {
     const { roots, d } = setup(t);
     write(path.join(d, 'srv/one/empty'), '');

@@ -9,6 +9,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { CachingFileClient, FileRoots, LocalFileSource } from '../../../src/fileserver/index.js';
+import type { FileClient } from '../../../src/modules/index.js';
 import { WorkerExecutor } from '../../../src/minion/worker-executor.js';
 import type { WorkerCall } from '../../../src/minion/worker-messages.js';
 import { waitUntil } from '../../helpers/cluster.js';
@@ -22,6 +24,9 @@ export const functions = [
   { name: 'probe.recurse', doc: 'Calls itself through the host.', params: [],
     run: (ctx) => { const r = ctx.syncHost.call('probe.recurse', [], {}); if (!r.success) throw new Error(r.error.message); return r.return; } },
   { name: 'probe.files', doc: 'Lists files.', params: [], run: (ctx) => ctx.files.listFiles('base') },
+  { name: 'probe.read', doc: 'Reads salt:// both ways.', params: [],
+    run: async (ctx) => ({ sync: ctx.syncHost.readFile('salt://a.txt', 'base'), missing: ctx.syncHost.readFile('salt://none', 'base') ?? null,
+      cached: (await ctx.files.cacheFile('salt://a.txt', 'base')).localPath }) },
 ];
 `;
 
@@ -80,5 +85,40 @@ describe('worker host services', () => {
     assert.equal(r.success, false);
     assert.equal(r.error?.code, 'FILESERVER_UNAVAILABLE');
     assert.match(String(r.return), /no master here; use --local/);
+  });
+
+  it('with file_client: local the worker serves salt:// itself (same cache path), without asking the host per file', async (t) => {
+    const { call } = setup(t);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-worker-local-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    fs.mkdirSync(path.join(dir, 'srv'));
+    fs.writeFileSync(path.join(dir, 'srv', 'a.txt'), 'from the roots');
+    const config = { file_roots: { base: [path.join(dir, 'srv')] }, root_dir: '/', cachedir: path.join(dir, 'cache'), file_buffer_size: 262144 };
+    const real = new CachingFileClient(new LocalFileSource(new FileRoots(config)), { cachedir: config.cachedir, chunkSize: 262144 });
+    // the host's client, counting what the worker asks it for
+    let asked = 0;
+    const count = <T>(v: T): T => {
+      asked++;
+      return v;
+    };
+    const counted: FileClient = {
+      listEnvs: () => count(real.listEnvs()),
+      listFiles: (e, p) => count(real.listFiles(e, p)),
+      listDirs: (e, p) => count(real.listDirs(e, p)),
+      stat: (u, e) => count(real.stat(u, e)),
+      cacheFile: (u, e) => count(real.cacheFile(u, e)),
+    };
+    const executor = new WorkerExecutor(0);
+    t.after(() => executor.close());
+    const base = call('probe.read');
+    const withConfig = { ...base, config: { ...base.config, ...config } };
+    const expected = { sync: 'from the roots', missing: null, cached: path.join(config.cachedir, 'files', 'base', 'a.txt') };
+    const local = await executor.start(withConfig, () => undefined, { files: counted, localFiles: true }).result;
+    assert.deepEqual(local.return, expected);
+    assert.equal(asked, 0, 'the worker asked the host for a local file');
+    // the same call without the flag goes through the host, with the same answers
+    const remote = await executor.start(withConfig, () => undefined, { files: counted }).result;
+    assert.deepEqual(remote.return, expected);
+    assert.ok(asked >= 3, `the host answered ${asked} requests`);
   });
 });
