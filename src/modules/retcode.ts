@@ -1,7 +1,9 @@
 // Salt's retcode rule for a function's return: an explicit retcode set by the function wins,
 // else 1 when the return is a mapping whose `result` or `success` is false, else 0.
 
-const BRAND: unique symbol = Symbol('brine.withRetcode');
+// Symbol.for: one symbol per thread even where brine's code is loaded twice (the bundled job
+// worker, and a custom module importing withRetcode from dist/), so either copy recognises it
+const BRAND: unique symbol = Symbol.for('brine.withRetcode') as typeof BRAND;
 
 /** A return value carrying an explicit retcode (Salt's `__context__["retcode"]`). */
 export interface RetcodeWrapped<T = unknown> {
@@ -12,8 +14,8 @@ export interface RetcodeWrapped<T = unknown> {
 
 /**
  * Wraps a return value with the retcode the job should report. The wrapper is branded with a
- * private symbol, so data that merely looks like `{__retcode, value}` (a grain, a command's
- * parsed output) cannot set the retcode.
+ * symbol, which no JSON or YAML data can carry, so data that merely looks like
+ * `{__retcode, value}` (a grain, a command's parsed output) cannot set the retcode.
  */
 export function withRetcode<T>(value: T, retcode: number): RetcodeWrapped<T> {
   if (!Number.isInteger(retcode)) throw new TypeError(`withRetcode: retcode must be an integer, got ${String(retcode)}`);
