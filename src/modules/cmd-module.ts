@@ -63,7 +63,7 @@ function envStrings(fun: string, env: Record<string, unknown> | undefined): Reco
   return Object.fromEntries(entries);
 }
 
-async function execute(fun: string, ctx: ExecContext, a: TypedArgs<typeof PARAMS>, mergeStderr: boolean): Promise<ProcessResult> {
+async function execute(fun: string, ctx: ExecContext, a: TypedArgs<typeof PARAMS>, mergeStderr: boolean, discardOutput = false): Promise<ProcessResult> {
   const n = a.named;
   const argv = commandArgv(fun, n.cmd, n.python_shell, n.shell);
   const runas = n.runas === undefined || n.runas === '' ? undefined : await resolveRunas(fun, n.runas);
@@ -84,6 +84,7 @@ async function execute(fun: string, ctx: ExecContext, a: TypedArgs<typeof PARAMS
     timeoutMs: timeout ? timeout * 1000 : undefined,
     signal: ctx.signal,
     mergeStderr,
+    ...(discardOutput ? { discardOutput } : {}),
     rstrip: n.rstrip,
     label: fun,
     ...(ctx.trackProcess ? { onSpawn: (pid: number) => ctx.trackProcess?.(pid) } : {}),
@@ -135,7 +136,8 @@ export const cmdFunctions: readonly ModuleFunction[] = [
     doc: 'Run a command and return only its exit code.',
     params: PARAMS,
     run: async (ctx, a) => {
-      const r = await execute('cmd.retcode', ctx, a, false);
+      // only the exit code is returned: no pipes to read (state guards run through here)
+      const r = await execute('cmd.retcode', ctx, a, false, true);
       return withRetcode(r.retcode, r.retcode);
     },
   }),

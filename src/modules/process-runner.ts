@@ -21,6 +21,8 @@ export interface RunProcessOptions {
   signal?: AbortSignal;
   /** Capture stdout and stderr together, in arrival order (Salt's cmd.run). */
   mergeStderr?: boolean;
+  /** Send stdout and stderr to /dev/null (cmd.retcode and state guards need only the exit code). */
+  discardOutput?: boolean;
   /** Strip trailing whitespace from the output, as Salt's rstrip=True does. */
   rstrip?: boolean;
   /** Bytes kept per capture; the rest is counted and replaced by a marker. */
@@ -103,7 +105,7 @@ export function runProcess(opts: RunProcessOptions): Promise<ProcessResult> {
       detached: true,
       ...(opts.uid !== undefined ? { uid: opts.uid } : {}),
       ...(opts.gid !== undefined ? { gid: opts.gid } : {}),
-      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', opts.discardOutput ? 'ignore' : 'pipe', opts.discardOutput ? 'ignore' : 'pipe'],
     });
 
     if (child.pid !== undefined) opts.onSpawn?.(child.pid);

@@ -123,6 +123,25 @@ describe('cmd.run_all and cmd.retcode', () => {
     assert.deepEqual(await run('cmd.retcode', ['exit 7']), { return: 7, retcode: 7, success: false });
     assert.deepEqual(await run('cmd.retcode', ['true']), { return: 0, retcode: 0, success: true });
   });
+
+  it('retcode reads no output, so a background child that keeps stdout open does not hold it up', async () => {
+    const pgidfile = path.join(dir, 'background.pgid');
+    const done = path.join(dir, 'background.done');
+    // with stdout piped, the call could only end once the background subshell closed it (after its sleep)
+    const res = await run('cmd.retcode', [`(sleep 20; touch ${done}) & echo $$ > ${pgidfile}; exit 3`]);
+    const pgid = Number(fs.readFileSync(pgidfile, 'utf8'));
+    try {
+      assert.equal(res.return, 3);
+      assert.equal(fs.existsSync(done), false, 'the call waited for the background child');
+    } finally {
+      // the command's process group (it was started detached), background child included
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
 });
 
 describe('cmd timeouts, aborts and output caps', () => {
