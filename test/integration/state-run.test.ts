@@ -24,6 +24,23 @@ describe('state runs end to end', () => {
   });
   after(() => cluster.cleanup());
 
+  /** Starts (--async) a state run on s1 that holds the lock for ~4 s; resolves with its jid once it runs. */
+  async function startHeldStateRun(name: string): Promise<string> {
+    const first = await cluster.brine(['run', '--async', 's1', 'state.single', 'test.nop', `name=${name}`, 'onlyif=sleep 4']);
+    assert.equal(first.code, 0, first.stderr);
+    const jid = /job ID: (\d{20})/.exec(first.stdout)?.[1];
+    assert.ok(jid, first.stdout);
+    await waitUntil(
+      async () => {
+        const r = await cluster.brine(['run', 's1', 'saltutil.running', '--out', 'json']);
+        return r.stdout.includes(jid);
+      },
+      15_000,
+      `state run ${name} to be running on the minion`,
+    );
+    return jid;
+  }
+
   it('brine call state.single returns the state keyed state_|-id_|-name_|-fun; a failed state exits 1, or 2 with --retcode-passthrough', async () => {
     const ok = await call(['state.single', 'test.succeed_with_changes', 'name=demo', '--out', 'json']);
     assert.equal(ok.code, 0, ok.stderr);
@@ -56,17 +73,7 @@ describe('state runs end to end', () => {
   it('brine call and the minion daemon on one machine share the state lock, both ways', async () => {
     const s1Call = (args: string[]) => runCli(['call', ...args, '-c', cluster.minionConfigDir('s1')]);
     // the daemon runs a state; brine call with the same config is refused, naming its jid
-    const first = await cluster.brine(['run', '--async', 's1', 'state.single', 'test.nop', 'name=daemon-held', 'onlyif=sleep 4']);
-    const jid = /job ID: (\d{20})/.exec(first.stdout)?.[1];
-    assert.ok(jid, first.stdout);
-    await waitUntil(
-      async () => {
-        const r = await cluster.brine(['run', 's1', 'saltutil.running', '--out', 'json']);
-        return r.stdout.includes(jid);
-      },
-      15_000,
-      'the daemon state run to start',
-    );
+    const jid = await startHeldStateRun('daemon-held');
     const refused = await s1Call(['state.single', 'test.nop', 'name=from-call', '--out', 'json']);
     assert.equal(refused.code, 1, refused.stdout + refused.stderr);
     assert.match(refused.stderr, /^STATE_RUN_IN_PROGRESS: /m);
@@ -86,18 +93,7 @@ describe('state runs end to end', () => {
   });
 
   it('one state run per minion: a second gets STATE_RUN_IN_PROGRESS naming the jid; queue=True waits; show_* never waits', async () => {
-    const first = await cluster.brine(['run', '--async', 's1', 'state.single', 'test.nop', 'name=slow', 'onlyif=sleep 4']);
-    assert.equal(first.code, 0, first.stderr);
-    const jid = /job ID: (\d{20})/.exec(first.stdout)?.[1];
-    assert.ok(jid, first.stdout);
-    await waitUntil(
-      async () => {
-        const r = await cluster.brine(['run', 's1', 'saltutil.running', '--out', 'json']);
-        return r.stdout.includes(jid);
-      },
-      15_000,
-      'the first state run to be running on the minion',
-    );
+    const jid = await startHeldStateRun('slow');
     const second = await cluster.brine(['run', 's1', 'state.single', 'test.nop', 'name=fast', '--out', 'json']);
     assert.notEqual(second.code, 0);
     assert.match(second.stdout, new RegExp(`The function \\\\?"state.single\\\\?" is running as PID \\d+ and was started at .* with jid ${jid}`));
