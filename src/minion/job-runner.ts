@@ -9,7 +9,7 @@ import { signalGroup, stopGroups } from '../util/process-group.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
 import type { ExecContext, ExecResult, Grains, ModuleRegistry, RunningJobInfo, RunningJobs } from '../modules/index.js';
-import { STATE_RUN_FUNCTIONS, StateLockFile, holderInfo, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/index.js';
+import { STATE_RUN_FUNCTIONS, StateLockFile, holderInfo, stateRunConflict, wantsConcurrent, wantsQueue, type StateLockHolder } from '../state/index.js';
 import { capReturn } from './return-cap.js';
 import { WorkerExecutor, type IsolatedRun, type JobExecutor } from './worker-executor.js';
 import type { HostServices } from './worker-host.js';
@@ -225,26 +225,25 @@ export class JobRunner implements RunningJobs {
     if (!STATE_RUN_FUNCTIONS.has(job.fun) || wantsConcurrent(job.kwarg) || typeof cachedir !== 'string') return undefined;
     this.lockFile ??= new StateLockFile(cachedir);
     const me = { jid: job.jid, pid: process.pid, fun: job.fun, started: entry.info.started };
-    for (;;) {
-      let holder: ReturnType<StateLockFile['tryAcquire']>;
-      try {
-        holder = this.lockFile.tryAcquire(me);
-      } catch (err) {
-        // an unwritable cachedir must not stop state runs: the in-process lock still holds
-        this.deps.logger.warn(
-          { jid: job.jid, err: String(err) },
-          `cannot write the state run lock in ${cachedir}: ${String(err)}; brine call state runs on this machine are not kept apart from this one`,
-        );
-        return undefined;
-      }
-      if (holder === undefined) {
-        entry.holdsLockFile = true;
-        return undefined;
-      }
-      if (!wantsQueue(job.kwarg)) return stateRunConflict(job.fun, holderInfo(holder));
-      await new Promise<void>((resolve) => this.clock.setTimeout(resolve, STATE_LOCK_POLL_MS));
-      if (entry.ended) return entry.ended;
+    let holder: StateLockHolder | undefined;
+    try {
+      holder = await this.lockFile.acquire(me, wantsQueue(job.kwarg), async () => {
+        await new Promise<void>((resolve) => this.clock.setTimeout(resolve, STATE_LOCK_POLL_MS));
+        return entry.ended === undefined;
+      });
+    } catch (err) {
+      // an unwritable cachedir must not stop state runs: the in-process lock still holds
+      this.deps.logger.warn(
+        { jid: job.jid, err: String(err) },
+        `cannot write the state run lock in ${cachedir}: ${String(err)}; brine call state runs on this machine are not kept apart from this one`,
+      );
+      return undefined;
     }
+    if (holder === undefined) {
+      entry.holdsLockFile = true;
+      return undefined;
+    }
+    return entry.ended ?? stateRunConflict(job.fun, holderInfo(holder));
   }
 
   private releaseStateLock(entry: Entry): void {

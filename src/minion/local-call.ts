@@ -64,13 +64,15 @@ export async function runLocalCall(fun: string, arg: unknown[], kwarg: Record<st
   if (!STATE_RUN_FUNCTIONS.has(fun) || wantsConcurrent(kwarg)) return runUnlocked(fun, arg, kwarg, o);
   const lock = new StateLockFile(o.opts.cachedir);
   const me = { jid: formatJid(Date.now() * 1000), pid: process.pid, fun, started: new Date().toISOString() };
-  for (;;) {
-    const holder = lock.tryAcquire(me);
-    if (holder === undefined) break;
-    if (!wantsQueue(kwarg)) return stateRunConflict(fun, holderInfo(holder));
-    if (o.signal.aborted)
-      return { return: `${fun}: interrupted`, retcode: 1, success: false, error: { code: 'EXEC_FAILED', message: `${fun}: interrupted while waiting for state run ${holder.jid}` } };
+  const queue = wantsQueue(kwarg);
+  const holder = await lock.acquire(me, queue, async () => {
     await new Promise((resolve) => setTimeout(resolve, 250));
+    return !o.signal.aborted;
+  });
+  if (holder !== undefined) {
+    if (queue && o.signal.aborted)
+      return { return: `${fun}: interrupted`, retcode: 1, success: false, error: { code: 'EXEC_FAILED', message: `${fun}: interrupted while waiting for state run ${holder.jid}` } };
+    return stateRunConflict(fun, holderInfo(holder));
   }
   try {
     return await runUnlocked(fun, arg, kwarg, o);
