@@ -222,7 +222,8 @@ export class JobRunner implements RunningJobs {
   private async acquireStateLockFile(entry: Entry): Promise<ExecResult | undefined> {
     const { job } = entry;
     const cachedir = this.deps.config.cachedir;
-    if (!STATE_RUN_FUNCTIONS.has(job.fun) || wantsConcurrent(job.kwarg) || typeof cachedir !== 'string') return undefined;
+    // the caller has checked that this is a state run that takes the lock
+    if (typeof cachedir !== 'string') return undefined;
     this.lockFile ??= new StateLockFile(cachedir);
     const me = { jid: job.jid, pid: process.pid, fun: job.fun, started: entry.info.started };
     let holder: StateLockHolder | undefined;
