@@ -26,6 +26,7 @@ import { RecentJids } from './recent-jids.js';
 import { isJid } from '../jobs/jid.js';
 import { minionSocketPath, startMinionControl } from './control-server.js';
 import { createMinionRegistry } from '../state/index.js';
+import { PillarStore } from './pillar-store.js';
 
 export interface MinionRuntime {
   clock?: Clock;
@@ -66,6 +67,8 @@ export class Minion {
   /** Which master link each unacknowledged return belongs to (its job came through it). */
   private readonly origin = new Map<string, MasterLink>();
   private grainsCache: Grains = {};
+  /** This minion's current pillar (filled by the pillar client; read by jobs, the mine and the scheduler). */
+  readonly pillar = new PillarStore();
   private stopped = false;
   private readonly runner: JobRunner;
   /** Per link, for `brine doctor` (minion_status on the control socket). */
