@@ -53,6 +53,7 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
   const controller = new AbortController();
   current = { call, controller };
   const grains = call.grains;
+  const tracked = new Set<number>();
   const ctx: ExecContext = {
     grains: () => grains,
     minionId: call.minionId,
@@ -60,6 +61,9 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
     signal: controller.signal,
     jid: call.jid,
     trackProcess: (pid) => {
+      // the shell spawner's pid comes once per command it runs; the host needs it once
+      if (tracked.has(pid)) return;
+      tracked.add(pid);
       recordSharedPid(pids, pid);
       post({ t: 'pid', pid });
     },
