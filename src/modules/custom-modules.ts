@@ -5,6 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { importFile } from '../util/dynamic-import.js';
 import { isBrineError } from '../util/errors.js';
 import { ModuleRegistry } from './registry.js';
 import type { ModuleFunction } from './types.js';
@@ -59,7 +60,7 @@ async function importWithTimeout(file: string): Promise<Record<string, unknown>>
     timer = setTimeout(() => reject(new Error(`importing it did not finish within ${IMPORT_TIMEOUT_MS / 1000} s (top-level await that never settles?)`)), IMPORT_TIMEOUT_MS);
   });
   try {
-    return (await Promise.race([import(pathToFileURL(file).href), timeout])) as Record<string, unknown>;
+    return (await Promise.race([importFile(pathToFileURL(file).href), timeout])) as Record<string, unknown>;
   } finally {
     clearTimeout(timer);
   }
