@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { Cluster, runCli, waitUntil, type Proc } from '../helpers/cluster.js';
 import { JobCache } from '../../src/jobs/index.js';
 
 function write(file: string, data: string): void {
@@ -192,5 +192,25 @@ export async function later() { return { async_grain: 42 }; }\n`,
     await m1.waitForOutput(/ready to receive requests/);
     assert.equal(await m1Run('third.one'), 1);
     assert.equal(((await m1Run('grains.items')) as Record<string, unknown>).custom_role, 'builder');
+  });
+
+  it('startup_states syncs custom modules first (autoload_dynamic_modules) and runs the SLS at start', async () => {
+    const m3 = cluster.startMinion('m3', { startup_states: 'sls', sls_list: ['greet'] });
+    // greet.sls uses the custom greeting.present state: it only succeeds if the sync ran first
+    await m3.waitForOutput(/startup_states: state\.sls: 1 state\(s\), 0 failed \(retcode 0\)/, 30_000);
+    assert.match(m3.output, /startup_states: saltutil\.sync_all: retcode 0/);
+    assert.equal((await run(['m3'], ['third.one'])).out.m3, 1);
+  });
+
+  it('brine call --local syncs from the local file_roots and the next call loads the module', async () => {
+    // relative paths are under root_dir (<root>/minions/loc): this is the master's tree
+    cluster.writeMinionConfig('loc', { file_client: 'local', file_roots: { base: ['../../master/srv/salt'] } });
+    const call = (...args: string[]) => runCli(['call', '--local', ...args, '--out', 'json', '-c', cluster.minionConfigDir('loc')]);
+    const synced = await call('saltutil.sync_modules');
+    assert.equal(synced.code, 0, synced.stderr);
+    assert.deepEqual(JSON.parse(synced.stdout), { local: ['modules.good2', 'modules.third'] });
+    const r = await call('third.one');
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { local: 1 });
   });
 });
