@@ -36,8 +36,13 @@ function filterFor(kind: ExtmodKind, a: SyncArgs, perKind: boolean): ExtmodFilte
   return { ...(whitelist ? { whitelist } : {}), ...(blacklist ? { blacklist } : {}) };
 }
 
+/** A loaded file by its name (the extmods directory is implied); a master path as the master lists it. */
+function problemLine(p: { file: string; reason: string }): string {
+  return `${path.isAbsolute(p.file) ? path.basename(p.file) : p.file}: ${p.reason}`;
+}
+
 function problemText(problems: readonly { file: string; reason: string }[]): string {
-  return problems.map((p) => `${path.basename(p.file)}: ${p.reason}`).join('; ');
+  return problems.map(problemLine).join('; ');
 }
 
 /** Syncs each kind, then (refresh) reloads them once; returns Salt's `{kind: [kind.name, ...]}`. */
@@ -57,8 +62,9 @@ async function syncKinds(fun: string, ctx: ExecContext, kinds: readonly ExtmodKi
   }
   if (a.refresh && ctx.reloadExtmods) problems.push(...(await ctx.reloadExtmods(kinds)));
   if (problems.length > 0) {
-    // the return keeps Salt's shape (what changed); the error names every file that did not load
-    const ret = perKind ? out : out[kinds[0]!];
+    // Salt's per-kind lists plus `errors`, one line per file, so every outputter shows which
+    // file broke and why (a bare list could not say it); the coded error carries the same
+    const ret = { ...out, errors: problems.map(problemLine) };
     throw new BrineError('MODULE_LOAD_FAILED', `${fun}: ${problems.length} custom module file(s) could not be used: ${problemText(problems)}`, { details: { return: ret } });
   }
   return out;

@@ -156,7 +156,8 @@ export async function later() { return { async_grain: 42 }; }\n`,
     write(path.join(srv, '_modules', 'good2.mjs'), "export const functions = [{ name: 'good2.ok', doc: 'ok', params: [], run: () => 'fine' }];\n");
     const r = await run(['m1'], ['saltutil.sync_modules']);
     assert.equal(r.code, 1, r.stderr);
-    assert.deepEqual(r.out.m1, ['modules.broken', 'modules.good2'], 'the return keeps Salt shape');
+    // what changed, per kind as sync_all has it, and each broken file with its reason
+    assert.deepEqual(r.out.m1, { modules: ['modules.broken', 'modules.good2'], errors: ['broken.js: broken on purpose'] });
     const error = storedError(r.jid);
     assert.equal(error?.code, 'MODULE_LOAD_FAILED', JSON.stringify(error));
     assert.match(error?.message ?? '', /broken\.js: broken on purpose/);
@@ -179,7 +180,8 @@ export async function later() { return { async_grain: 42 }; }\n`,
     write(path.join(srv, '_modules', 'sub', 'nested.js'), "export const functions = [{ name: 'nested.x', doc: 'x', params: [], run: () => 1 }];\n");
     const r = await run(['m1'], ['saltutil.sync_modules']);
     assert.equal(r.code, 1);
-    assert.deepEqual(r.out.m1, []);
+    assert.deepEqual((r.out.m1 as { modules: unknown }).modules, []);
+    assert.match(JSON.stringify(r.out.m1), /_modules\/sub\/nested\.js: custom modules in subdirectories are not synced/);
     assert.match(storedError(r.jid)?.message ?? '', /subdirector/);
     assert.ok(!fs.existsSync(path.join(extmods('modules'), 'sub')));
     assert.ok(!fs.existsSync(path.join(extmods('modules'), 'nested.js')));
