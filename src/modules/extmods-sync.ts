@@ -2,7 +2,7 @@
 // `_states/` of each environment) into `<cachedir>/extmods/<kind>/`, Salt's layout, and removes
 // the ones the master no longer has. Only copies files; loading them is the minion's business.
 
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BrineError } from '../util/errors.js';
@@ -110,7 +110,8 @@ export async function syncExtmods(o: SyncOptions): Promise<SyncOutcome> {
     const target = path.join(dest, name);
     if ((await localHash(target)) === sha256(data)) continue;
     // replace atomically: a loader reading the directory never sees half a file
-    const tmp = path.join(dest, `.${name}.${process.pid}.tmp`);
+    // unique per write: two syncs at once (a job and brine call) must not share a temp file
+    const tmp = path.join(dest, `.${name}.${randomBytes(6).toString('hex')}.tmp`);
     await writeFile(tmp, data, { mode: 0o600 });
     await rename(tmp, target);
     out.changed.push(`${o.kind}.${stem(name)}`);
@@ -119,8 +120,11 @@ export async function syncExtmods(o: SyncOptions): Promise<SyncOutcome> {
   if (o.clean !== false) {
     for (const entry of await readdir(dest, { withFileTypes: true })) {
       // as in Salt, whatever this sync did not bring (gone, or filtered out) goes
-      if (!entry.isFile() || wanted.has(entry.name)) continue;
-      await unlink(path.join(dest, entry.name));
+      // (dot files are the temp files of a sync running at the same time)
+      if (!entry.isFile() || wanted.has(entry.name) || entry.name.startsWith('.')) continue;
+      await unlink(path.join(dest, entry.name)).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+      });
       out.removed.push(`${o.kind}.${stem(entry.name)}`);
     }
   }
