@@ -72,6 +72,8 @@ export class Minion {
   /** This minion's current pillar (filled by the pillar client; read by jobs, the mine and the scheduler). */
   readonly pillar = new PillarStore();
   private stopped = false;
+  /** Synced files that failed at their last load, per kind (brine doctor). */
+  private readonly extmodProblems = new Map<'grains' | 'modules' | 'states', { file: string; reason: string }[]>();
   /** startup_states ran (or was started): once per daemon, not per reconnect. */
   private startupRun = false;
   private readonly runner: JobRunner;
@@ -143,9 +145,10 @@ export class Minion {
     const returns = ReturnQueue.open(path.join(opts.cachedir, 'returns'), { max: opts.return_queue_max, logger });
     if (returns.size > 0) logger.info({ pending: returns.size }, `${returns.size} returns from before the restart will be sent once a master is connected`);
     // module_dirs, and custom modules and states synced from the master before the restart
-    const { registry } = await buildMinionRegistry(opts, logger);
-    const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, registry, runtime, returns);
-    minion.grainsCache = await minion.collectGrains();
+    const built = await buildMinionRegistry(opts, logger);
+    const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, built.registry, runtime, returns);
+    minion.noteExtmodProblems(['modules', 'states'], built.problems);
+    await minion.refreshGrains();
     minion.connect();
     // masterless: nothing to wait for; otherwise the first master connection starts it
     if (opts.file_client === 'local') minion.runStartupStates();
@@ -189,6 +192,14 @@ export class Minion {
       returnQueue: this.returns.size,
       returnsDropped: this.returns.dropped,
       ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
+      ...(this.extmodProblems.size > 0
+        ? {
+            customModuleProblems: [...this.extmodProblems.values()]
+              .flat()
+              .slice(0, 1024)
+              .map((p) => ({ file: p.file, reason: p.reason.slice(0, 4000) })),
+          }
+        : {}),
     };
   }
 
@@ -301,9 +312,16 @@ export class Minion {
     this.refused.set(master, { master, code: err.code, message: err.message.slice(0, 4000), since });
   }
 
-  /** Core grains, custom grains synced from the master, then config grains; logs custom grain failures. */
-  private async collectGrains(): Promise<Grains> {
-    return (await collectMinionGrains({ id: this.id, config: this.opts, logger: this.logger })).grains;
+  /** Keeps the failures of synced files (not module_dirs) for brine doctor. */
+  private noteExtmodProblems(kinds: readonly ('grains' | 'modules' | 'states')[], problems: readonly { kind?: string; file: string; reason: string }[]): { file: string; reason: string }[] {
+    const all: { file: string; reason: string }[] = [];
+    for (const kind of kinds) {
+      const dir = extmodsDir(this.opts.cachedir, kind) + path.sep;
+      const mine = problems.filter((p) => (p.kind === undefined || p.kind === kind) && p.file.startsWith(dir)).map(({ file, reason }) => ({ file, reason }));
+      this.extmodProblems.set(kind, mine);
+      all.push(...mine);
+    }
+    return all;
   }
 
   /**
@@ -314,7 +332,7 @@ export class Minion {
     const { grains, problems } = await collectMinionGrains({ id: this.id, config: this.opts, logger: this.logger });
     this.grainsCache = grains;
     for (const link of this.links) this.sendGrains(link);
-    return problems;
+    return this.noteExtmodProblems(['grains'], problems);
   }
 
   /**
@@ -327,11 +345,9 @@ export class Minion {
       const built = await buildMinionRegistry(this.opts, this.logger);
       this.runner.replaceRegistry(built.registry);
       // module_dirs problems were there before any sync; report those of the synced files
-      for (const kind of ['modules', 'states'] as const) {
-        if (!kinds.includes(kind)) continue;
-        const dir = extmodsDir(this.opts.cachedir, kind) + path.sep;
-        problems.push(...built.problems.filter((p) => p.kind === kind && p.file.startsWith(dir)).map(({ file, reason }) => ({ file, reason })));
-      }
+      const all = this.noteExtmodProblems(['modules', 'states'], built.problems);
+      const asked = kinds.filter((k) => k !== 'grains').map((k) => extmodsDir(this.opts.cachedir, k) + path.sep);
+      problems.push(...all.filter((p) => asked.some((dir) => p.file.startsWith(dir))));
     }
     if (kinds.includes('grains')) problems.push(...(await this.refreshGrains()));
     return problems;

@@ -165,10 +165,16 @@ export async function later() { return { async_grain: 42 }; }\n`,
     await m1.waitForOutput(/broken\.js was not loaded: broken on purpose/);
     // the minion keeps working
     assert.equal(await m1Run('test.ping'), true);
+    // and brine doctor on the minion's host names the file until a sync brings a fixed one
+    const doctor = await runCli(['doctor', 'minion', '-c', cluster.minionConfigDir('m1')], { timeoutMs: 30_000 });
+    assert.match(doctor.stdout, /WARN.*custom modules.*MODULE_LOAD_FAILED.*broken\.js: broken on purpose/);
     fs.rmSync(path.join(srv, '_modules', 'broken.js'));
   });
 
   it('sync_all returns what changed per kind', async () => {
+    // broken.js is gone from the master: the sync removes it and the doctor line goes
+    assert.deepEqual(await m1Run('saltutil.sync_modules'), []);
+    assert.doesNotMatch((await runCli(['doctor', 'minion', '-c', cluster.minionConfigDir('m1')], { timeoutMs: 30_000 })).stdout, /custom modules/);
     write(path.join(srv, '_modules', 'third.js'), "export const functions = [{ name: 'third.one', doc: 'one', params: [], run: () => 1 }];\n");
     const all = (await m1Run('saltutil.sync_all')) as Record<string, unknown>;
     assert.deepEqual(all, { grains: [], modules: ['modules.third'], states: [] });
