@@ -36,7 +36,7 @@ function post(reply: WorkerReply): void {
  * logs problems). Rebuilt when the runner's extmods generation moves (after saltutil.sync_*).
  */
 function registryFor(config: Readonly<Record<string, unknown>>, generation: number | undefined): Promise<ModuleRegistry> {
-  if (registry?.generation !== generation || !registry) {
+  if (!registry || registry.generation !== generation) {
     const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
     const dirs = Array.isArray(config.module_dirs) ? config.module_dirs.filter((d): d is string => typeof d === 'string') : [];
     const cachedir = typeof config.cachedir === 'string' ? config.cachedir : undefined;

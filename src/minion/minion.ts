@@ -192,14 +192,7 @@ export class Minion {
       returnQueue: this.returns.size,
       returnsDropped: this.returns.dropped,
       ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
-      ...(this.extmodProblems.size > 0
-        ? {
-            customModuleProblems: [...this.extmodProblems.values()]
-              .flat()
-              .slice(0, 1024)
-              .map((p) => ({ file: p.file, reason: p.reason.slice(0, 4000) })),
-          }
-        : {}),
+      ...this.customModuleProblems(),
     };
   }
 
@@ -310,6 +303,13 @@ export class Minion {
     const since = this.refused.get(master)?.since ?? this.clock.now();
     // bounded as the status message allows
     this.refused.set(master, { master, code: err.code, message: err.message.slice(0, 4000), since });
+  }
+
+  /** The synced files that failed at their last load, bounded as the status message allows. */
+  private customModuleProblems(): Pick<MinionStatus, 'customModuleProblems'> {
+    const all = [...this.extmodProblems.values()].flat();
+    if (all.length === 0) return {};
+    return { customModuleProblems: all.slice(0, 1024).map((p) => ({ file: p.file.slice(0, 4096), reason: p.reason.slice(0, 4000) })) };
   }
 
   /** Keeps the failures of synced files (not module_dirs) for brine doctor. */
