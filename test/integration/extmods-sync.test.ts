@@ -124,6 +124,17 @@ export async function later() { return { async_grain: 42 }; }\n`,
     );
   });
 
+  it('a broken grains file is reported by name; the other custom grains stay', async () => {
+    write(path.join(srv, '_grains', 'bad.js'), 'export function oops() { throw new Error("no grains today"); }\n');
+    const r = await run(['m1'], ['saltutil.sync_grains']);
+    assert.equal(r.code, 1);
+    assert.deepEqual(r.out.m1, { grains: ['grains.bad'], errors: ['bad.js: oops() failed: no grains today'] });
+    assert.equal(storedError(r.jid)?.code, 'MODULE_LOAD_FAILED');
+    assert.equal(((await m1Run('grains.items')) as Record<string, unknown>).custom_role, 'builder');
+    fs.rmSync(path.join(srv, '_grains', 'bad.js'));
+    assert.deepEqual(await m1Run('saltutil.sync_grains'), []);
+  });
+
   it('a custom state from _states is used by an SLS through state.apply', async () => {
     write(
       path.join(srv, '_states', 'greeting.mjs'),
