@@ -188,6 +188,9 @@ export const minionStatusSchema = s.object({
       { max: 1024 },
     ),
   ),
+  // --- custom modules (saltutil.sync_*) ---
+  /** Synced custom modules, states or grains that failed at their last load, by file. */
+  customModuleProblems: s.optional(s.array(s.object({ file: s.string({ max: 4096 }), reason: s.string({ max: 4096 }) }), { max: 1024 })),
 });
 
 export const MINION_CONTROL_REQUESTS = new Map<string, typeof minionStatusRequestSchema>([['minion_status', minionStatusRequestSchema]]);
