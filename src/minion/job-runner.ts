@@ -32,6 +32,10 @@ export interface JobRunnerDeps {
   maxReturnBytes?: number;
   /** Re-collects grains (saltutil.refresh_grains); passed to inline functions. */
   refreshGrains?: () => Promise<void>;
+  /** The minion's current pillar, snapshotted into each job. */
+  pillar?: () => Readonly<Record<string, unknown>>;
+  /** Gets the pillar again (saltutil.refresh_pillar); passed to inline functions. */
+  refreshPillar?: () => Promise<void>;
   /** Where non-inline functions run; worker threads unless a test substitutes it. */
   executor?: JobExecutor;
   /** Job timeouts, the SIGTERM->SIGKILL grace and start times; the system clock by default. */
@@ -294,13 +298,24 @@ export class JobRunner implements RunningJobs {
     };
     if (this.deps.services?.files) ctx.files = this.deps.services.files;
     if (this.deps.refreshGrains) ctx.refreshGrains = this.deps.refreshGrains;
+    if (this.deps.pillar) ctx.pillar = this.deps.pillar;
+    if (this.deps.refreshPillar) ctx.refreshPillar = this.deps.refreshPillar;
     return this.deps.registry.call(job.fun, job.arg, job.kwarg, ctx);
   }
 
   private runIsolated(entry: Entry): Promise<ExecResult> {
     const { job } = entry;
     entry.isolated = this.executor.start(
-      { fun: job.fun, arg: job.arg, kwarg: job.kwarg, jid: job.jid, minionId: this.deps.minionId, grains: this.deps.grains(), config: this.deps.config },
+      {
+        fun: job.fun,
+        arg: job.arg,
+        kwarg: job.kwarg,
+        jid: job.jid,
+        minionId: this.deps.minionId,
+        grains: this.deps.grains(),
+        config: this.deps.config,
+        ...(this.deps.pillar ? { pillar: this.deps.pillar() } : {}),
+      },
       (pid) => this.track(entry, pid),
       this.deps.services,
     );

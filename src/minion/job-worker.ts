@@ -53,8 +53,10 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
   const controller = new AbortController();
   current = { call, controller };
   const grains = call.grains;
+  const pillar = call.pillar ?? {};
   const ctx: ExecContext = {
     grains: () => grains,
+    pillar: () => pillar,
     minionId: call.minionId,
     config: call.config,
     signal: controller.signal,

@@ -13,6 +13,8 @@ export interface WorkerCall {
   minionId: string;
   grains: Grains;
   config: Readonly<Record<string, unknown>>;
+  /** The minion's pillar when the job started (absent = empty). */
+  pillar?: Readonly<Record<string, unknown>>;
   /** How deep in blocking salt[...] calls this call is (0 for a job). */
   depth?: number;
   /**

@@ -54,8 +54,10 @@ export interface ExecContext {
    * await): execution-function calls and salt:// reads. Present in job worker threads.
    */
   syncHost?: SyncHost;
-  /** The minion's pillar (issue 10 fills it; until then an empty mapping). */
+  /** The minion's pillar (its `_errors` key lists the errors of a failed render, as in Salt). */
   pillar?: () => Readonly<Record<string, unknown>>;
+  /** Gets the minion's pillar again from its master or its own pillar_roots (saltutil.refresh_pillar). */
+  refreshPillar?: () => Promise<void>;
 }
 
 /** Blocking calls from a worker thread to its host thread (Atomics.wait + receiveMessageOnPort). */
