@@ -55,6 +55,10 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
   const state = highstateOptions(opts, flags, kwarg);
   const id = (await resolveConfiguredId(opts)).id;
   const grains = await collectGrains({ id, configGrains: opts.grains });
+  const localFiles = flags.local === true || opts.file_client === 'local';
+  // masterless: the pillar is this machine's pillar_roots, rendered here with its grains
+  const renderPillar = async () => (await import('../../minion/pillar-client.js')).renderLocalPillar(opts, id, grains);
+  const pillar = localFiles ? await renderPillar() : undefined;
   const say = (_o: object, msg: string) => void process.stderr.write(`${msg}\n`);
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort(new Error('interrupted')));
@@ -64,7 +68,8 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
     opts,
     minionId: id,
     grains,
-    localFiles: flags.local === true || opts.file_client === 'local',
+    ...(pillar ? { pillar, refreshPillar: async () => void (await renderPillar()) } : {}),
+    localFiles,
     signal: controller.signal,
     executor,
     log: { info: () => undefined, warn: say, error: say },
