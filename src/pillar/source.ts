@@ -4,6 +4,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { BrineError } from '../util/errors.js';
 import { FileRoots, slsNameOf } from '../fileserver/index.js';
 
 /** What the pillar compiler reads. Synchronous: a Jinja import cannot await. */
@@ -28,7 +29,11 @@ export class PillarRoots implements PillarSource {
   readonly roots: FileRoots;
 
   constructor(config: PillarRootsConfig) {
-    this.roots = new FileRoots({ root_dir: config.root_dir, file_roots: config.pillar_roots ?? DEFAULT_PILLAR_ROOTS });
+    const raw = config.pillar_roots ?? DEFAULT_PILLAR_ROOTS;
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+      throw new BrineError('CONFIG_VALUE', 'pillar_roots must be a mapping of environment to a list of directories, e.g. {base: [/srv/pillar]}');
+    }
+    this.roots = new FileRoots({ root_dir: config.root_dir, file_roots: raw });
   }
 
   envs(): string[] {

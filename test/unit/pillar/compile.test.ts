@@ -118,3 +118,10 @@ describe('compilePillar', () => {
     assert.deepEqual((await compilePillar(t, web, { ...opts, pillarenv: 'dev' })).pillar, { dev: true });
   });
 });
+
+describe('PillarRoots', () => {
+  it('a pillar_roots that is not a mapping is CONFIG_VALUE naming pillar_roots', async () => {
+    const { PillarRoots } = await import('../../../src/pillar/index.js');
+    assert.throws(() => new PillarRoots({ pillar_roots: ['/srv/pillar'] }), (e: { code: string; message: string }) => e.code === 'CONFIG_VALUE' && /^pillar_roots/.test(e.message));
+  });
+});
