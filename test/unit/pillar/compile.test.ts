@@ -122,6 +122,9 @@ describe('compilePillar', () => {
 describe('PillarRoots', () => {
   it('a pillar_roots that is not a mapping is CONFIG_VALUE naming pillar_roots', async () => {
     const { PillarRoots } = await import('../../../src/pillar/index.js');
-    assert.throws(() => new PillarRoots({ pillar_roots: ['/srv/pillar'] }), (e: { code: string; message: string }) => e.code === 'CONFIG_VALUE' && /^pillar_roots/.test(e.message));
+    assert.throws(
+      () => new PillarRoots({ pillar_roots: ['/srv/pillar'] }),
+      (e: { code: string; message: string }) => e.code === 'CONFIG_VALUE' && /^pillar_roots/.test(e.message),
+    );
   });
 });
