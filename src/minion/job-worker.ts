@@ -50,8 +50,10 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
   current = { call, controller };
   const grains = call.grains;
   const tracked = new Set<number>();
+  const pillar = call.pillar ?? {};
   const ctx: ExecContext = {
     grains: () => grains,
+    pillar: () => pillar,
     minionId: call.minionId,
     config: call.config,
     signal: controller.signal,

@@ -57,6 +57,10 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
   const say = (_o: object, msg: string) => void process.stderr.write(`${msg}\n`);
   // core grains, custom grains synced from the master, config grains (as the daemon's)
   const { grains } = await collectMinionGrains({ id, config: opts, logger: { info: () => undefined, warn: say, error: say } });
+  const localFiles = flags.local === true || opts.file_client === 'local';
+  // masterless: the pillar is this machine's pillar_roots, rendered here with its grains
+  const renderPillar = async () => (await import('../../minion/pillar-client.js')).renderLocalPillar(opts, id, grains);
+  const pillar = localFiles ? await renderPillar() : undefined;
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort(new Error('interrupted')));
   // the function runs in a worker thread as a minion's job does (salt:// and salt[...] work);
@@ -65,7 +69,8 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
     opts,
     minionId: id,
     grains,
-    localFiles: flags.local === true || opts.file_client === 'local',
+    ...(pillar ? { pillar, refreshPillar: async () => void (await renderPillar()) } : {}),
+    localFiles,
     signal: controller.signal,
     executor,
     log: { info: () => undefined, warn: say, error: say },
