@@ -20,6 +20,8 @@ export interface WorkerCall {
   extmodsGeneration?: number;
   /** The minion's pillar when the job started (absent = empty). */
   pillar?: Readonly<Record<string, unknown>>;
+  /** Render the pillar from this machine's pillar_roots in the worker instead (brine call --local). */
+  localPillar?: boolean;
   /** How deep in blocking salt[...] calls this call is (0 for a job). */
   depth?: number;
   /**
