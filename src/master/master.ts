@@ -22,6 +22,8 @@ import { AcceptedKeyIndex } from './accepted-keys.js';
 import { AuthAdmission } from './admission.js';
 import { RefusalLog } from './refusal-log.js';
 import { FileService } from './file-service.js';
+import { MineStore } from './mine-store.js';
+import { answerMineRequest } from './mine-service.js';
 import type { SessionInfo } from '../protocol/index.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -42,6 +44,8 @@ export class Master {
   private jobs: JobTracker | undefined;
   private cache: JobCache | undefined;
   private minionData: MinionDataCache | undefined;
+  /** The mine (mine.send/get/delete/flush from minions); exposed for tests and diagnostics. */
+  mine: MineStore | undefined;
   private refusals: RefusalLog | undefined;
   /** salt:// for accepted minions (file_roots); created in open() so a bad file_roots fails the start. */
   files: FileService | undefined;
@@ -94,6 +98,10 @@ export class Master {
     for (const info of this.sessions.list()) if (!atStart.has(info.id)) this.sessions.forget(info.id);
     const minionData = new MinionDataCache(cache, clock, logger, opts.minion_data_cache);
     this.minionData = minionData;
+    const mine = new MineStore(cache, clock, logger, () => ({ grains: (id) => minionData.grainsOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups }));
+    this.mine = mine;
+    // keys deleted or replaced while the master was down: their mine is not inherited
+    mine.reconcile(new Set(this.keys.list('accepted')), this.acceptedKeys);
     this.jobs = new JobTracker({
       clock,
       logger,
@@ -170,6 +178,7 @@ export class Master {
           onJobStatus: (s, status) => this.jobs?.handleJobStatus(s, status),
           onGrains: (s, grains) => minionData.put(s.id, s.fingerprint, grains),
           onFileRequest: (s, req) => files.handle(s, req),
+          onMineRequest: (s, req) => answerMineRequest(mine, s, req, logger),
           onClosed: (s, info, authenticated) => {
             this.live.delete(s);
             if (!authenticated) {
@@ -229,6 +238,7 @@ export class Master {
       s.close('key_deleted');
       this.sessions.forget(s.id);
       this.minionData?.purge(s.id);
+      this.mine?.purge(s.id);
     }
     // cached grains of IDs no longer accepted, or sent under a key since replaced (threats.md #6)
     const live = new Set(this.sessions.connected().map((s) => s.id));
@@ -237,6 +247,8 @@ export class Master {
       this.minionData.ids().filter((id) => !live.has(id)),
       this.acceptedKeys,
     );
+    // the mine of IDs no longer accepted, or sent under a key since replaced (no stale data from a departed host)
+    this.mine?.reconcile(new Set(this.keys.list('accepted')), this.acceptedKeys);
     // presence data of IDs that have no key at all any more
     const withKeys = this.keyStatesById();
     for (const info of this.sessions.list()) {

@@ -21,6 +21,8 @@ import {
   type JobStatus,
   type FileReply,
   type FileRequest,
+  type MineReply,
+  type MineRequest,
 } from '../protocol/index.js';
 import { HeartbeatMonitor } from '../session/index.js';
 import type { LiveSession } from './session-table.js';
@@ -61,6 +63,8 @@ export interface MinionSessionHooks {
   onGrains?(session: MinionSession, grains: Record<string, unknown>): void;
   /** A file server request (file_list, file_stat, file_read); answered with sendFileReply. */
   onFileRequest?(session: MinionSession, request: FileRequest): void;
+  /** A mine request (mine_send, mine_get, mine_delete, mine_flush); answered with sendMineReply. */
+  onMineRequest?(session: MinionSession, request: MineRequest): void;
   onClosed(session: MinionSession, info: ChannelClose, authenticated: boolean): void;
 }
 
@@ -148,6 +152,12 @@ export class MinionSession implements LiveSession {
     return this.send(reply);
   }
 
+  /** A mine reply; false when the session is gone or the send failed. */
+  sendMineReply(reply: MineReply): boolean {
+    if (this.state !== 'ready') return false;
+    return this.send(reply);
+  }
+
   sendAck(jid: string): void {
     if (this.state === 'ready') this.send({ t: 'ack', jid });
   }
@@ -203,6 +213,13 @@ export class MinionSession implements LiveSession {
       case 'file_read':
         if (this.hooks.onFileRequest) this.hooks.onFileRequest(this, message);
         else this.send({ t: 'file_reply', rid: message.rid, ok: false, error: { code: 'FILESERVER_UNAVAILABLE', message: 'this master serves no files' } });
+        return;
+      case 'mine_send':
+      case 'mine_get':
+      case 'mine_delete':
+      case 'mine_flush':
+        if (this.hooks.onMineRequest) this.hooks.onMineRequest(this, message);
+        else this.send({ t: 'mine_reply', rid: message.rid, ok: false, error: { code: 'MINE_UNAVAILABLE', message: 'this master keeps no mine' } });
         return;
       case 'bye':
         this.close(message.reason === 'shutdown' || message.reason === 'failback' ? message.reason : 'peer_closed');

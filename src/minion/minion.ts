@@ -27,6 +27,9 @@ import { isJid } from '../jobs/jid.js';
 import { minionSocketPath, startMinionControl } from './control-server.js';
 import { createMinionRegistry } from '../state/index.js';
 import { PillarStore } from './pillar-store.js';
+import { MasterMine } from './master-mine.js';
+import { MineService } from './mine-service.js';
+import { formatJid } from '../jobs/jid.js';
 
 export interface MinionRuntime {
   clock?: Clock;
@@ -83,6 +86,9 @@ export class Minion {
   private readonly masterFiles: MasterFileSource | undefined;
   /** salt:// for jobs: the master's file server, or the minion's own file_roots. */
   readonly files: FileClient;
+  /** The master's mine over the session, and the minion's mine_functions/mine_interval (mine.*). */
+  private readonly masterMine: MasterMine;
+  private readonly mine: MineService;
 
   private constructor(
     readonly opts: MinionOptions,
@@ -102,8 +108,20 @@ export class Minion {
       this.masterFiles = new MasterFileSource(() => this.links, clock);
       this.files = new CachingFileClient(this.masterFiles, cache);
     }
+    this.masterMine = new MasterMine(() => this.links, clock);
+    this.mine = new MineService({
+      master: this.masterMine,
+      hasFunction: (fun) => registry.get(fun) !== undefined,
+      run: (fun, arg, kwarg) => this.runner.runFunction(fun, arg, kwarg, formatJid(clock.now() * 1000)),
+      configured: opts.mine_functions,
+      pillar: this.pillar,
+      clock,
+      logger,
+      intervalMs: opts.mine_enabled ? opts.mine_interval * 60_000 : undefined,
+    });
     this.runner = new JobRunner({
       registry,
+      mine: this.mine,
       services: { files: this.files, ...(opts.file_client === 'local' ? { localFiles: true } : {}) },
       minionId: resolvedId.id,
       grains: () => this.grainsCache,
@@ -192,6 +210,7 @@ export class Minion {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.mine.stop();
     this.runner.abortAll();
     for (const link of this.links) link.stop();
     void this.control?.close();
@@ -252,6 +271,8 @@ export class Minion {
           logger.info({ master: `${m.host}:${m.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${m.host}`);
           // grains first, so the master's data cache is fresh before returns come in
           this.sendGrains(link);
+          // Salt runs mine.update at start; later sessions (a restarted or failed-over master) get it too
+          this.mine.onReady();
           // returns whose job came through this link, and those restored from disk
           for (const ret of this.returns.pending()) {
             const origin = this.origin.get(ret.jid);
@@ -262,6 +283,8 @@ export class Minion {
           if (m.t === 'ack') {
             this.returns.ack(m.jid);
             this.origin.delete(m.jid);
+          } else if (m.t === 'mine_reply') {
+            this.masterMine.onReply(m);
           } else if (m.t === 'file_reply') {
             this.masterFiles?.onReply(m);
           } else if (m.t === 'find_job') {
@@ -272,6 +295,7 @@ export class Minion {
         onFatal: (err) => this.onFatal(err),
         onDown: (outcome) => {
           this.masterFiles?.onLinkDown(link);
+          this.masterMine.onLinkDown(link);
           this.linkStats.set(link, { ready: this.linkStats.get(link)?.ready ?? 0, lastDown: outcome.reason });
         },
         onUntrustedMaster: (endpoint, err) => {
