@@ -193,7 +193,7 @@ describe('mine: mine_functions, mine.get through the master, allow_tgt, purge wi
       raw.send({ t: 'mine_send', rid: 11, data: { big2: { data: chunk } }, clear: false });
       const reply = await raw.nextFrame(5000);
       assert.equal(reply?.ok, false);
-      assert.equal((reply?.error as { code: string }).code, 'MINE_DATA_TOO_LARGE', JSON.stringify(reply?.error));
+      assert.equal((reply?.error as { code: string } | undefined)?.code, 'MINE_DATA_TOO_LARGE', JSON.stringify(reply?.error));
       const got = await mineGet('m1', ['rawpeer', 'big1,big2']);
       assert.deepEqual(Object.keys(got.big1 as object), ['rawpeer']);
       assert.deepEqual(got.big2, {});
