@@ -13,7 +13,7 @@ import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
-import { BRINE_VERSION, collectGrains, loadModuleDirs, type FileClient, type Grains, type ModuleRegistry } from '../modules/index.js';
+import { BRINE_VERSION, collectGrains, loadModuleDirs, type ExecContext, type ExecResult, type FileClient, type Grains, type ModuleRegistry } from '../modules/index.js';
 import { CachingFileClient, FileRoots, LocalFileSource } from '../fileserver/index.js';
 import { MasterFileSource } from './master-files.js';
 import { MAX_GRAINS_JSON, grainsSchema } from '../protocol/index.js';
@@ -122,7 +122,12 @@ export class Minion {
     this.runner = new JobRunner({
       registry,
       mine: this.mine,
-      services: { files: this.files, ...(opts.file_client === 'local' ? { localFiles: true } : {}) },
+      services: {
+        files: this.files,
+        ...(opts.file_client === 'local' ? { localFiles: true } : {}),
+        // salt['mine.get'](...) in a template: answered on this thread, which has the master session
+        hostCall: (fun, arg, kwarg) => (fun.startsWith('mine.') ? this.runMineCall(registry, fun, arg, kwarg) : undefined),
+      },
       minionId: resolvedId.id,
       grains: () => this.grainsCache,
       config: opts,
@@ -200,6 +205,12 @@ export class Minion {
       returnsDropped: this.returns.dropped,
       ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
     };
+  }
+
+  /** A mine.* call from a job's template (a blocking salt[...] call), run inline with the mine service. */
+  private runMineCall(registry: ModuleRegistry, fun: string, arg: unknown[], kwarg: Record<string, unknown>): Promise<ExecResult> {
+    const ctx: ExecContext = { grains: () => this.grainsCache, minionId: this.id, config: this.opts, signal: new AbortController().signal, jid: 'mine', mine: this.mine };
+    return registry.call(fun, arg, kwarg, ctx);
   }
 
   /** Returns not yet acknowledged by any master. */

@@ -64,8 +64,14 @@ describe('mine: mine_functions, mine.get through the master, allow_tgt, purge wi
   };
 
   before(async () => {
-    fx = await RawPeerFixture.start({ auto_accept: true }, { goodMinion: false });
+    fx = await RawPeerFixture.start({ auto_accept: true, file_roots: { base: ['/srv/salt'] } }, { goodMinion: false });
     master = fx.master;
+    const srv = path.join(fx.cluster.root, 'master', 'srv', 'salt');
+    fs.mkdirSync(srv, { recursive: true });
+    fs.writeFileSync(
+      path.join(srv, 'roles.sls'),
+      "{% set roles = salt['mine.get']('*', 'role') %}\nshow_roles:\n  cmd.run:\n    - name: echo {{ roles['m1'] }}-{{ roles['m3'] }}-{{ roles | length }}\n",
+    );
     for (const [id, extra] of Object.entries(MINIONS)) minions.set(id, fx.cluster.startMinion(id, extra));
     for (const p of minions.values()) await p.waitForOutput(/ready to receive requests/, 30_000);
   });
@@ -103,6 +109,12 @@ describe('mine: mine_functions, mine.get through the master, allow_tgt, purge wi
     assert.match(bad.raw, /compound|parse|expression/i);
     const badType = await call('m1', ['mine.get', '*', 'role', 'tgt_type=bogus']);
     assert.match(badType.raw, /tgtType|bogus|must be one of/i);
+  });
+
+  it("salt['mine.get'] in a template is answered through the minion's session", async () => {
+    const r = await call('m1', ['state.show_sls', 'roles']);
+    assert.equal(r.code, 0, r.raw);
+    assert.match(JSON.stringify(r.ret), /echo web-db-3/);
   });
 
   it('allow_tgt: an entry is only returned to minions matching it', async () => {
