@@ -4,6 +4,7 @@
 
 import { toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import { printable } from '../util/printable.js';
 import type { MineReply, MineRequest } from '../protocol/index.js';
 import type { MineStore } from './mine-store.js';
 
@@ -37,7 +38,8 @@ export function answerMineRequest(store: MineStore, session: MineSession, req: M
   } catch (err) {
     const e = toBrineError(err);
     if (e.code === 'INTERNAL') logger.error({ err: e, id: session.id }, `a ${req.t} from ${session.id} failed`);
-    else logger.info({ id: session.id, code: e.code }, `refused a ${req.t} from ${session.id}: ${e.message}`);
+    // the message can quote the peer's target expression: escaped before it reaches a log line
+    else logger.info({ id: session.id, code: e.code }, `refused a ${req.t} from ${session.id}: ${printable(e.message)}`);
     reply = { t: 'mine_reply', rid: req.rid, ok: false, error: { code: e.code, message: e.message } };
   }
   session.sendMineReply(reply);

@@ -188,8 +188,8 @@ export class JobRunner implements RunningJobs {
    * in a worker thread like a job (with job_timeout), but not listed by saltutil.running and not
    * counted against max_concurrent_jobs (the mine runs one function at a time).
    */
-  async runFunction(fun: string, arg: unknown[], kwarg: Record<string, unknown>, jid: string): Promise<ExecResult> {
-    const job: Job = { t: 'job', jid, fun, arg, kwarg, tgt: this.deps.minionId, tgtType: 'glob' };
+  async runFunction(fun: string, arg: unknown[], kwarg: Record<string, unknown>, jid: string, timeoutS?: number): Promise<ExecResult> {
+    const job: Job = { t: 'job', jid, fun, arg, kwarg, tgt: this.deps.minionId, tgtType: 'glob', ...(timeoutS === undefined ? {} : { timeout: timeoutS }) };
     const entry: Entry = {
       job,
       info: { jid, fun, arg, kwarg, tgt: job.tgt, tgt_type: 'glob', pid: process.pid, started: new Date(this.clock.now()).toISOString(), queued: false },

@@ -14,6 +14,9 @@ import { MineTimer } from './mine-timer.js';
 import type { MasterMine } from './master-mine.js';
 import type { PillarStore } from './pillar-store.js';
 
+/** A mine function that runs longer is stopped (JOB_TIMEOUT), so a hung one cannot stall every later update; job_timeout wins when shorter. */
+export const MINE_FUNCTION_TIMEOUT_S = 600;
+
 export interface MineServiceDeps {
   master: MasterMine;
   /** Whether the minion has this function (registry lookup). */

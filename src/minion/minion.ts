@@ -28,7 +28,7 @@ import { minionSocketPath, startMinionControl } from './control-server.js';
 import { createMinionRegistry } from '../state/index.js';
 import { PillarStore } from './pillar-store.js';
 import { MasterMine } from './master-mine.js';
-import { MineService } from './mine-service.js';
+import { MINE_FUNCTION_TIMEOUT_S, MineService } from './mine-service.js';
 import { formatJid } from '../jobs/jid.js';
 
 export interface MinionRuntime {
@@ -112,7 +112,7 @@ export class Minion {
     this.mine = new MineService({
       master: this.masterMine,
       hasFunction: (fun) => registry.get(fun) !== undefined,
-      run: (fun, arg, kwarg) => this.runner.runFunction(fun, arg, kwarg, formatJid(clock.now() * 1000)),
+      run: (fun, arg, kwarg) => this.runner.runFunction(fun, arg, kwarg, formatJid(clock.now() * 1000), MINE_FUNCTION_TIMEOUT_S),
       configured: opts.mine_functions,
       pillar: this.pillar,
       clock,
