@@ -125,9 +125,10 @@ export class MineStore {
     let ok = cache.get(key);
     if (ok === undefined) {
       try {
-        // Salt's check_minions over the known minions; the requester is always one of them
-        const r = matchTarget(entry.allowTgt as Target, type, [requester], opts);
-        ok = r.matched.includes(requester) || r.missing.includes(requester);
+        // An access rule fails closed: an asker whose grains the master has not cached (never sent,
+        // or minion_data_cache off) is judged by empty grains, not let in by Salt's greedy rule.
+        const strict = { ...opts, dataCache: true, grains: (id: string) => opts.grains?.(id) ?? {} };
+        ok = matchTarget(entry.allowTgt as Target, type, [requester], strict).matched.includes(requester);
       } catch {
         // an allow_tgt that cannot be evaluated allows nobody (fail closed)
         ok = false;

@@ -196,6 +196,11 @@ describe('mine: mine_functions, mine.get through the master, allow_tgt, purge wi
       assert.equal(role.m3, 'db', 'm3 keeps its own data');
       assert.equal(role.rawpeer, 'forged again', 'the data went to the session ID');
       assert.deepEqual(await mineGet('m1', ['m3', 'test.ping']), { m3: true });
+      // reading: allow_tgt is checked for the session's ID, and a peer that never sent grains is not let in
+      raw.send({ t: 'mine_get', rid: 4, id: 'm2', tgt: 'm3', tgtType: 'glob', funs: ['secret', 'dbonly', 'role'] });
+      reply = await raw.nextFrame(5000);
+      assert.equal(reply?.ok, true, JSON.stringify(reply));
+      assert.deepEqual(reply?.data, { secret: {}, dbonly: {}, role: { m3: 'db' } });
     });
 
     it('an entry over the bound is refused with MINE_DATA_TOO_LARGE and nothing is stored', async () => {

@@ -66,6 +66,8 @@ test('allow_tgt: only askers matching it see the entry; a bad expression allows 
   assert.deepEqual(mine.get('web2', { tgt: '*', tgtType: 'glob', funs: ['list'] }), { list: { db1: 1 } });
   assert.deepEqual(mine.get('db1', { tgt: '*', tgtType: 'glob', funs: ['pw'] }), { pw: {} });
   assert.deepEqual(mine.get('web2', { tgt: '*', tgtType: 'glob', funs: ['broken'] }), { broken: {} });
+  // an asker without cached grains is not let in by the greedy rule (it could withhold its grains)
+  assert.deepEqual(mine.get('nograins', { tgt: '*', tgtType: 'glob', funs: ['pw'] }), { pw: {} });
   store.close();
 });
 
