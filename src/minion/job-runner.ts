@@ -332,7 +332,7 @@ export class JobRunner implements RunningJobs {
   private runIsolated(entry: Entry): Promise<ExecResult> {
     const { job } = entry;
     entry.isolated = this.executor.start(
-      { fun: job.fun, arg: job.arg, kwarg: job.kwarg, jid: job.jid, minionId: this.deps.minionId, grains: this.deps.grains(), config: this.deps.config },
+      { fun: job.fun, arg: job.arg, kwarg: job.kwarg, jid: job.jid, minionId: this.deps.minionId, grains: this.deps.grains(), config: this.deps.config, ...(this.deps.mine ? { hostMine: true } : {}) },
       (pid) => this.track(entry, pid),
       this.deps.services,
     );

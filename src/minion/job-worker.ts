@@ -9,6 +9,7 @@ import { createMinionRegistry } from '../state/index.js';
 import { WorkerHostClient } from './worker-host-client.js';
 import { localFileClient, localSyncHost } from './worker-local-files.js';
 import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
+import { mineThroughHost } from './worker-mine.js';
 
 const port = parentPort;
 // salt:// files and blocking calls go to the host thread (worker-host-client.ts)
@@ -66,6 +67,7 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
     files: host.files(),
     syncHost: host.syncHost(),
   };
+  if (call.hostMine && ctx.syncHost) ctx.mine = mineThroughHost(ctx.syncHost);
   if (call.localFiles) {
     try {
       const files = localFileClient(call.config);

@@ -72,6 +72,7 @@ describe('mine: mine_functions, mine.get through the master, allow_tgt, purge wi
       path.join(srv, 'roles.sls'),
       "{% set roles = salt['mine.get']('*', 'role') %}\nshow_roles:\n  cmd.run:\n    - name: echo {{ roles['m1'] }}-{{ roles['m3'] }}-{{ roles | length }}\n",
     );
+    fs.writeFileSync(path.join(srv, 'sendit.sls'), 'send_from_state:\n  module.run:\n    - mine.send:\n      - fromstate\n      - hello from a state\n      - mine_function: test.echo\n');
     for (const [id, extra] of Object.entries(MINIONS)) minions.set(id, fx.cluster.startMinion(id, extra));
     for (const p of minions.values()) await p.waitForOutput(/ready to receive requests/, 30_000);
   });
@@ -115,6 +116,12 @@ describe('mine: mine_functions, mine.get through the master, allow_tgt, purge wi
     const r = await call('m1', ['state.show_sls', 'roles']);
     assert.equal(r.code, 0, r.raw);
     assert.match(JSON.stringify(r.ret), /echo web-db-3/);
+  });
+
+  it('module.run of mine.send in a state (run in a worker thread) reaches the mine', async () => {
+    const r = await call('m2', ['state.apply', 'sendit']);
+    assert.equal(r.code, 0, r.raw);
+    assert.deepEqual(await mineGet('m1', ['m2', 'fromstate']), { m2: 'hello from a state' });
   });
 
   it('allow_tgt: an entry is only returned to minions matching it', async () => {
