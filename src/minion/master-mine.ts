@@ -18,13 +18,21 @@ interface Pending {
   timer: TimerHandle;
 }
 
-type Body = Omit<MineSend, 'rid'> | Omit<MineGet, 'rid'> | { t: 'mine_delete'; fun: string } | { t: 'mine_flush' };
+/** A mine request without its rid. */
+export type MineBody = Omit<MineSend, 'rid'> | Omit<MineGet, 'rid'> | { t: 'mine_delete'; fun: string } | { t: 'mine_flush' };
+
+/** Where the mine is kept: the master over the session, or this minion's cachedir when masterless (local-mine.ts). */
+export interface MineBackend {
+  readonly connected: boolean;
+  /** The reply's data on success; a coded error otherwise. */
+  request(body: MineBody): Promise<unknown>;
+}
 
 function unavailable(why: string): BrineError {
   return new BrineError('MINE_UNAVAILABLE', `${why}; the mine is kept by the master. Check the connection with brine doctor`);
 }
 
-export class MasterMine {
+export class MasterMine implements MineBackend {
   private nextRid = 0;
   private readonly pending = new Map<number, Pending>();
 
@@ -57,7 +65,7 @@ export class MasterMine {
   }
 
   /** Sends one request and waits for its reply; the reply's `data` on success. */
-  async request(body: Body): Promise<unknown> {
+  async request(body: MineBody): Promise<unknown> {
     const link = this.links().find((l) => l.ready);
     if (!link) throw unavailable('no master is connected');
     this.nextRid = (this.nextRid + 1) % 2 ** 31;

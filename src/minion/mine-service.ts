@@ -11,14 +11,15 @@ import { MAX_MINE_JSON, mineGetSchema, mineSendSchema, type MineEntry } from '..
 import type { ExecResult, MineAccess, MineFunctionSpec, MineUpdateReport } from '../modules/index.js';
 import { describeMineFunctions, mergeMineFunctions, parseMineFunctions, type MineFunction } from './mine-functions.js';
 import { MineTimer } from './mine-timer.js';
-import type { MasterMine } from './master-mine.js';
+import type { MineBackend, MineBody } from './master-mine.js';
 import type { PillarStore } from './pillar-store.js';
 
 /** A mine function that runs longer is stopped (JOB_TIMEOUT), so a hung one cannot stall every later update; job_timeout wins when shorter. */
 export const MINE_FUNCTION_TIMEOUT_S = 600;
 
 export interface MineServiceDeps {
-  master: MasterMine;
+  /** The master over the session, or the local mine when masterless. */
+  master: MineBackend;
   /** Whether the minion has this function (registry lookup). */
   hasFunction(fun: string): boolean;
   /** Runs one function like a job (JobRunner.runFunction). */
@@ -27,7 +28,7 @@ export interface MineServiceDeps {
   configured: unknown;
   pillar: PillarStore;
   clock: Clock;
-  logger: Logger;
+  logger: Pick<Logger, 'warn' | 'debug'>;
   /** mine_interval in ms; mine_enabled off = undefined (no automatic updates). */
   intervalMs: number | undefined;
 }
@@ -115,7 +116,7 @@ export class MineService implements MineAccess {
     // checked here: a message the master's schema refuses would end the session
     const problem = mineGetSchema.check({ ...body, rid: 0 }, 'mine.get');
     if (problem !== undefined) throw new BrineError(/tgtType/.test(problem) ? 'TARGET_INVALID' : 'BAD_ARGUMENTS', `${problem}; see brine run <target> sys.doc mine.get`);
-    return (await this.deps.master.request(body as Parameters<MasterMine['request']>[0])) as Record<string, Record<string, unknown>>;
+    return (await this.deps.master.request(body as MineBody)) as Record<string, Record<string, unknown>>;
   }
 
   async delete(fun: string): Promise<void> {

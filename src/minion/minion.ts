@@ -28,6 +28,7 @@ import { minionSocketPath, startMinionControl } from './control-server.js';
 import { createMinionRegistry } from '../state/index.js';
 import { PillarStore } from './pillar-store.js';
 import { MasterMine } from './master-mine.js';
+import { LocalMine } from './local-mine.js';
 import { MINE_FUNCTION_TIMEOUT_S, MineService } from './mine-service.js';
 import { formatJid } from '../jobs/jid.js';
 
@@ -110,7 +111,8 @@ export class Minion {
     }
     this.masterMine = new MasterMine(() => this.links, clock);
     this.mine = new MineService({
-      master: this.masterMine,
+      // masterless (file_client: local): the mine is this minion's own, in its cachedir, as in Salt
+      master: opts.file_client === 'local' ? new LocalMine(opts.cachedir, resolvedId.id, () => this.grainsCache) : this.masterMine,
       hasFunction: (fun) => registry.get(fun) !== undefined,
       run: (fun, arg, kwarg) => this.runner.runFunction(fun, arg, kwarg, formatJid(clock.now() * 1000), MINE_FUNCTION_TIMEOUT_S),
       configured: opts.mine_functions,
@@ -164,6 +166,8 @@ export class Minion {
     const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, registry, runtime, returns);
     minion.grainsCache = await minion.collectGrains();
     minion.connect();
+    // a masterless minion's mine needs no session: its updates start now
+    if (opts.file_client === 'local') minion.mine.onReady();
     await minion.openControl();
     return minion;
   }
