@@ -250,4 +250,19 @@ describe('mine: mine_functions, mine.get through the master, allow_tgt, purge wi
     assert.equal(after.m3, undefined, 'no stale data from a departed host');
     assert.equal(after.m2, 'web', 'the mine of a stopped minion survives the restart');
   });
+
+  it('a replaced key (a re-imaged host) does not inherit the mine of its predecessor (threats.md #6)', async () => {
+    fs.rmSync(path.join(fx.cluster.root, 'minions', 'm2', 'etc', 'brine', 'pki', 'minion'), { recursive: true, force: true });
+    const finger = (await fx.cluster.brine(['key', '-F', 'master'])).stdout.match(/master\.pub: {2}(\S+)/)![1]!;
+    // the new host has no mine_functions: whatever the master shows of m2 afterwards would be inherited
+    const reimaged = fx.cluster.startMinion('m2', { master_finger: finger });
+    assert.equal(await reimaged.exited, 77, reimaged.output);
+    assert.equal((await mineGet('m1', ['m2', 'role'])).m2, 'web', 'the old mine is still there before the replace');
+    const r = await fx.cluster.brine(['key', '--replace', 'm2', '-y']);
+    assert.equal(r.code, 0, r.stderr);
+    await waitUntil(async () => (await mineGet('m1', ['m2', 'role'])).m2 === undefined, 15_000, "m2's old mine to be dropped");
+    const fresh = fx.cluster.startMinion('m2', { master_finger: finger });
+    await fresh.waitForOutput(/ready to receive requests/, 30_000);
+    assert.deepEqual(await mineGet('m1', ['m2', 'role,test.ping']), { role: {}, 'test.ping': {} });
+  });
 });
