@@ -7,7 +7,7 @@
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
-import { MAX_MINE_JSON, mineGetSchema, mineSendSchema, type MineEntry } from '../protocol/index.js';
+import { MAX_MINE_JSON, TARGET_TYPES, mineGetSchema, mineSendSchema, type MineEntry } from '../protocol/index.js';
 import type { ExecResult, MineAccess, MineFunctionSpec, MineUpdateReport } from '../modules/index.js';
 import { describeMineFunctions, mergeMineFunctions, parseMineFunctions, type MineFunction } from './mine-functions.js';
 import { MineTimer } from './mine-timer.js';
@@ -112,11 +112,13 @@ export class MineService implements MineAccess {
   }
 
   async get(query: { tgt: string | string[]; tgtType: string; funs: string[]; delimiter?: string }): Promise<Record<string, Record<string, unknown>>> {
-    const body = { t: 'mine_get' as const, tgt: query.tgt, tgtType: query.tgtType, funs: query.funs, ...(query.delimiter === undefined ? {} : { delimiter: query.delimiter }) };
+    const tgtType = TARGET_TYPES.find((t) => t === query.tgtType);
+    if (tgtType === undefined) throw new BrineError('TARGET_INVALID', `mine.get: tgt_type ${JSON.stringify(query.tgtType)} is not supported; use one of ${TARGET_TYPES.join(', ')}`);
+    const body: MineBody = { t: 'mine_get', tgt: query.tgt, tgtType, funs: query.funs, ...(query.delimiter === undefined ? {} : { delimiter: query.delimiter }) };
     // checked here: a message the master's schema refuses would end the session
     const problem = mineGetSchema.check({ ...body, rid: 0 }, 'mine.get');
-    if (problem !== undefined) throw new BrineError(/tgtType/.test(problem) ? 'TARGET_INVALID' : 'BAD_ARGUMENTS', `${problem}; see brine run <target> sys.doc mine.get`);
-    return (await this.deps.master.request(body as MineBody)) as Record<string, Record<string, unknown>>;
+    if (problem !== undefined) throw new BrineError('BAD_ARGUMENTS', `${problem}; see brine run <target> sys.doc mine.get`);
+    return (await this.deps.master.request(body)) as Record<string, Record<string, unknown>>;
   }
 
   async delete(fun: string): Promise<void> {
@@ -151,10 +153,13 @@ export class MineService implements MineAccess {
     return entry;
   }
 
+  /** Checked before sending: a message the master's schema refuses would end the session. */
   private checkSize(data: Record<string, MineEntry>): void {
+    const size = JSON.stringify(data).length;
+    if (size > MAX_MINE_JSON) {
+      throw new BrineError('MINE_DATA_TOO_LARGE', `not sent: the mine data is ${size} characters of JSON, larger than ${MAX_MINE_JSON}; nothing was stored. Mine smaller data`);
+    }
     const problem = mineSendSchema.check({ t: 'mine_send', rid: 0, data, clear: false }, 'mine data');
-    if (problem === undefined) return;
-    const code = /larger than/.test(problem) ? 'MINE_DATA_TOO_LARGE' : 'BAD_ARGUMENTS';
-    throw new BrineError(code, `not sent to the master: ${problem} (limit ${MAX_MINE_JSON} characters of JSON); nothing was stored`);
+    if (problem !== undefined) throw new BrineError('BAD_ARGUMENTS', `not sent: ${problem}; nothing was stored`);
   }
 }
