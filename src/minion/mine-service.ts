@@ -33,8 +33,16 @@ export interface MineServiceDeps {
   intervalMs: number | undefined;
 }
 
+/** The last mine.update, for brine doctor (minion_status). */
+export interface MineStatus {
+  lastUpdate: number;
+  sent: number;
+  failed: Array<{ name: string; code: string; message: string }>;
+}
+
 export class MineService implements MineAccess {
   private readonly timer: MineTimer | undefined;
+  private last: MineStatus | undefined;
   private readonly unsubscribe: () => void;
   private lastMerged: string;
 
@@ -75,7 +83,25 @@ export class MineService implements MineAccess {
     }
   }
 
+  /** The last mine.update, or undefined before the first. */
+  get status(): MineStatus | undefined {
+    return this.last;
+  }
+
   async update(only: readonly string[] | undefined, clear: boolean): Promise<MineUpdateReport | undefined> {
+    try {
+      const report = await this.updateOnce(only, clear);
+      if (report !== undefined) this.last = { lastUpdate: this.deps.clock.now(), sent: report.sent.length, failed: report.failed.map((f) => ({ ...f, message: f.message.slice(0, 4000) })) };
+      return report;
+    } catch (err) {
+      // nothing reached the master: the whole update failed
+      const e = toBrineError(err);
+      this.last = { lastUpdate: this.deps.clock.now(), sent: 0, failed: [{ name: '*', code: e.code, message: e.message.slice(0, 4000) }] };
+      throw err;
+    }
+  }
+
+  private async updateOnce(only: readonly string[] | undefined, clear: boolean): Promise<MineUpdateReport | undefined> {
     const merged = this.merged();
     if (Object.keys(merged).length === 0 && !clear) return undefined;
     const { functions, problems } = parseMineFunctions(merged);

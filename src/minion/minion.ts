@@ -208,6 +208,7 @@ export class Minion {
       returnQueue: this.returns.size,
       returnsDropped: this.returns.dropped,
       ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
+      ...(this.mine.status === undefined ? {} : { mine: this.mine.status }),
     };
   }
 

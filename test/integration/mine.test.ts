@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Database from 'better-sqlite3';
-import { waitUntil, type Proc } from '../helpers/cluster.js';
+import { runCli, waitUntil, type Proc } from '../helpers/cluster.js';
 import type { RawClient } from '../helpers/raw-client.js';
 import { RawPeerFixture } from '../helpers/raw-peer.js';
 
@@ -141,6 +141,11 @@ describe('mine: mine_functions, mine.get through the master, allow_tgt, purge wi
     assert.match(String(r.ret), /updated: test\.ping, role/);
     assert.deepEqual(await mineGet('m1', ['m2', 'test.ping']), { m2: true });
     assert.deepEqual(await mineGet('m1', ['m2', 'nosuch.fun']), {});
+    // where an operator looks: brine doctor on that minion names the entry and the fix
+    const doc = await runCli(['doctor', 'minion', '-c', fx.cluster.minionConfigDir('m2')], { timeoutMs: 30_000 });
+    assert.match(doc.stdout, /^WARN mine: last mine\.update \d+ s ago: 2 entries sent, 1 failed \(nosuch\.fun: UNKNOWN_FUNCTION: .*fix mine_functions/m);
+    const healthy = await runCli(['doctor', 'minion', '-c', fx.cluster.minionConfigDir('m3')], { timeoutMs: 30_000 });
+    assert.match(healthy.stdout, /^OK {3}mine: last mine\.update \d+ s ago: 4 entries sent\.$/m);
   });
 
   it('mine.send stores one function (or an alias), mine.delete drops one entry, mine.flush all', async () => {
