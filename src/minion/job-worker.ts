@@ -9,7 +9,7 @@ import { createMinionRegistry } from '../state/index.js';
 import { WorkerHostClient } from './worker-host-client.js';
 import { localFileClient, localSyncHost } from './worker-local-files.js';
 import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
-import { mineThroughHost } from './worker-mine.js';
+import { mineThroughHost } from './mine/worker-mine.js';
 
 const port = parentPort;
 // salt:// files and blocking calls go to the host thread (worker-host-client.ts)

@@ -16,8 +16,8 @@ import { formatJid } from '../jobs/jid.js';
 import { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/run-lock.js';
 import { StateLockFile, holderInfo } from '../state/state-lock-file.js';
 import type { HostServices } from './worker-host.js';
-import { LocalMine } from './local-mine.js';
-import { MineService } from './mine-service.js';
+import { LocalMine } from './mine/local-mine.js';
+import { MineService } from './mine/mine-service.js';
 import { PillarStore } from './pillar-store.js';
 import type { ModuleRegistry } from '../modules/registry.js';
 

@@ -27,9 +27,9 @@ import { isJid } from '../jobs/jid.js';
 import { minionSocketPath, startMinionControl } from './control-server.js';
 import { createMinionRegistry } from '../state/index.js';
 import { PillarStore } from './pillar-store.js';
-import { MasterMine } from './master-mine.js';
-import { LocalMine } from './local-mine.js';
-import { MINE_FUNCTION_TIMEOUT_S, MineService } from './mine-service.js';
+import { MasterMine } from './mine/master-mine.js';
+import { LocalMine } from './mine/local-mine.js';
+import { MINE_FUNCTION_TIMEOUT_S, MineService } from './mine/mine-service.js';
 import { formatJid } from '../jobs/jid.js';
 
 export interface MinionRuntime {

@@ -76,7 +76,7 @@ export interface MineUpdateReport {
   failed: Array<{ name: string; code: ErrorCode; message: string }>;
 }
 
-/** The minion's mine service, as the `mine` module uses it (src/minion/mine-service.ts). */
+/** The minion's mine service, as the `mine` module uses it (src/minion/mine/mine-service.ts). */
 export interface MineAccess {
   /** Runs the mine_functions (all, or those named) and sends their data; `clear` replaces the whole mine. */
   update(only: readonly string[] | undefined, clear: boolean): Promise<MineUpdateReport | undefined>;

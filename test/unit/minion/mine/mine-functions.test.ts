@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { describeMineFunctions, mergeMineFunctions, parseMineEntry, parseMineFunctions } from '../../../src/minion/mine-functions.js';
+import { describeMineFunctions, mergeMineFunctions, parseMineEntry, parseMineFunctions } from '../../../../src/minion/mine/mine-functions.js';
 
 test('config entries win over pillar entries of the same name; other pillar entries are added', () => {
   assert.deepEqual(mergeMineFunctions({ 'test.ping': [], ip: ['eth0'] }, { ip: ['eth1'], extra: [] }), { ip: ['eth0'], extra: [], 'test.ping': [] });

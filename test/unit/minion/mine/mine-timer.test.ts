@@ -4,8 +4,8 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/util/clock.js';
-import { MineTimer } from '../../../src/minion/mine-timer.js';
+import { FakeClock } from '../../../../src/util/clock.js';
+import { MineTimer } from '../../../../src/minion/mine/mine-timer.js';
 
 /** Lets the timer's promise callbacks run. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -5,11 +5,11 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BrineError } from '../util/errors.js';
-import { writeFileAtomicSync } from '../util/atomic-write.js';
-import { isPlainObject, MAX_MINE_JSON, type MineEntry, type TargetType } from '../protocol/index.js';
-import { minionMatches } from '../targeting/index.js';
-import type { Grains } from '../modules/index.js';
+import { BrineError } from '../../util/errors.js';
+import { writeFileAtomicSync } from '../../util/atomic-write.js';
+import { isPlainObject, MAX_MINE_JSON, type MineEntry, type TargetType } from '../../protocol/index.js';
+import { minionMatches } from '../../targeting/index.js';
+import type { Grains } from '../../modules/index.js';
 import type { MineBackend, MineBody } from './master-mine.js';
 
 export class LocalMine implements MineBackend {

@@ -3,8 +3,8 @@
 // session (HostServices.hostCall). So `module.run: mine.update` in a state, or ctx.call in a
 // custom module, behaves as the same function run as a job.
 
-import { BrineError, isErrorCode } from '../util/errors.js';
-import type { MineAccess, SyncHost } from '../modules/index.js';
+import { BrineError, isErrorCode } from '../../util/errors.js';
+import type { MineAccess, SyncHost } from '../../modules/index.js';
 
 export function mineThroughHost(sync: SyncHost): MineAccess {
   const call = (fun: string, arg: unknown[], kwarg: Record<string, unknown>): unknown => {

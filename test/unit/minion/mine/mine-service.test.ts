@@ -6,15 +6,15 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { FakeClock } from '../../../src/util/clock.js';
-import { BrineError } from '../../../src/util/errors.js';
-import { silentLogger } from '../../../src/util/logger.js';
-import type { MineSend, MinionMessage } from '../../../src/protocol/index.js';
-import { createDefaultRegistry } from '../../../src/modules/index.js';
-import { MasterMine } from '../../../src/minion/master-mine.js';
-import { MineService } from '../../../src/minion/mine-service.js';
-import { PillarStore } from '../../../src/minion/pillar-store.js';
-import type { FileLink } from '../../../src/minion/master-files.js';
+import { FakeClock } from '../../../../src/util/clock.js';
+import { BrineError } from '../../../../src/util/errors.js';
+import { silentLogger } from '../../../../src/util/logger.js';
+import type { MineSend, MinionMessage } from '../../../../src/protocol/index.js';
+import { createDefaultRegistry } from '../../../../src/modules/index.js';
+import { MasterMine } from '../../../../src/minion/mine/master-mine.js';
+import { MineService } from '../../../../src/minion/mine/mine-service.js';
+import { PillarStore } from '../../../../src/minion/pillar-store.js';
+import type { FileLink } from '../../../../src/minion/master-files.js';
 
 /** A link whose master stores nothing and answers every request ok (or not at all). */
 class AnsweringLink implements FileLink {

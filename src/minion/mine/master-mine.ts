@@ -3,10 +3,10 @@
 // a master that does not answer in time is MINE_UNAVAILABLE; the master's coded errors come back
 // as they are.
 
-import type { Clock, TimerHandle } from '../util/clock.js';
-import { BrineError, isErrorCode } from '../util/errors.js';
-import type { MineGet, MineReply, MineRequest, MineSend } from '../protocol/index.js';
-import type { FileLink } from './master-files.js';
+import type { Clock, TimerHandle } from '../../util/clock.js';
+import { BrineError, isErrorCode } from '../../util/errors.js';
+import type { MineGet, MineReply, MineRequest, MineSend } from '../../protocol/index.js';
+import type { FileLink } from '../master-files.js';
 
 /** How long one mine request may wait for its reply. */
 export const MINE_REQUEST_TIMEOUT_MS = 30_000;

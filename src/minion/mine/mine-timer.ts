@@ -2,7 +2,7 @@
 // mine), every mine_interval after that, and when asked (the pillar's mine_functions changed).
 // Runs never overlap: a request during a run makes exactly one more run after it.
 
-import type { Clock, TimerHandle } from '../util/clock.js';
+import type { Clock, TimerHandle } from '../../util/clock.js';
 
 export class MineTimer {
   private interval: TimerHandle | undefined;

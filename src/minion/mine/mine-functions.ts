@@ -3,8 +3,8 @@
 // parsed by Salt's parse_function_definition into a function, its arguments and an allow_tgt
 // restriction. Pure: no I/O, so the mine service and mine.valid share it.
 
-import { BrineError } from '../util/errors.js';
-import { isPlainObject } from '../protocol/index.js';
+import { BrineError } from '../../util/errors.js';
+import { isPlainObject } from '../../protocol/index.js';
 
 /** One mine entry, ready to run: `name` is the key in the mine (the alias, or the function). */
 export interface MineFunction {

@@ -4,15 +4,15 @@
 // pillar's mine_functions change. A function that fails is reported by name (log and return);
 // the others are still sent.
 
-import { BrineError, toBrineError } from '../util/errors.js';
-import type { Clock } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
-import { MAX_MINE_JSON, TARGET_TYPES, mineGetSchema, mineSendSchema, type MineEntry } from '../protocol/index.js';
-import type { ExecResult, MineAccess, MineFunctionSpec, MineUpdateReport } from '../modules/index.js';
+import { BrineError, toBrineError } from '../../util/errors.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import { MAX_MINE_JSON, TARGET_TYPES, mineGetSchema, mineSendSchema, type MineEntry } from '../../protocol/index.js';
+import type { ExecResult, MineAccess, MineFunctionSpec, MineUpdateReport } from '../../modules/index.js';
 import { describeMineFunctions, mergeMineFunctions, parseMineFunctions, type MineFunction } from './mine-functions.js';
 import { MineTimer } from './mine-timer.js';
 import type { MineBackend, MineBody } from './master-mine.js';
-import type { PillarStore } from './pillar-store.js';
+import type { PillarStore } from '../pillar-store.js';
 
 /** A mine function that runs longer is stopped (JOB_TIMEOUT), so a hung one cannot stall every later update; job_timeout wins when shorter. */
 export const MINE_FUNCTION_TIMEOUT_S = 600;
