@@ -10,6 +10,7 @@ import { assertJid } from './jid.js';
 import { MINION_DATA_SCHEMA, MinionDataTable, type MinionDataRecord } from './minion-data.js';
 import { PRESENCE_SCHEMA, PRESENCE_WINDOW_MS, PresenceHistoryTable, type PresenceDrop, type PresenceLast, type PresenceRecord } from './presence-history.js';
 import { JOB_SENT_SCHEMA, JobSentTable } from './job-sent.js';
+import { MINE_DATA_SCHEMA, MineDataTable, type MineRecord } from './mine-data.js';
 
 const SCHEMA_VERSION = 1;
 
@@ -143,6 +144,7 @@ export class JobCache {
   private readonly minionData: MinionDataTable;
   private readonly presence: PresenceHistoryTable;
   private readonly sent: JobSentTable;
+  private readonly mine: MineDataTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -177,6 +179,7 @@ export class JobCache {
     this.minionData = new MinionDataTable(db);
     this.presence = new PresenceHistoryTable(db);
     this.sent = new JobSentTable(db);
+    this.mine = new MineDataTable(db);
   }
 
   /** Opens (creating if needed) the job cache at `file`. */
@@ -340,6 +343,32 @@ export class JobCache {
     }
   }
 
+  /** Stores (replaces) a minion's mine (src/jobs/mine-data.ts). */
+  saveMine(rec: MineRecord): void {
+    this.guard();
+    try {
+      this.mine.save(rec);
+    } catch (err) {
+      throw storageError(err, this.file, `saving the mine of ${rec.id}`);
+    }
+  }
+
+  /** Every minion's mine (loaded once when the master starts). */
+  listMine(): MineRecord[] {
+    this.guard();
+    return this.read(() => this.mine.all(), 'reading the mine');
+  }
+
+  /** Forgets a minion's mine; true if there was one. */
+  deleteMine(id: string): boolean {
+    this.guard();
+    try {
+      return this.mine.delete(id);
+    } catch (err) {
+      throw storageError(err, this.file, `deleting the mine of ${id}`);
+    }
+  }
+
   /** Records a minion's connect in the presence history (src/jobs/presence-history.ts). */
   recordConnect(id: string, at: number, last: PresenceLast): void {
     this.guard();
@@ -406,6 +435,7 @@ function migrate(db: Database.Database, file: string): void {
   db.exec(MINION_DATA_SCHEMA);
   db.exec(PRESENCE_SCHEMA);
   db.exec(JOB_SENT_SCHEMA);
+  db.exec(MINE_DATA_SCHEMA);
   const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
   if (row.version === null) {
     db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);

@@ -13,7 +13,7 @@ import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
-import { BRINE_VERSION, extmodsDir, type FileClient, type Grains, type ModuleRegistry } from '../modules/index.js';
+import { BRINE_VERSION, extmodsDir, type ExecContext, type ExecResult, type FileClient, type Grains, type ModuleRegistry } from '../modules/index.js';
 import { CachingFileClient, FileRoots, LocalFileSource } from '../fileserver/index.js';
 import { MasterFileSource } from './master-files.js';
 import { MAX_GRAINS_JSON, grainsSchema } from '../protocol/index.js';
@@ -30,6 +30,9 @@ import { collectMinionGrains } from './minion-grains.js';
 import { startupCalls, startupSummary } from './startup-states.js';
 import { PillarStore } from './pillar-store.js';
 import { PillarClient, renderLocalPillar } from './pillar-client.js';
+import { MasterMine } from './mine/master-mine.js';
+import { LocalMine } from './mine/local-mine.js';
+import { MINE_FUNCTION_TIMEOUT_S, MineService } from './mine/mine-service.js';
 
 export interface MinionRuntime {
   clock?: Clock;
@@ -92,6 +95,9 @@ export class Minion {
   readonly files: FileClient;
   /** Asks the master for this minion's pillar (file_client: remote); undefined when masterless. */
   private readonly pillarClient: PillarClient | undefined;
+  /** The master's mine over the session, and the minion's mine_functions/mine_interval (mine.*). */
+  private readonly masterMine: MasterMine;
+  private readonly mine: MineService;
 
   private constructor(
     readonly opts: MinionOptions,
@@ -112,9 +118,27 @@ export class Minion {
       this.files = new CachingFileClient(this.masterFiles, cache);
       this.pillarClient = new PillarClient(this.pillar, () => this.links, clock, logger);
     }
+    this.masterMine = new MasterMine(() => this.links, clock);
+    this.mine = new MineService({
+      // masterless (file_client: local): the mine is this minion's own, in its cachedir, as in Salt
+      master: opts.file_client === 'local' ? new LocalMine(opts.cachedir, resolvedId.id, () => this.grainsCache) : this.masterMine,
+      hasFunction: (fun) => registry.get(fun) !== undefined,
+      run: (fun, arg, kwarg) => this.runner.runFunction(fun, arg, kwarg, formatJid(clock.now() * 1000), MINE_FUNCTION_TIMEOUT_S),
+      configured: opts.mine_functions,
+      pillar: this.pillar,
+      clock,
+      logger,
+      intervalMs: opts.mine_enabled ? opts.mine_interval * 60_000 : undefined,
+    });
     this.runner = new JobRunner({
       registry,
-      services: { files: this.files, ...(opts.file_client === 'local' ? { localFiles: true } : {}) },
+      mine: this.mine,
+      services: {
+        files: this.files,
+        ...(opts.file_client === 'local' ? { localFiles: true } : {}),
+        // salt['mine.get'](...) in a template: answered on this thread, which has the master session
+        hostCall: (fun, arg, kwarg) => (fun.startsWith('mine.') ? this.runMineCall(registry, fun, arg, kwarg) : undefined),
+      },
       minionId: resolvedId.id,
       grains: () => this.grainsCache,
       config: opts,
@@ -160,6 +184,8 @@ export class Minion {
     minion.connect();
     // masterless: nothing to wait for; otherwise the first master connection starts it
     if (opts.file_client === 'local') minion.runStartupStates();
+    // a masterless minion's mine needs no session: its updates start now
+    if (opts.file_client === 'local') minion.mine.onReady();
     await minion.openControl();
     return minion;
   }
@@ -201,7 +227,14 @@ export class Minion {
       returnsDropped: this.returns.dropped,
       ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
       ...this.customModuleProblems(),
+      ...(this.mine.status === undefined ? {} : { mine: this.mine.status }),
     };
+  }
+
+  /** A mine.* call from a job's template (a blocking salt[...] call), run inline with the mine service. */
+  private runMineCall(registry: ModuleRegistry, fun: string, arg: unknown[], kwarg: Record<string, unknown>): Promise<ExecResult> {
+    const ctx: ExecContext = { grains: () => this.grainsCache, minionId: this.id, config: this.opts, signal: new AbortController().signal, jid: 'mine', mine: this.mine };
+    return registry.call(fun, arg, kwarg, ctx);
   }
 
   /** Returns not yet acknowledged by any master. */
@@ -212,6 +245,7 @@ export class Minion {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.mine.stop();
     this.runner.abortAll();
     for (const link of this.links) link.stop();
     void this.control?.close();
@@ -283,6 +317,8 @@ export class Minion {
               );
             })
             .finally(() => this.runStartupStates());
+          // Salt runs mine.update at start; later sessions (a restarted or failed-over master) get it too
+          this.mine.onReady();
           // returns whose job came through this link, and those restored from disk
           for (const ret of this.returns.pending()) {
             const origin = this.origin.get(ret.jid);
@@ -293,6 +329,8 @@ export class Minion {
           if (m.t === 'ack') {
             this.returns.ack(m.jid);
             this.origin.delete(m.jid);
+          } else if (m.t === 'mine_reply') {
+            this.masterMine.onReply(m);
           } else if (m.t === 'file_reply') {
             this.masterFiles?.onReply(m);
           } else if (m.t === 'pillar_reply') {
@@ -306,6 +344,7 @@ export class Minion {
         onDown: (outcome) => {
           this.masterFiles?.onLinkDown(link);
           this.pillarClient?.onLinkDown(link);
+          this.masterMine.onLinkDown(link);
           this.linkStats.set(link, { ready: this.linkStats.get(link)?.ready ?? 0, lastDown: outcome.reason });
         },
         onUntrustedMaster: (endpoint, err) => {
