@@ -6,7 +6,7 @@ import { BrineError } from '../util/errors.js';
 import type { TimerHandle } from '../util/clock.js';
 import { signalGroup, stopGroups } from '../util/process-group.js';
 import { abortError } from './abort.js';
-import { ShellSpawner, spawnerUnsuitable } from './shell-spawner.js';
+import { NOT_STARTED, ShellSpawner, spawnerUnsuitable } from './shell-spawner.js';
 
 export const DEFAULT_OUTPUT_LIMIT = 1024 * 1024;
 const KILL_GRACE_MS = 2000;
@@ -116,20 +116,10 @@ export function runProcess(opts: RunProcessOptions): Promise<ProcessResult> {
     const idle =
       opts.discardOutput && opts.stdin === undefined && opts.uid === undefined && opts.gid === undefined && !spawnerUnsuitable(opts.argv, opts.env, opts.cwd) ? ShellSpawner.idle() : undefined;
     const spawner = idle?.pid !== undefined ? idle : undefined;
-    const child = spawner ? undefined : spawnChild(program, opts);
-    const pid = spawner?.pid ?? child?.pid;
-
+    let pid = spawner?.pid;
     if (pid !== undefined) opts.onSpawn?.(pid);
     const out = new OutputCapture(limit);
     const err = opts.mergeStderr ? out : new OutputCapture(limit);
-    child?.stdout?.on('data', (b: Buffer) => out.push(b));
-    child?.stderr?.on('data', (b: Buffer) => err.push(b));
-    if (opts.stdin !== undefined && child?.stdin) {
-      child.stdin.on('error', () => {
-        // EPIPE: the command did not read its input; its exit status tells the story
-      });
-      child.stdin.end(opts.stdin);
-    }
 
     let settled = false;
     let stopError: BrineError | undefined;
@@ -180,14 +170,35 @@ export function runProcess(opts: RunProcessOptions): Promise<ProcessResult> {
       }
       settle(() => resolve({ pid: pid ?? 0, retcode, stdout: out.text(rstrip), stderr: opts.mergeStderr ? '' : err.text(rstrip) }));
     };
-    if (spawner) {
-      void spawner.run(opts.argv, opts.env, opts.cwd).then(finish);
+    /** brine forks the command itself: the command leads its own group, with pipes for its output. */
+    const startDirect = (): void => {
+      const child = spawnChild(program, opts);
+      pid = child.pid;
+      if (pid !== undefined) opts.onSpawn?.(pid);
+      child.stdout?.on('data', (b: Buffer) => out.push(b));
+      child.stderr?.on('data', (b: Buffer) => err.push(b));
+      if (opts.stdin !== undefined && child.stdin) {
+        child.stdin.on('error', () => {
+          // EPIPE: the command did not read its input; its exit status tells the story
+        });
+        child.stdin.end(opts.stdin);
+      }
+      child.on('error', (e: NodeJS.ErrnoException) => {
+        const hint = e.code === 'ENOENT' ? 'check the program name and PATH' : e.code === 'EACCES' ? 'check that the program is executable' : 'see the error code';
+        settle(() => reject(new BrineError('EXEC_FAILED', `${label}: cannot start '${program}': ${e.code ?? e.message}; ${hint}`, { cause: e })));
+      });
+      child.on('close', (code: number | null, sig: NodeJS.Signals | null) => finish(code ?? (sig ? 128 + (SIGNAL_NUMBERS[sig] ?? 0) : 1)));
+    };
+    if (!spawner) {
+      startDirect();
       return;
     }
-    child?.on('error', (e: NodeJS.ErrnoException) => {
-      const hint = e.code === 'ENOENT' ? 'check the program name and PATH' : e.code === 'EACCES' ? 'check that the program is executable' : 'see the error code';
-      settle(() => reject(new BrineError('EXEC_FAILED', `${label}: cannot start '${program}': ${e.code ?? e.message}; ${hint}`, { cause: e })));
+    // a spawner that died before it started the command (killed with an earlier job's group):
+    // the command never ran, so brine runs it itself, unless it was stopped meanwhile
+    void spawner.run(opts.argv, opts.env, opts.cwd).then((status) => {
+      if (status !== NOT_STARTED) finish(status);
+      else if (stopError) finish(1);
+      else startDirect();
     });
-    child?.on('close', (code: number | null, sig: NodeJS.Signals | null) => finish(code ?? (sig ? 128 + (SIGNAL_NUMBERS[sig] ?? 0) : 1)));
   });
 }

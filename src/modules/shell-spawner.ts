@@ -35,16 +35,23 @@ function quote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The line that runs one command in a subshell and prints its exit status. */
+/**
+ * The line that runs one command in a subshell: the shell prints `s` once it has read the line
+ * (so brine knows the command started) and then the command's exit status.
+ */
 export function spawnerLine(argv: readonly string[], env: Readonly<Record<string, string>> | undefined, cwd: string | undefined): string {
   const steps: string[] = [];
   if (cwd !== undefined) steps.push(`cd -- ${quote(cwd)} || exit 126`);
   for (const [k, v] of Object.entries(env ?? {})) steps.push(`export ${k}=${quote(v)}`);
   steps.push(`exec ${argv.map(quote).join(' ')}`);
-  return `(${steps.join('\n')}\n) </dev/null >/dev/null 2>&1; echo "$?"\n`;
+  return `echo s; (${steps.join('\n')}\n) </dev/null >/dev/null 2>&1; echo "$?"\n`;
 }
 
+/** run()'s answer when the spawner was gone before it read the command: the command never ran. */
+export const NOT_STARTED = -1;
+
 interface Pending {
+  started: boolean;
   resolve(retcode: number): void;
 }
 
@@ -81,10 +88,10 @@ export class ShellSpawner {
     return this.child.pid;
   }
 
-  /** Runs one command; resolves with its exit status (128 + n for a signal). */
+  /** Runs one command; resolves with its exit status (128 + n for a signal), or NOT_STARTED. */
   run(argv: readonly string[], env: Readonly<Record<string, string>> | undefined, cwd: string | undefined): Promise<number> {
     return new Promise((resolve) => {
-      this.pending = { resolve };
+      this.pending = { started: false, resolve };
       // a command in flight keeps the thread alive; an idle spawner must not
       this.child.ref();
       (this.child.stdout as { ref?: () => void } | null)?.ref?.();
@@ -94,23 +101,32 @@ export class ShellSpawner {
 
   private onData(text: string): void {
     this.buffered += text;
-    const nl = this.buffered.indexOf('\n');
-    if (nl < 0) return;
-    const status = Number(this.buffered.slice(0, nl));
-    this.buffered = this.buffered.slice(nl + 1);
-    const p = this.pending;
-    this.pending = undefined;
-    this.idleRefs();
-    p?.resolve(Number.isInteger(status) ? status : 1);
+    for (let nl = this.buffered.indexOf('\n'); nl >= 0; nl = this.buffered.indexOf('\n')) {
+      const line = this.buffered.slice(0, nl);
+      this.buffered = this.buffered.slice(nl + 1);
+      const p = this.pending;
+      if (p === undefined) continue;
+      if (line === 's') {
+        p.started = true;
+        continue;
+      }
+      const status = Number(line);
+      this.pending = undefined;
+      this.idleRefs();
+      p.resolve(Number.isInteger(status) ? status : 1);
+    }
   }
 
-  /** The spawner is gone (killed with its command, or its shell failed): the command's status is its own. */
+  /**
+   * The spawner is gone: killed with the command it ran (whose status is then the spawner's
+   * own, 128 + n), or before it read the command, which then never ran.
+   */
   private die(status: number): void {
     if (this.dead) return;
     this.dead = true;
     const p = this.pending;
     this.pending = undefined;
-    p?.resolve(status);
+    p?.resolve(p.started ? status : NOT_STARTED);
   }
 
   private idleRefs(): void {

@@ -130,6 +130,19 @@ describe('shell spawner', () => {
     assert.notEqual(next.group, first.group);
   });
 
+  it('a command written to a spawner that dies before reading it is run by brine itself, once', async () => {
+    const first = await discard(['/bin/sh', '-c', 'true']);
+    const counter = path.join(dir, 'ran-once');
+    // stopped, the spawner cannot read the command; killed, it never will
+    process.kill(first.group!, 'SIGSTOP');
+    const pending = discard(['/bin/sh', '-c', `echo x >> ${counter}; exit 9`]);
+    process.kill(-first.group!, 'SIGKILL');
+    const r = await pending;
+    assert.equal(r.retcode, 9);
+    assert.notEqual(r.group, first.group);
+    assert.equal(fs.readFileSync(counter, 'utf8'), 'x\n');
+  });
+
   it('commands at the same time: one goes through the spawner, the others are forked as before', async () => {
     const runs = await Promise.all([0, 1, 2].map((i) => discard(['/bin/sh', '-c', `sleep 0.2; exit ${i + 10}`])));
     assert.deepEqual(
@@ -152,7 +165,7 @@ describe('shell spawner', () => {
   });
 
   it('spawnerLine quotes every word and redirects the command away from the spawner channel', () => {
-    assert.equal(spawnerLine(['/bin/echo', "a'b"], { K: 'v' }, '/tmp'), `(cd -- '/tmp' || exit 126\nexport K='v'\nexec '/bin/echo' 'a'\\''b'\n) </dev/null >/dev/null 2>&1; echo "$?"\n`);
+    assert.equal(spawnerLine(['/bin/echo', "a'b"], { K: 'v' }, '/tmp'), `echo s; (cd -- '/tmp' || exit 126\nexport K='v'\nexec '/bin/echo' 'a'\\''b'\n) </dev/null >/dev/null 2>&1; echo "$?"\n`);
   });
 
   it('an idle spawner does not keep the process alive', async () => {
