@@ -8,7 +8,7 @@ import type { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
-import type { Job, MinionStatus } from '../protocol/index.js';
+import type { Job, MinionStatus, Return } from '../protocol/index.js';
 import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
@@ -27,6 +27,7 @@ import { isJid } from '../jobs/jid.js';
 import { minionSocketPath, startMinionControl } from './control-server.js';
 import { createMinionRegistry } from '../state/index.js';
 import { PillarStore } from './pillar-store.js';
+import { MinionScheduler } from './minion-scheduler.js';
 
 export interface MinionRuntime {
   clock?: Clock;
@@ -83,6 +84,8 @@ export class Minion {
   private readonly masterFiles: MasterFileSource | undefined;
   /** salt:// for jobs: the master's file server, or the minion's own file_roots. */
   readonly files: FileClient;
+  /** The `schedule` option and pillar's, run through the job runner (docs/schedule.md). */
+  readonly schedule: MinionScheduler;
 
   private constructor(
     readonly opts: MinionOptions,
@@ -102,7 +105,18 @@ export class Minion {
       this.masterFiles = new MasterFileSource(() => this.links, clock);
       this.files = new CachingFileClient(this.masterFiles, cache);
     }
+    this.schedule = new MinionScheduler({
+      opts,
+      id: resolvedId.id,
+      logger,
+      clock,
+      pillar: this.pillar,
+      run: (job) => this.runner.run(job),
+      claimJid: (jid) => this.recent.add(jid),
+      deliver: (ret) => this.deliverScheduled(ret),
+    });
     this.runner = new JobRunner({
+      schedule: this.schedule.functions,
       registry,
       services: { files: this.files, ...(opts.file_client === 'local' ? { localFiles: true } : {}) },
       minionId: resolvedId.id,
@@ -141,6 +155,7 @@ export class Minion {
     const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, registry, runtime, returns);
     minion.grainsCache = await minion.collectGrains();
     minion.connect();
+    minion.schedule.start();
     await minion.openControl();
     return minion;
   }
@@ -192,6 +207,7 @@ export class Minion {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.schedule.stop();
     this.runner.abortAll();
     for (const link of this.links) link.stop();
     void this.control?.close();
@@ -344,6 +360,16 @@ export class Minion {
         link.send(ret);
       })
       .catch((err: unknown) => this.logger.error({ err, jid: job.jid }, 'job runner failed'));
+  }
+
+  /**
+   * A scheduled run's return: queued (on disk) like any other, sent now through one connected
+   * master; with none connected it goes out from the queue when a master signs in.
+   */
+  private deliverScheduled(ret: Return): void {
+    if (this.stopped) return;
+    this.returns.add(ret);
+    this.links.find((l) => l.ready)?.send(ret);
   }
 
   private onFatal(err: BrineError): void {

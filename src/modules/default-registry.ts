@@ -10,6 +10,7 @@ import { pkgFunctions } from './pkg-module.js';
 import { pkgrepoFunctions } from './pkgrepo-module.js';
 import { ModuleRegistry } from './registry.js';
 import { saltutilFunctions } from './saltutil-module.js';
+import { scheduleFunctions } from './schedule-module.js';
 import { serviceFunctions } from './service-module.js';
 import { statusFunctions } from './status-module.js';
 import { sysFunctions } from './sys-module.js';
@@ -33,6 +34,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(cronFunctions);
   registry.registerAll(archiveFunctions);
   registry.registerAll(saltutilFunctions);
+  registry.registerAll(scheduleFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

@@ -2,7 +2,7 @@
 
 export { defineFunction, defineParam, defineParams } from './define-function.js';
 export type { NamedArgs, ParamValue, TypedArgs, TypedModuleFunction } from './define-function.js';
-export type { BoundArgs, ExecContext, ExecResult, FileClient, FileStat, Grains, SyncHost, ModuleFunction, ParamSpec, ParamType, RunningJobInfo, RunningJobs } from './types.js';
+export type { BoundArgs, ExecContext, ExecResult, FileClient, FileStat, Grains, SyncHost, ModuleFunction, ParamSpec, ParamType, RunningJobInfo, RunningJobs, ScheduleControl } from './types.js';
 export { ModuleRegistry } from './registry.js';
 export { createDefaultRegistry } from './default-registry.js';
 export { bindArguments, formatSignature } from './bind-args.js';

@@ -56,6 +56,26 @@ export interface ExecContext {
   syncHost?: SyncHost;
   /** The minion's pillar (issue 10 fills it; until then an empty mapping). */
   pillar?: () => Readonly<Record<string, unknown>>;
+  /** The minion's scheduler (schedule.*); only given to functions marked `inline` in the minion daemon. */
+  schedule?: ScheduleControl;
+}
+
+/** What schedule.* asks of the minion's scheduler; each method returns Salt's return shape or throws a BrineError. */
+export interface ScheduleControl {
+  list(showAll: boolean): unknown;
+  add(name: string, fields: Record<string, unknown>, persist: boolean): unknown;
+  modify(name: string, fields: Record<string, unknown>, persist: boolean): unknown;
+  delete(name: string, persist: boolean): unknown;
+  enable(persist: boolean): unknown;
+  disable(persist: boolean): unknown;
+  enableJob(name: string, persist: boolean): unknown;
+  disableJob(name: string, persist: boolean): unknown;
+  runJob(name: string, force: boolean): unknown;
+  purge(persist: boolean): unknown;
+  save(): unknown;
+  reload(): unknown;
+  isEnabled(name: string | undefined): unknown;
+  showNextFireTime(name: string): unknown;
 }
 
 /** Blocking calls from a worker thread to its host thread (Atomics.wait + receiveMessageOnPort). */
