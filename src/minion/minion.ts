@@ -196,7 +196,15 @@ export class Minion {
       returnQueue: this.returns.size,
       returnsDropped: this.returns.dropped,
       ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
+      ...this.scheduleStatus(),
     };
+  }
+
+  /** Schedule jobs that cannot run, for brine doctor (bounded as the status message allows). */
+  private scheduleStatus(): Pick<MinionStatus, 'scheduleErrors'> {
+    const errors = [...this.schedule.scheduler.errors()].slice(0, 1024);
+    if (errors.length === 0) return {};
+    return { scheduleErrors: errors.map(([job, e]) => ({ job: job.slice(0, 256), code: e.code, message: e.message.slice(0, 4000) })) };
   }
 
   /** Returns not yet acknowledged by any master. */

@@ -188,6 +188,8 @@ export const minionStatusSchema = s.object({
       { max: 1024 },
     ),
   ),
+  /** The scheduler (issue 10): jobs of the schedule that cannot run, with their coded error. */
+  scheduleErrors: s.optional(s.array(s.object({ job: s.string({ max: 256 }), code: s.string({ max: 64 }), message: s.string({ max: 4096 }) }), { max: 1024 })),
 });
 
 export const MINION_CONTROL_REQUESTS = new Map<string, typeof minionStatusRequestSchema>([['minion_status', minionStatusRequestSchema]]);

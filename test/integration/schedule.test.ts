@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { Cluster, runCli, waitUntil, type Proc } from '../helpers/cluster.js';
 
 interface ListedJob {
   jid: string;
@@ -88,6 +88,10 @@ describe('scheduler: schedule option, schedule.*, returns in the job cache', () 
     const next = (await runJson(cluster, ['s1', 'schedule.show_next_fire_time', 'zero'], 1)) as { s1: { result: boolean; comment: string } };
     assert.equal(next.s1.result, false);
     assert.match(next.s1.comment, /SCHEDULE_INVALID/);
+    // brine doctor on the minion's host names both jobs
+    const doctor = await runCli(['doctor', 'minion', '-c', cluster.minionConfigDir('s1')], { timeoutMs: 30_000 });
+    assert.match(doctor.stdout, /schedule job zero.*SCHEDULE_INVALID: schedule job 'zero', field 'seconds'/);
+    assert.match(doctor.stdout, /schedule job typo.*did you mean 'splay'/);
     const good = (await runJson(cluster, ['s1', 'schedule.show_next_fire_time', 'ping'])) as { s1: { result: boolean; next_fire_time: string } };
     assert.equal(good.s1.result, true);
     assert.match(good.s1.next_fire_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$/);

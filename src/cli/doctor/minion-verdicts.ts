@@ -146,6 +146,9 @@ export function judgeMinionStatus(status: MinionStatus | StatusProblem, now: num
       ),
     );
   }
+  for (const e of status.scheduleErrors ?? []) {
+    out.push(fail(`schedule job ${e.job}`, `${e.code}: ${e.message}`, 'fix the entry (docs/schedule.md lists every field) in the minion config, pillar or with schedule.modify; the other jobs run'));
+  }
   const queue = `return queue ${status.returnQueue} waiting for acknowledgement, ${status.returnsDropped} dropped since start`;
   if (status.returnsDropped > 0) out.push(warn('return queue', queue, 'raise return_queue_max, and find why no master acknowledges returns (see the connection lines above)'));
   else out.push(ok('return queue', queue));

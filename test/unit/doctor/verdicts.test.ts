@@ -185,6 +185,15 @@ describe('the running minion', () => {
     assert.match(queue!.fix!, /return_queue_max/);
   });
 
+  it('FAIL per schedule job that cannot run, naming the job and the code', () => {
+    const checks = judgeMinionStatus({ ...status(), scheduleErrors: [{ job: 'hs', code: 'SCHEDULE_INVALID', message: "schedule job 'hs', field 'seconds': must not be negative, got -1" }] }, NOW, 'x');
+    const c = checks.find((x) => x.what === 'schedule job hs');
+    assert.equal(c?.level, 'fail');
+    assert.match(c!.detail, /^SCHEDULE_INVALID: schedule job 'hs', field 'seconds'/);
+    assert.match(c!.fix!, /docs\/schedule\.md/);
+    assert.equal(judgeMinionStatus(status(), NOW, 'x').filter((x) => x.what.startsWith('schedule')).length, 0);
+  });
+
   it('WARN "minion is not running" when nothing answers, never FAIL', () => {
     const [c] = judgeMinionStatus({ kind: 'not_running', socket: '/run/minion.sock' }, NOW, "'brine minion -c /etc/brine'");
     assert.equal(c!.level, 'warn');
