@@ -217,6 +217,12 @@ export class JobTracker {
    */
   private handleScheduledReturn(session: MinionSession, ret: Return, run: NonNullable<Return['schedule']>): void {
     const minion = session.id;
+    if (!FUN_PATTERN.test(ret.fun)) {
+      // it would become a job row; a function name that cannot exist is not stored
+      this.deps.logger.warn({ minion, schedule: run.name.slice(0, 100) }, `dropped a scheduled return from ${minion}: '${ret.fun.slice(0, 100)}' is not a function name; nothing was stored`);
+      session.sendAck(ret.jid);
+      return;
+    }
     const receivedAt = this.deps.clock.now();
     const record = { minion, fun: ret.fun, return: ret.ret, retcode: ret.retcode, success: ret.success, receivedAt, ...(ret.error ? { error: ret.error } : {}) };
     const { jid, fresh } = this.deps.cache.saveScheduledReturn(minion, { jid: this.deps.jids.next(), minionJid: ret.jid, name: run.name, arg: run.arg, kwarg: run.kwarg, ret: record });
