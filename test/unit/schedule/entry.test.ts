@@ -86,3 +86,21 @@ describe('parseEntry', () => {
     refused('u', { function: 'test.ping', seconds: 1, until: '2026-01-01', after: '2026-02-01' }, 'until', /never run/);
   });
 });
+
+describe('time strings', () => {
+  it('reads 12-hour and 24-hour times, refuses nonsense', async () => {
+    const { parseTimeOfDay, parseDateTime, inRange } = await import('../../../src/schedule/time-spec.js');
+    assert.equal(parseTimeOfDay('5:00pm'), 17 * 3600);
+    assert.equal(parseTimeOfDay('12:30am'), 30 * 60);
+    assert.equal(parseTimeOfDay('17:00:30'), 17 * 3600 + 30);
+    assert.equal(parseTimeOfDay('5pm'), 17 * 3600);
+    for (const bad of ['17', '25:00', '13:00pm', '5:60', 'noon']) assert.equal(parseTimeOfDay(bad), undefined, bad);
+    assert.equal(parseDateTime('2026-02-31 10:00'), undefined, 'no 31 February');
+    assert.equal(parseDateTime('2026-02-28T10:00:00'), new Date(2026, 1, 28, 10).getTime());
+    // a daily range across midnight
+    const night = { start: { kind: 'daily' as const, seconds: 22 * 3600 }, end: { kind: 'daily' as const, seconds: 6 * 3600 } };
+    assert.equal(inRange(night.start, night.end, new Date(2026, 5, 15, 23, 0).getTime()), true);
+    assert.equal(inRange(night.start, night.end, new Date(2026, 5, 15, 5, 0).getTime()), true);
+    assert.equal(inRange(night.start, night.end, new Date(2026, 5, 15, 12, 0).getTime()), false);
+  });
+});
