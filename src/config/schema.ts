@@ -135,6 +135,30 @@ const TABLE = [
     roles: MINION,
     doc: 'Extra directories of custom execution modules (*.js / *.mjs exporting `functions`), loaded at minion start; see docs/modules.md.',
   },
+  // --- custom grains/modules/states from the master (saltutil.sync_*) and startup states ------
+  {
+    name: 'autoload_dynamic_modules',
+    type: 'bool',
+    default: true,
+    roles: MINION,
+    doc: 'Sync custom grains, modules and states from the master (saltutil.sync_all) before the startup_states run; see docs/custom-modules.md.',
+  },
+  {
+    name: 'clean_dynamic_modules',
+    type: 'bool',
+    default: true,
+    roles: MINION,
+    doc: 'When syncing custom modules, delete the ones in <cachedir>/extmods that the master no longer has.',
+  },
+  {
+    name: 'startup_states',
+    type: 'enum',
+    values: ['', 'highstate', 'sls'],
+    default: '',
+    roles: MINION,
+    doc: "A state run when the minion starts (after its first master connection, or at once with file_client: local): highstate, or sls for the SLS names in sls_list; '' for none.",
+  },
+  { name: 'sls_list', type: 'list', default: [], roles: MINION, doc: 'SLS names applied at start when startup_states is sls.' },
 
   // --- which master, and how to reach it ------------------------------------------------------
   { name: 'master', type: 'string_or_list', default: 'salt', roles: MINION, doc: 'Master host name or address, or a list of them for multi-master (see master_type).' },

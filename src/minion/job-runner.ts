@@ -32,6 +32,8 @@ export interface JobRunnerDeps {
   maxReturnBytes?: number;
   /** Re-collects grains (saltutil.refresh_grains); passed to inline functions. */
   refreshGrains?: () => Promise<void>;
+  /** Loads synced custom modules/states/grains again (saltutil.sync_*); passed to inline functions. */
+  reloadExtmods?: ExecContext['reloadExtmods'];
   /** Where non-inline functions run; worker threads unless a test substitutes it. */
   executor?: JobExecutor;
   /** Job timeouts, the SIGTERM->SIGKILL grace and start times; the system clock by default. */
@@ -82,12 +84,23 @@ export class JobRunner implements RunningJobs {
   private stateHolder: Entry | undefined;
   private readonly stateWaiters = new Set<() => void>();
   private lockFile: StateLockFile | undefined;
+  /** Bumped by replaceRegistry, so worker threads rebuild theirs (WorkerCall.extmodsGeneration). */
+  private extmodsGeneration = 0;
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.executor = deps.executor ?? new WorkerExecutor();
     this.maxConcurrent = Math.max(1, deps.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_JOBS);
     this.maxReturnBytes = deps.maxReturnBytes ?? DEFAULT_MAX_RETURN_BYTES;
     this.clock = deps.clock ?? systemClock;
+  }
+
+  /**
+   * Runs the jobs that start from now on with `registry` (custom modules loaded again after a
+   * sync); jobs already running keep the functions they started with.
+   */
+  replaceRegistry(registry: ModuleRegistry): void {
+    this.deps.registry = registry;
+    this.extmodsGeneration++;
   }
 
   /** Jobs running or queued. */
@@ -297,13 +310,23 @@ export class JobRunner implements RunningJobs {
     if (this.deps.services?.files) ctx.files = this.deps.services.files;
     if (this.deps.refreshGrains) ctx.refreshGrains = this.deps.refreshGrains;
     if (this.deps.schedule) ctx.schedule = this.deps.schedule;
+    if (this.deps.reloadExtmods) ctx.reloadExtmods = this.deps.reloadExtmods;
     return this.deps.registry.call(job.fun, job.arg, job.kwarg, ctx);
   }
 
   private runIsolated(entry: Entry): Promise<ExecResult> {
     const { job } = entry;
     entry.isolated = this.executor.start(
-      { fun: job.fun, arg: job.arg, kwarg: job.kwarg, jid: job.jid, minionId: this.deps.minionId, grains: this.deps.grains(), config: this.deps.config },
+      {
+        fun: job.fun,
+        arg: job.arg,
+        kwarg: job.kwarg,
+        jid: job.jid,
+        minionId: this.deps.minionId,
+        grains: this.deps.grains(),
+        config: this.deps.config,
+        extmodsGeneration: this.extmodsGeneration,
+      },
       (pid) => this.track(entry, pid),
       this.deps.services,
     );

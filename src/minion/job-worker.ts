@@ -4,8 +4,8 @@
 
 import { parentPort } from 'node:worker_threads';
 import { BrineError, isErrorCode } from '../util/errors.js';
-import { loadModuleDirs, type ExecContext, type ExecResult, type ModuleRegistry } from '../modules/index.js';
-import { createMinionRegistry } from '../state/index.js';
+import type { ExecContext, ExecResult, ModuleRegistry } from '../modules/index.js';
+import { buildMinionRegistry } from './minion-extensions.js';
 import { WorkerHostClient } from './worker-host-client.js';
 import { localFileClient, localSyncHost } from './worker-local-files.js';
 import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
@@ -13,7 +13,7 @@ import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest 
 const port = parentPort;
 // salt:// files and blocking calls go to the host thread (worker-host-client.ts)
 const host = new WorkerHostClient((m, transfer) => port?.postMessage(m, transfer ?? []));
-let registry: Promise<ModuleRegistry> | undefined;
+let registry: { generation: number | undefined; built: Promise<ModuleRegistry> } | undefined;
 let current: { call: WorkerCall; controller: AbortController } | undefined;
 
 const DECLINED = Symbol('declined');
@@ -31,28 +31,25 @@ function post(reply: WorkerReply): void {
   }
 }
 
-/** The same functions as the main thread: built-ins plus module_dirs (the main thread logs problems). */
-function registryFor(config: Readonly<Record<string, unknown>>): Promise<ModuleRegistry> {
-  registry ??= (async () => {
-    const r = createMinionRegistry();
-    const dirs = config.module_dirs;
-    if (Array.isArray(dirs) && dirs.length > 0) {
-      const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-      await loadModuleDirs(
-        r,
-        dirs.filter((d): d is string => typeof d === 'string'),
-        quiet,
-      );
-    }
-    return r;
-  })();
-  return registry;
+/**
+ * The same functions as the main thread: built-ins, custom states and modules (the main thread
+ * logs problems). Rebuilt when the runner's extmods generation moves (after saltutil.sync_*).
+ */
+function registryFor(config: Readonly<Record<string, unknown>>, generation: number | undefined): Promise<ModuleRegistry> {
+  if (!registry || registry.generation !== generation) {
+    const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+    const dirs = Array.isArray(config.module_dirs) ? config.module_dirs.filter((d): d is string => typeof d === 'string') : [];
+    const cachedir = typeof config.cachedir === 'string' ? config.cachedir : undefined;
+    registry = { generation, built: buildMinionRegistry({ module_dirs: dirs, ...(cachedir !== undefined ? { cachedir } : {}) }, quiet).then((b) => b.registry) };
+  }
+  return registry.built;
 }
 
 function run(call: WorkerCall, pids: SharedArrayBuffer): void {
   const controller = new AbortController();
   current = { call, controller };
   const grains = call.grains;
+  const tracked = new Set<number>();
   const ctx: ExecContext = {
     grains: () => grains,
     minionId: call.minionId,
@@ -60,6 +57,9 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
     signal: controller.signal,
     jid: call.jid,
     trackProcess: (pid) => {
+      // the shell spawner's pid comes once per command it runs; the host needs it once
+      if (tracked.has(pid)) return;
+      tracked.add(pid);
       recordSharedPid(pids, pid);
       post({ t: 'pid', pid });
     },
@@ -75,7 +75,7 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
       // a config the host's own client rejected too: keep asking the host, which reports it
     }
   }
-  void registryFor(call.config)
+  void registryFor(call.config, call.extmodsGeneration)
     .then(async (r): Promise<ExecResult | typeof DECLINED> => {
       const fn = r.get(call.fun);
       if (call.declineInline && (!fn || fn.inline)) return DECLINED;

@@ -90,9 +90,9 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
       const r = await inWorker(executor, fun, arg, kwarg, o, services, true);
       if (r !== DECLINED) return r;
     }
-    const [{ createMinionRegistry }, { loadModuleDirs }] = await Promise.all([import('../state/minion-registry.js'), import('../modules/custom-modules.js')]);
-    const registry = createMinionRegistry();
-    await loadModuleDirs(registry, dirs, o.log);
+    // the same registry as a job's: module_dirs, and custom modules and states synced from the master
+    const { buildMinionRegistry } = await import('./minion-extensions.js');
+    const { registry } = await buildMinionRegistry(o.opts, o.log);
     const fn = registry.get(fun);
     if (!fn || fn.inline) {
       const ctx: ExecContext = { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req' };

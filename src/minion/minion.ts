@@ -13,7 +13,7 @@ import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
-import { BRINE_VERSION, collectGrains, loadModuleDirs, type FileClient, type Grains, type ModuleRegistry } from '../modules/index.js';
+import { BRINE_VERSION, extmodsDir, type FileClient, type Grains, type ModuleRegistry } from '../modules/index.js';
 import { CachingFileClient, FileRoots, LocalFileSource } from '../fileserver/index.js';
 import { MasterFileSource } from './master-files.js';
 import { MAX_GRAINS_JSON, grainsSchema } from '../protocol/index.js';
@@ -23,9 +23,11 @@ import { resolveConfiguredId, type ResolvedId, type ResolveIdOptions } from './m
 import { reportIdAtStart } from './id-checks.js';
 import { ReturnQueue } from './return-queue.js';
 import { RecentJids } from './recent-jids.js';
-import { isJid } from '../jobs/jid.js';
+import { formatJid, isJid } from '../jobs/jid.js';
 import { minionSocketPath, startMinionControl } from './control-server.js';
-import { createMinionRegistry } from '../state/index.js';
+import { buildMinionRegistry } from './minion-extensions.js';
+import { collectMinionGrains } from './minion-grains.js';
+import { startupCalls, startupSummary } from './startup-states.js';
 import { PillarStore } from './pillar-store.js';
 import { MinionScheduler } from './minion-scheduler.js';
 
@@ -71,6 +73,10 @@ export class Minion {
   /** This minion's current pillar (filled by the pillar client; read by jobs, the mine and the scheduler). */
   readonly pillar = new PillarStore();
   private stopped = false;
+  /** Synced files that failed at their last load, per kind (brine doctor). */
+  private readonly extmodProblems = new Map<'grains' | 'modules' | 'states', { file: string; reason: string }[]>();
+  /** startup_states ran (or was started): once per daemon, not per reconnect. */
+  private startupRun = false;
   private readonly runner: JobRunner;
   /** Per link, for `brine doctor` (minion_status on the control socket). */
   private readonly linkStats = new Map<MasterLink, { ready: number; since?: number; lastDown?: string }>();
@@ -126,7 +132,10 @@ export class Minion {
       maxConcurrent: opts.max_concurrent_jobs,
       jobTimeoutS: opts.job_timeout,
       maxReturnBytes: opts.max_return_size,
-      refreshGrains: () => this.refreshGrains(),
+      refreshGrains: async () => {
+        await this.refreshGrains();
+      },
+      reloadExtmods: (kinds) => this.reloadExtmods(kinds),
       clock,
     });
     this.startedAt = clock.now();
@@ -149,13 +158,15 @@ export class Minion {
     const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'minion', commonName: resolved.id });
     const returns = ReturnQueue.open(path.join(opts.cachedir, 'returns'), { max: opts.return_queue_max, logger });
     if (returns.size > 0) logger.info({ pending: returns.size }, `${returns.size} returns from before the restart will be sent once a master is connected`);
-    const registry = createMinionRegistry();
-    const custom = await loadModuleDirs(registry, opts.module_dirs ?? [], logger);
-    if (custom.loaded.length > 0) logger.info({ modules: custom.loaded.map((m) => m.file) }, `loaded ${custom.loaded.length} custom module file(s) from module_dirs`);
-    const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, registry, runtime, returns);
-    minion.grainsCache = await minion.collectGrains();
+    // module_dirs, and custom modules and states synced from the master before the restart
+    const built = await buildMinionRegistry(opts, logger);
+    const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, built.registry, runtime, returns);
+    minion.noteExtmodProblems(['modules', 'states'], built.problems);
+    await minion.refreshGrains();
     minion.connect();
     minion.schedule.start();
+    // masterless: nothing to wait for; otherwise the first master connection starts it
+    if (opts.file_client === 'local') minion.runStartupStates();
     await minion.openControl();
     return minion;
   }
@@ -197,6 +208,7 @@ export class Minion {
       returnsDropped: this.returns.dropped,
       ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
       ...this.scheduleStatus(),
+      ...this.customModuleProblems(),
     };
   }
 
@@ -276,6 +288,7 @@ export class Minion {
           logger.info({ master: `${m.host}:${m.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${m.host}`);
           // grains first, so the master's data cache is fresh before returns come in
           this.sendGrains(link);
+          this.runStartupStates();
           // returns whose job came through this link, and those restored from disk
           for (const ret of this.returns.pending()) {
             const origin = this.origin.get(ret.jid);
@@ -316,17 +329,52 @@ export class Minion {
     this.refused.set(master, { master, code: err.code, message: err.message.slice(0, 4000), since });
   }
 
-  private collectGrains(): Promise<Grains> {
-    return collectGrains({ id: this.id, configGrains: this.opts.grains });
+  /** The synced files that failed at their last load, bounded as the status message allows. */
+  private customModuleProblems(): Pick<MinionStatus, 'customModuleProblems'> {
+    const all = [...this.extmodProblems.values()].flat();
+    if (all.length === 0) return {};
+    return { customModuleProblems: all.slice(0, 1024).map((p) => ({ file: p.file.slice(0, 4096), reason: p.reason.slice(0, 4000) })) };
+  }
+
+  /** Keeps the failures of synced files (not module_dirs) for brine doctor. */
+  private noteExtmodProblems(kinds: readonly ('grains' | 'modules' | 'states')[], problems: readonly { kind?: string; file: string; reason: string }[]): { file: string; reason: string }[] {
+    const all: { file: string; reason: string }[] = [];
+    for (const kind of kinds) {
+      const dir = extmodsDir(this.opts.cachedir, kind) + path.sep;
+      const mine = problems.filter((p) => (p.kind === undefined || p.kind === kind) && p.file.startsWith(dir)).map(({ file, reason }) => ({ file, reason }));
+      this.extmodProblems.set(kind, mine);
+      all.push(...mine);
+    }
+    return all;
   }
 
   /**
    * Re-collects the grains and sends them to every connected master (saltutil.refresh_grains);
-   * a master connected later gets them at sign-in.
+   * a master connected later gets them at sign-in. Resolves to the custom grain files that failed.
    */
-  async refreshGrains(): Promise<void> {
-    this.grainsCache = await this.collectGrains();
+  async refreshGrains(): Promise<{ file: string; reason: string }[]> {
+    const { grains, problems } = await collectMinionGrains({ id: this.id, config: this.opts, logger: this.logger });
+    this.grainsCache = grains;
     for (const link of this.links) this.sendGrains(link);
+    return this.noteExtmodProblems(['grains'], problems);
+  }
+
+  /**
+   * After saltutil.sync_*: a new registry for the jobs that follow (modules, states), and/or
+   * grains collected and sent again. Resolves to the synced files that failed to load.
+   */
+  async reloadExtmods(kinds: readonly ('grains' | 'modules' | 'states')[]): Promise<{ file: string; reason: string }[]> {
+    const problems: { file: string; reason: string }[] = [];
+    if (kinds.includes('modules') || kinds.includes('states')) {
+      const built = await buildMinionRegistry(this.opts, this.logger);
+      this.runner.replaceRegistry(built.registry);
+      // module_dirs problems were there before any sync; report those of the synced files
+      const all = this.noteExtmodProblems(['modules', 'states'], built.problems);
+      const asked = kinds.filter((k) => k !== 'grains').map((k) => extmodsDir(this.opts.cachedir, k) + path.sep);
+      problems.push(...all.filter((p) => asked.some((dir) => p.file.startsWith(dir))));
+    }
+    if (kinds.includes('grains')) problems.push(...(await this.refreshGrains()));
+    return problems;
   }
 
   /** Sends the grains for the master's minion data cache, unless they exceed the protocol bound. */
@@ -342,6 +390,28 @@ export class Minion {
       return;
     }
     link.send({ t: 'grains', grains });
+  }
+
+  /**
+   * startup_states: sync custom modules (autoload_dynamic_modules), then the state run, through
+   * the job runner as any job (state lock, worker thread). The outcome goes to the log only: the
+   * master keeps returns of jobs it published, and it did not publish these.
+   */
+  private runStartupStates(): void {
+    if (this.startupRun) return;
+    this.startupRun = true;
+    const calls = startupCalls(this.opts);
+    if (calls.length === 0) return;
+    void (async () => {
+      for (const call of calls) {
+        if (this.stopped) return;
+        const job: Job = { t: 'job', jid: formatJid(this.clock.now() * 1000), ...call, kwarg: call.kwarg as Job['kwarg'], arg: call.arg as Job['arg'], tgt: this.id, tgtType: 'glob' };
+        const ret = await this.runner.run(job);
+        const line = `startup_states: ${startupSummary(ret)}`;
+        if (ret.success) this.logger.info({ jid: job.jid, fun: job.fun }, line);
+        else this.logger.error({ jid: job.jid, fun: job.fun, retcode: ret.retcode }, line);
+      }
+    })().catch((err: unknown) => this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'startup_states failed'));
   }
 
   private onJob(job: Job, link: MasterLink): void {

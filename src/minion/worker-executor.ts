@@ -45,24 +45,25 @@ function failed(fun: string, message: string): ExecResult {
 }
 
 /**
- * The bundled worker (scripts/bundle-worker.mjs, part of npm run build) if it is at least as new
- * as the last compile (dist/.tsbuildinfo, absent in a copied installation): a compile without the
+ * The bundled worker (scripts/bundle-worker.mjs, part of npm run build), started through
+ * job-worker-loader.cjs (which adds the V8 code cache), if the bundle is at least as new as the
+ * last compile (dist/.tsbuildinfo, absent in a copied installation): a compile without the
  * bundle step must not leave an older bundle running instead of the new code.
  */
 function freshBundle(): URL | undefined {
-  const bundle = new URL('./job-worker.bundle.js', import.meta.url);
+  const bundle = new URL('./job-worker.bundle.cjs', import.meta.url);
   try {
     const built = statSync(fileURLToPath(bundle)).mtimeMs;
     const compiled = statSync(fileURLToPath(new URL('../../.tsbuildinfo', import.meta.url)), { throwIfNoEntry: false })?.mtimeMs;
-    return compiled === undefined || built >= compiled ? bundle : undefined;
+    return compiled === undefined || built >= compiled ? new URL('./job-worker-loader.cjs', import.meta.url) : undefined;
   } catch {
     return undefined;
   }
 }
 
 /**
- * Built code runs job-worker.bundle.js when fresh (one file loads faster than ~200 modules), else
- * job-worker.js. Under tsx (tests run from source) only job-worker.ts exists and
+ * Built code runs the fresh bundle (one file loads faster than ~200 modules, and it has a code
+ * cache), else job-worker.js. Under tsx (tests run from source) only job-worker.ts exists and
  * a worker thread does not inherit tsx's loader, so a small bootstrap registers it first.
  */
 function spawnWorker(): Worker {

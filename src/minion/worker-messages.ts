@@ -13,6 +13,11 @@ export interface WorkerCall {
   minionId: string;
   grains: Grains;
   config: Readonly<Record<string, unknown>>;
+  /**
+   * Which load of the custom modules this call expects: the runner bumps it after a
+   * saltutil.sync_* / refresh_modules, and a worker with an older registry builds a new one.
+   */
+  extmodsGeneration?: number;
   /** How deep in blocking salt[...] calls this call is (0 for a job). */
   depth?: number;
   /**

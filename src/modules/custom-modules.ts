@@ -2,9 +2,11 @@
 // exports `functions` (or a default export) of ModuleFunction objects, registered through the
 // same registry contract as the built-ins. A broken file is logged and skipped, never fatal.
 
-import { readdir } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { importFile } from '../util/dynamic-import.js';
 import { isBrineError } from '../util/errors.js';
 import { ModuleRegistry } from './registry.js';
 import type { ModuleFunction } from './types.js';
@@ -53,13 +55,21 @@ function checkShape(value: unknown): ModuleFunction[] {
   });
 }
 
-async function importWithTimeout(file: string): Promise<Record<string, unknown>> {
+/**
+ * Imports a module file with a bounded wait. The URL carries the content's hash: the ESM loader
+ * caches by URL, so a file replaced by saltutil.sync_* must get a new URL to be loaded again.
+ */
+export async function importModuleFile(file: string): Promise<Record<string, unknown>> {
+  const version = createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex')
+    .slice(0, 16);
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`importing it did not finish within ${IMPORT_TIMEOUT_MS / 1000} s (top-level await that never settles?)`)), IMPORT_TIMEOUT_MS);
   });
   try {
-    return (await Promise.race([import(pathToFileURL(file).href), timeout])) as Record<string, unknown>;
+    return (await Promise.race([importFile(`${pathToFileURL(file).href}?v=${version}`), timeout])) as Record<string, unknown>;
   } finally {
     clearTimeout(timer);
   }
@@ -95,7 +105,7 @@ export async function loadModuleDirs(registry: ModuleRegistry, dirs: readonly st
       const file = path.resolve(dir, name);
       let fns: ModuleFunction[];
       try {
-        fns = checkShape(exportedFunctions(await importWithTimeout(file)));
+        fns = checkShape(exportedFunctions(await importModuleFile(file)));
         // Validate names, docs and params in a scratch registry first, so a file is all or nothing.
         new ModuleRegistry().registerAll(fns);
       } catch (err) {

@@ -11,6 +11,7 @@ import { pkgrepoFunctions } from './pkgrepo-module.js';
 import { ModuleRegistry } from './registry.js';
 import { saltutilFunctions } from './saltutil-module.js';
 import { scheduleFunctions } from './schedule-module.js';
+import { saltutilSyncFunctions } from './saltutil-sync.js';
 import { serviceFunctions } from './service-module.js';
 import { statusFunctions } from './status-module.js';
 import { sysFunctions } from './sys-module.js';
@@ -35,6 +36,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(archiveFunctions);
   registry.registerAll(saltutilFunctions);
   registry.registerAll(scheduleFunctions);
+  registry.registerAll(saltutilSyncFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

@@ -34,6 +34,9 @@ export { pkgrepoFunctions, createPkgrepoFunctions, aptRequest, dnfRequest, type 
 export { sameRepo, formatSourceLine } from './pkgrepo-apt.js';
 export { findUser, findGroup, readPasswd, readGroups, type PasswdEntry, type GroupEntry } from './user-db.js';
 export { resolveRunas, type RunasUser } from './cmd-module.js';
-export { loadModuleDirs, type ModuleLoadLogger, type ModuleLoadReport } from './custom-modules.js';
+export { loadModuleDirs, importModuleFile, type ModuleLoadLogger, type ModuleLoadReport } from './custom-modules.js';
+export { loadCustomGrains, type CustomGrainsResult, type GrainFunctionInput } from './custom-grains.js';
+export { syncExtmods, syncEnvs, extmodsDir, nameList, EXTMOD_KINDS, EXTMOD_FILE, type ExtmodKind, type ExtmodFilter, type SyncOutcome } from './extmods-sync.js';
+export { saltutilSyncFunctions, type ExtmodsReload } from './saltutil-sync.js';
 export { unifiedDiff } from './unified-diff.js';
 export { compilePythonRegex, pythonFlags, pythonSubn } from './python-regex.js';

@@ -54,6 +54,13 @@ export interface ExecContext {
    * await): execution-function calls and salt:// reads. Present in job worker threads.
    */
   syncHost?: SyncHost;
+  /**
+   * Loads the custom modules, states or grains in <cachedir>/extmods again after a sync
+   * (saltutil.sync_*, refresh_modules): the minion rebuilds its registry for new jobs, or
+   * re-collects and sends its grains. Resolves to the files that failed to load, by name.
+   * Only given to inline functions of the minion daemon.
+   */
+  reloadExtmods?: (kinds: readonly ('grains' | 'modules' | 'states')[]) => Promise<{ file: string; reason: string }[]>;
   /** The minion's pillar (issue 10 fills it; until then an empty mapping). */
   pillar?: () => Readonly<Record<string, unknown>>;
   /** The minion's scheduler (schedule.*); only given to functions marked `inline` in the minion daemon. */

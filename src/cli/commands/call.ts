@@ -32,7 +32,7 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
   const [
     { resolveConfiguredId },
     { runLocalCall },
-    { collectGrains },
+    { collectMinionGrains },
     { callExitCode, defaultOutputterFor, formatReturn, outputterNames },
     { parseSaltArgs },
     { highstateOptions, useColor },
@@ -41,7 +41,7 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
   ] = await Promise.all([
     import('../../minion/minion-id.js'),
     import('../../minion/local-call.js'),
-    import('../../modules/grains.js'),
+    import('../../minion/minion-grains.js'),
     import('../output/index.js'),
     import('../salt-args.js'),
     import('../state-output-flags.js'),
@@ -54,8 +54,9 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
   const { arg, kwarg } = parseSaltArgs(rest);
   const state = highstateOptions(opts, flags, kwarg);
   const id = (await resolveConfiguredId(opts)).id;
-  const grains = await collectGrains({ id, configGrains: opts.grains });
   const say = (_o: object, msg: string) => void process.stderr.write(`${msg}\n`);
+  // core grains, custom grains synced from the master, config grains (as the daemon's)
+  const { grains } = await collectMinionGrains({ id, config: opts, logger: { info: () => undefined, warn: say, error: say } });
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort(new Error('interrupted')));
   // the function runs in a worker thread as a minion's job does (salt:// and salt[...] work);

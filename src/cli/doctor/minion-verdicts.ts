@@ -149,6 +149,17 @@ export function judgeMinionStatus(status: MinionStatus | StatusProblem, now: num
   for (const e of status.scheduleErrors ?? []) {
     out.push(fail(`schedule job ${e.job}`, `${e.code}: ${e.message}`, 'fix the entry (docs/schedule.md lists every field) in the minion config, pillar or with schedule.modify; the other jobs run'));
   }
+  const broken = status.customModuleProblems ?? [];
+  if (broken.length > 0) {
+    const list = broken.map((p) => `${p.file}: ${p.reason}`).join('; ');
+    out.push(
+      warn(
+        'custom modules',
+        `MODULE_LOAD_FAILED: ${broken.length} synced file(s) did not load: ${list}`,
+        "fix or remove them in the master's file_roots (_modules/, _states/, _grains/) and run saltutil.sync_all; the other modules work",
+      ),
+    );
+  }
   const queue = `return queue ${status.returnQueue} waiting for acknowledgement, ${status.returnsDropped} dropped since start`;
   if (status.returnsDropped > 0) out.push(warn('return queue', queue, 'raise return_queue_max, and find why no master acknowledges returns (see the connection lines above)'));
   else out.push(ok('return queue', queue));

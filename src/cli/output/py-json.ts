@@ -47,7 +47,41 @@ function encode(value: unknown, indent: number | null, level: number): string | 
   return undefined; // undefined and functions have no JSON form, as in JSON.stringify
 }
 
+const NON_ASCII = /[\u007f-\uffff]/;
+
+/**
+ * True when JSON.stringify(value, null, indent) prints exactly what json.dumps would: plain
+ * objects and arrays, ASCII strings, and numbers both languages print alike (safe integers,
+ * decimals from 1e-4 up to 1e16). A state run's return is that, and the native encoder is ~20x
+ * faster on it (500 states: ~1 ms instead of ~20 ms).
+ */
+function nativeAgrees(value: unknown, depth: number): boolean {
+  if (value === null || value === true || value === false || value === undefined) return true;
+  if (typeof value === 'string') return !NON_ASCII.test(value);
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value)) return true;
+    const a = Math.abs(value);
+    return a >= 1e-4 && a < 1e16;
+  }
+  if (typeof value !== 'object' || depth > 200) return false;
+  if (Array.isArray(value)) {
+    // undefined items: stringify and encode both print null; functions: both null too, but rare
+    for (const item of value) if (typeof item === 'function' || !nativeAgrees(item, depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if ((proto !== Object.prototype && proto !== null) || 'toJSON' in value) return false;
+  for (const k in value) {
+    if (NON_ASCII.test(k)) return false;
+    const v = (value as Record<string, unknown>)[k];
+    if (typeof v !== 'function' && !nativeAgrees(v, depth + 1)) return false;
+  }
+  return true;
+}
+
 /** Python's json.dumps(value, indent=indent) with its default ensure_ascii=True. */
 export function pyJsonDumps(value: unknown, indent: number | null = null): string {
+  // with indent, Python's separators are "," and ": ", as JSON.stringify's are
+  if (indent !== null && indent > 0 && value !== undefined && nativeAgrees(value, 0)) return JSON.stringify(value, null, indent);
   return encode(value, indent, 0) ?? 'null';
 }

@@ -35,7 +35,8 @@ export function pyNumber(n: number | bigint): string {
   if (n === Infinity) return 'inf';
   if (n === -Infinity) return '-inf';
   if (Number.isSafeInteger(n)) return Object.is(n, -0) ? '0' : String(n);
-  if (Number.isInteger(n)) return BigInt(n).toString();
+  // below 1e21 JS prints every digit as the JSON text carried it, which is what Python read
+  if (Number.isInteger(n)) return Math.abs(n) < 1e21 ? String(n) : BigInt(n).toString();
   // where both print plain decimals with the shortest digits (JS up to 1e21, Python below 1e16)
   const a = Math.abs(n);
   if (a >= 1e-4 && a < 1e16) return String(n);

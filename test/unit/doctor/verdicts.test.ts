@@ -194,6 +194,18 @@ describe('the running minion', () => {
     assert.equal(judgeMinionStatus(status(), NOW, 'x').filter((x) => x.what.startsWith('schedule')).length, 0);
   });
 
+  it('WARN naming each synced custom module that did not load; no line when all loaded', () => {
+    const checks = judgeMinionStatus({ ...status(), customModuleProblems: [{ file: '/var/cache/brine/minion/extmods/modules/broken.js', reason: 'boom' }] }, NOW, 'x');
+    const line = checks.find((c) => c.what === 'custom modules');
+    assert.equal(line?.level, 'warn');
+    assert.match(line!.detail, /MODULE_LOAD_FAILED: 1 synced file\(s\) did not load: .*broken\.js: boom/);
+    assert.match(line!.fix!, /saltutil\.sync_all/);
+    assert.equal(
+      judgeMinionStatus(status(), NOW, 'x').find((c) => c.what === 'custom modules'),
+      undefined,
+    );
+  });
+
   it('WARN "minion is not running" when nothing answers, never FAIL', () => {
     const [c] = judgeMinionStatus({ kind: 'not_running', socket: '/run/minion.sock' }, NOW, "'brine minion -c /etc/brine'");
     assert.equal(c!.level, 'warn');

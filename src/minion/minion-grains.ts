@@ -1,0 +1,23 @@
+// The grains a minion reports: core grains, then custom grains synced from the master
+// (<cachedir>/extmods/grains) over them, then `grains:` from the config over both (Salt's order).
+// Imports single files, not index files: `brine call` uses this and must start quickly.
+
+import type { ModuleLoadLogger } from '../modules/custom-modules.js';
+import { loadCustomGrains } from '../modules/custom-grains.js';
+import { extmodsDir } from '../modules/extmods-sync.js';
+import { collectGrains } from '../modules/grains.js';
+import type { Grains } from '../modules/types.js';
+
+export interface MinionGrainsOptions {
+  id: string;
+  config: Readonly<Record<string, unknown>> & { grains?: Record<string, unknown>; cachedir?: string };
+  logger: ModuleLoadLogger;
+}
+
+export async function collectMinionGrains(o: MinionGrainsOptions): Promise<{ grains: Grains; problems: { file: string; reason: string }[] }> {
+  const core = await collectGrains({ id: o.id });
+  const cachedir = o.config.cachedir;
+  if (typeof cachedir !== 'string' || cachedir === '') return { grains: { ...core, ...(o.config.grains ?? {}) }, problems: [] };
+  const custom = await loadCustomGrains(extmodsDir(cachedir, 'grains'), { grains: core, opts: o.config }, o.logger);
+  return { grains: { ...core, ...custom.grains, ...(o.config.grains ?? {}) }, problems: custom.skipped };
+}
