@@ -193,6 +193,7 @@ export function startEmulator(build, opts) {
     String(opts.authTimeout),
     '--stats-interval',
     '0.1',
+    ...(opts.extraArgs ?? []),
   ];
   const log = fs.openSync(opts.logFile, 'a');
   const child = track(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', log], env: { ...process.env, NO_COLOR: '1' } }));

@@ -1,4 +1,4 @@
-// The `salt` target selectors of `brine run` (-E -L -G -P -S -C -N, --delimiter) and the one
+// The `salt` target selectors of `brine run` (-E -L -G -P -S -C -N -I -J, --delimiter) and the one
 // target type they choose; more than one selector is a usage error.
 
 import type { TargetType } from '../protocol/index.js';
@@ -12,6 +12,9 @@ export interface TargetFlags {
   ipcidr?: boolean;
   compound?: boolean;
   nodegroup?: boolean;
+  pillar?: boolean;
+  pillarPcre?: boolean;
+  pillarExact?: boolean;
   delimiter?: string;
 }
 
@@ -23,7 +26,13 @@ const SELECTORS: ReadonlyArray<readonly [keyof TargetFlags, string, TargetType]>
   ['ipcidr', '-S', 'ipcidr'],
   ['compound', '-C', 'compound'],
   ['nodegroup', '-N', 'nodegroup'],
+  ['pillar', '-I', 'pillar'],
+  ['pillarPcre', '-J', 'pillar_pcre'],
+  ['pillarExact', '--pillar-exact', 'pillar_exact'],
 ];
+
+/** Target types whose key:value expression --delimiter splits. */
+const DELIMITED: ReadonlySet<TargetType> = new Set(['grain', 'grain_pcre', 'pillar', 'pillar_pcre', 'pillar_exact']);
 
 /** The target type the flags select (glob when none), and the grain delimiter if given. */
 export function targetFromFlags(flags: TargetFlags): { tgtType: TargetType; delimiter?: string } {
@@ -32,6 +41,6 @@ export function targetFromFlags(flags: TargetFlags): { tgtType: TargetType; deli
   const tgtType = chosen[0]?.[2] ?? 'glob';
   if (flags.delimiter === undefined) return { tgtType };
   if (flags.delimiter.length < 1 || flags.delimiter.length > 16) throw new BrineError('USAGE', '--delimiter must be 1 to 16 characters');
-  if (tgtType !== 'grain' && tgtType !== 'grain_pcre') throw new BrineError('USAGE', '--delimiter applies to -G and -P targets (in -C, write G<delim>@key<delim>value instead)');
+  if (!DELIMITED.has(tgtType)) throw new BrineError('USAGE', '--delimiter applies to -G, -P, -I, -J and --pillar-exact targets (in -C, write G<delim>@key<delim>value instead)');
   return { tgtType, delimiter: flags.delimiter };
 }

@@ -507,6 +507,32 @@ const TABLE = [
     roles: MINION,
     doc: "Jobs the minion runs on its own: job name -> fields (function, args, kwargs, seconds/minutes/hours/days, cron, when, once, splay, range, maxrunning, run_on_start, enabled, ...); `enabled: false` at the top turns the whole scheduler off. Merged over pillar's `schedule`; schedule.* changes are kept in minion.d/_schedule.conf. See docs/schedule.md.",
   },
+  // --- pillar (issue 10: pillar) ------------------------------------------------------------
+  {
+    name: 'pillar_roots',
+    type: 'map',
+    default: { base: ['/srv/pillar'] },
+    saltDefault: { base: ['/srv/pillar', '/srv/spm/pillar'] },
+    roles: BOTH,
+    doc: 'Directories holding pillar top.sls and SLS files per environment (pillarenv -> list of directories); the first directory that has a file wins; placed under root_dir. The master renders them per minion; a minion renders its own with file_client: local. See docs/pillar.md.',
+  },
+  {
+    name: 'pillar_source_merging_strategy',
+    type: 'enum',
+    values: ['smart', 'recurse', 'aggregate', 'overwrite', 'none'],
+    default: 'smart',
+    roles: BOTH,
+    doc: "How the SLS files of a minion's pillar merge, in top-file order: smart and recurse merge mappings key by key (lists are replaced), overwrite replaces a whole top-level key, none is recurse; aggregate (Salt's yamlex) is refused at start.",
+  },
+  { name: 'pillar_merge_lists', type: 'bool', default: false, roles: BOTH, doc: 'When merging pillar SLS files, extend lists (without duplicates) instead of replacing them.' },
+  {
+    name: 'pillarenv',
+    type: 'string',
+    nullable: true,
+    default: null,
+    roles: BOTH,
+    doc: "Render pillar from this pillar_roots environment only (its own top file and SLS); null renders every environment's top file.",
+  },
   { name: 'worker_threads', type: 'int', default: 5, roles: MASTER, doc: 'Accepted for compatibility; brine serves all minions from one event loop.' },
 ] as const satisfies readonly OptionSpec[];
 

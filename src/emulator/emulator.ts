@@ -6,7 +6,7 @@
 import { systemClock, type Clock } from '../util/clock.js';
 import type { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import type { Job, Return } from '../protocol/index.js';
+import type { Job, PillarReply, Return } from '../protocol/index.js';
 import { loadOrCreateIdentity } from '../pki/index.js';
 import { createMasterDialer, type KeepaliveOptions } from '../transport/index.js';
 import { MasterLink, type ConnectionDeps, type MasterEndpoint } from '../session/index.js';
@@ -27,6 +27,11 @@ export interface EmulatorOptions {
   /** New connections per second while starting (0 = all at once). */
   rampPerSecond: number;
   keepalive: KeepaliveOptions;
+  /**
+   * Behave as a minion with pillar: send grains (an os_family that varies by index) and ask for
+   * the pillar at each sign-in, and again on saltutil.refresh_pillar.
+   */
+  pillar?: boolean;
   logger: Logger;
   clock?: Clock;
 }
@@ -38,7 +43,13 @@ export interface EmulatorStats {
   drops: number;
   jobs: number;
   fatal: number;
+  /** Pillar replies received (with --pillar). */
+  pillars: number;
+  /** Pillar replies that carried render errors, or refusals. */
+  pillarErrors: number;
 }
+
+const OS_FAMILIES = ['Debian', 'RedHat', 'Suse'] as const;
 
 class EmulatedMinion {
   readonly unacked = new Map<string, Return>();
@@ -49,8 +60,39 @@ class EmulatedMinion {
   jobs = 0;
   fatal: BrineError | undefined;
   link!: MasterLink;
+  pillars = 0;
+  pillarErrors = 0;
+  pillar: Record<string, unknown> = {};
+  /** Waiting for a pillar_reply (rid -> resolve), for saltutil.refresh_pillar. */
+  readonly pillarWaits = new Map<number, () => void>();
+  nextRid = 0;
 
-  constructor(readonly id: string) {}
+  constructor(
+    readonly id: string,
+    readonly grains: Record<string, unknown>,
+  ) {}
+
+  /** Sends a pillar_request; resolves when its reply arrived. */
+  requestPillar(): Promise<void> {
+    this.nextRid = (this.nextRid + 1) % 2 ** 31;
+    const rid = this.nextRid;
+    return new Promise((resolve) => {
+      this.pillarWaits.set(rid, resolve);
+      if (!this.link.send({ t: 'pillar_request', rid })) {
+        this.pillarWaits.delete(rid);
+        resolve();
+      }
+    });
+  }
+
+  onPillar(reply: PillarReply): void {
+    this.pillars++;
+    if (!reply.ok || (reply.errors?.length ?? 0) > 0) this.pillarErrors++;
+    if (reply.pillar) this.pillar = reply.pillar;
+    const wait = this.pillarWaits.get(reply.rid);
+    this.pillarWaits.delete(reply.rid);
+    wait?.();
+  }
 }
 
 export class MinionEmulator {
@@ -68,12 +110,14 @@ export class MinionEmulator {
   }
 
   get stats(): EmulatorStats {
-    const s: EmulatorStats = { total: this.minions.length, ready: 0, connects: 0, drops: 0, jobs: 0, fatal: 0 };
+    const s: EmulatorStats = { total: this.minions.length, ready: 0, connects: 0, drops: 0, jobs: 0, fatal: 0, pillars: 0, pillarErrors: 0 };
     for (const m of this.minions) {
       if (m.link.ready) s.ready++;
       s.connects += m.connects;
       s.drops += m.drops;
       s.jobs += m.jobs;
+      s.pillars += m.pillars;
+      s.pillarErrors += m.pillarErrors;
       if (m.fatal) s.fatal++;
     }
     return s;
@@ -102,7 +146,9 @@ export class MinionEmulator {
       trustMaster: () => undefined,
     };
     for (let i = 0; i < opts.count; i++) {
-      const m = new EmulatedMinion(`${opts.prefix}${i}`);
+      const id = `${opts.prefix}${i}`;
+      const family = OS_FAMILIES[i % OS_FAMILIES.length]!;
+      const m = new EmulatedMinion(id, { id, os_family: family, os: family, emulated: true });
       m.link = new MasterLink(
         opts.master,
         deps,
@@ -118,6 +164,11 @@ export class MinionEmulator {
         {
           onReady: () => {
             m.connects++;
+            if (opts.pillar) {
+              // as a real minion: grains first, then the pillar request on the same session
+              m.link.send({ t: 'grains', grains: m.grains });
+              void m.requestPillar();
+            }
             for (const ret of m.unacked.values()) m.link.send(ret);
           },
           onDown: (outcome) => {
@@ -127,6 +178,7 @@ export class MinionEmulator {
             if (msg.t === 'ack') m.unacked.delete(msg.jid);
             else if (msg.t === 'find_job') m.link.send({ t: 'job_status', jid: msg.jid, running: m.running.has(msg.jid) });
             else if (msg.t === 'job') this.run(m, msg);
+            else if (msg.t === 'pillar_reply') m.onPillar(msg);
             // emulated minions ask for no files, so a file_reply never comes
           },
           onFatal: (err) => {
@@ -153,7 +205,16 @@ export class MinionEmulator {
     m.jobs++;
     m.running.add(job.jid);
     const controller = new AbortController();
-    void this.registry.call(job.fun, job.arg, job.kwarg, { grains: () => ({ id: m.id, emulated: true }), minionId: m.id, config: {}, signal: controller.signal, jid: job.jid }).then((result) => {
+    const ctx = {
+      grains: () => m.grains,
+      minionId: m.id,
+      config: {},
+      signal: controller.signal,
+      jid: job.jid,
+      pillar: () => m.pillar,
+      ...(this.opts.pillar ? { refreshPillar: () => m.requestPillar() } : {}),
+    };
+    void this.registry.call(job.fun, job.arg, job.kwarg, ctx).then((result) => {
       const ret: Return = { t: 'return', jid: job.jid, fun: job.fun, ret: result.return ?? null, retcode: result.retcode, success: result.success };
       if (result.error) ret.error = result.error;
       m.running.delete(job.jid);

@@ -2,3 +2,4 @@
 export { Master, AGENT_VERSION, controlSocketPath } from './master.js';
 export { SessionTable } from './session-table.js';
 export { probeAuth, type ProbeVerdict } from './probe.js';
+export { readPillarCache, pillarCacheFile, type PillarCacheRecord } from './pillar-service.js';

@@ -29,7 +29,7 @@ export interface JobTrackerDeps {
   gatherJobTimeoutS?: number;
   emit?(event: BrineEvent): void;
   /** Cached grains, minion_data_cache and nodegroups for grain, compound and nodegroup targets. */
-  targeting?: Pick<MatchOptions, 'grains' | 'dataCache' | 'nodegroups'>;
+  targeting?: Pick<MatchOptions, 'grains' | 'pillar' | 'dataCache' | 'nodegroups'>;
 }
 
 interface ActiveJob {

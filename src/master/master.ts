@@ -22,6 +22,7 @@ import { AcceptedKeyIndex } from './accepted-keys.js';
 import { AuthAdmission } from './admission.js';
 import { RefusalLog } from './refusal-log.js';
 import { FileService } from './file-service.js';
+import { PillarService } from './pillar-service.js';
 import type { SessionInfo } from '../protocol/index.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -45,6 +46,8 @@ export class Master {
   private refusals: RefusalLog | undefined;
   /** salt:// for accepted minions (file_roots); created in open() so a bad file_roots fails the start. */
   files: FileService | undefined;
+  /** Per-minion pillar from pillar_roots; created in open() so a bad pillar option fails the start. */
+  pillar: PillarService | undefined;
   private readonly live = new Set<MinionSession>();
   /** Accepted keys' fingerprints by file stamp: used by sign-in, reconcile and the data cache. */
   private readonly acceptedKeys: AcceptedKeyIndex;
@@ -94,6 +97,8 @@ export class Master {
     for (const info of this.sessions.list()) if (!atStart.has(info.id)) this.sessions.forget(info.id);
     const minionData = new MinionDataCache(cache, clock, logger, opts.minion_data_cache);
     this.minionData = minionData;
+    const pillar = new PillarService(opts, logger, (id) => minionData.grainsOf(id));
+    this.pillar = pillar;
     this.jobs = new JobTracker({
       clock,
       logger,
@@ -104,7 +109,7 @@ export class Master {
       defaultTimeoutS: opts.timeout,
       gatherJobTimeoutS: opts.gather_job_timeout,
       emit: (e) => this.events.emit(e),
-      targeting: { grains: (id) => minionData.grainsOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups },
+      targeting: { grains: (id) => minionData.grainsOf(id), pillar: (id) => pillar.pillarOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups },
     });
     this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, presence: () => this.presence(), events: this.events, reconcileKeys: () => this.reconcileKeys() });
 
@@ -170,6 +175,7 @@ export class Master {
           onJobStatus: (s, status) => this.jobs?.handleJobStatus(s, status),
           onGrains: (s, grains) => minionData.put(s.id, s.fingerprint, grains),
           onFileRequest: (s, req) => files.handle(s, req),
+          onPillarRequest: (s, req) => pillar.handle(s, req),
           onClosed: (s, info, authenticated) => {
             this.live.delete(s);
             if (!authenticated) {
@@ -229,14 +235,16 @@ export class Master {
       s.close('key_deleted');
       this.sessions.forget(s.id);
       this.minionData?.purge(s.id);
+      this.pillar?.purge(s.id);
     }
     // cached grains of IDs no longer accepted, or sent under a key since replaced (threats.md #6)
     const live = new Set(this.sessions.connected().map((s) => s.id));
-    this.minionData?.reconcile(
+    const purged = this.minionData?.reconcile(
       new Set(this.keys.list('accepted')),
       this.minionData.ids().filter((id) => !live.has(id)),
       this.acceptedKeys,
     );
+    for (const id of purged ?? []) this.pillar?.purge(id);
     // presence data of IDs that have no key at all any more
     const withKeys = this.keyStatesById();
     for (const info of this.sessions.list()) {

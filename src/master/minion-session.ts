@@ -21,6 +21,8 @@ import {
   type JobStatus,
   type FileReply,
   type FileRequest,
+  type PillarReply,
+  type PillarRequest,
 } from '../protocol/index.js';
 import { HeartbeatMonitor } from '../session/index.js';
 import type { LiveSession } from './session-table.js';
@@ -61,6 +63,8 @@ export interface MinionSessionHooks {
   onGrains?(session: MinionSession, grains: Record<string, unknown>): void;
   /** A file server request (file_list, file_stat, file_read); answered with sendFileReply. */
   onFileRequest?(session: MinionSession, request: FileRequest): void;
+  /** The minion asks for its pillar; answered with sendPillarReply (identity from the session). */
+  onPillarRequest?(session: MinionSession, request: PillarRequest): void;
   onClosed(session: MinionSession, info: ChannelClose, authenticated: boolean): void;
 }
 
@@ -148,6 +152,12 @@ export class MinionSession implements LiveSession {
     return this.send(reply);
   }
 
+  /** The minion's own pillar, or a refusal; false when the session is gone or the send failed. */
+  sendPillarReply(reply: PillarReply): boolean {
+    if (this.state !== 'ready') return false;
+    return this.send(reply);
+  }
+
   sendAck(jid: string): void {
     if (this.state === 'ready') this.send({ t: 'ack', jid });
   }
@@ -203,6 +213,10 @@ export class MinionSession implements LiveSession {
       case 'file_read':
         if (this.hooks.onFileRequest) this.hooks.onFileRequest(this, message);
         else this.send({ t: 'file_reply', rid: message.rid, ok: false, error: { code: 'FILESERVER_UNAVAILABLE', message: 'this master serves no files' } });
+        return;
+      case 'pillar_request':
+        if (this.hooks.onPillarRequest) this.hooks.onPillarRequest(this, message);
+        else this.send({ t: 'pillar_reply', rid: message.rid, ok: false, error: { code: 'INTERNAL', message: 'this master serves no pillar' } });
         return;
       case 'bye':
         this.close(message.reason === 'shutdown' || message.reason === 'failback' ? message.reason : 'peer_closed');

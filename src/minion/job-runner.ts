@@ -34,6 +34,10 @@ export interface JobRunnerDeps {
   refreshGrains?: () => Promise<void>;
   /** Loads synced custom modules/states/grains again (saltutil.sync_*); passed to inline functions. */
   reloadExtmods?: ExecContext['reloadExtmods'];
+  /** The minion's current pillar, snapshotted into each job. */
+  pillar?: () => Readonly<Record<string, unknown>>;
+  /** Gets the pillar again (saltutil.refresh_pillar); passed to inline functions. */
+  refreshPillar?: () => Promise<void>;
   /** Where non-inline functions run; worker threads unless a test substitutes it. */
   executor?: JobExecutor;
   /** Job timeouts, the SIGTERM->SIGKILL grace and start times; the system clock by default. */
@@ -311,6 +315,8 @@ export class JobRunner implements RunningJobs {
     if (this.deps.refreshGrains) ctx.refreshGrains = this.deps.refreshGrains;
     if (this.deps.schedule) ctx.schedule = this.deps.schedule;
     if (this.deps.reloadExtmods) ctx.reloadExtmods = this.deps.reloadExtmods;
+    if (this.deps.pillar) ctx.pillar = this.deps.pillar;
+    if (this.deps.refreshPillar) ctx.refreshPillar = this.deps.refreshPillar;
     return this.deps.registry.call(job.fun, job.arg, job.kwarg, ctx);
   }
 
@@ -326,6 +332,7 @@ export class JobRunner implements RunningJobs {
         grains: this.deps.grains(),
         config: this.deps.config,
         extmodsGeneration: this.extmodsGeneration,
+        ...(this.deps.pillar ? { pillar: this.deps.pillar() } : {}),
       },
       (pid) => this.track(entry, pid),
       this.deps.services,

@@ -8,6 +8,7 @@ import type { ExecContext, ExecResult, ModuleRegistry } from '../modules/index.j
 import { buildMinionRegistry } from './minion-extensions.js';
 import { WorkerHostClient } from './worker-host-client.js';
 import { localFileClient, localSyncHost } from './worker-local-files.js';
+import { renderLocalPillar, type LocalPillarOptions } from './pillar-client.js';
 import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
 
 const port = parentPort;
@@ -50,8 +51,10 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
   current = { call, controller };
   const grains = call.grains;
   const tracked = new Set<number>();
+  let pillar = call.pillar ?? {};
   const ctx: ExecContext = {
     grains: () => grains,
+    pillar: () => pillar,
     minionId: call.minionId,
     config: call.config,
     signal: controller.signal,
@@ -79,6 +82,8 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
     .then(async (r): Promise<ExecResult | typeof DECLINED> => {
       const fn = r.get(call.fun);
       if (call.declineInline && (!fn || fn.inline)) return DECLINED;
+      // brine call --local: this thread has the renderer loaded already, the caller's has not
+      if (call.localPillar) pillar = await renderLocalPillar(call.config as unknown as LocalPillarOptions, call.minionId, grains);
       return r.call(call.fun, call.arg, call.kwarg, ctx);
     })
     .catch((err: unknown): ExecResult | typeof DECLINED => failed('INTERNAL', err instanceof Error ? err.message : String(err)))

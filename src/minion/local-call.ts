@@ -20,6 +20,12 @@ export interface LocalCallOptions {
   opts: MinionOptions;
   minionId: string;
   grains: Grains;
+  /** The pillar for this call; absent = empty, unless localPillar. */
+  pillar?: Readonly<Record<string, unknown>>;
+  /** Masterless: the pillar is this machine's pillar_roots, rendered where the function runs. */
+  localPillar?: boolean;
+  /** saltutil.refresh_pillar: renders the pillar again (masterless). */
+  refreshPillar?: () => Promise<void>;
   /** Serve salt:// from this machine's file_roots (--local, or file_client: local). */
   localFiles: boolean;
   signal: AbortSignal;
@@ -46,7 +52,22 @@ async function inWorker(
   services: HostServices,
   declineInline: boolean,
 ): Promise<ExecResult> {
-  const run = executor.start({ fun, arg, kwarg, jid: 'req', minionId: o.minionId, grains: o.grains, config: o.opts, ...(declineInline ? { declineInline } : {}) }, () => undefined, services);
+  const run = executor.start(
+    {
+      fun,
+      arg,
+      kwarg,
+      jid: 'req',
+      minionId: o.minionId,
+      grains: o.grains,
+      config: o.opts,
+      ...(o.pillar ? { pillar: o.pillar } : {}),
+      ...(o.localPillar ? { localPillar: true } : {}),
+      ...(declineInline ? { declineInline } : {}),
+    },
+    () => undefined,
+    services,
+  );
   const onAbort = (): void => run.abort('EXEC_FAILED', `${fun}: interrupted`);
   o.signal.addEventListener('abort', onAbort, { once: true });
   try {
@@ -95,7 +116,9 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
     const { registry } = await buildMinionRegistry(o.opts, o.log);
     const fn = registry.get(fun);
     if (!fn || fn.inline) {
-      const ctx: ExecContext = { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req' };
+      const pillar = o.localPillar ? await (await import('./pillar-client.js')).renderLocalPillar(o.opts, o.minionId, o.grains) : (o.pillar ?? {});
+      const ctx: ExecContext = { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req', pillar: () => pillar };
+      if (o.refreshPillar) ctx.refreshPillar = o.refreshPillar;
       if (services.files) ctx.files = services.files;
       return registry.call(fun, arg, kwarg, ctx);
     }

@@ -30,6 +30,7 @@ import { collectMinionGrains } from './minion-grains.js';
 import { startupCalls, startupSummary } from './startup-states.js';
 import { PillarStore } from './pillar-store.js';
 import { MinionScheduler } from './minion-scheduler.js';
+import { PillarClient, renderLocalPillar } from './pillar-client.js';
 
 export interface MinionRuntime {
   clock?: Clock;
@@ -92,6 +93,8 @@ export class Minion {
   readonly files: FileClient;
   /** The `schedule` option and pillar's, run through the job runner (docs/schedule.md). */
   readonly schedule: MinionScheduler;
+  /** Asks the master for this minion's pillar (file_client: remote); undefined when masterless. */
+  private readonly pillarClient: PillarClient | undefined;
 
   private constructor(
     readonly opts: MinionOptions,
@@ -110,6 +113,7 @@ export class Minion {
     } else {
       this.masterFiles = new MasterFileSource(() => this.links, clock);
       this.files = new CachingFileClient(this.masterFiles, cache);
+      this.pillarClient = new PillarClient(this.pillar, () => this.links, clock, logger);
     }
     this.schedule = new MinionScheduler({
       opts,
@@ -136,6 +140,8 @@ export class Minion {
         await this.refreshGrains();
       },
       reloadExtmods: (kinds) => this.reloadExtmods(kinds),
+      pillar: () => this.pillar.get(),
+      refreshPillar: () => this.refreshPillar(),
       clock,
     });
     this.startedAt = clock.now();
@@ -163,6 +169,8 @@ export class Minion {
     const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, built.registry, runtime, returns);
     minion.noteExtmodProblems(['modules', 'states'], built.problems);
     await minion.refreshGrains();
+    // masterless: the minion's own pillar_roots, before any job can run
+    if (opts.file_client === 'local') minion.pillar.set(await renderLocalPillar(opts, minion.id, minion.grainsCache));
     minion.connect();
     minion.schedule.start();
     // masterless: nothing to wait for; otherwise the first master connection starts it
@@ -286,9 +294,19 @@ export class Minion {
           this.linkStats.set(link, { ...stats, ready: stats.ready + 1, since: clock.now() });
           const m = link.endpoint;
           logger.info({ master: `${m.host}:${m.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${m.host}`);
-          // grains first, so the master's data cache is fresh before returns come in
+          // grains first, so the master's data cache is fresh before returns come in, and before
+          // the pillar request on the same ordered session (the master renders with them)
           this.sendGrains(link);
-          this.runStartupStates();
+          // startup_states run once the pillar is here (or could not be had): states use it
+          const pillarFetched = this.pillarClient?.fetch(link) ?? Promise.resolve();
+          pillarFetched
+            .catch((err: unknown) => {
+              logger.warn(
+                { err: err instanceof Error ? err.message : String(err) },
+                'could not get the pillar from the master at sign-in; jobs use the last pillar received until saltutil.refresh_pillar succeeds',
+              );
+            })
+            .finally(() => this.runStartupStates());
           // returns whose job came through this link, and those restored from disk
           for (const ret of this.returns.pending()) {
             const origin = this.origin.get(ret.jid);
@@ -301,6 +319,8 @@ export class Minion {
             this.origin.delete(m.jid);
           } else if (m.t === 'file_reply') {
             this.masterFiles?.onReply(m);
+          } else if (m.t === 'pillar_reply') {
+            this.pillarClient?.onReply(m);
           } else if (m.t === 'find_job') {
             // asked over this session when the master's wait for our return ran out
             link.send({ t: 'job_status', jid: m.jid, running: this.runner.isRunning(m.jid) });
@@ -309,6 +329,7 @@ export class Minion {
         onFatal: (err) => this.onFatal(err),
         onDown: (outcome) => {
           this.masterFiles?.onLinkDown(link);
+          this.pillarClient?.onLinkDown(link);
           this.linkStats.set(link, { ready: this.linkStats.get(link)?.ready ?? 0, lastDown: outcome.reason });
         },
         onUntrustedMaster: (endpoint, err) => {
@@ -377,6 +398,18 @@ export class Minion {
     return problems;
   }
 
+  /**
+   * Gets this minion's pillar again (saltutil.refresh_pillar): from the master, or rendered from
+   * its own pillar_roots when masterless. Throws MASTER_UNREACHABLE when no master answers.
+   */
+  async refreshPillar(): Promise<void> {
+    if (this.opts.file_client === 'local') {
+      this.pillar.set(await renderLocalPillar(this.opts, this.id, this.grainsCache));
+      return;
+    }
+    await this.pillarClient?.fetch();
+  }
+
   /** Sends the grains for the master's minion data cache, unless they exceed the protocol bound. */
   private sendGrains(link: MasterLink): void {
     const grains = this.grainsCache as Record<string, unknown>;
@@ -418,7 +451,7 @@ export class Minion {
     // the minion re-checks the target itself, as in Salt, and runs a jid only once
     let mine: boolean;
     try {
-      mine = minionMatches(job.tgt, job.tgtType, this.id, this.grainsCache, job.delimiter);
+      mine = minionMatches(job.tgt, job.tgtType, this.id, this.grainsCache, job.delimiter, this.pillar.get());
     } catch (err) {
       this.logger.warn({ jid: job.jid, tgt: job.tgt, tgtType: job.tgtType, err: err instanceof Error ? err.message : String(err) }, 'ignored a job whose target this minion cannot evaluate');
       return;

@@ -18,6 +18,10 @@ export interface WorkerCall {
    * saltutil.sync_* / refresh_modules, and a worker with an older registry builds a new one.
    */
   extmodsGeneration?: number;
+  /** The minion's pillar when the job started (absent = empty). */
+  pillar?: Readonly<Record<string, unknown>>;
+  /** Render the pillar from this machine's pillar_roots in the worker instead (brine call --local). */
+  localPillar?: boolean;
   /** How deep in blocking salt[...] calls this call is (0 for a job). */
   depth?: number;
   /**

@@ -6,6 +6,7 @@ import { cronFunctions } from './cron-module.js';
 import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
 import { networkFunctions } from './network-module.js';
+import { pillarFunctions } from './pillar-module.js';
 import { pkgFunctions } from './pkg-module.js';
 import { pkgrepoFunctions } from './pkgrepo-module.js';
 import { ModuleRegistry } from './registry.js';
@@ -37,6 +38,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(saltutilFunctions);
   registry.registerAll(scheduleFunctions);
   registry.registerAll(saltutilSyncFunctions);
+  registry.registerAll(pillarFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

@@ -13,6 +13,7 @@ export { cmdFunctions, commandArgv } from './cmd-module.js';
 export { grainsFunctions } from './grains-module.js';
 export { sysFunctions, describeFunction } from './sys-module.js';
 export { saltutilFunctions, parseSignal } from './saltutil-module.js';
+export { pillarFunctions, pillarWithOverride } from './pillar-module.js';
 export { collectGrains, type CollectGrainsOptions } from './grains.js';
 export { parseOsRelease, osGrainsFrom, type OsGrains } from './os-release.js';
 export { traverseDictAndList } from './traverse.js';

@@ -61,8 +61,10 @@ export interface ExecContext {
    * Only given to inline functions of the minion daemon.
    */
   reloadExtmods?: (kinds: readonly ('grains' | 'modules' | 'states')[]) => Promise<{ file: string; reason: string }[]>;
-  /** The minion's pillar (issue 10 fills it; until then an empty mapping). */
+  /** The minion's pillar (its `_errors` key lists the errors of a failed render, as in Salt). */
   pillar?: () => Readonly<Record<string, unknown>>;
+  /** Gets the minion's pillar again from its master or its own pillar_roots (saltutil.refresh_pillar). */
+  refreshPillar?: () => Promise<void>;
   /** The minion's scheduler (schedule.*); only given to functions marked `inline` in the minion daemon. */
   schedule?: ScheduleControl;
 }

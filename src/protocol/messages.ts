@@ -16,7 +16,7 @@ const reason = s.string({ max: 64 });
 export const AUTH_STATUSES = ['accepted', 'pending', 'rejected', 'denied', 'invalid_id', 'full', 'busy', 'error'] as const;
 export type AuthStatus = (typeof AUTH_STATUSES)[number];
 
-export const TARGET_TYPES = ['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'ipcidr', 'compound', 'nodegroup'] as const;
+export const TARGET_TYPES = ['glob', 'pcre', 'list', 'grain', 'grain_pcre', 'ipcidr', 'compound', 'nodegroup', 'pillar', 'pillar_pcre', 'pillar_exact'] as const;
 export type TargetType = (typeof TARGET_TYPES)[number];
 
 export const target = s.union<string | string[]>(s.string({ max: 65_536 }), s.array(s.string({ max: 1024 }), { max: 100_000 }));
@@ -176,6 +176,31 @@ export const fileReplySchema = s.object({
   eof: s.optional(s.bool()),
 });
 
+// ---- pillar (issue 10: pillar) -----------------------------------------------------------
+
+/**
+ * Minion -> master: send me my pillar. The master renders it for the session's own ID; `id`
+ * exists only because Salt's payload carries one: any value other than the session's ID is
+ * refused and counted (threats.md #4, #38), never served.
+ */
+export const pillarRequestSchema = s.object({ t: s.literal('pillar_request'), rid, id: s.optional(s.string({ max: 1024 })) });
+
+/**
+ * Master -> minion, over that minion's session only: its pillar (the last good one when the
+ * latest render failed) and the render errors (Salt's `_errors`), or a refusal.
+ */
+export const pillarReplySchema = s.object({
+  t: s.literal('pillar_reply'),
+  rid,
+  ok: s.bool(),
+  error: s.optional(wireError),
+  pillar: s.optional(s.record(s.json())),
+  errors: s.optional(s.array(s.string({ max: 65_536 }), { max: 1000 })),
+});
+
+export type PillarRequest = Infer<typeof pillarRequestSchema>;
+export type PillarReply = Infer<typeof pillarReplySchema>;
+
 export const errorSchema = s.object({ t: s.literal('error'), code: s.string({ max: 64 }), message: s.string({ max: 4096 }) });
 
 export type Hello = Infer<typeof helloSchema>;
@@ -196,8 +221,8 @@ export type FileRead = Infer<typeof fileReadSchema>;
 export type FileRequest = FileList | FileStatRequest | FileRead;
 export type FileReply = Infer<typeof fileReplySchema>;
 
-export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage | FileRequest;
-export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye | FileReply;
+export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage | FileRequest | PillarRequest;
+export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye | FileReply | PillarReply;
 
 export const MINION_MESSAGES = new Map<
   string,
@@ -211,6 +236,7 @@ export const MINION_MESSAGES = new Map<
   | typeof fileListSchema
   | typeof fileStatSchema
   | typeof fileReadSchema
+  | typeof pillarRequestSchema
 >([
   ['hello', helloSchema],
   ['ping', pingSchema],
@@ -222,11 +248,21 @@ export const MINION_MESSAGES = new Map<
   ['file_list', fileListSchema],
   ['file_stat', fileStatSchema],
   ['file_read', fileReadSchema],
+  ['pillar_request', pillarRequestSchema],
 ]);
 
 export const MASTER_MESSAGES = new Map<
   string,
-  typeof authSchema | typeof pingSchema | typeof pongSchema | typeof jobSchema | typeof ackSchema | typeof findJobSchema | typeof errorSchema | typeof byeSchema | typeof fileReplySchema
+  | typeof authSchema
+  | typeof pingSchema
+  | typeof pongSchema
+  | typeof jobSchema
+  | typeof ackSchema
+  | typeof findJobSchema
+  | typeof errorSchema
+  | typeof byeSchema
+  | typeof fileReplySchema
+  | typeof pillarReplySchema
 >([
   ['auth', authSchema],
   ['ping', pingSchema],
@@ -237,6 +273,7 @@ export const MASTER_MESSAGES = new Map<
   ['error', errorSchema],
   ['bye', byeSchema],
   ['file_reply', fileReplySchema],
+  ['pillar_reply', pillarReplySchema],
 ]);
 
 /** Why a connection ended; every close is recorded with one of these. */

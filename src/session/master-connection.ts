@@ -6,7 +6,19 @@
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { PROTOCOL_VERSIONS, type Auth, type Channel, type CloseReason, type MasterMessage, type MinionMessage, type Job, type Ack, type FindJob, type FileReply } from '../protocol/index.js';
+import {
+  PROTOCOL_VERSIONS,
+  type Auth,
+  type Channel,
+  type CloseReason,
+  type MasterMessage,
+  type MinionMessage,
+  type Job,
+  type Ack,
+  type FindJob,
+  type FileReply,
+  type PillarReply,
+} from '../protocol/index.js';
 import { HeartbeatMonitor } from './heartbeat.js';
 
 export const CONNECTION_STATES = ['resolving', 'connecting', 'handshaking', 'authenticating', 'pending', 'ready', 'closed'] as const;
@@ -78,7 +90,7 @@ export interface ConnectionOutcome {
 export interface ConnectionEvents {
   onStateChange?(from: ConnectionState, to: ConnectionState): void;
   onReady?(conn: MasterConnection): void;
-  onMessage?(message: Job | Ack | FindJob | FileReply): void;
+  onMessage?(message: Job | Ack | FindJob | FileReply | PillarReply): void;
   onClosed(outcome: ConnectionOutcome): void;
 }
 
@@ -215,6 +227,7 @@ export class MasterConnection {
       case 'ack':
       case 'find_job':
       case 'file_reply':
+      case 'pillar_reply':
         if (this.stateValue !== 'ready') {
           this.fail(new BrineError('MESSAGE_UNEXPECTED', `master sent "${message.t}" before authentication finished`), 'protocol_error');
           return;

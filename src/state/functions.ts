@@ -3,7 +3,7 @@
 // EX_STATE_FAILURE); compile errors are STATE_COMPILE_FAILED with Salt's list of messages.
 // One state run at a time per minion is the job runner's business (run-lock.ts).
 
-import { defineFunction, defineParams, withRetcode, type ExecContext, type ModuleFunction, type ModuleRegistry } from '../modules/index.js';
+import { defineFunction, defineParams, pillarWithOverride, withRetcode, type ExecContext, type ModuleFunction, type ModuleRegistry } from '../modules/index.js';
 import { BrineError } from '../util/errors.js';
 import { compileLow, functionMap } from './compiler/compile.js';
 import type { Exclusion, HighId } from './compiler/high-types.js';
@@ -31,6 +31,12 @@ const MODS = { name: 'mods', type: 'any', doc: "SLS names: 'web,db' or a list" }
 const TEST = { name: 'test', type: 'bool', keywordOnly: true, doc: "report what would change and change nothing (default: the minion's test option)" } as const;
 const SALTENV = { name: 'saltenv', type: 'string', keywordOnly: true, doc: 'file server environment (default base; for a highstate, only this environment)' } as const;
 const EXCLUDE = { name: 'exclude', type: 'any', keywordOnly: true, doc: "SLS names ('a,b') or a list of '{sls: x}' / '{id: y}' to leave out" } as const;
+const PILLAR = {
+  name: 'pillar',
+  type: 'any',
+  keywordOnly: true,
+  doc: 'a dictionary (or its JSON text) merged over the minion\'s pillar for this run only: pillar=\'{"key": "value"}\'',
+} as const;
 const QUEUE = { name: 'queue', type: 'bool', default: false, keywordOnly: true, doc: 'wait for a running state run instead of failing with STATE_RUN_IN_PROGRESS' } as const;
 const CONCURRENT = {
   name: 'concurrent',
@@ -66,6 +72,12 @@ function stateReturn(ret: Record<string, StateReturn>): unknown {
 
 export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunctionsOptions = {}): readonly ModuleFunction[] {
   const functions = functionMap(opts.stateFunctions ?? builtinStateFunctions);
+  /** The run's context with its pillar= override merged over the minion's pillar (Salt's pillar_override). */
+  const withPillar = (ctx: ExecContext, override: unknown): ExecContext => {
+    if (override === undefined || override === null) return ctx;
+    const merged = pillarWithOverride(ctx, override);
+    return { ...ctx, pillar: () => merged };
+  };
   const envFor = (ctx: ExecContext): StateEnv => {
     const files = opts.files ? opts.files(ctx) : ctx.files ? fileClientFiles(ctx.files) : undefined;
     if (!files)
@@ -78,7 +90,8 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
   const testOf = (ctx: ExecContext, t: boolean | undefined): boolean => t ?? ctx.config.test === true;
   const saltenvOf = (s: string | undefined): string => s ?? 'base';
 
-  const runMods = async (ctx: ExecContext, mods: string[] | undefined, a: { test?: boolean; saltenv?: string; exclude?: unknown }): Promise<unknown> => {
+  const runMods = async (base: ExecContext, mods: string[] | undefined, a: { test?: boolean; saltenv?: string; exclude?: unknown; pillar?: unknown }): Promise<unknown> => {
+    const ctx = withPillar(base, a.pillar);
     const env = envFor(ctx);
     const exclude = parseExclude(a.exclude);
     const run = await compileRequest(env, { ...(mods ? { mods } : {}), ...(a.saltenv !== undefined ? { saltenv: a.saltenv } : {}), ...(exclude ? { exclude } : {}) });
@@ -95,19 +108,19 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     defineFunction({
       name: 'state.apply',
       doc: 'Apply the named SLS files (state.apply web,db), or the highstate when none are named.',
-      params: defineParams([MODS, TEST, SALTENV, EXCLUDE, QUEUE, CONCURRENT]),
+      params: defineParams([MODS, TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT]),
       run: (ctx, { named }) => runMods(ctx, named.mods === undefined || named.mods === null || named.mods === '' ? undefined : splitMods(named.mods), named),
     }),
     defineFunction({
       name: 'state.sls',
       doc: 'Apply the named SLS files (state.sls web,db).',
-      params: defineParams([{ ...MODS, required: true }, TEST, SALTENV, EXCLUDE, QUEUE, CONCURRENT]),
+      params: defineParams([{ ...MODS, required: true }, TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT]),
       run: (ctx, { named }) => runMods(ctx, splitMods(named.mods), named),
     }),
     defineFunction({
       name: 'state.highstate',
       doc: 'Apply every SLS file the top file gives this minion.',
-      params: defineParams([TEST, SALTENV, EXCLUDE, QUEUE, CONCURRENT]),
+      params: defineParams([TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT]),
       run: (ctx, { named }) => runMods(ctx, undefined, named),
     }),
     defineFunction({

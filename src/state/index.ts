@@ -14,3 +14,7 @@ export { chunkTag, type LowChunk, type HighId, type CompileError } from './compi
 export type { StateReturn } from './runtime/runner.js';
 export { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue, runningMessage } from './run-lock.js';
 export { StateLockFile, holderInfo, STATE_LOCK_FILE, type StateLockHolder } from './state-lock-file.js';
+// the pillar compiler shares the top file, include resolution and SLS variables with states
+export { evaluateTop, type TopMinion } from './top-file.js';
+export { resolveInclude } from './compiler/assemble-high.js';
+export { slsVariables } from './sls-render.js';

@@ -6,6 +6,7 @@ import { BrineError } from '../util/errors.js';
 import { parseCompound, type CompoundNode } from './compound-parser.js';
 import { grainPcreTargetMatcher, grainTargetMatcher, ipcidrTargetMatcher } from './grain-matchers.js';
 import { globMatcher, listMatcher, pcreMatcher, requireString } from './id-matchers.js';
+import { pillarPcreTargetMatcher, pillarTargetMatcher } from './pillar-matchers.js';
 import { expandNodegroup, expandNodegroupRefs } from './nodegroups.js';
 import { DEFAULT_DELIMITER, type FleetView, type SelfView, type Target, type TargetMatcher, type TargetResult } from './types.js';
 
@@ -25,6 +26,10 @@ function engineMatcher(term: Term): TargetMatcher {
       return grainPcreTargetMatcher;
     case 'S':
       return ipcidrTargetMatcher;
+    case 'I':
+      return pillarTargetMatcher;
+    case 'J':
+      return pillarPcreTargetMatcher;
     case 'N':
       throw new BrineError('TARGET_INVALID', `${term.word.text} at position ${term.word.pos}: nodegroups are expanded by the master; a minion cannot evaluate N@`);
   }

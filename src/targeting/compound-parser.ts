@@ -6,7 +6,7 @@ import { BrineError } from '../util/errors.js';
 import { checkGrainExpr, parseIpTarget } from './grain-matchers.js';
 import { compilePcre } from './id-matchers.js';
 
-export type Engine = 'glob' | 'G' | 'P' | 'L' | 'E' | 'S' | 'N';
+export type Engine = 'glob' | 'G' | 'P' | 'I' | 'J' | 'L' | 'E' | 'S' | 'N';
 
 export interface Word {
   text: string;
@@ -22,11 +22,7 @@ export type CompoundNode =
 const OPERATORS = new Set(['and', 'or', 'not', '(', ')']);
 // Salt's TARGET_REX: an engine letter, an optional one-character delimiter (G, P, I, J only), `@`
 const TARGET_REX = /^(?:([GPIJLNSER])((?<=[GPIJ]).)?@)?(.+)$/su;
-const UNSUPPORTED = new Map([
-  ['I', 'pillar (I@) targeting is not supported by brine; use grains (G@)'],
-  ['J', 'pillar_pcre (J@) targeting is not supported by brine; use grain_pcre (P@)'],
-  ['R', 'range (R@) targeting is not supported by brine'],
-]);
+const UNSUPPORTED = new Map([['R', 'range (R@) targeting is not supported by brine']]);
 
 export function splitWords(expr: string): Word[] {
   return [...expr.matchAll(/\S+/g)].map((m) => ({ text: m[0], pos: (m.index ?? 0) + 1 }));
@@ -126,6 +122,7 @@ class Parser {
     // check each pattern now, so a bad one is reported with its position
     try {
       if (engine === 'G' || engine === 'P') checkGrainExpr(pattern, delimiter ?? ':', engine === 'P', `${letter}@`);
+      else if (engine === 'I' || engine === 'J') checkGrainExpr(pattern, delimiter ?? ':', engine === 'J', `${letter}@`, 'pillar key');
       else if (engine === 'E') compilePcre(pattern, 'E@');
       else if (engine === 'S') parseIpTarget(pattern, 'S@');
     } catch (err) {

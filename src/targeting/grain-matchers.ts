@@ -21,13 +21,13 @@ export function greedyFilter(fleet: FleetView, test: (grains: Grains) => boolean
 }
 
 /** Checks a grain expression up front so a typo is an error, not a silent "no match". */
-export function checkGrainExpr(expr: string, delimiter: string, regex: boolean, flag: string): void {
+export function checkGrainExpr(expr: string, delimiter: string, regex: boolean, flag: string, what = 'grain name'): void {
   const delim = delimiter === '' ? DEFAULT_DELIMITER : delimiter;
   const at = expr.indexOf(delim);
   if (at <= 0) {
     throw new BrineError(
       'TARGET_INVALID',
-      `the ${flag} target ${JSON.stringify(expr)} is not key${delim}value: it needs a grain name, then ${JSON.stringify(delim)}, then the value (e.g. os${delim}Debian)`,
+      `the ${flag} target ${JSON.stringify(expr)} is not key${delim}value: it needs a ${what}, then ${JSON.stringify(delim)}, then the value (e.g. os${delim}Debian)`,
     );
   }
   if (regex && compileValueRegex(expr.slice(at + delim.length)) === undefined) {

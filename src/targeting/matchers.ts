@@ -5,11 +5,24 @@ import { BrineError } from '../util/errors.js';
 import { compoundMatcher, nodegroupMatcher } from './compound-matcher.js';
 import { grainPcreTargetMatcher, grainTargetMatcher, ipcidrTargetMatcher } from './grain-matchers.js';
 import { globMatcher, listMatcher, pcreMatcher } from './id-matchers.js';
+import { pillarExactTargetMatcher, pillarPcreTargetMatcher, pillarTargetMatcher } from './pillar-matchers.js';
 import { expandNodegroup, expandNodegroupRefs } from './nodegroups.js';
 import { DEFAULT_DELIMITER, type FleetView, type Grains, type MatchOptions, type Target, type TargetMatcher, type TargetResult, type TargetType } from './types.js';
 
 const MATCHERS: ReadonlyMap<string, TargetMatcher> = new Map(
-  [globMatcher, pcreMatcher, listMatcher, grainTargetMatcher, grainPcreTargetMatcher, ipcidrTargetMatcher, compoundMatcher, nodegroupMatcher].map((m) => [m.type, m]),
+  [
+    globMatcher,
+    pcreMatcher,
+    listMatcher,
+    grainTargetMatcher,
+    grainPcreTargetMatcher,
+    ipcidrTargetMatcher,
+    compoundMatcher,
+    nodegroupMatcher,
+    pillarTargetMatcher,
+    pillarPcreTargetMatcher,
+    pillarExactTargetMatcher,
+  ].map((m) => [m.type, m]),
 );
 
 /** The matcher for a target type; TARGET_INVALID for a type brine does not support. */
@@ -38,6 +51,7 @@ export function matchTarget(tgt: Target, tgtType: TargetType, ids: readonly stri
   const fleet: FleetView = {
     ids,
     grains: opts.grains ?? (() => undefined),
+    pillar: opts.pillar ?? (() => undefined),
     dataCache: opts.dataCache ?? true,
     delimiter: delimiterOf(opts.delimiter),
     nodegroups: opts.nodegroups ?? {},
@@ -49,8 +63,8 @@ export function matchTarget(tgt: Target, tgtType: TargetType, ids: readonly stri
  * A minion's check that a publish is meant for it, against its own ID and grains. Throws
  * TARGET_INVALID for an expression that cannot be evaluated (the caller drops the job and logs it).
  */
-export function minionMatches(tgt: Target, tgtType: TargetType, id: string, grains: Grains = {}, delimiter?: string): boolean {
-  return matcherFor(tgtType).matchesSelf(tgt, { id, grains, delimiter: delimiterOf(delimiter) });
+export function minionMatches(tgt: Target, tgtType: TargetType, id: string, grains: Grains = {}, delimiter?: string, pillar?: Grains): boolean {
+  return matcherFor(tgtType).matchesSelf(tgt, { id, grains, delimiter: delimiterOf(delimiter), ...(pillar ? { pillar } : {}) });
 }
 
 /**

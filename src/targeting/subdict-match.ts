@@ -11,6 +11,8 @@ export interface SubdictOptions {
   delimiter?: string;
   /** grain_pcre: the value part is a regular expression (Python re.match: anchored at the start). */
   regex?: boolean;
+  /** pillar_exact: str() of the value must equal the pattern exactly (case kept). */
+  exact?: boolean;
 }
 
 function isMapping(x: unknown): x is Record<string, unknown> {
@@ -89,10 +91,14 @@ export function compileValueRegex(pattern: string): RegExp | undefined {
 class Matcher {
   private readonly regexes = new Map<string, RegExp | undefined>();
 
-  constructor(private readonly regex: boolean) {}
+  constructor(
+    private readonly regex: boolean,
+    private readonly exact = false,
+  ) {}
 
   /** Salt's _match: str() of the value, lower-cased, against a glob or a regex. */
   value(target: unknown, pattern: string): boolean {
+    if (this.exact) return pyStr(target) === pattern;
     const text = pyStr(target).toLowerCase();
     if (this.regex) {
       let re = this.regexes.get(pattern);
@@ -165,5 +171,5 @@ class Matcher {
 /** Salt's subdict_match(data, expr, delimiter, regex_match). */
 export function subdictMatch(data: unknown, expr: string, opts: SubdictOptions = {}): boolean {
   const delimiter = opts.delimiter === undefined || opts.delimiter === '' ? DEFAULT_DELIMITER : opts.delimiter;
-  return new Matcher(opts.regex === true).subdict(data, expr, delimiter);
+  return new Matcher(opts.regex === true, opts.exact === true).subdict(data, expr, delimiter);
 }

@@ -1,7 +1,7 @@
 // Shapes shared by every target matcher: target types, the master's view of the fleet (accepted
 // IDs plus cached grains) and the result of an expected-minion computation.
 
-export type TargetType = 'glob' | 'pcre' | 'list' | 'grain' | 'grain_pcre' | 'ipcidr' | 'compound' | 'nodegroup';
+export type TargetType = 'glob' | 'pcre' | 'list' | 'grain' | 'grain_pcre' | 'ipcidr' | 'compound' | 'nodegroup' | 'pillar' | 'pillar_pcre' | 'pillar_exact';
 export type Target = string | readonly string[];
 
 /** A minion's grains: a plain mapping (config grains may replace core grains with any value). */
@@ -23,6 +23,8 @@ export interface TargetResult {
 export interface MatchOptions {
   /** Cached grains per minion; absent means no minion has cached data. */
   grains?: GrainsLookup;
+  /** Cached pillar per minion (the master's pillar cache); absent means none has any. */
+  pillar?: GrainsLookup;
   /**
    * The master's minion_data_cache. Off: grain, grain_pcre, ipcidr and compound targets expect
    * every accepted minion, and the minions sort themselves out (Salt's behaviour).
@@ -39,6 +41,8 @@ export interface FleetView {
   /** Accepted minion IDs, the base set of every target. */
   ids: readonly string[];
   grains: GrainsLookup;
+  /** Cached pillar per minion, for pillar targets (greedy like grains). */
+  pillar: GrainsLookup;
   dataCache: boolean;
   delimiter: string;
   nodegroups: Readonly<Record<string, unknown>>;
@@ -48,6 +52,8 @@ export interface FleetView {
 export interface SelfView {
   id: string;
   grains: Grains;
+  /** The minion's own pillar, for pillar targets; absent = empty. */
+  pillar?: Grains;
   delimiter: string;
 }
 

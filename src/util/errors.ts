@@ -153,6 +153,11 @@ export const ERRORS = {
     'Use a relative salt:// path inside file_roots; nothing was read.',
     1,
   ),
+  PILLAR_DENIED: spec(
+    "A minion asked the master for a pillar that is not its own (another minion's ID in the request).",
+    "Nothing was sent: a minion only ever gets its own pillar. Find out why that minion's software asks for another ID; the master log names the session's minion.",
+    1,
+  ),
   FILESERVER_UNAVAILABLE: spec(
     'The minion needs files from the master (file_client: remote) but has no connection to one.',
     "Start the minion daemon and check `brine doctor`, or set `file_client: local` to use the minion's own file_roots.",

@@ -57,6 +57,10 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
   const say = (_o: object, msg: string) => void process.stderr.write(`${msg}\n`);
   // core grains, custom grains synced from the master, config grains (as the daemon's)
   const { grains } = await collectMinionGrains({ id, config: opts, logger: { info: () => undefined, warn: say, error: say } });
+  const localFiles = flags.local === true || opts.file_client === 'local';
+  // masterless: the pillar is this machine's pillar_roots, rendered with its grains by the
+  // thread running the function (which has the renderer loaded; this one would load it first)
+  const refreshPillar = async () => void (await (await import('../../minion/pillar-client.js')).renderLocalPillar(opts, id, grains));
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort(new Error('interrupted')));
   // the function runs in a worker thread as a minion's job does (salt:// and salt[...] work);
@@ -65,7 +69,8 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
     opts,
     minionId: id,
     grains,
-    localFiles: flags.local === true || opts.file_client === 'local',
+    ...(localFiles ? { localPillar: true, refreshPillar } : {}),
+    localFiles,
     signal: controller.signal,
     executor,
     log: { info: () => undefined, warn: say, error: say },

@@ -23,6 +23,7 @@ interface EmulateFlags {
   ramp: string;
   statsInterval: string;
   logLevel: string;
+  pillar?: boolean;
 }
 
 function num(value: string, flag: string, min = 0): number {
@@ -50,6 +51,7 @@ async function emulate(flags: EmulateFlags): Promise<void> {
     acceptanceWaitMs: 1000,
     rampPerSecond: num(flags.ramp, '--ramp'),
     keepalive: { enabled: true, idleSeconds: 60, count: -1, intervalSeconds: -1, userTimeoutMs: timeout * 1000 },
+    ...(flags.pillar ? { pillar: true } : {}),
     logger,
   });
   const print = () => process.stdout.write(`${JSON.stringify({ at: Date.now(), ...emulator.stats })}\n`);
@@ -78,6 +80,7 @@ export function registerEmulate(program: Command): void {
     .option('--auth-timeout <s>', 'connect + handshake + auth deadline', '5')
     .option('--ramp <n>', 'new connections per second while starting (0 = all at once)', '0')
     .option('--stats-interval <s>', 'print a JSON stats line this often', '1')
+    .option('--pillar', 'send grains and ask for the pillar at sign-in and on saltutil.refresh_pillar, as real minions do')
     .option('-l, --log-level <level>', 'log level', 'warning')
     .action(async (flags: EmulateFlags) => {
       try {

@@ -49,6 +49,8 @@ export const MINION_SAMPLES: Sample[] = [
     optional: [],
     bad: { offset: [-1, 0.5, '0'], length: [0, 16 * 1024 * 1024 + 1, '1'], path: [false] },
   },
+  // pillar (issue 10)
+  { message: { t: 'pillar_request', rid: 4, id: 'web1' }, optional: ['id'], bad: { rid: [-1, '4'], id: [5, 'x'.repeat(1025)] } },
 ];
 
 export const MASTER_SAMPLES: Sample[] = [
@@ -89,7 +91,7 @@ export const MASTER_SAMPLES: Sample[] = [
       arg: [{}, 'ls'],
       kwarg: [[], 'x', null],
       tgt: [5, [1], { a: 1 }],
-      tgtType: ['pillar', 'GLOB'],
+      tgtType: ['range', 'GLOB'],
       delimiter: ['', 1, 'd'.repeat(17)],
       timeout: [-1, '5'],
     },
@@ -123,13 +125,19 @@ export const MASTER_SAMPLES: Sample[] = [
       eof: ['yes'],
     },
   },
+  // pillar (issue 10)
+  {
+    message: { t: 'pillar_reply', rid: 4, ok: true, error: { code: 'PILLAR_DENIED', message: 'no' }, pillar: { role: 'web', users: ['a'] }, errors: ['bad.sls:2: YAML error'] },
+    optional: ['error', 'pillar', 'errors'],
+    bad: { rid: ['4'], ok: [1], pillar: [[], 'x'], errors: ['e', [1]] },
+  },
 ];
 
 export const CONTROL_REQUEST_SAMPLES: Sample[] = [
   {
     message: { t: 'publish', tgt: 'web*', tgtType: 'glob', delimiter: '|', fun: 'test.ping', arg: [], kwarg: {}, timeout: 5, user: 'root' },
     optional: ['timeout', 'user', 'delimiter'],
-    bad: { tgt: [1, [2]], tgtType: ['pillar', 'range'], delimiter: ['', 7], fun: [1, 'f'.repeat(257)], arg: ['x', {}], kwarg: [null, [1]], timeout: [-1, 'soon'], user: [0] },
+    bad: { tgt: [1, [2]], tgtType: ['Range', 'range'], delimiter: ['', 7], fun: [1, 'f'.repeat(257)], arg: ['x', {}], kwarg: [null, [1]], timeout: [-1, 'soon'], user: [0] },
   },
   { message: { t: 'sessions' }, optional: [], bad: {} },
   { message: { t: 'events', kinds: ['minion_connected', 'job_return'] }, optional: ['kinds'], bad: { kinds: ['minion_connected', ['nope'], Array(65).fill('job_return')] } },

@@ -86,8 +86,8 @@ const MALFORMED: Array<[string, number | undefined, string | undefined, RegExp]>
   ['web1 and P@os:(deb', 10, 'P@os:(deb', /not a valid regular expression/],
   ['E@web[', 1, 'E@web[', /not a valid regular expression/],
   ['S@10.0.0.1/8', 1, 'S@10.0.0.1/8', /host bits set/],
-  ['I@role:web', 1, 'I@role:web', /pillar .* not supported/],
-  ['J@role:w.*', 1, 'J@role:w.*', /not supported/],
+  ['I@role', 1, 'I@role', /not key:value: it needs a pillar key/],
+  ['J@role:(w', 1, 'J@role:(w', /not a valid regular expression/],
   ['R@%cluster', 1, 'R@%cluster', /range .* not supported/],
 ];
 

@@ -17,6 +17,9 @@ const FLAG = new Map<string, string | undefined>([
   ['ipcidr', '-S'],
   ['compound', '-C'],
   ['nodegroup', '-N'],
+  ['pillar', '-I'],
+  ['pillar_pcre', '-J'],
+  ['pillar_exact', '--pillar-exact'],
 ]);
 
 test('every target type has a section with a brine run example', () => {
@@ -33,9 +36,9 @@ test('every target type has a section with a brine run example', () => {
 test('the example targets in the docs parse', () => {
   const groups = { webservers: 'G@roles:web', dbs: 'G@roles:db', backends: 'N@dbs or L@cache1,cache2' };
   for (const line of doc.split('\n').filter((l) => l.startsWith('brine run '))) {
-    const m = /^brine run (?:-([EGLPSCN]) )?'?([^']*?)'?(?: --delimiter '(.)')? (test\.ping)/.exec(line.replace(/^brine run '([^']+)'/, "brine run '$1'"));
+    const m = /^brine run (?:(-[EGLPSCNIJ]|--pillar-exact) )?'?([^']*?)'?(?: --delimiter '(.)')? (test\.ping)/.exec(line.replace(/^brine run '([^']+)'/, "brine run '$1'"));
     assert.ok(m, line);
-    const type = [...FLAG].find(([, f]) => f === (m[1] ? `-${m[1]}` : undefined))![0] as TargetType;
+    const type = [...FLAG].find(([, f]) => f === (m[1] ?? undefined))![0] as TargetType;
     const opts = { nodegroups: groups, ...(m[3] ? { delimiter: m[3] } : {}) };
     assert.doesNotThrow(() => matchTarget(m[2]!, type, ['web1'], opts), line);
   }

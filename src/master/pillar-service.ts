@@ -1,0 +1,221 @@
+// The master's pillar: renders each minion's pillar from pillar_roots with its cached grains,
+// keeps it per minion (in memory for targeting, on disk 0600 so it survives a restart) and
+// sends it only over that minion's own session. A render is reused until a pillar file or that
+// minion's grains change. A failed render keeps the last good pillar and records the errors
+// (Salt's `_errors`). Pillar values never reach a log line: only counts, file names and lines.
+
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { writeFileAtomicSync } from '../util/atomic-write.js';
+import type { Logger } from '../util/logger.js';
+import { printable } from '../util/printable.js';
+import { checkMergeStrategy, type MergeStrategy, type PillarData } from '../util/dict-merge.js';
+import type { PillarReply, PillarRequest } from '../protocol/index.js';
+import { compilePillar, PillarRoots } from '../pillar/index.js';
+
+/** What the service needs of a session: the identity is the session's, never the request's. */
+export interface PillarSession {
+  readonly id: string;
+  readonly ready: boolean;
+  sendPillarReply(reply: PillarReply): boolean;
+}
+
+export interface PillarServiceOptions {
+  root_dir?: unknown;
+  pillar_roots?: unknown;
+  pillar_source_merging_strategy: string;
+  pillar_merge_lists: boolean;
+  pillarenv: string | null;
+  cachedir: string;
+  nodegroups?: Readonly<Record<string, unknown>>;
+  allow_undefined?: boolean;
+}
+
+/** One minion's cached pillar, as kept on disk (`<cachedir>/pillar/<id>.json`, mode 0600). */
+export interface PillarCacheRecord {
+  id: string;
+  /** The last good pillar (what targeting and the minion use). */
+  pillar: PillarData;
+  /** Errors of the latest render; empty when it succeeded. */
+  errors: string[];
+  /** The top files gave this minion no SLS at all (an empty pillar that may be a mistake). */
+  matchedNothing: boolean;
+  renderedAt: number;
+  grainsHash: string;
+}
+
+/** How long one scan of pillar_roots answers for (requests in a burst share it). */
+const STAMP_REUSE_MS = 100;
+
+export const PILLAR_CACHE_DIR = 'pillar';
+
+export function pillarCacheFile(cachedir: string, id: string): string {
+  return path.join(cachedir, PILLAR_CACHE_DIR, `${encodeURIComponent(id)}.json`);
+}
+
+/** Reads every cached record (for brine doctor and the master's start); damaged files are skipped. */
+export function readPillarCache(cachedir: string): PillarCacheRecord[] {
+  const dir = path.join(cachedir, PILLAR_CACHE_DIR);
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir).filter((n) => n.endsWith('.json') && !n.startsWith('.'));
+  } catch {
+    return [];
+  }
+  const out: PillarCacheRecord[] = [];
+  for (const n of names) {
+    try {
+      const rec = JSON.parse(fs.readFileSync(path.join(dir, n), 'utf8')) as PillarCacheRecord;
+      if (typeof rec.id === 'string' && typeof rec.pillar === 'object' && rec.pillar !== null && Array.isArray(rec.errors)) out.push(rec);
+    } catch {
+      // a torn or foreign file: the next render of that minion replaces it
+    }
+  }
+  return out;
+}
+
+interface Entry extends PillarCacheRecord {
+  stamp: string;
+}
+
+/** Where render errors point, without their text (which may quote a line holding a secret). */
+function errorPlaces(errors: readonly string[]): string[] {
+  const places = new Set<string>();
+  for (const e of errors) {
+    const m = /pillar_roots (\S+?:\S+?)(?::(\d+))?(?::\d+)?(?::|\s|$)/.exec(e) ?? /SLS '([^']+)'/.exec(e);
+    places.add(m ? `${m[1]}${m[2] ? `:${m[2]}` : ''}` : 'pillar top file or configuration');
+  }
+  return [...places];
+}
+
+export class PillarService {
+  private readonly roots: PillarRoots;
+  private readonly strategy: MergeStrategy;
+  private readonly entries = new Map<string, Entry>();
+  private readonly inflight = new Map<string, Promise<Entry>>();
+  private stampValue: { at: number; stamp: string } | undefined;
+  /** Requests naming another minion's ID, refused (threats.md #38). */
+  refusedCount = 0;
+  /** Renders done (cache misses), for tests and the benchmark. */
+  renders = 0;
+
+  constructor(
+    private readonly opts: PillarServiceOptions,
+    private readonly logger: Logger,
+    /** The minion data cache's grains of a minion. */
+    private readonly grainsOf: (id: string) => Readonly<Record<string, unknown>> | undefined,
+  ) {
+    this.strategy = checkMergeStrategy(opts.pillar_source_merging_strategy);
+    this.roots = new PillarRoots(opts);
+    fs.mkdirSync(path.join(opts.cachedir, PILLAR_CACHE_DIR), { recursive: true, mode: 0o700 });
+    for (const rec of readPillarCache(opts.cachedir)) this.entries.set(rec.id, { ...rec, stamp: '' });
+    if (this.entries.size > 0) logger.info({ minions: this.entries.size }, `loaded the cached pillar of ${this.entries.size} minions`);
+  }
+
+  /** The cached (last good) pillar of a minion, for pillar targets; undefined when none. */
+  pillarOf(id: string): PillarData | undefined {
+    return this.entries.get(id)?.pillar;
+  }
+
+  /** Answers one request from an authenticated session. */
+  handle(session: PillarSession, req: PillarRequest): void {
+    if (req.id !== undefined && req.id !== session.id) {
+      this.refusedCount++;
+      this.logger.warn(
+        { id: session.id, asked: printable(req.id.slice(0, 256)), code: 'PILLAR_DENIED', refused: this.refusedCount },
+        `refused a pillar request from minion ${session.id} for another minion's pillar (${printable(req.id.slice(0, 256))}); nothing was sent`,
+      );
+      session.sendPillarReply({ t: 'pillar_reply', rid: req.rid, ok: false, error: { code: 'PILLAR_DENIED', message: 'a minion gets only its own pillar; nothing was sent' } });
+      return;
+    }
+    this.pillarFor(session.id).then(
+      (e) => {
+        if (!session.ready) return;
+        session.sendPillarReply({ t: 'pillar_reply', rid: req.rid, ok: true, pillar: e.pillar, ...(e.errors.length > 0 ? { errors: e.errors } : {}) });
+      },
+      (err: unknown) => {
+        this.logger.error({ err, id: session.id }, `rendering the pillar of ${session.id} failed inside brine; see the error above`);
+        session.sendPillarReply({ t: 'pillar_reply', rid: req.rid, ok: false, error: { code: 'INTERNAL', message: 'the master could not render this pillar; see the master log' } });
+      },
+    );
+  }
+
+  /** The minion's pillar, rendered again only when pillar_roots or its grains changed. */
+  pillarFor(id: string): Promise<Entry> {
+    const running = this.inflight.get(id);
+    if (running) return running;
+    const p = this.refresh(id).finally(() => this.inflight.delete(id));
+    this.inflight.set(id, p);
+    return p;
+  }
+
+  /** Forgets a minion whose key is no longer accepted (memory and disk). */
+  purge(id: string): void {
+    this.entries.delete(id);
+    try {
+      fs.rmSync(pillarCacheFile(this.opts.cachedir, id), { force: true });
+    } catch (err) {
+      this.logger.error({ err: (err as Error).message, id }, `could not delete the cached pillar of ${id}`);
+    }
+  }
+
+  private stamp(): string {
+    const now = performance.now();
+    if (this.stampValue && now - this.stampValue.at < STAMP_REUSE_MS) return this.stampValue.stamp;
+    const stamp = createHash('sha256').update(this.roots.stamp()).digest('hex');
+    this.stampValue = { at: now, stamp };
+    return stamp;
+  }
+
+  private async refresh(id: string): Promise<Entry> {
+    const grains = this.grainsOf(id) ?? { id };
+    const grainsHash = createHash('sha256').update(JSON.stringify(grains)).digest('hex');
+    const stamp = this.stamp();
+    const prev = this.entries.get(id);
+    if (prev && prev.stamp === stamp && prev.grainsHash === grainsHash) return prev;
+    this.renders++;
+    const result = await compilePillar(
+      this.roots,
+      { id, grains, ...(this.opts.nodegroups ? { nodegroups: this.opts.nodegroups } : {}) },
+      {
+        strategy: this.strategy,
+        mergeLists: this.opts.pillar_merge_lists,
+        ...(this.opts.pillarenv ? { pillarenv: this.opts.pillarenv } : {}),
+        ...(this.opts.allow_undefined ? { allowUndefined: true } : {}),
+      },
+    );
+    const failed = result.errors.length > 0;
+    const entry: Entry = {
+      id,
+      // a failed render keeps the last good pillar (other minions are not touched)
+      pillar: failed ? (prev?.pillar ?? {}) : result.pillar,
+      errors: result.errors,
+      matchedNothing: !failed && Object.keys(result.top).length === 0,
+      renderedAt: Date.now(),
+      grainsHash,
+      stamp,
+    };
+    this.entries.set(id, entry);
+    this.save(entry);
+    if (failed) {
+      this.logger.warn(
+        { id, errors: result.errors.length, places: errorPlaces(result.errors) },
+        `the pillar of ${id} did not render (${result.errors.length} error(s) in ${errorPlaces(result.errors).join(', ')}); it keeps its last good pillar. Fix the file; 'brine doctor master' and pillar.items (_errors) show the error`,
+      );
+    } else {
+      this.logger.debug({ id, keys: Object.keys(entry.pillar).length, sls: Object.values(result.top).flat().length }, `rendered the pillar of ${id}`);
+    }
+    return entry;
+  }
+
+  private save(e: Entry): void {
+    const { stamp: _stamp, ...rec } = e;
+    try {
+      writeFileAtomicSync(pillarCacheFile(this.opts.cachedir, e.id), JSON.stringify(rec), { mode: 0o600, fsync: false });
+    } catch (err) {
+      this.logger.error({ err: (err as Error).message, id: e.id }, `could not write the pillar cache of ${e.id} under ${this.opts.cachedir}; it is kept in memory until the master restarts`);
+    }
+  }
+}

@@ -1,0 +1,39 @@
+// Pillar targets: pillar (`key:value`, glob on the value), pillar_pcre (regex) and pillar_exact
+// (the value's text, exactly). On the master they read the master's pillar cache with Salt's
+// greedy rule (a minion with no cached pillar stays expected and re-checks the target itself).
+
+import { checkGrainExpr } from './grain-matchers.js';
+import { requireString } from './id-matchers.js';
+import { subdictMatch } from './subdict-match.js';
+import type { FleetView, Grains, TargetMatcher } from './types.js';
+
+/** Like greedyFilter for grains, over the pillar cache. */
+function greedyPillar(fleet: FleetView, test: (pillar: Grains) => boolean): string[] {
+  if (!fleet.dataCache) return [...fleet.ids];
+  return fleet.ids.filter((id) => {
+    const pillar = fleet.pillar(id);
+    return pillar === undefined || test(pillar);
+  });
+}
+
+function pillarMatcher(type: 'pillar' | 'pillar_pcre' | 'pillar_exact', flag: string): TargetMatcher {
+  const regex = type === 'pillar_pcre';
+  const exact = type === 'pillar_exact';
+  return {
+    type,
+    expected(tgt, fleet) {
+      const expr = requireString(tgt, type);
+      checkGrainExpr(expr, fleet.delimiter, regex, flag, 'pillar key');
+      return { matched: greedyPillar(fleet, (p) => subdictMatch(p, expr, { delimiter: fleet.delimiter, regex, exact })), missing: [] };
+    },
+    matchesSelf(tgt, self) {
+      const expr = requireString(tgt, type);
+      checkGrainExpr(expr, self.delimiter, regex, flag, 'pillar key');
+      return subdictMatch(self.pillar ?? {}, expr, { delimiter: self.delimiter, regex, exact });
+    },
+  };
+}
+
+export const pillarTargetMatcher = pillarMatcher('pillar', '-I');
+export const pillarPcreTargetMatcher = pillarMatcher('pillar_pcre', '-J');
+export const pillarExactTargetMatcher = pillarMatcher('pillar_exact', 'pillar_exact');

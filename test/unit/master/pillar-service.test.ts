@@ -1,0 +1,119 @@
+// The master's pillar service on a real pillar_roots tree: renders are cached per minion and
+// redone only when a pillar file or that minion's grains change; a failed render keeps the last
+// good pillar; the identity is the session's; the cache survives a restart and is purged with
+// the key. Log lines carry no pillar values.
+
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createLogger } from '../../../src/util/logger.js';
+import type { PillarReply } from '../../../src/protocol/index.js';
+import { PillarService, pillarCacheFile } from '../../../src/master/pillar-service.js';
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-pillar-svc-'));
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+function write(rel: string, text: string): void {
+  const f = path.join(tmp, 'pillar', rel);
+  fs.mkdirSync(path.dirname(f), { recursive: true });
+  fs.writeFileSync(f, text);
+}
+
+function session(id: string) {
+  const replies: PillarReply[] = [];
+  return { id, ready: true, replies, sendPillarReply: (r: PillarReply) => replies.push(r) > 0 };
+}
+
+describe('PillarService', () => {
+  const grains: Record<string, Record<string, unknown>> = { web1: { id: 'web1', os: 'Debian' }, db1: { id: 'db1', os: 'RedHat' } };
+  const lines: string[] = [];
+  const logger = createLogger({ name: 'test', level: 'trace', format: 'json', write: (l) => lines.push(l) });
+  const opts = {
+    root_dir: '/',
+    pillar_roots: { base: [path.join(tmp, 'pillar')] },
+    pillar_source_merging_strategy: 'smart',
+    pillar_merge_lists: false,
+    pillarenv: null,
+    cachedir: path.join(tmp, 'cache'),
+  };
+  write('top.sls', "base:\n  '*':\n    - common\n");
+  write('common.sls', "os: {{ grains['os'] }}\nsecret: hunter2-value\n");
+  const svc = new PillarService(opts, logger, (id) => grains[id]);
+
+  it('renders once, then serves the cache until a file or the grains change', async () => {
+    assert.deepEqual((await svc.pillarFor('web1')).pillar, { os: 'Debian', secret: 'hunter2-value' });
+    assert.equal(svc.renders, 1);
+    await new Promise((r) => setTimeout(r, 120)); // past the scan's reuse window
+    await svc.pillarFor('web1');
+    assert.equal(svc.renders, 1, 'unchanged tree and grains: no second render');
+    grains.web1 = { id: 'web1', os: 'Ubuntu' };
+    assert.equal((await svc.pillarFor('web1')).pillar.os, 'Ubuntu');
+    assert.equal(svc.renders, 2);
+    await new Promise((r) => setTimeout(r, 120));
+    write('common.sls', "os: {{ grains['os'] }}\nsecret: hunter2-value\nextra: 1\n");
+    assert.equal((await svc.pillarFor('web1')).pillar.extra, 1);
+    assert.equal(svc.renders, 3);
+  });
+
+  it('concurrent requests of one minion share one render', async () => {
+    grains.db1 = { id: 'db1', os: 'Alma' };
+    const before = svc.renders;
+    const [a, b] = await Promise.all([svc.pillarFor('db1'), svc.pillarFor('db1')]);
+    assert.equal(a, b);
+    assert.equal(svc.renders, before + 1);
+  });
+
+  it('a failed render keeps the last good pillar and records the errors; the next good one clears them', async () => {
+    await new Promise((r) => setTimeout(r, 120));
+    write('common.sls', 'os: [broken\n');
+    const e = await svc.pillarFor('web1');
+    assert.equal(e.pillar.os, 'Ubuntu');
+    assert.equal(e.errors.length, 1);
+    assert.match(e.errors[0]!, /common\.sls:\d+/);
+    const s = session('web1');
+    svc.handle(s, { t: 'pillar_request', rid: 1 });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(s.replies[0]?.ok, true);
+    assert.equal(s.replies[0]?.errors?.length, 1);
+    await new Promise((r) => setTimeout(r, 120));
+    write('common.sls', "os: {{ grains['os'] }}\n");
+    assert.deepEqual((await svc.pillarFor('web1')).errors, []);
+  });
+
+  it("a request naming another minion is refused and counted; the session's own ID decides", async () => {
+    const s = session('db1');
+    svc.handle(s, { t: 'pillar_request', rid: 2, id: 'web1' });
+    assert.equal(s.replies[0]?.ok, false);
+    assert.equal(s.replies[0]?.error?.code, 'PILLAR_DENIED');
+    assert.equal(s.replies[0]?.pillar, undefined);
+    assert.equal(svc.refusedCount, 1);
+    svc.handle(s, { t: 'pillar_request', rid: 3, id: 'db1' });
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(s.replies[1]?.ok, true);
+    assert.equal(s.replies[1]?.pillar?.os, 'Alma');
+  });
+
+  it('the cache file is 0600, survives a restart, and is purged with the key', () => {
+    const file = pillarCacheFile(opts.cachedir, 'web1');
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    const restarted = new PillarService(opts, logger, (id) => grains[id]);
+    assert.equal(restarted.pillarOf('web1')?.os, 'Ubuntu');
+    restarted.purge('web1');
+    assert.equal(restarted.pillarOf('web1'), undefined);
+    assert.equal(fs.existsSync(file), false);
+  });
+
+  it('aggregate is refused at start', () => {
+    assert.throws(
+      () => new PillarService({ ...opts, pillar_source_merging_strategy: 'aggregate' }, logger, () => undefined),
+      (e: { code: string }) => e.code === 'CONFIG_VALUE',
+    );
+  });
+
+  it('no log line carries a pillar value', () => {
+    assert.ok(lines.length > 0);
+    assert.ok(!lines.some((l) => l.includes('hunter2') || l.includes('Ubuntu') || l.includes('Alma')), lines.join('\n'));
+  });
+});
