@@ -209,3 +209,56 @@ describe('scheduler: master down', () => {
     );
   });
 });
+
+describe('scheduler: schedule from pillar', () => {
+  let cluster: Cluster;
+
+  before(async () => {
+    cluster = await Cluster.create();
+    const pillarRoot = path.join(cluster.root, 'master', 'srv', 'pillar');
+    fs.mkdirSync(pillarRoot, { recursive: true });
+    fs.writeFileSync(path.join(pillarRoot, 'top.sls'), "base:\n  'p1':\n    - sched\n");
+    fs.writeFileSync(
+      path.join(pillarRoot, 'sched.sls'),
+      'schedule:\n  frompillar:\n    function: test.echo\n    args: [pillar-run]\n    seconds: 1\n  clash:\n    function: test.echo\n    args: [from-pillar]\n    seconds: 1\n',
+    );
+    await cluster.startMaster({ auto_accept: true });
+  });
+  after(async () => {
+    await cluster.cleanup();
+  });
+
+  it("runs pillar jobs (the minion's own wins a name clash) and follows saltutil.refresh_pillar", async () => {
+    const p1 = cluster.startMinion('p1', { schedule: { clash: { function: 'test.echo', args: ['from-config'], seconds: 1 } } });
+    await p1.waitForOutput(/ready to receive requests/);
+    const jobs = await waitUntil(
+      async () => {
+        const all = await listJobs(cluster);
+        return all.some((j) => j.schedule === 'frompillar') && all.some((j) => j.schedule === 'clash') ? all : undefined;
+      },
+      20_000,
+      'returns of the pillar job',
+    );
+    const fromPillar = await cluster.brine(['jobs', 'show', jobs.find((j) => j.schedule === 'frompillar')!.jid, '--out', 'json']);
+    assert.deepEqual(JSON.parse(fromPillar.stdout), { p1: 'pillar-run' });
+    const clash = await cluster.brine(['jobs', 'show', jobs.find((j) => j.schedule === 'clash')!.jid, '--out', 'json']);
+    assert.deepEqual(JSON.parse(clash.stdout), { p1: 'from-config' });
+    const listed = (await runJson(cluster, ['p1', 'schedule.list', 'show_all=True'])) as { p1: { schedule: Record<string, { _source: string }> } };
+    assert.equal(listed.p1.schedule.frompillar?._source, 'pillar');
+    assert.equal(listed.p1.schedule.clash?._source, 'config');
+    const refused = await cluster.brine(['run', 'p1', 'schedule.delete', 'frompillar']);
+    assert.match(refused.stdout + refused.stderr, /it comes from pillar/);
+
+    // the pillar drops the job: after a refresh it is gone from the schedule
+    fs.writeFileSync(path.join(cluster.root, 'master', 'srv', 'pillar', 'sched.sls'), 'schedule: {}\n');
+    await runJson(cluster, ['p1', 'saltutil.refresh_pillar']);
+    await waitUntil(
+      async () => {
+        const r = (await runJson(cluster, ['p1', 'schedule.list'])) as { p1: { schedule: Record<string, unknown> } };
+        return !('frompillar' in r.p1.schedule) && 'clash' in r.p1.schedule;
+      },
+      15_000,
+      'the pillar job removed',
+    );
+  });
+});
