@@ -534,6 +534,25 @@ const TABLE = [
     doc: "Render pillar from this pillar_roots environment only (its own top file and SLS); null renders every environment's top file.",
   },
   { name: 'worker_threads', type: 'int', default: 5, roles: MASTER, doc: 'Accepted for compatibility; brine serves all minions from one event loop.' },
+  // the mine (docs/mine.md)
+  {
+    name: 'mine_functions',
+    type: 'map',
+    default: {},
+    roles: MINION,
+    doc: "Functions whose returns this minion sends to the master's mine, as Salt writes them (`network.ip_addrs: []`, `network.ip_addrs: [eth0]`, an alias with `mine_function:` and its arguments, `allow_tgt`/`allow_tgt_type`); a `mine_functions` pillar key adds entries (this config wins for the same name). See docs/mine.md.",
+  },
+  {
+    name: 'mine_interval',
+    type: 'number',
+    min: 0,
+    minExclusive: true,
+    default: 60,
+    roles: MINION,
+    unit: 'min',
+    doc: 'Minutes between two runs of mine.update (fractions allowed); the first run is at start, once a master session is up.',
+  },
+  { name: 'mine_enabled', type: 'bool', default: true, roles: MINION, doc: 'Run mine.update at start and every mine_interval; off means only explicit mine.* calls touch the mine.' },
 ] as const satisfies readonly OptionSpec[];
 
 /** One row of the table, with its literal name, type and roles. */

@@ -6,3 +6,4 @@ export type { JobRecord, ReturnRecord, JobCacheOptions, ScheduledReturn } from '
 export type { MinionDataRecord } from './minion-data.js';
 export { PRESENCE_MAX_PER_MINION, PRESENCE_MAX_ROWS, PRESENCE_WINDOW_MS } from './presence-history.js';
 export type { PresenceDrop, PresenceLast, PresenceRecord } from './presence-history.js';
+export type { MineRecord, StoredMineEntry } from './mine-data.js';

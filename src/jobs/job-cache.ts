@@ -11,6 +11,7 @@ import { MINION_DATA_SCHEMA, MinionDataTable, type MinionDataRecord } from './mi
 import { PRESENCE_SCHEMA, PRESENCE_WINDOW_MS, PresenceHistoryTable, type PresenceDrop, type PresenceLast, type PresenceRecord } from './presence-history.js';
 import { JOB_SENT_SCHEMA, JobSentTable } from './job-sent.js';
 import { JOB_SCHEDULE_SCHEMA, JobScheduleTable } from './job-schedule.js';
+import { MINE_DATA_SCHEMA, MineDataTable, type MineRecord } from './mine-data.js';
 
 const SCHEMA_VERSION = 1;
 
@@ -160,6 +161,7 @@ export class JobCache {
   private readonly presence: PresenceHistoryTable;
   private readonly sent: JobSentTable;
   private readonly scheduled: JobScheduleTable;
+  private readonly mine: MineDataTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -195,6 +197,7 @@ export class JobCache {
     this.presence = new PresenceHistoryTable(db);
     this.sent = new JobSentTable(db);
     this.scheduled = new JobScheduleTable(db);
+    this.mine = new MineDataTable(db);
   }
 
   /** Opens (creating if needed) the job cache at `file`. */
@@ -385,6 +388,32 @@ export class JobCache {
     }
   }
 
+  /** Stores (replaces) a minion's mine (src/jobs/mine-data.ts). */
+  saveMine(rec: MineRecord): void {
+    this.guard();
+    try {
+      this.mine.save(rec);
+    } catch (err) {
+      throw storageError(err, this.file, `saving the mine of ${rec.id}`);
+    }
+  }
+
+  /** Every minion's mine (loaded once when the master starts). */
+  listMine(): MineRecord[] {
+    this.guard();
+    return this.read(() => this.mine.all(), 'reading the mine');
+  }
+
+  /** Forgets a minion's mine; true if there was one. */
+  deleteMine(id: string): boolean {
+    this.guard();
+    try {
+      return this.mine.delete(id);
+    } catch (err) {
+      throw storageError(err, this.file, `deleting the mine of ${id}`);
+    }
+  }
+
   /** Records a minion's connect in the presence history (src/jobs/presence-history.ts). */
   recordConnect(id: string, at: number, last: PresenceLast): void {
     this.guard();
@@ -452,6 +481,7 @@ function migrate(db: Database.Database, file: string): void {
   db.exec(PRESENCE_SCHEMA);
   db.exec(JOB_SENT_SCHEMA);
   db.exec(JOB_SCHEDULE_SCHEMA);
+  db.exec(MINE_DATA_SCHEMA);
   const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
   if (row.version === null) {
     db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);

@@ -23,6 +23,8 @@ import { AuthAdmission } from './admission.js';
 import { RefusalLog } from './refusal-log.js';
 import { FileService } from './file-service.js';
 import { PillarService } from './pillar-service.js';
+import { MineStore } from './mine-store.js';
+import { answerMineRequest } from './mine-service.js';
 import type { SessionInfo } from '../protocol/index.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -43,6 +45,8 @@ export class Master {
   private jobs: JobTracker | undefined;
   private cache: JobCache | undefined;
   private minionData: MinionDataCache | undefined;
+  /** The mine (mine.send/get/delete/flush from minions); exposed for tests and diagnostics. */
+  mine: MineStore | undefined;
   private refusals: RefusalLog | undefined;
   /** salt:// for accepted minions (file_roots); created in open() so a bad file_roots fails the start. */
   files: FileService | undefined;
@@ -99,6 +103,15 @@ export class Master {
     this.minionData = minionData;
     const pillar = new PillarService(opts, logger, (id) => minionData.grainsOf(id));
     this.pillar = pillar;
+    const mine = new MineStore(cache, clock, logger, () => ({
+      grains: (id) => minionData.grainsOf(id),
+      pillar: (id) => pillar.pillarOf(id),
+      dataCache: opts.minion_data_cache,
+      nodegroups: opts.nodegroups,
+    }));
+    this.mine = mine;
+    // keys deleted or replaced while the master was down: their mine is not inherited
+    mine.reconcile(new Set(this.keys.list('accepted')), this.acceptedKeys);
     this.jobs = new JobTracker({
       clock,
       logger,
@@ -176,6 +189,7 @@ export class Master {
           onGrains: (s, grains) => minionData.put(s.id, s.fingerprint, grains),
           onFileRequest: (s, req) => files.handle(s, req),
           onPillarRequest: (s, req) => pillar.handle(s, req),
+          onMineRequest: (s, req) => answerMineRequest(mine, s, req, logger),
           onClosed: (s, info, authenticated) => {
             this.live.delete(s);
             if (!authenticated) {
@@ -236,6 +250,7 @@ export class Master {
       this.sessions.forget(s.id);
       this.minionData?.purge(s.id);
       this.pillar?.purge(s.id);
+      this.mine?.purge(s.id);
     }
     // cached grains of IDs no longer accepted, or sent under a key since replaced (threats.md #6)
     const live = new Set(this.sessions.connected().map((s) => s.id));
@@ -245,6 +260,8 @@ export class Master {
       this.acceptedKeys,
     );
     for (const id of purged ?? []) this.pillar?.purge(id);
+    // the mine of IDs no longer accepted, or sent under a key since replaced (no stale data from a departed host)
+    this.mine?.reconcile(new Set(this.keys.list('accepted')), this.acceptedKeys);
     // presence data of IDs that have no key at all any more
     const withKeys = this.keyStatesById();
     for (const info of this.sessions.list()) {

@@ -23,6 +23,8 @@ import {
   type FileRequest,
   type PillarReply,
   type PillarRequest,
+  type MineReply,
+  type MineRequest,
 } from '../protocol/index.js';
 import { HeartbeatMonitor } from '../session/index.js';
 import type { LiveSession } from './session-table.js';
@@ -65,6 +67,8 @@ export interface MinionSessionHooks {
   onFileRequest?(session: MinionSession, request: FileRequest): void;
   /** The minion asks for its pillar; answered with sendPillarReply (identity from the session). */
   onPillarRequest?(session: MinionSession, request: PillarRequest): void;
+  /** A mine request (mine_send, mine_get, mine_delete, mine_flush); answered with sendMineReply. */
+  onMineRequest?(session: MinionSession, request: MineRequest): void;
   onClosed(session: MinionSession, info: ChannelClose, authenticated: boolean): void;
 }
 
@@ -158,6 +162,12 @@ export class MinionSession implements LiveSession {
     return this.send(reply);
   }
 
+  /** A mine reply; false when the session is gone or the send failed. */
+  sendMineReply(reply: MineReply): boolean {
+    if (this.state !== 'ready') return false;
+    return this.send(reply);
+  }
+
   sendAck(jid: string): void {
     if (this.state === 'ready') this.send({ t: 'ack', jid });
   }
@@ -217,6 +227,13 @@ export class MinionSession implements LiveSession {
       case 'pillar_request':
         if (this.hooks.onPillarRequest) this.hooks.onPillarRequest(this, message);
         else this.send({ t: 'pillar_reply', rid: message.rid, ok: false, error: { code: 'INTERNAL', message: 'this master serves no pillar' } });
+        return;
+      case 'mine_send':
+      case 'mine_get':
+      case 'mine_delete':
+      case 'mine_flush':
+        if (this.hooks.onMineRequest) this.hooks.onMineRequest(this, message);
+        else this.send({ t: 'mine_reply', rid: message.rid, ok: false, error: { code: 'MINE_UNAVAILABLE', message: 'this master keeps no mine' } });
         return;
       case 'bye':
         this.close(message.reason === 'shutdown' || message.reason === 'failback' ? message.reason : 'peer_closed');

@@ -8,7 +8,7 @@ import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { signalGroup, stopGroups } from '../util/process-group.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
-import type { ExecContext, ExecResult, Grains, ModuleRegistry, RunningJobInfo, RunningJobs, ScheduleControl } from '../modules/index.js';
+import type { ExecContext, ExecResult, Grains, MineAccess, ModuleRegistry, RunningJobInfo, RunningJobs, ScheduleControl } from '../modules/index.js';
 import { STATE_RUN_FUNCTIONS, StateLockFile, holderInfo, stateRunConflict, wantsConcurrent, wantsQueue, type StateLockHolder } from '../state/index.js';
 import { capReturn } from './return-cap.js';
 import { WorkerExecutor, type IsolatedRun, type JobExecutor } from './worker-executor.js';
@@ -46,6 +46,8 @@ export interface JobRunnerDeps {
   services?: HostServices;
   /** The minion's scheduler, for schedule.* (inline functions). */
   schedule?: ScheduleControl;
+  /** The mine service, passed to inline functions (mine.*). */
+  mine?: MineAccess;
 }
 
 /** How often a queued state run looks at a lock file held by another process. */
@@ -78,6 +80,8 @@ function failure(code: ErrorCode, message: string): ExecResult {
 
 export class JobRunner implements RunningJobs {
   private readonly entries = new Map<string, Entry>();
+  /** Functions run by runFunction (the mine's), stopped with the jobs at shutdown. */
+  private readonly detached = new Set<Entry>();
   private readonly queue: Entry[] = [];
   private runningCount = 0;
   private readonly executor: JobExecutor;
@@ -198,9 +202,36 @@ export class JobRunner implements RunningJobs {
     return ret;
   }
 
+  /**
+   * Runs one function outside the job table, as the mine does for its mine_functions: inline or
+   * in a worker thread like a job (with job_timeout), but not listed by saltutil.running and not
+   * counted against max_concurrent_jobs (the mine runs one function at a time).
+   */
+  async runFunction(fun: string, arg: unknown[], kwarg: Record<string, unknown>, jid: string, timeoutS?: number): Promise<ExecResult> {
+    const job: Job = { t: 'job', jid, fun, arg, kwarg, tgt: this.deps.minionId, tgtType: 'glob', ...(timeoutS === undefined ? {} : { timeout: timeoutS }) };
+    const entry: Entry = {
+      job,
+      info: { jid, fun, arg, kwarg, tgt: job.tgt, tgt_type: 'glob', pid: process.pid, started: new Date(this.clock.now()).toISOString(), queued: false },
+      pgids: new Set(),
+      controller: new AbortController(),
+      isolated: undefined,
+      timer: undefined,
+      finish: undefined,
+      ended: undefined,
+      hasSlot: false,
+      resolveQueued: undefined,
+    };
+    this.detached.add(entry);
+    try {
+      return await this.execute(entry);
+    } finally {
+      this.detached.delete(entry);
+    }
+  }
+
   /** Aborts every running job, empties the queue and ends idle worker threads (minion shutdown). */
   abortAll(): void {
-    for (const e of [...this.entries.values()]) {
+    for (const e of [...this.entries.values(), ...this.detached]) {
       for (const pgid of this.current(e).pgids) signalGroup(pgid, 'SIGTERM');
       this.end(e, failure('EXEC_FAILED', `${e.job.fun}: the minion is shutting down`));
     }
@@ -317,6 +348,7 @@ export class JobRunner implements RunningJobs {
     if (this.deps.reloadExtmods) ctx.reloadExtmods = this.deps.reloadExtmods;
     if (this.deps.pillar) ctx.pillar = this.deps.pillar;
     if (this.deps.refreshPillar) ctx.refreshPillar = this.deps.refreshPillar;
+    if (this.deps.mine) ctx.mine = this.deps.mine;
     return this.deps.registry.call(job.fun, job.arg, job.kwarg, ctx);
   }
 
@@ -333,6 +365,7 @@ export class JobRunner implements RunningJobs {
         config: this.deps.config,
         extmodsGeneration: this.extmodsGeneration,
         ...(this.deps.pillar ? { pillar: this.deps.pillar() } : {}),
+        ...(this.deps.mine ? { hostMine: true } : {}),
       },
       (pid) => this.track(entry, pid),
       this.deps.services,

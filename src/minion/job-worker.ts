@@ -10,6 +10,7 @@ import { WorkerHostClient } from './worker-host-client.js';
 import { localFileClient, localSyncHost } from './worker-local-files.js';
 import { renderLocalPillar, type LocalPillarOptions } from './pillar-client.js';
 import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
+import { mineThroughHost } from './mine/worker-mine.js';
 
 const port = parentPort;
 // salt:// files and blocking calls go to the host thread (worker-host-client.ts)
@@ -69,6 +70,7 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
     files: host.files(),
     syncHost: host.syncHost(),
   };
+  if (call.hostMine && ctx.syncHost) ctx.mine = mineThroughHost(ctx.syncHost);
   if (call.localFiles) {
     try {
       const files = localFileClient(call.config);

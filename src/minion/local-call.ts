@@ -5,6 +5,7 @@
 // (or when module_dirs are configured: their problems are reported from here).
 
 import type { MinionOptions } from '../config/index.js';
+import { systemClock } from '../util/clock.js';
 import { CachingFileClient } from '../fileserver/caching-client.js';
 import { LocalFileSource } from '../fileserver/file-source.js';
 import { FileRoots } from '../fileserver/roots.js';
@@ -15,6 +16,10 @@ import { formatJid } from '../jobs/jid.js';
 import { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/run-lock.js';
 import { StateLockFile, holderInfo } from '../state/state-lock-file.js';
 import type { HostServices } from './worker-host.js';
+import { LocalMine } from './mine/local-mine.js';
+import { MineService } from './mine/mine-service.js';
+import { PillarStore } from './pillar-store.js';
+import type { ModuleRegistry } from '../modules/registry.js';
 
 export interface LocalCallOptions {
   opts: MinionOptions;
@@ -120,10 +125,26 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
       const ctx: ExecContext = { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req', pillar: () => pillar };
       if (o.refreshPillar) ctx.refreshPillar = o.refreshPillar;
       if (services.files) ctx.files = services.files;
+      // masterless: mine.* use this machine's own mine (<cachedir>/mine.json), as the daemon does
+      if (o.localFiles && fun.startsWith('mine.')) ctx.mine = localMineService(o, registry, (f, a, k) => inWorker(executor, f, a, k, o, services, false));
       return registry.call(fun, arg, kwarg, ctx);
     }
     return await inWorker(executor, fun, arg, kwarg, o, services, false);
   } finally {
     if (!o.executor) executor.close();
   }
+}
+
+/** The masterless mine for one brine call: runs mine functions in workers, keeps the data in cachedir. */
+function localMineService(o: LocalCallOptions, registry: ModuleRegistry, run: (fun: string, arg: unknown[], kwarg: Record<string, unknown>) => Promise<ExecResult>): MineService {
+  return new MineService({
+    master: new LocalMine(o.opts.cachedir, o.minionId, () => o.grains),
+    hasFunction: (fun) => registry.get(fun) !== undefined,
+    run,
+    configured: o.opts.mine_functions,
+    pillar: new PillarStore(),
+    clock: systemClock,
+    logger: { warn: (obj: object, msg?: string) => o.log.warn(obj, msg ?? ''), debug: () => undefined },
+    intervalMs: undefined,
+  });
 }

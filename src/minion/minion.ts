@@ -13,7 +13,7 @@ import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
-import { BRINE_VERSION, extmodsDir, type FileClient, type Grains, type ModuleRegistry } from '../modules/index.js';
+import { BRINE_VERSION, extmodsDir, type ExecContext, type ExecResult, type FileClient, type Grains, type ModuleRegistry } from '../modules/index.js';
 import { CachingFileClient, FileRoots, LocalFileSource } from '../fileserver/index.js';
 import { MasterFileSource } from './master-files.js';
 import { MAX_GRAINS_JSON, grainsSchema } from '../protocol/index.js';
@@ -29,8 +29,11 @@ import { buildMinionRegistry } from './minion-extensions.js';
 import { collectMinionGrains } from './minion-grains.js';
 import { startupCalls, startupSummary } from './startup-states.js';
 import { PillarStore } from './pillar-store.js';
-import { MinionScheduler } from './minion-scheduler.js';
+import { MinionScheduler } from './schedule/minion-scheduler.js';
 import { PillarClient, renderLocalPillar } from './pillar-client.js';
+import { MasterMine } from './mine/master-mine.js';
+import { LocalMine } from './mine/local-mine.js';
+import { MINE_FUNCTION_TIMEOUT_S, MineService } from './mine/mine-service.js';
 
 export interface MinionRuntime {
   clock?: Clock;
@@ -95,6 +98,9 @@ export class Minion {
   readonly schedule: MinionScheduler;
   /** Asks the master for this minion's pillar (file_client: remote); undefined when masterless. */
   private readonly pillarClient: PillarClient | undefined;
+  /** The master's mine over the session, and the minion's mine_functions/mine_interval (mine.*). */
+  private readonly masterMine: MasterMine;
+  private readonly mine: MineService;
 
   private constructor(
     readonly opts: MinionOptions,
@@ -125,10 +131,28 @@ export class Minion {
       claimJid: (jid) => this.recent.add(jid),
       deliver: (ret) => this.deliverScheduled(ret),
     });
+    this.masterMine = new MasterMine(() => this.links, clock);
+    this.mine = new MineService({
+      // masterless (file_client: local): the mine is this minion's own, in its cachedir, as in Salt
+      master: opts.file_client === 'local' ? new LocalMine(opts.cachedir, resolvedId.id, () => this.grainsCache) : this.masterMine,
+      hasFunction: (fun) => registry.get(fun) !== undefined,
+      run: (fun, arg, kwarg) => this.runner.runFunction(fun, arg, kwarg, formatJid(clock.now() * 1000), MINE_FUNCTION_TIMEOUT_S),
+      configured: opts.mine_functions,
+      pillar: this.pillar,
+      clock,
+      logger,
+      intervalMs: opts.mine_enabled ? opts.mine_interval * 60_000 : undefined,
+    });
     this.runner = new JobRunner({
       schedule: this.schedule.functions,
       registry,
-      services: { files: this.files, ...(opts.file_client === 'local' ? { localFiles: true } : {}) },
+      mine: this.mine,
+      services: {
+        files: this.files,
+        ...(opts.file_client === 'local' ? { localFiles: true } : {}),
+        // salt['mine.get'](...) in a template: answered on this thread, which has the master session
+        hostCall: (fun, arg, kwarg) => (fun.startsWith('mine.') ? this.runMineCall(registry, fun, arg, kwarg) : undefined),
+      },
       minionId: resolvedId.id,
       grains: () => this.grainsCache,
       config: opts,
@@ -175,6 +199,8 @@ export class Minion {
     minion.schedule.start();
     // masterless: nothing to wait for; otherwise the first master connection starts it
     if (opts.file_client === 'local') minion.runStartupStates();
+    // a masterless minion's mine needs no session: its updates start now
+    if (opts.file_client === 'local') minion.mine.onReady();
     await minion.openControl();
     return minion;
   }
@@ -217,6 +243,7 @@ export class Minion {
       ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
       ...this.scheduleStatus(),
       ...this.customModuleProblems(),
+      ...(this.mine.status === undefined ? {} : { mine: this.mine.status }),
     };
   }
 
@@ -225,6 +252,12 @@ export class Minion {
     const errors = [...this.schedule.scheduler.errors()].slice(0, 1024);
     if (errors.length === 0) return {};
     return { scheduleErrors: errors.map(([job, e]) => ({ job: job.slice(0, 256), code: e.code, message: e.message.slice(0, 4000) })) };
+  }
+
+  /** A mine.* call from a job's template (a blocking salt[...] call), run inline with the mine service. */
+  private runMineCall(registry: ModuleRegistry, fun: string, arg: unknown[], kwarg: Record<string, unknown>): Promise<ExecResult> {
+    const ctx: ExecContext = { grains: () => this.grainsCache, minionId: this.id, config: this.opts, signal: new AbortController().signal, jid: 'mine', mine: this.mine };
+    return registry.call(fun, arg, kwarg, ctx);
   }
 
   /** Returns not yet acknowledged by any master. */
@@ -236,6 +269,7 @@ export class Minion {
     if (this.stopped) return;
     this.stopped = true;
     this.schedule.stop();
+    this.mine.stop();
     this.runner.abortAll();
     for (const link of this.links) link.stop();
     void this.control?.close();
@@ -307,6 +341,8 @@ export class Minion {
               );
             })
             .finally(() => this.runStartupStates());
+          // Salt runs mine.update at start; later sessions (a restarted or failed-over master) get it too
+          this.mine.onReady();
           // returns whose job came through this link, and those restored from disk
           for (const ret of this.returns.pending()) {
             const origin = this.origin.get(ret.jid);
@@ -317,6 +353,8 @@ export class Minion {
           if (m.t === 'ack') {
             this.returns.ack(m.jid);
             this.origin.delete(m.jid);
+          } else if (m.t === 'mine_reply') {
+            this.masterMine.onReply(m);
           } else if (m.t === 'file_reply') {
             this.masterFiles?.onReply(m);
           } else if (m.t === 'pillar_reply') {
@@ -330,6 +368,7 @@ export class Minion {
         onDown: (outcome) => {
           this.masterFiles?.onLinkDown(link);
           this.pillarClient?.onLinkDown(link);
+          this.masterMine.onLinkDown(link);
           this.linkStats.set(link, { ready: this.linkStats.get(link)?.ready ?? 0, lastDown: outcome.reason });
         },
         onUntrustedMaster: (endpoint, err) => {

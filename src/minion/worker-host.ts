@@ -15,6 +15,11 @@ export interface HostServices {
   filesUnavailable?: string;
   /** `files` serves this machine's file_roots (file_client: local): the worker may build its own (WorkerCall.localFiles). */
   localFiles?: boolean;
+  /**
+   * Runs a blocking call on the host thread instead of in another worker, for functions that need
+   * the minion daemon's live state (mine.* in a template); undefined = run it in a worker as usual.
+   */
+  hostCall?(fun: string, arg: unknown[], kwarg: Record<string, unknown>): Promise<ExecResult> | undefined;
 }
 
 function toWire(err: unknown): WireFailure {
@@ -62,7 +67,8 @@ export async function answerSync(services: HostServices, req: SyncRequest, runNe
   try {
     if (req.op === 'call') {
       const [fun, arg, kwarg] = req.args as [string, unknown[], Record<string, unknown>];
-      answer = { ok: true, value: await runNested(fun, Array.isArray(arg) ? arg : [], kwarg ?? {}) };
+      const args = Array.isArray(arg) ? arg : [];
+      answer = { ok: true, value: await (services.hostCall?.(fun, args, kwarg ?? {}) ?? runNested(fun, args, kwarg ?? {})) };
     } else {
       const [url, saltenv] = req.args as [string, string];
       answer = { ok: true, value: await readText(clientOf(services), url, saltenv) };

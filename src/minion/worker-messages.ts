@@ -34,6 +34,8 @@ export interface WorkerCall {
    * syncHost.readFile itself (worker-local-files.ts) instead of asking the host per file.
    */
   localFiles?: boolean;
+  /** The host thread runs mine.* for this call (the minion daemon): the worker's ctx.mine asks it. */
+  hostMine?: boolean;
 }
 
 /**

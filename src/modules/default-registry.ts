@@ -5,6 +5,7 @@ import { cmdFunctions } from './cmd-module.js';
 import { cronFunctions } from './cron-module.js';
 import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
+import { mineFunctions } from './mine-module.js';
 import { networkFunctions } from './network-module.js';
 import { pillarFunctions } from './pillar-module.js';
 import { pkgFunctions } from './pkg-module.js';
@@ -39,6 +40,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(scheduleFunctions);
   registry.registerAll(saltutilSyncFunctions);
   registry.registerAll(pillarFunctions);
+  registry.registerAll(mineFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

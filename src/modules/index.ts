@@ -2,7 +2,24 @@
 
 export { defineFunction, defineParam, defineParams } from './define-function.js';
 export type { NamedArgs, ParamValue, TypedArgs, TypedModuleFunction } from './define-function.js';
-export type { BoundArgs, ExecContext, ExecResult, FileClient, FileStat, Grains, SyncHost, ModuleFunction, ParamSpec, ParamType, RunningJobInfo, RunningJobs, ScheduleControl } from './types.js';
+export type {
+  BoundArgs,
+  ExecContext,
+  ExecResult,
+  FileClient,
+  FileStat,
+  Grains,
+  SyncHost,
+  ModuleFunction,
+  ParamSpec,
+  ParamType,
+  RunningJobInfo,
+  RunningJobs,
+  MineAccess,
+  MineFunctionSpec,
+  MineUpdateReport,
+  ScheduleControl,
+} from './types.js';
 export { ModuleRegistry } from './registry.js';
 export { createDefaultRegistry } from './default-registry.js';
 export { bindArguments, formatSignature } from './bind-args.js';
@@ -14,6 +31,7 @@ export { grainsFunctions } from './grains-module.js';
 export { sysFunctions, describeFunction } from './sys-module.js';
 export { saltutilFunctions, parseSignal } from './saltutil-module.js';
 export { pillarFunctions, pillarWithOverride } from './pillar-module.js';
+export { mineFunctions } from './mine-module.js';
 export { collectGrains, type CollectGrainsOptions } from './grains.js';
 export { parseOsRelease, osGrainsFrom, type OsGrains } from './os-release.js';
 export { traverseDictAndList } from './traverse.js';

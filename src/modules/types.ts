@@ -65,6 +65,8 @@ export interface ExecContext {
   pillar?: () => Readonly<Record<string, unknown>>;
   /** Gets the minion's pillar again from its master or its own pillar_roots (saltutil.refresh_pillar). */
   refreshPillar?: () => Promise<void>;
+  /** The mine as this minion reaches it (mine.*); only given to inline functions of the minion daemon. */
+  mine?: MineAccess;
   /** The minion's scheduler (schedule.*); only given to functions marked `inline` in the minion daemon. */
   schedule?: ScheduleControl;
 }
@@ -85,6 +87,36 @@ export interface ScheduleControl {
   reload(): unknown;
   isEnabled(name: string | undefined): unknown;
   showNextFireTime(name: string): unknown;
+}
+
+/** One mine entry to run and send: `name` is its key in the mine (an alias, or the function). */
+export interface MineFunctionSpec {
+  name: string;
+  fun: string;
+  arg: unknown[];
+  kwarg: Record<string, unknown>;
+  allowTgt?: string | string[];
+  allowTgtType?: string;
+}
+
+/** What one mine.update did: the entries sent, and those that failed (with why). */
+export interface MineUpdateReport {
+  sent: string[];
+  failed: Array<{ name: string; code: ErrorCode; message: string }>;
+}
+
+/** The minion's mine service, as the `mine` module uses it (src/minion/mine/mine-service.ts). */
+export interface MineAccess {
+  /** Runs the mine_functions (all, or those named) and sends their data; `clear` replaces the whole mine. */
+  update(only: readonly string[] | undefined, clear: boolean): Promise<MineUpdateReport | undefined>;
+  /** Runs one function and sends its data under `spec.name`. */
+  send(spec: MineFunctionSpec): Promise<void>;
+  /** {fun: {minion: data}} from the master's mine. */
+  get(query: { tgt: string | string[]; tgtType: string; funs: string[]; delimiter?: string }): Promise<Record<string, Record<string, unknown>>>;
+  delete(fun: string): Promise<void>;
+  flush(): Promise<void>;
+  /** The configured entries whose function exists, as Salt's mine.valid shows them. */
+  valid(): Record<string, unknown>;
 }
 
 /** Blocking calls from a worker thread to its host thread (Atomics.wait + receiveMessageOnPort). */

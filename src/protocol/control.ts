@@ -193,6 +193,14 @@ export const minionStatusSchema = s.object({
   // --- custom modules (saltutil.sync_*) ---
   /** Synced custom modules, states or grains that failed at their last load, by file. */
   customModuleProblems: s.optional(s.array(s.object({ file: s.string({ max: 4096 }), reason: s.string({ max: 4096 }) }), { max: 1024 })),
+  /** The last mine.update (docs/mine.md): when, how many entries were sent, and each that failed. */
+  mine: s.optional(
+    s.object({
+      lastUpdate: s.number(),
+      sent: s.int({ min: 0 }),
+      failed: s.array(s.object({ name: s.string({ max: 256 }), code: s.string({ max: 64 }), message: s.string({ max: 4096 }) }), { max: 1000 }),
+    }),
+  ),
 });
 
 export const MINION_CONTROL_REQUESTS = new Map<string, typeof minionStatusRequestSchema>([['minion_status', minionStatusRequestSchema]]);

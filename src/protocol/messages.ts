@@ -123,6 +123,66 @@ export const fileReadSchema = s.object({
   length: s.int({ min: 1, max: 16 * 1024 * 1024 }),
 });
 
+// ---- mine (minion -> master requests, master -> minion mine_reply) ------------------------
+// The sender is always the session's minion: no mine message names the minion it is about.
+
+/** Largest mine data a minion may send in one mine_send, and keep on the master, as JSON characters. */
+export const MAX_MINE_JSON = 1_048_576;
+/** Largest mine.get answer the master sends, as JSON characters (a larger one is MINE_DATA_TOO_LARGE). */
+export const MAX_MINE_REPLY_JSON = 8_388_608;
+const MAX_MINE_FUNS = 1_000;
+/** A mine entry's name: a function name or an alias (`mine_function:`), a key of the mine. */
+export const mineName = s.string({ min: 1, max: 256, pattern: /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/ });
+
+/** One mine entry: the data, and Salt's allow_tgt restriction (who may read it). */
+const mineEntry = s.object({
+  data: s.json(),
+  allowTgt: s.optional(target),
+  allowTgtType: s.optional(s.oneOf(TARGET_TYPES)),
+});
+export type MineEntry = Infer<typeof mineEntry>;
+
+/** Alias -> entry, bounded in entries and encoded size. */
+const mineData: Schema<Record<string, MineEntry>> = {
+  optional: false,
+  check(v, p) {
+    if (!isPlainObject(v)) return `${p} must be an object`;
+    const keys = Object.keys(v);
+    if (keys.length > MAX_MINE_FUNS) return `${p} has more than ${MAX_MINE_FUNS} entries`;
+    for (const k of keys) {
+      const bad = mineName.check(k, `${p} key`) ?? mineEntry.check(v[k], `${p}.${k}`);
+      if (bad !== undefined) return bad;
+    }
+    if (JSON.stringify(v).length > MAX_MINE_JSON) return `${p} is larger than ${MAX_MINE_JSON} characters of JSON`;
+    return undefined;
+  },
+};
+
+/** mine.update / mine.send: store these entries (clear: replace the whole mine instead of merging). */
+export const mineSendSchema = s.object({ t: s.literal('mine_send'), rid, data: mineData, clear: s.bool() });
+/** mine.get: the named entries of the minions matching the target, as this minion may see them. */
+export const mineGetSchema = s.object({
+  t: s.literal('mine_get'),
+  rid,
+  tgt: target,
+  tgtType: s.oneOf(TARGET_TYPES),
+  funs: s.array(mineName, { max: MAX_MINE_FUNS }),
+  delimiter: s.optional(targetDelimiter),
+});
+/** mine.delete: drop one entry of this minion's mine. */
+export const mineDeleteSchema = s.object({ t: s.literal('mine_delete'), rid, fun: mineName });
+/** mine.flush: drop this minion's whole mine. */
+export const mineFlushSchema = s.object({ t: s.literal('mine_flush'), rid });
+/** The answer to a mine request (same rid): for mine_get, `data` is {fun: {minion: data}}. */
+export const mineReplySchema = s.object({ t: s.literal('mine_reply'), rid, ok: s.bool(), error: s.optional(wireError), data: s.optional(s.json()) });
+
+export type MineSend = Infer<typeof mineSendSchema>;
+export type MineGet = Infer<typeof mineGetSchema>;
+export type MineDelete = Infer<typeof mineDeleteSchema>;
+export type MineFlush = Infer<typeof mineFlushSchema>;
+export type MineRequest = MineSend | MineGet | MineDelete | MineFlush;
+export type MineReply = Infer<typeof mineReplySchema>;
+
 // ---- master -> minion -------------------------------------------------------------------
 
 export const authSchema = s.object({
@@ -221,8 +281,8 @@ export type FileRead = Infer<typeof fileReadSchema>;
 export type FileRequest = FileList | FileStatRequest | FileRead;
 export type FileReply = Infer<typeof fileReplySchema>;
 
-export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage | FileRequest | PillarRequest;
-export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye | FileReply | PillarReply;
+export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage | FileRequest | PillarRequest | MineRequest;
+export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye | FileReply | PillarReply | MineReply;
 
 export const MINION_MESSAGES = new Map<
   string,
@@ -237,6 +297,10 @@ export const MINION_MESSAGES = new Map<
   | typeof fileStatSchema
   | typeof fileReadSchema
   | typeof pillarRequestSchema
+  | typeof mineSendSchema
+  | typeof mineGetSchema
+  | typeof mineDeleteSchema
+  | typeof mineFlushSchema
 >([
   ['hello', helloSchema],
   ['ping', pingSchema],
@@ -249,6 +313,10 @@ export const MINION_MESSAGES = new Map<
   ['file_stat', fileStatSchema],
   ['file_read', fileReadSchema],
   ['pillar_request', pillarRequestSchema],
+  ['mine_send', mineSendSchema],
+  ['mine_get', mineGetSchema],
+  ['mine_delete', mineDeleteSchema],
+  ['mine_flush', mineFlushSchema],
 ]);
 
 export const MASTER_MESSAGES = new Map<
@@ -263,6 +331,7 @@ export const MASTER_MESSAGES = new Map<
   | typeof byeSchema
   | typeof fileReplySchema
   | typeof pillarReplySchema
+  | typeof mineReplySchema
 >([
   ['auth', authSchema],
   ['ping', pingSchema],
@@ -274,6 +343,7 @@ export const MASTER_MESSAGES = new Map<
   ['bye', byeSchema],
   ['file_reply', fileReplySchema],
   ['pillar_reply', pillarReplySchema],
+  ['mine_reply', mineReplySchema],
 ]);
 
 /** Why a connection ended; every close is recorded with one of these. */

@@ -18,6 +18,7 @@ import {
   type FindJob,
   type FileReply,
   type PillarReply,
+  type MineReply,
 } from '../protocol/index.js';
 import { HeartbeatMonitor } from './heartbeat.js';
 
@@ -90,7 +91,7 @@ export interface ConnectionOutcome {
 export interface ConnectionEvents {
   onStateChange?(from: ConnectionState, to: ConnectionState): void;
   onReady?(conn: MasterConnection): void;
-  onMessage?(message: Job | Ack | FindJob | FileReply | PillarReply): void;
+  onMessage?(message: Job | Ack | FindJob | FileReply | PillarReply | MineReply): void;
   onClosed(outcome: ConnectionOutcome): void;
 }
 
@@ -228,6 +229,7 @@ export class MasterConnection {
       case 'find_job':
       case 'file_reply':
       case 'pillar_reply':
+      case 'mine_reply':
         if (this.stateValue !== 'ready') {
           this.fail(new BrineError('MESSAGE_UNEXPECTED', `master sent "${message.t}" before authentication finished`), 'protocol_error');
           return;

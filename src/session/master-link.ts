@@ -5,7 +5,7 @@
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import type { Ack, FileReply, FindJob, Job, MinionMessage, PillarReply } from '../protocol/index.js';
+import type { Ack, FileReply, FindJob, Job, MineReply, MinionMessage, PillarReply } from '../protocol/index.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
 import { MasterConnection, type ConnectionDeps, type ConnectionOptions, type ConnectionOutcome, type ConnectionState, type MasterEndpoint } from './master-connection.js';
 import { MasterPool } from './master-pool.js';
@@ -60,7 +60,7 @@ export interface LinkOptions {
 export interface LinkEvents {
   onReady?(conn: MasterConnection): void;
   onDown?(outcome: ConnectionOutcome): void;
-  onMessage?(message: Job | Ack | FindJob | FileReply | PillarReply): void;
+  onMessage?(message: Job | Ack | FindJob | FileReply | PillarReply | MineReply): void;
   /** State changes of the live connection (the one jobs arrive on), including after a failback. */
   onConnectionState?(from: ConnectionState, to: ConnectionState): void;
   /** A refusal that retrying cannot fix (rejected key without rejected_retry, changed master key). */

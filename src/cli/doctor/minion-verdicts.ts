@@ -160,8 +160,17 @@ export function judgeMinionStatus(status: MinionStatus | StatusProblem, now: num
       ),
     );
   }
+  if (status.mine !== undefined) out.push(judgeMine(status.mine, now));
   const queue = `return queue ${status.returnQueue} waiting for acknowledgement, ${status.returnsDropped} dropped since start`;
   if (status.returnsDropped > 0) out.push(warn('return queue', queue, 'raise return_queue_max, and find why no master acknowledges returns (see the connection lines above)'));
   else out.push(ok('return queue', queue));
   return out;
+}
+
+/** The last mine.update: a failed entry is named with its code, the others still count as sent. */
+export function judgeMine(mine: NonNullable<MinionStatus['mine']>, now: number): Check {
+  const when = `last mine.update ${duration(now - mine.lastUpdate)} ago: ${mine.sent} entr${mine.sent === 1 ? 'y' : 'ies'} sent`;
+  if (mine.failed.length === 0) return ok('mine', when);
+  const failed = mine.failed.map((f) => `${f.name}: ${f.code}: ${f.message}`).join('; ');
+  return warn('mine', `${when}, ${mine.failed.length} failed (${failed})`, 'fix mine_functions in the minion config or pillar (docs/mine.md), then run brine run <minion> mine.update');
 }

@@ -129,6 +129,28 @@ describe('JobRunner', () => {
     assert.match(String(ret.ret), /300 s timeout/);
   });
 
+  it('runFunction (the mine) runs in a worker outside the job table, with its own timeout, and is stopped at shutdown', async (t) => {
+    const clock = new FakeClock();
+    const r = runner({ clock });
+    t.after(() => r.abortAll());
+    assert.deepEqual(await r.runFunction('test.echo', ['hi'], {}, '20250101000000009999'), { return: 'hi', retcode: 0, success: true });
+    let settled = false;
+    const slow = r.runFunction('test.sleep', [3000], {}, '20250101000000009998', 600).finally(() => (settled = true));
+    await new Promise((res) => setImmediate(res));
+    assert.deepEqual(r.list(), [], 'not listed by saltutil.running');
+    assert.equal(r.active, 0);
+    clock.advance(599_999);
+    await new Promise((res) => setImmediate(res));
+    assert.equal(settled, false);
+    clock.advance(1);
+    const timedOut = await slow;
+    assert.equal(timedOut.error?.code, 'JOB_TIMEOUT');
+    const stopped = r.runFunction('test.sleep', [3000], {}, '20250101000000009997');
+    await new Promise((res) => setImmediate(res));
+    r.abortAll();
+    assert.match(String((await stopped).return), /shutting down/);
+  });
+
   it('a timed-out command gets SIGTERM, and SIGKILL only after the grace period if it ignores that', async (t) => {
     const clock = new FakeClock();
     const r = runner({ jobTimeoutS: 600, clock });

@@ -51,6 +51,31 @@ export const MINION_SAMPLES: Sample[] = [
   },
   // pillar (issue 10)
   { message: { t: 'pillar_request', rid: 4, id: 'web1' }, optional: ['id'], bad: { rid: [-1, '4'], id: [5, 'x'.repeat(1025)] } },
+  // mine
+  {
+    message: { t: 'mine_send', rid: 4, data: { 'network.ip_addrs': { data: ['10.0.0.5'] }, db: { data: null, allowTgt: 'web*', allowTgtType: 'glob' } }, clear: false },
+    optional: [],
+    bad: {
+      rid: [-1, '4'],
+      data: [
+        null,
+        [],
+        { '../x': { data: 1 } },
+        { a: 1 },
+        { a: { data: 1, allowTgtType: 'bogus' } },
+        { a: { data: 'x'.repeat(1_048_577) } },
+        Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`k${i}`, { data: 1 }])),
+      ],
+      clear: ['false', 0],
+    },
+  },
+  {
+    message: { t: 'mine_get', rid: 5, tgt: ['web1', 'web2'], tgtType: 'list', funs: ['network.ip_addrs'], delimiter: ':' },
+    optional: ['delimiter'],
+    bad: { tgt: [5, [1]], tgtType: ['GLOB', 1], funs: ['network.ip_addrs', [''], ['a b'], Array(1001).fill('a')], delimiter: [''] },
+  },
+  { message: { t: 'mine_delete', rid: 6, fun: 'network.ip_addrs' }, optional: [], bad: { fun: ['', 1, 'a/b', 'x'.repeat(257)] } },
+  { message: { t: 'mine_flush', rid: 7 }, optional: [], bad: { rid: [null, 1.5] } },
 ];
 
 export const MASTER_SAMPLES: Sample[] = [
@@ -130,6 +155,12 @@ export const MASTER_SAMPLES: Sample[] = [
     message: { t: 'pillar_reply', rid: 4, ok: true, error: { code: 'PILLAR_DENIED', message: 'no' }, pillar: { role: 'web', users: ['a'] }, errors: ['bad.sls:2: YAML error'] },
     optional: ['error', 'pillar', 'errors'],
     bad: { rid: ['4'], ok: [1], pillar: [[], 'x'], errors: ['e', [1]] },
+  },
+  {
+    message: { t: 'mine_reply', rid: 5, ok: true, error: { code: 'MINE_DATA_TOO_LARGE', message: 'too big' }, data: { 'network.ip_addrs': { web1: ['10.0.0.5'] } } },
+    optional: ['error', 'data'],
+    anyJson: ['data'],
+    bad: { rid: [-1, '5'], ok: ['true'], error: [{ code: 1 }, 'x'] },
   },
 ];
 

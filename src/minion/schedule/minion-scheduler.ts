@@ -3,13 +3,13 @@
 // minion makes, and its return handed to the return queue with the schedule's name, so it
 // reaches the master like any return: now, or after the master comes back.
 
-import type { Clock } from '../util/clock.js';
-import type { Logger } from '../util/logger.js';
-import type { MinionOptions } from '../config/index.js';
-import type { Job, Return } from '../protocol/index.js';
-import { JidGenerator } from '../jobs/index.js';
-import { ScheduleFunctions, Scheduler, readConfiguredSchedule, writeScheduleFile, type ScheduleEntry } from '../schedule/index.js';
-import type { PillarStore } from './pillar-store.js';
+import type { Clock } from '../../util/clock.js';
+import type { Logger } from '../../util/logger.js';
+import type { MinionOptions } from '../../config/index.js';
+import type { Job, Return } from '../../protocol/index.js';
+import { JidGenerator } from '../../jobs/index.js';
+import { ScheduleFunctions, Scheduler, readConfiguredSchedule, writeScheduleFile, type ScheduleEntry } from '../../schedule/index.js';
+import type { PillarStore } from '../pillar-store.js';
 
 export interface MinionSchedulerDeps {
   opts: MinionOptions;
