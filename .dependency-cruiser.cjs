@@ -25,8 +25,9 @@ module.exports = {
     layer('fileserver', ['util', 'config', 'protocol', 'modules', 'render']),
     layer('state', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting']),
     layer('pillar', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting', 'state']),
+    layer('schedule', ['util', 'config', 'modules']),
     layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'fileserver', 'pillar']),
-    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar']),
+    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {
       name: 'sockets-only-in-transport',

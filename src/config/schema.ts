@@ -499,6 +499,14 @@ const TABLE = [
     roles: BOTH,
     doc: "Render Jinja with Jinja2's lenient Undefined (an undefined variable prints empty) instead of Salt's default StrictUndefined (using one is a RENDER_FAILED error naming it). See docs/templates.md.",
   },
+  // --- the scheduler (issue 10) ----------------------------------------------------------------
+  {
+    name: 'schedule',
+    type: 'map',
+    default: {},
+    roles: MINION,
+    doc: "Jobs the minion runs on its own: job name -> fields (function, args, kwargs, seconds/minutes/hours/days, cron, when, once, splay, range, maxrunning, run_on_start, enabled, ...); `enabled: false` at the top turns the whole scheduler off. Merged over pillar's `schedule`; schedule.* changes are kept in minion.d/_schedule.conf. See docs/schedule.md.",
+  },
   // --- pillar (issue 10: pillar) ------------------------------------------------------------
   {
     name: 'pillar_roots',

@@ -10,6 +10,7 @@ import { assertJid } from './jid.js';
 import { MINION_DATA_SCHEMA, MinionDataTable, type MinionDataRecord } from './minion-data.js';
 import { PRESENCE_SCHEMA, PRESENCE_WINDOW_MS, PresenceHistoryTable, type PresenceDrop, type PresenceLast, type PresenceRecord } from './presence-history.js';
 import { JOB_SENT_SCHEMA, JobSentTable } from './job-sent.js';
+import { JOB_SCHEDULE_SCHEMA, JobScheduleTable } from './job-schedule.js';
 import { MINE_DATA_SCHEMA, MineDataTable, type MineRecord } from './mine-data.js';
 
 const SCHEMA_VERSION = 1;
@@ -31,6 +32,20 @@ export interface JobRecord {
   minions: string[];
   /** Milliseconds since the epoch. */
   startedAt: number;
+  /** Set for a run the minion's scheduler started: the schedule job's name. */
+  schedule?: string;
+}
+
+/** A scheduled run's return, as the master stores it (saveScheduledReturn). */
+export interface ScheduledReturn {
+  /** The jid to give the run if it is new. */
+  jid: string;
+  /** The jid the minion gave its run (keys resends). */
+  minionJid: string;
+  name: string;
+  arg: unknown[];
+  kwarg: Record<string, unknown>;
+  ret: Omit<ReturnRecord, 'jid'>;
 }
 
 export interface ReturnRecord {
@@ -91,6 +106,7 @@ interface JobRow {
   user: string;
   minions: string;
   started_at: number;
+  schedule?: string | null;
 }
 
 interface ReturnRow {
@@ -144,6 +160,7 @@ export class JobCache {
   private readonly minionData: MinionDataTable;
   private readonly presence: PresenceHistoryTable;
   private readonly sent: JobSentTable;
+  private readonly scheduled: JobScheduleTable;
   private readonly mine: MineDataTable;
 
   private constructor(
@@ -166,9 +183,9 @@ export class JobCache {
       `INSERT OR IGNORE INTO returns (jid, minion, fun, ret, retcode, success, error, received_at)
        VALUES (@jid, @minion, @fun, @ret, @retcode, @success, @error, @received_at)`,
     );
-    this.selectJob = db.prepare('SELECT * FROM jobs WHERE jid = ?');
+    this.selectJob = db.prepare('SELECT jobs.*, job_schedule.name AS schedule FROM jobs LEFT JOIN job_schedule USING (jid) WHERE jobs.jid = ?');
     this.selectReturns = db.prepare('SELECT * FROM returns WHERE jid = ? ORDER BY received_at, minion');
-    this.selectJobsSince = db.prepare('SELECT * FROM jobs WHERE started_at >= ? ORDER BY started_at DESC, jid DESC LIMIT ?');
+    this.selectJobsSince = db.prepare('SELECT jobs.*, job_schedule.name AS schedule FROM jobs LEFT JOIN job_schedule USING (jid) WHERE started_at >= ? ORDER BY started_at DESC, jid DESC LIMIT ?');
     // Returns go with their job; a return whose job is unknown (never saved, or already purged)
     // is aged by its own arrival time.
     this.deleteReturns = db.prepare(
@@ -179,6 +196,7 @@ export class JobCache {
     this.minionData = new MinionDataTable(db);
     this.presence = new PresenceHistoryTable(db);
     this.sent = new JobSentTable(db);
+    this.scheduled = new JobScheduleTable(db);
     this.mine = new MineDataTable(db);
   }
 
@@ -254,6 +272,30 @@ export class JobCache {
     }
   }
 
+  /**
+   * Stores the return of a run the minion's scheduler started, with its job (target: that
+   * minion), in one transaction. Returns the master jid and whether it is new: a resend of a
+   * stored run gets the jid it had and stores nothing.
+   */
+  saveScheduledReturn(minion: string, run: ScheduledReturn): { jid: string; fresh: boolean } {
+    this.guard();
+    assertJid(run.jid);
+    assertValidMinionId(minion);
+    try {
+      return this.db.transaction(() => {
+        const known = this.scheduled.find(minion, run.minionJid);
+        if (known !== undefined) return { jid: known, fresh: false };
+        this.saveJob({ jid: run.jid, fun: run.ret.fun, arg: run.arg, kwarg: run.kwarg, tgt: minion, tgtType: 'glob', user: 'root', minions: [minion], startedAt: run.ret.receivedAt });
+        this.scheduled.save(run.jid, minion, run.minionJid, run.name);
+        this.sent.save(run.jid, [minion]);
+        this.saveReturn({ ...run.ret, jid: run.jid, minion });
+        return { jid: run.jid, fresh: true };
+      })();
+    } catch (err) {
+      throw storageError(err, this.file, `saving the scheduled run ${run.name} of ${minion}`);
+    }
+  }
+
   /** Records the minions the job was actually sent to (only their returns are stored). */
   saveSentTo(jid: string, minions: readonly string[]): void {
     this.guard();
@@ -304,7 +346,10 @@ export class JobCache {
       return this.db.transaction(() => {
         const returns = this.deleteReturns.run({ cutoff }).changes;
         const jobs = this.deleteJobs.run({ cutoff }).changes;
-        if (jobs > 0) this.sent.purgeOrphans();
+        if (jobs > 0) {
+          this.sent.purgeOrphans();
+          this.scheduled.purgeOrphans();
+        }
         return returns + jobs;
       })();
     } catch (err) {
@@ -435,6 +480,7 @@ function migrate(db: Database.Database, file: string): void {
   db.exec(MINION_DATA_SCHEMA);
   db.exec(PRESENCE_SCHEMA);
   db.exec(JOB_SENT_SCHEMA);
+  db.exec(JOB_SCHEDULE_SCHEMA);
   db.exec(MINE_DATA_SCHEMA);
   const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
   if (row.version === null) {
@@ -458,6 +504,7 @@ function rowToJob(row: JobRow): JobRecord {
     user: row.user,
     minions: parseJson(row.minions) as string[],
     startedAt: row.started_at,
+    ...(typeof row.schedule === 'string' ? { schedule: row.schedule } : {}),
   };
 }
 

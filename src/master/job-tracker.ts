@@ -183,6 +183,10 @@ export class JobTracker {
 
   /** A return from an authenticated session; the minion ID comes from the session. */
   handleReturn(session: MinionSession, ret: Return): void {
+    if (ret.schedule !== undefined) {
+      this.handleScheduledReturn(session, ret, ret.schedule);
+      return;
+    }
     const minion = session.id;
     const refusal = this.checkReturn(minion, ret);
     if (refusal) {
@@ -205,6 +209,27 @@ export class JobTracker {
     for (const sink of job.sinks) sink.onReturn(out);
     // after the sinks saw the return: the last one ends the wait, and `done` must come last
     job.wait.returned(minion);
+  }
+
+  /**
+   * The return of a run the minion's scheduler started: stored under a fresh jid with its job
+   * (target: that minion only, so it cannot write into another minion's jobs), once per minion jid.
+   */
+  private handleScheduledReturn(session: MinionSession, ret: Return, run: NonNullable<Return['schedule']>): void {
+    const minion = session.id;
+    if (!FUN_PATTERN.test(ret.fun)) {
+      // it would become a job row; a function name that cannot exist is not stored
+      this.deps.logger.warn({ minion, schedule: run.name.slice(0, 100) }, `dropped a scheduled return from ${minion}: '${ret.fun.slice(0, 100)}' is not a function name; nothing was stored`);
+      session.sendAck(ret.jid);
+      return;
+    }
+    const receivedAt = this.deps.clock.now();
+    const record = { minion, fun: ret.fun, return: ret.ret, retcode: ret.retcode, success: ret.success, receivedAt, ...(ret.error ? { error: ret.error } : {}) };
+    const { jid, fresh } = this.deps.cache.saveScheduledReturn(minion, { jid: this.deps.jids.next(), minionJid: ret.jid, name: run.name, arg: run.arg, kwarg: run.kwarg, ret: record });
+    session.sendAck(ret.jid);
+    if (!fresh) return;
+    this.deps.logger.info({ jid, minion, schedule: run.name }, `Got return from ${minion} for scheduled job ${run.name} (stored as job ${jid})`);
+    this.deps.emit?.({ kind: 'job_return', jid, minion, fun: ret.fun, retcode: ret.retcode, success: ret.success, at: receivedAt });
   }
 
   /** A minion's session closed: waits that were asking it move on (see ReturnWait.lost). */

@@ -8,7 +8,7 @@ import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { signalGroup, stopGroups } from '../util/process-group.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
-import type { ExecContext, ExecResult, Grains, MineAccess, ModuleRegistry, RunningJobInfo, RunningJobs } from '../modules/index.js';
+import type { ExecContext, ExecResult, Grains, MineAccess, ModuleRegistry, RunningJobInfo, RunningJobs, ScheduleControl } from '../modules/index.js';
 import { STATE_RUN_FUNCTIONS, StateLockFile, holderInfo, stateRunConflict, wantsConcurrent, wantsQueue, type StateLockHolder } from '../state/index.js';
 import { capReturn } from './return-cap.js';
 import { WorkerExecutor, type IsolatedRun, type JobExecutor } from './worker-executor.js';
@@ -44,6 +44,8 @@ export interface JobRunnerDeps {
   clock?: Clock;
   /** The salt:// file client jobs use (ctx.files), and the blocking calls of their templates. */
   services?: HostServices;
+  /** The minion's scheduler, for schedule.* (inline functions). */
+  schedule?: ScheduleControl;
   /** The mine service, passed to inline functions (mine.*). */
   mine?: MineAccess;
 }
@@ -342,6 +344,7 @@ export class JobRunner implements RunningJobs {
     };
     if (this.deps.services?.files) ctx.files = this.deps.services.files;
     if (this.deps.refreshGrains) ctx.refreshGrains = this.deps.refreshGrains;
+    if (this.deps.schedule) ctx.schedule = this.deps.schedule;
     if (this.deps.reloadExtmods) ctx.reloadExtmods = this.deps.reloadExtmods;
     if (this.deps.pillar) ctx.pillar = this.deps.pillar;
     if (this.deps.refreshPillar) ctx.refreshPillar = this.deps.refreshPillar;

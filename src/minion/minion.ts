@@ -8,7 +8,7 @@ import type { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
-import type { Job, MinionStatus } from '../protocol/index.js';
+import type { Job, MinionStatus, Return } from '../protocol/index.js';
 import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
@@ -29,6 +29,7 @@ import { buildMinionRegistry } from './minion-extensions.js';
 import { collectMinionGrains } from './minion-grains.js';
 import { startupCalls, startupSummary } from './startup-states.js';
 import { PillarStore } from './pillar-store.js';
+import { MinionScheduler } from './schedule/minion-scheduler.js';
 import { PillarClient, renderLocalPillar } from './pillar-client.js';
 import { MasterMine } from './mine/master-mine.js';
 import { LocalMine } from './mine/local-mine.js';
@@ -93,6 +94,8 @@ export class Minion {
   private readonly masterFiles: MasterFileSource | undefined;
   /** salt:// for jobs: the master's file server, or the minion's own file_roots. */
   readonly files: FileClient;
+  /** The `schedule` option and pillar's, run through the job runner (docs/schedule.md). */
+  readonly schedule: MinionScheduler;
   /** Asks the master for this minion's pillar (file_client: remote); undefined when masterless. */
   private readonly pillarClient: PillarClient | undefined;
   /** The master's mine over the session, and the minion's mine_functions/mine_interval (mine.*). */
@@ -118,6 +121,16 @@ export class Minion {
       this.files = new CachingFileClient(this.masterFiles, cache);
       this.pillarClient = new PillarClient(this.pillar, () => this.links, clock, logger);
     }
+    this.schedule = new MinionScheduler({
+      opts,
+      id: resolvedId.id,
+      logger,
+      clock,
+      pillar: this.pillar,
+      run: (job) => this.runner.run(job),
+      claimJid: (jid) => this.recent.add(jid),
+      deliver: (ret) => this.deliverScheduled(ret),
+    });
     this.masterMine = new MasterMine(() => this.links, clock);
     this.mine = new MineService({
       // masterless (file_client: local): the mine is this minion's own, in its cachedir, as in Salt
@@ -131,6 +144,7 @@ export class Minion {
       intervalMs: opts.mine_enabled ? opts.mine_interval * 60_000 : undefined,
     });
     this.runner = new JobRunner({
+      schedule: this.schedule.functions,
       registry,
       mine: this.mine,
       services: {
@@ -182,6 +196,7 @@ export class Minion {
     // masterless: the minion's own pillar_roots, before any job can run
     if (opts.file_client === 'local') minion.pillar.set(await renderLocalPillar(opts, minion.id, minion.grainsCache));
     minion.connect();
+    minion.schedule.start();
     // masterless: nothing to wait for; otherwise the first master connection starts it
     if (opts.file_client === 'local') minion.runStartupStates();
     // a masterless minion's mine needs no session: its updates start now
@@ -226,9 +241,17 @@ export class Minion {
       returnQueue: this.returns.size,
       returnsDropped: this.returns.dropped,
       ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
+      ...this.scheduleStatus(),
       ...this.customModuleProblems(),
       ...(this.mine.status === undefined ? {} : { mine: this.mine.status }),
     };
+  }
+
+  /** Schedule jobs that cannot run, for brine doctor (bounded as the status message allows). */
+  private scheduleStatus(): Pick<MinionStatus, 'scheduleErrors'> {
+    const errors = [...this.schedule.scheduler.errors()].slice(0, 1024);
+    if (errors.length === 0) return {};
+    return { scheduleErrors: errors.map(([job, e]) => ({ job: job.slice(0, 256), code: e.code, message: e.message.slice(0, 4000) })) };
   }
 
   /** A mine.* call from a job's template (a blocking salt[...] call), run inline with the mine service. */
@@ -245,6 +268,7 @@ export class Minion {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
+    this.schedule.stop();
     this.mine.stop();
     this.runner.abortAll();
     for (const link of this.links) link.stop();
@@ -486,6 +510,16 @@ export class Minion {
         link.send(ret);
       })
       .catch((err: unknown) => this.logger.error({ err, jid: job.jid }, 'job runner failed'));
+  }
+
+  /**
+   * A scheduled run's return: queued (on disk) like any other, sent now through one connected
+   * master; with none connected it goes out from the queue when a master signs in.
+   */
+  private deliverScheduled(ret: Return): void {
+    if (this.stopped) return;
+    this.returns.add(ret);
+    this.links.find((l) => l.ready)?.send(ret);
   }
 
   private onFatal(err: BrineError): void {

@@ -12,6 +12,7 @@ import { pkgFunctions } from './pkg-module.js';
 import { pkgrepoFunctions } from './pkgrepo-module.js';
 import { ModuleRegistry } from './registry.js';
 import { saltutilFunctions } from './saltutil-module.js';
+import { scheduleFunctions } from './schedule-module.js';
 import { saltutilSyncFunctions } from './saltutil-sync.js';
 import { serviceFunctions } from './service-module.js';
 import { statusFunctions } from './status-module.js';
@@ -36,6 +37,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(cronFunctions);
   registry.registerAll(archiveFunctions);
   registry.registerAll(saltutilFunctions);
+  registry.registerAll(scheduleFunctions);
   registry.registerAll(saltutilSyncFunctions);
   registry.registerAll(pillarFunctions);
   registry.registerAll(mineFunctions);

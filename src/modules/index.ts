@@ -18,6 +18,7 @@ export type {
   MineAccess,
   MineFunctionSpec,
   MineUpdateReport,
+  ScheduleControl,
 } from './types.js';
 export { ModuleRegistry } from './registry.js';
 export { createDefaultRegistry } from './default-registry.js';

@@ -67,6 +67,26 @@ export interface ExecContext {
   refreshPillar?: () => Promise<void>;
   /** The mine as this minion reaches it (mine.*); only given to inline functions of the minion daemon. */
   mine?: MineAccess;
+  /** The minion's scheduler (schedule.*); only given to functions marked `inline` in the minion daemon. */
+  schedule?: ScheduleControl;
+}
+
+/** What schedule.* asks of the minion's scheduler; each method returns Salt's return shape or throws a BrineError. */
+export interface ScheduleControl {
+  list(showAll: boolean): unknown;
+  add(name: string, fields: Record<string, unknown>, persist: boolean): unknown;
+  modify(name: string, fields: Record<string, unknown>, persist: boolean): unknown;
+  delete(name: string, persist: boolean): unknown;
+  enable(persist: boolean): unknown;
+  disable(persist: boolean): unknown;
+  enableJob(name: string, persist: boolean): unknown;
+  disableJob(name: string, persist: boolean): unknown;
+  runJob(name: string, force: boolean): unknown;
+  purge(persist: boolean): unknown;
+  save(): unknown;
+  reload(): unknown;
+  isEnabled(name: string | undefined): unknown;
+  showNextFireTime(name: string): unknown;
 }
 
 /** One mine entry to run and send: `name` is its key in the mine (an alias, or the function). */

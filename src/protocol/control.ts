@@ -188,6 +188,8 @@ export const minionStatusSchema = s.object({
       { max: 1024 },
     ),
   ),
+  /** The scheduler (issue 10): jobs of the schedule that cannot run, with their coded error. */
+  scheduleErrors: s.optional(s.array(s.object({ job: s.string({ max: 256 }), code: s.string({ max: 64 }), message: s.string({ max: 4096 }) }), { max: 1024 })),
   // --- custom modules (saltutil.sync_*) ---
   /** Synced custom modules, states or grains that failed at their last load, by file. */
   customModuleProblems: s.optional(s.array(s.object({ file: s.string({ max: 4096 }), reason: s.string({ max: 4096 }) }), { max: 1024 })),

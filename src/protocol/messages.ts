@@ -64,6 +64,15 @@ export const pingSchema = s.object({
 
 export const pongSchema = s.object({ t: s.literal('pong'), seq: s.int({ min: 0 }) });
 
+// ---- the scheduler (issue 10) --------------------------------------------------------------
+
+/**
+ * On the return of a run the minion's own scheduler started (not a published job): the schedule
+ * job's name and the call's arguments. The master stores it under a fresh jid (Salt's "req"); the
+ * return's own jid is the minion's, and only keys the ack and resends.
+ */
+export const scheduledRunSchema = s.object({ name: s.string({ min: 1, max: 256 }), arg: s.array(s.json()), kwarg: s.record(s.json()) });
+
 export const returnSchema = s.object({
   t: s.literal('return'),
   jid,
@@ -72,6 +81,7 @@ export const returnSchema = s.object({
   retcode: s.int(),
   success: s.bool(),
   error: s.optional(wireError),
+  schedule: s.optional(scheduledRunSchema),
 });
 
 export const byeSchema = s.object({ t: s.literal('bye'), reason });

@@ -164,6 +164,18 @@ export const ERRORS = {
     1,
   ),
 
+  // the scheduler
+  SCHEDULE_INVALID: spec(
+    'A schedule entry (minion config, pillar or schedule.add) has an unknown field, a value of the wrong type, no time or an impossible one (an interval of 0 or less, a cron expression that never fires). That entry does not run; the others do.',
+    'Fix the field the message names (docs/schedule.md lists every field); `brine run <minion> schedule.list` shows the errors left.',
+    1,
+  ),
+  SCHEDULE_SAVE_FAILED: spec(
+    'A schedule change could not be written to <config_dir>/minion.d/_schedule.conf; it is in effect until the minion restarts.',
+    "Make the minion.d directory writable by the minion's user, then run schedule.save.",
+    1,
+  ),
+
   // jobs and modules
   UNKNOWN_FUNCTION: spec('The function is not in the module registry.', 'List functions with `brine run <target> sys.list_functions`.', 1),
   BAD_ARGUMENTS: spec('The arguments do not fit the function.', 'See the function signature with `brine run <target> sys.doc <function>`.', 1),

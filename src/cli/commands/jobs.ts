@@ -61,7 +61,9 @@ function list(flags: JobsFlags): number {
     for (const j of jobs) {
       const returned = cache.getReturns(j.jid).length;
       const tgt = Array.isArray(j.tgt) ? j.tgt.join(',') : j.tgt;
-      process.stdout.write(`${printable(`${j.jid}  ${new Date(j.startedAt).toISOString()}  ${j.fun}  ${j.tgtType}:${tgt}`)}  returned ${returned}/${j.minions.length}\n`);
+      // a run the minion's own scheduler started names its schedule job (Salt's `schedule` key)
+      const scheduled = j.schedule === undefined ? '' : printable(`  schedule ${j.schedule}`);
+      process.stdout.write(`${printable(`${j.jid}  ${new Date(j.startedAt).toISOString()}  ${j.fun}  ${j.tgtType}:${tgt}`)}  returned ${returned}/${j.minions.length}${scheduled}\n`);
     }
     return 0;
   } finally {

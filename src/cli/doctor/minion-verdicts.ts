@@ -146,6 +146,9 @@ export function judgeMinionStatus(status: MinionStatus | StatusProblem, now: num
       ),
     );
   }
+  for (const e of status.scheduleErrors ?? []) {
+    out.push(fail(`schedule job ${e.job}`, `${e.code}: ${e.message}`, 'fix the entry (docs/schedule.md lists every field) in the minion config, pillar or with schedule.modify; the other jobs run'));
+  }
   const broken = status.customModuleProblems ?? [];
   if (broken.length > 0) {
     const list = broken.map((p) => `${p.file}: ${p.reason}`).join('; ');

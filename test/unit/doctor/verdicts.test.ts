@@ -185,6 +185,15 @@ describe('the running minion', () => {
     assert.match(queue!.fix!, /return_queue_max/);
   });
 
+  it('FAIL per schedule job that cannot run, naming the job and the code', () => {
+    const checks = judgeMinionStatus({ ...status(), scheduleErrors: [{ job: 'hs', code: 'SCHEDULE_INVALID', message: "schedule job 'hs', field 'seconds': must not be negative, got -1" }] }, NOW, 'x');
+    const c = checks.find((x) => x.what === 'schedule job hs');
+    assert.equal(c?.level, 'fail');
+    assert.match(c!.detail, /^SCHEDULE_INVALID: schedule job 'hs', field 'seconds'/);
+    assert.match(c!.fix!, /docs\/schedule\.md/);
+    assert.equal(judgeMinionStatus(status(), NOW, 'x').filter((x) => x.what.startsWith('schedule')).length, 0);
+  });
+
   it('WARN naming each synced custom module that did not load; no line when all loaded', () => {
     const checks = judgeMinionStatus({ ...status(), customModuleProblems: [{ file: '/var/cache/brine/minion/extmods/modules/broken.js', reason: 'boom' }] }, NOW, 'x');
     const line = checks.find((c) => c.what === 'custom modules');
