@@ -103,8 +103,8 @@ export class FileRoots {
       let real: string;
       let realRoot: string;
       try {
-        realRoot = fs.realpathSync(root);
-        real = fs.realpathSync(candidate);
+        realRoot = fs.realpathSync.native(root);
+        real = fs.realpathSync.native(candidate);
       } catch {
         continue;
       }
@@ -146,7 +146,7 @@ export class FileRoots {
     for (const root of roots) {
       let realRoot: string;
       try {
-        realRoot = fs.realpathSync(root);
+        realRoot = fs.realpathSync.native(root);
       } catch {
         continue;
       }
@@ -165,7 +165,7 @@ export class FileRoots {
       const abs = rel === '' ? realRoot : path.join(realRoot, rel);
       let real: string;
       try {
-        real = fs.realpathSync(abs);
+        real = fs.realpathSync.native(abs);
       } catch {
         continue;
       }
@@ -187,7 +187,7 @@ export class FileRoots {
         let isFile = e.isFile();
         if (e.isSymbolicLink()) {
           try {
-            const target = fs.realpathSync(path.join(abs, e.name));
+            const target = fs.realpathSync.native(path.join(abs, e.name));
             if (!inside(realRoot, target)) continue;
             const st = fs.statSync(target);
             isDir = st.isDirectory();

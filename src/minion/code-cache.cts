@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 
 const HASH_BYTES = 32;
 
-export function sourceDigest(source: string): Buffer {
+export function sourceDigest(source: string | Buffer): Buffer {
   return createHash('sha256').update(source).digest();
 }
 
