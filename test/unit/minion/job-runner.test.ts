@@ -87,7 +87,7 @@ describe('JobRunner', () => {
     clock.advance(5000);
     r.kill(jobs[0]!.jid);
     await done[0];
-    await waitFor(() => r.get(jobs[2]!.jid)?.queued === false, 5000, 'the third job to start');
+    await waitFor(() => r.get(jobs[2]!.jid)?.queued === false, 20_000, 'the third job to start');
     assert.deepEqual(queued(), [
       [jobs[1]!.jid, false],
       [jobs[2]!.jid, false],
@@ -158,7 +158,7 @@ describe('JobRunner', () => {
     const marker = path.join(tmp, 'ignores-term');
     const long = job('cmd.run', [`trap '' TERM; touch ${marker}; while true; do sleep 0.05; done`]);
     const pending = r.run(long);
-    await waitFor(() => fs.existsSync(marker), 5000, 'the command to start');
+    await waitFor(() => fs.existsSync(marker), 20_000, 'the command to start');
     const pgid = r.get(long.jid)!.pid;
     assert.notEqual(pgid, process.pid);
     clock.advance(600_000);
@@ -168,7 +168,7 @@ describe('JobRunner', () => {
     clock.advance(1999);
     assert.ok(alive(pgid), 'no SIGKILL before the 2 s grace');
     clock.advance(1);
-    await waitFor(() => !alive(pgid), 5000, `process group ${pgid} to be killed`);
+    await waitFor(() => !alive(pgid), 20_000, `process group ${pgid} to be killed`);
   });
 
   it('kill_job right after the start ends the command even before its pid message arrived (read from shared memory)', async (t) => {
@@ -195,7 +195,7 @@ describe('JobRunner', () => {
     assert.equal(r.get(long.jid)?.pid, pgid, 'saltutil.running shows the command, not the minion');
     assert.equal(r.kill(long.jid), true);
     assert.match(String((await pending).ret), /killed by saltutil\.kill_job/);
-    await waitFor(() => !alive(pgid), 3000, `process group ${pgid} to be killed`);
+    await waitFor(() => !alive(pgid), 20_000, `process group ${pgid} to be killed`);
   });
 
   it('saltutil.kill_job ends the whole process tree of a cmd.run (the grandchild too)', async () => {
@@ -203,7 +203,7 @@ describe('JobRunner', () => {
     const pidFile = path.join(tmp, 'grandchild.pid');
     const long = job('cmd.run', [`sleep 300 & echo $! > ${pidFile}; wait`]);
     const pending = r.run(long);
-    const grandchild = Number(await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim(), 5000, 'the grandchild pid'));
+    const grandchild = Number(await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim(), 20_000, 'the grandchild pid'));
     assert.ok(alive(grandchild));
     const running = await r.run(job('saltutil.running'));
     const listed = running.ret as Array<{ jid: string; fun: string; pid: number }>;
@@ -222,7 +222,7 @@ describe('JobRunner', () => {
     assert.equal(ret.success, false);
     assert.equal(ret.error?.code, 'EXEC_FAILED');
     assert.match(String(ret.ret), /killed by saltutil\.kill_job/);
-    await waitFor(() => !alive(grandchild), 3000, `grandchild ${grandchild} to be gone`);
+    await waitFor(() => !alive(grandchild), 20_000, `grandchild ${grandchild} to be gone`);
     assert.deepEqual((await r.run(job('saltutil.find_job', [long.jid]))).ret, {});
   });
 
@@ -231,7 +231,7 @@ describe('JobRunner', () => {
     const marker = path.join(tmp, 'ready');
     const long = job('cmd.run', [`trap 'echo got-usr1; exit 3' USR1; touch ${marker}; while true; do sleep 0.05; done`]);
     const pending = r.run(long);
-    await waitFor(() => fs.existsSync(marker), 5000, 'the command to start');
+    await waitFor(() => fs.existsSync(marker), 20_000, 'the command to start');
     const sig = await r.run(job('saltutil.signal_job', [long.jid, 'USR1']));
     assert.match(String(sig.ret), /^Signal 10 sent to job/);
     const ret = await pending;
