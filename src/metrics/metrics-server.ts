@@ -49,14 +49,8 @@ export function startMetricsServer(host: string, port: number, endpoint: Metrics
   server.maxHeadersCount = 50;
   return new Promise((resolve, reject) => {
     const onListenError = (err: NodeJS.ErrnoException) => {
-      const why = err.code === 'EADDRINUSE' ? 'the port is in use' : err.code === 'EACCES' ? 'permission denied' : err.message;
-      reject(
-        new BrineError(
-          'METRICS_LISTEN_FAILED',
-          `cannot serve metrics on ${host}:${port} (metrics_host:metrics_port): ${why}. Stop whatever holds the port (ss -ltnp 'sport = :${port}') or set another metrics_port`,
-          { cause: err, details: { host, port } },
-        ),
-      );
+      const why = err.code === 'EADDRINUSE' ? 'the port is in use (EADDRINUSE)' : err.code === 'EACCES' ? 'permission denied (EACCES)' : err.message;
+      reject(new BrineError('METRICS_LISTEN_FAILED', `cannot serve metrics on ${host}:${port} (metrics_host:metrics_port): ${why}`, { cause: err, details: { host, port } }));
     };
     server.once('error', onListenError);
     server.listen({ host, port }, () => {
