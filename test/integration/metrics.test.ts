@@ -10,6 +10,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { Cluster, freePort, runCli, waitUntil, type Proc } from '../helpers/cluster.js';
 import { RawClient, makeClientIdentity } from '../helpers/raw-client.js';
+import { CLOSE_REASONS } from '../../src/protocol/index.js';
 
 interface Sample {
   name: string;
@@ -42,7 +43,7 @@ function value(samples: Sample[], name: string, labels: Record<string, string> =
 /** Label names a brine_ metric may carry, and the values each may take: nothing from the fleet. */
 const ALLOWED_LABELS: Record<string, RegExp> = {
   result: /^(accepted|pending|rejected|denied|invalid_id|busy)$/,
-  reason: /^[a-z_]+$/,
+  reason: new RegExp(`^(${[...CLOSE_REASONS, 'other'].join('|')})$`),
   state: /^(connected|disconnected|never_connected|pending|rejected|denied|accepted)$/,
   success: /^(true|false)$/,
   status: /^\d{3}$/,
