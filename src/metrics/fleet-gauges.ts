@@ -10,6 +10,9 @@ import type { SessionInfo } from '../protocol/index.js';
 export const MINION_STATES = ['connected', 'disconnected', 'never_connected', 'pending', 'rejected', 'denied'] as const;
 export const KEY_STATE_LABELS = ['accepted', 'pending', 'rejected', 'denied'] as const;
 
+/** A presence list this fresh is reused within one scrape instead of read again. */
+const PRESENCE_REUSE_MS = 250;
+
 /** What the metrics read from the master at scrape time (the master implements it). */
 export interface FleetSource {
   /** The master's presence list (`brine minions status`): accepted minions and those with history. */
@@ -27,6 +30,18 @@ export interface FleetSource {
 /** Registers the scrape-time gauges on `registry`. */
 export function registerFleetGauges(registry: Registry, fleet: FleetSource): void {
   const registers = [registry];
+  // two gauges read the presence list: one walk of the session table and key store per scrape
+  let presenceAt = -Infinity;
+  let presence: readonly SessionInfo[] = [];
+  /** brine_minions (collected first) always reads afresh; brine_minions_flapping reuses that read. */
+  const presenceNow = (fresh: boolean): readonly SessionInfo[] => {
+    const now = performance.now();
+    if (fresh || now - presenceAt > PRESENCE_REUSE_MS) {
+      presence = fleet.presence();
+      presenceAt = now;
+    }
+    return presence;
+  };
   new Gauge({
     name: 'brine_minions',
     help: 'Minions by presence state: connected, disconnected (accepted, was connected), never_connected (accepted), pending/rejected/denied (key not accepted).',
@@ -34,7 +49,7 @@ export function registerFleetGauges(registry: Registry, fleet: FleetSource): voi
     registers,
     collect() {
       const counts = new Map<string, number>(MINION_STATES.map((s) => [s, 0]));
-      for (const info of fleet.presence()) counts.set(info.state, (counts.get(info.state) ?? 0) + 1);
+      for (const info of presenceNow(true)) counts.set(info.state, (counts.get(info.state) ?? 0) + 1);
       for (const [state, n] of counts) this.set({ state }, n);
     },
   });
@@ -44,7 +59,7 @@ export function registerFleetGauges(registry: Registry, fleet: FleetSource): voi
     registers,
     collect() {
       let n = 0;
-      for (const info of fleet.presence()) if (info.flapping === true) n++;
+      for (const info of presenceNow(false)) if (info.flapping === true) n++;
       this.set(n);
     },
   });

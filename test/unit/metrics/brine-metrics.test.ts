@@ -122,10 +122,14 @@ test('fleet gauges are read at scrape time: states, flapping, keys, queued retur
     { id: 'e', state: 'pending', reconnects: 0 },
   ];
   let queued: (number | undefined)[] = [0, 7, undefined, 2];
+  let presenceReads = 0;
   const m = new BrineMetrics({
     processMetrics: false,
     fleet: fleetOf({
-      presence: () => presence,
+      presence: () => {
+        presenceReads++;
+        return presence;
+      },
       keyCounts: () => ({ accepted: 4, pending: 1, rejected: 2, denied: 0 }),
       queuedReturns: () => queued,
       awaitingSignIn: () => 3,
@@ -144,6 +148,7 @@ test('fleet gauges are read at scrape time: states, flapping, keys, queued retur
   assert.equal(sample(text, 'brine_minion_returns_queued_max'), 7);
   assert.equal(sample(text, 'brine_minions_with_queued_returns'), 2);
   assert.equal(sample(text, 'brine_admission_queue'), 3);
+  assert.equal(presenceReads, 1, 'one walk of the presence list per scrape');
   // the next scrape sees the state as it is then, not an accumulation
   presence = [{ id: 'a', state: 'disconnected', reconnects: 0 }];
   queued = [];
