@@ -26,7 +26,9 @@ module.exports = {
     layer('state', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting']),
     layer('pillar', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting', 'state']),
     layer('schedule', ['util', 'config', 'modules']),
-    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'fileserver', 'pillar']),
+    // metrics (issue 11): the per-master prom-client registry and the optional metrics_port server
+    layer('metrics', ['util', 'config', 'protocol']),
+    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics']),
     layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {
@@ -35,6 +37,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(transport|modules)/' },
       to: { path: '^(node:)?(net|tls)$', dependencyTypes: ['core'] },
+    },
+    {
+      name: 'http-only-in-metrics',
+      comment: 'HTTP servers are the second exception to sockets-only-in-transport: src/metrics serves /metrics on metrics_port (node:http); nothing else opens one.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(transport|metrics)/' },
+      to: { path: '^(node:)?(http|https|http2)$', dependencyTypes: ['core'] },
     },
     {
       name: 'no-circular',

@@ -332,6 +332,26 @@ const TABLE = [
   // --- master: listening, keys, jobs ----------------------------------------------------------
   { name: 'interface', type: 'string', default: '0.0.0.0', roles: MASTER, doc: 'Address the master listens on.' },
   { name: 'ret_port', min: 0, type: 'int', default: 4506, roles: MASTER, doc: 'Port the master listens on; every minion keeps one TLS connection to it.' },
+  // --- metrics (issue 11): Prometheus /metrics without the REST API ---------------------------
+  {
+    name: 'metrics_port',
+    min: 0,
+    type: 'int',
+    nullable: true,
+    default: null,
+    roles: MASTER,
+    brineOnly: true,
+    doc: 'Port of a plain-HTTP server answering GET /metrics in Prometheus text format (docs/metrics.md); null means off (the REST API serves /metrics when enabled); 0 picks a free port and logs it.',
+  },
+  {
+    name: 'metrics_host',
+    type: 'string',
+    nonEmpty: true,
+    default: '127.0.0.1',
+    roles: MASTER,
+    brineOnly: true,
+    doc: 'Address the metrics_port server listens on; the metrics are unauthenticated, so keep it on loopback or a trusted network.',
+  },
   { name: 'auto_accept', type: 'bool', default: false, roles: MASTER, doc: 'Accept every new minion key without review (only for labs).' },
   { name: 'open_mode', type: 'bool', default: false, roles: MASTER, doc: "Accept any key for any ID, even a changed one (Salt's recovery switch; never leave it on)." },
   { name: 'autosign_file', type: 'string', default: undefined, roles: MASTER, path: true, doc: 'File of minion IDs or globs whose new keys are accepted automatically; unset means off.' },

@@ -26,6 +26,7 @@ import { PillarService } from './pillar-service.js';
 import { MineStore } from './mine-store.js';
 import { answerMineRequest } from './mine-service.js';
 import type { SessionInfo } from '../protocol/index.js';
+import { BrineMetrics, startMetricsServer, type MetricsServer } from '../metrics/index.js';
 
 export const AGENT_VERSION = '0.1.0';
 
@@ -53,6 +54,10 @@ export class Master {
   /** Per-minion pillar from pillar_roots; created in open() so a bad pillar option fails the start. */
   pillar: PillarService | undefined;
   private readonly live = new Set<MinionSession>();
+  /** Prometheus metrics (docs/metrics.md): fed by the event bus, served on metrics_port and by the API. */
+  readonly metrics: BrineMetrics;
+  private metricsServer: MetricsServer | undefined;
+  private admission: AuthAdmission | undefined;
   /** Accepted keys' fingerprints by file stamp: used by sign-in, reconcile and the data cache. */
   private readonly acceptedKeys: AcceptedKeyIndex;
   private stopped = false;
@@ -66,6 +71,28 @@ export class Master {
     this.sessions = new SessionTable(clock);
     this.keys = new KeyStore(opts.pki_dir);
     this.acceptedKeys = new AcceptedKeyIndex(this.keys);
+    this.metrics = new BrineMetrics({
+      fleet: {
+        presence: () => this.presence(),
+        keyCounts: () => {
+          const all = this.keys.listAll();
+          return { accepted: all.accepted.length, pending: all.pending.length, rejected: all.rejected.length, denied: all.denied.length };
+        },
+        queuedReturns: () => this.sessions.connected().map((s) => s.returnsQueued),
+        awaitingSignIn: () => {
+          let n = 0;
+          for (const s of this.live) if (!s.ready) n++;
+          return n;
+        },
+        turnedAway: () => this.admission?.turnedAway ?? 0,
+      },
+    });
+    this.events.subscribe((_tag, event) => this.metrics.observe(event));
+  }
+
+  /** The bound metrics_port (0 when metrics_port is off). */
+  get metricsPort(): number {
+    return this.metricsServer?.port ?? 0;
   }
 
   static async start(opts: MasterOptions, logger: Logger, clock: Clock = systemClock): Promise<Master> {
@@ -124,6 +151,7 @@ export class Master {
       emit: (e) => this.events.emit(e),
       targeting: { grains: (id) => minionData.grainsOf(id), pillar: (id) => pillar.pillarOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups },
     });
+    if (opts.metrics_port !== null) await this.startMetrics(opts.metrics_host, opts.metrics_port);
     this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, presence: () => this.presence(), events: this.events, reconcileKeys: () => this.reconcileKeys() });
 
     const files = new FileService(opts, logger);
@@ -140,6 +168,7 @@ export class Master {
     const refusals = new RefusalLog(logger, clock);
     this.refusals = refusals;
     const admission = new AuthAdmission(clock, opts.auth_rate, Math.random, opts.auth_rate_per_source);
+    this.admission = admission;
     const { authorize, probe } = createSignIn({
       opts,
       logger,
@@ -190,6 +219,7 @@ export class Master {
           onFileRequest: (s, req) => files.handle(s, req),
           onPillarRequest: (s, req) => pillar.handle(s, req),
           onMineRequest: (s, req) => answerMineRequest(mine, s, req, logger),
+          onHeartbeat: (_s, ping) => this.metrics.observeHeartbeat(ping),
           onClosed: (s, info, authenticated) => {
             this.live.delete(s);
             if (!authenticated) {
@@ -232,6 +262,13 @@ export class Master {
       }
     }, 3_600_000);
     logger.info({ port: this.port, interface: opts.interface, fingerprint: this.identity.fingerprint }, `brine master listening on ${opts.interface}:${this.port}`);
+  }
+
+  private async startMetrics(host: string, port: number): Promise<void> {
+    if (port > 65535) throw new BrineError('CONFIG_VALUE', `metrics_port ${port} is not a TCP port: use 1-65535 (0 picks a free one), or remove metrics_port to turn the server off`);
+    const endpoint = { render: () => this.metrics.renderMetrics(), contentType: this.metrics.contentType };
+    this.metricsServer = await startMetricsServer(host, port, endpoint, (err) => this.logger.error({ err }, 'the metrics server failed'));
+    this.logger.info({ host, port: this.metricsServer.port }, `serving Prometheus metrics on http://${host.includes(':') ? `[${host}]` : host}:${this.metricsServer.port}/metrics`);
   }
 
   /**
@@ -316,7 +353,7 @@ export class Master {
     this.reconcileTimer?.cancel();
     this.jobs?.stop();
     for (const s of this.live) s.close('shutdown');
-    await Promise.all([this.listener?.close(), this.control?.close()]);
+    await Promise.all([this.listener?.close(), this.control?.close(), this.metricsServer?.close()]);
     this.refusals?.stop();
     this.cache?.close();
     this.logger.info('brine master stopped');

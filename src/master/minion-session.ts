@@ -25,6 +25,7 @@ import {
   type PillarRequest,
   type MineReply,
   type MineRequest,
+  type Ping,
 } from '../protocol/index.js';
 import { HeartbeatMonitor } from '../session/index.js';
 import type { LiveSession } from './session-table.js';
@@ -70,6 +71,8 @@ export interface MinionSessionHooks {
   /** A mine request (mine_send, mine_get, mine_delete, mine_flush); answered with sendMineReply. */
   onMineRequest?(session: MinionSession, request: MineRequest): void;
   onClosed(session: MinionSession, info: ChannelClose, authenticated: boolean): void;
+  /** A heartbeat from the minion, after its fields are recorded (metrics: RTT, queued returns). */
+  onHeartbeat?(session: MinionSession, ping: Ping): void;
 }
 
 type State = 'awaiting_hello' | 'ready' | 'closed';
@@ -86,6 +89,7 @@ export class MinionSession implements LiveSession {
   private probedValue = false;
   private limiter: MessageRateLimiter | undefined;
   private throttleLoggedAt = -Infinity;
+  private returnsQueuedValue: number | undefined;
 
   constructor(
     private readonly channel: Channel<MinionMessage, MasterMessage>,
@@ -133,6 +137,10 @@ export class MinionSession implements LiveSession {
   /** This connection was a `brine doctor` probe (answered and closed, never authenticated). */
   get probed(): boolean {
     return this.probedValue;
+  }
+  /** Returns queued on the minion, as its last heartbeat said (undefined until one says). */
+  get returnsQueued(): number | undefined {
+    return this.returnsQueuedValue;
   }
   /** Messages dropped by the rate limit (minion_msg_rate) since authentication. */
   get droppedMessages(): number {
@@ -205,7 +213,9 @@ export class MinionSession implements LiveSession {
     switch (message.t) {
       case 'ping':
         if (message.rtt !== undefined) this.heartbeat?.recordPeerRtt(message.rtt);
+        if (message.returnsQueued !== undefined) this.returnsQueuedValue = message.returnsQueued;
         this.send({ t: 'pong', seq: message.seq });
+        this.hooks.onHeartbeat?.(this, message);
         return;
       case 'pong':
         return;

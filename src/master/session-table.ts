@@ -17,6 +17,8 @@ export interface LiveSession {
   readonly rttMs: number | undefined;
   /** Messages dropped by minion_msg_rate in this session. */
   readonly droppedMessages?: number;
+  /** Returns queued on the minion, as its last heartbeat said (metrics). */
+  readonly returnsQueued?: number | undefined;
   readonly lastSeen: number;
   close(reason: CloseReason): void;
 }

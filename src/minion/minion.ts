@@ -299,6 +299,8 @@ export class Minion {
       heartbeatIntervalMs: opts.heartbeat_interval * 1000,
       heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
       maxFrame: opts.max_frame_size,
+      // reported with each heartbeat, for the master's brine_minion_returns_queued
+      returnsQueued: () => this.returns.size,
     };
     const linkOpts = {
       backoff: { baseMs: opts.recon_default, maxMs: opts.recon_max, randomize: opts.recon_randomize },

@@ -60,6 +60,9 @@ export const pingSchema = s.object({
   seq: s.int({ min: 0 }),
   /** The sender's last measured round trip, in ms, so the other side can show it. */
   rtt: s.optional(s.number({ min: 0 })),
+  // --- metrics (issue 11): the minion's return queue, for brine_minion_returns_queued
+  /** Minion to master: returns queued on the minion and not yet acknowledged by a master. */
+  returnsQueued: s.optional(s.int({ min: 0 })),
 });
 
 export const pongSchema = s.object({ t: s.literal('pong'), seq: s.int({ min: 0 }) });

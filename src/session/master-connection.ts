@@ -71,6 +71,8 @@ export interface ConnectionOptions {
   heartbeatTimeoutMs: number;
   /** Frame limit after authentication. */
   maxFrame: number;
+  /** Returns queued on the minion, reported with each ping (the master's metrics); omitted = not sent. */
+  returnsQueued?: () => number;
 }
 
 export interface ConnectionOutcome {
@@ -261,7 +263,8 @@ export class MasterConnection {
         this.heartbeat = new HeartbeatMonitor(
           {
             sendPing: (seq, rtt) => {
-              this.channel?.send(rtt === undefined ? { t: 'ping', seq } : { t: 'ping', seq, rtt });
+              const queued = this.opts.returnsQueued?.();
+              this.channel?.send({ t: 'ping', seq, ...(rtt === undefined ? {} : { rtt }), ...(queued === undefined ? {} : { returnsQueued: queued }) });
             },
             onTimeout: (silent) => {
               this.fail(new BrineError('CONNECT_FAILED', `no traffic from master ${this.endpoint.host} for ${Math.round(silent / 1000)} s (heartbeat_timeout)`), 'heartbeat_timeout');

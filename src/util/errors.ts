@@ -102,6 +102,7 @@ export const ERRORS = {
 
   // daemons and control
   LISTEN_FAILED: spec('The master cannot listen on its port or control socket.', 'Stop whatever holds the port (`ss -ltnp`), or change ret_port/interface.', 1),
+  METRICS_LISTEN_FAILED: spec('The master cannot serve /metrics on metrics_host:metrics_port.', 'Stop whatever holds the port (`ss -ltnp`), or set another metrics_port (or metrics_host).', 1),
   MASTER_UNREACHABLE: spec('The CLI cannot reach the master through its control socket.', 'Start the master (`brine master`) or point -c at the config it uses; check sock_dir.', 2),
   UNKNOWN_METHOD: spec('A control request named an operation the master does not offer.', 'Use a brine CLI of the same version as the master.', 2),
   CONTROL_DENIED: spec('The control socket refused the request.', 'Run the CLI as the user that runs the master.', 2),
