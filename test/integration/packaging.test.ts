@@ -109,7 +109,18 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
     const modules = path.join(pkgDir, 'node_modules');
     for (const dev of ['typescript', 'esbuild', 'tsx', '@biomejs', 'dependency-cruiser', 'fast-check']) assert.ok(!fs.existsSync(path.join(modules, dev)), `${dev} was installed`);
     assert.ok(fs.existsSync(path.join(modules, 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node')), 'better-sqlite3 was not built');
+    // the optional PAM binding builds where its headers are (CI installs libpam0g-dev)
+    if (fs.existsSync('/usr/include/security/pam_appl.h')) {
+      assert.ok(fs.existsSync(path.join(modules, 'authenticate-pam', 'build', 'Release', 'authenticate_pam.node')), 'authenticate-pam was not built');
+    }
     assert.ok(!fs.existsSync(path.join(pkgDir, 'dist', '.tsbuildinfo')));
+  });
+
+  it('the installed brine reports the package version (src/modules/version.ts matches package.json)', async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
+    const r = await installed(['--version']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), pkg.version);
   });
 
   it('running install-minion.sh again changes nothing; new arguments update the config in place', async () => {
