@@ -29,7 +29,22 @@ export async function buildProgram(only?: string): Promise<Command> {
   return program;
 }
 
+/**
+ * `brine run ... | head`: once the reader has gone, further output has nowhere to go. Stop
+ * quietly, as a Unix filter does on SIGPIPE (Node ignores the signal and throws EPIPE instead,
+ * which would print a stack trace). The daemons keep running: their output is logs.
+ */
+function exitWhenStdoutCloses(command: string | undefined): void {
+  if (command === 'master' || command === 'minion') return;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    // 128 + SIGPIPE, what a shell reports for a filter that stopped this way
+    process.exit(141);
+  });
+}
+
 async function main(argv: string[]): Promise<void> {
+  exitWhenStdoutCloses(argv[2]);
   try {
     const program = await buildProgram(argv[2]);
     await program.parseAsync(argv);

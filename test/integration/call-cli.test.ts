@@ -4,7 +4,9 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Cluster, runCli, type CliResult } from '../helpers/cluster.js';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { BRINE_BIN, Cluster, runCli, type CliResult } from '../helpers/cluster.js';
 
 describe('brine call (salt-call --local)', () => {
   let cluster: Cluster;
@@ -43,6 +45,20 @@ describe('brine call (salt-call --local)', () => {
     assert.equal(r.stdout, 'local:\n    3\n');
     const ok = await call(['cmd.retcode', 'exit 0', '--retcode-passthrough']);
     assert.equal(ok.code, 0, ok.stderr);
+  });
+
+  it('output into a pipe whose reader has gone (| head) ends quietly with 141, no EPIPE trace', async () => {
+    const child = spawn(process.execPath, [BRINE_BIN, 'call', 'cmd.run', 'seq 1 300000', '-c', cluster.minionConfigDir('callhost-dir')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    // read the first chunk, then hang up, as head does after its lines
+    await once(child.stdout, 'data');
+    child.stdout.destroy();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    assert.equal(code, 141, stderr);
+    assert.doesNotMatch(stderr, /EPIPE|Unhandled|at /);
   });
 
   it('a missing argument is BAD_ARGUMENTS on stderr, exit 1', async () => {
