@@ -176,3 +176,32 @@ test('a close handler that throws does not stop the other close handlers', async
   assert.equal(second, 1);
   assert.equal((await warned).message, 'close handler bug', 'the failure is reported, not swallowed');
 });
+
+test('a peer that stops reading is closed with write_failed once maxWriteBuffer is queued; another peer is unaffected (threats.md #27)', async (t) => {
+  const slow = await tcpPair(t);
+  const healthy = await tcpPair(t);
+  const cap = 1 << 20;
+  const toSlow = new FramedSocket<MinionMessage, MasterMessage>(slow.server, { remoteAddress: 'slow', peerFingerprint: 'fp', maxFrame: 1024, schemas: MINION_MESSAGES, maxWriteBuffer: cap });
+  const toHealthy = masterSide(healthy.server);
+  const healthyMinion = minionSide(healthy.client, 1 << 20);
+  // the slow peer stays connected but never reads: the kernel buffers fill, then ours do
+  slow.client.pause();
+  const closed = closeOf(toSlow, 20_000);
+  const job = (n: number): MasterMessage => ({ t: 'job', jid: '20240101000000000001', fun: 'test.echo', arg: [`${n}:${'x'.repeat(64 * 1024)}`], kwarg: {}, tgt: '*', tgtType: 'glob' });
+  let sent = 0;
+  // bounded: far more than the kernel's loopback buffers plus the cap
+  while (sent < 4000 && toSlow.send(job(sent))) {
+    sent++;
+    // let the event loop run now and then so the kernel drains into the (paused) peer's buffers
+    if (sent % 50 === 0) await new Promise((r) => setImmediate(r));
+  }
+  const info = await closed;
+  assert.equal(info.reason, 'write_failed');
+  assert.match(String(info.error?.message), /is not reading; \d+ bytes queued/);
+  assert.ok(sent < 4000, `the cap closed the channel (after ${sent} sends of 64 KiB)`);
+  assert.equal(toSlow.send(job(0)), false, 'a closed channel accepts nothing more');
+  // the other peer still gets its messages
+  const got = within<MasterMessage>(2_000, 'a job on the healthy channel', (done) => healthyMinion.onMessage(done));
+  assert.equal(toHealthy.send(job(1)), true);
+  assert.equal((await got).t, 'job');
+});
