@@ -3,27 +3,18 @@
 // ready link, a link going down or a master that does not answer in time is
 // FILESERVER_UNAVAILABLE; the master's coded errors come back as they are.
 
-import type { Clock, TimerHandle } from '../util/clock.js';
+import type { Clock } from '../util/clock.js';
 import { BrineError, isErrorCode } from '../util/errors.js';
-import type { FileReply, MinionMessage } from '../protocol/index.js';
+import type { FileReply } from '../protocol/index.js';
 import type { FileStat } from '../modules/index.js';
 import type { FileChunk, FileSource } from '../fileserver/index.js';
+import { MasterRequests, type RequestLink } from './master-requests.js';
 
 /** A link the source can send on: the minion's MasterLinks. */
-export interface FileLink {
-  readonly ready: boolean;
-  send(message: MinionMessage): boolean;
-}
+export type FileLink = RequestLink;
 
 /** How long one request may wait for its reply. */
 export const FILE_REQUEST_TIMEOUT_MS = 60_000;
-
-interface Pending {
-  link: FileLink;
-  resolve: (r: FileReply) => void;
-  reject: (e: Error) => void;
-  timer: TimerHandle;
-}
 
 type Request =
   | { t: 'file_list'; kind: 'envs' | 'files' | 'dirs'; saltenv: string; prefix: string }
@@ -38,56 +29,33 @@ function unavailable(why: string): BrineError {
 }
 
 export class MasterFileSource implements FileSource {
-  private nextRid = 0;
-  private readonly pending = new Map<number, Pending>();
+  private readonly requests: MasterRequests<FileReply>;
 
   constructor(
     private readonly links: () => readonly FileLink[],
-    private readonly clock: Clock,
-    private readonly timeoutMs = FILE_REQUEST_TIMEOUT_MS,
-  ) {}
+    clock: Clock,
+    timeoutMs = FILE_REQUEST_TIMEOUT_MS,
+  ) {
+    this.requests = new MasterRequests(clock, timeoutMs, unavailable);
+  }
 
   /** A file_reply from a master. */
   onReply(reply: FileReply): void {
-    const p = this.pending.get(reply.rid);
-    if (!p) return;
-    this.pending.delete(reply.rid);
-    p.timer.cancel();
-    p.resolve(reply);
+    this.requests.onReply(reply);
   }
 
   /** A link went down: its outstanding requests will never be answered. */
   onLinkDown(link: FileLink): void {
-    for (const [rid, p] of this.pending) {
-      if (p.link !== link) continue;
-      this.pending.delete(rid);
-      p.timer.cancel();
-      p.reject(unavailable('the connection to the master closed while a file request was outstanding'));
-    }
+    this.requests.onLinkDown(link, 'file request');
   }
 
-  private request(req: Request): Promise<FileReply> {
+  private async request(req: Request): Promise<FileReply> {
     const link = this.links().find((l) => l.ready);
-    if (!link) return Promise.reject(unavailable('no master is connected'));
-    // ids wrap well below the schema's bound; an id is reused only long after its request ended
-    this.nextRid = (this.nextRid + 1) % 2 ** 31;
-    const rid = this.nextRid;
-    return new Promise<FileReply>((resolve, reject) => {
-      const timer = this.clock.setTimeout(() => {
-        this.pending.delete(rid);
-        reject(unavailable(`the master did not answer a ${req.t} within ${this.timeoutMs / 1000} s`));
-      }, this.timeoutMs);
-      this.pending.set(rid, { link, resolve, reject, timer });
-      if (!link.send({ ...req, rid })) {
-        this.pending.delete(rid);
-        timer.cancel();
-        reject(unavailable('sending the file request to the master failed'));
-      }
-    }).then((reply) => {
-      if (reply.ok) return reply;
-      const code = reply.error && isErrorCode(reply.error.code) ? reply.error.code : 'FILESERVER_UNAVAILABLE';
-      throw new BrineError(code, reply.error?.message ?? 'the master refused the file request');
-    });
+    if (!link) throw unavailable('no master is connected');
+    const reply = await this.requests.send(link, req.t, (rid) => ({ ...req, rid }));
+    if (reply.ok) return reply;
+    const code = reply.error && isErrorCode(reply.error.code) ? reply.error.code : 'FILESERVER_UNAVAILABLE';
+    throw new BrineError(code, reply.error?.message ?? 'the master refused the file request');
   }
 
   async listEnvs(): Promise<string[]> {

@@ -3,20 +3,13 @@
 // a master that does not answer in time is MINE_UNAVAILABLE; the master's coded errors come back
 // as they are.
 
-import type { Clock, TimerHandle } from '../../util/clock.js';
+import type { Clock } from '../../util/clock.js';
 import { BrineError, isErrorCode } from '../../util/errors.js';
 import type { MineGet, MineReply, MineRequest, MineSend } from '../../protocol/index.js';
-import type { FileLink } from '../master-files.js';
+import { MasterRequests, type RequestLink } from '../master-requests.js';
 
 /** How long one mine request may wait for its reply. */
 export const MINE_REQUEST_TIMEOUT_MS = 30_000;
-
-interface Pending {
-  link: FileLink;
-  resolve: (r: MineReply) => void;
-  reject: (e: Error) => void;
-  timer: TimerHandle;
-}
 
 /** A mine request without its rid. */
 export type MineBody = Omit<MineSend, 'rid'> | Omit<MineGet, 'rid'> | { t: 'mine_delete'; fun: string } | { t: 'mine_flush' };
@@ -33,14 +26,15 @@ function unavailable(why: string): BrineError {
 }
 
 export class MasterMine implements MineBackend {
-  private nextRid = 0;
-  private readonly pending = new Map<number, Pending>();
+  private readonly requests: MasterRequests<MineReply>;
 
   constructor(
-    private readonly links: () => readonly FileLink[],
-    private readonly clock: Clock,
-    private readonly timeoutMs = MINE_REQUEST_TIMEOUT_MS,
-  ) {}
+    private readonly links: () => readonly RequestLink[],
+    clock: Clock,
+    timeoutMs = MINE_REQUEST_TIMEOUT_MS,
+  ) {
+    this.requests = new MasterRequests(clock, timeoutMs, unavailable);
+  }
 
   /** Some master session is up. */
   get connected(): boolean {
@@ -48,40 +42,18 @@ export class MasterMine implements MineBackend {
   }
 
   onReply(reply: MineReply): void {
-    const p = this.pending.get(reply.rid);
-    if (!p) return;
-    this.pending.delete(reply.rid);
-    p.timer.cancel();
-    p.resolve(reply);
+    this.requests.onReply(reply);
   }
 
-  onLinkDown(link: FileLink): void {
-    for (const [rid, p] of this.pending) {
-      if (p.link !== link) continue;
-      this.pending.delete(rid);
-      p.timer.cancel();
-      p.reject(unavailable('the connection to the master closed while a mine request was outstanding'));
-    }
+  onLinkDown(link: RequestLink): void {
+    this.requests.onLinkDown(link, 'mine request');
   }
 
   /** Sends one request and waits for its reply; the reply's `data` on success. */
   async request(body: MineBody): Promise<unknown> {
     const link = this.links().find((l) => l.ready);
     if (!link) throw unavailable('no master is connected');
-    this.nextRid = (this.nextRid + 1) % 2 ** 31;
-    const rid = this.nextRid;
-    const reply = await new Promise<MineReply>((resolve, reject) => {
-      const timer = this.clock.setTimeout(() => {
-        this.pending.delete(rid);
-        reject(unavailable(`the master did not answer a ${body.t} within ${this.timeoutMs / 1000} s`));
-      }, this.timeoutMs);
-      this.pending.set(rid, { link, resolve, reject, timer });
-      if (!link.send({ ...body, rid } as MineRequest)) {
-        this.pending.delete(rid);
-        timer.cancel();
-        reject(unavailable(`sending the ${body.t} to the master failed`));
-      }
-    });
+    const reply = await this.requests.send(link, body.t, (rid) => ({ ...body, rid }) as MineRequest);
     if (reply.ok) return reply.data;
     const code = reply.error && isErrorCode(reply.error.code) ? reply.error.code : 'MINE_UNAVAILABLE';
     throw new BrineError(code, reply.error?.message ?? `the master refused the ${body.t}`);
