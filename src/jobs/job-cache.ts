@@ -20,6 +20,13 @@ export const DEFAULT_KEEP_JOBS_SECONDS = 86_400;
 
 const DEFAULT_LIST_LIMIT = 100;
 
+/**
+ * Rows one purge step deletes in its own transaction. better-sqlite3 is synchronous, so a step
+ * blocks the master's event loop: ~5,000 rows is a few tens of ms here (bench:jobcache), where
+ * one transaction for a day of a large fleet's returns was seconds.
+ */
+export const PURGE_BATCH_ROWS = 5000;
+
 export interface JobRecord {
   jid: string;
   fun: string;
@@ -155,8 +162,10 @@ export class JobCache {
   private readonly selectJob: Database.Statement;
   private readonly selectReturns: Database.Statement;
   private readonly selectJobsSince: Database.Statement;
-  private readonly deleteReturns: Database.Statement;
-  private readonly deleteJobs: Database.Statement;
+  private readonly countReturnsOf: Database.Statement;
+  private readonly deleteExpiredReturns: Database.Statement;
+  private readonly deleteExpiredJobs: Database.Statement;
+  private readonly deleteOrphanReturns: Database.Statement;
   private readonly minionData: MinionDataTable;
   private readonly presence: PresenceHistoryTable;
   private readonly sent: JobSentTable;
@@ -186,13 +195,15 @@ export class JobCache {
     this.selectJob = db.prepare('SELECT jobs.*, job_schedule.name AS schedule FROM jobs LEFT JOIN job_schedule USING (jid) WHERE jobs.jid = ?');
     this.selectReturns = db.prepare('SELECT * FROM returns WHERE jid = ? ORDER BY received_at, minion');
     this.selectJobsSince = db.prepare('SELECT jobs.*, job_schedule.name AS schedule FROM jobs LEFT JOIN job_schedule USING (jid) WHERE started_at >= ? ORDER BY started_at DESC, jid DESC LIMIT ?');
-    // Returns go with their job; a return whose job is unknown (never saved, or already purged)
-    // is aged by its own arrival time.
-    this.deleteReturns = db.prepare(
-      `DELETE FROM returns WHERE jid IN (SELECT jid FROM jobs WHERE started_at < @cutoff)
-         OR (received_at < @cutoff AND jid NOT IN (SELECT jid FROM jobs))`,
+    this.countReturnsOf = db.prepare('SELECT COUNT(*) AS n FROM returns WHERE jid = ?');
+    // Purging goes in steps of at most @n rows (PURGE_BATCH_ROWS): first the returns of expired
+    // jobs, then the jobs themselves (their job_sent and job_schedule rows go with them), then
+    // returns whose job is unknown (never saved, or already purged), aged by their own arrival.
+    this.deleteExpiredReturns = db.prepare('DELETE FROM returns WHERE rowid IN (SELECT returns.rowid FROM jobs JOIN returns ON returns.jid = jobs.jid WHERE jobs.started_at < @cutoff LIMIT @n)');
+    this.deleteExpiredJobs = db.prepare('DELETE FROM jobs WHERE rowid IN (SELECT rowid FROM jobs WHERE started_at < @cutoff LIMIT @n) RETURNING jid');
+    this.deleteOrphanReturns = db.prepare(
+      'DELETE FROM returns WHERE rowid IN (SELECT rowid FROM returns WHERE received_at < @cutoff AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.jid = returns.jid) LIMIT @n)',
     );
-    this.deleteJobs = db.prepare('DELETE FROM jobs WHERE started_at < @cutoff');
     this.minionData = new MinionDataTable(db);
     this.presence = new PresenceHistoryTable(db);
     this.sent = new JobSentTable(db);
@@ -337,20 +348,55 @@ export class JobCache {
     return rows.map(rowToJob);
   }
 
-  /** Deletes jobs (and their returns) older than keep_jobs_seconds; returns the rows deleted. */
+  /** How many returns are stored for a job (without reading them). */
+  countReturns(jid: string): number {
+    this.guard();
+    assertJid(jid);
+    return this.read(() => (this.countReturnsOf.get(jid) as { n: number }).n, `counting the returns of job ${jid}`);
+  }
+
+  /**
+   * Deletes jobs (and their returns) older than keep_jobs_seconds, all at once; returns the rows
+   * deleted (returns + jobs). For tests and tools: the master uses purgeExpiredInBatches.
+   */
   purgeExpired(): number {
+    let total = 0;
+    for (let step = this.purgeStep(); step > 0; step = this.purgeStep()) total += step;
+    return total;
+  }
+
+  /**
+   * The same as purgeExpired, in steps of at most `batchRows` rows, each its own transaction,
+   * yielding to the event loop between them so minions' heartbeats and returns are served while
+   * a large cache is purged. Stops early (quietly) when the cache is closed meanwhile.
+   */
+  async purgeExpiredInBatches(batchRows = PURGE_BATCH_ROWS): Promise<number> {
+    let total = 0;
+    while (!this.closed) {
+      const step = this.purgeStep(batchRows);
+      if (step === 0) break;
+      total += step;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    return total;
+  }
+
+  /** One purge step of at most `n` rows; 0 when nothing expired is left. */
+  private purgeStep(n = PURGE_BATCH_ROWS): number {
     this.guard();
     if (this.keepMs === 0) return 0;
     const cutoff = this.clock.now() - this.keepMs;
     try {
       return this.db.transaction(() => {
-        const returns = this.deleteReturns.run({ cutoff }).changes;
-        const jobs = this.deleteJobs.run({ cutoff }).changes;
-        if (jobs > 0) {
-          this.sent.purgeOrphans();
-          this.scheduled.purgeOrphans();
+        const returns = this.deleteExpiredReturns.run({ cutoff, n }).changes;
+        if (returns > 0) return returns;
+        const jids = (this.deleteExpiredJobs.all({ cutoff, n }) as Array<{ jid: string }>).map((r) => r.jid);
+        if (jids.length > 0) {
+          this.sent.delete(jids);
+          this.scheduled.delete(jids);
+          return jids.length;
         }
-        return returns + jobs;
+        return this.deleteOrphanReturns.run({ cutoff, n }).changes;
       })();
     } catch (err) {
       throw storageError(err, this.file, 'purging expired jobs');

@@ -18,12 +18,12 @@ CREATE TABLE IF NOT EXISTS job_schedule (
 export class JobScheduleTable {
   private readonly insert: Database.Statement;
   private readonly byMinionJid: Database.Statement;
-  private readonly deleteOrphans: Database.Statement;
+  private readonly deleteOne: Database.Statement;
 
   constructor(db: Database.Database) {
     this.insert = db.prepare('INSERT INTO job_schedule (jid, minion, minion_jid, name) VALUES (?, ?, ?, ?)');
     this.byMinionJid = db.prepare('SELECT jid FROM job_schedule WHERE minion = ? AND minion_jid = ?');
-    this.deleteOrphans = db.prepare('DELETE FROM job_schedule WHERE jid NOT IN (SELECT jid FROM jobs)');
+    this.deleteOne = db.prepare('DELETE FROM job_schedule WHERE jid = ?');
   }
 
   save(jid: string, minion: string, minionJid: string, name: string): void {
@@ -35,7 +35,8 @@ export class JobScheduleTable {
     return (this.byMinionJid.get(minion, minionJid) as { jid: string } | undefined)?.jid;
   }
 
-  purgeOrphans(): number {
-    return this.deleteOrphans.run().changes;
+  /** Drops the rows of purged jobs (in the purge's transaction). */
+  delete(jids: readonly string[]): void {
+    for (const jid of jids) this.deleteOne.run(jid);
   }
 }

@@ -16,12 +16,12 @@ CREATE TABLE IF NOT EXISTS job_sent (
 export class JobSentTable {
   private readonly upsert: Database.Statement;
   private readonly selectOne: Database.Statement;
-  private readonly deleteOrphans: Database.Statement;
+  private readonly deleteOne: Database.Statement;
 
   constructor(db: Database.Database) {
     this.upsert = db.prepare('INSERT OR REPLACE INTO job_sent (jid, minions) VALUES (?, ?)');
     this.selectOne = db.prepare('SELECT minions FROM job_sent WHERE jid = ?');
-    this.deleteOrphans = db.prepare('DELETE FROM job_sent WHERE jid NOT IN (SELECT jid FROM jobs)');
+    this.deleteOne = db.prepare('DELETE FROM job_sent WHERE jid = ?');
   }
 
   save(jid: string, minions: readonly string[]): void {
@@ -34,8 +34,8 @@ export class JobSentTable {
     return row === undefined ? undefined : (JSON.parse(row.minions) as string[]);
   }
 
-  /** Drops the rows of purged jobs; runs after the jobs themselves are purged. */
-  purgeOrphans(): number {
-    return this.deleteOrphans.run().changes;
+  /** Drops the rows of purged jobs (in the purge's transaction). */
+  delete(jids: readonly string[]): void {
+    for (const jid of jids) this.deleteOne.run(jid);
   }
 }

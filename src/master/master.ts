@@ -253,13 +253,23 @@ export class Master {
         logger.error({ err }, 'checking sessions against the key store failed');
       }
     }, 5_000);
+    // in bounded steps that yield between them: a day of a large fleet's returns is seconds of
+    // SQLite work, which in one go would stall every session's heartbeats (bench:jobcache)
+    let purging = false;
     this.purgeTimer = clock.setInterval(() => {
-      try {
-        const n = cache.purgeExpired();
-        if (n > 0) logger.info({ purged: n }, 'purged expired jobs from the job cache');
-      } catch (err) {
-        logger.error({ err }, 'purging the job cache failed');
-      }
+      if (purging) return;
+      purging = true;
+      cache
+        .purgeExpiredInBatches()
+        .then(
+          (n) => {
+            if (n > 0) logger.info({ purged: n }, 'purged expired jobs from the job cache');
+          },
+          (err: unknown) => logger.error({ err }, 'purging the job cache failed'),
+        )
+        .finally(() => {
+          purging = false;
+        });
     }, 3_600_000);
     logger.info({ port: this.port, interface: opts.interface, fingerprint: this.identity.fingerprint }, `brine master listening on ${opts.interface}:${this.port}`);
   }

@@ -59,7 +59,7 @@ function list(flags: JobsFlags): number {
   try {
     const jobs = cache.listJobs({ limit });
     for (const j of jobs) {
-      const returned = cache.getReturns(j.jid).length;
+      const returned = cache.countReturns(j.jid);
       const tgt = Array.isArray(j.tgt) ? j.tgt.join(',') : j.tgt;
       // a run the minion's own scheduler started names its schedule job (Salt's `schedule` key)
       const scheduled = j.schedule === undefined ? '' : printable(`  schedule ${j.schedule}`);

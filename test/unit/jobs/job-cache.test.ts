@@ -198,6 +198,81 @@ test('purgeExpired drops jobs older than keep_jobs_seconds with their returns', 
   }
 });
 
+test('purgeExpiredInBatches deletes what purgeExpired would, in steps of at most batchRows rows that yield to the event loop', async () => {
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const file = freshPath();
+  const cache = JobCache.open(file, { keepJobsSeconds: 3600, clock });
+  try {
+    const gen = new JidGenerator(clock);
+    const old: string[] = [];
+    for (let j = 0; j < 6; j++) {
+      const jid = gen.next();
+      old.push(jid);
+      cache.saveJob(job(jid, clock.now()));
+      cache.saveSentTo(jid, ['web1']);
+      for (let m = 0; m < 7; m++) cache.saveReturn({ jid, minion: `web${m}`, fun: 'cmd.run', return: m, retcode: 0, success: true, receivedAt: clock.now() });
+    }
+    cache.saveScheduledReturn('web1', {
+      jid: gen.next(),
+      minionJid: '20231231000000000001',
+      name: 'drift',
+      arg: [],
+      kwarg: {},
+      ret: { minion: 'web1', fun: 'state.apply', return: {}, retcode: 0, success: true, receivedAt: clock.now() },
+    });
+    cache.saveReturn({ jid: '20231231000000000000', minion: 'web1', fun: 'f', return: 1, retcode: 0, success: true, receivedAt: clock.now() }); // orphan
+    clock.advance(2 * 3_600_000);
+    const recent = gen.next();
+    cache.saveJob(job(recent, clock.now()));
+    cache.saveReturn({ jid: recent, minion: 'web1', fun: 'cmd.run', return: 1, retcode: 0, success: true, receivedAt: clock.now() });
+    assert.equal(cache.countReturns(old[0]!), 7);
+
+    // count the event-loop turns the purge leaves to others
+    let turns = 0;
+    let spinning = true;
+    const spin = () => {
+      turns++;
+      if (spinning) setImmediate(spin);
+    };
+    setImmediate(spin);
+    // 6 jobs x 7 returns + 1 scheduled return = 43 returns; 7 jobs; 1 orphan
+    const purged = await cache.purgeExpiredInBatches(5);
+    spinning = false;
+    assert.equal(purged, 43 + 7 + 1);
+    assert.ok(turns >= Math.ceil(43 / 5), `the purge yielded between its steps (${turns} turns)`);
+    for (const jid of old) {
+      assert.equal(cache.getJob(jid), undefined);
+      assert.equal(cache.countReturns(jid), 0);
+      assert.equal(cache.getSentTo(jid), undefined, 'job_sent rows go with their job');
+    }
+    assert.deepEqual(cache.getReturns('20231231000000000000'), []);
+    assert.equal(cache.getJob(recent)?.jid, recent);
+    assert.equal(cache.countReturns(recent), 1);
+    const db = new Database(file, { readonly: true });
+    try {
+      assert.equal((db.prepare('SELECT COUNT(*) AS n FROM job_schedule').get() as { n: number }).n, 0, 'job_schedule rows go with their job');
+    } finally {
+      db.close();
+    }
+    assert.equal(await cache.purgeExpiredInBatches(5), 0);
+  } finally {
+    cache.close();
+  }
+});
+
+test('purgeExpiredInBatches stops quietly when the cache is closed between steps', async () => {
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const cache = JobCache.open(freshPath(), { keepJobsSeconds: 60, clock });
+  const jid = '20240101000000000000';
+  cache.saveJob(job(jid, clock.now()));
+  for (let m = 0; m < 20; m++) cache.saveReturn({ jid, minion: `web${m}`, fun: 'f', return: m, retcode: 0, success: true, receivedAt: clock.now() });
+  clock.advance(120_000);
+  const purging = cache.purgeExpiredInBatches(2);
+  cache.close();
+  const n = await purging;
+  assert.equal(n, 2, 'one step ran, then the purge saw the cache closed');
+});
+
 test('keep_jobs_seconds 0 keeps jobs forever, as in Salt', () => {
   const clock = new FakeClock(Date.UTC(2024, 0, 1));
   const cache = JobCache.open(freshPath(), { keepJobsSeconds: 0, clock });
