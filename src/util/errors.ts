@@ -159,6 +159,11 @@ export const ERRORS = {
     "Nothing was sent: a minion only ever gets its own pillar. Find out why that minion's software asks for another ID; the master log names the session's minion.",
     1,
   ),
+  PILLAR_RENDER_FAILED: spec(
+    "This minion's latest pillar render failed (a YAML or Jinja error, a missing SLS, an SLS that is not a mapping), so a state run was refused, as in Salt; the minion keeps its last good pillar.",
+    'Fix the pillar file and line the message names (`brine run <minion> pillar.items` shows them under _errors, `brine doctor master` lists them), then run `saltutil.refresh_pillar`; force=True runs the states on the last good pillar instead.',
+    1,
+  ),
   FILESERVER_UNAVAILABLE: spec(
     'The minion needs files from the master (file_client: remote) but has no connection to one.',
     "Start the minion daemon and check `brine doctor`, or set `file_client: local` to use the minion's own file_roots.",

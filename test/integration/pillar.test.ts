@@ -119,6 +119,19 @@ describe('pillar: rendered on the master per minion, sent over its own session',
     assert.match(doctor.stdout, /FAIL pillar of db1: the latest render failed \(1 error\(s\)\): .*db\.sls:\d+/);
     assert.doesNotMatch(doctor.stdout, /pillar of web1/);
     assert.ok(!doctor.stdout.includes(SECRET));
+    // a state run on that minion is refused (Salt's pillar failure), coded; force=True runs it on the last good pillar
+    const refused = await fx.cluster.brine(['run', 'db1', 'state.apply', 'override', `pillar={"k": "x", "target_dir": ${JSON.stringify(fx.cluster.root)}}`, '--out', 'json', '-t', '30']);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    const refusedRet = (JSON.parse(refused.stdout) as { db1: string[] }).db1;
+    assert.equal(refusedRet[0], 'Pillar failed to render with the following messages:');
+    assert.match(refusedRet[1]!, /db\.sls:\d+/);
+    assert.equal(fs.readFileSync(path.join(fx.cluster.root, 'override'), 'utf8'), 'over-web\n', 'no state ran');
+    const forced = await runJson('db1', ['state.apply', 'override', `pillar={"k": "forced", "target_dir": ${JSON.stringify(fx.cluster.root)}}`, 'force=True']);
+    assert.ok(
+      Object.values(forced.db1 as Record<string, { result: boolean }>).every((r) => r.result === true),
+      JSON.stringify(forced),
+    );
+    assert.equal(fs.readFileSync(path.join(fx.cluster.root, 'override'), 'utf8'), 'forced-db\n');
     // fixed: the error goes away
     write(path.join(pillarRoot, 'db.sls'), 'role: db\napp:\n  tier: back\n');
     await runJson('db1', ['saltutil.refresh_pillar']);
