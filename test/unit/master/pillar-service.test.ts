@@ -21,6 +21,15 @@ function write(rel: string, text: string): void {
   fs.writeFileSync(f, text);
 }
 
+/** Polls until `cond` holds (the service answers asynchronously), failing after a deadline. */
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!cond()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
 function session(id: string) {
   const replies: PillarReply[] = [];
   return { id, ready: true, replies, sendPillarReply: (r: PillarReply) => replies.push(r) > 0 };
@@ -74,7 +83,7 @@ describe('PillarService', () => {
     assert.match(e.errors[0]!, /common\.sls:\d+/);
     const s = session('web1');
     svc.handle(s, { t: 'pillar_request', rid: 1 });
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => s.replies.length === 1, 'the reply');
     assert.equal(s.replies[0]?.ok, true);
     assert.equal(s.replies[0]?.errors?.length, 1);
     await new Promise((r) => setTimeout(r, 120));
@@ -90,7 +99,7 @@ describe('PillarService', () => {
     assert.equal(s.replies[0]?.pillar, undefined);
     assert.equal(svc.refusedCount, 1);
     svc.handle(s, { t: 'pillar_request', rid: 3, id: 'db1' });
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => s.replies.length === 2, 'the reply');
     assert.equal(s.replies[1]?.ok, true);
     assert.equal(s.replies[1]?.pillar?.os, 'Alma');
   });
