@@ -114,6 +114,14 @@ describe('PillarService', () => {
     assert.equal(fs.existsSync(file), false);
   });
 
+  it('an existing cache directory open to others is narrowed to 0700 at start', () => {
+    const cachedir = path.join(tmp, 'cache-open');
+    fs.mkdirSync(path.join(cachedir, 'pillar'), { recursive: true, mode: 0o755 });
+    fs.chmodSync(path.join(cachedir, 'pillar'), 0o755);
+    new PillarService({ ...opts, cachedir }, logger, (id) => grains[id]);
+    assert.equal(fs.statSync(path.join(cachedir, 'pillar')).mode & 0o777, 0o700);
+  });
+
   it('aggregate is refused at start', () => {
     assert.throws(
       () => new PillarService({ ...opts, pillar_source_merging_strategy: 'aggregate' }, logger, () => undefined),
