@@ -10,7 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createLogger } from '../../../src/util/logger.js';
 import type { PillarReply } from '../../../src/protocol/index.js';
-import { PillarService, pillarCacheFile } from '../../../src/master/pillar-service.js';
+import { PillarService, pillarCacheFile, readPillarCache } from '../../../src/master/pillar-service.js';
+import { judgePillar } from '../../../src/cli/doctor/pillar-check.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-pillar-svc-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -112,6 +113,24 @@ describe('PillarService', () => {
     restarted.purge('web1');
     assert.equal(restarted.pillarOf('web1'), undefined);
     assert.equal(fs.existsSync(file), false);
+  });
+
+  it('a top file that gives a minion nothing: an empty pillar, no error, and brine doctor names it from the cache', async () => {
+    const root = path.join(tmp, 'pillar-nomatch');
+    fs.mkdirSync(root, { recursive: true });
+    fs.writeFileSync(path.join(root, 'top.sls'), "base:\n  'web*':\n    - web\n");
+    fs.writeFileSync(path.join(root, 'web.sls'), 'role: web\n');
+    const cachedir = path.join(tmp, 'cache-nomatch');
+    const s = new PillarService({ ...opts, pillar_roots: { base: [root] }, cachedir }, logger, (id) => ({ id }));
+    const db = await s.pillarFor('db9');
+    assert.deepEqual([db.pillar, db.errors, db.matchedNothing], [{}, [], true]);
+    assert.equal((await s.pillarFor('web9')).matchedNothing, false);
+    const checks = judgePillar(readPillarCache(cachedir));
+    assert.deepEqual(
+      checks.map((c) => c.level),
+      ['ok'],
+    );
+    assert.match(checks[0]!.detail, /gives this minion no SLS, so their pillar is empty: db9/);
   });
 
   it('an existing cache directory open to others is narrowed to 0700 at start', () => {
