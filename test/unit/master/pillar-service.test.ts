@@ -67,6 +67,19 @@ describe('PillarService', () => {
     assert.equal(svc.renders, 3);
   });
 
+  it('an edit that keeps the size and the mtime (rsync -t, cp -p) is still seen', async () => {
+    const file = path.join(tmp, 'pillar', 'common.sls');
+    const mtime = 1_700_000_000; // whole seconds: set back exactly
+    fs.utimesSync(file, mtime, mtime);
+    await new Promise((r) => setTimeout(r, 120)); // past the scan's reuse window
+    const before = (await svc.pillarFor('web1')).pillar.extra;
+    fs.writeFileSync(file, "os: {{ grains['os'] }}\nsecret: hunter2-value\nextra: 2\n");
+    fs.utimesSync(file, mtime, mtime);
+    await new Promise((r) => setTimeout(r, 120));
+    assert.equal(before, 1);
+    assert.equal((await svc.pillarFor('web1')).pillar.extra, 2);
+  });
+
   it('concurrent requests of one minion share one render', async () => {
     grains.db1 = { id: 'db1', os: 'Alma' };
     const before = svc.renders;
