@@ -573,6 +573,13 @@ const TABLE = [
     doc: 'Minutes between two runs of mine.update (fractions allowed); the first run is at start, once a master session is up.',
   },
   { name: 'mine_enabled', type: 'bool', default: true, roles: MINION, doc: 'Run mine.update at start and every mine_interval; off means only explicit mine.* calls touch the mine.' },
+  {
+    name: 'mine_get_pillar_targets',
+    type: 'bool',
+    default: false,
+    roles: MASTER,
+    doc: "Let a minion's mine.get select minions by their pillar (tgt_type pillar, pillar_pcre, pillar_exact, I@/J@ in a compound), as Salt does. Off by default, refused with PILLAR_DENIED: which minions answer tells the asker whether another minion's pillar matches its pattern, so a minion could read another's secrets one query at a time.",
+  },
 ] as const satisfies readonly OptionSpec[];
 
 /** One row of the table, with its literal name, type and roles. */

@@ -130,12 +130,18 @@ export class Master {
     this.minionData = minionData;
     const pillar = new PillarService(opts, logger, (id) => minionData.grainsOf(id));
     this.pillar = pillar;
-    const mine = new MineStore(cache, clock, logger, () => ({
-      grains: (id) => minionData.grainsOf(id),
-      pillar: (id) => pillar.pillarOf(id),
-      dataCache: opts.minion_data_cache,
-      nodegroups: opts.nodegroups,
-    }));
+    const mine = new MineStore(
+      cache,
+      clock,
+      logger,
+      () => ({
+        grains: (id) => minionData.grainsOf(id),
+        pillar: (id) => pillar.pillarOf(id),
+        dataCache: opts.minion_data_cache,
+        nodegroups: opts.nodegroups,
+      }),
+      opts.mine_get_pillar_targets,
+    );
     this.mine = mine;
     // keys deleted or replaced while the master was down: their mine is not inherited
     mine.reconcile(new Set(this.keys.list('accepted')), this.acceptedKeys);

@@ -7,7 +7,7 @@ import { BrineError } from '../util/errors.js';
 import type { Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { MAX_MINE_JSON, MAX_MINE_REPLY_JSON, type TargetType } from '../protocol/index.js';
-import { matchTarget, type MatchOptions, type Target } from '../targeting/index.js';
+import { matchTarget, selectsByPillar, type MatchOptions, type Target } from '../targeting/index.js';
 import type { MineRecord, StoredMineEntry } from '../jobs/index.js';
 
 /** The persistent side (JobCache). */
@@ -38,6 +38,8 @@ export class MineStore {
     private readonly logger: Logger,
     /** The master's targeting view (cached grains, nodegroups, ...), as for jobs. */
     private readonly targeting: () => Omit<MatchOptions, 'delimiter'>,
+    /** mine_get_pillar_targets: minions may select by pillar in mine.get (Salt's behaviour; off by default). */
+    private readonly pillarTargets = false,
   ) {
     try {
       for (const rec of store.listMine()) this.entries.set(rec.id, { fingerprint: rec.fingerprint, mine: rec.mine });
@@ -95,6 +97,14 @@ export class MineStore {
    * answer over the bound.
    */
   get(requester: string, q: MineQuery): Record<string, Record<string, unknown>> {
+    // which minions answer would tell the asker whether their pillar matches its pattern: with
+    // pillar_pcre one query per guessed character reads another minion's secret (threats.md #38)
+    if (!this.pillarTargets && selectsByPillar(q.tgt, q.tgtType)) {
+      throw new BrineError(
+        'PILLAR_DENIED',
+        "mine.get cannot select minions by their pillar (tgt_type pillar, pillar_pcre, pillar_exact, or I@/J@ in a compound): the answer would tell this minion about another minion's pillar. Target by ID, grains or a nodegroup, or set mine_get_pillar_targets: True on the master if every minion may know every minion's pillar",
+      );
+    }
     const opts = this.targeting();
     const ids = this.ids();
     const found = matchTarget(q.tgt, q.tgtType, ids, { ...opts, ...(q.delimiter ? { delimiter: q.delimiter } : {}) });

@@ -109,7 +109,10 @@ export class PillarService {
   ) {
     this.strategy = checkMergeStrategy(opts.pillar_source_merging_strategy);
     this.roots = new PillarRoots(opts);
-    fs.mkdirSync(path.join(opts.cachedir, PILLAR_CACHE_DIR), { recursive: true, mode: 0o700 });
+    const dir = path.join(opts.cachedir, PILLAR_CACHE_DIR);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // an existing directory (made by an older version or by hand) is narrowed too: it holds secrets
+    fs.chmodSync(dir, 0o700);
     for (const rec of readPillarCache(opts.cachedir)) this.entries.set(rec.id, { ...rec, stamp: '' });
     if (this.entries.size > 0) logger.info({ minions: this.entries.size }, `loaded the cached pillar of ${this.entries.size} minions`);
   }

@@ -31,7 +31,7 @@ export interface JobRunnerDeps {
   jobTimeoutS?: number;
   maxReturnBytes?: number;
   /** Re-collects grains (saltutil.refresh_grains); passed to inline functions. */
-  refreshGrains?: () => Promise<void>;
+  refreshGrains?: (opts?: { refreshPillar?: boolean }) => Promise<void>;
   /** Loads synced custom modules/states/grains again (saltutil.sync_*); passed to inline functions. */
   reloadExtmods?: ExecContext['reloadExtmods'];
   /** The minion's current pillar, snapshotted into each job. */

@@ -160,8 +160,9 @@ export class Minion {
       maxConcurrent: opts.max_concurrent_jobs,
       jobTimeoutS: opts.job_timeout,
       maxReturnBytes: opts.max_return_size,
-      refreshGrains: async () => {
+      refreshGrains: async (o) => {
         await this.refreshGrains();
+        if (o?.refreshPillar !== false) await this.refreshPillarAfterGrains();
       },
       reloadExtmods: (kinds) => this.reloadExtmods(kinds),
       pillar: () => this.pillar.get(),
@@ -435,8 +436,26 @@ export class Minion {
       const asked = kinds.filter((k) => k !== 'grains').map((k) => extmodsDir(this.opts.cachedir, k) + path.sep);
       problems.push(...all.filter((p) => asked.some((dir) => p.file.startsWith(dir))));
     }
-    if (kinds.includes('grains')) problems.push(...(await this.refreshGrains()));
+    if (kinds.includes('grains')) {
+      problems.push(...(await this.refreshGrains()));
+      await this.refreshPillarAfterGrains();
+    }
     return problems;
+  }
+
+  /**
+   * New grains can change the pillar (the master renders it with them), so after
+   * saltutil.refresh_grains and sync_grains/sync_all the pillar is fetched again, as Salt's
+   * refresh_pillar there. With no master connected the next sign-in brings both.
+   */
+  private async refreshPillarAfterGrains(): Promise<void> {
+    if (this.opts.file_client !== 'local' && !this.links.some((l) => l.ready)) return;
+    try {
+      await this.refreshPillar();
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.logger.warn({ err: message }, `the grains were sent again but the pillar could not be refreshed (${message}); run saltutil.refresh_pillar`);
+    }
   }
 
   /**

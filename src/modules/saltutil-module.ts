@@ -93,16 +93,16 @@ export const saltutilFunctions: readonly ModuleFunction[] = [
   }),
   defineFunction({
     name: 'saltutil.refresh_grains',
-    doc: "Collect this minion's grains again (and send them to the master); returns true.",
-    params: [],
+    doc: "Collect this minion's grains again (and send them to the master), then get its pillar again (rendered with them); returns true.",
+    params: [{ name: 'refresh_pillar', type: 'bool', default: true, doc: 'also get the pillar again, as the master renders it with the new grains (Salt default True)' }],
     inline: true,
-    run: async (ctx) => {
+    run: async (ctx, { named }) => {
       // refreshGrains is an optional context hook; older runners do not offer it
       const refresh = ctx.refreshGrains;
       if (typeof refresh !== 'function') {
         throw new BrineError('EXEC_FAILED', 'saltutil.refresh_grains: this minion cannot re-collect its grains here; restart the minion to refresh them');
       }
-      await refresh.call(ctx);
+      await refresh.call(ctx, { refreshPillar: named.refresh_pillar === true });
       return true;
     },
   }),

@@ -42,7 +42,7 @@ export interface ExecContext {
   /** Records a process a function started, so saltutil can signal or kill its process group. */
   trackProcess?(pid: number): void;
   /** Re-collects the minion's grains and sends them to its masters (saltutil.refresh_grains). */
-  refreshGrains?: () => Promise<void>;
+  refreshGrains?: (opts?: { refreshPillar?: boolean }) => Promise<void>;
   /**
    * The salt:// file server as this minion reaches it: the master's over the session
    * (file_client: remote) or the minion's own file_roots (file_client: local). Absent where no

@@ -55,7 +55,7 @@ export class PillarRoots implements PillarSource {
   }
 
   /**
-   * A stamp of every file under every root (path, size, mtime): it changes when any pillar file
+   * A stamp of every file under every root (path, size, mtime, ctime, inode): it changes when any pillar file
    * is added, removed or edited, which is when cached pillar must be rendered again.
    */
   stamp(): string {
@@ -86,7 +86,9 @@ function walkStamp(dir: string, label: string, out: string[], depth: number): vo
       continue;
     }
     if (st.isDirectory()) walkStamp(p, `${label}/${e.name}`, out, depth + 1);
-    else out.push(`${label}/${e.name}:${st.size}:${st.mtimeMs}`);
+    // ctime and inode too: a deploy that keeps mtimes (rsync -t, cp -p) or renames a same-size
+    // file into place still changes them
+    else out.push(`${label}/${e.name}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`);
   }
 }
 

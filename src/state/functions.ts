@@ -46,6 +46,37 @@ const CONCURRENT = {
   doc: 'run even while another state run is in progress, and do not block others (Salt: risky, states may conflict)',
 } as const;
 
+const FORCE = {
+  name: 'force',
+  type: 'bool',
+  default: false,
+  keywordOnly: true,
+  doc: "run even though the minion's latest pillar render failed (on its last good pillar); without it such a run is refused with PILLAR_RENDER_FAILED, as in Salt",
+} as const;
+
+/** Salt's first-line message of a pillar error (the lines after it may quote the file, secrets included). */
+function firstLine(s: string): string {
+  const nl = s.indexOf('\n');
+  return nl < 0 ? s : s.slice(0, nl);
+}
+
+/**
+ * Salt's _get_pillar_errors: while the minion's latest pillar render failed (`_errors`), a state
+ * run is refused unless force=True, so states never run quietly on an old pillar. The return is
+ * Salt's list of messages; the coded message names the files and lines only.
+ */
+function refuseOnPillarErrors(ctx: ExecContext, force: boolean | undefined): void {
+  if (force === true) return;
+  const errors = (ctx.pillar?.() as Readonly<Record<string, unknown>> | undefined)?._errors;
+  if (!Array.isArray(errors) || errors.length === 0) return;
+  const messages = errors.map(String);
+  throw new BrineError(
+    'PILLAR_RENDER_FAILED',
+    `the pillar of this minion did not render, so no state ran: ${messages.map(firstLine).join('; ')}. Fix the file and line named and run saltutil.refresh_pillar (force=True runs on the last good pillar)`,
+    { details: { return: ['Pillar failed to render with the following messages:', ...messages] } },
+  );
+}
+
 function splitMods(v: unknown, what = 'mods'): string[] {
   const list = typeof v === 'string' ? v.split(',') : Array.isArray(v) ? v : undefined;
   if (!list?.every((x) => typeof x === 'string' || typeof x === 'number')) throw new BrineError('BAD_ARGUMENTS', `${what} must be SLS names, 'a,b' or a list, got ${JSON.stringify(v)}`);
@@ -90,8 +121,9 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
   const testOf = (ctx: ExecContext, t: boolean | undefined): boolean => t ?? ctx.config.test === true;
   const saltenvOf = (s: string | undefined): string => s ?? 'base';
 
-  const runMods = async (base: ExecContext, mods: string[] | undefined, a: { test?: boolean; saltenv?: string; exclude?: unknown; pillar?: unknown }): Promise<unknown> => {
+  const runMods = async (base: ExecContext, mods: string[] | undefined, a: { test?: boolean; saltenv?: string; exclude?: unknown; pillar?: unknown; force?: boolean }): Promise<unknown> => {
     const ctx = withPillar(base, a.pillar);
+    refuseOnPillarErrors(ctx, a.force);
     const env = envFor(ctx);
     const exclude = parseExclude(a.exclude);
     const run = await compileRequest(env, { ...(mods ? { mods } : {}), ...(a.saltenv !== undefined ? { saltenv: a.saltenv } : {}), ...(exclude ? { exclude } : {}) });
@@ -108,26 +140,27 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     defineFunction({
       name: 'state.apply',
       doc: 'Apply the named SLS files (state.apply web,db), or the highstate when none are named.',
-      params: defineParams([MODS, TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT]),
+      params: defineParams([MODS, TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
       run: (ctx, { named }) => runMods(ctx, named.mods === undefined || named.mods === null || named.mods === '' ? undefined : splitMods(named.mods), named),
     }),
     defineFunction({
       name: 'state.sls',
       doc: 'Apply the named SLS files (state.sls web,db).',
-      params: defineParams([{ ...MODS, required: true }, TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT]),
+      params: defineParams([{ ...MODS, required: true }, TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
       run: (ctx, { named }) => runMods(ctx, splitMods(named.mods), named),
     }),
     defineFunction({
       name: 'state.highstate',
       doc: 'Apply every SLS file the top file gives this minion.',
-      params: defineParams([TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT]),
+      params: defineParams([TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
       run: (ctx, { named }) => runMods(ctx, undefined, named),
     }),
     defineFunction({
       name: 'state.sls_id',
       doc: 'Apply one state ID from the named SLS files, with the states it requires.',
-      params: defineParams([{ name: 'id_', type: 'string', required: true, doc: 'the state ID' }, { ...MODS, required: true }, TEST, SALTENV, QUEUE, CONCURRENT]),
+      params: defineParams([{ name: 'id_', type: 'string', required: true, doc: 'the state ID' }, { ...MODS, required: true }, TEST, SALTENV, QUEUE, CONCURRENT, FORCE]),
       run: async (ctx, { named }) => {
+        refuseOnPillarErrors(ctx, named.force);
         const env = envFor(ctx);
         const mods = splitMods(named.mods);
         const run = await compileRequest(env, { mods, ...(named.saltenv !== undefined ? { saltenv: named.saltenv } : {}) });
@@ -183,7 +216,7 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     defineFunction({
       name: 'state.test',
       doc: 'state.apply with test=True: report what would change, change nothing.',
-      params: defineParams([MODS, SALTENV, EXCLUDE, QUEUE, CONCURRENT]),
+      params: defineParams([MODS, SALTENV, EXCLUDE, QUEUE, CONCURRENT, FORCE]),
       run: (ctx, { named }) => runMods(ctx, named.mods === undefined || named.mods === null || named.mods === '' ? undefined : splitMods(named.mods), { ...named, test: true }),
     }),
     defineFunction({

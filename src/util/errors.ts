@@ -155,8 +155,13 @@ export const ERRORS = {
     1,
   ),
   PILLAR_DENIED: spec(
-    "A minion asked the master for a pillar that is not its own (another minion's ID in the request).",
-    "Nothing was sent: a minion only ever gets its own pillar. Find out why that minion's software asks for another ID; the master log names the session's minion.",
+    "A minion asked the master for a pillar that is not its own: another minion's ID in a pillar request, or a mine.get that selects minions by their pillar (which would tell it about their pillar).",
+    "Nothing was sent: a minion only ever gets its own pillar. Find out why that minion asks (the master log names it); target mine.get by ID, grains or a nodegroup, or set mine_get_pillar_targets: True on the master if every minion may know every minion's pillar.",
+    1,
+  ),
+  PILLAR_RENDER_FAILED: spec(
+    "This minion's latest pillar render failed (a YAML or Jinja error, a missing SLS, an SLS that is not a mapping), so a state run was refused, as in Salt; the minion keeps its last good pillar.",
+    'Fix the pillar file and line the message names (`brine run <minion> pillar.items` shows them under _errors, `brine doctor master` lists them), then run `saltutil.refresh_pillar`; force=True runs the states on the last good pillar instead.',
     1,
   ),
   FILESERVER_UNAVAILABLE: spec(

@@ -64,6 +64,10 @@ describe('custom modules, grains and states synced from the master', () => {
     write(path.join(srv, '_modules', 'hello.js'), helloModule('hello'));
     // not modules: ignored by the sync, never copied
     write(path.join(srv, '_modules', 'README.txt'), 'notes\n');
+    // a pillar rendered with a grain that a custom grains file brings later
+    const pillarRoot = path.join(cluster.root, 'master', 'srv', 'pillar');
+    write(path.join(pillarRoot, 'top.sls'), "base:\n  '*':\n    - fromgrains\n");
+    write(path.join(pillarRoot, 'fromgrains.sls'), "role_from_grains: {{ grains.get('custom_role', 'none') }}\n");
     await cluster.startMaster({ auto_accept: true, file_roots: { base: ['/srv/salt'] } });
     m1 = cluster.startMinion('m1', { grains: { override_me: 'from config' } });
     const m2 = cluster.startMinion('m2');
@@ -107,7 +111,12 @@ export async function later() { return { async_grain: 42 }; }\n`,
     );
     const none = await run(['-G', 'custom_role:builder'], ['test.ping']);
     assert.deepEqual(none.out, {}, 'no minion has the grain before the sync');
+    assert.equal(await m1Run('pillar.get', 'role_from_grains'), 'none');
     assert.deepEqual(await m1Run('saltutil.sync_grains'), ['grains.roles']);
+    // the grains changed, so the pillar the master renders with them is fetched again (Salt's
+    // sync_grains refreshes the pillar): no saltutil.refresh_pillar needed, and I@ sees it
+    assert.equal(await m1Run('pillar.get', 'role_from_grains'), 'builder');
+    assert.deepEqual((await run(['-I', 'role_from_grains:builder'], ['test.ping'])).out, { m1: true });
     const items = (await m1Run('grains.items')) as Record<string, unknown>;
     assert.equal(items.custom_role, 'builder');
     assert.equal(items.async_grain, 42);

@@ -110,6 +110,17 @@ describe('mine: mine_functions, mine.get through the master, allow_tgt, purge wi
     assert.match(bad.raw, /compound|parse|expression/i);
     const badType = await call('m1', ['mine.get', '*', 'role', 'tgt_type=bogus']);
     assert.match(badType.raw, /tgtType|bogus|must be one of/i);
+    // selecting by pillar would tell m1 about other minions' pillar: refused by default (threats.md #38)
+    for (const args of [
+      ['role:web', 'role', 'tgt_type=pillar'],
+      ['role:^w', 'role', 'tgt_type=pillar_pcre'],
+      ['G@role:web and I@role:web', 'role', 'tgt_type=compound'],
+    ]) {
+      const refused = await call('m1', ['mine.get', ...args]);
+      assert.equal(refused.code, 1, refused.raw);
+      assert.match(refused.raw, /cannot select minions by their pillar/);
+    }
+    await master.waitForOutput(/refused a mine_get from m1: .*cannot select minions by their pillar/);
   });
 
   it("salt['mine.get'] in a template is answered through the minion's session", async () => {
@@ -213,6 +224,12 @@ describe('mine: mine_functions, mine.get through the master, allow_tgt, purge wi
       reply = await raw.nextFrame(5000);
       assert.equal(reply?.ok, true, JSON.stringify(reply));
       assert.deepEqual(reply?.data, { secret: {}, dbonly: {}, role: { m3: 'db' } });
+      // the raw protocol cannot select by pillar either
+      raw.send({ t: 'mine_get', rid: 5, tgt: 'role:^d', tgtType: 'pillar_pcre', funs: ['role'] });
+      reply = await raw.nextFrame(5000);
+      assert.equal(reply?.ok, false, JSON.stringify(reply));
+      assert.equal((reply?.error as { code: string } | undefined)?.code, 'PILLAR_DENIED');
+      assert.equal(reply?.data, undefined);
     });
 
     it('an entry over the bound is refused with MINE_DATA_TOO_LARGE and nothing is stored', async () => {

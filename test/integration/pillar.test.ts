@@ -119,6 +119,19 @@ describe('pillar: rendered on the master per minion, sent over its own session',
     assert.match(doctor.stdout, /FAIL pillar of db1: the latest render failed \(1 error\(s\)\): .*db\.sls:\d+/);
     assert.doesNotMatch(doctor.stdout, /pillar of web1/);
     assert.ok(!doctor.stdout.includes(SECRET));
+    // a state run on that minion is refused (Salt's pillar failure), coded; force=True runs it on the last good pillar
+    const refused = await fx.cluster.brine(['run', 'db1', 'state.apply', 'override', `pillar={"k": "x", "target_dir": ${JSON.stringify(fx.cluster.root)}}`, '--out', 'json', '-t', '30']);
+    assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+    const refusedRet = (JSON.parse(refused.stdout) as { db1: string[] }).db1;
+    assert.equal(refusedRet[0], 'Pillar failed to render with the following messages:');
+    assert.match(refusedRet[1]!, /db\.sls:\d+/);
+    assert.equal(fs.readFileSync(path.join(fx.cluster.root, 'override'), 'utf8'), 'over-web\n', 'no state ran');
+    const forced = await runJson('db1', ['state.apply', 'override', `pillar={"k": "forced", "target_dir": ${JSON.stringify(fx.cluster.root)}}`, 'force=True']);
+    assert.ok(
+      Object.values(forced.db1 as Record<string, { result: boolean }>).every((r) => r.result === true),
+      JSON.stringify(forced),
+    );
+    assert.equal(fs.readFileSync(path.join(fx.cluster.root, 'override'), 'utf8'), 'forced-db\n');
     // fixed: the error goes away
     write(path.join(pillarRoot, 'db.sls'), 'role: db\napp:\n  tier: back\n');
     await runJson('db1', ['saltutil.refresh_pillar']);
@@ -129,8 +142,23 @@ describe('pillar: rendered on the master per minion, sent over its own session',
     const raw = await fx.connect();
     raw.send({ t: 'hello', versions: [1], id: 'raw-pillar', agent: 'raw-client' });
     assert.equal((await raw.nextFrame(5000))?.status, 'accepted');
+    /** The next frame of type `t` (jobs and job queries sent to this peer come in between). */
+    const frameOf = async (t: string): Promise<Record<string, unknown> | undefined> => {
+      for (let i = 0; i < 20; i++) {
+        const f = await raw.nextFrame(10_000);
+        if (f === undefined || f.t === t) return f;
+      }
+      return undefined;
+    };
+    // Salt's greedy rule: the master has no pillar of raw-pillar yet, so a pillar target expects it
+    // (the minion re-checks on its side); db1's cached pillar rules db1 out
+    const greedy = await fx.cluster.brine(['run', '-I', 'role:web', 'test.ping', '--out', 'json', '-t', '3']);
+    const sent = await frameOf('job');
+    assert.equal(sent?.tgtType, 'pillar', JSON.stringify(sent));
+    assert.ok(greedy.stdout.includes('"raw-pillar"') && greedy.stdout.includes('"web1"'), greedy.stdout);
+    assert.ok(!greedy.stdout.includes('"db1"'), greedy.stdout);
     raw.send({ t: 'pillar_request', rid: 7, id: 'web1' });
-    const denied = await raw.nextFrame(10_000);
+    const denied = await frameOf('pillar_reply');
     assert.equal(denied?.t, 'pillar_reply');
     assert.equal(denied?.ok, false);
     assert.equal((denied?.error as { code: string } | undefined)?.code, 'PILLAR_DENIED');
@@ -138,10 +166,12 @@ describe('pillar: rendered on the master per minion, sent over its own session',
     await fx.master.waitForOutput(/refused a pillar request from minion raw-pillar for another minion's pillar \(web1\)/);
     // its own pillar: only what the top file gives raw-pillar ('*': common)
     raw.send({ t: 'pillar_request', rid: 8 });
-    const own = await raw.nextFrame(10_000);
+    const own = await frameOf('pillar_reply');
     assert.equal(own?.ok, true, JSON.stringify(own?.error));
     assert.equal((own?.pillar as Record<string, unknown> | undefined)?.minion, 'raw-pillar');
     assert.equal((own?.pillar as Record<string, unknown> | undefined)?.role, undefined);
+    // now cached (no role): the same target expects web1 only and does not wait for raw-pillar
+    assert.deepEqual(Object.keys(await runJson('role:web', ['test.ping'], ['-I'])), ['web1']);
   });
 
   it('the master pillar cache files are mode 0600 in a 0700 directory', () => {

@@ -109,3 +109,35 @@ test('reconcile drops the mine of deleted keys and of keys replaced since; a new
   assert.deepEqual(mine.mineOf('kept'), { b: { data: 9 } });
   store.close();
 });
+
+test('mine.get by pillar is PILLAR_DENIED unless mine_get_pillar_targets: the answer would be an oracle on other pillars', () => {
+  const PILLAR: Record<string, Record<string, unknown>> = { web1: { pw: 'abc' }, db1: { pw: 'xyz' } };
+  const withPillar = () => ({ ...targeting(), pillar: (id: string) => PILLAR[id], nodegroups: { dbs: 'G@role:db', bypw: 'I@pw:x*' } });
+  const store = JobCache.open(freshPath());
+  const closed = new MineStore(store, clock, silentLogger(), withPillar);
+  for (const id of ['web1', 'db1']) closed.send(id, `fp-${id}`, { ping: { data: true } }, false);
+  const denied = (e: unknown) => e instanceof BrineError && e.code === 'PILLAR_DENIED' && /mine_get_pillar_targets/.test(e.message);
+  for (const [tgt, tgtType] of [
+    ['pw:x*', 'pillar'],
+    ['pw:^x', 'pillar_pcre'],
+    ['pw:xyz', 'pillar_exact'],
+    ['I@pw:x*', 'compound'],
+    ['web* or ( not J@pw:^a )', 'compound'],
+    [['G@role:db', 'and', 'I@pw:x*'], 'compound'],
+  ] as const) {
+    assert.throws(() => closed.get('web1', { tgt, tgtType, funs: ['ping'] }), denied, `${JSON.stringify(tgt)} ${tgtType}`);
+  }
+  // grains, IDs and the operator's nodegroups (even one written with I@) still work
+  assert.deepEqual(closed.get('web1', { tgt: 'G@role:db or web1', tgtType: 'compound', funs: ['ping'] }), { ping: { db1: true, web1: true } });
+  assert.deepEqual(closed.get('web1', { tgt: 'bypw', tgtType: 'nodegroup', funs: ['ping'] }), { ping: { db1: true } });
+  // a compound that does not parse is still TARGET_INVALID
+  assert.throws(
+    () => closed.get('web1', { tgt: 'I@pw:x and (', tgtType: 'compound', funs: ['ping'] }),
+    (e: unknown) => e instanceof BrineError && e.code === 'TARGET_INVALID',
+  );
+  // opted in: Salt's behaviour, from the master's pillar cache
+  const open = new MineStore(store, clock, silentLogger(), withPillar, true);
+  assert.deepEqual(open.get('web1', { tgt: 'pw:x*', tgtType: 'pillar', funs: ['ping'] }), { ping: { db1: true } });
+  assert.deepEqual(open.get('web1', { tgt: 'J@pw:^a', tgtType: 'compound', funs: ['ping'] }), { ping: { web1: true } });
+  store.close();
+});

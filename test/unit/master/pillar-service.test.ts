@@ -10,7 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createLogger } from '../../../src/util/logger.js';
 import type { PillarReply } from '../../../src/protocol/index.js';
-import { PillarService, pillarCacheFile } from '../../../src/master/pillar-service.js';
+import { PillarService, pillarCacheFile, readPillarCache } from '../../../src/master/pillar-service.js';
+import { judgePillar } from '../../../src/cli/doctor/pillar-check.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-pillar-svc-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -19,6 +20,15 @@ function write(rel: string, text: string): void {
   const f = path.join(tmp, 'pillar', rel);
   fs.mkdirSync(path.dirname(f), { recursive: true });
   fs.writeFileSync(f, text);
+}
+
+/** Polls until `cond` holds (the service answers asynchronously), failing after a deadline. */
+async function until(cond: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!cond()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setImmediate(r));
+  }
 }
 
 function session(id: string) {
@@ -57,6 +67,19 @@ describe('PillarService', () => {
     assert.equal(svc.renders, 3);
   });
 
+  it('an edit that keeps the size and the mtime (rsync -t, cp -p) is still seen', async () => {
+    const file = path.join(tmp, 'pillar', 'common.sls');
+    const mtime = 1_700_000_000; // whole seconds: set back exactly
+    fs.utimesSync(file, mtime, mtime);
+    await new Promise((r) => setTimeout(r, 120)); // past the scan's reuse window
+    const before = (await svc.pillarFor('web1')).pillar.extra;
+    fs.writeFileSync(file, "os: {{ grains['os'] }}\nsecret: hunter2-value\nextra: 2\n");
+    fs.utimesSync(file, mtime, mtime);
+    await new Promise((r) => setTimeout(r, 120));
+    assert.equal(before, 1);
+    assert.equal((await svc.pillarFor('web1')).pillar.extra, 2);
+  });
+
   it('concurrent requests of one minion share one render', async () => {
     grains.db1 = { id: 'db1', os: 'Alma' };
     const before = svc.renders;
@@ -74,7 +97,7 @@ describe('PillarService', () => {
     assert.match(e.errors[0]!, /common\.sls:\d+/);
     const s = session('web1');
     svc.handle(s, { t: 'pillar_request', rid: 1 });
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => s.replies.length === 1, 'the reply');
     assert.equal(s.replies[0]?.ok, true);
     assert.equal(s.replies[0]?.errors?.length, 1);
     await new Promise((r) => setTimeout(r, 120));
@@ -90,7 +113,7 @@ describe('PillarService', () => {
     assert.equal(s.replies[0]?.pillar, undefined);
     assert.equal(svc.refusedCount, 1);
     svc.handle(s, { t: 'pillar_request', rid: 3, id: 'db1' });
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => s.replies.length === 2, 'the reply');
     assert.equal(s.replies[1]?.ok, true);
     assert.equal(s.replies[1]?.pillar?.os, 'Alma');
   });
@@ -103,6 +126,32 @@ describe('PillarService', () => {
     restarted.purge('web1');
     assert.equal(restarted.pillarOf('web1'), undefined);
     assert.equal(fs.existsSync(file), false);
+  });
+
+  it('a top file that gives a minion nothing: an empty pillar, no error, and brine doctor names it from the cache', async () => {
+    const root = path.join(tmp, 'pillar-nomatch');
+    fs.mkdirSync(root, { recursive: true });
+    fs.writeFileSync(path.join(root, 'top.sls'), "base:\n  'web*':\n    - web\n");
+    fs.writeFileSync(path.join(root, 'web.sls'), 'role: web\n');
+    const cachedir = path.join(tmp, 'cache-nomatch');
+    const s = new PillarService({ ...opts, pillar_roots: { base: [root] }, cachedir }, logger, (id) => ({ id }));
+    const db = await s.pillarFor('db9');
+    assert.deepEqual([db.pillar, db.errors, db.matchedNothing], [{}, [], true]);
+    assert.equal((await s.pillarFor('web9')).matchedNothing, false);
+    const checks = judgePillar(readPillarCache(cachedir));
+    assert.deepEqual(
+      checks.map((c) => c.level),
+      ['ok'],
+    );
+    assert.match(checks[0]!.detail, /gives this minion no SLS, so their pillar is empty: db9/);
+  });
+
+  it('an existing cache directory open to others is narrowed to 0700 at start', () => {
+    const cachedir = path.join(tmp, 'cache-open');
+    fs.mkdirSync(path.join(cachedir, 'pillar'), { recursive: true, mode: 0o755 });
+    fs.chmodSync(path.join(cachedir, 'pillar'), 0o755);
+    new PillarService({ ...opts, cachedir }, logger, (id) => grains[id]);
+    assert.equal(fs.statSync(path.join(cachedir, 'pillar')).mode & 0o777, 0o700);
   });
 
   it('aggregate is refused at start', () => {

@@ -268,10 +268,14 @@ describe('JobRunner', () => {
   it('saltutil.refresh_grains is a coded error when the runner cannot refresh, and calls the hook when it can', async () => {
     const without = await runner().run(job('saltutil.refresh_grains'));
     assert.equal(without.error?.code, 'EXEC_FAILED');
-    let called = 0;
-    const withHook = await runner({ refreshGrains: async () => void called++ }).run(job('saltutil.refresh_grains'));
+    const calls: Array<{ refreshPillar?: boolean } | undefined> = [];
+    const r = runner({ refreshGrains: async (o) => void calls.push(o) });
+    const withHook = await r.run(job('saltutil.refresh_grains'));
     assert.equal(withHook.ret, true);
-    assert.equal(called, 1);
+    // Salt's refresh_grains gets the pillar again unless refresh_pillar=False
+    assert.deepEqual(calls, [{ refreshPillar: true }]);
+    await r.run(job('saltutil.refresh_grains', [], { refresh_pillar: false }));
+    assert.deepEqual(calls[1], { refreshPillar: false });
   });
 
   it('truncates a return over max_return_size with a visible marker', async () => {

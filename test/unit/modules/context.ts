@@ -10,5 +10,6 @@ export function makeCtx(over: Partial<ExecContext> & { grainsData?: Grains } = {
     config: over.config ?? {},
     signal: over.signal ?? new AbortController().signal,
     jid: over.jid ?? '20240101000000000000',
+    ...(over.pillar ? { pillar: over.pillar } : {}),
   };
 }
