@@ -9,10 +9,12 @@ import type { BoundArgs, ExecContext, ExecResult, ModuleFunction } from './types
 const FUNCTION_NAME = /^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/;
 const PARAM_NAME = /^[a-z_][a-z0-9_]*$/;
 
-function failure(code: ErrorCode, message: string, ret?: unknown): ExecResult {
+function failure(code: ErrorCode, message: string, ret?: unknown, retcode?: unknown): ExecResult {
   // As in Salt, the return itself carries the message so that plain outputters show it; an
-  // error may carry Salt's own return instead (state compile errors: a list of strings).
-  return { return: ret === undefined ? message : ret, retcode: 1, success: false, error: { code, message } };
+  // error may carry Salt's own return instead (state compile errors: a list of strings), and
+  // Salt's own retcode where it has one (5 for a pillar that failed to render)
+  const rc = typeof retcode === 'number' && Number.isInteger(retcode) && retcode > 0 ? retcode : 1;
+  return { return: ret === undefined ? message : ret, retcode: rc, success: false, error: { code, message } };
 }
 
 function isPlainMapping(x: unknown): x is Record<string, unknown> {
@@ -59,7 +61,8 @@ export class ModuleRegistry {
 
   /**
    * Runs `fun` with Salt-style arguments. Never throws: unknown functions, bad arguments and
-   * failures inside the function all come back as a coded ExecResult with retcode 1.
+   * failures inside the function all come back as a coded ExecResult with retcode 1 (or the
+   * error's `details.retcode`, where Salt has its own).
    */
   async call(fun: string, arg: unknown[], kwarg: Record<string, unknown>, ctx: ExecContext): Promise<ExecResult> {
     const fn = typeof fun === 'string' ? this.fns.get(fun) : undefined;
@@ -79,7 +82,7 @@ export class ModuleRegistry {
     try {
       raw = await fn.run(ctx, bound);
     } catch (err) {
-      if (isBrineError(err)) return failure(err.code, err.message, err.details.return);
+      if (isBrineError(err)) return failure(err.code, err.message, err.details.return, err.details.retcode);
       const message = err instanceof Error ? err.message : String(err);
       return failure('EXEC_FAILED', message === '' ? `${fn.name} failed without a message` : message);
     }

@@ -73,7 +73,8 @@ function refuseOnPillarErrors(ctx: ExecContext, force: boolean | undefined): voi
   throw new BrineError(
     'PILLAR_RENDER_FAILED',
     `the pillar of this minion did not render, so no state ran: ${messages.map(firstLine).join('; ')}. Fix the file and line named and run saltutil.refresh_pillar (force=True runs on the last good pillar)`,
-    { details: { return: ['Pillar failed to render with the following messages:', ...messages] } },
+    // retcode 5: Salt's EX_PILLAR_FAILURE
+    { details: { return: ['Pillar failed to render with the following messages:', ...messages], retcode: 5 } },
   );
 }
 

@@ -26,6 +26,7 @@ describe('state runs on a pillar that did not render', () => {
       const r = await h.call(fun, [...arg], { ...kwarg }, { pillar: () => broken });
       assert.equal(r.success, false);
       assert.equal(r.error?.code, 'PILLAR_RENDER_FAILED');
+      assert.equal(r.retcode, 5, "Salt's EX_PILLAR_FAILURE");
       assert.match(r.error?.message ?? '', /db\.sls:2:8/);
       assert.ok(!(r.error?.message ?? '').includes('hunter2'), 'the coded message names the place, not the quoted line');
       assert.deepEqual(r.return, ['Pillar failed to render with the following messages:', broken._errors[0]]);
