@@ -77,8 +77,12 @@ export interface DaemonStart {
   dispose(): void;
 }
 
-/** Everything before a daemon opens its port: the user to become, the directory check, the log. */
-export function prepareDaemon(name: 'master' | 'minion', opts: CommonOptions): DaemonStart {
+/**
+ * Everything before a daemon opens its port: the user to become, the directory check, the log.
+ * `keepGroup`: paths whose group is an access grant (the master's sock_dir and socket with
+ * sock_group), which the switch to `user:` must not reset to that user's group.
+ */
+export function prepareDaemon(name: 'master' | 'minion', opts: CommonOptions, keepGroup: () => string[] = () => []): DaemonStart {
   const runAs = resolveRunAs(opts.user);
   checkDaemonDirs(opts, runAs?.uid);
   // made now, so that the directories brine creates above them are known and handed over too
@@ -90,7 +94,7 @@ export function prepareDaemon(name: 'master' | 'minion', opts: CommonOptions): D
     started() {
       if (runAs === undefined) return;
       const dirs = privateDirsOf(opts).map((d) => d.path);
-      switchUser(runAs, dirs, [...file.ownedPaths(), ...created]);
+      switchUser(runAs, dirs, [...file.ownedPaths(), ...created], keepGroup());
       assertReachable(runAs, [...dirs, opts.log_file]);
       logger.info(
         { user: runAs.name, uid: runAs.uid },

@@ -91,7 +91,7 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
         else record(id, outcome);
       }
     },
-  });
+  }, ctx.opts.sock_group);
   ctx.current = stream;
   try {
     await stream.finished;
@@ -116,6 +116,7 @@ async function runBatched(ctx: RunContext, base: PublishRequest): Promise<number
       onReturn: (m) => void (m.ret === true ? responders : silent).push(m.minion),
       onDone: (m) => void silent.push(...m.noResponse),
     },
+    ctx.opts.sock_group,
   );
   ctx.current = ping;
   await ping.finished;
@@ -164,7 +165,8 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
   const format = flags.outIndent === undefined ? { color, state } : { color, state, indent: Number(flags.outIndent) };
   const printer = new ReturnPrinter({ outputter, format, static: flags.static === true, ...(flags.outFile !== undefined ? { outFile: flags.outFile, append: flags.outFileAppend === true } : {}) });
   const ctx: RunContext = { opts, flags, printer, current: undefined };
-  const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout, user: process.env.USER ?? 'root' };
+  // no `user`: the master names the job's user from the socket's peer credentials
+  const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout };
 
   const interrupt = (): void => {
     const jid = ctx.current?.jid;
