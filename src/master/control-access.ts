@@ -40,10 +40,10 @@ export function controlAccess(opts: MasterOptions, deps: ControlAccessDeps): Con
   const group = sockGroupId(opts);
   if (group !== undefined) {
     const blocked = unsearchableByGroup(opts.sock_dir, group);
-    if (blocked !== undefined) {
+    if (blocked.length > 0) {
       deps.logger.warn(
-        { dir: blocked, sock_group: opts.sock_group },
-        `sock_group ${opts.sock_group} is set, but its members cannot search ${blocked} above sock_dir ${path.resolve(opts.sock_dir)}, so they cannot reach the control socket; run chmod o+x ${blocked} (or chgrp ${opts.sock_group} ${blocked} && chmod g+x ${blocked})`,
+        { dirs: blocked, sock_group: opts.sock_group },
+        `sock_group ${opts.sock_group} is set, but its members cannot search ${blocked.join(', ')} above sock_dir ${path.resolve(opts.sock_dir)}, so they cannot reach the control socket; run chmod o+x ${blocked.join(' ')} (or give those directories group ${opts.sock_group} and g+x)`,
       );
     }
   } else if (Object.keys(policy.acl).length > 0) {

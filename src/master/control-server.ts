@@ -91,7 +91,7 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     const target = req.t === 'publish' ? describeTarget(req) : undefined;
     const fun = req.t === 'publish' ? req.fun : req.t;
     deps.logger.warn(
-      { user: account.name, uid: account.uid, pid, op: req.t, fun, tgt: target, tgtType: req.t === 'publish' ? req.tgtType : undefined, code: decision.code },
+      { user: account.name, uid: account.uid, peer_pid: pid, op: req.t, fun, tgt: target, tgtType: req.t === 'publish' ? req.tgtType : undefined, code: decision.code },
       `control request denied: user ${printable(account.name)} (uid ${account.uid}, pid ${pid}) may not run ${printable(fun)}${target === undefined ? '' : ` on target ${printable(target)}`}: ${printable(decision.reason)}`,
     );
     throw new BrineError(decision.code, `${decision.reason}; ${decision.fix}`, { details: { user: account.name, fun, ...(target === undefined ? {} : { tgt: target }) } });

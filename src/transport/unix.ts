@@ -102,17 +102,15 @@ function shareWithGroup(dir: string, firstCreated: string | undefined, gid: numb
 }
 
 /**
- * The first directory above `dir` that members of `gid` (not owning it) cannot search, or
- * undefined: with one, sock_group is set but its members still cannot reach the socket.
+ * The directories above `dir` that members of `gid` (not owning them) cannot search, nearest
+ * first: with any, sock_group is set but its members still cannot reach the socket.
  */
-export function unsearchableByGroup(dir: string, gid: number): string | undefined {
+export function unsearchableByGroup(dir: string, gid: number): string[] {
+  const out: string[] = [];
   for (let d = path.dirname(path.resolve(dir)); ; d = path.dirname(d)) {
     const st = fs.statSync(d, { throwIfNoEntry: false });
-    if (st !== undefined) {
-      const bit = st.gid === gid ? 0o010 : 0o001;
-      if ((st.mode & bit) === 0) return d;
-    }
-    if (d === path.dirname(d)) return undefined;
+    if (st !== undefined && (st.mode & (st.gid === gid ? 0o010 : 0o001)) === 0) out.push(d);
+    if (d === path.dirname(d)) return out;
   }
 }
 

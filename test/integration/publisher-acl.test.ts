@@ -1,0 +1,201 @@
+// Issue 11 point 2 (local users): publisher_acl lets named local users and 'group%' members run
+// allowed functions through `brine run`; the control socket is reachable by sock_group only, and
+// the master names the user from the socket's peer credentials (SO_PEERCRED), never from what the
+// client claims. Real `brine run` processes run as throwaway accounts (useradd, then userdel)
+// through setpriv with their real supplementary groups, against a real master and minions.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { JobCache } from '../../src/jobs/index.js';
+import { BRINE_BIN, Cluster, repoRoot, runCli, waitUntil, type CliResult, type Proc } from '../helpers/cluster.js';
+import { privilegedSkip } from '../helpers/privileged.js';
+
+const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
+const tools = ['useradd', 'userdel', 'groupadd', 'groupdel', 'setpriv'];
+const missing = tools.find((t) => !onPath(t));
+const reason = process.getuid?.() !== 0 ? 'needs root to create throwaway users and run brine as them' : missing ? `${missing} is not installed (util-linux / passwd)` : false;
+const skip = privilegedSkip('publisher_acl with real local users', reason);
+
+const sfx = randomBytes(3).toString('hex');
+const SOCK_GROUP = `bpsock${sfx}`;
+const OPS_GROUP = `bpops${sfx}`;
+/** In sock_group; publisher_acl names this user. */
+const ALICE = `bpalice${sfx}`;
+/** In sock_group and OPS_GROUP; only 'OPS_GROUP%' applies to this user. */
+const BOB = `bpbob${sfx}`;
+/** Not in sock_group: cannot even connect. */
+const CAROL = `bpcarol${sfx}`;
+
+/** Runs a command as `user` with its real groups (initgroups), as a login would. */
+function asUser(user: string, argv: string[], timeoutMs = 60_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('setpriv', [`--reuid=${user}`, '--regid=nogroup', '--init-groups', '--', ...argv], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1', HOME: '/tmp' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${argv.join(' ')} as ${user} did not finish\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** A raw control client (the built transport and codec) that sends one request with any fields. */
+const RAW_CLIENT = `
+const [socketPath, json] = process.argv.slice(1);
+const { connectUnix } = await import(${JSON.stringify(path.join(repoRoot(), 'dist', 'src', 'transport', 'index.js'))});
+const { CONTROL_REPLIES } = await import(${JSON.stringify(path.join(repoRoot(), 'dist', 'src', 'protocol', 'index.js'))});
+const conn = await connectUnix(socketPath, CONTROL_REPLIES, 5000);
+conn.onMessage((m) => process.stdout.write(JSON.stringify(m) + '\\n'));
+conn.onClose(() => process.exit(0));
+conn.send(JSON.parse(json));
+`;
+
+describe('publisher_acl: local users through the control socket (issue 11)', { skip }, () => {
+  let cluster: Cluster;
+  let master: Proc;
+  const masterLog = () => master.output;
+  const socketPath = () => path.join(cluster.root, 'master', 'var', 'run', 'brine', 'master', 'master.sock');
+  const run = (user: string, args: string[]) => asUser(user, [process.execPath, BRINE_BIN, 'run', ...args, '-c', cluster.masterConfigDir]);
+  const jobOf = (jid: string) => {
+    const cache = JobCache.open(path.join(cluster.root, 'master', 'var', 'cache', 'brine', 'master', 'jobs.sqlite'), { keepJobsSeconds: 0 });
+    try {
+      return cache.getJob(jid);
+    } finally {
+      cache.close();
+    }
+  };
+  const jidOf = (r: CliResult) => {
+    const m = /Executing job with jid (\d{20})/.exec(r.stdout);
+    assert.ok(m, `no jid in:\n${r.stdout}${r.stderr}`);
+    return m[1]!;
+  };
+
+  before(async () => {
+    execFileSync('groupadd', [SOCK_GROUP]);
+    execFileSync('groupadd', [OPS_GROUP]);
+    execFileSync('useradd', ['-M', '-N', '-g', 'nogroup', '-G', SOCK_GROUP, '-s', '/usr/sbin/nologin', ALICE]);
+    execFileSync('useradd', ['-M', '-N', '-g', 'nogroup', '-G', `${SOCK_GROUP},${OPS_GROUP}`, '-s', '/usr/sbin/nologin', BOB]);
+    execFileSync('useradd', ['-M', '-N', '-g', 'nogroup', '-s', '/usr/sbin/nologin', CAROL]);
+    cluster = await Cluster.create();
+    // the accounts must reach the config and the socket's parent directories (mkdtemp makes 0700)
+    fs.chmodSync(cluster.root, 0o755);
+    fs.mkdirSync(path.join(cluster.root, 'master', 'var', 'run'), { recursive: true, mode: 0o755 });
+    for (const d of ['master', 'master/var', 'master/var/run']) fs.chmodSync(path.join(cluster.root, d), 0o755);
+    master = await cluster.startMaster({
+      auto_accept: true,
+      sock_group: SOCK_GROUP,
+      publisher_acl: {
+        [ALICE]: ['test.ping', { m1: ['test.echo'] }],
+        [`${OPS_GROUP}%`]: ['grains.item'],
+      },
+    });
+    const minions = ['m1', 'm2'].map((id) => cluster.startMinion(id));
+    for (const m of minions) await m.waitForOutput(/ready to receive requests/, 30_000);
+  });
+
+  after(async () => {
+    await cluster?.cleanup();
+    // everything the suite created, even when an assertion failed half-way
+    for (const u of [ALICE, BOB, CAROL]) spawnSync('userdel', [u], { stdio: 'ignore' });
+    for (const g of [SOCK_GROUP, OPS_GROUP]) spawnSync('groupdel', [g], { stdio: 'ignore' });
+  });
+
+  it('makes master.sock 0660 and sock_dir 0750, both of sock_group', () => {
+    const gid = Number(execFileSync('getent', ['group', SOCK_GROUP], { encoding: 'utf8' }).split(':')[2]);
+    const sock = fs.statSync(socketPath());
+    const dir = fs.statSync(path.dirname(socketPath()));
+    assert.equal(sock.mode & 0o777, 0o660);
+    assert.equal(sock.gid, gid);
+    assert.equal(dir.mode & 0o777, 0o750);
+    assert.equal(dir.gid, gid);
+  });
+
+  it('an allowed function runs for a listed user, and the job cache records that user', async () => {
+    const r = await run(ALICE, ['-v', '*', 'test.ping']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^m1:\n {4}True$/m);
+    assert.match(r.stdout, /^m2:\n {4}True$/m);
+    assert.equal(jobOf(jidOf(r))?.user, ALICE);
+  });
+
+  it('a function outside the ACL is refused with PUBLISH_DENIED and one log line naming user, uid, pid, target and function', async () => {
+    const r = await run(ALICE, ['m1', 'cmd.run', 'id']);
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /^PUBLISH_DENIED: publisher_acl does not let '.*' run cmd\.run on 'm1'/m);
+    assert.match(r.stderr, /publisher_acl/);
+    const uid = execFileSync('id', ['-u', ALICE], { encoding: 'utf8' }).trim();
+    const line = await waitUntil(() => masterLog().split('\n').find((l) => l.includes('control request denied') && l.includes(ALICE) && l.includes('cmd.run')), 10_000, 'the denial log line');
+    assert.ok(line.includes(`user ${ALICE} (uid ${uid}, pid `), line);
+    assert.match(line, /pid [1-9]\d*\)/);
+    assert.ok(line.includes('on target m1'), line);
+    assert.ok(!masterLog().split('\n').some((l) => l.includes('published job') && l.includes('fun=cmd.run')), 'no cmd.run job was published');
+  });
+
+  it('a target-restricted entry: test.echo on m1 runs, on m2 it is refused and logged', async () => {
+    const ok = await run(ALICE, ['m1', 'test.echo', 'hi']);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /^m1:\n {4}hi$/m);
+    const no = await run(ALICE, ['m2', 'test.echo', 'hi']);
+    assert.equal(no.code, 1, no.stdout + no.stderr);
+    assert.match(no.stderr, /^PUBLISH_DENIED: /m);
+    await waitUntil(() => masterLog().split('\n').some((l) => l.includes('control request denied') && l.includes(ALICE) && l.includes('test.echo on target m2')), 10_000, 'the m2 denial log line');
+  });
+
+  it("a claimed `user` in the request is ignored: it grants nothing, and the job is recorded under the peer's real name", async () => {
+    const claim = (fun: string) => JSON.stringify({ t: 'publish', tgt: 'm1', tgtType: 'glob', fun, arg: [], kwarg: {}, user: 'root' });
+    const denied = await asUser(ALICE, [process.execPath, '--input-type=module', '-e', RAW_CLIENT, socketPath(), claim('cmd.run')]);
+    assert.equal(denied.code, 0, denied.stderr);
+    const err = JSON.parse(denied.stdout.trim().split('\n')[0]!) as { t: string; code: string };
+    assert.deepEqual([err.t, err.code], ['error', 'PUBLISH_DENIED'], denied.stdout);
+    const allowed = await asUser(ALICE, [process.execPath, '--input-type=module', '-e', RAW_CLIENT, socketPath(), claim('test.ping')]);
+    const published = JSON.parse(allowed.stdout.trim().split('\n')[0]!) as { t: string; jid: string };
+    assert.equal(published.t, 'published', allowed.stdout + allowed.stderr);
+    assert.equal(jobOf(published.jid)?.user, ALICE, 'recorded as the real peer, not the claimed root');
+  });
+
+  it("'group%' entries apply to members: grains.item runs for a member of the group, test.ping does not", async () => {
+    const r = await run(BOB, ['-v', 'm1', 'grains.item', 'id']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^m1:\n(?: {4}-+\n)? {4}id:\n {8}m1$/m);
+    assert.equal(jobOf(jidOf(r))?.user, BOB);
+    const no = await run(BOB, ['m1', 'test.ping']);
+    assert.equal(no.code, 1, no.stdout + no.stderr);
+    assert.match(no.stderr, /^PUBLISH_DENIED: /m);
+    assert.ok(no.stderr.includes(`'${OPS_GROUP}%'`), `the refusal names the user's groups as ACL keys:\n${no.stderr}`);
+  });
+
+  it('a user outside sock_group cannot connect: CONTROL_DENIED (exit 2) naming the group', async () => {
+    const r = await run(CAROL, ['*', 'test.ping']);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /^CONTROL_DENIED: cannot reach the master at .*master\.sock: permission denied/m);
+    assert.ok(r.stderr.includes(`members of group '${SOCK_GROUP}' (sock_group)`), r.stderr);
+    assert.doesNotMatch(r.stderr, /INTERNAL/);
+  });
+
+  it('a publisher_acl user may only publish: brine minions status is CONTROL_DENIED and logged', async () => {
+    const r = await asUser(ALICE, [process.execPath, BRINE_BIN, 'minions', 'status', '-c', cluster.masterConfigDir]);
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    assert.match(r.stderr, /^CONTROL_DENIED: only root and the master's user may list minion sessions/m);
+    await waitUntil(() => masterLog().split('\n').some((l) => l.includes('control request denied') && l.includes(ALICE) && l.includes('may not run sessions')), 10_000, 'the sessions denial log line');
+  });
+
+  it('root keeps full access, recorded as root (whatever USER says)', async () => {
+    const r = await runCli(['run', '-v', 'm1', 'cmd.run', 'echo root-ok', '-c', cluster.masterConfigDir], { env: { USER: ALICE, LOGNAME: ALICE } });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /root-ok/);
+    assert.equal(jobOf(jidOf(r))?.user, 'root');
+  });
+});
