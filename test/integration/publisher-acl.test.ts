@@ -29,6 +29,8 @@ const ALICE = `bpalice${sfx}`;
 const BOB = `bpbob${sfx}`;
 /** Not in sock_group: cannot even connect. */
 const CAROL = `bpcarol${sfx}`;
+/** The account a master started as root switches to (`user:`). */
+const MASTER_USER = `bpmaster${sfx}`;
 
 /** Runs a command as `user` with its real groups (initgroups), as a login would. */
 function asUser(user: string, argv: string[], timeoutMs = 60_000): Promise<CliResult> {
@@ -63,37 +65,54 @@ conn.onClose(() => process.exit(0));
 conn.send(JSON.parse(json));
 `;
 
+/** A cluster whose config and socket parents the throwaway accounts can reach (mkdtemp makes 0700). */
+function openUp(cluster: Cluster): void {
+  fs.chmodSync(cluster.root, 0o755);
+  fs.mkdirSync(path.join(cluster.root, 'master', 'var', 'run'), { recursive: true, mode: 0o755 });
+  for (const d of ['master', 'master/var', 'master/var/run']) fs.chmodSync(path.join(cluster.root, d), 0o755);
+}
+
+function jobUser(cluster: Cluster, jid: string): string | undefined {
+  const cache = JobCache.open(path.join(cluster.root, 'master', 'var', 'cache', 'brine', 'master', 'jobs.sqlite'), { keepJobsSeconds: 0 });
+  try {
+    return cache.getJob(jid)?.user;
+  } finally {
+    cache.close();
+  }
+}
+
+function jidOf(r: CliResult): string {
+  const m = /Executing job with jid (\d{20})/.exec(r.stdout);
+  assert.ok(m, `no jid in:\n${r.stdout}${r.stderr}`);
+  return m[1]!;
+}
+
+if (!skip) {
+  before(() => {
+    execFileSync('groupadd', [SOCK_GROUP]);
+    execFileSync('groupadd', [OPS_GROUP]);
+    execFileSync('useradd', ['-M', '-N', '-g', 'nogroup', '-G', SOCK_GROUP, '-s', '/usr/sbin/nologin', ALICE]);
+    execFileSync('useradd', ['-M', '-N', '-g', 'nogroup', '-G', `${SOCK_GROUP},${OPS_GROUP}`, '-s', '/usr/sbin/nologin', BOB]);
+    execFileSync('useradd', ['-M', '-N', '-g', 'nogroup', '-s', '/usr/sbin/nologin', CAROL]);
+    execFileSync('useradd', ['-M', '-N', '-g', 'nogroup', '-s', '/usr/sbin/nologin', MASTER_USER]);
+  });
+  after(() => {
+    // everything the file created, even when an assertion failed half-way
+    for (const u of [ALICE, BOB, CAROL, MASTER_USER]) spawnSync('userdel', [u], { stdio: 'ignore' });
+    for (const g of [SOCK_GROUP, OPS_GROUP]) spawnSync('groupdel', [g], { stdio: 'ignore' });
+  });
+}
+
 describe('publisher_acl: local users through the control socket (issue 11)', { skip }, () => {
   let cluster: Cluster;
   let master: Proc;
   const masterLog = () => master.output;
   const socketPath = () => path.join(cluster.root, 'master', 'var', 'run', 'brine', 'master', 'master.sock');
   const run = (user: string, args: string[]) => asUser(user, [process.execPath, BRINE_BIN, 'run', ...args, '-c', cluster.masterConfigDir]);
-  const jobOf = (jid: string) => {
-    const cache = JobCache.open(path.join(cluster.root, 'master', 'var', 'cache', 'brine', 'master', 'jobs.sqlite'), { keepJobsSeconds: 0 });
-    try {
-      return cache.getJob(jid);
-    } finally {
-      cache.close();
-    }
-  };
-  const jidOf = (r: CliResult) => {
-    const m = /Executing job with jid (\d{20})/.exec(r.stdout);
-    assert.ok(m, `no jid in:\n${r.stdout}${r.stderr}`);
-    return m[1]!;
-  };
-
+  const jobOf = (jid: string) => ({ user: jobUser(cluster, jid) });
   before(async () => {
-    execFileSync('groupadd', [SOCK_GROUP]);
-    execFileSync('groupadd', [OPS_GROUP]);
-    execFileSync('useradd', ['-M', '-N', '-g', 'nogroup', '-G', SOCK_GROUP, '-s', '/usr/sbin/nologin', ALICE]);
-    execFileSync('useradd', ['-M', '-N', '-g', 'nogroup', '-G', `${SOCK_GROUP},${OPS_GROUP}`, '-s', '/usr/sbin/nologin', BOB]);
-    execFileSync('useradd', ['-M', '-N', '-g', 'nogroup', '-s', '/usr/sbin/nologin', CAROL]);
     cluster = await Cluster.create();
-    // the accounts must reach the config and the socket's parent directories (mkdtemp makes 0700)
-    fs.chmodSync(cluster.root, 0o755);
-    fs.mkdirSync(path.join(cluster.root, 'master', 'var', 'run'), { recursive: true, mode: 0o755 });
-    for (const d of ['master', 'master/var', 'master/var/run']) fs.chmodSync(path.join(cluster.root, d), 0o755);
+    openUp(cluster);
     master = await cluster.startMaster({
       auto_accept: true,
       sock_group: SOCK_GROUP,
@@ -106,12 +125,7 @@ describe('publisher_acl: local users through the control socket (issue 11)', { s
     for (const m of minions) await m.waitForOutput(/ready to receive requests/, 30_000);
   });
 
-  after(async () => {
-    await cluster?.cleanup();
-    // everything the suite created, even when an assertion failed half-way
-    for (const u of [ALICE, BOB, CAROL]) spawnSync('userdel', [u], { stdio: 'ignore' });
-    for (const g of [SOCK_GROUP, OPS_GROUP]) spawnSync('groupdel', [g], { stdio: 'ignore' });
-  });
+  after(() => cluster?.cleanup());
 
   it('makes master.sock 0660 and sock_dir 0750, both of sock_group', () => {
     const gid = Number(execFileSync('getent', ['group', SOCK_GROUP], { encoding: 'utf8' }).split(':')[2]);
@@ -197,5 +211,40 @@ describe('publisher_acl: local users through the control socket (issue 11)', { s
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /root-ok/);
     assert.equal(jobOf(jidOf(r))?.user, 'root');
+  });
+});
+
+describe("publisher_acl: the master's own user (after `user:`) keeps full access, and the socket keeps sock_group", { skip }, () => {
+  let cluster: Cluster;
+
+  before(async () => {
+    cluster = await Cluster.create();
+    openUp(cluster);
+    const master = await cluster.startMaster({ auto_accept: true, user: MASTER_USER, sock_group: SOCK_GROUP, publisher_acl: { [BOB]: ['test.ping'] } });
+    await master.waitForOutput(/now runs as/);
+    await cluster.startMinion('m1').waitForOutput(/ready to receive requests/, 30_000);
+  });
+  after(() => cluster?.cleanup());
+
+  it("sock_dir and master.sock belong to the master's user and still to sock_group", () => {
+    const uid = Number(execFileSync('id', ['-u', MASTER_USER], { encoding: 'utf8' }));
+    const gid = Number(execFileSync('getent', ['group', SOCK_GROUP], { encoding: 'utf8' }).split(':')[2]);
+    const sock = path.join(cluster.root, 'master', 'var', 'run', 'brine', 'master', 'master.sock');
+    for (const p of [sock, path.dirname(sock)]) {
+      const st = fs.statSync(p);
+      assert.deepEqual([st.uid, st.gid], [uid, gid], p);
+    }
+  });
+
+  it("the master's user runs a function no ACL lists, recorded under its name; a member with no entry is refused", async () => {
+    const r = await asUser(MASTER_USER, [process.execPath, BRINE_BIN, 'run', '-v', 'm1', 'cmd.run', 'echo own-user', '-c', cluster.masterConfigDir]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /own-user/);
+    assert.equal(jobUser(cluster, jidOf(r)), MASTER_USER);
+    const alice = await asUser(ALICE, [process.execPath, BRINE_BIN, 'run', 'm1', 'test.ping', '-c', cluster.masterConfigDir]);
+    assert.equal(alice.code, 1, alice.stdout + alice.stderr);
+    assert.match(alice.stderr, new RegExp(`^PUBLISH_DENIED: publisher_acl has no entry for user '${ALICE}'`, 'm'));
+    const bob = await asUser(BOB, [process.execPath, BRINE_BIN, 'run', 'm1', 'test.ping', '-c', cluster.masterConfigDir]);
+    assert.equal(bob.code, 0, bob.stdout + bob.stderr);
   });
 });

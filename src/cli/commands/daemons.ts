@@ -1,8 +1,6 @@
 // `brine master` and `brine minion`: run a daemon in the foreground until SIGTERM or SIGINT
 // (SIGHUP reopens log_file); started as root with `user:` set, it switches to that user once up.
 
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { Command } from 'commander';
 import type { MasterOptions } from '../../config/index.js';
 import { lookupGroupId } from '../../util/local-account.js';
@@ -10,19 +8,14 @@ import { type BrineError, ERRORS } from '../../util/errors.js';
 import type { MinionRuntime } from '../../minion/index.js';
 import { printable } from '../../util/printable.js';
 import { fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
-import { prepareDaemon, type DaemonStart } from '../daemon-start.js';
+import { prepareDaemon, type DaemonStart, type SharedDir } from '../daemon-start.js';
 
 // Each daemon loads only its own code: a minion never pulls in the master's SQLite and key store.
 
-/** With sock_group, the socket and the directories above it that have that group keep it. */
-function sockGroupPaths(opts: MasterOptions): string[] {
+/** With sock_group, sock_dir is shared with that group (an unknown group fails in the master). */
+function sharedSockDir(opts: MasterOptions): SharedDir | undefined {
   const gid = opts.sock_group === '' ? undefined : lookupGroupId(opts.sock_group);
-  if (gid === undefined) return [];
-  const out: string[] = [];
-  for (let d = path.join(opts.sock_dir, 'master.sock'); d !== path.dirname(d); d = path.dirname(d)) {
-    if (fs.statSync(d, { throwIfNoEntry: false })?.gid === gid) out.push(d);
-  }
-  return out;
+  return gid === undefined ? undefined : { dir: opts.sock_dir, gid };
 }
 
 export function registerDaemons(program: Command): void {
@@ -34,7 +27,7 @@ export function registerDaemons(program: Command): void {
     .action(async (flags: ConfigFlags) => {
       try {
         const opts = masterOptions(flags);
-        const daemon = prepareDaemon('master', opts, () => sockGroupPaths(opts));
+        const daemon = prepareDaemon('master', opts, sharedSockDir(opts));
         const { logger } = daemon;
         const { Master } = await import('../../master/index.js');
         const master = await startOrDispose(daemon, () => Master.start(opts, logger));

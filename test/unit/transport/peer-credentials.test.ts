@@ -30,7 +30,7 @@ test('a connection from this process: the peer is this pid, uid and gid', async 
   const { createConnection } = await import('node:net');
   const client = createConnection(socketPath);
   t.after(() => client.destroy());
-  const got = await within(2_000, 'the accepted connection', (done) => void peer.then(done));
+  const got = await within<{ channel: ServerSide; peer: UnixPeer }>(2_000, 'the accepted connection', (done) => void peer.then(done));
   assert.deepEqual(got.peer, { pid: process.pid, uid: process.getuid!(), gid: process.getgid!() });
   assert.equal(got.channel.remoteAddress, `local pid ${process.pid} uid ${process.getuid!()}`);
   assert.equal(statSync(socketPath).mode & 0o777, 0o600, 'no group: owner only');
@@ -50,7 +50,7 @@ test('a connection from a child running as nobody: its pid, uid 65534 and gid 65
   t.after(() => child.kill('SIGKILL'));
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  const got = await within(5_000, `the child's connection (${stderr})`, (done) => void peer.then(done));
+  const got = await within<{ channel: ServerSide; peer: UnixPeer }>(5_000, `the child's connection (${stderr})`, (done) => void peer.then(done));
   assert.deepEqual(got.peer, { pid: child.pid, uid: NOBODY, gid: NOBODY });
   // the group's access: the socket 0660 and its directory 0750, both of that group
   const sock = statSync(socketPath);
