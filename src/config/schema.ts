@@ -82,7 +82,7 @@ const TABLE = [
     type: 'map',
     default: {},
     roles: MASTER,
-    doc: "As Salt: `users` (names, globs or regular expressions) who may not publish at all and `modules` (functions, e.g. cmd.run or cmd.*) nobody under publisher_acl may run, whatever publisher_acl allows.",
+    doc: 'As Salt: `users` (names, globs or regular expressions) who may not publish at all and `modules` (functions, e.g. cmd.run or cmd.*) nobody under publisher_acl may run, whatever publisher_acl allows.',
   },
 
   // --- logging --------------------------------------------------------------------------------

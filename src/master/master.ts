@@ -155,7 +155,14 @@ export class Master {
     });
     if (opts.metrics_port !== null) await this.startMetrics(opts.metrics_host, opts.metrics_port);
     const access = controlAccess(opts, { logger, acceptedIds: () => this.keys.list('accepted'), targeting });
-    this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, presence: () => this.presence(), events: this.events, reconcileKeys: () => this.reconcileKeys(), access });
+    this.control = await startControlServer(controlSocketPath(opts), {
+      logger,
+      jobs: this.jobs,
+      presence: () => this.presence(),
+      events: this.events,
+      reconcileKeys: () => this.reconcileKeys(),
+      access,
+    });
 
     const files = new FileService(opts, logger);
     this.files = files;

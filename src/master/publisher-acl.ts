@@ -15,9 +15,7 @@ export interface PublisherPolicy {
   blacklist: { users: readonly string[]; modules: readonly string[] };
 }
 
-export type ControlDecision =
-  | { allowed: true; privileged: boolean }
-  | { allowed: false; code: 'PUBLISH_DENIED' | 'CONTROL_DENIED'; reason: string; fix: string };
+export type ControlDecision = { allowed: true; privileged: boolean } | { allowed: false; code: 'PUBLISH_DENIED' | 'CONTROL_DENIED'; reason: string; fix: string };
 
 /** Expected minions of a target (the master's matchTarget over accepted keys). */
 export type MinionsOf = (tgt: string | string[], tgtType: string) => string[];
@@ -66,7 +64,12 @@ export function decideControl(policy: PublisherPolicy, peer: LocalAccount, maste
     return { allowed: false, code: 'PUBLISH_DENIED', reason: `user '${peer.name}' is in publisher_acl_blacklist`, fix: "ask the master's administrator (the blacklist overrides publisher_acl)" };
   }
   if (policy.blacklist.modules.some((p) => exprMatch(req.fun, p))) {
-    return { allowed: false, code: 'PUBLISH_DENIED', reason: `${req.fun} is in publisher_acl_blacklist (modules)`, fix: "ask the master's administrator to run it (the blacklist overrides publisher_acl)" };
+    return {
+      allowed: false,
+      code: 'PUBLISH_DENIED',
+      reason: `${req.fun} is in publisher_acl_blacklist (modules)`,
+      fix: "ask the master's administrator to run it (the blacklist overrides publisher_acl)",
+    };
   }
   const entries = entriesFor(policy.acl, peer.name, peer.groups);
   if (entries.length === 0) {

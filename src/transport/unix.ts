@@ -126,12 +126,7 @@ function socketAnswers(socketPath: string): Promise<boolean> {
 }
 
 /** `accessGroup` names the master's sock_group in the permission-denied message, when it has one. */
-export function connectUnix<In, Out extends { t: string }>(
-  socketPath: string,
-  schemas: ReadonlyMap<string, Schema<unknown>>,
-  timeoutMs = 5000,
-  accessGroup?: string,
-): Promise<FramedSocket<In, Out>> {
+export function connectUnix<In, Out extends { t: string }>(socketPath: string, schemas: ReadonlyMap<string, Schema<unknown>>, timeoutMs = 5000, accessGroup?: string): Promise<FramedSocket<In, Out>> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     const timer = setTimeout(() => {

@@ -151,11 +151,23 @@ describe('publisher_acl: local users through the control socket (issue 11)', { s
     assert.match(r.stderr, /^PUBLISH_DENIED: publisher_acl does not let '.*' run cmd\.run on 'm1'/m);
     assert.match(r.stderr, /publisher_acl/);
     const uid = execFileSync('id', ['-u', ALICE], { encoding: 'utf8' }).trim();
-    const line = await waitUntil(() => masterLog().split('\n').find((l) => l.includes('control request denied') && l.includes(ALICE) && l.includes('cmd.run')), 10_000, 'the denial log line');
+    const line = await waitUntil(
+      () =>
+        masterLog()
+          .split('\n')
+          .find((l) => l.includes('control request denied') && l.includes(ALICE) && l.includes('cmd.run')),
+      10_000,
+      'the denial log line',
+    );
     assert.ok(line.includes(`user ${ALICE} (uid ${uid}, pid `), line);
     assert.match(line, /pid [1-9]\d*\)/);
     assert.ok(line.includes('on target m1'), line);
-    assert.ok(!masterLog().split('\n').some((l) => l.includes('published job') && l.includes('fun=cmd.run')), 'no cmd.run job was published');
+    assert.ok(
+      !masterLog()
+        .split('\n')
+        .some((l) => l.includes('published job') && l.includes('fun=cmd.run')),
+      'no cmd.run job was published',
+    );
   });
 
   it('a target-restricted entry: test.echo on m1 runs, on m2 it is refused and logged', async () => {
@@ -165,7 +177,14 @@ describe('publisher_acl: local users through the control socket (issue 11)', { s
     const no = await run(ALICE, ['m2', 'test.echo', 'hi']);
     assert.equal(no.code, 1, no.stdout + no.stderr);
     assert.match(no.stderr, /^PUBLISH_DENIED: /m);
-    await waitUntil(() => masterLog().split('\n').some((l) => l.includes('control request denied') && l.includes(ALICE) && l.includes('test.echo on target m2')), 10_000, 'the m2 denial log line');
+    await waitUntil(
+      () =>
+        masterLog()
+          .split('\n')
+          .some((l) => l.includes('control request denied') && l.includes(ALICE) && l.includes('test.echo on target m2')),
+      10_000,
+      'the m2 denial log line',
+    );
   });
 
   it("a claimed `user` in the request is ignored: it grants nothing, and the job is recorded under the peer's real name", async () => {
@@ -203,7 +222,14 @@ describe('publisher_acl: local users through the control socket (issue 11)', { s
     const r = await asUser(ALICE, [process.execPath, BRINE_BIN, 'minions', 'status', '-c', cluster.masterConfigDir]);
     assert.equal(r.code, 2, r.stdout + r.stderr);
     assert.match(r.stderr, /^CONTROL_DENIED: only root and the master's user may list minion sessions/m);
-    await waitUntil(() => masterLog().split('\n').some((l) => l.includes('control request denied') && l.includes(ALICE) && l.includes('may not run sessions')), 10_000, 'the sessions denial log line');
+    await waitUntil(
+      () =>
+        masterLog()
+          .split('\n')
+          .some((l) => l.includes('control request denied') && l.includes(ALICE) && l.includes('may not run sessions')),
+      10_000,
+      'the sessions denial log line',
+    );
   });
 
   it('root keeps full access, recorded as root (whatever USER says)', async () => {

@@ -68,30 +68,35 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
     printer.add(id, outcome);
     onMinion?.(id, outcome);
   };
-  const stream = await startJob(controlSocketPath(ctx.opts), request, {
-    onPublished: (m) => {
-      if (flags.async) {
-        process.stdout.write(`Executed command with job ID: ${m.jid}\n`);
-        return 'detach';
-      }
-      if (flags.verbose) process.stdout.write(`Executing job with jid ${m.jid}\n-------------------------------------------\n\n`);
-      else if (flags.showJid) process.stdout.write(`jid: ${m.jid}\n`);
-      for (const id of [...m.notConnected, ...m.missing].sort()) {
-        const outcome = { return: noReturn('not_connected'), retcode: 1 };
-        if (flags.hideTimeout) onMinion?.(id, outcome);
-        else record(id, outcome);
-      }
-      return undefined;
+  const stream = await startJob(
+    controlSocketPath(ctx.opts),
+    request,
+    {
+      onPublished: (m) => {
+        if (flags.async) {
+          process.stdout.write(`Executed command with job ID: ${m.jid}\n`);
+          return 'detach';
+        }
+        if (flags.verbose) process.stdout.write(`Executing job with jid ${m.jid}\n-------------------------------------------\n\n`);
+        else if (flags.showJid) process.stdout.write(`jid: ${m.jid}\n`);
+        for (const id of [...m.notConnected, ...m.missing].sort()) {
+          const outcome = { return: noReturn('not_connected'), retcode: 1 };
+          if (flags.hideTimeout) onMinion?.(id, outcome);
+          else record(id, outcome);
+        }
+        return undefined;
+      },
+      onReturn: (m) => record(m.minion, outcomeOf(m)),
+      onDone: (m) => {
+        for (const id of m.noResponse) {
+          const outcome = { return: noReturn('no_response', lookupHint(m.jid)), retcode: 1 };
+          if (flags.hideTimeout) onMinion?.(id, outcome);
+          else record(id, outcome);
+        }
+      },
     },
-    onReturn: (m) => record(m.minion, outcomeOf(m)),
-    onDone: (m) => {
-      for (const id of m.noResponse) {
-        const outcome = { return: noReturn('no_response', lookupHint(m.jid)), retcode: 1 };
-        if (flags.hideTimeout) onMinion?.(id, outcome);
-        else record(id, outcome);
-      }
-    },
-  }, ctx.opts.sock_group);
+    ctx.opts.sock_group,
+  );
   ctx.current = stream;
   try {
     await stream.finished;

@@ -106,9 +106,18 @@ test("exprMatch is Salt's expr_match: exact, glob or whole-text regex; a bad reg
 });
 
 test('publisherPolicy: a shape Salt would not accept is a coded config error', () => {
-  assert.throws(() => publisherPolicy({ publisher_acl: { alice: 'test.ping' }, publisher_acl_blacklist: {} }), (e: unknown) => isBrineError(e, 'CONFIG_TYPE') && /'alice'/.test(e.message));
-  assert.throws(() => publisherPolicy({ publisher_acl: {}, publisher_acl_blacklist: { users: 'bob' } }), (e: unknown) => isBrineError(e, 'CONFIG_TYPE'));
-  assert.throws(() => publisherPolicy({ publisher_acl: {}, publisher_acl_blacklist: { user: ['bob'] } }), (e: unknown) => isBrineError(e, 'CONFIG_VALUE') && /'user'/.test(e.message));
+  assert.throws(
+    () => publisherPolicy({ publisher_acl: { alice: 'test.ping' }, publisher_acl_blacklist: {} }),
+    (e: unknown) => isBrineError(e, 'CONFIG_TYPE') && /'alice'/.test(e.message),
+  );
+  assert.throws(
+    () => publisherPolicy({ publisher_acl: {}, publisher_acl_blacklist: { users: 'bob' } }),
+    (e: unknown) => isBrineError(e, 'CONFIG_TYPE'),
+  );
+  assert.throws(
+    () => publisherPolicy({ publisher_acl: {}, publisher_acl_blacklist: { user: ['bob'] } }),
+    (e: unknown) => isBrineError(e, 'CONFIG_VALUE') && /'user'/.test(e.message),
+  );
   assert.deepEqual(publisherPolicy({ publisher_acl: { 'ops%': ['test.*', { 'web*': ['cmd.run'] }] }, publisher_acl_blacklist: { modules: ['cmd.*'] } }), {
     acl: { 'ops%': ['test.*', { 'web*': ['cmd.run'] }] },
     blacklist: { users: [], modules: ['cmd.*'] },

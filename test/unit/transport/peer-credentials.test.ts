@@ -36,17 +36,26 @@ test('a connection from this process: the peer is this pid, uid and gid', async 
   assert.equal(statSync(socketPath).mode & 0o777, 0o600, 'no group: owner only');
 });
 
-test('a connection from a child running as nobody: its pid, uid 65534 and gid 65534', { skip: privilegedSkip('SO_PEERCRED of another user', isRoot ? false : 'needs root to run a child as nobody') }, async (t) => {
+test('a connection from a child running as nobody: its pid, uid 65534 and gid 65534', {
+  skip: privilegedSkip('SO_PEERCRED of another user', isRoot ? false : 'needs root to run a child as nobody'),
+}, async (t) => {
   const dir = tempDir(t);
   const { chmodSync } = await import('node:fs');
   chmodSync(dir, 0o755);
   const socketPath = join(dir, 'sock', 'master.sock');
   const { peer } = await firstPeer(t, socketPath, NOBODY);
-  const child = spawn(process.execPath, ['-e', `const s = require('net').connect(${JSON.stringify(socketPath)}); s.on('connect', () => setTimeout(() => s.end(), 2000)); s.on('error', (e) => { console.error(e.code); process.exit(3); });`], {
-    uid: NOBODY,
-    gid: NOBODY,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const s = require('net').connect(${JSON.stringify(socketPath)}); s.on('connect', () => setTimeout(() => s.end(), 2000)); s.on('error', (e) => { console.error(e.code); process.exit(3); });`,
+    ],
+    {
+      uid: NOBODY,
+      gid: NOBODY,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   t.after(() => child.kill('SIGKILL'));
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
