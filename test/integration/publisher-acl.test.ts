@@ -232,6 +232,20 @@ describe('publisher_acl: local users through the control socket (issue 11)', { s
     );
   });
 
+  it('restarting over the shared directories passes the start-up check; a group-writable sock_dir is still UNSAFE_DIR', async () => {
+    await master.kill();
+    const sockDir = path.dirname(socketPath());
+    fs.chmodSync(sockDir, 0o770);
+    const refused = await runCli(['master', '-c', cluster.masterConfigDir], { timeoutMs: 20_000 });
+    assert.equal(refused.code, 78, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`^UNSAFE_DIR: refusing to start: sock_dir ${sockDir} is writable by its group`, 'm'));
+    fs.chmodSync(sockDir, 0o750);
+    master = cluster.spawnBrine('master again', ['master', '-c', cluster.masterConfigDir]);
+    await master.waitForOutput(/brine master listening/);
+    // the minions reconnect on their own; until then a ping reports them not connected
+    await waitUntil(async () => (await run(ALICE, ['*', 'test.ping'])).code === 0, 30_000, `${ALICE}'s test.ping through the restarted master`);
+  });
+
   it('root keeps full access, recorded as root (whatever USER says)', async () => {
     const r = await runCli(['run', '-v', 'm1', 'cmd.run', 'echo root-ok', '-c', cluster.masterConfigDir], { env: { USER: ALICE, LOGNAME: ALICE } });
     assert.equal(r.code, 0, r.stdout + r.stderr);
