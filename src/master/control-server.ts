@@ -16,6 +16,11 @@ import type { SessionInfo } from '../protocol/index.js';
 
 type ControlChannel = FramedSocket<ControlRequest, ControlReply>;
 
+/** Largest request a peer other than root and the master user may send (root keeps 64 MiB). */
+export const UNPRIVILEGED_MAX_FRAME = 1024 * 1024;
+/** Connections one such uid may hold open at once (a `brine run -b` needs two). */
+export const UNPRIVILEGED_MAX_CONNECTIONS = 32;
+
 export interface ControlDeps {
   logger: Logger;
   jobs: JobTracker;
@@ -97,6 +102,10 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     throw new BrineError(decision.code, `${decision.reason}; ${decision.fix}`, { details: { user: account.name, fun, ...(target === undefined ? {} : { tgt: target }) } });
   };
 
+  const isPrivileged = (peer: ControlPeer): boolean => peer.account.uid === 0 || peer.account.uid === access.masterUid();
+  /** Open connections of each unprivileged uid. */
+  const openByUid = new Map<number, number>();
+
   const peerOf = (peer: UnixPeer): ControlPeer | undefined => {
     if ('error' in peer) {
       // without a group only the master's user and root can open the socket at all (mode 0600)
@@ -114,6 +123,25 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
       const peer = peerOf(unixPeer);
       if (peer === undefined) {
         deps.logger.error({ err: 'error' in unixPeer ? unixPeer.error.message : '' }, 'control connection refused: its peer credentials (SO_PEERCRED) could not be read, so it cannot be authorised');
+      } else if (!isPrivileged(peer)) {
+        // sock_group members cost the master a bounded amount: small frames, few connections each
+        channel.setMaxFrame(UNPRIVILEGED_MAX_FRAME);
+        const open = (openByUid.get(peer.account.uid) ?? 0) + 1;
+        openByUid.set(peer.account.uid, open);
+        channel.onClose(() => {
+          const left = (openByUid.get(peer.account.uid) ?? 1) - 1;
+          if (left <= 0) openByUid.delete(peer.account.uid);
+          else openByUid.set(peer.account.uid, left);
+        });
+        if (open > UNPRIVILEGED_MAX_CONNECTIONS) {
+          deps.logger.warn(
+            { user: peer.account.name, uid: peer.account.uid, peer_pid: peer.pid, open },
+            `control connection refused: user ${printable(peer.account.name)} (uid ${peer.account.uid}, pid ${peer.pid}) already has ${open - 1} open; find what keeps them open`,
+          );
+          channel.send({ t: 'error', code: 'CONTROL_DENIED', message: `too many control connections from user '${peer.account.name}' (at most ${UNPRIVILEGED_MAX_CONNECTIONS} at a time); wait for your other brine commands to finish` });
+          channel.close('shutdown');
+          return;
+        }
       }
       channel.onMessage((req) => {
         const handler = handlers.get(req.t) as Handler<ControlRequest> | undefined;

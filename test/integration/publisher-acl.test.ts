@@ -103,6 +103,20 @@ if (!skip) {
   });
 }
 
+/** Opens `count` control connections at once and prints every reply any of them gets. */
+const MANY_CLIENTS = `
+const [socketPath, count] = process.argv.slice(1);
+const { connectUnix } = await import(${JSON.stringify(path.join(repoRoot(), 'dist', 'src', 'transport', 'index.js'))});
+const { CONTROL_REPLIES } = await import(${JSON.stringify(path.join(repoRoot(), 'dist', 'src', 'protocol', 'index.js'))});
+const conns = [];
+for (let i = 0; i < Number(count); i++) {
+  const c = await connectUnix(socketPath, CONTROL_REPLIES, 5000);
+  c.onMessage((m) => process.stdout.write(JSON.stringify(m) + '\\n'));
+  conns.push(c);
+}
+setTimeout(() => process.exit(0), 1000);
+`;
+
 describe('publisher_acl: local users through the control socket (issue 11)', { skip }, () => {
   let cluster: Cluster;
   let master: Proc;
@@ -230,6 +244,29 @@ describe('publisher_acl: local users through the control socket (issue 11)', { s
       10_000,
       'the sessions denial log line',
     );
+  });
+
+  it('a sock_group member costs a bounded amount: requests over 1 MiB are cut off, and at most 32 connections at once', async () => {
+    const big = JSON.stringify({ t: 'publish', tgt: 'm1', tgtType: 'glob', fun: 'test.echo', arg: ['x'.repeat(2 * 1024 * 1024)], kwarg: {} });
+    // too long for argv: the raw client reads the request from a file the account can read
+    const file = path.join(cluster.root, 'big-request.json');
+    fs.writeFileSync(file, big, { mode: 0o644 });
+    const readingClient = RAW_CLIENT.replace('const [socketPath, json] = process.argv.slice(1);', "const [socketPath, file] = process.argv.slice(1); const json = (await import('node:fs')).readFileSync(file, 'utf8');");
+    const cut = await asUser(ALICE, [process.execPath, '--input-type=module', '-e', readingClient, socketPath(), file]);
+    assert.equal(cut.code, 0, cut.stderr);
+    assert.doesNotMatch(cut.stdout, /"published"/, 'no job for an oversized request');
+    const many = await asUser(ALICE, [process.execPath, '--input-type=module', '-e', MANY_CLIENTS, socketPath(), '33']);
+    const refusals = many.stdout
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { t: string; code: string; message: string });
+    assert.equal(refusals.length, 1, many.stdout + many.stderr);
+    assert.equal(refusals[0]!.code, 'CONTROL_DENIED');
+    assert.match(refusals[0]!.message, /too many control connections/);
+    // the slots are given back: the same user runs a job right after
+    const r = await run(ALICE, ['m1', 'test.ping']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
   });
 
   it('restarting over the shared directories passes the start-up check; a group-writable sock_dir is still UNSAFE_DIR', async () => {
