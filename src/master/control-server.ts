@@ -138,7 +138,11 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
             { user: peer.account.name, uid: peer.account.uid, peer_pid: peer.pid, open },
             `control connection refused: user ${printable(peer.account.name)} (uid ${peer.account.uid}, pid ${peer.pid}) already has ${open - 1} open; find what keeps them open`,
           );
-          channel.send({ t: 'error', code: 'CONTROL_DENIED', message: `too many control connections from user '${peer.account.name}' (at most ${UNPRIVILEGED_MAX_CONNECTIONS} at a time); wait for your other brine commands to finish` });
+          channel.send({
+            t: 'error',
+            code: 'CONTROL_DENIED',
+            message: `too many control connections from user '${peer.account.name}' (at most ${UNPRIVILEGED_MAX_CONNECTIONS} at a time); wait for your other brine commands to finish`,
+          });
           channel.close('shutdown');
           return;
         }

@@ -251,7 +251,10 @@ describe('publisher_acl: local users through the control socket (issue 11)', { s
     // too long for argv: the raw client reads the request from a file the account can read
     const file = path.join(cluster.root, 'big-request.json');
     fs.writeFileSync(file, big, { mode: 0o644 });
-    const readingClient = RAW_CLIENT.replace('const [socketPath, json] = process.argv.slice(1);', "const [socketPath, file] = process.argv.slice(1); const json = (await import('node:fs')).readFileSync(file, 'utf8');");
+    const readingClient = RAW_CLIENT.replace(
+      'const [socketPath, json] = process.argv.slice(1);',
+      "const [socketPath, file] = process.argv.slice(1); const json = (await import('node:fs')).readFileSync(file, 'utf8');",
+    );
     const cut = await asUser(ALICE, [process.execPath, '--input-type=module', '-e', readingClient, socketPath(), file]);
     assert.equal(cut.code, 0, cut.stderr);
     assert.doesNotMatch(cut.stdout, /"published"/, 'no job for an oversized request');
