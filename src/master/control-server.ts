@@ -134,10 +134,12 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
           else openByUid.set(peer.account.uid, left);
         });
         if (open > UNPRIVILEGED_MAX_CONNECTIONS) {
-          deps.logger.warn(
-            { user: peer.account.name, uid: peer.account.uid, peer_pid: peer.pid, open },
-            `control connection refused: user ${printable(peer.account.name)} (uid ${peer.account.uid}, pid ${peer.pid}) already has ${open - 1} open; find what keeps them open`,
-          );
+          // one line when the user reaches the cap, not one per refused connection (a flood would flood the log)
+          if (open === UNPRIVILEGED_MAX_CONNECTIONS + 1)
+            deps.logger.warn(
+              { user: peer.account.name, uid: peer.account.uid, peer_pid: peer.pid, open },
+              `control connection refused: user ${printable(peer.account.name)} (uid ${peer.account.uid}, pid ${peer.pid}) already has ${open - 1} open; find what keeps them open`,
+            );
           channel.send({
             t: 'error',
             code: 'CONTROL_DENIED',

@@ -267,6 +267,7 @@ describe('publisher_acl: local users through the control socket (issue 11)', { s
     assert.equal(refusals.length, 1, many.stdout + many.stderr);
     assert.equal(refusals[0]!.code, 'CONTROL_DENIED');
     assert.match(refusals[0]!.message, /too many control connections/);
+    await waitUntil(() => masterLog().includes(`control connection refused: user ${ALICE}`), 10_000, 'the connection-cap log line');
     // the slots are given back: the same user runs a job right after
     const r = await run(ALICE, ['m1', 'test.ping']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
