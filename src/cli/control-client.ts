@@ -6,8 +6,9 @@ import { BrineError, isErrorCode } from '../util/errors.js';
 
 export type ControlConnection = FramedSocket<ControlReply, ControlRequest>;
 
-export async function openControl(socketPath: string): Promise<ControlConnection> {
-  return connectUnix<ControlReply, ControlRequest>(socketPath, CONTROL_REPLIES);
+/** `accessGroup`: the master's sock_group, named when the socket refuses this user (EACCES). */
+export async function openControl(socketPath: string, accessGroup?: string): Promise<ControlConnection> {
+  return connectUnix<ControlReply, ControlRequest>(socketPath, CONTROL_REPLIES, undefined, accessGroup === '' ? undefined : accessGroup);
 }
 
 /** Sends one request and resolves with the single reply (for non-streaming operations). */

@@ -77,12 +77,43 @@ export interface DaemonStart {
   dispose(): void;
 }
 
-/** Everything before a daemon opens its port: the user to become, the directory check, the log. */
-export function prepareDaemon(name: 'master' | 'minion', opts: CommonOptions): DaemonStart {
+/** A directory whose group grants access (the master's sock_dir with sock_group). */
+export interface SharedDir {
+  dir: string;
+  gid: number;
+}
+
+/** The shared directory, what is in it and what is above it that has its group: kept on `user:`. */
+function groupOwned(shared: SharedDir): string[] {
+  const dir = path.resolve(shared.dir);
+  const out: string[] = [];
+  for (const name of fs.readdirSync(dir)) if (fs.lstatSync(path.join(dir, name)).gid === shared.gid) out.push(path.join(dir, name));
+  for (let d = dir; d !== path.dirname(d); d = path.dirname(d)) if (fs.statSync(d, { throwIfNoEntry: false })?.gid === shared.gid) out.push(d);
+  return out;
+}
+
+/**
+ * Everything before a daemon opens its port: the user to become, the directory check, the log.
+ * `shared`: the directories brine creates above it become 0750 of its group (members must reach
+ * the socket), and the switch to `user:` leaves that group alone.
+ */
+export function prepareDaemon(name: 'master' | 'minion', opts: CommonOptions, shared?: SharedDir): DaemonStart {
   const runAs = resolveRunAs(opts.user);
   checkDaemonDirs(opts, runAs?.uid);
   // made now, so that the directories brine creates above them are known and handed over too
-  const created = runAs === undefined ? [] : privateDirsOf(opts).flatMap((d) => createdAbove(d.path));
+  const created =
+    runAs === undefined
+      ? []
+      : privateDirsOf(opts).flatMap((d) => {
+          const above = createdAbove(d.path);
+          if (shared !== undefined && path.resolve(d.path) === path.resolve(shared.dir)) {
+            for (const a of above) {
+              fs.chownSync(a, -1, shared.gid);
+              fs.chmodSync(a, 0o750);
+            }
+          }
+          return above;
+        });
   const { logger, file, dispose } = openDaemonLog(name, opts);
   return {
     logger,
@@ -90,7 +121,7 @@ export function prepareDaemon(name: 'master' | 'minion', opts: CommonOptions): D
     started() {
       if (runAs === undefined) return;
       const dirs = privateDirsOf(opts).map((d) => d.path);
-      switchUser(runAs, dirs, [...file.ownedPaths(), ...created]);
+      switchUser(runAs, dirs, [...file.ownedPaths(), ...created], shared === undefined ? [] : groupOwned(shared));
       assertReachable(runAs, [...dirs, opts.log_file]);
       logger.info(
         { user: runAs.name, uid: runAs.uid },

@@ -46,13 +46,16 @@ export function resolveRunAs(user: string): RunAs | undefined {
   return target;
 }
 
-/** Hands a file or directory tree to `to` without following symlinks (a link's target is not ours). */
-function chownTree(p: string, to: RunAs): void {
+/**
+ * Hands a file or directory tree to `to` without following symlinks (a link's target is not
+ * ours). Paths in `keepGroup` change owner only: their group grants access (sock_group).
+ */
+function chownTree(p: string, to: RunAs, keepGroup: ReadonlySet<string>): void {
   const st = fs.lstatSync(p, { throwIfNoEntry: false });
   if (st === undefined) return;
-  fs.lchownSync(p, to.uid, to.gid);
+  fs.lchownSync(p, to.uid, keepGroup.has(path.resolve(p)) ? -1 : to.gid);
   if (!st.isDirectory()) return;
-  for (const name of fs.readdirSync(p)) chownTree(path.join(p, name), to);
+  for (const name of fs.readdirSync(p)) chownTree(path.join(p, name), to, keepGroup);
 }
 
 /**
@@ -82,13 +85,14 @@ interface PosixProcess {
 
 /**
  * Chowns the daemon's directory trees and single paths (the log file and the directories brine
- * made for it) to the target account, then sets groups, gid and uid in that order (after setuid
+ * made for it) to the target account (`keepGroup` paths keep their group), then sets groups, gid and uid in that order (after setuid
  * the process could no longer change its groups).
  */
-export function switchUser(to: RunAs, trees: readonly string[], single: readonly string[]): void {
+export function switchUser(to: RunAs, trees: readonly string[], single: readonly string[], keepGroup: readonly string[] = []): void {
+  const keep = new Set(keepGroup.map((p) => path.resolve(p)));
   try {
-    for (const p of trees) chownTree(p, to);
-    for (const p of single) fs.lchownSync(p, to.uid, to.gid);
+    for (const p of trees) chownTree(p, to, keep);
+    for (const p of single) fs.lchownSync(p, to.uid, keep.has(path.resolve(p)) ? -1 : to.gid);
     const posix = process as unknown as PosixProcess;
     posix.initgroups(to.name, to.gid);
     posix.setgid(to.gid);

@@ -61,6 +61,30 @@ const TABLE = [
     doc: "Account the daemon runs as (a name or uid). Started as root, it binds its port and makes its directories, hands pki_dir, cachedir, sock_dir and log_file to this account, then switches to it; empty (brine's default) keeps the account that started it. Naming another account without being root is USER_SWITCH_FAILED.",
   },
 
+  // --- local access to the master's control socket (docs/access-control.md) -------------------
+  {
+    name: 'sock_group',
+    type: 'string',
+    default: '',
+    roles: MASTER,
+    brineOnly: true,
+    doc: "A local group (name or gid) whose members may connect to the master's control socket: master.sock becomes 0660 and sock_dir 0750, both of this group. Members then run only what publisher_acl allows them. Empty keeps the socket to root and the master's user. An unknown group stops start-up (CONFIG_VALUE).",
+  },
+  {
+    name: 'publisher_acl',
+    type: 'map',
+    default: {},
+    roles: MASTER,
+    doc: "Local users (and 'group%' for members of a group) who may publish jobs through the control socket, each with the list of functions (and target-restricted entries) allowed, in Salt's ACL format; keys may be globs. Applies to peers other than root and the master's user, identified by the kernel (SO_PEERCRED), never by a name the client sends.",
+  },
+  {
+    name: 'publisher_acl_blacklist',
+    type: 'map',
+    default: {},
+    roles: MASTER,
+    doc: 'As Salt: `users` (names, globs or regular expressions) who may not publish at all and `modules` (functions, e.g. cmd.run or cmd.*) nobody under publisher_acl may run, whatever publisher_acl allows.',
+  },
+
   // --- logging --------------------------------------------------------------------------------
   { name: 'log_level', type: 'enum', values: SALT_LOG_LEVELS, default: 'warning', roles: BOTH, doc: "Lowest level written to the log, using Salt's level names." },
   {

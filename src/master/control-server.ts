@@ -1,15 +1,25 @@
 // The master's control socket: the CLI's only way in. Requests are dispatched through an
-// explicit Map of operations; anything else is answered with UNKNOWN_METHOD.
+// explicit Map of operations; anything else is answered with UNKNOWN_METHOD. Each connection's
+// peer is known from the kernel (SO_PEERCRED); every request is first decided by decideControl
+// (publisher_acl), and a denial is answered with its code and logged once.
 
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { CONTROL_REQUESTS, type ControlReply, type ControlRequest, type EventsRequest, type KeysChangedRequest, type PublishRequest, type SessionsRequest } from '../protocol/index.js';
-import { listenUnix, type FramedSocket, type UnixListener } from '../transport/index.js';
+import { listenUnix, type FramedSocket, type UnixListener, type UnixPeer } from '../transport/index.js';
+import type { LocalAccount } from '../util/local-account.js';
+import { printable } from '../util/printable.js';
+import { decideControl, describeTarget, type PublisherPolicy } from './publisher-acl.js';
 import type { JobSink, JobTracker } from './job-tracker.js';
 import type { EventBus } from './event-bus.js';
 import type { SessionInfo } from '../protocol/index.js';
 
 type ControlChannel = FramedSocket<ControlRequest, ControlReply>;
+
+/** Largest request a peer other than root and the master user may send (root keeps 64 MiB). */
+export const UNPRIVILEGED_MAX_FRAME = 1024 * 1024;
+/** Connections one such uid may hold open at once (a `brine run -b` needs two). */
+export const UNPRIVILEGED_MAX_CONNECTIONS = 32;
 
 export interface ControlDeps {
   logger: Logger;
@@ -19,15 +29,34 @@ export interface ControlDeps {
   events: EventBus;
   /** Closes sessions whose key is no longer accepted; returns their IDs. */
   reconcileKeys(): string[];
+  access: ControlAccess;
 }
 
-type Handler<R> = (req: R, channel: ControlChannel) => void;
+export interface ControlAccess {
+  policy: PublisherPolicy;
+  /** sock_group's gid: members may connect (and then run what publisher_acl allows). */
+  group?: number;
+  /** The uid the master runs as now (it may have switched to `user:` after listening). */
+  masterUid(): number;
+  /** The peer's name and groups, read when it connects. */
+  account(uid: number, gid: number): LocalAccount;
+  /** The expected minions of a target, for target-restricted ACL entries. */
+  minionsOf(tgt: string | string[], tgtType: string, delimiter?: string): string[];
+}
+
+/** Who sent a request: the account the kernel names, and the connecting process. */
+interface ControlPeer {
+  account: LocalAccount;
+  pid: number;
+}
+
+type Handler<R> = (req: R, channel: ControlChannel, peer: ControlPeer) => void;
 
 export async function startControlServer(socketPath: string, deps: ControlDeps): Promise<UnixListener> {
   const handlers = new Map<string, Handler<never>>();
   const on = <R extends ControlRequest>(name: R['t'], fn: Handler<R>) => handlers.set(name, fn as Handler<never>);
 
-  on<PublishRequest>('publish', (req, channel) => {
+  on<PublishRequest>('publish', (req, channel, peer) => {
     const sink: JobSink = {
       onReturn: (ret) => channel.send(ret),
       onDone: (done) => {
@@ -36,7 +65,8 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
       },
     };
     channel.onClose(() => deps.jobs.unsubscribe(sink));
-    channel.send(deps.jobs.publish(req, sink));
+    // the job is recorded under the peer's real name: a `user` the client sent is never used
+    channel.send(deps.jobs.publish({ ...req, user: peer.account.name }, sink));
   });
 
   on<SessionsRequest>('sessions', (_req, channel) => {
@@ -56,18 +86,84 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     channel.onClose(() => sub.dispose());
   });
 
-  return listenUnix<ControlRequest, ControlReply>(socketPath, CONTROL_REQUESTS, (channel) => {
-    channel.onMessage((req) => {
-      const handler = handlers.get(req.t) as Handler<ControlRequest> | undefined;
-      try {
-        if (!handler) throw new BrineError('UNKNOWN_METHOD', `unknown control operation "${req.t}"`);
-        handler(req, channel);
-      } catch (err) {
-        const e = toBrineError(err);
-        if (e.code === 'INTERNAL') deps.logger.error({ err: e }, 'control request failed');
-        channel.send({ t: 'error', code: e.code, message: e.message });
-        channel.close('shutdown');
+  const { access } = deps;
+  /** Throws the coded refusal (after logging it) unless the peer may make this request. */
+  const authorize = (req: ControlRequest, peer: ControlPeer): void => {
+    const minionsOf = (tgt: string | string[], tgtType: string) => access.minionsOf(tgt, tgtType, req.t === 'publish' ? req.delimiter : undefined);
+    const decision = decideControl(access.policy, peer.account, access.masterUid(), req, minionsOf);
+    if (decision.allowed) return;
+    const { account, pid } = peer;
+    const target = req.t === 'publish' ? describeTarget(req) : undefined;
+    const fun = req.t === 'publish' ? req.fun : req.t;
+    deps.logger.warn(
+      { user: account.name, uid: account.uid, peer_pid: pid, op: req.t, fun, tgt: target, tgtType: req.t === 'publish' ? req.tgtType : undefined, code: decision.code },
+      `control request denied: user ${printable(account.name)} (uid ${account.uid}, pid ${pid}) may not run ${printable(fun)}${target === undefined ? '' : ` on target ${printable(target)}`}: ${printable(decision.reason)}`,
+    );
+    throw new BrineError(decision.code, `${decision.reason}; ${decision.fix}`, { details: { user: account.name, fun, ...(target === undefined ? {} : { tgt: target }) } });
+  };
+
+  const isPrivileged = (peer: ControlPeer): boolean => peer.account.uid === 0 || peer.account.uid === access.masterUid();
+  /** Open connections of each unprivileged uid. */
+  const openByUid = new Map<number, number>();
+
+  const peerOf = (peer: UnixPeer): ControlPeer | undefined => {
+    if ('error' in peer) {
+      // without a group only the master's user and root can open the socket at all (mode 0600)
+      if (access.group !== undefined) return undefined;
+      const uid = access.masterUid();
+      return { account: access.account(uid, process.getgid?.() ?? uid), pid: 0 };
+    }
+    return { account: access.account(peer.uid, peer.gid), pid: peer.pid };
+  };
+
+  return listenUnix<ControlRequest, ControlReply>(
+    socketPath,
+    CONTROL_REQUESTS,
+    (channel, unixPeer) => {
+      const peer = peerOf(unixPeer);
+      if (peer === undefined) {
+        deps.logger.error({ err: 'error' in unixPeer ? unixPeer.error.message : '' }, 'control connection refused: its peer credentials (SO_PEERCRED) could not be read, so it cannot be authorised');
+      } else if (!isPrivileged(peer)) {
+        // sock_group members cost the master a bounded amount: small frames, few connections each
+        channel.setMaxFrame(UNPRIVILEGED_MAX_FRAME);
+        const open = (openByUid.get(peer.account.uid) ?? 0) + 1;
+        openByUid.set(peer.account.uid, open);
+        channel.onClose(() => {
+          const left = (openByUid.get(peer.account.uid) ?? 1) - 1;
+          if (left <= 0) openByUid.delete(peer.account.uid);
+          else openByUid.set(peer.account.uid, left);
+        });
+        if (open > UNPRIVILEGED_MAX_CONNECTIONS) {
+          // one line when the user reaches the cap, not one per refused connection (a flood would flood the log)
+          if (open === UNPRIVILEGED_MAX_CONNECTIONS + 1)
+            deps.logger.warn(
+              { user: peer.account.name, uid: peer.account.uid, peer_pid: peer.pid, open },
+              `control connection refused: user ${printable(peer.account.name)} (uid ${peer.account.uid}, pid ${peer.pid}) already has ${open - 1} open; find what keeps them open`,
+            );
+          channel.send({
+            t: 'error',
+            code: 'CONTROL_DENIED',
+            message: `too many control connections from user '${peer.account.name}' (at most ${UNPRIVILEGED_MAX_CONNECTIONS} at a time); wait for your other brine commands to finish`,
+          });
+          channel.close('shutdown');
+          return;
+        }
       }
-    });
-  });
+      channel.onMessage((req) => {
+        const handler = handlers.get(req.t) as Handler<ControlRequest> | undefined;
+        try {
+          if (!handler) throw new BrineError('UNKNOWN_METHOD', `unknown control operation "${req.t}"`);
+          if (peer === undefined) throw new BrineError('CONTROL_DENIED', 'the master cannot tell which user connected (SO_PEERCRED failed); run the CLI as root or the master user');
+          authorize(req, peer);
+          handler(req, channel, peer);
+        } catch (err) {
+          const e = toBrineError(err);
+          if (e.code === 'INTERNAL') deps.logger.error({ err: e }, 'control request failed');
+          channel.send({ t: 'error', code: e.code, message: e.message });
+          channel.close('shutdown');
+        }
+      });
+    },
+    access.group === undefined ? {} : { group: access.group },
+  );
 }

@@ -12,6 +12,7 @@ import { KEY_STATES, KeyStore, loadOrCreateIdentity, type Identity, type KeyStat
 import { keepaliveFromConfig, listenTls, sourceKey, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';
 import { startControlServer } from './control-server.js';
+import { controlAccess } from './control-access.js';
 import { JobTracker } from './job-tracker.js';
 import { MinionSession } from './minion-session.js';
 import { SessionTable } from './session-table.js';
@@ -145,6 +146,7 @@ export class Master {
     this.mine = mine;
     // keys deleted or replaced while the master was down: their mine is not inherited
     mine.reconcile(new Set(this.keys.list('accepted')), this.acceptedKeys);
+    const targeting = { grains: (id: string) => minionData.grainsOf(id), pillar: (id: string) => pillar.pillarOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups };
     this.jobs = new JobTracker({
       clock,
       logger,
@@ -155,10 +157,18 @@ export class Master {
       defaultTimeoutS: opts.timeout,
       gatherJobTimeoutS: opts.gather_job_timeout,
       emit: (e) => this.events.emit(e),
-      targeting: { grains: (id) => minionData.grainsOf(id), pillar: (id) => pillar.pillarOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups },
+      targeting,
     });
     if (opts.metrics_port !== null) await this.startMetrics(opts.metrics_host, opts.metrics_port);
-    this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, presence: () => this.presence(), events: this.events, reconcileKeys: () => this.reconcileKeys() });
+    const access = controlAccess(opts, { logger, acceptedIds: () => this.keys.list('accepted'), targeting });
+    this.control = await startControlServer(controlSocketPath(opts), {
+      logger,
+      jobs: this.jobs,
+      presence: () => this.presence(),
+      events: this.events,
+      reconcileKeys: () => this.reconcileKeys(),
+      access,
+    });
 
     const files = new FileService(opts, logger);
     this.files = files;

@@ -6,44 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { BrineError } from '../util/errors.js';
 import { runArgv, which } from './host-tools.js';
 
-export interface PasswdEntry {
-  name: string;
-  passwd: string;
-  uid: number;
-  gid: number;
-  gecos: string;
-  home: string;
-  shell: string;
-}
-
-export interface GroupEntry {
-  name: string;
-  passwd: string;
-  gid: number;
-  members: string[];
-}
-
-export function parsePasswd(text: string): PasswdEntry[] {
-  const out: PasswdEntry[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '' || line.startsWith('#')) continue;
-    const f = line.split(':');
-    if (f.length < 7) continue;
-    out.push({ name: f[0]!, passwd: f[1]!, uid: Number(f[2]), gid: Number(f[3]), gecos: f[4]!, home: f[5]!, shell: f.slice(6).join(':') });
-  }
-  return out;
-}
-
-export function parseGroup(text: string): GroupEntry[] {
-  const out: GroupEntry[] = [];
-  for (const line of text.split('\n')) {
-    if (line.trim() === '' || line.startsWith('#')) continue;
-    const f = line.split(':');
-    if (f.length < 4) continue;
-    out.push({ name: f[0]!, passwd: f[1]!, gid: Number(f[2]), members: f[3]!.split(',').filter((m) => m !== '') });
-  }
-  return out;
-}
+export { parseGroup, parsePasswd, type GroupEntry, type PasswdEntry } from '../util/account-db.js';
+import { parseGroup, parsePasswd, type GroupEntry, type PasswdEntry } from '../util/account-db.js';
 
 async function database(label: string, db: 'passwd' | 'group', file: string): Promise<string> {
   if (which('getent')) {

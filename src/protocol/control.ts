@@ -21,6 +21,7 @@ export const publishRequestSchema = s.object({
   kwarg: s.record(s.json()),
   /** Seconds to wait for returns; 0 or absent = the master's `timeout`. */
   timeout: s.optional(s.number({ min: 0 })),
+  /** Ignored from a client: the master records the user the socket's peer credentials name. */
   user: s.optional(s.string({ max: 256 })),
 });
 

@@ -4,4 +4,5 @@ export * from './socket-options.js';
 export * from './tls.js';
 export * from './source-key.js';
 export * from './unix.js';
+export * from './peer-credentials.js';
 export * from './master-dialer.js';

@@ -1,6 +1,6 @@
 // Kernel-level TCP options (Salt's tcp_keepalive* plus TCP_USER_TIMEOUT), applied to every
-// brine socket. Tests read them back from the kernel with test/faults/socket-inspect.ts (the
-// native getsockopt binding it needs is a dev dependency, not shipped).
+// brine socket. Tests read them back from the kernel with test/faults/socket-inspect.ts (through
+// ffi-rs, which production code uses only for the control socket's SO_PEERCRED).
 
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';

@@ -1,5 +1,8 @@
 // The local control socket: a Unix domain socket in sock_dir, mode 0600 inside a 0700
-// directory, so only the master's user can publish jobs. Same framing as the network.
+// directory, so only the master's user (and root) can connect; with an access group (the
+// master's sock_group) 0660 inside 0750, both owned by that group, so its members can too.
+// Every accepted connection carries its peer's kernel credentials (SO_PEERCRED). Same framing
+// as the network.
 
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -7,6 +10,7 @@ import * as path from 'node:path';
 import { BrineError } from '../util/errors.js';
 import type { Schema } from '../protocol/index.js';
 import { FramedSocket } from './framed-socket.js';
+import { peerCredentials, type PeerCredentials } from './peer-credentials.js';
 
 export const CONTROL_MAX_FRAME = 64 * 1024 * 1024;
 
@@ -15,14 +19,24 @@ export interface UnixListener {
   close(): Promise<void>;
 }
 
+export interface UnixListenOptions {
+  /** A group whose members may connect too: socket 0660 and its directory 0750, both of that group. */
+  group?: number;
+}
+
+/** The peer of one accepted connection: its kernel credentials, or why they could not be read. */
+export type UnixPeer = PeerCredentials | { error: Error };
+
 export async function listenUnix<In, Out extends { t: string }>(
   socketPath: string,
   schemas: ReadonlyMap<string, Schema<unknown>>,
-  onChannel: (channel: FramedSocket<In, Out>) => void,
+  onChannel: (channel: FramedSocket<In, Out>, peer: UnixPeer) => void,
+  opts: UnixListenOptions = {},
 ): Promise<UnixListener> {
   const dir = path.dirname(socketPath);
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const firstCreated = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (opts.group !== undefined) shareWithGroup(dir, firstCreated, opts.group);
   } catch (err) {
     throw new BrineError('LISTEN_FAILED', `cannot create sock_dir ${dir}: ${(err as Error).message}`, { cause: err });
   }
@@ -42,7 +56,14 @@ export async function listenUnix<In, Out extends { t: string }>(
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
-    onChannel(new FramedSocket<In, Out>(socket, { remoteAddress: 'local', peerFingerprint: '', maxFrame: CONTROL_MAX_FRAME, schemas }));
+    let peer: UnixPeer;
+    try {
+      peer = peerCredentials(socket);
+    } catch (err) {
+      peer = { error: err as Error };
+    }
+    const remoteAddress = 'error' in peer ? 'local' : `local pid ${peer.pid} uid ${peer.uid}`;
+    onChannel(new FramedSocket<In, Out>(socket, { remoteAddress, peerFingerprint: '', maxFrame: CONTROL_MAX_FRAME, schemas }), peer);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
@@ -50,7 +71,13 @@ export async function listenUnix<In, Out extends { t: string }>(
     });
     server.listen(socketPath, () => resolve());
   });
-  fs.chmodSync(socketPath, 0o600);
+  if (opts.group === undefined) {
+    fs.chmodSync(socketPath, 0o600);
+  } else {
+    // group first: until the mode allows it, members cannot connect to a half-set-up socket
+    fs.chownSync(socketPath, -1, opts.group);
+    fs.chmodSync(socketPath, 0o660);
+  }
   return {
     path: socketPath,
     close: () =>
@@ -59,6 +86,32 @@ export async function listenUnix<In, Out extends { t: string }>(
         for (const s of sockets) s.destroy();
       }),
   };
+}
+
+/**
+ * sock_dir, and the directories this start created above it, become 0750 of `gid`, so members
+ * can reach the socket and still not rename anything in them (threats.md #34: no group write).
+ */
+function shareWithGroup(dir: string, firstCreated: string | undefined, gid: number): void {
+  const dirs = [dir];
+  if (firstCreated !== undefined) for (let d = path.dirname(dir); d.length >= firstCreated.length && d !== path.dirname(d); d = path.dirname(d)) dirs.push(d);
+  for (const d of dirs) {
+    fs.chownSync(d, -1, gid);
+    fs.chmodSync(d, 0o750);
+  }
+}
+
+/**
+ * The directories above `dir` that members of `gid` (not owning them) cannot search, nearest
+ * first: with any, sock_group is set but its members still cannot reach the socket.
+ */
+export function unsearchableByGroup(dir: string, gid: number): string[] {
+  const out: string[] = [];
+  for (let d = path.dirname(path.resolve(dir)); ; d = path.dirname(d)) {
+    const st = fs.statSync(d, { throwIfNoEntry: false });
+    if (st !== undefined && (st.mode & (st.gid === gid ? 0o010 : 0o001)) === 0) out.push(d);
+    if (d === path.dirname(d)) return out;
+  }
 }
 
 function socketAnswers(socketPath: string): Promise<boolean> {
@@ -72,7 +125,8 @@ function socketAnswers(socketPath: string): Promise<boolean> {
   });
 }
 
-export function connectUnix<In, Out extends { t: string }>(socketPath: string, schemas: ReadonlyMap<string, Schema<unknown>>, timeoutMs = 5000): Promise<FramedSocket<In, Out>> {
+/** `accessGroup` names the master's sock_group in the permission-denied message, when it has one. */
+export function connectUnix<In, Out extends { t: string }>(socketPath: string, schemas: ReadonlyMap<string, Schema<unknown>>, timeoutMs = 5000, accessGroup?: string): Promise<FramedSocket<In, Out>> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(socketPath);
     const timer = setTimeout(() => {
@@ -87,7 +141,7 @@ export function connectUnix<In, Out extends { t: string }>(socketPath: string, s
           : err.code === 'ECONNREFUSED'
             ? 'nothing listens on it (is the master running?)'
             : err.code === 'EACCES'
-              ? 'permission denied (run as the master user)'
+              ? `permission denied: only root, the master's user${accessGroup === undefined ? '' : ` and members of group '${accessGroup}' (sock_group)`} may connect`
               : (err.code ?? err.message);
       reject(new BrineError(err.code === 'EACCES' ? 'CONTROL_DENIED' : 'MASTER_UNREACHABLE', `cannot reach the master at ${socketPath}: ${why}`, { cause: err }));
     });

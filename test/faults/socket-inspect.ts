@@ -2,7 +2,8 @@
 // tcp_keepalive_* and TCP_USER_TIMEOUT: off this process's own sockets (unit tests), or off a
 // socket owned by a real brine daemon: `ss -p` names the owning pid and fd, pidfd_getfd(2)
 // copies that fd into this process (needs root, i.e. ptrace access, and Linux >= 5.6).
-// ffi-rs, the native binding used here, is a dev dependency: production code never reads back.
+// ffi-rs, the native binding used here, is also what src/transport/peer-credentials.ts uses for
+// SO_PEERCRED; production code never reads TCP options back.
 
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';

@@ -2,13 +2,21 @@
 // (SIGHUP reopens log_file); started as root with `user:` set, it switches to that user once up.
 
 import type { Command } from 'commander';
+import type { MasterOptions } from '../../config/index.js';
+import { lookupGroupId } from '../../util/local-account.js';
 import { type BrineError, ERRORS } from '../../util/errors.js';
 import type { MinionRuntime } from '../../minion/index.js';
 import { printable } from '../../util/printable.js';
 import { fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
-import { prepareDaemon, type DaemonStart } from '../daemon-start.js';
+import { prepareDaemon, type DaemonStart, type SharedDir } from '../daemon-start.js';
 
 // Each daemon loads only its own code: a minion never pulls in the master's SQLite and key store.
+
+/** With sock_group, sock_dir is shared with that group (an unknown group fails in the master). */
+function sharedSockDir(opts: MasterOptions): SharedDir | undefined {
+  const gid = opts.sock_group === '' ? undefined : lookupGroupId(opts.sock_group);
+  return gid === undefined ? undefined : { dir: opts.sock_dir, gid };
+}
 
 export function registerDaemons(program: Command): void {
   program
@@ -19,7 +27,7 @@ export function registerDaemons(program: Command): void {
     .action(async (flags: ConfigFlags) => {
       try {
         const opts = masterOptions(flags);
-        const daemon = prepareDaemon('master', opts);
+        const daemon = prepareDaemon('master', opts, sharedSockDir(opts));
         const { logger } = daemon;
         const { Master } = await import('../../master/index.js');
         const master = await startOrDispose(daemon, () => Master.start(opts, logger));

@@ -68,30 +68,35 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
     printer.add(id, outcome);
     onMinion?.(id, outcome);
   };
-  const stream = await startJob(controlSocketPath(ctx.opts), request, {
-    onPublished: (m) => {
-      if (flags.async) {
-        process.stdout.write(`Executed command with job ID: ${m.jid}\n`);
-        return 'detach';
-      }
-      if (flags.verbose) process.stdout.write(`Executing job with jid ${m.jid}\n-------------------------------------------\n\n`);
-      else if (flags.showJid) process.stdout.write(`jid: ${m.jid}\n`);
-      for (const id of [...m.notConnected, ...m.missing].sort()) {
-        const outcome = { return: noReturn('not_connected'), retcode: 1 };
-        if (flags.hideTimeout) onMinion?.(id, outcome);
-        else record(id, outcome);
-      }
-      return undefined;
+  const stream = await startJob(
+    controlSocketPath(ctx.opts),
+    request,
+    {
+      onPublished: (m) => {
+        if (flags.async) {
+          process.stdout.write(`Executed command with job ID: ${m.jid}\n`);
+          return 'detach';
+        }
+        if (flags.verbose) process.stdout.write(`Executing job with jid ${m.jid}\n-------------------------------------------\n\n`);
+        else if (flags.showJid) process.stdout.write(`jid: ${m.jid}\n`);
+        for (const id of [...m.notConnected, ...m.missing].sort()) {
+          const outcome = { return: noReturn('not_connected'), retcode: 1 };
+          if (flags.hideTimeout) onMinion?.(id, outcome);
+          else record(id, outcome);
+        }
+        return undefined;
+      },
+      onReturn: (m) => record(m.minion, outcomeOf(m)),
+      onDone: (m) => {
+        for (const id of m.noResponse) {
+          const outcome = { return: noReturn('no_response', lookupHint(m.jid)), retcode: 1 };
+          if (flags.hideTimeout) onMinion?.(id, outcome);
+          else record(id, outcome);
+        }
+      },
     },
-    onReturn: (m) => record(m.minion, outcomeOf(m)),
-    onDone: (m) => {
-      for (const id of m.noResponse) {
-        const outcome = { return: noReturn('no_response', lookupHint(m.jid)), retcode: 1 };
-        if (flags.hideTimeout) onMinion?.(id, outcome);
-        else record(id, outcome);
-      }
-    },
-  });
+    ctx.opts.sock_group,
+  );
   ctx.current = stream;
   try {
     await stream.finished;
@@ -116,6 +121,7 @@ async function runBatched(ctx: RunContext, base: PublishRequest): Promise<number
       onReturn: (m) => void (m.ret === true ? responders : silent).push(m.minion),
       onDone: (m) => void silent.push(...m.noResponse),
     },
+    ctx.opts.sock_group,
   );
   ctx.current = ping;
   await ping.finished;
@@ -164,7 +170,8 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
   const format = flags.outIndent === undefined ? { color, state } : { color, state, indent: Number(flags.outIndent) };
   const printer = new ReturnPrinter({ outputter, format, static: flags.static === true, ...(flags.outFile !== undefined ? { outFile: flags.outFile, append: flags.outFileAppend === true } : {}) });
   const ctx: RunContext = { opts, flags, printer, current: undefined };
-  const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout, user: process.env.USER ?? 'root' };
+  // no `user`: the master names the job's user from the socket's peer credentials
+  const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout };
 
   const interrupt = (): void => {
     const jid = ctx.current?.jid;

@@ -21,8 +21,8 @@ export interface JobStream {
   close(): void;
 }
 
-export async function startJob(socketPath: string, request: PublishRequest, handlers: JobHandlers): Promise<JobStream> {
-  const conn = await openControl(socketPath);
+export async function startJob(socketPath: string, request: PublishRequest, handlers: JobHandlers, accessGroup?: string): Promise<JobStream> {
+  const conn = await openControl(socketPath, accessGroup);
   let jid: string | undefined;
   let over = false;
   const finished = new Promise<void>((resolve, reject) => {

@@ -48,11 +48,12 @@ test('keepaliveFromConfig maps Salt names and derives the user timeout from hear
   assert.equal(keepaliveFromConfig({ ...base, tcp_user_timeout: 12_345 }).userTimeoutMs, 12_345);
 });
 
-test('reading options back is test code: no ffi-rs in src/ or in the direct production dependencies', () => {
+test("ffi-rs in src/ is only the SO_PEERCRED read (peer-credentials.ts), a production dependency pinned like net-keepalive's", () => {
   const root = repoRoot();
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-  assert.equal(pkg.dependencies['ffi-rs'], undefined, 'ffi-rs is a devDependency (the read-back lives in test/faults/socket-inspect.ts)');
-  assert.ok(pkg.devDependencies['ffi-rs'], 'the tests still need it');
+  const keepalivePkg = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', 'net-keepalive', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+  assert.equal(pkg.dependencies['ffi-rs'], keepalivePkg.dependencies['ffi-rs'], 'one ffi-rs version for net-keepalive and brine');
+  assert.equal(pkg.devDependencies['ffi-rs'], undefined, 'not listed twice');
   const users: string[] = [];
   const walk = (dir: string): void => {
     for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -62,5 +63,5 @@ test('reading options back is test code: no ffi-rs in src/ or in the direct prod
     }
   };
   walk(path.join(root, 'src'));
-  assert.deepEqual(users, []);
+  assert.deepEqual(users, [path.join('src', 'transport', 'peer-credentials.ts')]);
 });
