@@ -25,7 +25,24 @@ export interface ApiOptions {
 
 const KEYS = new Set(['port', 'host', 'ssl_crt', 'ssl_key', 'disable_ssl', 'max_body', 'header_timeout', 'body_timeout', 'webhook_url', 'cors_origins']);
 // rest_cherrypy keys brine accepts and ignores, so a Salt config loads unchanged
-const SALT_IGNORED = new Set(['debug', 'thread_pool', 'socket_queue_size', 'expire_responses', 'collect_stats', 'static', 'static_path', 'app', 'app_path', 'root_prefix', 'log_access_file', 'log_error_file', 'webhook_disable_auth', 'stats_disable_auth', 'ssl_chain', 'max_request_body_size']);
+const SALT_IGNORED = new Set([
+  'debug',
+  'thread_pool',
+  'socket_queue_size',
+  'expire_responses',
+  'collect_stats',
+  'static',
+  'static_path',
+  'app',
+  'app_path',
+  'root_prefix',
+  'log_access_file',
+  'log_error_file',
+  'webhook_disable_auth',
+  'stats_disable_auth',
+  'ssl_chain',
+  'max_request_body_size',
+]);
 
 function bad(section: string, msg: string): BrineError {
   return new BrineError('CONFIG_VALUE', `${section}: ${msg}`);
@@ -64,7 +81,8 @@ export function apiOptionsFrom(opts: { api?: Record<string, unknown> | undefined
     webhookUrl = webhookUrl.replace(/\/+$/, '') || '/hook';
   }
   const origins = raw.cors_origins ?? [];
-  if (!Array.isArray(origins) || !origins.every((o) => typeof o === 'string' && /^https?:\/\/[^/]+$/.test(o))) throw bad(section, 'cors_origins must be a list of origins such as https://ops.example.com:8443');
+  if (!Array.isArray(origins) || !origins.every((o) => typeof o === 'string' && /^https?:\/\/[^/]+$/.test(o)))
+    throw bad(section, 'cors_origins must be a list of origins such as https://ops.example.com:8443');
   return {
     port: int(section, raw, 'port', 8000, 0, 65535),
     host: str(section, raw, 'host') ?? '127.0.0.1',

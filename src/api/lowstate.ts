@@ -25,7 +25,8 @@ export interface Chunk {
 }
 
 const MAX_CHUNKS = 100;
-const RESERVED = new Set(['client', 'fun', 'tgt', 'tgt_type', 'expr_form', 'arg', 'kwarg', 'timeout', 'batch', 'username', 'password', 'eauth', 'token', 'ret', 'full_return']);
+/** Keys of a runner or wheel chunk that are not its keyword arguments (tgt is one: manage.match). */
+const RESERVED_NOT_LOCAL = new Set(['client', 'fun', 'arg', 'kwarg', 'timeout', 'username', 'password', 'eauth', 'token', 'full_return']);
 
 const bad = (msg: string) => new BrineError('API_BAD_REQUEST', msg);
 
@@ -59,7 +60,7 @@ function parseChunk(raw: unknown, i: number): Chunk {
   const kwarg: Record<string, unknown> = { ...((raw.kwarg as Record<string, unknown> | undefined) ?? {}) };
   if (!isLocal) {
     // runner and wheel take their keyword arguments inline, as in Salt ({fun: key.accept, match: web1})
-    for (const k of Object.keys(raw)) if (!RESERVED.has(k)) kwarg[k] = raw[k];
+    for (const k of Object.keys(raw)) if (!RESERVED_NOT_LOCAL.has(k)) kwarg[k] = raw[k];
   }
   const chunk: Chunk = { client: client as ClientName, fun, tgt, tgtType, arg, kwarg };
   if (raw.timeout !== undefined && raw.timeout !== null && raw.timeout !== '') {

@@ -48,12 +48,18 @@ export async function buildApiApp(
   opts: ApiOptions,
   tls: TlsMaterial,
 ): Promise<{ app: FastifyInstance; closeStreams: () => void; routes: Array<{ method: string; url: string }> }> {
-  const timeouts = { headersTimeout: opts.headerTimeoutS * 1000, requestTimeout: opts.bodyTimeoutS * 1000, connectionsCheckingInterval: Math.min(1000, opts.headerTimeoutS * 250), keepAliveTimeout: 5000, maxHeaderSize: 16 * 1024 };
+  const timeouts = {
+    headersTimeout: opts.headerTimeoutS * 1000,
+    requestTimeout: opts.bodyTimeoutS * 1000,
+    connectionsCheckingInterval: Math.min(1000, opts.headerTimeoutS * 250),
+    keepAliveTimeout: 5000,
+    maxHeaderSize: 16 * 1024,
+  };
   const material = opts.disableSsl ? undefined : tlsMaterial(opts, tls);
   const app = Fastify({
     logger: false,
     bodyLimit: opts.maxBody,
-    maxParamLength: 512,
+    routerOptions: { maxParamLength: 512 },
     forceCloseConnections: true,
     return503OnClosing: true,
     requestIdHeader: false,
@@ -61,7 +67,9 @@ export async function buildApiApp(
     serverFactory: (handler) => {
       let server: http.Server;
       try {
-        server = material ? https.createServer({ ...timeouts, key: material.key, cert: material.cert, minVersion: 'TLSv1.2', handshakeTimeout: opts.headerTimeoutS * 1000 }, handler) : http.createServer(timeouts, handler);
+        server = material
+          ? https.createServer({ ...timeouts, key: material.key, cert: material.cert, minVersion: 'TLSv1.2', handshakeTimeout: opts.headerTimeoutS * 1000 }, handler)
+          : http.createServer(timeouts, handler);
       } catch (err) {
         throw new BrineError('API_LISTEN_FAILED', `the API certificate and key cannot be used: ${(err as Error).message}`, { cause: err });
       }

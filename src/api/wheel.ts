@@ -114,7 +114,8 @@ export const WHEELS = new Map<string, Wheel>([
           } else {
             b.keys.remove(id, state);
           }
-          (out[SALT_KEY_NAMES[state]] ??= []).push(id);
+          const name = SALT_KEY_NAMES[state];
+          out[name] = [...(out[name] ?? []), id];
         }
       }
       if (Object.keys(out).length > 0) b.reconcileKeys();

@@ -309,6 +309,7 @@ export class Master {
     });
     this.apiServer = await startApiServer(backend, apiOpts, { key: this.identity.privateKeyPem, cert: this.identity.certPem });
     logger.info({ url: this.apiServer.url }, `serving the REST API on ${this.apiServer.url}`);
+    logger.debug({ routes: this.apiServer.routes }, `REST API routes: ${this.apiServer.routes.map((r) => `${r.method} ${r.url}`).join(', ')}`);
   }
 
   /**

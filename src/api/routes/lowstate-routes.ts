@@ -39,7 +39,12 @@ export function registerLowstateRoutes(app: FastifyInstance, backend: ApiBackend
   app.post('/', async (req, reply) => {
     const chunks = parseLowstate(req.body);
     const ctx = contextFor(req, backend, principalOf(req));
-    return respond(req, reply, { return: await runAll(chunks.map(() => ctx), chunks) });
+    return respond(req, reply, {
+      return: await runAll(
+        chunks.map(() => ctx),
+        chunks,
+      ),
+    });
   });
 
   // salt-api's /run: each chunk carries username/password/eauth (or a token); no session

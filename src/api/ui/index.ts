@@ -4,5 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 
 export function registerUi(app: FastifyInstance): void {
-  app.get('/ui', (_req, reply) => reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send('<!doctype html><title>brine</title><p>The brine web view is not built into this version.</p>\n'));
+  app.get('/ui', (_req, reply) =>
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send('<!doctype html><title>brine</title><p>The brine web view is not built into this version.</p>\n'),
+  );
 }
