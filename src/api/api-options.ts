@@ -74,7 +74,7 @@ export function apiOptionsFrom(opts: { api?: Record<string, unknown> | undefined
   if (typeof disable !== 'boolean') throw bad(section, 'disable_ssl must be true or false');
   const sslCrt = str(section, raw, 'ssl_crt');
   const sslKey = str(section, raw, 'ssl_key');
-  if ((sslCrt === undefined) !== (sslKey === undefined)) throw bad(section, 'set both ssl_crt and ssl_key, or neither (then a certificate made from the master key is used)');
+  if ((sslCrt === undefined) !== (sslKey === undefined)) throw bad(section, 'set both ssl_crt and ssl_key, or neither (then pki_dir/api.crt, made at first start, is used)');
   let webhookUrl = str(section, raw, 'webhook_url');
   if (webhookUrl !== undefined) {
     if (!/^\/[A-Za-z0-9_\-/]*$/.test(webhookUrl)) throw bad(section, `webhook_url must be a path such as /hook, not ${JSON.stringify(webhookUrl)}`);

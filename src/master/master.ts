@@ -1,7 +1,9 @@
 // The master daemon's composition root: wires the identity, key store, job cache, session
 // table, TLS listener and control socket together, and owns their shutdown.
 
+import { createPublicKey } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
@@ -339,9 +341,28 @@ export class Master {
       logger,
       clock,
     });
-    this.apiServer = await startApiServer(backend, apiOpts, { key: this.identity.privateKeyPem, cert: this.identity.certPem });
+    this.apiServer = await startApiServer(backend, apiOpts, await this.apiTls(apiOpts.disableSsl || apiOpts.sslCrt !== undefined));
     logger.info({ url: this.apiServer.url }, `serving the REST API on ${this.apiServer.url}`);
     logger.debug({ routes: this.apiServer.routes }, `REST API routes: ${this.apiServer.routes.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+  }
+
+  /**
+   * The API's default HTTPS key and certificate: the master's own when its key is EC P-256, else
+   * `pki_dir/api.pem` and `api.crt`, an EC P-256 pair made at first use. Browsers accept no
+   * Ed25519 certificate (the master's default key), and the web view must open in one.
+   */
+  private async apiTls(unused: boolean): Promise<{ key: string; cert: string }> {
+    const own = { key: this.identity.privateKeyPem, cert: this.identity.certPem };
+    if (unused || createPublicKey(own.key).asymmetricKeyType === 'ec') return own;
+    const names = new Set(['localhost', os.hostname()].filter((n) => n !== ''));
+    const api = await loadOrCreateIdentity({
+      pkiDir: this.opts.pki_dir,
+      name: 'api',
+      commonName: this.opts.id || 'brine-master',
+      keyType: 'ec-p256',
+      altNames: { dns: [...names], ip: ['127.0.0.1', '::1'] },
+    });
+    return { key: api.privateKeyPem, cert: api.certPem };
   }
 
   /**

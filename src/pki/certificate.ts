@@ -37,8 +37,14 @@ function profileFor(key: KeyObject): SigningProfile {
   throw new BrineError('PKI_KEY_INVALID', `unsupported key type ${kind}: brine keys are Ed25519 (or EC P-256)`);
 }
 
-/** A self-signed certificate (PEM) for `privateKey` with subject CN=`commonName`. */
-export async function createSelfSignedCert(privateKey: KeyObject, commonName: string, now: Date = new Date()): Promise<string> {
+/** Host names and addresses a certificate names (subjectAltName), for clients that check them (browsers). */
+export interface AltNames {
+  dns: readonly string[];
+  ip: readonly string[];
+}
+
+/** A self-signed certificate (PEM) for `privateKey` with subject CN=`commonName` (and `altNames` if given). */
+export async function createSelfSignedCert(privateKey: KeyObject, commonName: string, now: Date = new Date(), altNames?: AltNames): Promise<string> {
   const profile = profileFor(privateKey);
   const x509 = await loadX509();
   const publicKey = createPublicKey(privateKey);
@@ -58,7 +64,16 @@ export async function createSelfSignedCert(privateKey: KeyObject, commonName: st
     notAfter,
     keys: keys as unknown as Parameters<typeof x509.X509CertificateGenerator.createSelfSigned>[0]['keys'],
     signingAlgorithm: profile.signAlg,
-    extensions: [new x509.BasicConstraintsExtension(false, undefined, true), new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+      ...(altNames
+        ? [
+            new x509.SubjectAlternativeNameExtension([...altNames.dns.map((value) => ({ type: 'dns' as const, value })), ...altNames.ip.map((value) => ({ type: 'ip' as const, value }))]),
+            new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+          ]
+        : []),
+    ],
   });
   return `${cert.toString('pem')}\n`;
 }

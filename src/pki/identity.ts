@@ -1,12 +1,13 @@
 // A node's own identity in its pki_dir: an Ed25519 key pair and a self-signed certificate, made
 // at first start and loaded afterwards. The key is the identity; the certificate is re-made freely.
+// The REST API's HTTPS key is made the same way (`api`, EC P-256: browsers accept no Ed25519).
 
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
-import { certificateProblem, createSelfSignedCert } from './certificate.js';
+import { certificateProblem, createSelfSignedCert, type AltNames } from './certificate.js';
 import { fingerprint, toPublicKey } from './fingerprint.js';
 import { keyTypeProblem, SUPPORTED_KEY_TYPES } from './key-type.js';
 
@@ -22,8 +23,12 @@ export interface Identity {
 
 export interface IdentityOptions {
   pkiDir: string;
-  name: 'master' | 'minion';
+  name: 'master' | 'minion' | 'api';
   commonName: string;
+  /** The type of a key made here (an existing key is kept whatever its type); default Ed25519. */
+  keyType?: 'ed25519' | 'ec-p256';
+  /** subjectAltName of a certificate made here (for clients that check host names). */
+  altNames?: AltNames;
 }
 
 const KEY_MODE = 0o600;
@@ -42,7 +47,7 @@ export async function loadOrCreateIdentity(opts: IdentityOptions): Promise<Ident
   let privateKey: KeyObject;
   let privateKeyPem = readIfExists(paths.key);
   if (privateKeyPem === undefined) {
-    privateKey = generateKeyPairSync('ed25519').privateKey;
+    privateKey = opts.keyType === 'ec-p256' ? generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey : generateKeyPairSync('ed25519').privateKey;
     privateKeyPem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
     write(paths.key, privateKeyPem, KEY_MODE); // first, so a crash later still keeps the identity
   } else {
@@ -55,7 +60,7 @@ export async function loadOrCreateIdentity(opts: IdentityOptions): Promise<Ident
 
   let certPem = readIfExists(paths.cert);
   if (certPem === undefined || certificateProblem(certPem, privateKey, opts.commonName) !== undefined) {
-    certPem = await createSelfSignedCert(privateKey, opts.commonName);
+    certPem = await createSelfSignedCert(privateKey, opts.commonName, new Date(), opts.altNames);
     write(paths.cert, certPem, PUB_MODE);
   }
 

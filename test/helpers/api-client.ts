@@ -1,5 +1,5 @@
-// A small HTTPS client for the REST API tests: pins the master's own certificate (the API's
-// default one) instead of turning verification off, can bind a chosen loopback source address
+// A small HTTPS client for the REST API tests: pins the API's certificate (the default one is
+// pki_dir/api.crt) instead of turning verification off, can bind a chosen loopback source address
 // (127.0.0.x, so throttling per address can be tested), and reads server-sent events.
 
 import * as https from 'node:https';

@@ -7,9 +7,10 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, X509Certificate } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as tls from 'node:tls';
 import * as path from 'node:path';
 import { ApiClient } from '../helpers/api-client.js';
 import { Cluster, freePort, waitUntil, type Proc } from '../helpers/cluster.js';
@@ -22,7 +23,7 @@ describe('API tokens across restarts and key rotation; text, pam and plain-HTTP 
   let config: Record<string, unknown>;
   let port: number;
   const pkiDir = () => path.join(cluster.root, 'master', 'etc', 'brine', 'pki', 'master');
-  const client = () => new ApiClient(port, fs.readFileSync(path.join(pkiDir(), 'master.crt'), 'utf8'));
+  const client = () => new ApiClient(port, fs.readFileSync(path.join(pkiDir(), 'api.crt'), 'utf8'));
 
   const restart = async (extra: Record<string, unknown> = {}) => {
     await master.kill();
@@ -55,6 +56,29 @@ describe('API tokens across restarts and key rotation; text, pam and plain-HTTP 
     const file = path.join(cluster.root, 'master', 'var', 'cache', 'brine', 'master', 'api-tokens.sqlite');
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.ok(!fs.readFileSync(file).includes(Buffer.from(token)), 'the raw token is not on disk');
+  });
+
+  it('the default HTTPS certificate is EC P-256 (browsers take no Ed25519) in pki_dir/api.*, names 127.0.0.1 and localhost, and is kept across restarts', async () => {
+    const keyFile = path.join(pkiDir(), 'api.pem');
+    assert.equal(fs.statSync(keyFile).mode & 0o777, 0o600);
+    const before = fs.readFileSync(path.join(pkiDir(), 'api.crt'), 'utf8');
+    const served = await new Promise<tls.PeerCertificate>((resolve, reject) => {
+      // host name checked for real: the certificate must name 127.0.0.1
+      const s = tls.connect({ host: '127.0.0.1', port, ca: before, servername: undefined }, () => {
+        resolve(s.getPeerCertificate());
+        s.end();
+      });
+      s.once('error', reject);
+    });
+    const cert = new X509Certificate(before);
+    assert.equal(served.fingerprint256, cert.fingerprint256, 'the API serves api.crt');
+    assert.equal(cert.publicKey.asymmetricKeyType, 'ec');
+    assert.equal(cert.publicKey.asymmetricKeyDetails?.namedCurve, 'prime256v1');
+    assert.match(String(cert.subjectAltName), /DNS:localhost/);
+    assert.match(String(cert.subjectAltName), /IP Address:127\.0\.0\.1/);
+    assert.notEqual(createPublicKey(fs.readFileSync(path.join(pkiDir(), 'master.pem'))).asymmetricKeyType, 'ec', 'the master key itself stays Ed25519');
+    await restart();
+    assert.equal(fs.readFileSync(path.join(pkiDir(), 'api.crt'), 'utf8'), before, 'the same certificate after a restart');
   });
 
   it('a token older than token_expire is 401 TOKEN_EXPIRED', async () => {

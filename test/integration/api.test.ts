@@ -55,7 +55,7 @@ describe('REST API with a real master and minions', () => {
     };
     master = await cluster.startMaster(masterConfig);
     await master.waitForOutput(/serving the REST API on https:\/\/127\.0\.0\.1:\d+/);
-    const ca = fs.readFileSync(path.join(cluster.root, 'master', 'etc', 'brine', 'pki', 'master', 'master.crt'), 'utf8');
+    const ca = fs.readFileSync(path.join(cluster.root, 'master', 'etc', 'brine', 'pki', 'master', 'api.crt'), 'utf8');
     api = new ApiClient(port, ca);
     for (const id of ['m1', 'm2']) minions.push(cluster.startMinion(id));
     await cluster.waitForPending(['m1', 'm2']);
