@@ -29,6 +29,7 @@ const STATUS = new Map<ErrorCode, number>([
   ['API_TIMEOUT', 408],
   ['API_BODY_TOO_LARGE', 413],
   ['LOGIN_THROTTLED', 429],
+  ['API_STREAMS_LIMIT', 429],
 ]);
 
 /** salt-api's `return` text for its statuses. */

@@ -294,6 +294,33 @@ describe('REST API with a real master and minions', () => {
     }
   });
 
+  it('GET /events streams are capped per user: the 9th is 429 API_STREAMS_LIMIT; closing one frees its slot', async () => {
+    const open = [];
+    try {
+      for (let i = 0; i < 8; i++) {
+        const s = await api.events('/events', { 'x-auth-token': admin });
+        assert.equal(s.status, 200);
+        open.push(s);
+      }
+      const refused = await api.get('/events', admin);
+      expectError(refused, 429, 'API_STREAMS_LIMIT');
+      open.pop()!.close();
+      const again = await waitUntil(
+        async () => {
+          const s = await api.events('/events', { 'x-auth-token': admin });
+          if (s.status === 200) return s;
+          s.close();
+          return undefined;
+        },
+        10_000,
+        'a stream once one was closed',
+      );
+      open.push(again);
+    } finally {
+      for (const s of open) s.close();
+    }
+  });
+
   it('bad lowstate: not a list, unknown client, no fun, unknown runner are 400 API_BAD_REQUEST', async () => {
     expectError(await api.post('/', admin, 'just a string', { 'content-type': 'application/json' }), 400, 'API_BAD_REQUEST');
     expectError(await api.post('/', admin, '"just a string"', { 'content-type': 'application/json' }), 400, 'API_BAD_REQUEST');

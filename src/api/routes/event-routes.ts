@@ -13,6 +13,9 @@ import { respond } from '../media.js';
 /** Bytes an SSE client may leave unread before it is disconnected. */
 const MAX_UNREAD = 4 * 1024 * 1024;
 const KEEPALIVE_MS = 15_000;
+/** Open streams allowed per user and in all: each holds a socket, a subscription and buffers. */
+export const MAX_STREAMS_PER_USER = 8;
+export const MAX_STREAMS = 64;
 
 export interface EventStreams {
   closeAll(): void;
@@ -21,9 +24,17 @@ export interface EventStreams {
 
 export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, opts: ApiOptions): EventStreams {
   const streams = new Set<() => void>();
+  const perUser = new Map<string, number>();
 
   app.get('/events', (req, reply) => {
     const who = principalOf(req);
+    const mine = perUser.get(who.user) ?? 0;
+    if (mine >= MAX_STREAMS_PER_USER || streams.size >= MAX_STREAMS) {
+      const which = mine >= MAX_STREAMS_PER_USER ? `${who.user} has ${mine} open (at most ${MAX_STREAMS_PER_USER} per user)` : `${streams.size} are open (at most ${MAX_STREAMS})`;
+      backend.logger.warn({ user: who.user, source: req.ip }, `refused an /events stream for ${who.user} from ${req.ip}: ${which}`);
+      throw new BrineError('API_STREAMS_LIMIT', `too many /events streams: ${which}; close the ones you no longer read`);
+    }
+    perUser.set(who.user, mine + 1);
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
@@ -32,6 +43,9 @@ export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, o
     const close = () => {
       if (closed) return;
       closed = true;
+      const left = (perUser.get(who.user) ?? 1) - 1;
+      if (left > 0) perUser.set(who.user, left);
+      else perUser.delete(who.user);
       sub.dispose();
       clearInterval(keepalive);
       streams.delete(close);
