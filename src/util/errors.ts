@@ -282,7 +282,7 @@ export const ERRORS = {
   ),
   API_NOT_FOUND: spec('No API endpoint, minion, key or job by that name.', 'Check the path against docs/api.md, and the ID with GET /minions, /keys or /jobs.', 1),
   API_STREAMS_LIMIT: spec(
-    'Too many GET /events streams are open: the API keeps at most 8 per user and 64 in all, so one client cannot hold the master\'s memory and sockets.',
+    "Too many GET /events streams are open: the API keeps at most 8 per user and 64 in all, so one client cannot hold the master's memory and sockets.",
     'Close the streams you no longer read (each browser tab of the web view holds one), or share one stream between your consumers.',
     1,
   ),
