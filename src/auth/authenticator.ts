@@ -21,6 +21,12 @@ export interface AuthenticatorOptions {
   clock: Clock;
   logger: Logger;
   pamLoader?: PamLoader;
+  /**
+   * Summarises refused tokens per source address (the master's RefusalLog: a number of full
+   * lines, then counts), so a client hammering with a bad token cannot flood the log. Without
+   * it every refusal is its own line. ACL denials and failed logins are always logged in full.
+   */
+  tokenRefusals?: { note(source: string, reason: string, logFull: () => void): void };
 }
 
 export interface LoginResult {
@@ -105,7 +111,12 @@ export class Authenticator {
     try {
       return this.tokens.lookup(token);
     } catch (err) {
-      if (isBrineError(err)) this.logRefusal('API token refused', { source, code: err.code });
+      if (isBrineError(err)) {
+        const code = err.code;
+        const log = () => this.logRefusal('API token refused', { source, code });
+        if (this.opts.tokenRefusals) this.opts.tokenRefusals.note(source, `api:${code}`, log);
+        else log();
+      }
       throw err;
     }
   }

@@ -173,7 +173,11 @@ export class Master {
     });
     if (opts.metrics_port !== null) await this.startMetrics(opts.metrics_host, opts.metrics_port);
     const access = controlAccess(opts, { logger, acceptedIds: () => this.keys.list('accepted'), targeting });
-    await this.startApi(cache, minionData, pillar);
+    // pre-auth refusals (caps, TLS failures, malformed hellos, busy, refused API tokens) are
+    // logged in summary per address
+    const refusals = new RefusalLog(logger, clock);
+    this.refusals = refusals;
+    await this.startApi(cache, minionData, pillar, refusals);
     this.control = await startControlServer(controlSocketPath(opts), {
       logger,
       jobs: this.jobs,
@@ -193,9 +197,6 @@ export class Master {
       masterFingerprint: this.identity.fingerprint,
       messageRate: { ratePerSecond: opts.minion_msg_rate, burst: opts.minion_msg_burst, graceSeconds: opts.minion_msg_grace },
     };
-    // pre-auth refusals (caps, TLS failures, malformed hellos, busy) are logged in summary per address
-    const refusals = new RefusalLog(logger, clock);
-    this.refusals = refusals;
     const admission = new AuthAdmission(clock, opts.auth_rate, Math.random, opts.auth_rate_per_source);
     this.admission = admission;
     const { authorize, probe } = createSignIn({
@@ -317,7 +318,7 @@ export class Master {
   }
 
   /** The REST API, when `api:` or `rest_cherrypy:` is set (docs/api.md). */
-  private async startApi(cache: JobCache, minionData: MinionDataCache, pillar: PillarService): Promise<void> {
+  private async startApi(cache: JobCache, minionData: MinionDataCache, pillar: PillarService, refusals: RefusalLog): Promise<void> {
     const apiOpts = apiOptionsFrom(this.opts);
     if (!apiOpts || !this.jobs) return;
     const { opts, logger, clock } = this;
@@ -330,6 +331,7 @@ export class Master {
       windowS: opts.api_login_window,
       clock,
       logger,
+      tokenRefusals: { note: (source, reason, logFull) => refusals.note(sourceKey(source), reason, logFull) },
     });
     const backend = createApiBackend({
       master: this,

@@ -130,6 +130,23 @@ describe('REST API with a real master and minions', () => {
     expectError(await api.get('/minions', undefined, { cookie: 'session_id=' }), 401, 'TOKEN_INVALID');
   });
 
+  it('a flood of bad tokens from one address is logged in summary: 20 full lines, then counts', async () => {
+    for (let i = 0; i < 45; i++) {
+      const r = await api.request('/minions', { headers: { 'x-auth-token': `forged-${i}` }, localAddress: '127.0.0.9' });
+      assert.equal(r.status, 401);
+    }
+    const full = await waitUntil(
+      () => {
+        const lines = master.output.split('\n').filter((l) => l.includes('API token refused') && l.includes('127.0.0.9'));
+        return master.output.includes('more connection attempts from 127.0.0.9') ? lines : undefined;
+      },
+      10_000,
+      'the summary line for 127.0.0.9',
+    );
+    assert.equal(full.length, 20, 'full lines are capped per address');
+    assert.match(master.output, /refused \d+ more connection attempts from 127\.0\.0\.9 .*api:TOKEN_INVALID/);
+  });
+
   it('wheel key.accept accepts the pending minions through the key store, and they connect', async () => {
     const list = await api.post('/', admin, [{ client: 'wheel', fun: 'key.list_all' }]);
     assert.equal(list.status, 200, list.text);
