@@ -1,0 +1,70 @@
+// Fleet at a glance: counts per state and a filterable, paged table of every minion's session
+// (runner manage.presence: connected and disconnected sessions plus pending keys).
+import { runner } from './api.js';
+import { Pager, ago, byId, el, fill, when } from './dom.js';
+
+let sessions = [];
+let pager;
+
+function countOf(list) {
+  const c = { connected: 0, disconnected: 0, pending: 0, flapping: 0 };
+  for (const s of list) {
+    if (s.state in c) c[s.state] += 1;
+    if (s.flapping) c.flapping += 1;
+  }
+  return c;
+}
+
+function matches(s, text, state) {
+  if (state === 'flapping' ? !s.flapping : state !== '' && s.state !== state) return false;
+  if (text === '') return true;
+  return [s.id, s.remote, s.lastDisconnectReason].some((v) => typeof v === 'string' && v.toLowerCase().includes(text));
+}
+
+function rtt(ms) {
+  return typeof ms === 'number' ? `${ms < 10 ? ms.toFixed(1) : Math.round(ms)} ms` : '';
+}
+
+function row(s) {
+  const state = s.flapping ? `${s.state}, flapping` : s.state;
+  const reason = s.lastDisconnectReason ? `${s.lastDisconnectReason}${s.lastDisconnectAt ? ` (${ago(s.lastDisconnectAt)})` : ''}` : '';
+  return el(
+    'tr',
+    { dataset: { id: s.id }, className: `state-${s.state}${s.flapping ? ' flapping' : ''}` },
+    el('td', { className: 'id' }, s.id),
+    el('td', {}, el('span', { className: `badge ${s.state}` }, state)),
+    el('td', { title: when(s.connectedSince) }, s.connectedSince ? ago(s.connectedSince) : ''),
+    el('td', {}, s.remote ?? ''),
+    el('td', { className: 'num' }, rtt(s.rttMs)),
+    el('td', { className: 'num' }, String(s.reconnects ?? 0)),
+    el('td', {}, reason),
+  );
+}
+
+export function renderFleet() {
+  const text = byId('fleet-filter').value.trim().toLowerCase();
+  const state = byId('fleet-state').value;
+  const shown = sessions.filter((s) => matches(s, text, state));
+  fill(byId('fleet-rows'), pager.slice(shown).map(row));
+}
+
+export async function refreshFleet() {
+  const r = await runner('manage.presence');
+  const list = Array.isArray(r) ? r : [];
+  sessions = list.filter((s) => s && typeof s.id === 'string');
+  const c = countOf(sessions);
+  for (const k of Object.keys(c)) byId(`count-${k}`).textContent = String(c[k]);
+  byId('fleet-updated').textContent = `updated ${new Date().toLocaleTimeString()}`;
+  renderFleet();
+}
+
+export function initFleet(onError) {
+  pager = new Pager(byId('fleet-pager'), renderFleet);
+  const again = () => {
+    pager.reset();
+    renderFleet();
+  };
+  byId('fleet-filter').addEventListener('input', again);
+  byId('fleet-state').addEventListener('change', again);
+  byId('fleet-refresh').addEventListener('click', () => refreshFleet().catch(onError));
+}
