@@ -1,10 +1,20 @@
 // Fleet at a glance: counts per state and a filterable, paged table of every minion's session
 // (runner manage.presence: connected and disconnected sessions plus pending keys).
-import { runner } from './api.js';
-import { Pager, ago, byId, el, fill, when } from './dom.js';
+import { request, runner } from './api.js';
+import { Pager, ago, byId, el, fill, show, when } from './dom.js';
 
 let sessions = [];
 let pager;
+let reportError = () => {};
+
+/** GET /minions/{id}: salt-api answers {"return": [{id: grains}]}. */
+async function openMinion(id) {
+  const body = await request('GET', `/minions/${encodeURIComponent(id)}`);
+  const grains = body?.return?.[0]?.[id];
+  byId('minion-detail').hidden = false;
+  byId('minion-detail-id').textContent = id;
+  byId('minion-grains').textContent = grains === undefined ? 'no grains cached for this minion' : show(grains);
+}
 
 function countOf(list) {
   const c = { connected: 0, disconnected: 0, pending: 0, flapping: 0 };
@@ -30,7 +40,7 @@ function row(s) {
   const reason = s.lastDisconnectReason ? `${s.lastDisconnectReason}${s.lastDisconnectAt ? ` (${ago(s.lastDisconnectAt)})` : ''}` : '';
   return el(
     'tr',
-    { dataset: { id: s.id }, className: `state-${s.state}${s.flapping ? ' flapping' : ''}` },
+    { dataset: { id: s.id }, className: `clickable state-${s.state}${s.flapping ? ' flapping' : ''}`, onclick: () => openMinion(s.id).catch(reportError) },
     el('td', { className: 'id' }, s.id),
     el('td', {}, el('span', { className: `badge ${s.state}` }, state)),
     el('td', { title: when(s.connectedSince) }, s.connectedSince ? ago(s.connectedSince) : ''),
@@ -59,6 +69,7 @@ export async function refreshFleet() {
 }
 
 export function initFleet(onError) {
+  reportError = onError;
   pager = new Pager(byId('fleet-pager'), renderFleet);
   const again = () => {
     pager.reset();
