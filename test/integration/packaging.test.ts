@@ -85,6 +85,11 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
       'package/packaging/systemd/brine-minion.service',
       'package/packaging/systemd/brine-master.service',
       'package/npm-shrinkwrap.json',
+      // the web view (src/api/ui/static, copied into dist by the build)
+      'package/dist/src/api/ui/index.js',
+      'package/dist/src/api/ui/static/index.html',
+      'package/dist/src/api/ui/static/app.js',
+      'package/dist/src/api/ui/static/style.css',
     ]) {
       assert.ok(list.includes(f), `${f} is not in the tarball`);
     }
@@ -114,6 +119,12 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
       assert.ok(fs.existsSync(path.join(modules, 'authenticate-pam', 'build', 'Release', 'authenticate_pam.node')), 'authenticate-pam was not built');
     }
     assert.ok(!fs.existsSync(path.join(pkgDir, 'dist', '.tsbuildinfo')));
+    // the web view's files, byte for byte what the build made: every one the page loads is there
+    const uiDir = path.join(pkgDir, 'dist', 'src', 'api', 'ui', 'static');
+    const built = fs.readdirSync(path.join(REPO, 'dist', 'src', 'api', 'ui', 'static')).sort();
+    assert.deepEqual(fs.readdirSync(uiDir).sort(), built);
+    for (const f of built) assert.equal(fs.readFileSync(path.join(uiDir, f), 'utf8'), fs.readFileSync(path.join(REPO, 'dist', 'src', 'api', 'ui', 'static', f), 'utf8'), f);
+    assert.ok(built.includes('index.html') && built.includes('app.js'), built.join(', '));
   });
 
   it('the installed brine reports the package version (src/modules/version.ts matches package.json)', async () => {
