@@ -1,0 +1,102 @@
+// The web view with thousands of minions (issue 11 point 3: usable with 10,000): a real master
+// with the API and `brine emulate` minions; the fleet tab keeps one page of rows in the DOM,
+// pages through the rest and filters over all of them. Prints what it measured (presence call
+// and render time) so the numbers are in the run's log.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { browserSkip, launchBrowser, screenshot } from '../helpers/browser.js';
+import { Cluster, type Proc, waitUntil } from '../helpers/cluster.js';
+import { EAUTH, PASSWORD, USER, startWebViewMaster } from '../helpers/web-view-master.js';
+
+const COUNT = Number(process.env.BRINE_WEB_VIEW_MINIONS ?? 3000);
+const PAGE = 100;
+
+describe(`the web view with ${COUNT} emulated minions`, { skip: browserSkip('the web view at scale'), timeout: 300_000 }, () => {
+  let cluster: Cluster;
+  let apiPort: number;
+  let emu: Proc;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    cluster = await Cluster.create();
+    // every emulated minion connects from 127.0.0.1: the per-source limits must not hold them back
+    apiPort = await startWebViewMaster(cluster, { auto_accept: true, auth_rate_per_source: 1000, preauth_max_connections_per_source: 0, preauth_max_connections: 0 });
+    emu = cluster.spawnBrine('emulator', [
+      'emulate',
+      '--master',
+      `127.0.0.1:${cluster.port}`,
+      '--count',
+      String(COUNT),
+      '--prefix',
+      'emu-',
+      '--pki-dir',
+      path.join(cluster.root, 'emu-pki'),
+      '--ramp',
+      '500',
+      '--stats-interval',
+      '1',
+    ]);
+    await waitUntil(
+      () => {
+        const lines = emu.output
+          .trim()
+          .split('\n')
+          .filter((l) => l.startsWith('{'));
+        const last = lines.length > 0 ? (JSON.parse(lines[lines.length - 1]!) as { ready?: number }) : undefined;
+        return last?.ready === COUNT;
+      },
+      180_000,
+      `${COUNT} emulated minions ready\n${emu.output.slice(-1000)}`,
+    );
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await cluster?.cleanup();
+  });
+
+  it('counts every minion, draws one page of rows, pages and filters over all of them', async () => {
+    await page.goto(`http://127.0.0.1:${apiPort}/ui/`);
+    await page.fill('#login-user', USER);
+    await page.fill('#login-password', PASSWORD);
+    await page.selectOption('#login-eauth', EAUTH);
+    await page.click('#login-submit');
+    await page.waitForFunction(`document.querySelector('#count-connected').textContent === '${COUNT}'`, undefined, { timeout: 30_000 });
+    assert.equal(await page.locator('#fleet-rows tr').count(), PAGE, 'one page of rows in the DOM');
+    assert.equal(await page.textContent('#fleet-pager .range'), `1\u2013${PAGE} of ${COUNT}`);
+
+    // measured in the page: the presence call and drawing the table after it
+    const timing = (await page.evaluate(`(async () => {
+      const t0 = performance.now();
+      const r = await fetch('/', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Auth-Token': sessionStorage.getItem('brine.token'), 'X-Requested-With': 'XMLHttpRequest' }, body: JSON.stringify([{ client: 'runner', fun: 'manage.presence' }]) });
+      const text = await r.text();
+      const t1 = performance.now();
+      document.querySelector('#fleet-refresh').click();
+      await new Promise((resolve) => { const check = () => (document.querySelector('#fleet-updated').dataset.ms ? resolve() : requestAnimationFrame(check)); document.querySelector('#fleet-updated').dataset.ms = ''; requestAnimationFrame(check); });
+      return { fetchMs: t1 - t0, bytes: text.length, renderMs: Number(document.querySelector('#fleet-updated').dataset.ms) };
+    })()`)) as { fetchMs: number; bytes: number; renderMs: number };
+    process.stdout.write(
+      `web view with ${COUNT} minions: manage.presence ${Math.round(timing.fetchMs)} ms for ${Math.round(timing.bytes / 1024)} KiB; refresh + draw ${Math.round(timing.renderMs)} ms\n`,
+    );
+    assert.ok(timing.renderMs < 2000, `a refresh took ${timing.renderMs} ms`);
+
+    await page.click('#fleet-pager .next');
+    assert.equal(await page.textContent('#fleet-pager .range'), `${PAGE + 1}\u2013${2 * PAGE} of ${COUNT}`);
+    const last = `emu-${COUNT - 1}`;
+    const t0 = Date.now();
+    await page.fill('#fleet-filter', last);
+    await page.waitForFunction(`document.querySelectorAll('#fleet-rows tr').length === 1`);
+    const filterMs = Date.now() - t0;
+    process.stdout.write(`filtering ${COUNT} rows to one: ${filterMs} ms\n`);
+    assert.equal(await page.textContent('#fleet-rows tr td.id'), last);
+    assert.equal(await page.textContent('#fleet-pager .range'), '1\u20131 of 1', 'a new filter starts at page one');
+    await page.fill('#fleet-filter', '');
+    await screenshot(page, `10-fleet-${COUNT}`);
+  });
+});
