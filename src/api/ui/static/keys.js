@@ -45,9 +45,11 @@ let pager;
 let onChanged = () => {};
 let reportError = () => {};
 
+/** The key's fingerprint in a key.finger answer; denied IDs with several keys come as id#1, id#2 (the first is acted on). */
 function fingerprintIn(result, state, id) {
   const byState = result && typeof result === 'object' ? result[state] : undefined;
-  const fp = byState && typeof byState === 'object' ? byState[id] : undefined;
+  if (!byState || typeof byState !== 'object') return undefined;
+  const fp = byState[id] ?? byState[`${id}#1`];
   return typeof fp === 'string' ? fp : undefined;
 }
 
