@@ -28,7 +28,10 @@ module.exports = {
     layer('schedule', ['util', 'config', 'modules']),
     // metrics (issue 11): the per-master prom-client registry and the optional metrics_port server
     layer('metrics', ['util', 'config', 'protocol']),
-    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics']),
+    // auth (issue 11): Salt's ACL check, eauth backends and API tokens; api: the HTTP API
+    layer('auth', ['util', 'config', 'protocol']),
+    layer('api', ['util', 'config', 'protocol', 'pki', 'jobs', 'targeting', 'auth', 'metrics']),
+    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api']),
     layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {
@@ -40,9 +43,9 @@ module.exports = {
     },
     {
       name: 'http-only-in-metrics',
-      comment: 'HTTP servers are the second exception to sockets-only-in-transport: src/metrics serves /metrics on metrics_port (node:http); nothing else opens one.',
+      comment: 'HTTP servers are the second exception to sockets-only-in-transport: src/metrics serves /metrics on metrics_port (node:http) and src/api the REST API (node:http/https under fastify); nothing else opens one.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(transport|metrics)/' },
+      from: { path: '^src/', pathNot: '^src/(transport|metrics|api)/' },
       to: { path: '^(node:)?(http|https|http2)$', dependencyTypes: ['core'] },
     },
     {

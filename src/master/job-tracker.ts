@@ -270,6 +270,11 @@ export class JobTracker {
     return undefined;
   }
 
+  /** Jobs whose returns are still awaited (the API's jobs.active). */
+  activeJids(): string[] {
+    return [...this.active.keys()];
+  }
+
   /** Ends every wait now (master shutdown). */
   stop(): void {
     for (const job of [...this.active.values()]) job.wait.cancel();

@@ -27,6 +27,9 @@ import { MineStore } from './mine-store.js';
 import { answerMineRequest } from './mine-service.js';
 import type { SessionInfo } from '../protocol/index.js';
 import { BrineMetrics, startMetricsServer, type MetricsServer } from '../metrics/index.js';
+import { Authenticator } from '../auth/index.js';
+import { apiOptionsFrom, startApiServer, type ApiServer } from '../api/index.js';
+import { createApiBackend } from './api-backend.js';
 
 export const AGENT_VERSION = '0.1.0';
 
@@ -57,6 +60,8 @@ export class Master {
   /** Prometheus metrics (docs/metrics.md): fed by the event bus, served on metrics_port and by the API. */
   readonly metrics: BrineMetrics;
   private metricsServer: MetricsServer | undefined;
+  private apiServer: ApiServer | undefined;
+  private auth: Authenticator | undefined;
   private admission: AuthAdmission | undefined;
   /** Accepted keys' fingerprints by file stamp: used by sign-in, reconcile and the data cache. */
   private readonly acceptedKeys: AcceptedKeyIndex;
@@ -88,6 +93,11 @@ export class Master {
       },
     });
     this.events.subscribe((_tag, event) => this.metrics.observe(event));
+  }
+
+  /** The REST API's bound port and base URL (undefined when the API is off). */
+  get api(): { port: number; url: string; routes: Array<{ method: string; url: string }> } | undefined {
+    return this.apiServer ? { port: this.apiServer.port, url: this.apiServer.url, routes: this.apiServer.routes } : undefined;
   }
 
   /** The bound metrics_port (0 when metrics_port is off). */
@@ -152,6 +162,7 @@ export class Master {
       targeting: { grains: (id) => minionData.grainsOf(id), pillar: (id) => pillar.pillarOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups },
     });
     if (opts.metrics_port !== null) await this.startMetrics(opts.metrics_host, opts.metrics_port);
+    await this.startApi(cache, minionData, pillar);
     this.control = await startControlServer(controlSocketPath(opts), { logger, jobs: this.jobs, presence: () => this.presence(), events: this.events, reconcileKeys: () => this.reconcileKeys() });
 
     const files = new FileService(opts, logger);
@@ -271,6 +282,36 @@ export class Master {
     this.logger.info({ host, port: this.metricsServer.port }, `serving Prometheus metrics on http://${host.includes(':') ? `[${host}]` : host}:${this.metricsServer.port}/metrics`);
   }
 
+  /** The REST API, when `api:` or `rest_cherrypy:` is set (docs/api.md). */
+  private async startApi(cache: JobCache, minionData: MinionDataCache, pillar: PillarService): Promise<void> {
+    const apiOpts = apiOptionsFrom(this.opts);
+    if (!apiOpts || !this.jobs) return;
+    const { opts, logger, clock } = this;
+    this.auth = new Authenticator({
+      externalAuth: opts.external_auth,
+      tokenExpireS: opts.token_expire,
+      tokenFile: path.join(opts.cachedir, 'api-tokens.sqlite'),
+      keyFingerprint: this.identity.fingerprint,
+      maxFailures: opts.api_login_failures,
+      windowS: opts.api_login_window,
+      clock,
+      logger,
+    });
+    const backend = createApiBackend({
+      master: this,
+      auth: this.auth,
+      jobs: this.jobs,
+      cache,
+      grainsOf: (id) => minionData.grainsOf(id),
+      targeting: { grains: (id) => minionData.grainsOf(id), pillar: (id) => pillar.pillarOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups },
+      logger,
+      clock,
+    });
+    this.apiServer = await startApiServer(backend, apiOpts, { key: this.identity.privateKeyPem, cert: this.identity.certPem });
+    logger.info({ url: this.apiServer.url }, `serving the REST API on ${this.apiServer.url}`);
+    logger.debug({ routes: this.apiServer.routes }, `REST API routes: ${this.apiServer.routes.map((r) => `${r.method} ${r.url}`).join(', ')}`);
+  }
+
   /**
    * Closes every session whose key is no longer the accepted one (deleted, rejected or replaced)
    * and forgets what the master knew of that ID, so an ID enrolled again inherits nothing.
@@ -353,8 +394,9 @@ export class Master {
     this.reconcileTimer?.cancel();
     this.jobs?.stop();
     for (const s of this.live) s.close('shutdown');
-    await Promise.all([this.listener?.close(), this.control?.close(), this.metricsServer?.close()]);
+    await Promise.all([this.listener?.close(), this.control?.close(), this.metricsServer?.close(), this.apiServer?.close()]);
     this.refusals?.stop();
+    this.auth?.close();
     this.cache?.close();
     this.logger.info('brine master stopped');
   }

@@ -13,3 +13,4 @@ export { exprMatch, fnmatch, globToRegExp } from './fnmatch.js';
 export { createSelfSignedCert, certificateProblem, CERT_VALIDITY_YEARS } from './certificate.js';
 // one helper for every layer (src/util/atomic-write.ts); re-exported for pki's users
 export { writeFileAtomicSync } from '../util/atomic-write.js';
+export { matchesGlobs, selectKeys, deniedLine, chooseDenied, captureKey, settleKey, type ChosenKey } from './key-actions.js';

@@ -10,7 +10,9 @@ export type BrineEvent =
   | { kind: 'key_mismatch'; id: string; remote: string; acceptedFingerprint: string; presentedFingerprint: string; at: number }
   | { kind: 'invalid_id'; remote: string; reason: string; at: number }
   | { kind: 'job_published'; jid: string; fun: string; tgt: string | string[]; tgtType: string; minions: string[]; notConnected: string[]; at: number }
-  | { kind: 'job_return'; jid: string; minion: string; fun: string; retcode: number; success: boolean; at: number };
+  | { kind: 'job_return'; jid: string; minion: string; fun: string; retcode: number; success: boolean; at: number }
+  /** POST /hook/<path> on the REST API (webhook_url set): the body, and the API user who sent it. */
+  | { kind: 'api_hook'; path: string; user: string; body: unknown; at: number };
 
 export type EventKind = BrineEvent['kind'];
 
@@ -24,6 +26,7 @@ export const EVENT_KINDS: readonly EventKind[] = [
   'invalid_id',
   'job_published',
   'job_return',
+  'api_hook',
 ];
 
 /** The event's tag, in Salt's slash-separated style. */
@@ -47,5 +50,7 @@ export function eventTag(e: BrineEvent): string {
       return `brine/job/${e.jid}/new`;
     case 'job_return':
       return `brine/job/${e.jid}/ret/${e.minion}`;
+    case 'api_hook':
+      return `brine/netapi/hook/${e.path}`;
   }
 }

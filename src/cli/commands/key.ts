@@ -3,7 +3,7 @@
 
 import * as readline from 'node:readline';
 import type { Command } from 'commander';
-import { KeyStore, fingerprint, fnmatch, normalizeFingerprint, type DeniedKey, type KeyState } from '../../pki/index.js';
+import { KeyStore, captureKey, chooseDenied, deniedLine, matchesGlobs, selectKeys, settleKey, type ChosenKey, type KeyState } from '../../pki/index.js';
 import { loadOrCreateIdentity } from '../../pki/index.js';
 import { BrineError } from '../../util/errors.js';
 import { printable } from '../../util/printable.js';
@@ -50,18 +50,8 @@ const LIST_ARGS: ReadonlyArray<[string, KeyState[]]> = [
   ['all', ['accepted', 'denied', 'pending', 'rejected']],
 ];
 
-function matches(globs: string, id: string): boolean {
-  return globs.split(',').some((g) => g.trim() !== '' && fnmatch(id, g.trim()));
-}
-
-function select(store: KeyStore, states: KeyState[], globs: string): Map<KeyState, string[]> {
-  const out = new Map<KeyState, string[]>();
-  for (const state of states) {
-    const ids = store.list(state).filter((id) => matches(globs, id));
-    if (ids.length > 0) out.set(state, ids);
-  }
-  return out;
-}
+const matches = matchesGlobs;
+const select = selectKeys;
 
 /** `line` gets the stored ID and prints it through printable(): IDs come from peers. */
 function listing(selection: Map<KeyState, string[]>, line: (state: KeyState, id: string) => string | string[] = (_s, id) => printable(id)): string {
@@ -74,70 +64,13 @@ function listing(selection: Map<KeyState, string[]>, line: (state: KeyState, id:
   return out.join('\n');
 }
 
-/**
- * A denied key as listed: its fingerprint and where it came from. An ID can have several (a
- * re-imaged host and an impostor, threats.md #31), so the operator always sees which is which.
- */
-function deniedLine(id: string, k: DeniedKey): string {
-  const from = k.remote === undefined ? '' : `  (from ${printable(k.remote)}${k.lastSeen === undefined ? '' : `, last seen ${new Date(k.lastSeen).toISOString()}`})`;
-  return `${printable(id)}:  ${k.fingerprint}${from}`;
-}
-
 function deniedLines(store: KeyStore, id: string): string[] {
   return store.deniedKeys(id).map((k) => deniedLine(id, k));
 }
 
-/** A key chosen for a move, captured when it was shown: the confirmed key is the one written. */
-interface Chosen {
-  state: KeyState;
-  id: string;
-  pem: string;
-  fingerprint: string;
-  /** For a denied key: where it came from, to show. */
-  denied?: DeniedKey;
-}
-
-/**
- * The denied key of `id` the operator means: the one named by --finger, else the only one seen.
- * Several keys and no --finger is KEY_AMBIGUOUS: one of them may be an impostor's.
- */
-function chooseDenied(store: KeyStore, id: string, finger: string | undefined): DeniedKey {
-  const keys = store.deniedKeys(id);
-  if (keys.length === 0) throw new BrineError('KEY_NOT_FOUND', `no denied key for '${id}'; see 'brine key -L'`);
-  if (finger !== undefined) {
-    const fp = normalizeFingerprint(finger);
-    if (fp === undefined) throw new BrineError('USAGE', `--finger '${finger}' is not a fingerprint: give the 64 hex digits (colons optional) shown by 'brine key -f ${id}'`);
-    const found = keys.find((k) => k.fingerprint === fp);
-    if (!found) throw new BrineError('KEY_NOT_FOUND', `no denied key for '${id}' has fingerprint ${fp}; its denied keys are:\n${keys.map((k) => deniedLine(id, k)).join('\n')}`);
-    return found;
-  }
-  if (keys.length > 1) {
-    throw new BrineError(
-      'KEY_AMBIGUOUS',
-      `${keys.length} different keys tried to sign in as '${id}'; nothing was changed. Check the fingerprint on the host itself ('brine key -f' there, or its minion.pub) and name it with --finger:\n${keys.map((k) => deniedLine(id, k)).join('\n')}`,
-    );
-  }
-  return keys[0]!;
-}
-
-function capture(store: KeyStore, state: KeyState, id: string, finger: string | undefined): Chosen | undefined {
-  if (state === 'denied') {
-    const k = chooseDenied(store, id, finger);
-    return { state, id, pem: k.pem, fingerprint: k.fingerprint, denied: k };
-  }
-  const pem = store.read(state, id);
-  return pem === undefined ? undefined : { state, id, pem, fingerprint: fingerprint(pem) };
-}
-
-/**
- * Puts the confirmed key into `to` (its text as shown, whatever the source file holds now) and
- * removes it from where it was only if that file still holds the same key.
- */
-function settle(store: KeyStore, c: Chosen, to: KeyState): void {
-  store.write(to, c.id, c.pem);
-  if (c.state === 'denied') store.forgetDenied(c.id, c.fingerprint);
-  else if (store.fingerprintOf(c.state, c.id) === c.fingerprint) store.remove(c.id, c.state);
-}
+type Chosen = ChosenKey;
+const capture = captureKey;
+const settle = settleKey;
 
 async function confirm(question: string, defaultYes: boolean, yes: boolean | undefined): Promise<boolean> {
   if (yes) return true;

@@ -1,0 +1,47 @@
+// What the REST API needs from the master, as an interface: the master (its composition root)
+// provides it, so src/api never imports src/master.
+
+import type { Authenticator } from '../auth/index.js';
+import type { JobRecord, ReturnRecord } from '../jobs/index.js';
+import type { KeyStore } from '../pki/index.js';
+import type { BrineEvent, JobDone, JobReturn, Published, PublishRequest, SessionInfo } from '../protocol/index.js';
+import type { Clock } from '../util/clock.js';
+import type { Disposable } from '../util/disposable.js';
+import type { Logger } from '../util/logger.js';
+
+export interface ApiJobSink {
+  onReturn(ret: JobReturn): void;
+  onDone(done: JobDone): void;
+}
+
+export interface ApiBackend {
+  logger: Logger;
+  clock: Clock;
+  auth: Authenticator;
+  /** The key store `brine key` uses (pki_dir). */
+  keys: KeyStore;
+  /** The master's own key fingerprint (wheel key.finger lists it under `local`). */
+  masterFingerprint: string;
+  /** Publishes through the JobTracker, exactly as the control socket does. */
+  publish(req: PublishRequest, sink: ApiJobSink): Published;
+  unsubscribe(sink: ApiJobSink): void;
+  /** Jobs whose returns are still awaited. */
+  activeJids(): string[];
+  jobs: {
+    getJob(jid: string): JobRecord | undefined;
+    getReturns(jid: string): ReturnRecord[];
+    listJobs(query?: { limit?: number; since?: number }): JobRecord[];
+  };
+  presence(): SessionInfo[];
+  /** Cached grains of an accepted minion. */
+  grainsOf(id: string): Record<string, unknown> | undefined;
+  /** Accepted minions a target matches (TARGET_INVALID for a malformed one). */
+  matchTarget(tgt: string | string[], tgtType: string): { matched: string[]; missing: string[] };
+  subscribe(fn: (tag: string, event: BrineEvent) => void): Disposable;
+  emit(event: BrineEvent): void;
+  /** Closes sessions whose key is no longer accepted (after a key change). */
+  reconcileKeys(): string[];
+  metrics: { render(): Promise<string>; contentType: string; countRequest(status: number): void };
+  /** For GET /stats. */
+  stats(): Record<string, unknown>;
+}

@@ -1,0 +1,136 @@
+// Runs one lowstate chunk for an authenticated user: the ACL check first (Salt's auth_check,
+// with the target resolved against accepted minions), then the client: local (wait for the
+// returns), local_async (the jid), local_batch, runner, wheel. Jobs go through the JobTracker's
+// publish path with the API user recorded as the job's user.
+
+import type { Principal } from '../auth/index.js';
+import { formatJid } from '../jobs/index.js';
+import type { JobReturn, PublishRequest } from '../protocol/index.js';
+import { BrineError, isBrineError } from '../util/errors.js';
+import type { ApiBackend, ApiJobSink } from './backend.js';
+import { batchSize, type Chunk } from './lowstate.js';
+import { RUNNERS } from './runners.js';
+import { WHEELS } from './wheel.js';
+
+export interface CallContext {
+  backend: ApiBackend;
+  who: Principal;
+  source: string;
+  /** Set when the HTTP client went away: waits stop early. */
+  gone: () => boolean;
+  onGone: (fn: () => void) => void;
+}
+
+function minionsOf(b: ApiBackend) {
+  return (tgt: string | string[], tgtType: string): string[] => {
+    try {
+      return b.matchTarget(tgt, tgtType).matched;
+    } catch {
+      return [];
+    }
+  };
+}
+
+/** The ACL check for a chunk; ACL_DENIED is logged by the Authenticator. */
+export function authorizeChunk(ctx: CallContext, chunk: Chunk): void {
+  const b = ctx.backend;
+  if (chunk.client.startsWith('local')) {
+    // a malformed target is a bad request (400), not "matches nothing" (403)
+    b.matchTarget(chunk.tgt, chunk.tgtType);
+    b.auth.authorize(ctx.who, { client: 'local', fun: chunk.fun, tgt: chunk.tgt, tgtType: chunk.tgtType, arg: chunk.arg, kwarg: chunk.kwarg }, minionsOf(b), ctx.source);
+  } else {
+    b.auth.authorize(ctx.who, { client: chunk.client as 'runner' | 'wheel', fun: chunk.fun, arg: chunk.arg, kwarg: chunk.kwarg }, minionsOf(b), ctx.source);
+  }
+}
+
+function publishRequest(ctx: CallContext, chunk: Chunk, tgt: string | string[] = chunk.tgt, tgtType = chunk.tgtType): PublishRequest {
+  return {
+    t: 'publish',
+    tgt,
+    tgtType: tgtType as PublishRequest['tgtType'],
+    fun: chunk.fun,
+    arg: chunk.arg as PublishRequest['arg'],
+    kwarg: chunk.kwarg as PublishRequest['kwarg'],
+    ...(chunk.timeout !== undefined ? { timeout: chunk.timeout } : {}),
+    user: ctx.who.user,
+  };
+}
+
+const retValue = (r: JobReturn): unknown => (r.error ? { error: r.error, return: r.ret } : r.ret);
+
+/** Publishes and waits for the returns: {minion: return} for the minions that returned. */
+function runAndWait(ctx: CallContext, req: PublishRequest): Promise<Record<string, unknown>> {
+  const b = ctx.backend;
+  return new Promise((resolve, reject) => {
+    const out: Record<string, unknown> = {};
+    const sink: ApiJobSink = {
+      onReturn: (r) => {
+        out[r.minion] = retValue(r);
+      },
+      onDone: () => resolve(out),
+    };
+    try {
+      b.publish(req, sink);
+    } catch (err) {
+      if (isBrineError(err, 'NO_MINIONS_MATCHED')) resolve({});
+      else reject(err);
+      return;
+    }
+    ctx.onGone(() => {
+      b.unsubscribe(sink);
+      resolve(out);
+    });
+  });
+}
+
+const NOOP_SINK: ApiJobSink = { onReturn: () => {}, onDone: () => {} };
+
+async function runBatch(ctx: CallContext, chunk: Chunk): Promise<Array<Record<string, unknown>>> {
+  const { matched } = ctx.backend.matchTarget(chunk.tgt, chunk.tgtType);
+  const size = batchSize(chunk.batch ?? '1', matched.length);
+  const results: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < matched.length && !ctx.gone(); i += size) {
+    const group = matched.slice(i, i + size);
+    const rets = await runAndWait(ctx, publishRequest(ctx, chunk, group, 'list'));
+    for (const id of group) if (Object.hasOwn(rets, id)) results.push({ [id]: rets[id] });
+  }
+  return results;
+}
+
+/** Salt's wheel reply: {tag, data: {fun, jid, tag, user, _stamp, return, success}}. */
+function wheelReply(ctx: CallContext, fun: string, ret: unknown, success: boolean): Record<string, unknown> {
+  const now = ctx.backend.clock.now();
+  const jid = formatJid(now * 1000);
+  const tag = `salt/wheel/${jid}`;
+  return { tag, data: { fun: `wheel.${fun}`, jid, tag, user: ctx.who.user, _stamp: new Date(now).toISOString().replace('Z', ''), return: ret, success } };
+}
+
+export async function runChunk(ctx: CallContext, chunk: Chunk): Promise<unknown> {
+  authorizeChunk(ctx, chunk);
+  const b = ctx.backend;
+  switch (chunk.client) {
+    case 'local':
+      return runAndWait(ctx, publishRequest(ctx, chunk));
+    case 'local_async':
+      try {
+        const pub = b.publish(publishRequest(ctx, chunk), NOOP_SINK);
+        b.unsubscribe(NOOP_SINK);
+        return { jid: pub.jid, minions: pub.minions };
+      } catch (err) {
+        if (isBrineError(err, 'NO_MINIONS_MATCHED')) return {};
+        throw err;
+      }
+    case 'local_batch':
+      return runBatch(ctx, chunk);
+    case 'runner': {
+      const fn = RUNNERS.get(chunk.fun);
+      if (!fn) throw new BrineError('API_BAD_REQUEST', `runner function '${chunk.fun}' is not one brine's API has; use ${[...RUNNERS.keys()].join(', ')}`);
+      return fn(b, { arg: chunk.arg, kwarg: chunk.kwarg });
+    }
+    case 'wheel': {
+      const fn = WHEELS.get(chunk.fun);
+      if (!fn) throw new BrineError('API_BAD_REQUEST', `wheel function '${chunk.fun}' is not one brine's API has; use ${[...WHEELS.keys()].join(', ')}`);
+      return wheelReply(ctx, chunk.fun, fn(b, { arg: chunk.arg, kwarg: chunk.kwarg }), true);
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// GET /events: the master's event bus as server-sent events in salt-api's format
+// (`tag: <tag>` and `data: {"tag": ..., "data": {...}}` lines); a client that does not read is
+// dropped once its buffer passes a bound (threats.md #27). POST <webhook_url>/<path> (off
+// unless webhook_url is set) turns a request body into an event on the bus.
+
+import type { FastifyInstance } from 'fastify';
+import { BrineError } from '../../util/errors.js';
+import type { ApiOptions } from '../api-options.js';
+import { principalOf } from '../auth-hook.js';
+import type { ApiBackend } from '../backend.js';
+import { respond } from '../media.js';
+
+/** Bytes an SSE client may leave unread before it is disconnected. */
+const MAX_UNREAD = 4 * 1024 * 1024;
+const KEEPALIVE_MS = 15_000;
+
+export interface EventStreams {
+  closeAll(): void;
+  readonly open: number;
+}
+
+export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, opts: ApiOptions): EventStreams {
+  const streams = new Set<() => void>();
+
+  app.get('/events', (req, reply) => {
+    const who = principalOf(req);
+    reply.hijack();
+    const res = reply.raw;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.write('retry: 400\n\n');
+    let closed = false;
+    const close = () => {
+      if (closed) return;
+      closed = true;
+      sub.dispose();
+      clearInterval(keepalive);
+      streams.delete(close);
+      res.end();
+    };
+    const sub = backend.subscribe((tag, event) => {
+      if (closed) return;
+      if (res.writableLength > MAX_UNREAD) {
+        backend.logger.warn({ user: who.user, source: req.ip }, `dropping the /events stream of ${who.user} from ${req.ip}: it does not read (more than ${MAX_UNREAD} bytes unread)`);
+        close();
+        req.raw.socket.destroy();
+        return;
+      }
+      // JSON keeps every line break inside the one data: line
+      res.write(`tag: ${tag.replace(/[\r\n]/g, ' ')}\ndata: ${JSON.stringify({ tag, data: event })}\n\n`);
+    });
+    const keepalive = setInterval(() => {
+      if (!closed) res.write(': keepalive\n\n');
+    }, KEEPALIVE_MS);
+    keepalive.unref();
+    streams.add(close);
+    req.raw.on('close', close);
+    res.on('error', close);
+  });
+
+  if (opts.webhookUrl) {
+    const prefix = opts.webhookUrl;
+    app.post(`${prefix}/*`, (req, reply) => {
+      const who = principalOf(req);
+      const path = (req.params as Record<string, string>)['*'] ?? '';
+      if (!/^[A-Za-z0-9_\-/.]{0,256}$/.test(path) || path.split('/').includes('..'))
+        throw new BrineError('API_BAD_REQUEST', `hook path '${path.slice(0, 64)}' may hold only letters, digits, _ - . and /`);
+      backend.emit({ kind: 'api_hook', path: path.replace(/^\/+|\/+$/g, ''), user: who.user, body: req.body ?? null, at: backend.clock.now() });
+      return respond(req, reply, { return: [{ success: true }], success: true });
+    });
+  }
+
+  return {
+    closeAll: () => {
+      for (const close of [...streams]) close();
+    },
+    get open() {
+      return streams.size;
+    },
+  };
+}

@@ -1,0 +1,11 @@
+// Authentication and authorisation for the HTTP API and the control socket (issue 11).
+export { entriesFor, checkAcl, funMatches } from './acl.js';
+export type { AclEntry, AclRequest, AclDecision, MinionsOf } from './acl.js';
+export { Authenticator, type AuthenticatorOptions, type LoginResult, type Principal } from './authenticator.js';
+export { parseExternalAuth, FileEauth, PamEauth, type EauthBackend, type EauthConfig, type PamLoader } from './eauth.js';
+export { TokenStore, type TokenSession } from './token-store.js';
+export { LoginThrottle } from './login-throttle.js';
+export { htpasswdVerify, htpasswdScheme } from './htpasswd.js';
+export { bcryptHash, bcryptVerify } from './bcrypt.js';
+export { md5Crypt, md5CryptVerify } from './md5-crypt.js';
+export { groupsFromFiles, systemGroups } from './system-groups.js';

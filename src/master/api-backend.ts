@@ -1,0 +1,77 @@
+// The master's side of the REST API: the ApiBackend that src/api calls, over the same JobTracker,
+// job cache, key store, presence and event bus the control socket and `brine key` use.
+
+import type { ApiBackend } from '../api/index.js';
+import type { Authenticator } from '../auth/index.js';
+import type { JobCache } from '../jobs/index.js';
+import { TARGET_TYPES } from '../protocol/index.js';
+import { matchTarget, type MatchOptions, type TargetType } from '../targeting/index.js';
+import type { Clock } from '../util/clock.js';
+import { BrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import type { KeyStore } from '../pki/index.js';
+import type { SessionInfo } from '../protocol/index.js';
+import type { BrineMetrics } from '../metrics/index.js';
+import type { EventBus } from './event-bus.js';
+import type { JobTracker } from './job-tracker.js';
+
+/** The parts of the Master the API uses (an interface, so master.ts and this file do not import each other). */
+export interface MasterView {
+  keys: KeyStore;
+  identity: { fingerprint: string };
+  events: EventBus;
+  metrics: BrineMetrics;
+  presence(): SessionInfo[];
+  reconcileKeys(): string[];
+}
+
+export interface ApiBackendDeps {
+  master: MasterView;
+  auth: Authenticator;
+  jobs: JobTracker;
+  cache: JobCache;
+  grainsOf(id: string): Record<string, unknown> | undefined;
+  targeting: Pick<MatchOptions, 'grains' | 'pillar' | 'dataCache' | 'nodegroups'>;
+  logger: Logger;
+  clock: Clock;
+}
+
+export function createApiBackend(d: ApiBackendDeps): ApiBackend {
+  const { master } = d;
+  const startedAt = d.clock.now();
+  return {
+    logger: d.logger,
+    clock: d.clock,
+    auth: d.auth,
+    keys: master.keys,
+    masterFingerprint: master.identity.fingerprint,
+    publish: (req, sink) => d.jobs.publish(req, sink),
+    unsubscribe: (sink) => d.jobs.unsubscribe(sink),
+    activeJids: () => d.jobs.activeJids(),
+    jobs: d.cache,
+    presence: () => master.presence(),
+    grainsOf: d.grainsOf,
+    matchTarget: (tgt, tgtType) => {
+      if (!(TARGET_TYPES as readonly string[]).includes(tgtType)) throw new BrineError('TARGET_INVALID', `unknown target type '${tgtType.slice(0, 32)}'; use one of ${TARGET_TYPES.join(', ')}`);
+      return matchTarget(tgt, tgtType as TargetType, master.keys.list('accepted'), d.targeting);
+    },
+    subscribe: (fn) => master.events.subscribe(fn),
+    emit: (e) => master.events.emit(e),
+    reconcileKeys: () => master.reconcileKeys(),
+    metrics: {
+      render: () => master.metrics.renderMetrics(),
+      contentType: master.metrics.contentType,
+      countRequest: (status) => master.metrics.apiRequests.inc({ status: String(status) }),
+    },
+    stats: () => {
+      const presence = master.presence();
+      return {
+        uptime_s: Math.round((d.clock.now() - startedAt) / 1000),
+        minions_connected: presence.filter((s) => s.state === 'connected').length,
+        minions_known: presence.length,
+        jobs_active: d.jobs.activeJids().length,
+        event_subscribers: master.events.subscribers,
+      };
+    },
+  };
+}
