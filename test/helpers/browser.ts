@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { privilegedSkip } from './privileged.js';
+import { waitUntil } from './cluster.js';
 import { repoRoot } from './repo.js';
 
 export const CHROMIUM = process.env.BRINE_CHROMIUM ?? '/usr/bin/chromium';
@@ -54,4 +55,14 @@ export async function watchForInjection(page: Page): Promise<() => Promise<strin
     const inPage = (await page.evaluate("[...(window.__cspViolations ?? []).map((v) => 'csp: ' + v), ...(window.__xss !== undefined ? ['window.__xss = ' + String(window.__xss)] : [])]")) as string[];
     return [...seen, ...inPage];
   };
+}
+
+/**
+ * Polls a JavaScript expression in the page until it is truthy. page.waitForFunction with a
+ * string compiles it with new Function inside the page, which the web view's CSP (no
+ * 'unsafe-eval') refuses; page.evaluate goes through the DevTools protocol and is not subject
+ * to it.
+ */
+export async function until(page: Page, expression: string, timeoutMs = 10_000): Promise<void> {
+  await waitUntil(async () => Boolean(await page.evaluate(expression)), timeoutMs, `the page to satisfy ${expression}`);
 }

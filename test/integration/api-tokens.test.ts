@@ -98,11 +98,19 @@ describe('API tokens across restarts and key rotation; text, pam and plain-HTTP 
     const { api: _api, ...rest } = config;
     master = await cluster.startMaster({ ...rest, rest_cherrypy: { port: httpPort, disable_ssl: true } });
     await master.waitForOutput(new RegExp(`serving the REST API on http://127\\.0\\.0\\.1:${httpPort}`));
-    const login = await fetch(`http://127.0.0.1:${httpPort}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'username=alice&password=s3cret&eauth=file' });
+    const login = await fetch(`http://127.0.0.1:${httpPort}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'username=alice&password=s3cret&eauth=file',
+    });
     assert.equal(login.status, 200);
     const token = login.headers.get('x-auth-token')!;
     assert.doesNotMatch(String(login.headers.get('set-cookie')), /Secure/, 'no Secure cookie over plain HTTP');
-    const res = await fetch(`http://127.0.0.1:${httpPort}/`, { method: 'POST', headers: { 'x-auth-token': token, 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify([{ client: 'runner', fun: 'manage.up' }]) });
+    const res = await fetch(`http://127.0.0.1:${httpPort}/`, {
+      method: 'POST',
+      headers: { 'x-auth-token': token, 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify([{ client: 'runner', fun: 'manage.up' }]),
+    });
     assert.deepEqual(await res.json(), { return: [[]] });
     await master.kill();
     master = await cluster.startMaster(config);

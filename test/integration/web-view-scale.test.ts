@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { browserSkip, launchBrowser, screenshot } from '../helpers/browser.js';
+import { browserSkip, launchBrowser, screenshot, until } from '../helpers/browser.js';
 import { Cluster, type Proc, waitUntil } from '../helpers/cluster.js';
 import { EAUTH, PASSWORD, USER, startWebViewMaster } from '../helpers/web-view-master.js';
 
@@ -67,7 +67,7 @@ describe(`the web view with ${COUNT} emulated minions`, { skip: browserSkip('the
     await page.fill('#login-password', PASSWORD);
     await page.selectOption('#login-eauth', EAUTH);
     await page.click('#login-submit');
-    await page.waitForFunction(`document.querySelector('#count-connected').textContent === '${COUNT}'`, undefined, { timeout: 30_000 });
+    await until(page, `document.querySelector('#count-connected').textContent === '${COUNT}'`, 30_000);
     assert.equal(await page.locator('#fleet-rows tr').count(), PAGE, 'one page of rows in the DOM');
     assert.equal(await page.textContent('#fleet-pager .range'), `1\u2013${PAGE} of ${COUNT}`);
 
@@ -91,7 +91,7 @@ describe(`the web view with ${COUNT} emulated minions`, { skip: browserSkip('the
     const last = `emu-${COUNT - 1}`;
     const t0 = Date.now();
     await page.fill('#fleet-filter', last);
-    await page.waitForFunction(`document.querySelectorAll('#fleet-rows tr').length === 1`);
+    await until(page, `document.querySelectorAll('#fleet-rows tr').length === 1`);
     const filterMs = Date.now() - t0;
     process.stdout.write(`filtering ${COUNT} rows to one: ${filterMs} ms\n`);
     assert.equal(await page.textContent('#fleet-rows tr td.id'), last);

@@ -10,15 +10,15 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import * as path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { browserSkip, launchBrowser, screenshot, watchForInjection } from '../helpers/browser.js';
+import { browserSkip, launchBrowser, screenshot, until, watchForInjection } from '../helpers/browser.js';
 import { Cluster, freePort, waitUntil } from '../helpers/cluster.js';
 import { startWebViewMaster, USER, PASSWORD, EAUTH } from '../helpers/web-view-master.js';
 
 const XSS_GRAIN = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>&amp;';
 const XSS_ECHO = `<script>window.__xss=3</script><b onmouseover="window.__xss=4">bold</b>`;
-const ODD_ID = 'web_@odd-.id';
+const XSS_TARGET = '<img src=x onerror="window.__xss=5">';
+const ODD_ID = 'odd_@id-.x';
 const ACCEPTED = ['web1', 'web2', ODD_ID];
 const PENDING = 'newcomer';
 const CSRF_VICTIM = 'csrf-victim';
@@ -65,14 +65,14 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
     await page.fill('#login-password', 'wrong');
     await page.selectOption('#login-eauth', EAUTH);
     await page.click('#login-submit');
-    await page.waitForFunction("document.querySelector('#login-error').textContent.length > 0");
+    await until(page, "document.querySelector('#login-error').textContent.length > 0");
     assert.equal(await page.isVisible('#app-view'), false, 'a wrong password does not get in');
 
     await page.fill('#login-password', PASSWORD);
     await page.click('#login-submit');
     await page.waitForSelector('#app-view', { state: 'visible' });
     assert.ok(await page.evaluate("sessionStorage.getItem('brine.token')"), 'the token is kept in sessionStorage');
-    await page.waitForFunction("document.querySelector('#count-connected').textContent === '3'", undefined, { timeout: 20_000 });
+    await until(page, "document.querySelector('#count-connected').textContent === '3'", 20_000);
     assert.equal(await page.textContent('#count-pending'), '2');
     for (const id of ACCEPTED) {
       const cell = page.locator(`#fleet-rows tr[data-id="${id}"] td.id`);
@@ -93,7 +93,7 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
 
   it('shows HTML in a grain literally: no element made from it, no script run', async () => {
     await page.click('#fleet-rows tr[data-id="web1"]');
-    await page.waitForFunction("document.querySelector('#minion-grains').textContent.includes('team')");
+    await until(page, "document.querySelector('#minion-grains').textContent.includes('team')");
     const grains = (await page.textContent('#minion-grains')) ?? '';
     assert.ok(grains.includes(JSON.stringify(XSS_GRAIN).slice(1, -1)), `the grain is shown as text: ${grains.slice(0, 400)}`);
     assert.equal(await page.locator('main img, main script:not([src]), main b').count(), 0, 'no element came from minion data');
@@ -125,7 +125,7 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
     await page.waitForSelector(`#keys-rows tr[data-id="${PENDING}"][data-state="minions"]`);
     assert.match((await cluster.brine(['key', '-l', 'acc'])).stdout, new RegExp(`^${PENDING}$`, 'm'));
     await page.click('#tabs button[data-tab="fleet"]');
-    await page.waitForFunction("document.querySelector('#count-connected').textContent === '4'", undefined, { timeout: 20_000 });
+    await until(page, "document.querySelector('#count-connected').textContent === '4'", 20_000);
   });
 
   it('previews the target, runs test.ping and shows every return', async () => {
@@ -134,24 +134,24 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
     await page.fill('#run-fun', 'test.ping');
     assert.equal(await page.isDisabled('#run-submit'), true, 'Run waits for a preview');
     await page.click('#run-preview');
-    await page.waitForFunction("document.querySelector('#run-matched-count').textContent === '(2)'");
+    await until(page, "document.querySelector('#run-matched-count').textContent === '(2)'");
     assert.deepEqual(await page.locator('#run-matched-list li').allTextContents(), ['web1', 'web2']);
     await page.fill('#run-tgt', '*');
     assert.equal(await page.isDisabled('#run-submit'), true, 'a changed target needs a new preview');
     await page.click('#run-preview');
-    await page.waitForFunction("document.querySelector('#run-matched-count').textContent === '(4)'");
+    await until(page, "document.querySelector('#run-matched-count').textContent === '(4)'");
     await page.click('#run-submit');
-    await page.waitForFunction("document.querySelectorAll('#run-returns tr').length === 4", undefined, { timeout: 30_000 });
+    await until(page, "document.querySelectorAll('#run-returns tr').length === 4", 30_000);
     for (const id of [...ACCEPTED, PENDING]) assert.equal(await page.locator(`#run-returns tr[data-id="${id}"] pre`).textContent(), 'true', id);
     await screenshot(page, '04-test-ping');
   });
 
-  it('shows HTML in a cmd.run return literally, in the returns, the job view and the event stream', async () => {
+  it('shows HTML in a cmd.run return literally, in the returns and the job view; HTML in a target literally in the preview and the event stream', async () => {
     await page.fill('#run-tgt', 'web1');
     await page.fill('#run-fun', 'cmd.run');
     await page.fill('#run-args', `printf '%s' '${XSS_ECHO}'`);
     await page.click('#run-preview');
-    await page.waitForFunction("document.querySelector('#run-matched-count').textContent === '(1)'");
+    await until(page, "document.querySelector('#run-matched-count').textContent === '(1)'");
     await page.click('#run-submit');
     await page.waitForSelector('#run-returns tr[data-id="web1"]', { timeout: 30_000 });
     assert.equal(await page.textContent('#run-returns tr[data-id="web1"] pre'), XSS_ECHO);
@@ -166,11 +166,25 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
     assert.ok((await page.locator('#jobs-rows tr', { hasText: 'test.ping' }).count()) >= 1, 'the test.ping job is listed');
     await screenshot(page, '06-job');
 
+    // events carry no return values, but they carry the target a user typed: a list target
+    // with HTML in it is previewed (the unknown name shown literally) and published
+    await page.click('#tabs button[data-tab="run"]');
+    await page.selectOption('#run-tgt-type', 'list');
+    await page.fill('#run-tgt', `web1,${XSS_TARGET}`);
+    await page.fill('#run-fun', 'test.ping');
+    await page.fill('#run-args', '');
+    await page.click('#run-preview');
+    await until(page, "document.querySelector('#run-matched-count').textContent === '(1)'");
+    assert.ok(((await page.textContent('#run-matched-warn')) ?? '').includes(XSS_TARGET), 'the unknown list entry is shown literally');
+    await page.click('#run-submit');
+    await page.waitForSelector('#run-returns tr[data-id="web1"]', { timeout: 30_000 });
     await page.click('#tabs button[data-tab="events"]');
-    await page.waitForFunction(`[...document.querySelectorAll('#events-list li pre')].some((p) => p.textContent.includes(${JSON.stringify(JSON.stringify(XSS_ECHO).slice(1, -1))}))`, undefined, {
-      timeout: 15_000,
-    });
-    assert.ok((await page.locator('#events-list li[data-tag^="salt/job/"]').count()) > 0, 'job events arrive live');
+    await until(
+      page,
+      `[...document.querySelectorAll('#events-list li[data-tag$="/new"] pre')].some((p) => p.textContent.includes(${JSON.stringify(JSON.stringify(XSS_TARGET).slice(1, -1))}))`,
+      15_000,
+    );
+    assert.ok((await page.locator('#events-list li[data-tag*="/ret/web1"]').count()) > 0, 'return events arrive live');
     await screenshot(page, '07-events');
     assert.equal(await page.locator('main script:not([src]), main b, main img').count(), 0);
     assert.deepEqual(await injections(), []);
@@ -209,7 +223,6 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
     const res = await page.request.get(`${base()}/ui/`);
     assert.match(res.headers()['content-security-policy'] ?? '', /script-src 'self'/);
     assert.equal(res.headers()['x-frame-options'], 'DENY');
-    const shots = fs.readdirSync(path.dirname(await screenshot(page, '08-final')));
-    assert.ok(shots.length >= 8, shots.join(', '));
+    assert.ok(fs.statSync(await screenshot(page, '08-final')).size > 0);
   });
 });

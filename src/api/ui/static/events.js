@@ -2,7 +2,7 @@
 // data is {"tag", "data"}). EventSource cannot send headers, so the token goes in ?token= as
 // salt-api allows for this route only. The newest MAX events are kept.
 import { token } from './api.js';
-import { byId, el, show } from './dom.js';
+import { byId, el } from './dom.js';
 
 const MAX = 300;
 let source;
@@ -18,7 +18,7 @@ function add(tag, data) {
     'li',
     { dataset: { tag }, hidden: filter !== '' && !tag.includes(filter) },
     el('div', { className: 'tag' }, el('time', {}, new Date().toLocaleTimeString()), ' ', tag),
-    el('pre', {}, show(data)),
+    el('pre', {}, typeof data === 'string' ? data : JSON.stringify(data)),
   );
   const list = byId('events-list');
   list.prepend(item);
