@@ -25,6 +25,9 @@ export function byId(id) {
   return node;
 }
 
+/** IDs in natural order (emu-2 before emu-10), as an operator reads them. */
+export const byName = new Intl.Collator(undefined, { numeric: true }).compare;
+
 /** Replaces a node's children. */
 export function fill(node, children) {
   node.replaceChildren(...children);

@@ -1,7 +1,7 @@
 // Fleet at a glance: counts per state and a filterable, paged table of every minion's session
 // (runner manage.presence: connected and disconnected sessions plus pending keys).
 import { request, runner } from './api.js';
-import { Pager, ago, byId, el, fill, show, when } from './dom.js';
+import { Pager, ago, byId, byName, el, fill, show, when } from './dom.js';
 
 let sessions = [];
 let pager;
@@ -62,7 +62,7 @@ export async function refreshFleet() {
   const started = performance.now();
   const r = await runner('manage.presence');
   const list = Array.isArray(r) ? r : [];
-  sessions = list.filter((s) => s && typeof s.id === 'string');
+  sessions = list.filter((s) => s && typeof s.id === 'string').sort((a, b) => byName(a.id, b.id));
   const c = countOf(sessions);
   for (const k of Object.keys(c)) byId(`count-${k}`).textContent = String(c[k]);
   renderFleet();

@@ -3,7 +3,7 @@
 // (`finger`): the master moves the key only if it still has that fingerprint, so a key swapped
 // in between (threats.md #31) is not the one accepted.
 import { wheel } from './api.js';
-import { Pager, byId, confirmDialog, el, fill } from './dom.js';
+import { Pager, byId, byName, confirmDialog, el, fill } from './dom.js';
 
 const STATES = [
   ['minions_pre', 'pending'],
@@ -95,7 +95,7 @@ export function renderKeys() {
 
 export async function refreshKeys() {
   const all = (await wheel('key.list_all')) ?? {};
-  keys = STATES.flatMap(([state]) => (Array.isArray(all[state]) ? all[state] : []).filter((id) => typeof id === 'string').map((id) => ({ id, state })));
+  keys = STATES.flatMap(([state]) => (Array.isArray(all[state]) ? all[state] : []).filter((id) => typeof id === 'string').map((id) => ({ id, state }))).sort((a, b) => byName(a.id, b.id));
   byId('keys-summary').textContent = STATES.map(([s, label]) => `${(all[s] ?? []).length} ${label}`).join(', ');
   renderKeys();
 }
