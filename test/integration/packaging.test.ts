@@ -176,8 +176,9 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
     assert.ok(fs.existsSync(cacheOut), 'the job ran without the bundle loader');
   });
 
-  it('a master and a minion from the installed copy: key accepted, test.ping and state.apply answered', async () => {
+  it('a master and a minion from the installed copy: key accepted, test.ping and state.apply answered; the web view is served', async () => {
     const port = await freePort();
+    const apiPort = await freePort();
     const masterRoot = path.join(tmp, 'master');
     // under root_dir: path options elsewhere are moved under it, as Salt does
     const srv = path.join(masterRoot, 'srv');
@@ -187,7 +188,7 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
     fs.writeFileSync(path.join(srv, 'hello.sls'), `hello-file:\n  file.managed:\n    - name: ${out}\n    - contents: installed copy works\n    - makedirs: True\n`);
     const masterEtc = path.join(masterRoot, 'etc');
     fs.mkdirSync(masterEtc, { recursive: true });
-    fs.writeFileSync(path.join(masterEtc, 'master'), `${JSON.stringify({ root_dir: masterRoot, interface: '127.0.0.1', ret_port: port, log_level: 'info', file_roots: { base: [srv] } })}\n`);
+    fs.writeFileSync(path.join(masterEtc, 'master'), `${JSON.stringify({ root_dir: masterRoot, interface: '127.0.0.1', ret_port: port, log_level: 'info', file_roots: { base: [srv] }, api: { port: apiPort, host: '127.0.0.1', disable_ssl: true } })}\n`);
     // the minion uses the configuration install-minion.sh wrote, pointed at this staged root
     const minionEtc = path.join(stagedRoot, 'etc', 'brine');
     fs.appendFileSync(
@@ -223,5 +224,14 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
     assert.equal(state.result, true);
     assert.ok(Object.keys(state.changes).length > 0, applied.stdout);
     assert.equal(fs.readFileSync(out, 'utf8'), 'installed copy works\n');
+
+    // the installed master serves the web view from the installed files, with its CSP
+    const page = await fetch(`http://127.0.0.1:${apiPort}/ui/`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    assert.match(await page.text(), /<script type="module" src="\/ui\/app\.js">/);
+    const app = await fetch(`http://127.0.0.1:${apiPort}/ui/app.js`);
+    assert.equal(app.status, 200);
+    assert.equal(await app.text(), fs.readFileSync(path.join(pkgDir, 'dist', 'src', 'api', 'ui', 'static', 'app.js'), 'utf8'));
   });
 });
