@@ -188,7 +188,10 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
     fs.writeFileSync(path.join(srv, 'hello.sls'), `hello-file:\n  file.managed:\n    - name: ${out}\n    - contents: installed copy works\n    - makedirs: True\n`);
     const masterEtc = path.join(masterRoot, 'etc');
     fs.mkdirSync(masterEtc, { recursive: true });
-    fs.writeFileSync(path.join(masterEtc, 'master'), `${JSON.stringify({ root_dir: masterRoot, interface: '127.0.0.1', ret_port: port, log_level: 'info', file_roots: { base: [srv] }, api: { port: apiPort, host: '127.0.0.1', disable_ssl: true } })}\n`);
+    fs.writeFileSync(
+      path.join(masterEtc, 'master'),
+      `${JSON.stringify({ root_dir: masterRoot, interface: '127.0.0.1', ret_port: port, log_level: 'info', file_roots: { base: [srv] }, api: { port: apiPort, host: '127.0.0.1', disable_ssl: true } })}\n`,
+    );
     // the minion uses the configuration install-minion.sh wrote, pointed at this staged root
     const minionEtc = path.join(stagedRoot, 'etc', 'brine');
     fs.appendFileSync(
