@@ -234,4 +234,13 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
     assert.equal(res.headers()['x-frame-options'], 'DENY');
     assert.ok(fs.statSync(await screenshot(page, '08-final')).size > 0);
   });
+
+  it('logging out revokes the token on the master and shows the login form again', async () => {
+    const token = (await page.evaluate("sessionStorage.getItem('brine.token')")) as string;
+    assert.equal((await page.request.get(`${base()}/minions`, { headers: { 'X-Auth-Token': token } })).status(), 200);
+    await page.click('#logout');
+    await page.waitForSelector('#login-view', { state: 'visible' });
+    assert.equal(await page.evaluate("sessionStorage.getItem('brine.token')"), null);
+    assert.equal((await page.request.get(`${base()}/minions`, { headers: { 'X-Auth-Token': token } })).status(), 401, 'the old token is revoked');
+  });
 });
