@@ -1,5 +1,5 @@
 // Request bodies (JSON, form, YAML: salt-api's three) and responses in JSON or YAML per Accept.
-// YAML is parsed with the core schema only (no tags, few aliases): a body is data, never code.
+// YAML is parsed with the core schema only (no tags, no aliases): a body is data, never code.
 
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -35,7 +35,7 @@ function checkKeys(value: unknown, depth = 0): void {
 export function parseYamlBody(text: string): unknown {
   let doc: unknown;
   try {
-    doc = YAML.parse(text, { schema: 'core', customTags: [], merge: false, maxAliasCount: 50, uniqueKeys: true, prettyErrors: false });
+    doc = YAML.parse(text, { schema: 'core', customTags: [], merge: false, maxAliasCount: 0, uniqueKeys: true, prettyErrors: false });
   } catch (err) {
     throw new BrineError('API_BAD_REQUEST', `the YAML body cannot be parsed: ${(err as Error).message.split('\n')[0]}`);
   }

@@ -19,6 +19,8 @@ import { registerReadRoutes } from './routes/read-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 import { registerUi } from './ui/index.js';
 
+const MAX_CONNECTIONS = 1024;
+
 export interface ApiServer {
   readonly port: number;
   readonly host: string;
@@ -76,6 +78,8 @@ export async function buildApiApp(
       server.headersTimeout = timeouts.headersTimeout;
       server.requestTimeout = timeouts.requestTimeout;
       server.maxHeadersCount = 100;
+      // a bound on open connections (slowloris); each is also cut at header_timeout
+      server.maxConnections = MAX_CONNECTIONS;
       return server;
     },
   });

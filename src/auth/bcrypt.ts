@@ -164,8 +164,10 @@ export function isBcryptHash(hash: string): boolean {
   return /^\$2[abyx]?\$/.test(hash);
 }
 
-/** The bcrypt hash of `password` with the cost and salt of `setting` ('$2y$10$<22 chars>'). */
-export function bcryptHash(password: string, variant: '2a' | '2b' | '2y', cost: number, salt22: string): string {
+/** Rounds between yields to the event loop (about 2 ms of work each at any cost). */
+const ROUNDS_PER_SLICE = 32;
+
+function setup(password: string, cost: number, salt22: string): { bf: Blowfish; key: Uint8Array; salt: Uint8Array } {
   const salt = b64Decode(salt22, 16);
   if (!salt || cost < 4 || cost > 31) throw new Error('invalid bcrypt setting');
   const pw = Buffer.from(password, 'utf8');
@@ -173,11 +175,10 @@ export function bcryptHash(password: string, variant: '2a' | '2b' | '2y', cost: 
   key.set(pw.subarray(0, key.length));
   const bf = new Blowfish();
   bf.expand(key, salt);
-  const rounds = 2 ** cost;
-  for (let i = 0; i < rounds; i++) {
-    bf.expand(key);
-    bf.expand(salt);
-  }
+  return { bf, key, salt };
+}
+
+function finish(bf: Blowfish, variant: string, cost: number, salt: Uint8Array): string {
   const magic = Buffer.from('OrpheanBeholderScryDoubt', 'latin1');
   const cdata = new Uint32Array(6);
   for (let i = 0; i < 6; i++) cdata[i] = magic.readUInt32BE(i * 4);
@@ -194,13 +195,36 @@ export function bcryptHash(password: string, variant: '2a' | '2b' | '2y', cost: 
   return `$${variant}$${String(cost).padStart(2, '0')}$${b64Encode(salt)}${b64Encode(out.subarray(0, 23))}`;
 }
 
+/** The bcrypt hash of `password` with this variant, cost and 22-character salt (synchronous). */
+export function bcryptHash(password: string, variant: '2a' | '2b' | '2y', cost: number, salt22: string): string {
+  const { bf, key, salt } = setup(password, cost, salt22);
+  const rounds = 2 ** cost;
+  for (let i = 0; i < rounds; i++) {
+    bf.expand(key);
+    bf.expand(salt);
+  }
+  return finish(bf, variant, cost, salt);
+}
+
+/** The same, yielding to the event loop every few rounds: a login never stalls the master's sessions. */
+export async function bcryptHashAsync(password: string, variant: '2a' | '2b' | '2y', cost: number, salt22: string): Promise<string> {
+  const { bf, key, salt } = setup(password, cost, salt22);
+  const rounds = 2 ** cost;
+  for (let i = 0; i < rounds; i++) {
+    bf.expand(key);
+    bf.expand(salt);
+    if (i % ROUNDS_PER_SLICE === ROUNDS_PER_SLICE - 1) await new Promise<void>((r) => setImmediate(r));
+  }
+  return finish(bf, variant, cost, salt);
+}
+
 /** Checks `password` against a $2a$/$2b$/$2y$ hash; undefined when the hash is not one brine can check. */
-export function bcryptVerify(password: string, hash: string): boolean | undefined {
+export async function bcryptVerify(password: string, hash: string): Promise<boolean | undefined> {
   const m = HASH_RE.exec(hash);
   if (!m) return undefined;
   const cost = Number(m[2]);
   if (cost < 4 || cost > BCRYPT_MAX_COST) return undefined;
-  const computed = Buffer.from(bcryptHash(password, m[1] as '2a' | '2b' | '2y', cost, m[3]!));
+  const computed = Buffer.from(await bcryptHashAsync(password, m[1] as '2a' | '2b' | '2y', cost, m[3]!));
   const expected = Buffer.from(hash);
   return computed.length === expected.length && timingSafeEqual(computed, expected);
 }

@@ -34,11 +34,11 @@ function unsupported(scheme: string, user: string, why = ''): BrineError {
 }
 
 /** True when `password` matches `hash`; HTPASSWD_HASH_UNSUPPORTED for a scheme brine cannot check. */
-export function htpasswdVerify(password: string, hash: string, user: string): boolean {
+export async function htpasswdVerify(password: string, hash: string, user: string): Promise<boolean> {
   const scheme = htpasswdScheme(hash);
   switch (scheme) {
     case 'bcrypt': {
-      const ok = bcryptVerify(password, hash);
+      const ok = await bcryptVerify(password, hash);
       if (ok === undefined) throw unsupported(/^\$2x\$/.test(hash) ? 'bcrypt $2x$' : 'bcrypt', user, ` with a malformed hash or a cost above ${BCRYPT_MAX_COST}`);
       return ok;
     }

@@ -8,6 +8,21 @@ import { BrineError } from '../util/errors.js';
 /** Keys remembered at most; past it the oldest are forgotten (bounded memory under a spray). */
 const MAX_KEYS = 20_000;
 
+/** The address a failure is counted against: an IPv4 address, or the /64 of an IPv6 one (one host's usual share). */
+export function sourceBucket(source: string): string {
+  const v4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(source);
+  if (v4) return v4[1]!;
+  if (!source.includes(':')) return source;
+  const [head = '', tail] = source.toLowerCase().split('%')[0]!.split('::') as [string, string | undefined];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups = tail === undefined ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
+
 export class LoginThrottle {
   private readonly failures = new Map<string, number[]>();
 
@@ -29,7 +44,7 @@ export class LoginThrottle {
     const now = this.clock.monotonic();
     for (const [key, what] of [
       [`u:${user}`, `user '${user.slice(0, 64)}'`],
-      [`s:${source}`, `address ${source}`],
+      [`s:${sourceBucket(source)}`, `address ${source}`],
     ] as const) {
       const list = this.recent(key, now);
       if (list.length >= this.maxFailures) {
@@ -41,7 +56,7 @@ export class LoginThrottle {
 
   fail(user: string, source: string): void {
     const now = this.clock.monotonic();
-    for (const key of [`u:${user}`, `s:${source}`]) {
+    for (const key of [`u:${user}`, `s:${sourceBucket(source)}`]) {
       const list = this.recent(key, now);
       list.push(now);
       this.failures.delete(key);

@@ -319,8 +319,17 @@ describe('REST API with a real master and minions', () => {
     expectError(await api.get('/minions', limited), 403, 'ACL_DENIED');
     // GET /minions/{id} is grains.items on that minion: outside test.*
     expectError(await api.get('/minions/m1', limited), 403, 'ACL_DENIED');
-    // a chunk that is allowed does not run when a later one is refused? each chunk is checked as it runs;
-    // the allowed one is fine alone
+    // every chunk is checked before the first runs: an allowed chunk next to a refused one runs nothing
+    const before = Object.keys((await api.get('/jobs', admin)).json.return[0]).length;
+    expectError(
+      await api.post('/', limited, [
+        { client: 'local_async', tgt: 'm1', fun: 'test.ping' },
+        { client: 'local', tgt: 'm2', fun: 'test.ping' },
+      ]),
+      403,
+      'ACL_DENIED',
+    );
+    assert.equal(Object.keys((await api.get('/jobs', admin)).json.return[0]).length, before, 'no job was published');
     assert.deepEqual((await api.post('/', limited, [{ client: 'local', tgt: 'm1', fun: 'test.ping' }])).json, { return: [{ m1: true }] });
     const jobsonly = await api.login('jobsonly', 's3cret');
     assert.equal((await api.post('/', jobsonly, [{ client: 'runner', fun: 'jobs.list_jobs' }])).status, 200);

@@ -1,19 +1,21 @@
 // POST / (lowstate with a token), POST /run (credentials inline per chunk, as salt-api) and
 // POST /minions (local_async). Every chunk is checked before the first one runs.
 
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Principal } from '../../auth/index.js';
 import { BrineError } from '../../util/errors.js';
 import { principalOf } from '../auth-hook.js';
 import type { ApiBackend } from '../backend.js';
-import { type CallContext, runChunk } from '../execute.js';
+import { authorizeChunk, type CallContext, runChunk } from '../execute.js';
 import { type Chunk, parseLowstate } from '../lowstate.js';
 import { respond } from '../media.js';
 
-function contextFor(req: FastifyRequest, backend: ApiBackend, who: Principal): CallContext {
+/** A chunk's context; `gone` turns true when the client hangs up before its answer. */
+function contextFor(req: FastifyRequest, reply: FastifyReply, backend: ApiBackend, who: Principal): CallContext {
   let gone = false;
   const waiters: Array<() => void> = [];
-  req.raw.socket.once('close', () => {
+  reply.raw.once('close', () => {
+    if (reply.raw.writableFinished) return;
     gone = true;
     for (const fn of waiters.splice(0)) fn();
   });
@@ -29,7 +31,9 @@ function contextFor(req: FastifyRequest, backend: ApiBackend, who: Principal): C
   };
 }
 
+/** Every chunk is checked against the ACL before the first one runs: a refused chunk runs nothing. */
 async function runAll(ctxs: CallContext[], chunks: Chunk[]): Promise<unknown[]> {
+  for (let i = 0; i < chunks.length; i++) authorizeChunk(ctxs[i]!, chunks[i]!);
   const out: unknown[] = [];
   for (let i = 0; i < chunks.length; i++) out.push(await runChunk(ctxs[i]!, chunks[i]!));
   return out;
@@ -38,7 +42,7 @@ async function runAll(ctxs: CallContext[], chunks: Chunk[]): Promise<unknown[]> 
 export function registerLowstateRoutes(app: FastifyInstance, backend: ApiBackend): void {
   app.post('/', async (req, reply) => {
     const chunks = parseLowstate(req.body);
-    const ctx = contextFor(req, backend, principalOf(req));
+    const ctx = contextFor(req, reply, backend, principalOf(req));
     return respond(req, reply, {
       return: await runAll(
         chunks.map(() => ctx),
@@ -61,7 +65,7 @@ export function registerLowstateRoutes(app: FastifyInstance, backend: ApiBackend
       } else {
         throw new BrineError('TOKEN_MISSING', 'POST /run needs username, password and eauth (or token) in each lowstate chunk');
       }
-      ctxs.push(contextFor(req, backend, who));
+      ctxs.push(contextFor(req, reply, backend, who));
     }
     return respond(req, reply, { return: await runAll(ctxs, chunks) });
   });
@@ -71,7 +75,7 @@ export function registerLowstateRoutes(app: FastifyInstance, backend: ApiBackend
     const withClient = (c: unknown) => (typeof c === 'object' && c !== null && !Array.isArray(c) ? { ...c, client: 'local_async' } : c);
     const body = Array.isArray(req.body) ? req.body.map(withClient) : withClient(req.body);
     const chunks = parseLowstate(body);
-    const ctx = contextFor(req, backend, principalOf(req));
+    const ctx = contextFor(req, reply, backend, principalOf(req));
     const results = (await runAll(
       chunks.map(() => ctx),
       chunks,

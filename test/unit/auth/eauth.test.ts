@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Authenticator, bcryptVerify, groupsFromFiles, htpasswdVerify, md5CryptVerify, parseExternalAuth, TokenStore } from '../../../src/auth/index.js';
+import { Authenticator, sourceBucket, bcryptHash, bcryptHashAsync, bcryptVerify, groupsFromFiles, htpasswdVerify, md5CryptVerify, parseExternalAuth, TokenStore } from '../../../src/auth/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import { isBrineError } from '../../../src/util/errors.js';
 import { createLogger } from '../../../src/util/logger.js';
@@ -29,14 +29,28 @@ const rejects = (fn: () => unknown, code: string, re?: RegExp) =>
     return true;
   });
 
-test('bcrypt: libxcrypt vectors verify, a wrong password or changed hash does not', () => {
+test('bcrypt: libxcrypt vectors verify, a wrong password or changed hash does not', async () => {
   for (const [pw, hash] of BCRYPT) {
-    assert.equal(bcryptVerify(pw, hash), true, `${pw} against ${hash}`);
-    assert.equal(bcryptVerify(`${pw}x`, hash), false);
-    assert.equal(bcryptVerify(pw, `${hash.slice(0, -1)}${hash.endsWith('a') ? 'b' : 'a'}`), false);
+    assert.equal(await bcryptVerify(pw, hash), true, `${pw} against ${hash}`);
+    assert.equal(await bcryptVerify(`${pw}x`, hash), false);
+    assert.equal(await bcryptVerify(pw, `${hash.slice(0, -1)}${hash.endsWith('a') ? 'b' : 'a'}`), false);
+    const m = /^\$(2[aby])\$(\d\d)\$(.{22})/.exec(hash)!;
+    assert.equal(bcryptHash(pw, m[1] as '2b', Number(m[2]), m[3]!), hash, 'the synchronous form agrees');
   }
-  assert.equal(bcryptVerify('x', '$2y$99$abcdefghijklmnopqrstuuLZYjhNQAOdpbzt4WxWlUHjv1wsyH5DG'), undefined, 'cost outside 4..16');
-  assert.equal(bcryptVerify('x', '$2y$04$short'), undefined);
+  assert.equal(await bcryptVerify('x', '$2y$99$abcdefghijklmnopqrstuuLZYjhNQAOdpbzt4WxWlUHjv1wsyH5DG'), undefined, 'cost outside 4..16');
+  assert.equal(await bcryptVerify('x', '$2y$04$short'), undefined);
+});
+
+test('bcrypt yields to the event loop while it works (a login does not stall the master)', async () => {
+  let ticks = 0;
+  const timer = setInterval(() => ticks++, 1);
+  try {
+    // cost 9: 512 rounds, about 35 ms of work
+    await bcryptHashAsync('pw', '2b', 9, 'CCCCCCCCCCCCCCCCCCCCC.');
+  } finally {
+    clearInterval(timer);
+  }
+  assert.ok(ticks >= 3, `timers ran ${ticks} times during the hash`);
 });
 
 test('md5-crypt: $apr1$ and $1$ as openssl passwd writes them', () => {
@@ -46,22 +60,25 @@ test('md5-crypt: $apr1$ and $1$ as openssl passwd writes them', () => {
   assert.equal(md5CryptVerify('a much longer password than sixteen bytes', '$1$saltsalt$kL1Bms5vqNqrS8fEEnfCW1'), true);
 });
 
-test('htpasswd hashes: bcrypt, apr1, {SHA}, plain; DES crypt and $5$ are refused by name', () => {
-  assert.equal(htpasswdVerify('s3cret', '$2y$04$abcdefghijklmnopqrstuuLZYjhNQAOdpbzt4WxWlUHjv1wsyH5DG', 'u'), true);
-  assert.equal(htpasswdVerify('s3cret', '$apr1$QWERTYui$X9loan3DaNUX6PQ5FlFRC0', 'u'), true);
-  assert.equal(htpasswdVerify('wrong', '$apr1$QWERTYui$X9loan3DaNUX6PQ5FlFRC0', 'u'), false);
-  assert.equal(htpasswdVerify('s3cret', '{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=', 'u'), true);
-  assert.equal(htpasswdVerify('s3creT', '{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=', 'u'), false);
-  assert.equal(htpasswdVerify('plain pass!', 'plain pass!', 'u'), true);
-  rejects(() => htpasswdVerify('s3cret', 'abhWCwoTZY2c6', 'alice'), 'HTPASSWD_HASH_UNSUPPORTED', /alice.*des-crypt/);
-  rejects(() => htpasswdVerify('s3cret', '$5$abcdefgh$OcHWp0Vj4l19dnE2g4tHD4hbItEZgO0bjRV6LjwCLoA', 'bob'), 'HTPASSWD_HASH_UNSUPPORTED', /sha256-crypt/);
-  rejects(() => htpasswdVerify('s3cret', '$argon2id$v=19$xyz', 'bob'), 'HTPASSWD_HASH_UNSUPPORTED', /\$argon2id\$/);
-  // the hash itself never appears in the message
-  try {
-    htpasswdVerify('s3cret', '$5$abcdefgh$OcHWp0Vj4l19dnE2g4tHD4hbItEZgO0bjRV6LjwCLoA', 'bob');
-  } catch (err) {
-    assert.doesNotMatch((err as Error).message, /OcHWp0/);
-  }
+const rejectsAsync = async (p: Promise<unknown>, c: string, re?: RegExp) =>
+  assert.rejects(p, (err: unknown) => {
+    assert.ok(isBrineError(err), `expected a BrineError, got ${String(err)}`);
+    assert.equal(err.code, c);
+    if (re) assert.match(err.message, re);
+    assert.doesNotMatch(err.message, /OcHWp0|abhWCwo/, 'the hash itself never appears in the message');
+    return true;
+  });
+
+test('htpasswd hashes: bcrypt, apr1, {SHA}, plain; DES crypt and $5$ are refused by name', async () => {
+  assert.equal(await htpasswdVerify('s3cret', '$2y$04$abcdefghijklmnopqrstuuLZYjhNQAOdpbzt4WxWlUHjv1wsyH5DG', 'u'), true);
+  assert.equal(await htpasswdVerify('s3cret', '$apr1$QWERTYui$X9loan3DaNUX6PQ5FlFRC0', 'u'), true);
+  assert.equal(await htpasswdVerify('wrong', '$apr1$QWERTYui$X9loan3DaNUX6PQ5FlFRC0', 'u'), false);
+  assert.equal(await htpasswdVerify('s3cret', '{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=', 'u'), true);
+  assert.equal(await htpasswdVerify('s3creT', '{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=', 'u'), false);
+  assert.equal(await htpasswdVerify('plain pass!', 'plain pass!', 'u'), true);
+  await rejectsAsync(htpasswdVerify('s3cret', 'abhWCwoTZY2c6', 'alice'), 'HTPASSWD_HASH_UNSUPPORTED', /alice.*des-crypt/);
+  await rejectsAsync(htpasswdVerify('s3cret', '$5$abcdefgh$OcHWp0Vj4l19dnE2g4tHD4hbItEZgO0bjRV6LjwCLoA', 'bob'), 'HTPASSWD_HASH_UNSUPPORTED', /sha256-crypt/);
+  await rejectsAsync(htpasswdVerify('s3cret', '$argon2id$v=19$xyz', 'bob'), 'HTPASSWD_HASH_UNSUPPORTED', /\$argon2id\$/);
 });
 
 test('groups of a local account from /etc/passwd and /etc/group text', () => {
@@ -266,4 +283,14 @@ test('authorize: ACL_DENIED logged with user, source, target and function', asyn
       ['alice', '10.1.1.1', 'web1', 'cmd.run'],
     ],
   );
+});
+
+test('throttling counts IPv6 sources per /64 and IPv4-mapped addresses as IPv4', () => {
+  assert.equal(sourceBucket('10.1.2.3'), '10.1.2.3');
+  assert.equal(sourceBucket('::ffff:10.1.2.3'), '10.1.2.3');
+  assert.equal(sourceBucket('2001:db8:1:2:aaaa::1'), '2001:db8:1:2::/64');
+  assert.equal(sourceBucket('2001:db8:1:2:bbbb:cccc:dddd:eeee'), '2001:db8:1:2::/64');
+  assert.equal(sourceBucket('2001:db8::1'), '2001:db8:0:0::/64');
+  assert.equal(sourceBucket('::1'), '0:0:0:0::/64');
+  assert.equal(sourceBucket('fe80::1%eth0'), 'fe80:0:0:0::/64');
 });
