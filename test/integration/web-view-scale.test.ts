@@ -45,10 +45,10 @@ describe(`the web view with ${COUNT} emulated minions`, { skip: browserSkip('the
       'error',
     ]);
     // the last stats line's ready count (stdout and stderr share the output, so match, not split)
-    const lastStats = () => [...emu.output.matchAll(/\{"at":\d+,[^\n]*?"ready":(\d+)/g)].at(-1)?.[0];
+    const lastStats = () => [...emu.output.matchAll(/\{"at":\d+,[^\n]*?"ready":(\d+)/g)].at(-1);
     // the master signs in about 200 a second (auth_rate); a shared CI core is slower
-    await waitUntil(() => lastStats()?.includes(`"ready":${COUNT},`), 60_000 + COUNT * 25, `${COUNT} emulated minions ready`).catch((err: Error) => {
-      throw new Error(`${err.message} (last stats: ${lastStats()})`);
+    await waitUntil(() => Number(lastStats()?.[1]) === COUNT, 60_000 + COUNT * 25, `${COUNT} emulated minions ready`).catch((err: Error) => {
+      throw new Error(`${err.message} (last stats: ${lastStats()?.[0]})`);
     });
     browser = await launchBrowser();
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
