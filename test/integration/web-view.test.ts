@@ -228,6 +228,29 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
     assert.doesNotMatch((await cluster.brine(['key', '-l', 'acc'])).stdout, new RegExp(`^${CSRF_VICTIM}$`, 'm'));
   });
 
+  it('rejects and then deletes a key, each after a dialog with its fingerprint', async () => {
+    const finger = (await cluster.brine(['key', '-f', CSRF_VICTIM])).stdout.match(/([0-9a-f]{2}(?::[0-9a-f]{2}){31})/i)?.[1];
+    assert.ok(finger);
+    await page.click('#tabs button[data-tab="keys"]');
+    await page.click('#keys-refresh');
+    const pending = page.locator(`#keys-rows tr[data-id="${CSRF_VICTIM}"][data-state="minions_pre"]`);
+    await pending.locator('button[data-action="reject"]').click();
+    await page.waitForSelector('#confirm[open]');
+    assert.ok(((await page.textContent('#confirm-body')) ?? '').includes(finger));
+    await page.click('#confirm-ok');
+    const rejected = page.locator(`#keys-rows tr[data-id="${CSRF_VICTIM}"][data-state="minions_rejected"]`);
+    await rejected.waitFor();
+    assert.match((await cluster.brine(['key', '-l', 'rej'])).stdout, new RegExp(`^${CSRF_VICTIM}$`, 'm'));
+
+    await rejected.locator('button[data-action="delete"]').click();
+    await page.waitForSelector('#confirm[open]');
+    assert.ok(((await page.textContent('#confirm-body')) ?? '').includes(finger));
+    await page.click('#confirm-ok');
+    // the minion still runs and may sign in again as pending: the rejected row is what must go
+    await rejected.waitFor({ state: 'detached' });
+    assert.doesNotMatch((await cluster.brine(['key', '-l', 'rej'])).stdout, new RegExp(`^${CSRF_VICTIM}$`, 'm'));
+  });
+
   it('the page is served with a strict CSP and X-Frame-Options DENY', async () => {
     const res = await page.request.get(`${base()}/ui/`);
     assert.match(res.headers()['content-security-policy'] ?? '', /script-src 'self'/);
