@@ -34,7 +34,12 @@ export function sessionCookie(req: FastifyRequest): string | undefined {
   for (const part of header.split(';')) {
     const i = part.indexOf('=');
     if (i < 0) continue;
-    if (part.slice(0, i).trim() === SESSION_COOKIE) return decodeURIComponent(part.slice(i + 1).trim());
+    if (part.slice(0, i).trim() !== SESSION_COOKIE) continue;
+    try {
+      return decodeURIComponent(part.slice(i + 1).trim());
+    } catch {
+      throw new BrineError('TOKEN_INVALID', 'the session_id cookie is not a token; log in again');
+    }
   }
   return undefined;
 }

@@ -151,7 +151,7 @@ export class Authenticator {
     this.opts.logger.warn(fields, `${what}${who}${fun} from ${String(fields.source)}${fields.reason ? `: ${printable(String(fields.reason))}` : ''}`);
   }
 
-  /** Forgets expired tokens (run hourly by the API server). */
+  /** Forgets expired tokens (the master runs it hourly, with the job cache purge). */
   purgeExpired(): number {
     return this.tokens.purgeExpired();
   }

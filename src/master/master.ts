@@ -268,6 +268,8 @@ export class Master {
       try {
         const n = cache.purgeExpired();
         if (n > 0) logger.info({ purged: n }, 'purged expired jobs from the job cache');
+        const tokens = this.auth?.purgeExpired() ?? 0;
+        if (tokens > 0) logger.info({ purged: tokens }, 'forgot expired API tokens');
       } catch (err) {
         logger.error({ err }, 'purging the job cache failed');
       }

@@ -126,6 +126,8 @@ describe('REST API with a real master and minions', () => {
       expectError(await api.get('/minions', undefined, { 'x-auth-token': token }), 401, 'TOKEN_INVALID');
     }
     expectError(await api.get('/events?token='), 401, 'TOKEN_INVALID');
+    expectError(await api.get('/minions', undefined, { cookie: 'session_id=%E0%A4%A' }), 401, 'TOKEN_INVALID');
+    expectError(await api.get('/minions', undefined, { cookie: 'session_id=' }), 401, 'TOKEN_INVALID');
   });
 
   it('wheel key.accept accepts the pending minions through the key store, and they connect', async () => {
