@@ -85,6 +85,11 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
       'package/packaging/systemd/brine-minion.service',
       'package/packaging/systemd/brine-master.service',
       'package/npm-shrinkwrap.json',
+      // the web view (src/api/ui/static, copied into dist by the build)
+      'package/dist/src/api/ui/index.js',
+      'package/dist/src/api/ui/static/index.html',
+      'package/dist/src/api/ui/static/app.js',
+      'package/dist/src/api/ui/static/style.css',
     ]) {
       assert.ok(list.includes(f), `${f} is not in the tarball`);
     }
@@ -114,6 +119,12 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
       assert.ok(fs.existsSync(path.join(modules, 'authenticate-pam', 'build', 'Release', 'authenticate_pam.node')), 'authenticate-pam was not built');
     }
     assert.ok(!fs.existsSync(path.join(pkgDir, 'dist', '.tsbuildinfo')));
+    // the web view's files, byte for byte what the build made: every one the page loads is there
+    const uiDir = path.join(pkgDir, 'dist', 'src', 'api', 'ui', 'static');
+    const built = fs.readdirSync(path.join(REPO, 'dist', 'src', 'api', 'ui', 'static')).sort();
+    assert.deepEqual(fs.readdirSync(uiDir).sort(), built);
+    for (const f of built) assert.equal(fs.readFileSync(path.join(uiDir, f), 'utf8'), fs.readFileSync(path.join(REPO, 'dist', 'src', 'api', 'ui', 'static', f), 'utf8'), f);
+    assert.ok(built.includes('index.html') && built.includes('app.js'), built.join(', '));
   });
 
   it('the installed brine reports the package version (src/modules/version.ts matches package.json)', async () => {
@@ -165,8 +176,9 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
     assert.ok(fs.existsSync(cacheOut), 'the job ran without the bundle loader');
   });
 
-  it('a master and a minion from the installed copy: key accepted, test.ping and state.apply answered', async () => {
+  it('a master and a minion from the installed copy: key accepted, test.ping and state.apply answered; the web view is served', async () => {
     const port = await freePort();
+    const apiPort = await freePort();
     const masterRoot = path.join(tmp, 'master');
     // under root_dir: path options elsewhere are moved under it, as Salt does
     const srv = path.join(masterRoot, 'srv');
@@ -176,7 +188,10 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
     fs.writeFileSync(path.join(srv, 'hello.sls'), `hello-file:\n  file.managed:\n    - name: ${out}\n    - contents: installed copy works\n    - makedirs: True\n`);
     const masterEtc = path.join(masterRoot, 'etc');
     fs.mkdirSync(masterEtc, { recursive: true });
-    fs.writeFileSync(path.join(masterEtc, 'master'), `${JSON.stringify({ root_dir: masterRoot, interface: '127.0.0.1', ret_port: port, log_level: 'info', file_roots: { base: [srv] } })}\n`);
+    fs.writeFileSync(
+      path.join(masterEtc, 'master'),
+      `${JSON.stringify({ root_dir: masterRoot, interface: '127.0.0.1', ret_port: port, log_level: 'info', file_roots: { base: [srv] }, api: { port: apiPort, host: '127.0.0.1', disable_ssl: true } })}\n`,
+    );
     // the minion uses the configuration install-minion.sh wrote, pointed at this staged root
     const minionEtc = path.join(stagedRoot, 'etc', 'brine');
     fs.appendFileSync(
@@ -212,5 +227,14 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
     assert.equal(state.result, true);
     assert.ok(Object.keys(state.changes).length > 0, applied.stdout);
     assert.equal(fs.readFileSync(out, 'utf8'), 'installed copy works\n');
+
+    // the installed master serves the web view from the installed files, with its CSP
+    const page = await fetch(`http://127.0.0.1:${apiPort}/ui/`);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    assert.match(await page.text(), /<script type="module" src="\/ui\/app\.js">/);
+    const app = await fetch(`http://127.0.0.1:${apiPort}/ui/app.js`);
+    assert.equal(app.status, 200);
+    assert.equal(await app.text(), fs.readFileSync(path.join(pkgDir, 'dist', 'src', 'api', 'ui', 'static', 'app.js'), 'utf8'));
   });
 });
