@@ -49,6 +49,10 @@ export function tokenOf(req: FastifyRequest, allowQuery: boolean): { token: stri
   const header = req.headers['x-auth-token'];
   if (Array.isArray(header)) throw new BrineError('TOKEN_INVALID', 'send one X-Auth-Token header, not several');
   if (typeof header === 'string') return { token: header, via: 'header' };
+  // `Authorization: Bearer <token>` too, for clients that can send no other header (Prometheus
+  // 2's scrape config); a browser never sends the Bearer scheme by itself, so no CSRF concern
+  const authorization = req.headers.authorization;
+  if (typeof authorization === 'string' && /^bearer\s/i.test(authorization)) return { token: authorization.replace(/^bearer\s+/i, '').trim(), via: 'header' };
   const cookie = sessionCookie(req);
   if (cookie !== undefined) return { token: cookie, via: 'cookie' };
   if (allowQuery) {

@@ -284,6 +284,12 @@ describe('REST API with a real master and minions', () => {
     assert.equal(metrics.status, 200);
     assert.match(metrics.text, /brine_api_requests_total\{status="200"\} \d+/);
     assert.match(metrics.text, /brine_api_requests_total\{status="401"\} \d+/);
+    // Prometheus 2 can send only Authorization: Bearer (no custom headers)
+    const bearer = await api.request('/metrics', { headers: { authorization: `Bearer ${admin}` } });
+    assert.equal(bearer.status, 200, bearer.text);
+    assert.match(bearer.text, /brine_api_requests_total/);
+    expectError(await api.request('/metrics', { headers: { authorization: 'Bearer forged' } }), 401, 'TOKEN_INVALID');
+    expectError(await api.request('/metrics', { headers: { authorization: `Basic ${Buffer.from(`admin:${admin}`).toString('base64')}` } }), 401, 'TOKEN_MISSING');
   });
 
   it('GET /events streams events as salt-api does (tag: and data: lines), token by header or ?token=', async () => {
