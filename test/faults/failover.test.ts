@@ -68,7 +68,8 @@ describe('multi-master failover and hot/hot', () => {
 
     a.proxy.restore();
     await minion.waitForOutput(/Failing back to the first master 127\.0\.0\.1/, 15_000);
-    assert.equal(readyMasters(minion).at(-1), a.viaProxy);
+    // "Failing back" is logged before the new session is ready: wait for its ready line
+    assert.equal(await waitForReady(minion, 1, 15_000), a.viaProxy);
     await a.waitForStatus('fb', (r) => r.state === 'connected', 5000, 'connected on the first master');
     const left = await b.waitForStatus('fb', (r) => r.state === 'disconnected', 5000, 'gone from the second master');
     assert.equal(left.lastDisconnectReason, 'failback');
