@@ -73,12 +73,12 @@ export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, o
 
   if (opts.webhookUrl) {
     const prefix = opts.webhookUrl;
-    app.post(`${prefix}/*`, (req, reply) => {
+    app.post(`${prefix}/*`, async (req, reply) => {
       const who = principalOf(req);
       const path = (req.params as Record<string, string>)['*'] ?? '';
       if (!/^[A-Za-z0-9_\-/.]{0,256}$/.test(path) || path.split('/').includes('..'))
         throw new BrineError('API_BAD_REQUEST', `hook path '${path.slice(0, 64)}' may hold only letters, digits, _ - . and /`);
-      backend.emit({ kind: 'api_hook', path: path.replace(/^\/+|\/+$/g, ''), user: who.user, body: req.body ?? null, at: backend.clock.now() });
+      await backend.emitHook(path.replace(/^\/+|\/+$/g, ''), who.user, req.body ?? null);
       return respond(req, reply, { return: [{ success: true }], success: true });
     });
   }
