@@ -5,7 +5,20 @@
 
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { CONTROL_REQUESTS, type ControlReply, type ControlRequest, type EventsRequest, type KeysChangedRequest, type PublishRequest, type SessionsRequest } from '../protocol/index.js';
+import {
+  CONTROL_REQUESTS,
+  type ActiveJidsRequest,
+  type ControlReply,
+  type ControlRequest,
+  type EmitHookRequest,
+  type EventsRequest,
+  type KeysChangedRequest,
+  type MatchRequest,
+  type MetricsRequest,
+  type PublishRequest,
+  type SessionsRequest,
+} from '../protocol/index.js';
+import { checkedHookPath } from '../api/index.js';
 import { listenUnix, type FramedSocket, type UnixListener, type UnixPeer } from '../transport/index.js';
 import type { LocalAccount } from '../util/local-account.js';
 import { printable } from '../util/printable.js';
@@ -30,6 +43,11 @@ export interface ControlDeps {
   /** Closes sessions whose key is no longer accepted; returns their IDs. */
   reconcileKeys(): string[];
   access: ControlAccess;
+  /** The accepted minions a target matches (TARGET_INVALID for a malformed one); for `brine api`. */
+  match(tgt: string | string[], tgtType: string, delimiter?: string): { matched: string[]; missing: string[] };
+  /** The Prometheus text and its content type; for `brine api`. */
+  metrics(): Promise<{ text: string; contentType: string }>;
+  clock: { now(): number };
 }
 
 export interface ControlAccess {
@@ -77,6 +95,37 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
   on<KeysChangedRequest>('keys_changed', (_req, channel) => {
     channel.send({ t: 'keys_reconciled', closed: deps.reconcileKeys() });
     channel.close('shutdown');
+  });
+
+  on<MatchRequest>('match', (req, channel) => {
+    const { matched, missing } = deps.match(req.tgt, req.tgtType, req.delimiter);
+    channel.send({ t: 'matched', matched, missing });
+    channel.close('shutdown');
+  });
+
+  on<ActiveJidsRequest>('active_jids', (_req, channel) => {
+    channel.send({ t: 'active_jids', jids: deps.jobs.activeJids() });
+    channel.close('shutdown');
+  });
+
+  on<EmitHookRequest>('emit_hook', (req, channel) => {
+    deps.events.emit({ kind: 'api_hook', path: checkedHookPath(req.path), user: req.user, body: req.body, at: deps.clock.now() });
+    channel.send({ t: 'hook_emitted' });
+    channel.close('shutdown');
+  });
+
+  on<MetricsRequest>('metrics', (_req, channel) => {
+    deps.metrics().then(
+      (m) => {
+        channel.send({ t: 'metrics', ...m });
+        channel.close('shutdown');
+      },
+      (err) => {
+        deps.logger.error({ err }, 'rendering the metrics for the control socket failed');
+        channel.send({ t: 'error', code: 'INTERNAL', message: 'the master could not render its metrics; see its log' });
+        channel.close('shutdown');
+      },
+    );
   });
 
   on<EventsRequest>('events', (req, channel) => {

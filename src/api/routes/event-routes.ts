@@ -9,6 +9,7 @@ import type { ApiOptions } from '../api-options.js';
 import { principalOf } from '../auth-hook.js';
 import type { ApiBackend } from '../backend.js';
 import { respond } from '../media.js';
+import { checkedHookPath } from '../hook-path.js';
 
 /** Bytes an SSE client may leave unread before it is disconnected. */
 const MAX_UNREAD = 4 * 1024 * 1024;
@@ -76,9 +77,7 @@ export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, o
     app.post(`${prefix}/*`, async (req, reply) => {
       const who = principalOf(req);
       const path = (req.params as Record<string, string>)['*'] ?? '';
-      if (!/^[A-Za-z0-9_\-/.]{0,256}$/.test(path) || path.split('/').includes('..'))
-        throw new BrineError('API_BAD_REQUEST', `hook path '${path.slice(0, 64)}' may hold only letters, digits, _ - . and /`);
-      await backend.emitHook(path.replace(/^\/+|\/+$/g, ''), who.user, req.body ?? null);
+      await backend.emitHook(checkedHookPath(path), who.user, req.body ?? null);
       return respond(req, reply, { return: [{ success: true }], success: true });
     });
   }
