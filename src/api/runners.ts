@@ -103,11 +103,7 @@ export const RUNNERS = new Map<string, Runner>([
       if (!(typeof tgt === 'string' || (Array.isArray(tgt) && tgt.every((t) => typeof t === 'string')))) throw new BrineError('BAD_ARGUMENTS', 'manage.match: tgt must be a target expression');
       if (typeof tgtType !== 'string') throw new BrineError('BAD_ARGUMENTS', 'manage.match: tgt_type must be a string');
       const { matched, missing } = await b.matchTarget(tgt as string | string[], tgtType);
-      const connected = new Set(
-        (await b.presence())
-          .filter((s) => s.state === 'connected')
-          .map((s) => s.id),
-      );
+      const connected = new Set((await b.presence()).filter((s) => s.state === 'connected').map((s) => s.id));
       return { minions: matched, not_connected: matched.filter((m) => !connected.has(m)), missing };
     },
   ],

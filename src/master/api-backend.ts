@@ -37,13 +37,7 @@ export interface ApiBackendDeps {
 }
 
 /** The accepted minions a target matches, TARGET_INVALID for an unknown target type (the API and the control socket's `match`). */
-export function matchAccepted(
-  accepted: string[],
-  tgt: string | string[],
-  tgtType: string,
-  targeting: ApiBackendDeps['targeting'],
-  delimiter?: string,
-): { matched: string[]; missing: string[] } {
+export function matchAccepted(accepted: string[], tgt: string | string[], tgtType: string, targeting: ApiBackendDeps['targeting'], delimiter?: string): { matched: string[]; missing: string[] } {
   if (!(TARGET_TYPES as readonly string[]).includes(tgtType)) throw new BrineError('TARGET_INVALID', `unknown target type '${tgtType.slice(0, 32)}'; use one of ${TARGET_TYPES.join(', ')}`);
   return matchTarget(tgt, tgtType as TargetType, accepted, { ...targeting, ...(delimiter ? { delimiter } : {}) });
 }

@@ -1,9 +1,7 @@
 // The master daemon's composition root: wires the identity, key store, job cache, session
 // table, TLS listener and control socket together, and owns their shutdown.
 
-import { createPublicKey } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
