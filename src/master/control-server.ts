@@ -73,6 +73,8 @@ type Handler<R> = (req: R, channel: ControlChannel, peer: ControlPeer) => void;
 export async function startControlServer(socketPath: string, deps: ControlDeps): Promise<UnixListener> {
   const handlers = new Map<string, Handler<never>>();
   const on = <R extends ControlRequest>(name: R['t'], fn: Handler<R>) => handlers.set(name, fn as Handler<never>);
+  const { access } = deps;
+  const isPrivileged = (peer: ControlPeer): boolean => peer.account.uid === 0 || peer.account.uid === access.masterUid();
 
   on<PublishRequest>('publish', (req, channel, peer) => {
     const sink: JobSink = {
@@ -82,9 +84,14 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
         channel.close('shutdown');
       },
     };
+    const { apiUser, ...job } = req;
+    if (apiUser !== undefined && !isPrivileged(peer)) {
+      throw new BrineError('CONTROL_DENIED', `only root and the master's user may publish for an API user (apiUser); user ${peer.account.name} may publish only as itself`);
+    }
     channel.onClose(() => deps.jobs.unsubscribe(sink));
     // the job is recorded under the peer's real name: a `user` the client sent is never used
-    channel.send(deps.jobs.publish({ ...req, user: peer.account.name }, sink));
+    // (`brine api`, running as root or the master user, names the API user it publishes for)
+    channel.send(deps.jobs.publish({ ...job, user: apiUser ?? peer.account.name }, sink));
   });
 
   on<SessionsRequest>('sessions', (_req, channel) => {
@@ -135,7 +142,6 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     channel.onClose(() => sub.dispose());
   });
 
-  const { access } = deps;
   /** Throws the coded refusal (after logging it) unless the peer may make this request. */
   const authorize = (req: ControlRequest, peer: ControlPeer): void => {
     const minionsOf = (tgt: string | string[], tgtType: string) => access.minionsOf(tgt, tgtType, req.t === 'publish' ? req.delimiter : undefined);
@@ -151,7 +157,6 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     throw new BrineError(decision.code, `${decision.reason}; ${decision.fix}`, { details: { user: account.name, fun, ...(target === undefined ? {} : { tgt: target }) } });
   };
 
-  const isPrivileged = (peer: ControlPeer): boolean => peer.account.uid === 0 || peer.account.uid === access.masterUid();
   /** Open connections of each unprivileged uid. */
   const openByUid = new Map<number, number>();
 

@@ -23,6 +23,11 @@ export const publishRequestSchema = s.object({
   timeout: s.optional(s.number({ min: 0 })),
   /** Ignored from a client: the master records the user the socket's peer credentials name. */
   user: s.optional(s.string({ max: 256 })),
+  /**
+   * `brine api`: the API user the job is published for, recorded as the job's user. Taken only
+   * from root and the master user (who may run anything anyway); refused from anyone else.
+   */
+  apiUser: s.optional(s.string({ min: 1, max: 256 })),
 });
 
 export const sessionsRequestSchema = s.object({ t: s.literal('sessions') });

@@ -115,7 +115,8 @@ export function createRemoteBackend(d: RemoteBackendDeps): RemoteBackend {
           sink.onDone({ t: 'done', jid, noResponse: [] });
         }
       });
-      conn.send(req);
+      // the job is recorded under the API user, not this process's account
+      conn.send({ ...req, ...(req.user ? { apiUser: req.user } : {}) });
     });
   };
 
