@@ -19,11 +19,13 @@ export interface ApiOptions {
   webhookUrl?: string;
   /** Origins (scheme://host:port) allowed for cookie-authenticated changes, besides the API's own. */
   corsOrigins: string[];
+  /** Served by `brine api` (its own process, over the control socket), not by the master. */
+  standalone: boolean;
   /** Which section it came from, for messages. */
   section: 'api' | 'rest_cherrypy';
 }
 
-const KEYS = new Set(['port', 'host', 'ssl_crt', 'ssl_key', 'disable_ssl', 'max_body', 'header_timeout', 'body_timeout', 'webhook_url', 'cors_origins']);
+const KEYS = new Set(['port', 'host', 'ssl_crt', 'ssl_key', 'disable_ssl', 'max_body', 'header_timeout', 'body_timeout', 'webhook_url', 'cors_origins', 'standalone']);
 // rest_cherrypy keys brine accepts and ignores, so a Salt config loads unchanged
 const SALT_IGNORED = new Set([
   'debug',
@@ -72,6 +74,8 @@ export function apiOptionsFrom(opts: { api?: Record<string, unknown> | undefined
   }
   const disable = raw.disable_ssl ?? false;
   if (typeof disable !== 'boolean') throw bad(section, 'disable_ssl must be true or false');
+  const standalone = raw.standalone ?? false;
+  if (typeof standalone !== 'boolean') throw bad(section, 'standalone must be true (`brine api` serves the API) or false (the master does)');
   const sslCrt = str(section, raw, 'ssl_crt');
   const sslKey = str(section, raw, 'ssl_key');
   if ((sslCrt === undefined) !== (sslKey === undefined)) throw bad(section, 'set both ssl_crt and ssl_key, or neither (then pki_dir/api.crt, made at first start, is used)');
@@ -94,6 +98,7 @@ export function apiOptionsFrom(opts: { api?: Record<string, unknown> | undefined
     bodyTimeoutS: int(section, raw, 'body_timeout', 30, 1, 3600),
     ...(webhookUrl ? { webhookUrl } : {}),
     corsOrigins: origins as string[],
+    standalone,
     section,
   };
 }

@@ -22,26 +22,31 @@ export interface ApiBackend {
   keys: KeyStore;
   /** The master's own key fingerprint (wheel key.finger lists it under `local`). */
   masterFingerprint: string;
-  /** Publishes through the JobTracker, exactly as the control socket does. */
-  publish(req: PublishRequest, sink: ApiJobSink): Published;
+  /**
+   * Publishes through the JobTracker, exactly as the control socket does. Every method that needs
+   * the master answers with a promise: in the master it is resolved at once, in `brine api` it
+   * waits on the control socket (and rejects with MASTER_UNREACHABLE while the master is down).
+   */
+  publish(req: PublishRequest, sink: ApiJobSink): Promise<Published>;
   unsubscribe(sink: ApiJobSink): void;
   /** Jobs whose returns are still awaited. */
-  activeJids(): string[];
+  activeJids(): Promise<string[]>;
   jobs: {
     getJob(jid: string): JobRecord | undefined;
     getReturns(jid: string): ReturnRecord[];
     listJobs(query?: { limit?: number; since?: number }): JobRecord[];
   };
-  presence(): SessionInfo[];
+  presence(): Promise<SessionInfo[]>;
   /** Cached grains of an accepted minion. */
   grainsOf(id: string): Record<string, unknown> | undefined;
   /** Accepted minions a target matches (TARGET_INVALID for a malformed one). */
-  matchTarget(tgt: string | string[], tgtType: string): { matched: string[]; missing: string[] };
+  matchTarget(tgt: string | string[], tgtType: string): Promise<{ matched: string[]; missing: string[] }>;
   subscribe(fn: (tag: string, event: BrineEvent) => void): Disposable;
-  emit(event: BrineEvent): void;
+  /** Emits the api_hook event for POST /hook/<path> (the path already checked). */
+  emitHook(path: string, user: string, body: unknown): Promise<void>;
   /** Closes sessions whose key is no longer accepted (after a key change). */
-  reconcileKeys(): string[];
-  metrics: { render(): Promise<string>; contentType: string; countRequest(status: number): void };
+  reconcileKeys(): Promise<string[]>;
+  metrics: { render(): Promise<{ text: string; contentType: string }>; countRequest(status: number): void };
   /** For GET /stats. */
-  stats(): Record<string, unknown>;
+  stats(): Promise<Record<string, unknown>>;
 }

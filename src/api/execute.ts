@@ -3,7 +3,7 @@
 // returns), local_async (the jid), local_batch, runner, wheel. Jobs go through the JobTracker's
 // publish path with the API user recorded as the job's user.
 
-import type { Principal } from '../auth/index.js';
+import { checkAcl, type AclRequest, type MinionsOf, type Principal } from '../auth/index.js';
 import { formatJid } from '../jobs/index.js';
 import type { JobReturn, PublishRequest } from '../protocol/index.js';
 import { BrineError, isBrineError } from '../util/errors.js';
@@ -21,25 +21,48 @@ export interface CallContext {
   onGone: (fn: () => void) => void;
 }
 
-function minionsOf(b: ApiBackend) {
-  return (tgt: string | string[], tgtType: string): string[] => {
-    try {
-      return b.matchTarget(tgt, tgtType).matched;
-    } catch {
-      return [];
+/**
+ * The ACL check needs the minions of targets (the chunk's, and those of target-restricted ACL
+ * entries) synchronously, but the backend matches asynchronously: the check is dry-run with the
+ * matches known so far until it asks for no new target, then the real (logged) check runs.
+ */
+async function minionsOf(b: ApiBackend, who: Principal, req: AclRequest): Promise<MinionsOf> {
+  const known = new Map<string, string[]>();
+  const keyOf = (tgt: string | string[], tgtType: string) => JSON.stringify([tgt, tgtType]);
+  const lookup: MinionsOf = (tgt, tgtType) => known.get(keyOf(tgt, tgtType)) ?? [];
+  const entries = b.auth.permsOf(who);
+  for (let round = 0; round < 32; round++) {
+    const wanted: Array<[string | string[], string]> = [];
+    checkAcl(entries, req, (tgt, tgtType) => {
+      if (!known.has(keyOf(tgt, tgtType))) wanted.push([tgt, tgtType]);
+      return lookup(tgt, tgtType);
+    });
+    if (wanted.length === 0) break;
+    for (const [tgt, tgtType] of wanted) {
+      let matched: string[] = [];
+      try {
+        matched = (await b.matchTarget(tgt, tgtType)).matched;
+      } catch (err) {
+        // the master being down is not "matches nothing"
+        if (isBrineError(err, 'MASTER_UNREACHABLE')) throw err;
+      }
+      known.set(keyOf(tgt, tgtType), matched);
     }
-  };
+  }
+  return lookup;
 }
 
 /** The ACL check for a chunk; ACL_DENIED is logged by the Authenticator. */
-export function authorizeChunk(ctx: CallContext, chunk: Chunk): void {
+export async function authorizeChunk(ctx: CallContext, chunk: Chunk): Promise<void> {
   const b = ctx.backend;
   if (chunk.client.startsWith('local')) {
     // a malformed target is a bad request (400), not "matches nothing" (403)
-    b.matchTarget(chunk.tgt, chunk.tgtType);
-    b.auth.authorize(ctx.who, { client: 'local', fun: chunk.fun, tgt: chunk.tgt, tgtType: chunk.tgtType, arg: chunk.arg, kwarg: chunk.kwarg }, minionsOf(b), ctx.source);
+    await b.matchTarget(chunk.tgt, chunk.tgtType);
+    const req: AclRequest = { client: 'local', fun: chunk.fun, tgt: chunk.tgt, tgtType: chunk.tgtType, arg: chunk.arg, kwarg: chunk.kwarg };
+    b.auth.authorize(ctx.who, req, await minionsOf(b, ctx.who, req), ctx.source);
   } else {
-    b.auth.authorize(ctx.who, { client: chunk.client as 'runner' | 'wheel', fun: chunk.fun, arg: chunk.arg, kwarg: chunk.kwarg }, minionsOf(b), ctx.source);
+    const req: AclRequest = { client: chunk.client as 'runner' | 'wheel', fun: chunk.fun, arg: chunk.arg, kwarg: chunk.kwarg };
+    b.auth.authorize(ctx.who, req, await minionsOf(b, ctx.who, req), ctx.source);
   }
 }
 
@@ -69,24 +92,24 @@ function runAndWait(ctx: CallContext, req: PublishRequest): Promise<Record<strin
       },
       onDone: () => resolve(out),
     };
-    try {
-      b.publish(req, sink);
-    } catch (err) {
-      if (isBrineError(err, 'NO_MINIONS_MATCHED')) resolve({});
-      else reject(err);
-      return;
-    }
-    ctx.onGone(() => {
-      b.unsubscribe(sink);
-      resolve(out);
-    });
+    b.publish(req, sink).then(
+      () =>
+        ctx.onGone(() => {
+          b.unsubscribe(sink);
+          resolve(out);
+        }),
+      (err) => {
+        if (isBrineError(err, 'NO_MINIONS_MATCHED')) resolve({});
+        else reject(err);
+      },
+    );
   });
 }
 
 const NOOP_SINK: ApiJobSink = { onReturn: () => {}, onDone: () => {} };
 
 async function runBatch(ctx: CallContext, chunk: Chunk): Promise<Array<Record<string, unknown>>> {
-  const { matched } = ctx.backend.matchTarget(chunk.tgt, chunk.tgtType);
+  const { matched } = await ctx.backend.matchTarget(chunk.tgt, chunk.tgtType);
   const size = batchSize(chunk.batch ?? '1', matched.length);
   const results: Array<Record<string, unknown>> = [];
   for (let i = 0; i < matched.length && !ctx.gone(); i += size) {
@@ -106,14 +129,14 @@ function wheelReply(ctx: CallContext, fun: string, ret: unknown, success: boolea
 }
 
 export async function runChunk(ctx: CallContext, chunk: Chunk): Promise<unknown> {
-  authorizeChunk(ctx, chunk);
+  await authorizeChunk(ctx, chunk);
   const b = ctx.backend;
   switch (chunk.client) {
     case 'local':
       return runAndWait(ctx, publishRequest(ctx, chunk));
     case 'local_async':
       try {
-        const pub = b.publish(publishRequest(ctx, chunk), NOOP_SINK);
+        const pub = await b.publish(publishRequest(ctx, chunk), NOOP_SINK);
         b.unsubscribe(NOOP_SINK);
         return { jid: pub.jid, minions: pub.minions };
       } catch (err) {
@@ -125,12 +148,12 @@ export async function runChunk(ctx: CallContext, chunk: Chunk): Promise<unknown>
     case 'runner': {
       const fn = RUNNERS.get(chunk.fun);
       if (!fn) throw new BrineError('API_BAD_REQUEST', `runner function '${chunk.fun}' is not one brine's API has; use ${[...RUNNERS.keys()].join(', ')}`);
-      return fn(b, { arg: chunk.arg, kwarg: chunk.kwarg });
+      return await fn(b, { arg: chunk.arg, kwarg: chunk.kwarg });
     }
     case 'wheel': {
       const fn = WHEELS.get(chunk.fun);
       if (!fn) throw new BrineError('API_BAD_REQUEST', `wheel function '${chunk.fun}' is not one brine's API has; use ${[...WHEELS.keys()].join(', ')}`);
-      return wheelReply(ctx, chunk.fun, fn(b, { arg: chunk.arg, kwarg: chunk.kwarg }), true);
+      return wheelReply(ctx, chunk.fun, await fn(b, { arg: chunk.arg, kwarg: chunk.kwarg }), true);
     }
   }
 }

@@ -30,6 +30,8 @@ const STATUS = new Map<ErrorCode, number>([
   ['API_BODY_TOO_LARGE', 413],
   ['LOGIN_THROTTLED', 429],
   ['API_STREAMS_LIMIT', 429],
+  // `brine api` (its own process) while the master is down
+  ['MASTER_UNREACHABLE', 503],
 ]);
 
 /** salt-api's `return` text for its statuses. */
@@ -43,6 +45,7 @@ const SALT_TEXT = new Map<number, string>([
   [413, 'Request Entity Too Large'],
   [429, 'Too Many Requests'],
   [500, 'An unexpected error occurred'],
+  [503, 'Service Unavailable'],
 ]);
 
 export function statusOf(err: BrineError): number {

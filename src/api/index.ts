@@ -6,3 +6,5 @@ export type { ApiBackend, ApiJobSink } from './backend.js';
 export { parseLowstate, CLIENTS, type Chunk } from './lowstate.js';
 export { RUNNERS } from './runners.js';
 export { WHEELS } from './wheel.js';
+export { apiTlsMaterial, type ApiTlsSource } from './api-tls.js';
+export { checkedHookPath } from './hook-path.js';

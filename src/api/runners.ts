@@ -23,12 +23,12 @@ function jidParam(c: RunnerCall): string {
   return jid;
 }
 
-function upDown(b: ApiBackend): { up: string[]; down: string[] } {
+async function upDown(b: ApiBackend): Promise<{ up: string[]; down: string[] }> {
   const accepted = new Set(b.keys.list('accepted'));
   const up: string[] = [];
   const down: string[] = [];
   const seen = new Set<string>();
-  for (const s of b.presence()) {
+  for (const s of await b.presence()) {
     if (!accepted.has(s.id)) continue;
     seen.add(s.id);
     (s.state === 'connected' ? up : down).push(s.id);
@@ -72,9 +72,9 @@ export const RUNNERS = new Map<string, Runner>([
   ],
   [
     'jobs.active',
-    (b) => {
+    async (b) => {
       const out: Record<string, unknown> = {};
-      for (const jid of b.activeJids()) {
+      for (const jid of await b.activeJids()) {
         const job = b.jobs.getJob(jid);
         if (!job) continue;
         const returned = new Set(b.jobs.getReturns(jid).map((r) => r.minion));
@@ -84,12 +84,12 @@ export const RUNNERS = new Map<string, Runner>([
     },
   ],
   ['manage.status', (b) => upDown(b)],
-  ['manage.up', (b) => upDown(b).up],
-  ['manage.down', (b) => upDown(b).down],
+  ['manage.up', async (b) => (await upDown(b)).up],
+  ['manage.down', async (b) => (await upDown(b)).down],
   [
     'manage.presence',
-    (b) => {
-      const list = b.presence();
+    async (b) => {
+      const list = await b.presence();
       const listed = new Set(list.map((s) => s.id));
       for (const id of b.keys.list('pending')) if (!listed.has(id)) list.push({ id, state: 'pending', reconnects: 0 });
       return list.sort((x, y) => x.id.localeCompare(y.id));
@@ -97,18 +97,13 @@ export const RUNNERS = new Map<string, Runner>([
   ],
   [
     'manage.match',
-    (b, c) => {
+    async (b, c) => {
       const tgt = param(c, 'tgt', 0);
       const tgtType = param(c, 'tgt_type', 1) ?? 'glob';
       if (!(typeof tgt === 'string' || (Array.isArray(tgt) && tgt.every((t) => typeof t === 'string')))) throw new BrineError('BAD_ARGUMENTS', 'manage.match: tgt must be a target expression');
       if (typeof tgtType !== 'string') throw new BrineError('BAD_ARGUMENTS', 'manage.match: tgt_type must be a string');
-      const { matched, missing } = b.matchTarget(tgt as string | string[], tgtType);
-      const connected = new Set(
-        b
-          .presence()
-          .filter((s) => s.state === 'connected')
-          .map((s) => s.id),
-      );
+      const { matched, missing } = await b.matchTarget(tgt as string | string[], tgtType);
+      const connected = new Set((await b.presence()).filter((s) => s.state === 'connected').map((s) => s.id));
       return { minions: matched, not_connected: matched.filter((m) => !connected.has(m)), missing };
     },
   ],

@@ -3,7 +3,7 @@
 // sessions whose key is no longer accepted. Dispatch is through this Map only.
 
 import { captureKey, type ChosenKey, type KeyState, KEY_STATES, normalizeFingerprint, selectKeys, settleKey } from '../pki/index.js';
-import { BrineError } from '../util/errors.js';
+import { BrineError, isBrineError } from '../util/errors.js';
 import type { ApiBackend } from './backend.js';
 
 export interface WheelCall {
@@ -68,7 +68,7 @@ export function fingers(b: ApiBackend, globs: string): Record<string, Record<str
 }
 
 /** Moves the keys `globs` selects in `from` to `to`, as `brine key -a/-r -y` does. */
-function move(b: ApiBackend, c: WheelCall, fun: string, from: KeyState[], to: 'accepted' | 'rejected'): Record<string, string[]> {
+async function move(b: ApiBackend, c: WheelCall, fun: string, from: KeyState[], to: 'accepted' | 'rejected'): Promise<Record<string, string[]>> {
   const globs = matchParam(c, fun);
   const finger = fingerParam(c, fun);
   const chosen: ChosenKey[] = [];
@@ -85,9 +85,19 @@ function move(b: ApiBackend, c: WheelCall, fun: string, from: KeyState[], to: 'a
     settleKey(b.keys, k, to);
     moved.push(k.id);
   }
-  if (moved.length > 0) b.reconcileKeys();
+  if (moved.length > 0) await reconcile(b);
   b.logger.info({ fun, match: globs, moved }, `API ${fun}: ${moved.length} key(s) ${to}`);
   return { [SALT_KEY_NAMES[to]]: moved };
+}
+
+/** Tells the master the keys changed; while it is down the change stands (it re-reads keys when it starts). */
+async function reconcile(b: ApiBackend): Promise<void> {
+  try {
+    await b.reconcileKeys();
+  } catch (err) {
+    if (!isBrineError(err, 'MASTER_UNREACHABLE')) throw err;
+    b.logger.warn({ err: err.message }, 'the key change is saved, but the master could not be told at once (it is not reachable); it applies the change when it checks keys or starts');
+  }
 }
 
 export const WHEELS = new Map<string, Wheel>([
@@ -102,7 +112,7 @@ export const WHEELS = new Map<string, Wheel>([
   ],
   [
     'key.delete',
-    (b, c) => {
+    async (b, c) => {
       const globs = matchParam(c, 'key.delete');
       const finger = fingerParam(c, 'key.delete');
       const out: Record<string, string[]> = {};
@@ -118,7 +128,7 @@ export const WHEELS = new Map<string, Wheel>([
           out[name] = [...(out[name] ?? []), id];
         }
       }
-      if (Object.keys(out).length > 0) b.reconcileKeys();
+      if (Object.keys(out).length > 0) await reconcile(b);
       b.logger.info({ match: globs, deleted: out }, 'API key.delete');
       return out;
     },

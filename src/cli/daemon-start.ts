@@ -97,7 +97,7 @@ function groupOwned(shared: SharedDir): string[] {
  * `shared`: the directories brine creates above it become 0750 of its group (members must reach
  * the socket), and the switch to `user:` leaves that group alone.
  */
-export function prepareDaemon(name: 'master' | 'minion', opts: CommonOptions, shared?: SharedDir): DaemonStart {
+export function prepareDaemon(name: 'master' | 'minion' | 'api', opts: CommonOptions, shared?: SharedDir): DaemonStart {
   const runAs = resolveRunAs(opts.user);
   checkDaemonDirs(opts, runAs?.uid);
   // made now, so that the directories brine creates above them are known and handed over too

@@ -17,6 +17,7 @@ const COMMANDS: ReadonlyArray<readonly [readonly string[], () => Promise<Registe
   [['jobs'], async () => (await import('./commands/jobs.js')).registerJobs],
   [['emulate'], async () => (await import('./commands/emulate.js')).registerEmulate],
   [['doctor'], async () => (await import('./commands/doctor.js')).registerDoctor],
+  [['api'], async () => (await import('./commands/api.js')).registerApi],
 ];
 
 /** The program with every subcommand, or only `only` when it names one (faster start). */
@@ -35,7 +36,7 @@ export async function buildProgram(only?: string): Promise<Command> {
  * which would print a stack trace). The daemons keep running: their output is logs.
  */
 function exitWhenStdoutCloses(command: string | undefined): void {
-  if (command === 'master' || command === 'minion') return;
+  if (command === 'master' || command === 'minion' || command === 'api') return;
   process.stdout.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code !== 'EPIPE') throw err;
     // 128 + SIGPIPE, what a shell reports for a filter that stopped this way

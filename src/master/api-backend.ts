@@ -36,6 +36,12 @@ export interface ApiBackendDeps {
   clock: Clock;
 }
 
+/** The accepted minions a target matches, TARGET_INVALID for an unknown target type (the API and the control socket's `match`). */
+export function matchAccepted(accepted: string[], tgt: string | string[], tgtType: string, targeting: ApiBackendDeps['targeting'], delimiter?: string): { matched: string[]; missing: string[] } {
+  if (!(TARGET_TYPES as readonly string[]).includes(tgtType)) throw new BrineError('TARGET_INVALID', `unknown target type '${tgtType.slice(0, 32)}'; use one of ${TARGET_TYPES.join(', ')}`);
+  return matchTarget(tgt, tgtType as TargetType, accepted, { ...targeting, ...(delimiter ? { delimiter } : {}) });
+}
+
 export function createApiBackend(d: ApiBackendDeps): ApiBackend {
   const { master } = d;
   const startedAt = d.clock.now();
@@ -45,25 +51,21 @@ export function createApiBackend(d: ApiBackendDeps): ApiBackend {
     auth: d.auth,
     keys: master.keys,
     masterFingerprint: master.identity.fingerprint,
-    publish: (req, sink) => d.jobs.publish(req, sink),
+    publish: async (req, sink) => d.jobs.publish(req, sink),
     unsubscribe: (sink) => d.jobs.unsubscribe(sink),
-    activeJids: () => d.jobs.activeJids(),
+    activeJids: async () => d.jobs.activeJids(),
     jobs: d.cache,
-    presence: () => master.presence(),
+    presence: async () => master.presence(),
     grainsOf: d.grainsOf,
-    matchTarget: (tgt, tgtType) => {
-      if (!(TARGET_TYPES as readonly string[]).includes(tgtType)) throw new BrineError('TARGET_INVALID', `unknown target type '${tgtType.slice(0, 32)}'; use one of ${TARGET_TYPES.join(', ')}`);
-      return matchTarget(tgt, tgtType as TargetType, master.keys.list('accepted'), d.targeting);
-    },
+    matchTarget: async (tgt, tgtType) => matchAccepted(master.keys.list('accepted'), tgt, tgtType, d.targeting),
     subscribe: (fn) => master.events.subscribe(fn),
-    emit: (e) => master.events.emit(e),
-    reconcileKeys: () => master.reconcileKeys(),
+    emitHook: async (path, user, body) => master.events.emit({ kind: 'api_hook', path, user, body, at: d.clock.now() }),
+    reconcileKeys: async () => master.reconcileKeys(),
     metrics: {
-      render: () => master.metrics.renderMetrics(),
-      contentType: master.metrics.contentType,
+      render: async () => ({ text: await master.metrics.renderMetrics(), contentType: master.metrics.contentType }),
       countRequest: (status) => master.metrics.apiRequests.inc({ status: String(status) }),
     },
-    stats: () => {
+    stats: async () => {
       const presence = master.presence();
       return {
         uptime_s: Math.round((d.clock.now() - startedAt) / 1000),

@@ -5,7 +5,20 @@
 
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { CONTROL_REQUESTS, type ControlReply, type ControlRequest, type EventsRequest, type KeysChangedRequest, type PublishRequest, type SessionsRequest } from '../protocol/index.js';
+import {
+  CONTROL_REQUESTS,
+  type ActiveJidsRequest,
+  type ControlReply,
+  type ControlRequest,
+  type EmitHookRequest,
+  type EventsRequest,
+  type KeysChangedRequest,
+  type MatchRequest,
+  type MetricsRequest,
+  type PublishRequest,
+  type SessionsRequest,
+} from '../protocol/index.js';
+import { checkedHookPath } from '../api/index.js';
 import { listenUnix, type FramedSocket, type UnixListener, type UnixPeer } from '../transport/index.js';
 import type { LocalAccount } from '../util/local-account.js';
 import { printable } from '../util/printable.js';
@@ -30,6 +43,11 @@ export interface ControlDeps {
   /** Closes sessions whose key is no longer accepted; returns their IDs. */
   reconcileKeys(): string[];
   access: ControlAccess;
+  /** The accepted minions a target matches (TARGET_INVALID for a malformed one); for `brine api`. */
+  match(tgt: string | string[], tgtType: string, delimiter?: string): { matched: string[]; missing: string[] };
+  /** The Prometheus text and its content type; for `brine api`. */
+  metrics(): Promise<{ text: string; contentType: string }>;
+  clock: { now(): number };
 }
 
 export interface ControlAccess {
@@ -55,6 +73,8 @@ type Handler<R> = (req: R, channel: ControlChannel, peer: ControlPeer) => void;
 export async function startControlServer(socketPath: string, deps: ControlDeps): Promise<UnixListener> {
   const handlers = new Map<string, Handler<never>>();
   const on = <R extends ControlRequest>(name: R['t'], fn: Handler<R>) => handlers.set(name, fn as Handler<never>);
+  const { access } = deps;
+  const isPrivileged = (peer: ControlPeer): boolean => peer.account.uid === 0 || peer.account.uid === access.masterUid();
 
   on<PublishRequest>('publish', (req, channel, peer) => {
     const sink: JobSink = {
@@ -64,9 +84,14 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
         channel.close('shutdown');
       },
     };
+    const { apiUser, ...job } = req;
+    if (apiUser !== undefined && !isPrivileged(peer)) {
+      throw new BrineError('CONTROL_DENIED', `only root and the master's user may publish for an API user (apiUser); user ${peer.account.name} may publish only as itself`);
+    }
     channel.onClose(() => deps.jobs.unsubscribe(sink));
     // the job is recorded under the peer's real name: a `user` the client sent is never used
-    channel.send(deps.jobs.publish({ ...req, user: peer.account.name }, sink));
+    // (`brine api`, running as root or the master user, names the API user it publishes for)
+    channel.send(deps.jobs.publish({ ...job, user: apiUser ?? peer.account.name }, sink));
   });
 
   on<SessionsRequest>('sessions', (_req, channel) => {
@@ -79,6 +104,37 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     channel.close('shutdown');
   });
 
+  on<MatchRequest>('match', (req, channel) => {
+    const { matched, missing } = deps.match(req.tgt, req.tgtType, req.delimiter);
+    channel.send({ t: 'matched', matched, missing });
+    channel.close('shutdown');
+  });
+
+  on<ActiveJidsRequest>('active_jids', (_req, channel) => {
+    channel.send({ t: 'active_jids', jids: deps.jobs.activeJids() });
+    channel.close('shutdown');
+  });
+
+  on<EmitHookRequest>('emit_hook', (req, channel) => {
+    deps.events.emit({ kind: 'api_hook', path: checkedHookPath(req.path), user: req.user, body: req.body, at: deps.clock.now() });
+    channel.send({ t: 'hook_emitted' });
+    channel.close('shutdown');
+  });
+
+  on<MetricsRequest>('metrics', (_req, channel) => {
+    deps.metrics().then(
+      (m) => {
+        channel.send({ t: 'metrics', ...m });
+        channel.close('shutdown');
+      },
+      (err) => {
+        deps.logger.error({ err }, 'rendering the metrics for the control socket failed');
+        channel.send({ t: 'error', code: 'INTERNAL', message: 'the master could not render its metrics; see its log' });
+        channel.close('shutdown');
+      },
+    );
+  });
+
   on<EventsRequest>('events', (req, channel) => {
     const sub = deps.events.subscribe((tag, event) => {
       if (!channel.send({ t: 'event', tag, event })) sub.dispose();
@@ -86,7 +142,6 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     channel.onClose(() => sub.dispose());
   });
 
-  const { access } = deps;
   /** Throws the coded refusal (after logging it) unless the peer may make this request. */
   const authorize = (req: ControlRequest, peer: ControlPeer): void => {
     const minionsOf = (tgt: string | string[], tgtType: string) => access.minionsOf(tgt, tgtType, req.t === 'publish' ? req.delimiter : undefined);
@@ -102,7 +157,6 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     throw new BrineError(decision.code, `${decision.reason}; ${decision.fix}`, { details: { user: account.name, fun, ...(target === undefined ? {} : { tgt: target }) } });
   };
 
-  const isPrivileged = (peer: ControlPeer): boolean => peer.account.uid === 0 || peer.account.uid === access.masterUid();
   /** Open connections of each unprivileged uid. */
   const openByUid = new Map<number, number>();
 

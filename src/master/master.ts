@@ -1,9 +1,7 @@
 // The master daemon's composition root: wires the identity, key store, job cache, session
 // table, TLS listener and control socket together, and owns their shutdown.
 
-import { createPublicKey } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
@@ -31,8 +29,8 @@ import { answerMineRequest } from './mine-service.js';
 import type { SessionInfo } from '../protocol/index.js';
 import { BrineMetrics, startMetricsServer, type MetricsServer } from '../metrics/index.js';
 import { Authenticator } from '../auth/index.js';
-import { apiOptionsFrom, startApiServer, type ApiServer } from '../api/index.js';
-import { createApiBackend } from './api-backend.js';
+import { apiOptionsFrom, apiTlsMaterial, startApiServer, type ApiServer } from '../api/index.js';
+import { createApiBackend, matchAccepted } from './api-backend.js';
 
 export const AGENT_VERSION = '0.1.0';
 
@@ -185,6 +183,9 @@ export class Master {
       events: this.events,
       reconcileKeys: () => this.reconcileKeys(),
       access,
+      match: (tgt, tgtType, delimiter) => matchAccepted(this.keys.list('accepted'), tgt, tgtType, targeting, delimiter),
+      metrics: async () => ({ text: await this.metrics.renderMetrics(), contentType: this.metrics.contentType }),
+      clock,
     });
 
     const files = new FileService(opts, logger);
@@ -321,6 +322,10 @@ export class Master {
   private async startApi(cache: JobCache, minionData: MinionDataCache, pillar: PillarService, refusals: RefusalLog): Promise<void> {
     const apiOpts = apiOptionsFrom(this.opts);
     if (!apiOpts || !this.jobs) return;
+    if (apiOpts.standalone) {
+      this.logger.info({}, '`api: {standalone: true}` is set: the REST API is served by `brine api`, not by the master');
+      return;
+    }
     const { opts, logger, clock } = this;
     this.auth = new Authenticator({
       externalAuth: opts.external_auth,
@@ -343,28 +348,10 @@ export class Master {
       logger,
       clock,
     });
-    this.apiServer = await startApiServer(backend, apiOpts, await this.apiTls(apiOpts.disableSsl || apiOpts.sslCrt !== undefined));
+    const tls = await apiTlsMaterial({ pki_dir: opts.pki_dir, id: opts.id, master: this.identity }, apiOpts.disableSsl || apiOpts.sslCrt !== undefined);
+    this.apiServer = await startApiServer(backend, apiOpts, tls);
     logger.info({ url: this.apiServer.url }, `serving the REST API on ${this.apiServer.url}`);
     logger.debug({ routes: this.apiServer.routes }, `REST API routes: ${this.apiServer.routes.map((r) => `${r.method} ${r.url}`).join(', ')}`);
-  }
-
-  /**
-   * The API's default HTTPS key and certificate: the master's own when its key is EC P-256, else
-   * `pki_dir/api.pem` and `api.crt`, an EC P-256 pair made at first use. Browsers accept no
-   * Ed25519 certificate (the master's default key), and the web view must open in one.
-   */
-  private async apiTls(unused: boolean): Promise<{ key: string; cert: string }> {
-    const own = { key: this.identity.privateKeyPem, cert: this.identity.certPem };
-    if (unused || createPublicKey(own.key).asymmetricKeyType === 'ec') return own;
-    const names = new Set(['localhost', os.hostname()].filter((n) => n !== ''));
-    const api = await loadOrCreateIdentity({
-      pkiDir: this.opts.pki_dir,
-      name: 'api',
-      commonName: this.opts.id || 'brine-master',
-      keyType: 'ec-p256',
-      altNames: { dns: [...names], ip: ['127.0.0.1', '::1'] },
-    });
-    return { key: api.privateKeyPem, cert: api.certPem };
   }
 
   /**

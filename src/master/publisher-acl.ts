@@ -24,6 +24,10 @@ const OPERATION_NAMES: Record<Exclude<ControlRequest['t'], 'publish'>, string> =
   sessions: 'list minion sessions (brine minions)',
   events: 'follow the event stream (brine events)',
   keys_changed: 'tell the master the key store changed (brine key)',
+  match: 'match targets against accepted minions (brine api)',
+  active_jids: 'list the active jobs (brine api)',
+  emit_hook: 'emit an API hook event (brine api)',
+  metrics: "read the master's metrics (brine api)",
 };
 
 /**

@@ -23,6 +23,11 @@ export const publishRequestSchema = s.object({
   timeout: s.optional(s.number({ min: 0 })),
   /** Ignored from a client: the master records the user the socket's peer credentials name. */
   user: s.optional(s.string({ max: 256 })),
+  /**
+   * `brine api`: the API user the job is published for, recorded as the job's user. Taken only
+   * from root and the master user (who may run anything anyway); refused from anyone else.
+   */
+  apiUser: s.optional(s.string({ min: 1, max: 256 })),
 });
 
 export const sessionsRequestSchema = s.object({ t: s.literal('sessions') });
@@ -33,18 +38,47 @@ export const eventsRequestSchema = s.object({ t: s.literal('events'), kinds: s.o
 /** `brine key` changed the key store: the master re-checks live sessions against it at once. */
 export const keysChangedRequestSchema = s.object({ t: s.literal('keys_changed') });
 
-export const CONTROL_REQUESTS = new Map<string, typeof publishRequestSchema | typeof sessionsRequestSchema | typeof eventsRequestSchema | typeof keysChangedRequestSchema>([
+// ---- for `brine api` (the REST API as its own process); root and the master user only ----
+
+/** The accepted minions a target matches (as the API's ACL check and manage.match need them). */
+export const matchRequestSchema = s.object({ t: s.literal('match'), tgt: target, tgtType: s.string({ max: 32 }), delimiter: s.optional(targetDelimiter) });
+/** Jobs whose returns are still awaited. */
+export const activeJidsRequestSchema = s.object({ t: s.literal('active_jids') });
+/** POST /hook/<path>: the master emits the api_hook event. */
+export const emitHookRequestSchema = s.object({ t: s.literal('emit_hook'), path: s.string({ max: 256 }), user: s.string({ max: 256 }), body: s.json() });
+/** The master's Prometheus metrics, as GET /metrics serves them. */
+export const metricsRequestSchema = s.object({ t: s.literal('metrics') });
+
+type ControlRequestSchema =
+  | typeof publishRequestSchema
+  | typeof sessionsRequestSchema
+  | typeof eventsRequestSchema
+  | typeof keysChangedRequestSchema
+  | typeof matchRequestSchema
+  | typeof activeJidsRequestSchema
+  | typeof emitHookRequestSchema
+  | typeof metricsRequestSchema;
+
+export const CONTROL_REQUESTS = new Map<string, ControlRequestSchema>([
   ['publish', publishRequestSchema],
   ['sessions', sessionsRequestSchema],
   ['events', eventsRequestSchema],
   ['keys_changed', keysChangedRequestSchema],
+  ['match', matchRequestSchema],
+  ['active_jids', activeJidsRequestSchema],
+  ['emit_hook', emitHookRequestSchema],
+  ['metrics', metricsRequestSchema],
 ]);
 
 export type PublishRequest = Infer<typeof publishRequestSchema>;
 export type SessionsRequest = Infer<typeof sessionsRequestSchema>;
 export type EventsRequest = Infer<typeof eventsRequestSchema>;
 export type KeysChangedRequest = Infer<typeof keysChangedRequestSchema>;
-export type ControlRequest = PublishRequest | SessionsRequest | EventsRequest | KeysChangedRequest;
+export type MatchRequest = Infer<typeof matchRequestSchema>;
+export type ActiveJidsRequest = Infer<typeof activeJidsRequestSchema>;
+export type EmitHookRequest = Infer<typeof emitHookRequestSchema>;
+export type MetricsRequest = Infer<typeof metricsRequestSchema>;
+export type ControlRequest = PublishRequest | SessionsRequest | EventsRequest | KeysChangedRequest | MatchRequest | ActiveJidsRequest | EmitHookRequest | MetricsRequest;
 
 // ---- master -> CLI ----------------------------------------------------------------------
 
@@ -111,6 +145,11 @@ export const controlErrorSchema = s.object({ t: s.literal('error'), code: s.stri
 /** Answer to keys_changed: the sessions that were closed because their key is gone. */
 export const keysReconciledSchema = s.object({ t: s.literal('keys_reconciled'), closed: s.array(s.string()) });
 
+export const matchedSchema = s.object({ t: s.literal('matched'), matched: s.array(s.string()), missing: s.array(s.string()) });
+export const activeJidsSchema = s.object({ t: s.literal('active_jids'), jids: s.array(jid) });
+export const hookEmittedSchema = s.object({ t: s.literal('hook_emitted') });
+export const metricsSchema = s.object({ t: s.literal('metrics'), text: s.string({ max: 32 * 1024 * 1024 }), contentType: s.string({ max: 256 }) });
+
 export type Published = Infer<typeof publishedSchema>;
 export type JobReturn = Infer<typeof jobReturnSchema>;
 export type JobDone = Infer<typeof jobDoneSchema>;
@@ -123,12 +162,30 @@ export interface EventReply {
   event: BrineEvent;
 }
 export type KeysReconciled = Infer<typeof keysReconciledSchema>;
-export type ControlReply = Published | JobReturn | JobDone | SessionsReply | EventReply | KeysReconciled | ControlError;
+export type Matched = Infer<typeof matchedSchema>;
+export type ActiveJidsReply = Infer<typeof activeJidsSchema>;
+export type HookEmitted = Infer<typeof hookEmittedSchema>;
+export type MetricsReply = Infer<typeof metricsSchema>;
+export type ControlReply = Published | JobReturn | JobDone | SessionsReply | EventReply | KeysReconciled | ControlError | Matched | ActiveJidsReply | HookEmitted | MetricsReply;
 
 export const CONTROL_REPLIES = new Map<
   string,
-  typeof publishedSchema | typeof jobReturnSchema | typeof jobDoneSchema | typeof sessionsSchema | typeof eventSchema | typeof keysReconciledSchema | typeof controlErrorSchema
+  | typeof publishedSchema
+  | typeof jobReturnSchema
+  | typeof jobDoneSchema
+  | typeof sessionsSchema
+  | typeof eventSchema
+  | typeof keysReconciledSchema
+  | typeof controlErrorSchema
+  | typeof matchedSchema
+  | typeof activeJidsSchema
+  | typeof hookEmittedSchema
+  | typeof metricsSchema
 >([
+  ['matched', matchedSchema],
+  ['active_jids', activeJidsSchema],
+  ['hook_emitted', hookEmittedSchema],
+  ['metrics', metricsSchema],
   ['event', eventSchema],
   ['keys_reconciled', keysReconciledSchema],
   ['published', publishedSchema],

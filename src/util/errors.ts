@@ -19,6 +19,11 @@ export const ERRORS = {
   CONFIG_PARSE: spec('A configuration file is not valid YAML or not a mapping at the top level.', 'Fix the YAML syntax at the line given; the top level must be `key: value` pairs.', 78),
   CONFIG_TYPE: spec('A known option has a value of the wrong type.', 'Change the value to the expected type named in the message.', 78),
   CONFIG_VALUE: spec('A known option has a value outside what it accepts.', 'Use one of the allowed values named in the message.', 78),
+  API_NOT_CONFIGURED: spec(
+    '`brine api` was started with a master configuration that has no `api:` (or `rest_cherrypy:`) section.',
+    'Add `api: {standalone: true}` (with port, host and the rest as needed) to the master configuration `brine api` reads (-c), and restart the master so it leaves the API to `brine api`.',
+    78,
+  ),
   CONFIG_UNKNOWN_KEY: spec('An option name is one typo away from a known option.', 'Rename the key to the suggested option, or remove it.', 78),
 
   // identity and keys
@@ -103,7 +108,11 @@ export const ERRORS = {
   // daemons and control
   LISTEN_FAILED: spec('The master cannot listen on its port or control socket.', 'Stop whatever holds the port (`ss -ltnp`), or change ret_port/interface.', 1),
   METRICS_LISTEN_FAILED: spec('The master cannot serve /metrics on metrics_host:metrics_port.', 'Stop whatever holds the port (`ss -ltnp`), or set another metrics_port (or metrics_host).', 1),
-  MASTER_UNREACHABLE: spec('The CLI cannot reach the master through its control socket.', 'Start the master (`brine master`) or point -c at the config it uses; check sock_dir.', 2),
+  MASTER_UNREACHABLE: spec(
+    'The CLI (or `brine api`, then as HTTP 503) cannot reach the master through its control socket.',
+    'Start the master (`brine master`) or point -c at the config it uses; check sock_dir.',
+    2,
+  ),
   UNKNOWN_METHOD: spec('A control request named an operation the master does not offer.', 'Use a brine CLI of the same version as the master.', 2),
   CONTROL_DENIED: spec(
     'The control socket refused the connection or the request: only root, the master user and members of sock_group may connect, and only root and the master user may do more than publish.',

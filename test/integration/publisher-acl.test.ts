@@ -213,6 +213,19 @@ describe('publisher_acl: local users through the control socket (issue 11)', { s
     assert.equal(jobOf(published.jid)?.user, ALICE, 'recorded as the real peer, not the claimed root');
   });
 
+  it("a publisher_acl user cannot publish for an API user (apiUser, brine api's field) nor use brine api's operations", async () => {
+    const raw = (req: Record<string, unknown>) => asUser(ALICE, [process.execPath, '--input-type=module', '-e', RAW_CLIENT, socketPath(), JSON.stringify(req)]);
+    const claimed = await raw({ t: 'publish', tgt: 'm1', tgtType: 'glob', fun: 'test.ping', arg: [], kwarg: {}, apiUser: 'admin' });
+    const err = JSON.parse(claimed.stdout.trim().split('\n')[0]!) as { t: string; code: string; message: string };
+    assert.deepEqual([err.t, err.code], ['error', 'CONTROL_DENIED'], claimed.stdout);
+    assert.match(err.message, /apiUser/);
+    for (const req of [{ t: 'match', tgt: '*', tgtType: 'glob' }, { t: 'active_jids' }, { t: 'emit_hook', path: 'x', user: 'admin', body: null }, { t: 'metrics' }]) {
+      const r = await raw(req);
+      const e = JSON.parse(r.stdout.trim().split('\n')[0]!) as { t: string; code: string };
+      assert.deepEqual([e.t, e.code], ['error', 'CONTROL_DENIED'], `${req.t}: ${r.stdout}`);
+    }
+  });
+
   it("'group%' entries apply to members: grains.item runs for a member of the group, test.ping does not", async () => {
     const r = await run(BOB, ['-v', 'm1', 'grains.item', 'id']);
     assert.equal(r.code, 0, r.stdout + r.stderr);

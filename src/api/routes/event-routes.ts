@@ -9,6 +9,7 @@ import type { ApiOptions } from '../api-options.js';
 import { principalOf } from '../auth-hook.js';
 import type { ApiBackend } from '../backend.js';
 import { respond } from '../media.js';
+import { checkedHookPath } from '../hook-path.js';
 
 /** Bytes an SSE client may leave unread before it is disconnected. */
 const MAX_UNREAD = 4 * 1024 * 1024;
@@ -73,12 +74,10 @@ export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, o
 
   if (opts.webhookUrl) {
     const prefix = opts.webhookUrl;
-    app.post(`${prefix}/*`, (req, reply) => {
+    app.post(`${prefix}/*`, async (req, reply) => {
       const who = principalOf(req);
       const path = (req.params as Record<string, string>)['*'] ?? '';
-      if (!/^[A-Za-z0-9_\-/.]{0,256}$/.test(path) || path.split('/').includes('..'))
-        throw new BrineError('API_BAD_REQUEST', `hook path '${path.slice(0, 64)}' may hold only letters, digits, _ - . and /`);
-      backend.emit({ kind: 'api_hook', path: path.replace(/^\/+|\/+$/g, ''), user: who.user, body: req.body ?? null, at: backend.clock.now() });
+      await backend.emitHook(checkedHookPath(path), who.user, req.body ?? null);
       return respond(req, reply, { return: [{ success: true }], success: true });
     });
   }

@@ -33,7 +33,7 @@ function contextFor(req: FastifyRequest, reply: FastifyReply, backend: ApiBacken
 
 /** Every chunk is checked against the ACL before the first one runs: a refused chunk runs nothing. */
 async function runAll(ctxs: CallContext[], chunks: Chunk[]): Promise<unknown[]> {
-  for (let i = 0; i < chunks.length; i++) authorizeChunk(ctxs[i]!, chunks[i]!);
+  for (let i = 0; i < chunks.length; i++) await authorizeChunk(ctxs[i]!, chunks[i]!);
   const out: unknown[] = [];
   for (let i = 0; i < chunks.length; i++) out.push(await runChunk(ctxs[i]!, chunks[i]!));
   return out;

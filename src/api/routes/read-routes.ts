@@ -24,29 +24,29 @@ export function registerReadRoutes(app: FastifyInstance, backend: ApiBackend): v
     return raw;
   };
 
-  app.get('/minions', (req, reply) => {
-    check(req, { client: 'local', fun: 'grains.items', tgt: '*', tgtType: 'glob' });
+  app.get('/minions', async (req, reply) => {
+    await check(req, { client: 'local', fun: 'grains.items', tgt: '*', tgtType: 'glob' });
     const out: Record<string, unknown> = {};
     for (const id of backend.keys.list('accepted').sort()) out[id] = backend.grainsOf(id) ?? {};
     return respond(req, reply, { return: [out] });
   });
 
-  app.get<{ Params: { id: string } }>('/minions/:id', (req, reply) => {
+  app.get<{ Params: { id: string } }>('/minions/:id', async (req, reply) => {
     const id = minionId(req.params.id);
     if (!backend.keys.list('accepted').includes(id)) throw new BrineError('API_NOT_FOUND', `no accepted minion '${id}'; see GET /minions`);
-    check(req, { client: 'local', fun: 'grains.items', tgt: id, tgtType: 'glob' });
+    await check(req, { client: 'local', fun: 'grains.items', tgt: id, tgtType: 'glob' });
     return respond(req, reply, { return: [{ [id]: backend.grainsOf(id) ?? {} }] });
   });
 
-  app.get('/jobs', (req, reply) => {
-    check(req, { client: 'runner', fun: 'jobs.list_jobs', tgt: '', tgtType: 'glob' });
-    return respond(req, reply, { return: [RUNNERS.get('jobs.list_jobs')!(backend, { arg: [], kwarg: {} })] });
+  app.get('/jobs', async (req, reply) => {
+    await check(req, { client: 'runner', fun: 'jobs.list_jobs', tgt: '', tgtType: 'glob' });
+    return respond(req, reply, { return: [await RUNNERS.get('jobs.list_jobs')!(backend, { arg: [], kwarg: {} })] });
   });
 
-  app.get<{ Params: { jid: string } }>('/jobs/:jid', (req, reply) => {
+  app.get<{ Params: { jid: string } }>('/jobs/:jid', async (req, reply) => {
     const jid = req.params.jid;
     if (!isJid(jid)) throw new BrineError('INVALID_JID', `'${String(req.params.jid).slice(0, 40)}' is not a jid (20 digits)`);
-    check(req, { client: 'runner', fun: 'jobs.lookup_jid', tgt: '', tgtType: 'glob' });
+    await check(req, { client: 'runner', fun: 'jobs.lookup_jid', tgt: '', tgtType: 'glob' });
     const job = backend.jobs.getJob(jid);
     if (!job) throw new BrineError('API_NOT_FOUND', `no job ${jid} in the job cache (expired after keep_jobs_seconds, or never published); see GET /jobs`);
     const rets = lookupJid(backend, jid);
@@ -54,27 +54,27 @@ export function registerReadRoutes(app: FastifyInstance, backend: ApiBackend): v
     return respond(req, reply, { info: [{ jid, ...jobSummary(job), Minions: job.minions, Result: result }], return: [rets] });
   });
 
-  app.get('/keys', (req, reply) => {
-    check(req, { client: 'wheel', fun: 'key.list_all', tgt: '', tgtType: 'glob' });
+  app.get('/keys', async (req, reply) => {
+    await check(req, { client: 'wheel', fun: 'key.list_all', tgt: '', tgtType: 'glob' });
     const all = listAll(backend);
     // salt-api's /keys returns the wheel data itself, without `local`
     const { local: _local, ...rest } = all;
     return respond(req, reply, { return: rest });
   });
 
-  app.get<{ Params: { id: string } }>('/keys/:id', (req, reply) => {
+  app.get<{ Params: { id: string } }>('/keys/:id', async (req, reply) => {
     const id = minionId(req.params.id);
-    check(req, { client: 'wheel', fun: 'key.finger', tgt: '', tgtType: 'glob' });
+    await check(req, { client: 'wheel', fun: 'key.finger', tgt: '', tgtType: 'glob' });
     const f = fingers(backend, id);
     delete f.local;
     if (Object.keys(f).length === 0) throw new BrineError('KEY_NOT_FOUND', `no key for '${id}'; see GET /keys`);
     return respond(req, reply, { return: f });
   });
 
-  app.get('/stats', (req, reply) => respond(req, reply, { return: backend.stats() }));
+  app.get('/stats', async (req, reply) => respond(req, reply, { return: await backend.stats() }));
 
   app.get('/metrics', async (_req, reply) => {
-    const text = await backend.metrics.render();
-    return reply.code(200).type(backend.metrics.contentType).header('cache-control', 'no-store').send(text);
+    const { text, contentType } = await backend.metrics.render();
+    return reply.code(200).type(contentType).header('cache-control', 'no-store').send(text);
   });
 }

@@ -37,9 +37,9 @@ test('root and the master user may do everything, publisher_acl or not', () => {
   }
 });
 
-test('anyone else gets only publish: sessions, events and keys_changed are CONTROL_DENIED', () => {
+test("anyone else gets only publish: sessions, events, keys_changed and brine api's operations are CONTROL_DENIED", () => {
   const p = policy({ alice: ['.*'] });
-  for (const t of ['sessions', 'events', 'keys_changed'] as const) {
+  for (const t of ['sessions', 'events', 'keys_changed', 'active_jids', 'metrics'] as const) {
     const d = decide(p, account('alice', 1001), { t });
     assert.equal(d.allowed, false);
     assert.equal(!d.allowed && d.code, 'CONTROL_DENIED');

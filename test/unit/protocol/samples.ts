@@ -166,13 +166,17 @@ export const MASTER_SAMPLES: Sample[] = [
 
 export const CONTROL_REQUEST_SAMPLES: Sample[] = [
   {
-    message: { t: 'publish', tgt: 'web*', tgtType: 'glob', delimiter: '|', fun: 'test.ping', arg: [], kwarg: {}, timeout: 5, user: 'root' },
-    optional: ['timeout', 'user', 'delimiter'],
-    bad: { tgt: [1, [2]], tgtType: ['Range', 'range'], delimiter: ['', 7], fun: [1, 'f'.repeat(257)], arg: ['x', {}], kwarg: [null, [1]], timeout: [-1, 'soon'], user: [0] },
+    message: { t: 'publish', tgt: 'web*', tgtType: 'glob', delimiter: '|', fun: 'test.ping', arg: [], kwarg: {}, timeout: 5, user: 'root', apiUser: 'alice' },
+    optional: ['timeout', 'user', 'delimiter', 'apiUser'],
+    bad: { tgt: [1, [2]], tgtType: ['Range', 'range'], delimiter: ['', 7], fun: [1, 'f'.repeat(257)], arg: ['x', {}], kwarg: [null, [1]], timeout: [-1, 'soon'], user: [0], apiUser: ['', 1] },
   },
   { message: { t: 'sessions' }, optional: [], bad: {} },
   { message: { t: 'events', kinds: ['minion_connected', 'job_return'] }, optional: ['kinds'], bad: { kinds: ['minion_connected', ['nope'], Array(65).fill('job_return')] } },
   { message: { t: 'keys_changed' }, optional: [], bad: {} },
+  { message: { t: 'match', tgt: 'web*', tgtType: 'glob', delimiter: '|' }, optional: ['delimiter'], bad: { tgt: [1], tgtType: [2, 'x'.repeat(33)], delimiter: [''] } },
+  { message: { t: 'active_jids' }, optional: [], bad: {} },
+  { message: { t: 'emit_hook', path: 'deploy/done', user: 'alice', body: { version: 3 } }, optional: [], anyJson: ['body'], bad: { path: [1, 'x'.repeat(257)], user: [null] } },
+  { message: { t: 'metrics' }, optional: [], bad: {} },
 ];
 
 export const CONTROL_REPLY_SAMPLES: Sample[] = [
@@ -186,6 +190,10 @@ export const CONTROL_REPLY_SAMPLES: Sample[] = [
   },
   { message: { t: 'error', code: 'X', message: 'y' }, optional: [], bad: { code: [1] } },
   { message: { t: 'keys_reconciled', closed: ['web1'] }, optional: [], bad: { closed: ['web1', [1]] } },
+  { message: { t: 'matched', matched: ['web1'], missing: ['web9'] }, optional: [], bad: { matched: [[1]], missing: ['x'] } },
+  { message: { t: 'active_jids', jids: [JID] }, optional: [], bad: { jids: [['1']] } },
+  { message: { t: 'hook_emitted' }, optional: [], bad: {} },
+  { message: { t: 'metrics', text: '# HELP x\n', contentType: 'text/plain; version=0.0.4' }, optional: [], bad: { text: [1], contentType: [null] } },
   {
     message: { t: 'event', tag: 'brine/minion/web1/connected', event: { kind: 'minion_connected', id: 'web1', remote: '10.0.0.1:5000', agent: 'x', at: 1 } },
     optional: [],
