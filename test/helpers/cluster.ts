@@ -77,16 +77,22 @@ export interface CliResult {
 }
 
 export function runCli(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  return runCommand(process.execPath, [BRINE_BIN, ...args], { ...opts, env: { ...process.env, NO_COLOR: '1', ...opts.env }, what: `brine ${args.join(' ')}` });
+}
+
+/** Runs a command to its end with a deadline (SIGKILL then), collecting its output. */
+export function runCommand(command: string, argv: string[], opts: { env: NodeJS.ProcessEnv; input?: string; timeoutMs?: number; what: string }): Promise<CliResult> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BRINE_BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(command, argv, { env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`brine ${args.join(' ')} did not finish in ${opts.timeoutMs ?? 60_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, opts.timeoutMs ?? 60_000);
+      reject(new Error(`${opts.what} did not finish in ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, timeoutMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr });

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { JobCache } from '../../src/jobs/index.js';
-import { BRINE_BIN, Cluster, repoRoot, runCli, waitUntil, type CliResult, type Proc } from '../helpers/cluster.js';
+import { BRINE_BIN, Cluster, repoRoot, runCli, runCommand, waitUntil, type CliResult, type Proc } from '../helpers/cluster.js';
 import { privilegedSkip } from '../helpers/privileged.js';
 
 const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
@@ -34,23 +34,10 @@ const MASTER_USER = `bpmaster${sfx}`;
 
 /** Runs a command as `user` with its real groups (initgroups), as a login would. */
 function asUser(user: string, argv: string[], timeoutMs = 60_000): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('setpriv', [`--reuid=${user}`, '--regid=nogroup', '--init-groups', '--', ...argv], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1', HOME: '/tmp' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${argv.join(' ')} as ${user} did not finish\nstdout: ${stdout}\nstderr: ${stderr}`));
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runCommand('setpriv', [`--reuid=${user}`, '--regid=nogroup', '--init-groups', '--', ...argv], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', NO_COLOR: '1', HOME: '/tmp' },
+    timeoutMs,
+    what: `${argv.join(' ')} as ${user}`,
   });
 }
 
