@@ -7,6 +7,7 @@ import { tempDir } from './lib/cleanup.mjs';
 import { ensureFdLimit } from './lib/fd-limit.mjs';
 import { runBrineFleet } from './lib/brine-fleet.mjs';
 import { runRawBaseline } from './lib/raw-baseline.mjs';
+import { startCpuHogs } from './lib/cpu-hog.mjs';
 import { anchorLines, kb, mb, pct, printReport, progress, ratio, secs, showRatio } from './lib/report.mjs';
 
 const USAGE = `usage: npm run bench:fleet -- [--count N] [options]
@@ -18,6 +19,8 @@ const USAGE = `usage: npm run bench:fleet -- [--count N] [options]
   --rounds N             test.ping rounds through the control socket (default 3)
   --heartbeat-interval S / --heartbeat-timeout S   (default 10 / 30, production)
   --recon-default MS / --recon-max MS / --auth-timeout S   emulator backoff (default 1000 / 10000 / 5, production)
+  --load N               N busy-loop processes alongside for the whole run (raw floor included)
+  --handshake-concurrency N   the master's handshake_concurrency (default: the master's default; 0 = no door)
   --skip-raw             skip the raw TLS baseline
   --skip-restart         skip the SIGKILL-and-restart phase
   --profile DIR          write a V8 CPU profile of the master into DIR (the restarted one if restarting)
@@ -37,6 +40,8 @@ const f = parseFlags(
     reconDefault: 1000,
     reconMax: 10000,
     authTimeout: 5,
+    load: 0,
+    handshakeConcurrency: -1,
     skipRaw: false,
     skipRestart: false,
     profile: '',
@@ -49,8 +54,8 @@ if (!Number.isInteger(f.count) || f.count < 1) {
   process.exit(2);
 }
 ensureFdLimit(f.count + 1024);
-// the master's default auth_rate is 200/s; ramping faster only earns busy answers
-if (f.ramp <= 0) f.ramp = f.authRate > 0 ? f.authRate : 200;
+// the master's default auth_rate is 1000/s; ramping faster only earns busy answers
+if (f.ramp <= 0) f.ramp = f.authRate > 0 ? f.authRate : 1000;
 
 // Anchors stated for 10k are judged on the value measured at N; below 10k that only says
 // something when it misses (fixed costs make linear extrapolation meaningless).
@@ -65,7 +70,16 @@ async function main() {
   const build = resolveBuild(f.buildDir);
   const tmp = tempDir('brine-bench-fleet-');
   const idleMs = f.idleSeconds * 1000;
-  progress(`fleet benchmark: N=${f.count}, build ${build.root}`);
+  progress(`fleet benchmark: N=${f.count}, build ${build.root}${f.load > 0 ? `, ${f.load} busy-loop processes alongside` : ''}`);
+  const stopHogs = startCpuHogs(f.load);
+  try {
+    await measure(build, tmp, idleMs);
+  } finally {
+    await stopHogs();
+  }
+}
+
+async function measure(build, tmp, idleMs) {
 
   const raw = f.skipRaw ? undefined : await runRawBaseline({ count: f.count, heartbeatMs: f.heartbeatInterval * 1000, idleMs, rounds: f.rounds, tmp, build, log: progress });
   const brine = await runBrineFleet({ ...f, idleMs, settleMs: f.settleSeconds * 1000, restart: !f.skipRestart, tmp, build, log: progress });
@@ -98,7 +112,7 @@ async function main() {
   const r = brine.restart;
   const sections = [
     [
-      `brine (master + brine emulate, N=${n}, ramp ${f.ramp}/s, auth_rate ${f.authRate || 'default'})`,
+      `brine (master + brine emulate, N=${n}, ramp ${f.ramp}/s, auth_rate ${f.authRate || 'default'}, handshake_concurrency ${f.handshakeConcurrency < 0 ? 'default' : f.handshakeConcurrency}${f.load > 0 ? `, --load ${f.load}` : ''})`,
       [
         `all ready in ${secs(brine.readyMs)} (first after ${secs(brine.firstReadyMs)}); failed attempts ${failures(brine.startFailures)}; listen-queue overflows ${brine.startOverflows}`,
         `master RSS ${mb(brine.idleRssKb)} alone -> ${mb(brine.rssKb)} connected (median of ${f.idleSeconds} s) = ${kb(brine.perMinionBytes)} per minion (peak ${mb(brine.rssMaxKb)}, after pings ${mb(brine.rssAfterPingKb)})`,

@@ -48,6 +48,7 @@ export async function runBrineFleet(opts) {
   const port = await freePort();
   const masterSettings = { heartbeat_interval: opts.heartbeatInterval, heartbeat_timeout: opts.heartbeatTimeout };
   if (opts.authRate > 0) masterSettings.auth_rate = opts.authRate;
+  if (opts.handshakeConcurrency >= 0) masterSettings.handshake_concurrency = opts.handshakeConcurrency;
   // every emulated minion connects from 127.0.0.1: the per-address limits must not be what is measured
   Object.assign(masterSettings, { auth_rate_per_source: opts.authRate > 0 ? opts.authRate : 1000, preauth_max_connections_per_source: 0, preauth_max_connections: 0 });
   // --profile DIR: a V8 CPU profile of the master (written when it stops after the restart phase)
@@ -77,7 +78,7 @@ export async function runBrineFleet(opts) {
       authTimeout: opts.authTimeout,
       logFile: emuLog,
     });
-    const slowest = Math.min(opts.ramp > 0 ? opts.ramp : Infinity, opts.authRate > 0 ? opts.authRate : 200);
+    const slowest = Math.min(opts.ramp > 0 ? opts.ramp : Infinity, opts.authRate > 0 ? opts.authRate : 1000);
     await emu.waitUntil((s) => s.ready === n, 60_000 + (n / slowest) * 3000, `${n} emulated minions to be ready`);
     const readyMs = msSince(t0);
     const firstReadyMs = emu.history.find((s) => s.ready > 0)?.at - t0Wall;

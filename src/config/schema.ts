@@ -379,6 +379,15 @@ const TABLE = [
     doc: 'Most minion IDs one key may wait under (pending or denied), so one key cannot squat many IDs; 0 means unlimited.',
   },
   {
+    name: 'handshake_concurrency',
+    min: 0,
+    type: 'int',
+    default: 128,
+    roles: MASTER,
+    brineOnly: true,
+    doc: "Most TLS handshakes the master runs at once; further minions wait at the door before TLS or are told when to come back, so a mass reconnect costs no thrown-away handshakes; 0 means no pacing (and no door).",
+  },
+  {
     name: 'auth_rate_per_source',
     min: 0,
     minExclusive: true,

@@ -90,7 +90,8 @@ export class Master {
           for (const s of this.live) if (!s.ready) n++;
           return n;
         },
-        turnedAway: () => this.admission?.turnedAway ?? 0,
+        // turned away after TLS (auth_rate) and at the door before it (handshake pacing)
+        turnedAway: () => (this.admission?.turnedAway ?? 0) + (this.listener?.pacing().turnedAway ?? 0),
       },
     });
     this.events.subscribe((_tag, event) => this.metrics.observe(event));
@@ -222,6 +223,10 @@ export class Master {
       socketOptions: keepaliveFromConfig(opts),
       schemas: MINION_MESSAGES,
       preauth: { maxTotal: opts.preauth_max_connections, maxPerSource: opts.preauth_max_connections_per_source, fdReserve: opts.preauth_fd_reserve },
+      // handshakes paced at the door: never planned faster than auth_rate admits sign-ins
+      ...(opts.handshake_concurrency > 0 ? { pacing: { concurrency: opts.handshake_concurrency, maxRatePerSecond: opts.auth_rate, maxHoldMs: 1000 } } : {}),
+      onTurnedAway: (remote, ms) =>
+        refusals.note(sourceKey(remote), 'busy', () => logger.info({ remote, code: 'MASTER_BUSY', retryAfterMs: ms }, `turned away a connection from ${remote} before TLS: ${opts.handshake_concurrency} handshakes are running; told to come back in ${ms} ms`)),
       // OpenSSL's messages can end in a newline; one log line per refusal keeps grep honest
       onRefused: (remote, err) => refusals.note(sourceKey(remote), err.code, () => logger.info({ remote, code: err.code }, err.message.replace(/\s+/g, ' ').trim())),
       onChannel: (channel, _raw, slot) => {

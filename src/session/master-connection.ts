@@ -88,6 +88,8 @@ export interface ConnectionOutcome {
   readyForMs: number;
   /** The master's key matched its pin or master_finger (false before TLS and on first contact). */
   masterTrusted: boolean;
+  /** The master said when to come back (a busy answer at the door or in `auth`), ms. */
+  retryAfterMs?: number;
 }
 
 export interface ConnectionEvents {
@@ -355,6 +357,9 @@ export class MasterConnection {
     };
     if (error) outcome.error = error;
     if (this.auth) outcome.auth = this.auth;
+    const doorWait = error instanceof BrineError ? error.details.retryAfterMs : undefined;
+    if (typeof doorWait === 'number') outcome.retryAfterMs = doorWait;
+    else if (this.auth?.retryAfter !== undefined) outcome.retryAfterMs = this.auth.retryAfter * 1000;
     if (this.address) outcome.address = this.address;
     this.notify(() => this.events.onClosed(outcome));
   }
@@ -372,6 +377,9 @@ function reasonFor(e: BrineError): CloseReason {
       return 'tls_error';
     case 'HANDSHAKE_TIMEOUT':
       return 'handshake_timeout';
+    case 'MASTER_BUSY':
+      // turned away at the door: the same as a busy auth answer, without the handshake
+      return 'auth_busy';
     case 'MASTER_KEY_CHANGED':
     case 'MASTER_FINGER_MISMATCH':
       return 'master_key_changed';

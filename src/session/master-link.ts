@@ -255,7 +255,7 @@ export class MasterLink {
   private delayAfter(outcome: ConnectionOutcome): number {
     if (outcome.reason === 'auth_busy') {
       // the master said when to come back (already jittered there); never sooner than the floor
-      return Math.max(this.opts.backoff.floorMs ?? 50, Math.round((outcome.auth?.retryAfter ?? 1) * 1000));
+      return Math.max(this.opts.backoff.floorMs ?? 50, Math.round(outcome.retryAfterMs ?? (outcome.auth?.retryAfter ?? 1) * 1000));
     }
     const refused = outcome.reason === 'auth_pending' || outcome.reason === 'auth_rejected' || outcome.reason === 'auth_denied' || outcome.reason === 'invalid_id';
     if (refused) {

@@ -22,6 +22,8 @@ export interface MasterDialerOptions {
    * each ask DNS). The daemon resolves on every attempt, so a moved master is followed.
    */
   cacheDns?: boolean;
+  /** Ask at the master's door before TLS (door.ts); default true. */
+  door?: boolean;
 }
 
 /** Structurally the `resolve`/`dial` part of the session layer's ConnectionDeps. */
@@ -61,6 +63,7 @@ export function createMasterDialer(opts: MasterDialerOptions): MasterDialer {
         maxFrame: opts.maxFrame,
         schemas: MASTER_MESSAGES,
         onTcpConnected,
+        door: opts.door ?? true,
         ...(signal ? { signal } : {}),
       });
       return dialed.channel;

@@ -11,6 +11,9 @@ import { applySocketOptions, type KeepaliveOptions } from './socket-options.js';
 import { countOpenFds, readFdLimit } from './fd-limit.js';
 import { sourceKey } from './source-key.js';
 import { PreauthGate, describePreauthRefusal, type PreauthLimits, type PreauthSlot } from './preauth-gate.js';
+import { HandshakeGate, type GateTicket } from './handshake-gate.js';
+import { DOOR_OK, doorBusy, doorRequest, parseDoorAnswer, sniffDoor } from './door.js';
+import { systemClock } from '../util/clock.js';
 
 export interface TlsIdentity {
   privateKeyPem: string;
@@ -48,6 +51,14 @@ export interface TlsListenOptions<In, Out extends { t: string }> {
   /** Caps on unauthenticated connections; omitted = none (tests of other layers). */
   preauth?: { maxTotal: number; maxPerSource: number; fdReserve: number };
   /**
+   * Handshake pacing and the door (door.ts, handshake-gate.ts): at most `concurrency` TLS
+   * handshakes at once, brine dialers told when to come back. Omitted = every handshake at once
+   * and no door (tests of other layers).
+   */
+  pacing?: { concurrency: number; maxRatePerSecond: number; maxHoldMs: number };
+  /** A brine dialer was told to come back in `retryAfterMs` before any TLS work was done. */
+  onTurnedAway?(remote: string, retryAfterMs: number): void;
+  /**
    * A TLS channel is up. `slot.release()` must be called when the peer authenticates, so that
    * it stops counting against the pre-auth caps; a close releases it anyway.
    */
@@ -58,6 +69,8 @@ export interface TlsListenOptions<In, Out extends { t: string }> {
 
 export interface TlsListener {
   readonly port: number;
+  /** Handshake pacing counters (zeros when pacing is off). */
+  pacing(): { inFlight: number; waiting: number; turnedAway: number; plannedRate: number };
   close(): Promise<void>;
 }
 
@@ -72,7 +85,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     // descriptors taken before the first accept (logs, job cache, control socket, this listener)
     baselineFds: (opts.preauth ? countOpenFds() : undefined) ?? 0,
   };
-  const gate = new PreauthGate(limits);
+  const preauthGate = new PreauthGate(limits);
   // TLS runs over sockets this plain server accepted and admitted; a refused one is reset before
   // any TLS work or buffer is spent on it
   const tlsServer = tls.createServer({
@@ -84,10 +97,88 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     rejectUnauthorized: false,
     handshakeTimeout: opts.handshakeTimeoutMs,
   });
+  // handshake pacing: a slot per handshake, from the grant until TLS is up, failed or closed
+  const handshaking = new WeakSet<net.Socket>();
+  const tickets = new WeakMap<net.Socket, GateTicket>();
+  const doorSockets = new WeakSet<net.Socket>();
+  const remoteOf = (raw: net.Socket) => formatAddress(raw.remoteAddress, raw.remotePort);
+  const startHandshake = (raw: net.Socket): void => {
+    if (raw.destroyed) {
+      pacer?.done();
+      return;
+    }
+    handshaking.add(raw);
+    if (doorSockets.has(raw)) raw.write(DOOR_OK);
+    tlsServer.emit('connection', raw);
+  };
+  const handshakeEnded = (raw: net.Socket): void => {
+    if (handshaking.delete(raw)) pacer?.done();
+  };
+  const pacer = opts.pacing
+    ? new HandshakeGate<net.Socket>(
+        systemClock,
+        { concurrency: opts.pacing.concurrency, maxRatePerSecond: opts.pacing.maxRatePerSecond, maxHoldMs: opts.pacing.maxHoldMs, legacyWaitMs: opts.handshakeTimeoutMs },
+        {
+          grant: startHandshake,
+          turnAway: (raw, ms) => turnAway(raw, ms),
+          expire: (raw) => {
+            opts.onRefused?.(remoteOf(raw), new BrineError('HANDSHAKE_TIMEOUT', `a TLS handshake from ${remoteOf(raw)} waited ${opts.handshakeTimeoutMs} ms for a free handshake slot and was dropped`));
+            raw.destroy();
+          },
+        },
+      )
+    : undefined;
+  const sweeper = pacer ? setInterval(() => pacer.sweep(), 100) : undefined;
+  sweeper?.unref();
+  const turnAway = (raw: net.Socket, retryAfterMs: number): void => {
+    // the minion closes when it has read the line; a peer that does not is cut after a while
+    raw.end(doorBusy(retryAfterMs));
+    raw.setTimeout(2000, () => raw.destroy());
+    opts.onTurnedAway?.(remoteOf(raw), retryAfterMs);
+  };
+  const ask = (raw: net.Socket, door: boolean, patienceMs?: number): void => {
+    if (!pacer) return;
+    if (door) doorSockets.add(raw);
+    const answer = pacer.request(raw, door, patienceMs);
+    if (answer.kind === 'go') startHandshake(raw);
+    else if (answer.kind === 'busy') turnAway(raw, answer.retryAfterMs);
+    else tickets.set(raw, answer.ticket);
+  };
+  /** Reads the first bytes: a door request, or anything else (handed to TLS untouched). */
+  const sniff = (raw: net.Socket): void => {
+    let buf: Buffer | undefined;
+    const finish = (): void => {
+      raw.removeListener('data', onData);
+      raw.removeListener('timeout', onTimeout);
+      raw.setTimeout(0);
+      raw.pause();
+    };
+    const onTimeout = (): void => {
+      finish();
+      opts.onRefused?.(remoteOf(raw), new BrineError('HANDSHAKE_TIMEOUT', `connection from ${remoteOf(raw)} sent nothing within ${opts.handshakeTimeoutMs} ms`));
+      raw.destroy();
+    };
+    const onData = (chunk: Buffer): void => {
+      buf = buf ? Buffer.concat([buf, chunk]) : chunk;
+      const seen = sniffDoor(buf);
+      if (seen.kind === 'more') return;
+      finish();
+      if (seen.kind === 'tls') {
+        raw.unshift(buf);
+        ask(raw, false);
+      } else {
+        if (seen.rest.length > 0) raw.unshift(seen.rest);
+        ask(raw, true, seen.patienceMs);
+      }
+    };
+    raw.on('data', onData);
+    raw.setTimeout(opts.handshakeTimeoutMs);
+    raw.on('timeout', onTimeout);
+  };
   const server = net.createServer((raw: net.Socket) => {
     raw.on('error', () => undefined);
     const source = sourceKey(raw.remoteAddress ?? 'unknown');
-    const admitted = gate.admit(source, raws.size + 1);
+    const admitted = preauthGate.admit(source, raws.size + 1);
     if (typeof admitted === 'string') {
       const remote = formatAddress(raw.remoteAddress, raw.remotePort);
       // a reset, not a FIN: no TIME_WAIT and no buffers kept for a peer we refuse
@@ -100,28 +191,34 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     raw.once('close', () => {
       raws.delete(raw);
       admitted.release();
+      tickets.get(raw)?.cancel();
+      handshakeEnded(raw);
     });
     try {
       applySocketOptions(raw, opts.socketOptions);
     } catch {
       // an option the kernel refuses must not cost the connection; heartbeats still apply
     }
-    tlsServer.emit('connection', raw);
+    if (pacer) sniff(raw);
+    else tlsServer.emit('connection', raw);
   });
+  const rawOf = (socket: tls.TLSSocket): net.Socket => (socket as unknown as { _parent?: net.Socket })._parent ?? (socket as unknown as net.Socket);
   tlsServer.on('secureConnection', (socket: tls.TLSSocket) => {
     const remote = formatAddress(socket.remoteAddress, socket.remotePort);
+    const raw = rawOf(socket);
+    handshakeEnded(raw);
     const peer = peerKeyOf(socket);
     if (!peer) {
       opts.onRefused?.(remote, new BrineError('NO_CLIENT_CERT', `connection from ${remote} presented no client certificate`));
       socket.destroy();
       return;
     }
-    const raw = (socket as unknown as { _parent?: net.Socket })._parent ?? (socket as unknown as net.Socket);
     const channel = new FramedSocket<In, Out>(socket, { remoteAddress: remote, peerFingerprint: peer.fp, peerPublicKeyPem: peer.pem, maxFrame: opts.preauthMaxFrame, schemas: opts.schemas });
     opts.onChannel(channel, raw, slots.get(raw) ?? { release: () => undefined });
   });
   tlsServer.on('tlsClientError', (err: Error & { code?: string }, socket: tls.TLSSocket) => {
     const remote = formatAddress(socket.remoteAddress, socket.remotePort);
+    handshakeEnded(rawOf(socket));
     const timeout = /timeout/i.test(err.message);
     opts.onRefused?.(remote, new BrineError(timeout ? 'HANDSHAKE_TIMEOUT' : 'TLS_ERROR', `TLS handshake from ${remote} failed: ${err.message}`, { cause: err }));
     socket.destroy();
@@ -148,8 +245,10 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       const address = server.address() as net.AddressInfo;
       resolve({
         port: address.port,
+        pacing: () => ({ inFlight: pacer?.handshakesInFlight ?? 0, waiting: pacer?.waiting ?? 0, turnedAway: pacer?.turnedAway ?? 0, plannedRate: pacer?.plannedRate ?? 0 }),
         close: () =>
           new Promise<void>((res) => {
+            if (sweeper) clearInterval(sweeper);
             server.close(() => res());
             for (const r of raws) r.destroy();
           }),
@@ -173,6 +272,11 @@ export interface TlsDialOptions {
   onTcpConnected?(): void;
   /** Abandons the attempt (the caller gave up): sockets are destroyed, the promise rejects. */
   signal?: AbortSignal;
+  /**
+   * Ask at the door before TLS (door.ts): the master may answer BUSY with a time to come back,
+   * which rejects with MASTER_BUSY (`details.retryAfterMs`). Masters pace every brine dialer so.
+   */
+  door?: boolean;
 }
 
 export interface DialedChannel<In, Out extends { t: string }> {
@@ -196,7 +300,12 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
       raw.destroy();
       reject(err);
     };
+    let atDoor = false;
     const timer = setTimeout(() => {
+      if (atDoor && !tlsSocket) {
+        fail(new BrineError('HANDSHAKE_TIMEOUT', `master ${target} accepted the connection but did not let the TLS handshake start within ${opts.timeoutMs} ms (it is answering other minions)`));
+        return;
+      }
       const phase = tlsSocket ? 'TLS handshake' : 'TCP connect';
       fail(new BrineError(tlsSocket ? 'HANDSHAKE_TIMEOUT' : 'CONNECT_FAILED', `${phase} to ${target} did not finish within ${opts.timeoutMs} ms`));
     }, opts.timeoutMs);
@@ -205,6 +314,7 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
     raw.once('error', (err: NodeJS.ErrnoException) => {
       fail(new BrineError(tlsSocket ? 'TLS_ERROR' : 'CONNECT_FAILED', `connection to ${target} failed: ${err.code ?? err.message}`, { cause: err }));
     });
+    const startedAt = Date.now();
     raw.once('connect', () => {
       try {
         applySocketOptions(raw, opts.socketOptions);
@@ -212,6 +322,39 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
         // see the listener: options are best effort, heartbeats are the guarantee
       }
       opts.onTcpConnected?.();
+      if (!opts.door) {
+        startTls();
+        return;
+      }
+      // the door: one line each way before any TLS work, so a busy master can say when to return
+      let answer: Buffer | undefined;
+      const onData = (chunk: Buffer): void => {
+        answer = answer ? Buffer.concat([answer, chunk]) : chunk;
+        let parsed: ReturnType<typeof parseDoorAnswer>;
+        try {
+          parsed = parseDoorAnswer(answer, target);
+        } catch (err) {
+          fail(err as BrineError);
+          return;
+        }
+        if (parsed === undefined) return;
+        raw.removeListener('data', onData);
+        raw.removeListener('end', onEnd);
+        if (!parsed.ok) {
+          fail(new BrineError('MASTER_BUSY', `master ${target} is busy with other handshakes and asked this minion to come back in ${parsed.retryAfterMs} ms`, { details: { retryAfterMs: parsed.retryAfterMs } }));
+          return;
+        }
+        raw.pause();
+        if (parsed.rest.length > 0) raw.unshift(parsed.rest);
+        startTls();
+      };
+      const onEnd = (): void => fail(new BrineError('CONNECT_FAILED', `${target} closed the connection before answering (an older brine master, or not a brine master at all?)`));
+      atDoor = true;
+      raw.on('data', onData);
+      raw.once('end', onEnd);
+      raw.write(doorRequest(opts.timeoutMs - (Date.now() - startedAt)));
+    });
+    const startTls = (): void => {
       const socket = tls.connect({ socket: raw, secureContext: opts.secureContext, rejectUnauthorized: false, minVersion: 'TLSv1.3' });
       tlsSocket = socket;
       socket.once('error', (err: Error) => fail(new BrineError('TLS_ERROR', `TLS handshake with ${target} failed: ${err.message}`, { cause: err })));
@@ -231,6 +374,6 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
         const channel = new FramedSocket<In, Out>(socket, { remoteAddress: target, peerFingerprint: peer.fp, peerPublicKeyPem: peer.pem, maxFrame: opts.maxFrame, schemas: opts.schemas });
         resolve({ channel, raw });
       });
-    });
+    };
   });
 }

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
+import * as tls from 'node:tls';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,7 +36,8 @@ interface Server {
   nextRefusal(): Promise<{ remote: string; error: BrineError }>;
 }
 
-async function startServer(t: import('node:test').TestContext): Promise<Server> {
+/** With `pacing`, the listener paces handshakes and answers at the door (handshake-gate.ts, door.ts). */
+async function startServer(t: import('node:test').TestContext, pacing?: { concurrency: number; maxRatePerSecond: number; maxHoldMs: number }): Promise<Server> {
   const channels: Server['channels'] = [];
   const refused: Server['refused'] = [];
   const channelWaiters: Array<(c: Server['channels'][number]) => void> = [];
@@ -48,6 +50,7 @@ async function startServer(t: import('node:test').TestContext): Promise<Server> 
     preauthMaxFrame: 64 * 1024,
     socketOptions: SOCKET_OPTS,
     schemas: MINION_MESSAGES,
+    ...(pacing ? { pacing } : {}),
     onChannel: (channel, raw) => {
       const c = { channel, raw };
       channels.push(c);
@@ -69,8 +72,9 @@ async function startServer(t: import('node:test').TestContext): Promise<Server> 
   };
 }
 
-function dial(port: number, timeoutMs = 3_000, onTcpConnected?: () => void) {
+function dial(port: number, timeoutMs = 3_000, onTcpConnected?: () => void, door = false) {
   return dialTls<MasterMessage, MinionMessage>({
+    door,
     host: '127.0.0.1',
     port,
     secureContext: createIdentityContext(minion),
@@ -120,8 +124,12 @@ test('the pre-auth frame limit applies on the listener side', async (t) => {
   assert.equal(await closed, 'frame_too_large');
 });
 
-test('non-TLS bytes: onRefused with TLS_ERROR, the client is dropped, and the next real client is served', async (t) => {
-  const server = await startServer(t);
+const PACED = { concurrency: 4, maxRatePerSecond: 100, maxHoldMs: 1000 };
+
+for (const paced of [false, true]) {
+  const mode = paced ? ' (handshakes paced at the door)' : '';
+test(`non-TLS bytes: onRefused with TLS_ERROR, the client is dropped, and the next real client is served${mode}`, async (t) => {
+  const server = await startServer(t, paced ? PACED : undefined);
   const refusal = server.nextRefusal();
   const plain = net.connect({ host: '127.0.0.1', port: server.listener.port });
   plain.on('error', () => undefined);
@@ -135,13 +143,13 @@ test('non-TLS bytes: onRefused with TLS_ERROR, the client is dropped, and the ne
   assert.equal(server.channels.length, 0);
 
   const accepted = server.nextChannel();
-  const { channel: client } = await dial(server.listener.port);
+  const { channel: client } = await dial(server.listener.port, 3_000, undefined, paced);
   t.after(() => client.close('shutdown'));
   assert.equal((await accepted).channel.peerFingerprint, minion.fingerprint);
 });
 
-test('a TCP client that never starts TLS is dropped after handshakeTimeoutMs (300 ms)', async (t) => {
-  const server = await startServer(t);
+test(`a TCP client that never starts TLS is dropped after handshakeTimeoutMs (300 ms)${mode}`, async (t) => {
+  const server = await startServer(t, paced ? PACED : undefined);
   const refusal = server.nextRefusal();
   const started = Date.now();
   const idle = net.connect({ host: '127.0.0.1', port: server.listener.port });
@@ -152,6 +160,96 @@ test('a TCP client that never starts TLS is dropped after handshakeTimeoutMs (30
   assert.ok(isBrineError(error, 'HANDSHAKE_TIMEOUT'), error.code);
   const elapsed = (await closedAt) - started;
   assert.ok(elapsed >= 250 && elapsed < 2_000, `dropped after ${elapsed} ms`);
+});
+}
+
+test('the door: a brine dialer and a plain TLS client (openssl s_client, an older minion) both get in', async (t) => {
+  const server = await startServer(t, PACED);
+  const first = server.nextChannel();
+  const { channel: doorClient } = await dial(server.listener.port, 3_000, undefined, true);
+  t.after(() => doorClient.close('shutdown'));
+  assert.equal((await first).channel.peerFingerprint, minion.fingerprint);
+  const second = server.nextChannel();
+  const plain = tls.connect({ host: '127.0.0.1', port: server.listener.port, key: minion.privateKeyPem, cert: minion.certPem, rejectUnauthorized: false, minVersion: 'TLSv1.3' });
+  plain.on('error', () => undefined);
+  t.after(() => plain.destroy());
+  const { channel } = await second;
+  assert.equal(channel.peerFingerprint, minion.fingerprint);
+  // the plain client's first frame reaches the channel: nothing of its TLS stream was lost to the sniffing
+  const got = within<MinionMessage>(2_000, 'hello through the plain client', (done) => channel.onMessage(done));
+  const body = Buffer.from(JSON.stringify({ t: 'hello', versions: [1], id: 'plain', agent: 'openssl' }));
+  const frame = Buffer.alloc(4 + body.length);
+  frame.writeUInt32BE(body.length, 0);
+  body.copy(frame, 4);
+  plain.write(frame);
+  assert.equal(((await got) as { id: string }).id, 'plain');
+  assert.equal(server.refused.length, 0);
+});
+
+test('the door: with every handshake slot taken, a brine dialer is told when to come back before any TLS, and gets in once a slot frees', async (t) => {
+  // one slot, 10 handshakes/s planned: the next dialer would wait 100 ms, more than half its patience
+  const server = await startServer(t, { concurrency: 1, maxRatePerSecond: 10, maxHoldMs: 1000 });
+  // a peer takes the slot at the door and then never starts TLS: it holds it for handshakeTimeoutMs
+  const holder = net.connect({ host: '127.0.0.1', port: server.listener.port });
+  holder.on('error', () => undefined);
+  t.after(() => holder.destroy());
+  holder.write('BRINE/1 5000\n');
+  const ok = await within<string>(2_000, 'the door answer', (done) => holder.once('data', (d: Buffer) => done(d.toString())));
+  assert.equal(ok, 'OK\n');
+  const held = server.nextRefusal();
+
+  const refused = await dial(server.listener.port, 150, undefined, true).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  assert.ok(isBrineError(refused, 'MASTER_BUSY'), String(refused));
+  const retryAfterMs = (refused as BrineError).details.retryAfterMs as number;
+  assert.ok(retryAfterMs >= 100 && retryAfterMs < 1_000, `come back in ${retryAfterMs} ms`);
+  assert.equal(server.listener.pacing().turnedAway, 1);
+  // turned away at the door: no TLS work and no refusal for it
+  assert.equal(server.refused.length, 0);
+  assert.equal(server.channels.length, 0);
+
+  // the holder's handshake times out, its slot frees, and the next dialer is let in
+  assert.ok(isBrineError((await held).error, 'HANDSHAKE_TIMEOUT'));
+  const accepted = server.nextChannel();
+  const { channel } = await dial(server.listener.port, 3_000, undefined, true);
+  t.after(() => channel.close('shutdown'));
+  assert.equal((await accepted).channel.peerFingerprint, minion.fingerprint);
+  assert.equal(server.listener.pacing().inFlight, 0);
+});
+
+test('the door: a dialer waits in line for a slot that frees soon, instead of being turned away', async (t) => {
+  const server = await startServer(t, { concurrency: 1, maxRatePerSecond: 100, maxHoldMs: 1000 });
+  const holder = net.connect({ host: '127.0.0.1', port: server.listener.port });
+  holder.on('error', () => undefined);
+  t.after(() => holder.destroy());
+  holder.write('BRINE/1 5000\n');
+  await within(2_000, 'the door answer', (done) => holder.once('data', () => done(undefined)));
+  const accepted = server.nextChannel();
+  // expected wait 10 ms: held in line; the holder's slot frees when it hangs up
+  const dialing = dial(server.listener.port, 3_000, undefined, true);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(server.listener.pacing().waiting, 1);
+  holder.destroy();
+  const { channel } = await dialing;
+  t.after(() => channel.close('shutdown'));
+  assert.equal((await accepted).channel.peerFingerprint, minion.fingerprint);
+  assert.equal(server.listener.pacing().turnedAway, 0);
+});
+
+test('dialTls with the door to something that answers neither OK nor BUSY: TLS_ERROR naming what it said', async (t) => {
+  const sockets = new Set<net.Socket>();
+  const other = net.createServer((s) => {
+    sockets.add(s);
+    s.write('SSH-2.0-OpenSSH_9.2\r\n');
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  t.after(() => {
+    for (const s of sockets) s.destroy();
+    other.close();
+  });
+  await assert.rejects(dial((other.address() as net.AddressInfo).port, 2_000, undefined, true), (err: unknown) => isBrineError(err, 'TLS_ERROR') && /SSH-2\.0/.test((err as Error).message));
 });
 
 test('dialTls to a port where nothing listens: CONNECT_FAILED', async () => {

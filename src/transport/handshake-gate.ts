@@ -1,0 +1,201 @@
+// Pacing of TLS handshakes on the master's port (issue 12, the reconnect storm). At most
+// `concurrency` handshakes run at once. A brine dialer asks before TLS (the door, see
+// door-protocol.ts); it is let in at once when a slot is free, held briefly when one will be free
+// soon, and otherwise told to come back at a time reserved for it, so a mass reconnect spreads
+// itself over what the master can actually do instead of collapsing into handshake timeouts.
+// Turning a minion away costs an accept, a dozen bytes and a close, not a handshake.
+//
+// Pure bookkeeping driven by a Clock: the listener owns the sockets and calls in.
+
+import type { Clock } from '../util/clock.js';
+
+export interface HandshakeGateOptions {
+  /** Handshakes in flight at most; 0 turns pacing off (everything goes at once). */
+  concurrency: number;
+  /** Handshakes per second assumed before any were measured (and the most ever assumed). */
+  maxRatePerSecond: number;
+  /** Longest a brine dialer is held waiting for a slot before it is told to come back, ms. */
+  maxHoldMs: number;
+  /** Longest a dialer that cannot be told to come back (plain TLS) waits for a slot, ms. */
+  legacyWaitMs: number;
+}
+
+/** What the gate tells the listener to do with a waiting connection. */
+export interface GateCallbacks<T> {
+  /** Start this connection's handshake now (it holds a slot until `done`). */
+  grant(item: T): void;
+  /** Tell this brine dialer to come back in `retryAfterMs` and let it go. */
+  turnAway(item: T, retryAfterMs: number): void;
+  /** A plain TLS dialer waited `legacyWaitMs` without a slot: drop it. */
+  expire(item: T): void;
+}
+
+interface Waiter<T> {
+  item: T;
+  /** Monotonic ms after which it is answered another way. */
+  deadline: number;
+  /** A brine dialer (can be turned away) or plain TLS (can only wait or be dropped). */
+  door: boolean;
+  gone: boolean;
+}
+
+export interface GateTicket {
+  /** The connection closed while waiting: forget it. No effect once granted. */
+  cancel(): void;
+}
+
+/** The request was granted at once, queued (answer later through the callbacks) or turned away. */
+export type GateAnswer = { kind: 'go' } | { kind: 'queued'; ticket: GateTicket } | { kind: 'busy'; retryAfterMs: number };
+
+/** Sweeps shorter than this measure nothing useful about the rate. */
+const RATE_WINDOW_MS = 1000;
+/** The rate is never assumed below this (a master that does less is broken, not busy). */
+const MIN_RATE = 20;
+
+export class HandshakeGate<T> {
+  private inFlight = 0;
+  private readonly queue: Waiter<T>[] = [];
+  private head = 0;
+  /** Handshakes per second the master managed while saturated (EWMA). */
+  private rate: number;
+  /** Monotonic ms up to which come-back times have been handed out. */
+  private reservedUntil = 0;
+  private windowStart: number;
+  private windowDone = 0;
+  private windowSweeps = 0;
+  private windowSaturated = 0;
+  /** Dialers turned away since start. */
+  turnedAway = 0;
+  /** Handshakes granted since start. */
+  granted = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly opts: HandshakeGateOptions,
+    private readonly callbacks: GateCallbacks<T>,
+    private readonly random: () => number = Math.random,
+  ) {
+    this.rate = opts.maxRatePerSecond;
+    this.windowStart = clock.monotonic();
+  }
+
+  get handshakesInFlight(): number {
+    return this.inFlight;
+  }
+
+  get waiting(): number {
+    return this.queue.length - this.head;
+  }
+
+  /** The handshake rate the gate plans with, per second. */
+  get plannedRate(): number {
+    return this.rate;
+  }
+
+  /**
+   * A connection asks to start its handshake. `door` marks a brine dialer that said how long it
+   * waits (`patienceMs`); plain TLS dialers cannot be told anything, so they only queue.
+   */
+  request(item: T, door: boolean, patienceMs = Number.POSITIVE_INFINITY): GateAnswer {
+    if (this.opts.concurrency <= 0 || (this.inFlight < this.opts.concurrency && this.waiting === 0)) {
+      this.take();
+      return { kind: 'go' };
+    }
+    const now = this.clock.monotonic();
+    const hold = door ? Math.min(this.opts.maxHoldMs, patienceMs / 2) : this.opts.legacyWaitMs;
+    // expected wait: everyone ahead, at the rate the master manages
+    const expectedMs = ((this.waiting + 1) * 1000) / this.rate;
+    if (door && expectedMs > hold) return { kind: 'busy', retryAfterMs: this.reserve(now) };
+    const waiter: Waiter<T> = { item, deadline: now + hold, door, gone: false };
+    this.queue.push(waiter);
+    return {
+      kind: 'queued',
+      ticket: {
+        cancel: () => {
+          waiter.gone = true;
+        },
+      },
+    };
+  }
+
+  /** A granted handshake ended (up, failed or closed): its slot goes to the next in line. */
+  done(): void {
+    if (this.inFlight > 0) this.inFlight--;
+    this.windowDone++;
+    this.grantWaiting();
+  }
+
+  /**
+   * Called every ~100 ms: answers waiters past their deadline and measures the rate. A waiter
+   * held past its deadline means the estimate was too hopeful, so it gets a reserved time.
+   */
+  sweep(): void {
+    const now = this.clock.monotonic();
+    this.windowSweeps++;
+    if (this.opts.concurrency > 0 && this.inFlight >= this.opts.concurrency) this.windowSaturated++;
+    if (now - this.windowStart >= RATE_WINDOW_MS) this.measure(now);
+    this.compact();
+    for (let i = this.head; i < this.queue.length; i++) {
+      const w = this.queue[i]!;
+      if (w.gone || w.deadline > now) continue;
+      w.gone = true;
+      if (w.door) {
+        this.callbacks.turnAway(w.item, this.reserve(now));
+      } else this.callbacks.expire(w.item);
+    }
+  }
+
+  /** A come-back time for one dialer: after everything already promised, one slot's worth apart. */
+  private reserve(now: number): number {
+    const slotMs = 1000 / this.rate;
+    // those waiting and in flight come first
+    const backlogMs = (this.waiting + this.inFlight) * slotMs;
+    this.reservedUntil = Math.max(this.reservedUntil, now + backlogMs) + slotMs;
+    this.turnedAway++;
+    // a little jitter so that clock skew between minions does not line them up again
+    const ms = (this.reservedUntil - now) * (0.95 + 0.1 * this.random());
+    return Math.max(50, Math.round(ms));
+  }
+
+  private take(): void {
+    this.inFlight++;
+    this.granted++;
+  }
+
+  private grantWaiting(): void {
+    while (this.head < this.queue.length && (this.opts.concurrency <= 0 || this.inFlight < this.opts.concurrency)) {
+      const w = this.queue[this.head++]!;
+      if (w.gone) continue;
+      w.gone = true;
+      this.take();
+      this.callbacks.grant(w.item);
+    }
+    this.compact();
+  }
+
+  /** Drops answered waiters from the front so the array does not grow without bound. */
+  private compact(): void {
+    while (this.head < this.queue.length && this.queue[this.head]!.gone) this.head++;
+    if (this.head === this.queue.length) {
+      this.queue.length = 0;
+      this.head = 0;
+    } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  /** Handshakes per second, learned only from windows in which the gate was mostly full. */
+  private measure(now: number): void {
+    const elapsed = now - this.windowStart;
+    if (this.windowSweeps > 0 && this.windowSaturated / this.windowSweeps >= 0.8 && this.windowDone > 0) {
+      const sample = (this.windowDone * 1000) / elapsed;
+      const next = 0.5 * this.rate + 0.5 * sample;
+      this.rate = Math.min(this.opts.maxRatePerSecond, Math.max(MIN_RATE, next));
+    }
+    this.windowStart = now;
+    this.windowDone = 0;
+    this.windowSweeps = 0;
+    this.windowSaturated = 0;
+  }
+}
