@@ -80,7 +80,6 @@ async function main() {
 }
 
 async function measure(build, tmp, idleMs) {
-
   const raw = f.skipRaw ? undefined : await runRawBaseline({ count: f.count, heartbeatMs: f.heartbeatInterval * 1000, idleMs, rounds: f.rounds, tmp, build, log: progress });
   const brine = await runBrineFleet({ ...f, idleMs, settleMs: f.settleSeconds * 1000, restart: !f.skipRestart, tmp, build, log: progress });
 

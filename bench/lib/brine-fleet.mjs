@@ -78,7 +78,8 @@ export async function runBrineFleet(opts) {
       authTimeout: opts.authTimeout,
       logFile: emuLog,
     });
-    const slowest = Math.min(opts.ramp > 0 ? opts.ramp : Infinity, opts.authRate > 0 ? opts.authRate : 1000);
+    // generous: first enrolment writes every key (fsync) and may run well below auth_rate under load
+    const slowest = Math.min(opts.ramp > 0 ? opts.ramp : Infinity, opts.authRate > 0 ? opts.authRate : 1000, 200);
     await emu.waitUntil((s) => s.ready === n, 60_000 + (n / slowest) * 3000, `${n} emulated minions to be ready`);
     const readyMs = msSince(t0);
     const firstReadyMs = emu.history.find((s) => s.ready > 0)?.at - t0Wall;

@@ -481,6 +481,12 @@ export class JobCache {
   }
 
   /** The presence history of the last hour, per minion (loaded once when the master starts). */
+  /** Runs `fn` (presence writes) in one transaction: one commit for many sign-ins. */
+  batch(fn: () => void): void {
+    this.guard();
+    this.db.transaction(fn)();
+  }
+
   loadPresence(): PresenceRecord[] {
     this.guard();
     const now = this.clock.now();

@@ -131,6 +131,7 @@ export class Master {
     const cache = this.cache;
     this.sessions = new SessionTable(clock, {
       store: cache,
+      batchWrites: true,
       onStoreError: (err, doing) =>
         logger.error({ err }, `presence history: ${doing} failed; brine minions status keeps working from memory, but this history will not survive a restart (check the job cache: ${cache.file})`),
     });
@@ -226,7 +227,12 @@ export class Master {
       // handshakes paced at the door: never planned faster than auth_rate admits sign-ins
       ...(opts.handshake_concurrency > 0 ? { pacing: { concurrency: opts.handshake_concurrency, maxRatePerSecond: opts.auth_rate, maxHoldMs: 1000 } } : {}),
       onTurnedAway: (remote, ms) =>
-        refusals.note(sourceKey(remote), 'busy', () => logger.info({ remote, code: 'MASTER_BUSY', retryAfterMs: ms }, `turned away a connection from ${remote} before TLS: ${opts.handshake_concurrency} handshakes are running; told to come back in ${ms} ms`)),
+        refusals.note(sourceKey(remote), 'busy', () =>
+          logger.info(
+            { remote, code: 'MASTER_BUSY', retryAfterMs: ms },
+            `turned away a connection from ${remote} before TLS: ${opts.handshake_concurrency} handshakes are running; told to come back in ${ms} ms`,
+          ),
+        ),
       // OpenSSL's messages can end in a newline; one log line per refusal keeps grep honest
       onRefused: (remote, err) => refusals.note(sourceKey(remote), err.code, () => logger.info({ remote, code: err.code }, err.message.replace(/\s+/g, ' ').trim())),
       onChannel: (channel, _raw, slot) => {
@@ -367,8 +373,8 @@ export class Master {
     const closed: string[] = [];
     for (const s of this.sessions.connected()) {
       // the index re-reads a key file only when its stamp changed, so this stays cheap with 10k sessions
+      if (this.acceptedKeys.matches(s.id, s.fingerprint)) continue;
       const accepted = this.acceptedKeys.fingerprintOf(s.id);
-      if (accepted === s.fingerprint) continue;
       closed.push(s.id);
       this.logger.warn({ id: s.id, remote: s.remoteAddress, fingerprint: s.fingerprint, accepted }, `closing the session of ${s.id}: its key is no longer accepted`);
       s.close('key_deleted');
@@ -444,6 +450,7 @@ export class Master {
     await Promise.all([this.listener?.close(), this.control?.close(), this.metricsServer?.close(), this.apiServer?.close()]);
     this.refusals?.stop();
     this.auth?.close();
+    this.sessions.flush();
     this.cache?.close();
     this.logger.info('brine master stopped');
   }

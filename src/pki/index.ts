@@ -2,7 +2,7 @@
 // decision table and the autosign/autoreject match files.
 
 export { loadOrCreateIdentity, type Identity, type IdentityOptions } from './identity.js';
-export { fingerprint, isFingerprint, normalizeFingerprint, toPublicKey } from './fingerprint.js';
+export { certificateKeyFromDer, fingerprint, isFingerprint, normalizeFingerprint, spkiPemFingerprint, toPublicKey } from './fingerprint.js';
 export { KeyStore, KEY_STATES, KEY_STATE_DIRS, sameKey, type KeyState } from './key-store.js';
 export { decideAuth, type AuthDecision, type AuthPolicy, type AuthRequest, type AuthStatus, type KeyEffect, type KeyView } from './auth-decision.js';
 export { applyKeyEffects, statesWritten } from './key-effects.js';

@@ -7,7 +7,7 @@ import { BrineError } from '../util/errors.js';
 import { assertValidMinionId, minionIdProblem } from '../util/minion-id.js';
 import { fsyncDirectory, writeFileAtomicSync } from '../util/atomic-write.js';
 import { DeniedKeyHistory, type DeniedKey } from './denied-keys.js';
-import { fingerprint, toPublicKey } from './fingerprint.js';
+import { fingerprint, spkiPemFingerprint, toPublicKey } from './fingerprint.js';
 
 export type KeyState = 'accepted' | 'pending' | 'rejected' | 'denied';
 
@@ -213,6 +213,16 @@ export class KeyStore {
   fingerprintOf(state: KeyState, id: string): string | undefined {
     const pem = this.read(state, id);
     return pem === undefined ? undefined : fingerprint(pem);
+  }
+
+  /**
+   * The hash of the stored key's DER without parsing it (a plain SPKI PEM, as brine writes them;
+   * undefined for other forms): only for comparing with a fingerprint known to be real, since a
+   * damaged file gives a hash no real key has.
+   */
+  quickFingerprintOf(state: KeyState, id: string): string | undefined {
+    const pem = this.read(state, id);
+    return pem === undefined ? undefined : spkiPemFingerprint(pem);
   }
 
   /** inode, mtime and size of the ID's key file in a state: changes whenever the file does. */

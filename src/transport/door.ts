@@ -59,5 +59,8 @@ export function parseDoorAnswer(buf: Buffer, target: string): { ok: true; rest: 
 
 function doorGarbage(buf: Buffer, target: string): BrineError {
   const shown = JSON.stringify(buf.toString('latin1', 0, Math.min(buf.length, 32)));
-  return new BrineError('TLS_ERROR', `${target} answered the connection with ${shown}, not a brine master's OK or BUSY: is this an older brine master (it must be upgraded with its minions) or another service on the port?`);
+  return new BrineError(
+    'TLS_ERROR',
+    `${target} answered the connection with ${shown}, not a brine master's OK or BUSY: is this an older brine master (it must be upgraded with its minions) or another service on the port?`,
+  );
 }

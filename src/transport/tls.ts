@@ -4,10 +4,10 @@
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { BrineError } from '../util/errors.js';
-import { fingerprint } from '../pki/fingerprint.js';
+import { certificateKeyFromDer, fingerprint } from '../pki/fingerprint.js';
 import type { Schema } from '../protocol/index.js';
 import { FramedSocket } from './framed-socket.js';
-import { applySocketOptions, type KeepaliveOptions } from './socket-options.js';
+import { applyListenerSocketOptions, applySocketOptions, type KeepaliveOptions } from './socket-options.js';
 import { countOpenFds, readFdLimit } from './fd-limit.js';
 import { sourceKey } from './source-key.js';
 import { PreauthGate, describePreauthRefusal, type PreauthLimits, type PreauthSlot } from './preauth-gate.js';
@@ -28,6 +28,9 @@ export function createIdentityContext(identity: TlsIdentity): tls.SecureContext 
 function peerKeyOf(socket: tls.TLSSocket): { fp: string; pem: string } | undefined {
   const cert = socket.getPeerX509Certificate();
   if (!cert) return undefined;
+  // the DER walk is half the cost of KeyObjects, paid on every handshake (a restart's storm)
+  const quick = certificateKeyFromDer(cert.raw);
+  if (quick) return { fp: quick.fingerprint, pem: quick.pem };
   return { fp: fingerprint(cert.publicKey), pem: cert.publicKey.export({ type: 'spki', format: 'pem' }) as string };
 }
 
@@ -86,6 +89,8 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     baselineFds: (opts.preauth ? countOpenFds() : undefined) ?? 0,
   };
   const preauthGate = new PreauthGate(limits);
+  /** The listening socket carries the TCP options, so accepted sockets are born with them. */
+  let inheritedOptions = false;
   // TLS runs over sockets this plain server accepted and admitted; a refused one is reset before
   // any TLS work or buffer is spent on it
   const tlsServer = tls.createServer({
@@ -122,7 +127,10 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
           grant: startHandshake,
           turnAway: (raw, ms) => turnAway(raw, ms),
           expire: (raw) => {
-            opts.onRefused?.(remoteOf(raw), new BrineError('HANDSHAKE_TIMEOUT', `a TLS handshake from ${remoteOf(raw)} waited ${opts.handshakeTimeoutMs} ms for a free handshake slot and was dropped`));
+            opts.onRefused?.(
+              remoteOf(raw),
+              new BrineError('HANDSHAKE_TIMEOUT', `a TLS handshake from ${remoteOf(raw)} waited ${opts.handshakeTimeoutMs} ms for a free handshake slot and was dropped`),
+            );
             raw.destroy();
           },
         },
@@ -194,10 +202,13 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       tickets.get(raw)?.cancel();
       handshakeEnded(raw);
     });
-    try {
-      applySocketOptions(raw, opts.socketOptions);
-    } catch {
-      // an option the kernel refuses must not cost the connection; heartbeats still apply
+    // on Linux the listening socket's options are inherited: nothing to set per connection
+    if (!inheritedOptions) {
+      try {
+        applySocketOptions(raw, opts.socketOptions);
+      } catch {
+        // an option the kernel refuses must not cost the connection; heartbeats still apply
+      }
     }
     if (pacer) sniff(raw);
     else tlsServer.emit('connection', raw);
@@ -231,6 +242,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     // a deep accept queue: after a master restart thousands of minions connect within seconds
     server.listen({ port: opts.port, host: opts.host, backlog: 4096 }, () => {
       server.off('error', onError);
+      inheritedOptions = applyListenerSocketOptions(server, opts.socketOptions);
       // accept() failing (EMFILE when the descriptor reserve was not enough) is reported, never
       // thrown: an unhandled 'error' here would take the whole master down
       server.on('error', (err: NodeJS.ErrnoException) => {
@@ -341,7 +353,11 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
         raw.removeListener('data', onData);
         raw.removeListener('end', onEnd);
         if (!parsed.ok) {
-          fail(new BrineError('MASTER_BUSY', `master ${target} is busy with other handshakes and asked this minion to come back in ${parsed.retryAfterMs} ms`, { details: { retryAfterMs: parsed.retryAfterMs } }));
+          fail(
+            new BrineError('MASTER_BUSY', `master ${target} is busy with other handshakes and asked this minion to come back in ${parsed.retryAfterMs} ms`, {
+              details: { retryAfterMs: parsed.retryAfterMs },
+            }),
+          );
           return;
         }
         raw.pause();

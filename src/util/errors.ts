@@ -96,7 +96,7 @@ export const ERRORS = {
   TLS_ERROR: spec('The TLS layer failed (bad certificate, protocol or handshake).', 'Check that both sides run brine with TLS 1.3; the message gives the TLS error.', 1),
   MASTER_BUSY: spec(
     'The master had no free TLS handshake slot (many minions signing in at once, e.g. after a master restart) and gave this minion a time to come back.',
-    'Nothing: the minion comes back at the time the master gave. If it lasts, look at the master\'s CPU, or raise handshake_concurrency on the master.',
+    "Nothing: the minion comes back at the time the master gave. If it lasts, look at the master's CPU, or raise handshake_concurrency on the master.",
     1,
   ),
   CONNECTION_LIMIT: spec(

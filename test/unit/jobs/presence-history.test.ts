@@ -143,3 +143,67 @@ test('a failing store is reported, and presence keeps working from memory', () =
   assert.deepEqual(errors, ['recording the connect of web1', 'recording the disconnect of web1']);
   assert.equal(table.info('web1')!.drops, 1);
 });
+
+test('batchWrites: the presence changes of one turn are committed together at its end, and flush() writes them at once', async () => {
+  const file = freshPath();
+  const clock = new FakeClock();
+  const cache = JobCache.open(file, { clock });
+  let batches = 0;
+  const store = {
+    recordConnect: cache.recordConnect.bind(cache),
+    recordDisconnect: cache.recordDisconnect.bind(cache),
+    loadPresence: cache.loadPresence.bind(cache),
+    forgetPresence: cache.forgetPresence.bind(cache),
+    batch: (fn: () => void) => {
+      batches++;
+      cache.batch(fn);
+    },
+  };
+  const table = new SessionTable(clock, { store, batchWrites: true });
+  for (let i = 0; i < 50; i++) table.attach(session(`m${i}`, clock));
+  assert.deepEqual(cache.loadPresence(), [], 'nothing written within the turn');
+  assert.equal(table.connectedCount, 50, 'memory is up to date at once');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(batches, 1, 'one transaction for the 50 sign-ins');
+  assert.equal(cache.loadPresence().length, 50);
+  // a stop flushes what the turn has not written yet
+  const s = table.get('m0')!;
+  table.detach(s, 'heartbeat_timeout');
+  table.flush();
+  assert.equal(batches, 2);
+  assert.equal(cache.loadPresence().find((r) => r.id === 'm0')?.last.lastDisconnectReason, 'heartbeat_timeout');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(batches, 2, 'nothing left for the scheduled flush');
+  cache.close();
+});
+
+test('batchWrites: a failing write is reported and the others of its batch are kept', async () => {
+  const file = freshPath();
+  const clock = new FakeClock();
+  const cache = JobCache.open(file, { clock });
+  const errors: string[] = [];
+  const store = {
+    recordConnect: (id: string, at: number, last: Parameters<JobCache['recordConnect']>[2]) => {
+      if (id === 'bad') throw new Error('disk full');
+      cache.recordConnect(id, at, last);
+    },
+    recordDisconnect: cache.recordDisconnect.bind(cache),
+    loadPresence: cache.loadPresence.bind(cache),
+    forgetPresence: cache.forgetPresence.bind(cache),
+    batch: cache.batch.bind(cache),
+  };
+  const table = new SessionTable(clock, { store, batchWrites: true, onStoreError: (_e, doing) => errors.push(doing) });
+  table.attach(session('good1', clock));
+  table.attach(session('bad', clock));
+  table.attach(session('good2', clock));
+  table.flush();
+  assert.deepEqual(errors, ['recording the connect of bad']);
+  assert.deepEqual(
+    cache
+      .loadPresence()
+      .map((r) => r.id)
+      .sort(),
+    ['good1', 'good2'],
+  );
+  cache.close();
+});

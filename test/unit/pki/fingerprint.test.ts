@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createPrivateKey, createPublicKey, createSecretKey, generateKeyPairSync } from 'node:crypto';
-import { fingerprint, isFingerprint, normalizeFingerprint, createSelfSignedCert } from '../../../src/pki/index.js';
+import { createPrivateKey, createPublicKey, createSecretKey, generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { certificateKeyFromDer, fingerprint, isFingerprint, normalizeFingerprint, createSelfSignedCert, spkiPemFingerprint } from '../../../src/pki/index.js';
 import { isBrineError } from '../../../src/util/errors.js';
 
 // RFC 8032 §7.1 test 1 public key, wrapped in SPKI; fingerprint computed independently (Python hashlib).
@@ -73,4 +73,26 @@ test('normalizeFingerprint accepts colons or none, any case; refuses everything 
   const hex = RFC8032_FP.replace(/:/g, '');
   assert.equal(normalizeFingerprint(`${hex.slice(0, 1)}:${hex.slice(1)}`), undefined, 'misplaced colon');
   assert.equal(normalizeFingerprint(''), undefined);
+});
+
+// The sign-in hot path (issue 12): the same fingerprints without KeyObjects.
+test('spkiPemFingerprint and certificateKeyFromDer agree with fingerprint() for Ed25519 and P-256, and refuse what they cannot read', async () => {
+  assert.equal(spkiPemFingerprint(RFC8032_PUB), RFC8032_FP);
+  for (const kind of ['ed25519', 'p256'] as const) {
+    const { privateKey, publicKey } = kind === 'ed25519' ? generateKeyPairSync('ed25519') : generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pubPem = publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    assert.equal(spkiPemFingerprint(pubPem), fingerprint(pubPem), kind);
+    assert.equal(spkiPemFingerprint(pubPem.replace(/\n/g, '\r\n')), fingerprint(pubPem), `${kind}, CRLF`);
+    const certPem = await createSelfSignedCert(privateKey, `fp-${kind}`);
+    const quick = certificateKeyFromDer(new X509Certificate(certPem).raw);
+    assert.deepEqual(quick, { fingerprint: fingerprint(pubPem), pem: pubPem }, kind);
+  }
+  // not a plain public key PEM: the caller must take the long way
+  assert.equal(spkiPemFingerprint(generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string), undefined);
+  assert.equal(spkiPemFingerprint('-----BEGIN PUBLIC KEY-----\nnot base64!\n-----END PUBLIC KEY-----\n'), undefined);
+  assert.equal(spkiPemFingerprint(`${RFC8032_PUB}${RFC8032_PUB}`), undefined, 'two blocks');
+  // a truncated or foreign DER is undefined, never a wrong key
+  const der = new X509Certificate(await createSelfSignedCert(generateKeyPairSync('ed25519').privateKey, 'cut')).raw;
+  assert.equal(certificateKeyFromDer(der.subarray(0, 40)), undefined);
+  assert.equal(certificateKeyFromDer(Buffer.from([0x02, 0x01, 0x00])), undefined);
 });

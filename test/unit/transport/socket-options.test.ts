@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { applySocketOptions, keepaliveFromConfig, type KeepaliveOptions } from '../../../src/transport/index.js';
+import * as net from 'node:net';
+import { applyListenerSocketOptions, applySocketOptions, keepaliveFromConfig, type KeepaliveOptions } from '../../../src/transport/index.js';
 import { readSocketOptions } from '../../faults/socket-inspect.js';
 import { repoRoot } from '../../helpers/repo.js';
 import { tcpPair } from './helpers.js';
@@ -42,13 +43,53 @@ test('-1 for cnt/intvl keeps the OS defaults (Salt semantics) while idle still a
   assert.equal(got.count, defaults.count);
 });
 
+/** A listener with the options set on it once, and the socket it accepts. */
+async function acceptedFrom(t: import('node:test').TestContext, opts: KeepaliveOptions): Promise<{ accepted: net.Socket; onListener: boolean }> {
+  const listener = net.createServer();
+  const accepted = new Promise<net.Socket>((resolve) => listener.once('connection', resolve));
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+  const onListener = applyListenerSocketOptions(listener, opts);
+  const client = net.connect({ host: '127.0.0.1', port: (listener.address() as net.AddressInfo).port });
+  client.on('error', () => undefined);
+  const socket = await accepted;
+  t.after(() => {
+    client.destroy();
+    socket.destroy();
+    listener.close();
+  });
+  return { accepted: socket, onListener };
+}
+
+test('options set once on a listening socket are in force on every socket it accepts (no per-connection calls)', async (t) => {
+  const { accepted, onListener } = await acceptedFrom(t, ON);
+  assert.equal(onListener, true);
+  assert.deepEqual(readSocketOptions(accepted), { keepalive: true, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 20_000 });
+  const second = await acceptedFrom(t, { enabled: true, idleSeconds: 120, intervalSeconds: 7, count: 3, userTimeoutMs: 9_000 });
+  assert.deepEqual(readSocketOptions(second.accepted), { keepalive: true, idleSeconds: 120, intervalSeconds: 7, count: 3, userTimeoutMs: 9_000 });
+});
+
+test('on a listening socket, -1 keeps the OS defaults and tcp_keepalive false leaves keepalive off', async (t) => {
+  const { client } = await tcpPair(t);
+  const defaults = readSocketOptions(client);
+  const osDefaults = await acceptedFrom(t, { enabled: true, idleSeconds: 45, intervalSeconds: -1, count: -1, userTimeoutMs: 0 });
+  assert.deepEqual(readSocketOptions(osDefaults.accepted), {
+    keepalive: true,
+    idleSeconds: 45,
+    intervalSeconds: defaults.intervalSeconds,
+    count: defaults.count,
+    userTimeoutMs: defaults.userTimeoutMs,
+  });
+  const off = await acceptedFrom(t, { ...ON, enabled: false, userTimeoutMs: 0 });
+  assert.equal(readSocketOptions(off.accepted).keepalive, false);
+});
+
 test('keepaliveFromConfig maps Salt names and derives the user timeout from heartbeat_timeout', () => {
   const base = { tcp_keepalive: true, tcp_keepalive_idle: 200, tcp_keepalive_cnt: 4, tcp_keepalive_intvl: 15, tcp_user_timeout: 0, heartbeat_timeout: 30 };
   assert.deepEqual(keepaliveFromConfig(base), { enabled: true, idleSeconds: 200, count: 4, intervalSeconds: 15, userTimeoutMs: 30_000 });
   assert.equal(keepaliveFromConfig({ ...base, tcp_user_timeout: 12_345 }).userTimeoutMs, 12_345);
 });
 
-test("ffi-rs in src/ is only the SO_PEERCRED read (peer-credentials.ts), a production dependency pinned like net-keepalive's", () => {
+test("ffi-rs in src/ is only socket options (socket-options.ts) and the SO_PEERCRED read (peer-credentials.ts), a production dependency pinned like net-keepalive's", () => {
   const root = repoRoot();
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
   const keepalivePkg = JSON.parse(fs.readFileSync(path.join(root, 'node_modules', 'net-keepalive', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
@@ -63,5 +104,5 @@ test("ffi-rs in src/ is only the SO_PEERCRED read (peer-credentials.ts), a produ
     }
   };
   walk(path.join(root, 'src'));
-  assert.deepEqual(users, [path.join('src', 'transport', 'peer-credentials.ts')]);
+  assert.deepEqual(users.sort(), [path.join('src', 'transport', 'peer-credentials.ts'), path.join('src', 'transport', 'socket-options.ts')]);
 });

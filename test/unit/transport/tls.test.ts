@@ -128,39 +128,39 @@ const PACED = { concurrency: 4, maxRatePerSecond: 100, maxHoldMs: 1000 };
 
 for (const paced of [false, true]) {
   const mode = paced ? ' (handshakes paced at the door)' : '';
-test(`non-TLS bytes: onRefused with TLS_ERROR, the client is dropped, and the next real client is served${mode}`, async (t) => {
-  const server = await startServer(t, paced ? PACED : undefined);
-  const refusal = server.nextRefusal();
-  const plain = net.connect({ host: '127.0.0.1', port: server.listener.port });
-  plain.on('error', () => undefined);
-  t.after(() => plain.destroy());
-  const gone = collect(plain);
-  plain.write('GET / HTTP/1.1\r\nHost: salt\r\n\r\n');
-  const { remote, error } = await refusal;
-  assert.ok(isBrineError(error, 'TLS_ERROR'), error.code);
-  assert.match(remote, /^127\.0\.0\.1:\d+$/);
-  await within(2_000, 'plain client dropped', (done) => void gone.then(done));
-  assert.equal(server.channels.length, 0);
+  test(`non-TLS bytes: onRefused with TLS_ERROR, the client is dropped, and the next real client is served${mode}`, async (t) => {
+    const server = await startServer(t, paced ? PACED : undefined);
+    const refusal = server.nextRefusal();
+    const plain = net.connect({ host: '127.0.0.1', port: server.listener.port });
+    plain.on('error', () => undefined);
+    t.after(() => plain.destroy());
+    const gone = collect(plain);
+    plain.write('GET / HTTP/1.1\r\nHost: salt\r\n\r\n');
+    const { remote, error } = await refusal;
+    assert.ok(isBrineError(error, 'TLS_ERROR'), error.code);
+    assert.match(remote, /^127\.0\.0\.1:\d+$/);
+    await within(2_000, 'plain client dropped', (done) => void gone.then(done));
+    assert.equal(server.channels.length, 0);
 
-  const accepted = server.nextChannel();
-  const { channel: client } = await dial(server.listener.port, 3_000, undefined, paced);
-  t.after(() => client.close('shutdown'));
-  assert.equal((await accepted).channel.peerFingerprint, minion.fingerprint);
-});
+    const accepted = server.nextChannel();
+    const { channel: client } = await dial(server.listener.port, 3_000, undefined, paced);
+    t.after(() => client.close('shutdown'));
+    assert.equal((await accepted).channel.peerFingerprint, minion.fingerprint);
+  });
 
-test(`a TCP client that never starts TLS is dropped after handshakeTimeoutMs (300 ms)${mode}`, async (t) => {
-  const server = await startServer(t, paced ? PACED : undefined);
-  const refusal = server.nextRefusal();
-  const started = Date.now();
-  const idle = net.connect({ host: '127.0.0.1', port: server.listener.port });
-  idle.on('error', () => undefined);
-  t.after(() => idle.destroy());
-  const closedAt = within<number>(3_000, 'idle client dropped', (done) => idle.once('close', () => done(Date.now())));
-  const { error } = await refusal;
-  assert.ok(isBrineError(error, 'HANDSHAKE_TIMEOUT'), error.code);
-  const elapsed = (await closedAt) - started;
-  assert.ok(elapsed >= 250 && elapsed < 2_000, `dropped after ${elapsed} ms`);
-});
+  test(`a TCP client that never starts TLS is dropped after handshakeTimeoutMs (300 ms)${mode}`, async (t) => {
+    const server = await startServer(t, paced ? PACED : undefined);
+    const refusal = server.nextRefusal();
+    const started = Date.now();
+    const idle = net.connect({ host: '127.0.0.1', port: server.listener.port });
+    idle.on('error', () => undefined);
+    t.after(() => idle.destroy());
+    const closedAt = within<number>(3_000, 'idle client dropped', (done) => idle.once('close', () => done(Date.now())));
+    const { error } = await refusal;
+    assert.ok(isBrineError(error, 'HANDSHAKE_TIMEOUT'), error.code);
+    const elapsed = (await closedAt) - started;
+    assert.ok(elapsed >= 250 && elapsed < 2_000, `dropped after ${elapsed} ms`);
+  });
 }
 
 test('the door: a brine dialer and a plain TLS client (openssl s_client, an older minion) both get in', async (t) => {
