@@ -23,6 +23,7 @@ const USAGE = `usage: npm run bench:fleet -- [--count N] [options]
   --handshake-concurrency N   the master's handshake_concurrency (default: the master's default; 0 = no door)
   --skip-raw             skip the raw TLS baseline
   --skip-restart         skip the SIGKILL-and-restart phase
+  --keep-logs DIR        copy the emulator's and the master's logs into DIR at the end
   --profile DIR          write a V8 CPU profile of the master into DIR (the restarted one if restarting)
   --build-dir DIR        compiled tree to run (default dist)`;
 
@@ -45,6 +46,7 @@ const f = parseFlags(
     skipRaw: false,
     skipRestart: false,
     profile: '',
+    keepLogs: '',
     buildDir: 'dist',
   },
   USAGE,

@@ -158,5 +158,10 @@ export async function runBrineFleet(opts) {
   } finally {
     if (emu) await stopChild(emu.child, 'SIGTERM', 5000);
     if (master.child) await stopChild(master.child, 'SIGTERM', 5000);
+    // --keep-logs DIR: the emulator's and the master's logs, for reading why attempts failed
+    if (opts.keepLogs) {
+      fs.mkdirSync(opts.keepLogs, { recursive: true });
+      for (const f of [emuLog, master.logFile]) if (fs.existsSync(f)) fs.copyFileSync(f, path.join(opts.keepLogs, path.basename(f)));
+    }
   }
 }

@@ -10,8 +10,13 @@
 import type { Clock } from '../util/clock.js';
 
 export interface HandshakeGateOptions {
-  /** Handshakes in flight at most; 0 turns pacing off (everything goes at once). */
+  /**
+   * Handshakes in flight at most; 0 turns pacing off (everything goes at once). The gate starts
+   * lower and adapts between a few and this to keep each handshake under `targetHandshakeMs`.
+   */
   concurrency: number;
+  /** Handshakes slower than this on average (either side short of CPU) shrink the limit, ms. */
+  targetHandshakeMs?: number;
   /** Handshakes per second assumed before any were measured (and the most ever assumed). */
   maxRatePerSecond: number;
   /** Longest a brine dialer is held waiting for a slot before it is told to come back, ms. */
@@ -49,6 +54,10 @@ export type GateAnswer = { kind: 'go' } | { kind: 'queued'; ticket: GateTicket }
 
 /** Sweeps shorter than this measure nothing useful about the rate. */
 const RATE_WINDOW_MS = 1000;
+/** The adaptive limit starts here (or at the configured concurrency, if lower) and never goes below MIN_LIMIT. */
+const START_LIMIT = 32;
+const MIN_LIMIT = 4;
+const DEFAULT_TARGET_MS = 1000;
 /** The rate is never assumed below this (a master that does less is broken, not busy). */
 const MIN_RATE = 20;
 
@@ -64,6 +73,10 @@ export class HandshakeGate<T> {
   private windowDone = 0;
   private windowSweeps = 0;
   private windowSaturated = 0;
+  private windowDurationSum = 0;
+  private windowDurations = 0;
+  /** Handshakes allowed in flight now (adapted within [MIN_LIMIT, concurrency]). */
+  private limit: number;
   /** Dialers turned away since start. */
   turnedAway = 0;
   /** Handshakes granted since start. */
@@ -77,6 +90,12 @@ export class HandshakeGate<T> {
   ) {
     this.rate = opts.maxRatePerSecond;
     this.windowStart = clock.monotonic();
+    this.limit = Math.min(opts.concurrency, START_LIMIT);
+  }
+
+  /** Handshakes the gate lets run at once now. */
+  get currentLimit(): number {
+    return this.limit;
   }
 
   get handshakesInFlight(): number {
@@ -97,7 +116,7 @@ export class HandshakeGate<T> {
    * waits (`patienceMs`); plain TLS dialers cannot be told anything, so they only queue.
    */
   request(item: T, door: boolean, patienceMs = Number.POSITIVE_INFINITY): GateAnswer {
-    if (this.opts.concurrency <= 0 || (this.inFlight < this.opts.concurrency && this.waiting === 0)) {
+    if (this.opts.concurrency <= 0 || (this.inFlight < this.limit && this.waiting === 0)) {
       this.take();
       return { kind: 'go' };
     }
@@ -118,10 +137,17 @@ export class HandshakeGate<T> {
     };
   }
 
-  /** A granted handshake ended (up, failed or closed): its slot goes to the next in line. */
-  done(): void {
+  /**
+   * A granted handshake ended (up, failed or closed) after `durationMs`: its slot goes to the next
+   * in line. Only handshakes that came up count towards the rate and the adaptive limit.
+   */
+  done(durationMs?: number): void {
     if (this.inFlight > 0) this.inFlight--;
-    this.windowDone++;
+    if (durationMs !== undefined) {
+      this.windowDone++;
+      this.windowDurationSum += durationMs;
+      this.windowDurations++;
+    }
     this.grantWaiting();
   }
 
@@ -132,7 +158,7 @@ export class HandshakeGate<T> {
   sweep(): void {
     const now = this.clock.monotonic();
     this.windowSweeps++;
-    if (this.opts.concurrency > 0 && this.inFlight >= this.opts.concurrency) this.windowSaturated++;
+    if (this.opts.concurrency > 0 && this.inFlight >= this.limit) this.windowSaturated++;
     if (now - this.windowStart >= RATE_WINDOW_MS) this.measure(now);
     this.compact();
     for (let i = this.head; i < this.queue.length; i++) {
@@ -163,7 +189,7 @@ export class HandshakeGate<T> {
   }
 
   private grantWaiting(): void {
-    while (this.head < this.queue.length && (this.opts.concurrency <= 0 || this.inFlight < this.opts.concurrency)) {
+    while (this.head < this.queue.length && (this.opts.concurrency <= 0 || this.inFlight < this.limit)) {
       const w = this.queue[this.head++]!;
       if (w.gone) continue;
       w.gone = true;
@@ -185,17 +211,32 @@ export class HandshakeGate<T> {
     }
   }
 
-  /** Handshakes per second, learned only from windows in which the gate was mostly full. */
+  /**
+   * Once a window: the handshake rate, learned only from windows in which the gate was mostly
+   * full, and the limit: handshakes slower than the target mean one side is short of CPU (and
+   * more at once would only make each slower, until dialers give up and the work is thrown
+   * away), so it shrinks; fast ones while full let it grow.
+   */
   private measure(now: number): void {
     const elapsed = now - this.windowStart;
-    if (this.windowSweeps > 0 && this.windowSaturated / this.windowSweeps >= 0.8 && this.windowDone > 0) {
+    const saturated = this.windowSweeps > 0 && this.windowSaturated / this.windowSweeps >= 0.8;
+    if (saturated && this.windowDone > 0) {
       const sample = (this.windowDone * 1000) / elapsed;
       const next = 0.5 * this.rate + 0.5 * sample;
       this.rate = Math.min(this.opts.maxRatePerSecond, Math.max(MIN_RATE, next));
+    }
+    if (this.windowDurations > 0 && this.opts.concurrency > 0) {
+      const mean = this.windowDurationSum / this.windowDurations;
+      const target = this.opts.targetHandshakeMs ?? DEFAULT_TARGET_MS;
+      const floor = Math.min(MIN_LIMIT, this.opts.concurrency);
+      if (mean > target) this.limit = Math.max(floor, Math.floor(this.limit * 0.7));
+      else if (saturated && mean < target / 3) this.limit = Math.min(this.opts.concurrency, this.limit + Math.max(1, Math.floor(this.limit / 8)));
     }
     this.windowStart = now;
     this.windowDone = 0;
     this.windowSweeps = 0;
     this.windowSaturated = 0;
+    this.windowDurationSum = 0;
+    this.windowDurations = 0;
   }
 }

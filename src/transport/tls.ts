@@ -73,7 +73,7 @@ export interface TlsListenOptions<In, Out extends { t: string }> {
 export interface TlsListener {
   readonly port: number;
   /** Handshake pacing counters (zeros when pacing is off). */
-  pacing(): { inFlight: number; waiting: number; turnedAway: number; plannedRate: number };
+  pacing(): { inFlight: number; waiting: number; turnedAway: number; plannedRate: number; limit: number };
   close(): Promise<void>;
 }
 
@@ -103,7 +103,8 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     handshakeTimeout: opts.handshakeTimeoutMs,
   });
   // handshake pacing: a slot per handshake, from the grant until TLS is up, failed or closed
-  const handshaking = new WeakSet<net.Socket>();
+  /** Sockets holding a handshake slot, with when they got it. */
+  const handshaking = new WeakMap<net.Socket, number>();
   const tickets = new WeakMap<net.Socket, GateTicket>();
   const doorSockets = new WeakSet<net.Socket>();
   const remoteOf = (raw: net.Socket) => formatAddress(raw.remoteAddress, raw.remotePort);
@@ -112,12 +113,16 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       pacer?.done();
       return;
     }
-    handshaking.add(raw);
+    handshaking.set(raw, performance.now());
     if (doorSockets.has(raw)) raw.write(DOOR_OK);
     tlsServer.emit('connection', raw);
   };
-  const handshakeEnded = (raw: net.Socket): void => {
-    if (handshaking.delete(raw)) pacer?.done();
+  /** `up`: the handshake completed (its duration teaches the gate); otherwise it failed or closed. */
+  const handshakeEnded = (raw: net.Socket, up: boolean): void => {
+    const startedAt = handshaking.get(raw);
+    if (startedAt === undefined) return;
+    handshaking.delete(raw);
+    pacer?.done(up ? performance.now() - startedAt : undefined);
   };
   const pacer = opts.pacing
     ? new HandshakeGate<net.Socket>(
@@ -200,7 +205,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       raws.delete(raw);
       admitted.release();
       tickets.get(raw)?.cancel();
-      handshakeEnded(raw);
+      handshakeEnded(raw, false);
     });
     // on Linux the listening socket's options are inherited: nothing to set per connection
     if (!inheritedOptions) {
@@ -217,7 +222,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   tlsServer.on('secureConnection', (socket: tls.TLSSocket) => {
     const remote = formatAddress(socket.remoteAddress, socket.remotePort);
     const raw = rawOf(socket);
-    handshakeEnded(raw);
+    handshakeEnded(raw, true);
     const peer = peerKeyOf(socket);
     if (!peer) {
       opts.onRefused?.(remote, new BrineError('NO_CLIENT_CERT', `connection from ${remote} presented no client certificate`));
@@ -229,7 +234,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   });
   tlsServer.on('tlsClientError', (err: Error & { code?: string }, socket: tls.TLSSocket) => {
     const remote = formatAddress(socket.remoteAddress, socket.remotePort);
-    handshakeEnded(rawOf(socket));
+    handshakeEnded(rawOf(socket), false);
     const timeout = /timeout/i.test(err.message);
     opts.onRefused?.(remote, new BrineError(timeout ? 'HANDSHAKE_TIMEOUT' : 'TLS_ERROR', `TLS handshake from ${remote} failed: ${err.message}`, { cause: err }));
     socket.destroy();
@@ -257,7 +262,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       const address = server.address() as net.AddressInfo;
       resolve({
         port: address.port,
-        pacing: () => ({ inFlight: pacer?.handshakesInFlight ?? 0, waiting: pacer?.waiting ?? 0, turnedAway: pacer?.turnedAway ?? 0, plannedRate: pacer?.plannedRate ?? 0 }),
+        pacing: () => ({ inFlight: pacer?.handshakesInFlight ?? 0, waiting: pacer?.waiting ?? 0, turnedAway: pacer?.turnedAway ?? 0, plannedRate: pacer?.plannedRate ?? 0, limit: pacer?.currentLimit ?? 0 }),
         close: () =>
           new Promise<void>((res) => {
             if (sweeper) clearInterval(sweeper);

@@ -119,7 +119,7 @@ test('learns the rate the master manages while saturated, and plans come-back ti
   // the master completes 100 handshakes a second, the gate full all the time
   for (let ms = 0; ms < 6000; ms += 10) {
     clock.advance(10);
-    gate.done();
+    gate.done(40);
     gate.request(`n${ms}`, true, 5000);
     if (ms % 100 === 0) gate.sweep();
   }
@@ -131,10 +131,42 @@ test('an idle gate learns nothing (a quiet master is not a slow one)', () => {
   for (let ms = 0; ms < 5000; ms += 100) {
     clock.advance(100);
     gate.request(`x${ms}`, true, 5000);
-    gate.done();
+    gate.done(5);
     gate.sweep();
   }
   assert.equal(gate.plannedRate, 1000);
+});
+
+test('the limit adapts: it starts at 32, shrinks while handshakes are slower than the target, and grows back while they are fast and the gate is full', () => {
+  const { gate, clock } = makeGate({ concurrency: 128, maxRatePerSecond: 1000, maxHoldMs: 1000 });
+  assert.equal(gate.currentLimit, 32);
+  let n = 0;
+  const fill = () => {
+    while (gate.request(`c${n++}`, false).kind === 'go');
+  };
+  fill();
+  assert.equal(gate.handshakesInFlight, 32);
+  // a starved side: every handshake takes 3 s
+  for (let s = 0; s < 5; s++) {
+    for (let k = 0; k < 10; k++) {
+      clock.advance(100);
+      gate.done(3000);
+      fill();
+      gate.sweep();
+    }
+  }
+  assert.ok(gate.currentLimit <= 8, `shrunk to ${gate.currentLimit}`);
+  assert.ok(gate.currentLimit >= 4, 'never below 4');
+  // healthy again: 20 ms handshakes, always someone waiting
+  for (let s = 0; s < 40; s++) {
+    for (let k = 0; k < 10; k++) {
+      clock.advance(100);
+      for (let j = 0; j < gate.currentLimit; j++) gate.done(20);
+      fill();
+      gate.sweep();
+    }
+  }
+  assert.equal(gate.currentLimit, 128, 'back to the configured most');
 });
 
 test('concurrency 0 turns pacing off', () => {
