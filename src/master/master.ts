@@ -225,7 +225,8 @@ export class Master {
       schemas: MINION_MESSAGES,
       preauth: { maxTotal: opts.preauth_max_connections, maxPerSource: opts.preauth_max_connections_per_source, fdReserve: opts.preauth_fd_reserve },
       // handshakes paced at the door: never planned faster than auth_rate admits sign-ins
-      ...(opts.handshake_concurrency > 0 ? { pacing: { concurrency: opts.handshake_concurrency, maxRatePerSecond: opts.auth_rate, maxHoldMs: 1000 } } : {}),
+      // (0 = no limit: the door still answers, always OK)
+      pacing: { concurrency: opts.handshake_concurrency, maxRatePerSecond: opts.auth_rate, maxHoldMs: 1000 },
       onTurnedAway: (remote, ms) =>
         refusals.note(sourceKey(remote), 'busy', () =>
           logger.info(

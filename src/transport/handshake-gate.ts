@@ -121,7 +121,8 @@ export class HandshakeGate<T> {
       return { kind: 'go' };
     }
     const now = this.clock.monotonic();
-    const hold = door ? Math.min(this.opts.maxHoldMs, patienceMs / 2) : this.opts.legacyWaitMs;
+    // held at most a quarter of its patience: the rest is for TLS and the sign-in on a slow day
+    const hold = door ? Math.min(this.opts.maxHoldMs, patienceMs / 4) : this.opts.legacyWaitMs;
     // expected wait: everyone ahead, at the rate the master manages
     const expectedMs = ((this.waiting + 1) * 1000) / this.rate;
     if (door && expectedMs > hold) return { kind: 'busy', retryAfterMs: this.reserve(now) };

@@ -262,7 +262,13 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       const address = server.address() as net.AddressInfo;
       resolve({
         port: address.port,
-        pacing: () => ({ inFlight: pacer?.handshakesInFlight ?? 0, waiting: pacer?.waiting ?? 0, turnedAway: pacer?.turnedAway ?? 0, plannedRate: pacer?.plannedRate ?? 0, limit: pacer?.currentLimit ?? 0 }),
+        pacing: () => ({
+          inFlight: pacer?.handshakesInFlight ?? 0,
+          waiting: pacer?.waiting ?? 0,
+          turnedAway: pacer?.turnedAway ?? 0,
+          plannedRate: pacer?.plannedRate ?? 0,
+          limit: pacer?.currentLimit ?? 0,
+        }),
         close: () =>
           new Promise<void>((res) => {
             if (sweeper) clearInterval(sweeper);

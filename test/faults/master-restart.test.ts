@@ -1,6 +1,7 @@
 // Fault suite, seed 002: the master is SIGKILLed and started again on the same config. Every
 // minion comes back by itself within heartbeat_timeout + recon_max of the new master listening,
-// and a crowd of 200 emulated minions comes back spread out by jitter, not in one burst.
+// a crowd of 200 emulated minions comes back spread out by jitter, not in one burst, and a crowd
+// larger than the master's handshake pacing is told at the door when to come back (issue 12).
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -144,5 +145,51 @@ describe('master SIGKILL, then restart (seed 002)', () => {
     const ping = await cluster.brine(['run', 'emu-*', 'test.ping', '--out', 'txt']);
     assert.equal(ping.code, 0, ping.stderr);
     assert.equal(ping.stdout.split('\n').filter((l) => / True$/.test(l)).length, 200);
+  });
+
+  it('the restart storm is paced at the door: minions are told when to come back before TLS, and no handshake is lost to a timeout', async () => {
+    const cluster = await Cluster.create();
+    clusters.push(cluster);
+    // 2 handshakes at once and 20 sign-ins a second planned: most of 200 must be turned away
+    const paced = { auto_accept: true, ...LIVENESS, handshake_concurrency: 2, auth_rate: 20, auth_rate_per_source: 1000 };
+    const master = await cluster.startMaster(paced);
+    const emu = cluster.spawnBrine('emulator', [
+      'emulate',
+      '--master',
+      `127.0.0.1:${cluster.port}`,
+      '--count',
+      '200',
+      '--prefix',
+      'emu-',
+      '--pki-dir',
+      path.join(cluster.root, 'emu-pki'),
+      '--heartbeat-interval',
+      String(HB_INTERVAL),
+      '--heartbeat-timeout',
+      String(HB_TIMEOUT),
+      '--recon-default',
+      String(RECON_DEFAULT),
+      '--recon-max',
+      String(RECON_MAX),
+      '--auth-timeout',
+      '5',
+      '--ramp',
+      '0',
+      '--stats-interval',
+      '0.2',
+    ]);
+    await waitUntil(() => lastStats(emu)?.ready === 200, 60_000, `200 emulated minions ready\n${emu.output.slice(-2000)}`);
+    await master.kill('SIGKILL');
+    await waitUntil(() => lastStats(emu)?.ready === 0, 10_000, 'every emulated minion to notice the dead master');
+    const mark = emu.output.length;
+    const again = await cluster.startMaster(paced);
+    await waitUntil(() => lastStats(emu)?.ready === 200, 60_000, `200 emulated minions ready after the restart\n${emu.output.slice(-2000)}`);
+    assert.ok(again.running && emu.running);
+    const log = emu.output.slice(mark);
+    const turnedAway = log.match(/asked this minion to come back in \d+ ms/g) ?? [];
+    assert.ok(turnedAway.length > 0, `some minions were told at the door to come back later:\n${log.slice(-3000)}`);
+    assert.equal((log.match(/handshake_timeout/g) ?? []).length, 0, `no handshake thrown away:\n${log.slice(-3000)}`);
+    const ping = await cluster.brine(['run', 'emu-*', 'test.ping', '--out', 'txt']);
+    assert.equal(ping.stdout.split('\n').filter((l) => / True$/.test(l)).length, 200, ping.stderr);
   });
 });

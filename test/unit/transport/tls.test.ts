@@ -238,6 +238,18 @@ test('the door: a dialer waits in line for a slot that frees soon, instead of be
   assert.equal(server.listener.pacing().turnedAway, 0);
 });
 
+test('the door with pacing off (handshake_concurrency 0): every brine dialer is answered OK', async (t) => {
+  const server = await startServer(t, { concurrency: 0, maxRatePerSecond: 1, maxHoldMs: 1000 });
+  const dials = [];
+  for (let i = 0; i < 5; i++) dials.push(dial(server.listener.port, 3_000, undefined, true));
+  for (const { channel } of await Promise.all(dials)) t.after(() => channel.close('shutdown'));
+  await within(3_000, 'five channels', (done) => {
+    const check = () => (server.channels.length === 5 ? done(undefined) : setTimeout(check, 20));
+    check();
+  });
+  assert.equal(server.listener.pacing().turnedAway, 0);
+});
+
 test('dialTls with the door to something that answers neither OK nor BUSY: TLS_ERROR naming what it said', async (t) => {
   const sockets = new Set<net.Socket>();
   const other = net.createServer((s) => {
