@@ -50,7 +50,8 @@ export interface ConnectionDeps {
   logger: Logger;
   resolve(host: string): Promise<string>;
   /** `signal` aborts when the attempt is abandoned (deadline or close), so a late dial stops. */
-  dial(address: string, port: number, onTcpConnected: () => void, signal?: AbortSignal): Promise<Channel<MasterMessage, MinionMessage>>;
+  /** `who` is this minion's ID: the dialer keeps a TLS session per minion and master to resume. */
+  dial(address: string, port: number, onTcpConnected: () => void, signal?: AbortSignal, who?: string): Promise<Channel<MasterMessage, MinionMessage>>;
   /**
    * Throws MASTER_KEY_CHANGED / MASTER_FINGER_MISMATCH to refuse the master's key. `unpinned`
    * means first contact: the key is used for this attempt but not yet trusted, so a refusal from
@@ -192,6 +193,7 @@ export class MasterConnection {
           if (this.stateValue === 'connecting') this.move('handshaking');
         },
         this.abandon.signal,
+        this.opts.id,
       );
     } catch (err) {
       throw toBrineError(err, 'CONNECT_FAILED');

@@ -7,7 +7,7 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { MASTER_MESSAGES, type Channel, type MasterMessage, type MinionMessage } from '../protocol/index.js';
 import type { KeepaliveOptions } from './socket-options.js';
-import { createIdentityContext, dialTls, type TlsIdentity } from './tls.js';
+import { createIdentityContext, dialTls, type ResumableSession, type TlsIdentity } from './tls.js';
 
 export interface MasterDialerOptions {
   identity: TlsIdentity;
@@ -26,16 +26,23 @@ export interface MasterDialerOptions {
   door?: boolean;
 }
 
+/** TLS sessions kept for resumption at most (one per minion and master; the emulator has many minions). */
+const MAX_SESSIONS = 100_000;
+
 /** Structurally the `resolve`/`dial` part of the session layer's ConnectionDeps. */
 export interface MasterDialer {
   resolve(host: string): Promise<string>;
-  dial(address: string, port: number, onTcpConnected: () => void, signal?: AbortSignal): Promise<Channel<MasterMessage, MinionMessage>>;
+  /** `who` (the minion ID) keys the TLS session kept for resuming the next connection to that master. */
+  dial(address: string, port: number, onTcpConnected: () => void, signal?: AbortSignal, who?: string): Promise<Channel<MasterMessage, MinionMessage>>;
 }
 
 export function createMasterDialer(opts: MasterDialerOptions): MasterDialer {
   // one secure context for every connection: cheap handshakes
   const secureContext = createIdentityContext(opts.identity);
   const lastAddress = new Map<string, string>();
+  // the latest session ticket per minion and master: a reconnect (after a master restart too,
+  // as the master keeps its ticket keys) resumes instead of a full handshake
+  const sessions = new Map<string, ResumableSession>();
   return {
     async resolve(host) {
       const cached = opts.cacheDns ? lastAddress.get(host) : undefined;
@@ -53,8 +60,16 @@ export function createMasterDialer(opts: MasterDialerOptions): MasterDialer {
       lastAddress.set(host, address);
       return address;
     },
-    async dial(address, port, onTcpConnected, signal) {
+    async dial(address, port, onTcpConnected, signal, who) {
+      const key = `${who ?? ''}@${address}:${port}`;
+      const session = sessions.get(key);
       const dialed = await dialTls<MasterMessage, MinionMessage>({
+        ...(session ? { session } : {}),
+        onSession: (s) => {
+          sessions.delete(key);
+          if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value as string);
+          sessions.set(key, s);
+        },
         host: address,
         port,
         secureContext,

@@ -62,6 +62,11 @@ export interface TlsListenOptions<In, Out extends { t: string }> {
   /** A brine dialer was told to come back in `retryAfterMs` before any TLS work was done. */
   onTurnedAway?(remote: string, retryAfterMs: number): void;
   /**
+   * Session-ticket keys (48 bytes) and ticket lifetime: kept across restarts, they let returning
+   * minions resume their TLS sessions (ticket-keys.ts). Omitted = per-process keys, Node's 300 s.
+   */
+  tickets?: { keys: Buffer; lifetimeSeconds: number };
+  /**
    * A TLS channel is up. `slot.release()` must be called when the peer authenticates, so that
    * it stops counting against the pre-auth caps; a close releases it anyway.
    */
@@ -101,6 +106,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     // self-signed client certificates: authorisation happens by fingerprint, above this layer
     rejectUnauthorized: false,
     handshakeTimeout: opts.handshakeTimeoutMs,
+    ...(opts.tickets ? { ticketKeys: opts.tickets.keys, sessionTimeout: opts.tickets.lifetimeSeconds } : {}),
   });
   // handshake pacing: a slot per handshake, from the grant until TLS is up, failed or closed
   /** Sockets holding a handshake slot, with when they got it. */
@@ -300,11 +306,26 @@ export interface TlsDialOptions {
    * which rejects with MASTER_BUSY (`details.retryAfterMs`). Masters pace every brine dialer so.
    */
   door?: boolean;
+  /**
+   * A TLS session from an earlier connection to the same master, to resume (no full handshake),
+   * with the master's key as that connection saw it: a resumed session carries no certificate,
+   * and the master proves it is the same one by holding the ticket's secret.
+   */
+  session?: ResumableSession;
+  /** Each session ticket the master sends, for the next connection's `session`. */
+  onSession?(session: ResumableSession): void;
+}
+
+export interface ResumableSession {
+  ticket: Buffer;
+  peer: { fp: string; pem: string };
 }
 
 export interface DialedChannel<In, Out extends { t: string }> {
   channel: FramedSocket<In, Out>;
   raw: net.Socket;
+  /** The TLS session was resumed from `session` (no certificates exchanged again). */
+  resumed: boolean;
 }
 
 export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Promise<DialedChannel<In, Out>> {
@@ -382,12 +403,20 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
       raw.write(doorRequest(opts.timeoutMs - (Date.now() - startedAt)));
     });
     const startTls = (): void => {
-      const socket = tls.connect({ socket: raw, secureContext: opts.secureContext, rejectUnauthorized: false, minVersion: 'TLSv1.3' });
+      const socket = tls.connect({ socket: raw, secureContext: opts.secureContext, rejectUnauthorized: false, minVersion: 'TLSv1.3', ...(opts.session ? { session: opts.session.ticket } : {}) });
       tlsSocket = socket;
+      let peer: { fp: string; pem: string } | undefined;
+      if (opts.onSession) {
+        const onSession = opts.onSession;
+        // tickets come after the handshake, when the master's key is known
+        socket.on('session', (ticket: Buffer) => {
+          if (peer) onSession({ ticket, peer });
+        });
+      }
       socket.once('error', (err: Error) => fail(new BrineError('TLS_ERROR', `TLS handshake with ${target} failed: ${err.message}`, { cause: err })));
       socket.once('secureConnect', () => {
         if (settled) return;
-        const peer = peerKeyOf(socket);
+        peer = peerKeyOf(socket) ?? (socket.isSessionReused() ? opts.session?.peer : undefined);
         if (!peer) {
           fail(new BrineError('TLS_ERROR', `${target} presented no certificate`));
           return;
@@ -399,7 +428,7 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
         // errors now surface through the channel's close reason, never as an uncaught event
         raw.on('error', () => undefined);
         const channel = new FramedSocket<In, Out>(socket, { remoteAddress: target, peerFingerprint: peer.fp, peerPublicKeyPem: peer.pem, maxFrame: opts.maxFrame, schemas: opts.schemas });
-        resolve({ channel, raw });
+        resolve({ channel, raw, resumed: socket.isSessionReused() });
       });
     };
   });

@@ -5,12 +5,13 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadOrCreateIdentity, type Identity } from '../../../src/pki/index.js';
 import { MASTER_MESSAGES, MINION_MESSAGES, type MasterMessage, type MinionMessage } from '../../../src/protocol/index.js';
-import { createIdentityContext, dialTls, listenTls, type FramedSocket, type KeepaliveOptions, type TlsListener } from '../../../src/transport/index.js';
+import { createIdentityContext, dialTls, listenTls, type FramedSocket, type KeepaliveOptions, type ResumableSession, type TlsListener } from '../../../src/transport/index.js';
 import { isBrineError, type BrineError } from '../../../src/util/errors.js';
 import { readSocketOptions } from '../../faults/socket-inspect.js';
 import { collect, freePort, within } from './helpers.js';
@@ -37,7 +38,7 @@ interface Server {
 }
 
 /** With `pacing`, the listener paces handshakes and answers at the door (handshake-gate.ts, door.ts). */
-async function startServer(t: import('node:test').TestContext, pacing?: { concurrency: number; maxRatePerSecond: number; maxHoldMs: number }): Promise<Server> {
+async function startServer(t: import('node:test').TestContext, pacing?: { concurrency: number; maxRatePerSecond: number; maxHoldMs: number }, ticketKeys?: Buffer): Promise<Server> {
   const channels: Server['channels'] = [];
   const refused: Server['refused'] = [];
   const channelWaiters: Array<(c: Server['channels'][number]) => void> = [];
@@ -51,6 +52,7 @@ async function startServer(t: import('node:test').TestContext, pacing?: { concur
     socketOptions: SOCKET_OPTS,
     schemas: MINION_MESSAGES,
     ...(pacing ? { pacing } : {}),
+    ...(ticketKeys ? { tickets: { keys: ticketKeys, lifetimeSeconds: 3600 } } : {}),
     onChannel: (channel, raw) => {
       const c = { channel, raw };
       channels.push(c);
@@ -248,6 +250,56 @@ test('the door with pacing off (handshake_concurrency 0): every brine dialer is 
     check();
   });
   assert.equal(server.listener.pacing().turnedAway, 0);
+});
+
+test("TLS sessions resume with the master's ticket keys, across a listener restart too, and peers still see each other's keys", async (t) => {
+  const keys = randomBytes(48);
+  const tickets: ResumableSession[] = [];
+  const dialWith = (port: number, session?: ResumableSession) =>
+    dialTls<MasterMessage, MinionMessage>({
+      host: '127.0.0.1',
+      port,
+      secureContext: createIdentityContext(minion),
+      timeoutMs: 3_000,
+      socketOptions: SOCKET_OPTS,
+      maxFrame: 64 * 1024,
+      schemas: MASTER_MESSAGES,
+      door: true,
+      ...(session ? { session } : {}),
+      onSession: (s) => tickets.push(s),
+    });
+  const exchange = async (server: Server, port: number, session?: ResumableSession) => {
+    const accepted = server.nextChannel();
+    const dialed = await dialWith(port, session);
+    const { channel: serverSide } = await accepted;
+    // a frame each way: the session carries data, and the minion reads the ticket meanwhile
+    const got = within<MinionMessage>(2_000, 'hello', (done) => serverSide.onMessage(done));
+    dialed.channel.send({ t: 'hello', versions: [1], id: 'web1', agent: 'test' });
+    await got;
+    const reply = within<MasterMessage>(2_000, 'auth', (done) => dialed.channel.onMessage(done));
+    serverSide.send({ t: 'auth', status: 'accepted', version: 1, minVersion: 1, message: 'ok', masterFingerprint: master.fingerprint });
+    await reply;
+    assert.equal(serverSide.peerFingerprint, minion.fingerprint);
+    assert.equal(serverSide.peerPublicKeyPem, minion.publicKeyPem);
+    assert.equal(dialed.channel.peerFingerprint, master.fingerprint);
+    assert.equal(dialed.channel.peerPublicKeyPem, master.publicKeyPem);
+    dialed.channel.close('shutdown');
+    return dialed.resumed;
+  };
+  const first = await startServer(t, PACED, keys);
+  assert.equal(await exchange(first, first.listener.port), false, 'the first connection is a full handshake');
+  await within(2_000, 'a session ticket', (done) => {
+    const check = () => (tickets.length > 0 ? done(undefined) : setTimeout(check, 10));
+    check();
+  });
+  assert.equal(await exchange(first, first.listener.port, tickets.at(-1)), true, 'resumed');
+  // the master restarts with the same keys (kept in pki_dir): the ticket still works
+  await first.listener.close();
+  const again = await startServer(t, PACED, keys);
+  assert.equal(await exchange(again, again.listener.port, tickets.at(-1)), true, 'resumed after a restart');
+  // other keys (renewed): a full handshake, and it still works
+  const other = await startServer(t, PACED, randomBytes(48));
+  assert.equal(await exchange(other, other.listener.port, tickets.at(-1)), false, 'a full handshake with new keys');
 });
 
 test('dialTls with the door to something that answers neither OK nor BUSY: TLS_ERROR naming what it said', async (t) => {
