@@ -88,7 +88,7 @@ async function main() {
           [
             `node -e 0 (floor):                      ${floorMs.toFixed(0)} ms`,
             `brine run 'no-such-minion-*' test.ping: ${runMs.toFixed(0)} ms (${showRatio(result.ratio)} the floor; exit ${first.code}: ${result.runStderr.split('\n')[0]})`,
-            `brine key -L (${f.keys} keys):`.padEnd(40) + `${result.keyListMs.toFixed(0)} ms (${showRatio(ratio(result.keyListMs, floorMs))} the floor)`,
+            `${`brine key -L (${f.keys} keys):`.padEnd(40)}${result.keyListMs.toFixed(0)} ms (${showRatio(ratio(result.keyListMs, floorMs))} the floor)`,
           ],
         ],
         ['anchors (issue 12)', anchorLines(anchors)],

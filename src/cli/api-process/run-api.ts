@@ -9,7 +9,7 @@ import { apiOptionsFrom, apiTlsMaterial, startApiServer, type ApiServer } from '
 import { Authenticator } from '../../auth/index.js';
 import type { MasterOptions } from '../../config/index.js';
 import { JobCache } from '../../jobs/index.js';
-import { controlSocketPath } from '../../master/index.js';
+import { controlSocketPath } from '../../master/control-socket-path.js';
 import { KeyStore, loadOrCreateIdentity } from '../../pki/index.js';
 import { systemClock } from '../../util/clock.js';
 import { BrineError } from '../../util/errors.js';
