@@ -2,8 +2,6 @@
 // takes node:crypto and ~100 lines instead of a certificate library (issue 12: @peculiar/x509 with
 // reflect-metadata held ~20 MB of a minion's memory after its first start).
 
-import { isIPv4, isIPv6 } from 'node:net';
-
 export type Der = Buffer;
 
 function length(n: number): Buffer {
@@ -58,22 +56,27 @@ export function time(d: Date): Der {
   return year < 2050 ? tlv(0x17, Buffer.from(`${two(year % 100)}${rest}`, 'ascii')) : tlv(0x18, Buffer.from(`${String(year).padStart(4, '0')}${rest}`, 'ascii'));
 }
 
-/** The 4 or 16 octets of an IP address (an iPAddress GeneralName). */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+const GROUP = /^[0-9a-fA-F]{1,4}$/;
+
+/** The 4 or 16 octets of an IP address (an iPAddress GeneralName); anything else throws. */
 export function ipOctets(ip: string): Buffer {
-  if (isIPv4(ip)) return Buffer.from(ip.split('.').map(Number));
-  if (!isIPv6(ip)) throw new Error(`not an IP address: ${ip}`);
-  let text = ip.replace(/%.*$/, '');
-  // a trailing dotted quad (::ffff:1.2.3.4) becomes two groups
-  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (IPV4.test(ip)) return Buffer.from(ip.split('.').map(Number));
+  let text = ip.replace(/%[^%]+$/, ''); // a zone (fe80::1%eth0) is not part of the address
+  // a trailing dotted quad (::ffff:1.2.3.4) is the last two groups
+  const quad = /:((?:\d+\.){3}\d+)$/.exec(text);
   if (quad) {
-    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+    if (!IPV4.test(quad[1]!)) throw new Error(`not an IP address: ${ip}`);
+    const [a, b, c, d] = quad[1]!.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  const [head = '', tail] = text.split('::') as [string, string | undefined];
+  const halves = text.split('::');
   const groups = (s: string): string[] => (s === '' ? [] : s.split(':'));
-  const h = groups(head);
-  const t = tail === undefined ? [] : groups(tail);
-  const all = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  const head = groups(halves[0] ?? '');
+  const tail = halves.length === 2 ? groups(halves[1] ?? '') : [];
+  const fill = 8 - head.length - tail.length;
+  const all = halves.length === 2 ? [...head, ...Array<string>(fill).fill('0'), ...tail] : head;
+  if (halves.length > 2 || (halves.length === 2 && fill < 1) || all.length !== 8 || !all.every((g) => GROUP.test(g))) throw new Error(`not an IP address: ${ip}`);
   const out = Buffer.alloc(16);
   for (const [i, g] of all.entries()) out.writeUInt16BE(Number.parseInt(g, 16), i * 2);
   return out;

@@ -56,5 +56,6 @@ test('ipOctets: IPv4, compressed IPv6 and IPv6 with a dotted quad', () => {
   assert.equal(ipOctets('::1').toString('hex'), '00000000000000000000000000000001');
   assert.equal(ipOctets('2001:db8::ffff:1.2.3.4').toString('hex'), '20010db8000000000000ffff01020304');
   assert.equal(ipOctets('1:2:3:4:5:6:7:8').toString('hex'), '00010002000300040005000600070008');
-  assert.throws(() => ipOctets('not-an-ip'));
+  assert.equal(ipOctets('fe80::1%eth0').toString('hex'), 'fe800000000000000000000000000001');
+  for (const bad of ['not-an-ip', '1.2.3', '256.1.1.1', '1::2::3', '1:2:3:4:5:6:7:8:9', '12345::', ':::', '1:2:3:4:5:6:7::8']) assert.throws(() => ipOctets(bad), /not an IP address/, bad);
 });
