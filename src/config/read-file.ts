@@ -22,13 +22,15 @@ export function configParseOptions(): ParseOptions & DocumentOptions & SchemaOpt
 }
 
 // What the full parser's YAML 1.1 schema makes of a plain scalar, where that is certain without
-// it: its bool and null words, small decimal ints, dotted addresses, and text that cannot be a
+// it: its bool and null words, small decimal ints and floats, dotted addresses, and text that cannot be a
 // number. The package reads `0755`, `1_000`, `1e3`, `.inf`, `12:30`, even `e3` (NaN) and `y` its
 // own way: those, and anything starting with a sign, a dot or a digit, bail to it.
 const CONFIG_TRUE = /^(?:[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/;
 const CONFIG_FALSE = /^(?:[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;
 const CONFIG_NULL = /^(?:~|[Nn]ull|NULL)?$/;
 const SMALL_DECIMAL = /^-?(?:0|[1-9][0-9]{0,14})$/;
+// `0.5`, `-2.25` (timeouts): the schema's float is parseFloat of the same text
+const SIMPLE_FLOAT = /^-?(?:0|[1-9][0-9]{0,14})\.[0-9]{1,15}$/;
 // no YAML 1.1 number has two dots (an IPv4 address, a version): these stay strings
 const DOTTED = /^[0-9]+(?:\.[0-9]+){2,}$/;
 const MAYBE_NUMBER = /^(?:[-+.0-9<=]|[eE][-+]?[0-9]+$|[YyNn]$)/;
@@ -37,7 +39,7 @@ export function resolveConfigScalar(text: string, _atKey: boolean): unknown {
   if (CONFIG_TRUE.test(text)) return true;
   if (CONFIG_FALSE.test(text)) return false;
   if (CONFIG_NULL.test(text)) return null;
-  if (SMALL_DECIMAL.test(text)) return Number(text);
+  if (SMALL_DECIMAL.test(text) || SIMPLE_FLOAT.test(text)) return Number(text);
   if (DOTTED.test(text)) return text;
   if (MAYBE_NUMBER.test(text)) return UNSURE;
   return text;

@@ -16,7 +16,7 @@ const TYPICAL = [
   '# a comment\nmaster:\n  - salt1.example.com\n  - salt2.example.com\nmaster_type: failover\nid: web1 # trailing\n',
   "file_roots:\n  base:\n    - /srv/salt\n    - '/srv/other salt'\npillar_roots:\n  base: [/srv/pillar]\n",
   'nodegroups:\n  web: "L@web1,web2"\n  db: G@role:db\nkeep_jobs_seconds: 86400\nopen_mode: off\nhash_type: sha256\n',
-  'user: brine\nsock_group:\ntimeout: 5\ngather_job_timeout: -1\nzero: 0\n',
+  'user: brine\nsock_group:\ntimeout: 5\ngather_job_timeout: -1\nzero: 0\nacceptance_wait_time: 0.5\n',
 ];
 
 test('typical configs take the fast path and read exactly as the yaml package reads them', () => {
@@ -98,9 +98,10 @@ test('every scalar the config resolver decides is what the YAML 1.1 schema (with
 });
 
 test('the resolver leaves numbers-to-be and one-letter booleans to the full parser', () => {
-  for (const w of ['e3', 'y', 'N', '0755', '1_000', '1e3', '1.5', '.inf', '12:30', '+5', '<<', '1234567890123456789']) assert.equal(typeof resolveConfigScalar(w, false), 'symbol', w);
+  for (const w of ['e3', 'y', 'N', '0755', '1_000', '1e3', '1_0.5', '.inf', '12:30', '+5', '<<', '1234567890123456789']) assert.equal(typeof resolveConfigScalar(w, false), 'symbol', w);
   assert.equal(resolveConfigScalar('Off', false), false);
   assert.equal(resolveConfigScalar('4506', false), 4506);
+  assert.equal(resolveConfigScalar('0.5', false), 0.5);
   assert.equal(resolveConfigScalar('web1', false), 'web1');
 });
 
