@@ -1,7 +1,9 @@
 // Shared pieces of the CLI commands: config loading from -c/--config-dir, and
 // the one place errors become a message and an exit code.
 
-import { asMasterOptions, asMinionOptions, loadConfig, type LoadedConfig, type MasterOptions, type MinionOptions } from '../config/index.js';
+// the loader and option types only: the config barrel also loads `config show` and the docs generator
+import { loadConfig, type LoadedConfig } from '../config/load.js';
+import { asMasterOptions, asMinionOptions, type MasterOptions, type MinionOptions } from '../config/options.js';
 import { BrineError, formatError, toBrineError } from '../util/errors.js';
 import { isSaltLogLevel } from '../util/log-levels.js';
 

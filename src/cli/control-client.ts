@@ -1,7 +1,9 @@
 // The CLI's side of the master's control socket: one request, then a stream of replies.
 
 import { CONTROL_REPLIES, type ControlReply, type ControlRequest } from '../protocol/index.js';
-import { connectUnix, type FramedSocket } from '../transport/index.js';
+// the Unix-socket client only: the transport barrel would also load node:tls and the dialer
+import { connectUnix } from '../transport/unix.js';
+import type { FramedSocket } from '../transport/framed-socket.js';
 import { BrineError, isErrorCode } from '../util/errors.js';
 
 export type ControlConnection = FramedSocket<ControlReply, ControlRequest>;

@@ -12,8 +12,9 @@
 // `!tag`, anchor alias or complex key stay strings; a `{...}`/`[...]` is required for a map/list
 // even when the token has a `#`.
 
-import { parseDocument, isAlias, isMap, isScalar, isSeq, type Node as YamlNode } from 'yaml';
+import type { Node as YamlNode } from 'yaml';
 import { BrineError } from '../util/errors.js';
+import { yamlPackage } from '../util/yaml-package.js';
 
 export interface SaltArgs {
   arg: unknown[];
@@ -86,6 +87,7 @@ function keyString(value: unknown): string {
 }
 
 function convert(node: unknown, depth: number, budget: Budget): unknown {
+  const { isAlias, isMap, isScalar, isSeq } = yamlPackage();
   if (node === null || node === undefined) return null; // `{a}` or `[a, ]` style empty values
   if (++budget.nodes > MAX_ARG_NODES) {
     throw new BrineError('USAGE', `an argument has more than ${MAX_ARG_NODES} values; pass large data in a file instead`);
@@ -146,7 +148,7 @@ export function yamlifyArg(arg: string): unknown {
     throw new BrineError('USAGE', `an argument is nested deeper than ${MAX_ARG_DEPTH} levels of [ ] / { }`);
   }
 
-  const doc = parseDocument(arg, { schema: 'failsafe', version: '1.1', uniqueKeys: true, prettyErrors: false });
+  const doc = yamlPackage().parseDocument(arg, { schema: 'failsafe', version: '1.1', uniqueKeys: true, prettyErrors: false });
   if (doc.errors.length > 0 || doc.warnings.length > 0) return arg;
   let value: unknown;
   try {

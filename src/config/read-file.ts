@@ -3,14 +3,47 @@
 
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseDocument, type Tags } from 'yaml';
+import type { Document, DocumentOptions, ParseOptions, SchemaOptions, Tags } from 'yaml';
 import { BrineError } from '../util/errors.js';
+import { BAIL, fastLoadYaml } from '../util/yaml-fast.js';
+import { UNSURE } from '../util/yaml-scalars.js';
 import { describeValue, isPlainMapping } from './check-value.js';
+
+import { yamlPackage } from '../util/yaml-package.js';
 
 // YAML 1.1 like PyYAML (Salt's loader), so `yes`/`no`/`on`/`off` and `True` are booleans, but
 // without timestamps: `2024-01-01` stays a string instead of becoming a Date.
 const TIMESTAMP_TAG = 'tag:yaml.org,2002:timestamp';
 const customTags = (tags: Tags): Tags => tags.filter((t) => typeof t === 'string' || t.tag !== TIMESTAMP_TAG);
+
+/** The options of the full parse (tests compare the fast path with it). */
+export function configParseOptions(): ParseOptions & DocumentOptions & SchemaOptions {
+  return { version: '1.1', customTags, prettyErrors: true };
+}
+
+// What the full parser's YAML 1.1 schema makes of a plain scalar, where that is certain without
+// it: its bool and null words, small decimal ints and floats, dotted addresses, and text that cannot be a
+// number. The package reads `0755`, `1_000`, `1e3`, `.inf`, `12:30`, even `e3` (NaN) and `y` its
+// own way: those, and anything starting with a sign, a dot or a digit, bail to it.
+const CONFIG_TRUE = /^(?:[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/;
+const CONFIG_FALSE = /^(?:[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/;
+const CONFIG_NULL = /^(?:~|[Nn]ull|NULL)?$/;
+const SMALL_DECIMAL = /^-?(?:0|[1-9][0-9]{0,14})$/;
+// `0.5`, `-2.25` (timeouts): the schema's float is parseFloat of the same text
+const SIMPLE_FLOAT = /^-?(?:0|[1-9][0-9]{0,14})\.[0-9]{1,15}$/;
+// no YAML 1.1 number has two dots (an IPv4 address, a version): these stay strings
+const DOTTED = /^[0-9]+(?:\.[0-9]+){2,}$/;
+const MAYBE_NUMBER = /^(?:[-+.0-9<=]|[eE][-+]?[0-9]+$|[YyNn]$)/;
+
+export function resolveConfigScalar(text: string, _atKey: boolean): unknown {
+  if (CONFIG_TRUE.test(text)) return true;
+  if (CONFIG_FALSE.test(text)) return false;
+  if (CONFIG_NULL.test(text)) return null;
+  if (SMALL_DECIMAL.test(text) || SIMPLE_FLOAT.test(text)) return Number(text);
+  if (DOTTED.test(text)) return text;
+  if (MAYBE_NUMBER.test(text)) return UNSURE;
+  return text;
+}
 
 // Enough for real configs that reuse a block a few times, far below an exponential expansion.
 const MAX_ALIAS_COUNT = 100;
@@ -45,7 +78,20 @@ export function readConfigFile(file: string, required: boolean): Record<string, 
 
 /** Parses YAML text that came from `file` (named in errors). */
 export function parseConfigText(text: string, file: string): Record<string, unknown> {
-  const doc = parseDocument(text, { version: '1.1', customTags, prettyErrors: true });
+  const fast = fastLoadYaml(text, resolveConfigScalar);
+  const value = fast === BAIL ? fullParse(text, file) : fast;
+  if (value === null || value === undefined) return {};
+  if (!isPlainMapping(value)) {
+    throw new BrineError('CONFIG_PARSE', `${file} must hold \`option: value\` pairs at the top level, got ${describeValue(value)}`, {
+      details: { file, line: 1 },
+    });
+  }
+  return value;
+}
+
+/** The `yaml` package's reading of the text, with every syntax error named by file and line. */
+function fullParse(text: string, file: string): unknown {
+  const doc = yamlPackage().parseDocument(text, configParseOptions());
   const first = doc.errors[0];
   if (first !== undefined) {
     const pos = first.linePos?.[0];
@@ -56,14 +102,7 @@ export function parseConfigText(text: string, file: string): Record<string, unkn
       details: { file, line: pos?.line, column: pos?.col },
     });
   }
-  const value = toPlainValue(doc, file);
-  if (value === null || value === undefined) return {};
-  if (!isPlainMapping(value)) {
-    throw new BrineError('CONFIG_PARSE', `${file} must hold \`option: value\` pairs at the top level, got ${describeValue(value)}`, {
-      details: { file, line: 1 },
-    });
-  }
-  return value;
+  return toPlainValue(doc, file);
 }
 
 /**
@@ -71,7 +110,7 @@ export function parseConfigText(text: string, file: string): Record<string, unkn
  * that expand exponentially) with a ReferenceError; that is bad input in a named file, so it is a
  * CONFIG_PARSE error that tells the operator which file to fix, never INTERNAL.
  */
-function toPlainValue(doc: ReturnType<typeof parseDocument>, file: string): unknown {
+function toPlainValue(doc: Document.Parsed, file: string): unknown {
   try {
     return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {

@@ -1,7 +1,8 @@
 // Renders the effective configuration for `brine config show`: sorted keys, YAML or JSON, and
 // optionally where each value came from (a file, 'default', 'derived' or 'command line').
 
-import { Document, isMap, isScalar, isSeq, type Node, type YAMLMap, type YAMLSeq } from 'yaml';
+import type { Node, YAMLMap, YAMLSeq } from 'yaml';
+import { yamlPackage } from '../util/yaml-package.js';
 import { isPlainMapping } from './check-value.js';
 import type { LoadedConfig } from './load.js';
 
@@ -17,6 +18,7 @@ function sortDeep(value: unknown): unknown {
 }
 
 function isEmptyCollection(node: Node): node is YAMLMap | YAMLSeq {
+  const { isMap, isSeq } = yamlPackage();
   return (isMap(node) || isSeq(node)) && node.items.length === 0;
 }
 
@@ -27,6 +29,7 @@ export function renderConfig(cfg: LoadedConfig, format: 'yaml' | 'json', withSou
     const annotated = Object.fromEntries(Object.entries(sorted).map(([k, v]) => [k, { value: v, source: cfg.sources[k] ?? 'unknown' }]));
     return `${JSON.stringify(annotated, null, 2)}\n`;
   }
+  const { Document, isMap, isScalar } = yamlPackage();
   const doc = new Document(sorted);
   if (withSources && isMap(doc.contents)) {
     for (const pair of doc.contents.items) {

@@ -1,5 +1,6 @@
 // Public surface of the master daemon.
-export { Master, AGENT_VERSION, controlSocketPath } from './master.js';
+export { Master, AGENT_VERSION } from './master.js';
+export { controlSocketPath } from './control-socket-path.js';
 export { SessionTable } from './session-table.js';
 export { probeAuth, type ProbeVerdict } from './probe.js';
 export { readPillarCache, pillarCacheFile, type PillarCacheRecord } from './pillar-service.js';

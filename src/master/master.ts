@@ -31,12 +31,9 @@ import { BrineMetrics, startMetricsServer, type MetricsServer } from '../metrics
 import { Authenticator } from '../auth/index.js';
 import { apiOptionsFrom, apiTlsMaterial, startApiServer, type ApiServer } from '../api/index.js';
 import { createApiBackend, matchAccepted } from './api-backend.js';
+import { controlSocketPath } from './control-socket-path.js';
 
 export const AGENT_VERSION = '0.1.0';
-
-export function controlSocketPath(opts: Pick<MasterOptions, 'sock_dir'>): string {
-  return path.join(opts.sock_dir, 'master.sock');
-}
 
 export class Master {
   /** Replaced in open() by one backed by the job cache, before any minion can connect. */

@@ -40,8 +40,29 @@ function normalizeKeyText(pem: string): string {
   return pem.replace(/\r\n?/g, '\n').trim();
 }
 
+/** A directory's identity and last change, and how long before now that change was. */
+interface DirStamp {
+  ino: bigint;
+  mtimeNs: bigint;
+  ageNs: bigint;
+}
+
+/** Any file system's mtime clock ticks faster than this (ext4 and tmpfs: a jiffy, FAT: 2 s is not a key store). */
+const SETTLED_DIR_NS = 1_000_000_000n;
+
+function dirStamp(dir: string): DirStamp | undefined {
+  try {
+    const st = statSync(dir, { bigint: true });
+    return { ino: st.ino, mtimeNs: st.mtimeNs, ageNs: BigInt(Date.now()) * 1_000_000n - st.mtimeNs };
+  } catch {
+    return undefined;
+  }
+}
+
 export class KeyStore {
   private readonly deniedHistory: DeniedKeyHistory;
+  /** The last listing of each state's directory, with the directory's stamp when it was read. */
+  private readonly listings = new Map<KeyState, { stamp: DirStamp; ids: readonly string[] }>();
 
   constructor(readonly pkiDir: string) {
     this.deniedHistory = new DeniedKeyHistory(this.dirFor('denied'));
@@ -89,9 +110,21 @@ export class KeyStore {
     return KEY_STATES.filter((state) => this.read(state, id) !== undefined);
   }
 
-  /** IDs with a key in `state`, sorted case-insensitively; dot-files and invalid names ignored. */
+  /**
+   * IDs with a key in `state`, sorted case-insensitively; dot-files and invalid names ignored.
+   * A listing is reused while its directory is unchanged (same inode and mtime), so a master
+   * with 10,000 keys does not read and sort the directory on every publish (issue 12).
+   */
   list(state: KeyState): string[] {
     const dir = this.dirFor(state);
+    // denied IDs also come from the denied-key history, which changes without the directory
+    const cacheable = state !== 'denied';
+    let stamp: DirStamp | undefined;
+    if (cacheable) {
+      stamp = dirStamp(dir);
+      const cached = this.listings.get(state);
+      if (stamp !== undefined && cached !== undefined && cached.stamp.ino === stamp.ino && cached.stamp.mtimeNs === stamp.mtimeNs) return [...cached.ids];
+    }
     let names: string[];
     try {
       names = readdirSync(dir, { withFileTypes: true })
@@ -103,7 +136,12 @@ export class KeyStore {
     }
     if (state === 'denied') names = [...new Set([...names, ...this.deniedHistory.ids()])];
     // Salt sorts with key=str.lower; the tie-break keeps the order stable for IDs differing in case.
-    return names.filter((name) => !name.startsWith('.') && minionIdProblem(name) === undefined).sort((a, b) => compareStrings(a.toLowerCase(), b.toLowerCase()) || compareStrings(a, b));
+    const ids = names.filter((name) => !name.startsWith('.') && minionIdProblem(name) === undefined).sort((a, b) => compareStrings(a.toLowerCase(), b.toLowerCase()) || compareStrings(a, b));
+    // Only a directory unchanged for a while before it was read may be trusted later: its mtime
+    // has a coarse clock, so a change in the same tick as the read would leave the mtime as it was.
+    if (stamp !== undefined && stamp.ageNs > SETTLED_DIR_NS) this.listings.set(state, { stamp, ids });
+    else this.listings.delete(state);
+    return [...ids];
   }
 
   listAll(): Record<KeyState, string[]> {

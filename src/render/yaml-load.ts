@@ -2,19 +2,12 @@
 // YAML 1.1 scalars (yes/no/on/off are booleans, 0755 is octal, 1e3 without a dot is a string),
 // timestamps stay strings, and a mapping with a duplicate key is an error.
 
-import { createRequire } from 'node:module';
 import type { DocumentOptions, ParseOptions, ScalarTag, SchemaOptions, Tags } from 'yaml';
-import { BAIL, fastLoadYaml } from './yaml-fast.js';
-import { PY_FALSE, PY_FLOAT, PY_TRUE, pyFloat } from './yaml-scalars.js';
+import { BAIL, fastLoadYaml } from '../util/yaml-fast.js';
+import { yamlPackage } from '../util/yaml-package.js';
+import { PY_FALSE, PY_FLOAT, PY_TRUE, pyFloat } from '../util/yaml-scalars.js';
 
-// loaded on first use: most SLS texts take the fast path, and the package is 72 files to
-// compile in every job worker (it is CommonJS, so require gives the same module as import)
-const require = createRequire(import.meta.url);
-let yamlModule: typeof import('yaml') | undefined;
-function yaml(): typeof import('yaml') {
-  yamlModule ??= require('yaml') as typeof import('yaml');
-  return yamlModule;
-}
+// the package is loaded on first use (util/yaml-package.ts): most SLS texts take the fast path
 
 export interface YamlProblem {
   message: string;
@@ -78,7 +71,7 @@ export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts:
     const fast = fastLoadYaml(text);
     if (fast !== BAIL) return fast;
   }
-  const { isMap, isScalar, parseDocument } = yaml();
+  const { isMap, isScalar, parseDocument } = yamlPackage();
   const doc = parseDocument(text, parseOptions(customTags));
   const err = doc.errors[0];
   if (err) {

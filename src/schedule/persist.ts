@@ -4,7 +4,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { stringify } from 'yaml';
+import { yamlPackage } from '../util/yaml-package.js';
 import { BrineError } from '../util/errors.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { loadConfig } from '../config/index.js';
@@ -22,7 +22,7 @@ export function writeScheduleFile(configDir: string, schedule: Record<string, un
   const file = scheduleFilePath(configDir);
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 });
-    writeFileAtomicSync(file, HEADER + stringify({ schedule }), 0o600);
+    writeFileAtomicSync(file, HEADER + yamlPackage().stringify({ schedule }), 0o600);
   } catch (err) {
     throw new BrineError(
       'SCHEDULE_SAVE_FAILED',

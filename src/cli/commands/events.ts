@@ -2,7 +2,7 @@
 // state.event prints), until interrupted, --count events, or --timeout seconds.
 
 import type { Command } from 'commander';
-import { controlSocketPath } from '../../master/index.js';
+import { controlSocketPath } from '../../master/control-socket-path.js';
 import { EVENT_KINDS, type EventKind } from '../../protocol/index.js';
 import { BrineError, isErrorCode } from '../../util/errors.js';
 import { printable, printableJson } from '../../util/printable.js';

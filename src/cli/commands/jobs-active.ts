@@ -4,7 +4,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { controlSocketPath } from '../../master/index.js';
+import { controlSocketPath } from '../../master/control-socket-path.js';
 import { JobCache } from '../../jobs/index.js';
 import { BrineError } from '../../util/errors.js';
 import { masterOptions, type ConfigFlags } from '../common.js';

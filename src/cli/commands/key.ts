@@ -9,7 +9,7 @@ import { BrineError } from '../../util/errors.js';
 import { printable } from '../../util/printable.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 import { requestOnce } from '../control-client.js';
-import { controlSocketPath } from '../../master/index.js';
+import { controlSocketPath } from '../../master/control-socket-path.js';
 import type { KeysReconciled } from '../../protocol/index.js';
 
 interface KeyFlags extends ConfigFlags {

@@ -2,7 +2,7 @@
 // session table at once: no broadcast, no waiting for minions to answer a ping.
 
 import type { Command } from 'commander';
-import { controlSocketPath } from '../../master/index.js';
+import { controlSocketPath } from '../../master/control-socket-path.js';
 import type { SessionInfo, SessionsReply } from '../../protocol/index.js';
 import { BrineError } from '../../util/errors.js';
 import { printable, printableJson } from '../../util/printable.js';

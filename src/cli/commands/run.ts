@@ -4,7 +4,7 @@
 // Salt's codes.
 
 import type { Command } from 'commander';
-import { controlSocketPath } from '../../master/index.js';
+import { controlSocketPath } from '../../master/control-socket-path.js';
 import type { MasterOptions } from '../../config/index.js';
 import type { PublishRequest, TargetType } from '../../protocol/index.js';
 import { BrineError } from '../../util/errors.js';

@@ -1,7 +1,7 @@
 // `--out` outputters for minion returns. Salt prints each minion's return as its own block when
 // it arrives; format() does the same for a batch, formatReturn() for one streamed return.
 
-import { stringify as yamlStringify } from 'yaml';
+import { yamlPackage } from '../../util/yaml-package.js';
 import { BrineError } from '../../util/errors.js';
 import { stripEsc } from './colors.js';
 import type { HighstateOptions } from './highstate-options.js';
@@ -46,7 +46,7 @@ const yamlBlock: BlockFormatter = (id, value, opts) => {
   const flow = opts.indent !== undefined && opts.indent < 0;
   // PyYAML accepts indents of 2 to 9 and uses 2 otherwise.
   const indent = opts.indent !== undefined && opts.indent >= 2 && opts.indent <= 9 ? Math.floor(opts.indent) : 2;
-  return yamlStringify(single(id, value), {
+  return yamlPackage().stringify(single(id, value), {
     indent,
     sortMapEntries: true,
     singleQuote: true,
@@ -130,7 +130,7 @@ export function formatStatic(outputter: Outputter, data: ReadonlyMap<string, unk
       return `${pyJsonDumps(all, indent)}\n`;
     }
     if (outputter === 'raw') return `${pyRepr(all)}\n`;
-    return yamlStringify(all, { indent: 2, sortMapEntries: true, singleQuote: true, lineWidth: 0 });
+    return yamlPackage().stringify(all, { indent: 2, sortMapEntries: true, singleQuote: true, lineWidth: 0 });
   }
   const f = formatterFor(outputter);
   let out = '';

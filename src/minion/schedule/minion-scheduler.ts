@@ -7,7 +7,8 @@ import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { MinionOptions } from '../../config/index.js';
 import type { Job, Return } from '../../protocol/index.js';
-import { JidGenerator } from '../../jobs/index.js';
+// jid.js, not the jobs barrel: that would load the job cache and better-sqlite3 into every minion
+import { JidGenerator } from '../../jobs/jid.js';
 import { ScheduleFunctions, Scheduler, readConfiguredSchedule, writeScheduleFile, type ScheduleEntry } from '../../schedule/index.js';
 import type { PillarStore } from '../pillar-store.js';
 

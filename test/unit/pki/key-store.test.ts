@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fingerprint, KeyStore, sameKey, type KeyState } from '../../../src/pki/index.js';
 import { isBrineError } from '../../../src/util/errors.js';
@@ -183,4 +183,42 @@ test('a valid 255-character ID is stored', (t) => {
   const id = 'a'.repeat(255);
   ks.write('pending', id, newPublicKeyPem());
   assert.deepEqual(ks.list('pending'), [id]);
+});
+
+// issue 12: a master with 10,000 keys lists them on every publish; the listing is reused while
+// the directory is unchanged, and a key accepted or deleted must still be seen at once
+test('list reuses a listing while the directory is unchanged and sees every change at once', (t) => {
+  const { pki, ks } = store(t);
+  const dir = join(pki, 'minions');
+  ks.write('accepted', 'web1', newPublicKeyPem());
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(dir, old, old);
+  assert.deepEqual(ks.list('accepted'), ['web1']);
+  // another process accepts a key: the directory's mtime moves, so the new key shows at once
+  writeFileSync(join(dir, 'web2'), newPublicKeyPem());
+  assert.deepEqual(ks.list('accepted'), ['web1', 'web2']);
+  ks.remove('web1', 'accepted');
+  assert.deepEqual(ks.list('accepted'), ['web2']);
+  // proof that a settled listing is reused: a change whose mtime is put back is not read again
+  utimesSync(dir, old, old);
+  assert.deepEqual(ks.list('accepted'), ['web2']);
+  writeFileSync(join(dir, 'web3'), newPublicKeyPem());
+  utimesSync(dir, old, old);
+  assert.deepEqual(ks.list('accepted'), ['web2'], 'served from the listing of the unchanged directory');
+  const mutated = ks.list('accepted');
+  mutated.push('intruder');
+  assert.deepEqual(ks.list('accepted'), ['web2'], 'callers get a copy');
+});
+
+test('list does not reuse a listing of a directory changed within the last second (same mtime tick)', (t) => {
+  const { pki, ks } = store(t);
+  const dir = join(pki, 'minions');
+  ks.write('accepted', 'web1', newPublicKeyPem());
+  const recent = new Date(Date.now() - 200);
+  utimesSync(dir, recent, recent);
+  assert.deepEqual(ks.list('accepted'), ['web1']);
+  // a second key written in the same clock tick leaves the mtime where it was
+  writeFileSync(join(dir, 'web2'), newPublicKeyPem());
+  utimesSync(dir, recent, recent);
+  assert.deepEqual(ks.list('accepted'), ['web1', 'web2']);
 });

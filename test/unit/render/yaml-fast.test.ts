@@ -4,10 +4,10 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { BAIL, fastLoadYaml } from '../../../src/render/yaml-fast.js';
+import { BAIL, fastLoadYaml } from '../../../src/util/yaml-fast.js';
 import { parseDocument } from 'yaml';
 import { loadYaml, plainParseOptions } from '../../../src/render/yaml-load.js';
-import { resolvePlainScalar, UNSURE } from '../../../src/render/yaml-scalars.js';
+import { resolvePlainScalar, UNSURE } from '../../../src/util/yaml-scalars.js';
 
 // a makeFloat that keeps numbers as they are: the same tags as plain loading, but never the fast path
 const fullOnly = (n: number): number => n;

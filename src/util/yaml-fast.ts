@@ -29,8 +29,11 @@ const PLAIN_START = new Set(['[', ']', '{', '}', '#', '&', '*', '!', '|', '>', '
 /** YAML refuses implicit keys longer than 1024 characters. */
 const MAX_KEY = 1000;
 
-function resolvePlain(text: string, atKey: boolean): unknown {
-  const value = resolvePlainScalar(text, atKey);
+/** How a plain scalar resolves (a schema's implicit tags), or UNSURE to leave the text to the full parser. */
+export type ScalarResolver = (text: string, atKey: boolean) => unknown;
+
+function resolvePlain(resolve: ScalarResolver, text: string, atKey: boolean): unknown {
+  const value = resolve(text, atKey);
   return value === UNSURE ? bail() : value;
 }
 
@@ -62,7 +65,7 @@ function plainStartOk(s: string): boolean {
 }
 
 /** A value after `key: ` or `- `, on one line. */
-function inlineScalar(s: string): unknown {
+function inlineScalar(s: string, resolve: ScalarResolver): unknown {
   if (s[0] === "'" || s[0] === '"') {
     const { value, rest } = quoted(s);
     if (rest !== '' && !/^\s+(#.*)?$/.test(rest)) bail();
@@ -72,13 +75,13 @@ function inlineScalar(s: string): unknown {
   const hash = s.indexOf(' #');
   const text = (hash < 0 ? s : s.slice(0, hash)).trimEnd();
   if (text.includes(': ') || text.endsWith(':')) bail();
-  return resolvePlain(text, false);
+  return resolvePlain(resolve, text, false);
 }
 
 type Pair = { key: string; rest: string } | 'not-a-pair';
 
 /** `key: rest` (rest without its leading blanks), 'not-a-pair' for a plain scalar, or BAIL. */
-function splitPair(s: string): Pair {
+function splitPair(s: string, resolve: ScalarResolver): Pair {
   if (s[0] === "'" || s[0] === '"') {
     const { value, rest } = quoted(s);
     if (rest === ':' || rest.startsWith(': ')) return { key: value, rest: rest.slice(1).trimStart() };
@@ -94,7 +97,7 @@ function splitPair(s: string): Pair {
   if (hash >= 0 && hash < colon) bail();
   const raw = s.slice(0, colon).trimEnd();
   if (raw === '' || raw.length > MAX_KEY || !plainStartOk(raw) || raw[0] === '-') bail();
-  const key = resolvePlain(raw, true);
+  const key = resolvePlain(resolve, raw, true);
   if (typeof key !== 'string' || key === '__proto__' || key === '<<') bail();
   return { key: key as string, rest: s.slice(colon + 1).trimStart() };
 }
@@ -104,7 +107,10 @@ const valueIsEmpty = (rest: string): boolean => rest === '' || rest.startsWith('
 
 class Scanner {
   i = 0;
-  constructor(readonly lines: Line[]) {}
+  constructor(
+    readonly lines: Line[],
+    readonly resolve: ScalarResolver,
+  ) {}
 
   peek(): Line | undefined {
     return this.lines[this.i];
@@ -133,13 +139,13 @@ class Scanner {
     const out: Record<string, unknown> = {};
     const seen = new Set<string>();
     for (let l = this.peek(); l && l.indent === indent && !isSeqItem(l); l = this.peek()) {
-      const pair = splitPair(l.content);
+      const pair = splitPair(l.content, this.resolve);
       if (pair === 'not-a-pair' || seen.has(pair.key)) return bail();
       seen.add(pair.key);
       this.i++;
       if (valueIsEmpty(pair.rest)) out[pair.key] = this.nested(indent, true);
       else {
-        out[pair.key] = inlineScalar(pair.rest);
+        out[pair.key] = inlineScalar(pair.rest, this.resolve);
         this.noContinuation(indent);
       }
     }
@@ -157,10 +163,10 @@ class Scanner {
         continue;
       }
       if (rest === '-' || rest.startsWith('- ')) bail(); // `- - x`
-      const pair = splitPair(rest);
+      const pair = splitPair(rest, this.resolve);
       if (pair === 'not-a-pair') {
         this.i++;
-        out.push(inlineScalar(rest));
+        out.push(inlineScalar(rest, this.resolve));
         this.noContinuation(indent);
         continue;
       }
@@ -174,9 +180,10 @@ class Scanner {
 
 /**
  * The document's value, or BAIL when the text is not (sure to be) in the subset this reads; the
- * caller then uses the full parser. An empty document (blanks and comments) is null.
+ * caller then uses the full parser. An empty document (blanks and comments) is null. Plain
+ * scalars resolve as Salt's loader does unless `resolve` gives another schema's rules.
  */
-export function fastLoadYaml(text: string): unknown | Bail {
+export function fastLoadYaml(text: string, resolve: ScalarResolver = resolvePlainScalar): unknown | Bail {
   if (UNSURE_CHARS.test(text)) return BAIL;
   const lines: Line[] = [];
   for (const raw of text.split('\n')) {
@@ -188,7 +195,7 @@ export function fastLoadYaml(text: string): unknown | Bail {
     lines.push({ indent, content: content.trimEnd() });
   }
   if (lines.length === 0) return null;
-  const s = new Scanner(lines);
+  const s = new Scanner(lines, resolve);
   try {
     const value = s.block();
     return s.i === lines.length ? value : BAIL;
