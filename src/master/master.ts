@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
+import { TimerWheel } from '../util/timer-wheel.js';
 import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
@@ -67,6 +68,7 @@ export class Master {
   /** Accepted keys' fingerprints by file stamp: used by sign-in, reconcile and the data cache. */
   private readonly acceptedKeys: AcceptedKeyIndex;
   private stopped = false;
+  private heartbeatWheel: TimerWheel | undefined;
 
   private constructor(
     readonly opts: MasterOptions,
@@ -190,7 +192,11 @@ export class Master {
 
     const files = new FileService(opts, logger);
     this.files = files;
+    // every session's silence check on one timer; a timeout is noticed at most a tick late
+    // (1/30 of heartbeat_timeout, at most 500 ms)
+    this.heartbeatWheel = new TimerWheel(clock, Math.max(10, Math.min(500, Math.floor((opts.heartbeat_timeout * 1000) / 30))));
     const settings = {
+      heartbeatTimers: this.heartbeatWheel,
       handshakeTimeoutMs: opts.handshake_timeout * 1000,
       heartbeatIntervalMs: opts.heartbeat_interval * 1000,
       heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
@@ -434,6 +440,7 @@ export class Master {
     this.stopped = true;
     this.purgeTimer?.cancel();
     this.reconcileTimer?.cancel();
+    this.heartbeatWheel?.close();
     this.jobs?.stop();
     for (const s of this.live) s.close('shutdown');
     await Promise.all([this.listener?.close(), this.control?.close(), this.metricsServer?.close(), this.apiServer?.close()]);

@@ -49,6 +49,8 @@ export interface MinionSessionSettings {
   masterFingerprint: string;
   /** Per-session message rate limit after authentication (minion_msg_*); omitted = none. */
   messageRate?: MessageRateSettings;
+  /** Schedules the silence checks (the master shares one TimerWheel); omitted = the clock. */
+  heartbeatTimers?: Pick<Clock, 'setTimeout'>;
 }
 
 /** A session logs its own throttling at most this often. */
@@ -314,6 +316,7 @@ export class MinionSession implements LiveSession {
       },
       this.clock,
       { intervalMs: this.settings.heartbeatIntervalMs, timeoutMs: this.settings.heartbeatTimeoutMs, sendPings: false },
+      this.settings.heartbeatTimers,
     );
     this.heartbeat.start();
     this.reply({ status: 'accepted', message: 'accepted', version: this.version });
