@@ -5,7 +5,7 @@
 import type { Clock } from '../util/clock.js';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import type { BrineEvent, JobDone, JobReturn, JobStatus, Published, PublishRequest, Return } from '../protocol/index.js';
+import { prepareMessage, type BrineEvent, type Job, type JobDone, type JobReturn, type JobStatus, type Published, type PublishRequest, type Return } from '../protocol/index.js';
 import type { JidGenerator, JobCache, ReturnRecord } from '../jobs/index.js';
 import { matchTarget, targetForMinions, type MatchOptions } from '../targeting/index.js';
 import type { MinionSession } from './minion-session.js';
@@ -108,19 +108,19 @@ export class JobTracker {
     });
     const notConnected: string[] = [];
     const sentTo: string[] = [];
+    // the same bytes go to every session: encoded once, not once per minion
+    const message: Job = prepareMessage({
+      t: 'job',
+      jid,
+      fun: req.fun,
+      arg: req.arg,
+      kwarg: req.kwarg,
+      tgt: sendTarget.tgt as string | string[],
+      tgtType: sendTarget.tgtType,
+      ...(req.delimiter ? { delimiter: req.delimiter } : {}),
+    });
     for (const id of matched) {
-      const session = this.deps.session(id);
-      const sent =
-        session?.sendJob({
-          t: 'job',
-          jid,
-          fun: req.fun,
-          arg: req.arg,
-          kwarg: req.kwarg,
-          tgt: sendTarget.tgt as string | string[],
-          tgtType: sendTarget.tgtType,
-          ...(req.delimiter ? { delimiter: req.delimiter } : {}),
-        }) ?? false;
+      const sent = this.deps.session(id)?.sendJob(message) ?? false;
       if (sent) sentTo.push(id);
       else notConnected.push(id);
     }
