@@ -27,7 +27,7 @@ import {
   type MineRequest,
   type Ping,
 } from '../protocol/index.js';
-import { HeartbeatMonitor } from '../session/index.js';
+import { HeartbeatMonitor, type HeartbeatHost } from '../session/index.js';
 import type { LiveSession } from './session-table.js';
 import { MessageRateLimiter, type MessageRateSettings } from './message-rate.js';
 
@@ -279,6 +279,8 @@ export class MinionSession implements LiveSession {
 
   private onHello(hello: Hello): void {
     this.helloTimer?.cancel();
+    // not kept for the session's life: 10,000 sessions would each hold a spent timer
+    this.helloTimer = undefined;
     const common = hello.versions.filter((v) => (PROTOCOL_VERSIONS as readonly number[]).includes(v) && v >= MIN_PROTOCOL_VERSION);
     if (common.length === 0) {
       const msg = `no common protocol version: minion speaks ${hello.versions.join(', ') || 'none'}, this master speaks ${PROTOCOL_VERSIONS.join(', ')} and accepts ${MIN_PROTOCOL_VERSION} or newer`;
@@ -308,12 +310,7 @@ export class MinionSession implements LiveSession {
     this.connectedAtValue = this.clock.now();
     this.channel.setMaxFrame(this.settings.maxFrame);
     this.heartbeat = new HeartbeatMonitor(
-      {
-        sendPing: () => undefined,
-        onTimeout: (silent) => {
-          this.close('heartbeat_timeout', new BrineError('CONNECT_FAILED', `no traffic from minion ${this.id} for ${Math.round(silent / 1000)} s`));
-        },
-      },
+      new SilenceHost(this),
       this.clock,
       { intervalMs: this.settings.heartbeatIntervalMs, timeoutMs: this.settings.heartbeatTimeoutMs, sendPings: false },
       this.settings.heartbeatTimers,
@@ -355,6 +352,19 @@ export class MinionSession implements LiveSession {
     this.helloTimer?.cancel();
     this.heartbeat?.stop();
     this.hooks.onClosed(this, info, wasReady);
+  }
+}
+
+/** The master only watches a session's silence; this host closes it (one small object, no closures). */
+class SilenceHost implements HeartbeatHost {
+  constructor(private readonly session: MinionSession) {}
+
+  sendPing(): void {
+    // the minion pings; the master only answers
+  }
+
+  onTimeout(silentForMs: number): void {
+    this.session.close('heartbeat_timeout', new BrineError('CONNECT_FAILED', `no traffic from minion ${this.session.id} for ${Math.round(silentForMs / 1000)} s`));
   }
 }
 
