@@ -6,6 +6,8 @@ import type { Clock, TimerHandle } from '../util/clock.js';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import {
+  prepareMessage,
+  type Ack,
   MIN_PROTOCOL_VERSION,
   PROTOCOL_VERSIONS,
   type Auth,
@@ -52,6 +54,9 @@ export interface MinionSessionSettings {
   /** Schedules the silence checks (the master shares one TimerWheel); omitted = the clock. */
   heartbeatTimers?: Pick<Clock, 'setTimeout'>;
 }
+
+/** The ack sent last, by any session (prepared: one frame for a whole job's returns). */
+let lastAck: Readonly<Ack> | undefined;
 
 /** A session logs its own throttling at most this often. */
 const THROTTLE_LOG_INTERVAL_MS = 10_000;
@@ -179,7 +184,10 @@ export class MinionSession implements LiveSession {
   }
 
   sendAck(jid: string): void {
-    if (this.state === 'ready') this.send({ t: 'ack', jid });
+    if (this.state !== 'ready') return;
+    // a job's returns all get the same ack: encoded once while the jid repeats
+    if (lastAck?.jid !== jid) lastAck = prepareMessage<Ack>({ t: 'ack', jid });
+    this.send(lastAck);
   }
 
   close(reason: CloseReason, error?: Error): void {
