@@ -51,6 +51,9 @@ export interface EmulatorStats {
 
 const OS_FAMILIES = ['Debian', 'RedHat', 'Suse'] as const;
 
+/** Emulated jobs are never cancelled: one signal that never aborts serves them all. */
+const NEVER_ABORTED = new AbortController().signal;
+
 class EmulatedMinion {
   readonly unacked = new Map<string, Return>();
   /** Jobs started and not yet returned, for the master's find_job. */
@@ -204,12 +207,11 @@ export class MinionEmulator {
   private run(m: EmulatedMinion, job: Job): void {
     m.jobs++;
     m.running.add(job.jid);
-    const controller = new AbortController();
     const ctx = {
       grains: () => m.grains,
       minionId: m.id,
       config: {},
-      signal: controller.signal,
+      signal: NEVER_ABORTED,
       jid: job.jid,
       pillar: () => m.pillar,
       ...(this.opts.pillar ? { refreshPillar: () => m.requestPillar() } : {}),

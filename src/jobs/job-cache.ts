@@ -152,6 +152,19 @@ function toJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+function returnRow(ret: ReturnRecord): Record<string, unknown> {
+  return {
+    jid: ret.jid,
+    minion: ret.minion,
+    fun: ret.fun,
+    ret: toJson(ret.return),
+    retcode: Math.trunc(ret.retcode),
+    success: ret.success ? 1 : 0,
+    error: ret.error === undefined ? null : toJson({ code: ret.error.code, message: ret.error.message }),
+    received_at: Math.floor(ret.receivedAt),
+  };
+}
+
 export class JobCache {
   private closed = false;
   private readonly keepMs: number;
@@ -267,19 +280,28 @@ export class JobCache {
     assertJid(ret.jid);
     assertValidMinionId(ret.minion);
     try {
-      const info = this.insertReturn.run({
-        jid: ret.jid,
-        minion: ret.minion,
-        fun: ret.fun,
-        ret: toJson(ret.return),
-        retcode: Math.trunc(ret.retcode),
-        success: ret.success ? 1 : 0,
-        error: ret.error === undefined ? null : toJson({ code: ret.error.code, message: ret.error.message }),
-        received_at: Math.floor(ret.receivedAt),
-      });
-      return info.changes === 1;
+      return this.insertReturn.run(returnRow(ret)).changes === 1;
     } catch (err) {
       throw storageError(err, this.file, `saving the return of ${ret.minion} for job ${ret.jid}`);
+    }
+  }
+
+  /**
+   * Stores returns in one transaction (the master batches the returns of one event-loop turn:
+   * one commit instead of one per return). Per return: true if stored, false if that minion's
+   * return for the jid was already in (also earlier in the same batch). All or nothing: on a
+   * throw nothing was stored.
+   */
+  saveReturns(rets: readonly ReturnRecord[]): boolean[] {
+    this.guard();
+    for (const ret of rets) {
+      assertJid(ret.jid);
+      assertValidMinionId(ret.minion);
+    }
+    try {
+      return this.db.transaction(() => rets.map((ret) => this.insertReturn.run(returnRow(ret)).changes === 1))();
+    } catch (err) {
+      throw storageError(err, this.file, `saving ${rets.length} returns`);
     }
   }
 

@@ -3,10 +3,10 @@
 // returns to whoever waits, stores everything in the job cache and ends the wait on time.
 
 import type { Clock } from '../util/clock.js';
-import { BrineError } from '../util/errors.js';
+import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import type { BrineEvent, JobDone, JobReturn, JobStatus, Published, PublishRequest, Return } from '../protocol/index.js';
-import type { JidGenerator, JobCache } from '../jobs/index.js';
+import { prepareMessage, type BrineEvent, type Job, type JobDone, type JobReturn, type JobStatus, type Published, type PublishRequest, type Return } from '../protocol/index.js';
+import type { JidGenerator, JobCache, ReturnRecord } from '../jobs/index.js';
 import { matchTarget, targetForMinions, type MatchOptions } from '../targeting/index.js';
 import type { MinionSession } from './minion-session.js';
 import { ReturnWait } from './return-wait.js';
@@ -30,6 +30,18 @@ export interface JobTrackerDeps {
   emit?(event: BrineEvent): void;
   /** Cached grains, minion_data_cache and nodegroups for grain, compound and nodegroup targets. */
   targeting?: Pick<MatchOptions, 'grains' | 'pillar' | 'dataCache' | 'nodegroups'>;
+  /**
+   * Runs the store of the returns received so far once the current I/O is handled (default
+   * setImmediate: after the poll phase, so every return read in one turn shares a transaction).
+   */
+  defer?(fn: () => void): void;
+}
+
+/** A return that passed the checks and waits for the batch's commit before it is acknowledged. */
+interface PendingReturn {
+  session: MinionSession;
+  ret: Return;
+  record: ReturnRecord;
 }
 
 interface ActiveJob {
@@ -65,6 +77,8 @@ export class JobTracker {
   private readonly dropLog = new Map<string, { loggedAt: number; unlogged: number }>();
   /** Every dropped return, by why it was dropped. */
   readonly droppedReturns: Record<ReturnRefusal, number> = { unknown_job: 0, not_sent: 0, fun_mismatch: 0 };
+  /** Returns received since the last flush, in arrival order. */
+  private pending: PendingReturn[] = [];
 
   constructor(private readonly deps: JobTrackerDeps) {}
 
@@ -94,19 +108,19 @@ export class JobTracker {
     });
     const notConnected: string[] = [];
     const sentTo: string[] = [];
+    // the same bytes go to every session: encoded once, not once per minion
+    const message: Job = prepareMessage({
+      t: 'job',
+      jid,
+      fun: req.fun,
+      arg: req.arg,
+      kwarg: req.kwarg,
+      tgt: sendTarget.tgt as string | string[],
+      tgtType: sendTarget.tgtType,
+      ...(req.delimiter ? { delimiter: req.delimiter } : {}),
+    });
     for (const id of matched) {
-      const session = this.deps.session(id);
-      const sent =
-        session?.sendJob({
-          t: 'job',
-          jid,
-          fun: req.fun,
-          arg: req.arg,
-          kwarg: req.kwarg,
-          tgt: sendTarget.tgt as string | string[],
-          tgtType: sendTarget.tgtType,
-          ...(req.delimiter ? { delimiter: req.delimiter } : {}),
-        }) ?? false;
+      const sent = this.deps.session(id)?.sendJob(message) ?? false;
       if (sent) sentTo.push(id);
       else notConnected.push(id);
     }
@@ -181,7 +195,11 @@ export class JobTracker {
     for (const job of this.active.values()) job.sinks.delete(sink);
   }
 
-  /** A return from an authenticated session; the minion ID comes from the session. */
+  /**
+   * A return from an authenticated session; the minion ID comes from the session. It is checked
+   * now and stored with the others of this event-loop turn in one transaction (flushReturns);
+   * the minion's ack goes out only after that commit, so an acknowledged return is on disk.
+   */
   handleReturn(session: MinionSession, ret: Return): void {
     if (ret.schedule !== undefined) {
       this.handleScheduledReturn(session, ret, ret.schedule);
@@ -196,10 +214,48 @@ export class JobTracker {
       session.sendAck(ret.jid);
       return;
     }
-    const record = { jid: ret.jid, minion, fun: ret.fun, return: ret.ret, retcode: ret.retcode, success: ret.success, receivedAt: this.deps.clock.now() };
-    const fresh = this.deps.cache.saveReturn(ret.error ? { ...record, error: ret.error } : record);
+    const record: ReturnRecord = { jid: ret.jid, minion, fun: ret.fun, return: ret.ret, retcode: ret.retcode, success: ret.success, receivedAt: this.deps.clock.now() };
+    if (ret.error) record.error = ret.error;
+    this.pending.push({ session, ret, record });
+    if (this.pending.length === 1) (this.deps.defer ?? setImmediate)(() => this.flushReturns());
+  }
+
+  /**
+   * Stores the pending returns in one transaction, then acknowledges and streams each. Called
+   * by the deferred flush, and before anything whose outcome depends on returns already read
+   * (a session's close, a find_job answer, shutdown), so their order is the order of arrival.
+   */
+  flushReturns(): void {
+    const batch = this.pending;
+    if (batch.length === 0) return;
+    this.pending = [];
+    let fresh: Array<boolean | undefined>;
+    try {
+      fresh = this.deps.cache.saveReturns(batch.map((p) => p.record));
+    } catch {
+      // one by one, as before batching: a return that cannot be stored costs only its session
+      fresh = batch.map((p) => {
+        try {
+          return this.deps.cache.saveReturn(p.record);
+        } catch (err) {
+          const e = toBrineError(err);
+          this.deps.logger.error({ err: e, remote: p.session.remoteAddress, id: p.session.id }, `closing a minion connection after an internal error: ${e.message}`);
+          p.session.close('internal_error', e);
+          return undefined;
+        }
+      });
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const stored = fresh[i];
+      if (stored !== undefined) this.afterStore(batch[i]!, stored);
+    }
+  }
+
+  /** A committed (or already stored) return: the ack, then the log line, event and streaming. */
+  private afterStore({ session, ret, record }: PendingReturn, fresh: boolean): void {
     session.sendAck(ret.jid);
     if (!fresh) return;
+    const minion = record.minion;
     this.deps.logger.info({ jid: ret.jid, minion }, `Got return from ${minion} for job ${ret.jid}`);
     this.deps.emit?.({ kind: 'job_return', jid: ret.jid, minion, fun: ret.fun, retcode: ret.retcode, success: ret.success, at: record.receivedAt });
     const job = this.active.get(ret.jid);
@@ -234,11 +290,14 @@ export class JobTracker {
 
   /** A minion's session closed: waits that were asking it move on (see ReturnWait.lost). */
   handleSessionClosed(minion: string): void {
+    this.flushReturns();
     for (const job of [...this.active.values()]) job.wait.lost(minion);
   }
 
   /** A minion's answer to find_job, from its authenticated session. */
   handleJobStatus(session: MinionSession, status: JobStatus): void {
+    // a return read before this answer counts first (it ends the wait for that minion)
+    this.flushReturns();
     const job = this.active.get(status.jid);
     if (!job) return;
     if (status.running) this.deps.logger.debug({ jid: status.jid, minion: session.id }, `${session.id} still runs job ${status.jid}; waiting longer`);
@@ -277,6 +336,7 @@ export class JobTracker {
 
   /** Ends every wait now (master shutdown). */
   stop(): void {
+    this.flushReturns();
     for (const job of [...this.active.values()]) job.wait.cancel();
   }
 

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
+import { TimerWheel } from '../util/timer-wheel.js';
 import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
@@ -14,7 +15,7 @@ import { JidGenerator, JobCache } from '../jobs/index.js';
 import { startControlServer } from './control-server.js';
 import { controlAccess } from './control-access.js';
 import { JobTracker } from './job-tracker.js';
-import { MinionSession } from './minion-session.js';
+import { MinionSession, type MinionSessionHooks } from './minion-session.js';
 import { SessionTable } from './session-table.js';
 import { EventBus } from './event-bus.js';
 import { MinionDataCache } from './minion-data-cache.js';
@@ -54,7 +55,8 @@ export class Master {
   files: FileService | undefined;
   /** Per-minion pillar from pillar_roots; created in open() so a bad pillar option fails the start. */
   pillar: PillarService | undefined;
-  private readonly live = new Set<MinionSession>();
+  /** Sessions not yet closed, each with its pre-auth slot (released at sign-in). */
+  private readonly live = new Map<MinionSession, { release(): void }>();
   /** Prometheus metrics (docs/metrics.md): fed by the event bus, served on metrics_port and by the API. */
   readonly metrics: BrineMetrics;
   private metricsServer: MetricsServer | undefined;
@@ -64,6 +66,7 @@ export class Master {
   /** Accepted keys' fingerprints by file stamp: used by sign-in, reconcile and the data cache. */
   private readonly acceptedKeys: AcceptedKeyIndex;
   private stopped = false;
+  private heartbeatWheel: TimerWheel | undefined;
 
   private constructor(
     readonly opts: MasterOptions,
@@ -84,7 +87,7 @@ export class Master {
         queuedReturns: () => this.sessions.connected().map((s) => s.returnsQueued),
         awaitingSignIn: () => {
           let n = 0;
-          for (const s of this.live) if (!s.ready) n++;
+          for (const s of this.live.keys()) if (!s.ready) n++;
           return n;
         },
         // turned away after TLS (auth_rate) and at the door before it (handshake pacing)
@@ -189,7 +192,11 @@ export class Master {
 
     const files = new FileService(opts, logger);
     this.files = files;
+    // every session's silence check on one timer; a timeout is noticed at most a tick late
+    // (1/30 of heartbeat_timeout, at most 500 ms)
+    this.heartbeatWheel = new TimerWheel(clock, Math.max(10, Math.min(500, Math.floor((opts.heartbeat_timeout * 1000) / 30))));
     const settings = {
+      heartbeatTimers: this.heartbeatWheel,
       handshakeTimeoutMs: opts.handshake_timeout * 1000,
       heartbeatIntervalMs: opts.heartbeat_interval * 1000,
       heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
@@ -212,6 +219,45 @@ export class Master {
       refusals,
     });
 
+    // one hooks object for every session (each session passes itself), not closures per session
+    const hooks: MinionSessionHooks = {
+      authorize: (hello, ch) => authorize(hello, ch.peerPublicKeyPem, ch.remoteAddress, ch.peerFingerprint),
+      probe: (hello, ch) => probe(hello, ch.peerPublicKeyPem, ch.remoteAddress),
+      onAuthenticated: (s) => {
+        // no longer counts against the pre-auth connection caps
+        this.live.get(s)?.release();
+        const replaced = this.sessions.attach(s);
+        if (replaced) {
+          logger.info({ id: s.id, old: replaced.remoteAddress, new: s.remoteAddress }, `minion ${s.id} reconnected; replacing its previous session`);
+          this.events.emit({ kind: 'minion_replaced', id: s.id, oldRemote: replaced.remoteAddress, newRemote: s.remoteAddress, at: clock.now() });
+          replaced.close('replaced');
+        }
+        this.events.emit({ kind: 'minion_connected', id: s.id, remote: s.remoteAddress, agent: s.agent, at: clock.now() });
+        logger.info({ id: s.id, remote: s.remoteAddress, agent: s.agent }, `minion ${s.id} connected`);
+      },
+      onReturn: (s, ret) => this.jobs?.handleReturn(s, ret),
+      onJobStatus: (s, status) => this.jobs?.handleJobStatus(s, status),
+      onGrains: (s, grains) => minionData.put(s.id, s.fingerprint, grains),
+      onFileRequest: (s, req) => files.handle(s, req),
+      onPillarRequest: (s, req) => pillar.handle(s, req),
+      onMineRequest: (s, req) => answerMineRequest(mine, s, req, logger),
+      onHeartbeat: (_s, ping) => this.metrics.observeHeartbeat(ping),
+      onClosed: (s, info, authenticated) => {
+        this.live.delete(s);
+        if (!authenticated) {
+          // a malformed or unexpected first message spends its source's sign-in budget too
+          if (info.reason === 'protocol_error' || info.reason === 'frame_too_large') admission.charge(sourceKey(s.remoteAddress));
+          if (!s.probed) logUnauthenticatedClose(refusals, logger, s.remoteAddress, info);
+          return;
+        }
+        this.sessions.detach(s, info.reason);
+        this.jobs?.handleSessionClosed(s.id);
+        const now = clock.now();
+        this.events.emit({ kind: 'minion_disconnected', id: s.id, remote: s.remoteAddress, reason: info.reason, connectedForMs: now - s.connectedAt, silentForMs: now - s.lastSeen, at: now });
+        const level = info.reason === 'replaced' || info.reason === 'shutdown' ? 'info' : 'warn';
+        logger[level]({ id: s.id, remote: s.remoteAddress, reason: info.reason, error: info.error?.message }, `minion ${s.id} disconnected (${info.reason})`);
+      },
+    };
     this.listener = await listenTls<MinionMessage, MasterMessage>({
       host: opts.interface,
       port: opts.ret_port,
@@ -240,45 +286,7 @@ export class Master {
           channel.close('shutdown');
           return;
         }
-        const session = new MinionSession(channel, clock, logger, settings, {
-          authorize: (hello, ch) => authorize(hello, ch.peerPublicKeyPem, ch.remoteAddress, ch.peerFingerprint),
-          probe: (hello, ch) => probe(hello, ch.peerPublicKeyPem, ch.remoteAddress),
-          onAuthenticated: (s) => {
-            // no longer counts against the pre-auth connection caps
-            slot.release();
-            const replaced = this.sessions.attach(s);
-            if (replaced) {
-              logger.info({ id: s.id, old: replaced.remoteAddress, new: s.remoteAddress }, `minion ${s.id} reconnected; replacing its previous session`);
-              this.events.emit({ kind: 'minion_replaced', id: s.id, oldRemote: replaced.remoteAddress, newRemote: s.remoteAddress, at: clock.now() });
-              replaced.close('replaced');
-            }
-            this.events.emit({ kind: 'minion_connected', id: s.id, remote: s.remoteAddress, agent: s.agent, at: clock.now() });
-            logger.info({ id: s.id, remote: s.remoteAddress, agent: s.agent }, `minion ${s.id} connected`);
-          },
-          onReturn: (s, ret) => this.jobs?.handleReturn(s, ret),
-          onJobStatus: (s, status) => this.jobs?.handleJobStatus(s, status),
-          onGrains: (s, grains) => minionData.put(s.id, s.fingerprint, grains),
-          onFileRequest: (s, req) => files.handle(s, req),
-          onPillarRequest: (s, req) => pillar.handle(s, req),
-          onMineRequest: (s, req) => answerMineRequest(mine, s, req, logger),
-          onHeartbeat: (_s, ping) => this.metrics.observeHeartbeat(ping),
-          onClosed: (s, info, authenticated) => {
-            this.live.delete(s);
-            if (!authenticated) {
-              // a malformed or unexpected first message spends its source's sign-in budget too
-              if (info.reason === 'protocol_error' || info.reason === 'frame_too_large') admission.charge(sourceKey(s.remoteAddress));
-              if (!s.probed) logUnauthenticatedClose(refusals, logger, s.remoteAddress, info);
-              return;
-            }
-            this.sessions.detach(s, info.reason);
-            this.jobs?.handleSessionClosed(s.id);
-            const now = clock.now();
-            this.events.emit({ kind: 'minion_disconnected', id: s.id, remote: s.remoteAddress, reason: info.reason, connectedForMs: now - s.connectedAt, silentForMs: now - s.lastSeen, at: now });
-            const level = info.reason === 'replaced' || info.reason === 'shutdown' ? 'info' : 'warn';
-            logger[level]({ id: s.id, remote: s.remoteAddress, reason: info.reason, error: info.error?.message }, `minion ${s.id} disconnected (${info.reason})`);
-          },
-        });
-        this.live.add(session);
+        this.live.set(new MinionSession(channel, clock, logger, settings, hooks), slot);
       },
     });
     // brine key tells a running master at once; this also catches keys changed by hand
@@ -445,8 +453,9 @@ export class Master {
     this.stopped = true;
     this.purgeTimer?.cancel();
     this.reconcileTimer?.cancel();
+    this.heartbeatWheel?.close();
     this.jobs?.stop();
-    for (const s of this.live) s.close('shutdown');
+    for (const s of this.live.keys()) s.close('shutdown');
     await Promise.all([this.listener?.close(), this.control?.close(), this.metricsServer?.close(), this.apiServer?.close()]);
     this.refusals?.stop();
     this.auth?.close();

@@ -6,6 +6,8 @@ import type { Clock, TimerHandle } from '../util/clock.js';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import {
+  prepareMessage,
+  type Ack,
   MIN_PROTOCOL_VERSION,
   PROTOCOL_VERSIONS,
   type Auth,
@@ -27,7 +29,7 @@ import {
   type MineRequest,
   type Ping,
 } from '../protocol/index.js';
-import { HeartbeatMonitor } from '../session/index.js';
+import { HeartbeatMonitor, type HeartbeatHost } from '../session/index.js';
 import type { LiveSession } from './session-table.js';
 import { MessageRateLimiter, type MessageRateSettings } from './message-rate.js';
 
@@ -49,7 +51,12 @@ export interface MinionSessionSettings {
   masterFingerprint: string;
   /** Per-session message rate limit after authentication (minion_msg_*); omitted = none. */
   messageRate?: MessageRateSettings;
+  /** Schedules the silence checks (the master shares one TimerWheel); omitted = the clock. */
+  heartbeatTimers?: Pick<Clock, 'setTimeout'>;
 }
+
+/** The ack sent last, by any session (prepared: one frame for a whole job's returns). */
+let lastAck: Readonly<Ack> | undefined;
 
 /** A session logs its own throttling at most this often. */
 const THROTTLE_LOG_INTERVAL_MS = 10_000;
@@ -177,7 +184,10 @@ export class MinionSession implements LiveSession {
   }
 
   sendAck(jid: string): void {
-    if (this.state === 'ready') this.send({ t: 'ack', jid });
+    if (this.state !== 'ready') return;
+    // a job's returns all get the same ack: encoded once while the jid repeats
+    if (lastAck?.jid !== jid) lastAck = prepareMessage<Ack>({ t: 'ack', jid });
+    this.send(lastAck);
   }
 
   close(reason: CloseReason, error?: Error): void {
@@ -277,6 +287,8 @@ export class MinionSession implements LiveSession {
 
   private onHello(hello: Hello): void {
     this.helloTimer?.cancel();
+    // not kept for the session's life: 10,000 sessions would each hold a spent timer
+    this.helloTimer = undefined;
     const common = hello.versions.filter((v) => (PROTOCOL_VERSIONS as readonly number[]).includes(v) && v >= MIN_PROTOCOL_VERSION);
     if (common.length === 0) {
       const msg = `no common protocol version: minion speaks ${hello.versions.join(', ') || 'none'}, this master speaks ${PROTOCOL_VERSIONS.join(', ')} and accepts ${MIN_PROTOCOL_VERSION} or newer`;
@@ -306,14 +318,10 @@ export class MinionSession implements LiveSession {
     this.connectedAtValue = this.clock.now();
     this.channel.setMaxFrame(this.settings.maxFrame);
     this.heartbeat = new HeartbeatMonitor(
-      {
-        sendPing: () => undefined,
-        onTimeout: (silent) => {
-          this.close('heartbeat_timeout', new BrineError('CONNECT_FAILED', `no traffic from minion ${this.id} for ${Math.round(silent / 1000)} s`));
-        },
-      },
+      new SilenceHost(this),
       this.clock,
       { intervalMs: this.settings.heartbeatIntervalMs, timeoutMs: this.settings.heartbeatTimeoutMs, sendPings: false },
+      this.settings.heartbeatTimers,
     );
     this.heartbeat.start();
     this.reply({ status: 'accepted', message: 'accepted', version: this.version });
@@ -352,6 +360,19 @@ export class MinionSession implements LiveSession {
     this.helloTimer?.cancel();
     this.heartbeat?.stop();
     this.hooks.onClosed(this, info, wasReady);
+  }
+}
+
+/** The master only watches a session's silence; this host closes it (one small object, no closures). */
+class SilenceHost implements HeartbeatHost {
+  constructor(private readonly session: MinionSession) {}
+
+  sendPing(): void {
+    // the minion pings; the master only answers
+  }
+
+  onTimeout(silentForMs: number): void {
+    this.session.close('heartbeat_timeout', new BrineError('CONNECT_FAILED', `no traffic from minion ${this.session.id} for ${Math.round(silentForMs / 1000)} s`));
   }
 }
 

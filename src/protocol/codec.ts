@@ -10,8 +10,20 @@ export const MAX_DEPTH = 64;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Frames of prepared messages, by message object. */
+const preparedFrames = new WeakMap<object, Buffer>();
+
 export function encodeMessage(message: object): Buffer {
-  return encodeFrame(Buffer.from(JSON.stringify(message), 'utf8'));
+  return preparedFrames.get(message) ?? encodeFrame(Buffer.from(JSON.stringify(message), 'utf8'));
+}
+
+/**
+ * Encodes a message once for many recipients (a job sent to every matched session): it is
+ * frozen, and encodeMessage returns the same frame for it each time.
+ */
+export function prepareMessage<M extends object>(message: M): Readonly<M> {
+  preparedFrames.set(message, encodeMessage(message));
+  return Object.freeze(message);
 }
 
 /** Parses a payload into a plain JSON value, refusing invalid UTF-8, bad JSON and deep nesting. */
@@ -28,7 +40,9 @@ export function parsePayload(payload: Uint8Array): unknown {
   } catch (err) {
     throw new BrineError('FRAME_MALFORMED', `frame payload is not valid JSON: ${(err as Error).message}`, { cause: err });
   }
-  checkDepth(value);
+  // each level of nesting takes two bytes ({} or []), so a short payload cannot be too deep;
+  // heartbeats and small returns skip the walk
+  if (payload.length > 2 * MAX_DEPTH) checkDepth(value);
   return value;
 }
 

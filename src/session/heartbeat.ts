@@ -23,7 +23,8 @@ export class HeartbeatMonitor {
   private lastReceived: number;
   private timer: TimerHandle | undefined;
   private seq = 0;
-  private outstanding = new Map<number, number>();
+  /** Pings awaiting their pong (pinging side only; made at the first ping, the master has none). */
+  private outstanding: Map<number, number> | undefined;
   private rtt: number | undefined;
   private stopped = false;
 
@@ -31,6 +32,8 @@ export class HeartbeatMonitor {
     private readonly host: HeartbeatHost,
     private readonly clock: Clock,
     private readonly opts: HeartbeatOptions,
+    /** Where the next check is scheduled: the clock, or a wheel shared by many monitors (the master's). */
+    private readonly timers: Pick<Clock, 'setTimeout'> = clock,
   ) {
     const now = clock.monotonic();
     this.lastSent = now;
@@ -61,9 +64,10 @@ export class HeartbeatMonitor {
 
   /** A pong for one of our pings: measures the round trip. */
   handlePong(seq: number): void {
-    const sentAt = this.outstanding.get(seq);
-    if (sentAt === undefined) return;
-    this.outstanding.delete(seq);
+    const outstanding = this.outstanding;
+    const sentAt = outstanding?.get(seq);
+    if (!outstanding || sentAt === undefined) return;
+    outstanding.delete(seq);
     this.rtt = this.clock.monotonic() - sentAt;
   }
 
@@ -76,7 +80,7 @@ export class HeartbeatMonitor {
     this.stopped = true;
     this.timer?.cancel();
     this.timer = undefined;
-    this.outstanding.clear();
+    this.outstanding?.clear();
   }
 
   private schedule(): void {
@@ -84,7 +88,7 @@ export class HeartbeatMonitor {
     const dueTimeout = this.lastReceived + this.opts.timeoutMs;
     const duePing = this.opts.sendPings ? this.lastSent + this.opts.intervalMs : Infinity;
     const due = Math.min(dueTimeout, duePing);
-    this.timer = this.clock.setTimeout(() => this.tick(), Math.max(0, due - now));
+    this.timer = this.timers.setTimeout(() => this.tick(), Math.max(0, due - now));
   }
 
   private tick(): void {
@@ -99,9 +103,11 @@ export class HeartbeatMonitor {
     }
     if (this.opts.sendPings && now - this.lastSent >= this.opts.intervalMs) {
       const seq = this.seq++;
-      this.outstanding.set(seq, now);
+      this.outstanding ??= new Map();
+      const outstanding = this.outstanding;
+      outstanding.set(seq, now);
       // forget pings that can no longer be answered in time, so the map stays small
-      for (const [s, at] of this.outstanding) if (now - at > this.opts.timeoutMs) this.outstanding.delete(s);
+      for (const [s, at] of outstanding) if (now - at > this.opts.timeoutMs) outstanding.delete(s);
       this.lastSent = now;
       this.host.sendPing(seq, this.rtt);
     }

@@ -15,6 +15,11 @@ export interface FramedSocketOptions {
   maxFrame: number;
   schemas: ReadonlyMap<string, Schema<unknown>>;
   maxWriteBuffer?: number;
+  /**
+   * Messages sent in one tick go out in one write (cork, uncork on nextTick): for a channel that
+   * streams many small messages at once, e.g. a job's returns to the control client.
+   */
+  coalesceWrites?: boolean;
 }
 
 export class FramedSocket<In, Out extends { t: string }> implements Channel<In, Out> {
@@ -24,6 +29,12 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
   private readonly decoder: FrameDecoder;
   private readonly schemas: ReadonlyMap<string, Schema<unknown>>;
   private readonly maxWriteBuffer: number;
+  private readonly coalesceWrites: boolean;
+  private corked = false;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.socket.uncork();
+  };
   private messageHandlers: Array<(m: In) => void> = [];
   private closeHandlers: Array<(info: ChannelClose) => void> = [];
   private closeInfo: ChannelClose | undefined;
@@ -39,6 +50,7 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
     this.decoder = new FrameDecoder(opts.maxFrame);
     this.schemas = opts.schemas;
     this.maxWriteBuffer = opts.maxWriteBuffer ?? DEFAULT_MAX_WRITE_BUFFER;
+    this.coalesceWrites = opts.coalesceWrites ?? false;
     socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err: Error) => {
       this.socketError = err;
@@ -59,6 +71,11 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
     if (this.socket.writableLength > this.maxWriteBuffer) {
       this.close('write_failed', new BrineError('INTERNAL', `peer ${this.remoteAddress} is not reading; ${this.socket.writableLength} bytes queued`));
       return false;
+    }
+    if (this.coalesceWrites && !this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(this.uncork);
     }
     this.socket.write(encodeMessage(message));
     return true;

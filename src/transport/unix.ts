@@ -63,7 +63,8 @@ export async function listenUnix<In, Out extends { t: string }>(
       peer = { error: err as Error };
     }
     const remoteAddress = 'error' in peer ? 'local' : `local pid ${peer.pid} uid ${peer.uid}`;
-    onChannel(new FramedSocket<In, Out>(socket, { remoteAddress, peerFingerprint: '', maxFrame: CONTROL_MAX_FRAME, schemas }), peer);
+    // a job's returns are streamed in bursts (one per event-loop turn): one write per burst
+    onChannel(new FramedSocket<In, Out>(socket, { remoteAddress, peerFingerprint: '', maxFrame: CONTROL_MAX_FRAME, schemas, coalesceWrites: true }), peer);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) => {

@@ -14,6 +14,7 @@ import {
   MINION_MESSAGES,
   decodeMessage,
   encodeMessage,
+  prepareMessage,
   parsePayload,
   type Schema,
 } from '../../../src/protocol/index.js';
@@ -206,4 +207,15 @@ test('encodeMessage frames UTF-8 JSON with the byte length, not the character le
   assert.equal(frame.readUInt32BE(0), body.length);
   assert.equal(body.length, Buffer.byteLength('{"t":"bye","reason":"für"}'));
   assert.deepEqual(decodeMessage(body, MINION_MESSAGES), { t: 'bye', reason: 'für' });
+});
+
+test('a prepared message is encoded once: every send gets the same frame, and it cannot change after', () => {
+  const job = prepareMessage({ t: 'job', jid: '20240101000000000000', fun: 'test.ping', arg: [], kwarg: {}, tgt: '*', tgtType: 'glob' });
+  const a = encodeMessage(job);
+  assert.equal(encodeMessage(job), a, 'the same Buffer');
+  assert.deepEqual(JSON.parse(a.subarray(4).toString('utf8')), { ...job });
+  assert.ok(Object.isFrozen(job));
+  // an equal but unprepared object is encoded on its own
+  assert.notEqual(encodeMessage({ ...job }), a);
+  assert.deepEqual(encodeMessage({ ...job }), a);
 });

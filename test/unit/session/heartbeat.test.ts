@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HeartbeatMonitor, type HeartbeatOptions } from '../../../src/session/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
+import { TimerWheel } from '../../../src/util/timer-wheel.js';
 
 interface Ping {
   at: number;
@@ -192,4 +193,27 @@ test('nothing runs before start()', () => {
   clock.advance(100_000);
   assert.equal(pings.length + timeouts.length, 0);
   assert.equal(clock.pending, 0);
+});
+
+test('on a shared TimerWheel (the master): the timeout comes at most one tick late, never early', () => {
+  const clock = new FakeClock(0);
+  const wheel = new TimerWheel(clock, 500);
+  const timeouts: number[] = [];
+  const monitors = [0, 1, 2].map(
+    () => new HeartbeatMonitor({ sendPing: () => undefined, onTimeout: () => timeouts.push(clock.monotonic()) }, clock, { intervalMs: 10_000, timeoutMs: 30_000, sendPings: false }, wheel),
+  );
+  for (const m of monitors) m.start();
+  assert.equal(clock.pending, 1, 'one timer for all monitors');
+  clock.advance(20_000);
+  monitors[1]!.noteReceived();
+  monitors[2]!.stop();
+  clock.advance(9_999);
+  assert.deepEqual(timeouts, []);
+  clock.advance(501);
+  assert.deepEqual(timeouts, [30_000]);
+  clock.advance(19_499);
+  assert.deepEqual(timeouts, [30_000]);
+  clock.advance(501);
+  assert.deepEqual(timeouts, [30_000, 50_000]);
+  assert.equal(clock.pending, 0, 'nothing left scheduled');
 });

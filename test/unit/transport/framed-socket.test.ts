@@ -205,3 +205,31 @@ test('a peer that stops reading is closed with write_failed once maxWriteBuffer 
   assert.equal(toHealthy.send(job(1)), true);
   assert.equal((await got).t, 'job');
 });
+
+test('coalesceWrites: messages sent in one tick reach the socket as one write, in order, also when closed right after', async (t) => {
+  const { client, server } = await tcpPair(t);
+  const master = new FramedSocket<MinionMessage, MasterMessage>(server, { remoteAddress: 'test', peerFingerprint: 'fp', maxFrame: 1024, schemas: MINION_MESSAGES, coalesceWrites: true });
+  const writes: number[] = [];
+  // count what reaches the stream's underlying write: one _writev for a corked burst
+  const writev = server._writev?.bind(server);
+  const write = server._write.bind(server);
+  server._writev = (chunks, cb) => {
+    writes.push(chunks.length);
+    writev?.(chunks, cb);
+  };
+  server._write = (chunk, encoding, cb) => {
+    writes.push(1);
+    write(chunk, encoding, cb);
+  };
+  const bytes: Buffer[] = [];
+  client.on('data', (b: Buffer) => bytes.push(b));
+  const ended = new Promise((r) => client.once('end', r));
+  for (let seq = 0; seq < 100; seq++) master.send({ t: 'pong', seq });
+  master.close('shutdown');
+  await ended;
+  assert.deepEqual(writes, [100]);
+  assert.deepEqual(
+    decodeAll(Buffer.concat(bytes)).map((m) => (m as { seq: number }).seq),
+    Array.from({ length: 100 }, (_, i) => i),
+  );
+});

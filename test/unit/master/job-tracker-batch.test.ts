@@ -1,0 +1,174 @@
+// Issue 12: the returns of one event-loop turn are stored in one transaction, and each minion's
+// ack goes out only after that commit. Also: nothing lost or stored twice, a failing batch costs
+// only the return that cannot be stored, and a find_job answer or a close read after a return
+// sees that return first.
+
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { JidGenerator, JobCache } from '../../../src/jobs/index.js';
+import { JobTracker, type JobSink } from '../../../src/master/job-tracker.js';
+import type { MinionSession } from '../../../src/master/minion-session.js';
+import type { JobDone, JobReturn, MasterMessage, Return } from '../../../src/protocol/index.js';
+import { FakeClock } from '../../../src/util/clock.js';
+import { createLogger } from '../../../src/util/logger.js';
+
+interface FakeSession {
+  id: string;
+  remoteAddress: string;
+  sent: MasterMessage[];
+  closed: string | undefined;
+}
+
+function setup(t: TestContext, ids: string[]) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-batch-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const cache = JobCache.open(path.join(dir, 'jobs.sqlite'), { clock });
+  t.after(() => cache.close());
+  const lines: string[] = [];
+  const logger = createLogger({ name: 'test', level: 'warning', format: 'json', write: (l) => lines.push(l) });
+  const fakes = new Map<string, FakeSession>();
+  const sessions = new Map<string, MinionSession>();
+  for (const id of ids) {
+    const f: FakeSession = { id, remoteAddress: `10.0.0.${fakes.size + 1}:4506`, sent: [], closed: undefined };
+    fakes.set(id, f);
+    const send = (m: MasterMessage) => {
+      if (f.closed) return false;
+      f.sent.push(m);
+      return true;
+    };
+    const session = {
+      get id() {
+        return f.id;
+      },
+      get remoteAddress() {
+        return f.remoteAddress;
+      },
+      sendJob: send,
+      sendFindJob: (jid: string) => send({ t: 'find_job', jid }),
+      sendAck: (jid: string) => void send({ t: 'ack', jid }),
+      close: (reason: string) => {
+        f.closed ??= reason;
+      },
+    };
+    sessions.set(id, session as unknown as MinionSession);
+  }
+  const deferred: Array<() => void> = [];
+  const tracker = new JobTracker({
+    clock,
+    logger,
+    cache,
+    jids: new JidGenerator(clock),
+    acceptedIds: () => ids,
+    session: (id) => (fakes.get(id)?.closed ? undefined : sessions.get(id)),
+    defaultTimeoutS: 5,
+    defer: (fn) => deferred.push(fn),
+  });
+  const returns: JobReturn[] = [];
+  const dones: JobDone[] = [];
+  const sink: JobSink = { onReturn: (r) => returns.push(r), onDone: (d) => dones.push(d) };
+  const { jid } = tracker.publish({ t: 'publish', tgt: '*', tgtType: 'glob', fun: 'test.ping', arg: [], kwarg: {} }, sink);
+  const ret = (): Return => ({ t: 'return', jid, fun: 'test.ping', ret: true, retcode: 0, success: true });
+  const acks = (id: string) => fakes.get(id)!.sent.filter((m) => m.t === 'ack').length;
+  const runDeferred = () => {
+    for (const fn of deferred.splice(0)) fn();
+  };
+  return { clock, cache, tracker, sessions, fakes, deferred, runDeferred, returns, dones, jid, ret, acks, lines };
+}
+
+test('the returns of one turn are stored in one transaction, and acknowledged only after it', (t) => {
+  const s = setup(t, ['web1', 'web2', 'web3']);
+  const batches: number[] = [];
+  const save = s.cache.saveReturns.bind(s.cache);
+  s.cache.saveReturns = (rets) => {
+    batches.push(rets.length);
+    return save(rets);
+  };
+  s.tracker.handleReturn(s.sessions.get('web1')!, s.ret());
+  s.tracker.handleReturn(s.sessions.get('web2')!, s.ret());
+  assert.equal(s.deferred.length, 1, 'one flush is scheduled for the turn');
+  assert.equal(s.acks('web1') + s.acks('web2'), 0, 'no ack before the commit');
+  assert.equal(s.cache.getReturns(s.jid).length, 0);
+  s.runDeferred();
+  assert.deepEqual(batches, [2]);
+  assert.deepEqual(
+    s.cache.getReturns(s.jid).map((r) => r.minion),
+    ['web1', 'web2'],
+  );
+  assert.equal(s.acks('web1'), 1);
+  assert.equal(s.acks('web2'), 1);
+  assert.deepEqual(
+    s.returns.map((r) => r.minion),
+    ['web1', 'web2'],
+  );
+  assert.equal(s.dones.length, 0, 'web3 is still awaited');
+  s.tracker.handleReturn(s.sessions.get('web3')!, s.ret());
+  assert.equal(s.deferred.length, 1, 'the next turn schedules its own flush');
+  s.runDeferred();
+  assert.deepEqual(batches, [2, 1]);
+  assert.deepEqual(s.dones, [{ t: 'done', jid: s.jid, noResponse: [] }]);
+});
+
+test('a return sent twice in one turn is stored and streamed once, and acknowledged both times', (t) => {
+  const s = setup(t, ['web1', 'web2']);
+  s.tracker.handleReturn(s.sessions.get('web1')!, s.ret());
+  s.tracker.handleReturn(s.sessions.get('web1')!, s.ret());
+  s.runDeferred();
+  assert.equal(s.cache.getReturns(s.jid).length, 1);
+  assert.equal(s.returns.length, 1);
+  assert.equal(s.acks('web1'), 2);
+  // and again in a later turn (a resend after a lost ack)
+  s.tracker.handleReturn(s.sessions.get('web1')!, s.ret());
+  s.runDeferred();
+  assert.equal(s.cache.getReturns(s.jid).length, 1);
+  assert.equal(s.returns.length, 1);
+  assert.equal(s.acks('web1'), 3);
+});
+
+test('when the batch cannot be stored, each return is tried alone and only the failing one costs its session', (t) => {
+  const s = setup(t, ['web1', 'web2']);
+  s.cache.saveReturns = () => {
+    throw new Error('disk I/O error');
+  };
+  const saveOne = s.cache.saveReturn.bind(s.cache);
+  s.cache.saveReturn = (r) => {
+    if (r.minion === 'web1') throw new Error('disk I/O error');
+    return saveOne(r);
+  };
+  s.tracker.handleReturn(s.sessions.get('web1')!, s.ret());
+  s.tracker.handleReturn(s.sessions.get('web2')!, s.ret());
+  s.runDeferred();
+  assert.equal(s.acks('web1'), 0, 'a return that was not stored is not acknowledged (the minion resends it)');
+  assert.equal(s.fakes.get('web1')!.closed, 'internal_error');
+  assert.equal(s.acks('web2'), 1);
+  assert.deepEqual(
+    s.cache.getReturns(s.jid).map((r) => r.minion),
+    ['web2'],
+  );
+  assert.ok(s.lines.some((l) => l.includes('closing a minion connection after an internal error')));
+});
+
+test('a find_job answer read after a return in the same turn sees the return first', (t) => {
+  const s = setup(t, ['web1']);
+  s.clock.advance(5000);
+  // the timeout asked web1 whether it still runs the job
+  assert.ok(s.fakes.get('web1')!.sent.some((m) => m.t === 'find_job'));
+  s.tracker.handleReturn(s.sessions.get('web1')!, s.ret());
+  s.tracker.handleJobStatus(s.sessions.get('web1')!, { t: 'job_status', jid: s.jid, running: false });
+  assert.deepEqual(s.dones, [{ t: 'done', jid: s.jid, noResponse: [] }], 'web1 returned; it is not listed as not responding');
+  assert.equal(s.returns.length, 1);
+  s.runDeferred();
+  assert.equal(s.acks('web1'), 1, 'the deferred flush finds nothing left to do');
+});
+
+test('stop stores and acknowledges what was read before it', (t) => {
+  const s = setup(t, ['web1', 'web2']);
+  s.tracker.handleReturn(s.sessions.get('web1')!, s.ret());
+  s.tracker.stop();
+  assert.equal(s.acks('web1'), 1);
+  assert.equal(s.cache.getReturns(s.jid).length, 1);
+  assert.deepEqual(s.dones, [{ t: 'done', jid: s.jid, noResponse: ['web2'] }]);
+});
