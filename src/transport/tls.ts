@@ -54,9 +54,9 @@ export interface TlsListenOptions<In, Out extends { t: string }> {
   /** Caps on unauthenticated connections; omitted = none (tests of other layers). */
   preauth?: { maxTotal: number; maxPerSource: number; fdReserve: number };
   /**
-   * Handshake pacing and the door (door.ts, handshake-gate.ts): at most `concurrency` TLS
-   * handshakes at once, brine dialers told when to come back. Omitted = every handshake at once
-   * and no door (tests of other layers).
+   * Handshake pacing (handshake-gate.ts): at most `concurrency` TLS handshakes at once, brine
+   * dialers told at the door (door.ts) when to come back. Omitted = every handshake at once; the
+   * door is answered either way (always OK), since every brine dialer asks there.
    */
   pacing?: { concurrency: number; maxRatePerSecond: number; maxHoldMs: number };
   /** A brine dialer was told to come back in `retryAfterMs` before any TLS work was done. */
@@ -116,7 +116,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   const remoteOf = (raw: net.Socket) => formatAddress(raw.remoteAddress, raw.remotePort);
   const startHandshake = (raw: net.Socket): void => {
     if (raw.destroyed) {
-      pacer?.done();
+      pacer.done();
       return;
     }
     handshaking.set(raw, performance.now());
@@ -128,27 +128,23 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     const startedAt = handshaking.get(raw);
     if (startedAt === undefined) return;
     handshaking.delete(raw);
-    pacer?.done(up ? performance.now() - startedAt : undefined);
+    pacer.done(up ? performance.now() - startedAt : undefined);
   };
-  const pacer = opts.pacing
-    ? new HandshakeGate<net.Socket>(
-        systemClock,
-        { concurrency: opts.pacing.concurrency, maxRatePerSecond: opts.pacing.maxRatePerSecond, maxHoldMs: opts.pacing.maxHoldMs, legacyWaitMs: opts.handshakeTimeoutMs },
-        {
-          grant: startHandshake,
-          turnAway: (raw, ms) => turnAway(raw, ms),
-          expire: (raw) => {
-            opts.onRefused?.(
-              remoteOf(raw),
-              new BrineError('HANDSHAKE_TIMEOUT', `a TLS handshake from ${remoteOf(raw)} waited ${opts.handshakeTimeoutMs} ms for a free handshake slot and was dropped`),
-            );
-            raw.destroy();
-          },
-        },
-      )
-    : undefined;
-  const sweeper = pacer ? setInterval(() => pacer.sweep(), 100) : undefined;
-  sweeper?.unref();
+  const pacing = opts.pacing ?? { concurrency: 0, maxRatePerSecond: 1000, maxHoldMs: 1000 };
+  const pacer = new HandshakeGate<net.Socket>(
+    systemClock,
+    { concurrency: pacing.concurrency, maxRatePerSecond: pacing.maxRatePerSecond, maxHoldMs: pacing.maxHoldMs, legacyWaitMs: opts.handshakeTimeoutMs },
+    {
+      grant: startHandshake,
+      turnAway: (raw, ms) => turnAway(raw, ms),
+      expire: (raw) => {
+        opts.onRefused?.(remoteOf(raw), new BrineError('HANDSHAKE_TIMEOUT', `a TLS handshake from ${remoteOf(raw)} waited ${opts.handshakeTimeoutMs} ms for a free handshake slot and was dropped`));
+        raw.destroy();
+      },
+    },
+  );
+  const sweeper = setInterval(() => pacer.sweep(), 100);
+  sweeper.unref();
   const turnAway = (raw: net.Socket, retryAfterMs: number): void => {
     // the minion closes when it has read the line; a peer that does not is cut after a while
     raw.end(doorBusy(retryAfterMs));
@@ -156,7 +152,6 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     opts.onTurnedAway?.(remoteOf(raw), retryAfterMs);
   };
   const ask = (raw: net.Socket, door: boolean, patienceMs?: number): void => {
-    if (!pacer) return;
     if (door) doorSockets.add(raw);
     const answer = pacer.request(raw, door, patienceMs);
     if (answer.kind === 'go') startHandshake(raw);
@@ -221,8 +216,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
         // an option the kernel refuses must not cost the connection; heartbeats still apply
       }
     }
-    if (pacer) sniff(raw);
-    else tlsServer.emit('connection', raw);
+    sniff(raw);
   });
   const rawOf = (socket: tls.TLSSocket): net.Socket => (socket as unknown as { _parent?: net.Socket })._parent ?? (socket as unknown as net.Socket);
   tlsServer.on('secureConnection', (socket: tls.TLSSocket) => {
@@ -269,15 +263,15 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       resolve({
         port: address.port,
         pacing: () => ({
-          inFlight: pacer?.handshakesInFlight ?? 0,
-          waiting: pacer?.waiting ?? 0,
-          turnedAway: pacer?.turnedAway ?? 0,
-          plannedRate: pacer?.plannedRate ?? 0,
-          limit: pacer?.currentLimit ?? 0,
+          inFlight: pacer.handshakesInFlight,
+          waiting: pacer.waiting,
+          turnedAway: pacer.turnedAway,
+          plannedRate: pacer.plannedRate,
+          limit: pacer.currentLimit,
         }),
         close: () =>
           new Promise<void>((res) => {
-            if (sweeper) clearInterval(sweeper);
+            clearInterval(sweeper);
             server.close(() => res());
             for (const r of raws) r.destroy();
           }),
