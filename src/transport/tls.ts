@@ -68,7 +68,8 @@ export interface TlsListenOptions<In, Out extends { t: string }> {
   tickets?: { keys: Buffer; lifetimeSeconds: number };
   /**
    * A TLS channel is up. `slot.release()` must be called when the peer authenticates, so that
-   * it stops counting against the pre-auth caps; a close releases it anyway.
+   * it stops counting against the pre-auth caps and gives its handshake slot (pacing) to the
+   * next in line; a close releases it anyway.
    */
   onChannel(channel: FramedSocket<In, Out>, raw: net.Socket, slot: PreauthSlot): void;
   /** A connection refused or failed before it became a channel (caps, bad TLS, no client certificate). */
@@ -222,15 +223,23 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   tlsServer.on('secureConnection', (socket: tls.TLSSocket) => {
     const remote = formatAddress(socket.remoteAddress, socket.remotePort);
     const raw = rawOf(socket);
-    handshakeEnded(raw, true);
     const peer = peerKeyOf(socket);
     if (!peer) {
+      handshakeEnded(raw, false);
       opts.onRefused?.(remote, new BrineError('NO_CLIENT_CERT', `connection from ${remote} presented no client certificate`));
       socket.destroy();
       return;
     }
     const channel = new FramedSocket<In, Out>(socket, { remoteAddress: remote, peerFingerprint: peer.fp, peerPublicKeyPem: peer.pem, maxFrame: opts.preauthMaxFrame, schemas: opts.schemas });
-    opts.onChannel(channel, raw, slots.get(raw) ?? { release: () => undefined });
+    // the handshake slot is held until the peer has signed in (or gone): what limits a storm is
+    // the whole of TLS, hello and sign-in (a new key's fsync), not the TLS part alone
+    const preauth = slots.get(raw);
+    opts.onChannel(channel, raw, {
+      release: () => {
+        preauth?.release();
+        handshakeEnded(raw, true);
+      },
+    });
   });
   tlsServer.on('tlsClientError', (err: Error & { code?: string }, socket: tls.TLSSocket) => {
     const remote = formatAddress(socket.remoteAddress, socket.remotePort);

@@ -53,7 +53,9 @@ async function startServer(t: import('node:test').TestContext, pacing?: { concur
     schemas: MINION_MESSAGES,
     ...(pacing ? { pacing } : {}),
     ...(ticketKeys ? { tickets: { keys: ticketKeys, lifetimeSeconds: 3600 } } : {}),
-    onChannel: (channel, raw) => {
+    onChannel: (channel, raw, slot) => {
+      // as the master does once the peer has signed in: its handshake slot goes to the next
+      slot.release();
       const c = { channel, raw };
       channels.push(c);
       channelWaiters.shift()?.(c);
@@ -300,6 +302,42 @@ test("TLS sessions resume with the master's ticket keys, across a listener resta
   // other keys (renewed): a full handshake, and it still works
   const other = await startServer(t, PACED, randomBytes(48));
   assert.equal(await exchange(other, other.listener.port, tickets.at(-1)), false, 'a full handshake with new keys');
+});
+
+test('the door: a handshake slot is held until the peer has signed in (the slot released), not just until TLS is up', async (t) => {
+  const slots: Array<{ release(): void }> = [];
+  const channels: FramedSocket<MinionMessage, MasterMessage>[] = [];
+  const listener = await listenTls<MinionMessage, MasterMessage>({
+    host: '127.0.0.1',
+    port: 0,
+    identity: master,
+    handshakeTimeoutMs: 3_000,
+    preauthMaxFrame: 64 * 1024,
+    socketOptions: SOCKET_OPTS,
+    schemas: MINION_MESSAGES,
+    pacing: { concurrency: 1, maxRatePerSecond: 10, maxHoldMs: 1000 },
+    onChannel: (channel, _raw, slot) => {
+      channels.push(channel);
+      slots.push(slot);
+    },
+  });
+  t.after(() => listener.close());
+  const first = await dial(listener.port, 3_000, undefined, true);
+  t.after(() => first.channel.close('shutdown'));
+  // TLS is up but the peer has not signed in: the one slot is still taken
+  const refused = await dial(listener.port, 150, undefined, true).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  assert.ok(isBrineError(refused, 'MASTER_BUSY'), String(refused));
+  slots[0]!.release();
+  assert.equal(listener.pacing().inFlight, 0);
+  const second = await dial(listener.port, 3_000, undefined, true);
+  t.after(() => second.channel.close('shutdown'));
+  await within(2_000, 'the second channel on the listener', (done) => {
+    const check = () => (channels.length === 2 ? done(undefined) : setTimeout(check, 10));
+    check();
+  });
 });
 
 test('dialTls with the door to something that answers neither OK nor BUSY: TLS_ERROR naming what it said', async (t) => {
