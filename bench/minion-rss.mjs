@@ -85,7 +85,13 @@ async function main() {
     printReport(
       `minion RSS benchmark (after ${f.idleSeconds} s connected and idle)`,
       [
-        ['brine minion', [`RSS ${mb(m.rssKb)} (with children ${mb(tree)}, peak ${mb(hwm)}), idle CPU ${pct(m.cpuPct)}; after one test.ping ${mb(afterPing)}`, `test.ping: first ${ping.ms.toFixed(1)} ms, median of ${f.pings} more ${pingMedianMs?.toFixed(1)} ms`]],
+        [
+          'brine minion',
+          [
+            `RSS ${mb(m.rssKb)} (with children ${mb(tree)}, peak ${mb(hwm)}), idle CPU ${pct(m.cpuPct)}; after one test.ping ${mb(afterPing)}`,
+            `test.ping: first ${ping.ms.toFixed(1)} ms, median of ${f.pings} more ${pingMedianMs?.toFixed(1)} ms`,
+          ],
+        ],
         ['bare node -e "setInterval(()=>{},1000)"', [`RSS ${mb(b.rssKb)}`]],
         ['brine / bare', [showRatio(result.ratio)]],
         ['anchors (docs/anchors.md)', anchorLines(anchors)],
