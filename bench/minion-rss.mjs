@@ -11,10 +11,11 @@ import { BenchMaster, freePort, tail, waitFor } from './lib/brine-procs.mjs';
 import { childPids, idleWindow, rssKb, sleep } from './lib/procfs.mjs';
 import { anchorLines, mb, pct, printReport, progress, showRatio } from './lib/report.mjs';
 
-const USAGE = `usage: npm run bench:minion-rss -- [--idle-seconds S] [--build-dir DIR]
+const USAGE = `usage: npm run bench:minion-rss -- [--idle-seconds S] [--pings N] [--build-dir DIR]
   --idle-seconds S  how long the minion idles before its RSS counts (default 10)
+  --pings N         test.ping rounds timed after the first (median reported; default 10)
   --build-dir DIR   compiled tree to run (default dist)`;
-const f = parseFlags(process.argv.slice(2), { idleSeconds: 10, buildDir: 'dist' }, USAGE);
+const f = parseFlags(process.argv.slice(2), { idleSeconds: 10, pings: 10, buildDir: 'dist' }, USAGE);
 
 /** RSS of a process and all its descendants (a minion may run workers). */
 function treeRssKb(pid) {
@@ -63,6 +64,11 @@ async function main() {
     const ping = await master.pingRound('bench-minion', 1);
     await sleep(2000);
     const afterPing = treeRssKb(minion.pid);
+    // test.ping round trips once the worker thread exists: a heap setting must not slow jobs down
+    const times = [];
+    for (let i = 0; i < f.pings; i++) times.push((await master.pingRound('bench-minion', 1)).ms);
+    times.sort((x, y) => x - y);
+    const pingMedianMs = times.length > 0 ? times[Math.floor(times.length / 2)] : undefined;
     const result = {
       minionRssKb: m.rssKb,
       minionTreeRssKb: tree,
@@ -72,12 +78,20 @@ async function main() {
       ratio: m.rssKb / b.rssKb,
       afterPingTreeRssKb: afterPing,
       pingReturns: ping.returns,
+      firstPingMs: ping.ms,
+      pingMedianMs,
     };
     const anchors = [{ name: 'minion agent RSS idle', target: '<= 50 MiB', value: mb(tree), pass: tree <= 50 * 1024 }];
     printReport(
       `minion RSS benchmark (after ${f.idleSeconds} s connected and idle)`,
       [
-        ['brine minion', [`RSS ${mb(m.rssKb)} (with children ${mb(tree)}, peak ${mb(hwm)}), idle CPU ${pct(m.cpuPct)}; after one test.ping ${mb(afterPing)}`]],
+        [
+          'brine minion',
+          [
+            `RSS ${mb(m.rssKb)} (with children ${mb(tree)}, peak ${mb(hwm)}), idle CPU ${pct(m.cpuPct)}; after one test.ping ${mb(afterPing)}`,
+            `test.ping: first ${ping.ms.toFixed(1)} ms, median of ${f.pings} more ${pingMedianMs?.toFixed(1)} ms`,
+          ],
+        ],
         ['bare node -e "setInterval(()=>{},1000)"', [`RSS ${mb(b.rssKb)}`]],
         ['brine / bare', [showRatio(result.ratio)]],
         ['anchors (docs/anchors.md)', anchorLines(anchors)],

@@ -1,6 +1,8 @@
 // The `brine` command: subcommands for the daemons, keys, jobs and configuration. Only the
 // module of the subcommand being run is loaded, so a minion does not carry the master's code.
 
+// first: the minion's V8 flags must be set before the other modules load
+import './minion-heap.js';
 import { Command, CommanderError } from 'commander';
 import { BRINE_VERSION } from '../modules/version.js';
 

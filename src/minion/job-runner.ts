@@ -9,7 +9,9 @@ import { signalGroup, stopGroups } from '../util/process-group.js';
 import type { Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
 import type { ExecContext, ExecResult, Grains, MineAccess, ModuleRegistry, RunningJobInfo, RunningJobs, ScheduleControl } from '../modules/index.js';
-import { STATE_RUN_FUNCTIONS, StateLockFile, holderInfo, stateRunConflict, wantsConcurrent, wantsQueue, type StateLockHolder } from '../state/index.js';
+// the lock's own files, not the state barrel: the main thread does not load the state compiler
+import { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/run-lock.js';
+import { StateLockFile, holderInfo, type StateLockHolder } from '../state/state-lock-file.js';
 import { capReturn } from './return-cap.js';
 import { WorkerExecutor, type IsolatedRun, type JobExecutor } from './worker-executor.js';
 import type { HostServices } from './worker-host.js';
@@ -20,8 +22,11 @@ export const DEFAULT_MAX_RETURN_BYTES = 8 * 1024 * 1024;
 const KILL_GRACE_MS = 2000;
 
 export interface JobRunnerDeps {
-  /** The main thread's registry: looks functions up and runs the inline ones. */
-  registry: ModuleRegistry;
+  /**
+   * The main thread's registry: looks functions up and runs the inline ones. A function is
+   * called before the first job that needs it (the minion builds its registry on first use).
+   */
+  registry: ModuleRegistry | (() => ModuleRegistry | Promise<ModuleRegistry>);
   minionId: string;
   grains: () => Grains;
   config: Readonly<Record<string, unknown>>;
@@ -322,16 +327,28 @@ export class JobRunner implements RunningJobs {
     if (limit > 0) entry.timer = this.clock.setTimeout(() => this.onTimeout(entry, limit), limit * 1000);
     try {
       this.deps.logger.debug({ jid: job.jid, fun: job.fun }, `running ${job.fun}`);
-      const fn = this.deps.registry.get(job.fun);
+      let registry = this.registry();
+      if (registry instanceof Promise) {
+        // the first job: the registry is being built; killed or timed out meanwhile: do not start it
+        registry = await registry;
+        if (entry.ended !== undefined) return entry.ended;
+      }
+      const fn = registry.get(job.fun);
       // unknown functions fail at once in the registry; no thread needed
-      const work = !fn || fn.inline ? this.runInline(entry) : this.runIsolated(entry);
+      const work = !fn || fn.inline ? this.runInline(entry, registry) : this.runIsolated(entry);
       return await Promise.race([work, early]);
     } finally {
       entry.timer?.cancel();
     }
   }
 
-  private runInline(entry: Entry): Promise<ExecResult> {
+  /** Synchronous once built, so a job starts in the same tick as before (kill right after the start). */
+  private registry(): ModuleRegistry | Promise<ModuleRegistry> {
+    const r = this.deps.registry;
+    return typeof r === 'function' ? r() : r;
+  }
+
+  private runInline(entry: Entry, registry: ModuleRegistry): Promise<ExecResult> {
     const { job } = entry;
     const ctx: ExecContext = {
       grains: this.deps.grains,
@@ -349,7 +366,7 @@ export class JobRunner implements RunningJobs {
     if (this.deps.pillar) ctx.pillar = this.deps.pillar;
     if (this.deps.refreshPillar) ctx.refreshPillar = this.deps.refreshPillar;
     if (this.deps.mine) ctx.mine = this.deps.mine;
-    return this.deps.registry.call(job.fun, job.arg, job.kwarg, ctx);
+    return registry.call(job.fun, job.arg, job.kwarg, ctx);
   }
 
   private runIsolated(entry: Entry): Promise<ExecResult> {

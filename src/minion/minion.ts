@@ -2,6 +2,7 @@
 // master (hot/hot for `master_type: str`), runs the jobs it receives and keeps every return
 // until the master acknowledges it.
 
+import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { systemClock, type Clock } from '../util/clock.js';
 import type { BrineError } from '../util/errors.js';
@@ -13,8 +14,13 @@ import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
-import { BRINE_VERSION, extmodsDir, type ExecContext, type ExecResult, type FileClient, type Grains, type ModuleRegistry } from '../modules/index.js';
-import { CachingFileClient, FileRoots, LocalFileSource } from '../fileserver/index.js';
+// modules' own files, not the barrels: the registry and the renderers load on first use
+import type { ExecContext, ExecResult, FileClient, Grains, ModuleRegistry } from '../modules/index.js';
+import { BRINE_VERSION } from '../modules/version.js';
+import { extmodsDir } from '../modules/extmods-sync.js';
+import { CachingFileClient } from '../fileserver/caching-client.js';
+import { FileRoots } from '../fileserver/roots.js';
+import { LocalFileSource } from '../fileserver/file-source.js';
 import { MasterFileSource } from './master-files.js';
 import { MAX_GRAINS_JSON, grainsSchema } from '../protocol/index.js';
 import { JobRunner } from './job-runner.js';
@@ -25,7 +31,7 @@ import { ReturnQueue } from './return-queue.js';
 import { RecentJids } from './recent-jids.js';
 import { formatJid, isJid } from '../jobs/jid.js';
 import { minionSocketPath, startMinionControl } from './control-server.js';
-import { buildMinionRegistry } from './minion-extensions.js';
+import type { MinionRegistryBuild } from './minion-extensions.js';
 import { collectMinionGrains } from './minion-grains.js';
 import { startupCalls, startupSummary } from './startup-states.js';
 import { PillarStore } from './pillar-store.js';
@@ -101,6 +107,8 @@ export class Minion {
   /** The master's mine over the session, and the minion's mine_functions/mine_interval (mine.*). */
   private readonly masterMine: MasterMine;
   private readonly mine: MineService;
+  /** A first-use build in progress (loadRegistry). */
+  private registryLoading: Promise<ModuleRegistry> | undefined;
 
   private constructor(
     readonly opts: MinionOptions,
@@ -108,7 +116,8 @@ export class Minion {
     readonly identity: Identity,
     private readonly logger: Logger,
     private readonly clock: Clock,
-    registry: ModuleRegistry,
+    /** Built at start when there are custom modules or states (their problems are reported then); else on first use. */
+    private registryBuilt: ModuleRegistry | undefined,
     private readonly runtime: MinionRuntime,
     /** Returns kept on disk until a master acknowledges them. */
     readonly returns: ReturnQueue,
@@ -135,7 +144,8 @@ export class Minion {
     this.mine = new MineService({
       // masterless (file_client: local): the mine is this minion's own, in its cachedir, as in Salt
       master: opts.file_client === 'local' ? new LocalMine(opts.cachedir, resolvedId.id, () => this.grainsCache) : this.masterMine,
-      hasFunction: (fun) => registry.get(fun) !== undefined,
+      // mine.valid runs inside a job, so the registry is there; a mine update may come first
+      hasFunction: (fun) => (this.registryBuilt ? this.registryBuilt.get(fun) !== undefined : this.loadRegistry().then((r) => r.get(fun) !== undefined)),
       run: (fun, arg, kwarg) => this.runner.runFunction(fun, arg, kwarg, formatJid(clock.now() * 1000), MINE_FUNCTION_TIMEOUT_S),
       configured: opts.mine_functions,
       pillar: this.pillar,
@@ -145,13 +155,13 @@ export class Minion {
     });
     this.runner = new JobRunner({
       schedule: this.schedule.functions,
-      registry,
+      registry: () => this.registryBuilt ?? this.loadRegistry(),
       mine: this.mine,
       services: {
         files: this.files,
         ...(opts.file_client === 'local' ? { localFiles: true } : {}),
         // salt['mine.get'](...) in a template: answered on this thread, which has the master session
-        hostCall: (fun, arg, kwarg) => (fun.startsWith('mine.') ? this.runMineCall(registry, fun, arg, kwarg) : undefined),
+        hostCall: (fun, arg, kwarg) => (fun.startsWith('mine.') ? this.runMineCall(fun, arg, kwarg) : undefined),
       },
       minionId: resolvedId.id,
       grains: () => this.grainsCache,
@@ -190,9 +200,11 @@ export class Minion {
     const returns = ReturnQueue.open(path.join(opts.cachedir, 'returns'), { max: opts.return_queue_max, logger });
     if (returns.size > 0) logger.info({ pending: returns.size }, `${returns.size} returns from before the restart will be sent once a master is connected`);
     // module_dirs, and custom modules and states synced from the master before the restart
-    const built = await buildMinionRegistry(opts, logger);
-    const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, built.registry, runtime, returns);
-    minion.noteExtmodProblems(['modules', 'states'], built.problems);
+    // custom modules and states (module_dirs, or synced before the restart): loaded now, so their
+    // problems are reported at start; without them the registry is built on first use
+    const built = hasExtensions(opts) ? await buildRegistry(opts, logger) : undefined;
+    const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, built?.registry, runtime, returns);
+    if (built) minion.noteExtmodProblems(['modules', 'states'], built.problems);
     await minion.refreshGrains();
     // masterless: the minion's own pillar_roots, before any job can run
     if (opts.file_client === 'local') minion.pillar.set(await renderLocalPillar(opts, minion.id, minion.grainsCache));
@@ -255,8 +267,24 @@ export class Minion {
     return { scheduleErrors: errors.map(([job, e]) => ({ job: job.slice(0, 256), code: e.code, message: e.message.slice(0, 4000) })) };
   }
 
+  /** The registry, built on first use when the start did not need it (one build for concurrent callers). */
+  private loadRegistry(): Promise<ModuleRegistry> {
+    if (this.registryBuilt) return Promise.resolve(this.registryBuilt);
+    this.registryLoading ??= buildRegistry(this.opts, this.logger).then((built) => {
+      // a sync (reloadExtmods) may have replaced it meanwhile: keep the newer one
+      if (this.registryBuilt === undefined) {
+        this.registryBuilt = built.registry;
+        this.noteExtmodProblems(['modules', 'states'], built.problems);
+      }
+      this.registryLoading = undefined;
+      return this.registryBuilt;
+    });
+    return this.registryLoading;
+  }
+
   /** A mine.* call from a job's template (a blocking salt[...] call), run inline with the mine service. */
-  private runMineCall(registry: ModuleRegistry, fun: string, arg: unknown[], kwarg: Record<string, unknown>): Promise<ExecResult> {
+  private async runMineCall(fun: string, arg: unknown[], kwarg: Record<string, unknown>): Promise<ExecResult> {
+    const registry = await this.loadRegistry();
     const ctx: ExecContext = { grains: () => this.grainsCache, minionId: this.id, config: this.opts, signal: new AbortController().signal, jid: 'mine', mine: this.mine };
     return registry.call(fun, arg, kwarg, ctx);
   }
@@ -429,7 +457,9 @@ export class Minion {
   async reloadExtmods(kinds: readonly ('grains' | 'modules' | 'states')[]): Promise<{ file: string; reason: string }[]> {
     const problems: { file: string; reason: string }[] = [];
     if (kinds.includes('modules') || kinds.includes('states')) {
-      const built = await buildMinionRegistry(this.opts, this.logger);
+      const built = await buildRegistry(this.opts, this.logger);
+      this.registryBuilt = built.registry;
+      this.registryLoading = undefined;
       this.runner.replaceRegistry(built.registry);
       // module_dirs problems were there before any sync; report those of the synced files
       const all = this.noteExtmodProblems(['modules', 'states'], built.problems);
@@ -548,4 +578,16 @@ export class Minion {
     this.logger.fatal({ code: err.code }, err.message);
     this.runtime.onFatal?.(err);
   }
+}
+
+/** module_dirs, or custom modules or states synced from the master (saltutil.sync_*). */
+function hasExtensions(opts: MinionOptions): boolean {
+  if ((opts.module_dirs ?? []).length > 0) return true;
+  return opts.cachedir !== '' && (existsSync(extmodsDir(opts.cachedir, 'modules')) || existsSync(extmodsDir(opts.cachedir, 'states')));
+}
+
+/** The registry's code (execution modules, state compiler, renderers) is loaded only here. */
+async function buildRegistry(opts: MinionOptions, logger: Logger): Promise<MinionRegistryBuild> {
+  const { buildMinionRegistry } = await import('./minion-extensions.js');
+  return buildMinionRegistry(opts, logger);
 }

@@ -8,7 +8,7 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { checkMergeStrategy } from '../util/dict-merge.js';
 import type { PillarReply } from '../protocol/index.js';
-import { compilePillar, PillarRoots } from '../pillar/index.js';
+import type { PillarRoots } from '../pillar/index.js';
 import type { PillarStore } from './pillar-store.js';
 import { MasterRequests, type RequestLink } from './master-requests.js';
 
@@ -31,6 +31,8 @@ export interface LocalPillarOptions {
 
 /** Masterless: this machine's pillar_roots rendered with its own grains. Never throws for a bad tree. */
 export async function renderLocalPillar(opts: LocalPillarOptions, id: string, grains: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
+  // loaded here: a minion with a master never renders pillar itself (the compiler brings the renderers)
+  const { compilePillar, PillarRoots } = await import('../pillar/index.js');
   let roots: PillarRoots;
   let strategy: ReturnType<typeof checkMergeStrategy>;
   try {

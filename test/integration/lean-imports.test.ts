@@ -39,6 +39,10 @@ const HEAVY = [
   /\/src\/jobs\/job-cache\.js$/,
 ];
 
+// what a minion without custom modules loads only for its first job (perf-lean2): the registry's
+// execution modules, the state compiler and the renderers
+const REGISTRY = [/node_modules\/nunjucks\//, /\/src\/modules\/default-registry\.js$/, /\/src\/state\/compiler\//, /\/src\/render\//];
+
 function loaded(file: string): string[] {
   const read = (f: string): string[] => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n').filter(Boolean) : []);
   return [...read(file), ...read(`${file}.cjs`)];
@@ -80,8 +84,14 @@ describe('issue 12: lean start-up of the minion and the CLI', () => {
       `the minion made its certificate at this start:\n${made.join('\n')}`,
     );
     assert.deepEqual(heavyIn(modules), []);
+    assert.deepEqual(
+      modules.filter((m) => REGISTRY.some((re) => re.test(m))),
+      [],
+      'the module registry is built on the first job',
+    );
     const r = await c.brine(['run', 'lean1', 'test.ping', '--out', 'json']);
     assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { lean1: true });
   });
 
   it('brine run with a target that matches nothing loads neither the master nor yaml, and answers as before', async () => {

@@ -20,8 +20,8 @@ export const MINE_FUNCTION_TIMEOUT_S = 600;
 export interface MineServiceDeps {
   /** The master over the session, or the local mine when masterless. */
   master: MineBackend;
-  /** Whether the minion has this function (registry lookup). */
-  hasFunction(fun: string): boolean;
+  /** Whether the minion has this function (registry lookup; a promise while the registry is built). */
+  hasFunction(fun: string): boolean | Promise<boolean>;
   /** Runs one function like a job (JobRunner.runFunction). */
   run(fun: string, arg: unknown[], kwarg: Record<string, unknown>): Promise<ExecResult>;
   /** The minion config's mine_functions. */
@@ -157,12 +157,13 @@ export class MineService implements MineAccess {
 
   valid(): Record<string, unknown> {
     const { functions } = parseMineFunctions(this.merged());
-    return describeMineFunctions(functions.filter((f) => this.deps.hasFunction(f.fun)));
+    // runs inside a job (mine.valid), so the registry is built and the answers are booleans
+    return describeMineFunctions(functions.filter((f) => this.deps.hasFunction(f.fun) === true));
   }
 
   /** Runs one entry's function; its return becomes the entry's data (with allow_tgt if set). */
   private async runEntry(f: MineFunction | MineFunctionSpec): Promise<MineEntry> {
-    if (!this.deps.hasFunction(f.fun)) {
+    if (!(await this.deps.hasFunction(f.fun))) {
       throw new BrineError('UNKNOWN_FUNCTION', `mine function ${f.name}: ${f.fun} is not a function on this minion; fix mine_functions (brine run <target> sys.list_functions lists them)`);
     }
     if (f.fun.startsWith('mine.')) throw new BrineError('BAD_ARGUMENTS', `mine function ${f.name}: ${f.fun} cannot be mined (it would call the mine itself)`);
