@@ -80,7 +80,8 @@ export async function runBrineFleet(opts) {
     });
     // generous: first enrolment writes every key (fsync) and may run well below auth_rate under load
     const slowest = Math.min(opts.ramp > 0 ? opts.ramp : Infinity, opts.authRate > 0 ? opts.authRate : 1000, 200);
-    await emu.waitUntil((s) => s.ready === n, 60_000 + (n / slowest) * 3000, `${n} emulated minions to be ready`);
+    // busy-loop processes alongside (--load) slow everything down: the deadline grows with them
+    await emu.waitUntil((s) => s.ready === n, (60_000 + (n / slowest) * 3000) * (1 + (opts.load ?? 0)), `${n} emulated minions to be ready`);
     const readyMs = msSince(t0);
     const firstReadyMs = emu.history.find((s) => s.ready > 0)?.at - t0Wall;
     const startFailures = failureReasons(emuLog);
@@ -119,7 +120,7 @@ export async function runBrineFleet(opts) {
       await master.kill('SIGKILL');
       await master.start();
       const upMs = Date.now() - killAt;
-      await emu.waitUntil((s) => s.at > killAt && s.ready === n && s.connects >= base + n, 300_000, `${n} minions to come back after the restart`);
+      await emu.waitUntil((s) => s.at > killAt && s.ready === n && s.connects >= base + n, 300_000 * (1 + (opts.load ?? 0)), `${n} minions to come back after the restart`);
       const readyAgainMs = emu.stats.at - killAt;
       const restartCpuS = cpuSeconds(master.pid);
       restart = {

@@ -75,6 +75,8 @@ export class HandshakeGate<T> {
   private windowSaturated = 0;
   private windowDurationSum = 0;
   private windowDurations = 0;
+  /** Granted sign-ins that failed (the dialer gave up, TLS broke) in this window. */
+  private windowFailed = 0;
   /** Handshakes allowed in flight now (adapted within [MIN_LIMIT, concurrency]). */
   private limit: number;
   /** Dialers turned away since start. */
@@ -153,6 +155,16 @@ export class HandshakeGate<T> {
   }
 
   /**
+   * A granted sign-in failed (typically: the dialer gave up waiting for it, its work thrown
+   * away). More than a few of those in a window shrink the limit like slow ones do.
+   */
+  failed(): void {
+    if (this.inFlight > 0) this.inFlight--;
+    this.windowFailed++;
+    this.grantWaiting();
+  }
+
+  /**
    * Called every ~100 ms: answers waiters past their deadline and measures the rate. A waiter
    * held past its deadline means the estimate was too hopeful, so it gets a reserved time.
    */
@@ -226,11 +238,12 @@ export class HandshakeGate<T> {
       const next = 0.5 * this.rate + 0.5 * sample;
       this.rate = Math.min(this.opts.maxRatePerSecond, Math.max(MIN_RATE, next));
     }
-    if (this.windowDurations > 0 && this.opts.concurrency > 0) {
-      const mean = this.windowDurationSum / this.windowDurations;
+    if ((this.windowDurations > 0 || this.windowFailed > 0) && this.opts.concurrency > 0) {
+      const mean = this.windowDurations > 0 ? this.windowDurationSum / this.windowDurations : 0;
       const target = this.opts.targetHandshakeMs ?? DEFAULT_TARGET_MS;
       const floor = Math.min(MIN_LIMIT, this.opts.concurrency);
-      if (mean > target) this.limit = Math.max(floor, Math.floor(this.limit * 0.7));
+      const failing = this.windowFailed > 0.1 * (this.windowDurations + this.windowFailed);
+      if (mean > target || failing) this.limit = Math.max(floor, Math.floor(this.limit * 0.7));
       else if (saturated && mean < target / 3) this.limit = Math.min(this.opts.concurrency, this.limit + Math.max(1, Math.floor(this.limit / 8)));
     }
     this.windowStart = now;
@@ -239,5 +252,6 @@ export class HandshakeGate<T> {
     this.windowSaturated = 0;
     this.windowDurationSum = 0;
     this.windowDurations = 0;
+    this.windowFailed = 0;
   }
 }

@@ -117,7 +117,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   const remoteOf = (raw: net.Socket) => formatAddress(raw.remoteAddress, raw.remotePort);
   const startHandshake = (raw: net.Socket): void => {
     if (raw.destroyed) {
-      pacer.done();
+      pacer.failed();
       return;
     }
     handshaking.set(raw, performance.now());
@@ -129,7 +129,8 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     const startedAt = handshaking.get(raw);
     if (startedAt === undefined) return;
     handshaking.delete(raw);
-    pacer.done(up ? performance.now() - startedAt : undefined);
+    if (up) pacer.done(performance.now() - startedAt);
+    else pacer.failed();
   };
   const pacing = opts.pacing ?? { concurrency: 0, maxRatePerSecond: 1000, maxHoldMs: 1000 };
   const pacer = new HandshakeGate<net.Socket>(

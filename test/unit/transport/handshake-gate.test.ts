@@ -169,6 +169,26 @@ test('the limit adapts: it starts at 32, shrinks while handshakes are slower tha
   assert.equal(gate.currentLimit, 128, 'back to the configured most');
 });
 
+test('granted sign-ins that fail (dialers giving up) shrink the limit even when the ones that finish are fast', () => {
+  const { gate, clock } = makeGate({ concurrency: 128, maxRatePerSecond: 1000, maxHoldMs: 1000 });
+  let n = 0;
+  const fill = () => {
+    while (gate.request(`c${n++}`, false).kind === 'go');
+  };
+  fill();
+  for (let s = 0; s < 3; s++) {
+    for (let k = 0; k < 10; k++) {
+      clock.advance(100);
+      gate.done(50);
+      gate.failed();
+      gate.failed();
+      fill();
+      gate.sweep();
+    }
+  }
+  assert.ok(gate.currentLimit < 32, `shrunk from 32 to ${gate.currentLimit}`);
+});
+
 test('concurrency 0 turns pacing off', () => {
   const { gate } = makeGate({ concurrency: 0 });
   for (let i = 0; i < 1000; i++) assert.deepEqual(gate.request(`x${i}`, i % 2 === 0, 10), { kind: 'go' });
