@@ -1,11 +1,11 @@
 // Who is on the other end of a local Unix socket, as the kernel recorded it at connect(2):
 // getsockopt(SO_PEERCRED) gives the peer's pid, uid and gid. The master authorises control
 // requests by these numbers, never by a user name the client claims (issue 11). Node has no API
-// for it, so the libc call goes through ffi-rs (the binding net-keepalive already ships with).
+// for it, so the libc call goes through ffi-rs (libc.ts).
 
-import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import { BrineError } from '../util/errors.js';
+import { LIBC, libc } from './libc.js';
 
 export interface PeerCredentials {
   pid: number;
@@ -13,34 +13,11 @@ export interface PeerCredentials {
   gid: number;
 }
 
-// the few ffi-rs calls used here
-interface Ffi {
-  open(opts: { library: string; path: string }): void;
-  load(opts: Record<string, unknown>): { value: number; errnoCode: number };
-  createPointer(opts: { paramsType: unknown[]; paramsValue: unknown[] }): unknown[];
-  restorePointer(opts: { retType: unknown[]; paramsValue: unknown[] }): unknown[];
-  DataType: { I32: unknown; U8Array: unknown; External: unknown };
-}
-
-const require = createRequire(import.meta.url);
-const LIB = 'brine_peercred_libc';
 // Linux <sys/socket.h>: SOL_SOCKET and SO_PEERCRED (the same on x86, arm and arm64)
 const SOL_SOCKET = 1;
 const SO_PEERCRED = 17;
 /** struct ucred { pid_t pid; uid_t uid; gid_t gid; }: three 32-bit fields. */
 const UCRED_SIZE = 12;
-
-let ffi: Ffi | undefined;
-
-function libc(): Ffi {
-  if (ffi === undefined) {
-    const loaded = require('ffi-rs') as Ffi;
-    // an empty path opens the process itself, where libc's getsockopt already lives
-    loaded.open({ library: LIB, path: '' });
-    ffi = loaded;
-  }
-  return ffi;
-}
 
 /** The credentials of the process that connected to a Unix socket, from the raw descriptor. */
 export function peerCredentialsOfFd(fd: number): PeerCredentials {
@@ -51,7 +28,7 @@ export function peerCredentialsOfFd(fd: number): PeerCredentials {
   const cred = Buffer.alloc(UCRED_SIZE);
   const [lenPtr] = f.createPointer({ paramsType: [f.DataType.I32], paramsValue: [UCRED_SIZE] });
   const { value: rc, errnoCode } = f.load({
-    library: LIB,
+    library: LIBC,
     funcName: 'getsockopt',
     retType: f.DataType.I32,
     paramsType: [f.DataType.I32, f.DataType.I32, f.DataType.I32, f.DataType.U8Array, f.DataType.External],

@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Server, Socket } from 'node:net';
+import { LIBC, libc } from './libc.js';
 
 const require = createRequire(import.meta.url);
 
@@ -29,13 +30,6 @@ function nk(): NetKeepalive {
 
 // ---- setsockopt(2) on Linux ------------------------------------------------------------------
 
-interface Ffi {
-  open(opts: { library: string; path: string }): void;
-  load(opts: Record<string, unknown>): { value: number; errnoCode: number };
-  DataType: { I32: unknown; U8Array: unknown };
-}
-
-const LIB = 'brine_sockopt_libc';
 // Linux <sys/socket.h>, <netinet/tcp.h> (the same on x86, arm and arm64)
 const SOL_SOCKET = 1;
 const SO_KEEPALIVE = 9;
@@ -46,24 +40,12 @@ const TCP_KEEPINTVL = 5;
 const TCP_KEEPCNT = 6;
 const TCP_USER_TIMEOUT = 18;
 
-let ffi: Ffi | undefined;
-
-function libc(): Ffi {
-  if (ffi === undefined) {
-    const loaded = require('ffi-rs') as Ffi;
-    // an empty path opens the process itself, where libc's setsockopt already lives
-    loaded.open({ library: LIB, path: '' });
-    ffi = loaded;
-  }
-  return ffi;
-}
-
 function setIntOption(fd: number, level: number, name: number, value: number): void {
   const f = libc();
   const v = Buffer.alloc(4);
   v.writeInt32LE(value);
   const { value: rc, errnoCode } = f.load({
-    library: LIB,
+    library: LIBC,
     funcName: 'setsockopt',
     retType: f.DataType.I32,
     paramsType: [f.DataType.I32, f.DataType.I32, f.DataType.I32, f.DataType.U8Array, f.DataType.I32],

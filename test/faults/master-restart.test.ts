@@ -6,7 +6,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { Cluster, waitUntil } from '../helpers/cluster.js';
+import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
 import { lastStats } from './emulator-stats.js';
 
 const HB_INTERVAL = 0.5;
@@ -41,6 +41,18 @@ function sortedLines(out: string): string[] {
     .split('\n')
     .filter((l) => l !== '')
     .sort();
+}
+
+/** 200 emulated minions (brine emulate, all started at once) with the suite's fast liveness. */
+function spawnEmulator(cluster: Cluster): Proc {
+  // biome-ignore format: one flag and its value per line
+  return cluster.spawnBrine('emulator', [
+    'emulate', '--master', `127.0.0.1:${cluster.port}`, '--count', '200', '--prefix', 'emu-',
+    '--pki-dir', path.join(cluster.root, 'emu-pki'),
+    '--heartbeat-interval', String(HB_INTERVAL), '--heartbeat-timeout', String(HB_TIMEOUT),
+    '--recon-default', String(RECON_DEFAULT), '--recon-max', String(RECON_MAX),
+    '--auth-timeout', '5', '--stats-interval', '0.2',
+  ]);
 }
 
 describe('master SIGKILL, then restart (seed 002)', () => {
@@ -99,29 +111,7 @@ describe('master SIGKILL, then restart (seed 002)', () => {
     const cluster = await Cluster.create();
     clusters.push(cluster);
     const master = await cluster.startMaster({ auto_accept: true, ...LIVENESS });
-    const emu = cluster.spawnBrine('emulator', [
-      'emulate',
-      '--master',
-      `127.0.0.1:${cluster.port}`,
-      '--count',
-      '200',
-      '--prefix',
-      'emu-',
-      '--pki-dir',
-      path.join(cluster.root, 'emu-pki'),
-      '--heartbeat-interval',
-      String(HB_INTERVAL),
-      '--heartbeat-timeout',
-      String(HB_TIMEOUT),
-      '--recon-default',
-      String(RECON_DEFAULT),
-      '--recon-max',
-      String(RECON_MAX),
-      '--auth-timeout',
-      '5',
-      '--stats-interval',
-      '0.2',
-    ]);
+    const emu = spawnEmulator(cluster);
     await waitUntil(() => lastStats(emu)?.ready === 200, 30_000, `200 emulated minions ready\n${emu.output.slice(-2000)}`);
 
     await master.kill('SIGKILL');
@@ -153,31 +143,7 @@ describe('master SIGKILL, then restart (seed 002)', () => {
     // 2 handshakes at once and 20 sign-ins a second planned: most of 200 must be turned away
     const paced = { auto_accept: true, ...LIVENESS, handshake_concurrency: 2, auth_rate: 20, auth_rate_per_source: 1000 };
     const master = await cluster.startMaster(paced);
-    const emu = cluster.spawnBrine('emulator', [
-      'emulate',
-      '--master',
-      `127.0.0.1:${cluster.port}`,
-      '--count',
-      '200',
-      '--prefix',
-      'emu-',
-      '--pki-dir',
-      path.join(cluster.root, 'emu-pki'),
-      '--heartbeat-interval',
-      String(HB_INTERVAL),
-      '--heartbeat-timeout',
-      String(HB_TIMEOUT),
-      '--recon-default',
-      String(RECON_DEFAULT),
-      '--recon-max',
-      String(RECON_MAX),
-      '--auth-timeout',
-      '5',
-      '--ramp',
-      '0',
-      '--stats-interval',
-      '0.2',
-    ]);
+    const emu = spawnEmulator(cluster);
     await waitUntil(() => lastStats(emu)?.ready === 200, 60_000, `200 emulated minions ready\n${emu.output.slice(-2000)}`);
     await master.kill('SIGKILL');
     await waitUntil(() => lastStats(emu)?.ready === 0, 10_000, 'every emulated minion to notice the dead master');
