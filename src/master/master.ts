@@ -9,7 +9,7 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { MINION_MESSAGES, type ChannelClose, type MasterMessage, type MinionMessage } from '../protocol/index.js';
-import { KEY_STATES, KeyStore, loadOrCreateIdentity, loadOrCreateTicketKeys, TICKET_LIFETIME_S, type Identity, type KeyState } from '../pki/index.js';
+import { KEY_STATES, KeyStore, loadOrCreateIdentity, ticketKeysFor, TICKET_LIFETIME_S, type Identity, type KeyState } from '../pki/index.js';
 import { keepaliveFromConfig, listenTls, sourceKey, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';
 import { startControlServer } from './control-server.js';
@@ -268,8 +268,9 @@ export class Master {
       schemas: MINION_MESSAGES,
       preauth: { maxTotal: opts.preauth_max_connections, maxPerSource: opts.preauth_max_connections_per_source, fdReserve: opts.preauth_fd_reserve },
       // handshakes paced at the door: never planned faster than auth_rate admits sign-ins
-      // kept in pki_dir: minions coming back after a restart resume their TLS sessions
-      tickets: { keys: loadOrCreateTicketKeys(opts.pki_dir), lifetimeSeconds: TICKET_LIFETIME_S },
+      // derived from the master's key: minions coming back after a restart resume their TLS
+      // sessions, and a re-keyed master cannot resume the old key's sessions (ticket-keys.ts)
+      tickets: { keys: ticketKeysFor(this.identity.privateKeyPem), lifetimeSeconds: TICKET_LIFETIME_S },
       // (0 = no limit: the door still answers, always OK)
       pacing: { concurrency: opts.handshake_concurrency, maxRatePerSecond: opts.auth_rate, maxHoldMs: 1000 },
       onTurnedAway: (remote, ms) =>

@@ -14,4 +14,4 @@ export { createSelfSignedCert, certificateProblem, CERT_VALIDITY_YEARS } from '.
 // one helper for every layer (src/util/atomic-write.ts); re-exported for pki's users
 export { writeFileAtomicSync } from '../util/atomic-write.js';
 export { matchesGlobs, selectKeys, deniedLine, chooseDenied, captureKey, settleKey, type ChosenKey } from './key-actions.js';
-export { loadOrCreateTicketKeys, TICKET_KEYS_BYTES, TICKET_LIFETIME_S, ticketKeysPath } from './ticket-keys.js';
+export { TICKET_KEYS_BYTES, TICKET_LIFETIME_S, ticketKeysFor } from './ticket-keys.js';
