@@ -174,10 +174,22 @@ describe('brine api: the REST API as its own process', () => {
       const res = await api.post('/', admin, [{ client: 'local', tgt: 'm1', fun: 'test.ping' }]);
       assert.equal(res.status, 200, res.text);
       assert.deepEqual(res.json.return[0], { m1: true });
-      // the event stream opened before the restart reconnected by itself
-      const pub = await api.post('/', admin, [{ client: 'local_async', tgt: 'm2', fun: 'test.ping' }]);
-      const jid = pub.json.return[0].jid as string;
-      await waitUntil(() => stream.events.find((e) => e.tag === `brine/job/${jid}/ret/m2`), 20_000, 'the return event after the restart');
+      // the event stream opened before the restart reconnects by itself, with backoff: the minions
+      // may be back before it is, so a job is published again until its return shows on the stream
+      await waitUntil(
+        async () => {
+          const pub = await api.post('/', admin, [{ client: 'local_async', tgt: 'm2', fun: 'test.ping' }]);
+          const jid = pub.json.return[0].jid as string;
+          const deadline = Date.now() + 2_000;
+          while (Date.now() < deadline) {
+            if (stream.events.some((e) => e.tag === `brine/job/${jid}/ret/m2`)) return true;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+          return undefined;
+        },
+        30_000,
+        'a return event on the stream opened before the restart',
+      );
       assert.ok(apiProc.running);
     } finally {
       stream.close();
