@@ -47,6 +47,18 @@ export function within<T>(ms: number, what: string, register: (done: (value: T) 
   });
 }
 
+/** Resolves once `condition()` holds (checked every 10 ms), or rejects after ms. */
+export function until(ms: number, what: string, condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + ms;
+  return within(ms, what, (done) => {
+    const check = (): void => {
+      if (condition()) done(undefined);
+      else if (Date.now() < deadline) setTimeout(check, 10);
+    };
+    check();
+  });
+}
+
 /** Collects everything a raw socket receives until it closes. */
 export function collect(socket: net.Socket): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -14,7 +14,7 @@ import { MASTER_MESSAGES, MINION_MESSAGES, type MasterMessage, type MinionMessag
 import { createIdentityContext, dialTls, listenTls, type FramedSocket, type KeepaliveOptions, type ResumableSession, type TlsListener } from '../../../src/transport/index.js';
 import { isBrineError, type BrineError } from '../../../src/util/errors.js';
 import { readSocketOptions } from '../../faults/socket-inspect.js';
-import { collect, freePort, within } from './helpers.js';
+import { collect, freePort, until, within } from './helpers.js';
 
 const SOCKET_OPTS: KeepaliveOptions = { enabled: true, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 20_000 };
 
@@ -233,8 +233,7 @@ test('the door: a dialer waits in line for a slot that frees soon, instead of be
   const accepted = server.nextChannel();
   // expected wait 10 ms: held in line; the holder's slot frees when it hangs up
   const dialing = dial(server.listener.port, 3_000, undefined, true);
-  await new Promise((r) => setTimeout(r, 100));
-  assert.equal(server.listener.pacing().waiting, 1);
+  await until(2_000, 'the dialer waiting in line', () => server.listener.pacing().waiting === 1);
   holder.destroy();
   const { channel } = await dialing;
   t.after(() => channel.close('shutdown'));
@@ -247,10 +246,7 @@ test('the door with pacing off (handshake_concurrency 0): every brine dialer is 
   const dials = [];
   for (let i = 0; i < 5; i++) dials.push(dial(server.listener.port, 3_000, undefined, true));
   for (const { channel } of await Promise.all(dials)) t.after(() => channel.close('shutdown'));
-  await within(3_000, 'five channels', (done) => {
-    const check = () => (server.channels.length === 5 ? done(undefined) : setTimeout(check, 20));
-    check();
-  });
+  await until(3_000, 'five channels', () => server.channels.length === 5);
   assert.equal(server.listener.pacing().turnedAway, 0);
 });
 
@@ -290,10 +286,7 @@ test("TLS sessions resume with the master's ticket keys, across a listener resta
   };
   const first = await startServer(t, PACED, keys);
   assert.equal(await exchange(first, first.listener.port), false, 'the first connection is a full handshake');
-  await within(2_000, 'a session ticket', (done) => {
-    const check = () => (tickets.length > 0 ? done(undefined) : setTimeout(check, 10));
-    check();
-  });
+  await until(2_000, 'a session ticket', () => tickets.length > 0);
   assert.equal(await exchange(first, first.listener.port, tickets.at(-1)), true, 'resumed');
   // the master restarts with the same keys (kept in pki_dir): the ticket still works
   await first.listener.close();
@@ -334,10 +327,7 @@ test('the door: a handshake slot is held until the peer has signed in (the slot 
   assert.equal(listener.pacing().inFlight, 0);
   const second = await dial(listener.port, 3_000, undefined, true);
   t.after(() => second.channel.close('shutdown'));
-  await within(2_000, 'the second channel on the listener', (done) => {
-    const check = () => (channels.length === 2 ? done(undefined) : setTimeout(check, 10));
-    check();
-  });
+  await until(2_000, 'the second channel on the listener', () => channels.length === 2);
 });
 
 test('dialTls with the door to something that answers neither OK nor BUSY: TLS_ERROR naming what it said', async (t) => {
