@@ -81,8 +81,6 @@ export class HandshakeGate<T> {
   private limit: number;
   /** Dialers turned away since start. */
   turnedAway = 0;
-  /** Handshakes granted since start. */
-  granted = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -119,7 +117,7 @@ export class HandshakeGate<T> {
    */
   request(item: T, door: boolean, patienceMs = Number.POSITIVE_INFINITY): GateAnswer {
     if (this.opts.concurrency <= 0 || (this.inFlight < this.limit && this.waiting === 0)) {
-      this.take();
+      this.inFlight++;
       return { kind: 'go' };
     }
     const now = this.clock.monotonic();
@@ -196,17 +194,12 @@ export class HandshakeGate<T> {
     return Math.max(50, Math.round(ms));
   }
 
-  private take(): void {
-    this.inFlight++;
-    this.granted++;
-  }
-
   private grantWaiting(): void {
     while (this.head < this.queue.length && (this.opts.concurrency <= 0 || this.inFlight < this.limit)) {
       const w = this.queue[this.head++]!;
       if (w.gone) continue;
       w.gone = true;
-      this.take();
+      this.inFlight++;
       this.callbacks.grant(w.item);
     }
     this.compact();

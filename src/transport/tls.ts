@@ -109,7 +109,8 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     handshakeTimeout: opts.handshakeTimeoutMs,
     ...(opts.tickets ? { ticketKeys: opts.tickets.keys, sessionTimeout: opts.tickets.lifetimeSeconds } : {}),
   });
-  // handshake pacing: a slot per handshake, from the grant until TLS is up, failed or closed
+  // handshake pacing: a slot per sign-in, from the grant until the peer has signed in (the
+  // channel's slot released), failed or closed
   /** Sockets holding a handshake slot, with when they got it. */
   const handshaking = new WeakMap<net.Socket, number>();
   const tickets = new WeakMap<net.Socket, GateTicket>();
@@ -196,7 +197,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     const source = sourceKey(raw.remoteAddress ?? 'unknown');
     const admitted = preauthGate.admit(source, raws.size + 1);
     if (typeof admitted === 'string') {
-      const remote = formatAddress(raw.remoteAddress, raw.remotePort);
+      const remote = remoteOf(raw);
       // a reset, not a FIN: no TIME_WAIT and no buffers kept for a peer we refuse
       raw.resetAndDestroy();
       opts.onRefused?.(remote, new BrineError('CONNECTION_LIMIT', `refused a connection from ${remote} before TLS: ${describePreauthRefusal(admitted, limits)}`, { details: { limit: admitted } }));
