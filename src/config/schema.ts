@@ -385,7 +385,7 @@ const TABLE = [
     default: 128,
     roles: MASTER,
     brineOnly: true,
-    doc: 'Most TLS handshakes the master runs at once (it starts at 32 and adapts below this so that each handshake takes under a second); further minions wait at the door before TLS or are told when to come back, so a mass reconnect costs no thrown-away handshakes; 0 means no pacing.',
+    doc: 'Most TLS handshakes the master runs at once (it starts at 32 and adapts below this: down on failed sign-ins, and on slow ones while the master is busy; up while it has time to spare); further minions wait at the door before TLS or are told when to come back, so a mass reconnect costs no thrown-away handshakes; 0 means no pacing.',
   },
   {
     name: 'auth_rate_per_source',

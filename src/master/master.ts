@@ -45,6 +45,7 @@ export class Master {
   private control: UnixListener | undefined;
   private purgeTimer: TimerHandle | undefined;
   private reconcileTimer: TimerHandle | undefined;
+  private pacingTimer: TimerHandle | undefined;
   private jobs: JobTracker | undefined;
   private cache: JobCache | undefined;
   private minionData: MinionDataCache | undefined;
@@ -277,7 +278,7 @@ export class Master {
         refusals.note(sourceKey(remote), 'busy', () =>
           logger.info(
             { remote, code: 'MASTER_BUSY', retryAfterMs: ms },
-            `turned away a connection from ${remote} before TLS: ${opts.handshake_concurrency} handshakes are running; told to come back in ${ms} ms`,
+            `turned away a connection from ${remote} before TLS: ${this.listener?.pacing().inFlight ?? 'all'} handshakes are running (handshake_concurrency ${opts.handshake_concurrency}); told to come back in ${ms} ms`,
           ),
         ),
       // OpenSSL's messages can end in a newline; one log line per refusal keeps grep honest
@@ -290,6 +291,18 @@ export class Master {
         this.live.set(new MinionSession(channel, clock, logger, settings, hooks), slot);
       },
     });
+    // during a storm, one line every 5 s says how the pacing goes (nothing while nobody waits)
+    let turnedAwayBefore = 0;
+    this.pacingTimer = clock.setInterval(() => {
+      const p = this.listener?.pacing();
+      if (!p || p.turnedAway === turnedAwayBefore) return;
+      const turned = p.turnedAway - turnedAwayBefore;
+      turnedAwayBefore = p.turnedAway;
+      logger.warn(
+        { code: 'MASTER_BUSY', turnedAway: turned, inFlight: p.inFlight, limit: p.limit, waiting: p.waiting, plannedRate: Math.round(p.plannedRate) },
+        `pacing sign-ins: told ${turned} connections in the last 5 s when to come back; ${p.inFlight} handshakes running (limit now ${p.limit}, handshake_concurrency ${opts.handshake_concurrency}), ${p.waiting} held, planning ${Math.round(p.plannedRate)} sign-ins/s`,
+      );
+    }, 5000);
     // brine key tells a running master at once; this also catches keys changed by hand
     let lastStoreMtime = 0;
     const acceptedDir = path.join(opts.pki_dir, 'minions');
@@ -454,6 +467,7 @@ export class Master {
     this.stopped = true;
     this.purgeTimer?.cancel();
     this.reconcileTimer?.cancel();
+    this.pacingTimer?.cancel();
     this.heartbeatWheel?.close();
     this.jobs?.stop();
     for (const s of this.live.keys()) s.close('shutdown');

@@ -12,11 +12,22 @@ import type { Clock } from '../util/clock.js';
 export interface HandshakeGateOptions {
   /**
    * Handshakes in flight at most; 0 turns pacing off (everything goes at once). The gate starts
-   * lower and adapts between a few and this to keep each handshake under `targetHandshakeMs`.
+   * lower and adapts between a few and this: down on failed sign-ins and on slow ones while the
+   * master is busy, up while it has time to spare.
    */
   concurrency: number;
-  /** Handshakes slower than this on average (either side short of CPU) shrink the limit, ms. */
+  /**
+   * Handshakes slower than this on average shrink the limit while the master itself is busy
+   * (see `loadSample`), ms.
+   */
   targetHandshakeMs?: number;
+  /**
+   * The master's event-loop utilisation (0..1) since the previous call, sampled once a window.
+   * Slow sign-ins on a master with time to spare are the peers' or the network's doing: more at
+   * once does not slow the master, and fewer would not speed them up, so then only failed
+   * sign-ins shrink the limit. Without it every slow window counts as the master's.
+   */
+  loadSample?: () => number;
   /** Handshakes per second assumed before any were measured (and the most ever assumed). */
   maxRatePerSecond: number;
   /** Longest a brine dialer is held waiting for a slot before it is told to come back, ms. */
@@ -58,6 +69,10 @@ const RATE_WINDOW_MS = 1000;
 const START_LIMIT = 32;
 const MIN_LIMIT = 4;
 const DEFAULT_TARGET_MS = 1000;
+/** A master whose event loop was busy at least this share of a window is the bottleneck. */
+const BUSY_LOAD = 0.85;
+/** Below this, a full gate with sign-ins that still finish in time may grow. */
+const SPARE_LOAD = 0.6;
 /** The rate is never assumed below this (a master that does less is broken, not busy). */
 const MIN_RATE = 20;
 
@@ -67,6 +82,10 @@ export class HandshakeGate<T> {
   private head = 0;
   /** Handshakes per second the master managed while saturated (EWMA). */
   private rate: number;
+  /** Sign-in time, grant to signed in (EWMA of completed ones), ms; 0 before the first. */
+  private latencyMs = 0;
+  /** The master's event loop had time to spare in the last window (see `loadSample`). */
+  private spare = false;
   /** Monotonic ms up to which come-back times have been handed out. */
   private reservedUntil = 0;
   private windowStart: number;
@@ -106,9 +125,17 @@ export class HandshakeGate<T> {
     return this.queue.length - this.head;
   }
 
-  /** The handshake rate the gate plans with, per second. */
+  /**
+   * The handshake rate the gate plans with, per second: what it managed while saturated, or, on
+   * a master with time to spare, what its current limit allows at the sign-in time it measures
+   * (Little's law: slots / time a slot is held), whichever is more. The second follows the limit
+   * up: a rate learned while the peers were slow must not keep spreading come-back times out
+   * after the limit has grown, leaving the gate empty while minions wait for their turn.
+   */
   get plannedRate(): number {
-    return this.rate;
+    if (!this.spare || this.latencyMs <= 0) return this.rate;
+    const capacity = (this.limit * 1000) / this.latencyMs;
+    return Math.min(this.opts.maxRatePerSecond, Math.max(this.rate, capacity));
   }
 
   /**
@@ -124,7 +151,7 @@ export class HandshakeGate<T> {
     // held at most a quarter of its patience: the rest is for TLS and the sign-in on a slow day
     const hold = door ? Math.min(this.opts.maxHoldMs, patienceMs / 4) : this.opts.legacyWaitMs;
     // expected wait: everyone ahead, at the rate the master manages
-    const expectedMs = ((this.waiting + 1) * 1000) / this.rate;
+    const expectedMs = ((this.waiting + 1) * 1000) / this.plannedRate;
     if (door && expectedMs > hold) return { kind: 'busy', retryAfterMs: this.reserve(now) };
     const waiter: Waiter<T> = { item, deadline: now + hold, door, gone: false };
     this.queue.push(waiter);
@@ -145,6 +172,7 @@ export class HandshakeGate<T> {
   done(durationMs?: number): void {
     if (this.inFlight > 0) this.inFlight--;
     if (durationMs !== undefined) {
+      this.latencyMs = this.latencyMs > 0 ? 0.9 * this.latencyMs + 0.1 * durationMs : durationMs;
       this.windowDone++;
       this.windowDurationSum += durationMs;
       this.windowDurations++;
@@ -184,7 +212,7 @@ export class HandshakeGate<T> {
 
   /** A come-back time for one dialer: after everything already promised, one slot's worth apart. */
   private reserve(now: number): number {
-    const slotMs = 1000 / this.rate;
+    const slotMs = 1000 / this.plannedRate;
     // those waiting and in flight come first
     const backlogMs = (this.waiting + this.inFlight) * slotMs;
     this.reservedUntil = Math.max(this.reservedUntil, now + backlogMs) + slotMs;
@@ -219,9 +247,11 @@ export class HandshakeGate<T> {
 
   /**
    * Once a window: the handshake rate, learned only from windows in which the gate was mostly
-   * full, and the limit: handshakes slower than the target mean one side is short of CPU (and
-   * more at once would only make each slower, until dialers give up and the work is thrown
-   * away), so it shrinks; fast ones while full let it grow.
+   * full, and the limit. Failed sign-ins (dialers giving up, their work thrown away) always
+   * shrink it. Slow ones shrink it only while the master's event loop is busy: then more at once
+   * only makes each slower. Slow sign-ins on a master with time to spare are the peers' doing
+   * (a starved client, a long path), so there the limit may grow while they still finish well
+   * within a dialer's patience; fast ones while the gate is full always let it grow.
    */
   private measure(now: number): void {
     const elapsed = now - this.windowStart;
@@ -231,13 +261,19 @@ export class HandshakeGate<T> {
       const next = 0.5 * this.rate + 0.5 * sample;
       this.rate = Math.min(this.opts.maxRatePerSecond, Math.max(MIN_RATE, next));
     }
+    const load = this.opts.loadSample?.();
+    this.spare = load !== undefined && load < SPARE_LOAD;
     if ((this.windowDurations > 0 || this.windowFailed > 0) && this.opts.concurrency > 0) {
       const mean = this.windowDurations > 0 ? this.windowDurationSum / this.windowDurations : 0;
       const target = this.opts.targetHandshakeMs ?? DEFAULT_TARGET_MS;
       const floor = Math.min(MIN_LIMIT, this.opts.concurrency);
       const failing = this.windowFailed > 0.1 * (this.windowDurations + this.windowFailed);
-      if (mean > target || failing) this.limit = Math.max(floor, Math.floor(this.limit * 0.7));
-      else if (saturated && mean < target / 3) this.limit = Math.min(this.opts.concurrency, this.limit + Math.max(1, Math.floor(this.limit / 8)));
+      const masterBusy = load === undefined || load >= BUSY_LOAD;
+      const spare = this.spare;
+      if (failing || (mean > target && masterBusy)) this.limit = Math.max(floor, Math.floor(this.limit * 0.7));
+      else if (saturated && (mean < target / 3 || (spare && mean < 2 * target))) {
+        this.limit = Math.min(this.opts.concurrency, this.limit + Math.max(1, Math.floor(this.limit / (spare ? 4 : 8))));
+      }
     }
     this.windowStart = now;
     this.windowDone = 0;

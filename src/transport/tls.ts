@@ -134,9 +134,17 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     else pacer.failed();
   };
   const pacing = opts.pacing ?? { concurrency: 0, maxRatePerSecond: 1000, maxHoldMs: 1000 };
+  // the master's own event-loop load, per window of the gate: tells a busy master from slow peers
+  let lastLoad = performance.eventLoopUtilization();
+  const loadSample = (): number => {
+    const now = performance.eventLoopUtilization();
+    const share = performance.eventLoopUtilization(now, lastLoad).utilization;
+    lastLoad = now;
+    return share;
+  };
   const pacer = new HandshakeGate<net.Socket>(
     systemClock,
-    { concurrency: pacing.concurrency, maxRatePerSecond: pacing.maxRatePerSecond, maxHoldMs: pacing.maxHoldMs, legacyWaitMs: opts.handshakeTimeoutMs },
+    { concurrency: pacing.concurrency, maxRatePerSecond: pacing.maxRatePerSecond, maxHoldMs: pacing.maxHoldMs, legacyWaitMs: opts.handshakeTimeoutMs, loadSample },
     {
       grant: startHandshake,
       turnAway: (raw, ms) => turnAway(raw, ms),

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../../src/util/clock.js';
 import { HandshakeGate, type GateTicket } from '../../../src/transport/handshake-gate.js';
 
-function makeGate(opts: Partial<{ concurrency: number; maxRatePerSecond: number; maxHoldMs: number; legacyWaitMs: number }> = {}) {
+function makeGate(opts: Partial<{ concurrency: number; maxRatePerSecond: number; maxHoldMs: number; legacyWaitMs: number; loadSample: () => number }> = {}) {
   const clock = new FakeClock();
   const log: string[] = [];
   const busy: Array<{ id: string; ms: number }> = [];
@@ -187,6 +187,63 @@ test('granted sign-ins that fail (dialers giving up) shrink the limit even when 
     }
   }
   assert.ok(gate.currentLimit < 32, `shrunk from 32 to ${gate.currentLimit}`);
+});
+
+/** Runs `seconds` of a full gate whose handshakes take `ms` each; `fail` of every 10 fail. */
+function drive(gate: HandshakeGate<string>, clock: FakeClock, seconds: number, ms: number, fail = 0) {
+  let n = 0;
+  const fill = () => {
+    while (gate.request(`d${n++}`, false).kind === 'go');
+  };
+  fill();
+  for (let s = 0; s < seconds; s++) {
+    for (let k = 0; k < 10; k++) {
+      clock.advance(100);
+      if (k < fail) gate.failed();
+      else gate.done(ms);
+      fill();
+      gate.sweep();
+    }
+  }
+}
+
+test("slow sign-ins on a master with time to spare are the peers' doing: the limit does not shrink, it grows while they finish in time", () => {
+  let load = 0.3;
+  const { gate, clock } = makeGate({ concurrency: 128, maxRatePerSecond: 1000, maxHoldMs: 1000, loadSample: () => load });
+  assert.equal(gate.currentLimit, 32);
+  // 1.5 s sign-ins (a starved client), the master's event loop 30% busy
+  drive(gate, clock, 5, 1500);
+  assert.ok(gate.currentLimit > 32, `grew from 32 to ${gate.currentLimit}`);
+  const grown = gate.currentLimit;
+  // 3 s sign-ins: too close to a dialer's patience to add more, but not the master's fault
+  drive(gate, clock, 3, 3000);
+  assert.equal(gate.currentLimit, grown, 'held, neither shrunk nor grown');
+  // the same slow sign-ins while the master is the busy side: now it shrinks
+  load = 0.95;
+  drive(gate, clock, 3, 1500);
+  assert.ok(gate.currentLimit < grown * 0.5, `shrunk from ${grown} to ${gate.currentLimit}`);
+});
+
+test('on a master with time to spare, come-back times follow the limit up (slots / sign-in time), not only the rate learned while peers were slow', () => {
+  let load = 0.3;
+  const { gate, clock } = makeGate({ concurrency: 128, maxRatePerSecond: 1000, maxHoldMs: 1000, loadSample: () => load });
+  // slow peers: 500 ms sign-ins, the gate full, 10 completed a second (what the master learns)
+  drive(gate, clock, 8, 500);
+  const limit = gate.currentLimit;
+  assert.ok(limit > 64, `the limit grew to ${limit}`);
+  // Little's law at the grown limit, not the early figure
+  assert.ok(gate.plannedRate >= (limit * 1000) / 500 - 1, `planned ${gate.plannedRate}/s at limit ${limit}`);
+  // the same figures on a busy master: only what it managed counts
+  load = 0.95;
+  drive(gate, clock, 1, 500);
+  assert.ok(gate.plannedRate < (gate.currentLimit * 1000) / 500, `planned ${gate.plannedRate}/s on a busy master`);
+});
+
+test('failed sign-ins shrink the limit even on a master with time to spare', () => {
+  const { gate, clock } = makeGate({ concurrency: 128, maxRatePerSecond: 1000, maxHoldMs: 1000, loadSample: () => 0.1 });
+  drive(gate, clock, 3, 50, 3);
+  assert.ok(gate.currentLimit < 32, `shrunk from 32 to ${gate.currentLimit}`);
+  assert.ok(gate.currentLimit >= 4, 'never below 4');
 });
 
 test('concurrency 0 turns pacing off', () => {
