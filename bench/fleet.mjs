@@ -24,7 +24,7 @@ const USAGE = `usage: npm run bench:fleet -- [--count N] [options]
   --skip-raw             skip the raw TLS baseline
   --skip-restart         skip the SIGKILL-and-restart phase
   --keep-logs DIR        copy the emulator's and the master's logs into DIR at the end
-  --profile DIR          write a V8 CPU profile of the master into DIR (the restarted one if restarting)
+  --profile DIR          write V8 CPU profiles into DIR: the master (the restarted one if restarting) and the emulator (emulator.cpuprofile)
   --build-dir DIR        compiled tree to run (default dist)`;
 
 const f = parseFlags(

@@ -51,8 +51,11 @@ export async function runBrineFleet(opts) {
   if (opts.handshakeConcurrency >= 0) masterSettings.handshake_concurrency = opts.handshakeConcurrency;
   // every emulated minion connects from 127.0.0.1: the per-address limits must not be what is measured
   Object.assign(masterSettings, { auth_rate_per_source: opts.authRate > 0 ? opts.authRate : 1000, preauth_max_connections_per_source: 0, preauth_max_connections: 0 });
-  // --profile DIR: a V8 CPU profile of the master (written when it stops after the restart phase)
+  // --profile DIR: V8 CPU profiles of the master (written when the restarted one stops after the
+  // restart phase) and of the emulator (emulator.cpuprofile, the whole run; the restart phase is
+  // its last readyAgain + 2 s)
   const nodeArgs = opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts.profile)] : [];
+  const emulatorNodeArgs = opts.profile ? [...nodeArgs, '--cpu-prof-name', 'emulator.cpuprofile'] : [];
   const master = new BenchMaster(opts.build, path.join(opts.tmp, 'master'), port, masterSettings, nodeArgs);
   const emuLog = path.join(opts.tmp, 'emulator.log');
   let emu;
@@ -77,6 +80,7 @@ export async function runBrineFleet(opts) {
       reconMax: opts.reconMax,
       authTimeout: opts.authTimeout,
       logFile: emuLog,
+      nodeArgs: emulatorNodeArgs,
     });
     // generous: first enrolment writes every key (fsync) and may run well below auth_rate under load
     const slowest = Math.min(opts.ramp > 0 ? opts.ramp : Infinity, opts.authRate > 0 ? opts.authRate : 1000, 200);

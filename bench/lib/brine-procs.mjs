@@ -196,7 +196,7 @@ export function startEmulator(build, opts) {
     ...(opts.extraArgs ?? []),
   ];
   const log = fs.openSync(opts.logFile, 'a');
-  const child = track(spawn(process.execPath, args, { stdio: ['ignore', 'pipe', log], env: { ...process.env, NO_COLOR: '1' } }));
+  const child = track(spawn(process.execPath, [...(opts.nodeArgs ?? []), ...args], { stdio: ['ignore', 'pipe', log], env: { ...process.env, NO_COLOR: '1' } }));
   fs.closeSync(log);
   const emu = { child, stats: undefined, history: [] };
   readline.createInterface({ input: child.stdout }).on('line', (line) => {

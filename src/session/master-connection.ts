@@ -25,6 +25,9 @@ import { HeartbeatMonitor } from './heartbeat.js';
 export const CONNECTION_STATES = ['resolving', 'connecting', 'handshaking', 'authenticating', 'pending', 'ready', 'closed'] as const;
 export type ConnectionState = (typeof CONNECTION_STATES)[number];
 
+/** The abort reason of an attempt that ended (see finish()). */
+const ABANDONED = 'attempt ended';
+
 const TRANSITIONS: Readonly<Record<ConnectionState, readonly ConnectionState[]>> = {
   resolving: ['connecting', 'closed'],
   connecting: ['handshaking', 'closed'],
@@ -346,7 +349,9 @@ export class MasterConnection {
     this.stateValue = 'closed';
     this.connectTimer?.cancel();
     this.authTimer?.cancel();
-    this.abandon.abort();
+    // a reason of our own: without one, abort() builds a DOMException with a stack trace, for
+    // every attempt that ends, and nobody reads it
+    this.abandon.abort(ABANDONED);
     this.heartbeat?.stop();
     this.channel?.close(reason, error);
     this.notify(() => this.events.onStateChange?.(lastState, 'closed'));

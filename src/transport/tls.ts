@@ -347,7 +347,7 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
     let tlsSocket: tls.TLSSocket | undefined;
     const raw = net.connect({ host: opts.host, port: opts.port });
     const target = formatAddress(opts.host, opts.port);
-    const onAbort = () => fail(new BrineError('CONNECT_FAILED', `connection attempt to ${target} abandoned`));
+    const onAbort = () => fail(BrineError.expected('CONNECT_FAILED', `connection attempt to ${target} abandoned`));
     const fail = (err: BrineError) => {
       if (settled) return;
       settled = true;
@@ -372,14 +372,20 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
       fail(new BrineError(tlsSocket ? 'TLS_ERROR' : 'CONNECT_FAILED', `connection to ${target} failed: ${err.code ?? err.message}`, { cause: err }));
     });
     const startedAt = Date.now();
-    raw.once('connect', () => {
+    // keepalive and user timeout matter for a connection that lives: set once the door has let
+    // it in (or at connect without the door), not on attempts a busy master turns away, which
+    // after a master restart are most of them
+    const applyOptions = (): void => {
       try {
         applySocketOptions(raw, opts.socketOptions);
       } catch {
         // see the listener: options are best effort, heartbeats are the guarantee
       }
+    };
+    raw.once('connect', () => {
       opts.onTcpConnected?.();
       if (!opts.door) {
+        applyOptions();
         startTls();
         return;
       }
@@ -399,12 +405,13 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
         raw.removeListener('end', onEnd);
         if (!parsed.ok) {
           fail(
-            new BrineError('MASTER_BUSY', `master ${target} is busy with other handshakes and asked this minion to come back in ${parsed.retryAfterMs} ms`, {
+            BrineError.expected('MASTER_BUSY', `master ${target} is busy with other handshakes and asked this minion to come back in ${parsed.retryAfterMs} ms`, {
               details: { retryAfterMs: parsed.retryAfterMs },
             }),
           );
           return;
         }
+        applyOptions();
         raw.pause();
         if (parsed.rest.length > 0) raw.unshift(parsed.rest);
         startTls();

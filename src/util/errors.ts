@@ -320,6 +320,21 @@ export class BrineError extends Error {
     this.details = options.details ?? {};
   }
 
+  /**
+   * An outcome that is expected and can come thousands of times a second (a busy master's door
+   * answer, an attempt abandoned on purpose): made without capturing a stack trace, which would
+   * cost more than everything else the minion does with it.
+   */
+  static expected(code: ErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}): BrineError {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      return new BrineError(code, message, options);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+  }
+
   get fix(): string {
     return ERRORS[this.code].fix;
   }
