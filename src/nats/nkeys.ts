@@ -100,7 +100,7 @@ export function encodeSeed(role: NkeyRole, seed: Uint8Array): string {
 
 export function decodeSeed(text: string): { role: NkeyRole; seed: Buffer } {
   const body = checkCrc(base32Decode(text), 'the seed');
-  const prefix = ((body[0] ?? 0) & 7) << 5 | ((body[1] ?? 0) >> 3);
+  const prefix = (((body[0] ?? 0) & 7) << 5) | ((body[1] ?? 0) >> 3);
   const role = (Object.keys(NKEY_PREFIX) as NkeyRole[]).find((r) => NKEY_PREFIX[r] === prefix);
   if ((body[0] ?? 0) >> 3 !== SEED_PREFIX >> 3 || role === undefined || body.length !== 34) throw new BrineError('NATS_KEY_INVALID', 'not an nkey seed');
   return { role, seed: body.subarray(2) };
@@ -146,6 +146,10 @@ export class NkeySigner {
 
   sign(data: Uint8Array): Buffer {
     return edSign(null, data, this.key);
+  }
+
+  publicKeyObject(): KeyObject {
+    return createPublicKey(this.key);
   }
 
   /** The raw seed, for a credentials file; a secret. */
