@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn } from 'node:child_process';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { type AccountKeys, masterSystemUserJwt, masterUserJwt, NkeySigner } from '../../src/nats/index.js';
 import { freePort, Proc, runCli, waitUntil } from './cluster.js';
 import { privilegedSkip } from './privileged.js';
@@ -120,6 +121,17 @@ export async function startNats(size: 1 | 3): Promise<NatsFixture> {
     const master = NkeySigner.fromKey(fs.readFileSync(path.join(pkiDir, 'master.pem'), 'utf8'));
     const accounts = JSON.parse(fs.readFileSync(path.join(pkiDir, 'nats', 'accounts.json'), 'utf8')) as AccountKeys;
     const urls = nodes.map((n) => n.url);
+    // Each server loads an account on first use; a stream replica placed on a server that has
+    // not loaded BRINE yet fails with "error creating store for stream" (seen on 2.9.10). Ready
+    // means every server answers JetStream account info for BRINE.
+    for (const url of urls) {
+      const nc = await connect({ servers: url, authenticator: nkeyAuth(master, masterUserJwt(master, accounts, 'test-master-warmup')) });
+      try {
+        await (await jetstreamManager(nc)).getAccountInfo();
+      } finally {
+        await nc.close();
+      }
+    }
     return {
       nodes,
       urls,
