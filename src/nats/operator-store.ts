@@ -15,6 +15,12 @@ import { decodePublicNkey, decodeSeed, encodeSeed, NkeySigner } from './nkeys.js
 export interface OperatorState {
   operator: NkeySigner;
   accounts: AccountKeys;
+  /**
+   * When the state was made (unix seconds): the issue time of the operator JWT and of the
+   * preloaded account JWTs, so every run of server-config preloads the same JWTs, and an account
+   * JWT a master pushed later (revocations) is always newer than the preload and is kept.
+   */
+  iat: number;
   /** Whether this call made the state (first run). */
   created: boolean;
 }
@@ -33,7 +39,7 @@ function readIfExists(path: string): string | undefined {
 
 const freshKey = (): NkeySigner => NkeySigner.fromKey(generateKeyPairSync('ed25519').privateKey);
 
-function parseAccounts(text: string, path: string): AccountKeys {
+function parseAccounts(text: string, path: string): { accounts: AccountKeys; iat: number } {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -47,7 +53,9 @@ function parseAccounts(text: string, path: string): AccountKeys {
     if (typeof v !== 'string' || decodePublicNkey(v).role !== 'account') throw new BrineError('NATS_KEY_INVALID', `${path}: "${k}" is not an account public key`);
     out[k] = v;
   }
-  return out as AccountKeys;
+  const iat = (p as { iat?: unknown }).iat;
+  if (typeof iat !== 'number' || !Number.isSafeInteger(iat) || iat <= 0) throw new BrineError('NATS_KEY_INVALID', `${path}: "iat" is not a positive whole number of seconds`);
+  return { accounts: out as AccountKeys, iat };
 }
 
 /** Loads the operator state from `dir`, making it on first use (both files or neither). */
@@ -59,7 +67,7 @@ export function loadOrCreateOperator(dir: string): OperatorState {
   if (seedText !== undefined && accountsText !== undefined) {
     const { role, seed } = decodeSeed(seedText.trim());
     if (role !== 'operator') throw new BrineError('NATS_KEY_INVALID', `${seedPath} holds a ${role} seed, not an operator seed`);
-    return { operator: NkeySigner.fromSeed(seed), accounts: parseAccounts(accountsText, accountsPath), created: false };
+    return { operator: NkeySigner.fromSeed(seed), ...parseAccounts(accountsText, accountsPath), created: false };
   }
   if (seedText !== undefined || accountsText !== undefined) {
     throw new BrineError(
@@ -74,11 +82,12 @@ export function loadOrCreateOperator(dir: string): OperatorState {
   }
   const operator = freshKey();
   const accounts: AccountKeys = { brine: freshKey().publicKey('account'), enrol: freshKey().publicKey('account'), sys: freshKey().publicKey('account') };
+  const iat = Math.floor(Date.now() / 1000);
   try {
     writeFileAtomicSync(seedPath, `${encodeSeed('operator', operator.seed())}\n`, 0o600);
-    writeFileAtomicSync(accountsPath, `${JSON.stringify(accounts, null, 2)}\n`, 0o644);
+    writeFileAtomicSync(accountsPath, `${JSON.stringify({ ...accounts, iat }, null, 2)}\n`, 0o644);
   } catch (err) {
     throw new BrineError('PKI_UNWRITABLE', `cannot write the NATS operator state in ${dir}`, { cause: err });
   }
-  return { operator, accounts, created: true };
+  return { operator, accounts, iat, created: true };
 }

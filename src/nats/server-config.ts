@@ -104,7 +104,8 @@ export function renderServerConfig(input: ServerConfigInput): string {
     '  interval: "2m"',
     '  timeout: "5s"',
     '}',
-    '# the starting accounts; a newer JWT already in the resolver directory wins over these',
+    '# the starting accounts, the same on every run of the command; the JWTs masters push later',
+    '# are newer and win over these (see docs/scale-out.md before changing accounts)',
     'resolver_preload: {',
   );
   for (const [account, jwt] of Object.entries(input.preload)) {

@@ -56,7 +56,8 @@ export function serverConfigText(setup: ServerSetup): string {
   const signer: NkeySigner = operator.operator;
   const preload: Record<string, string> = {};
   for (const kind of ['sys', 'brine', 'enrol'] as AccountKind[]) {
-    preload[operator.accounts[kind]] = signAccount(accountClaims(kind, signer.publicKey('operator'), operator.accounts, masters, policy), signer);
+    // the same iat on every run: see OperatorState.iat
+    preload[operator.accounts[kind]] = signAccount(accountClaims(kind, signer.publicKey('operator'), operator.accounts, masters, policy, operator.iat), signer, operator.iat);
   }
-  return renderServerConfig({ ...rest, operatorJwt: operatorJwt(signer, masters, operator.accounts), systemAccount: operator.accounts.sys, preload });
+  return renderServerConfig({ ...rest, operatorJwt: operatorJwt(signer, masters, operator.accounts, operator.iat), systemAccount: operator.accounts.sys, preload });
 }

@@ -28,6 +28,8 @@ export interface NatsNode {
   monitor: number;
   routePort: number;
   confPath: string;
+  /** The `brine` arguments that wrote confPath (run them again to regenerate it). */
+  configArgs: string[];
   proc: Proc;
 }
 
@@ -43,6 +45,8 @@ export interface NatsFixture {
   connectMaster(account: 'brine' | 'sys', servers?: string[]): Promise<NatsConnection>;
   /** Stops one server (SIGKILL with `kill`), for fault tests. */
   stop(node: NatsNode, signal?: NodeJS.Signals): Promise<void>;
+  /** Stops one server and starts it again from its config file (regenerated first if asked). */
+  restart(node: NatsNode, opts?: { regenerate?: boolean }): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -68,6 +72,22 @@ async function healthy(monitor: number, routes: number): Promise<boolean> {
   }
 }
 
+async function writeConfig(args: string[]): Promise<void> {
+  const r = await runCli(args);
+  if (r.code !== 0) throw new Error(`brine ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
+}
+
+async function waitHealthy(n: NatsNode, routes: number): Promise<void> {
+  await waitUntil(
+    async () => {
+      if (!n.proc.running) throw new Error(`${n.proc.name} exited (${n.proc.exitCode}):\n${n.proc.output}`);
+      return healthy(n.monitor, routes);
+    },
+    30_000,
+    `${n.proc.name} to be healthy\n--- output so far ---\n${n.proc.output}`,
+  );
+}
+
 /**
  * Starts `size` nats-servers (1, or 3 for a cluster with JetStream), waits until each answers
  * /healthz (JetStream ready) and, in a cluster, has a route to every other, and returns them.
@@ -77,6 +97,11 @@ export async function startNats(size: 1 | 3): Promise<NatsFixture> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-nats-'));
   const procs: Proc[] = [];
   const conns: NatsConnection[] = [];
+  const spawnServer = (name: string, confPath: string): Proc => {
+    const proc = new Proc(`nats-server ${name}`, spawn(NATS_SERVER, ['-c', confPath], { stdio: ['ignore', 'pipe', 'pipe'] }));
+    procs.push(proc);
+    return proc;
+  };
   const cleanup = async (): Promise<void> => {
     await Promise.all(conns.map((c) => c.close().catch(() => undefined)));
     await Promise.all(procs.map((p) => p.kill('SIGTERM')));
@@ -101,22 +126,10 @@ export async function startNats(size: 1 | 3): Promise<NatsFixture> {
         args.push('--cluster-listen', `127.0.0.1:${p.route}`);
         for (const [j, o] of ports.entries()) if (j !== i) args.push('--route', `nats-route://127.0.0.1:${o.route}`);
       }
-      const r = await runCli(args);
-      if (r.code !== 0) throw new Error(`brine nats server-config failed (${r.code}): ${r.stderr}`);
-      const proc = new Proc(`nats-server ${name}`, spawn(NATS_SERVER, ['-c', confPath], { stdio: ['ignore', 'pipe', 'pipe'] }));
-      procs.push(proc);
-      nodes.push({ name, url: `nats://127.0.0.1:${p.client}`, monitor: p.monitor, routePort: p.route, confPath, proc });
+      await writeConfig(args);
+      nodes.push({ name, url: `nats://127.0.0.1:${p.client}`, monitor: p.monitor, routePort: p.route, confPath, configArgs: args, proc: spawnServer(name, confPath) });
     }
-    for (const n of nodes) {
-      await waitUntil(
-        async () => {
-          if (!n.proc.running) throw new Error(`${n.proc.name} exited (${n.proc.exitCode}):\n${n.proc.output}`);
-          return healthy(n.monitor, size - 1);
-        },
-        30_000,
-        `${n.proc.name} to be healthy\n--- output so far ---\n${n.proc.output}`,
-      );
-    }
+    for (const n of nodes) await waitHealthy(n, size - 1);
     const pkiDir = path.join(root, 'master', 'etc', 'brine', 'pki', 'master');
     const master = NkeySigner.fromKey(fs.readFileSync(path.join(pkiDir, 'master.pem'), 'utf8'));
     const accounts = JSON.parse(fs.readFileSync(path.join(pkiDir, 'nats', 'accounts.json'), 'utf8')) as AccountKeys;
@@ -146,6 +159,12 @@ export async function startNats(size: 1 | 3): Promise<NatsFixture> {
       },
       async stop(node, signal = 'SIGTERM') {
         await node.proc.kill(signal);
+      },
+      async restart(node, opts = {}) {
+        await node.proc.kill('SIGTERM');
+        if (opts.regenerate === true) await writeConfig(node.configArgs);
+        node.proc = spawnServer(node.name, node.confPath);
+        await waitHealthy(node, size - 1);
       },
       cleanup,
     };

@@ -260,6 +260,30 @@ describe('NATS permissions on one server', { skip, timeout: 120_000 }, () => {
   });
 });
 
+describe('NATS revocations survive a regenerated server config', { skip, timeout: 120_000 }, () => {
+  let nats: NatsFixture;
+  before(async () => {
+    nats = await startNats(1);
+  });
+  after(async () => {
+    await closeAll();
+    await nats?.cleanup();
+  });
+
+  it('a server restarted on a config written again by brine nats server-config keeps the revocation a master pushed', async () => {
+    const key = newEd25519();
+    const jwt = minionUserJwt(nats.master, nats.accounts, 'db9', key.signer.raw);
+    const sys = await nats.connectMaster('sys');
+    const at = await revokeUser(sys, nats.master, nats.accounts.brine, key.signer.publicKey('user'));
+    await sys.close();
+    const node = nats.nodes[0]!;
+    await nats.restart(node, { regenerate: true });
+    const again = await nats.connectMaster('sys');
+    assert.equal((await lookupAccount(again, nats.accounts.brine)).nats.revocations?.[key.signer.publicKey('user')], at);
+    assert.match(await refusedAtConnect(nats.urls, key.signer, jwt), /Authorization Violation/);
+  });
+});
+
 describe('NATS key revocation on a 3-node cluster with JetStream', { skip, timeout: 180_000 }, () => {
   let nats: NatsFixture;
 
