@@ -9,3 +9,4 @@ export { checkHostPort, checkName, checkRoute, renderServerConfig, type ServerCo
 export { masterRawKey, readMasterPublicKey, serverConfigText, uniqueKeys, type ServerSetup } from './server-setup.js';
 export * from './subjects.js';
 export { issueTimeAfter, lookupAccount, pushAccount, revokeUser, unrevokeUser } from './account-updates.js';
+export * from './signin.js';

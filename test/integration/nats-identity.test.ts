@@ -11,7 +11,21 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { connect, type Msg, type NatsConnection, type Status, type Subscription } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { enrolUserJwt, issueTimeAfter, lookupAccount, minionInboxPrefix, minionSubjects, minionUserJwt, type NkeySigner, revokeUser, SIGNIN_SUBJECT } from '../../src/nats/index.js';
+import {
+  checkSigninAnswer,
+  enrolUserJwt,
+  issueTimeAfter,
+  lookupAccount,
+  minionInboxPrefix,
+  minionSubjects,
+  minionUserJwt,
+  type NkeySigner,
+  revokeUser,
+  serveSignin,
+  SIGNIN_SUBJECT,
+  type SigninStatus,
+  signinRequest,
+} from '../../src/nats/index.js';
 import { NATS_SERVER, natsSkip, newEd25519, nkeyAuth, startNats, type NatsFixture } from '../helpers/nats.js';
 import { runCli, runCommand, waitUntil } from '../helpers/cluster.js';
 
@@ -257,6 +271,63 @@ describe('NATS permissions on one server', { skip, timeout: 120_000 }, () => {
       const sub = pending.nc.subscribe(subject);
       assert.match(String(await within(sub.closed, 10_000, `refusal of ${subject}`)), /Permissions Violation for Subscription/, subject);
     }
+  });
+});
+
+describe('signing in over NATS', { skip, timeout: 120_000 }, () => {
+  let nats: NatsFixture;
+  before(async () => {
+    nats = await startNats(1);
+  });
+  after(async () => {
+    await closeAll();
+    await nats?.cleanup();
+  });
+
+  it('a pending minion asks over ENROL, is told pending, and once accepted gets its JWT from a master and connects with its own key', async () => {
+    const master = await nats.connectMaster('brine');
+    const decisions = new Map<string, SigninStatus>();
+    const decided: string[] = [];
+    const refused: string[] = [];
+    const responder = serveSignin(
+      master,
+      nats.master,
+      nats.accounts,
+      (req) => {
+        decided.push(`${req.id} ${req.userKey}`);
+        return decisions.get(req.id) ?? 'pending';
+      },
+      { onRefused: (e) => refused.push(e.code) },
+    );
+    closers.push(async () => responder.unsubscribe());
+    await master.flush();
+
+    const key = newEd25519();
+    const pending = await Client.open(nats.urls, undefined, enrolUserJwt(nats.master, nats.accounts, newEd25519().signer.publicKey('user')));
+    closers.push(() => pending.nc.close());
+    const ask = async (data: Uint8Array) => checkSigninAnswer((await pending.nc.request(SIGNIN_SUBJECT, data, { timeout: 10_000 })).data, 'new1', key.signer, nats.accounts, [nats.master.raw]);
+
+    assert.deepEqual(await ask(signinRequest('new1', key.signer)), { status: 'pending' });
+    assert.deepEqual(decided, [`new1 ${key.signer.publicKey('user')}`]);
+
+    // someone else asking for new1's key without holding it is refused before any decision
+    const forged = JSON.parse(Buffer.from(signinRequest('new1', newEd25519().signer)).toString());
+    forged.key = key.signer.publicKey('user');
+    const answer = await ask(Buffer.from(JSON.stringify(forged)));
+    assert.equal(answer.status, 'error');
+    assert.equal(answer.code, 'MESSAGE_INVALID');
+    assert.deepEqual(refused, ['MESSAGE_INVALID']);
+    assert.equal(decided.length, 1);
+
+    decisions.set('new1', 'accepted');
+    const accepted = await ask(signinRequest('new1', key.signer));
+    assert.equal(accepted.status, 'accepted');
+    const m = await Client.open(nats.urls, key.signer, accepted.jwt!, { inboxPrefix: minionInboxPrefix('new1') });
+    closers.push(() => m.nc.close());
+    const jobs = m.nc.subscribe(minionSubjects('new1').job, { max: 1 });
+    await m.nc.flush();
+    master.publish(minionSubjects('new1').job, 'hello');
+    assert.equal((await firstMessage(jobs, 'a job for the newly accepted minion')).string(), 'hello');
   });
 });
 
