@@ -42,14 +42,18 @@ export async function pushAccount(sys: NatsConnection, jwt: string): Promise<voi
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 /**
- * Revokes every JWT of `userKey` (a U... nkey) in `account` issued up to now: deleting or
- * rejecting a key. Returns the revocation time. Read-modify-write: two masters revoking at the
- * same moment can race; the last write wins and the caller re-checks with lookupAccount.
+ * Revokes every JWT of each of `userKeys` (U... nkeys) in `account` issued up to now: deleting or
+ * rejecting keys. One account update for all of them (`brine key -D` of many keys is one push).
+ * Returns the revocation time. Read-modify-write: two masters revoking at the same moment can
+ * race; the last write wins, so the caller re-checks with lookupAccount.
  */
-export async function revokeUser(sys: NatsConnection, master: NkeySigner, account: string, userKey: string, nowMs = Date.now()): Promise<number> {
+export async function revokeUsers(sys: NatsConnection, master: NkeySigner, account: string, userKeys: readonly string[], nowMs = Date.now()): Promise<number> {
   const at = seconds(nowMs);
   const current = await lookupAccount(sys, account);
-  await pushAccount(sys, signAccount(withRevocation(current, userKey, at), master, Math.max(at, current.iat + 1)));
+  let next = current;
+  for (const key of userKeys) next = withRevocation(next, key, at);
+  // strictly newer than the stored JWT, or the resolver may keep the stored one
+  await pushAccount(sys, signAccount(next, master, Math.max(at, current.iat + 1)));
   return at;
 }
 

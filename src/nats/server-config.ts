@@ -63,8 +63,10 @@ export function checkName(what: string, value: string): string {
   return value;
 }
 
-function checkPath(what: string, value: string): string {
-  if (value === '' || !value.startsWith('/') || /[\0\n\r"\\]/.test(value)) throw usage(`${what} must be an absolute path without quotes, backslashes or newlines, got ${JSON.stringify(value)}`);
+/** Checks a directory option: absolute, and nothing that could end a quoted string. */
+export function checkPath(what: string, value: string): string {
+  if (value === '' || !value.startsWith('/') || /[\0\n\r"\\]/.test(value))
+    throw usage(`${what} must be an absolute path without quotes, backslashes or newlines (nats-server resolves relative paths against its own working directory), got ${JSON.stringify(value)}`);
   return value;
 }
 

@@ -20,7 +20,7 @@ import {
   minionSubjects,
   minionUserJwt,
   type NkeySigner,
-  revokeUser,
+  revokeUsers,
   serveSignin,
   SIGNIN_SUBJECT,
   type SigninStatus,
@@ -150,6 +150,7 @@ describe('brine nats server-config', { skip }, () => {
       [['--cluster-listen', '127.0.0.1:6222', '--route', 'http://evil:1'], /a route must be nats-route/],
       [['--server-name', 'a b'], /--server-name must be/],
       [['--jetstream-dir', 'relative/js'], /--jetstream-dir must be an absolute path/],
+      [['--resolver-dir', '/tmp/a"\ninclude /etc/passwd'], /--resolver-dir must be an absolute path without quotes/],
       [['--enrol-max-connections', '0'], /--enrol-max-connections must be a positive/],
     ] as const) {
       const r = await runCli(['nats', 'server-config', '-c', dir, ...args]);
@@ -345,7 +346,7 @@ describe('NATS revocations survive a regenerated server config', { skip, timeout
     const key = newEd25519();
     const jwt = minionUserJwt(nats.master, nats.accounts, 'db9', key.signer.raw);
     const sys = await nats.connectMaster('sys');
-    const at = await revokeUser(sys, nats.master, nats.accounts.brine, key.signer.publicKey('user'));
+    const at = await revokeUsers(sys, nats.master, nats.accounts.brine, [key.signer.publicKey('user')]);
     await sys.close();
     const node = nats.nodes[0]!;
     await nats.restart(node, { regenerate: true });
@@ -390,7 +391,7 @@ describe('NATS key revocation on a 3-node cluster with JetStream', { skip, timeo
     closers.push(() => m.nc.close());
     const closed = m.nc.closed();
 
-    const at = await revokeUser(sys, nats.master, nats.accounts.brine, key.signer.publicKey('user'));
+    const at = await revokeUsers(sys, nats.master, nats.accounts.brine, [key.signer.publicKey('user')]);
     assert.equal((await lookupAccount(sys, nats.accounts.brine)).nats.revocations?.[key.signer.publicKey('user')], at);
     assert.match(String(await within(closed, 15_000, 'close of the revoked connection')), /Authentication Revoked|Authorization Violation/);
     await m.refusal('Authentication Revoked');

@@ -3,12 +3,12 @@
 // operator never writes NATS authorization by hand. Run it on a master; see docs/scale-out.md.
 
 import { hostname } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import { writeFileAtomicSync } from '../../util/atomic-write.js';
 import { BrineError } from '../../util/errors.js';
 import { loadOrCreateIdentity } from '../../pki/index.js';
-import { checkHostPort, checkName, checkRoute, loadOrCreateOperator, masterRawKey, NkeySigner, readMasterPublicKey, serverConfigText, uniqueKeys } from '../../nats/index.js';
+import { checkHostPort, checkName, checkPath, checkRoute, loadOrCreateOperator, masterRawKey, NkeySigner, readMasterPublicKey, serverConfigText, uniqueKeys } from '../../nats/index.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 
 interface ServerConfigFlags extends ConfigFlags {
@@ -52,8 +52,8 @@ async function serverConfig(flags: ServerConfigFlags): Promise<void> {
   const checked = {
     serverName: checkName('--server-name', flags.serverName ?? defaultServerName()),
     listen: checkHostPort('--listen', flags.listen),
-    resolverDir: flags.resolverDir,
-    jetstreamDir: flags.jetstreamDir,
+    resolverDir: checkPath('--resolver-dir', flags.resolverDir),
+    jetstreamDir: checkPath('--jetstream-dir', flags.jetstreamDir),
     ...(flags.jetstreamMaxMemory === undefined ? {} : { jetstreamMaxMemory: positiveInt('--jetstream-max-memory', flags.jetstreamMaxMemory) }),
     ...(flags.jetstreamMaxFile === undefined ? {} : { jetstreamMaxFile: positiveInt('--jetstream-max-file', flags.jetstreamMaxFile) }),
     ...(flags.monitor === undefined ? {} : { monitor: checkHostPort('--monitor', flags.monitor) }),
@@ -62,12 +62,6 @@ async function serverConfig(flags: ServerConfigFlags): Promise<void> {
       : { cluster: { name: checkName('--cluster-name', flags.clusterName), listen: checkHostPort('--cluster-listen', flags.clusterListen), routes: flags.route.map(checkRoute) } }),
     policy: { enrolMaxConnections: positiveInt('--enrol-max-connections', flags.enrolMaxConnections) },
   };
-  for (const [what, dir] of [
-    ['--resolver-dir', flags.resolverDir],
-    ['--jetstream-dir', flags.jetstreamDir],
-  ] as const) {
-    if (!isAbsolute(dir)) throw new BrineError('USAGE', `${what} must be an absolute path (nats-server resolves relative paths against its own working directory), got ${JSON.stringify(dir)}`);
-  }
   const operatorDir = flags.operatorDir ?? join(opts.pki_dir, 'nats');
   const operator = loadOrCreateOperator(operatorDir);
   const text = serverConfigText({ operator, masters, ...checked });
