@@ -7,7 +7,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { BrineError } from '../util/errors.js';
 import { signAccount, withoutRevocation, withRevocation } from './authority.js';
 import { type AccountNats, type Claims, decodeJwt } from './jwt.js';
-import type { NkeySigner } from './nkeys.js';
+import { encodePublicNkey, type NkeySigner } from './nkeys.js';
 
 const REQUEST_TIMEOUT_MS = 5000;
 
@@ -55,6 +55,18 @@ export async function revokeUsers(sys: NatsConnection, master: NkeySigner, accou
   // strictly newer than the stored JWT, or the resolver may keep the stored one
   await pushAccount(sys, signAccount(next, master, Math.max(at, current.iat + 1)));
   return at;
+}
+
+/**
+ * Makes `masters` (raw Ed25519 keys) the signing keys of `account` on the running servers,
+ * keeping everything else (revocations, limits). A master added here can issue users at once;
+ * to push account updates itself it must also be in the operator JWT (server-config). A master
+ * removed here voids every user JWT it issued: those minions must sign in again.
+ */
+export async function setSigningKeys(sys: NatsConnection, master: NkeySigner, account: string, masters: readonly Buffer[], nowMs = Date.now()): Promise<void> {
+  const current = await lookupAccount(sys, account);
+  const signing_keys = masters.map((m) => encodePublicNkey('account', m));
+  await pushAccount(sys, signAccount({ ...current, nats: { ...current.nats, signing_keys } }, master, Math.max(seconds(nowMs), current.iat + 1)));
 }
 
 /** Lifts a revocation (a key accepted again); its new JWT must be issued after the revocation time. */

@@ -58,6 +58,22 @@ function parseAccounts(text: string, path: string): { accounts: AccountKeys; iat
   return { accounts: out as AccountKeys, iat };
 }
 
+/**
+ * The account public keys only (`accounts.json`, no secret): what a master needs to issue users
+ * and push account updates. A master that did not make the operator state gets a copy of it.
+ */
+export function loadAccounts(dir: string): { accounts: AccountKeys; iat: number } {
+  const path = join(dir, ACCOUNTS_FILE);
+  const text = readIfExists(path);
+  if (text === undefined) {
+    throw new BrineError(
+      'CONFIG_NOT_FOUND',
+      `${path} does not exist: run \`brine nats server-config\` on this master first, or copy ${ACCOUNTS_FILE} from the master that made the NATS operator (it holds no secret)`,
+    );
+  }
+  return parseAccounts(text, path);
+}
+
 /** Loads the operator state from `dir`, making it on first use (both files or neither). */
 export function loadOrCreateOperator(dir: string): OperatorState {
   const seedPath = join(dir, OPERATOR_SEED_FILE);

@@ -19,7 +19,7 @@ import {
   minionInboxPrefix,
   minionSubjects,
   minionUserJwt,
-  type NkeySigner,
+  NkeySigner,
   revokeUsers,
   serveSignin,
   SIGNIN_SUBJECT,
@@ -329,6 +329,75 @@ describe('signing in over NATS', { skip, timeout: 120_000 }, () => {
     await m.nc.flush();
     master.publish(minionSubjects('new1').job, 'hello');
     assert.equal((await firstMessage(jobs, 'a job for the newly accepted minion')).string(), 'hello');
+  });
+});
+
+describe('adding and removing a master on running servers', { skip, timeout: 120_000 }, () => {
+  let nats: NatsFixture;
+  const dirs: string[] = [];
+  before(async () => {
+    nats = await startNats(1);
+  });
+  after(async () => {
+    await closeAll();
+    await nats?.cleanup();
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('brine nats update-accounts lets a second master issue credentials at once, and takes the right away again', async () => {
+    // master B: its own config and key, and a copy of accounts.json (no secret) from master A
+    const b = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-nats-b-'));
+    dirs.push(b);
+    fs.writeFileSync(path.join(b, 'master'), `root_dir: ${JSON.stringify(b)}\n`);
+    const bPki = path.join(b, 'etc', 'brine', 'pki', 'master');
+    const aAccounts = path.join(nats.masterConfigDir, '..', 'master', 'etc', 'brine', 'pki', 'master', 'nats', 'accounts.json');
+    const missing = await runCli(['nats', 'enrol-jwt', '-c', b]);
+    assert.equal(missing.code, 78, missing.stderr);
+    assert.match(missing.stderr, /CONFIG_NOT_FOUND.*accounts\.json/s);
+    fs.mkdirSync(path.join(bPki, 'nats'), { recursive: true, mode: 0o700 });
+    fs.copyFileSync(aAccounts, path.join(bPki, 'nats', 'accounts.json'));
+    const enrol = await runCli(['nats', 'enrol-jwt', '-c', b]);
+    assert.equal(enrol.code, 0, enrol.stderr);
+    const masterB = NkeySigner.fromKey(fs.readFileSync(path.join(bPki, 'master.pem'), 'utf8'));
+
+    const key = newEd25519();
+    const fromB = minionUserJwt(masterB, nats.accounts, 'web7', key.signer.raw);
+    assert.match(await refusedAtConnect(nats.urls, key.signer, fromB), /Authorization Violation/, 'B is not a signing key yet');
+    assert.match(await refusedAtConnect(nats.urls, undefined, enrol.stdout.trim()), /Authorization Violation/, "nor is B's enrolment JWT valid");
+
+    const add = await runCli(['nats', 'update-accounts', '-c', nats.masterConfigDir, '--server', nats.urls[0]!, '--master-key', path.join(bPki, 'master.pub')]);
+    assert.equal(add.code, 0, add.stderr);
+    assert.match(add.stdout, /BRINE: 2 master signing keys/);
+    const m = await Client.open(nats.urls, key.signer, fromB, { inboxPrefix: minionInboxPrefix('web7') });
+    closers.push(() => m.nc.close());
+    await m.nc.flush();
+    const pending = await Client.open(nats.urls, undefined, enrol.stdout.trim());
+    closers.push(() => pending.nc.close());
+    await pending.nc.flush();
+
+    const closedByRemoval = m.nc.closed();
+    const remove = await runCli(['nats', 'update-accounts', '-c', nats.masterConfigDir, '--server', nats.urls[0]!]);
+    assert.equal(remove.code, 0, remove.stderr);
+    assert.match(remove.stdout, /BRINE: 1 master signing key\n/);
+    // the server closes the connections of users whose issuer is no longer a signing key
+    await within(closedByRemoval, 10_000, "close of the connection B's JWT opened");
+    await waitUntil(async () => /Authorization Violation/.test(await refusedAtConnect(nats.urls, key.signer, fromB)), 10_000, "the server to refuse B's credentials again");
+  });
+
+  it('update-accounts refuses a bad --server, and a master the servers do not trust', async () => {
+    const bad = await runCli(['nats', 'update-accounts', '-c', nats.masterConfigDir, '--server', 'http://x:1']);
+    assert.equal(bad.code, 64, bad.stderr);
+    const none = await runCli(['nats', 'update-accounts', '-c', nats.masterConfigDir]);
+    assert.equal(none.code, 64, none.stderr);
+    const c = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-nats-c-'));
+    dirs.push(c);
+    fs.writeFileSync(path.join(c, 'master'), `root_dir: ${JSON.stringify(c)}\n`);
+    const cNats = path.join(c, 'etc', 'brine', 'pki', 'master', 'nats');
+    fs.mkdirSync(cNats, { recursive: true, mode: 0o700 });
+    fs.copyFileSync(path.join(nats.masterConfigDir, '..', 'master', 'etc', 'brine', 'pki', 'master', 'nats', 'accounts.json'), path.join(cNats, 'accounts.json'));
+    const stranger = await runCli(['nats', 'update-accounts', '-c', c, '--server', nats.urls[0]!]);
+    assert.equal(stranger.code, 1, stranger.stderr);
+    assert.match(stranger.stderr, /NATS_CLAIMS_UPDATE_FAILED: cannot connect to the NATS servers/);
   });
 });
 

@@ -1,14 +1,33 @@
-// `brine nats server-config`: writes the nats-server configuration brine needs (operator mode,
+// `brine nats`: server-config writes the nats-server configuration brine needs (operator mode,
 // brine's accounts and their permissions, JetStream, listen address, cluster routes), so an
-// operator never writes NATS authorization by hand. Run it on a master; see docs/scale-out.md.
+// operator never writes NATS authorization by hand; enrol-jwt prints the credentials pending
+// minions sign in with; update-accounts changes which masters may sign, on running servers.
+// Run them on a master; see docs/scale-out.md.
 
+import { generateKeyPairSync } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { writeFileAtomicSync } from '../../util/atomic-write.js';
 import { BrineError } from '../../util/errors.js';
 import { loadOrCreateIdentity } from '../../pki/index.js';
-import { checkHostPort, checkName, checkPath, checkRoute, loadOrCreateOperator, masterRawKey, NkeySigner, readMasterPublicKey, serverConfigText, uniqueKeys } from '../../nats/index.js';
+import {
+  ACCOUNT_NAMES,
+  checkHostPort,
+  checkName,
+  checkPath,
+  checkRoute,
+  connectAsMaster,
+  enrolUserJwt,
+  loadAccounts,
+  loadOrCreateOperator,
+  masterRawKey,
+  NkeySigner,
+  readMasterPublicKey,
+  serverConfigText,
+  setSigningKeys,
+  uniqueKeys,
+} from '../../nats/index.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 
 interface ServerConfigFlags extends ConfigFlags {
@@ -78,6 +97,49 @@ async function serverConfig(flags: ServerConfigFlags): Promise<void> {
   if (operator.created) process.stderr.write(`made the NATS operator key in ${operatorDir}: back it up, it is needed to add or remove masters\n`);
 }
 
+interface OperatorFlags extends ConfigFlags {
+  operatorDir?: string;
+}
+
+interface UpdateAccountsFlags extends OperatorFlags {
+  server: string[];
+  masterKey: string[];
+}
+
+/** This master's signer and the account keys (no operator secret needed). */
+async function masterAndAccounts(flags: OperatorFlags) {
+  const opts = masterOptions(flags);
+  const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
+  const master = NkeySigner.fromKey(identity.privateKeyPem);
+  const { accounts } = loadAccounts(flags.operatorDir ?? join(opts.pki_dir, 'nats'));
+  return { master, accounts };
+}
+
+async function enrolJwt(flags: OperatorFlags): Promise<void> {
+  const { master, accounts } = await masterAndAccounts(flags);
+  // a bearer JWT: its subject key is never used to sign, so a fresh one is thrown away
+  const subject = NkeySigner.fromKey(generateKeyPairSync('ed25519').privateKey).publicKey('user');
+  process.stdout.write(`${enrolUserJwt(master, accounts, subject)}\n`);
+}
+
+async function updateAccounts(flags: UpdateAccountsFlags): Promise<void> {
+  if (flags.server.length === 0) throw new BrineError('USAGE', 'name at least one NATS server with --server nats://host:port');
+  for (const url of flags.server) {
+    if (!/^nats:\/\/[A-Za-z0-9.[\]:-]+:[0-9]{1,5}$/.test(url)) throw new BrineError('USAGE', `--server must be nats://host:port, got ${JSON.stringify(url)}`);
+  }
+  const { master, accounts } = await masterAndAccounts(flags);
+  const masters = uniqueKeys([masterRawKey(master.publicKeyObject(), 'this master key'), ...flags.masterKey.map(readMasterPublicKey)]);
+  const sys = await connectAsMaster(flags.server, master, accounts, 'sys', 'brine-nats-update-accounts');
+  try {
+    for (const kind of ['brine', 'enrol', 'sys'] as const) {
+      await setSigningKeys(sys, master, accounts[kind], masters);
+      process.stdout.write(`${ACCOUNT_NAMES[kind]}: ${masters.length} master signing key${masters.length === 1 ? '' : 's'}\n`);
+    }
+  } finally {
+    await sys.close();
+  }
+}
+
 export function registerNats(program: Command): void {
   const nats = program.command('nats').description('brine on a NATS cluster (docs/scale-out.md)');
   nats
@@ -101,6 +163,32 @@ export function registerNats(program: Command): void {
     .action(async (flags: ServerConfigFlags) => {
       try {
         await serverConfig(flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+  nats
+    .command('enrol-jwt')
+    .description('print the enrolment credentials (a bearer JWT, no secret) with which pending minions ask to sign in')
+    .option('-c, --config-dir <dir>', 'master configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('--operator-dir <dir>', 'where accounts.json is (default <pki_dir>/nats)')
+    .action(async (flags: OperatorFlags) => {
+      try {
+        await enrolJwt(flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+  nats
+    .command('update-accounts')
+    .description("make this master and the --master-key masters the accounts' signing keys on running servers (adding or removing a master)")
+    .option('-c, --config-dir <dir>', 'master configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('--server <url>', 'nats://host:port of a server (repeat; one that answers is enough)', collect, [])
+    .option('--master-key <file>', 'master.pub of another master that may sign (repeat; masters not listed lose the right)', collect, [])
+    .option('--operator-dir <dir>', 'where accounts.json is (default <pki_dir>/nats)')
+    .action(async (flags: UpdateAccountsFlags) => {
+      try {
+        await updateAccounts(flags);
       } catch (err) {
         fail(err);
       }
