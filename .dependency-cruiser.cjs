@@ -31,6 +31,8 @@ module.exports = {
     // auth (issue 11): Salt's ACL check, eauth backends and API tokens; api: the HTTP API
     layer('auth', ['util', 'config', 'protocol']),
     layer('api', ['util', 'config', 'protocol', 'pki', 'jobs', 'targeting', 'auth', 'metrics']),
+    // nats (issue 13): NATS identities, JWTs, subjects and the server config; used only by `brine nats` so far
+    layer('nats', ['util', 'config', 'protocol', 'pki']),
     layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api']),
     layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),

@@ -20,6 +20,7 @@ const COMMANDS: ReadonlyArray<readonly [readonly string[], () => Promise<Registe
   [['emulate'], async () => (await import('./commands/emulate.js')).registerEmulate],
   [['doctor'], async () => (await import('./commands/doctor.js')).registerDoctor],
   [['api'], async () => (await import('./commands/api.js')).registerApi],
+  [['nats'], async () => (await import('./commands/nats.js')).registerNats],
 ];
 
 /** The program with every subcommand, or only `only` when it names one (faster start). */

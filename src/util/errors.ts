@@ -300,6 +300,28 @@ export const ERRORS = {
     'Close the streams you no longer read (each browser tab of the web view holds one), or share one stream between your consumers.',
     1,
   ),
+
+  // NATS (issue 13: brine on a nats-server cluster)
+  NATS_KEY_UNSUPPORTED: spec(
+    'A brine key that is not Ed25519 (an EC P-256 key) was to be used as a NATS identity; NATS nkeys are Ed25519 only.',
+    'Give that master or minion an Ed25519 key (move its .pem aside, restart it, accept the new key), or keep it on the built-in transport.',
+    65,
+  ),
+  NATS_KEY_INVALID: spec(
+    'An nkey, nkey seed or NATS operator file is malformed: bad base32, a failed checksum, a wrong prefix or length.',
+    'Check the value for a typo or truncation; for a file under <pki_dir>/nats, restore it from your backup (the message names it).',
+    65,
+  ),
+  NATS_JWT_INVALID: spec(
+    'A NATS JWT is malformed or its signature does not verify for the issuer it names.',
+    'Issue the JWT again from a master (`brine nats server-config` for the server side); never edit a JWT by hand.',
+    65,
+  ),
+  NATS_CLAIMS_UPDATE_FAILED: spec(
+    'A master could not push an account JWT to the NATS servers (no answer, or the servers refused it), so a key change has not reached NATS yet.',
+    'Check that the NATS servers run with the configuration from `brine nats server-config` and list this master (--master-key); then repeat the `brine key` command.',
+    1,
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

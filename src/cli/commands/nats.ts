@@ -1,0 +1,196 @@
+// `brine nats`: server-config writes the nats-server configuration brine needs (operator mode,
+// brine's accounts and their permissions, JetStream, listen address, cluster routes), so an
+// operator never writes NATS authorization by hand; enrol-jwt prints the credentials pending
+// minions sign in with; update-accounts changes which masters may sign, on running servers.
+// Run them on a master; see docs/scale-out.md.
+
+import { generateKeyPairSync } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { writeFileAtomicSync } from '../../util/atomic-write.js';
+import { BrineError } from '../../util/errors.js';
+import { loadOrCreateIdentity } from '../../pki/index.js';
+import {
+  ACCOUNT_NAMES,
+  checkHostPort,
+  checkName,
+  checkPath,
+  checkRoute,
+  connectAsMaster,
+  enrolUserJwt,
+  loadAccounts,
+  loadOrCreateOperator,
+  masterRawKey,
+  NkeySigner,
+  readMasterPublicKey,
+  serverConfigText,
+  setSigningKeys,
+  uniqueKeys,
+} from '../../nats/index.js';
+import { fail, masterOptions, type ConfigFlags } from '../common.js';
+
+interface ServerConfigFlags extends ConfigFlags {
+  listen: string;
+  serverName?: string;
+  clusterName: string;
+  clusterListen?: string;
+  route: string[];
+  jetstreamDir: string;
+  jetstreamMaxMemory?: string;
+  jetstreamMaxFile?: string;
+  resolverDir: string;
+  monitor?: string;
+  masterKey: string[];
+  operatorDir?: string;
+  enrolMaxConnections: string;
+  out?: string;
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+function positiveInt(what: string, value: string): number {
+  const n = Number(value);
+  if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n <= 0) throw new BrineError('USAGE', `${what} must be a positive whole number, got ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** A server name from the host name: its first label, with anything outside [A-Za-z0-9_-] dropped. */
+function defaultServerName(): string {
+  const base = (hostname().split('.')[0] ?? '').replace(/[^A-Za-z0-9_-]/g, '');
+  return base === '' ? 'brine-nats' : base.slice(0, 64);
+}
+
+async function serverConfig(flags: ServerConfigFlags): Promise<void> {
+  const opts = masterOptions(flags);
+  const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
+  const self = NkeySigner.fromKey(identity.privateKeyPem);
+  const masters = uniqueKeys([masterRawKey(self.publicKeyObject(), 'this master key'), ...flags.masterKey.map(readMasterPublicKey)]);
+  if (flags.clusterListen === undefined && flags.route.length > 0) throw new BrineError('USAGE', '--route needs --cluster-listen (the address the other servers route to)');
+  // every flag is checked before the operator state is made, so a typo leaves nothing behind
+  const checked = {
+    serverName: checkName('--server-name', flags.serverName ?? defaultServerName()),
+    listen: checkHostPort('--listen', flags.listen),
+    resolverDir: checkPath('--resolver-dir', flags.resolverDir),
+    jetstreamDir: checkPath('--jetstream-dir', flags.jetstreamDir),
+    ...(flags.jetstreamMaxMemory === undefined ? {} : { jetstreamMaxMemory: positiveInt('--jetstream-max-memory', flags.jetstreamMaxMemory) }),
+    ...(flags.jetstreamMaxFile === undefined ? {} : { jetstreamMaxFile: positiveInt('--jetstream-max-file', flags.jetstreamMaxFile) }),
+    ...(flags.monitor === undefined ? {} : { monitor: checkHostPort('--monitor', flags.monitor) }),
+    ...(flags.clusterListen === undefined
+      ? {}
+      : { cluster: { name: checkName('--cluster-name', flags.clusterName), listen: checkHostPort('--cluster-listen', flags.clusterListen), routes: flags.route.map(checkRoute) } }),
+    policy: { enrolMaxConnections: positiveInt('--enrol-max-connections', flags.enrolMaxConnections) },
+  };
+  const operatorDir = flags.operatorDir ?? join(opts.pki_dir, 'nats');
+  const operator = loadOrCreateOperator(operatorDir);
+  const text = serverConfigText({ operator, masters, ...checked });
+  if (flags.out === undefined) {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    // no secret inside (JWTs and public keys only), but only root should change it
+    writeFileAtomicSync(flags.out, text, 0o644);
+  } catch (err) {
+    throw new BrineError('PKI_UNWRITABLE', `cannot write ${flags.out}`, { cause: err });
+  }
+  if (operator.created) process.stderr.write(`made the NATS operator key in ${operatorDir}: back it up, it is needed to add or remove masters\n`);
+}
+
+interface OperatorFlags extends ConfigFlags {
+  operatorDir?: string;
+}
+
+interface UpdateAccountsFlags extends OperatorFlags {
+  server: string[];
+  masterKey: string[];
+}
+
+/** This master's signer and the account keys (no operator secret needed). */
+async function masterAndAccounts(flags: OperatorFlags) {
+  const opts = masterOptions(flags);
+  const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
+  const master = NkeySigner.fromKey(identity.privateKeyPem);
+  const { accounts } = loadAccounts(flags.operatorDir ?? join(opts.pki_dir, 'nats'));
+  return { master, accounts };
+}
+
+async function enrolJwt(flags: OperatorFlags): Promise<void> {
+  const { master, accounts } = await masterAndAccounts(flags);
+  // a bearer JWT: its subject key is never used to sign, so a fresh one is thrown away
+  const subject = NkeySigner.fromKey(generateKeyPairSync('ed25519').privateKey).publicKey('user');
+  process.stdout.write(`${enrolUserJwt(master, accounts, subject)}\n`);
+}
+
+async function updateAccounts(flags: UpdateAccountsFlags): Promise<void> {
+  if (flags.server.length === 0) throw new BrineError('USAGE', 'name at least one NATS server with --server nats://host:port');
+  for (const url of flags.server) {
+    if (!/^nats:\/\/[A-Za-z0-9.[\]:-]+:[0-9]{1,5}$/.test(url)) throw new BrineError('USAGE', `--server must be nats://host:port, got ${JSON.stringify(url)}`);
+  }
+  const { master, accounts } = await masterAndAccounts(flags);
+  const masters = uniqueKeys([masterRawKey(master.publicKeyObject(), 'this master key'), ...flags.masterKey.map(readMasterPublicKey)]);
+  const sys = await connectAsMaster(flags.server, master, accounts, 'sys', 'brine-nats-update-accounts');
+  try {
+    for (const kind of ['brine', 'enrol', 'sys'] as const) {
+      await setSigningKeys(sys, master, accounts[kind], masters);
+      process.stdout.write(`${ACCOUNT_NAMES[kind]}: ${masters.length} master signing key${masters.length === 1 ? '' : 's'}\n`);
+    }
+  } finally {
+    await sys.close();
+  }
+}
+
+export function registerNats(program: Command): void {
+  const nats = program.command('nats').description('brine on a NATS cluster (docs/scale-out.md)');
+  nats
+    .command('server-config')
+    .description("write a nats-server configuration with brine's accounts, permissions and JetStream (run on a master)")
+    .option('-c, --config-dir <dir>', 'master configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('--listen <host:port>', 'client listen address', '0.0.0.0:4222')
+    .option('--server-name <name>', 'this server name, unique in the cluster (default: the host name)')
+    .option('--cluster-listen <host:port>', 'listen for routes from the other servers of a cluster')
+    .option('--cluster-name <name>', 'cluster name', 'brine')
+    .option('--route <url>', 'nats-route://host:port of another server (repeat for each)', collect, [])
+    .option('--jetstream-dir <dir>', 'JetStream store directory', '/var/lib/brine/nats/jetstream')
+    .option('--jetstream-max-memory <bytes>', 'JetStream memory limit (default: the server decides)')
+    .option('--jetstream-max-file <bytes>', 'JetStream disk limit (default: the server decides)')
+    .option('--resolver-dir <dir>', 'where the server keeps account JWTs pushed by masters', '/var/lib/brine/nats/jwt')
+    .option('--monitor <host:port>', 'serve the HTTP monitoring endpoint there')
+    .option('--master-key <file>', 'master.pub of another master that may sign (repeat for each; this master is always included)', collect, [])
+    .option('--operator-dir <dir>', 'the NATS operator key and account list (default <pki_dir>/nats, made on first use)')
+    .option('--enrol-max-connections <n>', 'pending keys that may wait to sign in at once', '1024')
+    .option('-o, --out <file>', 'write the configuration here instead of standard output')
+    .action(async (flags: ServerConfigFlags) => {
+      try {
+        await serverConfig(flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+  nats
+    .command('enrol-jwt')
+    .description('print the enrolment credentials (a bearer JWT, no secret) with which pending minions ask to sign in')
+    .option('-c, --config-dir <dir>', 'master configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('--operator-dir <dir>', 'where accounts.json is (default <pki_dir>/nats)')
+    .action(async (flags: OperatorFlags) => {
+      try {
+        await enrolJwt(flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+  nats
+    .command('update-accounts')
+    .description("make this master and the --master-key masters the accounts' signing keys on running servers (adding or removing a master)")
+    .option('-c, --config-dir <dir>', 'master configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('--server <url>', 'nats://host:port of a server (repeat; one that answers is enough)', collect, [])
+    .option('--master-key <file>', 'master.pub of another master that may sign (repeat; masters not listed lose the right)', collect, [])
+    .option('--operator-dir <dir>', 'where accounts.json is (default <pki_dir>/nats)')
+    .action(async (flags: UpdateAccountsFlags) => {
+      try {
+        await updateAccounts(flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+}

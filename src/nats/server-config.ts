@@ -1,0 +1,129 @@
+// Renders a nats-server (2.9+) configuration in operator mode for brine: the operator JWT, the
+// system account, a full (replicated) account resolver preloaded with brine's three accounts,
+// JetStream, the client listen address and cluster routes. Every value an operator passes is
+// checked against a strict grammar first, so nothing typed on the command line can inject
+// configuration text.
+
+import { BrineError } from '../util/errors.js';
+
+export interface ServerConfigInput {
+  /** Unique per server in a cluster (JetStream needs it). */
+  serverName: string;
+  /** host:port for clients (minions and masters). */
+  listen: string;
+  /** Directory the full resolver keeps account JWTs in (updates pushed by masters land here). */
+  resolverDir: string;
+  /** JetStream store directory. */
+  jetstreamDir: string;
+  /** Optional JetStream limits, bytes (the server's defaults otherwise). */
+  jetstreamMaxMemory?: number;
+  jetstreamMaxFile?: number;
+  cluster?: {
+    name: string;
+    /** host:port for routes from the other servers. */
+    listen: string;
+    /** nats-route:// URLs of the other servers. */
+    routes: readonly string[];
+  };
+  /** host:port for the HTTP monitoring endpoint (/varz, /jsz, /healthz), off when absent. */
+  monitor?: string;
+  operatorJwt: string;
+  systemAccount: string;
+  /** account public key -> account JWT */
+  preload: Readonly<Record<string, string>>;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+|\*):([0-9]{1,5})$/;
+const ROUTE = /^nats(-route)?:\/\/(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/;
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const NKEY_ACCOUNT = /^A[A-Z2-7]{55}$/;
+
+function usage(message: string): BrineError {
+  return new BrineError('USAGE', message);
+}
+
+/** Checks a host:port option (`--listen 0.0.0.0:4222`); returns it unchanged. */
+export function checkHostPort(what: string, value: string): string {
+  const m = HOST_PORT.exec(value);
+  const port = m ? Number(m[2]) : 0;
+  if (!m || port < 1 || port > 65535) throw usage(`${what} must be host:port with a port from 1 to 65535 (e.g. 0.0.0.0:4222), got ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function checkRoute(value: string): string {
+  const m = ROUTE.exec(value);
+  const port = m ? Number(m[3]) : 0;
+  if (!m || port < 1 || port > 65535) throw usage(`a route must be nats-route://host:port (the cluster listen address of another server), got ${JSON.stringify(value)}`);
+  return value;
+}
+
+export function checkName(what: string, value: string): string {
+  if (!NAME.test(value)) throw usage(`${what} must be 1 to 64 letters, digits, '-' or '_' (starting with a letter or digit), got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/** Checks a directory option: absolute, and nothing that could end a quoted string. */
+export function checkPath(what: string, value: string): string {
+  if (value === '' || !value.startsWith('/') || /[\0\n\r"\\]/.test(value))
+    throw usage(`${what} must be an absolute path without quotes, backslashes or newlines (nats-server resolves relative paths against its own working directory), got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function checkBytes(what: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value <= 0) throw usage(`${what} must be a positive number of bytes, got ${value}`);
+  return value;
+}
+
+const q = (s: string): string => JSON.stringify(s);
+
+/** The configuration text; throws USAGE naming the first bad value. */
+export function renderServerConfig(input: ServerConfigInput): string {
+  checkName('the server name', input.serverName);
+  checkHostPort('the listen address', input.listen);
+  checkPath('the resolver directory', input.resolverDir);
+  checkPath('the JetStream directory', input.jetstreamDir);
+  if (input.monitor !== undefined) checkHostPort('the monitor address', input.monitor);
+  if (!JWT.test(input.operatorJwt)) throw new BrineError('NATS_JWT_INVALID', 'the operator JWT is not a JWT');
+  if (!NKEY_ACCOUNT.test(input.systemAccount)) throw new BrineError('NATS_KEY_INVALID', 'the system account is not an account nkey');
+  const lines = [
+    '# nats-server configuration for brine, written by `brine nats server-config`.',
+    '# Do not edit the authorization here: accounts and users are JWTs signed by brine masters;',
+    '# re-run the command to change listen addresses, routes or the masters it trusts.',
+    `server_name: ${q(input.serverName)}`,
+    `listen: ${q(input.listen)}`,
+  ];
+  if (input.monitor !== undefined) lines.push(`http: ${q(input.monitor)}`);
+  lines.push('', '# operator mode: every connection presents a user JWT chained to this operator', `operator: ${q(input.operatorJwt)}`, `system_account: ${q(input.systemAccount)}`);
+  lines.push(
+    '',
+    '# account JWTs live in the resolver directory; masters push updates (accepted and revoked',
+    '# keys) through $SYS.REQ.CLAIMS.UPDATE and the servers of a cluster share them',
+    'resolver: {',
+    '  type: full',
+    `  dir: ${q(input.resolverDir)}`,
+    '  allow_delete: false',
+    '  interval: "2m"',
+    '  timeout: "5s"',
+    '}',
+    '# the starting accounts, the same on every run of the command; the JWTs masters push later',
+    '# are newer and win over these (see docs/scale-out.md before changing accounts)',
+    'resolver_preload: {',
+  );
+  for (const [account, jwt] of Object.entries(input.preload)) {
+    if (!NKEY_ACCOUNT.test(account) || !JWT.test(jwt)) throw new BrineError('NATS_JWT_INVALID', `a preloaded account JWT is malformed (${account.slice(0, 8)}...)`);
+    lines.push(`  ${account}: ${q(jwt)}`);
+  }
+  lines.push('}', '', 'jetstream: {', `  store_dir: ${q(input.jetstreamDir)}`);
+  if (input.jetstreamMaxMemory !== undefined) lines.push(`  max_memory_store: ${checkBytes('the JetStream memory limit', input.jetstreamMaxMemory)}`);
+  if (input.jetstreamMaxFile !== undefined) lines.push(`  max_file_store: ${checkBytes('the JetStream file limit', input.jetstreamMaxFile)}`);
+  lines.push('}');
+  if (input.cluster !== undefined) {
+    checkName('the cluster name', input.cluster.name);
+    checkHostPort('the cluster listen address', input.cluster.listen);
+    lines.push('', 'cluster: {', `  name: ${q(input.cluster.name)}`, `  listen: ${q(input.cluster.listen)}`, '  routes: [');
+    for (const r of input.cluster.routes) lines.push(`    ${q(checkRoute(r))}`);
+    lines.push('  ]', '}');
+  }
+  return `${lines.join('\n')}\n`;
+}
