@@ -6,10 +6,10 @@
 
 import { setFlagsFromString } from 'node:v8';
 
-/** V8's tiers: 0 interpreter, 1 Sparkplug, 2 Maglev (off in Node 20), 3 TurboFan. */
-const HELD = '--max-opt=2';
-// V8's default: every tier
-const RELEASED = '--max-opt=999';
+// the interpreter and Sparkplug only (not --max-opt=2: it implies --no-turbofan, and setting
+// --max-opt back alone does not undo that)
+const HELD = '--no-turbofan';
+const RELEASED = '--turbofan';
 
 let held = false;
 
