@@ -1,9 +1,8 @@
 #!/usr/bin/env node
 // Bundles the CLI (dist/src/cli/program.js and everything of brine's it imports) into
 // dist/src/cli/bundle/: one ES module per dynamic import (each subcommand, the daemons, the
-// lazily loaded parts), shared code in chunks. `brine run` then loads ~10 files instead of ~63
-// modules, and a minion ~25 instead of ~135: Node's ES module loader was ~60% of a `brine run`,
-// and its hot path (URL and path handling) was what TurboFan compiled during a minion's start
+// lazily loaded parts), shared code in chunks. `brine run` then loads 20 files instead of 56
+// modules, and a minion 37 instead of 155: Node's ES module loader was ~60% of a `brine run`
 // (bench/README.md, issue 12, perf-lean3). main.js runs the bundle when it is at least as new as
 // the last tsc output (see there), so a compile without this step never runs stale code.
 //
