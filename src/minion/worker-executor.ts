@@ -6,6 +6,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { ExecResult } from '../modules/index.js';
+import { releaseOptimizingCompiler } from '../util/optimizing-compiler.js';
 import { newSharedPids, readSharedPids, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
 import { answerFiles, answerSync, type HostServices } from './worker-host.js';
 
@@ -67,6 +68,8 @@ function freshBundle(): URL | undefined {
  * a worker thread does not inherit tsx's loader, so a small bootstrap registers it first.
  */
 function spawnWorker(): Worker {
+  // an idle minion held TurboFan back (util/optimizing-compiler.ts); jobs run at full speed
+  releaseOptimizingCompiler();
   const js = new URL('./job-worker.js', import.meta.url);
   if (existsSync(fileURLToPath(js))) return new Worker(freshBundle() ?? js);
   const unreadable = unreadableCode(fileURLToPath(new URL('.', import.meta.url)));

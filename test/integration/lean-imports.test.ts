@@ -1,7 +1,9 @@
 // Issue 12 (fleet-scale performance): a connected minion and `brine run` load only what they use.
 // Each process runs with a module-loader hook that records every ES module and every CommonJS
 // file it loaded; the master's code, SQLite, the API server, the certificate library and the
-// `yaml` package must not be among them.
+// `yaml` package must not be among them. Both ways main.js runs the CLI are checked: the bundle
+// (scripts/bundle-cli.mjs; a loaded chunk counts as every module in it, from its meta.json), and
+// the compiled modules themselves (BRINE_CLI_BUNDLE=0), whose dynamic imports the chunks follow.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Cluster, runCli } from '../helpers/cluster.js';
+import { repoRoot } from '../helpers/repo.js';
 
 const HOOKS = `import { appendFileSync } from 'node:fs';
 export async function load(url, context, next) {
@@ -43,9 +46,32 @@ const HEAVY = [
 // execution modules, the state compiler and the renderers
 const REGISTRY = [/node_modules\/nunjucks\//, /\/src\/modules\/default-registry\.js$/, /\/src\/state\/compiler\//, /\/src\/render\//];
 
-function loaded(file: string): string[] {
+const BUNDLE = path.join(repoRoot(), 'dist', 'src', 'cli', 'bundle');
+const MODES = [
+  { name: 'bundled', env: {} },
+  { name: 'unbundled', env: { BRINE_CLI_BUNDLE: '0' } },
+] as const;
+
+/** Each chunk of the CLI bundle and the compiled modules it holds, as file URLs. */
+function chunkModules(): Map<string, string[]> {
+  const meta = JSON.parse(fs.readFileSync(path.join(BUNDLE, 'meta.json'), 'utf8')) as Record<string, string[]>;
+  const url = (rel: string): string => pathToFileURL(path.resolve(BUNDLE, rel)).href;
+  return new Map(Object.entries(meta).map(([chunk, inputs]) => [url(chunk), inputs.map(url)]));
+}
+
+/** What a process loaded: each URL the hook saw, a bundle chunk replaced by its modules. */
+function loaded(file: string): { modules: string[]; chunks: string[] } {
   const read = (f: string): string[] => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n').filter(Boolean) : []);
-  return [...read(file), ...read(`${file}.cjs`)];
+  const seen = [...read(file), ...read(`${file}.cjs`)];
+  const inChunks = chunkModules();
+  const chunks = seen.filter((u) => inChunks.has(u));
+  return { modules: seen.flatMap((u) => inChunks.get(u) ?? [u]), chunks };
+}
+
+/** The bundle is used when it exists and is fresh (src/cli/main.ts); a build makes it so. */
+function assertMode(mode: (typeof MODES)[number]['name'], chunks: string[]): void {
+  if (mode === 'bundled') assert.ok(chunks.length > 0, `no chunk of ${BUNDLE} was loaded: run \`npm run build\` (the bundle is older than dist/.tsbuildinfo?)`);
+  else assert.deepEqual(chunks, [], 'BRINE_CLI_BUNDLE=0 still ran the bundle');
 }
 
 function heavyIn(modules: string[]): string[] {
@@ -69,41 +95,48 @@ describe('issue 12: lean start-up of the minion and the CLI', () => {
     await c.cleanup();
   });
 
-  it('a minion that made its key and certificate and connected has loaded none of the heavy modules', async () => {
-    const m = c.startMinion('lean1', {}, env('minion'));
-    await m.waitForOutput(/ready to receive requests/, 30_000);
-    await new Promise((r) => setTimeout(r, 300));
-    const modules = loaded(path.join(c.root, 'minion.loaded'));
-    assert.ok(
-      modules.some((u) => u.endsWith('/src/minion/minion.js')),
-      `the hook saw the minion's modules:\n${modules.slice(0, 5).join('\n')}`,
-    );
-    const made = fs.readdirSync(path.join(c.root, 'minions', 'lean1'), { recursive: true }).map(String);
-    assert.ok(
-      made.some((f) => f.endsWith('minion.crt')),
-      `the minion made its certificate at this start:\n${made.join('\n')}`,
-    );
-    assert.deepEqual(heavyIn(modules), []);
-    assert.deepEqual(
-      modules.filter((m) => REGISTRY.some((re) => re.test(m))),
-      [],
-      'the module registry is built on the first job',
-    );
-    const r = await c.brine(['run', 'lean1', 'test.ping', '--out', 'json']);
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), { lean1: true });
-  });
+  for (const [i, mode] of MODES.entries()) {
+    const id = `lean${i + 1}`;
+    it(`a minion that made its key and certificate and connected has loaded none of the heavy modules (${mode.name})`, async () => {
+      const m = c.startMinion(id, {}, { ...env(`minion-${mode.name}`), ...mode.env });
+      await m.waitForOutput(/ready to receive requests/, 30_000);
+      await new Promise((r) => setTimeout(r, 300));
+      const { modules, chunks } = loaded(path.join(c.root, `minion-${mode.name}.loaded`));
+      assertMode(mode.name, chunks);
+      assert.ok(
+        modules.some((u) => u.endsWith('/src/minion/minion.js')),
+        `the hook saw the minion's modules:\n${modules.slice(0, 5).join('\n')}`,
+      );
+      const made = fs.readdirSync(path.join(c.root, 'minions', id), { recursive: true }).map(String);
+      assert.ok(
+        made.some((f) => f.endsWith('minion.crt')),
+        `the minion made its certificate at this start:\n${made.join('\n')}`,
+      );
+      assert.deepEqual(heavyIn(modules), []);
+      assert.deepEqual(
+        modules.filter((m) => REGISTRY.some((re) => re.test(m))),
+        [],
+        'the module registry is built on the first job',
+      );
+      const r = await c.brine(['run', id, 'test.ping', '--out', 'json']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), { [id]: true });
+    });
+  }
 
-  it('brine run with a target that matches nothing loads neither the master nor yaml, and answers as before', async () => {
-    const r = await runCli(['run', '-c', c.masterConfigDir, 'no-such-minion-*', 'test.ping'], { env: env('run') });
-    assert.equal(r.code, 2);
-    assert.equal(r.stderr.trim(), 'ERROR: No return received');
-    const modules = loaded(path.join(c.root, 'run.loaded'));
-    assert.ok(
-      modules.some((u) => u.endsWith('/src/cli/commands/run.js')),
-      'the hook saw the CLI modules',
-    );
-    assert.deepEqual(heavyIn(modules), []);
-    assert.ok(!modules.includes('node:tls'), 'no TLS for a control-socket command');
-  });
+  for (const mode of MODES) {
+    it(`brine run with a target that matches nothing loads neither the master nor yaml, and answers as before (${mode.name})`, async () => {
+      const r = await runCli(['run', '-c', c.masterConfigDir, 'no-such-minion-*', 'test.ping'], { env: { ...env(`run-${mode.name}`), ...mode.env } });
+      assert.equal(r.code, 2);
+      assert.equal(r.stderr.trim(), 'ERROR: No return received');
+      const { modules, chunks } = loaded(path.join(c.root, `run-${mode.name}.loaded`));
+      assertMode(mode.name, chunks);
+      assert.ok(
+        modules.some((u) => u.endsWith('/src/cli/commands/run.js')),
+        'the hook saw the CLI modules',
+      );
+      assert.deepEqual(heavyIn(modules), []);
+      assert.ok(!modules.includes('node:tls'), 'no TLS for a control-socket command');
+    });
+  }
 });

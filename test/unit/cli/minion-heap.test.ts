@@ -1,6 +1,7 @@
 // Issue 12 (lean minion): `brine minion` keeps V8's young generation at its initial size instead
 // of letting start-up grow it to 16 MiB (src/cli/minion-heap.ts); other commands keep V8's
-// defaults. Each case is a fresh process that loads the module the way main.ts does, with
+// defaults; the minion also keeps TurboFan off until its first job (util/optimizing-compiler.ts).
+// Each case is a fresh process that loads the module the way main.ts does, with
 // process.argv[2] as the subcommand, then allocates short-lived garbage as a start-up does.
 
 import { describe, it } from 'node:test';
@@ -11,6 +12,25 @@ import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../../helpers/repo.js';
 
 const MODULE = pathToFileURL(path.join(repoRoot(), 'dist', 'src', 'cli', 'minion-heap.js')).href;
+const COMPILER = pathToFileURL(path.join(repoRoot(), 'dist', 'src', 'util', 'optimizing-compiler.js')).href;
+
+/**
+ * Whether V8 optimized a hot function (%GetOptimizationStatus bit 4, kOptimized) before, and
+ * after releaseOptimizingCompiler() (another function: V8 marks one it was not allowed to optimize).
+ */
+function optimized(subcommand: string): { before: boolean; after: boolean } {
+  const code = `
+    process.argv[2] = ${JSON.stringify(subcommand)};
+    await import(${JSON.stringify(MODULE)});
+    const spin = (f) => { for (let k = 0; k < 3000; k++) f(1000); return (%GetOptimizationStatus(f) & 16) !== 0; };
+    const before = spin(function hot1(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; });
+    (await import(${JSON.stringify(COMPILER)})).releaseOptimizingCompiler();
+    const after = spin(function hot2(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; });
+    process.stdout.write(JSON.stringify({ before, after }));`;
+  const r = spawnSync(process.execPath, ['--allow-natives-syntax', '--no-concurrent-recompilation', '--input-type=module', '-e', code], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout);
+}
 
 /** The new space's size in MiB after churning through ~200 MiB of short-lived objects. */
 function newSpaceMiB(subcommand: string): number {
@@ -34,5 +54,13 @@ describe('issue 12: V8 heap flags of brine minion', () => {
 
   it('other commands keep V8 defaults (the young generation grows)', () => {
     assert.ok(newSpaceMiB('run') > 2, 'new space did not grow for brine run: the check above proves nothing');
+  });
+
+  it('brine minion holds TurboFan back until the first job worker releases it (perf-lean3)', () => {
+    assert.deepEqual(optimized('minion'), { before: false, after: true });
+  });
+
+  it('other commands optimize from the start, and a release leaves them alone', () => {
+    assert.deepEqual(optimized('run'), { before: true, after: true });
   });
 });

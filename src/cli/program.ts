@@ -1,0 +1,67 @@
+// The `brine` command: subcommands for the daemons, keys, jobs and configuration. Only the
+// module of the subcommand being run is loaded, so a minion does not carry the master's code.
+// Started by main.js, the entry point (from the bundle of this module when there is one).
+
+// first: the minion's V8 flags must be set before the other modules run
+import './minion-heap.js';
+import { Command, CommanderError } from 'commander';
+import { BRINE_VERSION } from '../modules/version.js';
+
+type Register = (program: Command) => void;
+
+const COMMANDS: ReadonlyArray<readonly [readonly string[], () => Promise<Register>]> = [
+  [['master', 'minion'], async () => (await import('./commands/daemons.js')).registerDaemons],
+  [['key'], async () => (await import('./commands/key.js')).registerKey],
+  [['run'], async () => (await import('./commands/run.js')).registerRun],
+  [['call'], async () => (await import('./commands/call.js')).registerCall],
+  [['config'], async () => (await import('./commands/config.js')).registerConfig],
+  [['minions'], async () => (await import('./commands/minions.js')).registerMinions],
+  [['events'], async () => (await import('./commands/events.js')).registerEvents],
+  [['jobs'], async () => (await import('./commands/jobs.js')).registerJobs],
+  [['emulate'], async () => (await import('./commands/emulate.js')).registerEmulate],
+  [['doctor'], async () => (await import('./commands/doctor.js')).registerDoctor],
+  [['api'], async () => (await import('./commands/api.js')).registerApi],
+  [['nats'], async () => (await import('./commands/nats.js')).registerNats],
+];
+
+/** The program with every subcommand, or only `only` when it names one (faster start). */
+export async function buildProgram(only?: string): Promise<Command> {
+  const program = new Command('brine').description('remote execution and fleet management in the SaltStack mould').version(BRINE_VERSION).showHelpAfterError().exitOverride();
+  const known = only !== undefined && COMMANDS.some(([names]) => names.includes(only));
+  for (const [names, load] of COMMANDS) {
+    if (!known || names.includes(only)) (await load())(program);
+  }
+  return program;
+}
+
+/**
+ * `brine run ... | head`: once the reader has gone, further output has nowhere to go. Stop
+ * quietly, as a Unix filter does on SIGPIPE (Node ignores the signal and throws EPIPE instead,
+ * which would print a stack trace). The daemons keep running: their output is logs.
+ */
+function exitWhenStdoutCloses(command: string | undefined): void {
+  if (command === 'master' || command === 'minion' || command === 'api') return;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    // 128 + SIGPIPE, what a shell reports for a filter that stopped this way
+    process.exit(141);
+  });
+}
+
+async function main(argv: string[]): Promise<void> {
+  exitWhenStdoutCloses(argv[2]);
+  try {
+    const program = await buildProgram(argv[2]);
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // help and version end with code 0; usage errors use EX_USAGE like Salt's parsers
+      process.exit(err.exitCode === 0 ? 0 : 64);
+    }
+    // loaded only when needed: common.js brings the config loader and YAML, which a command
+    // that starts work early (brine call starts its worker thread first) loads later itself
+    (await import('./common.js')).fail(err);
+  }
+}
+
+void main(process.argv);
