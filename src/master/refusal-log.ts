@@ -1,7 +1,8 @@
 // Pre-auth refusals in summary (issue 8 point 4): a peer that hammers the port must not turn
 // the master's log into one line per attempt. Each source address gets a few full lines per
-// interval; after that its refusals are counted and reported as one summary line when the count
-// reaches 10, 100, 1000, ... and once more when the interval ends, always naming the address.
+// interval (and the first refusal of each reason its own line); after that its refusals are
+// counted and reported as one summary line when the count reaches 10, 100, 1000, ... and once
+// more when the interval ends, always naming the address.
 
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
@@ -27,6 +28,8 @@ interface SourceTally {
   reported: number;
   nextReport: number;
   reasons: Map<string, number>;
+  /** Reasons that had a full line this interval. */
+  fullReasons: Set<string>;
 }
 
 export class RefusalLog {
@@ -51,11 +54,16 @@ export class RefusalLog {
     let tally = this.tallies.get(source);
     if (!tally) {
       const key = this.tallies.size >= this.opts.maxSources ? OTHER : source;
-      tally = this.tallies.get(key) ?? { logged: 0, suppressed: 0, reported: 0, nextReport: 10, reasons: new Map() };
+      tally = this.tallies.get(key) ?? { logged: 0, suppressed: 0, reported: 0, nextReport: 10, reasons: new Map(), fullReasons: new Set() };
       this.tallies.set(key, tally);
       source = key;
     }
-    if (tally.logged < this.opts.fullLinesPerSource && this.loggedTotal < this.opts.fullLinesTotal && source !== OTHER) {
+    // the first refusal of each reason gets its full line even past the per-source budget: a
+    // noisy reason (pending minions retrying from one NAT address) must not hide a rare one (a
+    // second machine presenting an accepted ID) for the rest of the interval
+    const firstOfReason = !tally.reasons.has(reason) && !tally.fullReasons.has(reason);
+    if ((tally.logged < this.opts.fullLinesPerSource || firstOfReason) && this.loggedTotal < this.opts.fullLinesTotal && source !== OTHER) {
+      tally.fullReasons.add(reason);
       tally.logged++;
       this.loggedTotal++;
       logFull();

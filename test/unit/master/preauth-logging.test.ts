@@ -41,6 +41,21 @@ test('a flood of 5000 refusals from one address is a handful of lines that name 
   log.stop();
 });
 
+test("a noisy reason does not hide a rare one: the first refusal of each reason gets its line past the address's budget", () => {
+  const clock = new FakeClock();
+  const { logger } = recordingLogger();
+  const log = new RefusalLog(logger, clock, { intervalMs: 60_000, fullLinesPerSource: 3 });
+  const full: string[] = [];
+  // pending minions behind one address retrying use up its budget
+  for (let i = 0; i < 50; i++) log.note('192.0.2.9', 'KEY_PENDING', () => full.push('KEY_PENDING'));
+  assert.deepEqual(full, ['KEY_PENDING', 'KEY_PENDING', 'KEY_PENDING']);
+  // then a second machine presents an accepted ID from the same address: logged in full, once
+  log.note('192.0.2.9', 'KEY_MISMATCH', () => full.push('KEY_MISMATCH'));
+  log.note('192.0.2.9', 'KEY_MISMATCH', () => full.push('KEY_MISMATCH'));
+  assert.deepEqual(full.slice(3), ['KEY_MISMATCH']);
+  log.stop();
+});
+
 test('a spray of addresses is bounded too: full lines in total, the rest counted as other addresses', () => {
   const clock = new FakeClock();
   const { logger, lines } = recordingLogger();
