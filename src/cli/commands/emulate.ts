@@ -34,7 +34,11 @@ function num(value: string, flag: string, min = 0): number {
 
 async function emulate(flags: EmulateFlags): Promise<void> {
   if (!isSaltLogLevel(flags.logLevel)) throw new BrineError('USAGE', `unknown log level '${flags.logLevel}'`);
-  const logger = createLogger({ name: 'emulator', level: flags.logLevel });
+  // one process speaks for thousands of minions: when a master restarts they all log at once, and
+  // a write(2) per line was a tenth of the emulator's CPU (bench/README.md, issue 12); lines are
+  // gathered and written every 100 ms (and when the process ends)
+  const stderr = batchedStderr();
+  const logger = createLogger({ name: 'emulator', level: flags.logLevel, write: stderr.write });
   const interval = num(flags.heartbeatInterval, '--heartbeat-interval', 0.01);
   const timeout = num(flags.heartbeatTimeout, '--heartbeat-timeout', 0.01);
   if (timeout <= interval) throw new BrineError('USAGE', '--heartbeat-timeout must be longer than --heartbeat-interval');
@@ -62,7 +66,32 @@ async function emulate(flags: EmulateFlags): Promise<void> {
     emulator.stop();
     // let the goodbyes and the last stats line flush
     await new Promise((resolve) => setTimeout(resolve, 100));
+    stderr.flush();
   });
+}
+
+/** Log lines gathered and written to stderr together, at most 100 ms late; flushed at exit. */
+function batchedStderr(): { write(line: string): void; flush(): void } {
+  let pending: string[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    // synchronous on Linux for files and pipes alike, as each line's own write was
+    process.stderr.write(text);
+  };
+  process.once('exit', flush);
+  return {
+    write: (line) => {
+      pending.push(line);
+      if (pending.length >= 512) flush();
+      else timer ??= setTimeout(flush, 100).unref();
+    },
+    flush,
+  };
 }
 
 export function registerEmulate(program: Command): void {
