@@ -28,7 +28,11 @@ export interface HandshakeGateOptions {
    * sign-ins shrink the limit. Without it every slow window counts as the master's.
    */
   loadSample?: () => number;
-  /** Handshakes per second assumed before any were measured (and the most ever assumed). */
+  /**
+   * The most handshakes started per second (the master's auth_rate: sign-ins beyond it would be
+   * turned away after TLS anyway), with a second's worth as burst; also the rate assumed before
+   * any were measured, and the most ever planned with.
+   */
   maxRatePerSecond: number;
   /** Longest a brine dialer is held waiting for a slot before it is told to come back, ms. */
   maxHoldMs: number;
@@ -100,6 +104,9 @@ export class HandshakeGate<T> {
   private limit: number;
   /** Dialers turned away since start. */
   turnedAway = 0;
+  /** Handshakes that may start now under maxRatePerSecond (a token bucket, a second's worth deep). */
+  private tokens: number;
+  private tokensAt: number;
 
   constructor(
     private readonly clock: Clock,
@@ -108,6 +115,8 @@ export class HandshakeGate<T> {
     private readonly random: () => number = Math.random,
   ) {
     this.rate = opts.maxRatePerSecond;
+    this.tokens = Math.max(1, opts.maxRatePerSecond);
+    this.tokensAt = clock.monotonic();
     this.windowStart = clock.monotonic();
     this.limit = Math.min(opts.concurrency, START_LIMIT);
   }
@@ -143,11 +152,15 @@ export class HandshakeGate<T> {
    * waits (`patienceMs`); plain TLS dialers cannot be told anything, so they only queue.
    */
   request(item: T, door: boolean, patienceMs = Number.POSITIVE_INFINITY): GateAnswer {
-    if (this.opts.concurrency <= 0 || (this.inFlight < this.limit && this.waiting === 0)) {
+    if (this.opts.concurrency <= 0) {
       this.inFlight++;
       return { kind: 'go' };
     }
     const now = this.clock.monotonic();
+    if (this.inFlight < this.limit && this.waiting === 0 && this.takeToken(now)) {
+      this.inFlight++;
+      return { kind: 'go' };
+    }
     // held at most a quarter of its patience: the rest is for TLS and the sign-in on a slow day
     const hold = door ? Math.min(this.opts.maxHoldMs, patienceMs / 4) : this.opts.legacyWaitMs;
     // expected wait: everyone ahead, at the rate the master manages
@@ -196,6 +209,8 @@ export class HandshakeGate<T> {
    */
   sweep(): void {
     const now = this.clock.monotonic();
+    // waiters held back by the rate alone go as the bucket refills
+    this.grantWaiting();
     this.windowSweeps++;
     if (this.opts.concurrency > 0 && this.inFlight >= this.limit) this.windowSaturated++;
     if (now - this.windowStart >= RATE_WINDOW_MS) this.measure(now);
@@ -222,10 +237,26 @@ export class HandshakeGate<T> {
     return Math.max(50, Math.round(ms));
   }
 
+  /** One start under maxRatePerSecond, if the bucket has one. */
+  private takeToken(now: number): boolean {
+    const most = Math.max(1, this.opts.maxRatePerSecond);
+    this.tokens = Math.min(most, this.tokens + ((now - this.tokensAt) * this.opts.maxRatePerSecond) / 1000);
+    this.tokensAt = now;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+
   private grantWaiting(): void {
+    const now = this.clock.monotonic();
     while (this.head < this.queue.length && (this.opts.concurrency <= 0 || this.inFlight < this.limit)) {
-      const w = this.queue[this.head++]!;
-      if (w.gone) continue;
+      const w = this.queue[this.head]!;
+      if (w.gone) {
+        this.head++;
+        continue;
+      }
+      if (this.opts.concurrency > 0 && !this.takeToken(now)) break;
+      this.head++;
       w.gone = true;
       this.inFlight++;
       this.callbacks.grant(w.item);

@@ -246,6 +246,28 @@ test('failed sign-ins shrink the limit even on a master with time to spare', () 
   assert.ok(gate.currentLimit >= 4, 'never below 4');
 });
 
+test('no more handshakes start than maxRatePerSecond (auth_rate): the rest wait or are told at the door, before TLS', () => {
+  const { gate, clock, log } = makeGate({ concurrency: 128, maxRatePerSecond: 20, maxHoldMs: 1000 });
+  let started = 0;
+  let toldAtOnce = 0;
+  for (let i = 0; i < 200; i++) {
+    const answer = gate.request(`r${i}`, true, 5000);
+    if (answer.kind === 'go') started++;
+    else if (answer.kind === 'busy') toldAtOnce++;
+  }
+  assert.equal(started, 20, 'a second of burst, then the rate');
+  assert.ok(toldAtOnce > 150, `${toldAtOnce} told to come back at once`);
+  // three seconds: sign-ins finish at once, so only the rate holds them back
+  for (let step = 0; step < 30; step++) {
+    clock.advance(100);
+    while (gate.handshakesInFlight > 0) gate.done(5);
+    gate.sweep();
+  }
+  const granted = log.filter((l) => l.startsWith('grant')).length;
+  assert.ok(started + granted <= 20 + 3 * 20 + 1, `${started + granted} started in 3 s at 20/s`);
+  assert.ok(granted >= 1, 'held waiters go as the bucket refills');
+});
+
 test('concurrency 0 turns pacing off', () => {
   const { gate } = makeGate({ concurrency: 0 });
   for (let i = 0; i < 1000; i++) assert.deepEqual(gate.request(`x${i}`, i % 2 === 0, 10), { kind: 'go' });
