@@ -232,6 +232,14 @@ describe('JobRunner', () => {
     const long = job('cmd.run', [`trap 'echo got-usr1; exit 3' USR1; touch ${marker}; while true; do sleep 0.05; done`]);
     const pending = r.run(long);
     await waitFor(() => fs.existsSync(marker), 20_000, 'the command to start');
+    // the shell can touch the marker before the worker's word of its process group reaches the
+    // runner (a loaded machine): signal once saltutil.running shows the group, as an operator would
+    for (const end = Date.now() + 20_000; ; ) {
+      const running = (await r.run(job('saltutil.running'))).ret as Array<{ jid: string; pid: number }>;
+      if (running.some((j) => j.jid === long.jid && j.pid !== process.pid)) break;
+      if (Date.now() > end) throw new Error('timed out waiting for the job to show its process group');
+      await new Promise((res) => setTimeout(res, 20));
+    }
     const sig = await r.run(job('saltutil.signal_job', [long.jid, 'USR1']));
     assert.match(String(sig.ret), /^Signal 10 sent to job/);
     const ret = await pending;
