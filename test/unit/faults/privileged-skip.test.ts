@@ -7,19 +7,10 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Writable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../../helpers/repo.js';
+import { runSuites } from '../../helpers/run-suites.js';
 import { privilegedRequired, privilegedSkip } from '../../helpers/privileged.js';
-
-interface RunResult {
-  passed: number;
-  failed: number;
-  skipped: number;
-  line: string;
-  code: number;
-}
-type RunTests = (files: string[], opts: { out: Writable; env: NodeJS.ProcessEnv }) => Promise<RunResult>;
 
 const helper = pathToFileURL(path.join(path.dirname(new URL(import.meta.url).pathname), '..', '..', 'helpers', 'privileged.js')).href;
 
@@ -36,24 +27,12 @@ test('root test', { skip: privilegedSkip('root test', 'needs root') }, () => { t
 test('has what it needs', { skip: privilegedSkip('has what it needs', false) }, () => {});
 `;
 
-async function runFixture(t: { after(fn: () => void): void }, extraEnv: NodeJS.ProcessEnv, fixture = FIXTURE): Promise<RunResult & { output: string }> {
+async function runFixture(t: { after(fn: () => void): void }, extraEnv: NodeJS.ProcessEnv, fixture = FIXTURE): ReturnType<typeof runSuites> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-privileged-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'fixture.test.mjs');
   fs.writeFileSync(file, fixture);
-  const { runTests } = (await import(pathToFileURL(path.join(repoRoot(), 'scripts', 'test-run.mjs')).href)) as { runTests: RunTests };
-  let output = '';
-  const out = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      output += chunk.toString();
-      done();
-    },
-  });
-  // NODE_TEST_CONTEXT would make the inner runner report to this one instead of printing
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extraEnv };
-  delete env.NODE_TEST_CONTEXT;
-  if (extraEnv.BRINE_REQUIRE_PRIVILEGED === undefined) delete env.BRINE_REQUIRE_PRIVILEGED;
-  return { ...(await runTests([file], { out, env })), output };
+  return runSuites([file], extraEnv);
 }
 
 test('missing prerequisites: skipped with the reason, counted in the closing line, exit 0', async (t) => {

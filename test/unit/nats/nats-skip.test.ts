@@ -5,35 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { Writable } from 'node:stream';
-import { pathToFileURL } from 'node:url';
-import { repoRoot } from '../../helpers/repo.js';
-
-interface RunResult {
-  passed: number;
-  failed: number;
-  skipped: number;
-  line: string;
-  code: number;
-}
-type RunTests = (files: string[], opts: { out: Writable; env: NodeJS.ProcessEnv }) => Promise<RunResult>;
+import { runSuites } from '../../helpers/run-suites.js';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const suite = path.join(here, '..', '..', 'integration', `nats-identity.test${path.extname(new URL(import.meta.url).pathname)}`);
 
-async function runWithout(extraEnv: NodeJS.ProcessEnv): Promise<RunResult & { output: string }> {
-  const { runTests } = (await import(pathToFileURL(path.join(repoRoot(), 'scripts', 'test-run.mjs')).href)) as { runTests: RunTests };
-  let output = '';
-  const out = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      output += chunk.toString();
-      done();
-    },
-  });
-  const env: NodeJS.ProcessEnv = { ...process.env, BRINE_NATS_SERVER: '/nonexistent/nats-server', ...extraEnv };
-  delete env.NODE_TEST_CONTEXT;
-  if (extraEnv.BRINE_REQUIRE_PRIVILEGED === undefined) delete env.BRINE_REQUIRE_PRIVILEGED;
-  return { ...(await runTests([suite], { out, env })), output };
+function runWithout(extraEnv: NodeJS.ProcessEnv): ReturnType<typeof runSuites> {
+  return runSuites([suite], { BRINE_NATS_SERVER: '/nonexistent/nats-server', ...extraEnv });
 }
 
 test('without nats-server the NATS suites skip with the reason', async () => {
