@@ -6,7 +6,7 @@ import type { Clock } from '../util/clock.js';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { prepareMessage, type BrineEvent, type Job, type JobDone, type JobReturn, type JobStatus, type Published, type PublishRequest, type Return } from '../protocol/index.js';
-import type { JidGenerator, JobCache, ReturnRecord } from '../jobs/index.js';
+import type { JidGenerator, JobCache, JobRecord, ReturnRecord } from '../jobs/index.js';
 import { matchTarget, targetForMinions, type MatchOptions } from '../targeting/index.js';
 import type { MinionSession } from './minion-session.js';
 import { ReturnWait } from './return-wait.js';
@@ -35,11 +35,27 @@ export interface JobTrackerDeps {
    * setImmediate: after the poll phase, so every return read in one turn shares a transaction).
    */
   defer?(fn: () => void): void;
+  /** A job was sent (NATS: its record goes to the stream, so every master keeps it). */
+  onPublished?(record: JobRecord & { sentTo: string[] }): void;
+}
+
+/**
+ * Where a return came from: a minion's session on the built-in transport, or a message of the
+ * returns stream on NATS (acknowledged to JetStream). The minion ID is the transport's, never the
+ * return's.
+ */
+export interface ReturnSource {
+  readonly id: string;
+  readonly remoteAddress: string;
+  sendAck(jid: string): void;
+  close(reason: 'internal_error', error: Error): void;
+  /** NATS: the return's job record may still be on its way; true when it will be delivered again. */
+  retryLater?(): boolean;
 }
 
 /** A return that passed the checks and waits for the batch's commit before it is acknowledged. */
 interface PendingReturn {
-  session: MinionSession;
+  session: ReturnSource;
   ret: Return;
   record: ReturnRecord;
 }
@@ -95,7 +111,7 @@ export class JobTracker {
     }
     const jid = this.deps.jids.next();
     const timeoutS = req.timeout && req.timeout > 0 ? req.timeout : this.deps.defaultTimeoutS;
-    this.deps.cache.saveJob({
+    const jobRecord: JobRecord = {
       jid,
       fun: req.fun,
       arg: req.arg,
@@ -105,7 +121,8 @@ export class JobTracker {
       user: req.user ?? 'root',
       minions: [...matched, ...missing],
       startedAt: this.deps.clock.now(),
-    });
+    };
+    this.deps.cache.saveJob(jobRecord);
     const notConnected: string[] = [];
     const sentTo: string[] = [];
     // the same bytes go to every session: encoded once, not once per minion
@@ -119,8 +136,14 @@ export class JobTracker {
       tgtType: sendTarget.tgtType,
       ...(req.delimiter ? { delimiter: req.delimiter } : {}),
     });
-    for (const id of matched) {
-      const sent = this.deps.session(id)?.sendJob(message) ?? false;
+    const sessions = matched.map((id) => this.deps.session(id));
+    const reachable = matched.filter((_id, i) => sessions[i]?.ready === true);
+    // the record reaches the stream before the job reaches the minions, so other masters know
+    // the job before its returns (a return that still comes first is delivered again)
+    this.deps.onPublished?.({ ...jobRecord, sentTo: reachable });
+    for (let i = 0; i < matched.length; i++) {
+      const id = matched[i] as string;
+      const sent = sessions[i]?.sendJob(message) ?? false;
       if (sent) sentTo.push(id);
       else notConnected.push(id);
     }
@@ -171,7 +194,7 @@ export class JobTracker {
    * An authenticated minion may send stray returns at minion_msg_rate: one warning per minion and
    * reason per DROP_LOG_INTERVAL_MS, saying how many were dropped without a line since the last.
    */
-  private logDrop(session: MinionSession, ret: Return, refusal: ReturnRefusal): void {
+  private logDrop(session: ReturnSource, ret: Return, refusal: ReturnRefusal): void {
     const minion = session.id;
     const key = `${refusal} ${minion}`;
     const now = this.deps.clock.monotonic();
@@ -200,13 +223,14 @@ export class JobTracker {
    * now and stored with the others of this event-loop turn in one transaction (flushReturns);
    * the minion's ack goes out only after that commit, so an acknowledged return is on disk.
    */
-  handleReturn(session: MinionSession, ret: Return): void {
+  handleReturn(session: ReturnSource, ret: Return): void {
     if (ret.schedule !== undefined) {
       this.handleScheduledReturn(session, ret, ret.schedule);
       return;
     }
     const minion = session.id;
     const refusal = this.checkReturn(minion, ret);
+    if (refusal === 'unknown_job' && session.retryLater?.() === true) return;
     if (refusal) {
       this.droppedReturns[refusal]++;
       this.logDrop(session, ret, refusal);
@@ -271,7 +295,7 @@ export class JobTracker {
    * The return of a run the minion's scheduler started: stored under a fresh jid with its job
    * (target: that minion only, so it cannot write into another minion's jobs), once per minion jid.
    */
-  private handleScheduledReturn(session: MinionSession, ret: Return, run: NonNullable<Return['schedule']>): void {
+  private handleScheduledReturn(session: ReturnSource, ret: Return, run: NonNullable<Return['schedule']>): void {
     const minion = session.id;
     if (!FUN_PATTERN.test(ret.fun)) {
       // it would become a job row; a function name that cannot exist is not stored
@@ -286,6 +310,18 @@ export class JobTracker {
     if (!fresh) return;
     this.deps.logger.info({ jid, minion, schedule: run.name }, `Got return from ${minion} for scheduled job ${run.name} (stored as job ${jid})`);
     this.deps.emit?.({ kind: 'job_return', jid, minion, fun: ret.fun, retcode: ret.retcode, success: ret.success, at: receivedAt });
+  }
+
+  /**
+   * A job another master published (NATS: read from the stream): kept in this job cache, so its
+   * returns are stored here too and `brine jobs` answers the same on every master.
+   */
+  adoptJob(record: JobRecord & { sentTo: string[] }): void {
+    if (this.recent.has(record.jid) || this.deps.cache.getJob(record.jid) !== undefined) return;
+    const { sentTo, ...job } = record;
+    this.deps.cache.saveJob(job);
+    this.deps.cache.saveSentTo(record.jid, sentTo);
+    this.remember(record.jid, record.fun, sentTo);
   }
 
   /** A minion's session closed: waits that were asking it move on (see ReturnWait.lost). */

@@ -5,14 +5,14 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { systemClock, type Clock } from '../util/clock.js';
-import type { BrineError } from '../util/errors.js';
+import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
 import type { Job, MinionStatus, Return } from '../protocol/index.js';
 import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
-import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
+import { MasterLink, MasterPool, type ConnectionDeps, type ConnectionState, type LinkEvents, type MasterEndpoint } from '../session/index.js';
 import { minionMatches } from '../targeting/index.js';
 // modules' own files, not the barrels: the registry and the renderers load on first use
 import type { ExecContext, ExecResult, FileClient, Grains, ModuleRegistry } from '../modules/index.js';
@@ -74,11 +74,22 @@ function endpointKey(m: MasterEndpoint): string {
   return `${m.host}:${m.port}`;
 }
 
+/** What `brine doctor` shows of a link's connection (a master's, or the NATS server's). */
+interface LinkConnectionView {
+  readonly state: ConnectionState;
+  readonly resolvedAddress?: string | undefined;
+  readonly masterFingerprint?: string | undefined;
+  readonly rttMs?: number | undefined;
+}
+
+/** A way to the masters: a MasterLink per master (built-in transport) or one NatsMinionLink. */
+export type MinionLink = Pick<MasterLink, 'endpoint' | 'state' | 'ready' | 'attempts' | 'send' | 'start' | 'stop'> & { readonly connection: LinkConnectionView | undefined };
+
 export class Minion {
-  readonly links: MasterLink[] = [];
+  readonly links: MinionLink[] = [];
   private readonly recent = new RecentJids(1000);
   /** Which master link each unacknowledged return belongs to (its job came through it). */
-  private readonly origin = new Map<string, MasterLink>();
+  private readonly origin = new Map<string, MinionLink>();
   private grainsCache: Grains = {};
   /** This minion's current pillar (filled by the pillar client; read by jobs, the mine and the scheduler). */
   readonly pillar = new PillarStore();
@@ -89,7 +100,7 @@ export class Minion {
   private startupRun = false;
   private readonly runner: JobRunner;
   /** Per link, for `brine doctor` (minion_status on the control socket). */
-  private readonly linkStats = new Map<MasterLink, { ready: number; since?: number; lastDown?: string }>();
+  private readonly linkStats = new Map<MinionLink, { ready: number; since?: number; lastDown?: string }>();
   private readonly startedAt: number;
   private control: UnixListener | undefined;
   /** Masters refused by key (not trusted) or by a trusted refusal, until they accept us again. */
@@ -310,6 +321,10 @@ export class Minion {
       logger.warn('master_type is disable, skipping connection');
       return;
     }
+    if (opts.transport === 'nats') {
+      this.connectNats().catch((err: unknown) => this.onFatal(toBrineError(err)));
+      return;
+    }
     const masters = (Array.isArray(opts.master) ? opts.master : [opts.master]).map((m) => parseMasterEndpoint(m, opts.master_port));
     const pins = new MasterPins(opts.pki_dir, opts.master_finger);
     pins.migrateLegacy(masters, logger);
@@ -351,66 +366,121 @@ export class Minion {
       opts.master_type === 'failover' ? [new MasterPool(masters, { failover: true, randomMaster: opts.random_master, failback: opts.master_failback })] : masters.map((m) => MasterPool.single(m));
     if (opts.master_type !== 'failover' && opts.random_master) logger.warn('random_master is only used with master_type: failover; ignoring it');
     for (const pool of pools) {
-      const events: LinkEvents = {
-        onReady: (conn) => {
-          this.rejectedBy.delete(endpointKey(link.endpoint));
-          this.refused.delete(endpointKey(link.endpoint));
-          const stats = this.linkStats.get(link) ?? { ready: 0 };
-          this.linkStats.set(link, { ...stats, ready: stats.ready + 1, since: clock.now() });
-          const m = link.endpoint;
-          logger.info({ master: `${m.host}:${m.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${m.host}`);
-          // grains first, so the master's data cache is fresh before returns come in, and before
-          // the pillar request on the same ordered session (the master renders with them)
-          this.sendGrains(link);
-          // startup_states run once the pillar is here (or could not be had): states use it
-          const pillarFetched = this.pillarClient?.fetch(link) ?? Promise.resolve();
-          pillarFetched
-            .catch((err: unknown) => {
-              logger.warn(
-                { err: err instanceof Error ? err.message : String(err) },
-                'could not get the pillar from the master at sign-in; jobs use the last pillar received until saltutil.refresh_pillar succeeds',
-              );
-            })
-            .finally(() => this.runStartupStates());
-          // Salt runs mine.update at start; later sessions (a restarted or failed-over master) get it too
-          this.mine.onReady();
-          // returns whose job came through this link, and those restored from disk
-          for (const ret of this.returns.pending()) {
-            const origin = this.origin.get(ret.jid);
-            if (origin === undefined || origin === link) link.send(ret);
-          }
-        },
-        onMessage: (m) => {
-          if (m.t === 'ack') {
-            this.returns.ack(m.jid);
-            this.origin.delete(m.jid);
-          } else if (m.t === 'mine_reply') {
-            this.masterMine.onReply(m);
-          } else if (m.t === 'file_reply') {
-            this.masterFiles?.onReply(m);
-          } else if (m.t === 'pillar_reply') {
-            this.pillarClient?.onReply(m);
-          } else if (m.t === 'find_job') {
-            // asked over this session when the master's wait for our return ran out
-            link.send({ t: 'job_status', jid: m.jid, running: this.runner.isRunning(m.jid) });
-          } else this.onJob(m, link);
-        },
-        onFatal: (err) => this.onFatal(err),
-        onDown: (outcome) => {
-          this.masterFiles?.onLinkDown(link);
-          this.pillarClient?.onLinkDown(link);
-          this.masterMine.onLinkDown(link);
-          this.linkStats.set(link, { ready: this.linkStats.get(link)?.ready ?? 0, lastDown: outcome.reason });
-        },
-        onUntrustedMaster: (endpoint, err) => {
-          this.noteRefused(endpoint, err);
-          this.runtime.onUntrustedMaster?.(endpoint, err);
-        },
-      };
-      const link: MasterLink = new MasterLink(pool, deps, connOpts, linkOpts, this.runtime.wrapLinkEvents?.(events) ?? events);
+      const link: MasterLink = new MasterLink(
+        pool,
+        deps,
+        connOpts,
+        linkOpts,
+        this.wrapEvents(() => link),
+      );
       this.links.push(link);
       link.start();
     }
+  }
+
+  /**
+   * transport: nats (docs/scale-out.md): one link to the NATS cluster instead of one per master;
+   * the enrolment file says how to ask to sign in and which masters' answers to trust.
+   */
+  private async connectNats(): Promise<void> {
+    const { opts, logger, clock } = this;
+    if (opts.nats_servers.length === 0) throw new BrineError('CONFIG_VALUE', 'transport: nats needs nats_servers, the NATS servers to connect to (nats://host:port)');
+    const { NatsMinionLink, NkeySigner, readEnrolment } = await import('../nats/index.js');
+    const enrolment = readEnrolment(opts.nats_enrolment || path.join(opts.pki_dir, 'nats-enrolment.json'));
+    const signer = NkeySigner.fromKey(this.identity.privateKeyPem);
+    if (this.stopped) return;
+    const link: MinionLink = new NatsMinionLink(
+      {
+        id: this.id,
+        agent: `brine/${BRINE_VERSION}`,
+        servers: opts.nats_servers,
+        ...(opts.nats_tls_ca === '' ? {} : { tlsCaFile: opts.nats_tls_ca }),
+        signer,
+        enrolment,
+        jwtFile: path.join(opts.pki_dir, 'nats-user.jwt'),
+        authTimeoutMs: opts.auth_timeout * 1000,
+        heartbeatIntervalMs: opts.heartbeat_interval * 1000,
+        heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
+        backoff: { baseMs: opts.recon_default, maxMs: opts.recon_max, randomize: opts.recon_randomize },
+        acceptanceWaitMs: opts.acceptance_wait_time * 1000,
+        acceptanceWaitMaxMs: opts.acceptance_wait_time_max * 1000,
+        rejectedRetry: opts.rejected_retry,
+        untrustedMasterFatal: opts.untrusted_master_exit,
+        returnsQueued: () => this.returns.size,
+      },
+      clock,
+      logger,
+      this.wrapEvents(() => link),
+    );
+    this.links.push(link);
+    link.start();
+  }
+
+  /** The runtime's wrapper (tests) around the events of one link. */
+  private wrapEvents(link: () => MinionLink): LinkEvents {
+    const events = this.linkEvents(link);
+    return this.runtime.wrapLinkEvents?.(events) ?? events;
+  }
+
+  /** What the minion does when a link signs in, goes down, or brings a message; the same for every transport. */
+  private linkEvents(getLink: () => MinionLink): LinkEvents {
+    const { logger, clock } = this;
+    return {
+      onReady: (conn) => {
+        this.rejectedBy.delete(endpointKey(getLink().endpoint));
+        this.refused.delete(endpointKey(getLink().endpoint));
+        const stats = this.linkStats.get(getLink()) ?? { ready: 0 };
+        this.linkStats.set(getLink(), { ...stats, ready: stats.ready + 1, since: clock.now() });
+        const m = getLink().endpoint;
+        logger.info({ master: `${m.host}:${m.port}`, address: conn.resolvedAddress, fingerprint: conn.masterFingerprint }, `Minion is ready to receive requests from ${m.host}`);
+        // grains first, so the master's data cache is fresh before returns come in, and before
+        // the pillar request on the same ordered session (the master renders with them)
+        this.sendGrains(getLink());
+        // startup_states run once the pillar is here (or could not be had): states use it
+        const pillarFetched = this.pillarClient?.fetch(getLink()) ?? Promise.resolve();
+        pillarFetched
+          .catch((err: unknown) => {
+            logger.warn(
+              { err: err instanceof Error ? err.message : String(err) },
+              'could not get the pillar from the master at sign-in; jobs use the last pillar received until saltutil.refresh_pillar succeeds',
+            );
+          })
+          .finally(() => this.runStartupStates());
+        // Salt runs mine.update at start; later sessions (a restarted or failed-over master) get it too
+        this.mine.onReady();
+        // returns whose job came through this getLink(), and those restored from disk
+        for (const ret of this.returns.pending()) {
+          const origin = this.origin.get(ret.jid);
+          if (origin === undefined || origin === getLink()) getLink().send(ret);
+        }
+      },
+      onMessage: (m) => {
+        if (m.t === 'ack') {
+          this.returns.ack(m.jid);
+          this.origin.delete(m.jid);
+        } else if (m.t === 'mine_reply') {
+          this.masterMine.onReply(m);
+        } else if (m.t === 'file_reply') {
+          this.masterFiles?.onReply(m);
+        } else if (m.t === 'pillar_reply') {
+          this.pillarClient?.onReply(m);
+        } else if (m.t === 'find_job') {
+          // asked over this session when the master's wait for our return ran out
+          getLink().send({ t: 'job_status', jid: m.jid, running: this.runner.isRunning(m.jid) });
+        } else this.onJob(m, getLink());
+      },
+      onFatal: (err) => this.onFatal(err),
+      onDown: (outcome) => {
+        this.masterFiles?.onLinkDown(getLink());
+        this.pillarClient?.onLinkDown(getLink());
+        this.masterMine.onLinkDown(getLink());
+        this.linkStats.set(getLink(), { ready: this.linkStats.get(getLink())?.ready ?? 0, lastDown: outcome.reason });
+      },
+      onUntrustedMaster: (endpoint, err) => {
+        this.noteRefused(endpoint, err);
+        this.runtime.onUntrustedMaster?.(endpoint, err);
+      },
+    };
   }
 
   private noteRefused(endpoint: MasterEndpoint, err: BrineError): void {
@@ -501,7 +571,7 @@ export class Minion {
   }
 
   /** Sends the grains for the master's minion data cache, unless they exceed the protocol bound. */
-  private sendGrains(link: MasterLink): void {
+  private sendGrains(link: MinionLink): void {
     const grains = this.grainsCache as Record<string, unknown>;
     const problem = grainsSchema.check({ t: 'grains', grains }, 'grains');
     if (problem !== undefined) {
@@ -537,7 +607,7 @@ export class Minion {
     })().catch((err: unknown) => this.logger.error({ err: err instanceof Error ? err.message : String(err) }, 'startup_states failed'));
   }
 
-  private onJob(job: Job, link: MasterLink): void {
+  private onJob(job: Job, link: MinionLink): void {
     // the minion re-checks the target itself, as in Salt, and runs a jid only once
     let mine: boolean;
     try {

@@ -1,5 +1,4 @@
-// brine on NATS (issue 13): identities, JWTs, subjects and the server configuration. Nothing
-// outside src/nats and the `brine nats` command uses this yet.
+// brine on NATS (issue 13): identities, JWTs, subjects, the server configuration, enrolment.
 
 export * from './authority.js';
 export { decodeJwt, encodeJwt, type Claims, type Permissions } from './jwt.js';
@@ -11,3 +10,6 @@ export * from './subjects.js';
 export { issueTimeAfter, lookupAccount, pushAccount, revokeUsers, setSigningKeys, unrevokeUser } from './account-updates.js';
 export * from './signin.js';
 export { connectAsMaster, nkeyAuthenticator } from './master-connection.js';
+export * from './enrolment.js';
+export { NatsMasterHub, NatsSessionChannel, STREAM, type StreamReturnSource } from './master-hub.js';
+export { NatsMinionLink, natsPingSettings } from './minion-link.js';

@@ -58,7 +58,8 @@ export interface LinkOptions {
 }
 
 export interface LinkEvents {
-  onReady?(conn: MasterConnection): void;
+  /** Signed in: `conn` tells where (the master's address and key; on NATS, the server). */
+  onReady?(conn: Pick<MasterConnection, 'resolvedAddress' | 'masterFingerprint'>): void;
   onDown?(outcome: ConnectionOutcome): void;
   onMessage?(message: Job | Ack | FindJob | FileReply | PillarReply | MineReply): void;
   /** State changes of the live connection (the one jobs arrive on), including after a failback. */

@@ -322,6 +322,16 @@ export const ERRORS = {
     'Check that the NATS servers run with the configuration from `brine nats server-config` and list this master (--master-key); then repeat the `brine key` command.',
     1,
   ),
+  NATS_UNAVAILABLE: spec(
+    'No NATS server of nats_servers could be reached, or JetStream did not answer (no quorum, a stream missing): with transport: nats nothing moves until one does.',
+    'Check nats_servers and that the nats-server processes run (`nats-server -c <file>`, configured by `brine nats server-config`) and can reach each other; returns stay queued on the minions meanwhile.',
+    69,
+  ),
+  NATS_ENROLMENT_INVALID: spec(
+    'The minion has no usable NATS enrolment file (nats_enrolment): it is missing, not JSON, or lacks the sign-in JWT, the BRINE account or the masters to trust.',
+    'On a master run `brine nats enrolment -o <file>`, copy the file to the minion as nats_enrolment (default <pki_dir>/nats-enrolment.json) and restart the minion.',
+    78,
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

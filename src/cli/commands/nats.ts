@@ -21,6 +21,7 @@ import {
   enrolUserJwt,
   loadAccounts,
   loadOrCreateOperator,
+  makeEnrolment,
   masterRawKey,
   NkeySigner,
   readMasterPublicKey,
@@ -122,6 +123,28 @@ async function enrolJwt(flags: OperatorFlags): Promise<void> {
   process.stdout.write(`${enrolUserJwt(master, accounts, subject)}\n`);
 }
 
+interface EnrolmentFlags extends OperatorFlags {
+  masterKey: string[];
+  out?: string;
+}
+
+/** The file a minion on NATS starts from: sign-in credentials and the masters it may trust. */
+async function enrolment(flags: EnrolmentFlags): Promise<void> {
+  const { master, accounts } = await masterAndAccounts(flags);
+  const subject = NkeySigner.fromKey(generateKeyPairSync('ed25519').privateKey).publicKey('user');
+  const masters = uniqueKeys([masterRawKey(master.publicKeyObject(), 'this master key'), ...flags.masterKey.map(readMasterPublicKey)]);
+  const text = `${JSON.stringify(makeEnrolment(enrolUserJwt(master, accounts, subject), accounts.brine, masters), null, 2)}\n`;
+  if (flags.out === undefined) {
+    process.stdout.write(text);
+    return;
+  }
+  try {
+    writeFileAtomicSync(flags.out, text, 0o644);
+  } catch (err) {
+    throw new BrineError('PKI_UNWRITABLE', `cannot write ${flags.out}`, { cause: err });
+  }
+}
+
 async function updateAccounts(flags: UpdateAccountsFlags): Promise<void> {
   if (flags.server.length === 0) throw new BrineError('USAGE', 'name at least one NATS server with --server nats://host:port');
   for (const url of flags.server) {
@@ -175,6 +198,20 @@ export function registerNats(program: Command): void {
     .action(async (flags: OperatorFlags) => {
       try {
         await enrolJwt(flags);
+      } catch (err) {
+        fail(err);
+      }
+    });
+  nats
+    .command('enrolment')
+    .description('write the file a minion with transport: nats starts from (nats_enrolment): sign-in credentials and the masters it trusts; nothing secret')
+    .option('-c, --config-dir <dir>', 'master configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('--master-key <file>', 'master.pub of another master the minions may trust (repeat; this master is always included)', collect, [])
+    .option('--operator-dir <dir>', 'where accounts.json is (default <pki_dir>/nats)')
+    .option('-o, --out <file>', 'write the file here instead of standard output')
+    .action(async (flags: EnrolmentFlags) => {
+      try {
+        await enrolment(flags);
       } catch (err) {
         fail(err);
       }

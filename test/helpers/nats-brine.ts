@@ -1,0 +1,89 @@
+// Real brine masters and minions with `transport: nats` on a real nats-server fixture
+// (test/helpers/nats.ts): each master's pki_dir holds a master key the servers trust (the
+// fixture's own master, or one added with `brine nats update-accounts`), minions get the
+// enrolment file from `brine nats enrolment`.
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Cluster, type Proc, runCli } from './cluster.js';
+import type { NatsFixture } from './nats.js';
+
+/** Liveness settings for tests: a heartbeat every 0.5 s, silence noticed within 3 s. */
+export const NATS_FAST = { heartbeat_interval: 0.5, heartbeat_timeout: 3 };
+
+export class NatsBrine {
+  readonly masters: Proc[] = [];
+  private constructor(
+    readonly cluster: Cluster,
+    readonly nats: NatsFixture,
+  ) {}
+
+  /** A brine cluster whose first master has the fixture's master key (the servers trust it). */
+  static async create(nats: NatsFixture): Promise<NatsBrine> {
+    const cluster = await Cluster.create();
+    const nb = new NatsBrine(cluster, nats);
+    nb.copyFixtureKey(nb.masterPki());
+    return nb;
+  }
+
+  /** The pki_dir of master `n` (0: the cluster's own master config). */
+  masterPki(n = 0): string {
+    return path.join(this.masterRoot(n), 'etc', 'brine', 'pki', 'master');
+  }
+
+  masterRoot(n = 0): string {
+    return n === 0 ? path.join(this.cluster.root, 'master') : path.join(this.cluster.root, `master${n}`);
+  }
+
+  masterConfigDir(n = 0): string {
+    return n === 0 ? this.cluster.masterConfigDir : path.join(this.masterRoot(n), 'etc');
+  }
+
+  private copyFixtureKey(pki: string): void {
+    const from = path.join(path.dirname(this.nats.masterConfigDir), 'master', 'etc', 'brine', 'pki', 'master');
+    fs.mkdirSync(path.dirname(pki), { recursive: true });
+    fs.cpSync(from, pki, { recursive: true });
+  }
+
+  /** Master `n` with transport: nats; `n` > 0 shares master 0's key (a second master process). */
+  async startMaster(n = 0, extra: Record<string, unknown> = {}, servers = this.nats.urls): Promise<Proc> {
+    if (n > 0 && !fs.existsSync(this.masterPki(n))) {
+      this.copyFixtureKey(this.masterPki(n));
+    }
+    const dir = this.masterConfigDir(n);
+    fs.mkdirSync(dir, { recursive: true });
+    const settings = { root_dir: this.masterRoot(n), id: `master${n}`, transport: 'nats', nats_servers: servers, log_level: 'info', ...NATS_FAST, ...extra };
+    fs.writeFileSync(
+      path.join(dir, 'master'),
+      `${Object.entries(settings)
+        .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
+        .join('\n')}\n`,
+    );
+    const p = this.cluster.spawnBrine(`master${n}`, ['master', '-c', dir]);
+    this.masters[n] = p;
+    await p.waitForOutput(/brine master connected to NATS/, 30_000);
+    return p;
+  }
+
+  /** The enrolment file every minion starts from (written once, from master 0). */
+  async enrolmentFile(): Promise<string> {
+    const file = path.join(this.cluster.root, 'nats-enrolment.json');
+    if (fs.existsSync(file)) return file;
+    const r = await runCli(['nats', 'enrolment', '-c', this.masterConfigDir(0), '-o', file]);
+    if (r.code !== 0) throw new Error(`brine nats enrolment failed: ${r.stderr}`);
+    return file;
+  }
+
+  async startMinion(name: string, extra: Record<string, unknown> = {}, servers = this.nats.urls): Promise<Proc> {
+    return this.cluster.startMinion(name, { transport: 'nats', nats_servers: servers, nats_enrolment: await this.enrolmentFile(), ...NATS_FAST, ...extra });
+  }
+
+  /** `brine` against master `n`. */
+  brine(args: string[], n = 0, opts: { timeoutMs?: number } = {}) {
+    return runCli([...args, '-c', this.masterConfigDir(n)], opts);
+  }
+
+  cleanup(): Promise<void> {
+    return this.cluster.cleanup();
+  }
+}
