@@ -1,5 +1,5 @@
 // Layering as in ../shared/docs/style.md and docs/architecture.md:
-// util <- config <- protocol <- {pki, transport} <- session <- {master, minion} <- cli;
+// util <- config <- protocol <- {pki, transport} <- session <- nats <- {master, minion} <- cli;
 // jobs, targeting and modules serve master/minion and never import them; render, fileserver and
 // state (configuration management) likewise.
 const layer = (name, allowed) => ({
@@ -31,10 +31,11 @@ module.exports = {
     // auth (issue 11): Salt's ACL check, eauth backends and API tokens; api: the HTTP API
     layer('auth', ['util', 'config', 'protocol']),
     layer('api', ['util', 'config', 'protocol', 'pki', 'jobs', 'targeting', 'auth', 'metrics']),
-    // nats (issue 13): NATS identities, JWTs, subjects and the server config; used only by `brine nats` so far
-    layer('nats', ['util', 'config', 'protocol', 'pki']),
-    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api']),
-    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule']),
+    // nats (issue 13): the NATS transport, beside transport + session: identities, JWTs, subjects,
+    // the server config, the master's hub and the minion's link (a job record's type from jobs)
+    layer('nats', ['util', 'config', 'protocol', 'pki', 'session', 'jobs']),
+    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api']),
+    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {
       name: 'sockets-only-in-transport',

@@ -3,6 +3,7 @@
 // fixture's own master, or one added with `brine nats update-accounts`), minions get the
 // enrolment file from `brine nats enrolment`.
 
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Cluster, type Proc, runCli } from './cluster.js';
@@ -45,11 +46,29 @@ export class NatsBrine {
     fs.cpSync(from, pki, { recursive: true });
   }
 
-  /** Master `n` with transport: nats; `n` > 0 shares master 0's key (a second master process). */
-  async startMaster(n = 0, extra: Record<string, unknown> = {}, servers = this.nats.urls): Promise<Proc> {
-    if (n > 0 && !fs.existsSync(this.masterPki(n))) {
-      this.copyFixtureKey(this.masterPki(n));
+  /**
+   * Gives master `n` (> 0) a key of its own and makes the servers trust it, as an operator adds a
+   * master: its key in every server's configuration (an operator signing key, to push
+   * revocations; the servers restart one by one) and in the running accounts (to issue users).
+   */
+  async addMasterKey(n: number): Promise<void> {
+    const pki = this.masterPki(n);
+    fs.mkdirSync(path.join(pki, 'nats'), { recursive: true, mode: 0o700 });
+    const key = generateKeyPairSync('ed25519').privateKey;
+    fs.writeFileSync(path.join(pki, 'master.pem'), key.export({ type: 'pkcs8', format: 'pem' }) as string, { mode: 0o600 });
+    const pub = path.join(pki, 'master.pub');
+    fs.writeFileSync(pub, createPublicKey(key).export({ type: 'spki', format: 'pem' }) as string);
+    fs.copyFileSync(path.join(this.masterPki(0), 'nats', 'accounts.json'), path.join(pki, 'nats', 'accounts.json'));
+    for (const node of this.nats.nodes) {
+      node.configArgs.push('--master-key', pub);
+      await this.nats.restart(node, { regenerate: true });
     }
+    const r = await runCli(['nats', 'update-accounts', '-c', this.nats.masterConfigDir, '--server', this.nats.urls[0]!, '--master-key', pub]);
+    if (r.code !== 0) throw new Error(`brine nats update-accounts failed: ${r.stdout}${r.stderr}`);
+  }
+
+  /** Master `n` with transport: nats (master `n` > 0 needs addMasterKey first). */
+  async startMaster(n = 0, extra: Record<string, unknown> = {}, servers = this.nats.urls): Promise<Proc> {
     const dir = this.masterConfigDir(n);
     fs.mkdirSync(dir, { recursive: true });
     const settings = { root_dir: this.masterRoot(n), id: `master${n}`, transport: 'nats', nats_servers: servers, log_level: 'info', ...NATS_FAST, ...extra };
