@@ -1,5 +1,6 @@
-// brine on NATS (issue 13): identities, JWTs, subjects and the server configuration. Nothing
-// outside src/nats and the `brine nats` command uses this yet.
+// brine on NATS (issue 13): identities, JWTs, subjects, the server configuration, the masters'
+// shared key state and revocations. Nothing outside src/nats and the `brine nats` command uses
+// this yet.
 
 export * from './authority.js';
 export { decodeJwt, encodeJwt, type Claims, type Permissions } from './jwt.js';
@@ -11,3 +12,6 @@ export * from './subjects.js';
 export { issueTimeAfter, lookupAccount, pushAccount, revokeUsers, setSigningKeys, unrevokeUser } from './account-updates.js';
 export * from './signin.js';
 export { connectAsMaster, nkeyAuthenticator } from './master-connection.js';
+export { decideMerge, digestOf, encodeRecord, kvKeyOf, minionIdOfKvKey, NO_KEYS, parseRecord, type KeySet, type MergeDecision } from './key-record.js';
+export { DEFAULT_KEY_BUCKET, KeyStateSync, type KeyStateSyncOptions, type PublishResult } from './key-sync.js';
+export { ensureRevoked, missingRevocations, revocationsForKeyChanges, userNkeyOfPem, type EnsureRevokedOptions, type RevocationOutcome, type RevocationPlan } from './revocation-sync.js';
