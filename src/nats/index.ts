@@ -1,4 +1,5 @@
-// brine on NATS (issue 13): identities, JWTs, subjects, the server configuration, enrolment.
+// brine on NATS (issue 13): identities, JWTs, subjects, the server configuration, enrolment,
+// the masters' shared key state and revocations, the master's hub and the minion's link.
 
 export * from './authority.js';
 export { decodeJwt, encodeJwt, type Claims, type Permissions } from './jwt.js';
@@ -13,3 +14,6 @@ export { connectAsMaster, nkeyAuthenticator } from './master-connection.js';
 export * from './enrolment.js';
 export { NatsMasterHub, NatsSessionChannel, STREAM, type StreamReturnSource } from './master-hub.js';
 export { NatsMinionLink, natsPingSettings } from './minion-link.js';
+export { decideMerge, digestOf, encodeRecord, kvKeyOf, minionIdOfKvKey, NO_KEYS, parseRecord, type KeySet, type MergeDecision } from './key-record.js';
+export { DEFAULT_KEY_BUCKET, KeyStateSync, type KeyStateSyncOptions, type PublishResult } from './key-sync.js';
+export { ensureRevoked, missingRevocations, revocationsForKeyChanges, userNkeyOfPem, type EnsureRevokedOptions, type RevocationOutcome, type RevocationPlan } from './revocation-sync.js';

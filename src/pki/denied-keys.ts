@@ -3,7 +3,7 @@
 // (threats.md #31). Each key is kept as one small JSON file under minions_denied/.keys/ID/, a
 // dot-directory the ID listing ignores, with the address it came from. Bounded per ID.
 
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { assertValidMinionId, minionIdProblem } from '../util/minion-id.js';
@@ -100,6 +100,12 @@ export class DeniedKeyHistory {
     } catch {
       return [];
     }
+  }
+
+  /** inode and mtime of `id`'s history directory: changes whenever a key is added, refreshed or forgotten. */
+  stampOf(id: string): string | undefined {
+    const st = statSync(this.dirFor(id), { bigint: true, throwIfNoEntry: false });
+    return st === undefined ? undefined : `${st.ino}:${st.mtimeNs}`;
   }
 
   /** Forgets one denied key of `id`, or all of them. */

@@ -273,6 +273,19 @@ export class KeyStore {
     }
   }
 
+  /**
+   * One stamp for all of the ID's key files and its denied-key history: unchanged stamp, unchanged
+   * keys. Lets a scan of 10,000 IDs (the NATS key bucket's, issue 13) stat files instead of reading them.
+   */
+  idStamp(id: string): string {
+    const parts = KEY_STATES.map((state) => {
+      // no exception for the usual missing file: a thrown ENOENT costs more than the stat
+      const st = statSync(this.pathFor(state, id), { throwIfNoEntry: false });
+      return st === undefined ? '-' : `${st.ino}:${st.mtimeMs}:${st.size}`;
+    });
+    return `${parts.join('|')}|${this.deniedHistory.stampOf(id) ?? '-'}`;
+  }
+
   /** The only place a file path is built from an ID: the ID is validated first. */
   private pathFor(state: KeyState, id: string): string {
     assertValidMinionId(id);

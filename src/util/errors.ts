@@ -332,6 +332,26 @@ export const ERRORS = {
     'On a master run `brine nats enrolment -o <file>`, copy the file to the minion as nats_enrolment (default <pki_dir>/nats-enrolment.json) and restart the minion.',
     78,
   ),
+  NATS_KV_UNAVAILABLE: spec(
+    'The shared key bucket in NATS JetStream cannot be reached or written (servers down, no JetStream quorum, or the bucket missing), so key changes are not shared between masters yet.',
+    "Check that a majority of the NATS servers run with JetStream (their monitor port's /healthz and /jsz); the master keeps working on its own key files and publishes its changes when the bucket answers again.",
+    1,
+  ),
+  NATS_KV_VALUE_INVALID: spec(
+    "An entry of the shared key bucket is not a valid key record (bad JSON, a field of the wrong type, a value that is not a public key, or a name that is no minion ID); it was skipped and this master's key files were left as they were.",
+    'Repeat the `brine key` command for that minion on any master so the entry is written again, or delete the entry named in the log from the bucket.',
+    65,
+  ),
+  NATS_KEY_SYNC_CONFLICT: spec(
+    "Two masters changed the same minion's keys at the same time; the change already in the shared key bucket was kept and this master's own change to that minion was undone.",
+    'Check the result with `brine key -L` (or `brine key -f <id>`) on any master, and repeat the command if it is not what you wanted.',
+    1,
+  ),
+  NATS_REVOCATION_INCOMPLETE: spec(
+    'After several attempts the account JWT on the NATS servers still lacks a revocation this master pushed, so a deleted, rejected or replaced key may still be able to connect.',
+    'Check that the NATS servers answer and that this master is an operator signing key (`brine nats server-config --master-key`), then repeat the `brine key` command.',
+    1,
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
