@@ -2,7 +2,6 @@
 // table, TLS listener and control socket together, and owns their shutdown.
 
 import * as fs from 'node:fs';
-import { createPublicKey } from 'node:crypto';
 import * as path from 'node:path';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { TimerWheel } from '../util/timer-wheel.js';
@@ -10,13 +9,13 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import { MINION_MESSAGES, type ChannelClose, type MasterMessage, type MinionMessage } from '../protocol/index.js';
-import { KEY_STATES, KeyStore, sameKey, loadOrCreateIdentity, ticketKeysFor, TICKET_LIFETIME_S, type Identity, type KeyState } from '../pki/index.js';
+import { KEY_STATES, KeyStore, loadOrCreateIdentity, ticketKeysFor, TICKET_LIFETIME_S, type Identity, type KeyState } from '../pki/index.js';
 import { keepaliveFromConfig, listenTls, sourceKey, type TlsListener, type UnixListener } from '../transport/index.js';
 import { JidGenerator, JobCache } from '../jobs/index.js';
 import { startControlServer } from './control-server.js';
 import { controlAccess } from './control-access.js';
 import { JobTracker } from './job-tracker.js';
-import { MinionSession, type AuthVerdict, type MinionSessionHooks, type MinionSessionSettings } from './minion-session.js';
+import { MinionSession, type MinionSessionHooks, type MinionSessionSettings } from './minion-session.js';
 import { SessionTable } from './session-table.js';
 import { EventBus } from './event-bus.js';
 import { MinionDataCache } from './minion-data-cache.js';
@@ -34,7 +33,7 @@ import { Authenticator } from '../auth/index.js';
 import { apiOptionsFrom, apiTlsMaterial, startApiServer, type ApiServer } from '../api/index.js';
 import { createApiBackend, matchAccepted } from './api-backend.js';
 import { controlSocketPath } from './control-socket-path.js';
-import type { NatsMasterHub } from '../nats/master-hub.js';
+import { NatsMaster } from './nats-master.js';
 
 export const AGENT_VERSION = '0.1.0';
 
@@ -69,11 +68,8 @@ export class Master {
   /** Accepted keys' fingerprints by file stamp: used by sign-in, reconcile and the data cache. */
   private readonly acceptedKeys: AcceptedKeyIndex;
   private stopped = false;
-  /** transport: nats: this master's connection to the cluster (instead of the TLS listener). */
-  private nats: NatsMasterHub | undefined;
-  /** transport: nats: the accepted keys last pushed to the servers (ID -> SPKI PEM), to revoke what goes. */
-  private natsAccepted = new Map<string, string>();
-  private natsUserKey: ((pem: string) => string | undefined) | undefined;
+  /** transport: nats: this master's side of the cluster (instead of the TLS listener). */
+  private nats: NatsMaster | undefined;
   private heartbeatWheel: TimerWheel | undefined;
 
   private constructor(
@@ -267,7 +263,21 @@ export class Master {
         logger[level]({ id: s.id, remote: s.remoteAddress, reason: info.reason, error: info.error?.message }, `minion ${s.id} disconnected (${info.reason})`);
       },
     };
-    if (opts.transport === 'nats') await this.startNats(settings, hooks, authorize);
+    if (opts.transport === 'nats') {
+      this.nats = new NatsMaster({
+        opts,
+        identity: this.identity,
+        keys: this.keys,
+        acceptedKeys: this.acceptedKeys,
+        jobs: () => this.jobs,
+        adopt: (session) => this.live.set(session, { release() {} }),
+        stopped: () => this.stopped,
+        reconcileKeys: () => this.reconcileKeys(),
+        logger,
+        clock,
+      });
+      await this.nats.start(settings, hooks, authorize);
+    }
     else await this.startTls(settings, hooks, refusals);
     // brine key tells a running master at once; this also catches keys changed by hand
     let lastStoreMtime = 0;
@@ -308,117 +318,6 @@ export class Master {
         });
     }, 3_600_000);
     if (this.listener) logger.info({ port: this.port, interface: opts.interface, fingerprint: this.identity.fingerprint }, `brine master listening on ${opts.interface}:${this.port}`);
-  }
-
-  /**
-   * transport: nats (docs/scale-out.md): this master becomes a client of the NATS cluster. Each
-   * minion heard from gets a MinionSession on a NatsSessionChannel, with the same hooks as a TLS
-   * session except the sign-in: the servers have checked the minion's key, so a NATS session
-   * is accepted when its ID has an accepted key, and sign-ins come as requests on brine.signin.
-   */
-  private async startNats(settings: MinionSessionSettings, hooks: MinionSessionHooks, authorize: SignIn): Promise<void> {
-    const { opts, logger, clock } = this;
-    if (opts.nats_servers.length === 0) throw new BrineError('CONFIG_VALUE', 'transport: nats needs nats_servers, the NATS servers to connect to (nats://host:port)');
-    const { NatsMasterHub, NkeySigner, loadAccounts, encodePublicNkey, masterRawKey } = await import('../nats/index.js');
-    const signer = NkeySigner.fromKey(this.identity.privateKeyPem);
-    const { accounts } = loadAccounts(path.join(opts.pki_dir, 'nats'));
-    this.natsUserKey = (pem) => {
-      try {
-        return encodePublicNkey('user', masterRawKey(createPublicKey(pem), 'a minion key'));
-      } catch {
-        return undefined;
-      }
-    };
-    for (const id of this.keys.list('accepted')) {
-      const pem = this.keys.read('accepted', id);
-      if (pem !== undefined) this.natsAccepted.set(id, pem);
-    }
-    const acceptedHooks: MinionSessionHooks = {
-      ...hooks,
-      authorize: (hello, ch) => this.natsVerdict(hello.id, ch.peerFingerprint),
-      probe: (hello, ch) => this.natsVerdict(hello.id, ch.peerFingerprint),
-    };
-    const fingerprint = this.identity.fingerprint.replace(/[^A-Za-z0-9]/g, '').slice(-16);
-    this.nats = await NatsMasterHub.start(
-      {
-        servers: opts.nats_servers,
-        ...(opts.nats_tls_ca === '' ? {} : { tlsCaFile: opts.nats_tls_ca }),
-        signer,
-        accounts,
-        name: opts.id || 'brine-master',
-        durable: `master-${fingerprint}`,
-        replicas: opts.nats_replicas,
-        maxAgeMs: Math.max(3600, opts.keep_jobs_seconds) * 1000,
-        maxFrame: opts.max_frame_size,
-        heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
-      },
-      {
-        onChannel: (channel) => {
-          if (this.stopped) {
-            channel.close('shutdown');
-            return;
-          }
-          this.live.set(new MinionSession(channel, clock, logger, settings, acceptedHooks), { release() {} });
-        },
-        acceptedKey: (id) => {
-          const fp = this.acceptedKeys.fingerprintOf(id);
-          const pem = fp === undefined ? undefined : this.keys.read('accepted', id);
-          return fp === undefined || pem === undefined ? undefined : { pem, fingerprint: fp };
-        },
-        signIn: (req) => {
-          const verdict = authorize({ id: req.id }, req.publicKeyPem, `nats:${req.id}`);
-          if (verdict.status === 'accepted') this.natsAccepted.set(req.id, req.publicKeyPem);
-          return verdict.status === 'busy' ? 'error' : verdict.status;
-        },
-        onReturn: (source, ret) => this.jobs?.handleReturn(source, ret),
-        onJobRecord: (record) => this.jobs?.adoptJob(record),
-      },
-      clock,
-      logger,
-    );
-    logger.info({ servers: opts.nats_servers, fingerprint: this.identity.fingerprint }, `brine master connected to NATS ${opts.nats_servers.join(', ')}`);
-  }
-
-  /** A NATS session's verdict: its ID's accepted key (the servers have checked it holds it). */
-  private natsVerdict(id: string, fingerprint: string): AuthVerdict {
-    if (this.acceptedKeys.matches(id, fingerprint)) return { status: 'accepted', message: 'accepted' };
-    return { status: 'rejected', message: `${id} has no accepted key on this master` };
-  }
-
-  /**
-   * transport: nats: keys no longer accepted (deleted, rejected, replaced) since the last look are
-   * revoked on the servers, which close those minions' connections and refuse their JWTs.
-   */
-  private revokeRemovedNatsKeys(): void {
-    const hub = this.nats;
-    if (hub === undefined) return;
-    const revoke: string[] = [];
-    const ids: string[] = [];
-    for (const [id, pem] of this.natsAccepted) {
-      const now = this.keys.read('accepted', id);
-      if (now !== undefined && sameKey(now, pem)) continue;
-      if (now === undefined) this.natsAccepted.delete(id);
-      else this.natsAccepted.set(id, now);
-      const key = this.natsUserKey?.(pem);
-      if (key !== undefined) {
-        revoke.push(key);
-        ids.push(id);
-      }
-    }
-    for (const id of this.keys.list('accepted')) {
-      if (this.natsAccepted.has(id)) continue;
-      const pem = this.keys.read('accepted', id);
-      if (pem !== undefined) this.natsAccepted.set(id, pem);
-    }
-    if (revoke.length === 0) return;
-    hub.revoke(revoke).then(
-      () => this.logger.info({ ids }, `revoked the NATS credentials of ${ids.join(', ')}: their connections are closed`),
-      (err: unknown) =>
-        this.logger.error(
-          { ids, code: 'NATS_CLAIMS_UPDATE_FAILED', err: (err as Error).message },
-          `could not revoke the NATS credentials of ${ids.join(', ')}: ${(err as Error).message}; run the brine key command again`,
-        ),
-    );
   }
 
   /** The built-in transport: the TLS listener on ret_port, with its door and pacing. */
@@ -518,7 +417,7 @@ export class Master {
    * and forgets what the master knew of that ID, so an ID enrolled again inherits nothing.
    */
   reconcileKeys(): string[] {
-    this.revokeRemovedNatsKeys();
+    this.nats?.keysChanged();
     const closed: string[] = [];
     for (const s of this.sessions.connected()) {
       // the index re-reads a key file only when its stamp changed, so this stays cheap with 10k sessions

@@ -31,7 +31,6 @@ import type { NkeySigner } from './nkeys.js';
 import { serveSignin, type SigninStatus, type VerifiedSignin } from './signin.js';
 import { minionIdOfToken, minionSubjects, SUBJECT_ROOT } from './subjects.js';
 import { MINION_INBOX_SUFFIX, natsPingSettings } from './minion-link.js';
-import { revokeUsers } from './account-updates.js';
 
 export const STREAM = 'BRINE';
 const RETURN_SUBJECTS = `${SUBJECT_ROOT}.ret.>`;
@@ -89,6 +88,7 @@ export class NatsMasterHub {
   private stopped = false;
   private consuming: Promise<void> | undefined;
   private js!: JetStreamClient;
+  private replicasValue = 1;
   /** Encoded jobs by message object: one encoding for a job sent to 10,000 minions. */
   private readonly encoded = new WeakMap<object, string>();
 
@@ -169,16 +169,21 @@ export class NatsMasterHub {
     while (this.clock.monotonic() < deadline) {
       try {
         const info = await jsm.streams.info(STREAM);
+        this.replicasValue = info.config.num_replicas;
         this.logger.debug({ replicas: info.config.num_replicas }, `JetStream stream ${STREAM} exists`);
         return;
       } catch {}
       for (const num_replicas of tries) {
         try {
           await jsm.streams.add({ ...base, num_replicas });
+          this.replicasValue = num_replicas;
           this.logger.info({ replicas: num_replicas }, `made the JetStream stream ${STREAM} (${num_replicas} replica${num_replicas === 1 ? '' : 's'})`);
           return;
         } catch (err) {
           last = err;
+          // one copy only where the servers are not a cluster; any other failure (a server
+          // that has not loaded the account yet, no leader) is tried again with the same count
+          if (!/non-clustered|replicas > 1 not supported/i.test((err as Error).message)) break;
         }
       }
       // a fresh cluster may not have the account everywhere yet, or no leader: try again
@@ -206,7 +211,19 @@ export class NatsMasterHub {
       });
     }
     const consumer = await this.js.consumers.get(STREAM, name);
-    const messages = await consumer.consume({ max_messages: 1000 });
+    // each pull lasts at most heartbeat_timeout: after a server or leader is lost, a pull the
+    // cluster forgot is noticed by its missed idle heartbeats (half of that) and made again,
+    // instead of after the client's 30 s default
+    const expires = Math.min(30_000, Math.max(1000, this.opts.heartbeatTimeoutMs));
+    const messages = await consumer.consume({ max_messages: 1000, expires });
+    void (async () => {
+      for await (const s of messages.status()) {
+        if (this.stopped) return;
+        if (s.type === 'heartbeats_missed' || s.type === 'consumer_not_found' || s.type === 'stream_not_found' || s.type === 'consumer_deleted') {
+          this.logger.warn({ code: 'NATS_UNAVAILABLE', status: s.type }, `reading the ${STREAM} stream: ${s.type}; asking again`);
+        }
+      }
+    })();
     this.consuming = (async () => {
       for await (const m of messages) {
         if (this.stopped) break;
@@ -320,15 +337,19 @@ export class NatsMasterHub {
     });
   }
 
-  /** Revokes user keys (U...) in BRINE: the servers close their connections and refuse them. */
-  async revoke(userKeys: readonly string[]): Promise<void> {
-    if (userKeys.length === 0) return;
+  /** Runs `fn` on a connection as this master in SYS (account updates: revocations), then closes it. */
+  async withSystemConnection<T>(fn: (sys: NatsConnection, signer: NkeySigner, brineAccount: string) => Promise<T>): Promise<T> {
     const sys = await connectAsMaster(this.opts.servers, this.opts.signer, this.opts.accounts, 'sys', `brine-master ${this.opts.name} (keys)`);
     try {
-      await revokeUsers(sys, this.opts.signer, this.opts.accounts.brine, userKeys);
+      return await fn(sys, this.opts.signer, this.opts.accounts.brine);
     } finally {
       await sys.close();
     }
+  }
+
+  /** JetStream replicas of the stream (the key bucket uses as many). */
+  get replicas(): number {
+    return this.replicasValue;
   }
 
   /** Channels open now (one per minion heard from and not yet timed out). */

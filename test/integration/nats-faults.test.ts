@@ -1,6 +1,6 @@
 // Issue 13's fault suite on a real 3-node nats-server cluster with JetStream, with two brine
-// masters (each with its own key) and real minions: both masters see every minion and every
-// return; a SIGKILLed NATS server's minions move to the other servers and answer test.ping
+// masters (each with its own key) and real minions: both masters share key state, see every
+// minion and every return; a SIGKILLed NATS server's minions move to the other servers and answer test.ping
 // within heartbeat_timeout + recon_max; a master SIGKILLed while a job runs loses nothing (the
 // other stores the return once, the killed one catches up from the stream when it restarts); a
 // return published while JetStream has no quorum stays on the minion and arrives once.
@@ -49,10 +49,12 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     await nb.startMaster(1);
     m1 = await nb.startMinion('m1', { recon_max: RECON_MAX_MS });
     await nb.cluster.waitForPending(['m1']);
-    // until key state is shared (KV), each master accepts the key itself
-    for (const n of [0, 1]) {
-      await waitUntil(async () => (await nb.brine(['key', '-a', 'm1', '-y'], n)).code === 0 || undefined, 20_000, `m1 accepted on master${n}`);
-    }
+    // key state is shared: whichever master the sign-in reached, the key is pending on both,
+    // and accepting it on master1 accepts it on master0 too
+    await waitUntil(async () => (await nb.brine(['key', '-l', 'un'], 1)).stdout.includes('m1') || undefined, 10_000, 'm1 pending on master1');
+    const a = await nb.brine(['key', '-a', 'm1', '-y'], 1);
+    assert.equal(a.code, 0, a.stderr);
+    await waitUntil(async () => (await nb.brine(['key', '-l', 'acc'], 0)).stdout.includes('m1') || undefined, 10_000, 'm1 accepted on master0');
     await m1.waitForOutput(/connected to NATS server/, 20_000);
     await connectedOn(0, 'm1');
     await connectedOn(1, 'm1');
@@ -131,7 +133,9 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
       await Promise.all(down.map((n) => nats.restart(n)));
     }
     const jid = /JetStream did not acknowledge the return of job (\d{20})/.exec(m1.output)?.[1] as string;
-    await waitUntil(async () => (await stored(0, jid)).includes('no-quorum') || undefined, 30_000, `master0 to store ${jid} after quorum came back`);
+    await waitUntil(async () => (await stored(0, jid)).includes('no-quorum') || undefined, 30_000, `master0 to store ${jid} after quorum came back`).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- m1 ---\n${m1.output.slice(-2500)}\n--- master0 ---\n${nb.masters[0]?.output.slice(-2500)}`);
+    });
     const got = JSON.parse(await stored(0, jid)) as Record<string, unknown>;
     assert.deepEqual(Object.keys(got), ['m1']);
   });

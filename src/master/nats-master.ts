@@ -1,0 +1,198 @@
+// A master with `transport: nats` (docs/scale-out.md): the NATS hub instead of the TLS listener,
+// the key store shared with the other masters through the `brine-keys` bucket, and key removals
+// revoked on the servers. Each minion heard from gets a MinionSession on a NatsSessionChannel,
+// with the same hooks as a TLS session except the sign-in: the servers have checked the
+// minion's key, so a NATS session is accepted when its ID has an accepted key, and sign-ins
+// arrive as requests on brine.signin.
+
+import * as path from 'node:path';
+import type { Clock, TimerHandle } from '../util/clock.js';
+import { BrineError, toBrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import type { MasterOptions } from '../config/index.js';
+import type { Identity, KeyStore } from '../pki/index.js';
+import type { KeyStateSync, NatsMasterHub } from '../nats/index.js';
+import type { JobTracker } from './job-tracker.js';
+import { type AuthVerdict, MinionSession, type MinionSessionHooks, type MinionSessionSettings } from './minion-session.js';
+import type { AcceptedKeyIndex } from './accepted-keys.js';
+import type { SignIn } from './sign-in.js';
+
+export interface NatsMasterDeps {
+  opts: MasterOptions;
+  identity: Identity;
+  keys: KeyStore;
+  acceptedKeys: AcceptedKeyIndex;
+  jobs: () => JobTracker | undefined;
+  /** A session made: the master tracks it until it closes. */
+  adopt(session: MinionSession): void;
+  stopped(): boolean;
+  /** The shared key state changed this master's key files: close what is no longer accepted. */
+  reconcileKeys(): void;
+  logger: Logger;
+  clock: Clock;
+}
+
+/** How often a master retries joining the key bucket, and re-checks recent revocations. */
+const RETRY_MS = 10_000;
+
+export class NatsMaster {
+  private hub: NatsMasterHub | undefined;
+  private keySync: KeyStateSync | undefined;
+  private retryTimer: TimerHandle | undefined;
+  /** The accepted keys (ID -> SPKI PEM) as last seen, to revoke what goes. */
+  private accepted = new Map<string, string>();
+  /** Keys revoked lately, checked again in case another master's push overwrote ours. */
+  private recentlyRevoked = new Set<string>();
+  private stopped = false;
+  private nats!: typeof import('../nats/index.js');
+
+  constructor(private readonly deps: NatsMasterDeps) {}
+
+  async start(settings: MinionSessionSettings, hooks: MinionSessionHooks, authorize: SignIn): Promise<void> {
+    const { opts, logger, clock } = this.deps;
+    if (opts.nats_servers.length === 0) throw new BrineError('CONFIG_VALUE', 'transport: nats needs nats_servers, the NATS servers to connect to (nats://host:port)');
+    this.nats = await import('../nats/index.js');
+    const { NatsMasterHub, NkeySigner, loadAccounts } = this.nats;
+    const signer = NkeySigner.fromKey(this.deps.identity.privateKeyPem);
+    const { accounts } = loadAccounts(path.join(opts.pki_dir, 'nats'));
+    this.accepted = this.acceptedNow();
+    const acceptedHooks: MinionSessionHooks = {
+      ...hooks,
+      authorize: (hello, ch) => this.verdict(hello.id, ch.peerFingerprint),
+      probe: (hello, ch) => this.verdict(hello.id, ch.peerFingerprint),
+    };
+    const fingerprint = this.deps.identity.fingerprint.replace(/[^A-Za-z0-9]/g, '').slice(-16);
+    this.hub = await NatsMasterHub.start(
+      {
+        servers: opts.nats_servers,
+        ...(opts.nats_tls_ca === '' ? {} : { tlsCaFile: opts.nats_tls_ca }),
+        signer,
+        accounts,
+        name: opts.id || 'brine-master',
+        durable: `master-${fingerprint}`,
+        replicas: opts.nats_replicas,
+        maxAgeMs: Math.max(3600, opts.keep_jobs_seconds) * 1000,
+        maxFrame: opts.max_frame_size,
+        heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
+      },
+      {
+        onChannel: (channel) => {
+          if (this.deps.stopped()) {
+            channel.close('shutdown');
+            return;
+          }
+          this.deps.adopt(new MinionSession(channel, clock, logger, settings, acceptedHooks));
+        },
+        acceptedKey: (id) => {
+          const fp = this.deps.acceptedKeys.fingerprintOf(id);
+          const pem = fp === undefined ? undefined : this.deps.keys.read('accepted', id);
+          return fp === undefined || pem === undefined ? undefined : { pem, fingerprint: fp };
+        },
+        signIn: (req) => {
+          const verdict = authorize({ id: req.id }, req.publicKeyPem, `nats:${req.id}`);
+          // a pending or denied key was just written: the other masters learn it
+          if (verdict.status !== 'accepted') this.publishKeys([req.id]);
+          return verdict.status === 'busy' ? 'error' : verdict.status;
+        },
+        onReturn: (source, ret) => this.deps.jobs()?.handleReturn(source, ret),
+        onJobRecord: (record) => this.deps.jobs()?.adoptJob(record),
+      },
+      clock,
+      logger,
+    );
+    await this.joinKeyBucket();
+    this.retryTimer = clock.setInterval(() => {
+      if (this.keySync === undefined) void this.joinKeyBucket();
+      if (this.recentlyRevoked.size > 0) void this.revoke([...this.recentlyRevoked], true);
+    }, RETRY_MS);
+    logger.info({ servers: opts.nats_servers, fingerprint: this.deps.identity.fingerprint }, `brine master connected to NATS ${opts.nats_servers.join(', ')}`);
+  }
+
+  /** The shared key bucket; without it this master works from its own key files and tries again. */
+  private async joinKeyBucket(): Promise<void> {
+    const hub = this.hub;
+    if (hub === undefined || this.stopped) return;
+    const { opts, logger } = this.deps;
+    try {
+      this.keySync = await this.nats.KeyStateSync.start({
+        nc: hub.nc,
+        keys: this.deps.keys,
+        logger,
+        name: opts.id || 'brine-master',
+        replicas: hub.replicas,
+        onApplied: () => this.deps.reconcileKeys(),
+      });
+      if (this.stopped) await this.keySync.stop();
+      else this.deps.reconcileKeys();
+    } catch (err) {
+      const e = toBrineError(err);
+      logger.warn({ code: e.code }, `cannot share key state through NATS yet: ${e.message}; this master uses its own key files and tries again in ${RETRY_MS / 1000} s`);
+    }
+  }
+
+  private publishKeys(ids?: string[]): void {
+    this.keySync?.publishLocal(ids).catch((err: unknown) => {
+      const e = toBrineError(err);
+      this.deps.logger.warn({ code: e.code }, `key changes not shared with the other masters yet: ${e.message}`);
+    });
+  }
+
+  /** A NATS session's verdict: its ID's accepted key (the servers have checked it holds it). */
+  private verdict(id: string, fingerprint: string): AuthVerdict {
+    if (this.deps.acceptedKeys.matches(id, fingerprint)) return { status: 'accepted', message: 'accepted' };
+    return { status: 'rejected', message: `${id} has no accepted key on this master` };
+  }
+
+  private acceptedNow(): Map<string, string> {
+    const map = new Map<string, string>();
+    for (const id of this.deps.keys.list('accepted')) {
+      const pem = this.deps.keys.read('accepted', id);
+      if (pem !== undefined) map.set(id, pem);
+    }
+    return map;
+  }
+
+  /**
+   * The key files changed (brine key, a hand edit, or another master through the bucket): the
+   * change is shared, and keys no longer accepted are revoked on the servers, which close those
+   * minions' connections and refuse their JWTs.
+   */
+  keysChanged(): void {
+    if (this.hub === undefined) return;
+    this.publishKeys();
+    const now = this.acceptedNow();
+    const plan = this.nats.revocationsForKeyChanges(this.accepted, now, this.deps.logger);
+    this.accepted = now;
+    if (plan.revoke.length > 0) void this.revoke(plan.revoke, false);
+  }
+
+  private async revoke(userKeys: string[], recheck: boolean): Promise<void> {
+    const hub = this.hub;
+    if (hub === undefined) return;
+    const { logger } = this.deps;
+    try {
+      await hub.withSystemConnection((sys, signer, account) => this.nats.ensureRevoked(sys, signer, account, userKeys, { logger }));
+      if (!recheck) logger.info({ keys: userKeys.length }, `revoked ${userKeys.length} NATS credential${userKeys.length === 1 ? '' : 's'} of keys no longer accepted: those connections are closed`);
+      for (const k of userKeys) {
+        if (recheck) this.recentlyRevoked.delete(k);
+        else this.recentlyRevoked.add(k);
+      }
+    } catch (err) {
+      const e = toBrineError(err);
+      for (const k of userKeys) this.recentlyRevoked.add(k);
+      logger.error({ code: e.code }, `could not revoke ${userKeys.length} NATS credential${userKeys.length === 1 ? '' : 's'}: ${e.message}; trying again in ${RETRY_MS / 1000} s`);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.retryTimer?.cancel();
+    await this.keySync?.stop().catch(() => {});
+    await this.hub?.stop();
+  }
+
+  /** Job records go to the stream, so every master keeps every job. */
+  publishJobRecord(record: Parameters<NatsMasterHub['publishJobRecord']>[0]): void {
+    this.hub?.publishJobRecord(record);
+  }
+}
