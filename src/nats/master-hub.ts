@@ -42,6 +42,8 @@ const DUPLICATE_WINDOW_MS = 10 * 60_000;
 /** A return whose job record has not arrived yet is redelivered after this long, this many times. */
 const UNKNOWN_JOB_RETRY_MS = 1000;
 const UNKNOWN_JOB_RETRIES = 30;
+/** A job record is offered to JetStream this many times, a second apart. */
+const JOB_RECORD_ATTEMPTS = 60;
 
 /** Where a return came from and how it is acknowledged: the JetStream message behind it. */
 export interface StreamReturnSource {
@@ -280,6 +282,12 @@ export class NatsMasterHub {
       return;
     }
     let channel = this.channels.get(id);
+    if (channel !== undefined && message.t === 'hello') {
+      // the minion connected again (another server, a restart): a new session replaces the old,
+      // as a reconnect does on the built-in transport
+      channel.close('replaced');
+      channel = undefined;
+    }
     if (channel === undefined) {
       if (message.t === 'bye') return;
       const key = this.hooks.acceptedKey(id);
@@ -327,12 +335,23 @@ export class NatsMasterHub {
     }
   }
 
-  /** Puts a published job's record into the stream, so every master keeps it (before its returns). */
-  publishJobRecord(record: JobRecord & { sentTo: string[] }): void {
+  /**
+   * Puts a published job's record into the stream, so every master keeps it (before its
+   * returns). While JetStream cannot take it (a leader election, no quorum) it is tried again
+   * every second for a minute; the message id keeps a record that did arrive from being stored twice.
+   */
+  publishJobRecord(record: JobRecord & { sentTo: string[] }, attempt = 1): void {
+    if (this.stopped) return;
     this.js.publish(`${SUBJECT_ROOT}.jobs.${record.jid}`, JSON.stringify(record), { msgID: `job/${record.jid}` }).catch((err: unknown) => {
+      if (this.stopped) return;
+      if (attempt < JOB_RECORD_ATTEMPTS) {
+        this.clock.setTimeout(() => this.publishJobRecord(record, attempt + 1), 1000);
+        if (attempt === 1) this.logger.info({ jid: record.jid, err: (err as Error).message }, `JetStream did not take the record of job ${record.jid} yet (${(err as Error).message}); trying again`);
+        return;
+      }
       this.logger.warn(
         { jid: record.jid, code: 'NATS_UNAVAILABLE', err: (err as Error).message },
-        `job ${record.jid} was sent, but its record did not reach JetStream (${(err as Error).message}): the other masters will not store its returns`,
+        `job ${record.jid} was sent, but its record did not reach JetStream within ${JOB_RECORD_ATTEMPTS} s (${(err as Error).message}): the other masters will not store its returns`,
       );
     });
   }
