@@ -277,8 +277,7 @@ export class Master {
         clock,
       });
       await this.nats.start(settings, hooks, authorize);
-    }
-    else await this.startTls(settings, hooks, refusals);
+    } else await this.startTls(settings, hooks, refusals);
     // brine key tells a running master at once; this also catches keys changed by hand
     let lastStoreMtime = 0;
     const acceptedDir = path.join(opts.pki_dir, 'minions');

@@ -80,10 +80,14 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     const t0 = Date.now();
     try {
       // the minion's part, which the issue bounds: it is on another server of the cluster
-      const other = await waitUntil(async () => {
-        const now = await serverOf(nats, 'm1');
-        return now !== undefined && now !== node ? now : undefined;
-      }, 30_000, 'm1 on another server');
+      const other = await waitUntil(
+        async () => {
+          const now = await serverOf(nats, 'm1');
+          return now !== undefined && now !== node ? now : undefined;
+        },
+        30_000,
+        'm1 on another server',
+      );
       const moved = Date.now() - t0;
       // polled through each server's monitor port, so a little later than the move itself
       assert.ok(moved < NATS_FAST.heartbeat_timeout * 1000 + RECON_MAX_MS + 2000, `m1 moved to ${other.name} ${moved} ms after ${node.name} died`);
