@@ -126,4 +126,38 @@ describe('transport: nats, one master', { skip: natsSkip('the NATS transport tes
     // the minion asks again and is pending (a deleted key starts over)
     await nb.cluster.waitForPending(['m1']);
   });
+
+  it('rejecting an accepted key closes the connection, and the minion is told it is rejected and stops', async () => {
+    const m3 = await nb.startMinion('m3');
+    await nb.cluster.waitForPending(['m3']);
+    await nb.brine(['key', '-a', 'm3', '-y']);
+    await m3.waitForOutput(/connected to NATS server/, 20_000);
+    const r = await nb.brine(['key', '-r', 'm3', '--include-accepted', '-y']);
+    assert.equal(r.code, 0, r.stderr);
+    // revoked at once, then refused at the next sign-in: a rejected key ends the minion (exit 77, as on TLS)
+    assert.equal(await m3.exited, 77, m3.output);
+    assert.match(m3.output, /refused this minion \(rejected\)/);
+  });
+
+  it("replacing a re-imaged host's key: the old key's credentials are revoked and the new key serves the ID", async () => {
+    const m4 = await nb.startMinion('m4');
+    await nb.cluster.waitForPending(['m4']);
+    await nb.brine(['key', '-a', 'm4', '-y']);
+    await m4.waitForOutput(/connected to NATS server/, 20_000);
+    const pki = path.join(nb.cluster.root, 'minions', 'm4', 'etc', 'brine', 'pki', 'minion');
+    const oldJwt = fs.readFileSync(path.join(pki, 'nats-user.jwt'), 'utf8');
+    const oldSigner = NkeySigner.fromKey(fs.readFileSync(path.join(pki, 'minion.pem'), 'utf8'));
+    // a re-image: same ID, new key pair; the master sees a second key for an accepted ID (denied)
+    await m4.kill('SIGTERM');
+    fs.rmSync(pki, { recursive: true, force: true });
+    const reimaged = await nb.startMinion('m4', { rejected_retry: true });
+    await waitUntil(async () => (await nb.brine(['key', '-l', 'den'])).stdout.includes('m4') || undefined, 20_000, 'the new key of m4 denied');
+    const r = await nb.brine(['key', '--replace', 'm4', '-y']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    await reimaged.waitForOutput(/connected to NATS server/, 20_000);
+    // the old key's credentials are revoked: refused by the server
+    await assert.rejects(connect({ servers: nats.urls, authenticator: nkeyAuth(oldSigner, oldJwt), reconnect: false }), /authori[sz]ation|revoked/i);
+    const ping = await nb.brine(['run', 'm4', 'test.ping', '--out', 'json']);
+    assert.deepEqual(JSON.parse(ping.stdout), { m4: true }, ping.stderr);
+  });
 });
