@@ -27,11 +27,18 @@ export interface ServerConfigInput {
   };
   /** host:port for the HTTP monitoring endpoint (/varz, /jsz, /healthz), off when absent. */
   monitor?: string;
+  /** TLS for clients (minions and masters): the server's certificate and key, PEM files. */
+  tls?: { certFile: string; keyFile: string };
+  /** Largest message in bytes (a return, a job); brine's max_frame_size by default. */
+  maxPayload?: number;
   operatorJwt: string;
   systemAccount: string;
   /** account public key -> account JWT */
   preload: Readonly<Record<string, string>>;
 }
+
+/** brine's max_frame_size default: a return that fits a frame fits a NATS message. */
+export const DEFAULT_MAX_PAYLOAD = 16 * 1024 * 1024;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+|\*):([0-9]{1,5})$/;
@@ -94,6 +101,20 @@ export function renderServerConfig(input: ServerConfigInput): string {
     `listen: ${q(input.listen)}`,
   ];
   if (input.monitor !== undefined) lines.push(`http: ${q(input.monitor)}`);
+  // brine's returns can be as large as max_frame_size; NATS's own default is 1 MiB
+  lines.push(`max_payload: ${checkBytes('the largest message', input.maxPayload ?? DEFAULT_MAX_PAYLOAD)}`);
+  if (input.tls !== undefined) {
+    lines.push(
+      '',
+      '# clients must use TLS (tls:// URLs, or nats_tls_ca on brine daemons); they authenticate with',
+      '# their JWTs, not with client certificates',
+      'tls: {',
+      `  cert_file: ${q(checkPath('the TLS certificate', input.tls.certFile))}`,
+      `  key_file: ${q(checkPath('the TLS key', input.tls.keyFile))}`,
+      '  timeout: 5',
+      '}',
+    );
+  }
   lines.push('', '# operator mode: every connection presents a user JWT chained to this operator', `operator: ${q(input.operatorJwt)}`, `system_account: ${q(input.systemAccount)}`);
   lines.push(
     '',

@@ -93,7 +93,15 @@ async function waitHealthy(n: NatsNode, routes: number): Promise<void> {
  * /healthz (JetStream ready) and, in a cluster, has a route to every other, and returns them.
  * Always call cleanup (register it with t.after before anything can fail).
  */
-export async function startNats(size: 1 | 3): Promise<NatsFixture> {
+export interface NatsFixtureOptions {
+  /** More `brine nats server-config` flags for every server (e.g. --tls-cert, --tls-key). */
+  serverArgs?: string[];
+  /** The CA the fixture's own clients verify the servers with (servers with TLS). */
+  tlsCaFile?: string;
+}
+
+export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): Promise<NatsFixture> {
+  const tls = options.tlsCaFile === undefined ? {} : { tls: { caFile: options.tlsCaFile } };
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-nats-'));
   const procs: Proc[] = [];
   const conns: NatsConnection[] = [];
@@ -121,7 +129,7 @@ export async function startNats(size: 1 | 3): Promise<NatsFixture> {
       fs.mkdirSync(dir);
       const confPath = path.join(dir, 'nats.conf');
       const args = ['nats', 'server-config', '-c', masterConfigDir, '--server-name', name, '--listen', `127.0.0.1:${p.client}`, '--monitor', `127.0.0.1:${p.monitor}`];
-      args.push('--jetstream-dir', path.join(dir, 'jetstream'), '--resolver-dir', path.join(dir, 'jwt'), '-o', confPath);
+      args.push('--jetstream-dir', path.join(dir, 'jetstream'), '--resolver-dir', path.join(dir, 'jwt'), '-o', confPath, ...(options.serverArgs ?? []));
       if (size > 1) {
         args.push('--cluster-listen', `127.0.0.1:${p.route}`);
         for (const [j, o] of ports.entries()) if (j !== i) args.push('--route', `nats-route://127.0.0.1:${o.route}`);
@@ -138,7 +146,7 @@ export async function startNats(size: 1 | 3): Promise<NatsFixture> {
     // not loaded BRINE yet fails with "error creating store for stream" (seen on 2.9.10). Ready
     // means every server answers JetStream account info for BRINE.
     for (const url of urls) {
-      const nc = await connect({ servers: url, authenticator: nkeyAuth(master, masterUserJwt(master, accounts, 'test-master-warmup')) });
+      const nc = await connect({ servers: url, authenticator: nkeyAuth(master, masterUserJwt(master, accounts, 'test-master-warmup')), ...tls });
       try {
         await (await jetstreamManager(nc)).getAccountInfo();
       } finally {
@@ -153,7 +161,7 @@ export async function startNats(size: 1 | 3): Promise<NatsFixture> {
       accounts,
       async connectMaster(account, servers = urls) {
         const jwt = account === 'brine' ? masterUserJwt(master, accounts, 'test-master') : masterSystemUserJwt(master, accounts, 'test-master-sys');
-        const nc = await connect({ servers, authenticator: nkeyAuth(master, jwt), name: `test-master-${account}` });
+        const nc = await connect({ servers, authenticator: nkeyAuth(master, jwt), name: `test-master-${account}`, ...tls });
         conns.push(nc);
         return nc;
       },

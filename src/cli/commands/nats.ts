@@ -45,7 +45,17 @@ interface ServerConfigFlags extends ConfigFlags {
   masterKey: string[];
   operatorDir?: string;
   enrolMaxConnections: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  maxPayload?: string;
   out?: string;
+}
+
+/** --tls-cert and --tls-key go together: TLS for every client of the server. */
+function tlsFlags(flags: ServerConfigFlags): { tls?: { certFile: string; keyFile: string } } {
+  if (flags.tlsCert === undefined && flags.tlsKey === undefined) return {};
+  if (flags.tlsCert === undefined || flags.tlsKey === undefined) throw new BrineError('USAGE', '--tls-cert and --tls-key go together (the certificate and its key, PEM files)');
+  return { tls: { certFile: checkPath('--tls-cert', flags.tlsCert), keyFile: checkPath('--tls-key', flags.tlsKey) } };
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -77,6 +87,8 @@ async function serverConfig(flags: ServerConfigFlags): Promise<void> {
     ...(flags.jetstreamMaxMemory === undefined ? {} : { jetstreamMaxMemory: positiveInt('--jetstream-max-memory', flags.jetstreamMaxMemory) }),
     ...(flags.jetstreamMaxFile === undefined ? {} : { jetstreamMaxFile: positiveInt('--jetstream-max-file', flags.jetstreamMaxFile) }),
     ...(flags.monitor === undefined ? {} : { monitor: checkHostPort('--monitor', flags.monitor) }),
+    ...(flags.maxPayload === undefined ? {} : { maxPayload: positiveInt('--max-payload', flags.maxPayload) }),
+    ...tlsFlags(flags),
     ...(flags.clusterListen === undefined
       ? {}
       : { cluster: { name: checkName('--cluster-name', flags.clusterName), listen: checkHostPort('--cluster-listen', flags.clusterListen), routes: flags.route.map(checkRoute) } }),
@@ -182,6 +194,9 @@ export function registerNats(program: Command): void {
     .option('--master-key <file>', 'master.pub of another master that may sign (repeat for each; this master is always included)', collect, [])
     .option('--operator-dir <dir>', 'the NATS operator key and account list (default <pki_dir>/nats, made on first use)')
     .option('--enrol-max-connections <n>', 'pending keys that may wait to sign in at once', '1024')
+    .option('--tls-cert <file>', "the server's TLS certificate (PEM): clients must use TLS (with --tls-key)")
+    .option('--tls-key <file>', "the server's TLS key (PEM)")
+    .option('--max-payload <bytes>', 'largest message (a return): default 16777216, as max_frame_size')
     .option('-o, --out <file>', 'write the configuration here instead of standard output')
     .action(async (flags: ServerConfigFlags) => {
       try {
