@@ -273,6 +273,7 @@ export class Master {
         adopt: (session) => this.live.set(session, { release() {} }),
         stopped: () => this.stopped,
         reconcileKeys: () => this.reconcileKeys(),
+        putGrains: (id, fingerprint, grains) => minionData.put(id, fingerprint, grains),
         logger,
         clock,
       });

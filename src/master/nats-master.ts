@@ -11,7 +11,7 @@ import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MasterOptions } from '../config/index.js';
 import type { Identity, KeyStore } from '../pki/index.js';
-import type { KeyStateSync, NatsMasterHub } from '../nats/index.js';
+import type { KeyStateSync, MinionDataShare, NatsMasterHub } from '../nats/index.js';
 import type { JobTracker } from './job-tracker.js';
 import { type AuthVerdict, MinionSession, type MinionSessionHooks, type MinionSessionSettings } from './minion-session.js';
 import type { AcceptedKeyIndex } from './accepted-keys.js';
@@ -28,6 +28,8 @@ export interface NatsMasterDeps {
   stopped(): boolean;
   /** The shared key state changed this master's key files: close what is no longer accepted. */
   reconcileKeys(): void;
+  /** Grains from the shared bucket, into this master's data cache. */
+  putGrains(id: string, fingerprint: string, grains: Record<string, unknown>): void;
   logger: Logger;
   clock: Clock;
 }
@@ -38,6 +40,7 @@ const RETRY_MS = 10_000;
 export class NatsMaster {
   private hub: NatsMasterHub | undefined;
   private keySync: KeyStateSync | undefined;
+  private dataShare: MinionDataShare | undefined;
   private retryTimer: TimerHandle | undefined;
   /** The accepted keys (ID -> SPKI PEM) as last seen, to revoke what goes. */
   private accepted = new Map<string, string>();
@@ -60,6 +63,10 @@ export class NatsMaster {
       ...hooks,
       authorize: (hello, ch) => this.verdict(hello.id, ch.peerFingerprint),
       probe: (hello, ch) => this.verdict(hello.id, ch.peerFingerprint),
+      onGrains: (session, grains) => {
+        hooks.onGrains?.(session, grains);
+        this.dataShare?.offer(session.id, session.fingerprint, grains);
+      },
     };
     const fingerprint = this.deps.identity.fingerprint.replace(/[^A-Za-z0-9]/g, '').slice(-16);
     this.hub = await NatsMasterHub.start(
@@ -101,8 +108,10 @@ export class NatsMaster {
       logger,
     );
     await this.joinKeyBucket();
+    await this.joinDataBucket();
     this.retryTimer = clock.setInterval(() => {
       if (this.keySync === undefined) void this.joinKeyBucket();
+      if (this.dataShare === undefined) void this.joinDataBucket();
       if (this.recentlyRevoked.size > 0) void this.revoke([...this.recentlyRevoked], true);
     }, RETRY_MS);
     logger.info({ servers: opts.nats_servers, fingerprint: this.deps.identity.fingerprint }, `brine master connected to NATS ${opts.nats_servers.join(', ')}`);
@@ -127,6 +136,25 @@ export class NatsMaster {
     } catch (err) {
       const e = toBrineError(err);
       logger.warn({ code: e.code }, `cannot share key state through NATS yet: ${e.message}; this master uses its own key files and tries again in ${RETRY_MS / 1000} s`);
+    }
+  }
+
+  /** The shared grains; without them this master learns grains only from the minions themselves. */
+  private async joinDataBucket(): Promise<void> {
+    const hub = this.hub;
+    if (hub === undefined || this.stopped) return;
+    try {
+      this.dataShare = await this.nats.MinionDataShare.start({
+        nc: hub.nc,
+        replicas: hub.replicas,
+        logger: this.deps.logger,
+        acceptedFingerprint: (id) => this.deps.acceptedKeys.fingerprintOf(id),
+        apply: (id, fingerprint, grains) => this.deps.putGrains(id, fingerprint, grains),
+      });
+      if (this.stopped) await this.dataShare.stop();
+    } catch (err) {
+      const e = toBrineError(err);
+      this.deps.logger.warn({ code: e.code }, `cannot share minion data through NATS yet: ${e.message}; trying again in ${RETRY_MS / 1000} s`);
     }
   }
 
@@ -188,6 +216,7 @@ export class NatsMaster {
     this.stopped = true;
     this.retryTimer?.cancel();
     await this.keySync?.stop().catch(() => {});
+    await this.dataShare?.stop().catch(() => {});
     await this.hub?.stop();
   }
 

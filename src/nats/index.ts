@@ -17,3 +17,4 @@ export { NatsMinionLink, natsPingSettings } from './minion-link.js';
 export { decideMerge, digestOf, encodeRecord, kvKeyOf, minionIdOfKvKey, NO_KEYS, parseRecord, type KeySet, type MergeDecision } from './key-record.js';
 export { DEFAULT_KEY_BUCKET, KeyStateSync, type KeyStateSyncOptions, type PublishResult } from './key-sync.js';
 export { ensureRevoked, missingRevocations, revocationsForKeyChanges, userNkeyOfPem, type EnsureRevokedOptions, type RevocationOutcome, type RevocationPlan } from './revocation-sync.js';
+export { MINION_DATA_BUCKET, MinionDataShare, type MinionDataShareOptions } from './minion-data-share.js';

@@ -7,6 +7,8 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { waitUntil, type Proc } from '../helpers/cluster.js';
 import { natsSkip, startNats, type NatsFixture, type NatsNode } from '../helpers/nats.js';
 import { NATS_FAST, NatsBrine } from '../helpers/nats-brine.js';
@@ -72,6 +74,24 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     await waitUntil(async () => (await stored(1, jid)).includes('m1') || undefined, 10_000, `master1 to store the return of ${jid}`);
     const ping1 = await nb.brine(['run', 'm1', 'test.ping', '--out', 'json'], 1);
     assert.deepEqual(JSON.parse(ping1.stdout), { m1: true }, ping1.stderr);
+  });
+
+  it('a master that lost its job cache targets by grain at once: grains come from the shared bucket', async () => {
+    await nb.masters[1]!.kill('SIGTERM');
+    const root = nb.masterRoot(1);
+    const sqlite = (fs.readdirSync(root, { recursive: true }) as string[]).find((p) => path.basename(p) === 'jobs.sqlite');
+    assert.ok(sqlite, 'master1 has a job cache');
+    fs.rmSync(path.dirname(path.join(root, sqlite)), { recursive: true, force: true });
+    await nb.startMaster(1);
+    await connectedOn(1, 'm1');
+    // m1 sent its grains long before master1 came back, and sends them again only on a reconnect;
+    // a master with no grains for a minion must target it on any grain (the minion decides), so
+    // only cached grains let master1 rule it out
+    const miss = await nb.brine(['run', '-G', 'id:not-m1', 'test.ping', '--out', 'json'], 1);
+    assert.match(miss.stdout + miss.stderr, /No minions matched/, miss.stdout + miss.stderr);
+    const r = await nb.brine(['run', '-G', 'id:m1', 'test.ping', '--out', 'json'], 1);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { m1: true });
   });
 
   it('a SIGKILLed NATS server: its minion moves to another server and answers within heartbeat_timeout + recon_max', async (t) => {
