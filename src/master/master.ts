@@ -19,7 +19,7 @@ import { MinionSession, type MinionSessionHooks, type MinionSessionSettings } fr
 import { SessionTable } from './session-table.js';
 import { EventBus } from './event-bus.js';
 import { MinionDataCache } from './minion-data-cache.js';
-import { createSignIn, type SignIn } from './sign-in.js';
+import { createSignIn } from './sign-in.js';
 import { AcceptedKeyIndex } from './accepted-keys.js';
 import { AuthAdmission } from './admission.js';
 import { RefusalLog } from './refusal-log.js';
