@@ -135,8 +135,13 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     assert.equal(r.code, 0, r.stderr);
     const jid = /(\d{20})/.exec(r.stdout)?.[1];
     assert.ok(jid, r.stdout);
+    const sessionsBefore = (m1.output.match(/connected to NATS server/g) ?? []).length;
     await nb.masters[0]!.kill('SIGKILL');
     await waitUntil(async () => (await stored(1, jid)).includes('survived') || undefined, 20_000, `master1 to store ${jid}`);
+    // nothing changed for the minion: the same NATS connection, and jobs from the other master
+    const ping = await nb.brine(['run', 'm1', 'test.ping', '--out', 'json'], 1);
+    assert.deepEqual(JSON.parse(ping.stdout), { m1: true }, ping.stderr);
+    assert.equal((m1.output.match(/connected to NATS server/g) ?? []).length, sessionsBefore, 'm1 did not reconnect');
     const once = JSON.parse(await stored(1, jid)) as Record<string, unknown>;
     assert.deepEqual(Object.keys(once), ['m1'], JSON.stringify(once));
     await nb.startMaster(0);
