@@ -274,6 +274,17 @@ export class Master {
         stopped: () => this.stopped,
         reconcileKeys: () => this.reconcileKeys(),
         putGrains: (id, fingerprint, grains) => minionData.put(id, fingerprint, grains),
+        mine: {
+          mineOf: (id) => mine.mineOf(id),
+          replace: (id, fingerprint, data) => {
+            try {
+              mine.send(id, fingerprint, data as Parameters<MineStore['send']>[2], true);
+            } catch (err) {
+              logger.warn({ id, err: (err as Error).message }, `did not take the mine of ${id} from the shared bucket: ${(err as Error).message}`);
+            }
+          },
+          purge: (id) => mine.purge(id, 'flushed on another master'),
+        },
         logger,
         clock,
       });

@@ -30,6 +30,12 @@ export interface NatsMasterDeps {
   reconcileKeys(): void;
   /** Grains from the shared bucket, into this master's data cache. */
   putGrains(id: string, fingerprint: string, grains: Record<string, unknown>): void;
+  /** This master's mine: what it holds of a minion, a mine from the bucket, a mine flushed elsewhere. */
+  mine: {
+    mineOf(id: string): Readonly<Record<string, unknown>> | undefined;
+    replace(id: string, fingerprint: string, mine: Record<string, unknown>): void;
+    purge(id: string): void;
+  };
   logger: Logger;
   clock: Clock;
 }
@@ -65,7 +71,14 @@ export class NatsMaster {
       probe: (hello, ch) => this.verdict(hello.id, ch.peerFingerprint),
       onGrains: (session, grains) => {
         hooks.onGrains?.(session, grains);
-        this.dataShare?.offer(session.id, session.fingerprint, grains);
+        this.dataShare?.offer('grains', session.id, session.fingerprint, grains);
+      },
+      onMineRequest: (session, req) => {
+        hooks.onMineRequest?.(session, req);
+        if (req.t === 'mine_get') return;
+        const mine = this.deps.mine.mineOf(session.id);
+        if (mine === undefined) this.dataShare?.withdraw('mine', session.id);
+        else this.dataShare?.offer('mine', session.id, session.fingerprint, { ...mine });
       },
     };
     const fingerprint = this.deps.identity.fingerprint.replace(/[^A-Za-z0-9]/g, '').slice(-16);
@@ -149,7 +162,13 @@ export class NatsMaster {
         replicas: hub.replicas,
         logger: this.deps.logger,
         acceptedFingerprint: (id) => this.deps.acceptedKeys.fingerprintOf(id),
-        apply: (id, fingerprint, grains) => this.deps.putGrains(id, fingerprint, grains),
+        apply: (kind, id, fingerprint, data) => {
+          if (kind === 'grains') this.deps.putGrains(id, fingerprint, data);
+          else this.deps.mine.replace(id, fingerprint, data);
+        },
+        remove: (kind, id) => {
+          if (kind === 'mine') this.deps.mine.purge(id);
+        },
       });
       if (this.stopped) await this.dataShare.stop();
     } catch (err) {

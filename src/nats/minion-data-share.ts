@@ -1,9 +1,10 @@
-// Minion data shared by the masters of one NATS cluster: the grains a minion sends reach every
-// running master (brine.hb.<m>), and each master also offers them to the `brine-minion-data`
-// key-value bucket, so a master that starts later, or lost its job cache, targets by grain at
-// once instead of waiting for each minion to send its grains again. An entry carries the
-// fingerprint of the key that sent it; a master takes it only while that key is the accepted
-// one (a replaced host's old grains never come back).
+// Minion data shared by the masters of one NATS cluster: the grains and mine a minion sends reach
+// every running master (grains on brine.hb.<m>, mine requests on brine.req.<m>.mine), and each
+// master also offers what it then holds to the `brine-minion-data` key-value bucket, so a master
+// that starts later, or lost its job cache, targets by grain and answers mine.get at once instead
+// of waiting for each minion to send again. Keys are `<kind>.<ID as a KV key>`; an entry carries
+// the fingerprint of the key that sent it, and a master takes it only while that key is the
+// accepted one (a replaced host's old data never comes back). A flushed mine is a delete.
 
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -14,27 +15,42 @@ import { kvKeyOf, minionIdOfKvKey } from './key-record.js';
 
 export const MINION_DATA_BUCKET = 'brine-minion-data';
 
+/** What the bucket holds per minion: its grains (the data cache) and its mine. */
+export type SharedKind = 'grains' | 'mine';
+const KINDS: readonly SharedKind[] = ['grains', 'mine'];
+
 export interface MinionDataShareOptions {
   nc: NatsConnection;
   replicas: number;
   logger: Logger;
   /** The accepted key's fingerprint of an ID (undefined: none). */
   acceptedFingerprint(id: string): string | undefined;
-  /** Grains from the bucket, for this master's data cache. */
-  apply(id: string, fingerprint: string, grains: Record<string, unknown>): void;
+  /** Data from the bucket, for this master's data cache or mine. */
+  apply(kind: SharedKind, id: string, fingerprint: string, data: Record<string, unknown>): void;
+  /** Another master dropped it (a flushed mine). */
+  remove(kind: SharedKind, id: string): void;
   bucket?: string;
 }
 
 interface Entry {
   v: 1;
   fingerprint: string;
-  grains: Record<string, unknown>;
+  data: Record<string, unknown>;
 }
 
-const digest = (fingerprint: string, grains: unknown): string => createHash('sha256').update(fingerprint).update('\0').update(JSON.stringify(grains)).digest('base64url');
+const digest = (fingerprint: string, data: unknown): string => createHash('sha256').update(fingerprint).update('\0').update(JSON.stringify(data)).digest('base64url');
+
+/** The bucket key of one kind of one minion's data, and back. */
+const keyOf = (kind: SharedKind, id: string): string => `${kind}.${kvKeyOf(id)}`;
+function parseKey(key: string): { kind: SharedKind; id: string } {
+  const dot = key.indexOf('.');
+  const kind = key.slice(0, dot) as SharedKind;
+  if (dot < 0 || !KINDS.includes(kind)) throw new Error(`${key.slice(0, 100)} is not <grains|mine>.<minion>`);
+  return { kind, id: minionIdOfKvKey(key.slice(dot + 1)) };
+}
 
 export class MinionDataShare {
-  /** ID -> digest of the entry this master last wrote or read: an offer of the same is not written again. */
+  /** bucket key -> digest of the entry this master last wrote or read: an offer of the same is not written again. */
   private readonly known = new Map<string, string>();
   private stopped = false;
   private watching: Promise<void> | undefined;
@@ -70,6 +86,7 @@ export class MinionDataShare {
         for await (const e of iter) {
           if (this.stopped) break;
           if (e.operation === 'PUT') this.take(e.key, e.value);
+          else this.dropped(e.key);
           if (initial && e.delta === 0) {
             initial = false;
             resolve();
@@ -82,34 +99,55 @@ export class MinionDataShare {
   }
 
   private take(key: string, value: Uint8Array): void {
+    let kind: SharedKind;
     let id: string;
     let entry: Entry;
     try {
-      id = minionIdOfKvKey(key);
+      ({ kind, id } = parseKey(key));
       entry = JSON.parse(Buffer.from(value).toString('utf8')) as Entry;
-      if (entry.v !== 1 || typeof entry.fingerprint !== 'string' || typeof entry.grains !== 'object' || entry.grains === null || Array.isArray(entry.grains)) throw new Error('not a grains entry');
+      if (entry.v !== 1 || typeof entry.fingerprint !== 'string' || typeof entry.data !== 'object' || entry.data === null || Array.isArray(entry.data)) throw new Error('not a minion data entry');
     } catch (err) {
       this.opts.logger.warn({ code: 'NATS_KV_VALUE_INVALID', key: key.slice(0, 200) }, `skipped an entry of the ${MINION_DATA_BUCKET} bucket: ${(err as Error).message}`);
       return;
     }
-    const d = digest(entry.fingerprint, entry.grains);
-    if (this.known.get(id) === d) return;
-    this.known.set(id, d);
-    // grains sent under a key since deleted or replaced are not this minion's any more
+    const d = digest(entry.fingerprint, entry.data);
+    if (this.known.get(key) === d) return;
+    this.known.set(key, d);
+    // data sent under a key since deleted or replaced is not this minion's any more
     if (this.opts.acceptedFingerprint(id) !== entry.fingerprint) return;
-    this.opts.apply(id, entry.fingerprint, entry.grains);
+    this.opts.apply(kind, id, entry.fingerprint, entry.data);
   }
 
-  /** Grains this master received from a minion: written to the bucket unless it holds them already. */
-  offer(id: string, fingerprint: string, grains: Record<string, unknown>): void {
+  private dropped(key: string): void {
+    if (!this.known.has(key)) return;
+    this.known.delete(key);
+    try {
+      const { kind, id } = parseKey(key);
+      this.opts.remove(kind, id);
+    } catch {}
+  }
+
+  /** Data this master holds now for a minion: written to the bucket unless it holds it already. */
+  offer(kind: SharedKind, id: string, fingerprint: string, data: Record<string, unknown>): void {
     if (this.stopped) return;
-    const d = digest(fingerprint, grains);
-    if (this.known.get(id) === d) return;
-    this.known.set(id, d);
-    const entry: Entry = { v: 1, fingerprint, grains };
-    this.kv.put(kvKeyOf(id), JSON.stringify(entry)).catch((err: unknown) => {
-      this.known.delete(id);
-      this.opts.logger.warn({ code: 'NATS_KV_UNAVAILABLE', id }, `could not share the grains of ${id} with the other masters: ${(err as Error).message}`);
+    const key = keyOf(kind, id);
+    const d = digest(fingerprint, data);
+    if (this.known.get(key) === d) return;
+    this.known.set(key, d);
+    const entry: Entry = { v: 1, fingerprint, data };
+    this.kv.put(key, JSON.stringify(entry)).catch((err: unknown) => {
+      this.known.delete(key);
+      this.opts.logger.warn({ code: 'NATS_KV_UNAVAILABLE', id }, `could not share the ${kind} of ${id} with the other masters: ${(err as Error).message}`);
+    });
+  }
+
+  /** This master dropped a minion's data (a flushed mine): the other masters drop it too. */
+  withdraw(kind: SharedKind, id: string): void {
+    if (this.stopped) return;
+    const key = keyOf(kind, id);
+    if (!this.known.delete(key)) return;
+    this.kv.delete(key).catch((err: unknown) => {
+      this.opts.logger.warn({ code: 'NATS_KV_UNAVAILABLE', id }, `could not withdraw the ${kind} of ${id} from the shared bucket: ${(err as Error).message}`);
     });
   }
 

@@ -49,7 +49,8 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     await nb.addMasterKey(1);
     await nb.startMaster(0);
     await nb.startMaster(1);
-    m1 = await nb.startMinion('m1', { recon_max: RECON_MAX_MS });
+    // a mine entry, sent at start (Salt's mine.update), for the shared-bucket test
+    m1 = await nb.startMinion('m1', { recon_max: RECON_MAX_MS, mine_functions: { 'test.ping': [] } });
     await nb.cluster.waitForPending(['m1']);
     // key state is shared: whichever master the sign-in reached, the key is pending on both,
     // and accepting it on master1 accepts it on master0 too
@@ -76,7 +77,7 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     assert.deepEqual(JSON.parse(ping1.stdout), { m1: true }, ping1.stderr);
   });
 
-  it('a master that lost its job cache targets by grain at once: grains come from the shared bucket', async () => {
+  it('a master that lost its job cache targets by grain and answers mine.get at once: both come from the shared bucket', async () => {
     await nb.masters[1]!.kill('SIGTERM');
     const root = nb.masterRoot(1);
     const sqlite = (fs.readdirSync(root, { recursive: true }) as string[]).find((p) => path.basename(p) === 'jobs.sqlite');
@@ -92,6 +93,15 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     const r = await nb.brine(['run', '-G', 'id:m1', 'test.ping', '--out', 'json'], 1);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { m1: true });
+    // with master0 gone, only master1 answers the minion's mine.get: from the bucket's copy
+    await nb.masters[0]!.kill('SIGTERM');
+    try {
+      const got = await nb.brine(['run', 'm1', 'mine.get', 'm1', 'test.ping', '--out', 'json'], 1);
+      assert.deepEqual(JSON.parse(got.stdout), { m1: { m1: true } }, got.stdout + got.stderr);
+    } finally {
+      await nb.startMaster(0);
+      await connectedOn(0, 'm1');
+    }
   });
 
   it('a SIGKILLed NATS server: its minion moves to another server and answers within heartbeat_timeout + recon_max', async (t) => {

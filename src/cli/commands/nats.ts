@@ -96,17 +96,7 @@ async function serverConfig(flags: ServerConfigFlags): Promise<void> {
   };
   const operatorDir = flags.operatorDir ?? join(opts.pki_dir, 'nats');
   const operator = loadOrCreateOperator(operatorDir);
-  const text = serverConfigText({ operator, masters, ...checked });
-  if (flags.out === undefined) {
-    process.stdout.write(text);
-    return;
-  }
-  try {
-    // no secret inside (JWTs and public keys only), but only root should change it
-    writeFileAtomicSync(flags.out, text, 0o644);
-  } catch (err) {
-    throw new BrineError('PKI_UNWRITABLE', `cannot write ${flags.out}`, { cause: err });
-  }
+  writeOut(serverConfigText({ operator, masters, ...checked }), flags.out);
   if (operator.created) process.stderr.write(`made the NATS operator key in ${operatorDir}: back it up, it is needed to add or remove masters\n`);
 }
 
@@ -145,15 +135,19 @@ async function enrolment(flags: EnrolmentFlags): Promise<void> {
   const { master, accounts } = await masterAndAccounts(flags);
   const subject = NkeySigner.fromKey(generateKeyPairSync('ed25519').privateKey).publicKey('user');
   const masters = uniqueKeys([masterRawKey(master.publicKeyObject(), 'this master key'), ...flags.masterKey.map(readMasterPublicKey)]);
-  const text = `${JSON.stringify(makeEnrolment(enrolUserJwt(master, accounts, subject), accounts.brine, masters), null, 2)}\n`;
-  if (flags.out === undefined) {
+  writeOut(`${JSON.stringify(makeEnrolment(enrolUserJwt(master, accounts, subject), accounts.brine, masters), null, 2)}\n`, flags.out);
+}
+
+/** To standard output, or to `out`: no secret inside (JWTs and public keys only), but only root should change it. */
+function writeOut(text: string, out: string | undefined): void {
+  if (out === undefined) {
     process.stdout.write(text);
     return;
   }
   try {
-    writeFileAtomicSync(flags.out, text, 0o644);
+    writeFileAtomicSync(out, text, 0o644);
   } catch (err) {
-    throw new BrineError('PKI_UNWRITABLE', `cannot write ${flags.out}`, { cause: err });
+    throw new BrineError('PKI_UNWRITABLE', `cannot write ${out}`, { cause: err });
   }
 }
 
