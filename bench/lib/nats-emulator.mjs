@@ -1,0 +1,232 @@
+// One process of emulated NATS minions for bench/nats.mjs (forked, IPC): each minion is its own
+// nats.js connection to the cluster as the minion's user (its own Ed25519 key signs the server's
+// nonce, its user JWT was issued by a master's key), with the minion link's settings: inbox
+// prefix brine.inbox.<m>, pingInterval/maxPingOut from heartbeat_timeout, reconnect forever with
+// jittered waits. It speaks the wire protocol of src/nats/minion-link.ts: hello on brine.hb.<m> at
+// every (re)connect, a ping every heartbeat interval (spread over the interval), jobs on
+// brine.job.<m> answered with a `return` published to JetStream on brine.ret.<m>.<jid> with the
+// message id <jid>/<id> (ret true: test.ping), find_job answered with job_status. No job runs:
+// this measures the transport and the masters, not the module layer.
+//
+// Parent -> child: { t: 'start', ...opts }, { t: 'stop' }.
+// Child -> parent: { t: 'stats', ... } every statsMs, { t: 'started' } once every minion has
+// been asked to connect.
+
+import * as fs from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import * as path from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
+
+const stats = {
+  total: 0,
+  /** connected now */
+  ready: 0,
+  /** first connections made */
+  connected: 0,
+  /** nats.js 'reconnect' events (a connection moved to a server again) */
+  reconnects: 0,
+  /** nats.js 'disconnect' events */
+  disconnects: 0,
+  /** initial connect() attempts that failed (retried) */
+  connectFailures: 0,
+  connectErrors: {},
+  hellos: 0,
+  pings: 0,
+  jobs: 0,
+  /** returns JetStream acknowledged */
+  acks: 0,
+  /** returns JetStream did not acknowledge (published again later) */
+  retFailures: 0,
+  findJobs: 0,
+};
+
+let minions = [];
+let stopping = false;
+let statsTimer;
+let wheelTimer;
+
+const encoder = new TextEncoder();
+
+function send(m) {
+  if (process.connected) process.send(m);
+}
+
+function sendStats() {
+  send({ t: 'stats', at: Date.now(), ...stats, connectErrors: { ...stats.connectErrors } });
+}
+
+async function start(o) {
+  const nats = await import(pathToFileURL(path.join(o.buildRoot, 'src', 'nats', 'index.js')).href);
+  const list = JSON.parse(fs.readFileSync(o.minionsFile, 'utf8'));
+  stats.total = list.length;
+  const ping = nats.natsPingSettings(o.heartbeatTimeoutMs);
+  minions = list.map((m, i) => {
+    const token = nats.minionToken(m.id);
+    return {
+      id: m.id,
+      index: i,
+      signer: nats.NkeySigner.fromKey(m.pem),
+      jwt: m.jwt,
+      hb: `brine.hb.${token}`,
+      job: `brine.job.${token}`,
+      ret: `brine.ret.${token}`,
+      inbox: `brine.inbox.${token}`,
+      nc: undefined,
+      js: undefined,
+      ready: false,
+      seq: 0,
+    };
+  });
+  statsTimer = setInterval(sendStats, o.statsMs);
+
+  // one timer for every minion's heartbeat: minion i pings in slot i % slots, so the pings of
+  // the whole fleet are spread evenly over the interval (as minions that started at different
+  // times are), and 10,000 minions cost one timer here instead of 10,000
+  const slotMs = 100;
+  const slots = Math.max(1, Math.round(o.heartbeatIntervalMs / slotMs));
+  let slot = 0;
+  wheelTimer = setInterval(() => {
+    for (let i = slot; i < minions.length; i += slots) {
+      const m = minions[i];
+      if (!m.ready) continue;
+      m.seq = (m.seq + 1) % 2 ** 31;
+      publish(m, m.hb, { t: 'ping', seq: m.seq, returnsQueued: 0 });
+      stats.pings++;
+    }
+    slot = (slot + 1) % slots;
+  }, slotMs);
+
+  const opts = (m) => ({
+    servers: o.servers,
+    authenticator: nats.nkeyAuthenticator(m.signer, m.jwt),
+    name: m.id,
+    inboxPrefix: m.inbox,
+    reconnect: true,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: o.reconnectTimeWaitMs,
+    reconnectJitter: o.reconnectJitterMs,
+    timeout: o.connectTimeoutMs,
+    ...ping,
+  });
+
+  // connections in flight at once (a window, like the raw TLS floor's 64 handshakes)
+  let next = 0;
+  const worker = async () => {
+    while (!stopping && next < minions.length) {
+      const m = minions[next++];
+      await openMinion(m, opts(m), o);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, o.concurrency) }, worker));
+  send({ t: 'started' });
+}
+
+async function openMinion(m, opts, o) {
+  for (let attempt = 0; !stopping; attempt++) {
+    try {
+      m.nc = await connect(opts);
+      break;
+    } catch (err) {
+      stats.connectFailures++;
+      const why = String(err?.code ?? err?.message ?? err).slice(0, 60);
+      stats.connectErrors[why] = (stats.connectErrors[why] ?? 0) + 1;
+      // the minion link's backoff: recon_default, doubling to recon_max, randomized
+      const wait = Math.min(o.reconMaxMs, o.reconDefaultMs * 2 ** attempt) * (0.5 + Math.random() * 0.5);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+  if (stopping) return m.nc?.close();
+  const nc = m.nc;
+  stats.connected++;
+  nc.subscribe(m.job, { callback: (_err, msg) => onJob(m, msg, o) });
+  becomeReady(m);
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') {
+        stats.disconnects++;
+        if (m.ready) {
+          m.ready = false;
+          stats.ready--;
+        }
+      } else if (s.type === 'reconnect') {
+        stats.reconnects++;
+        becomeReady(m);
+      }
+    }
+  })();
+  void nc.closed().then(() => {
+    if (m.ready) {
+      m.ready = false;
+      stats.ready--;
+    }
+  });
+}
+
+function becomeReady(m) {
+  if (m.ready) return;
+  m.ready = true;
+  stats.ready++;
+  publish(m, m.hb, { t: 'hello', versions: [1], id: m.id, agent: 'brine-nats-bench' });
+  stats.hellos++;
+}
+
+function publish(m, subject, message) {
+  try {
+    m.nc.publish(subject, encoder.encode(JSON.stringify(message)));
+  } catch {
+    // closed or draining: the next (re)connect sends hello again
+  }
+}
+
+function onJob(m, msg, o) {
+  let job;
+  try {
+    job = JSON.parse(new TextDecoder().decode(msg.data));
+  } catch {
+    return;
+  }
+  if (job.t === 'find_job') {
+    stats.findJobs++;
+    publish(m, m.hb, { t: 'job_status', jid: job.jid, running: false });
+    return;
+  }
+  if (job.t !== 'job') return;
+  stats.jobs++;
+  const ret = { t: 'return', jid: job.jid, fun: job.fun, ret: true, retcode: 0, success: true };
+  publishReturn(m, ret, o, 0);
+}
+
+function publishReturn(m, ret, o, attempt) {
+  m.js ??= jetstream(m.nc, { timeout: o.connectTimeoutMs });
+  m.js.publish(`${m.ret}.${ret.jid}`, JSON.stringify(ret), { msgID: `${ret.jid}/${m.id}`, timeout: o.connectTimeoutMs }).then(
+    () => {
+      stats.acks++;
+    },
+    () => {
+      stats.retFailures++;
+      // as the minion link: kept and published again after a heartbeat interval (deduplicated by msgID)
+      if (!stopping && attempt < 5) setTimeout(() => publishReturn(m, ret, o, attempt + 1), o.heartbeatIntervalMs);
+    },
+  );
+}
+
+async function stop() {
+  stopping = true;
+  clearInterval(wheelTimer);
+  sendStats();
+  clearInterval(statsTimer);
+  await Promise.allSettled(minions.map((m) => m.nc?.close()));
+  process.exit(0);
+}
+
+process.on('message', (m) => {
+  if (m?.t === 'start')
+    start(m).catch((err) => {
+      process.stderr.write(`nats-emulator: ${err.stack ?? err}\n`);
+      process.exit(1);
+    });
+  else if (m?.t === 'stop') void stop();
+  else if (m?.t === 'stats') sendStats();
+});
+process.on('disconnect', () => void stop());
