@@ -51,6 +51,8 @@ export interface ReturnSource {
   close(reason: 'internal_error', error: Error): void;
   /** NATS: the return's job record may still be on its way; true when it will be delivered again. */
   retryLater?(): boolean;
+  /** NATS: a fast copy of a return whose durable copy follows; a refusal is the durable copy's to log. */
+  readonly transient?: boolean;
 }
 
 /** A return that passed the checks and waits for the batch's commit before it is acknowledged. */
@@ -231,6 +233,7 @@ export class JobTracker {
     const minion = session.id;
     const refusal = this.checkReturn(minion, ret);
     if (refusal === 'unknown_job' && session.retryLater?.() === true) return;
+    if (refusal && session.transient === true) return;
     if (refusal) {
       this.droppedReturns[refusal]++;
       this.logDrop(session, ret, refusal);

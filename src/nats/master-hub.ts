@@ -30,7 +30,7 @@ import { nkeyAuthenticator, connectAsMaster } from './master-connection.js';
 import type { NkeySigner } from './nkeys.js';
 import { serveSignin, type SigninStatus, type VerifiedSignin } from './signin.js';
 import { minionIdOfToken, minionSubjects, SUBJECT_ROOT } from './subjects.js';
-import { MINION_INBOX_SUFFIX, natsPingSettings } from './minion-link.js';
+import { FAST_RETURN_TOKEN, MINION_INBOX_SUFFIX, natsPingSettings } from './minion-link.js';
 
 export const STREAM = 'BRINE';
 const RETURN_SUBJECTS = `${SUBJECT_ROOT}.ret.>`;
@@ -53,6 +53,8 @@ export interface StreamReturnSource {
   close(reason: CloseReason, error?: Error): void;
   /** The return's job is not known yet (its record may still be on its way): redeliver later. */
   retryLater(): boolean;
+  /** A fast copy: refusals are left to the durable copy (logged once, there). */
+  transient?: boolean;
 }
 
 export interface NatsMasterHubHooks {
@@ -148,6 +150,7 @@ export class NatsMasterHub {
     this.subs.push(nc.subscribe(`${SUBJECT_ROOT}.req.*.file`, { queue: MASTER_QUEUE, callback: (_e, m) => this.fromMinion(m, 2) }));
     this.subs.push(nc.subscribe(`${SUBJECT_ROOT}.req.*.pillar`, { queue: MASTER_QUEUE, callback: (_e, m) => this.fromMinion(m, 2) }));
     this.subs.push(nc.subscribe(`${SUBJECT_ROOT}.req.*.mine`, { callback: (_e, m) => this.fromMinion(m, 2) }));
+    this.subs.push(nc.subscribe(`${SUBJECT_ROOT}.evt.*.${FAST_RETURN_TOKEN}`, { callback: (_e, m) => this.fastReturn(m) }));
     await nc.flush();
     await this.startConsumer();
     void this.watchStatus();
@@ -265,6 +268,27 @@ export class NatsMasterHub {
       },
     };
     this.hooks.onReturn(source, ret);
+  }
+
+  /**
+   * A return's fast copy on core NATS: stored now (the CLI waiting for it gets it without waiting
+   * for JetStream), acknowledged to nobody; the stream's copy of the same return follows, is
+   * found already stored, and acknowledged. Refused copies are left to the stream's copy, which
+   * logs the refusal once.
+   */
+  private fastReturn(m: Msg): void {
+    if (this.stopped) return;
+    let id: string;
+    let ret: MinionMessage;
+    try {
+      id = minionIdOfToken(m.subject.split('.')[2] ?? '');
+      if (m.data.length > this.opts.maxFrame) return;
+      ret = decodeMessage<MinionMessage>(m.data, MINION_MESSAGES);
+    } catch {
+      return;
+    }
+    if (ret.t !== 'return' || ret.schedule !== undefined) return;
+    this.hooks.onReturn({ id, remoteAddress: `nats:${id}`, sendAck: () => {}, close: () => {}, retryLater: () => true, transient: true }, ret);
   }
 
   /** A message from the minion whose token is subject token `at`. */

@@ -11,6 +11,7 @@
 // bye go to every master on brine.hb.<m>; returns are published to JetStream on
 // brine.ret.<m>.<jid> with the message id <jid>/<id>, and the stream's acknowledgement is the
 // `ack` the return queue waits for: a return leaves the minion's disk only once JetStream has it.
+// A copy also goes to every master on core NATS (brine.evt.<m>.ret), which they store at once.
 
 import { readFileSync, rmSync } from 'node:fs';
 import { connect, jwtAuthenticator, type Msg, type NatsConnection } from '@nats-io/transport-node';
@@ -29,6 +30,9 @@ import { checkSigninAnswer, signinRequest, type SigninAnswer } from './signin.js
 import { type Enrolment, trustedMasterKeys } from './enrolment.js';
 import { minionSubjects, SIGNIN_SUBJECT } from './subjects.js';
 import { decodeJwt } from './jwt.js';
+
+/** The event token of a return's fast copy (brine.evt.<m>.ret), beside its copy in the stream. */
+export const FAST_RETURN_TOKEN = 'ret';
 
 /** The subject suffix of the minion's inbox on which masters send it messages. */
 export const MINION_INBOX_SUFFIX = 'm';
@@ -195,6 +199,9 @@ export class NatsMinionLink {
     if (js === undefined || this.inFlight.has(ret.jid)) return;
     this.inFlight.add(ret.jid);
     this.unsent.delete(ret.jid);
+    // the fast path: every master hears the return at once on core NATS and answers the CLI with
+    // it, also while JetStream elects a leader; the stream's copy below is the durable one
+    this.publish(`${this.subjects.evt}.${FAST_RETURN_TOKEN}`, ret);
     js.publish(`${this.subjects.ret}.${ret.jid}`, JSON.stringify(ret), { msgID: `${ret.jid}/${this.opts.id}`, timeout: this.opts.authTimeoutMs }).then(
       () => {
         this.inFlight.delete(ret.jid);

@@ -3,7 +3,8 @@
 // minion and every return; a SIGKILLed NATS server's minions move to the other servers and answer test.ping
 // within heartbeat_timeout + recon_max; a master SIGKILLed while a job runs loses nothing (the
 // other stores the return once, the killed one catches up from the stream when it restarts); a
-// return published while JetStream has no quorum stays on the minion and arrives once.
+// return published while JetStream has no quorum reaches the master at once on core NATS but stays
+// queued on the minion until the stream has it, and is stored once on every master.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import { natsSkip, startNats, type NatsFixture, type NatsNode } from '../helpers
 import { NATS_FAST, NatsBrine } from '../helpers/nats-brine.js';
 
 const RECON_MAX_MS = 1000;
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 interface Info {
   id: string;
@@ -41,6 +43,11 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
   const status = async (n: number): Promise<Info[]> => JSON.parse((await nb.brine(['minions', 'status', '--out', 'json'], n)).stdout) as Info[];
   const connectedOn = (n: number, id: string) => waitUntil(async () => (await status(n)).find((i) => i.id === id)?.state === 'connected', 20_000, `${id} connected on master${n}`);
   /** The returns master `n` keeps for a job, from `brine jobs show`. */
+  /** Whether m1's on-disk return queue still holds the return of `jid`. */
+  const queued = (jid: string): boolean => {
+    const root = path.join(nb.cluster.root, 'minions', 'm1');
+    return (fs.readdirSync(root, { recursive: true }) as string[]).some((p) => p.includes(`${path.sep}returns${path.sep}`) && p.includes(jid));
+  };
   const stored = async (n: number, jid: string): Promise<string> => (await nb.brine(['jobs', 'show', jid, '--out', 'json'], n)).stdout;
 
   before(async () => {
@@ -131,9 +138,12 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
       ).catch((err: Error) => {
         throw new Error(`${err.message}\n--- m1 ---\n${m1.output.slice(-3000)}\n--- master0 ---\n${nb.masters[0]?.output.slice(-3000)}`);
       });
-      // the answer also waits for JetStream to elect a new leader where the dead server led the
-      // stream: reported, not asserted (timings are for benchmarks on this shared machine)
-      t.diagnostic(`m1 moved after ${moved} ms and answered test.ping ${Date.now() - t0} ms after its server died`);
+      // the answer does not wait for JetStream to elect a new leader where the dead server led the
+      // stream: the return's fast copy reaches the master on core NATS
+      const answered = Date.now() - t0;
+      t.diagnostic(`m1 moved after ${moved} ms and answered test.ping ${answered} ms after its server died`);
+      // the issue's bound, plus the CLI's own start-up (one per poll) on this shared machine
+      assert.ok(answered < NATS_FAST.heartbeat_timeout * 1000 + RECON_MAX_MS + 4000, `answered ${answered} ms after the server died`);
       if (process.env.BRINE_NATS_DEBUG) t.diagnostic(`--- m1 ---\n${m1.output.slice(-2500)}\n--- master0 ---\n${nb.masters[0]?.output.slice(-2500)}`);
     } finally {
       await nats.restart(node);
@@ -158,7 +168,7 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     await waitUntil(async () => (await stored(0, jid)).includes('survived') || undefined, 20_000, `master0 to catch up on ${jid}`);
   });
 
-  it('a return published while JetStream has no quorum stays on the minion and arrives once quorum is back', async () => {
+  it('a return published while JetStream has no quorum stays on the minion until the stream has it, and is stored once', async () => {
     // keep the server m1 is on; stop the other two
     const keep = await waitUntil(() => serverOf(nats, 'm1'), 10_000, 'the server m1 is on');
     const down = nats.nodes.filter((n) => n !== keep);
@@ -174,15 +184,23 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
       jid = /(\d{20})/.exec(r.stdout)?.[1] ?? '';
       assert.ok(jid, r.stdout);
       await m1.waitForOutput(new RegExp(`JetStream did not acknowledge the return of job ${jid}`), 20_000);
-      assert.doesNotMatch(await stored(0, jid), /no-quorum/);
+      // the fast copy reached master0 on core NATS, so its CLI has the answer...
+      await waitUntil(async () => (await stored(0, jid)).includes('no-quorum') || undefined, 10_000, `master0 to store the fast copy of ${jid}`);
+      // ...but the return is not durable yet: it stays in the minion's queue, published again
+      assert.ok(queued(jid), `the return of ${jid} is still queued on m1`);
+      await sleep(1500);
+      assert.ok(queued(jid), `the return of ${jid} is still queued on m1 after more tries`);
     } finally {
       // together: each waits for its routes to both others
       await Promise.all(down.map((n) => nats.restart(n)));
     }
-    await waitUntil(async () => (await stored(0, jid)).includes('no-quorum') || undefined, 30_000, `master0 to store ${jid} after quorum came back`).catch((err: Error) => {
-      throw new Error(`${err.message}\n--- m1 ---\n${m1.output.slice(-2500)}\n--- master0 ---\n${nb.masters[0]?.output.slice(-2500)}`);
+    // the stream takes it (the minion's queue empties), and both masters hold it once
+    await waitUntil(() => !queued(jid) || undefined, 60_000, `JetStream to acknowledge ${jid}`).catch((err: Error) => {
+      throw new Error(`${err.message}\n--- m1 ---\n${m1.output.slice(-2500)}`);
     });
-    const got = JSON.parse(await stored(0, jid)) as Record<string, unknown>;
-    assert.deepEqual(Object.keys(got), ['m1']);
+    for (const n of [0, 1]) {
+      await waitUntil(async () => (await stored(n, jid)).includes('no-quorum') || undefined, 60_000, `master${n} to store ${jid}`);
+      assert.deepEqual(JSON.parse(await stored(n, jid)), { m1: 'no-quorum' });
+    }
   });
 });
