@@ -4,7 +4,7 @@
 // prefix brine.inbox.<m>, pingInterval/maxPingOut from heartbeat_timeout, reconnect forever with
 // jittered waits. It speaks the wire protocol of src/nats/minion-link.ts: hello on brine.hb.<m> at
 // every (re)connect, a ping every heartbeat interval (spread over the interval), jobs on
-// brine.job.<m> answered with a `return` published to JetStream on brine.ret.<m>.<jid> with the
+// brine.job.<m> answered with a `return` (a fast copy on brine.evt.<m>.ret) published to JetStream on brine.ret.<m>.<jid> with the
 // message id <jid>/<id> (ret true: test.ping), find_job answered with job_status. No job runs:
 // this measures the transport and the masters, not the module layer.
 //
@@ -71,6 +71,7 @@ async function start(o) {
       hb: `brine.hb.${token}`,
       job: `brine.job.${token}`,
       ret: `brine.ret.${token}`,
+      fastRet: `brine.evt.${token}.ret`,
       inbox: `brine.inbox.${token}`,
       nc: undefined,
       js: undefined,
@@ -199,6 +200,8 @@ function onJob(m, msg, o) {
 
 function publishReturn(m, ret, o, attempt) {
   m.js ??= jetstream(m.nc, { timeout: o.connectTimeoutMs });
+  // as the minion link: a fast copy to every master on core NATS, then the durable one
+  publish(m, m.fastRet, ret);
   m.js.publish(`${m.ret}.${ret.jid}`, JSON.stringify(ret), { msgID: `${ret.jid}/${m.id}`, timeout: o.connectTimeoutMs }).then(
     () => {
       stats.acks++;
