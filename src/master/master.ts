@@ -274,6 +274,7 @@ export class Master {
         stopped: () => this.stopped,
         reconcileKeys: () => this.reconcileKeys(),
         putGrains: (id, fingerprint, grains) => minionData.put(id, fingerprint, grains),
+        pillar,
         mine: {
           mineOf: (id) => mine.mineOf(id),
           replace: (id, fingerprint, data) => {

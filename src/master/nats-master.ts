@@ -16,6 +16,7 @@ import type { JobTracker } from './job-tracker.js';
 import { type AuthVerdict, MinionSession, type MinionSessionHooks, type MinionSessionSettings } from './minion-session.js';
 import type { AcceptedKeyIndex } from './accepted-keys.js';
 import type { SignIn } from './sign-in.js';
+import type { PillarCacheRecord } from './pillar-service.js';
 
 export interface NatsMasterDeps {
   opts: MasterOptions;
@@ -30,6 +31,11 @@ export interface NatsMasterDeps {
   reconcileKeys(): void;
   /** Grains from the shared bucket, into this master's data cache. */
   putGrains(id: string, fingerprint: string, grains: Record<string, unknown>): void;
+  /** This master's pillar cache: what it rendered for a minion, and a pillar another master rendered. */
+  pillar: {
+    pillarFor(id: string): Promise<PillarCacheRecord>;
+    adopt(rec: PillarCacheRecord): void;
+  };
   /** This master's mine: what it holds of a minion, a mine from the bucket, a mine flushed elsewhere. */
   mine: {
     mineOf(id: string): Readonly<Record<string, unknown>> | undefined;
@@ -72,6 +78,14 @@ export class NatsMaster {
       onGrains: (session, grains) => {
         hooks.onGrains?.(session, grains);
         this.dataShare?.offer('grains', session.id, session.fingerprint, grains);
+      },
+      onPillarRequest: (session, req) => {
+        hooks.onPillarRequest?.(session, req);
+        // the render this request started (or the cached pillar it answers with)
+        this.deps.pillar.pillarFor(session.id).then(
+          ({ id, pillar, errors, matchedNothing, renderedAt, grainsHash }) => this.dataShare?.offer('pillar', id, session.fingerprint, { pillar, errors, matchedNothing, renderedAt, grainsHash }),
+          () => {},
+        );
       },
       onMineRequest: (session, req) => {
         hooks.onMineRequest?.(session, req);
@@ -164,7 +178,11 @@ export class NatsMaster {
         acceptedFingerprint: (id) => this.deps.acceptedKeys.fingerprintOf(id),
         apply: (kind, id, fingerprint, data) => {
           if (kind === 'grains') this.deps.putGrains(id, fingerprint, data);
-          else this.deps.mine.replace(id, fingerprint, data);
+          else if (kind === 'pillar') {
+            const rec = data as Partial<PillarCacheRecord>;
+            if (typeof rec.pillar === 'object' && rec.pillar !== null && Array.isArray(rec.errors))
+              this.deps.pillar.adopt({ matchedNothing: false, renderedAt: 0, grainsHash: '', ...rec, errors: rec.errors, pillar: rec.pillar, id });
+          } else this.deps.mine.replace(id, fingerprint, data);
         },
         remove: (kind, id) => {
           if (kind === 'mine') this.deps.mine.purge(id);

@@ -154,6 +154,16 @@ export class PillarService {
     return p;
   }
 
+  /**
+   * A minion's pillar rendered by another master (transport: nats, the shared minion data): kept
+   * as this master's cache for pillar targets, and rendered again here at the minion's next request.
+   */
+  adopt(rec: PillarCacheRecord): void {
+    const entry: Entry = { ...rec, stamp: '' };
+    this.entries.set(rec.id, entry);
+    this.save(entry);
+  }
+
   /** Forgets a minion whose key is no longer accepted (memory and disk). */
   purge(id: string): void {
     this.entries.delete(id);

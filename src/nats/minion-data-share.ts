@@ -1,8 +1,10 @@
 // Minion data shared by the masters of one NATS cluster: the grains and mine a minion sends reach
-// every running master (grains on brine.hb.<m>, mine requests on brine.req.<m>.mine), and each
-// master also offers what it then holds to the `brine-minion-data` key-value bucket, so a master
-// that starts later, or lost its job cache, targets by grain and answers mine.get at once instead
-// of waiting for each minion to send again. Keys are `<kind>.<ID as a KV key>`; an entry carries
+// every running master (grains on brine.hb.<m>, mine requests on brine.req.<m>.mine), the pillar
+// is rendered by the one master that answered the minion's request, and each master offers what
+// it then holds to the `brine-minion-data` key-value bucket, so every master (one that starts
+// later, or lost its job cache, too) targets by grain and pillar and answers mine.get at once
+// instead of waiting for each minion to send again. Pillar data is as secret here as in a
+// master's cachedir: the bucket is readable by masters only (minions are refused $KV.>). Keys are `<kind>.<ID as a KV key>`; an entry carries
 // the fingerprint of the key that sent it, and a master takes it only while that key is the
 // accepted one (a replaced host's old data never comes back). A flushed mine is a delete.
 
@@ -15,9 +17,9 @@ import { kvKeyOf, minionIdOfKvKey } from './key-record.js';
 
 export const MINION_DATA_BUCKET = 'brine-minion-data';
 
-/** What the bucket holds per minion: its grains (the data cache) and its mine. */
-export type SharedKind = 'grains' | 'mine';
-const KINDS: readonly SharedKind[] = ['grains', 'mine'];
+/** What the bucket holds per minion: its grains (the data cache), its rendered pillar, its mine. */
+export type SharedKind = 'grains' | 'pillar' | 'mine';
+const KINDS: readonly SharedKind[] = ['grains', 'pillar', 'mine'];
 
 export interface MinionDataShareOptions {
   nc: NatsConnection;
@@ -45,7 +47,7 @@ const keyOf = (kind: SharedKind, id: string): string => `${kind}.${kvKeyOf(id)}`
 function parseKey(key: string): { kind: SharedKind; id: string } {
   const dot = key.indexOf('.');
   const kind = key.slice(0, dot) as SharedKind;
-  if (dot < 0 || !KINDS.includes(kind)) throw new Error(`${key.slice(0, 100)} is not <grains|mine>.<minion>`);
+  if (dot < 0 || !KINDS.includes(kind)) throw new Error(`${key.slice(0, 100)} is not <grains|pillar|mine>.<minion>`);
   return { kind, id: minionIdOfKvKey(key.slice(dot + 1)) };
 }
 

@@ -39,6 +39,7 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
   let nats: NatsFixture;
   let nb: NatsBrine;
   let m1: Proc;
+  const masterExtra: Record<string, unknown> = {};
 
   const status = async (n: number): Promise<Info[]> => JSON.parse((await nb.brine(['minions', 'status', '--out', 'json'], n)).stdout) as Info[];
   const connectedOn = (n: number, id: string) => waitUntil(async () => (await status(n)).find((i) => i.id === id)?.state === 'connected', 20_000, `${id} connected on master${n}`);
@@ -54,8 +55,16 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     nats = await startNats(3);
     nb = await NatsBrine.create(nats);
     await nb.addMasterKey(1);
-    await nb.startMaster(0);
-    await nb.startMaster(1);
+    // both masters render pillar from the same files (the default pillar_roots, /srv/pillar under
+    // each root_dir), as interchangeable masters must
+    for (const n of [0, 1]) {
+      const pillarRoot = path.join(nb.masterRoot(n), 'srv', 'pillar');
+      fs.mkdirSync(pillarRoot, { recursive: true });
+      fs.writeFileSync(path.join(pillarRoot, 'top.sls'), "base:\n  'm1':\n    - web\n");
+      fs.writeFileSync(path.join(pillarRoot, 'web.sls'), 'role: web\n');
+    }
+    await nb.startMaster(0, masterExtra);
+    await nb.startMaster(1, masterExtra);
     // a mine entry, sent at start (Salt's mine.update), for the shared-bucket test
     m1 = await nb.startMinion('m1', { recon_max: RECON_MAX_MS, mine_functions: { 'test.ping': [] } });
     await nb.cluster.waitForPending(['m1']);
@@ -84,13 +93,13 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     assert.deepEqual(JSON.parse(ping1.stdout), { m1: true }, ping1.stderr);
   });
 
-  it('a master that lost its job cache targets by grain and answers mine.get at once: both come from the shared bucket', async () => {
+  it('a master that lost its job cache targets by grain and pillar and answers mine.get at once: all come from the shared bucket', async () => {
     await nb.masters[1]!.kill('SIGTERM');
     const root = nb.masterRoot(1);
     const sqlite = (fs.readdirSync(root, { recursive: true }) as string[]).find((p) => path.basename(p) === 'jobs.sqlite');
     assert.ok(sqlite, 'master1 has a job cache');
     fs.rmSync(path.dirname(path.join(root, sqlite)), { recursive: true, force: true });
-    await nb.startMaster(1);
+    await nb.startMaster(1, masterExtra);
     await connectedOn(1, 'm1');
     // m1 sent its grains long before master1 came back, and sends them again only on a reconnect;
     // a master with no grains for a minion must target it on any grain (the minion decides), so
@@ -100,13 +109,19 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     const r = await nb.brine(['run', '-G', 'id:m1', 'test.ping', '--out', 'json'], 1);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.deepEqual(JSON.parse(r.stdout), { m1: true });
+    // the pillar was rendered by whichever master answered m1's request, before master1 restarted
+    const pillarMiss = await nb.brine(['run', '-I', 'role:db', 'test.ping', '--out', 'json'], 1);
+    assert.match(pillarMiss.stdout + pillarMiss.stderr, /No minions matched/, pillarMiss.stdout + pillarMiss.stderr);
+    const pillarHit = await nb.brine(['run', '-I', 'role:web', 'test.ping', '--out', 'json'], 1);
+    assert.match(pillarHit.stdout, /true/, `${pillarHit.stdout}${pillarHit.stderr}\n--- master0 ---\n${nb.masters[0]?.output.slice(-3000)}\n--- master1 ---\n${nb.masters[1]?.output.slice(-3000)}`);
+    assert.deepEqual(JSON.parse(pillarHit.stdout), { m1: true }, pillarHit.stderr);
     // with master0 gone, only master1 answers the minion's mine.get: from the bucket's copy
     await nb.masters[0]!.kill('SIGTERM');
     try {
       const got = await nb.brine(['run', 'm1', 'mine.get', 'm1', 'test.ping', '--out', 'json'], 1);
       assert.deepEqual(JSON.parse(got.stdout), { m1: { m1: true } }, got.stdout + got.stderr);
     } finally {
-      await nb.startMaster(0);
+      await nb.startMaster(0, masterExtra);
       await connectedOn(0, 'm1');
     }
   });
@@ -164,7 +179,7 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     assert.equal((m1.output.match(/connected to NATS server/g) ?? []).length, sessionsBefore, 'm1 did not reconnect');
     const once = JSON.parse(await stored(1, jid)) as Record<string, unknown>;
     assert.deepEqual(Object.keys(once), ['m1'], JSON.stringify(once));
-    await nb.startMaster(0);
+    await nb.startMaster(0, masterExtra);
     await waitUntil(async () => (await stored(0, jid)).includes('survived') || undefined, 20_000, `master0 to catch up on ${jid}`);
   });
 

@@ -160,4 +160,10 @@ describe('transport: nats, one master', { skip: natsSkip('the NATS transport tes
     const ping = await nb.brine(['run', 'm4', 'test.ping', '--out', 'json']);
     assert.deepEqual(JSON.parse(ping.stdout), { m4: true }, ping.stderr);
   });
+
+  it('a minion without its enrolment file stops at once with NATS_ENROLMENT_INVALID (exit 78) and says what to run', async () => {
+    const m = nb.cluster.startMinion('noenrol', { transport: 'nats', nats_servers: nats.urls, nats_enrolment: path.join(nb.cluster.root, 'missing.json') });
+    assert.equal(await m.exited, 78, m.output);
+    assert.match(m.output, /NATS enrolment file .*missing\.json cannot be read.*brine nats enrolment -o/s);
+  });
 });
