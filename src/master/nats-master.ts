@@ -108,6 +108,7 @@ export class NatsMaster {
         maxAgeMs: Math.max(3600, opts.keep_jobs_seconds) * 1000,
         maxFrame: opts.max_frame_size,
         heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
+        fastReturnRate: { ratePerSecond: opts.minion_msg_rate, burst: opts.minion_msg_burst },
       },
       {
         onChannel: (channel) => {

@@ -21,6 +21,7 @@
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JsMsg, RetentionPolicy, StorageType } from '@nats-io/jetstream';
 import { connect, type Msg, nanos, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { Clock } from '../util/clock.js';
+import { TokenBucket } from '../util/token-bucket.js';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { decodeMessage, MINION_MESSAGES, PROTOCOL_VERSIONS, type Channel, type ChannelClose, type CloseReason, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
@@ -84,6 +85,8 @@ export interface NatsMasterHubOptions {
   maxAgeMs: number;
   maxFrame: number;
   heartbeatTimeoutMs: number;
+  /** minion_msg_rate/minion_msg_burst for the fast copies of returns (the stream's copy still counts). */
+  fastReturnRate?: { ratePerSecond: number; burst: number };
 }
 
 export class NatsMasterHub {
@@ -93,6 +96,8 @@ export class NatsMasterHub {
   private consuming: Promise<void> | undefined;
   private js!: JetStreamClient;
   private replicasValue = 1;
+  /** Fast copies of returns ignored (no session, or over the rate): their stream copies still count. */
+  fastDropped = 0;
   /** Encoded jobs by message object: one encoding for a job sent to 10,000 minions. */
   private readonly encoded = new WeakMap<object, string>();
 
@@ -288,6 +293,14 @@ export class NatsMasterHub {
       return;
     }
     if (ret.t !== 'return' || ret.schedule !== undefined) return;
+    // only from a minion this master has a session with, at the session's message rate: a minion
+    // flooding fast copies costs a token bucket, not a parse-and-lookup each (threats.md #26); the
+    // durable copy in the stream is what counts for delivery
+    const channel = this.channels.get(id);
+    if (channel === undefined || !channel.takeFast(this.opts.fastReturnRate, this.clock)) {
+      this.fastDropped++;
+      return;
+    }
     this.hooks.onReturn({ id, remoteAddress: `nats:${id}`, sendAck: () => {}, close: () => {}, retryLater: () => true, transient: true }, ret);
   }
 
@@ -432,6 +445,7 @@ export class NatsMasterHub {
  */
 export class NatsSessionChannel implements Channel<MinionMessage, MasterMessage> {
   private closedValue = false;
+  private fastBucket: TokenBucket | undefined;
   private readonly messageFns: Array<(m: MinionMessage) => void> = [];
   private readonly closeFns: Array<(info: ChannelClose) => void> = [];
   readonly remoteAddress: string;
@@ -450,6 +464,13 @@ export class NatsSessionChannel implements Channel<MinionMessage, MasterMessage>
 
   get closed(): boolean {
     return this.closedValue;
+  }
+
+  /** A fast copy of a return may be taken now (the minion is within its message rate). */
+  takeFast(rate: { ratePerSecond: number; burst: number } | undefined, clock: Clock): boolean {
+    if (rate === undefined || rate.ratePerSecond <= 0) return true;
+    this.fastBucket ??= new TokenBucket(clock, rate.ratePerSecond, Math.max(1, rate.burst));
+    return this.fastBucket.take();
   }
 
   deliver(message: MinionMessage): void {
