@@ -1,5 +1,6 @@
 // Public surface of the minion daemon.
-export { Minion, parseMasterEndpoint, type MinionRuntime } from './minion.js';
+export { Minion, type MinionRuntime } from './minion.js';
+export { parseMasterEndpoint } from './minion-link.js';
 export { resolveMinionId, idOptionsFrom, removeDomain, appendDomain, isIpv4, type ResolvedId, type IdResolution, type IdSource, type IdCacheState, type ResolveIdOptions } from './minion-id.js';
 export { systemIdSources, pythonGetfqdn, sortIpv4, type IdSources, type FqdnAnswer, type FqdnResolver } from './id-sources.js';
 export { generateCandidates, type IdCandidate, type CandidateSource, type CandidateVerdict, type CandidateList } from './id-candidates.js';

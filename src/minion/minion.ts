@@ -5,14 +5,15 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { systemClock, type Clock } from '../util/clock.js';
-import { BrineError, toBrineError } from '../util/errors.js';
+import { type BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
 import type { Job, MinionStatus, Return } from '../protocol/index.js';
 import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
-import { MasterLink, MasterPool, type ConnectionDeps, type ConnectionState, type LinkEvents, type MasterEndpoint } from '../session/index.js';
+import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
+import { endpointKey, linkStatus, type MinionLink, openNatsLink, parseMasterEndpoint } from './minion-link.js';
 import { minionMatches } from '../targeting/index.js';
 // modules' own files, not the barrels: the registry and the renderers load on first use
 import type { ExecContext, ExecResult, FileClient, Grains, ModuleRegistry } from '../modules/index.js';
@@ -61,29 +62,6 @@ export interface RefusedMaster {
   message: string;
   since: number;
 }
-
-export function parseMasterEndpoint(entry: string, defaultPort: number): MasterEndpoint {
-  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
-  if (v6) return { host: v6[1]!, port: v6[2] ? Number(v6[2]) : defaultPort };
-  const parts = entry.split(':');
-  if (parts.length === 2 && /^\d+$/.test(parts[1]!)) return { host: parts[0]!, port: Number(parts[1]) };
-  return { host: entry, port: defaultPort };
-}
-
-function endpointKey(m: MasterEndpoint): string {
-  return `${m.host}:${m.port}`;
-}
-
-/** What `brine doctor` shows of a link's connection (a master's, or the NATS server's). */
-interface LinkConnectionView {
-  readonly state: ConnectionState;
-  readonly resolvedAddress?: string | undefined;
-  readonly masterFingerprint?: string | undefined;
-  readonly rttMs?: number | undefined;
-}
-
-/** A way to the masters: a MasterLink per master (built-in transport) or one NatsMinionLink. */
-export type MinionLink = Pick<MasterLink, 'endpoint' | 'state' | 'ready' | 'attempts' | 'send' | 'start' | 'stop'> & { readonly connection: LinkConnectionView | undefined };
 
 export class Minion {
   readonly links: MinionLink[] = [];
@@ -250,18 +228,7 @@ export class Minion {
       t: 'minion_status',
       id: this.id,
       startedAt: this.startedAt,
-      links: this.links.map((link) => {
-        const stats = this.linkStats.get(link) ?? { ready: 0 };
-        const conn = link.connection;
-        const out: MinionStatus['links'][number] = { endpoint: `${link.endpoint.host}:${link.endpoint.port}`, state: link.state, reconnects: Math.max(0, stats.ready - 1), attempts: link.attempts };
-        if (conn) out.connection = conn.state;
-        if (conn?.resolvedAddress !== undefined) out.address = conn.resolvedAddress;
-        if (conn?.masterFingerprint !== undefined) out.masterFingerprint = conn.masterFingerprint;
-        if (link.ready && stats.since !== undefined) out.connectedSince = stats.since;
-        if (link.ready && conn?.rttMs !== undefined) out.rttMs = conn.rttMs;
-        if (stats.lastDown !== undefined) out.lastDownReason = stats.lastDown;
-        return out;
-      }),
+      links: this.links.map((link) => linkStatus(link, this.linkStats.get(link) ?? { ready: 0 })),
       returnQueue: this.returns.size,
       returnsDropped: this.returns.dropped,
       ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
@@ -378,40 +345,18 @@ export class Minion {
     }
   }
 
-  /**
-   * transport: nats (docs/scale-out.md): one link to the NATS cluster instead of one per master;
-   * the enrolment file says how to ask to sign in and which masters' answers to trust.
-   */
+  /** transport: nats (docs/scale-out.md): one link to the NATS cluster instead of one per master. */
   private async connectNats(): Promise<void> {
-    const { opts, logger, clock } = this;
-    if (opts.nats_servers.length === 0) throw new BrineError('CONFIG_VALUE', 'transport: nats needs nats_servers, the NATS servers to connect to (nats://host:port)');
-    const { NatsMinionLink, NkeySigner, readEnrolment } = await import('../nats/index.js');
-    const enrolment = readEnrolment(opts.nats_enrolment || path.join(opts.pki_dir, 'nats-enrolment.json'));
-    const signer = NkeySigner.fromKey(this.identity.privateKeyPem);
-    if (this.stopped) return;
-    const link: MinionLink = new NatsMinionLink(
-      {
-        id: this.id,
-        agent: `brine/${BRINE_VERSION}`,
-        servers: opts.nats_servers,
-        ...(opts.nats_tls_ca === '' ? {} : { tlsCaFile: opts.nats_tls_ca }),
-        signer,
-        enrolment,
-        jwtFile: path.join(opts.pki_dir, 'nats-user.jwt'),
-        authTimeoutMs: opts.auth_timeout * 1000,
-        heartbeatIntervalMs: opts.heartbeat_interval * 1000,
-        heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
-        backoff: { baseMs: opts.recon_default, maxMs: opts.recon_max, randomize: opts.recon_randomize },
-        acceptanceWaitMs: opts.acceptance_wait_time * 1000,
-        acceptanceWaitMaxMs: opts.acceptance_wait_time_max * 1000,
-        rejectedRetry: opts.rejected_retry,
-        untrustedMasterFatal: opts.untrusted_master_exit,
-        returnsQueued: () => this.returns.size,
-      },
-      clock,
-      logger,
+    const link: MinionLink = await openNatsLink(
+      this.opts,
+      this.id,
+      this.identity,
+      () => this.returns.size,
+      this.clock,
+      this.logger,
       this.wrapEvents(() => link),
     );
+    if (this.stopped) return;
     this.links.push(link);
     link.start();
   }

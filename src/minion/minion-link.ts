@@ -1,0 +1,82 @@
+// The minion's ways to its masters: a MasterLink per master on the built-in transport, or one
+// NatsMinionLink to a NATS cluster (transport: nats). The minion sees both through MinionLink.
+
+import * as path from 'node:path';
+import type { Clock } from '../util/clock.js';
+import { BrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import type { MinionOptions } from '../config/index.js';
+import type { Identity } from '../pki/index.js';
+import type { MinionStatus } from '../protocol/index.js';
+import type { ConnectionState, LinkEvents, MasterEndpoint, MasterLink } from '../session/index.js';
+import { BRINE_VERSION } from '../modules/version.js';
+
+/** A `master` entry: host, host:port or [v6]:port (master_port when no port is given). */
+export function parseMasterEndpoint(entry: string, defaultPort: number): MasterEndpoint {
+  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
+  if (v6) return { host: v6[1]!, port: v6[2] ? Number(v6[2]) : defaultPort };
+  const parts = entry.split(':');
+  if (parts.length === 2 && /^\d+$/.test(parts[1]!)) return { host: parts[0]!, port: Number(parts[1]) };
+  return { host: entry, port: defaultPort };
+}
+
+export function endpointKey(m: MasterEndpoint): string {
+  return `${m.host}:${m.port}`;
+}
+
+/** What `brine doctor` shows of a link's connection (a master's, or the NATS server's). */
+interface LinkConnectionView {
+  readonly state: ConnectionState;
+  readonly resolvedAddress?: string | undefined;
+  readonly masterFingerprint?: string | undefined;
+  readonly rttMs?: number | undefined;
+}
+
+/** A way to the masters: a MasterLink per master (built-in transport) or one NatsMinionLink. */
+export type MinionLink = Pick<MasterLink, 'endpoint' | 'state' | 'ready' | 'attempts' | 'send' | 'start' | 'stop'> & { readonly connection: LinkConnectionView | undefined };
+
+/** One link's row in the minion's status (brine doctor): `stats` is what the minion counted of it. */
+export function linkStatus(link: MinionLink, stats: { ready: number; since?: number; lastDown?: string }): MinionStatus['links'][number] {
+  const conn = link.connection;
+  const out: MinionStatus['links'][number] = { endpoint: `${link.endpoint.host}:${link.endpoint.port}`, state: link.state, reconnects: Math.max(0, stats.ready - 1), attempts: link.attempts };
+  if (conn) out.connection = conn.state;
+  if (conn?.resolvedAddress !== undefined) out.address = conn.resolvedAddress;
+  if (conn?.masterFingerprint !== undefined) out.masterFingerprint = conn.masterFingerprint;
+  if (link.ready && stats.since !== undefined) out.connectedSince = stats.since;
+  if (link.ready && conn?.rttMs !== undefined) out.rttMs = conn.rttMs;
+  if (stats.lastDown !== undefined) out.lastDownReason = stats.lastDown;
+  return out;
+}
+
+/**
+ * The NATS link (not started): the enrolment file says how to ask to sign in and which masters'
+ * answers to trust; the NATS code is loaded only here, by a minion with transport: nats.
+ */
+export async function openNatsLink(opts: MinionOptions, id: string, identity: Identity, returnsQueued: () => number, clock: Clock, logger: Logger, events: LinkEvents): Promise<MinionLink> {
+  if (opts.nats_servers.length === 0) throw new BrineError('CONFIG_VALUE', 'transport: nats needs nats_servers, the NATS servers to connect to (nats://host:port)');
+  const { NatsMinionLink, NkeySigner, readEnrolment } = await import('../nats/index.js');
+  const enrolment = readEnrolment(opts.nats_enrolment || path.join(opts.pki_dir, 'nats-enrolment.json'));
+  return new NatsMinionLink(
+    {
+      id,
+      agent: `brine/${BRINE_VERSION}`,
+      servers: opts.nats_servers,
+      ...(opts.nats_tls_ca === '' ? {} : { tlsCaFile: opts.nats_tls_ca }),
+      signer: NkeySigner.fromKey(identity.privateKeyPem),
+      enrolment,
+      jwtFile: path.join(opts.pki_dir, 'nats-user.jwt'),
+      authTimeoutMs: opts.auth_timeout * 1000,
+      heartbeatIntervalMs: opts.heartbeat_interval * 1000,
+      heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
+      backoff: { baseMs: opts.recon_default, maxMs: opts.recon_max, randomize: opts.recon_randomize },
+      acceptanceWaitMs: opts.acceptance_wait_time * 1000,
+      acceptanceWaitMaxMs: opts.acceptance_wait_time_max * 1000,
+      rejectedRetry: opts.rejected_retry,
+      untrustedMasterFatal: opts.untrusted_master_exit,
+      returnsQueued,
+    },
+    clock,
+    logger,
+    events,
+  );
+}
