@@ -1,8 +1,11 @@
 // The options of brine's operating surfaces, spliced into the option table (schema.ts) where
-// they stand in docs/configuration.md: who may use the master's control socket, and the
-// metrics, REST API and eauth settings. Same row format and `as const` as schema.ts.
+// they stand in docs/configuration.md: who may use the master's control socket, how masters and
+// minions reach each other (the built-in TLS transport or a NATS cluster, docs/scale-out.md), and
+// the metrics, REST API and eauth settings. Same row format and `as const` as schema.ts.
 
+const BOTH = ['master', 'minion'] as const;
 const MASTER = ['master'] as const;
+const MINION = ['minion'] as const;
 
 export const CONTROL_ACCESS_OPTIONS = [
   // --- local access to the master's control socket (docs/access-control.md) -------------------
@@ -101,5 +104,50 @@ export const METRICS_AND_API_OPTIONS = [
     unit: 's',
     brineOnly: true,
     doc: 'The window over which api_login_failures are counted; a throttled user or address may try again when it ends.',
+  },
+] as const;
+
+export const TRANSPORT_OPTIONS = [
+  // --- transport: the built-in TLS transport, or a NATS cluster (docs/scale-out.md) -----------
+  {
+    name: 'transport',
+    type: 'enum',
+    values: ['tls', 'zeromq', 'tcp', 'nats'],
+    default: 'tls',
+    roles: BOTH,
+    doc: "How masters and minions reach each other: `tls`, brine's own transport (a master listens on ret_port; Salt's `zeromq` and `tcp` mean the same here), or `nats`, a cluster of nats-server with JetStream that every master and minion is a client of (nats_servers; docs/scale-out.md).",
+  },
+  {
+    name: 'nats_servers',
+    type: 'list',
+    default: [],
+    roles: BOTH,
+    brineOnly: true,
+    doc: 'With transport: nats, the NATS servers to connect to (nats://host:port or tls://host:port); the client learns the rest of the cluster from them and moves to another server when one fails.',
+  },
+  {
+    name: 'nats_tls_ca',
+    type: 'string',
+    default: '',
+    roles: BOTH,
+    brineOnly: true,
+    doc: "With transport: nats, a CA bundle to verify the NATS servers' certificates with (TLS to the servers); empty uses plain connections unless a server URL says tls://.",
+  },
+  {
+    name: 'nats_enrolment',
+    type: 'string',
+    default: '',
+    roles: MINION,
+    brineOnly: true,
+    doc: 'With transport: nats, the enrolment file made on a master by `brine nats enrolment` (the sign-in credentials and the masters this minion trusts); empty means <pki_dir>/nats-enrolment.json.',
+  },
+  {
+    name: 'nats_replicas',
+    min: 0,
+    type: 'int',
+    default: 0,
+    roles: MASTER,
+    brineOnly: true,
+    doc: 'With transport: nats, copies JetStream keeps of returns and shared state: 0 picks 3 on a cluster and 1 on a single server; a JetStream cluster needs a majority of them up.',
   },
 ] as const;

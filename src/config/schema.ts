@@ -3,7 +3,7 @@
 
 import { SALT_LOG_LEVELS } from '../util/log-levels.js';
 import { byRole, type OptionSpec, type Role } from './option-spec.js';
-import { CONTROL_ACCESS_OPTIONS, METRICS_AND_API_OPTIONS } from './schema-surfaces.js';
+import { CONTROL_ACCESS_OPTIONS, METRICS_AND_API_OPTIONS, TRANSPORT_OPTIONS } from './schema-surfaces.js';
 
 // Tuples, not Role[], so that options.ts can tell from the type which role an option belongs to.
 const BOTH = ['master', 'minion'] as const;
@@ -265,49 +265,7 @@ const TABLE = [
     doc: 'Run states without an order argument in the order they are defined (included SLS files first); off sorts them by state, name and function.',
   },
 
-  // --- transport: the built-in TLS transport, or a NATS cluster (docs/scale-out.md) -----------
-  {
-    name: 'transport',
-    type: 'enum',
-    values: ['tls', 'zeromq', 'tcp', 'nats'],
-    default: 'tls',
-    roles: BOTH,
-    doc: "How masters and minions reach each other: `tls`, brine's own transport (a master listens on ret_port; Salt's `zeromq` and `tcp` mean the same here), or `nats`, a cluster of nats-server with JetStream that every master and minion is a client of (nats_servers; docs/scale-out.md).",
-  },
-  {
-    name: 'nats_servers',
-    type: 'list',
-    default: [],
-    roles: BOTH,
-    brineOnly: true,
-    doc: 'With transport: nats, the NATS servers to connect to (nats://host:port or tls://host:port); the client learns the rest of the cluster from them and moves to another server when one fails.',
-  },
-  {
-    name: 'nats_tls_ca',
-    type: 'string',
-    default: '',
-    roles: BOTH,
-    brineOnly: true,
-    doc: "With transport: nats, a CA bundle to verify the NATS servers' certificates with (TLS to the servers); empty uses plain connections unless a server URL says tls://.",
-  },
-  {
-    name: 'nats_enrolment',
-    type: 'string',
-    default: '',
-    roles: MINION,
-    brineOnly: true,
-    doc: 'With transport: nats, the enrolment file made on a master by `brine nats enrolment` (the sign-in credentials and the masters this minion trusts); empty means <pki_dir>/nats-enrolment.json.',
-  },
-  {
-    name: 'nats_replicas',
-    min: 0,
-    type: 'int',
-    default: 0,
-    roles: MASTER,
-    brineOnly: true,
-    doc: 'With transport: nats, copies JetStream keeps of returns and shared state: 0 picks 3 on a cluster and 1 on a single server; a JetStream cluster needs a majority of them up.',
-  },
-
+  ...TRANSPORT_OPTIONS,
   // --- liveness -------------------------------------------------------------------------------
   { name: 'tcp_keepalive', type: 'bool', default: true, roles: BOTH, doc: 'Turn on kernel TCP keepalive on every connection.' },
   {

@@ -48,35 +48,61 @@ export function linkStatus(link: MinionLink, stats: { ready: number; since?: num
   return out;
 }
 
+/** What a link needs of the minion (transport: nats). */
+export interface NatsLinkContext {
+  opts: MinionOptions;
+  id: string;
+  identity: Identity;
+  clock: Clock;
+  logger: Logger;
+  /** Returns queued on the minion, reported with each heartbeat. */
+  returnsQueued(): number;
+}
+
+/** The connection timings and identity every link takes from the minion's config. */
+export function connectionSettings(opts: MinionOptions) {
+  return {
+    agent: `brine/${BRINE_VERSION}`,
+    authTimeoutMs: opts.auth_timeout * 1000,
+    heartbeatIntervalMs: opts.heartbeat_interval * 1000,
+    heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
+  };
+}
+
+/** How every link retries: reconnect backoff, the wait while pending, what a refusal ends. */
+export function retrySettings(opts: MinionOptions) {
+  return {
+    backoff: { baseMs: opts.recon_default, maxMs: opts.recon_max, randomize: opts.recon_randomize },
+    acceptanceWaitMs: opts.acceptance_wait_time * 1000,
+    acceptanceWaitMaxMs: opts.acceptance_wait_time_max * 1000,
+    rejectedRetry: opts.rejected_retry,
+    untrustedMasterFatal: opts.untrusted_master_exit,
+  };
+}
+
 /**
  * The NATS link (not started): the enrolment file says how to ask to sign in and which masters'
  * answers to trust; the NATS code is loaded only here, by a minion with transport: nats.
  */
-export async function openNatsLink(opts: MinionOptions, id: string, identity: Identity, returnsQueued: () => number, clock: Clock, logger: Logger, events: LinkEvents): Promise<MinionLink> {
+export async function openNatsLink(m: NatsLinkContext, events: LinkEvents): Promise<MinionLink> {
+  const { opts } = m;
   if (opts.nats_servers.length === 0) throw new BrineError('CONFIG_VALUE', 'transport: nats needs nats_servers, the NATS servers to connect to (nats://host:port)');
   const { NatsMinionLink, NkeySigner, readEnrolment } = await import('../nats/index.js');
   const enrolment = readEnrolment(opts.nats_enrolment || path.join(opts.pki_dir, 'nats-enrolment.json'));
   return new NatsMinionLink(
     {
-      id,
-      agent: `brine/${BRINE_VERSION}`,
+      id: m.id,
+      ...connectionSettings(opts),
+      ...retrySettings(opts),
       servers: opts.nats_servers,
       ...(opts.nats_tls_ca === '' ? {} : { tlsCaFile: opts.nats_tls_ca }),
-      signer: NkeySigner.fromKey(identity.privateKeyPem),
+      signer: NkeySigner.fromKey(m.identity.privateKeyPem),
       enrolment,
       jwtFile: path.join(opts.pki_dir, 'nats-user.jwt'),
-      authTimeoutMs: opts.auth_timeout * 1000,
-      heartbeatIntervalMs: opts.heartbeat_interval * 1000,
-      heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
-      backoff: { baseMs: opts.recon_default, maxMs: opts.recon_max, randomize: opts.recon_randomize },
-      acceptanceWaitMs: opts.acceptance_wait_time * 1000,
-      acceptanceWaitMaxMs: opts.acceptance_wait_time_max * 1000,
-      rejectedRetry: opts.rejected_retry,
-      untrustedMasterFatal: opts.untrusted_master_exit,
-      returnsQueued,
+      returnsQueued: m.returnsQueued,
     },
-    clock,
-    logger,
+    m.clock,
+    m.logger,
     events,
   );
 }

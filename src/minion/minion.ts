@@ -13,11 +13,10 @@ import type { Job, MinionStatus, Return } from '../protocol/index.js';
 import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
 import { createMasterDialer, keepaliveFromConfig, type UnixListener } from '../transport/index.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../session/index.js';
-import { endpointKey, linkStatus, type MinionLink, openNatsLink, parseMasterEndpoint } from './minion-link.js';
+import { connectionSettings, endpointKey, linkStatus, type MinionLink, openNatsLink, parseMasterEndpoint, retrySettings } from './minion-link.js';
 import { minionMatches } from '../targeting/index.js';
 // modules' own files, not the barrels: the registry and the renderers load on first use
 import type { ExecContext, ExecResult, FileClient, Grains, ModuleRegistry } from '../modules/index.js';
-import { BRINE_VERSION } from '../modules/version.js';
 import { extmodsDir } from '../modules/extmods-sync.js';
 import { CachingFileClient } from '../fileserver/caching-client.js';
 import { FileRoots } from '../fileserver/roots.js';
@@ -305,22 +304,15 @@ export class Minion {
     const allMasters = new Set(masters.map(endpointKey));
     const connOpts = {
       id: this.id,
-      agent: `brine/${BRINE_VERSION}`,
-      authTimeoutMs: opts.auth_timeout * 1000,
-      heartbeatIntervalMs: opts.heartbeat_interval * 1000,
-      heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
+      ...connectionSettings(opts),
       maxFrame: opts.max_frame_size,
       // reported with each heartbeat, for the master's brine_minion_returns_queued
       returnsQueued: () => this.returns.size,
     };
     const linkOpts = {
-      backoff: { baseMs: opts.recon_default, maxMs: opts.recon_max, randomize: opts.recon_randomize },
-      acceptanceWaitMs: opts.acceptance_wait_time * 1000,
-      acceptanceWaitMaxMs: opts.acceptance_wait_time_max * 1000,
-      rejectedRetry: opts.rejected_retry,
+      ...retrySettings(opts),
       // Salt: a failback interval of 0 falls back to master_alive_interval
       failbackIntervalMs: (opts.master_failback_interval || opts.master_alive_interval || 30) * 1000,
-      untrustedMasterFatal: opts.untrusted_master_exit,
       // a trusted master's rejection ends the minion only once every master has rejected it
       giveUpOnRefusal: (endpoint: MasterEndpoint, error: BrineError) => {
         this.rejectedBy.add(endpointKey(endpoint));
@@ -347,13 +339,9 @@ export class Minion {
 
   /** transport: nats (docs/scale-out.md): one link to the NATS cluster instead of one per master. */
   private async connectNats(): Promise<void> {
+    const { opts, id, identity, clock, logger } = this;
     const link: MinionLink = await openNatsLink(
-      this.opts,
-      this.id,
-      this.identity,
-      () => this.returns.size,
-      this.clock,
-      this.logger,
+      { opts, id, identity, clock, logger, returnsQueued: () => this.returns.size },
       this.wrapEvents(() => link),
     );
     if (this.stopped) return;
