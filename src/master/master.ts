@@ -272,7 +272,7 @@ export class Master {
         jobs: () => this.jobs,
         adopt: (session) => this.live.set(session, { release() {} }),
         stopped: () => this.stopped,
-        reconcileKeys: () => this.reconcileKeys(),
+        reconcileKeysFromBucket: () => this.reconcileKeys('bucket'),
         putGrains: (id, fingerprint, grains) => minionData.put(id, fingerprint, grains),
         pillar,
         mine: {
@@ -426,10 +426,12 @@ export class Master {
 
   /**
    * Closes every session whose key is no longer the accepted one (deleted, rejected or replaced)
-   * and forgets what the master knew of that ID, so an ID enrolled again inherits nothing.
+   * and forgets what the master knew of that ID, so an ID enrolled again inherits nothing. With
+   * transport: nats a change made here (`origin` local) is also shared through the key bucket;
+   * one that came from the bucket is not published back.
    */
-  reconcileKeys(): string[] {
-    this.nats?.keysChanged();
+  reconcileKeys(origin: 'local' | 'bucket' = 'local'): string[] {
+    this.nats?.keysChanged(origin === 'local');
     const closed: string[] = [];
     for (const s of this.sessions.connected()) {
       // the index re-reads a key file only when its stamp changed, so this stays cheap with 10k sessions

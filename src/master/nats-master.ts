@@ -28,7 +28,7 @@ export interface NatsMasterDeps {
   adopt(session: MinionSession): void;
   stopped(): boolean;
   /** The shared key state changed this master's key files: close what is no longer accepted. */
-  reconcileKeys(): void;
+  reconcileKeysFromBucket(): void;
   /** Grains from the shared bucket, into this master's data cache. */
   putGrains(id: string, fingerprint: string, grains: Record<string, unknown>): void;
   /** This master's pillar cache: what it rendered for a minion, and a pillar another master rendered. */
@@ -46,6 +46,11 @@ export interface NatsMasterDeps {
   clock: Clock;
 }
 
+interface AcceptedKey {
+  fingerprint: string;
+  pem: string;
+}
+
 /** How often a master retries joining the key bucket, and re-checks recent revocations. */
 const RETRY_MS = 10_000;
 
@@ -54,8 +59,8 @@ export class NatsMaster {
   private keySync: KeyStateSync | undefined;
   private dataShare: MinionDataShare | undefined;
   private retryTimer: TimerHandle | undefined;
-  /** The accepted keys (ID -> SPKI PEM) as last seen, to revoke what goes. */
-  private accepted = new Map<string, string>();
+  /** The accepted keys as last seen, to revoke what goes. */
+  private accepted = new Map<string, AcceptedKey>();
   /** Keys revoked lately, checked again in case another master's push overwrote ours. */
   private recentlyRevoked = new Set<string>();
   private stopped = false;
@@ -157,10 +162,10 @@ export class NatsMaster {
         logger,
         name: opts.id || 'brine-master',
         replicas: hub.replicas,
-        onApplied: () => this.deps.reconcileKeys(),
+        onApplied: () => this.deps.reconcileKeysFromBucket(),
       });
       if (this.stopped) await this.keySync.stop();
-      else this.deps.reconcileKeys();
+      else this.deps.reconcileKeysFromBucket();
     } catch (err) {
       const e = toBrineError(err);
       logger.warn({ code: e.code }, `cannot share key state through NATS yet: ${e.message}; this master uses its own key files and tries again in ${RETRY_MS / 1000} s`);
@@ -209,25 +214,34 @@ export class NatsMaster {
     return { status: 'rejected', message: `${id} has no accepted key on this master` };
   }
 
-  private acceptedNow(): Map<string, string> {
-    const map = new Map<string, string>();
+  /**
+   * The accepted keys now (ID -> fingerprint and PEM). A key whose fingerprint (the accepted-key
+   * index re-reads a file only when its stamp changed) is the one seen last keeps its PEM, so a
+   * reconcile of 10,000 keys reads only the files that changed.
+   */
+  private acceptedNow(): Map<string, AcceptedKey> {
+    const map = new Map<string, AcceptedKey>();
     for (const id of this.deps.keys.list('accepted')) {
-      const pem = this.deps.keys.read('accepted', id);
-      if (pem !== undefined) map.set(id, pem);
+      const fingerprint = this.deps.acceptedKeys.fingerprintOf(id);
+      if (fingerprint === undefined) continue;
+      const before = this.accepted.get(id);
+      const pem = before?.fingerprint === fingerprint ? before.pem : this.deps.keys.read('accepted', id);
+      if (pem !== undefined) map.set(id, { fingerprint, pem });
     }
     return map;
   }
 
   /**
-   * The key files changed (brine key, a hand edit, or another master through the bucket): the
-   * change is shared, and keys no longer accepted are revoked on the servers, which close those
-   * minions' connections and refuse their JWTs.
+   * The key files changed (brine key, a hand edit, or another master through the bucket): keys
+   * no longer accepted are revoked on the servers, which close those minions' connections and
+   * refuse their JWTs; a change made here (`publish`) is also shared through the bucket.
    */
-  keysChanged(): void {
+  keysChanged(publish: boolean): void {
     if (this.hub === undefined) return;
-    this.publishKeys();
+    if (publish) this.publishKeys();
     const now = this.acceptedNow();
-    const plan = this.nats.revocationsForKeyChanges(this.accepted, now, this.deps.logger);
+    const pems = (keys: Map<string, AcceptedKey>) => new Map([...keys].map(([id, k]) => [id, k.pem]));
+    const plan = this.nats.revocationsForKeyChanges(pems(this.accepted), pems(now), this.deps.logger);
     this.accepted = now;
     if (plan.revoke.length > 0) void this.revoke(plan.revoke, false);
   }

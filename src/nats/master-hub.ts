@@ -258,8 +258,7 @@ export class NatsMasterHub {
     }
     // brine.ret.<m>.<jid>
     const id = minionIdOfToken(tokens[2] ?? '');
-    if (m.data.length > this.opts.maxFrame) throw new BrineError('FRAME_TOO_LARGE', `a return of ${m.data.length} bytes from ${id}`);
-    const ret = decodeMessage<MinionMessage>(m.data, MINION_MESSAGES);
+    const ret = this.decode(m.subject, m.data);
     if (ret.t !== 'return' || ret.jid !== tokens[3]) throw new BrineError('MESSAGE_INVALID', `the ${STREAM} stream held a ${ret.t} from ${id} on ${m.subject}`);
     const source: StreamReturnSource = {
       id,
@@ -283,25 +282,29 @@ export class NatsMasterHub {
    */
   private fastReturn(m: Msg): void {
     if (this.stopped) return;
-    let id: string;
     let ret: MinionMessage;
     try {
-      id = minionIdOfToken(m.subject.split('.')[2] ?? '');
-      if (m.data.length > this.opts.maxFrame) return;
-      ret = decodeMessage<MinionMessage>(m.data, MINION_MESSAGES);
+      // only from a minion this master has a session with, at the session's message rate, checked
+      // before the copy is read: a minion flooding fast copies costs a token bucket, not a parse
+      // and a lookup each (threats.md #26); the durable copy in the stream is what counts
+      const channel = this.channels.get(minionIdOfToken(m.subject.split('.')[2] ?? ''));
+      if (channel === undefined || !channel.takeFast(this.opts.fastReturnRate, this.clock)) {
+        this.fastDropped++;
+        return;
+      }
+      ret = this.decode(m.subject, m.data);
+      if (ret.t !== 'return' || ret.schedule !== undefined) return;
+      const id = channel.id;
+      this.hooks.onReturn({ id, remoteAddress: `nats:${id}`, sendAck: () => {}, close: () => {}, retryLater: () => true, transient: true }, ret);
     } catch {
-      return;
+      // a malformed copy: its stream copy is refused and logged
     }
-    if (ret.t !== 'return' || ret.schedule !== undefined) return;
-    // only from a minion this master has a session with, at the session's message rate: a minion
-    // flooding fast copies costs a token bucket, not a parse-and-lookup each (threats.md #26); the
-    // durable copy in the stream is what counts for delivery
-    const channel = this.channels.get(id);
-    if (channel === undefined || !channel.takeFast(this.opts.fastReturnRate, this.clock)) {
-      this.fastDropped++;
-      return;
-    }
-    this.hooks.onReturn({ id, remoteAddress: `nats:${id}`, sendAck: () => {}, close: () => {}, retryLater: () => true, transient: true }, ret);
+  }
+
+  /** A minion's message, within max_frame_size and the protocol's schemas (coded errors otherwise). */
+  private decode(subject: string, data: Uint8Array): MinionMessage {
+    if (data.length > this.opts.maxFrame) throw new BrineError('FRAME_TOO_LARGE', `${data.length} bytes on ${subject.slice(0, 300)}, over max_frame_size (${this.opts.maxFrame})`);
+    return decodeMessage<MinionMessage>(data, MINION_MESSAGES);
   }
 
   /** A message from the minion whose token is subject token `at`. */
@@ -311,8 +314,7 @@ export class NatsMasterHub {
     let message: MinionMessage;
     try {
       id = minionIdOfToken(m.subject.split('.')[at] ?? '');
-      if (m.data.length > this.opts.maxFrame) throw new BrineError('FRAME_TOO_LARGE', `${m.data.length} bytes on ${m.subject}`);
-      message = decodeMessage<MinionMessage>(m.data, MINION_MESSAGES);
+      message = this.decode(m.subject, m.data);
     } catch (err) {
       const e = toBrineError(err);
       this.logger.warn({ subject: m.subject.slice(0, 300), code: e.code }, `ignored a message on ${m.subject.slice(0, 300)}: ${e.message}`);

@@ -251,7 +251,6 @@ export class NatsMinionLink {
       if (this.isStopped()) return;
       this.stateValue = 'waiting';
       await new Promise<void>((resolve) => {
-        this.wake = resolve;
         const t = this.clock.setTimeout(resolve, delay);
         this.wake = () => {
           t.cancel();
