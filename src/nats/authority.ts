@@ -80,7 +80,9 @@ export function accountClaims(
     nats.exports = [{ name: 'sign-in', subject: SIGNIN_SUBJECT, type: 'service', response_type: 'Singleton' }];
   } else if (kind === 'enrol') {
     nats.limits = { ...UNLIMITED, conn: policy.enrolMaxConnections, payload: ENROL_MAX_PAYLOAD, leaf: 0, imports: 1, exports: 0 };
-    nats.imports = [{ name: 'sign-in', subject: SIGNIN_SUBJECT, account: accounts.brine, type: 'service' }];
+    // share: the masters learn each requester's address from the server (Nats-Request-Info), so
+    // the per-address sign-in limits apply per client and not to ENROL as a whole (threats.md #42)
+    nats.imports = [{ name: 'sign-in', subject: SIGNIN_SUBJECT, account: accounts.brine, type: 'service', share: true }];
     // nothing but the sign-in request, whatever a user JWT in this account says
     nats.default_permissions = enrolPermissions();
   }

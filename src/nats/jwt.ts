@@ -41,6 +41,8 @@ export interface Import {
   account: string;
   type: 'service' | 'stream';
   local_subject?: string;
+  /** Service imports: the server adds the requester's connection (host, cid) in the Nats-Request-Info header. */
+  share?: boolean;
 }
 
 export interface AccountLimits {

@@ -19,7 +19,7 @@
 // only their own subjects), never a field of the payload.
 
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JsMsg, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { connect, type Msg, nanos, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { connect, headers as natsHeaders, type Msg, nanos, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { Clock } from '../util/clock.js';
 import { TokenBucket } from '../util/token-bucket.js';
 import { BrineError, toBrineError } from '../util/errors.js';
@@ -31,6 +31,7 @@ import { nkeyAuthenticator, connectAsMaster } from './master-connection.js';
 import type { NkeySigner } from './nkeys.js';
 import { serveSignin, type SigninStatus, type VerifiedSignin } from './signin.js';
 import { minionIdOfToken, minionSubjects, SUBJECT_ROOT } from './subjects.js';
+import { JOB_HEADERS, payloadDigest, signJob } from './job-signature.js';
 import { FAST_RETURN_TOKEN, MINION_INBOX_SUFFIX, natsPingSettings } from './minion-link.js';
 
 export const STREAM = 'BRINE';
@@ -98,8 +99,8 @@ export class NatsMasterHub {
   private replicasValue = 1;
   /** Fast copies of returns ignored (no session, or over the rate): their stream copies still count. */
   fastDropped = 0;
-  /** Encoded jobs by message object: one encoding for a job sent to 10,000 minions. */
-  private readonly encoded = new WeakMap<object, string>();
+  /** Encoded jobs by message object (text and digest): one encoding for a job sent to 10,000 minions. */
+  private readonly encoded = new WeakMap<object, { text: string; digest?: string }>();
 
   private constructor(
     readonly nc: NatsConnection,
@@ -348,7 +349,8 @@ export class NatsMasterHub {
     switch (message.t) {
       case 'job':
       case 'find_job':
-        return this.publish(s.job, message);
+        // signed for this minion by this master: the minion runs nothing else (threats.md #41)
+        return this.publish(s.job, message, id);
       case 'file_reply':
       case 'pillar_reply':
       case 'mine_reply':
@@ -359,14 +361,26 @@ export class NatsMasterHub {
     }
   }
 
-  private publish(subject: string, message: object): boolean {
-    let text = this.encoded.get(message);
-    if (text === undefined) {
-      text = JSON.stringify(message);
-      if (Object.isFrozen(message)) this.encoded.set(message, text);
+  /** Publishes `message`; with `signFor`, signed for that minion (one Ed25519 signature each). */
+  private publish(subject: string, message: object, signFor?: string): boolean {
+    let enc = this.encoded.get(message);
+    if (enc === undefined) {
+      enc = { text: JSON.stringify(message) };
+      if (Object.isFrozen(message)) this.encoded.set(message, enc);
     }
     try {
-      this.nc.publish(subject, text);
+      if (signFor === undefined) {
+        this.nc.publish(subject, enc.text);
+        return true;
+      }
+      enc.digest ??= payloadDigest(enc.text);
+      const sig = signJob(this.opts.signer, signFor, enc.digest, this.clock.now());
+      const h = natsHeaders();
+      h.set(JOB_HEADERS.master, sig.master);
+      h.set(JOB_HEADERS.issued, String(sig.issuedMs));
+      h.set(JOB_HEADERS.expires, String(sig.expiresMs));
+      h.set(JOB_HEADERS.sig, sig.sig);
+      this.nc.publish(subject, enc.text, { headers: h });
       return true;
     } catch (err) {
       this.logger.warn({ subject, err: (err as Error).message }, `publishing to NATS failed: ${(err as Error).message}`);

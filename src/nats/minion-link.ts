@@ -30,6 +30,7 @@ import { checkSigninAnswer, signinRequest, type SigninAnswer } from './signin.js
 import { type Enrolment, trustedMasterKeys } from './enrolment.js';
 import { minionSubjects, SIGNIN_SUBJECT } from './subjects.js';
 import { decodeJwt } from './jwt.js';
+import { SignedJobGate } from './job-gate.js';
 
 /** The event token of a return's fast copy (brine.evt.<m>.ret), beside its copy in the stream. */
 export const FAST_RETURN_TOKEN = 'ret';
@@ -101,6 +102,8 @@ export class NatsMinionLink {
   private readonly backoff: Backoff;
   private acceptanceWait: number;
   private readonly subjects: ReturnType<typeof minionSubjects>;
+  /** Jobs run only when signed for this minion by a master of the enrolment file. */
+  private readonly jobGate: SignedJobGate;
   readonly endpoint: { host: string; port: number };
 
   constructor(
@@ -113,6 +116,12 @@ export class NatsMinionLink {
     this.backoff = new Backoff(opts.backoff);
     this.acceptanceWait = opts.acceptanceWaitMs;
     this.endpoint = firstEndpoint(opts.servers);
+    this.jobGate = new SignedJobGate(opts.id, opts.enrolment.masters, clock, logger);
+  }
+
+  /** Jobs dropped on the job subject (unsigned, untrusted, altered, expired, replayed), by reason. */
+  get refusedJobs(): Readonly<SignedJobGate['refused']> {
+    return this.jobGate.refused;
   }
 
   get state(): LinkState {
@@ -393,7 +402,7 @@ export class NatsMinionLink {
     this.nc = nc;
     this.js = jetstream(nc, { timeout: this.opts.authTimeoutMs });
     this.server = nc.getServer();
-    nc.subscribe(this.subjects.job, { callback: (_e, m) => this.onMasterMessage(m) });
+    nc.subscribe(this.subjects.job, { callback: (_e, m) => this.onJobMessage(m) });
     nc.subscribe(`${this.subjects.inbox}.${MINION_INBOX_SUFFIX}`, { callback: (_e, m) => this.onMasterMessage(m) });
     void this.watchStatus(nc);
     this.becomeReady();
@@ -456,6 +465,22 @@ export class NatsMinionLink {
     this.events.onDown?.({ reason, wasReady: true, lastState: 'ready', readyForMs: 0, masterTrusted: true });
   }
 
+  /** A message on the job subject: run only if a trusted master signed it for this minion, once. */
+  private onJobMessage(m: Msg): void {
+    const verdict = this.jobGate.check((name) => m.headers?.get(name) ?? '', m.data);
+    if (!verdict.ok) return;
+    let message: MasterMessage;
+    try {
+      message = decodeMessage<MasterMessage>(m.data, MASTER_MESSAGES);
+    } catch (err) {
+      this.logger.warn({ subject: m.subject, code: toBrineError(err).code }, `ignored a malformed job from master ${verdict.master}: ${(err as Error).message}`);
+      return;
+    }
+    if (message.t === 'job' && !this.jobGate.firstRun(message.jid, verdict.master, verdict.expiresMs)) return;
+    // a repeated find_job only asks again whether a job runs: no replay guard needed
+    if (message.t === 'job' || message.t === 'find_job') this.events.onMessage?.(message);
+  }
+
   private onMasterMessage(m: Msg): void {
     let message: MasterMessage;
     try {
@@ -465,15 +490,14 @@ export class NatsMinionLink {
       return;
     }
     switch (message.t) {
-      case 'job':
-      case 'find_job':
       case 'file_reply':
       case 'pillar_reply':
       case 'mine_reply':
         this.events.onMessage?.(message);
         return;
       default:
-        // auth, pong, ack and bye belong to the built-in transport's sessions
+        // jobs come only on the job subject, signed; auth, pong, ack and bye belong to the
+        // built-in transport's sessions
         return;
     }
   }

@@ -352,6 +352,11 @@ export const ERRORS = {
     'Check that the NATS servers answer and that this master is an operator signing key (`brine nats server-config --master-key`), then repeat the `brine key` command.',
     1,
   ),
+  JOB_SIGNATURE_INVALID: spec(
+    "A job or find_job arrived on a minion's NATS job subject without a valid signature of a master the minion trusts (unsigned, signed by another key, altered, expired or replayed); it was dropped and not run.",
+    'If a new master sends it, give the minion an enrolment file that lists that master (`brine nats enrolment -o <file>` on a master, copied to nats_enrolment) and restart the minion; otherwise something other than a master can publish on the job subject: check who holds NATS credentials and that cluster routes require them.',
+    1,
+  ),
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;
