@@ -51,6 +51,9 @@ interface AcceptedKey {
   pem: string;
 }
 
+/** The sign-in source when the NATS server does not say who asks: one source for all of ENROL. */
+const NO_SOURCE = 'nats';
+
 /** How often a master retries joining the key bucket, and re-checks recent revocations. */
 const RETRY_MS = 10_000;
 
@@ -64,6 +67,7 @@ export class NatsMaster {
   /** Keys revoked lately, checked again in case another master's push overwrote ours. */
   private recentlyRevoked = new Set<string>();
   private stopped = false;
+  private warnedNoSource = false;
   private nats!: typeof import('../nats/index.js');
 
   constructor(private readonly deps: NatsMasterDeps) {}
@@ -128,11 +132,26 @@ export class NatsMaster {
           const pem = fp === undefined ? undefined : this.deps.keys.read('accepted', id);
           return fp === undefined || pem === undefined ? undefined : { pem, fingerprint: fp };
         },
-        signIn: (req) => {
-          const verdict = authorize({ id: req.id }, req.publicKeyPem, `nats:${req.id}`);
+        signIn: (req, source) => {
+          // the requester's address as the NATS server reports it: sign-in rates and pending-key
+          // caps per client, as on TLS (threats.md #42); 'nats' (all of ENROL as one source)
+          // only for servers that do not report it (accounts made before the import shared it)
+          if (source === undefined && !this.warnedNoSource) {
+            this.warnedNoSource = true;
+            logger.warn(
+              { code: 'CONFIG_VALUE' },
+              "the NATS servers do not report who sends sign-in requests, so all of the enrolment account counts as one address for auth_rate_per_source and max_pending_keys_per_address; run 'brine nats update-accounts' (or regenerate the server configuration) so the ENROL import shares the requester's connection",
+            );
+          }
+          const verdict = authorize({ id: req.id }, req.publicKeyPem, source ?? NO_SOURCE);
           // a pending or denied key was just written: the other masters learn it
-          if (verdict.status !== 'accepted') this.publishKeys([req.id]);
-          return verdict.status === 'busy' ? 'error' : verdict.status;
+          if (verdict.status !== 'accepted' && verdict.status !== 'busy') this.publishKeys([req.id]);
+          return {
+            status: verdict.status,
+            ...(verdict.status === 'accepted' ? {} : { message: verdict.message }),
+            ...(verdict.code === undefined ? {} : { code: verdict.code }),
+            ...(verdict.retryAfter === undefined ? {} : { retryAfter: verdict.retryAfter }),
+          };
         },
         onReturn: (source, ret) => this.deps.jobs()?.handleReturn(source, ret),
         onJobRecord: (record) => this.deps.jobs()?.adoptJob(record),

@@ -99,6 +99,7 @@ export async function openNatsLink(m: NatsLinkContext, events: LinkEvents): Prom
       signer: NkeySigner.fromKey(m.identity.privateKeyPem),
       enrolment,
       jwtFile: path.join(opts.pki_dir, 'nats-user.jwt'),
+      acceptedFile: path.join(opts.pki_dir, 'nats-accepted.json'),
       returnsQueued: m.returnsQueued,
     },
     m.clock,

@@ -8,6 +8,7 @@ import { BrineError } from '../util/errors.js';
 import { signAccount, withoutRevocation, withRevocation } from './authority.js';
 import { type AccountNats, type Claims, decodeJwt } from './jwt.js';
 import { encodePublicNkey, type NkeySigner } from './nkeys.js';
+import { SIGNIN_SUBJECT } from './subjects.js';
 
 const REQUEST_TIMEOUT_MS = 5000;
 
@@ -66,7 +67,11 @@ export async function revokeUsers(sys: NatsConnection, master: NkeySigner, accou
 export async function setSigningKeys(sys: NatsConnection, master: NkeySigner, account: string, masters: readonly Buffer[], nowMs = Date.now()): Promise<void> {
   const current = await lookupAccount(sys, account);
   const signing_keys = masters.map((m) => encodePublicNkey('account', m));
-  await pushAccount(sys, signAccount({ ...current, nats: { ...current.nats, signing_keys } }, master, Math.max(seconds(nowMs), current.iat + 1)));
+  const nats = { ...current.nats, signing_keys };
+  // accounts made before the sign-in import shared the requester's address get it here, so the
+  // masters' per-address sign-in limits see each client (threats.md #42)
+  if (current.nats.imports !== undefined) nats.imports = current.nats.imports.map((i) => (i.type === 'service' && i.subject === SIGNIN_SUBJECT ? { ...i, share: true } : i));
+  await pushAccount(sys, signAccount({ ...current, nats }, master, Math.max(seconds(nowMs), current.iat + 1)));
 }
 
 /** Lifts a revocation (a key accepted again); its new JWT must be issued after the revocation time. */

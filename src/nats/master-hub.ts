@@ -29,7 +29,7 @@ import type { JobRecord } from '../jobs/index.js';
 import { type AccountKeys, masterUserJwt } from './authority.js';
 import { nkeyAuthenticator, connectAsMaster } from './master-connection.js';
 import type { NkeySigner } from './nkeys.js';
-import { serveSignin, type SigninStatus, type VerifiedSignin } from './signin.js';
+import { serveSignin, type SigninDecision, type VerifiedSignin } from './signin.js';
 import { minionIdOfToken, minionSubjects, SUBJECT_ROOT } from './subjects.js';
 import { JOB_HEADERS, payloadDigest, signJob } from './job-signature.js';
 import { FAST_RETURN_TOKEN, MINION_INBOX_SUFFIX, natsPingSettings } from './minion-link.js';
@@ -64,8 +64,8 @@ export interface NatsMasterHubHooks {
   onChannel(channel: NatsSessionChannel): void;
   /** The accepted key of an ID, if any: a NATS session is that key's (the servers checked it). */
   acceptedKey(id: string): { pem: string; fingerprint: string } | undefined;
-  /** The key store's decision for a sign-in request (as for a TLS hello). */
-  signIn(req: VerifiedSignin): SigninStatus;
+  /** The key store's decision for a sign-in request (as for a TLS hello), from `source` (the server-reported address). */
+  signIn(req: VerifiedSignin, source: string | undefined): SigninDecision;
   onReturn(source: StreamReturnSource, ret: Return): void;
   /** A job published by any master (this one included): kept in this master's job cache. */
   onJobRecord(record: JobRecord & { sentTo: string[] }): void;
@@ -146,7 +146,7 @@ export class NatsMasterHub {
     this.js = jetstream(nc, { timeout: 5000 });
     await this.ensureStream();
     this.subs.push(
-      serveSignin(nc, opts.signer, opts.accounts, (req) => hooks.signIn(req), {
+      serveSignin(nc, opts.signer, opts.accounts, (req, source) => hooks.signIn(req, source), {
         // a second ahead: a key revoked and accepted again within one second gets a valid JWT
         issuedAt: () => Math.floor(this.clock.now() / 1000) + 1,
         onRefused: (err) => this.logger.info({ code: err.code }, `refused a NATS sign-in request: ${err.message}`),

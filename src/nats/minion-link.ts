@@ -13,7 +13,7 @@
 // `ack` the return queue waits for: a return leaves the minion's disk only once JetStream has it.
 // A copy also goes to every master on core NATS (brine.evt.<m>.ret), which they store at once.
 
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { connect, jwtAuthenticator, type Msg, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { Clock, TimerHandle } from '../util/clock.js';
@@ -51,6 +51,12 @@ export interface NatsMinionLinkOptions {
   enrolment: Enrolment;
   /** Where the user JWT a master issued is kept between runs. */
   jwtFile: string;
+  /**
+   * Written once a master of the enrolment file has accepted this minion: until then a refusal
+   * proves nothing (anyone with the public enrolment file can squat the ID first), so it is
+   * retried with a CRITICAL line instead of ending the minion, as on TLS (threats.md #42).
+   */
+  acceptedFile: string;
   authTimeoutMs: number;
   heartbeatIntervalMs: number;
   heartbeatTimeoutMs: number;
@@ -282,6 +288,7 @@ export class NatsMinionLink {
       writeFileAtomicSync(this.opts.jwtFile, jwt, 0o600);
       this.acceptanceWait = this.opts.acceptanceWaitMs;
     }
+    this.markAccepted(jwt);
     const ended = await this.session(jwt);
     if (ended === 'auth') {
       // revoked (key deleted, rejected or replaced) or issued by a master no longer trusted: ask again
@@ -342,23 +349,71 @@ export class NatsMinionLink {
     }
   }
 
+  /** A master of the enrolment file accepted this minion (a JWT it checked, or one kept from before). */
+  private markAccepted(jwt: string): void {
+    if (this.everAccepted()) return;
+    let issuer = '';
+    try {
+      issuer = decodeJwt(jwt).iss;
+    } catch {}
+    writeFileAtomicSync(this.opts.acceptedFile, `${JSON.stringify({ issuer, at: new Date(this.clock.now()).toISOString() })}\n`, 0o600);
+  }
+
+  private everAccepted(): boolean {
+    return existsSync(this.opts.acceptedFile);
+  }
+
+  /** The wait while pending (or refused before ever accepted), growing up to acceptance_wait_time_max. */
+  private nextAcceptanceWait(): number {
+    const wait = this.acceptanceWait;
+    if (this.opts.acceptanceWaitMaxMs > 0) this.acceptanceWait = Math.min(this.opts.acceptanceWaitMaxMs, this.acceptanceWait + this.opts.acceptanceWaitMs);
+    return wait;
+  }
+
   /** Not accepted: wait for acceptance, or give up on a rejection (as on the built-in transport). */
   private refused(answer: SigninAnswer): number {
     const why = answer.message ?? answer.code ?? answer.status;
+    if (answer.status === 'busy') {
+      // the enrolment rate (auth_rate_per_source / auth_rate on the masters): come back when told
+      const wait = Math.max(1000, (answer.retryAfter ?? 1) * 1000);
+      this.logger.info({ code: 'AUTH_BUSY' }, `the masters are busy with sign-ins (${why}); asking again in ${Math.round(wait / 1000)} s`);
+      return wait;
+    }
+    if (answer.status === 'full') {
+      // a cap on waiting keys is a state of the master, never a verdict on this minion
+      const code = answer.code ?? 'AUTH_FULL';
+      const wait = this.nextAcceptanceWait();
+      this.logger.error({ code }, `the master cannot take this minion's key now: ${why}; retrying in ${Math.round(wait / 1000)} s`);
+      return wait;
+    }
     if (answer.status === 'pending') {
       this.logger.error(
         { code: 'AUTH_PENDING' },
         `The master has not accepted this minion's key yet (pending); retrying in ${Math.round(this.acceptanceWait / 1000)} s. On the master run: brine key -a ${this.opts.id}`,
       );
-      const wait = this.acceptanceWait;
-      if (this.opts.acceptanceWaitMaxMs > 0) this.acceptanceWait = Math.min(this.opts.acceptanceWaitMaxMs, this.acceptanceWait + this.opts.acceptanceWaitMs);
-      return wait;
+      return this.nextAcceptanceWait();
     }
     if (answer.status === 'error') {
       this.logger.warn({ code: answer.code }, `the master could not decide the sign-in: ${why}`);
       return this.backoff.next();
     }
     const code = answer.status === 'denied' ? 'AUTH_DENIED' : answer.status === 'invalid_id' ? 'INVALID_ID' : 'AUTH_REJECTED';
+    if (!this.everAccepted()) {
+      // refusals are not signed, and anyone holding the enrolment file can squat this ID first:
+      // until a master has accepted this minion, a refusal is no reason to end it
+      const err = new BrineError(
+        code,
+        `The masters refused this minion (${answer.status}: ${why}) before any of them ever accepted it: the ID may be squatted by another key that signed in first with the enrolment file. It is retried; on a master check the key with 'brine key -f ${this.opts.id}', delete a key that is not this minion's ('brine key -d ${this.opts.id}') and accept this one.`,
+      );
+      this.events.onUntrustedMaster?.(this.endpoint, err);
+      if (this.opts.untrustedMasterFatal) {
+        this.fatal(err);
+        return 0;
+      }
+      const wait = this.nextAcceptanceWait();
+      this.logger.fatal({ code, status: answer.status }, `${err.message} Next attempt in ${Math.round(wait / 1000)} s.`);
+      return wait;
+    }
     const err = new BrineError(code, `the master refused this minion (${answer.status}): ${why}`);
     if (this.opts.rejectedRetry && answer.status !== 'invalid_id') {
       this.logger.error({ code }, `${err.message}; retrying in ${Math.round(this.acceptanceWait / 1000)} s (rejected_retry)`);

@@ -3,6 +3,7 @@
 // stores a key whose holder did not ask; its timestamp bounds replays. The answer's JWT is
 // checked by the minion: its own key and ID, issued by a master it trusts.
 
+import { isIP } from 'node:net';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { BrineError, isBrineError, toBrineError } from '../util/errors.js';
 import { minionIdProblem } from '../util/minion-id.js';
@@ -18,7 +19,7 @@ export const SIGNIN_MAX_SKEW_MS = 5 * 60_000;
 export const SIGNIN_QUEUE = 'brine-masters';
 const MAX_REQUEST_BYTES = 2048;
 
-export type SigninStatus = 'accepted' | 'pending' | 'rejected' | 'denied' | 'invalid_id' | 'full' | 'error';
+export type SigninStatus = 'accepted' | 'pending' | 'rejected' | 'denied' | 'invalid_id' | 'full' | 'busy' | 'error';
 
 export interface SigninAnswer {
   status: SigninStatus;
@@ -27,6 +28,8 @@ export interface SigninAnswer {
   /** A catalogue code for refusals and errors. */
   code?: string;
   message?: string;
+  /** For `busy`: seconds to wait before asking again. */
+  retryAfter?: number;
 }
 
 /** What a master learns from a verified request. */
@@ -103,8 +106,32 @@ export function checkSigninAnswer(data: Uint8Array, id: string, signer: NkeySign
   return answer;
 }
 
-/** What the master decides for a verified request (the key store's decision, as on TLS). */
-export type SigninDecide = (req: VerifiedSignin) => Promise<SigninStatus> | SigninStatus;
+/** A decision with the reason and what to do, as the key store's verdict says it. */
+export type SigninDecision = { status: SigninStatus; code?: string; message?: string; retryAfter?: number };
+
+/**
+ * What the master decides for a verified request (the key store's decision, as on TLS); `source`
+ * is the requester's address as the NATS server reports it (undefined when it does not).
+ */
+export type SigninDecide = (req: VerifiedSignin, source: string | undefined) => Promise<SigninStatus | SigninDecision> | SigninStatus | SigninDecision;
+
+/** The header in which nats-server reports the requester's connection on a shared service import. */
+export const REQUEST_INFO_HEADER = 'Nats-Request-Info';
+
+/**
+ * The requester's address as the server saw its connection (the ENROL import shares it, and the
+ * server replaces any such header a client sent): the per-address sign-in limits' source, so one
+ * client holding the public enrolment file is limited as one address, not as all of ENROL.
+ */
+export function requesterAddress(info: string | undefined): string | undefined {
+  if (info === undefined || info === '') return undefined;
+  try {
+    const host = (JSON.parse(info) as { host?: unknown }).host;
+    return typeof host === 'string' && isIP(host) !== 0 ? host : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface SigninResponderOptions {
   /** Issue time of a new JWT for a key (after its revocation, if any); default now. */
@@ -124,8 +151,9 @@ export function serveSignin(nc: NatsConnection, master: NkeySigner, accounts: Ac
       void (async (): Promise<SigninAnswer> => {
         try {
           const req = verifySigninRequest(msg.data);
-          const status = await decide(req);
-          if (status !== 'accepted') return { status };
+          const decided = await decide(req, requesterAddress(msg.headers?.get(REQUEST_INFO_HEADER)));
+          const { status, ...why } = typeof decided === 'string' ? { status: decided } : decided;
+          if (status !== 'accepted') return { status, ...why };
           const iat = opts.issuedAt === undefined ? undefined : await opts.issuedAt(req.userKey);
           return { status, jwt: minionUserJwt(master, accounts, req.id, req.raw, iat === undefined ? {} : { iat }) };
         } catch (err) {
