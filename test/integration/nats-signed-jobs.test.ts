@@ -11,12 +11,14 @@ import { headers as natsHeaders, type Msg, type NatsConnection } from '@nats-io/
 import { waitUntil, type Proc } from '../helpers/cluster.js';
 import { natsSkip, newEd25519, startNats, type NatsFixture } from '../helpers/nats.js';
 import { NatsBrine } from '../helpers/nats-brine.js';
+import { formatJid } from '../../src/jobs/jid.js';
 import { minionSubjects } from '../../src/nats/index.js';
 import { JOB_HEADERS, payloadDigest, signJob } from '../../src/nats/job-signature.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let jidSeq = 0;
-const newJid = (): string => `${Date.now()}${String(100000 + (jidSeq++ % 900000))}`.slice(0, 20).padEnd(20, '0');
+/** A jid the minion takes as one (a timestamp now), distinct from the master's own. */
+const newJid = (): string => formatJid(Date.now() * 1000 + 500 + (jidSeq++ % 400));
 
 describe('transport: nats, jobs signed by a master (threats.md #41)', { skip: natsSkip('the NATS signed-job tests') }, () => {
   let nats: NatsFixture;
