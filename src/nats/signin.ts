@@ -3,7 +3,6 @@
 // stores a key whose holder did not ask; its timestamp bounds replays. The answer's JWT is
 // checked by the minion: its own key and ID, issued by a master it trusts.
 
-import { isIP } from 'node:net';
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { BrineError, isBrineError, toBrineError } from '../util/errors.js';
 import { minionIdProblem } from '../util/minion-id.js';
@@ -127,7 +126,8 @@ export function requesterAddress(info: string | undefined): string | undefined {
   if (info === undefined || info === '') return undefined;
   try {
     const host = (JSON.parse(info) as { host?: unknown }).host;
-    return typeof host === 'string' && isIP(host) !== 0 ? host : undefined;
+    // the server writes it (never the client), so a shape check is enough: an IPv4 or IPv6 literal
+    return typeof host === 'string' && /^(?:[0-9.]{7,15}|[0-9A-Fa-f:.]{2,45})$/.test(host) && /[.:]/.test(host) ? host : undefined;
   } catch {
     return undefined;
   }

@@ -14,6 +14,8 @@ export const NATS_FAST = { heartbeat_interval: 0.5, heartbeat_timeout: 3 };
 
 export class NatsBrine {
   readonly masters: Proc[] = [];
+  /** Masters given a key of their own (addMasterKey), listed in the enrolment file. */
+  private readonly addedMasters: number[] = [];
   private constructor(
     readonly cluster: Cluster,
     readonly nats: NatsFixture,
@@ -65,6 +67,7 @@ export class NatsBrine {
     }
     const r = await runCli(['nats', 'update-accounts', '-c', this.nats.masterConfigDir, '--server', this.nats.urls[0]!, '--master-key', pub]);
     if (r.code !== 0) throw new Error(`brine nats update-accounts failed: ${r.stdout}${r.stderr}`);
+    this.addedMasters.push(n);
   }
 
   /** Master `n` with transport: nats (master `n` > 0 needs addMasterKey first). */
@@ -88,7 +91,9 @@ export class NatsBrine {
   async enrolmentFile(): Promise<string> {
     const file = path.join(this.cluster.root, 'nats-enrolment.json');
     if (fs.existsSync(file)) return file;
-    const r = await runCli(['nats', 'enrolment', '-c', this.masterConfigDir(0), '-o', file]);
+    // every master added so far: minions take sign-in answers and run jobs only from the masters listed
+    const others = this.addedMasters.flatMap((n) => ['--master-key', path.join(this.masterPki(n), 'master.pub')]);
+    const r = await runCli(['nats', 'enrolment', '-c', this.masterConfigDir(0), '-o', file, ...others]);
     if (r.code !== 0) throw new Error(`brine nats enrolment failed: ${r.stderr}`);
     return file;
   }

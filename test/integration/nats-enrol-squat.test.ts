@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { waitUntil, type Proc } from '../helpers/cluster.js';
+import type { Proc } from '../helpers/cluster.js';
 import { natsSkip, newEd25519, startNats, type NatsFixture } from '../helpers/nats.js';
 import { NatsBrine } from '../helpers/nats-brine.js';
 import { type Enrolment, SIGNIN_SUBJECT, type SigninAnswer, signinRequest } from '../../src/nats/index.js';

@@ -101,6 +101,7 @@ describe('requesterAddress', () => {
     assert.equal(requesterAddress(JSON.stringify({ host: '127.0.0.2', id: 10, acc: 'A' })), '127.0.0.2');
     assert.equal(requesterAddress(JSON.stringify({ host: '::1' })), '::1');
     assert.equal(requesterAddress(JSON.stringify({ host: 'nats' })), undefined);
+    assert.equal(requesterAddress(JSON.stringify({ host: '1234' })), undefined);
     assert.equal(requesterAddress('not json'), undefined);
     assert.equal(requesterAddress(undefined), undefined);
   });
