@@ -60,7 +60,8 @@ describe('transport: nats, enrolment squatting (threats.md #42)', { skip: natsSk
     nats = await startNats(1);
     nb = await NatsBrine.create(nats);
     // small caps so one attacker reaches them at once: 3 pending keys per address, 5 sign-ins a second
-    await nb.startMaster(0, { max_pending_keys_per_address: 3, auth_rate_per_source: 5 });
+    // and 4 pending keys in all, so the master is full once the attacker and one real minion wait
+    await nb.startMaster(0, { max_pending_keys_per_address: 3, max_pending_keys: 4, auth_rate_per_source: 5 });
     const enrolment = JSON.parse(fs.readFileSync(await nb.enrolmentFile(), 'utf8')) as Enrolment;
     proxy = await sourceProxy(nats.urls[0]!, '127.0.0.2');
     attacker = await connect({ servers: proxy.url, authenticator: () => ({ jwt: enrolment.enrolJwt }), reconnect: false });
@@ -72,7 +73,7 @@ describe('transport: nats, enrolment squatting (threats.md #42)', { skip: natsSk
     await nats?.cleanup();
   });
 
-  it('a squatted ID does not end the real minion (CRITICAL, retried), one attacker cannot fill the pending keys of others, and sign-ins over the rate are refused', async () => {
+  it('a squatted ID does not end the real minion (CRITICAL, retried), one attacker cannot fill the pending keys of others, a full master is waited out, and sign-ins over the rate are refused', async () => {
     // the attacker squats the real minion's ID and fills its own address's share of pending keys
     assert.equal((await squat('real1')).status, 'pending');
     assert.equal((await squat('squat1')).status, 'pending');
@@ -93,6 +94,14 @@ describe('transport: nats, enrolment squatting (threats.md #42)', { skip: natsSk
     minions.push(new2);
     await nb.cluster.waitForPending(['new2'], 20_000);
     assert.ok(new2.running, new2.output);
+
+    // now the master is full (max_pending_keys): a third minion is told so and waits, it does not exit
+    const new3 = await nb.startMinion('new3', { acceptance_wait_time: 1, acceptance_wait_time_max: 1 });
+    minions.push(new3);
+    await new3.waitForOutput(/cannot take this minion's key now[^\n]*max_pending_keys[\s\S]*cannot take this minion's key now/, 20_000);
+    assert.ok(new3.running, `a full master must not end a new minion:\n${new3.output}`);
+    // stopped, so the place the operator frees below goes to the real minion
+    await new3.kill();
 
     // the enrolment rate: a burst of sign-ins from one client is turned away with busy
     await sleep(1200);
