@@ -18,3 +18,5 @@ export { decideMerge, digestOf, encodeRecord, kvKeyOf, minionIdOfKvKey, NO_KEYS,
 export { DEFAULT_KEY_BUCKET, KeyStateSync, type KeyStateSyncOptions, type PublishResult } from './key-sync.js';
 export { ensureRevoked, missingRevocations, revocationsForKeyChanges, userNkeyOfPem, type EnsureRevokedOptions, type RevocationOutcome, type RevocationPlan } from './revocation-sync.js';
 export { MINION_DATA_BUCKET, MinionDataShare, type MinionDataShareOptions } from './minion-data-share.js';
+export { JOB_CLOCK_SKEW_MS, JOB_HEADERS, JOB_SIGNATURE_TTL_MS, type JobRefusal, type JobSignature, type JobVerdict, payloadDigest, readJobSignature, signJob, verifyJob } from './job-signature.js';
+export { LOG_EVERY_MS, SignedJobGate } from './job-gate.js';

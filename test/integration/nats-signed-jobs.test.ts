@@ -12,8 +12,7 @@ import { waitUntil, type Proc } from '../helpers/cluster.js';
 import { natsSkip, newEd25519, startNats, type NatsFixture } from '../helpers/nats.js';
 import { NatsBrine } from '../helpers/nats-brine.js';
 import { formatJid } from '../../src/jobs/jid.js';
-import { minionSubjects } from '../../src/nats/index.js';
-import { JOB_HEADERS, payloadDigest, signJob } from '../../src/nats/job-signature.js';
+import { JOB_HEADERS, minionSubjects, payloadDigest, signJob } from '../../src/nats/index.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let jidSeq = 0;

@@ -5,9 +5,20 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { NkeySigner, requesterAddress } from '../../../src/nats/index.js';
-import { JOB_CLOCK_SKEW_MS, JOB_HEADERS, JOB_SIGNATURE_TTL_MS, type JobSignature, payloadDigest, readJobSignature, signJob, verifyJob } from '../../../src/nats/job-signature.js';
-import { LOG_EVERY_MS, SignedJobGate } from '../../../src/nats/job-gate.js';
+import {
+  JOB_CLOCK_SKEW_MS,
+  JOB_HEADERS,
+  JOB_SIGNATURE_TTL_MS,
+  type JobSignature,
+  LOG_EVERY_MS,
+  NkeySigner,
+  payloadDigest,
+  readJobSignature,
+  requesterAddress,
+  SignedJobGate,
+  signJob,
+  verifyJob,
+} from '../../../src/nats/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import { createLogger } from '../../../src/util/logger.js';
 
