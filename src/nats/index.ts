@@ -20,3 +20,4 @@ export { ensureRevoked, missingRevocations, revocationsForKeyChanges, userNkeyOf
 export { MINION_DATA_BUCKET, MinionDataShare, type MinionDataShareOptions } from './minion-data-share.js';
 export { JOB_CLOCK_SKEW_MS, JOB_HEADERS, JOB_SIGNATURE_TTL_MS, type JobRefusal, type JobSignature, type JobVerdict, payloadDigest, readJobSignature, signJob, verifyJob } from './job-signature.js';
 export { LOG_EVERY_MS, SignedJobGate } from './job-gate.js';
+export { judgeSigninAnswer, type SigninVerdict, type SigninVerdictContext, type SigninWait } from './signin-verdict.js';

@@ -27,6 +27,7 @@ import type { ConnectionState } from '../session/master-connection.js';
 import { nkeyAuthenticator } from './master-connection.js';
 import type { NkeySigner } from './nkeys.js';
 import { checkSigninAnswer, signinRequest, type SigninAnswer } from './signin.js';
+import { judgeSigninAnswer } from './signin-verdict.js';
 import { type Enrolment, trustedMasterKeys } from './enrolment.js';
 import { minionSubjects, SIGNIN_SUBJECT } from './subjects.js';
 import { decodeJwt } from './jwt.js';
@@ -370,57 +371,34 @@ export class NatsMinionLink {
     return wait;
   }
 
-  /** Not accepted: wait for acceptance, or give up on a rejection (as on the built-in transport). */
+  /** Not accepted: the pure verdict (signin-verdict.ts), applied here: a wait, or the end. */
   private refused(answer: SigninAnswer): number {
-    const why = answer.message ?? answer.code ?? answer.status;
-    if (answer.status === 'busy') {
-      // the enrolment rate (auth_rate_per_source / auth_rate on the masters): come back when told
-      const wait = Math.max(1000, (answer.retryAfter ?? 1) * 1000);
-      this.logger.info({ code: 'AUTH_BUSY' }, `the masters are busy with sign-ins (${why}); asking again in ${Math.round(wait / 1000)} s`);
-      return wait;
-    }
-    if (answer.status === 'full') {
-      // a cap on waiting keys is a state of the master, never a verdict on this minion
-      const code = answer.code ?? 'AUTH_FULL';
-      const wait = this.nextAcceptanceWait();
-      this.logger.error({ code }, `the master cannot take this minion's key now: ${why}; retrying in ${Math.round(wait / 1000)} s`);
-      return wait;
-    }
-    if (answer.status === 'pending') {
-      this.logger.error(
-        { code: 'AUTH_PENDING' },
-        `The master has not accepted this minion's key yet (pending); retrying in ${Math.round(this.acceptanceWait / 1000)} s. On the master run: brine key -a ${this.opts.id}`,
-      );
-      return this.nextAcceptanceWait();
-    }
-    if (answer.status === 'error') {
-      this.logger.warn({ code: answer.code }, `the master could not decide the sign-in: ${why}`);
-      return this.backoff.next();
-    }
-    const code = answer.status === 'denied' ? 'AUTH_DENIED' : answer.status === 'invalid_id' ? 'INVALID_ID' : 'AUTH_REJECTED';
-    if (!this.everAccepted()) {
-      // refusals are not signed, and anyone holding the enrolment file can squat this ID first:
-      // until a master has accepted this minion, a refusal is no reason to end it
-      const err = new BrineError(
-        code,
-        `The masters refused this minion (${answer.status}: ${why}) before any of them ever accepted it: the ID may be squatted by another key that signed in first with the enrolment file. It is retried; on a master check the key with 'brine key -f ${this.opts.id}', delete a key that is not this minion's ('brine key -d ${this.opts.id}') and accept this one.`,
-      );
-      this.events.onUntrustedMaster?.(this.endpoint, err);
-      if (this.opts.untrustedMasterFatal) {
-        this.fatal(err);
-        return 0;
+    const verdict = judgeSigninAnswer(answer, { id: this.opts.id, everAccepted: this.everAccepted(), rejectedRetry: this.opts.rejectedRetry });
+    const secs = (ms: number) => Math.round(ms / 1000);
+    switch (verdict.kind) {
+      case 'wait': {
+        const wait = verdict.wait === 'acceptance' ? this.nextAcceptanceWait() : verdict.wait === 'backoff' ? this.backoff.next() : verdict.wait.ms;
+        this.logger[verdict.level]({ code: verdict.code }, `${verdict.message}; asking again in ${secs(wait)} s`);
+        return wait;
       }
-      const wait = this.nextAcceptanceWait();
-      this.logger.fatal({ code, status: answer.status }, `${err.message} Next attempt in ${Math.round(wait / 1000)} s.`);
-      return wait;
+      case 'untrusted': {
+        this.events.onUntrustedMaster?.(this.endpoint, verdict.error);
+        if (this.opts.untrustedMasterFatal) {
+          this.fatal(verdict.error);
+          return 0;
+        }
+        const wait = this.nextAcceptanceWait();
+        this.logger.fatal({ code: verdict.error.code, status: answer.status }, `${verdict.error.message} Next attempt in ${secs(wait)} s.`);
+        return wait;
+      }
+      case 'refused':
+        if (verdict.retry) {
+          this.logger.error({ code: verdict.error.code }, `${verdict.error.message}; retrying in ${secs(this.acceptanceWait)} s (rejected_retry)`);
+          return this.acceptanceWait;
+        }
+        this.fatal(verdict.error);
+        return 0;
     }
-    const err = new BrineError(code, `the master refused this minion (${answer.status}): ${why}`);
-    if (this.opts.rejectedRetry && answer.status !== 'invalid_id') {
-      this.logger.error({ code }, `${err.message}; retrying in ${Math.round(this.acceptanceWait / 1000)} s (rejected_retry)`);
-      return this.acceptanceWait;
-    }
-    this.fatal(err);
-    return 0;
   }
 
   private fatal(err: BrineError): void {
