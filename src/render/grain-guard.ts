@@ -24,7 +24,7 @@ function describe(ch: string): string {
 function unsafe(minion: string, grain: string, what: string, ch: string): BrineError {
   return new BrineError(
     'GRAIN_UNSAFE',
-    `minion ${minion}: grain ${grain} ${what} ${describe(ch)}; grains rendered on the master may not contain control characters (they could add keys or list items to the rendered YAML), so this render was refused. Fix the grain on minion ${minion} (its grains: configuration, grains file or custom grain module), then run saltutil.refresh_grains there`,
+    `minion ${minion}: grain ${grain} ${what} ${describe(ch)}; grains rendered on the master may not contain control characters (they could add keys or list items to the rendered YAML), so this render was refused. Fix the grain on minion ${minion} (its grains: configuration, grains file or custom grain module) and send it again (saltutil.refresh_grains or a minion restart), then run saltutil.refresh_pillar there`,
     { details: { minion, grain } },
   );
 }
