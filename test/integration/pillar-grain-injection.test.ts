@@ -66,7 +66,7 @@ describe('pillar: a grain with a newline cannot inject into the top file or an S
   });
   after(() => cluster.cleanup());
 
-  it("db1 gets its secret; its multi-line grain that no template reads is no error", async () => {
+  it('db1 gets its secret; its multi-line grain that no template reads is no error', async () => {
     const p = await settled('db1', (x) => x.role === 'db');
     assert.deepEqual(p, { site: 'dc1', role: 'db', db_password: SECRET });
   });

@@ -86,7 +86,10 @@ describe('guardGrains: grains read by a master-side template', () => {
   });
 
   test('grains the template does not read, tabs, comparisons of clean grains and matching render as before', async () => {
-    const data = await renderSls("os: {{ grains.os }}\ntab: \"{{ grains.tabbed }}\"\n{% if grains.get('os') == 'Debian' %}debian: true{% endif %}\nn: {{ grains.net.ifaces | length }}\nfirst: {{ grains.net.ifaces[0].name }}\nhas: {{ 'role' in grains }}\n", env());
+    const data = await renderSls(
+      "os: {{ grains.os }}\ntab: \"{{ grains.tabbed }}\"\n{% if grains.get('os') == 'Debian' %}debian: true{% endif %}\nn: {{ grains.net.ifaces | length }}\nfirst: {{ grains.net.ifaces[0].name }}\nhas: {{ 'role' in grains }}\n",
+      env(),
+    );
     assert.deepEqual(data, { os: 'Debian', tab: 'a\tb', debian: true, n: 2, first: 'eth0', has: true });
   });
 
