@@ -61,6 +61,10 @@ export function guardGrains(grains: Readonly<Record<string, unknown>>, opts: Gra
     throw error;
   };
 
+  const readOnly = (): never => {
+    throw new TypeError(`grains are read-only in templates the master renders (minion ${opts.minion}): keep the changed value in a variable ({% set %}) instead`);
+  };
+
   const view = (value: unknown, parts: readonly string[]): unknown => {
     if (typeof value === 'string') {
       const bad = UNSAFE.exec(value);
@@ -86,9 +90,11 @@ export function guardGrains(grains: Readonly<Record<string, unknown>>, opts: Gra
         }
         return keys;
       },
-      set: () => false,
-      deleteProperty: () => false,
-      defineProperty: () => false,
+      // the view is over the master's cache of the minion's grains: a template writing to it
+      // would change them for targeting and for every later render
+      set: readOnly,
+      deleteProperty: readOnly,
+      defineProperty: readOnly,
     });
     views.set(value, proxy);
     return proxy;

@@ -108,4 +108,13 @@ describe('guardGrains: grains read by a master-side template', () => {
     assert.deepEqual(grains, { id: 'web2', os: 'Debian', nested: { a: 1 } });
     assert.equal(view.nested, view.nested, 'one view per object');
   });
+
+  test('a template that updates grains gets a render error saying they are read-only, and the grains do not change', async () => {
+    const grains = { id: 'web2', os: 'Debian' };
+    await assert.rejects(
+      renderSls("{% do grains.update({'os': 'x'}) %}os: {{ grains.os }}\n", env([], grains)),
+      (e: BrineError) => e.code === 'RENDER_FAILED' && /grains are read-only in templates the master renders \(minion web2\)/.test(e.message),
+    );
+    assert.deepEqual(grains, { id: 'web2', os: 'Debian' });
+  });
 });
