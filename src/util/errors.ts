@@ -182,6 +182,11 @@ export const ERRORS = {
     "Nothing was sent: a minion only ever gets its own pillar. Find out why that minion asks (the master log names it); target mine.get by ID, grains or a nodegroup, or set mine_get_pillar_targets: True on the master if every minion may know every minion's pillar.",
     1,
   ),
+  GRAIN_UNSAFE: spec(
+    "A template rendered on the master (the pillar top file or a pillar SLS) read a minion's grain whose text holds a control character (a newline, carriage return, NUL...; tab is allowed), which could add keys or list items to the rendered YAML; that render was refused and the minion keeps its last good pillar.",
+    'Fix the grain on the minion the message names (its grains: configuration, grains file or custom grain module; a grain may not hold line breaks if a master-side template reads it), then run saltutil.refresh_grains and saltutil.refresh_pillar there. Multi-line data belongs in pillar, not in grains.',
+    1,
+  ),
   PILLAR_RENDER_FAILED: spec(
     "This minion's latest pillar render failed (a YAML or Jinja error, a missing SLS, an SLS that is not a mapping), so a state run was refused, as in Salt; the minion keeps its last good pillar.",
     'Fix the pillar file and line the message names (`brine run <minion> pillar.items` shows them under _errors, `brine doctor master` lists them), then run `saltutil.refresh_pillar`; force=True runs the states on the last good pillar instead.',
