@@ -158,10 +158,11 @@ test("argument rules match the whole argument: Salt's documented '^ls' does not 
   for (const rest of ['ls\nid', 'ls && id', 'ls | sh', 'ls $(id)', 'ls `id`']) assert.equal(allowed(documented, local('cmd.run', '*', 'glob', [rest])), false, JSON.stringify(rest));
   assert.equal(allowed(documented, local('cmd.run', '*', 'glob', ['ls'])), true, "'^ls' now means exactly ls");
   // the safe example of docs/access-control.md: a character class that has no shell metacharacter
-  const safe: AclEntry[] = [{ 'cmd.run': { args: ['ls( -l)?( /srv/[A-Za-z0-9_./-]+)?'] } }];
+  const safe: AclEntry[] = [{ 'cmd.run': { args: ['ls( -l)?( /srv(/[A-Za-z0-9_-]+)*)?'] } }];
   assert.equal(allowed(safe, local('cmd.run', '*', 'glob', ['ls -l /srv/www'])), true);
   assert.equal(allowed(safe, local('cmd.run', '*', 'glob', ['ls /srv/www; id'])), false);
   assert.equal(allowed(safe, local('cmd.run', '*', 'glob', ['ls /srv/www\nid'])), false);
+  assert.equal(allowed(safe, local('cmd.run', '*', 'glob', ['ls /srv/../etc'])), false, 'no dots, so no ..');
   // kwargs rules too: cwd '/tmp' is /tmp, not /tmp/../etc
   const kw: AclEntry[] = [{ 'cmd.run': { args: ['ls'], kwargs: { cwd: '/tmp' } } }];
   assert.equal(allowed(kw, local('cmd.run', '*', 'glob', ['ls'], { cwd: '/tmp' })), true);
