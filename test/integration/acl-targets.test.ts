@@ -90,12 +90,15 @@ describe('ACL targets, argument rules and pillar= (issue 21: threats.md #43, #47
     write(path.join(pillarRoot, 'top.sls'), "base:\n  'web1':\n    - web\n  'db1':\n    - db\n");
     write(path.join(pillarRoot, 'web.sls'), `role: web\ntarget_dir: ${outDir}\n`);
     write(path.join(pillarRoot, 'db.sls'), 'role: db\ndbpass: hunter2\n');
-    write(
-      path.join(cluster.root, 'master', 'srv', 'salt', 'motd.sls'),
-      "motd:\n  file.managed:\n    - name: {{ pillar['target_dir'] }}/motd\n    - contents: {{ pillar.get('motd', 'none') }}\n",
-    );
+    write(path.join(cluster.root, 'master', 'srv', 'salt', 'motd.sls'), "motd:\n  file.managed:\n    - name: {{ pillar['target_dir'] }}/motd\n    - contents: {{ pillar.get('motd', 'none') }}\n");
     const htpasswd = path.join(cluster.root, 'htpasswd');
-    fs.writeFileSync(htpasswd, `${Object.keys(ACL).map((u) => `${u}:${SHA}`).join('\n')}\n`, { mode: 0o600 });
+    fs.writeFileSync(
+      htpasswd,
+      `${Object.keys(ACL)
+        .map((u) => `${u}:${SHA}`)
+        .join('\n')}\n`,
+      { mode: 0o600 },
+    );
     const port = await freePort();
     master = await cluster.startMaster({
       auto_accept: true,
