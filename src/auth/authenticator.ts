@@ -131,10 +131,15 @@ export class Authenticator {
     return cfg ? entriesFor(cfg.acl, who.user, who.groups) : [];
   }
 
-  /** ACL_DENIED (logged with user, source, target and function) unless the entries allow `req`. */
-  authorize(who: Principal, req: AclRequest, minionsOf: MinionsOf, source: string): void {
+  /**
+   * ACL_DENIED or PILLAR_OVERRIDE_DENIED (logged with user, source, target and function) unless
+   * the entries allow `req`. Returns the minions the job may run on (`within`, for a
+   * target-restricted user), or undefined for anywhere its target says.
+   */
+  authorize(who: Principal, req: AclRequest, minionsOf: MinionsOf, source: string): string[] | undefined {
     const decision = checkAcl(this.permsOf(who), req, minionsOf);
-    if (decision.allowed) return;
+    if (decision.allowed) return decision.within;
+    const code = decision.code ?? 'ACL_DENIED';
     this.logRefusal('API request denied', {
       user: who.user,
       eauth: who.eauth,
@@ -144,9 +149,9 @@ export class Authenticator {
       tgt: req.tgt,
       tgtType: req.tgtType,
       reason: decision.reason,
-      code: 'ACL_DENIED',
+      code,
     });
-    throw new BrineError('ACL_DENIED', `${who.user} may not run this: ${decision.reason}`, { details: { fun: req.fun, client: req.client } });
+    throw new BrineError(code, `${who.user} may not run this: ${decision.reason}`, { details: { fun: req.fun, client: req.client } });
   }
 
   private loginFailed(why: string, user: string | undefined, source: string, eauth: unknown): BrineError {

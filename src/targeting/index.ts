@@ -5,6 +5,7 @@ export { globToRegExp, globToRegExpSource, globMatch } from './glob.js';
 export { matchTarget, minionMatches, matcherFor, supportedTargetTypes, targetForMinions } from './matchers.js';
 export { listEntries } from './id-matchers.js';
 export { selectsByPillar } from './pillar-matchers.js';
+export { selectsByNameAlone } from './by-name.js';
 export { subdictMatch, pyStr } from './subdict-match.js';
 export { parseIpAddress, parseIpNetwork, inNetwork, formatIp } from './ip-address.js';
 export { parseCompound, splitWords } from './compound-parser.js';

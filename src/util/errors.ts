@@ -283,6 +283,11 @@ export const ERRORS = {
     'Ask for an ACL entry that covers it (docs/api.md: ACL format), or use a function and target your entries allow; the master log names user, target and function.',
     1,
   ),
+  PILLAR_OVERRIDE_DENIED: spec(
+    'A job passed an inline pillar (pillar=) but no ACL entry of the user grants @pillar_override; nothing ran.',
+    "Run it without pillar= (put the data in the pillar files instead), or ask the administrator for the '@pillar_override' entry in external_auth or publisher_acl (docs/access-control.md).",
+    1,
+  ),
   CSRF_REFUSED: spec(
     'A state-changing API request authenticated only by the session cookie came without X-Requested-With: XMLHttpRequest or an allowed Origin.',
     'Send the token in X-Auth-Token, or send X-Requested-With: XMLHttpRequest from the web view.',
