@@ -111,7 +111,7 @@ class Matcher {
     if (this.exact) return pyStr(target) === pattern;
     // Salt logs "Invalid regex" and treats it as no match; targets check the whole pattern first
     const re = this.compile(pattern);
-    return re !== undefined && re.matches(pyStr(target).toLowerCase());
+    return re?.matches(pyStr(target).toLowerCase()) ?? false;
   }
 
   /** Salt's _dict_match: a key that exists, a nested expression, or `*:` to search one level down. */

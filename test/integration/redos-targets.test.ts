@@ -71,10 +71,7 @@ describe('ReDoS targets: the master keeps answering while catastrophic patterns 
       api.post('/', token, [{ client: 'local', tgt: `machine_id:${EVIL}`, tgt_type: 'grain_pcre', fun: 'test.ping' }]),
       api.post('/', token, [{ client: 'local', tgt: EVIL_ID, tgt_type: 'pcre', fun: 'test.ping' }]),
     ]);
-    const evilMine = Promise.all([
-      run(['m1', 'mine.get', `machine_id:${EVIL}`, 'test.ping', 'tgt_type=grain_pcre']),
-      run(['m1', 'mine.get', EVIL_ID, 'test.ping', 'tgt_type=pcre']),
-    ]);
+    const evilMine = Promise.all([run(['m1', 'mine.get', `machine_id:${EVIL}`, 'test.ping', 'tgt_type=grain_pcre']), run(['m1', 'mine.get', EVIL_ID, 'test.ping', 'tgt_type=pcre'])]);
     // root's ping goes out while those are in flight, and must come back within its -t bound
     await pingAll();
     const [[p, j, e, c], apis, mines] = await Promise.all([evilCli, evilApi, evilMine]);
