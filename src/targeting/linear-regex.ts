@@ -6,6 +6,7 @@
 
 import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
 import { globToRegExpSource, RE2_GLOB } from '../util/glob.js';
+import { patternWeight } from './pattern-weight.js';
 
 /**
  * RE2's time is linear in the text but also in the compiled program, which `{n}` counts multiply
@@ -14,6 +15,14 @@ import { globToRegExpSource, RE2_GLOB } from '../util/glob.js';
  * of 2,000 minion IDs (623) fits easily.
  */
 export const MAX_PROGRAM_SIZE = 1000;
+
+/**
+ * Compiling costs time in proportion to the program (about 20 µs an instruction measured), so a
+ * pattern whose text promises a huge program is refused before RE2 builds it: see
+ * pattern-weight.ts. 2,000 keeps the worst compile near 0.1 s and lets through any pattern short
+ * enough to type (an alternation of 200 minion IDs weighs about 1,200).
+ */
+export const MAX_PATTERN_WEIGHT = 2000;
 
 /** A compiled target pattern. `matches` is Python's re.match: anchored at the start only. */
 export interface LinearRegex {
@@ -41,18 +50,20 @@ function why(pattern: string, err: unknown): string {
 }
 
 function compileRe2(source: string, ignoreCase: boolean): RE2JS {
+  const weight = patternWeight(source);
+  if (weight > MAX_PATTERN_WEIGHT)
+    throw new TooLarge(
+      `it is too large: its characters, groups and {n} repeats weigh ${weight}, over the limit of ${MAX_PATTERN_WEIGHT}; use smaller {n} counts or a shorter pattern (a list of IDs is -L)`,
+    );
   const re = RE2JS.compile(source, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   if (re.programSize() > MAX_PROGRAM_SIZE) {
-    throw new ProgramTooLarge(re.programSize());
+    throw new TooLarge(`it compiles to ${re.programSize()} instructions, over the limit of ${MAX_PROGRAM_SIZE}; use smaller {n} counts or a shorter pattern`);
   }
   return re;
 }
 
-class ProgramTooLarge extends Error {
-  constructor(readonly size: number) {
-    super(`it compiles to ${size} instructions, over the limit of ${MAX_PROGRAM_SIZE}; use smaller {n} counts or a shorter pattern`);
-  }
-}
+/** A pattern refused for its size, before or after compiling; the message says which limit. */
+class TooLarge extends Error {}
 
 /**
  * Compiles a regular expression for re.match. The pattern is first compiled on its own, so an
@@ -65,7 +76,7 @@ export function compileLinearRegex(pattern: string, ignoreCase = false): LinearC
     const re = compileRe2(`^(?:${pattern})`, ignoreCase);
     return { ok: true, re: { matches: (text) => re.test(text) } };
   } catch (err) {
-    if (err instanceof ProgramTooLarge) return { ok: false, problem: err.message };
+    if (err instanceof TooLarge) return { ok: false, problem: err.message };
     if (err instanceof RE2JSException) return { ok: false, problem: why(pattern, err) };
     throw err;
   }
@@ -77,7 +88,7 @@ export function compileLinearGlob(pattern: string): LinearCompile {
     const re = compileRe2(globToRegExpSource(pattern, RE2_GLOB), false);
     return { ok: true, re: { matches: (text) => re.test(text) } };
   } catch (err) {
-    if (err instanceof ProgramTooLarge) return { ok: false, problem: err.message };
+    if (err instanceof TooLarge) return { ok: false, problem: err.message };
     throw err;
   }
 }

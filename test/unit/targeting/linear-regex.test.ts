@@ -8,7 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { matchTarget, minionMatches, type Grains, type TargetType } from '../../../src/targeting/index.js';
-import { compileLinearRegex, MAX_PROGRAM_SIZE } from '../../../src/targeting/linear-regex.js';
+import { compileLinearRegex, MAX_PATTERN_WEIGHT, MAX_PROGRAM_SIZE } from '../../../src/targeting/linear-regex.js';
+import { patternWeight } from '../../../src/targeting/pattern-weight.js';
 import { isBrineError } from '../../../src/util/errors.js';
 
 const HEX = '0123456789abcdef';
@@ -71,12 +72,17 @@ test('lookaround and backreferences are TARGET_INVALID saying that targets run o
 
 test(`a pattern that compiles to more than ${MAX_PROGRAM_SIZE} instructions is TARGET_INVALID naming the limit`, () => {
   refused(() => matchTarget('(.*a){300}X', 'pcre', ['a']), /instructions, over the limit of 1000; use smaller \{n\} counts/);
-  refused(() => matchTarget(`os:${'[a-z]'.repeat(1200)}`, 'grain', ['a']), /-G target .* is not a usable glob: it compiles to/);
+  refused(() => matchTarget(`os:${'[a-z]'.repeat(1200)}`, 'grain', ['a']), /-G target .* is not a usable glob: it compiles to \d+ instructions/);
   refused(() => matchTarget(`x${'?'.repeat(1200)}`, 'glob', ['a']), /glob target .*over the limit/);
+  // counted repeats that would take seconds to compile are refused from the pattern's text
+  refused(() => matchTarget('(.{0,999})'.repeat(51), 'pcre', ['a']), new RegExp(`weigh \\d+, over the limit of ${MAX_PATTERN_WEIGHT}; use smaller \\{n\\} counts`));
+  refused(() => matchTarget(`os:${'((.{0,9}){0,9}){0,9}'.repeat(3)}`, 'grain_pcre', ['a']), /over the limit/);
   // an alternation of many IDs is small: RE2 shares the common prefix
-  const many = Array.from({ length: 2000 }, (_, i) => `web${i}`).join('|');
+  const many = Array.from({ length: 200 }, (_, i) => `web${i}`).join('|');
   assert.ok(compileLinearRegex(many).ok);
-  assert.deepEqual(matchTarget(many, 'pcre', ['web1999', 'db1']).matched, ['web1999']);
+  assert.deepEqual(matchTarget(many, 'pcre', ['web199', 'db1']).matched, ['web199']);
+  // ordinary counted repeats are light
+  for (const ok of ['[0-9a-f]{40}', '(\\d{1,3}\\.){3}\\d{1,3}$', 'web[0-9]{2,4}-(prod|dev)']) assert.ok(compileLinearRegex(ok).ok, ok);
 });
 
 test('ordinary patterns keep Python re.match semantics', () => {
@@ -93,4 +99,13 @@ test('ordinary patterns keep Python re.match semantics', () => {
   assert.deepEqual(g('os:DEB'), ['a']);
   assert.deepEqual(g('n:\\d+\\D'), ['a']);
   assert.deepEqual(g('os:(debian|fedora)$'), ['a', 'b']);
+});
+
+test('a pattern weighs its characters, with {n} multiplying the atom or group before it', () => {
+  assert.equal(patternWeight('web1'), 4);
+  assert.equal(patternWeight('[0-9a-f]{40}'), 40);
+  assert.equal(patternWeight('(ab){3}'), 9);
+  assert.equal(patternWeight('((a){10}){10}'), 210, 'nested counts multiply');
+  assert.equal(patternWeight('a{2,5}b{3,}'), 8);
+  assert.equal(patternWeight('\\x{1f600}\\p{Greek}[]a]|x'), 4, 'escapes with braces and a class with ] first are one atom each');
 });
