@@ -3,6 +3,7 @@
 // {'cmd.run': {args: ['^ls']}} also allows `ls /x; id` (threats.md #47); here a rule must
 // describe the entire argument, so what follows the part the operator wrote is refused.
 
+import { compileLinearRegex, type LinearRegex } from '../targeting/index.js';
 import { globMatch } from '../util/glob.js';
 
 const hasOwn = (o: object, k: string): boolean => Object.hasOwn(o, k);
@@ -11,18 +12,21 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-const regexCache = new Map<string, RegExp | null>();
+const regexCache = new Map<string, LinearRegex | null>();
 
-/** Compiles an ACL regex anchored at both ends; null when the pattern is not a valid regex. */
-function compileWhole(pattern: string): RegExp | null {
+/**
+ * Compiles an ACL regex anchored at both ends; null when the pattern is not a valid regex. The
+ * rules are the operator's, but the arguments they are matched against are the user's, so they
+ * run on the same linear-time engine as targets (threats.md #44): a careless rule such as
+ * `(a+)+` cannot be driven into minutes of backtracking by a long argument.
+ */
+function compileWhole(pattern: string): LinearRegex | null {
   const cached = regexCache.get(pattern);
   if (cached !== undefined) return cached;
-  let re: RegExp | null;
-  try {
-    re = new RegExp(`^(?:${pattern})$`, 's');
-  } catch {
-    re = null;
-  }
+  // compiled alone first, so an unbalanced `)` cannot close the group wrapped around it
+  const alone = compileLinearRegex(pattern);
+  const whole = alone.ok ? compileLinearRegex(`(?s:${pattern})$`) : alone;
+  const re = whole.ok ? whole.re : null;
   if (regexCache.size > 4096) regexCache.clear();
   regexCache.set(pattern, re);
   return re;
@@ -31,7 +35,7 @@ function compileWhole(pattern: string): RegExp | null {
 /** A function-name pattern against a function name: whole-name regex, or a glob if not a regex. */
 export function funMatches(pattern: string, fun: string): boolean {
   const re = compileWhole(pattern);
-  if (re) return re.test(fun);
+  if (re) return re.matches(fun);
   return globMatch(pattern, fun);
 }
 
@@ -50,7 +54,7 @@ function argMatches(pattern: unknown, value: unknown): boolean {
   if (pattern === null || pattern === undefined) return true; // None means any value, as in Salt
   const re = compileWhole(String(pattern));
   if (!re) return false; // an invalid argument regex allows nothing
-  return re.test(pyStr(value));
+  return re.matches(pyStr(value));
 }
 
 /** Salt's __args_check: one {args, kwargs} condition or a list of them; one must hold. */

@@ -4,6 +4,7 @@
 
 import { checkAcl, entriesFor, type AclEntry } from '../auth/index.js';
 import type { ControlRequest, PublishRequest } from '../protocol/index.js';
+import { compileLinearRegex } from '../targeting/index.js';
 import { BrineError } from '../util/errors.js';
 import { globMatch } from '../util/glob.js';
 import type { LocalAccount } from '../util/local-account.js';
@@ -39,11 +40,10 @@ const OPERATION_NAMES: Record<Exclude<ControlRequest['t'], 'publish'>, string> =
  */
 export function exprMatch(text: string, pattern: string): boolean {
   if (text === pattern || globMatch(pattern, text)) return true;
-  try {
-    return new RegExp(`^(?:${pattern})$`, 'su').test(text);
-  } catch {
-    return false;
-  }
+  // the linear-time engine of targets: the text is the caller's (threats.md #44)
+  const alone = compileLinearRegex(pattern);
+  const whole = alone.ok ? compileLinearRegex(`(?s:${pattern})$`) : alone;
+  return whole.ok && whole.re.matches(text);
 }
 
 /** The target as one printable string, for messages and the denial log line. */

@@ -6,6 +6,8 @@ export { matchTarget, minionMatches, matcherFor, supportedTargetTypes, targetFor
 export { listEntries } from './id-matchers.js';
 export { selectsByPillar } from './pillar-matchers.js';
 export { selectsByNameAlone } from './by-name.js';
+export { compileLinearRegex, compileLinearGlob } from './linear-regex.js';
+export type { LinearRegex, LinearCompile } from './linear-regex.js';
 export { subdictMatch, pyStr } from './subdict-match.js';
 export { parseIpAddress, parseIpNetwork, inNetwork, formatIp } from './ip-address.js';
 export { parseCompound, splitWords } from './compound-parser.js';
