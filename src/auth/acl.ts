@@ -141,7 +141,7 @@ function funCheck(valid: unknown, fun: string, args: readonly unknown[], kwargs:
 
 /** An entry {'cmd.run': {args, kwargs}} (value a mapping) restricts arguments on every minion;
  *  an entry {'web*': [...]} (value a list or a string) restricts the target. */
-function isArgRule(value: unknown): boolean {
+export function isArgRule(value: unknown): boolean {
   return isPlainObject(value) || (Array.isArray(value) && value.length > 0 && value.every(isPlainObject) && value.every((v) => 'args' in v || 'kwargs' in v));
 }
 
