@@ -43,9 +43,12 @@ function expectError(res: ApiResponse, status: number, code: string): void {
 
 function writeUsers(file: string, users: Record<string, string>): void {
   // written to a new file and renamed, as an editor or htpasswd does
-  fs.writeFileSync(`${file}.new`, `${Object.entries(users)
-    .map(([u, h]) => `${u}:${h}`)
-    .join('\n')}\n`);
+  fs.writeFileSync(
+    `${file}.new`,
+    `${Object.entries(users)
+      .map(([u, h]) => `${u}:${h}`)
+      .join('\n')}\n`,
+  );
   fs.renameSync(`${file}.new`, file);
 }
 

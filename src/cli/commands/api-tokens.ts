@@ -24,8 +24,10 @@ export function registerApiTokens(api: Command): void {
     .argument('[token]', 'the token to revoke (64 hex digits, as POST /login returned it)')
     .option('-u, --user <name>', 'revoke every token of this user (all eauth backends)')
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
-    .action((token: string | undefined, flags: RevokeFlags) => {
+    .action((token: string | undefined, _flags: RevokeFlags, cmd: Command) => {
       try {
+        // `brine api -c DIR tokens revoke` and `brine api tokens revoke -c DIR` both work
+        const flags = cmd.optsWithGlobals<RevokeFlags>();
         if ((token === undefined) === (flags.user === undefined)) {
           throw new BrineError('USAGE', 'give a token or --user NAME (one of them): brine api tokens revoke TOKEN | --user NAME');
         }
