@@ -166,15 +166,23 @@ describe('API visibility and token lifetime (issue 21, points 7, 9, 10)', () => 
     assert.equal((await api.get('/metrics', admin)).status, 200);
   });
 
-  it('a user removed from the eauth file: its token is 401 TOKEN_USER_REMOVED at the next request, and stays revoked if the user comes back', async () => {
+  it('a user removed from the eauth file: its token is 401 TOKEN_USER_REMOVED at the next request, its /events stream ends, and its tokens stay revoked if the user comes back', async () => {
     const token = await api.login('leaver', 's3cret');
     assert.equal((await api.get('/jobs', token)).status, 200);
+    const stream = await api.events('/events', { 'x-auth-token': token });
+    streams.push(stream);
+    assert.equal(stream.status, 200);
     const { leaver: _gone, ...rest } = USERS;
     writeUsers(htpasswd, rest);
     const refused = await api.get('/jobs', token);
     expectError(refused, 401, 'TOKEN_USER_REMOVED');
-    assert.match(refused.json.error.message, /leaver/);
+    assert.match(refused.json.error.message, /leaver is no longer in the file eauth's users/);
     await master.waitForOutput(/API token refused.*TOKEN_USER_REMOVED|TOKEN_USER_REMOVED.*API token refused/);
+    // the open stream ends at its first event once its token is checked again (every 5 s)
+    await new Promise((r) => setTimeout(r, 5_200));
+    await api.post('/', admin, [{ client: 'local_async', tgt: 'web1', fun: 'test.ping' }]);
+    await waitUntil(() => stream.ended(), 10_000, "the removed user's /events stream to end");
+    await master.waitForOutput(/dropping the \/events stream of leaver .*its token is no longer valid/);
     writeUsers(htpasswd, USERS);
     expectError(await api.get('/jobs', token), 401, 'TOKEN_INVALID');
     // a new login works again
