@@ -278,6 +278,11 @@ export const ERRORS = {
   TOKEN_INVALID: spec('The API token is not one the master issued, was revoked by /logout, or is empty.', 'Log in again with POST /login and use the new token.', 1),
   TOKEN_EXPIRED: spec('The API token is older than token_expire.', 'Log in again with POST /login; raise token_expire if sessions must last longer.', 1),
   TOKEN_KEY_CHANGED: spec('The API token was issued before the master key changed, so it is no longer honoured.', 'Log in again with POST /login.', 1),
+  TOKEN_USER_REMOVED: spec(
+    "The API token's user is no longer in its eauth backend (removed from the eauth file) or has no external_auth entries; every token of that user was revoked.",
+    'Log in as a user that exists; to end the sessions of a user at once without removing it, run `brine api tokens revoke --user NAME`.',
+    1,
+  ),
   ACL_DENIED: spec(
     "The user's external_auth ACL does not allow this function, target or argument; nothing ran.",
     'Ask for an ACL entry that covers it (docs/api.md: ACL format), or use a function and target your entries allow; the master log names user, target and function.',
