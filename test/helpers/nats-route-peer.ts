@@ -1,6 +1,6 @@
 // A raw peer on a nats-server's cluster (route) port, for the route-injection tests (issue 21
 // point 1): it speaks the server-to-server protocol by hand (INFO, CONNECT as a route, PING,
-// RMSG), over plain TCP or upgraded to TLS after the server's INFO as a real route does, and
+// RMSG), over plain TCP or TLS from the first byte as a real route does, and
 // records every byte the server sends so a test can tell whether the route was taken.
 
 import * as net from 'node:net';
@@ -24,12 +24,20 @@ export class RoutePeer {
     this.watch(socket);
   }
 
-  /** Connects to host:port and waits for the server's INFO (sent in plain text, TLS or not). */
+  /**
+   * Connects to 127.0.0.1:port. With `tls` the handshake starts at once, as a real route's does
+   * (nats-server sends a route its INFO only after TLS); either way it then waits up to 2 s for
+   * the server's INFO or the close, whichever comes first.
+   */
   static async connect(port: number, options: { tls?: RoutePeerTls } = {}): Promise<RoutePeer> {
     const socket = net.connect({ host: '127.0.0.1', port });
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('error', reject);
+    });
     const peer = new RoutePeer(socket);
-    await peer.waitFor(/^INFO .*\r\n/, 5000);
     if (options.tls !== undefined) await peer.upgrade(options.tls);
+    await waitUntil(() => peer.closed || /^INFO .*\r\n/.test(peer.received), 2000, 'INFO').catch(() => undefined);
     return peer;
   }
 
@@ -43,7 +51,7 @@ export class RoutePeer {
     });
   }
 
-  /** A route upgrades to TLS after the INFO; resolves once the handshake ends either way. */
+  /** Resolves once the TLS handshake ends, either way. */
   private async upgrade(opts: RoutePeerTls): Promise<void> {
     const raw = this.socket;
     raw.removeAllListeners('data');

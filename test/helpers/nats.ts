@@ -8,7 +8,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { type AccountKeys, masterSystemUserJwt, masterUserJwt, NkeySigner } from '../../src/nats/index.js';
@@ -20,6 +20,39 @@ export const NATS_SERVER = process.env.BRINE_NATS_SERVER ?? '/usr/sbin/nats-serv
 /** `skip` for a suite that needs nats-server. */
 export function natsSkip(what: string): string | false {
   return privilegedSkip(what, fs.existsSync(NATS_SERVER) ? false : `${NATS_SERVER} is missing (apt-get install nats-server; .ci/run does)`);
+}
+
+/**
+ * A self-signed EC certificate for 127.0.0.1 and localhost that is its own CA (openssl; .ci/run
+ * installs it), in `dir` as `<name>.crt` and `<name>.key`.
+ */
+export function makeTestCertificate(dir: string, name: string): { cert: string; key: string } {
+  const cert = path.join(dir, `${name}.crt`);
+  const key = path.join(dir, `${name}.key`);
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
+  return { cert, key };
 }
 
 export interface NatsNode {
@@ -41,6 +74,12 @@ export interface NatsFixture {
   master: NkeySigner;
   masterConfigDir: string;
   accounts: AccountKeys;
+  /**
+   * A cluster's route TLS: one certificate (its own CA) every server presents and verifies on
+   * its routes; the route password is the file `brine nats server-config` made beside the
+   * operator key on its first run.
+   */
+  routeTls?: { ca: string; cert: string; key: string; passwordFile: string };
   /** A connection as the master in BRINE (everything) or SYS (account JWT updates). */
   connectMaster(account: 'brine' | 'sys', servers?: string[]): Promise<NatsConnection>;
   /** Stops one server (SIGKILL with `kill`), for fault tests. */
@@ -119,6 +158,11 @@ export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): 
     const masterConfigDir = path.join(root, 'master-config');
     fs.mkdirSync(masterConfigDir);
     fs.writeFileSync(path.join(masterConfigDir, 'master'), `root_dir: ${JSON.stringify(path.join(root, 'master'))}\n`);
+    let routeTls: NatsFixture['routeTls'];
+    if (size > 1) {
+      const { cert, key } = makeTestCertificate(root, 'route');
+      routeTls = { ca: cert, cert, key, passwordFile: path.join(root, 'master', 'etc', 'brine', 'pki', 'master', 'nats', 'route-password') };
+    }
     const ports = [];
     for (let i = 0; i < size; i++) ports.push({ client: await freePort(), route: await freePort(), monitor: await freePort() });
     const nodes: NatsNode[] = [];
@@ -130,8 +174,8 @@ export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): 
       const confPath = path.join(dir, 'nats.conf');
       const args = ['nats', 'server-config', '-c', masterConfigDir, '--server-name', name, '--listen', `127.0.0.1:${p.client}`, '--monitor', `127.0.0.1:${p.monitor}`];
       args.push('--jetstream-dir', path.join(dir, 'jetstream'), '--resolver-dir', path.join(dir, 'jwt'), '-o', confPath, ...(options.serverArgs ?? []));
-      if (size > 1) {
-        args.push('--cluster-listen', `127.0.0.1:${p.route}`);
+      if (routeTls !== undefined) {
+        args.push('--cluster-listen', `127.0.0.1:${p.route}`, '--cluster-tls-ca', routeTls.ca, '--cluster-tls-cert', routeTls.cert, '--cluster-tls-key', routeTls.key);
         for (const [j, o] of ports.entries()) if (j !== i) args.push('--route', `nats-route://127.0.0.1:${o.route}`);
       }
       await writeConfig(args);
@@ -159,6 +203,7 @@ export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): 
       master,
       masterConfigDir,
       accounts,
+      ...(routeTls === undefined ? {} : { routeTls }),
       async connectMaster(account, servers = urls) {
         const jwt = account === 'brine' ? masterUserJwt(master, accounts, 'test-master') : masterSystemUserJwt(master, accounts, 'test-master-sys');
         const nc = await connect({ servers, authenticator: nkeyAuth(master, jwt), name: `test-master-${account}`, ...tls });
