@@ -82,6 +82,8 @@ export interface NatsFixture {
   routeTls?: { ca: string; cert: string; key: string; passwordFile: string };
   /** A connection as the master in BRINE (everything) or SYS (account JWT updates). */
   connectMaster(account: 'brine' | 'sys', servers?: string[]): Promise<NatsConnection>;
+  /** Starts the servers `startOnly` held back and waits until the whole cluster is ready. */
+  startDeferred(): Promise<void>;
   /** Stops one server (SIGKILL with `kill`), for fault tests. */
   stop(node: NatsNode, signal?: NodeJS.Signals): Promise<void>;
   /** Stops one server and starts it again from its config file (regenerated first if asked). */
@@ -116,6 +118,25 @@ async function writeConfig(args: string[]): Promise<void> {
   if (r.code !== 0) throw new Error(`brine ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
 }
 
+/** The process of a server held back by `startOnly` until startDeferred starts it: one that has ended. */
+const notStarted = (name: string): Proc => new Proc(`nats-server ${name} (not started)`, spawn('true', { stdio: 'ignore' }));
+
+/** The monitoring port answers (a server without a JetStream quorum is not healthy yet). */
+async function waitListening(n: NatsNode): Promise<void> {
+  await waitUntil(
+    async () => {
+      if (!n.proc.running) throw new Error(`${n.proc.name} exited (${n.proc.exitCode}):\n${n.proc.output}`);
+      try {
+        return (await fetch(`http://127.0.0.1:${n.monitor}/varz`)).ok;
+      } catch {
+        return false;
+      }
+    },
+    30_000,
+    `${n.proc.name} to listen`,
+  );
+}
+
 async function waitHealthy(n: NatsNode, routes: number): Promise<void> {
   await waitUntil(
     async () => {
@@ -137,6 +158,11 @@ export interface NatsFixtureOptions {
   serverArgs?: string[];
   /** The CA the fixture's own clients verify the servers with (servers with TLS). */
   tlsCaFile?: string;
+  /**
+   * Start only the first `startOnly` servers (a cluster without a JetStream quorum); the others
+   * start with `startDeferred()`, which then waits for the whole cluster as startNats does.
+   */
+  startOnly?: number;
 }
 
 export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): Promise<NatsFixture> {
@@ -166,6 +192,7 @@ export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): 
     const ports = [];
     for (let i = 0; i < size; i++) ports.push({ client: await freePort(), route: await freePort(), monitor: await freePort() });
     const nodes: NatsNode[] = [];
+    const started = options.startOnly ?? size;
     for (let i = 0; i < size; i++) {
       const p = ports[i]!;
       const name = `n${i + 1}`;
@@ -179,24 +206,29 @@ export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): 
         for (const [j, o] of ports.entries()) if (j !== i) args.push('--route', `nats-route://127.0.0.1:${o.route}`);
       }
       await writeConfig(args);
-      nodes.push({ name, url: `nats://127.0.0.1:${p.client}`, monitor: p.monitor, routePort: p.route, confPath, configArgs: args, proc: spawnServer(name, confPath) });
+      nodes.push({ name, url: `nats://127.0.0.1:${p.client}`, monitor: p.monitor, routePort: p.route, confPath, configArgs: args, proc: i < started ? spawnServer(name, confPath) : notStarted(name) });
     }
-    for (const n of nodes) await waitHealthy(n, size - 1);
     const pkiDir = path.join(root, 'master', 'etc', 'brine', 'pki', 'master');
     const master = NkeySigner.fromKey(fs.readFileSync(path.join(pkiDir, 'master.pem'), 'utf8'));
     const accounts = JSON.parse(fs.readFileSync(path.join(pkiDir, 'nats', 'accounts.json'), 'utf8')) as AccountKeys;
     const urls = nodes.map((n) => n.url);
-    // Each server loads an account on first use; a stream replica placed on a server that has
-    // not loaded BRINE yet fails with "error creating store for stream" (seen on 2.9.10). Ready
-    // means every server answers JetStream account info for BRINE.
-    for (const url of urls) {
-      const nc = await connect({ servers: url, authenticator: nkeyAuth(master, masterUserJwt(master, accounts, 'test-master-warmup')), ...tls });
-      try {
-        await (await jetstreamManager(nc)).getAccountInfo();
-      } finally {
-        await nc.close();
+    const deferred = nodes.slice(started);
+    const ready = async (): Promise<void> => {
+      for (const n of nodes) await waitHealthy(n, size - 1);
+      // Each server loads an account on first use; a stream replica placed on a server that has
+      // not loaded BRINE yet fails with "error creating store for stream" (seen on 2.9.10). Ready
+      // means every server answers JetStream account info for BRINE.
+      for (const url of urls) {
+        const nc = await connect({ servers: url, authenticator: nkeyAuth(master, masterUserJwt(master, accounts, 'test-master-warmup')), ...tls });
+        try {
+          await (await jetstreamManager(nc)).getAccountInfo();
+        } finally {
+          await nc.close();
+        }
       }
-    }
+    };
+    if (deferred.length === 0) await ready();
+    else for (const n of nodes) if (!deferred.includes(n)) await waitListening(n);
     return {
       nodes,
       urls,
@@ -209,6 +241,10 @@ export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): 
         const nc = await connect({ servers, authenticator: nkeyAuth(master, jwt), name: `test-master-${account}`, ...tls });
         conns.push(nc);
         return nc;
+      },
+      async startDeferred() {
+        for (const n of deferred.splice(0)) n.proc = spawnServer(n.name, n.confPath);
+        await ready();
       },
       async stop(node, signal = 'SIGTERM') {
         await node.proc.kill(signal);
