@@ -167,7 +167,7 @@ describe('brine nats server-config: cluster routes', { skip: natsSkip('the NATS 
   });
 
   it('refuses a route password file that holds no usable password, without echoing it', async () => {
-    const { dir } = masterConfig();
+    const { dir, nats: natsDir } = masterConfig();
     const { cert, key } = makeTestCertificate(dir, 'route');
     const file = path.join(dir, 'route-password');
     for (const content of ['', 'short', 'has "quotes" and spaces in it, which a config cannot take']) {
@@ -177,5 +177,6 @@ describe('brine nats server-config: cluster routes', { skip: natsSkip('the NATS 
       assert.match(r.stderr, /NATS_ROUTE_SECRET_INVALID/);
       if (content !== '') assert.ok(!r.stderr.includes(content));
     }
+    assert.equal(fs.existsSync(natsDir), false, 'no operator state made by a refused command');
   });
 });

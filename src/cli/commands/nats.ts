@@ -142,15 +142,13 @@ async function serverConfig(flags: ServerConfigFlags): Promise<void> {
         }),
     policy: { enrolMaxConnections: positiveInt('--enrol-max-connections', flags.enrolMaxConnections) },
   };
-  if (flags.clusterPasswordFile !== undefined) checkPath('--cluster-password-file', flags.clusterPasswordFile);
-  const operatorDir = flags.operatorDir ?? join(opts.pki_dir, 'nats');
-  const operator = loadOrCreateOperator(operatorDir);
   const { cluster, ...rest } = checked;
-  let routeSecret: { password: string; created: boolean; path: string } | undefined;
-  if (cluster !== undefined) {
-    const secretPath = flags.clusterPasswordFile ?? join(operatorDir, ROUTE_SECRET_FILE);
-    routeSecret = { ...loadOrCreateRouteSecret(secretPath), path: secretPath };
-  }
+  const operatorDir = flags.operatorDir ?? join(opts.pki_dir, 'nats');
+  const secretPath = cluster === undefined ? undefined : (flags.clusterPasswordFile ?? join(operatorDir, ROUTE_SECRET_FILE));
+  // a password file named on the command line is read (or made) first, so a bad one leaves nothing behind
+  const named = secretPath !== undefined && flags.clusterPasswordFile !== undefined ? loadOrCreateRouteSecret(checkPath('--cluster-password-file', secretPath)) : undefined;
+  const operator = loadOrCreateOperator(operatorDir);
+  const routeSecret = secretPath === undefined ? undefined : { ...(named ?? loadOrCreateRouteSecret(secretPath)), path: secretPath };
   const text = serverConfigText({
     operator,
     masters,
