@@ -342,6 +342,11 @@ export const ERRORS = {
     'Check nats_servers and that the nats-server processes run (`nats-server -c <file>`, configured by `brine nats server-config`) and can reach each other; returns stay queued on the minions meanwhile.',
     69,
   ),
+  NATS_ROUTE_SECRET_INVALID: spec(
+    'The NATS cluster route password file (--cluster-password-file, default <pki_dir>/nats/route-password) does not hold a route password brine can use.',
+    'Put one line of 32 to 256 letters, digits, - or _ in it, or remove it so `brine nats server-config` makes a new one; every server of the cluster needs the same file.',
+    78,
+  ),
   NATS_ENROLMENT_INVALID: spec(
     'The minion has no usable NATS enrolment file (nats_enrolment): it is missing, not JSON, or lacks the sign-in JWT, the BRINE account or the masters to trust.',
     'On a master run `brine nats enrolment -o <file>`, copy the file to the minion as nats_enrolment (default <pki_dir>/nats-enrolment.json) and restart the minion.',
