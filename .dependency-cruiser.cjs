@@ -28,8 +28,9 @@ module.exports = {
     layer('schedule', ['util', 'config', 'modules']),
     // metrics (issue 11): the per-master prom-client registry and the optional metrics_port server
     layer('metrics', ['util', 'config', 'protocol']),
-    // auth (issue 11): Salt's ACL check, eauth backends and API tokens; api: the HTTP API
-    layer('auth', ['util', 'config', 'protocol']),
+    // auth (issue 11): Salt's ACL check (it reads target expressions: targeting), eauth backends and
+    // API tokens; api: the HTTP API
+    layer('auth', ['util', 'config', 'protocol', 'targeting']),
     layer('api', ['util', 'config', 'protocol', 'pki', 'jobs', 'targeting', 'auth', 'metrics']),
     // nats (issue 13): the NATS transport, beside transport + session: identities, JWTs, subjects,
     // the server config, the master's hub and the minion's link (a job record's type from jobs)

@@ -4,7 +4,7 @@
 // stores as accepted, user JWTs issued with a master's key), and groups of forked emulator
 // processes whose stats are summed.
 
-import { fork, spawn } from 'node:child_process';
+import { execFileSync, fork, spawn } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -128,13 +128,43 @@ export class BenchNatsCluster {
   /** Writes every server's configuration and starts them; resolves when all are healthy with routes. */
   async start() {
     const ports = this.nodes.map((n) => n.ports);
+    // routes need TLS with a certificate from the cluster CA (threats.md #41): one self-signed
+    // certificate for 127.0.0.1 serves as every server's and as the CA
+    const routeCert = path.join(this.dir, 'route.crt');
+    const routeKey = path.join(this.dir, 'route.key');
+    if (this.size > 1 && !fs.existsSync(routeCert)) {
+      fs.mkdirSync(this.dir, { recursive: true });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-days',
+          '7',
+          '-subj',
+          '/CN=brine-bench-route',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+          '-keyout',
+          routeKey,
+          '-out',
+          routeCert,
+        ],
+        { stdio: 'ignore' },
+      );
+    }
     for (const [i, node] of this.nodes.entries()) {
       fs.mkdirSync(node.dir, { recursive: true });
       const args = ['nats', 'server-config', '-c', this.masterConfigDir, '--server-name', node.name, '--listen', `127.0.0.1:${node.ports.client}`, '--monitor', `127.0.0.1:${node.ports.monitor}`];
       args.push('--jetstream-dir', path.join(node.dir, 'jetstream'), '--resolver-dir', path.join(node.dir, 'jwt'), '-o', node.confPath);
       for (const pub of this.extraMasterPubs) args.push('--master-key', pub);
       if (this.size > 1) {
-        args.push('--cluster-listen', `127.0.0.1:${node.ports.route}`);
+        args.push('--cluster-listen', `127.0.0.1:${node.ports.route}`, '--cluster-tls-ca', routeCert, '--cluster-tls-cert', routeCert, '--cluster-tls-key', routeKey);
         for (const [j, o] of ports.entries()) if (j !== i) args.push('--route', `nats-route://127.0.0.1:${o.route}`);
       }
       await runBrine(this.build, args);

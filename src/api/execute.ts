@@ -52,22 +52,25 @@ async function minionsOf(b: ApiBackend, who: Principal, req: AclRequest): Promis
   return lookup;
 }
 
-/** The ACL check for a chunk; ACL_DENIED is logged by the Authenticator. */
-export async function authorizeChunk(ctx: CallContext, chunk: Chunk): Promise<void> {
+/**
+ * The ACL check for a chunk; ACL_DENIED is logged by the Authenticator. Returns the minions a
+ * target-restricted user's job may run on (undefined: anywhere its target says).
+ */
+export async function authorizeChunk(ctx: CallContext, chunk: Chunk): Promise<string[] | undefined> {
   const b = ctx.backend;
   if (chunk.client.startsWith('local')) {
     // a malformed target is a bad request (400), not "matches nothing" (403)
     await b.matchTarget(chunk.tgt, chunk.tgtType);
     const req: AclRequest = { client: 'local', fun: chunk.fun, tgt: chunk.tgt, tgtType: chunk.tgtType, arg: chunk.arg, kwarg: chunk.kwarg };
-    b.auth.authorize(ctx.who, req, await minionsOf(b, ctx.who, req), ctx.source);
-  } else {
-    const req: AclRequest = { client: chunk.client as 'runner' | 'wheel', fun: chunk.fun, arg: chunk.arg, kwarg: chunk.kwarg };
-    b.auth.authorize(ctx.who, req, await minionsOf(b, ctx.who, req), ctx.source);
+    return b.auth.authorize(ctx.who, req, await minionsOf(b, ctx.who, req), ctx.source);
   }
+  const req: AclRequest = { client: chunk.client as 'runner' | 'wheel', fun: chunk.fun, arg: chunk.arg, kwarg: chunk.kwarg };
+  return b.auth.authorize(ctx.who, req, await minionsOf(b, ctx.who, req), ctx.source);
 }
 
-function publishRequest(ctx: CallContext, chunk: Chunk, tgt: string | string[] = chunk.tgt, tgtType = chunk.tgtType): PublishRequest {
+function publishRequest(ctx: CallContext, chunk: Chunk, within: string[] | undefined, tgt: string | string[] = chunk.tgt, tgtType = chunk.tgtType): PublishRequest {
   return {
+    ...(within === undefined ? {} : { within }),
     t: 'publish',
     tgt,
     tgtType: tgtType as PublishRequest['tgtType'],
@@ -108,13 +111,14 @@ function runAndWait(ctx: CallContext, req: PublishRequest): Promise<Record<strin
 
 const NOOP_SINK: ApiJobSink = { onReturn: () => {}, onDone: () => {} };
 
-async function runBatch(ctx: CallContext, chunk: Chunk): Promise<Array<Record<string, unknown>>> {
-  const { matched } = await ctx.backend.matchTarget(chunk.tgt, chunk.tgtType);
+async function runBatch(ctx: CallContext, chunk: Chunk, within: string[] | undefined): Promise<Array<Record<string, unknown>>> {
+  const allowed = within === undefined ? undefined : new Set(within);
+  const matched = (await ctx.backend.matchTarget(chunk.tgt, chunk.tgtType)).matched.filter((id) => allowed === undefined || allowed.has(id));
   const size = batchSize(chunk.batch ?? '1', matched.length);
   const results: Array<Record<string, unknown>> = [];
   for (let i = 0; i < matched.length && !ctx.gone(); i += size) {
     const group = matched.slice(i, i + size);
-    const rets = await runAndWait(ctx, publishRequest(ctx, chunk, group, 'list'));
+    const rets = await runAndWait(ctx, publishRequest(ctx, chunk, within, group, 'list'));
     for (const id of group) if (Object.hasOwn(rets, id)) results.push({ [id]: rets[id] });
   }
   return results;
@@ -129,14 +133,14 @@ function wheelReply(ctx: CallContext, fun: string, ret: unknown, success: boolea
 }
 
 export async function runChunk(ctx: CallContext, chunk: Chunk): Promise<unknown> {
-  await authorizeChunk(ctx, chunk);
+  const within = await authorizeChunk(ctx, chunk);
   const b = ctx.backend;
   switch (chunk.client) {
     case 'local':
-      return runAndWait(ctx, publishRequest(ctx, chunk));
+      return runAndWait(ctx, publishRequest(ctx, chunk, within));
     case 'local_async':
       try {
-        const pub = await b.publish(publishRequest(ctx, chunk), NOOP_SINK);
+        const pub = await b.publish(publishRequest(ctx, chunk, within), NOOP_SINK);
         b.unsubscribe(NOOP_SINK);
         return { jid: pub.jid, minions: pub.minions };
       } catch (err) {
@@ -144,7 +148,7 @@ export async function runChunk(ctx: CallContext, chunk: Chunk): Promise<unknown>
         throw err;
       }
     case 'local_batch':
-      return runBatch(ctx, chunk);
+      return runBatch(ctx, chunk, within);
     case 'runner': {
       const fn = RUNNERS.get(chunk.fun);
       if (!fn) throw new BrineError('API_BAD_REQUEST', `runner function '${chunk.fun}' is not one brine's API has; use ${[...RUNNERS.keys()].join(', ')}`);

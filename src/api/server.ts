@@ -93,7 +93,8 @@ export async function buildApiApp(
     const e = fromFrameworkError(err);
     if (e.code === 'INTERNAL') backend.logger.error({ err, url: req.url, method: req.method }, 'API request failed');
     if (e.code === 'LOGIN_THROTTLED') reply.header('retry-after', String(e.details.retryAfterS ?? 60));
-    if (e.code === 'TOKEN_MISSING' || e.code === 'TOKEN_INVALID' || e.code === 'TOKEN_EXPIRED' || e.code === 'TOKEN_KEY_CHANGED') reply.header('www-authenticate', 'X-Auth-Token');
+    if (e.code === 'TOKEN_MISSING' || e.code === 'TOKEN_INVALID' || e.code === 'TOKEN_EXPIRED' || e.code === 'TOKEN_KEY_CHANGED' || e.code === 'TOKEN_USER_REMOVED')
+      reply.header('www-authenticate', 'X-Auth-Token');
     return respond(req, reply, errorBody(e), statusOf(e));
   });
   app.setNotFoundHandler((req, reply) => {

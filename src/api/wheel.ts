@@ -1,6 +1,7 @@
 // The wheel functions the API offers (client `wheel`): Salt's key.* over the same key store and
 // key moves as `brine key` (src/pki/key-actions.ts), each change followed by the master closing
-// sessions whose key is no longer accepted. Dispatch is through this Map only.
+// sessions whose key is no longer accepted; and token.revoke for API tokens. Dispatch is through
+// this Map only.
 
 import { captureKey, type ChosenKey, type KeyState, KEY_STATES, normalizeFingerprint, selectKeys, settleKey } from '../pki/index.js';
 import { BrineError, isBrineError } from '../util/errors.js';
@@ -134,4 +135,15 @@ export const WHEELS = new Map<string, Wheel>([
     },
   ],
   ['key.finger', (b, c) => fingers(b, matchParam(c, 'key.finger'))],
+  // brine's own (Salt has no wheel for it): ends API sessions at once, e.g. of a user who left
+  ['token.revoke', (b, c) => ({ revoked: b.auth.revoke(revokeTarget(c)) })],
 ]);
+
+/** token.revoke takes `user` (every token of that user) or `token` (that one), not both. */
+function revokeTarget(c: WheelCall): { user: string } | { token: string } {
+  const user = c.kwarg.user;
+  const token = c.kwarg.token;
+  if (typeof user === 'string' && user !== '' && token === undefined) return { user };
+  if (typeof token === 'string' && token !== '' && user === undefined) return { token };
+  throw new BrineError('BAD_ARGUMENTS', 'token.revoke: give user=NAME (every token of that user) or token=TOKEN (that token), one of them');
+}

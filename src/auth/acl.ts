@@ -2,16 +2,27 @@
 // external_auth and publisher_acl, who they apply to, and whether one request is allowed.
 // Differences from Salt, all in the direction of refusing: a target that matches zero minions
 // is never allowed under a target-restricted entry (CVE-2022-22941, threats.md #20); function
-// name patterns must match the whole name (Salt's re.match lets 'cmd.run' allow 'cmd.run_all');
-// function names inside the arguments of functions that call other functions are checked too
-// (CVE-2013-4435, threats.md #21).
+// name patterns and argument rules must match the whole text (Salt's re.match lets 'cmd.run'
+// allow 'cmd.run_all' and '^ls' allow 'ls /x; id', threats.md #47); function names inside the
+// arguments of functions that call other functions are checked too (CVE-2013-4435, #21); a
+// target-restricted user's target is evaluated only inside the minions it may use, so
+// allow/deny says nothing about other minions' grains or pillar (#43); a `pillar=` override
+// needs '@pillar_override' (#45).
 
 import { globMatch } from '../util/glob.js';
+import { argsCheck, funCheck, funMatches, hasArgRuleFor, isArgRule, isPlainObject } from './acl-patterns.js';
+import { NESTED, type Call } from './acl-nested.js';
+import { decideTarget, intersectScopes, unionScopes, type MinionsOf, type Scope } from './acl-scope.js';
+import { carriesPillarOverride, PILLAR_OVERRIDE, pillarOverrideGrants } from './pillar-override.js';
+
+export { funMatches } from './acl-patterns.js';
+export type { MinionsOf } from './acl-scope.js';
 
 /** One ACL entry as Salt writes it: 'test.*', '@runner', '@wheel', '@jobs', 'manage.*' (runner fun
  *  names are allowed under @runner-style entries too: Salt form '@runner': ['jobs.*'] ),
  *  {'web*': ['test.*', 'cmd.run']} (target-restricted, target is a glob or compound 'G@os:Debian'),
- *  {'cmd.run': {args: ['^ls'], kwargs: {cwd: '/tmp'}}} (argument restrictions, regexes as Salt). */
+ *  {'cmd.run': {args: ['ls /srv/[a-z]+'], kwargs: {cwd: '/tmp'}}} (argument rules, whole-text
+ *  regexes), '@pillar_override' (may pass pillar=, alone or in a target-restricted list). */
 export type AclEntry = string | Record<string, unknown>;
 
 export interface AclRequest {
@@ -23,15 +34,14 @@ export interface AclRequest {
   kwarg?: Record<string, unknown>;
 }
 
-export type AclDecision = { allowed: true } | { allowed: false; reason: string };
-
-export type MinionsOf = (tgt: string | string[], tgtType: string) => string[];
+/**
+ * `within`: the request may run only on these minions (the user's, for a target-restricted
+ * user); the publisher evaluates the target among them alone. Absent: anywhere the target says.
+ * `code`: a refusal with its own error code (a `pillar=` override without the grant).
+ */
+export type AclDecision = { allowed: true; within?: string[] } | { allowed: false; reason: string; code?: 'PILLAR_OVERRIDE_DENIED' };
 
 const hasOwn = (o: object, k: string): boolean => Object.hasOwn(o, k);
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** A user-name key matches exactly or as a glob (Salt's expr_match, glob part). */
 function userKeyMatches(key: string, user: string): boolean {
@@ -56,127 +66,13 @@ export function entriesFor(table: Record<string, readonly AclEntry[]>, user: str
   return out;
 }
 
-const regexCache = new Map<string, RegExp | null>();
-
-/** Compiles a Salt ACL regex anchored at the start (re.match) and, when `whole`, at the end too.
- *  A pattern that is not a valid regex ('*') is read as a glob. */
-function compile(pattern: string, whole: boolean): RegExp | null {
-  const key = `${whole ? 'w' : 'p'}:${pattern}`;
-  const cached = regexCache.get(key);
-  if (cached !== undefined) return cached;
-  let re: RegExp | null;
-  try {
-    re = new RegExp(whole ? `^(?:${pattern})$` : `^(?:${pattern})`, 's');
-  } catch {
-    re = null;
-  }
-  if (regexCache.size > 4096) regexCache.clear();
-  regexCache.set(key, re);
-  return re;
-}
-
-/** A function-name pattern against a function name: whole-name regex, or a glob if not a regex. */
-export function funMatches(pattern: string, fun: string): boolean {
-  const re = compile(pattern, true);
-  if (re) return re.test(fun);
-  return globMatch(pattern, fun);
-}
-
-/** An argument pattern against str(arg): Salt's re.match (anchored at the start only). */
-function argMatches(pattern: unknown, value: unknown): boolean {
-  if (pattern === null || pattern === undefined) return true; // None means any value, as in Salt
-  const re = compile(String(pattern), false);
-  if (!re) return false; // an invalid argument regex allows nothing
-  return re.test(pyStr(value));
-}
-
-/** Python's str() for the values JSON can carry, which is what Salt matches arguments against. */
-function pyStr(value: unknown): string {
-  if (value === null || value === undefined) return 'None';
-  if (value === true) return 'True';
-  if (value === false) return 'False';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
-  return JSON.stringify(value);
-}
-
-/** Salt's __args_check: one {args, kwargs} condition or a list of them; one must hold. */
-function argsCheck(valid: unknown, args: readonly unknown[], kwargs: Record<string, unknown>): boolean {
-  const conds = Array.isArray(valid) ? valid : [valid];
-  for (const cond of conds) {
-    if (!isPlainObject(cond)) continue;
-    const condArgs = cond.args ?? [];
-    const condKwargs = cond.kwargs ?? {};
-    if (!Array.isArray(condArgs) || !isPlainObject(condKwargs)) continue;
-    let good = true;
-    for (let i = 0; i < condArgs.length && good; i++) {
-      if (i >= args.length) good = condArgs[i] === null;
-      else good = argMatches(condArgs[i], args[i]);
-    }
-    for (const k of Object.keys(condKwargs)) {
-      if (!good) break;
-      if (!hasOwn(kwargs, k)) good = false;
-      else good = argMatches(condKwargs[k], kwargs[k]);
-    }
-    if (good) return true;
-  }
-  return false;
-}
-
-/** Salt's __fun_check: a list of function patterns, each a string or {pattern: argument rules}. */
-function funCheck(valid: unknown, fun: string, args: readonly unknown[], kwargs: Record<string, unknown>): boolean {
-  const conds = Array.isArray(valid) ? valid : [valid];
-  for (const cond of conds) {
-    if (typeof cond === 'string') {
-      if (!cond.startsWith('@') && funMatches(cond, fun)) return true;
-    } else if (isPlainObject(cond)) {
-      const keys = Object.keys(cond);
-      if (keys.length !== 1) continue;
-      const pattern = keys[0]!;
-      if (funMatches(pattern, fun) && argsCheck(cond[pattern], args, kwargs)) return true;
-    }
-  }
-  return false;
-}
-
-/** An entry {'cmd.run': {args, kwargs}} (value a mapping) restricts arguments on every minion;
- *  an entry {'web*': [...]} (value a list or a string) restricts the target. */
-function isArgRule(value: unknown): boolean {
-  return isPlainObject(value) || (Array.isArray(value) && value.length > 0 && value.every(isPlainObject) && value.every((v) => 'args' in v || 'kwargs' in v));
-}
-
-interface Call {
-  fun: string;
-  args: readonly unknown[];
-  kwargs: Record<string, unknown>;
-}
-
-interface LocalContext {
-  tgt: string | string[];
-  tgtType: string;
-  minionsOf: MinionsOf;
-  expected?: string[];
-}
-
-function expectedMinions(ctx: LocalContext): string[] {
-  if (!ctx.expected) ctx.expected = ctx.minionsOf(ctx.tgt, ctx.tgtType);
-  return ctx.expected;
-}
-
-/** Salt's validate_tgt, without its zero-minion hole: every expected minion is one the entry's
- *  target (a compound expression) matches, and there is at least one. */
-function targetAllowed(entryTarget: string, ctx: LocalContext): boolean {
-  const expected = expectedMinions(ctx);
-  if (expected.length === 0) return false;
-  const allowed = new Set(ctx.minionsOf(entryTarget, 'compound'));
-  if (allowed.size === 0) return false;
-  return expected.every((m) => allowed.has(m));
-}
-
-function localCallAllowed(entries: readonly AclEntry[], call: Call, ctx: LocalContext): boolean {
+/** Where the entries let `call` run: 'all' (an unrestricted or argument-rule entry), the union
+ *  of the minions every target-restricted entry allowing it matches, or undefined (nowhere). */
+function localCallScope(entries: readonly AclEntry[], call: Call, minionsOf: MinionsOf): Scope | undefined {
+  let scope: Scope | undefined;
   for (const entry of entries) {
     if (typeof entry === 'string') {
-      if (!entry.startsWith('@') && funMatches(entry, call.fun)) return true;
+      if (!entry.startsWith('@') && funMatches(entry, call.fun)) return 'all';
       continue;
     }
     if (!isPlainObject(entry)) continue;
@@ -186,12 +82,20 @@ function localCallAllowed(entries: readonly AclEntry[], call: Call, ctx: LocalCo
     if (key.startsWith('@')) continue; // runner/wheel entries never allow a minion function
     const value = entry[key];
     if (isArgRule(value)) {
-      if (funMatches(key, call.fun) && argsCheck(value, call.args, call.kwargs)) return true;
+      if (funMatches(key, call.fun) && argsCheck(value, call.args, call.kwargs)) return 'all';
       continue;
     }
-    if (funCheck(value, call.fun, call.args, call.kwargs) && targetAllowed(key, ctx)) return true;
+    if (funCheck(value, call.fun, call.args, call.kwargs)) scope = unionScopes(scope, new Set(minionsOf(key, 'compound')));
   }
-  return false;
+  return scope;
+}
+
+/** Where the entries grant '@pillar_override' (for runner and wheel calls only the unrestricted form counts). */
+function pillarOverrideScope(entries: readonly AclEntry[], client: AclRequest['client'], minionsOf: MinionsOf): Scope | undefined {
+  const grants = pillarOverrideGrants(entries);
+  if (grants.everywhere) return 'all';
+  if (client !== 'local' || grants.targets.length === 0) return undefined;
+  return new Set(grants.targets.flatMap((t) => minionsOf(t, 'compound')));
 }
 
 /** Salt's spec_check for runner and wheel: '@runner'/'@runners'/'@wheel', '@<module>' ('@jobs'),
@@ -218,45 +122,6 @@ function specCallAllowed(entries: readonly AclEntry[], form: 'runner' | 'wheel',
   return false;
 }
 
-type NestedRef = { client: 'local' | 'runner' | 'wheel'; fun: string };
-
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-
-/** Functions whose arguments name another function that is then run. Each returns the nested
- *  calls so the ACL is checked for them as well (CVE-2013-4435). */
-const NESTED = new Map<string, (call: Call) => Array<NestedRef | { invalid: string }>>([
-  ['mine.send', (c) => [local(str(c.kwargs.mine_function) ?? str(c.kwargs.name) ?? str(c.args[0]))]],
-  ['schedule.add', (c) => [local(str(c.kwargs.function))]],
-  ['schedule.modify', (c) => [local(str(c.kwargs.function))]],
-  ['publish.publish', (c) => [local(str(c.kwargs.fun) ?? str(c.args[1]))]],
-  ['publish.full_data', (c) => [local(str(c.kwargs.fun) ?? str(c.args[1]))]],
-  ['publish.runner', (c) => [ref('runner', str(c.kwargs.fun) ?? str(c.args[0]))]],
-  ['saltutil.cmd', (c) => [local(str(c.kwargs.fun) ?? str(c.args[1]))]],
-  ['saltutil.cmd_iter', (c) => [local(str(c.kwargs.fun) ?? str(c.args[1]))]],
-  ['saltutil.runner', (c) => [ref('runner', str(c.kwargs.name) ?? str(c.args[0]))]],
-  ['saltutil.wheel', (c) => [ref('wheel', str(c.kwargs.name) ?? str(c.args[0]))]],
-  ['module.run', (c) => moduleRunRefs(c)],
-]);
-
-function ref(client: NestedRef['client'], fun: string | undefined): NestedRef | { invalid: string } {
-  return fun === undefined || fun === '' ? { invalid: 'a function name argument is missing or not a string' } : { client, fun };
-}
-
-function local(fun: string | undefined): NestedRef | { invalid: string } {
-  return ref('local', fun);
-}
-
-/** module.run: the old form names the function in `name`/arg 0; the new form has one kwarg per
- *  function ('test.echo': [...]). */
-function moduleRunRefs(c: Call): Array<NestedRef | { invalid: string }> {
-  const named = str(c.kwargs.name) ?? str(c.args[0]);
-  const out: Array<NestedRef | { invalid: string }> = [];
-  if (named !== undefined) out.push(local(named));
-  for (const k of Object.keys(c.kwargs)) if (k.includes('.')) out.push(local(k));
-  if (out.length === 0) out.push({ invalid: 'module.run names no function' });
-  return out;
-}
-
 /** Salt's compound commands: 'test.ping,cmd.run' with one argument list per function. */
 function splitCalls(req: AclRequest): Call[] | undefined {
   const kwargs = isPlainObject(req.kwarg) ? req.kwarg : {};
@@ -270,17 +135,19 @@ function splitCalls(req: AclRequest): Call[] | undefined {
   });
 }
 
-/** Salt's auth_check: allowed only if some entry permits fun (and its args); for target-restricted
- *  entries every expected minion of the request must be matched by the entry's target.
- *  `minionsOf` returns the accepted minions a target matches (the master's matchTarget).
- *  Zero expected minions is NOT "all" (threats.md #20). Function names inside args are checked too
- *  where Salt does (threats.md #21). */
+/** Salt's auth_check: allowed only if some entry permits fun (and its args) for every function
+ *  of the request, including those named in its arguments (threats.md #21). Target-restricted
+ *  entries give a scope (the minions their targets match); the request's target is then judged
+ *  by `decideTarget` and runs only inside it. `minionsOf` returns the accepted minions a target
+ *  matches (the master's matchTarget). Zero minions is NOT "all" (threats.md #20). */
 export function checkAcl(entries: readonly AclEntry[], req: AclRequest, minionsOf: MinionsOf): AclDecision {
   if (typeof req.fun !== 'string' || req.fun === '') return { allowed: false, reason: 'no function named' };
   if (entries.length === 0) return { allowed: false, reason: 'no ACL entry applies to this user' };
   const calls = splitCalls(req);
   if (!calls) return { allowed: false, reason: `malformed compound function list '${req.fun}'` };
-  const ctx: LocalContext = { tgt: req.tgt ?? '', tgtType: req.tgtType ?? 'glob', minionsOf };
+  // a compound command ('test.ping,state.apply') publishes the request's kwargs with it too
+  const requestOverride = carriesPillarOverride({ args: [], kwargs: isPlainObject(req.kwarg) ? req.kwarg : {} }, false);
+  let scope: Scope = 'all';
   const seen = new Set<string>();
   const queue: Array<{ client: AclRequest['client']; call: Call; nestedIn?: string }> = calls.map((call) => ({ client: req.client, call }));
   while (queue.length > 0) {
@@ -291,20 +158,30 @@ export function checkAcl(entries: readonly AclEntry[], req: AclRequest, minionsO
     seen.add(key);
     if (seen.size > 64) return { allowed: false, reason: 'too many nested function calls in the arguments' };
     if (client === 'local') {
-      if (!localCallAllowed(entries, call, ctx)) {
-        if (ctx.expected && ctx.expected.length === 0) return { allowed: false, reason: `target matches no minions, so '${call.fun}' is not allowed under a target-restricted entry` };
-        return { allowed: false, reason: `'${call.fun}'${where} is not allowed on these targets` };
+      const callScope = localCallScope(entries, call, minionsOf);
+      if (callScope === undefined) {
+        const rules = hasArgRuleFor(entries, call.fun) ? ' with these arguments (each argument rule must match the whole argument)' : '';
+        return { allowed: false, reason: `'${call.fun}'${where} is not allowed${rules}` };
       }
+      scope = intersectScopes(scope, callScope);
     } else if (!specCallAllowed(entries, client, call)) {
       if (call.fun.split('.').length !== 2) return { allowed: false, reason: `'${call.fun}' is not a <module>.<function> name` };
       return { allowed: false, reason: `${client} function '${call.fun}'${where} is not allowed` };
     }
     const nested = NESTED.get(call.fun);
+    if (carriesPillarOverride(call, nested !== undefined) || (requestOverride && nestedIn === undefined)) {
+      const granted = pillarOverrideScope(entries, client, minionsOf);
+      if (granted === undefined) {
+        return { allowed: false, code: 'PILLAR_OVERRIDE_DENIED', reason: `a pillar= override on ${call.fun}${where} needs its own grant, '${PILLAR_OVERRIDE}', which no entry of this user has` };
+      }
+      scope = intersectScopes(scope, granted);
+    }
     if (!nested) continue;
     for (const r of nested(call)) {
       if ('invalid' in r) return { allowed: false, reason: `${call.fun}: ${r.invalid}` };
       queue.push({ client: r.client, call: { fun: r.fun, args: [], kwargs: {} }, nestedIn: call.fun });
     }
   }
-  return { allowed: true };
+  if (req.client !== 'local' || scope === 'all') return { allowed: true };
+  return decideTarget(req.tgt ?? '', req.tgtType ?? 'glob', scope, minionsOf, req.fun);
 }

@@ -69,10 +69,10 @@ export class Authenticator {
     if (typeof username !== 'string' || username === '' || username.length > MAX_CREDENTIAL) throw this.loginFailed('a user name is required', undefined, source, eauth);
     if (typeof password !== 'string' || password.length > MAX_CREDENTIAL) throw this.loginFailed('a password is required', username, source, eauth);
     if (typeof eauth !== 'string' || eauth === '') throw this.loginFailed(`eauth is required (${this.eauthNames.join(' or ') || 'none configured'})`, username, source, eauth);
-    this.throttle.check(username, source);
+    // counted before the password check awaits: parallel logins cannot all pass the limit
+    const attempt = this.throttle.begin(username, source);
     const cfg = this.backends.get(eauth);
     if (!cfg) {
-      this.throttle.fail(username, source);
       this.logRefusal('login refused', { user: username, source, eauth, code: 'EAUTH_UNAVAILABLE' });
       throw new BrineError('EAUTH_UNAVAILABLE', `eauth '${printable(eauth.slice(0, 64))}' is not configured in external_auth; use ${this.eauthNames.join(' or ') || '(none configured)'}`);
     }
@@ -81,21 +81,18 @@ export class Authenticator {
       ok = await cfg.backend.authenticate(username, password, source);
     } catch (err) {
       if (isBrineError(err)) {
-        this.throttle.fail(username, source);
         this.logRefusal('login refused', { user: username, source, eauth, code: err.code, reason: err.message });
       }
       throw err;
     }
     if (!ok) {
-      this.throttle.fail(username, source);
       throw this.loginFailed('wrong user name or password', username, source, eauth);
     }
     const groups = cfg.backend.groups(username);
     if (entriesFor(cfg.acl, username, groups).length === 0) {
-      this.throttle.fail(username, source);
       throw this.loginFailed(`user has no external_auth entries for eauth ${eauth}`, username, source, eauth);
     }
-    this.throttle.succeed(username);
+    attempt.succeeded();
     return { user: username, eauth, groups };
   }
 
@@ -106,10 +103,10 @@ export class Authenticator {
     return { token, start: session.start, expire: session.expire, user: who.user, eauth: who.eauth, perms: this.permsOf(who) };
   }
 
-  /** The session of a token; TOKEN_* errors are logged with the source. */
+  /** The session of a token, its user re-checked; TOKEN_* errors are logged with the source. */
   session(token: unknown, source: string): TokenSession {
     try {
-      return this.tokens.lookup(token);
+      return this.stillValid(this.tokens.lookup(token));
     } catch (err) {
       if (isBrineError(err)) {
         const code = err.code;
@@ -121,8 +118,39 @@ export class Authenticator {
     }
   }
 
+  /**
+   * A token outlives nothing it was issued for: its user must still be in the eauth backend
+   * (the file backend re-reads its file only when it changed) and still have ACL entries.
+   * Otherwise every token of that user is revoked, so putting the user back does not revive
+   * them (issue 21, point 10). A pam user cannot be checked without a password; revoke those
+   * with `brine api tokens revoke --user`.
+   */
+  private stillValid(session: TokenSession): TokenSession {
+    const cfg = this.backends.get(session.eauth);
+    const why =
+      cfg === undefined
+        ? `eauth ${session.eauth} is no longer configured`
+        : cfg.backend.hasUser?.(session.user) === false
+          ? `${session.user} is no longer in the ${session.eauth} eauth's users`
+          : entriesFor(cfg.acl, session.user, session.groups).length === 0
+            ? `${session.user} has no external_auth entries for eauth ${session.eauth} any more`
+            : undefined;
+    if (why === undefined) return session;
+    const revoked = this.tokens.revokeUser(session.user, session.eauth);
+    this.opts.logger.info({ user: session.user, eauth: session.eauth, revoked }, `revoked ${revoked} API token(s) of ${printable(session.user)}: ${printable(why)}`);
+    throw new BrineError('TOKEN_USER_REMOVED', `the token's user was removed: ${why}; its tokens are revoked; log in as a user that exists`);
+  }
+
   logout(token: string): boolean {
     return this.tokens.revoke(token);
+  }
+
+  /** Revokes one token, or every token of a user (wheel token.revoke); how many were removed. */
+  revoke(what: { token: string } | { user: string }): number {
+    if ('token' in what) return this.tokens.revoke(what.token) ? 1 : 0;
+    const n = this.tokens.revokeUser(what.user);
+    this.opts.logger.info({ user: what.user, revoked: n }, `revoked ${n} API token(s) of ${printable(what.user)}`);
+    return n;
   }
 
   /** The ACL entries that apply now (read from the current config, not frozen into the token). */
@@ -131,10 +159,15 @@ export class Authenticator {
     return cfg ? entriesFor(cfg.acl, who.user, who.groups) : [];
   }
 
-  /** ACL_DENIED (logged with user, source, target and function) unless the entries allow `req`. */
-  authorize(who: Principal, req: AclRequest, minionsOf: MinionsOf, source: string): void {
+  /**
+   * ACL_DENIED or PILLAR_OVERRIDE_DENIED (logged with user, source, target and function) unless
+   * the entries allow `req`. Returns the minions the job may run on (`within`, for a
+   * target-restricted user), or undefined for anywhere its target says.
+   */
+  authorize(who: Principal, req: AclRequest, minionsOf: MinionsOf, source: string): string[] | undefined {
     const decision = checkAcl(this.permsOf(who), req, minionsOf);
-    if (decision.allowed) return;
+    if (decision.allowed) return decision.within;
+    const code = decision.code ?? 'ACL_DENIED';
     this.logRefusal('API request denied', {
       user: who.user,
       eauth: who.eauth,
@@ -144,9 +177,9 @@ export class Authenticator {
       tgt: req.tgt,
       tgtType: req.tgtType,
       reason: decision.reason,
-      code: 'ACL_DENIED',
+      code,
     });
-    throw new BrineError('ACL_DENIED', `${who.user} may not run this: ${decision.reason}`, { details: { fun: req.fun, client: req.client } });
+    throw new BrineError(code, `${who.user} may not run this: ${decision.reason}`, { details: { fun: req.fun, client: req.client } });
   }
 
   private loginFailed(why: string, user: string | undefined, source: string, eauth: unknown): BrineError {

@@ -16,6 +16,11 @@ export interface EauthBackend {
   authenticate(user: string, password: string, remoteHost: string): Promise<boolean>;
   /** Groups for 'group%' keys. */
   groups(user: string): string[];
+  /**
+   * Whether the user still exists, checked cheaply on every request of a token; absent for a
+   * backend that cannot tell without a password (pam), whose tokens last until revoked or expired.
+   */
+  hasUser?(user: string): boolean;
 }
 
 export interface EauthConfig {
@@ -50,30 +55,63 @@ export interface FileEauthOptions {
 
 export class FileEauth implements EauthBackend {
   readonly name = 'file';
+  /** The file's users and password fields, and the stat they were read under. */
+  private cache: { stamp: string; users: Map<string, string | undefined> } | undefined;
   constructor(readonly opts: FileEauthOptions) {}
 
-  /** The password field of `user`, read from the file now (edits apply at the next login). */
-  private storedPassword(user: string): string | undefined {
-    let text: string;
+  /**
+   * The users of the file and their password fields. Every call stats the file and reads it
+   * again only when its inode, size, mtime or ctime changed, so an edit applies at the next
+   * login and at the next request of an existing token (a removed user's token is refused),
+   * for the cost of one stat per request.
+   */
+  private entries(): Map<string, string | undefined> {
+    let stamp: string;
     try {
-      if (statSync(this.opts.filename).size > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES} bytes`);
-      text = readFileSync(this.opts.filename, 'utf8');
+      const st = statSync(this.opts.filename, { bigint: true });
+      if (st.size > MAX_FILE_BYTES) throw new Error(`larger than ${MAX_FILE_BYTES} bytes`);
+      stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+      if (this.cache?.stamp === stamp) return this.cache.users;
+      this.cache = { stamp, users: this.parse(readFileSync(this.opts.filename, 'utf8')) };
+      return this.cache.users;
     } catch (err) {
+      this.cache = undefined;
       throw configError(`file: cannot read ^filename ${this.opts.filename} (${(err as Error).message}); fix the path or its permissions`);
     }
+  }
+
+  private parse(text: string): Map<string, string | undefined> {
+    const users = new Map<string, string | undefined>();
     const htpasswd = this.opts.filetype === 'htpasswd';
     for (const raw of text.split('\n')) {
       const line = raw.replace(/\r$/, '').trim();
       if (line === '' || line.startsWith('#')) continue;
+      let user: string | undefined;
+      let password: string | undefined;
       if (htpasswd) {
         const i = line.indexOf(':');
-        if (i > 0 && line.slice(0, i) === user) return line.slice(i + 1);
-        continue;
+        if (i <= 0) continue;
+        user = line.slice(0, i);
+        password = line.slice(i + 1);
+      } else {
+        const fields = line.split(this.opts.fieldSeparator);
+        user = fields[this.opts.usernameField - 1];
+        password = fields[this.opts.passwordField - 1];
       }
-      const fields = line.split(this.opts.fieldSeparator);
-      if (fields[this.opts.usernameField - 1] === user) return fields[this.opts.passwordField - 1];
+      // the first line of a user counts, as when the file was scanned per login
+      if (user !== undefined && !users.has(user)) users.set(user, password);
     }
-    return undefined;
+    return users;
+  }
+
+  /** The password field of `user` in the file as it is now. */
+  private storedPassword(user: string): string | undefined {
+    return this.entries().get(user);
+  }
+
+  /** True while `user` has a line in the file (EAUTH_CONFIG when the file cannot be read). */
+  hasUser(user: string): boolean {
+    return this.entries().has(user);
   }
 
   async authenticate(user: string, password: string): Promise<boolean> {

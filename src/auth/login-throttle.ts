@@ -1,6 +1,7 @@
 // Failed API logins, counted per user name and per source address over a window: after
 // `maxFailures` in the window, further attempts are refused (LOGIN_THROTTLED) without checking
-// the password, until the oldest counted failure leaves the window.
+// the password, until the oldest counted failure leaves the window. An attempt counts as failed
+// from the moment it starts; a good password takes it back.
 
 import type { Clock } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
@@ -23,6 +24,11 @@ export function sourceBucket(source: string): string {
     .join(':')}::/64`;
 }
 
+/** A login in progress, counted as failed unless its password turns out good. */
+export interface LoginAttempt {
+  succeeded(): void;
+}
+
 export class LoginThrottle {
   private readonly failures = new Map<string, number[]>();
 
@@ -39,34 +45,43 @@ export class LoginThrottle {
     return list;
   }
 
-  /** LOGIN_THROTTLED when the user or the source has used up its failures. */
-  check(user: string, source: string): void {
+  /**
+   * Starts a login: LOGIN_THROTTLED when the user or the source has used up its failures,
+   * otherwise the attempt is counted as a failure at once, before the password check awaits,
+   * so parallel logins cannot all pass the check (issue 21, point 7). Only a good password
+   * takes the count back, through the returned attempt.
+   */
+  begin(user: string, source: string): LoginAttempt {
     const now = this.clock.monotonic();
-    for (const [key, what] of [
-      [`u:${user}`, `user '${user.slice(0, 64)}'`],
-      [`s:${sourceBucket(source)}`, `address ${source}`],
-    ] as const) {
-      const list = this.recent(key, now);
+    const keys = [`u:${user}`, `s:${sourceBucket(source)}`] as const;
+    const lists = keys.map((key) => this.recent(key, now));
+    for (const [i, what] of [`user '${user.slice(0, 64)}'`, `address ${source}`].entries()) {
+      const list = lists[i]!;
       if (list.length >= this.maxFailures) {
         const retryAfterS = Math.max(1, Math.ceil((list[0]! + this.windowMs - now) / 1000));
         throw new BrineError('LOGIN_THROTTLED', `too many failed logins for ${what}; try again in ${retryAfterS} s`, { details: { retryAfterS } });
       }
     }
-  }
-
-  fail(user: string, source: string): void {
-    const now = this.clock.monotonic();
-    for (const key of [`u:${user}`, `s:${sourceBucket(source)}`]) {
-      const list = this.recent(key, now);
+    for (const [i, key] of keys.entries()) {
+      const list = lists[i]!;
       list.push(now);
+      // re-inserted so that the oldest keys are the ones forgotten past MAX_KEYS
       this.failures.delete(key);
-      this.failures.set(key, list.slice(-this.maxFailures));
+      this.failures.set(key, list);
     }
     while (this.failures.size > MAX_KEYS) this.failures.delete(this.failures.keys().next().value as string);
-  }
-
-  /** A good password clears the user's count (not the address's: a spray across users still counts). */
-  succeed(user: string): void {
-    this.failures.delete(`u:${user}`);
+    let settled = false;
+    return {
+      succeeded: () => {
+        if (settled) return;
+        settled = true;
+        // a good password clears the user's count, and takes back this attempt from the
+        // address's count (not earlier failures: a spray across users still counts)
+        this.failures.delete(keys[0]);
+        const list = this.failures.get(keys[1]);
+        const at = list?.lastIndexOf(now) ?? -1;
+        if (list && at >= 0) list.splice(at, 1);
+      },
+    };
   }
 }

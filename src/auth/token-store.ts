@@ -25,6 +25,8 @@ export class TokenStore {
   private readonly insert: Database.Statement;
   private readonly select: Database.Statement;
   private readonly remove: Database.Statement;
+  private readonly removeUser: Database.Statement;
+  private readonly removeUserOf: Database.Statement;
   private readonly purge: Database.Statement;
 
   private constructor(
@@ -38,6 +40,8 @@ export class TokenStore {
     this.insert = db.prepare('INSERT INTO tokens (hash, user, eauth, groups, start, expire, key_fingerprint) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.select = db.prepare('SELECT user, eauth, groups, start, expire, key_fingerprint AS fp FROM tokens WHERE hash = ?');
     this.remove = db.prepare('DELETE FROM tokens WHERE hash = ?');
+    this.removeUser = db.prepare('DELETE FROM tokens WHERE user = ?');
+    this.removeUserOf = db.prepare('DELETE FROM tokens WHERE user = ? AND eauth = ?');
     this.purge = db.prepare('DELETE FROM tokens WHERE expire <= ?');
   }
 
@@ -86,6 +90,11 @@ export class TokenStore {
   revoke(token: string): boolean {
     if (!TOKEN_RE.test(token)) return false;
     return this.remove.run(digest(token)).changes > 0;
+  }
+
+  /** Every token of `user` (of one eauth backend, when given) is gone; how many there were. */
+  revokeUser(user: string, eauth?: string): number {
+    return (eauth === undefined ? this.removeUser.run(user) : this.removeUserOf.run(user, eauth)).changes;
   }
 
   purgeExpired(): number {

@@ -70,6 +70,13 @@ interface ControlPeer {
 
 type Handler<R> = (req: R, channel: ControlChannel, peer: ControlPeer) => void;
 
+/** The publish limited to `within` (and to any `within` the client sent itself: it can only narrow). */
+function narrowed(req: PublishRequest, within: string[] | undefined): PublishRequest {
+  if (within === undefined) return req;
+  const own = req.within === undefined ? undefined : new Set(req.within);
+  return { ...req, within: own === undefined ? within : within.filter((id) => own.has(id)) };
+}
+
 export async function startControlServer(socketPath: string, deps: ControlDeps): Promise<UnixListener> {
   const handlers = new Map<string, Handler<never>>();
   const on = <R extends ControlRequest>(name: R['t'], fn: Handler<R>) => handlers.set(name, fn as Handler<never>);
@@ -142,11 +149,14 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     channel.onClose(() => sub.dispose());
   });
 
-  /** Throws the coded refusal (after logging it) unless the peer may make this request. */
-  const authorize = (req: ControlRequest, peer: ControlPeer): void => {
+  /**
+   * Throws the coded refusal (after logging it) unless the peer may make this request; returns
+   * the request to carry out: a target-restricted user's publish runs only on its own minions.
+   */
+  const authorize = (req: ControlRequest, peer: ControlPeer): ControlRequest => {
     const minionsOf = (tgt: string | string[], tgtType: string) => access.minionsOf(tgt, tgtType, req.t === 'publish' ? req.delimiter : undefined);
     const decision = decideControl(access.policy, peer.account, access.masterUid(), req, minionsOf);
-    if (decision.allowed) return;
+    if (decision.allowed) return req.t === 'publish' ? narrowed(req, decision.within) : req;
     const { account, pid } = peer;
     const target = req.t === 'publish' ? describeTarget(req) : undefined;
     const fun = req.t === 'publish' ? req.fun : req.t;
@@ -208,8 +218,7 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
         try {
           if (!handler) throw new BrineError('UNKNOWN_METHOD', `unknown control operation "${req.t}"`);
           if (peer === undefined) throw new BrineError('CONTROL_DENIED', 'the master cannot tell which user connected (SO_PEERCRED failed); run the CLI as root or the master user');
-          authorize(req, peer);
-          handler(req, channel, peer);
+          handler(authorize(req, peer), channel, peer);
         } catch (err) {
           const e = toBrineError(err);
           if (e.code === 'INTERNAL') deps.logger.error({ err: e }, 'control request failed');

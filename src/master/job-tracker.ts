@@ -105,7 +105,13 @@ export class JobTracker {
       throw new BrineError('UNKNOWN_FUNCTION', `'${req.fun.slice(0, 100)}' is not a function name of the form module.function`);
     }
     // TARGET_INVALID (malformed compound, unknown nodegroup, loop) is thrown before any jid exists
-    const { matched, missing } = matchTarget(req.tgt, req.tgtType, this.deps.acceptedIds(), { ...this.deps.targeting, ...(req.delimiter ? { delimiter: req.delimiter } : {}) });
+    // `within` (a target-restricted user's minions): the target is evaluated among them alone,
+    // and a list entry outside them is not reported as missing (threats.md #43)
+    const within = req.within === undefined ? undefined : new Set(req.within);
+    const ids = within === undefined ? this.deps.acceptedIds() : this.deps.acceptedIds().filter((id) => within.has(id));
+    const found = matchTarget(req.tgt, req.tgtType, ids, { ...this.deps.targeting, ...(req.delimiter ? { delimiter: req.delimiter } : {}) });
+    const matched = found.matched;
+    const missing = within === undefined ? found.missing : [];
     // minions get nodegroups expanded into compound expressions, as Salt's client does
     const sendTarget = targetForMinions(req.tgt, req.tgtType, this.deps.targeting?.nodegroups ?? {});
     if (matched.length === 0) {

@@ -195,6 +195,8 @@ export class PillarService {
       {
         strategy: this.strategy,
         mergeLists: this.opts.pillar_merge_lists,
+        // grains are the minion's claims: a control character in one a template reads is refused
+        untrustedGrains: true,
         ...(this.opts.pillarenv ? { pillarenv: this.opts.pillarenv } : {}),
         ...(this.opts.allow_undefined ? { allowUndefined: true } : {}),
       },
@@ -212,6 +214,13 @@ export class PillarService {
     };
     this.entries.set(id, entry);
     this.save(entry);
+    if (result.unsafeGrains.length > 0) {
+      // the grain path only: its value is the minion's and may be long or hostile
+      this.logger.warn(
+        { id, code: 'GRAIN_UNSAFE', grains: result.unsafeGrains },
+        `refused to render the pillar of ${id} with its grain(s) ${result.unsafeGrains.join(', ')}: a grain read by a pillar template holds a control character (a newline could add keys or SLS to the rendered YAML); it keeps its last good pillar. Fix the grain on minion ${id}, then run saltutil.refresh_grains and saltutil.refresh_pillar there`,
+      );
+    }
     if (failed) {
       this.logger.warn(
         { id, errors: result.errors.length, places: errorPlaces(result.errors) },

@@ -4,6 +4,7 @@
 
 import { checkAcl, entriesFor, type AclEntry } from '../auth/index.js';
 import type { ControlRequest, PublishRequest } from '../protocol/index.js';
+import { compileLinearRegex } from '../targeting/index.js';
 import { BrineError } from '../util/errors.js';
 import { globMatch } from '../util/glob.js';
 import type { LocalAccount } from '../util/local-account.js';
@@ -15,7 +16,10 @@ export interface PublisherPolicy {
   blacklist: { users: readonly string[]; modules: readonly string[] };
 }
 
-export type ControlDecision = { allowed: true; privileged: boolean } | { allowed: false; code: 'PUBLISH_DENIED' | 'CONTROL_DENIED'; reason: string; fix: string };
+/** `within`: the publish may run only on these minions (a target-restricted user's, threats.md #43). */
+export type ControlDecision =
+  | { allowed: true; privileged: boolean; within?: string[] }
+  | { allowed: false; code: 'PUBLISH_DENIED' | 'CONTROL_DENIED' | 'PILLAR_OVERRIDE_DENIED'; reason: string; fix: string };
 
 /** Expected minions of a target (the master's matchTarget over accepted keys). */
 export type MinionsOf = (tgt: string | string[], tgtType: string) => string[];
@@ -36,11 +40,10 @@ const OPERATION_NAMES: Record<Exclude<ControlRequest['t'], 'publish'>, string> =
  */
 export function exprMatch(text: string, pattern: string): boolean {
   if (text === pattern || globMatch(pattern, text)) return true;
-  try {
-    return new RegExp(`^(?:${pattern})$`, 'su').test(text);
-  } catch {
-    return false;
-  }
+  // the linear-time engine of targets: the text is the caller's (threats.md #44)
+  const alone = compileLinearRegex(pattern);
+  const whole = alone.ok ? compileLinearRegex(`(?s:${pattern})$`) : alone;
+  return whole.ok && whole.re.matches(text);
 }
 
 /** The target as one printable string, for messages and the denial log line. */
@@ -80,7 +83,15 @@ export function decideControl(policy: PublisherPolicy, peer: LocalAccount, maste
     return { allowed: false, code: 'PUBLISH_DENIED', reason: `publisher_acl has no entry for user '${peer.name}' or its groups`, fix: askAdmin };
   }
   const decision = checkAcl(entries, { client: 'local', fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, arg: req.arg, kwarg: req.kwarg }, minionsOf);
-  if (decision.allowed) return { allowed: true, privileged: false };
+  if (decision.allowed) return { allowed: true, privileged: false, ...(decision.within ? { within: decision.within } : {}) };
+  if (decision.code === 'PILLAR_OVERRIDE_DENIED') {
+    return {
+      allowed: false,
+      code: decision.code,
+      reason: `publisher_acl does not let '${peer.name}' pass pillar=: ${decision.reason}`,
+      fix: `run it without pillar=, or ${askAdmin} (the entry '@pillar_override')`,
+    };
+  }
   return { allowed: false, code: 'PUBLISH_DENIED', reason: `publisher_acl does not let '${peer.name}' run ${req.fun} on '${describeTarget(req)}': ${decision.reason}`, fix: askAdmin };
 }
 

@@ -27,6 +27,7 @@ import type { Logger } from '../util/logger.js';
 import { decodeMessage, MINION_MESSAGES, PROTOCOL_VERSIONS, type Channel, type ChannelClose, type CloseReason, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
 import type { JobRecord } from '../jobs/index.js';
 import { type AccountKeys, masterUserJwt } from './authority.js';
+import { type JetStreamWaitOptions, waitForJetStream } from './jetstream-wait.js';
 import { nkeyAuthenticator, connectAsMaster } from './master-connection.js';
 import type { NkeySigner } from './nkeys.js';
 import { serveSignin, type SigninDecision, type VerifiedSignin } from './signin.js';
@@ -162,9 +163,16 @@ export class NatsMasterHub {
     void this.watchStatus();
   }
 
-  /** The stream every master reads; made by the first master, checked by the others. */
+  /** How JetStream is waited for at start: until it answers, or this hub stops. */
+  private jetStreamWait(): JetStreamWaitOptions {
+    return { clock: this.clock, logger: this.logger, stopped: () => this.stopped };
+  }
+
+  /**
+   * The stream every master reads; made by the first master, checked by the others. Waits while
+   * the cluster has no JetStream leader (a master may start before a majority of the servers).
+   */
   private async ensureStream(): Promise<void> {
-    const jsm = await jetstreamManager(this.nc, { timeout: 5000 });
     const base = {
       name: STREAM,
       subjects: [RETURN_SUBJECTS, JOB_SUBJECTS],
@@ -175,53 +183,58 @@ export class NatsMasterHub {
       max_msg_size: this.opts.maxFrame,
     };
     const tries = this.opts.replicas > 0 ? [this.opts.replicas] : [3, 1];
-    const deadline = this.clock.monotonic() + 20_000;
-    let last: unknown;
-    while (this.clock.monotonic() < deadline) {
-      try {
-        const info = await jsm.streams.info(STREAM);
-        this.replicasValue = info.config.num_replicas;
-        this.logger.debug({ replicas: info.config.num_replicas }, `JetStream stream ${STREAM} exists`);
-        return;
-      } catch {}
-      for (const num_replicas of tries) {
+    await waitForJetStream(
+      `make or find the JetStream stream ${STREAM}`,
+      async () => {
+        // the manager asks JetStream for the account's info first: that too needs a leader
+        const jsm = await jetstreamManager(this.nc, { timeout: 5000 });
         try {
-          await jsm.streams.add({ ...base, num_replicas });
-          this.replicasValue = num_replicas;
-          this.logger.info({ replicas: num_replicas }, `made the JetStream stream ${STREAM} (${num_replicas} replica${num_replicas === 1 ? '' : 's'})`);
+          const info = await jsm.streams.info(STREAM);
+          this.replicasValue = info.config.num_replicas;
+          this.logger.debug({ replicas: info.config.num_replicas }, `JetStream stream ${STREAM} exists`);
           return;
-        } catch (err) {
-          last = err;
-          // one copy only where the servers are not a cluster; any other failure (a server
-          // that has not loaded the account yet, no leader) is tried again with the same count
-          if (!/non-clustered|replicas > 1 not supported/i.test((err as Error).message)) break;
+        } catch {}
+        let last: unknown;
+        for (const num_replicas of tries) {
+          try {
+            await jsm.streams.add({ ...base, num_replicas });
+            this.replicasValue = num_replicas;
+            this.logger.info({ replicas: num_replicas }, `made the JetStream stream ${STREAM} (${num_replicas} replica${num_replicas === 1 ? '' : 's'})`);
+            return;
+          } catch (err) {
+            last = err;
+            // one copy only where the servers are not a cluster; any other failure (a server
+            // that has not loaded the account yet, no leader) is tried again with the same count
+            if (!/non-clustered|replicas > 1 not supported/i.test((err as Error).message)) break;
+          }
         }
-      }
-      // a fresh cluster may not have the account everywhere yet, or no leader: try again
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new BrineError(
-      'NATS_UNAVAILABLE',
-      `cannot make or find the JetStream stream ${STREAM}: ${(last as Error | undefined)?.message ?? 'no answer'} (does the BRINE account have JetStream, and is a majority of the servers up?)`,
-      { cause: last },
+        throw last;
+      },
+      this.jetStreamWait(),
     );
   }
 
   private async startConsumer(): Promise<void> {
-    const jsm = await jetstreamManager(this.nc, { timeout: 5000 });
     const name = this.opts.durable;
-    try {
-      await jsm.consumers.info(STREAM, name);
-    } catch {
-      await jsm.consumers.add(STREAM, {
-        durable_name: name,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        ack_wait: nanos(30_000),
-        max_ack_pending: 20_000,
-      });
-    }
-    const consumer = await this.js.consumers.get(STREAM, name);
+    const consumer = await waitForJetStream(
+      `make or find this master's consumer ${name} of the stream ${STREAM}`,
+      async () => {
+        const jsm = await jetstreamManager(this.nc, { timeout: 5000 });
+        try {
+          await jsm.consumers.info(STREAM, name);
+        } catch {
+          await jsm.consumers.add(STREAM, {
+            durable_name: name,
+            ack_policy: AckPolicy.Explicit,
+            deliver_policy: DeliverPolicy.All,
+            ack_wait: nanos(30_000),
+            max_ack_pending: 20_000,
+          });
+        }
+        return this.js.consumers.get(STREAM, name);
+      },
+      this.jetStreamWait(),
+    );
     // each pull lasts at most heartbeat_timeout: after a server or leader is lost, a pull the
     // cluster forgot is noticed by its missed idle heartbeats (half of that) and made again,
     // instead of after the client's 30 s default

@@ -2,9 +2,11 @@
 // system account, a full (replicated) account resolver preloaded with brine's three accounts,
 // JetStream, the client listen address and cluster routes. Every value an operator passes is
 // checked against a strict grammar first, so nothing typed on the command line can inject
-// configuration text.
+// configuration text. A cluster block always carries route authorization and route TLS with
+// peer verification (threats.md #41): the types require them and the renderer checks them.
 
 import { BrineError } from '../util/errors.js';
+import { ROUTE_SECRET } from './route-secret.js';
 
 export interface ServerConfigInput {
   /** Unique per server in a cluster (JetStream needs it). */
@@ -22,8 +24,12 @@ export interface ServerConfigInput {
     name: string;
     /** host:port for routes from the other servers. */
     listen: string;
-    /** nats-route:// URLs of the other servers. */
+    /** nats-route://host:port URLs of the other servers (the credentials are added here). */
     routes: readonly string[];
+    /** What every route presents and every server requires: the same on all servers of the cluster. */
+    auth: { user: string; password: string };
+    /** Route TLS: this server's certificate and key, and the CA every other server's must chain to. */
+    tls: { certFile: string; keyFile: string; caFile: string };
   };
   /** host:port for the HTTP monitoring endpoint (/varz, /jsz, /healthz), off when absent. */
   monitor?: string;
@@ -139,12 +145,49 @@ export function renderServerConfig(input: ServerConfigInput): string {
   if (input.jetstreamMaxMemory !== undefined) lines.push(`  max_memory_store: ${checkBytes('the JetStream memory limit', input.jetstreamMaxMemory)}`);
   if (input.jetstreamMaxFile !== undefined) lines.push(`  max_file_store: ${checkBytes('the JetStream file limit', input.jetstreamMaxFile)}`);
   lines.push('}');
-  if (input.cluster !== undefined) {
-    checkName('the cluster name', input.cluster.name);
-    checkHostPort('the cluster listen address', input.cluster.listen);
-    lines.push('', 'cluster: {', `  name: ${q(input.cluster.name)}`, `  listen: ${q(input.cluster.listen)}`, '  routes: [');
-    for (const r of input.cluster.routes) lines.push(`    ${q(checkRoute(r))}`);
-    lines.push('  ]', '}');
-  }
+  if (input.cluster !== undefined) lines.push(...clusterBlock(input.cluster));
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The cluster block. Without authorization and TLS a peer that reaches the cluster port can say
+ * it is a server and is then sent every account's interest and messages and may inject its own
+ * (seen on 2.9.10: a raw CONNECT got PONG and RS+ lines, and its RMSG ran a job); so both are
+ * mandatory, and `verify: true` makes every route, incoming and outgoing, show a certificate
+ * from the cluster CA before its password is even read.
+ */
+function clusterBlock(cluster: NonNullable<ServerConfigInput['cluster']>): string[] {
+  checkName('the cluster name', cluster.name);
+  checkHostPort('the cluster listen address', cluster.listen);
+  checkName('the route user', cluster.auth.user);
+  // never echoed: it is a secret
+  if (!ROUTE_SECRET.test(cluster.auth.password)) throw new BrineError('NATS_ROUTE_SECRET_INVALID', 'the route password must be 32 to 256 letters, digits, - or _');
+  const userinfo = `${cluster.auth.user}:${cluster.auth.password}@`;
+  const lines = [
+    '',
+    '# routes: only servers that show a certificate from the cluster CA and know the route password',
+    '# (the same on every server; it makes this file a secret, keep it 0600)',
+    'cluster: {',
+    `  name: ${q(cluster.name)}`,
+    `  listen: ${q(cluster.listen)}`,
+    '  authorization: {',
+    `    user: ${q(cluster.auth.user)}`,
+    `    password: ${q(cluster.auth.password)}`,
+    '    timeout: 5',
+    '  }',
+    '  tls: {',
+    `    cert_file: ${q(checkPath('the route TLS certificate', cluster.tls.certFile))}`,
+    `    key_file: ${q(checkPath('the route TLS key', cluster.tls.keyFile))}`,
+    `    ca_file: ${q(checkPath('the route TLS CA', cluster.tls.caFile))}`,
+    '    verify: true',
+    '    timeout: 5',
+    '  }',
+    '  routes: [',
+  ];
+  for (const r of cluster.routes) {
+    checkRoute(r);
+    lines.push(`    ${q(r.replace(/^nats(-route)?:\/\//, `nats-route://${userinfo}`))}`);
+  }
+  lines.push('  ]', '}');
+  return lines;
 }

@@ -23,6 +23,12 @@ export interface PillarCompileOptions {
   pillarenv?: string;
   /** Render with Jinja2's lenient Undefined (the allow_undefined option). */
   allowUndefined?: boolean;
+  /**
+   * The grains came from the minion (the master renders them): a template that reads a grain
+   * string holding a control character fails with GRAIN_UNSAFE (threats.md #45). A masterless
+   * minion rendering its own grains does not need it.
+   */
+  untrustedGrains?: boolean;
 }
 
 export interface PillarResult {
@@ -31,6 +37,8 @@ export interface PillarResult {
   errors: string[];
   /** environment -> SLS names the top files gave this minion; empty when nothing matched. */
   top: Record<string, string[]>;
+  /** Grain paths a template read and GRAIN_UNSAFE refused (with untrustedGrains); empty otherwise. */
+  unsafeGrains: string[];
 }
 
 function isMapping(x: unknown): x is Record<string, unknown> {
@@ -41,6 +49,7 @@ const ONLY_LOCAL = "brine renders pillar with grains.get, grains.filter_by, pill
 
 class Compilation {
   readonly errors: string[] = [];
+  readonly unsafeGrains = new Set<string>();
   pillar: PillarData = {};
 
   constructor(
@@ -56,6 +65,7 @@ class Compilation {
       source,
       saltenv: env,
       pillar: true,
+      ...(this.opts.untrustedGrains ? { untrustedGrains: { minion: this.minion.id, onRefused: (g: string) => this.unsafeGrains.add(g) } } : {}),
       context: {
         grains: this.minion.grains,
         pillar: this.pillar,
@@ -165,10 +175,10 @@ export async function compilePillar(source: PillarSource, minion: PillarMinion, 
   try {
     envs = source.envs();
   } catch (err) {
-    return { pillar: {}, errors: [`pillar_roots: ${isBrineError(err) ? err.message : String(err)}`], top: {} };
+    return { pillar: {}, errors: [`pillar_roots: ${isBrineError(err) ? err.message : String(err)}`], top: {}, unsafeGrains: [] };
   }
   if (opts.pillarenv !== undefined && !envs.includes(opts.pillarenv)) {
-    return { pillar: {}, errors: [`pillarenv '${opts.pillarenv}' is not an environment of pillar_roots (${envs.join(', ') || 'none'})`], top: {} };
+    return { pillar: {}, errors: [`pillarenv '${opts.pillarenv}' is not an environment of pillar_roots (${envs.join(', ') || 'none'})`], top: {}, unsafeGrains: [] };
   }
   const loader = {
     load: async (sls: string, env: string) => {
@@ -197,5 +207,5 @@ export async function compilePillar(source: PillarSource, minion: PillarMinion, 
       if (pstate !== undefined) c.pillar = mergePillar(c.pillar, pstate, opts.strategy, opts.mergeLists);
     }
   }
-  return { pillar: c.pillar, errors: c.errors, top };
+  return { pillar: c.pillar, errors: c.errors, top, unsafeGrains: [...c.unsafeGrains] };
 }

@@ -28,6 +28,11 @@ export const publishRequestSchema = s.object({
    * from root and the master user (who may run anything anyway); refused from anyone else.
    */
   apiUser: s.optional(s.string({ min: 1, max: 256 })),
+  /**
+   * The job may run only on these minions: the target is evaluated among them alone. Set by the
+   * ACL for a target-restricted user (the minions its entries allow); it can only narrow a job.
+   */
+  within: s.optional(s.array(s.string({ max: 1024 }), { max: 100_000 })),
 });
 
 export const sessionsRequestSchema = s.object({ t: s.literal('sessions') });

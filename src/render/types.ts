@@ -31,4 +31,10 @@ export interface RenderEnv {
    * number or null, as Salt's state compiler does.
    */
   pillar?: boolean;
+  /**
+   * The grains are a minion's claims rendered by the master (threats.md #45): a read of a grain
+   * string holding a control character other than tab ends the render with GRAIN_UNSAFE naming
+   * `minion` and the grain path; `onRefused` is told the path. Absent: grains are read as given.
+   */
+  untrustedGrains?: { minion: string; onRefused?: (grain: string) => void };
 }

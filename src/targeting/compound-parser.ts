@@ -121,8 +121,8 @@ class Parser {
     const engine = letter as Engine;
     // check each pattern now, so a bad one is reported with its position
     try {
-      if (engine === 'G' || engine === 'P') checkGrainExpr(pattern, delimiter ?? ':', engine === 'P', `${letter}@`);
-      else if (engine === 'I' || engine === 'J') checkGrainExpr(pattern, delimiter ?? ':', engine === 'J', `${letter}@`, 'pillar key');
+      if (engine === 'G' || engine === 'P') checkGrainExpr(pattern, delimiter ?? ':', engine === 'P' ? 'pcre' : 'glob', `${letter}@`);
+      else if (engine === 'I' || engine === 'J') checkGrainExpr(pattern, delimiter ?? ':', engine === 'J' ? 'pcre' : 'glob', `${letter}@`, 'pillar key');
       else if (engine === 'E') compilePcre(pattern, 'E@');
       else if (engine === 'S') parseIpTarget(pattern, 'S@');
     } catch (err) {

@@ -5,7 +5,7 @@
 import { BrineError } from '../util/errors.js';
 import { requireString } from './id-matchers.js';
 import { inNetwork, parseIpAddress, parseIpNetwork, type IpAddress, type IpNetwork } from './ip-address.js';
-import { compileValueRegex, subdictMatch } from './subdict-match.js';
+import { compileValueGlob, compileValueRegex, subdictMatcher } from './subdict-match.js';
 import { DEFAULT_DELIMITER, type FleetView, type Grains, type TargetMatcher } from './types.js';
 
 /**
@@ -20,8 +20,11 @@ export function greedyFilter(fleet: FleetView, test: (grains: Grains) => boolean
   });
 }
 
+/** How the value part of `key:value` is read: an fnmatch glob, a regular expression, or exact text. */
+export type ValueMode = 'glob' | 'pcre' | 'exact';
+
 /** Checks a grain expression up front so a typo is an error, not a silent "no match". */
-export function checkGrainExpr(expr: string, delimiter: string, regex: boolean, flag: string, what = 'grain name'): void {
+export function checkGrainExpr(expr: string, delimiter: string, mode: ValueMode, flag: string, what = 'grain name'): void {
   const delim = delimiter === '' ? DEFAULT_DELIMITER : delimiter;
   const at = expr.indexOf(delim);
   if (at <= 0) {
@@ -30,15 +33,13 @@ export function checkGrainExpr(expr: string, delimiter: string, regex: boolean, 
       `the ${flag} target ${JSON.stringify(expr)} is not key${delim}value: it needs a ${what}, then ${JSON.stringify(delim)}, then the value (e.g. os${delim}Debian)`,
     );
   }
-  if (regex && compileValueRegex(expr.slice(at + delim.length)) === undefined) {
-    const pattern = expr.slice(at + delim.length);
-    let reason = 'invalid';
-    try {
-      new RegExp(pattern);
-    } catch (err) {
-      reason = err instanceof Error ? err.message : String(err);
-    }
-    throw new BrineError('TARGET_INVALID', `the ${flag} target ${JSON.stringify(expr)}: ${JSON.stringify(pattern)} is not a valid regular expression: ${reason}`);
+  if (mode === 'exact') return;
+  // the longest value part; the shorter ones subdict_match may try are no larger programs
+  const pattern = expr.slice(at + delim.length);
+  const c = mode === 'pcre' ? compileValueRegex(pattern) : compileValueGlob(pattern);
+  if (!c.ok) {
+    const what = mode === 'pcre' ? 'is not a valid regular expression' : 'is not a usable glob';
+    throw new BrineError('TARGET_INVALID', `the ${flag} target ${JSON.stringify(expr)}: ${JSON.stringify(pattern)} ${what}: ${c.problem}`);
   }
 }
 
@@ -47,13 +48,14 @@ function grainMatcher(type: 'grain' | 'grain_pcre', regex: boolean, flag: string
     type,
     expected(tgt, fleet) {
       const expr = requireString(tgt, type);
-      checkGrainExpr(expr, fleet.delimiter, regex, flag);
-      return { matched: greedyFilter(fleet, (g) => subdictMatch(g, expr, { delimiter: fleet.delimiter, regex })), missing: [] };
+      checkGrainExpr(expr, fleet.delimiter, regex ? 'pcre' : 'glob', flag);
+      const match = subdictMatcher({ delimiter: fleet.delimiter, regex });
+      return { matched: greedyFilter(fleet, (g) => match(g, expr)), missing: [] };
     },
     matchesSelf(tgt, self) {
       const expr = requireString(tgt, type);
-      checkGrainExpr(expr, self.delimiter, regex, flag);
-      return subdictMatch(self.grains, expr, { delimiter: self.delimiter, regex });
+      checkGrainExpr(expr, self.delimiter, regex ? 'pcre' : 'glob', flag);
+      return subdictMatcher({ delimiter: self.delimiter, regex })(self.grains, expr);
     },
   };
 }

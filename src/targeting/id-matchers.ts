@@ -1,7 +1,7 @@
 // Targets that look only at minion IDs: glob (fnmatch), pcre (Python re.match) and list.
 
 import { BrineError } from '../util/errors.js';
-import { globToRegExp } from './glob.js';
+import { compileLinearGlob, compileLinearRegex, type LinearRegex } from './linear-regex.js';
 import type { Target, TargetMatcher } from './types.js';
 
 export function requireString(tgt: Target, type: string): string {
@@ -15,43 +15,39 @@ export function uniq(items: Iterable<string>): string[] {
   return [...new Set(items)];
 }
 
+/** A glob target on the linear engine: `*a*a*a*b` would backtrack for seconds in V8's RegExp. */
+export function compileGlobTarget(expr: string, flag = 'glob'): LinearRegex {
+  const c = compileLinearGlob(expr);
+  if (!c.ok) throw new BrineError('TARGET_INVALID', `the ${flag} target ${JSON.stringify(expr)} cannot be matched: ${c.problem}`);
+  return c.re;
+}
+
 export const globMatcher: TargetMatcher = {
   type: 'glob',
   expected(tgt, fleet) {
-    const re = globToRegExp(requireString(tgt, 'glob'));
-    return { matched: uniq(fleet.ids.filter((id) => re.test(id))), missing: [] };
+    const re = compileGlobTarget(requireString(tgt, 'glob'));
+    return { matched: uniq(fleet.ids.filter((id) => re.matches(id))), missing: [] };
   },
   matchesSelf(tgt, self) {
-    return globToRegExp(requireString(tgt, 'glob')).test(self.id);
+    return compileGlobTarget(requireString(tgt, 'glob')).matches(self.id);
   },
 };
 
-/**
- * Salt uses Python's re.match: anchored at the start only. The sticky flag gives exactly that
- * without wrapping the expression, so an unbalanced `)` cannot change what the user wrote.
- */
-export function compilePcre(expr: string, flag = '-E'): RegExp {
-  try {
-    return new RegExp(expr, 'y');
-  } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new BrineError('TARGET_INVALID', `the ${flag} target ${JSON.stringify(expr)} is not a valid regular expression: ${reason}`, { cause: err });
-  }
-}
-
-export function pcreTest(re: RegExp, id: string): boolean {
-  re.lastIndex = 0;
-  return re.test(id);
+/** Salt uses Python's re.match: anchored at the start only. Linear-time, see linear-regex.ts. */
+export function compilePcre(expr: string, flag = '-E'): LinearRegex {
+  const c = compileLinearRegex(expr);
+  if (!c.ok) throw new BrineError('TARGET_INVALID', `the ${flag} target ${JSON.stringify(expr)} is not a valid regular expression: ${c.problem}`);
+  return c.re;
 }
 
 export const pcreMatcher: TargetMatcher = {
   type: 'pcre',
   expected(tgt, fleet) {
     const re = compilePcre(requireString(tgt, 'pcre'));
-    return { matched: uniq(fleet.ids.filter((id) => pcreTest(re, id))), missing: [] };
+    return { matched: uniq(fleet.ids.filter((id) => re.matches(id))), missing: [] };
   },
   matchesSelf(tgt, self) {
-    return pcreTest(compilePcre(requireString(tgt, 'pcre')), self.id);
+    return compilePcre(requireString(tgt, 'pcre')).matches(self.id);
   },
 };
 

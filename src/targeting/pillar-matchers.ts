@@ -5,7 +5,7 @@
 import { parseCompound, type CompoundNode } from './compound-parser.js';
 import { checkGrainExpr } from './grain-matchers.js';
 import { requireString } from './id-matchers.js';
-import { subdictMatch } from './subdict-match.js';
+import { subdictMatcher } from './subdict-match.js';
 import type { FleetView, Grains, Target, TargetMatcher, TargetType } from './types.js';
 
 const PILLAR_TYPES: ReadonlySet<TargetType> = new Set(['pillar', 'pillar_pcre', 'pillar_exact']);
@@ -38,17 +38,19 @@ function greedyPillar(fleet: FleetView, test: (pillar: Grains) => boolean): stri
 function pillarMatcher(type: 'pillar' | 'pillar_pcre' | 'pillar_exact', flag: string): TargetMatcher {
   const regex = type === 'pillar_pcre';
   const exact = type === 'pillar_exact';
+  const mode = regex ? 'pcre' : exact ? 'exact' : 'glob';
   return {
     type,
     expected(tgt, fleet) {
       const expr = requireString(tgt, type);
-      checkGrainExpr(expr, fleet.delimiter, regex, flag, 'pillar key');
-      return { matched: greedyPillar(fleet, (p) => subdictMatch(p, expr, { delimiter: fleet.delimiter, regex, exact })), missing: [] };
+      checkGrainExpr(expr, fleet.delimiter, mode, flag, 'pillar key');
+      const match = subdictMatcher({ delimiter: fleet.delimiter, regex, exact });
+      return { matched: greedyPillar(fleet, (p) => match(p, expr)), missing: [] };
     },
     matchesSelf(tgt, self) {
       const expr = requireString(tgt, type);
-      checkGrainExpr(expr, self.delimiter, regex, flag, 'pillar key');
-      return subdictMatch(self.pillar ?? {}, expr, { delimiter: self.delimiter, regex, exact });
+      checkGrainExpr(expr, self.delimiter, mode, flag, 'pillar key');
+      return subdictMatcher({ delimiter: self.delimiter, regex, exact })(self.pillar ?? {}, expr);
     },
   };
 }

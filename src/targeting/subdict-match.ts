@@ -1,7 +1,7 @@
 // Salt's subdict_match (salt/utils/data.py): does `key:...:value` select something in a nested
 // mapping? Used for grain and grain_pcre targets on the master (cached grains) and the minion.
 
-import { globToRegExp } from '../util/glob.js';
+import { compileLinearGlob, compileLinearRegex, type LinearCompile, type LinearRegex } from './linear-regex.js';
 import { DEFAULT_DELIMITER } from './types.js';
 
 const INDEX = /^[+-]?\d+$/;
@@ -76,41 +76,42 @@ function traverse(data: unknown, key: string, delimiter: string): unknown {
 }
 
 /**
- * Compiles a grain_pcre value pattern. Salt lower-cases both the pattern and the value; brine
- * lower-cases the value and matches case-insensitively, so escapes like `\D` keep their meaning.
- * Returns undefined for an invalid expression.
+ * Compiles a grain_pcre value pattern (linear-time, see linear-regex.ts). Salt lower-cases both
+ * the pattern and the value; brine lower-cases the value and matches case-insensitively, so
+ * escapes like `\D` keep their meaning.
  */
-export function compileValueRegex(pattern: string): RegExp | undefined {
-  try {
-    return new RegExp(pattern, 'iy');
-  } catch {
-    return undefined;
-  }
+export function compileValueRegex(pattern: string): LinearCompile {
+  return compileLinearRegex(pattern, true);
+}
+
+/** A grain or pillar glob value pattern: Salt lower-cases the pattern and the value. */
+export function compileValueGlob(pattern: string): LinearCompile {
+  return compileLinearGlob(pattern.toLowerCase());
 }
 
 class Matcher {
-  private readonly regexes = new Map<string, RegExp | undefined>();
+  // one compile per pattern for a whole target evaluation, however many minions it visits
+  private readonly compiled = new Map<string, LinearRegex | undefined>();
 
   constructor(
     private readonly regex: boolean,
     private readonly exact = false,
   ) {}
 
+  private compile(pattern: string): LinearRegex | undefined {
+    if (this.compiled.has(pattern)) return this.compiled.get(pattern);
+    const c = this.regex ? compileValueRegex(pattern) : compileValueGlob(pattern);
+    const re = c.ok ? c.re : undefined;
+    this.compiled.set(pattern, re);
+    return re;
+  }
+
   /** Salt's _match: str() of the value, lower-cased, against a glob or a regex. */
   value(target: unknown, pattern: string): boolean {
     if (this.exact) return pyStr(target) === pattern;
-    const text = pyStr(target).toLowerCase();
-    if (this.regex) {
-      let re = this.regexes.get(pattern);
-      if (!this.regexes.has(pattern)) {
-        re = compileValueRegex(pattern);
-        this.regexes.set(pattern, re);
-      }
-      if (!re) return false; // Salt logs "Invalid regex" and treats it as no match
-      re.lastIndex = 0;
-      return re.test(text);
-    }
-    return globToRegExp(pattern.toLowerCase()).test(text);
+    // Salt logs "Invalid regex" and treats it as no match; targets check the whole pattern first
+    const re = this.compile(pattern);
+    return re?.matches(pyStr(target).toLowerCase()) ?? false;
   }
 
   /** Salt's _dict_match: a key that exists, a nested expression, or `*:` to search one level down. */
@@ -168,8 +169,17 @@ class Matcher {
   }
 }
 
+/**
+ * Salt's subdict_match for many mappings (one per minion) with the same options: patterns are
+ * compiled once for all of them.
+ */
+export function subdictMatcher(opts: SubdictOptions = {}): (data: unknown, expr: string) => boolean {
+  const delimiter = opts.delimiter === undefined || opts.delimiter === '' ? DEFAULT_DELIMITER : opts.delimiter;
+  const m = new Matcher(opts.regex === true, opts.exact === true);
+  return (data, expr) => m.subdict(data, expr, delimiter);
+}
+
 /** Salt's subdict_match(data, expr, delimiter, regex_match). */
 export function subdictMatch(data: unknown, expr: string, opts: SubdictOptions = {}): boolean {
-  const delimiter = opts.delimiter === undefined || opts.delimiter === '' ? DEFAULT_DELIMITER : opts.delimiter;
-  return new Matcher(opts.regex === true, opts.exact === true).subdict(data, expr, delimiter);
+  return subdictMatcher(opts)(data, expr);
 }

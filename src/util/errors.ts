@@ -182,6 +182,11 @@ export const ERRORS = {
     "Nothing was sent: a minion only ever gets its own pillar. Find out why that minion asks (the master log names it); target mine.get by ID, grains or a nodegroup, or set mine_get_pillar_targets: True on the master if every minion may know every minion's pillar.",
     1,
   ),
+  GRAIN_UNSAFE: spec(
+    "A template rendered on the master (the pillar top file or a pillar SLS) read a minion's grain whose text holds a control character (a newline, carriage return, NUL...; tab is allowed), which could add keys or list items to the rendered YAML; that render was refused and the minion keeps its last good pillar.",
+    'Fix the grain on the minion the message names (its grains: configuration, grains file or custom grain module; a grain may not hold line breaks if a master-side template reads it), then run saltutil.refresh_grains and saltutil.refresh_pillar there. Multi-line data belongs in pillar, not in grains.',
+    1,
+  ),
   PILLAR_RENDER_FAILED: spec(
     "This minion's latest pillar render failed (a YAML or Jinja error, a missing SLS, an SLS that is not a mapping), so a state run was refused, as in Salt; the minion keeps its last good pillar.",
     'Fix the pillar file and line the message names (`brine run <minion> pillar.items` shows them under _errors, `brine doctor master` lists them), then run `saltutil.refresh_pillar`; force=True runs the states on the last good pillar instead.',
@@ -273,9 +278,19 @@ export const ERRORS = {
   TOKEN_INVALID: spec('The API token is not one the master issued, was revoked by /logout, or is empty.', 'Log in again with POST /login and use the new token.', 1),
   TOKEN_EXPIRED: spec('The API token is older than token_expire.', 'Log in again with POST /login; raise token_expire if sessions must last longer.', 1),
   TOKEN_KEY_CHANGED: spec('The API token was issued before the master key changed, so it is no longer honoured.', 'Log in again with POST /login.', 1),
+  TOKEN_USER_REMOVED: spec(
+    "The API token's user is no longer in its eauth backend (removed from the eauth file) or has no external_auth entries; every token of that user was revoked.",
+    'Log in as a user that exists; to end the sessions of a user at once without removing it, run `brine api tokens revoke --user NAME`.',
+    1,
+  ),
   ACL_DENIED: spec(
     "The user's external_auth ACL does not allow this function, target or argument; nothing ran.",
     'Ask for an ACL entry that covers it (docs/api.md: ACL format), or use a function and target your entries allow; the master log names user, target and function.',
+    1,
+  ),
+  PILLAR_OVERRIDE_DENIED: spec(
+    'A job passed an inline pillar (pillar=) but no ACL entry of the user grants @pillar_override; nothing ran.',
+    "Run it without pillar= (put the data in the pillar files instead), or ask the administrator for the '@pillar_override' entry in external_auth or publisher_acl (docs/access-control.md).",
     1,
   ),
   CSRF_REFUSED: spec(
@@ -326,6 +341,11 @@ export const ERRORS = {
     'No NATS server of nats_servers could be reached, or JetStream did not answer (no quorum, a stream missing): with transport: nats nothing moves until one does.',
     'Check nats_servers and that the nats-server processes run (`nats-server -c <file>`, configured by `brine nats server-config`) and can reach each other; returns stay queued on the minions meanwhile.',
     69,
+  ),
+  NATS_ROUTE_SECRET_INVALID: spec(
+    'The NATS cluster route password file (--cluster-password-file, default <pki_dir>/nats/route-password) does not hold a route password brine can use.',
+    'Put one line of 32 to 256 letters, digits, - or _ in it, or remove it so `brine nats server-config` makes a new one; every server of the cluster needs the same file.',
+    78,
   ),
   NATS_ENROLMENT_INVALID: spec(
     'The minion has no usable NATS enrolment file (nats_enrolment): it is missing, not JSON, or lacks the sign-in JWT, the BRINE account or the masters to trust.',

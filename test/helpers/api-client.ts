@@ -107,7 +107,7 @@ export class ApiClient {
   }
 
   /** Opens GET /events; `events` fills as `tag:`/`data:` blocks arrive. */
-  events(path: string, headers: Record<string, string> = {}): Promise<{ status: number; events: Array<{ tag: string; data: Json }>; raw: () => string; close: () => void }> {
+  events(path: string, headers: Record<string, string> = {}): Promise<{ status: number; events: Array<{ tag: string; data: Json }>; raw: () => string; close: () => void; ended: () => boolean }> {
     return new Promise((resolve, reject) => {
       const events: Array<{ tag: string; data: Json }> = [];
       let buf = '';
@@ -127,8 +127,12 @@ export class ApiClient {
             i = buf.indexOf('\n\n');
           }
         });
+        let ended = false;
         res.on('error', () => {});
-        resolve({ status: res.statusCode ?? 0, events, raw: () => raw, close: () => req.destroy() });
+        // the server ended the stream (not this client's close)
+        res.on('end', () => (ended = true));
+        res.on('aborted', () => (ended = true));
+        resolve({ status: res.statusCode ?? 0, events, raw: () => raw, close: () => req.destroy(), ended: () => ended });
       });
       req.on('error', (err) => {
         if (!events.length) reject(err);

@@ -70,8 +70,15 @@ export class NatsBrine {
     this.addedMasters.push(n);
   }
 
-  /** Master `n` with transport: nats (master `n` > 0 needs addMasterKey first). */
+  /** Master `n` with transport: nats, ready (master `n` > 0 needs addMasterKey first). */
   async startMaster(n = 0, extra: Record<string, unknown> = {}, servers = this.nats.urls): Promise<Proc> {
+    const p = this.spawnMaster(n, extra, servers);
+    await p.waitForOutput(/brine master connected to NATS/, 30_000);
+    return p;
+  }
+
+  /** Master `n` started, without waiting for it to be ready. */
+  spawnMaster(n = 0, extra: Record<string, unknown> = {}, servers = this.nats.urls): Proc {
     const dir = this.masterConfigDir(n);
     fs.mkdirSync(dir, { recursive: true });
     const settings = { root_dir: this.masterRoot(n), id: `master${n}`, transport: 'nats', nats_servers: servers, log_level: 'info', ...NATS_FAST, ...extra };
@@ -83,7 +90,6 @@ export class NatsBrine {
     );
     const p = this.cluster.spawnBrine(`master${n}`, ['master', '-c', dir]);
     this.masters[n] = p;
-    await p.waitForOutput(/brine master connected to NATS/, 30_000);
     return p;
   }
 

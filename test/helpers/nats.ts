@@ -8,7 +8,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { type AccountKeys, masterSystemUserJwt, masterUserJwt, NkeySigner } from '../../src/nats/index.js';
@@ -20,6 +20,39 @@ export const NATS_SERVER = process.env.BRINE_NATS_SERVER ?? '/usr/sbin/nats-serv
 /** `skip` for a suite that needs nats-server. */
 export function natsSkip(what: string): string | false {
   return privilegedSkip(what, fs.existsSync(NATS_SERVER) ? false : `${NATS_SERVER} is missing (apt-get install nats-server; .ci/run does)`);
+}
+
+/**
+ * A self-signed EC certificate for 127.0.0.1 and localhost that is its own CA (openssl; .ci/run
+ * installs it), in `dir` as `<name>.crt` and `<name>.key`.
+ */
+export function makeTestCertificate(dir: string, name: string): { cert: string; key: string } {
+  const cert = path.join(dir, `${name}.crt`);
+  const key = path.join(dir, `${name}.key`);
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+    ],
+    { stdio: 'ignore' },
+  );
+  return { cert, key };
 }
 
 export interface NatsNode {
@@ -41,8 +74,16 @@ export interface NatsFixture {
   master: NkeySigner;
   masterConfigDir: string;
   accounts: AccountKeys;
+  /**
+   * A cluster's route TLS: one certificate (its own CA) every server presents and verifies on
+   * its routes; the route password is the file `brine nats server-config` made beside the
+   * operator key on its first run.
+   */
+  routeTls?: { ca: string; cert: string; key: string; passwordFile: string };
   /** A connection as the master in BRINE (everything) or SYS (account JWT updates). */
   connectMaster(account: 'brine' | 'sys', servers?: string[]): Promise<NatsConnection>;
+  /** Starts the servers `startOnly` held back and waits until the whole cluster is ready. */
+  startDeferred(): Promise<void>;
   /** Stops one server (SIGKILL with `kill`), for fault tests. */
   stop(node: NatsNode, signal?: NodeJS.Signals): Promise<void>;
   /** Stops one server and starts it again from its config file (regenerated first if asked). */
@@ -77,6 +118,25 @@ async function writeConfig(args: string[]): Promise<void> {
   if (r.code !== 0) throw new Error(`brine ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
 }
 
+/** The process of a server held back by `startOnly` until startDeferred starts it: one that has ended. */
+const notStarted = (name: string): Proc => new Proc(`nats-server ${name} (not started)`, spawn('true', { stdio: 'ignore' }));
+
+/** The monitoring port answers (a server without a JetStream quorum is not healthy yet). */
+async function waitListening(n: NatsNode): Promise<void> {
+  await waitUntil(
+    async () => {
+      if (!n.proc.running) throw new Error(`${n.proc.name} exited (${n.proc.exitCode}):\n${n.proc.output}`);
+      try {
+        return (await fetch(`http://127.0.0.1:${n.monitor}/varz`)).ok;
+      } catch {
+        return false;
+      }
+    },
+    30_000,
+    `${n.proc.name} to listen`,
+  );
+}
+
 async function waitHealthy(n: NatsNode, routes: number): Promise<void> {
   await waitUntil(
     async () => {
@@ -98,6 +158,11 @@ export interface NatsFixtureOptions {
   serverArgs?: string[];
   /** The CA the fixture's own clients verify the servers with (servers with TLS). */
   tlsCaFile?: string;
+  /**
+   * Start only the first `startOnly` servers (a cluster without a JetStream quorum); the others
+   * start with `startDeferred()`, which then waits for the whole cluster as startNats does.
+   */
+  startOnly?: number;
 }
 
 export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): Promise<NatsFixture> {
@@ -119,9 +184,15 @@ export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): 
     const masterConfigDir = path.join(root, 'master-config');
     fs.mkdirSync(masterConfigDir);
     fs.writeFileSync(path.join(masterConfigDir, 'master'), `root_dir: ${JSON.stringify(path.join(root, 'master'))}\n`);
+    let routeTls: NatsFixture['routeTls'];
+    if (size > 1) {
+      const { cert, key } = makeTestCertificate(root, 'route');
+      routeTls = { ca: cert, cert, key, passwordFile: path.join(root, 'master', 'etc', 'brine', 'pki', 'master', 'nats', 'route-password') };
+    }
     const ports = [];
     for (let i = 0; i < size; i++) ports.push({ client: await freePort(), route: await freePort(), monitor: await freePort() });
     const nodes: NatsNode[] = [];
+    const started = options.startOnly ?? size;
     for (let i = 0; i < size; i++) {
       const p = ports[i]!;
       const name = `n${i + 1}`;
@@ -130,40 +201,50 @@ export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): 
       const confPath = path.join(dir, 'nats.conf');
       const args = ['nats', 'server-config', '-c', masterConfigDir, '--server-name', name, '--listen', `127.0.0.1:${p.client}`, '--monitor', `127.0.0.1:${p.monitor}`];
       args.push('--jetstream-dir', path.join(dir, 'jetstream'), '--resolver-dir', path.join(dir, 'jwt'), '-o', confPath, ...(options.serverArgs ?? []));
-      if (size > 1) {
-        args.push('--cluster-listen', `127.0.0.1:${p.route}`);
+      if (routeTls !== undefined) {
+        args.push('--cluster-listen', `127.0.0.1:${p.route}`, '--cluster-tls-ca', routeTls.ca, '--cluster-tls-cert', routeTls.cert, '--cluster-tls-key', routeTls.key);
         for (const [j, o] of ports.entries()) if (j !== i) args.push('--route', `nats-route://127.0.0.1:${o.route}`);
       }
       await writeConfig(args);
-      nodes.push({ name, url: `nats://127.0.0.1:${p.client}`, monitor: p.monitor, routePort: p.route, confPath, configArgs: args, proc: spawnServer(name, confPath) });
+      nodes.push({ name, url: `nats://127.0.0.1:${p.client}`, monitor: p.monitor, routePort: p.route, confPath, configArgs: args, proc: i < started ? spawnServer(name, confPath) : notStarted(name) });
     }
-    for (const n of nodes) await waitHealthy(n, size - 1);
     const pkiDir = path.join(root, 'master', 'etc', 'brine', 'pki', 'master');
     const master = NkeySigner.fromKey(fs.readFileSync(path.join(pkiDir, 'master.pem'), 'utf8'));
     const accounts = JSON.parse(fs.readFileSync(path.join(pkiDir, 'nats', 'accounts.json'), 'utf8')) as AccountKeys;
     const urls = nodes.map((n) => n.url);
-    // Each server loads an account on first use; a stream replica placed on a server that has
-    // not loaded BRINE yet fails with "error creating store for stream" (seen on 2.9.10). Ready
-    // means every server answers JetStream account info for BRINE.
-    for (const url of urls) {
-      const nc = await connect({ servers: url, authenticator: nkeyAuth(master, masterUserJwt(master, accounts, 'test-master-warmup')), ...tls });
-      try {
-        await (await jetstreamManager(nc)).getAccountInfo();
-      } finally {
-        await nc.close();
+    const deferred = nodes.slice(started);
+    const ready = async (): Promise<void> => {
+      for (const n of nodes) await waitHealthy(n, size - 1);
+      // Each server loads an account on first use; a stream replica placed on a server that has
+      // not loaded BRINE yet fails with "error creating store for stream" (seen on 2.9.10). Ready
+      // means every server answers JetStream account info for BRINE.
+      for (const url of urls) {
+        const nc = await connect({ servers: url, authenticator: nkeyAuth(master, masterUserJwt(master, accounts, 'test-master-warmup')), ...tls });
+        try {
+          await (await jetstreamManager(nc)).getAccountInfo();
+        } finally {
+          await nc.close();
+        }
       }
-    }
+    };
+    if (deferred.length === 0) await ready();
+    else for (const n of nodes) if (!deferred.includes(n)) await waitListening(n);
     return {
       nodes,
       urls,
       master,
       masterConfigDir,
       accounts,
+      ...(routeTls === undefined ? {} : { routeTls }),
       async connectMaster(account, servers = urls) {
         const jwt = account === 'brine' ? masterUserJwt(master, accounts, 'test-master') : masterSystemUserJwt(master, accounts, 'test-master-sys');
         const nc = await connect({ servers, authenticator: nkeyAuth(master, jwt), name: `test-master-${account}`, ...tls });
         conns.push(nc);
         return nc;
+      },
+      async startDeferred() {
+        for (const n of deferred.splice(0)) n.proc = spawnServer(n.name, n.confPath);
+        await ready();
       },
       async stop(node, signal = 'SIGTERM') {
         await node.proc.kill(signal);

@@ -1,13 +1,12 @@
 // REST API tokens and eauth backends across master restarts (issue 11, point 2): a token stays
 // valid across a restart, expires after token_expire, is refused after the master key changes;
 // Salt's text-file eauth with a hashtype; the rest_cherrypy alias over plain HTTP (disable_ssl);
-// PAM with a real local account (as root: created with useradd/chpasswd and deleted after);
-// startup refusals of a bad external_auth and a busy API port.
+// startup refusals of a bad external_auth and a busy API port. PAM with a real local account is
+// in api-pam.test.ts.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { createPublicKey, randomBytes, X509Certificate } from 'node:crypto';
+import { createPublicKey, X509Certificate } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
@@ -17,7 +16,7 @@ import { Cluster, freePort, waitUntil, type Proc } from '../helpers/cluster.js';
 
 const SHA256_OF_PW = '1ec1c26b50d5d3c58d9583181af8076655fe00756bf7285940ba3670f99fcba0'; // sha256("s3cret")
 
-describe('API tokens across restarts and key rotation; text, pam and plain-HTTP setups', () => {
+describe('API tokens across restarts and key rotation; text and plain-HTTP setups', () => {
   let cluster: Cluster;
   let master: Proc;
   let config: Record<string, unknown>;
@@ -159,30 +158,5 @@ describe('API tokens across restarts and key rotation; text, pam and plain-HTTP 
     }
     master = await cluster.startMaster(config);
     await master.waitForOutput(/serving the REST API/);
-  });
-
-  it('pam eauth with a real local account (root only: the account is created and deleted here)', async (t) => {
-    if (process.getuid?.() !== 0) {
-      t.skip('needs root to create a local account; the unit test covers EAUTH_UNAVAILABLE');
-      return;
-    }
-    const user = `brinepam${randomBytes(3).toString('hex')}`;
-    const password = `pw-${randomBytes(8).toString('hex')}`;
-    execFileSync('useradd', ['-M', '-s', '/usr/sbin/nologin', user]);
-    try {
-      execFileSync('chpasswd', [], { input: `${user}:${password}\n` });
-      await restart({ external_auth: { ...(config.external_auth as object), pam: { [user]: ['test.*'] } } });
-      const api = client();
-      const ok = await api.request('/login', { method: 'POST', body: { username: user, password, eauth: 'pam' } });
-      assert.equal(ok.status, 200, ok.text);
-      assert.deepEqual(ok.json.return[0].perms, ['test.*']);
-      assert.equal(ok.json.return[0].eauth, 'pam');
-      const bad = await api.request('/login', { method: 'POST', body: { username: user, password: 'wrong', eauth: 'pam' }, localAddress: '127.0.0.9' });
-      assert.equal(bad.status, 401);
-      assert.equal(bad.json.error.code, 'LOGIN_FAILED');
-      assert.doesNotMatch(master.output, new RegExp(password));
-    } finally {
-      execFileSync('userdel', [user]);
-    }
   });
 });

@@ -388,7 +388,7 @@ describe('REST API with a real master and minions', () => {
     expectError(await api.post('/', jobsonly, [{ client: 'runner', fun: 'manage.status' }]), 403, 'ACL_DENIED');
     // every denial is logged with user, source, target and function
     await master.waitForOutput(/API request denied for limited \(cmd\.run\) from 127\.0\.0\.1.*tgt=m1/);
-    await master.waitForOutput(/API request denied for limited \(test\.ping\) from 127\.0\.0\.1: target matches no minions/);
+    await master.waitForOutput(/API request denied for limited \(test\.ping\) from 127\.0\.0\.1: the target matches none of the minions you may run test\.ping on/);
     // the keys are untouched
     assert.match((await cluster.brine(['key', '-L'])).stdout, /Accepted Keys:\nm1\nm2\n/);
   });

@@ -26,7 +26,7 @@ import {
   type SigninStatus,
   signinRequest,
 } from '../../src/nats/index.js';
-import { NATS_SERVER, natsSkip, newEd25519, nkeyAuth, startNats, type NatsFixture } from '../helpers/nats.js';
+import { makeTestCertificate, NATS_SERVER, natsSkip, newEd25519, nkeyAuth, startNats, type NatsFixture } from '../helpers/nats.js';
 import { runCli, runCommand, waitUntil } from '../helpers/cluster.js';
 
 const skip = natsSkip('NATS identity and permissions');
@@ -107,6 +107,7 @@ describe('brine nats server-config', { skip }, () => {
   it('writes a configuration nats-server accepts (operator mode, JetStream, cluster routes)', async () => {
     const { dir, pki } = masterConfig();
     const conf = path.join(dir, 'nats.conf');
+    const { cert, key } = makeTestCertificate(dir, 'route');
     const r = await runCli([
       'nats',
       'server-config',
@@ -120,6 +121,12 @@ describe('brine nats server-config', { skip }, () => {
       '127.0.0.1:6999',
       '--route',
       'nats-route://127.0.0.1:6998',
+      '--cluster-tls-ca',
+      cert,
+      '--cluster-tls-cert',
+      cert,
+      '--cluster-tls-key',
+      key,
       '--jetstream-dir',
       path.join(dir, 'js'),
       '--resolver-dir',
@@ -129,7 +136,8 @@ describe('brine nats server-config', { skip }, () => {
     ]);
     assert.equal(r.code, 0, r.stderr);
     const text = fs.readFileSync(conf, 'utf8');
-    for (const line of ['server_name: "n1"', 'listen: "127.0.0.1:4999"', 'type: full', 'store_dir:', 'routes: [', '"nats-route://127.0.0.1:6998"']) assert.ok(text.includes(line), `missing ${line}`);
+    for (const line of ['server_name: "n1"', 'listen: "127.0.0.1:4999"', 'type: full', 'store_dir:', 'routes: [', 'verify: true', '"nats-route://brine-route:'])
+      assert.ok(text.includes(line), `missing ${line}`);
     const accounts = JSON.parse(fs.readFileSync(path.join(pki, 'nats', 'accounts.json'), 'utf8'));
     assert.ok(text.includes(`system_account: "${accounts.sys}"`));
     assert.equal(fs.statSync(path.join(pki, 'nats', 'operator.nk')).mode & 0o777, 0o600);

@@ -4,12 +4,11 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { connect } from '@nats-io/transport-node';
-import { natsSkip, nkeyAuth, startNats, type NatsFixture } from '../helpers/nats.js';
+import { makeTestCertificate, natsSkip, nkeyAuth, startNats, type NatsFixture } from '../helpers/nats.js';
 import { NatsBrine } from '../helpers/nats-brine.js';
 import { masterUserJwt } from '../../src/nats/index.js';
 
@@ -22,31 +21,9 @@ describe('transport: nats over TLS', { skip: natsSkip('the NATS TLS test') }, ()
   before(async () => {
     // a self-signed certificate for 127.0.0.1 that is its own CA
     certDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-nats-tls-'));
-    ca = path.join(certDir, 'server.crt');
-    const key = path.join(certDir, 'server.key');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=brine-nats-test',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost',
-        '-keyout',
-        key,
-        '-out',
-        ca,
-      ],
-      { stdio: 'ignore' },
-    );
+    const made = makeTestCertificate(certDir, 'server');
+    ca = made.cert;
+    const key = made.key;
     nats = await startNats(1, { serverArgs: ['--tls-cert', ca, '--tls-key', key], tlsCaFile: ca });
     nb = await NatsBrine.create(nats);
     await nb.startMaster(0, { nats_tls_ca: ca });

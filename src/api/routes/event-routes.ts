@@ -1,15 +1,20 @@
 // GET /events: the master's event bus as server-sent events in salt-api's format
 // (`tag: <tag>` and `data: {"tag": ..., "data": {...}}` lines); a client that does not read is
-// dropped once its buffer passes a bound (threats.md #27). POST <webhook_url>/<path> (off
-// unless webhook_url is set) turns a request body into an event on the bus.
+// dropped once its buffer passes a bound (threats.md #27). The whole bus needs '@events';
+// other users see what their ACL reaches (event-visibility.ts, threats.md #48), and a stream
+// ends when its token stops being valid (revoked, user removed, expired). POST
+// <webhook_url>/<path> (off unless webhook_url is set) turns a request body into an event.
 
 import type { FastifyInstance } from 'fastify';
-import { BrineError } from '../../util/errors.js';
+import type { BrineEvent } from '../../protocol/index.js';
+import { BrineError, isBrineError } from '../../util/errors.js';
 import type { ApiOptions } from '../api-options.js';
 import { principalOf } from '../auth-hook.js';
 import type { ApiBackend } from '../backend.js';
 import { respond } from '../media.js';
 import { checkedHookPath } from '../hook-path.js';
+import { EventVisibility } from '../event-visibility.js';
+import { mayView } from '../fleet-views.js';
 
 /** Bytes an SSE client may leave unread before it is disconnected. */
 const MAX_UNREAD = 4 * 1024 * 1024;
@@ -17,6 +22,10 @@ const KEEPALIVE_MS = 15_000;
 /** Open streams allowed per user and in all: each holds a socket, a subscription and buffers. */
 export const MAX_STREAMS_PER_USER = 8;
 export const MAX_STREAMS = 64;
+/** Events of a filtered stream waiting for their ACL decision; past it the stream is dropped. */
+const MAX_UNDECIDED = 10_000;
+/** How often an open stream's token is checked again. */
+const RECHECK_TOKEN_MS = 5_000;
 
 export interface EventStreams {
   closeAll(): void;
@@ -52,16 +61,39 @@ export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, o
       streams.delete(close);
       res.end();
     };
-    const sub = backend.subscribe((tag, event) => {
+    const drop = (why: string) => {
+      backend.logger.warn({ user: who.user, source: req.ip }, `dropping the /events stream of ${who.user} from ${req.ip}: ${why}`);
+      close();
+      req.raw.socket.destroy();
+    };
+    const send = (tag: string, event: BrineEvent) => {
       if (closed) return;
-      if (res.writableLength > MAX_UNREAD) {
-        backend.logger.warn({ user: who.user, source: req.ip }, `dropping the /events stream of ${who.user} from ${req.ip}: it does not read (more than ${MAX_UNREAD} bytes unread)`);
-        close();
-        req.raw.socket.destroy();
-        return;
-      }
+      if (res.writableLength > MAX_UNREAD) return drop(`it does not read (more than ${MAX_UNREAD} bytes unread)`);
       // JSON keeps every line break inside the one data: line
       res.write(`tag: ${tag.replace(/[\r\n]/g, ' ')}\ndata: ${JSON.stringify({ tag, data: event })}\n\n`);
+    };
+    // undefined: the user may see the whole bus; otherwise each event is decided, in order
+    const visibility = mayView(backend, who, 'events') ? undefined : new EventVisibility(backend, who);
+    let decided: Promise<void> = Promise.resolve();
+    let undecided = 0;
+    let tokenCheckedAt = backend.clock.monotonic();
+    const sub = backend.subscribe((tag, event) => {
+      if (closed) return;
+      if (backend.clock.monotonic() - tokenCheckedAt >= RECHECK_TOKEN_MS) {
+        tokenCheckedAt = backend.clock.monotonic();
+        try {
+          backend.auth.session(who.token, req.ip);
+        } catch (err) {
+          return drop(`its token is no longer valid (${isBrineError(err) ? err.code : 'error'})`);
+        }
+      }
+      if (!visibility) return send(tag, event);
+      if (++undecided > MAX_UNDECIDED) return drop(`more than ${MAX_UNDECIDED} events wait for their ACL decision`);
+      decided = decided.then(async () => {
+        const shown = await visibility.shows(event);
+        undecided--;
+        if (shown) send(tag, event);
+      });
     });
     const keepalive = setInterval(() => {
       if (!closed) res.write(': keepalive\n\n');

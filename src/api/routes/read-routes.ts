@@ -1,6 +1,6 @@
 // GET /minions, /minions/{id}, /jobs, /jobs/{jid}, /keys, /keys/{id}, /stats and /metrics. Each
 // is checked against the ACL as the lowstate salt-api runs for it (grains.items on the target,
-// runner jobs.*, wheel key.*).
+// runner jobs.*, wheel key.*); /stats and /metrics need '@stats' / '@metrics' (fleet-views.ts).
 
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isJid } from '../../jobs/index.js';
@@ -9,6 +9,7 @@ import { BrineError } from '../../util/errors.js';
 import { principalOf } from '../auth-hook.js';
 import type { ApiBackend } from '../backend.js';
 import { authorizeChunk, type CallContext } from '../execute.js';
+import { requireView } from '../fleet-views.js';
 import type { Chunk } from '../lowstate.js';
 import { respond } from '../media.js';
 import { lookupJid, RUNNERS } from '../runners.js';
@@ -71,9 +72,13 @@ export function registerReadRoutes(app: FastifyInstance, backend: ApiBackend): v
     return respond(req, reply, { return: f });
   });
 
-  app.get('/stats', async (req, reply) => respond(req, reply, { return: await backend.stats() }));
+  app.get('/stats', async (req, reply) => {
+    requireView(backend, principalOf(req), 'stats', req.ip);
+    return respond(req, reply, { return: await backend.stats() });
+  });
 
-  app.get('/metrics', async (_req, reply) => {
+  app.get('/metrics', async (req, reply) => {
+    requireView(backend, principalOf(req), 'metrics', req.ip);
     const { text, contentType } = await backend.metrics.render();
     return reply.code(200).type(contentType).header('cache-control', 'no-store').send(text);
   });

@@ -1,12 +1,14 @@
 // `brine api`: run the REST API in the foreground as its own process (the master keeps running
 // separately with `api: {standalone: true}`), until SIGTERM or SIGINT; SIGHUP reopens api_logfile.
+// `brine api tokens revoke` (api-tokens.ts) revokes API tokens.
 
 import type { Command } from 'commander';
 import { fail, masterOptions, onSignals, type ConfigFlags } from '../common.js';
 import { prepareDaemon } from '../daemon-start.js';
+import { registerApiTokens } from './api-tokens.js';
 
 export function registerApi(program: Command): void {
-  program
+  const api = program
     .command('api')
     .description("serve the REST API as its own process, through the running master's control socket (needs api: {standalone: true})")
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
@@ -38,4 +40,5 @@ export function registerApi(program: Command): void {
         fail(err);
       }
     });
+  registerApiTokens(api);
 }

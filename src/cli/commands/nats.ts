@@ -24,7 +24,10 @@ import {
   makeEnrolment,
   masterRawKey,
   NkeySigner,
+  loadOrCreateRouteSecret,
   readMasterPublicKey,
+  ROUTE_SECRET_FILE,
+  ROUTE_USER,
   serverConfigText,
   setSigningKeys,
   uniqueKeys,
@@ -47,6 +50,10 @@ interface ServerConfigFlags extends ConfigFlags {
   enrolMaxConnections: string;
   tlsCert?: string;
   tlsKey?: string;
+  clusterTlsCert?: string;
+  clusterTlsKey?: string;
+  clusterTlsCa?: string;
+  clusterPasswordFile?: string;
   maxPayload?: string;
   out?: string;
 }
@@ -56,6 +63,40 @@ function tlsFlags(flags: ServerConfigFlags): { tls?: { certFile: string; keyFile
   if (flags.tlsCert === undefined && flags.tlsKey === undefined) return {};
   if (flags.tlsCert === undefined || flags.tlsKey === undefined) throw new BrineError('USAGE', '--tls-cert and --tls-key go together (the certificate and its key, PEM files)');
   return { tls: { certFile: checkPath('--tls-cert', flags.tlsCert), keyFile: checkPath('--tls-key', flags.tlsKey) } };
+}
+
+/**
+ * Route TLS for --cluster-listen: the CA is always named; this server's certificate and key are
+ * --cluster-tls-cert/--cluster-tls-key, or --tls-cert/--tls-key when those are given (a route
+ * certificate is then checked against the CA in both directions, so it must chain to it).
+ */
+function clusterTlsFlags(flags: ServerConfigFlags): { certFile: string; keyFile: string; caFile: string } {
+  const certFile = flags.clusterTlsCert ?? flags.tlsCert;
+  const keyFile = flags.clusterTlsKey ?? flags.tlsKey;
+  if (flags.clusterTlsCa === undefined || certFile === undefined || keyFile === undefined) {
+    throw new BrineError(
+      'USAGE',
+      "--cluster-listen needs route TLS so that only the servers of this cluster can join it: pass --cluster-tls-ca <file> (the CA of the servers' route certificates) and --cluster-tls-cert <file> --cluster-tls-key <file> (this server's, signed by that CA; --tls-cert/--tls-key are used when those are given)",
+    );
+  }
+  if ((flags.clusterTlsCert === undefined) !== (flags.clusterTlsKey === undefined))
+    throw new BrineError('USAGE', '--cluster-tls-cert and --cluster-tls-key go together (the route certificate and its key, PEM files)');
+  return { certFile: checkPath('--cluster-tls-cert', certFile), keyFile: checkPath('--cluster-tls-key', keyFile), caFile: checkPath('--cluster-tls-ca', flags.clusterTlsCa) };
+}
+
+/** Route flags given without --cluster-listen are a mistake, not something to ignore. */
+function checkClusterFlagsAlone(flags: ServerConfigFlags): void {
+  if (flags.clusterListen !== undefined) return;
+  const given = (
+    [
+      ['--route', flags.route.length > 0],
+      ['--cluster-tls-cert', flags.clusterTlsCert],
+      ['--cluster-tls-key', flags.clusterTlsKey],
+      ['--cluster-tls-ca', flags.clusterTlsCa],
+      ['--cluster-password-file', flags.clusterPasswordFile],
+    ] as const
+  ).find(([, v]) => v !== undefined && v !== false);
+  if (given !== undefined) throw new BrineError('USAGE', `${given[0]} needs --cluster-listen (the address the other servers route to)`);
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -77,7 +118,7 @@ async function serverConfig(flags: ServerConfigFlags): Promise<void> {
   const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
   const self = NkeySigner.fromKey(identity.privateKeyPem);
   const masters = uniqueKeys([masterRawKey(self.publicKeyObject(), 'this master key'), ...flags.masterKey.map(readMasterPublicKey)]);
-  if (flags.clusterListen === undefined && flags.route.length > 0) throw new BrineError('USAGE', '--route needs --cluster-listen (the address the other servers route to)');
+  checkClusterFlagsAlone(flags);
   // every flag is checked before the operator state is made, so a typo leaves nothing behind
   const checked = {
     serverName: checkName('--server-name', flags.serverName ?? defaultServerName()),
@@ -91,13 +132,34 @@ async function serverConfig(flags: ServerConfigFlags): Promise<void> {
     ...tlsFlags(flags),
     ...(flags.clusterListen === undefined
       ? {}
-      : { cluster: { name: checkName('--cluster-name', flags.clusterName), listen: checkHostPort('--cluster-listen', flags.clusterListen), routes: flags.route.map(checkRoute) } }),
+      : {
+          cluster: {
+            name: checkName('--cluster-name', flags.clusterName),
+            listen: checkHostPort('--cluster-listen', flags.clusterListen),
+            routes: flags.route.map(checkRoute),
+            tls: clusterTlsFlags(flags),
+          },
+        }),
     policy: { enrolMaxConnections: positiveInt('--enrol-max-connections', flags.enrolMaxConnections) },
   };
+  const { cluster, ...rest } = checked;
   const operatorDir = flags.operatorDir ?? join(opts.pki_dir, 'nats');
+  const secretPath = cluster === undefined ? undefined : (flags.clusterPasswordFile ?? join(operatorDir, ROUTE_SECRET_FILE));
+  // a password file named on the command line is read (or made) first, so a bad one leaves nothing behind
+  const named = secretPath !== undefined && flags.clusterPasswordFile !== undefined ? loadOrCreateRouteSecret(checkPath('--cluster-password-file', secretPath)) : undefined;
   const operator = loadOrCreateOperator(operatorDir);
-  writeOut(serverConfigText({ operator, masters, ...checked }), flags.out);
+  const routeSecret = secretPath === undefined ? undefined : { ...(named ?? loadOrCreateRouteSecret(secretPath)), path: secretPath };
+  const text = serverConfigText({
+    operator,
+    masters,
+    ...rest,
+    ...(cluster === undefined || routeSecret === undefined ? {} : { cluster: { ...cluster, auth: { user: ROUTE_USER, password: routeSecret.password } } }),
+  });
+  // with a cluster the file holds the route password
+  writeOut(text, flags.out, cluster === undefined ? 0o644 : 0o600);
   if (operator.created) process.stderr.write(`made the NATS operator key in ${operatorDir}: back it up, it is needed to add or remove masters\n`);
+  if (routeSecret?.created === true)
+    process.stderr.write(`made the cluster route password in ${routeSecret.path}: copy it (0600) to wherever server-config runs for the other servers of this cluster, as --cluster-password-file\n`);
 }
 
 interface OperatorFlags extends ConfigFlags {
@@ -138,14 +200,17 @@ async function enrolment(flags: EnrolmentFlags): Promise<void> {
   writeOut(`${JSON.stringify(makeEnrolment(enrolUserJwt(master, accounts, subject), accounts.brine, masters), null, 2)}\n`, flags.out);
 }
 
-/** To standard output, or to `out`: no secret inside (JWTs and public keys only), but only root should change it. */
-function writeOut(text: string, out: string | undefined): void {
+/**
+ * To standard output, or to `out`: JWTs and public keys need no secrecy, but only root should
+ * change them (0644); a server configuration with a cluster holds the route password (0600).
+ */
+function writeOut(text: string, out: string | undefined, mode = 0o644): void {
   if (out === undefined) {
     process.stdout.write(text);
     return;
   }
   try {
-    writeFileAtomicSync(out, text, 0o644);
+    writeFileAtomicSync(out, text, mode);
   } catch (err) {
     throw new BrineError('PKI_UNWRITABLE', `cannot write ${out}`, { cause: err });
   }
@@ -190,6 +255,10 @@ export function registerNats(program: Command): void {
     .option('--enrol-max-connections <n>', 'pending keys that may wait to sign in at once', '1024')
     .option('--tls-cert <file>', "the server's TLS certificate (PEM): clients must use TLS (with --tls-key)")
     .option('--tls-key <file>', "the server's TLS key (PEM)")
+    .option('--cluster-tls-ca <file>', 'with --cluster-listen: the CA every route certificate must chain to (PEM; required)')
+    .option('--cluster-tls-cert <file>', "with --cluster-listen: this server's route certificate (PEM; default --tls-cert)")
+    .option('--cluster-tls-key <file>', "with --cluster-listen: this server's route key (PEM; default --tls-key)")
+    .option('--cluster-password-file <file>', 'with --cluster-listen: the route password, the same for every server (default <operator-dir>/route-password, made on first use)')
     .option('--max-payload <bytes>', 'largest message (a return): default 16777216, as max_frame_size')
     .option('-o, --out <file>', 'write the configuration here instead of standard output')
     .action(async (flags: ServerConfigFlags) => {

@@ -5,6 +5,7 @@
 
 import { BrineError } from '../../util/errors.js';
 import type { RenderEnv } from '../types.js';
+import { guardGrains } from '../grain-guard.js';
 import { loadYaml, YamlLoadError } from '../yaml-load.js';
 import { BrineCompiler } from './compiler.js';
 import { type Any, nunjucks, transformer, Unsupported } from './nunjucks-internals.js';
@@ -44,11 +45,21 @@ export function unclosedTag(text: string): { opener: string; closer: string; lin
   return undefined;
 }
 
-export function locate(code: 'RENDER_FAILED' | 'TEMPLATE_UNSUPPORTED', file: string, line: number, col: number, message: string, text: string | undefined, label = '', cause?: unknown): BrineError {
+export function locate(
+  code: 'RENDER_FAILED' | 'TEMPLATE_UNSUPPORTED' | 'GRAIN_UNSAFE',
+  file: string,
+  line: number,
+  col: number,
+  message: string,
+  text: string | undefined,
+  label = '',
+  cause?: unknown,
+): BrineError {
   const shown = lineOf(text, line);
   const where = col > 0 ? `${file}:${line}:${col}` : `${file}:${line}`;
   const body = `${where}: ${message}\n  ${label}${line} | ${shown}`;
-  return new BrineError(code, body, { cause, details: { file, line, col } });
+  const known = cause instanceof BrineError ? cause.details : {};
+  return new BrineError(code, body, { cause, details: { ...known, file, line, col } });
 }
 
 interface Render {
@@ -56,6 +67,8 @@ interface Render {
   compileError?: BrineError;
   /** The first error a salt function (or other callable) raised. */
   callError?: unknown;
+  /** The first GRAIN_UNSAFE read: nunjucks rewraps errors of plain reads as text, this keeps it whole. */
+  grainError?: BrineError;
   env: RenderEnv;
   globals: Record<string, unknown>;
   sources: Map<string, string>;
@@ -184,19 +197,20 @@ export class JinjaEngine {
   render(text: string, env: RenderEnv): string {
     const src = normaliseSource(text);
     const ctx = env.context;
-    const grains = (ctx.grains ?? {}) as Record<string, unknown>;
+    const tpldir = typeof ctx.tpldir === 'string' ? ctx.tpldir : '';
+    const render: Render = { env, globals: {}, sources: new Map([[env.source, src]]), tpldir };
+    const grains = this.grainsFor(env, render);
     const pillar = (ctx.pillar ?? {}) as Record<string, unknown>;
     const opts = (ctx.opts ?? {}) as Record<string, unknown>;
     const globals: Record<string, unknown> = {
       saltenv: env.saltenv,
-      grains,
       pillar,
       opts,
       salt: saltProxy({ grains, pillar, opts, call: (fun, args, kwargs) => env.callFunction(fun, args, kwargs) }),
       ...ctx,
+      grains,
     };
-    const tpldir = typeof ctx.tpldir === 'string' ? ctx.tpldir : '';
-    const render: Render = { env, globals, sources: new Map([[env.source, src]]), tpldir };
+    render.globals = globals;
     this.stack.push(render);
     const strictBefore = setStrictUndefined(opts.allow_undefined !== true);
     try {
@@ -211,11 +225,27 @@ export class JinjaEngine {
     }
   }
 
+  /** The `grains` templates see: a guarded view when the caller says they came from a minion. */
+  private grainsFor(env: RenderEnv, render: Render): Record<string, unknown> {
+    const raw = (env.context.grains ?? {}) as Record<string, unknown>;
+    const untrusted = env.untrustedGrains;
+    if (!untrusted) return raw;
+    return guardGrains(raw, {
+      minion: untrusted.minion,
+      onRefused: (grain, error) => {
+        render.grainError ??= error;
+        untrusted.onRefused?.(grain);
+      },
+    });
+  }
+
   private runtimeError(err: unknown, render: Render): BrineError {
     if (render.compileError) return render.compileError;
     // nunjucks wraps the real error in TemplateErrors (one per template it crossed): find it
     let cause: unknown = err;
     while (cause instanceof Error && cause.name === 'Template render error' && cause.cause !== undefined) cause = cause.cause;
+    // a template cannot catch, so a refused grain read is what ended the render
+    if (render.grainError !== undefined) cause = render.grainError;
     if (cause instanceof Error && cause.name === 'Template render error' && render.callError !== undefined) cause = render.callError;
     if (cause instanceof BrineError && (cause.code === 'TEMPLATE_UNSUPPORTED' || cause.code === 'RENDER_FAILED')) return cause;
     const message = String((err as Error).message ?? err);
@@ -223,6 +253,10 @@ export class JinjaEngine {
     const file = m?.[1] ?? render.env.source;
     const line = m ? Number(m[2]) : 1;
     const col = m?.[3] ? Number(m[3]) : 0;
+    // an unsafe grain keeps its own code (the caller reports it apart from template mistakes)
+    if (cause instanceof BrineError && cause.code === 'GRAIN_UNSAFE') {
+      return locate('GRAIN_UNSAFE', file, line, col, `GRAIN_UNSAFE: ${cause.message}`, render.sources.get(file), '', cause);
+    }
     let what: string;
     if (cause instanceof BrineError) what = `${cause.code}: ${cause.message}`;
     else if (cause instanceof Error && cause.name !== 'Template render error') what = cause.message;

@@ -97,7 +97,7 @@ test('zero expected minions is never "all" (CVE-2022-22941)', () => {
   ] as Array<[string | string[], string]>) {
     const d = checkAcl(entries, local('test.ping', tgt, type), minionsOf);
     assert.equal(d.allowed, false, `${JSON.stringify(tgt)} (${type}) must be refused`);
-    if (!d.allowed) assert.match(d.reason, /matches no minions/);
+    if (!d.allowed) assert.match(d.reason, /matches none of the minions you may run test\.ping on/);
   }
   // a minion without cached grains is expected for a grain target (greedy), and it is not web*
   assert.equal(allowed(entries, local('test.ping', 'os:Plan9', 'grain')), false);
@@ -130,8 +130,8 @@ test('runner and wheel: @runner, @runners, @wheel, @<module> and their function 
   assert.equal(allowed(['@runner'], runner('a.b.c')), false);
 });
 
-test('argument restrictions: positional regexes from the start (re.match), kwargs by name, None as any', () => {
-  const entries: AclEntry[] = [{ 'cmd.run': { args: ['^ls', null], kwargs: { cwd: '/tmp' } } }];
+test('argument restrictions: positional regexes over the whole argument, kwargs by name, None as any', () => {
+  const entries: AclEntry[] = [{ 'cmd.run': { args: ['ls( -l)?', null], kwargs: { cwd: '/tmp' } } }];
   assert.equal(allowed(entries, local('cmd.run', '*', 'glob', ['ls -l', 'x'], { cwd: '/tmp' })), true);
   assert.equal(allowed(entries, local('cmd.run', '*', 'glob', ['rm -rf /', 'x'], { cwd: '/tmp' })), false);
   assert.equal(allowed(entries, local('cmd.run', '*', 'glob', ['ls'], { cwd: '/tmp' })), true, 'a None condition allows a missing argument');
@@ -139,14 +139,38 @@ test('argument restrictions: positional regexes from the start (re.match), kwarg
   assert.equal(allowed(entries, local('cmd.run', '*', 'glob', ['ls', 'x'], { cwd: '/etc' })), false);
   assert.equal(allowed(entries, local('cmd.run', '*', 'glob', [], { cwd: '/tmp' })), false, 'a missing restricted argument');
   // under a target, as Salt's docs write it; a list of conditions where one must hold
-  const targeted: AclEntry[] = [{ 'web*': ['test.ping', { 'test.echo': [{ args: ['hello'] }, { args: ['bye$'] }] }] }];
+  const targeted: AclEntry[] = [{ 'web*': ['test.ping', { 'test.echo': [{ args: ['hello( world)?'] }, { args: ['bye'] }] }] }];
   assert.equal(allowed(targeted, local('test.echo', 'web1', 'glob', ['hello world'])), true);
   assert.equal(allowed(targeted, local('test.echo', 'web1', 'glob', ['bye'])), true);
   assert.equal(allowed(targeted, local('test.echo', 'web1', 'glob', ['good bye'])), false);
+  assert.equal(allowed(targeted, local('test.echo', 'web1', 'glob', ['hello world; id'])), false);
   assert.equal(allowed(targeted, local('test.echo', 'db1', 'glob', ['hello'])), false);
   // arguments are matched as Python's str(): True, None, numbers
-  assert.equal(allowed([{ 'test.arg': { args: ['True$', '5$', 'None$'] } }], local('test.arg', '*', 'glob', [true, 5, null])), true);
-  assert.equal(allowed([{ 'test.arg': { args: ['True$'] } }], local('test.arg', '*', 'glob', [false])), false);
+  assert.equal(allowed([{ 'test.arg': { args: ['True', '5', 'None'] } }], local('test.arg', '*', 'glob', [true, 5, null])), true);
+  assert.equal(allowed([{ 'test.arg': { args: ['True'] } }], local('test.arg', '*', 'glob', [false])), false);
+});
+
+test("argument rules match the whole argument: Salt's documented '^ls' does not let 'ls /x; id' run (threats.md #47)", () => {
+  const documented: AclEntry[] = [{ 'cmd.run': { args: ['^ls'] } }];
+  const d = checkAcl(documented, local('cmd.run', '*', 'glob', ['ls /x; id']), minionsOf);
+  assert.equal(d.allowed, false, 'a prefix match would let the rest of the command run');
+  if (!d.allowed) assert.match(d.reason, /'cmd\.run' is not allowed with these arguments \(each argument rule must match the whole argument\)/);
+  for (const rest of ['ls\nid', 'ls && id', 'ls | sh', 'ls $(id)', 'ls `id`']) assert.equal(allowed(documented, local('cmd.run', '*', 'glob', [rest])), false, JSON.stringify(rest));
+  assert.equal(allowed(documented, local('cmd.run', '*', 'glob', ['ls'])), true, "'^ls' now means exactly ls");
+  // the safe example of docs/access-control.md: a character class that has no shell metacharacter
+  const safe: AclEntry[] = [{ 'cmd.run': { args: ['ls( -l)?( /srv(/[A-Za-z0-9_-]+)*)?'] } }];
+  assert.equal(allowed(safe, local('cmd.run', '*', 'glob', ['ls -l /srv/www'])), true);
+  assert.equal(allowed(safe, local('cmd.run', '*', 'glob', ['ls /srv/www; id'])), false);
+  assert.equal(allowed(safe, local('cmd.run', '*', 'glob', ['ls /srv/www\nid'])), false);
+  assert.equal(allowed(safe, local('cmd.run', '*', 'glob', ['ls /srv/../etc'])), false, 'no dots, so no ..');
+  // kwargs rules too: cwd '/tmp' is /tmp, not /tmp/../etc
+  const kw: AclEntry[] = [{ 'cmd.run': { args: ['ls'], kwargs: { cwd: '/tmp' } } }];
+  assert.equal(allowed(kw, local('cmd.run', '*', 'glob', ['ls'], { cwd: '/tmp' })), true);
+  assert.equal(allowed(kw, local('cmd.run', '*', 'glob', ['ls'], { cwd: '/tmp/../etc' })), false);
+  // the same inside a target-restricted entry, and for runner/wheel keyword rules
+  assert.equal(allowed([{ 'web*': [{ 'cmd.run': { args: ['^ls'] } }] }], local('cmd.run', 'web1', 'glob', ['ls /x; id'])), false);
+  const wheel: AclRequest = { client: 'wheel', fun: 'key.accept', kwarg: { match: 'web3 db*' } };
+  assert.equal(allowed([{ '@wheel': [{ 'key.accept': { kwargs: { match: 'web[0-9]+' } } }] }], wheel), false);
 });
 
 test('compound commands: every function in test.ping,cmd.run must be allowed', () => {

@@ -294,3 +294,31 @@ test('throttling counts IPv6 sources per /64 and IPv4-mapped addresses as IPv4',
   assert.equal(sourceBucket('::1'), '0:0:0:0::/64');
   assert.equal(sourceBucket('fe80::1%eth0'), 'fe80:0:0:0::/64');
 });
+
+test('a token of a user removed from the eauth file is TOKEN_USER_REMOVED at the next lookup, and stays revoked when the user comes back (issue 21, point 10)', async (t) => {
+  const env = setup((dir) => {
+    writeFileSync(join(dir, 'u'), 'alice:pw\nbob:pw\n');
+    return { file: { '^filename': join(dir, 'u'), alice: ['.*'], bob: ['.*'] } };
+  });
+  t.after(env.cleanup);
+  const auth = env.make();
+  t.after(() => auth.close());
+  const a1 = await auth.login('alice', 'pw', 'file', '127.0.0.1');
+  const a2 = await auth.login('alice', 'pw', 'file', '127.0.0.1');
+  const b = await auth.login('bob', 'pw', 'file', '127.0.0.1');
+  assert.equal(auth.session(a1.token, 'x').user, 'alice');
+  // an edit in place that keeps the size (the file is re-read when its stat changes)
+  writeFileSync(join(env.dir, 'u'), 'alixe:pw\nbob:pw\n');
+  rejects(() => auth.session(a1.token, 'x'), 'TOKEN_USER_REMOVED', /alice is no longer in the file eauth's users/);
+  assert.equal(auth.session(b.token, 'x').user, 'bob');
+  writeFileSync(join(env.dir, 'u'), 'alice:pw\nbob:pw\n');
+  // every token of alice went with the first refusal
+  rejects(() => auth.session(a2.token, 'x'), 'TOKEN_INVALID');
+  assert.ok(env.lines.some((l) => l.includes('revoked 2 API token(s) of alice')));
+  // revoke by user and by token
+  const a3 = await auth.login('alice', 'pw', 'file', '127.0.0.1');
+  assert.equal(auth.revoke({ user: 'alice' }), 1);
+  rejects(() => auth.session(a3.token, 'x'), 'TOKEN_INVALID');
+  assert.equal(auth.revoke({ token: b.token }), 1);
+  assert.equal(auth.revoke({ token: b.token }), 0);
+});

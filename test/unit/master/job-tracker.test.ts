@@ -43,3 +43,32 @@ test('a job whose sent-to list cannot be stored is still published, and the fail
   );
   assert.equal(done, false, 'done comes later, asynchronously');
 });
+
+test('`within` evaluates the target among those minions alone: others are neither targeted nor reported missing (threats.md #43)', (t) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-tracker-'));
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const cache = JobCache.open(path.join(dir, 'jobs.sqlite'));
+  t.after(() => cache.close());
+  const logger = createLogger({ name: 'test', level: 'error', format: 'json', write: () => {} });
+  const pillar: Record<string, Record<string, unknown>> = { db1: { dbpass: 'hunter2' } };
+  const tracker = new JobTracker({
+    clock,
+    logger,
+    cache,
+    jids: new JidGenerator(clock),
+    acceptedIds: () => ['web1', 'web2', 'db1'],
+    session: () => undefined,
+    defaultTimeoutS: 5,
+    targeting: { pillar: (id) => pillar[id] ?? {} },
+  });
+  const sink = { onReturn: () => {}, onDone: () => {} };
+  const pub = (tgt: string, tgtType: 'compound' | 'glob', within?: string[]) =>
+    tracker.publish({ t: 'publish', tgt, tgtType, fun: 'test.ping', arg: [], kwarg: {}, ...(within ? { within } : {}) }, sink);
+  // without `within` the pillar term selects db1 (root's view)
+  assert.deepEqual(pub('web1 or ( db1 and J@dbpass:^h )', 'compound').minions, ['web1', 'db1']);
+  assert.deepEqual(pub('web1 or ( db1 and J@dbpass:^h )', 'compound', ['web1', 'web2']).minions, ['web1']);
+  assert.deepEqual(pub('not web2', 'compound', ['web1', 'web2']).minions, ['web1'], '`not` is taken within the list too');
+  assert.deepEqual(pub('*', 'glob', ['web2', 'gone']).minions, ['web2'], 'an ID no longer accepted is ignored');
+  assert.throws(() => pub('db1', 'glob', ['web1', 'web2']), /No minions matched/);
+});

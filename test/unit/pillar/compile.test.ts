@@ -76,7 +76,7 @@ describe('compilePillar', () => {
 
   it('a top that matches nothing gives an empty pillar and no error', async () => {
     const r = await compilePillar(memoryPillarSource({ base: { 'top.sls': "base:\n  'nomatch':\n    - x\n", 'x.sls': 'a: 1\n' } }), web, opts);
-    assert.deepEqual(r, { pillar: {}, errors: [], top: {} });
+    assert.deepEqual(r, { pillar: {}, errors: [], top: {}, unsafeGrains: [] });
   });
 
   it('a YAML error names the file and line, and the other SLS still render', async () => {

@@ -1,0 +1,118 @@
+// What a user without '@events' sees of the event bus on GET /events (threats.md #48): events
+// about minions its ACL reaches, jobs it could have run and its own hooks; never key and sign-in
+// events, other minions (nor their addresses) or other users' hook bodies. Decided per event
+// with Salt's ACL check, against target matches cached for a few seconds so that a busy bus
+// does not turn into a target lookup per event.
+
+import { type AclEntry, type AclRequest, checkAcl, type MinionScope, minionScope, type Principal } from '../auth/index.js';
+import type { BrineEvent } from '../protocol/index.js';
+import type { ApiBackend } from './backend.js';
+
+/** How long a target's matched minions are reused before being asked for again. */
+const MATCH_TTL_MS = 5_000;
+/** A target whose cached match hides an event is asked again when the match is older than this. */
+const RECHECK_MS = 1_000;
+/** Target lookups one decision may need (the ACL check is re-run as matches become known). */
+const MAX_ROUNDS = 8;
+/** Targets remembered per stream; past it the cache starts over. */
+const MAX_CACHED = 1024;
+
+export class EventVisibility {
+  private readonly entries: AclEntry[];
+  private readonly scope: MinionScope;
+  private readonly matches = new Map<string, { at: number; minions: string[] }>();
+
+  constructor(
+    private readonly backend: ApiBackend,
+    private readonly who: Principal,
+  ) {
+    this.entries = backend.auth.permsOf(who);
+    this.scope = minionScope(this.entries);
+  }
+
+  /** True when the user may see the event. Any failure (the master unreachable) hides it. */
+  async shows(event: BrineEvent): Promise<boolean> {
+    try {
+      return await this.decide(event);
+    } catch {
+      return false;
+    }
+  }
+
+  private async decide(e: BrineEvent): Promise<boolean> {
+    switch (e.kind) {
+      case 'minion_connected':
+      case 'minion_disconnected':
+      case 'minion_replaced':
+        return this.reaches(e.id);
+      case 'job_published':
+        // the whole job: every minion it went to, as if the user had published it
+        return this.mayRun(e.jid, e.fun, e.minions);
+      case 'job_return':
+        return this.mayRun(e.jid, e.fun, [e.minion]);
+      case 'api_hook':
+        return e.user === this.who.user;
+      case 'auth_pending':
+      case 'auth_rejected':
+      case 'key_mismatch':
+      case 'invalid_id':
+        // keys and sign-ins are the key administrator's business (and name unknown hosts)
+        return false;
+    }
+  }
+
+  /** The user's ACL reaches the minion with some function. */
+  private async reaches(id: string): Promise<boolean> {
+    if (this.scope.all) return true;
+    // a minion accepted since the cached match is asked for again (at most once a second)
+    for (const maxAgeMs of [MATCH_TTL_MS, RECHECK_MS]) {
+      for (const target of this.scope.targets) if ((await this.matched(target, 'compound', maxAgeMs)).includes(id)) return true;
+    }
+    return false;
+  }
+
+  /** Salt's ACL check for running `fun` on exactly these minions, with the job's own arguments. */
+  private async mayRun(jid: string, fun: string, minions: string[]): Promise<boolean> {
+    if (minions.length === 0) return false;
+    const job = this.backend.jobs.getJob(jid);
+    const req: AclRequest = { client: 'local', fun, tgt: minions, tgtType: 'list', arg: job?.arg ?? [], kwarg: job?.kwarg ?? {} };
+    // a denial against matches older than RECHECK_MS is checked again with fresh ones
+    for (const maxAgeMs of [MATCH_TTL_MS, RECHECK_MS]) {
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        const wanted: Array<[string | string[], string]> = [];
+        const decision = checkAcl(this.entries, req, (tgt, tgtType) => {
+          // the minions of a job event are the job's own: no lookup for them
+          if (tgtType === 'list' && Array.isArray(tgt)) return tgt;
+          const hit = this.cached(tgt, tgtType, maxAgeMs);
+          if (hit) return hit;
+          wanted.push([tgt, tgtType]);
+          return [];
+        });
+        if (wanted.length === 0) {
+          if (decision.allowed) return true;
+          break;
+        }
+        for (const [tgt, tgtType] of wanted) await this.matched(tgt, tgtType, maxAgeMs);
+      }
+    }
+    return false;
+  }
+
+  private keyOf(tgt: string | string[], tgtType: string): string {
+    return JSON.stringify([tgt, tgtType]);
+  }
+
+  private cached(tgt: string | string[], tgtType: string, maxAgeMs: number): string[] | undefined {
+    const hit = this.matches.get(this.keyOf(tgt, tgtType));
+    return hit && this.backend.clock.monotonic() - hit.at < maxAgeMs ? hit.minions : undefined;
+  }
+
+  private async matched(tgt: string | string[], tgtType: string, maxAgeMs: number): Promise<string[]> {
+    const hit = this.cached(tgt, tgtType, maxAgeMs);
+    if (hit) return hit;
+    const { matched } = await this.backend.matchTarget(tgt, tgtType);
+    if (this.matches.size >= MAX_CACHED) this.matches.clear();
+    this.matches.set(this.keyOf(tgt, tgtType), { at: this.backend.clock.monotonic(), minions: matched });
+    return matched;
+  }
+}

@@ -1,0 +1,87 @@
+// What a user without '@events' sees of the event bus (issue 21, point 9, threats.md #48),
+// decided by EventVisibility against a stub backend: minions its ACL reaches, jobs it could run
+// (with the job's own arguments), its own hooks; never key events. Target matches are cached,
+// and asked again at most once a second when they hide an event. Fake clock.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AclEntry } from '../../../src/auth/index.js';
+import { EventVisibility } from '../../../src/api/event-visibility.js';
+import type { ApiBackend } from '../../../src/api/backend.js';
+import type { BrineEvent } from '../../../src/protocol/index.js';
+import { FakeClock } from '../../../src/util/clock.js';
+import { globMatch } from '../../../src/util/glob.js';
+
+function backend(entries: AclEntry[], accepted: string[], jobs: Record<string, { arg: unknown[]; kwarg: Record<string, unknown> }> = {}, unreachable = false) {
+  const clock = new FakeClock();
+  const lookups: string[] = [];
+  const b = {
+    clock,
+    auth: { permsOf: () => entries },
+    jobs: { getJob: (jid: string) => jobs[jid] },
+    matchTarget: async (tgt: string | string[], tgtType: string) => {
+      lookups.push(`${tgtType}:${String(tgt)}`);
+      if (unreachable) throw new Error('MASTER_UNREACHABLE');
+      // compound: an entry's target; glob '*': every accepted minion, which the ACL check asks
+      // for to see whether a job's list names a minion outside the user's (threats.md #43)
+      if ((tgtType !== 'compound' && tgtType !== 'glob') || typeof tgt !== 'string') throw new Error(`unexpected lookup ${tgtType}`);
+      return { matched: accepted.filter((m) => globMatch(tgt, m)), missing: [] };
+    },
+  } as unknown as ApiBackend;
+  const who = { user: 'web', eauth: 'file', groups: [] };
+  return { clock, lookups, accepted, view: new EventVisibility(b, who) };
+}
+
+const at = 0;
+const connected = (id: string): BrineEvent => ({ kind: 'minion_connected', id, remote: '10.0.0.5:4506', agent: 'brine', at });
+const published = (jid: string, fun: string, minions: string[]): BrineEvent => ({ kind: 'job_published', jid, fun, tgt: minions, tgtType: 'list', minions, notConnected: [], at });
+const ret = (jid: string, fun: string, minion: string): BrineEvent => ({ kind: 'job_return', jid, fun, minion, retcode: 0, success: true, at });
+
+test('a web*-restricted user: its minions and the jobs it could run; not db1, key events or others’ hooks', async () => {
+  const { view } = backend([{ 'web*': ['test.*'] }, '@jobs'], ['web1', 'web2', 'db1']);
+  assert.equal(await view.shows(connected('web1')), true);
+  assert.equal(await view.shows(connected('db1')), false);
+  assert.equal(await view.shows({ kind: 'minion_disconnected', id: 'db1', remote: 'x', reason: 'reset', connectedForMs: 1, silentForMs: 1, at }), false);
+  assert.equal(await view.shows(published('1', 'test.ping', ['web1', 'web2'])), true);
+  assert.equal(await view.shows(published('2', 'test.ping', ['web1', 'db1'])), false, 'a job that reached db1 too');
+  assert.equal(await view.shows(published('3', 'cmd.run', ['web1'])), false, 'a function the user may not run');
+  assert.equal(await view.shows(published('4', 'test.ping', [])), false);
+  assert.equal(await view.shows(ret('2', 'test.ping', 'web1')), true);
+  assert.equal(await view.shows(ret('2', 'test.ping', 'db1')), false);
+  assert.equal(await view.shows(ret('3', 'cmd.run', 'web1')), false);
+  for (const e of [
+    { kind: 'auth_pending', id: 'web1', remote: 'x', fingerprint: 'f', at },
+    { kind: 'auth_rejected', id: 'web1', remote: 'x', fingerprint: 'f', reason: 'r', at },
+    { kind: 'key_mismatch', id: 'web1', remote: 'x', acceptedFingerprint: 'a', presentedFingerprint: 'b', at },
+    { kind: 'invalid_id', remote: 'x', reason: 'r', at },
+  ] as BrineEvent[])
+    assert.equal(await view.shows(e), false, e.kind);
+  assert.equal(await view.shows({ kind: 'api_hook', path: 'deploy', user: 'admin', body: { password: 'x' }, at }), false);
+  assert.equal(await view.shows({ kind: 'api_hook', path: 'deploy', user: 'web', body: {}, at }), true, 'its own hook');
+});
+
+test('an unrestricted function entry reaches every minion; argument rules are checked with the job’s own arguments', async () => {
+  const { view, lookups } = backend(['test.ping', { 'cmd.run': { args: ['ls( /tmp)?'] } }], ['web1', 'db1'], { j1: { arg: ['ls /tmp'], kwarg: {} }, j2: { arg: ['id'], kwarg: {} } });
+  assert.equal(await view.shows(connected('db1')), true);
+  assert.equal(await view.shows(published('j1', 'cmd.run', ['db1'])), true);
+  assert.equal(await view.shows(published('j2', 'cmd.run', ['db1'])), false);
+  assert.equal(await view.shows(ret('j2', 'cmd.run', 'db1')), false);
+  assert.deepEqual(lookups, [], 'no target lookups for an unrestricted user');
+});
+
+test('matches are cached: a hidden minion costs at most one lookup a second; a minion accepted since is shown after it', async () => {
+  const { view, lookups, accepted, clock } = backend([{ 'web*': ['test.*'] }], ['web1', 'db1']);
+  for (let i = 0; i < 50; i++) assert.equal(await view.shows(connected('db1')), false);
+  assert.ok(lookups.length <= 2, `${lookups.length} lookups for 50 hidden events`);
+  for (let i = 0; i < 50; i++) assert.equal(await view.shows(ret(String(i), 'test.ping', 'web1')), true);
+  assert.ok(lookups.length <= 3, `${lookups.length} lookups after 50 shown returns`);
+  accepted.push('web3');
+  clock.advance(1_001);
+  assert.equal(await view.shows(connected('web3')), true);
+  assert.equal(await view.shows(published('9', 'test.ping', ['web3'])), true);
+});
+
+test('a failed lookup (the master unreachable) hides the event', async () => {
+  const { view } = backend([{ 'web*': ['test.*'] }], ['web1'], {}, true);
+  assert.equal(await view.shows(connected('web1')), false);
+});
