@@ -112,7 +112,7 @@ export class DeniedKeyHistory {
   forget(id: string, fp?: string): void {
     const dir = this.dirFor(id);
     try {
-      if (fp === undefined) rmSync(dir, { recursive: true, force: true });
+      if (fp === undefined) removeTree(dir);
       else rmSync(join(dir, fileName(fp)), { force: true });
     } catch (err) {
       throw new BrineError('PKI_UNWRITABLE', `cannot delete denied keys of ${id} in ${dir}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, {
@@ -130,4 +130,20 @@ export class DeniedKeyHistory {
 
 function fileName(fp: string): string {
   return `${fp.replace(/:/g, '')}.json`;
+}
+
+/**
+ * Removes a directory tree that the master may be adding to meanwhile (a minion retrying every
+ * acceptance_wait_time gets its key recorded again): the final rmdir then meets ENOTEMPTY, and
+ * another pass removes the newcomer too.
+ */
+function removeTree(dir: string): void {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt >= 10) throw err;
+    }
+  }
 }

@@ -3,6 +3,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DENIED_KEYS_PER_ID, fingerprint, KeyStore } from '../../../src/pki/index.js';
@@ -79,4 +80,27 @@ test("forgetDenied drops one key and Salt's file falls back to the newest left; 
   assert.deepEqual(ks.remove('web2'), ['denied']);
   assert.deepEqual(ks.deniedKeys('web2'), []);
   assert.deepEqual(ks.list('denied'), []);
+});
+
+test('removing an ID while the master records another denied key for it does not fail with ENOTEMPTY (seen in nats-enrol-squat)', async (t) => {
+  const ks = store(t);
+  const dir = join(ks.pkiDir, 'minions_denied', '.keys', 'web1');
+  // another process keeps adding files to the ID's history every 5 ms (far more often than a
+  // master does for a minion retrying every acceptance_wait_time); an rmdir may find it refilled
+  const writer = spawn(
+    process.execPath,
+    ['-e', `const fs=require('fs');const d=${JSON.stringify(dir)};const end=Date.now()+4000;const nap=new Int32Array(new SharedArrayBuffer(4));let i=0;while(Date.now()<end){try{fs.mkdirSync(d,{recursive:true});fs.writeFileSync(d+'/k'+(i++%50),'x')}catch{}Atomics.wait(nap,0,0,5)}`],
+    { stdio: 'ignore' },
+  );
+  t.after(() => writer.kill('SIGKILL'));
+  const key = newPublicKeyPem();
+  const started = Date.now();
+  let removals = 0;
+  while (Date.now() - started < 2500) {
+    ks.recordDenied('web1', key, { remote: '10.0.0.1:1', at: removals });
+    ks.remove('web1');
+    removals++;
+    if (removals % 20 === 0) await new Promise((r) => setImmediate(r));
+  }
+  assert.ok(removals > 50, `only ${removals} removals ran`);
 });
