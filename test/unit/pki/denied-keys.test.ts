@@ -89,7 +89,10 @@ test('removing an ID while the master records another denied key for it does not
   // master does for a minion retrying every acceptance_wait_time); an rmdir may find it refilled
   const writer = spawn(
     process.execPath,
-    ['-e', `const fs=require('fs');const d=${JSON.stringify(dir)};const end=Date.now()+4000;const nap=new Int32Array(new SharedArrayBuffer(4));let i=0;while(Date.now()<end){try{fs.mkdirSync(d,{recursive:true});fs.writeFileSync(d+'/k'+(i++%50),'x')}catch{}Atomics.wait(nap,0,0,5)}`],
+    [
+      '-e',
+      `const fs=require('fs');const d=${JSON.stringify(dir)};const end=Date.now()+4000;const nap=new Int32Array(new SharedArrayBuffer(4));let i=0;while(Date.now()<end){try{fs.mkdirSync(d,{recursive:true});fs.writeFileSync(d+'/k'+(i++%50),'x')}catch{}Atomics.wait(nap,0,0,5)}`,
+    ],
     { stdio: 'ignore' },
   );
   t.after(() => writer.kill('SIGKILL'));
