@@ -40,7 +40,8 @@ export interface ApiBackend {
   /** Cached grains of an accepted minion. */
   grainsOf(id: string): Record<string, unknown> | undefined;
   /** Accepted minions a target matches (TARGET_INVALID for a malformed one). */
-  matchTarget(tgt: string | string[], tgtType: string): Promise<{ matched: string[]; missing: string[] }>;
+  /** The accepted minions a target matches; with `within`, evaluated among those minions alone. */
+  matchTarget(tgt: string | string[], tgtType: string, within?: readonly string[]): Promise<{ matched: string[]; missing: string[] }>;
   subscribe(fn: (tag: string, event: BrineEvent) => void): Disposable;
   /** Emits the api_hook event for POST /hook/<path> (the path already checked). */
   emitHook(path: string, user: string, body: unknown): Promise<void>;

@@ -28,25 +28,25 @@ export interface CallContext {
  */
 async function minionsOf(b: ApiBackend, who: Principal, req: AclRequest): Promise<MinionsOf> {
   const known = new Map<string, string[]>();
-  const keyOf = (tgt: string | string[], tgtType: string) => JSON.stringify([tgt, tgtType]);
-  const lookup: MinionsOf = (tgt, tgtType) => known.get(keyOf(tgt, tgtType)) ?? [];
+  const keyOf = (tgt: string | string[], tgtType: string, within?: ReadonlySet<string>) => JSON.stringify([tgt, tgtType, within === undefined ? null : [...within].sort()]);
+  const lookup: MinionsOf = (tgt, tgtType, within) => known.get(keyOf(tgt, tgtType, within)) ?? [];
   const entries = b.auth.permsOf(who);
   for (let round = 0; round < 32; round++) {
-    const wanted: Array<[string | string[], string]> = [];
-    checkAcl(entries, req, (tgt, tgtType) => {
-      if (!known.has(keyOf(tgt, tgtType))) wanted.push([tgt, tgtType]);
-      return lookup(tgt, tgtType);
+    const wanted: Array<[string | string[], string, ReadonlySet<string> | undefined]> = [];
+    checkAcl(entries, req, (tgt, tgtType, within) => {
+      if (!known.has(keyOf(tgt, tgtType, within))) wanted.push([tgt, tgtType, within]);
+      return lookup(tgt, tgtType, within);
     });
     if (wanted.length === 0) break;
-    for (const [tgt, tgtType] of wanted) {
+    for (const [tgt, tgtType, within] of wanted) {
       let matched: string[] = [];
       try {
-        matched = (await b.matchTarget(tgt, tgtType)).matched;
+        matched = (await b.matchTarget(tgt, tgtType, within === undefined ? undefined : [...within])).matched;
       } catch (err) {
         // the master being down is not "matches nothing"
         if (isBrineError(err, 'MASTER_UNREACHABLE')) throw err;
       }
-      known.set(keyOf(tgt, tgtType), matched);
+      known.set(keyOf(tgt, tgtType, within), matched);
     }
   }
   return lookup;
@@ -59,8 +59,9 @@ async function minionsOf(b: ApiBackend, who: Principal, req: AclRequest): Promis
 export async function authorizeChunk(ctx: CallContext, chunk: Chunk): Promise<string[] | undefined> {
   const b = ctx.backend;
   if (chunk.client.startsWith('local')) {
-    // a malformed target is a bad request (400), not "matches nothing" (403)
-    await b.matchTarget(chunk.tgt, chunk.tgtType);
+    // a malformed target is a bad request (400), not "matches nothing" (403); checked against
+    // no minion, so that nothing of any minion's data is read before the ACL decides
+    await b.matchTarget(chunk.tgt, chunk.tgtType, []);
     const req: AclRequest = { client: 'local', fun: chunk.fun, tgt: chunk.tgt, tgtType: chunk.tgtType, arg: chunk.arg, kwarg: chunk.kwarg };
     return b.auth.authorize(ctx.who, req, await minionsOf(b, ctx.who, req), ctx.source);
   }
@@ -113,7 +114,7 @@ const NOOP_SINK: ApiJobSink = { onReturn: () => {}, onDone: () => {} };
 
 async function runBatch(ctx: CallContext, chunk: Chunk, within: string[] | undefined): Promise<Array<Record<string, unknown>>> {
   const allowed = within === undefined ? undefined : new Set(within);
-  const matched = (await ctx.backend.matchTarget(chunk.tgt, chunk.tgtType)).matched.filter((id) => allowed === undefined || allowed.has(id));
+  const matched = (await ctx.backend.matchTarget(chunk.tgt, chunk.tgtType, within)).matched.filter((id) => allowed === undefined || allowed.has(id));
   const size = batchSize(chunk.batch ?? '1', matched.length);
   const results: Array<Record<string, unknown>> = [];
   for (let i = 0; i < matched.length && !ctx.gone(); i += size) {

@@ -9,7 +9,11 @@ import { selectsByNameAlone, type TargetType } from '../targeting/index.js';
 /** Every minion (an unrestricted entry), or the set a target-restricted entry matches. */
 export type Scope = 'all' | ReadonlySet<string>;
 
-export type MinionsOf = (tgt: string | string[], tgtType: string) => string[];
+/**
+ * The accepted minions a target matches; with `within`, the target is evaluated among those
+ * minions alone (their grains and pillar, nobody else's).
+ */
+export type MinionsOf = (tgt: string | string[], tgtType: string, within?: ReadonlySet<string>) => string[];
 
 export function intersectScopes(a: Scope, b: Scope): Scope {
   if (a === 'all') return b;
@@ -37,7 +41,8 @@ export function decideTarget(tgt: string | string[], tgtType: string, scope: Rea
   if (minionsOf('*', 'glob').some((id) => !scope.has(id) && named(id))) {
     return { allowed: false, reason: `the target names minions outside those you may run ${what} on` };
   }
-  const within = minionsOf(tgt, tgtType).filter((id) => scope.has(id));
+  // evaluated among the scope's minions alone: no other minion's data is read, not even for time
+  const within = minionsOf(tgt, tgtType, scope).filter((id) => scope.has(id));
   if (within.length === 0) return { allowed: false, reason: `the target matches none of the minions you may run ${what} on` };
   return { allowed: true, within: [...scope] };
 }

@@ -42,6 +42,13 @@ export function matchAccepted(accepted: string[], tgt: string | string[], tgtTyp
   return matchTarget(tgt, tgtType as TargetType, accepted, { ...targeting, ...(delimiter ? { delimiter } : {}) });
 }
 
+/** The accepted IDs, or those of them in `within`. */
+export function acceptedWithin(accepted: string[], within: readonly string[] | undefined): string[] {
+  if (within === undefined) return accepted;
+  const wanted = new Set(within);
+  return accepted.filter((id) => wanted.has(id));
+}
+
 export function createApiBackend(d: ApiBackendDeps): ApiBackend {
   const { master } = d;
   const startedAt = d.clock.now();
@@ -57,7 +64,7 @@ export function createApiBackend(d: ApiBackendDeps): ApiBackend {
     jobs: d.cache,
     presence: async () => master.presence(),
     grainsOf: d.grainsOf,
-    matchTarget: async (tgt, tgtType) => matchAccepted(master.keys.list('accepted'), tgt, tgtType, d.targeting),
+    matchTarget: async (tgt, tgtType, within) => matchAccepted(acceptedWithin(master.keys.list('accepted'), within), tgt, tgtType, d.targeting),
     subscribe: (fn) => master.events.subscribe(fn),
     emitHook: async (path, user, body) => master.events.emit({ kind: 'api_hook', path, user, body, at: d.clock.now() }),
     reconcileKeys: async () => master.reconcileKeys(),

@@ -54,9 +54,10 @@ export function controlAccess(opts: MasterOptions, deps: ControlAccessDeps): Con
     ...(group === undefined ? {} : { group }),
     masterUid: () => process.getuid?.() ?? 0,
     account: (uid, gid) => readLocalAccount(uid, gid),
-    minionsOf: (tgt, tgtType, delimiter) => {
+    minionsOf: (tgt, tgtType, delimiter, within) => {
       if (!isTargetType(tgtType)) throw new BrineError('TARGET_INVALID', `unknown target type '${tgtType}' in a publisher_acl entry`);
-      return matchTarget(tgt, tgtType, deps.acceptedIds(), { ...deps.targeting, ...(delimiter ? { delimiter } : {}) }).matched;
+      const ids = within === undefined ? deps.acceptedIds() : deps.acceptedIds().filter((id) => within.has(id));
+      return matchTarget(tgt, tgtType, ids, { ...deps.targeting, ...(delimiter ? { delimiter } : {}) }).matched;
     },
   };
 }

@@ -44,7 +44,7 @@ export interface ControlDeps {
   reconcileKeys(): string[];
   access: ControlAccess;
   /** The accepted minions a target matches (TARGET_INVALID for a malformed one); for `brine api`. */
-  match(tgt: string | string[], tgtType: string, delimiter?: string): { matched: string[]; missing: string[] };
+  match(tgt: string | string[], tgtType: string, delimiter?: string, within?: readonly string[]): { matched: string[]; missing: string[] };
   /** The Prometheus text and its content type; for `brine api`. */
   metrics(): Promise<{ text: string; contentType: string }>;
   clock: { now(): number };
@@ -59,7 +59,7 @@ export interface ControlAccess {
   /** The peer's name and groups, read when it connects. */
   account(uid: number, gid: number): LocalAccount;
   /** The expected minions of a target, for target-restricted ACL entries. */
-  minionsOf(tgt: string | string[], tgtType: string, delimiter?: string): string[];
+  minionsOf(tgt: string | string[], tgtType: string, delimiter?: string, within?: ReadonlySet<string>): string[];
 }
 
 /** Who sent a request: the account the kernel names, and the connecting process. */
@@ -112,7 +112,7 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
   });
 
   on<MatchRequest>('match', (req, channel) => {
-    const { matched, missing } = deps.match(req.tgt, req.tgtType, req.delimiter);
+    const { matched, missing } = deps.match(req.tgt, req.tgtType, req.delimiter, req.within);
     channel.send({ t: 'matched', matched, missing });
     channel.close('shutdown');
   });
@@ -154,7 +154,7 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
    * the request to carry out: a target-restricted user's publish runs only on its own minions.
    */
   const authorize = (req: ControlRequest, peer: ControlPeer): ControlRequest => {
-    const minionsOf = (tgt: string | string[], tgtType: string) => access.minionsOf(tgt, tgtType, req.t === 'publish' ? req.delimiter : undefined);
+    const minionsOf = (tgt: string | string[], tgtType: string, within?: ReadonlySet<string>) => access.minionsOf(tgt, tgtType, req.t === 'publish' ? req.delimiter : undefined, within);
     const decision = decideControl(access.policy, peer.account, access.masterUid(), req, minionsOf);
     if (decision.allowed) return req.t === 'publish' ? narrowed(req, decision.within) : req;
     const { account, pid } = peer;

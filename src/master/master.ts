@@ -31,7 +31,7 @@ import type { SessionInfo } from '../protocol/index.js';
 import { BrineMetrics, startMetricsServer, type MetricsServer } from '../metrics/index.js';
 import { Authenticator } from '../auth/index.js';
 import { apiOptionsFrom, apiTlsMaterial, startApiServer, type ApiServer } from '../api/index.js';
-import { createApiBackend, matchAccepted } from './api-backend.js';
+import { acceptedWithin, createApiBackend, matchAccepted } from './api-backend.js';
 import { controlSocketPath } from './control-socket-path.js';
 import { NatsMaster } from './nats-master.js';
 
@@ -190,7 +190,7 @@ export class Master {
       events: this.events,
       reconcileKeys: () => this.reconcileKeys(),
       access,
-      match: (tgt, tgtType, delimiter) => matchAccepted(this.keys.list('accepted'), tgt, tgtType, targeting, delimiter),
+      match: (tgt, tgtType, delimiter, within) => matchAccepted(acceptedWithin(this.keys.list('accepted'), within), tgt, tgtType, targeting, delimiter),
       metrics: async () => ({ text: await this.metrics.renderMetrics(), contentType: this.metrics.contentType }),
       clock,
     });

@@ -22,7 +22,7 @@ export type ControlDecision =
   | { allowed: false; code: 'PUBLISH_DENIED' | 'CONTROL_DENIED' | 'PILLAR_OVERRIDE_DENIED'; reason: string; fix: string };
 
 /** Expected minions of a target (the master's matchTarget over accepted keys). */
-export type MinionsOf = (tgt: string | string[], tgtType: string) => string[];
+export type MinionsOf = (tgt: string | string[], tgtType: string, within?: ReadonlySet<string>) => string[];
 
 const OPERATION_NAMES: Record<Exclude<ControlRequest['t'], 'publish'>, string> = {
   sessions: 'list minion sessions (brine minions)',

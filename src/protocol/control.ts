@@ -46,7 +46,14 @@ export const keysChangedRequestSchema = s.object({ t: s.literal('keys_changed') 
 // ---- for `brine api` (the REST API as its own process); root and the master user only ----
 
 /** The accepted minions a target matches (as the API's ACL check and manage.match need them). */
-export const matchRequestSchema = s.object({ t: s.literal('match'), tgt: target, tgtType: s.string({ max: 32 }), delimiter: s.optional(targetDelimiter) });
+export const matchRequestSchema = s.object({
+  t: s.literal('match'),
+  tgt: target,
+  tgtType: s.string({ max: 32 }),
+  delimiter: s.optional(targetDelimiter),
+  /** Evaluate the target among these minions alone (a target-restricted API user's). */
+  within: s.optional(s.array(s.string({ max: 1024 }), { max: 100_000 })),
+});
 /** Jobs whose returns are still awaited. */
 export const activeJidsRequestSchema = s.object({ t: s.literal('active_jids') });
 /** POST /hook/<path>: the master emits the api_hook event. */

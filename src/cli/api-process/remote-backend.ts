@@ -142,8 +142,8 @@ export function createRemoteBackend(d: RemoteBackendDeps): RemoteBackend {
       const rec = d.cache.getMinionData(id);
       return rec !== undefined && rec.fingerprint === d.keys.fingerprintOf('accepted', id) ? rec.grains : undefined;
     },
-    matchTarget: async (tgt, tgtType) => {
-      const m = await ask<Matched>(sock, { t: 'match', tgt, tgtType }, 'matched');
+    matchTarget: async (tgt, tgtType, within) => {
+      const m = await ask<Matched>(sock, { t: 'match', tgt, tgtType, ...(within === undefined ? {} : { within: [...within] }) }, 'matched');
       return { matched: m.matched, missing: m.missing };
     },
     subscribe: (fn) => events.subscribe(fn),

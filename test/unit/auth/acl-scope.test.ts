@@ -91,3 +91,26 @@ test('selectsByNameAlone: Kleene logic over ID terms, data terms unknown', () =>
   assert.equal(sel('dbs', 'nodegroup'), false, 'a nodegroup is data to the user');
   assert.equal(sel('N@dbs or web1'), false);
 });
+
+test("the user's target is evaluated among its own minions alone: db1's pillar and grains are never read", () => {
+  const read: string[] = [];
+  const pillar: Record<string, Grains> = { db1: { dbpass: 'hunter2' }, web1: { role: 'web' }, web2: { role: 'web' } };
+  const minionsOf: MinionsOf = (tgt, tgtType, within) =>
+    matchTarget(tgt, tgtType as TargetType, within === undefined ? IDS : IDS.filter((id) => within.has(id)), {
+      grains: (id) => {
+        read.push(`grains:${id}`);
+        return lookup(id);
+      },
+      pillar: (id) => {
+        read.push(`pillar:${id}`);
+        return pillar[id] ?? {};
+      },
+    }).matched;
+  const d = checkAcl(WEB, local('web1 or ( db1 and J@dbpass:^h ) or G@os:Debian'), minionsOf);
+  assert.equal(d.allowed, true);
+  assert.deepEqual(
+    read.filter((r) => !/:web\d$/.test(r)),
+    [],
+    'only the grains and pillar of web minions are read',
+  );
+});
