@@ -32,6 +32,11 @@ function compileWhole(pattern: string): LinearRegex | null {
   return re;
 }
 
+/** True when `pattern` is a valid regular expression matching the whole of `text` (compiled once, cached). */
+export function regexMatchesWhole(pattern: string, text: string): boolean {
+  return compileWhole(pattern)?.matches(text) ?? false;
+}
+
 /** A function-name pattern against a function name: whole-name regex, or a glob if not a regex. */
 export function funMatches(pattern: string, fun: string): boolean {
   const re = compileWhole(pattern);

@@ -2,6 +2,7 @@
 export { entriesFor, checkAcl, funMatches } from './acl.js';
 export type { AclEntry, AclRequest, AclDecision, MinionsOf } from './acl.js';
 export { minionScope, type MinionScope } from './acl-reach.js';
+export { regexMatchesWhole } from './acl-patterns.js';
 export { Authenticator, type AuthenticatorOptions, type LoginResult, type Principal } from './authenticator.js';
 export { parseExternalAuth, FileEauth, PamEauth, type EauthBackend, type EauthConfig, type PamLoader } from './eauth.js';
 export { TokenStore, type TokenSession } from './token-store.js';

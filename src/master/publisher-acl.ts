@@ -2,9 +2,8 @@
 // account comes from the kernel (SO_PEERCRED) and /etc, the decision is returned, and the control
 // server is the one place that logs and answers it (style.md #13).
 
-import { checkAcl, entriesFor, type AclEntry } from '../auth/index.js';
+import { checkAcl, entriesFor, regexMatchesWhole, type AclEntry } from '../auth/index.js';
 import type { ControlRequest, PublishRequest } from '../protocol/index.js';
-import { compileLinearRegex } from '../targeting/index.js';
 import { BrineError } from '../util/errors.js';
 import { globMatch } from '../util/glob.js';
 import type { LocalAccount } from '../util/local-account.js';
@@ -40,10 +39,8 @@ const OPERATION_NAMES: Record<Exclude<ControlRequest['t'], 'publish'>, string> =
  */
 export function exprMatch(text: string, pattern: string): boolean {
   if (text === pattern || globMatch(pattern, text)) return true;
-  // the linear-time engine of targets: the text is the caller's (threats.md #44)
-  const alone = compileLinearRegex(pattern);
-  const whole = alone.ok ? compileLinearRegex(`(?s:${pattern})$`) : alone;
-  return whole.ok && whole.re.matches(text);
+  // the ACL's cached whole-text regex, on the linear-time engine: the text is the caller's
+  return regexMatchesWhole(pattern, text);
 }
 
 /** The target as one printable string, for messages and the denial log line. */
