@@ -108,6 +108,16 @@ export class NatsBrine {
     return this.cluster.startMinion(name, { transport: 'nats', nats_servers: servers, nats_enrolment: await this.enrolmentFile(), ...NATS_FAST, ...extra });
   }
 
+  /** A minion whose key is accepted on master 0 and that is connected with its own credentials. */
+  async startAcceptedMinion(name: string, extra: Record<string, unknown> = {}, servers = this.nats.urls, connectMs = 20_000): Promise<Proc> {
+    const m = await this.startMinion(name, extra, servers);
+    await this.cluster.waitForPending([name]);
+    const a = await this.brine(['key', '-a', name, '-y']);
+    if (a.code !== 0) throw new Error(`brine key -a ${name} failed (${a.code}): ${a.stderr}`);
+    await m.waitForOutput(/connected to NATS server/, connectMs);
+    return m;
+  }
+
   /** `brine` against master `n`. */
   brine(args: string[], n = 0, opts: { timeoutMs?: number } = {}) {
     return runCli([...args, '-c', this.masterConfigDir(n)], opts);

@@ -33,10 +33,7 @@ describe('a NATS master started before JetStream has a leader', { skip: natsSkip
     assert.doesNotMatch(master.output, /INTERNAL|Please report/);
     await nats.startDeferred();
     await master.waitForOutput(/brine master connected to NATS/, 60_000);
-    const minion = await nb.startMinion('quorum1');
-    await nb.cluster.waitForPending(['quorum1']);
-    assert.equal((await nb.brine(['key', '-a', 'quorum1', '-y'])).code, 0);
-    await minion.waitForOutput(/connected to NATS server/, 30_000);
+    await nb.startAcceptedMinion('quorum1', {}, undefined, 30_000);
     const ping = await nb.brine(['run', 'quorum1', 'test.ping', '--out', 'json']);
     assert.deepEqual(JSON.parse(ping.stdout), { quorum1: true }, ping.stderr);
   });

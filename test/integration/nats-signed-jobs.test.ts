@@ -43,11 +43,7 @@ describe('transport: nats, jobs signed by a master (threats.md #41)', { skip: na
     dir = path.join(nb.cluster.root, 'markers');
     fs.mkdirSync(dir);
     await nb.startMaster();
-    m1 = await nb.startMinion('m1');
-    await nb.cluster.waitForPending(['m1']);
-    const a = await nb.brine(['key', '-a', 'm1', '-y']);
-    assert.equal(a.code, 0, a.stderr);
-    await m1.waitForOutput(/connected to NATS server/, 20_000);
+    m1 = await nb.startAcceptedMinion('m1');
     attacker = await nats.connectMaster('brine');
   });
   after(async () => {

@@ -38,11 +38,7 @@ describe('transport: nats, one master', { skip: natsSkip('the NATS transport tes
     nats = await startNats(1);
     nb = await NatsBrine.create(nats);
     await nb.startMaster();
-    m1 = await nb.startMinion('m1');
-    await nb.cluster.waitForPending(['m1']);
-    const a = await nb.brine(['key', '-a', 'm1', '-y']);
-    assert.equal(a.code, 0, a.stderr);
-    await m1.waitForOutput(/connected to NATS server/, 20_000);
+    m1 = await nb.startAcceptedMinion('m1');
   });
   after(async () => {
     await nb?.cleanup();
