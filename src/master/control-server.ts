@@ -40,8 +40,8 @@ export interface ControlDeps {
   /** Every accepted minion with its presence, connected or not. */
   presence(): SessionInfo[];
   events: EventBus;
-  /** Closes sessions whose key is no longer accepted; returns their IDs. */
-  reconcileKeys(): string[];
+  /** Closes sessions whose key is no longer accepted; returns their IDs and those closed for that since `since` (ms). */
+  reconcileKeys(since?: number): string[];
   access: ControlAccess;
   /** The accepted minions a target matches (TARGET_INVALID for a malformed one); for `brine api`. */
   match(tgt: string | string[], tgtType: string, delimiter?: string, within?: readonly string[]): { matched: string[]; missing: string[] };
@@ -106,8 +106,8 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     channel.close('shutdown');
   });
 
-  on<KeysChangedRequest>('keys_changed', (_req, channel) => {
-    channel.send({ t: 'keys_reconciled', closed: deps.reconcileKeys() });
+  on<KeysChangedRequest>('keys_changed', (req, channel) => {
+    channel.send({ t: 'keys_reconciled', closed: deps.reconcileKeys(req.since) });
     channel.close('shutdown');
   });
 

@@ -46,6 +46,8 @@ export class Master {
   private control: UnixListener | undefined;
   private purgeTimer: TimerHandle | undefined;
   private reconcileTimer: TimerHandle | undefined;
+  /** Sessions closed because their key went, with when: `brine key` asks which closed since it began. */
+  private keyCloses: { id: string; at: number }[] = [];
   private pacingTimer: TimerHandle | undefined;
   private jobs: JobTracker | undefined;
   private cache: JobCache | undefined;
@@ -188,7 +190,7 @@ export class Master {
       jobs: this.jobs,
       presence: () => this.presence(),
       events: this.events,
-      reconcileKeys: () => this.reconcileKeys(),
+      reconcileKeys: (since) => this.reconcileKeysSince(since),
       access,
       match: (tgt, tgtType, delimiter, within) => matchAccepted(acceptedWithin(this.keys.list('accepted'), within), tgt, tgtType, targeting, delimiter),
       metrics: async () => ({ text: await this.metrics.renderMetrics(), contentType: this.metrics.contentType }),
@@ -430,6 +432,19 @@ export class Master {
    * transport: nats a change made here (`origin` local) is also shared through the key bucket;
    * one that came from the bucket is not published back.
    */
+  /**
+   * What `brine key` reports: the sessions this reconcile closed, and those the 5 s timer (or
+   * another `brine key`) closed for a key change since `since` (ms), so a timer that runs between
+   * the CLI's change and its request does not hide the close from the operator.
+   */
+  reconcileKeysSince(since: number | undefined): string[] {
+    const closed = this.reconcileKeys();
+    if (since === undefined) return closed;
+    const seen = new Set(closed);
+    for (const c of this.keyCloses) if (c.at >= since && !seen.has(c.id)) seen.add(c.id);
+    return [...seen];
+  }
+
   reconcileKeys(origin: 'local' | 'bucket' = 'local'): string[] {
     this.nats?.keysChanged(origin === 'local');
     const closed: string[] = [];
@@ -438,6 +453,7 @@ export class Master {
       if (this.acceptedKeys.matches(s.id, s.fingerprint)) continue;
       const accepted = this.acceptedKeys.fingerprintOf(s.id);
       closed.push(s.id);
+      this.noteKeyClose(s.id);
       this.logger.warn({ id: s.id, remote: s.remoteAddress, fingerprint: s.fingerprint, accepted }, `closing the session of ${s.id}: its key is no longer accepted`);
       s.close('key_deleted');
       this.sessions.forget(s.id);
@@ -461,6 +477,13 @@ export class Master {
       if (info.state !== 'connected' && !withKeys.has(info.id)) this.sessions.forget(info.id);
     }
     return closed;
+  }
+
+  private noteKeyClose(id: string): void {
+    const now = this.clock.now();
+    // a minute of closes, at most 10k: enough for any `brine key` run to find its own
+    this.keyCloses = this.keyCloses.filter((c) => c.at >= now - 60_000).slice(-9_999);
+    this.keyCloses.push({ id, at: now });
   }
 
   /**

@@ -41,7 +41,7 @@ export const sessionsRequestSchema = s.object({ t: s.literal('sessions') });
 export const eventsRequestSchema = s.object({ t: s.literal('events'), kinds: s.optional(s.array(s.oneOf(EVENT_KINDS), { max: 64 })) });
 
 /** `brine key` changed the key store: the master re-checks live sessions against it at once. */
-export const keysChangedRequestSchema = s.object({ t: s.literal('keys_changed') });
+export const keysChangedRequestSchema = s.object({ t: s.literal('keys_changed'), since: s.optional(s.number({ min: 0 })) });
 
 // ---- for `brine api` (the REST API as its own process); root and the master user only ----
 

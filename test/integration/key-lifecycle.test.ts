@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { requestOnce } from '../../src/cli/control-client.js';
+import type { KeysReconciled } from '../../src/protocol/control.js';
 
 interface Info {
   id: string;
@@ -82,5 +84,21 @@ describe('key lifecycle: re-image and delete', () => {
     assert.equal(info.reconnects, 0, 'no reconnect history inherited');
     assert.equal(info.drops, undefined, 'no drop history inherited');
     assert.equal(minion.running, true, 'the minion never needed a restart');
+  });
+
+  it("a session the master's own 5 s check closed is still reported to the brine key that caused it (keys_changed since)", async () => {
+    const since = Date.now();
+    // the key goes by hand, as if `brine key -d` had removed it just before the master's timer ran
+    const keyFile = path.join(cluster.root, 'master', 'etc', 'brine', 'pki', 'master', 'minions', 'web1');
+    assert.ok(fs.existsSync(keyFile), keyFile);
+    fs.rmSync(keyFile);
+    await waitUntil(async () => !(await status()).some((i) => i.id === 'web1' && i.state === 'connected'), 20_000, "the master's timer to close web1");
+    const sock = path.join(cluster.root, 'master', 'var', 'run', 'brine', 'master', 'master.sock');
+    const late = await requestOnce<KeysReconciled>(sock, { t: 'keys_changed', since }, 'keys_reconciled');
+    assert.deepEqual(late.closed, ['web1'], 'closed since the change began');
+    const unrelated = await requestOnce<KeysReconciled>(sock, { t: 'keys_changed', since: Date.now() }, 'keys_reconciled');
+    assert.deepEqual(unrelated.closed, [], 'a later change does not claim it');
+    const legacy = await requestOnce<KeysReconciled>(sock, { t: 'keys_changed' }, 'keys_reconciled');
+    assert.deepEqual(legacy.closed, [], 'without since: only what this reconcile closed');
   });
 });

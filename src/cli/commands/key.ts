@@ -154,9 +154,9 @@ async function remove(store: KeyStore, flags: KeyFlags, globs: string): Promise<
  * Tells a running master that keys changed, so sessions of deleted or replaced keys close now.
  * The master also notices by itself within seconds, so an unreachable master is not an error.
  */
-async function notifyMaster(socketPath: string): Promise<void> {
+async function notifyMaster(socketPath: string, since: number): Promise<void> {
   try {
-    const reply = await requestOnce<KeysReconciled>(socketPath, { t: 'keys_changed' }, 'keys_reconciled');
+    const reply = await requestOnce<KeysReconciled>(socketPath, { t: 'keys_changed', since }, 'keys_reconciled');
     for (const id of reply.closed) process.stdout.write(`Closed the session of ${printable(id)}: its key is no longer accepted.\n`);
   } catch {
     // no master running: nothing to tell
@@ -202,8 +202,10 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
   const all: KeyState[] = ['accepted', 'denied', 'pending', 'rejected'];
 
   const change = async (op: () => Promise<number>): Promise<number> => {
+    // the master's own 5 s check may close a session before we ask: it reports those since now too
+    const since = Date.now();
     const code = await op();
-    await notifyMaster(controlSocketPath(opts));
+    await notifyMaster(controlSocketPath(opts), since);
     return code;
   };
   if (flags.accept !== undefined) return change(() => move(store, flags, flags.accept!, 'accepted'));

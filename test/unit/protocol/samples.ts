@@ -172,7 +172,7 @@ export const CONTROL_REQUEST_SAMPLES: Sample[] = [
   },
   { message: { t: 'sessions' }, optional: [], bad: {} },
   { message: { t: 'events', kinds: ['minion_connected', 'job_return'] }, optional: ['kinds'], bad: { kinds: ['minion_connected', ['nope'], Array(65).fill('job_return')] } },
-  { message: { t: 'keys_changed' }, optional: [], bad: {} },
+  { message: { t: 'keys_changed', since: 1796579400000 }, optional: ['since'], bad: { since: [-1, 'now'] } },
   { message: { t: 'match', tgt: 'web*', tgtType: 'glob', delimiter: '|' }, optional: ['delimiter'], bad: { tgt: [1], tgtType: [2, 'x'.repeat(33)], delimiter: [''] } },
   { message: { t: 'active_jids' }, optional: [], bad: {} },
   { message: { t: 'emit_hook', path: 'deploy/done', user: 'alice', body: { version: 3 } }, optional: [], anyJson: ['body'], bad: { path: [1, 'x'.repeat(257)], user: [null] } },
