@@ -4,6 +4,7 @@ import type { StateFunction } from '../types.js';
 import { fileAbsent } from './file-absent.js';
 import { fileAppend } from './file-append.js';
 import { fileBlockreplace } from './file-blockreplace.js';
+import { fileComment, fileUncomment } from './file-comment.js';
 import { fileCopy } from './file-copy.js';
 import { fileDirectory } from './file-directory.js';
 import { fileLine } from './file-line.js';
@@ -17,6 +18,7 @@ export const fileStateFunctions: readonly StateFunction[] = [
   fileAbsent,
   fileAppend,
   fileBlockreplace,
+  fileComment,
   fileCopy,
   fileDirectory,
   fileLine,
@@ -25,4 +27,5 @@ export const fileStateFunctions: readonly StateFunction[] = [
   fileReplace,
   fileSymlink,
   fileTouch,
+  fileUncomment,
 ];
