@@ -1,0 +1,8 @@
+// The `git` state module: git.latest and git.config_set, each failing softly (an error thrown at
+// run time fails that state only).
+
+import type { StateFunction } from '../types.js';
+import { gitLatest } from './git-latest.js';
+import { failingSoftly } from './state-result.js';
+
+export const gitStates: readonly StateFunction[] = [gitLatest].map(failingSoftly);
