@@ -86,7 +86,8 @@ async function commentState(c: EditCase, ignoreMissing: boolean): Promise<StateR
     if (c.ctx.test) return pending(name, `File ${name} is set to be updated`, { [name]: 'updated' });
     const after = commentLines(c.fun, text, c.regex, c.char, true);
     const changes = await writeEdit(name, text, after, c.backup);
-    const ok = search(c.fun, after, unanchor);
+    // Salt checks for the commented form (char + pattern) afterwards.
+    const ok = search(c.fun, after, `${c.char}${unanchor}`);
     return { name, result: ok, changes, comment: ok ? 'Commented lines successfully' : 'Expected commented lines not found' };
   } catch (err) {
     return failed(name, errorText(err));

@@ -7,6 +7,7 @@ import { fileBlockreplace } from './file-blockreplace.js';
 import { fileComment, fileUncomment } from './file-comment.js';
 import { fileCopy } from './file-copy.js';
 import { fileDirectory } from './file-directory.js';
+import { fileKeyvalue } from './file-keyvalue.js';
 import { fileLine } from './file-line.js';
 import { fileManaged } from './file-managed.js';
 import { fileRecurse } from './file-recurse.js';
@@ -21,6 +22,7 @@ export const fileStateFunctions: readonly StateFunction[] = [
   fileComment,
   fileCopy,
   fileDirectory,
+  fileKeyvalue,
   fileLine,
   fileManaged,
   fileRecurse,
