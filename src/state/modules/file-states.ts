@@ -12,6 +12,7 @@ import { fileLine } from './file-line.js';
 import { fileManaged } from './file-managed.js';
 import { fileRecurse } from './file-recurse.js';
 import { fileReplace } from './file-replace.js';
+import { fileSerialize } from './file-serialize.js';
 import { fileSymlink } from './file-symlink.js';
 import { fileTouch } from './file-touch.js';
 
@@ -27,6 +28,7 @@ export const fileStateFunctions: readonly StateFunction[] = [
   fileManaged,
   fileRecurse,
   fileReplace,
+  fileSerialize,
   fileSymlink,
   fileTouch,
   fileUncomment,
