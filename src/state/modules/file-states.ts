@@ -4,12 +4,15 @@ import type { StateFunction } from '../types.js';
 import { fileAbsent } from './file-absent.js';
 import { fileAppend } from './file-append.js';
 import { fileBlockreplace } from './file-blockreplace.js';
+import { fileComment, fileUncomment } from './file-comment.js';
 import { fileCopy } from './file-copy.js';
 import { fileDirectory } from './file-directory.js';
+import { fileKeyvalue } from './file-keyvalue.js';
 import { fileLine } from './file-line.js';
 import { fileManaged } from './file-managed.js';
 import { fileRecurse } from './file-recurse.js';
 import { fileReplace } from './file-replace.js';
+import { fileSerialize } from './file-serialize.js';
 import { fileSymlink } from './file-symlink.js';
 import { fileTouch } from './file-touch.js';
 
@@ -17,12 +20,16 @@ export const fileStateFunctions: readonly StateFunction[] = [
   fileAbsent,
   fileAppend,
   fileBlockreplace,
+  fileComment,
   fileCopy,
   fileDirectory,
+  fileKeyvalue,
   fileLine,
   fileManaged,
   fileRecurse,
   fileReplace,
+  fileSerialize,
   fileSymlink,
   fileTouch,
+  fileUncomment,
 ];

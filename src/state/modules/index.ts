@@ -3,7 +3,10 @@
 import type { StateFunction } from '../types.js';
 import { archiveExtracted } from './archive-extracted.js';
 import { fileStateFunctions } from './file-states.js';
+import { gitStates } from './git-states.js';
+import { pythonStates } from './python-states.js';
+import { sshStates } from './ssh-states.js';
 import { systemStateFunctions } from './system-states.js';
 import { testStateFunctions } from './test-states.js';
 
-export const builtinStateFunctions: readonly StateFunction[] = [...testStateFunctions, ...fileStateFunctions, archiveExtracted, ...systemStateFunctions];
+export const builtinStateFunctions: readonly StateFunction[] = [...testStateFunctions, ...fileStateFunctions, archiveExtracted, ...systemStateFunctions, ...gitStates, ...pythonStates, ...sshStates];
