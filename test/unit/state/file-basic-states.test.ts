@@ -178,7 +178,8 @@ describe('file.symlink', () => {
     assert.equal(t.result, null);
     assert.equal(fs.readlinkSync(p('ln')), '/etc/hostname');
     const ch = await runState(fileSymlink, { name: p('ln'), target: '/etc/hosts' });
-    assert.deepEqual(ch.changes, { change: p('ln') });
+    // Salt removes the wrong link and reports a new one (salt/states/file.py symlink)
+    assert.deepEqual(ch.changes, { new: p('ln') });
     assert.equal(fs.readlinkSync(p('ln')), '/etc/hosts');
   });
 
@@ -186,7 +187,7 @@ describe('file.symlink', () => {
     fs.writeFileSync(p('inway'), 'x');
     const r = await runState(fileSymlink, { name: p('inway'), target: '/etc/hosts' });
     assert.equal(r.result, false);
-    assert.match(r.comment, /File exists where the symlink .* should be; set force: True/);
+    assert.equal(r.comment, `File exists where the symlink ${p('inway')} should be`);
     assert.equal(fs.readFileSync(p('inway'), 'utf8'), 'x');
     const f = await runState(fileSymlink, { name: p('inway'), target: '/etc/hosts', force: true });
     assert.equal(f.result, true, f.comment);
