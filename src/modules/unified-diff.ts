@@ -95,22 +95,30 @@ export function splitLinesKeepEnds(text: string): string[] {
   return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 }
 
-/** The unified diff of a → b, or '' when they are equal. */
-export function unifiedDiff(a: readonly string[], b: readonly string[], context = 3): string {
-  let out = '';
+/**
+ * The lines difflib.unified_diff(a, b) yields (empty file names, `context` lines of context):
+ * header lines end in `lineterm`, content lines are the tag plus the line as given.
+ */
+export function unifiedDiffLines(a: readonly string[], b: readonly string[], context = 3, lineterm = '\n'): string[] {
+  const out: string[] = [];
   for (const group of grouped(opcodes(a, b), context)) {
-    if (out === '') out += '--- \n+++ \n';
+    if (out.length === 0) out.push(`--- ${lineterm}`, `+++ ${lineterm}`);
     const f = group[0]!;
     const l = group[group.length - 1]!;
-    out += `@@ -${range(f[1], l[2])} +${range(f[3], l[4])} @@\n`;
+    out.push(`@@ -${range(f[1], l[2])} +${range(f[3], l[4])} @@${lineterm}`);
     for (const [tag, i1, i2, j1, j2] of group) {
       if (tag === 'equal') {
-        for (const line of a.slice(i1, i2)) out += ` ${line}`;
+        for (const line of a.slice(i1, i2)) out.push(` ${line}`);
         continue;
       }
-      if (tag !== 'insert') for (const line of a.slice(i1, i2)) out += `-${line}`;
-      if (tag !== 'delete') for (const line of b.slice(j1, j2)) out += `+${line}`;
+      if (tag !== 'insert') for (const line of a.slice(i1, i2)) out.push(`-${line}`);
+      if (tag !== 'delete') for (const line of b.slice(j1, j2)) out.push(`+${line}`);
     }
   }
   return out;
+}
+
+/** The unified diff of a → b (lines keeping their own newlines), or '' when they are equal. */
+export function unifiedDiff(a: readonly string[], b: readonly string[], context = 3): string {
+  return unifiedDiffLines(a, b, context).join('');
 }

@@ -64,7 +64,7 @@ export function envMapping(env: unknown): Record<string, unknown> | undefined {
 }
 
 /** Runs through cmd.run_all and shapes Salt's cmd state result. */
-async function runCommand(ctx: StateContext, name: string, cmd: string | string[], o: RunOpts, pythonShell: boolean): Promise<StateResult> {
+async function runCommand(ctx: StateContext, name: string, cmd: string | string[], o: RunOpts, pythonShell: boolean, ranComment = `Command "${name}" run`): Promise<StateResult> {
   let env: Record<string, unknown> | undefined;
   try {
     env = envMapping(o.env);
@@ -88,15 +88,27 @@ async function runCommand(ctx: StateContext, name: string, cmd: string | string[
   const out = r.return as { pid: number; retcode: number; stdout: string; stderr: string };
   const ok = (o.success_retcodes ?? []).map(Number).concat(0).includes(out.retcode);
   const changes = o.hide_output ? { ...out, stdout: '', stderr: '' } : { ...out };
-  const ret = stateResult(name, ok, `Command "${name}" run`, changes);
+  const ret = stateResult(name, ok, ranComment, changes);
   if (!o.stateful) return ret;
   const re = reinterpretStateful({ ...ret, changes: { ...out } });
   // The exit code still decides failure; the command's report decides changes and comment.
   return { ...re, result: ok ? re.result : false, changes: o.hide_output && Object.keys(re.changes).length ? { ...re.changes, stdout: '', stderr: '' } : re.changes };
 }
 
-function wouldRun(name: string): StateResult {
-  return stateResult(name, null, `Command "${name}" would have been executed`);
+/**
+ * Salt's test=True report of cmd.run (and of cmd.wait through mod_watch, which calls run):
+ * changes {cmd: <command>} since 3006 (salt/states/cmd.py run, saltstack/salt#64150); a
+ * stateful command is reinterpreted as in Salt, which leaves no changes and an empty comment.
+ */
+function wouldRun(name: string, stateful: boolean): StateResult {
+  const ret = stateResult(name, null, `Command "${name}" would have been executed`, { cmd: name });
+  return stateful ? reinterpretStateful(ret) : ret;
+}
+
+/** cmd.script's own wording (salt/states/cmd.py script): single quotes, and no changes in test mode. */
+function scriptWouldRun(name: string, stateful: boolean): StateResult {
+  const ret = stateResult(name, null, `Command '${name}' would have been executed`);
+  return stateful ? reinterpretStateful(ret) : ret;
 }
 
 const run = defineState({
@@ -104,8 +116,8 @@ const run = defineState({
   doc: 'Run a command through the shell; fails when it exits non-zero.',
   params: [{ name: 'name', type: 'string', required: true, doc: 'the command line' }, ...COMMON],
   example: 'reload-sysctl:\n  cmd.run:\n    - name: sysctl --system\n    - unless: test -f /etc/sysctl.d/99-brine.conf\n    - cwd: /\n    - umask: "022"\n    - env:\n      - LC_ALL: C',
-  run: async (ctx, a) => (ctx.test ? wouldRun(a.named.name) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
-  modWatch: async (ctx, a) => (ctx.test ? wouldRun(a.named.name) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
+  run: async (ctx, a) => (ctx.test ? wouldRun(a.named.name, a.named.stateful) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
+  modWatch: async (ctx, a) => (ctx.test ? wouldRun(a.named.name, a.named.stateful) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
 });
 
 const wait = defineState({
@@ -116,7 +128,7 @@ const wait = defineState({
     '/srv/data/catalog.json:\n  file.managed:\n    - source: salt://data/catalog.json\n\nrebuild-index:\n  cmd.wait:\n    - name: /usr/local/bin/rebuild-index\n    - watch:\n      - file: /srv/data/catalog.json',
   // Without a triggering watch, nothing runs and nothing changes (Salt's cmd.wait).
   run: async (_ctx, a) => stateResult(a.named.name, true, ''),
-  modWatch: async (ctx, a) => (ctx.test ? wouldRun(a.named.name) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
+  modWatch: async (ctx, a) => (ctx.test ? wouldRun(a.named.name, a.named.stateful) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
 });
 
 /** The script's text: from the file server (salt://) or a local absolute path. */
@@ -149,7 +161,7 @@ async function runScript(
   a: { named: RunOpts & { name: string; source?: string; args?: unknown; template?: string; defaults?: Record<string, unknown>; context?: Record<string, unknown> } },
 ): Promise<StateResult> {
   const n = a.named;
-  if (ctx.test) return wouldRun(n.name);
+  if (ctx.test) return scriptWouldRun(n.name, n.stateful);
   const source = n.source ?? n.name;
   let dir: string | undefined;
   try {
@@ -170,7 +182,7 @@ async function runScript(
     // A script without a #! line runs under the shell (an exec of it would fail with ENOEXEC).
     const shell = n.shell ?? (text.startsWith('#!') ? undefined : '/bin/sh');
     const argv = shell ? [shell, file, ...args] : [file, ...args];
-    return await runCommand(ctx, n.name, argv, { ...n, shell: undefined }, false);
+    return await runCommand(ctx, n.name, argv, { ...n, shell: undefined }, false, `Command '${n.name}' run`);
   } catch (err) {
     if (isBrineError(err) || err instanceof Error) return stateResult(n.name, false, err.message);
     throw err;

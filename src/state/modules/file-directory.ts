@@ -1,32 +1,57 @@
 // file.directory: a directory with owner and mode, optionally applied recursively (recurse:
 // [user, group, mode]) and cleaned of everything not managed (clean, require, exclude_pat).
+// Reports as Salt 3007's salt/states/file.py directory does: a per-path plan
+// ({path: {user, group, mode, directory: new, removed}}) as the test=True changes and comment,
+// that plan again in a real run plus check_perms' top-level user/group/mode keys, and a new
+// directory as {path: {directory: new}} with an empty comment.
 
 import { lstat, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { defineState } from '../types.js';
 import { excludeMatcher, pathsToClean, removePaths, requiredPaths, walkTree } from './file-clean.js';
 import { applyPerms, modeArg, pathPermChanges, resolvePerms, type ResolvedPerms } from './file-perms.js';
-import { checkAbsolute, errorText, failed, pending, succeed, TEST_NOTE } from './file-result.js';
+import { checkAbsolute, errorText, failed } from './file-result.js';
 import { makeParents } from './file-write.js';
 
-const RECURSE_KEYS = new Set(['user', 'group', 'mode', 'ignore_files', 'ignore_dirs', 'silent']);
+const RECURSE_TYPES = ['user', 'group', 'mode', 'ignore_files', 'ignore_dirs', 'silent'];
 
-/** Per-path permission changes below the directory (recurse), keyed by path as Salt's test report does. */
-async function recursePlan(dir: string, recurse: Set<string>, dirPerms: ResolvedPerms, filePerms: ResolvedPerms): Promise<Record<string, Record<string, string>>> {
-  const pick = (p: ResolvedPerms, withMode: boolean): ResolvedPerms => ({
+type Plan = Record<string, Record<string, string>>;
+
+/** Salt's _get_recurse_set: the recurse list checked, or the comment that fails the state. */
+export function recurseSet(recurse: readonly unknown[]): Set<string> | { error: string } {
+  const set = new Set(recurse.map(String));
+  if ([...set].some((k) => !RECURSE_TYPES.includes(k))) return { error: `Types for "recurse" limited to ${RECURSE_TYPES.map((t) => `"${t}"`).join(', ')}.` };
+  if (set.has('ignore_files') && set.has('ignore_dirs')) return { error: 'Must not specify "recurse" options "ignore_files" and "ignore_dirs" at the same time.' };
+  return set;
+}
+
+/** The part of a spec recurse applies to children: user/group/mode only when listed. */
+function recursePerms(p: ResolvedPerms, recurse: Set<string>): ResolvedPerms {
+  return {
     ...(recurse.has('user') ? { uid: p.uid, user: p.user } : {}),
     ...(recurse.has('group') ? { gid: p.gid, group: p.group } : {}),
-    ...(withMode && recurse.has('mode') ? { mode: p.mode } : {}),
-  });
-  const plan: Record<string, Record<string, string>> = {};
+    ...(recurse.has('mode') ? { mode: p.mode } : {}),
+  };
+}
+
+/** Per-path permission changes below the directory (recurse), in walk order, as Salt's _check_directory. */
+async function recursePlan(dir: string, recurse: Set<string>, dirPerms: ResolvedPerms, filePerms: ResolvedPerms): Promise<Plan> {
+  const plan: Plan = {};
   for (const { rel, isDir } of await walkTree(dir)) {
     if (isDir ? recurse.has('ignore_dirs') : recurse.has('ignore_files')) continue;
     const abs = path.join(dir, rel);
     const isLink = (await lstat(abs)).isSymbolicLink();
-    const ch = await pathPermChanges(abs, pick(isDir ? dirPerms : filePerms, true), isLink);
+    const ch = await pathPermChanges(abs, recursePerms(isDir ? dirPerms : filePerms, recurse), isLink);
     if (Object.keys(ch).length > 0) plan[abs] = ch;
   }
   return plan;
+}
+
+/** Salt's test=True comment: one line per path and key, each ending in a newline. */
+export function planComment(plan: Plan): string {
+  const lines = ['The following files will be changed:\n'];
+  for (const [p, ch] of Object.entries(plan)) for (const [k, v] of Object.entries(ch)) lines.push(`${p}: ${k} - ${v}\n`);
+  return lines.join('');
 }
 
 export const fileDirectory = defineState({
@@ -54,12 +79,11 @@ export const fileDirectory = defineState({
     const abs = checkAbsolute(a.name, 'directory');
     if ('error' in abs) return failed(a.name, abs.error);
     const name = abs.path;
-    const recurse = new Set(a.recurse.map(String));
-    const unknown = [...recurse].filter((k) => !RECURSE_KEYS.has(k));
-    if (unknown.length > 0) return failed(name, `Types for 'recurse' must be one of user, group, mode, ignore_files, ignore_dirs, silent; got ${unknown.join(', ')}`);
+    const recurse = recurseSet(a.recurse);
+    if ('error' in recurse) return failed(name, recurse.error);
     const dirMode = modeArg(a.dir_mode ?? a.mode);
     if ('error' in dirMode) return failed(name, dirMode.error);
-    const fileMode = modeArg(a.file_mode ?? a.mode);
+    const fileMode = modeArg(a.file_mode ?? a.dir_mode ?? a.mode);
     if ('error' in fileMode) return failed(name, fileMode.error);
     try {
       const dirPerms = await resolvePerms('file.directory', { user: a.user, group: a.group, mode: dirMode.mode });
@@ -67,49 +91,68 @@ export const fileDirectory = defineState({
       const filePerms: ResolvedPerms = { ...dirPerms, mode: fileMode.mode };
       const exclude = excludeMatcher('file.directory', a.exclude_pat);
 
-      let st = await lstat(name).catch(() => undefined);
       const changes: Record<string, unknown> = {};
+      let st = await lstat(name).catch(() => undefined);
       // A link to a directory is managed through it (Salt's allow_symlink); anything else in the way needs force.
       if (st && !st.isDirectory() && !(st.isSymbolicLink() && (await stat(name).catch(() => undefined))?.isDirectory())) {
         const what = st.isSymbolicLink() ? 'symlink' : 'file';
         if (!a.force) return failed(name, `Specified location ${name} exists and is a ${what}; set force: True to replace it, or remove it first (file.absent)`);
-        changes.forced = `${what === 'file' ? 'File' : 'Symlink'} was forcibly replaced`;
+        const Kind = what === 'file' ? 'File' : 'Symlink';
+        changes.forced = ctx.test ? `${Kind} would be forcibly replaced` : `${Kind} was forcibly replaced`;
         if (!ctx.test) await rm(name, { force: true });
         st = undefined;
       }
 
+      // The plan (Salt's _check_directory): children first, then the directory, then what clean removes.
+      const plan: Plan = {};
+      const keep = new Set(requiredPaths(a.require));
+      let toClean: string[] = [];
+      if (st) {
+        if (recurse.size > 0) Object.assign(plan, await recursePlan(name, recurse, dirPerms, filePerms));
+        const own = await pathPermChanges(name, dirPerms);
+        if (Object.keys(own).length > 0) plan[name] = own;
+        toClean = a.clean ? await pathsToClean(name, keep, exclude, [...keep]) : [];
+        for (const p of toClean) plan[p] = { removed: 'Removed due to clean' };
+      } else plan[name] = { directory: 'new' };
+      Object.assign(changes, plan);
+
+      if (ctx.test) {
+        if (Object.keys(plan).length === 0) return { name, result: true, changes, comment: `The directory ${name} is in the correct state` };
+        return { name, result: null, changes, comment: planComment(plan) };
+      }
+      if (Object.keys(changes).length === 0) return { name, result: true, changes, comment: `The directory ${name} is in the correct state` };
+
       if (!st) {
         const parent = await stat(path.dirname(name)).catch(() => undefined);
-        if (!parent && !a.makedirs) return failed(name, `No directory to create ${name} in: ${path.dirname(name)} is missing; set makedirs: True or create it first`);
-        changes[name] = 'New Dir';
-        if (ctx.test) return pending(name, `The following files will be changed:\n${name}: directory - new${TEST_NOTE}`, changes);
+        if (!parent && !a.makedirs) return failed(name, `No directory to create ${name} in`);
         await makeParents(path.dirname(name), { mode: dirMode.mode, user: a.user, group: a.group });
         await mkdir(name);
+        await applyPerms(name, dirPerms);
+        // Salt returns right after creating it: no comment, nothing recursed or cleaned.
+        return { name, result: true, changes, comment: '' };
       }
-      const own = st ? await pathPermChanges(name, dirPerms) : {};
-      Object.assign(changes, own);
-      const plan = recurse.size > 0 ? await recursePlan(name, recurse, dirPerms, filePerms) : {};
-      // recurse: [silent] reports one line instead of every path, as Salt does.
-      if (recurse.has('silent') && Object.keys(plan).length > 0) changes.recursion = 'Changes silenced';
-      else Object.assign(changes, plan);
-      const keep = new Set(requiredPaths(a.require));
-      const toClean = a.clean ? await pathsToClean(name, keep, exclude, [...keep]) : [];
-      if (toClean.length > 0) changes.removed = toClean;
-
-      if (Object.keys(changes).length === 0) return succeed(name, `The directory ${name} is in the correct state`);
-      if (ctx.test) return pending(name, `The directory ${name} is set to be changed${TEST_NOTE}`, changes);
-      await applyPerms(name, dirPerms);
-      for (const [p, ch] of Object.entries(plan)) {
-        const isDir = (await lstat(p)).isDirectory();
-        const want = isDir ? dirPerms : filePerms;
-        await applyPerms(
-          p,
-          { ...(ch.user ? { uid: want.uid, user: want.user } : {}), ...(ch.group ? { gid: want.gid, group: want.group } : {}), ...(ch.mode ? { mode: want.mode } : {}) },
-          (await lstat(p)).isSymbolicLink(),
-        );
+      // check_perms on the directory adds top-level user/group/mode keys beside the plan.
+      Object.assign(changes, await applyPerms(name, dirPerms));
+      // recurse: [silent] replaces every change so far with one line, as Salt does.
+      if (recurse.has('silent')) {
+        for (const k of Object.keys(changes)) delete changes[k];
+        changes.recursion = 'Changes silenced';
       }
-      await removePaths(toClean);
-      return succeed(name, `Directory ${name} updated`, changes);
+      if (recurse.size > 0) {
+        for (const { rel, isDir } of await walkTree(name)) {
+          if (isDir ? recurse.has('ignore_dirs') : recurse.has('ignore_files')) continue;
+          const p = path.join(name, rel);
+          Object.assign(changes, await applyPerms(p, recursePerms(isDir ? dirPerms : filePerms, recurse), (await lstat(p)).isSymbolicLink()));
+        }
+      }
+      let comment = '';
+      if (toClean.length > 0) {
+        await removePaths(toClean);
+        changes.removed = toClean;
+        comment = `Files cleaned from directory ${name}`;
+      }
+      if (comment === '') comment = Object.keys(changes).length > 0 ? `Directory ${name} updated` : `Directory ${name} is in the correct state`;
+      return { name, result: true, changes, comment };
     } catch (err) {
       return failed(name, `Unable to manage directory ${name}: ${errorText(err)}`);
     }

@@ -5,6 +5,7 @@
 import { lstatSync, readFileSync, statSync, type Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
+import { formatMode } from '../../modules/file-common.js';
 import { splitLinesKeepEnds, unifiedDiff } from '../../modules/unified-diff.js';
 import type { StateContext, StateResult } from '../types.js';
 import { backupFile } from './file-backup.js';
@@ -29,6 +30,35 @@ export interface ManageSpec {
   showChanges: boolean;
   /** false: a symlink at `name` is replaced by the file instead of changing what it points to. */
   followSymlinks?: boolean;
+  /**
+   * Where the bytes come from: Salt creates a new file differently for each, and so reports its
+   * mode differently (see newFileModeChange).
+   */
+  origin?: 'source' | 'contents';
+}
+
+/** The process umask (Salt's get_umask), read without process.umask()'s deprecated getter. */
+function currentUmask(): number {
+  try {
+    const m = /^Umask:\s*([0-7]+)$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    if (m) return parseInt(m[1]!, 8);
+  } catch {
+    // not Linux: fall through to the usual default
+  }
+  return 0o022;
+}
+
+/**
+ * changes.mode for a file Salt's manage_file has just created, as its check_perms sees it. From
+ * a source, copyfile leaves the new file 0600 (mkstemp), and the wanted mode is the state's or,
+ * without one, the umask's (0666 & ~umask): mode is reported unless that is 0600. From contents
+ * (or nothing), the file is touched first under umask 077 when a mode is given (0600, so the
+ * mode is reported unless it is 0600), else under the process umask (nothing to report).
+ */
+export function newFileModeChange(origin: 'source' | 'contents', mode: number | undefined, umask: number): string | undefined {
+  const created = origin === 'source' || mode !== undefined ? 0o600 : 0o666 & ~umask;
+  const wanted = mode ?? 0o666 & ~umask;
+  return wanted === created ? undefined : formatMode(wanted);
 }
 
 function isBinary(b: Buffer): boolean {
@@ -49,6 +79,25 @@ function statOrUndefined(name: string, follow: boolean): Stats | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * replace: False on an existing file: only ownership and mode are managed, reported as Salt's
+ * managed does (check_perms' changes; in test mode None when something would change).
+ */
+async function keepContent(ctx: StateContext, name: string, st: Stats, perms: ResolvedPerms, changes: Record<string, unknown>): Promise<StateResult> {
+  if (ctx.test) {
+    const current = formatMode(st.mode);
+    const comment =
+      perms.mode !== undefined && formatMode(perms.mode) !== current
+        ? `File ${name} will be updated with permissions ${formatMode(perms.mode)} from its current state of ${current}`
+        : `File ${name} not updated`;
+    return { name, result: Object.keys(changes).length > 0 ? null : true, changes, comment };
+  }
+  if (Object.keys(changes).length === 0) return succeed(name, `File ${name} exists with proper permissions. No changes made.`);
+  await applyPerms(name, perms);
+  // check_perms leaves the (empty) comment as it found it
+  return succeed(name, '', changes);
 }
 
 export async function manageFile(ctx: StateContext, spec: ManageSpec): Promise<StateResult> {
@@ -78,9 +127,11 @@ export async function manageFile(ctx: StateContext, spec: ManageSpec): Promise<S
         await makeParents(dir, { mode: spec.dirMode, user: spec.perms.user, group: spec.perms.group });
       } else if (!parent.isDirectory()) return failed(name, `Parent ${dir} of ${name} is not a directory`);
       await writeAtomic(name, spec.contents ?? '');
-      const permCh = await applyPerms(name, spec.perms);
-      if (spec.contents === undefined) return succeed(name, 'Empty file', { new: `file ${name} created`, ...permCh });
-      return succeed(name, `File ${name} updated`, { diff: 'New file', ...permCh });
+      const { mode: _mode, ...permCh } = await applyPerms(name, spec.perms);
+      const mode = newFileModeChange(spec.origin ?? 'contents', spec.perms.mode, currentUmask());
+      const modeCh = mode === undefined ? {} : { mode };
+      if (spec.contents === undefined) return succeed(name, 'Empty file', { new: `file ${name} created`, ...permCh, ...modeCh });
+      return succeed(name, `File ${name} updated`, { diff: 'New file', ...permCh, ...modeCh });
     }
 
     const changes: Record<string, unknown> = {};
@@ -88,8 +139,10 @@ export async function manageFile(ctx: StateContext, spec: ManageSpec): Promise<S
     const contentChanged = current !== undefined && !current.equals(spec.contents!);
     if (contentChanged) changes.diff = contentDiff(current, spec.contents!, spec.showChanges);
     Object.assign(changes, permChanges(st, spec.perms));
+    if (!spec.replace) return keepContent(ctx, name, st, spec.perms, changes);
     if (Object.keys(changes).length === 0) {
-      return succeed(name, spec.replace ? `File ${name} is in the correct state` : `File ${name} exists with proper permissions. No changes made.`);
+      // salt/states/file.py managed words the two modes differently
+      return succeed(name, ctx.test ? `The file ${name} is in the correct state` : `File ${name} is in the correct state`);
     }
     if (ctx.test) return pending(name, `The file ${name} is set to be changed${TEST_NOTE}`, changes);
 

@@ -72,6 +72,7 @@ export const fileManaged = defineState({
         backup: a.backup,
         showChanges: a.show_changes,
         followSymlinks: a.follow_symlinks,
+        origin: a.source !== undefined && a.source !== null && a.source !== '' ? 'source' : 'contents',
       });
     } catch (err) {
       return failed(name, `Unable to manage file ${name}: ${errorText(err)}`);

@@ -137,6 +137,7 @@ export const fileRecurse = defineState({
           create: true,
           backup: a.backup,
           showChanges: true,
+          origin: 'source',
         });
         if (r.result === false) errors.push(r.comment);
         if (Object.keys(r.changes).length > 0) changes[w.dest] = r.changes;

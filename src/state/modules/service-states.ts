@@ -10,23 +10,35 @@ async function probe(ctx: StateContext, fun: string, name: string): Promise<bool
   return r.ok ? r.value === true : r.message;
 }
 
+/** How Salt's _enable/_disable word the run state: started True, None (as wanted) or False. */
+type Started = boolean | null;
+const runWord = (started: Started): string => (started === true ? 'running' : started === null ? 'in the desired state' : 'dead');
+
 /**
- * Salt's _enable/_disable: bring the boot setting in line and say so, after the run state is
- * settled. `state` words the comment ('running', 'dead' or 'in the desired state').
+ * Salt's _enable/_disable (salt/states/service.py): bring the boot setting in line and say so.
+ * Its comment and result replace the run state's; its changes replace them only when it acted.
+ * `result` is what Salt passes as the outcome of the run part.
  */
-async function toggleBoot(ctx: StateContext, ret: StateResult, enable: boolean, state: string): Promise<StateResult> {
+async function toggleBoot(ctx: StateContext, ret: StateResult, enable: boolean, started: Started, result = true): Promise<StateResult> {
   const name = ret.name;
   const verb = enable ? 'enabled' : 'disabled';
   const current = await probe(ctx, 'service.enabled', name);
   if (typeof current === 'string') return { ...ret, result: false, comment: current };
-  // As in Salt, the boot setting's comment replaces the run state's one.
-  if (current === enable) return { ...ret, comment: `Service ${name} is already ${verb}, and is ${state}` };
-  if (ctx.test) return { ...ret, result: ret.result === false ? false : null, comment: `Service ${name} set to be ${verb}`, changes: { ...ret.changes, [name]: true } };
+  if (current === enable) {
+    // started None (already in the wanted run state) also clears changes, as Salt does
+    return { ...ret, result, comment: `Service ${name} is already ${verb}, and is ${runWord(started)}`, ...(started === null ? { changes: {} } : {}) };
+  }
+  if (ctx.test) return { ...ret, result: null, comment: `Service ${name} set to be ${verb}` };
   const r = await callFn<boolean>(ctx, enable ? 'service.enable' : 'service.disable', [name]);
   if (!r.ok || r.value !== true) {
-    return { ...ret, result: false, comment: `Failed when setting service ${name} to ${enable ? 'start' : 'not start'} at boot, and is ${state}${r.ok ? '' : `: ${r.message}`}` };
+    const tail = started === true ? ', but the service is running' : started === null ? `, but the service was already ${enable ? 'running' : 'dead'}` : ', and the service is dead';
+    return {
+      ...ret,
+      result: false,
+      comment: `Failed when setting service ${name} to ${enable ? 'start' : 'not start'} at boot${tail}${r.ok ? '' : `. Additional information follows:\n\n${r.message}`}`,
+    };
   }
-  return { ...ret, changes: { ...ret.changes, [name]: true }, comment: `Service ${name} has been ${verb}, and is ${state}` };
+  return { ...ret, result, changes: { [name]: true }, comment: `Service ${name} has been ${verb}, and is ${runWord(started)}` };
 }
 
 const NAME = { name: 'name', type: 'string', required: true, doc: "the service (unit) name, e.g. 'nginx'" } as const;
@@ -36,13 +48,6 @@ const WATCH = [
   { name: 'reload', type: 'bool', default: false, doc: 'on a watch, reload instead of restart' },
   { name: 'full_restart', type: 'bool', default: false, doc: 'on a watch, stop then start instead of restart' },
 ] as const;
-
-async function available(ctx: StateContext, name: string): Promise<StateResult | undefined> {
-  const ok = await probe(ctx, 'service.available', name);
-  if (typeof ok === 'string') return stateResult(name, false, ok);
-  if (!ok) return stateResult(name, false, `The named service ${name} is not available`);
-  return undefined;
-}
 
 /** Waits `seconds` (init_delay), ending early when the job is cancelled. */
 function delay(ctx: StateContext, seconds: number | undefined): Promise<void> {
@@ -58,79 +63,108 @@ function delay(ctx: StateContext, seconds: number | undefined): Promise<void> {
   });
 }
 
-const delayed = (r: StateResult, seconds: number | undefined): StateResult => (seconds && seconds > 0 ? { ...r, comment: `${r.comment}\nDelayed return for ${seconds} seconds` } : r);
+/** Salt's test=True answer for a service that is not there (or no service manager to ask). */
+function notPresent(name: string, would: string): StateResult {
+  return stateResult(name, null, `Service ${name} not present; if created in this state run, it would have been ${would}`);
+}
 
 async function running(ctx: StateContext, name: string, enable: boolean | undefined, initDelay?: number): Promise<StateResult> {
-  const missing = await available(ctx, name);
-  if (missing) return missing;
+  const ok = await probe(ctx, 'service.available', name);
+  // Without a service manager Salt has no service module to ask, so its test run says "not
+  // present"; a real run fails with the module's explanation of what is missing.
+  if (typeof ok === 'string') return ctx.test ? notPresent(name, 'started') : stateResult(name, false, ok);
+  if (!ok) return ctx.test ? notPresent(name, 'started') : stateResult(name, false, `The named service ${name} is not available`);
   const before = await probe(ctx, 'service.status', name);
   if (typeof before === 'string') return stateResult(name, false, before);
-  let ret: StateResult;
+  const bootBefore = await probe(ctx, 'service.enabled', name);
+  if (typeof bootBefore === 'string') return stateResult(name, false, bootBefore);
   if (before) {
-    ret = stateResult(name, true, `The service ${name} is already running`);
-  } else if (ctx.test) {
-    return stateResult(name, null, `Service ${name} is set to start`, { [name]: true });
-  } else {
-    const start = await callFn(ctx, 'service.start', [name]);
-    // A service that dies right after starting shows only after init_delay.
-    if (start.ok) await delay(ctx, initDelay);
-    const after = await probe(ctx, 'service.status', name);
-    if (!start.ok || after !== true) return delayed(stateResult(name, false, `Service ${name} failed to start${start.ok ? '' : `: ${start.message}`}`), start.ok ? initDelay : undefined);
-    ret = stateResult(name, true, `Started service ${name}`, { [name]: true });
+    const ret = stateResult(name, true, `The service ${name} is already running`);
+    // Salt consults _enable/_disable only when the boot setting differs.
+    if (enable === true && !bootBefore) return toggleBoot(ctx, ret, true, null);
+    if (enable === false && bootBefore) return toggleBoot(ctx, ret, false, null);
+    return ret;
   }
-  const out = enable === undefined ? ret : await toggleBoot(ctx, ret, enable, 'running');
-  return before ? out : delayed(out, initDelay);
+  if (ctx.test) return stateResult(name, null, `Service ${name} is set to start`);
+  const start = await callFn(ctx, 'service.start', [name]);
+  // Salt's service.start raises with systemctl's message, which becomes the whole comment.
+  if (!start.ok) return stateResult(name, false, start.message);
+  await delay(ctx, initDelay);
+  const after = await probe(ctx, 'service.status', name);
+  const bootAfter = await probe(ctx, 'service.enabled', name);
+  const up = after === true;
+  const changes = after !== before || bootAfter !== bootBefore ? { [name]: up } : {};
+  let ret = stateResult(name, up, up ? `Started service ${name}` : `Service ${name} failed to start`, changes);
+  if (enable !== undefined) ret = await toggleBoot(ctx, ret, enable, up, up);
+  return initDelay ? { ...ret, comment: `${ret.comment}\nDelayed return for ${initDelay} seconds` } : ret;
 }
 
 async function dead(ctx: StateContext, name: string, enable: boolean | undefined): Promise<StateResult> {
   const ok = await probe(ctx, 'service.available', name);
-  if (typeof ok === 'string') return stateResult(name, false, ok);
-  // A service that does not exist is certainly not running (Salt says so and succeeds).
-  if (!ok) return stateResult(name, true, `The named service ${name} is not available`);
+  if (typeof ok === 'string') return ctx.test ? notPresent(name, 'stopped') : stateResult(name, false, ok);
+  // A service that does not exist is certainly not running (Salt succeeds, with no comment).
+  if (!ok) return ctx.test ? notPresent(name, 'stopped') : stateResult(name, true, '');
   const before = await probe(ctx, 'service.status', name);
   if (typeof before === 'string') return stateResult(name, false, before);
-  let ret: StateResult;
+  const bootBefore = await probe(ctx, 'service.enabled', name);
+  if (typeof bootBefore === 'string') return stateResult(name, false, bootBefore);
   if (!before) {
-    ret = stateResult(name, true, `The service ${name} is already dead`);
-  } else if (ctx.test) {
-    return stateResult(name, null, `Service ${name} is set to be killed`, { [name]: true });
-  } else {
-    const stop = await callFn(ctx, 'service.stop', [name]);
-    const after = await probe(ctx, 'service.status', name);
-    if (!stop.ok || after !== false) return stateResult(name, false, `Service ${name} failed to die${stop.ok ? '' : `: ${stop.message}`}`);
-    ret = stateResult(name, true, `Service ${name} was killed`, { [name]: true });
+    const ret = stateResult(name, true, `The service ${name} is already dead`);
+    if (enable === true && !bootBefore) return toggleBoot(ctx, ret, true, null);
+    if (enable === false && bootBefore) return toggleBoot(ctx, ret, false, null);
+    return ret;
   }
-  return enable === undefined ? ret : toggleBoot(ctx, ret, enable, 'dead');
+  if (ctx.test) return stateResult(name, null, `Service ${name} is set to be killed`);
+  const stop = await callFn(ctx, 'service.stop', [name]);
+  if (!stop.ok) return stateResult(name, false, stop.message);
+  const after = await probe(ctx, 'service.status', name);
+  const bootAfter = await probe(ctx, 'service.enabled', name);
+  const down = after === false;
+  // Salt records the status after stopping: {name: False} once it is dead.
+  const changes = after !== before || bootAfter !== bootBefore ? { [name]: after === true } : {};
+  const ret = stateResult(name, down, down ? `Service ${name} was killed` : `Service ${name} failed to die`, changes);
+  return enable === undefined ? ret : toggleBoot(ctx, ret, enable, !down, down);
 }
 
-/** Salt's service.mod_watch: restart (or reload / full restart) a running service, start a stopped one. */
+/**
+ * Salt's service.mod_watch: restart (or reload / full restart) a running service, start a
+ * stopped one; for service.dead, stop a running one. Changes are {name: <outcome>}.
+ */
 async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead', opts: { reload: boolean; full_restart: boolean }): Promise<StateResult> {
-  // A watched change never starts a service that should be dead.
-  if (sfun === 'dead') return dead(ctx, name, undefined);
-  const missing = await available(ctx, name);
-  if (missing) return missing;
+  const ok = await probe(ctx, 'service.available', name);
+  if (typeof ok === 'string') return stateResult(name, false, ok);
+  if (!ok) return stateResult(name, false, `The named service ${name} is not available`);
   const status = await probe(ctx, 'service.status', name);
   if (typeof status === 'string') return stateResult(name, false, status);
-  const [verb, past] = !status
-    ? (['start', 'started'] as const)
-    : opts.reload
-      ? (['reload', 'reloaded'] as const)
-      : opts.full_restart
-        ? (['full restart', 'fully restarted'] as const)
-        : (['restart', 'restarted'] as const);
-  if (ctx.test) return stateResult(name, null, `Service is set to be ${past}`, { [name]: true });
-  const steps = verb === 'full restart' ? ['service.stop', 'service.start'] : [`service.${verb}`];
+  let steps: string[];
+  let verb: string;
+  if (sfun === 'dead') {
+    if (!status) return stateResult(name, true, 'Service is already stopped');
+    [steps, verb] = [['service.stop'], 'stop'];
+  } else if (!status) [steps, verb] = [['service.start'], 'start'];
+  else if (opts.reload) [steps, verb] = [['service.reload'], 'reload'];
+  else if (opts.full_restart) [steps, verb] = [['service.stop', 'service.start'], 'fully restart'];
+  else [steps, verb] = [['service.restart'], 'restart'];
+  const past = verb === 'stop' ? 'stopped' : `${verb}ed`;
+  if (ctx.test) return stateResult(name, null, `Service is set to be ${past}`);
   for (const fun of steps) {
     const r = await callFn(ctx, fun, [name]);
-    if (!r.ok) return stateResult(name, false, `Failed to ${verb} service ${name}: ${r.message}`);
+    // Salt's service functions raise with the manager's message, which becomes the comment.
+    if (!r.ok) return stateResult(name, false, r.message);
   }
   return stateResult(name, true, `Service ${past}`, { [name]: true });
 }
 
+/** service.enabled / service.disabled: Salt's _enable/_disable with started None. */
 async function bootOnly(ctx: StateContext, name: string, enable: boolean): Promise<StateResult> {
-  const missing = await available(ctx, name);
-  if (missing) return missing;
-  return toggleBoot(ctx, stateResult(name, true, ''), enable, 'in the desired state');
+  const ok = await probe(ctx, 'service.available', name);
+  if (typeof ok === 'string' || !ok) {
+    if (enable && ctx.test) return notPresent(name, 'enabled');
+    if (typeof ok === 'string') return stateResult(name, false, ok);
+    // _disable treats a missing service as disabled; _enable fails
+    return stateResult(name, !enable, `The named service ${name} is not available`);
+  }
+  return toggleBoot(ctx, stateResult(name, true, ''), enable, null);
 }
 
 export const serviceStates: readonly StateFunction[] = [

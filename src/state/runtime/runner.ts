@@ -35,7 +35,8 @@ export interface RunnerOptions {
   /** Waits between retry attempts (a fake in tests). */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
-  now?: () => Date;
+  /** Wall-clock start of a state: a Date, or epoch milliseconds with a microsecond fraction. */
+  now?: () => Date | number;
   /** A monotonic milliseconds clock for durations. */
   elapsed?: () => number;
 }
@@ -55,9 +56,31 @@ function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-export function formatStartTime(d: Date): string {
+/**
+ * Salt's start_time: local wall-clock time of day as Python's time().isoformat() prints it,
+ * HH:MM:SS.ffffff, or HH:MM:SS when the microseconds are exactly 0 (isoformat drops them).
+ * `d` is a Date or milliseconds since the epoch with a fraction (microseconds).
+ */
+export function formatStartTime(d: Date | number): string {
+  const ms = typeof d === 'number' ? d : d.getTime();
+  const whole = Math.floor(ms);
+  const t = new Date(whole);
+  // an epoch in ms as a double resolves about 0.25 µs, so round to the nearest microsecond
+  const micros = t.getMilliseconds() * 1000 + Math.min(999, Math.round((ms - whole) * 1000));
   const p = (n: number, w = 2): string => String(n).padStart(w, '0');
-  return `${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds() * 1000, 6)}`;
+  const hms = `${p(t.getHours())}:${p(t.getMinutes())}:${p(t.getSeconds())}`;
+  return micros === 0 ? hms : `${hms}.${p(micros, 6)}`;
+}
+
+/**
+ * The wall clock with microseconds (Salt reads datetime.now()). Node's only sub-millisecond
+ * clock is monotonic (performance), which drifts from the wall clock in a long-lived minion;
+ * when the two disagree by a millisecond or more, the wall clock wins and keeps the fraction.
+ */
+export function microsNow(): number {
+  const fine = performance.timeOrigin + performance.now();
+  const wall = Date.now();
+  return Math.abs(fine - wall) < 1 ? fine : wall + (fine % 1);
 }
 
 const lowRef = (c: LowChunk): LowRef => ({ __id__: c.__id__, __sls__: c.__sls__, state: c.state, fun: c.fun, name: c.name });
@@ -78,7 +101,7 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
   const { chunks, reqs } = run;
   const sleep = opts.sleep ?? realSleep;
   const random = opts.random ?? Math.random;
-  const now = opts.now ?? (() => new Date());
+  const now = opts.now ?? microsNow;
   const elapsed = opts.elapsed ?? (() => performance.now());
   const results = new Map<number, StateResult>();
   const pre = new Map<number, StateResult>();

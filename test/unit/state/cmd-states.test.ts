@@ -150,7 +150,7 @@ describe('cmd.script', () => {
     const files = localFiles(roots, path.join(tmp, 'cache'));
     const r = await runState('cmd.script', { name: 'salt://scripts/show.sh', args: `one 'two words' "$HOME"`, cwd: tmp }, { exec: { files } });
     assert.equal(r.result, true, r.comment);
-    assert.equal(r.comment, 'Command "salt://scripts/show.sh" run');
+    assert.equal(r.comment, "Command 'salt://scripts/show.sh' run");
     const lines = String(r.changes.stdout).split('\n');
     assert.deepEqual(lines.slice(0, 5), ['argc=3', '[one]', '[two words]', '[$HOME]', fs.realpathSync(tmp)], 'no expansion of $HOME: argv, never a shell line');
     assert.equal(fs.existsSync(lines[5]!), false, 'the temporary copy is gone after the run');
@@ -185,7 +185,7 @@ describe('cmd.script', () => {
   it('test=True fetches and runs nothing', async () => {
     const r = await runState('cmd.script', { name: 'salt://never.sh' }, { test: true });
     assert.equal(r.result, null);
-    assert.equal(r.comment, 'Command "salt://never.sh" would have been executed');
+    assert.equal(r.comment, "Command 'salt://never.sh' would have been executed");
   });
 
   it('template: jinja renders the script first', async (t) => {

@@ -25,8 +25,8 @@ describe('file.append', () => {
     assert.equal(r.result, true, r.comment);
     assert.equal(r.comment, 'Appended 3 lines');
     assert.equal(read('ap'), 'alpha\nbeta\ngamma\ndelta\nepsilon\n');
-    // As Python's difflib prints it: the old last line had no newline, so '-beta' runs into '+beta'.
-    assert.equal(r.changes.diff, '--- \n+++ \n@@ -1,2 +1,5 @@\n alpha\n-beta+beta\n+gamma\n+delta\n+epsilon\n');
+    // Salt's diff is difflib over the file's lines (splitlines), joined with '\n' (salt/states/file.py append).
+    assert.equal(r.changes.diff, '--- \n\n+++ \n\n@@ -1,2 +1,5 @@\n\n alpha\n beta\n+gamma\n+delta\n+epsilon');
     const again = await runState(fileAppend, { name: p('ap'), text: ['beta', 'gamma', 'delta\nepsilon'] });
     assert.deepEqual(again, { name: p('ap'), result: true, changes: {}, comment: `File ${p('ap')} is in correct state` });
   });

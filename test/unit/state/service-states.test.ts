@@ -50,13 +50,15 @@ beforeEach(() => {
 describe('service.running', () => {
   it('starts and enables a stopped service, with {name: True}; then reports it running and enabled', async () => {
     const dry = await runState('service.running', { name: 'nginx', enable: true }, opts({ test: true }));
-    assert.deepEqual(dry, { name: 'nginx', result: null, changes: { nginx: true }, comment: 'Service nginx is set to start' });
+    // salt/states/service.py running: the test report carries no changes
+    assert.deepEqual(dry, { name: 'nginx', result: null, changes: {}, comment: 'Service nginx is set to start' });
     assert.equal(active('nginx'), false);
     const r = await runState('service.running', { name: 'nginx', enable: true }, opts());
     assert.deepEqual(r, { name: 'nginx', result: true, changes: { nginx: true }, comment: 'Service nginx has been enabled, and is running' });
     assert.ok(active('nginx') && enabled('nginx'));
     const again = await runState('service.running', { name: 'nginx', enable: true }, opts());
-    assert.deepEqual(again, { name: 'nginx', result: true, changes: {}, comment: 'Service nginx is already enabled, and is running' });
+    // already running and enabled: Salt does not consult _enable at all
+    assert.deepEqual(again, { name: 'nginx', result: true, changes: {}, comment: 'The service nginx is already running' });
     assert.deepEqual((await runState('service.running', { name: 'nginx' }, opts())).comment, 'The service nginx is already running');
   });
 
@@ -72,7 +74,8 @@ describe('service.running', () => {
   it('a service that fails to start, or does not exist, fails the state', async () => {
     const r = await runState('service.running', { name: 'broken' }, opts());
     assert.equal(r.result, false);
-    assert.match(r.comment, /^Service broken failed to start: .*Job for broken\.service failed/);
+    // Salt's service.start raises with systemctl's message, which is the whole comment
+    assert.match(r.comment, /Job for broken\.service failed/);
     const m = await runState('service.running', { name: 'ghost' }, opts());
     assert.deepEqual(m, { name: 'ghost', result: false, changes: {}, comment: 'The named service ghost is not available' });
   });
@@ -93,7 +96,7 @@ describe('service.running', () => {
     const start = await runState('service.running', { name: 'nginx' }, opts({ watch: true }));
     assert.equal(start.comment, 'Service started');
     const dry = await runState('service.running', { name: 'nginx' }, opts({ watch: true, test: true }));
-    assert.deepEqual(dry, { name: 'nginx', result: null, changes: { nginx: true }, comment: 'Service is set to be restarted' });
+    assert.deepEqual(dry, { name: 'nginx', result: null, changes: {}, comment: 'Service is set to be restarted' });
   });
 });
 
@@ -110,7 +113,7 @@ describe('service.dead / enabled / disabled', () => {
 
   it('enabled/disabled change only the boot setting', async () => {
     const dry = await runState('service.enabled', { name: 'nginx' }, opts({ test: true }));
-    assert.deepEqual(dry, { name: 'nginx', result: null, changes: { nginx: true }, comment: 'Service nginx set to be enabled' });
+    assert.deepEqual(dry, { name: 'nginx', result: null, changes: {}, comment: 'Service nginx set to be enabled' });
     assert.equal(enabled('nginx'), false);
     const r = await runState('service.enabled', { name: 'nginx' }, opts());
     assert.deepEqual(r, { name: 'nginx', result: true, changes: { nginx: true }, comment: 'Service nginx has been enabled, and is in the desired state' });

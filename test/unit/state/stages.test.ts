@@ -10,7 +10,7 @@ import { parseSls } from '../../../src/state/compiler/parse-sls.js';
 import type { Requisite } from '../../../src/state/compiler/requisites.js';
 import { requisiteStatus } from '../../../src/state/runtime/requisite-status.js';
 import { retryPolicy } from '../../../src/state/runtime/retry.js';
-import { formatStartTime } from '../../../src/state/runtime/runner.js';
+import { formatStartTime, microsNow } from '../../../src/state/runtime/runner.js';
 import { slsVariables } from '../../../src/state/sls-render.js';
 import type { StateResult } from '../../../src/state/index.js';
 
@@ -141,7 +141,21 @@ describe('retry policy and start_time', () => {
     assert.deepEqual(retryPolicy({ attempts: 4, splay: 2 }), { attempts: 4, until: true, interval: 30, splay: 2 });
     assert.equal(retryPolicy(false), undefined);
   });
-  it('start_time is HH:MM:SS.ffffff', () => {
+  it('start_time is HH:MM:SS.ffffff with real microseconds, as Python time().isoformat() (salt/state.py State.call)', () => {
     assert.equal(formatStartTime(new Date(2026, 0, 2, 3, 4, 5, 67)), '03:04:05.067000');
+    const t = new Date(2026, 0, 2, 3, 4, 5, 67).getTime();
+    // fractions exact in binary: an epoch in ms as a double resolves about 0.25 µs
+    assert.equal(formatStartTime(t + 0.125), '03:04:05.067125');
+    assert.equal(formatStartTime(t + 0.99951171875), '03:04:05.067999');
+    // isoformat() leaves the fraction out when the microseconds are 0
+    assert.equal(formatStartTime(new Date(2026, 0, 2, 3, 4, 5, 0)), '03:04:05');
+  });
+  it('the default clock gives microseconds, not a millisecond padded with 000', () => {
+    const samples = Array.from({ length: 20 }, () => formatStartTime(microsNow()));
+    assert.ok(
+      samples.some((s) => !s.endsWith('000')),
+      samples.join(' '),
+    );
+    assert.ok(Math.abs(microsNow() - Date.now()) < 2);
   });
 });
