@@ -2,8 +2,9 @@
 
 import type { StateFunction } from '../types.js';
 import { archiveExtracted } from './archive-extracted.js';
+import { externalStateFunctions } from './external/index.js';
 import { fileStateFunctions } from './file-states.js';
 import { systemStateFunctions } from './system-states.js';
 import { testStateFunctions } from './test-states.js';
 
-export const builtinStateFunctions: readonly StateFunction[] = [...testStateFunctions, ...fileStateFunctions, archiveExtracted, ...systemStateFunctions];
+export const builtinStateFunctions: readonly StateFunction[] = [...testStateFunctions, ...fileStateFunctions, archiveExtracted, ...systemStateFunctions, ...externalStateFunctions];
