@@ -7,5 +7,7 @@ import { dockerStates } from './docker-states.js';
 import { iptablesStates } from './iptables-states.js';
 import { postgresObjectStates } from './postgres-objects.js';
 import { postgresRoleStates } from './postgres-roles.js';
+import { x509CertStates } from './x509-cert.js';
+import { x509KeyStates } from './x509-key.js';
 
-export const externalStateFunctions: readonly StateFunction[] = [...dockerStates, ...iptablesStates, ...postgresRoleStates, ...postgresObjectStates].map(failingSoftly);
+export const externalStateFunctions: readonly StateFunction[] = [...dockerStates, ...iptablesStates, ...postgresRoleStates, ...postgresObjectStates, ...x509KeyStates, ...x509CertStates].map(failingSoftly);
