@@ -35,7 +35,7 @@ const containerRunning = defineState({
   doc: 'Make sure a container exists with the given configuration and is running (test=True only on brine; a real run fails, saying what is missing).',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'the container name' },
-    { name: 'image', type: 'string', doc: "the image, in repo:tag notation (required; Salt fails with \"The 'image' argument is required\")" },
+    { name: 'image', type: 'string', doc: 'the image, in repo:tag notation (required; Salt fails with "The \'image\' argument is required")' },
     { name: 'skip_translate', type: 'any', doc: 'arguments passed to docker unchanged' },
     { name: 'ignore_collisions', type: 'bool', default: false },
     { name: 'validate_ip_addrs', type: 'bool', default: true },

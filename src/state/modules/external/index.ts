@@ -14,4 +14,15 @@ import { selinuxStates } from './selinux-states.js';
 import { x509CertStates } from './x509-cert.js';
 import { x509KeyStates } from './x509-key.js';
 
-export const externalStateFunctions: readonly StateFunction[] = [...dockerStates, ...iptablesStates, ...postgresRoleStates, ...postgresObjectStates, ...x509KeyStates, ...x509CertStates, ...mysqlStates, ...selinuxStates, ...firewalldStates, ...networkStates].map(failingSoftly);
+export const externalStateFunctions: readonly StateFunction[] = [
+  ...dockerStates,
+  ...iptablesStates,
+  ...postgresRoleStates,
+  ...postgresObjectStates,
+  ...x509KeyStates,
+  ...x509CertStates,
+  ...mysqlStates,
+  ...selinuxStates,
+  ...firewalldStates,
+  ...networkStates,
+].map(failingSoftly);

@@ -108,13 +108,7 @@ const extensionPresent = defineState({
 const extensionAbsent = defineState({
   name: 'postgres_extension.absent',
   doc: 'Make sure an extension is not installed in a PostgreSQL database (acts for real).',
-  params: [
-    { name: 'name', type: 'string', required: true },
-    { name: 'if_exists', type: 'bool' },
-    { name: 'restrict', type: 'bool' },
-    { name: 'cascade', type: 'bool' },
-    ...CONNECTION_PARAMS,
-  ],
+  params: [{ name: 'name', type: 'string', required: true }, { name: 'if_exists', type: 'bool' }, { name: 'restrict', type: 'bool' }, { name: 'cascade', type: 'bool' }, ...CONNECTION_PARAMS],
   example: 'hstore:\n  postgres_extension.absent:\n    - maintenance_db: appdb',
   run: async (ctx, a) => {
     const n = a.named;

@@ -53,7 +53,7 @@ const userPresent = defineState({
     const password = n.password ?? (row === undefined ? n.default_password : undefined);
     const update: Record<string, unknown> = {};
     if (row !== undefined) {
-      FLAGS.forEach(([arg, , ], i) => {
+      FLAGS.forEach(([arg, ,], i) => {
         const want = n[arg as Flag];
         if (want !== undefined && (row[i] === 't') !== want) update[arg] = want;
       });

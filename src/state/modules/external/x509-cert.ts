@@ -52,9 +52,18 @@ function subjectPairs(subject: unknown, extra: Record<string, unknown>): [string
   return NAME_ATTRS.filter((k) => extra[k] !== undefined).map((k) => [k === 'Email' ? 'emailAddress' : k, String(extra[k])]);
 }
 
-const rfc4514 = (pairs: [string, string][]): string => [...pairs].reverse().map(([k, v]) => `${k}=${v.replace(/,/g, '\\,')}`).join(',');
+const rfc4514 = (pairs: [string, string][]): string =>
+  [...pairs]
+    .reverse()
+    .map(([k, v]) => `${k}=${v.replace(/,/g, '\\,')}`)
+    .join(',');
 /** node:crypto's subject text ("C=US\nCN=x") as RFC 4514. */
-const certRfc4514 = (text: string): string => text.split('\n').filter((l) => l !== '').reverse().join(',');
+const certRfc4514 = (text: string): string =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .reverse()
+    .join(',');
 const opensslSubj = (pairs: [string, string][]): string => pairs.map(([k, v]) => `/${k}=${v.replace(/[/\\]/g, (c) => `\\${c}`)}`).join('') || '/';
 
 /** A key or certificate argument: a path, or the PEM text itself (Salt accepts both). */
@@ -94,7 +103,9 @@ async function issue(ctx: StateContext, plan: Plan): Promise<string> {
     const conf = file('openssl.cnf', `[req]\ndistinguished_name = dn\n[dn]\n[ext]\n${plan.extensions.map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
     const signKey = file('signing.key', pemOf(plan.signingKey));
     const env: Record<string, string> = { BRINE_SIGNING_PASS: plan.signingPass ?? '', BRINE_KEY_PASS: plan.privatePass ?? '' };
-    const digest = createPrivateKey(plan.signingPass ? { key: pemOf(plan.signingKey), passphrase: plan.signingPass } : pemOf(plan.signingKey)).asymmetricKeyType?.startsWith('ed') ? [] : [`-${plan.digest}`];
+    const digest = createPrivateKey(plan.signingPass ? { key: pemOf(plan.signingKey), passphrase: plan.signingPass } : pemOf(plan.signingKey)).asymmetricKeyType?.startsWith('ed')
+      ? []
+      : [`-${plan.digest}`];
     const common = ['-days', String(plan.days), ...digest, '-set_serial', `0x${plan.serial}`];
     const run = async (argv: string[]) => {
       const r = await runArgv('openssl', [openssl.path, ...argv], { env, signal: ctx.exec.signal, timeoutMs: 60_000 });
@@ -103,7 +114,21 @@ async function issue(ctx: StateContext, plan: Plan): Promise<string> {
     };
     const pass = (v: string | undefined, name: string) => (v ? ['-passin', `env:${name}`] : []);
     if (!plan.signingCert) {
-      const out = await run(['req', '-new', '-x509', '-key', signKey, ...pass(plan.signingPass, 'BRINE_SIGNING_PASS'), '-subj', opensslSubj(plan.subject), '-config', conf, '-extensions', 'ext', ...common]);
+      const out = await run([
+        'req',
+        '-new',
+        '-x509',
+        '-key',
+        signKey,
+        ...pass(plan.signingPass, 'BRINE_SIGNING_PASS'),
+        '-subj',
+        opensslSubj(plan.subject),
+        '-config',
+        conf,
+        '-extensions',
+        'ext',
+        ...common,
+      ]);
       return `${out.trim()}\n`;
     }
     const csr = plan.csr
@@ -112,7 +137,22 @@ async function issue(ctx: StateContext, plan: Plan): Promise<string> {
           'req.csr',
           await run(['req', '-new', '-key', file('private.key', pemOf(plan.privateKey!)), ...pass(plan.privatePass, 'BRINE_KEY_PASS'), '-subj', opensslSubj(plan.subject), '-config', conf]),
         );
-    const out = await run(['x509', '-req', '-in', csr, '-CA', file('ca.crt', pemOf(plan.signingCert)), '-CAkey', signKey, ...pass(plan.signingPass, 'BRINE_SIGNING_PASS'), '-extfile', conf, '-extensions', 'ext', ...common]);
+    const out = await run([
+      'x509',
+      '-req',
+      '-in',
+      csr,
+      '-CA',
+      file('ca.crt', pemOf(plan.signingCert)),
+      '-CAkey',
+      signKey,
+      ...pass(plan.signingPass, 'BRINE_SIGNING_PASS'),
+      '-extfile',
+      conf,
+      '-extensions',
+      'ext',
+      ...common,
+    ]);
     return `${out.trim()}\n`;
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -152,7 +192,12 @@ const certificateManaged = defineState({
   run: async (ctx, a) => {
     const n = a.named;
     const name = n.name;
-    if (n.ca_server || n.signing_policy) return stateResult(name, false, 'x509.certificate_managed: ca_server and signing_policy (signing on another minion) are not supported by brine; sign locally with signing_private_key and signing_cert');
+    if (n.ca_server || n.signing_policy)
+      return stateResult(
+        name,
+        false,
+        'x509.certificate_managed: ca_server and signing_policy (signing on another minion) are not supported by brine; sign locally with signing_private_key and signing_cert',
+      );
     if (n.encoding !== 'pem') return stateResult(name, false, `encoding ${n.encoding} is not supported by brine's x509.certificate_managed; use pem`);
     if (n.not_before || n.not_after) return stateResult(name, false, 'x509.certificate_managed: not_before and not_after are not supported by brine; use days_valid');
     const unknown = Object.keys(a.extra).filter((k) => !NAME_ATTRS.includes(k) && !EXTENSIONS.includes(k));
@@ -212,7 +257,11 @@ const certificateManaged = defineState({
         extensions,
         days: n.days_valid ?? 365,
         digest: n.digest,
-        serial: str(n.serial_number)?.replace(/:/g, '') ?? randomBytes(16).toString('hex').replace(/^[89a-f]/, '1'),
+        serial:
+          str(n.serial_number)?.replace(/:/g, '') ??
+          randomBytes(16)
+            .toString('hex')
+            .replace(/^[89a-f]/, '1'),
       });
       const appended = (Array.isArray(n.append_certs) ? n.append_certs : n.append_certs ? [n.append_certs] : []).map((c) => pemOf(String(c)).trim()).join('\n');
       await writeSecret(name, appended ? `${pem}${appended}\n` : pem, perms, n.makedirs);

@@ -84,7 +84,8 @@ const privateKeyManaged = defineState({
         if (!n.overwrite) return stateResult(name, false, 'The provided passphrase cannot decrypt the private key. Pass overwrite: true to force regeneration');
         changes.passphrase = true;
       } else if (loaded.problem === 'not-a-key') {
-        if (!n.overwrite) return stateResult(name, false, 'The existing file does not seem to be a private key formatted as DER, PEM or embedded in PKCS12. Pass overwrite: true to force regeneration');
+        if (!n.overwrite)
+          return stateResult(name, false, 'The existing file does not seem to be a private key formatted as DER, PEM or embedded in PKCS12. Pass overwrite: true to force regeneration');
       } else if (loaded.problem === 'unencrypted') {
         changes.passphrase = true;
         current = createPrivateKey(fs.readFileSync(name, 'utf8'));

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { runState } from '../state-ctx.js';
 
 describe('docker states under test=True', () => {
-  it("docker_container.running: a container to create, with the image Salt could not resolve (image {old: None, new: False})", async () => {
+  it('docker_container.running: a container to create, with the image Salt could not resolve (image {old: None, new: False})', async () => {
     const r = await runState('docker_container.running', { name: 'web', image: 'nginx:1.25', port_bindings: ['8080:80'] }, { test: true });
     assert.deepEqual(r, { name: 'web', result: null, changes: { image: { old: null, new: false } }, comment: "Container 'web' would be created" });
     const forced = await runState('docker_container.running', { name: 'web', image: 'nginx:1.25', force: true }, { test: true });
@@ -27,21 +27,40 @@ describe('docker states under test=True', () => {
   });
 
   it('docker_container.stopped and .absent, docker_image.present and .absent, docker_network.present and .absent', async () => {
-    assert.deepEqual(await runState('docker_container.stopped', { name: 'web' }, { test: true }), { name: 'web', result: null, changes: {}, comment: 'The following container(s) will be stopped: web' });
+    assert.deepEqual(await runState('docker_container.stopped', { name: 'web' }, { test: true }), {
+      name: 'web',
+      result: null,
+      changes: {},
+      comment: 'The following container(s) will be stopped: web',
+    });
     assert.equal((await runState('docker_container.stopped', { name: 'x', containers: ['a', 'b'] }, { test: true })).comment, 'The following container(s) will be stopped: a, b');
     assert.deepEqual(await runState('docker_container.absent', { name: 'web' }, { test: true }), { name: 'web', result: null, changes: {}, comment: "Container 'web' will be removed" });
     assert.deepEqual(await runState('docker_image.present', { name: 'nginx', tag: '1.25' }, { test: true }), { name: 'nginx', result: null, changes: {}, comment: 'Image nginx:1.25 will be pulled' });
     assert.equal((await runState('docker_image.present', { name: 'app', tag: 'v1', build: '/srv/app' }, { test: true })).comment, 'Image app:v1 will be built');
     assert.equal((await runState('docker_image.present', { name: 'app', tag: 'v1', load: '/srv/app.tar' }, { test: true })).comment, 'Image app:v1 will be loaded');
     assert.deepEqual(await runState('docker_image.absent', { name: 'busybox' }, { test: true }), { name: 'busybox', result: null, changes: {}, comment: 'Image busybox:latest will be removed' });
-    assert.equal((await runState('docker_image.absent', { name: 'x', images: ['busybox', 'centos:6', 'reg:5000/app'] }, { test: true })).comment, 'The following images will be removed: busybox:latest, centos:6, reg:5000/app:latest');
-    assert.deepEqual(await runState('docker_network.present', { name: 'backend', driver: 'bridge' }, { test: true }), { name: 'backend', result: null, changes: {}, comment: 'Network will be created' });
+    assert.equal(
+      (await runState('docker_image.absent', { name: 'x', images: ['busybox', 'centos:6', 'reg:5000/app'] }, { test: true })).comment,
+      'The following images will be removed: busybox:latest, centos:6, reg:5000/app:latest',
+    );
+    assert.deepEqual(await runState('docker_network.present', { name: 'backend', driver: 'bridge' }, { test: true }), {
+      name: 'backend',
+      result: null,
+      changes: {},
+      comment: 'Network will be created',
+    });
     assert.deepEqual(await runState('docker_network.absent', { name: 'backend' }, { test: true }), { name: 'backend', result: null, changes: {}, comment: "Network 'backend' will be removed" });
   });
 
   it("argument errors are Salt's, whatever the mode", async () => {
-    assert.equal((await runState('docker_image.present', { name: 'app', build: '/srv/app', load: '/x.tar', tag: 'v1' }, { test: true })).comment, "Only one of 'build', 'load', or 'sls' is permitted.");
-    assert.equal((await runState('docker_image.present', { name: 'app', build: '/srv/app' }, { test: true })).comment, "The 'tag' argument is required if any one of 'build', 'load', or 'sls' is used.");
+    assert.equal(
+      (await runState('docker_image.present', { name: 'app', build: '/srv/app', load: '/x.tar', tag: 'v1' }, { test: true })).comment,
+      "Only one of 'build', 'load', or 'sls' is permitted.",
+    );
+    assert.equal(
+      (await runState('docker_image.present', { name: 'app', build: '/srv/app' }, { test: true })).comment,
+      "The 'tag' argument is required if any one of 'build', 'load', or 'sls' is used.",
+    );
     assert.equal((await runState('docker_image.absent', { name: '' }, { test: true })).comment, "One of 'name' and 'images' must be provided");
     assert.equal((await runState('docker_container.stopped', { name: '' }, { test: true })).comment, "One of 'name' and 'containers' must be provided");
   });

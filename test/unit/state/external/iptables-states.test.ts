@@ -17,15 +17,11 @@ import { runState } from '../state-ctx.js';
 
 const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
 const reason =
-  process.getuid?.() !== 0
-    ? 'needs root to create a network namespace'
-    : !onPath('ip') || !onPath('iptables')
-      ? 'ip or iptables is not installed (Debian: apt-get install iproute2 iptables)'
-      : false;
+  process.getuid?.() !== 0 ? 'needs root to create a network namespace' : !onPath('ip') || !onPath('iptables') ? 'ip or iptables is not installed (Debian: apt-get install iproute2 iptables)' : false;
 const skip = privilegedSkip('iptables states', reason);
 
 describe('build_rule (pure)', () => {
-  it("orders options as Salt does: interface, protocol, matches, ports, comment, others in order, the jump and its options last", () => {
+  it('orders options as Salt does: interface, protocol, matches, ports, comment, others in order, the jump and its options last', () => {
     assert.equal(buildRule({ jump: 'ACCEPT', proto: 'tcp', dport: 22, source: '10.0.0.0/8', if: 'eth0' }), '-i eth0 -p tcp --dport 22 --source 10.0.0.0/8 --jump ACCEPT');
     assert.equal(buildRule({ match: 'conntrack', ctstate: 'RELATED,ESTABLISHED', jump: 'ACCEPT' }), '-m conntrack --ctstate RELATED,ESTABLISHED --jump ACCEPT');
     assert.equal(buildRule({ connstate: 'NEW', jump: 'LOG', 'log-prefix': 'new conn: ' }), '-m state --state NEW --jump LOG --log-prefix "new conn: "');

@@ -39,8 +39,7 @@ describe('postgres states against a real server', { skip }, () => {
   let port = 0;
   const asPg = (argv: string[]) => execFileSync('runuser', ['-u', 'postgres', '--', ...argv], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const db = () => ({ db_host: '127.0.0.1', db_port: port, db_user: 'postgres' });
-  const sql = (q: string, dbname = 'postgres') =>
-    execFileSync('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', dbname, '-tAc', q], { encoding: 'utf8' }).trim();
+  const sql = (q: string, dbname = 'postgres') => execFileSync('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', dbname, '-tAc', q], { encoding: 'utf8' }).trim();
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-pg-'));
@@ -109,10 +108,7 @@ describe('postgres states against a real server', { skip }, () => {
     assert.deepEqual(re, { name: 'hstore', result: true, changes: { hstore: 'Absent' }, comment: 'Extension hstore has been removed' });
     const rs = await runState('postgres_schema.absent', { name: 'reporting', dbname: 'appdb', ...db() });
     assert.deepEqual(rs, { name: 'reporting', result: true, changes: { reporting: 'Absent' }, comment: 'Schema reporting has been removed from database appdb' });
-    assert.equal(
-      (await runState('postgres_schema.absent', { name: 'reporting', dbname: 'appdb', ...db() })).comment,
-      'Schema reporting is not present in database appdb, so it cannot be removed',
-    );
+    assert.equal((await runState('postgres_schema.absent', { name: 'reporting', dbname: 'appdb', ...db() })).comment, 'Schema reporting is not present in database appdb, so it cannot be removed');
   });
 
   it('absent: database then role removed, then reported not present', async () => {
@@ -132,6 +128,12 @@ describe('postgres states without a server', { skip: spawnSync('sh', ['-c', 'com
     assert.deepEqual(await runState('postgres_database.present', args, { test: true }), { name: 'app', result: null, changes: {}, comment: 'Database app is set to be created' });
     const r = await runState('postgres_user.present', args);
     assert.equal(r.result, false);
-    assert.match(r.comment, new RegExp(`^postgres_user\\.present cannot act on this minion: PostgreSQL at 127\\.0\\.0\\.1:${port} cannot be used: .*Connection refused.*; start the server \\(systemctl start postgresql\\)`, 's'));
+    assert.match(
+      r.comment,
+      new RegExp(
+        `^postgres_user\\.present cannot act on this minion: PostgreSQL at 127\\.0\\.0\\.1:${port} cannot be used: .*Connection refused.*; start the server \\(systemctl start postgresql\\)`,
+        's',
+      ),
+    );
   });
 });

@@ -39,8 +39,7 @@ describe('selinux states', () => {
       name: 'enforcing',
       result: false,
       changes: {},
-      comment:
-        'selinux.mode cannot act on this minion: SELinux is not enabled in this kernel (no /sys/fs/selinux): install selinux-basics and selinux-policy-default, run selinux-activate and reboot',
+      comment: 'selinux.mode cannot act on this minion: SELinux is not enabled in this kernel (no /sys/fs/selinux): install selinux-basics and selinux-policy-default, run selinux-activate and reboot',
     });
     assert.equal((await runState('selinux.mode', { name: 'sideways' }, { test: true })).comment, 'sideways is not an accepted mode');
   });
@@ -104,7 +103,12 @@ describe('network states', () => {
 
 describe('mysql states', () => {
   it("test=True gives Salt's comments for objects to create or remove", async () => {
-    assert.deepEqual(await runState('mysql_user.present', { name: 'app', password: 'pw' }, { test: true }), { name: 'app', result: null, changes: {}, comment: 'User app@localhost is set to be created' });
+    assert.deepEqual(await runState('mysql_user.present', { name: 'app', password: 'pw' }, { test: true }), {
+      name: 'app',
+      result: null,
+      changes: {},
+      comment: 'User app@localhost is set to be created',
+    });
     assert.equal((await runState('mysql_user.absent', { name: 'app', host: '%' }, { test: true })).comment, 'User app@% is set to be removed');
     assert.equal((await runState('mysql_database.present', { name: 'appdb' }, { test: true })).comment, 'Database appdb is not present and needs to be created');
     assert.equal((await runState('mysql_database.absent', { name: 'appdb' }, { test: true })).comment, 'Database appdb is present and needs to be removed');

@@ -70,7 +70,15 @@ describe('x509 states on real files', () => {
   it('certificate_managed: a self-signed CA, then a server certificate it signs, both verified by openssl', async () => {
     await runState('x509.private_key_managed', { name: p('ca.key') });
     await runState('x509.private_key_managed', { name: p('srv.key') });
-    const caArgs = { name: p('ca.crt'), signing_private_key: p('ca.key'), CN: 'Brine Test CA', O: 'Brine', basicConstraints: 'critical, CA:true', keyUsage: 'critical, cRLSign, keyCertSign', days_valid: 3650 };
+    const caArgs = {
+      name: p('ca.crt'),
+      signing_private_key: p('ca.key'),
+      CN: 'Brine Test CA',
+      O: 'Brine',
+      basicConstraints: 'critical, CA:true',
+      keyUsage: 'critical, cRLSign, keyCertSign',
+      days_valid: 3650,
+    };
     const t = await runState('x509.certificate_managed', caArgs, { test: true });
     assert.deepEqual(t, { name: p('ca.crt'), result: null, changes: { created: p('ca.crt') }, comment: 'The certificate would have been created' });
     const ca = await runState('x509.certificate_managed', caArgs);
