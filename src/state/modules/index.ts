@@ -2,6 +2,7 @@
 
 import type { StateFunction } from '../types.js';
 import { archiveExtracted } from './archive-extracted.js';
+import { externalStateFunctions } from './external/index.js';
 import { fileStateFunctions } from './file-states.js';
 import { gitStates } from './git-states.js';
 import { pythonStates } from './python-states.js';
@@ -9,4 +10,13 @@ import { sshStates } from './ssh-states.js';
 import { systemStateFunctions } from './system-states.js';
 import { testStateFunctions } from './test-states.js';
 
-export const builtinStateFunctions: readonly StateFunction[] = [...testStateFunctions, ...fileStateFunctions, archiveExtracted, ...systemStateFunctions, ...gitStates, ...pythonStates, ...sshStates];
+export const builtinStateFunctions: readonly StateFunction[] = [
+  ...testStateFunctions,
+  ...fileStateFunctions,
+  archiveExtracted,
+  ...systemStateFunctions,
+  ...gitStates,
+  ...pythonStates,
+  ...sshStates,
+  ...externalStateFunctions,
+];

@@ -85,7 +85,7 @@ test('every built-in state function has a one-line doc and an example that uses 
   for (const fn of builtinStateFunctions as readonly StateFunction[]) {
     if (names.has(fn.name)) problems.push(`${fn.name}: registered twice`);
     names.add(fn.name);
-    if (!/^[a-z_]+\.[a-z_]+$/.test(fn.name)) problems.push(`${fn.name}: not module.function`);
+    if (!/^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/.test(fn.name)) problems.push(`${fn.name}: not module.function`);
     if (fn.doc.trim() === '' || fn.doc.includes('\n')) problems.push(`${fn.name}: the doc must be one line`);
     if (!fn.example.includes(fn.name) && !fn.example.includes(`${fn.name.split('.')[0]}:`)) problems.push(`${fn.name}: the example does not use it`);
   }
