@@ -40,6 +40,7 @@ function renderEnvFor(ctx: ExecContext, source: string, saltenv: string, extra: 
       return r.return;
     },
     loadFile: (name: string): string | undefined => ctx.syncHost?.readFile(`salt://${name}`, saltenv),
+    ...(ctx.log ? { log: ctx.log } : {}),
   };
 }
 

@@ -5,10 +5,12 @@
 import { createDefaultRegistry, type ModuleRegistry } from '../modules/index.js';
 import { cpFunctions } from '../fileserver/index.js';
 import { stateExecFunctions, type StateFunctionsOptions } from './functions.js';
+import { templateModuleFunctions } from './template-modules.js';
 
 export function createMinionRegistry(opts: StateFunctionsOptions = {}): ModuleRegistry {
   const registry = createDefaultRegistry();
   registry.registerAll(cpFunctions);
+  registry.registerAll(templateModuleFunctions());
   registry.registerAll(stateExecFunctions(registry, opts));
   return registry;
 }
