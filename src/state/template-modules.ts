@@ -17,7 +17,9 @@ function hostOf(ctx: ExecContext): TemplateHost {
 
 function asModuleFunction(name: string, f: TemplateFunction): ModuleFunction {
   // a Python default of None must stay None: the registry applies `default` to a null argument
-  const params: ParamSpec[] = f.params.map((p) => (Object.hasOwn(p, 'default') ? { name: p.name, type: 'any', ...(p.default !== null ? { default: p.default } : {}) } : { name: p.name, type: 'any', required: true }));
+  const params: ParamSpec[] = f.params.map((p) =>
+    Object.hasOwn(p, 'default') ? { name: p.name, type: 'any', ...(p.default !== null ? { default: p.default } : {}) } : { name: p.name, type: 'any', required: true },
+  );
   return {
     name,
     doc: f.doc,

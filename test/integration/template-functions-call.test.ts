@@ -52,11 +52,11 @@ describe('template functions through brine call', () => {
     assert.equal(fs.readFileSync(path.join(out, 'app.yaml'), 'utf8'), 'conf:\n  port: 80\n  workers: 4\nuser: app\n');
     // log_level info: warning and info lines are printed, debug is not
     assert.match(r.stderr, /^\[WARNING \] rendering app for tf-local$/m);
-    assert.match(r.stderr, /^\[INFO    \] info line$/m);
+    assert.match(r.stderr, /^\[INFO {4}\] info line$/m);
     assert.doesNotMatch(r.stderr, /map\.jinja loaded/);
   });
 
-  it('the same functions are execution functions with Salt\'s arguments', async () => {
+  it("the same functions are execution functions with Salt's arguments", async () => {
     const merged = await call(['slsutil.merge', '{foo: {a: 1}}', '{foo: {b: 2}}', '--out', 'json']);
     assert.equal(merged.code, 0, merged.stderr);
     assert.deepEqual(JSON.parse(merged.stdout), { local: { foo: { a: 1, b: 2 } } });
@@ -64,7 +64,7 @@ describe('template functions through brine call', () => {
     assert.deepEqual(JSON.parse(joined.stdout), { local: '/usr/bin/psql' });
     const logged = await call(['log.error', 'operator says hi', '--out', 'json']);
     assert.deepEqual(JSON.parse(logged.stdout), { local: true });
-    assert.match(logged.stderr, /^\[ERROR   \] operator says hi$/m);
+    assert.match(logged.stderr, /^\[ERROR {3}\] operator says hi$/m);
     const bad = await call(['slsutil.serialize', 'toml', '{a: 1}']);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /Serializer 'toml' not found\./);

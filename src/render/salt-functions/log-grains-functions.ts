@@ -11,7 +11,10 @@ export const LOG_FUNCTIONS: Record<string, TemplateFunction> = Object.fromEntrie
   Object.entries(LOG_LEVELS).map(([fun, level]) => [
     `log.${fun}`,
     {
-      doc: fun === 'exception' ? "Writes the message to the minion's log at level ERROR, as Python's log.exception does; returns True." : `Writes the message to the minion's log at level ${fun.toUpperCase()}; returns True.`,
+      doc:
+        fun === 'exception'
+          ? "Writes the message to the minion's log at level ERROR, as Python's log.exception does; returns True."
+          : `Writes the message to the minion's log at level ${fun.toUpperCase()}; returns True.`,
       params: [{ name: 'message' }],
       run: (host, a) => {
         host.log?.(level, str(a.message));

@@ -59,7 +59,7 @@ export const PATH_FUNCTIONS: Record<string, TemplateFunction> = {
     params: [],
     varargs: true,
     run: (_h, _a, rest) => {
-      if (rest.length === 0) throw new PyError('TypeError: join() missing 1 required positional argument: \'a\'');
+      if (rest.length === 0) throw new PyError("TypeError: join() missing 1 required positional argument: 'a'");
       const parts = rest.map((r) => text('join', r));
       return posixJoin(parts[0]!, parts.slice(1));
     },

@@ -89,7 +89,7 @@ describe('slsutil.* (salt/modules/slsutil.py, salt/utils/dictupdate.py)', () => 
     assert.equal(await render("{{ salt['slsutil.boolstr'](grains.flag, 'yes', 'no') }} {{ salt.slsutil.boolstr(1) }}"), 'no true');
   });
 
-  test('banner: the default banner is the one in Salt\'s docstring', async () => {
+  test("banner: the default banner is the one in Salt's docstring", async () => {
     const expected = [
       '########################################################################',
       '#                                                                      #',
@@ -118,7 +118,8 @@ describe('slsutil.* (salt/modules/slsutil.py, salt/utils/dictupdate.py)', () => 
   const DATA = { pkgs: ['nginx', 'curl'], service: { name: 'nginx', enable: true, ports: [80, 443], opts: { workers: 4 } }, empty: {}, ver: '1.0', tags: [{ a: 1 }, ['x', 'y'], 'plain'] };
 
   test('serialize yaml: default_flow_style None and False as PyYAML SafeDumper writes them', async () => {
-    const pyDump = "import json,sys,yaml\nd=json.load(sys.stdin)\nout=[]\nfor s in (None, False):\n  r=yaml.dump(d['v'], Dumper=yaml.SafeDumper, default_flow_style=s, allow_unicode=True)\n  out.append(r[:-5] if r.endswith('\\n...\\n') else r[:-1] if r.endswith('\\n') else r)\nprint(json.dumps(out))";
+    const pyDump =
+      "import json,sys,yaml\nd=json.load(sys.stdin)\nout=[]\nfor s in (None, False):\n  r=yaml.dump(d['v'], Dumper=yaml.SafeDumper, default_flow_style=s, allow_unicode=True)\n  out.append(r[:-5] if r.endswith('\\n...\\n') else r[:-1] if r.endswith('\\n') else r)\nprint(json.dumps(out))";
     const [mixed, block] = python(pyDump, { v: DATA }) as [string, string];
     const e = env();
     e.context.data = DATA;
@@ -127,12 +128,15 @@ describe('slsutil.* (salt/modules/slsutil.py, salt/utils/dictupdate.py)', () => 
   });
 
   test('serialize json: json.dumps with its options; deserialize reads json and yaml', async () => {
-    const expected = python("import json,sys\nd=json.load(sys.stdin)\nprint(json.dumps([json.dumps(d, ensure_ascii=False), json.dumps(d, indent=4, sort_keys=True, ensure_ascii=False)]))", DATA) as [string, string];
+    const expected = python('import json,sys\nd=json.load(sys.stdin)\nprint(json.dumps([json.dumps(d, ensure_ascii=False), json.dumps(d, indent=4, sort_keys=True, ensure_ascii=False)]))', DATA) as [
+      string,
+      string,
+    ];
     const e = env();
     e.context.data = DATA;
     assert.equal(await render("{{ salt.slsutil.serialize('json', data) }}", e), expected[0]);
     assert.equal(await render("{{ salt.slsutil.serialize('json', data, indent=4, sort_keys=True) }}", e), expected[1]);
-    assert.equal(await render("{{ salt.slsutil.deserialize('json', '{\"foo\": \"Foo!\"}').foo }}"), 'Foo!');
+    assert.equal(await render('{{ salt.slsutil.deserialize(\'json\', \'{"foo": "Foo!"}\').foo }}'), 'Foo!');
     assert.equal(await render("{{ salt.slsutil.deserialize('yaml', 'a: yes\\nb: [1, 2]') | json }}"), '{"a": true, "b": [1, 2]}');
   });
 
@@ -153,11 +157,25 @@ describe('file path helpers (salt/modules/file.py: os.path)', () => {
   });
 
   test('join restarts at an absolute component, as os.path.join', async () => {
-    const cases = [['/usr/bin', 'psql'], ['/a/', 'b', 'c'], ['a', '/b', 'c'], ['', 'x'], ['a', '']];
+    const cases = [
+      ['/usr/bin', 'psql'],
+      ['/a/', 'b', 'c'],
+      ['a', '/b', 'c'],
+      ['', 'x'],
+      ['a', ''],
+    ];
     const expected = python('import json,sys,posixpath\nprint(json.dumps([posixpath.join(*c) for c in json.load(sys.stdin)]))', cases);
     const e = env();
     e.context.cases = cases;
-    assert.deepEqual(JSON.parse(await render("{% set out = [] %}{% for c in cases %}{% do out.append(salt['file.join'](c[0], c[1]) if c | length == 2 else salt['file.join'](c[0], c[1], c[2])) %}{% endfor %}{{ out | json }}", e)), expected);
+    assert.deepEqual(
+      JSON.parse(
+        await render(
+          "{% set out = [] %}{% for c in cases %}{% do out.append(salt['file.join'](c[0], c[1]) if c | length == 2 else salt['file.join'](c[0], c[1], c[2])) %}{% endfor %}{{ out | json }}",
+          e,
+        ),
+      ),
+      expected,
+    );
   });
 
   test('the map.jinja import idiom: salt.file.dirname(tpldir)', async () => {
