@@ -161,6 +161,18 @@ export const cpFunctions: readonly ModuleFunction[] = [
     },
   }),
   defineFunction({
+    name: 'cp.get_file_str',
+    doc: 'The text of a salt:// file (or a local file); False when there is no such file, as in Salt.',
+    params: [{ name: 'path', type: 'string', required: true, doc: 'salt://path of the file' }, saltenvParam],
+    run: async (ctx, a) => {
+      if (!isSaltUrl(a.named.path)) return fs.existsSync(a.named.path) ? fs.readFileSync(a.named.path, 'utf8') : false;
+      const p = parseSaltUrl(a.named.path, a.named.saltenv);
+      const files = filesOf(ctx, 'cp.get_file_str');
+      if (!(await files.stat(`salt://${p.path}`, p.saltenv))) return false;
+      return fs.readFileSync((await files.cacheFile(`salt://${p.path}`, p.saltenv)).localPath, 'utf8');
+    },
+  }),
+  defineFunction({
     name: 'cp.cache_dir',
     doc: "Fetch every file under a salt:// directory into the minion's cache; returns the cached paths.",
     params: [

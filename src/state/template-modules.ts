@@ -11,6 +11,9 @@ import { BrineError } from '../util/errors.js';
 function hostOf(ctx: ExecContext): TemplateHost {
   return {
     grain: (key, dflt) => traverse(ctx.grains(), key, dflt),
+    grains: () => ({ ...ctx.grains() }),
+    opts: () => ({ ...ctx.config }),
+    pillar: () => ({ ...(ctx.pillar?.() ?? {}) }),
     ...(ctx.log ? { log: ctx.log } : {}),
   };
 }

@@ -144,7 +144,13 @@ function pillarGet(pillar: Record<string, unknown>, pos: unknown[], kw: Record<s
 function locals(d: SaltData): Record<string, Local> {
   // slsutil.*, defaults.*, log.*, file path helpers: run here, on the template's own objects
   // (defaults.merge merges in place, as formulas expect)
-  const host = { grain: (key: unknown, dflt: unknown) => traverse(d.grains, key, dflt), ...(d.log ? { log: d.log } : {}) };
+  const host = {
+    grain: (key: unknown, dflt: unknown) => traverse(d.grains, key, dflt),
+    grains: () => d.grains,
+    opts: () => d.opts,
+    pillar: () => d.pillar,
+    ...(d.log ? { log: d.log } : {}),
+  };
   const templateFunctions: Record<string, Local> = {};
   for (const [name, f] of TEMPLATE_FUNCTIONS) templateFunctions[name] = (pos, kw) => f.run(host, ...bindTemplateArgs(name, f, pos, kw));
   const get =

@@ -12,6 +12,10 @@ export type LogLevel = 'debug' | 'info' | 'warning' | 'error' | 'critical';
 export interface TemplateHost {
   /** grains.get's traversal (`a:b`, lists by index) with a default. */
   grain(key: unknown, dflt: unknown): unknown;
+  grains(): Record<string, unknown>;
+  /** The minion's configuration (`opts`). */
+  opts(): Record<string, unknown>;
+  pillar(): Record<string, unknown>;
   /** The minion's (or master's) log; absent where the caller keeps no log. */
   log?: (level: LogLevel, message: string) => void;
 }
