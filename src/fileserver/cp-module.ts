@@ -40,6 +40,7 @@ function renderEnvFor(ctx: ExecContext, source: string, saltenv: string, extra: 
       return r.return;
     },
     loadFile: (name: string): string | undefined => ctx.syncHost?.readFile(`salt://${name}`, saltenv),
+    ...(ctx.log ? { log: ctx.log } : {}),
   };
 }
 
@@ -157,6 +158,18 @@ export const cpFunctions: readonly ModuleFunction[] = [
         throw new BrineError('FILE_NOT_FOUND', `cp.cache_file: ${a.named.path} is not a salt:// URL and no such local file exists`);
       }
       return (await filesOf(ctx, 'cp.cache_file').cacheFile(a.named.path, a.named.saltenv)).localPath;
+    },
+  }),
+  defineFunction({
+    name: 'cp.get_file_str',
+    doc: 'The text of a salt:// file (or a local file); False when there is no such file, as in Salt.',
+    params: [{ name: 'path', type: 'string', required: true, doc: 'salt://path of the file' }, saltenvParam],
+    run: async (ctx, a) => {
+      if (!isSaltUrl(a.named.path)) return fs.existsSync(a.named.path) ? fs.readFileSync(a.named.path, 'utf8') : false;
+      const p = parseSaltUrl(a.named.path, a.named.saltenv);
+      const files = filesOf(ctx, 'cp.get_file_str');
+      if (!(await files.stat(`salt://${p.path}`, p.saltenv))) return false;
+      return fs.readFileSync((await files.cacheFile(`salt://${p.path}`, p.saltenv)).localPath, 'utf8');
     },
   }),
   defineFunction({

@@ -8,3 +8,4 @@ export { LocalFileSource, readFromRoots, notFound, type FileChunk, type FileSour
 export { CachingFileClient, type CachingClientOptions } from './caching-client.js';
 export { serveFileRequest, type ServeOptions } from './serve.js';
 export { cpFunctions } from './cp-module.js';
+export { slsFileFunctions } from './sls-files-module.js';

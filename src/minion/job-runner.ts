@@ -6,7 +6,7 @@
 import { BrineError, type ErrorCode } from '../util/errors.js';
 import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
 import { signalGroup, stopGroups } from '../util/process-group.js';
-import type { Logger } from '../util/logger.js';
+import { logAtSaltLevel, type Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
 import type { ExecContext, ExecResult, Grains, MineAccess, ModuleRegistry, RunningJobInfo, RunningJobs, ScheduleControl } from '../modules/index.js';
 // the lock's own files, not the state barrel: the main thread does not load the state compiler
@@ -358,6 +358,7 @@ export class JobRunner implements RunningJobs {
       jid: job.jid,
       jobs: this,
       trackProcess: (pid) => this.track(entry, pid),
+      log: (level, message) => logAtSaltLevel(this.deps.logger, level, message),
     };
     if (this.deps.services?.files) ctx.files = this.deps.services.files;
     if (this.deps.refreshGrains) ctx.refreshGrains = this.deps.refreshGrains;

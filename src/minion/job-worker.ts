@@ -69,6 +69,8 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
     },
     files: host.files(),
     syncHost: host.syncHost(),
+    // log lines go to the host thread, which holds the daemon's logger
+    log: (level, message) => post({ t: 'log', level, message }),
   };
   if (call.hostMine && ctx.syncHost) ctx.mine = mineThroughHost(ctx.syncHost);
   if (call.localFiles) {

@@ -38,6 +38,8 @@ export interface LocalCallOptions {
   executor?: WorkerExecutor;
   /** Where module_dirs problems are reported. */
   log: Parameters<typeof loadModuleDirs>[2];
+  /** Where log.* and salt.log.* in templates write (salt-call logs them to the console at log_level). */
+  functionLog?: NonNullable<ExecContext['log']>;
 }
 
 const NO_MASTER =
@@ -109,6 +111,7 @@ export async function runLocalCall(fun: string, arg: unknown[], kwarg: Record<st
 
 async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, unknown>, o: LocalCallOptions): Promise<ExecResult> {
   const services = localServices(o.opts, o.localFiles);
+  if (o.functionLog) services.log = o.functionLog;
   const executor = o.executor ?? new WorkerExecutor(0);
   try {
     const dirs = o.opts.module_dirs ?? [];
@@ -123,6 +126,7 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
     if (!fn || fn.inline) {
       const pillar = o.localPillar ? await (await import('./pillar-client.js')).renderLocalPillar(o.opts, o.minionId, o.grains) : (o.pillar ?? {});
       const ctx: ExecContext = { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req', pillar: () => pillar };
+      if (o.functionLog) ctx.log = o.functionLog;
       if (o.refreshPillar) ctx.refreshPillar = o.refreshPillar;
       if (services.files) ctx.files = services.files;
       // masterless: mine.* use this machine's own mine (<cachedir>/mine.json), as the daemon does

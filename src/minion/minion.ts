@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { systemClock, type Clock } from '../util/clock.js';
 import { type BrineError, toBrineError } from '../util/errors.js';
-import type { Logger } from '../util/logger.js';
+import { logAtSaltLevel, type Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
 import type { Job, MinionStatus, Return } from '../protocol/index.js';
@@ -150,6 +150,7 @@ export class Minion {
         ...(opts.file_client === 'local' ? { localFiles: true } : {}),
         // salt['mine.get'](...) in a template: answered on this thread, which has the master session
         hostCall: (fun, arg, kwarg) => (fun.startsWith('mine.') ? this.runMineCall(fun, arg, kwarg) : undefined),
+        log: (level, message) => logAtSaltLevel(logger, level, message),
       },
       minionId: resolvedId.id,
       grains: () => this.grainsCache,

@@ -4,7 +4,7 @@
 
 import * as fs from 'node:fs';
 import { BrineError, toBrineError } from '../util/errors.js';
-import type { ExecResult, FileClient } from '../modules/index.js';
+import type { ExecContext, ExecResult, FileClient } from '../modules/index.js';
 import type { FilesReply, FilesRequest, SyncAnswer, SyncRequest, WireFailure } from './worker-messages.js';
 
 /** What the minion (or brine call) offers a job's worker. */
@@ -20,6 +20,8 @@ export interface HostServices {
    * the minion daemon's live state (mine.* in a template); undefined = run it in a worker as usual.
    */
   hostCall?(fun: string, arg: unknown[], kwarg: Record<string, unknown>): Promise<ExecResult> | undefined;
+  /** Writes a worker's log line (log.*, salt.log.* in a template) to the daemon's log; absent = dropped. */
+  log?: NonNullable<ExecContext['log']>;
 }
 
 function toWire(err: unknown): WireFailure {

@@ -2,7 +2,9 @@
 // A worker runs one call at a time and is reused for the next call after a clean finish.
 
 import type { MessagePort } from 'node:worker_threads';
-import type { ExecResult, Grains } from '../modules/index.js';
+import type { ExecContext, ExecResult, Grains } from '../modules/index.js';
+
+export type TemplateLogLevel = Parameters<NonNullable<ExecContext['log']>>[0];
 
 /** One function call with a snapshot of the minion's context. */
 export interface WorkerCall {
@@ -112,5 +114,5 @@ export function readSharedPids(buf: SharedArrayBuffer): number[] {
   return out;
 }
 
-/** Worker -> runner: a process the function started, then exactly one result per call. */
-export type WorkerReply = { t: 'pid'; pid: number } | { t: 'result'; result: ExecResult } | { t: 'declined' } | FilesRequest | SyncRequest;
+/** Worker -> runner: a process the function started, a log line (log.*, salt.log.* in a template), then exactly one result per call. */
+export type WorkerReply = { t: 'pid'; pid: number } | { t: 'log'; level: TemplateLogLevel; message: string } | { t: 'result'; result: ExecResult } | { t: 'declined' } | FilesRequest | SyncRequest;

@@ -1,7 +1,10 @@
-// The `cmd` module: run commands on the minion (cmd.run, cmd.run_all, cmd.retcode). A command
-// string runs in a shell only when python_shell is true; everything else is an argv array.
+// The `cmd` module: run commands on the minion (cmd.run, cmd.shell, cmd.run_all, cmd.retcode)
+// and find programs (cmd.which, cmd.has_exec). A command string runs in a shell only when
+// python_shell is true; everything else is an argv array.
 
+import { accessSync, constants, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import { BrineError, isBrineError } from '../util/errors.js';
 import { runProcess, type ProcessResult } from './process-runner.js';
 import { withRetcode } from './retcode.js';
@@ -112,6 +115,29 @@ export async function resolveRunas(fun: string, name: string): Promise<RunasUser
   return { name: u.name, uid: u.uid, gid: u.gid, home: u.home, cwd };
 }
 
+/**
+ * salt.utils.path.which: an executable file on PATH, where Salt also looks in the usual system
+ * directories a minion started by init may not have on PATH; a name with a '/' is checked as is.
+ */
+export function whichExecutable(cmd: string): string | null {
+  const isExe = (p: string): boolean => {
+    try {
+      accessSync(p, constants.X_OK);
+      return statSync(p).isFile();
+    } catch {
+      return false;
+    }
+  };
+  if (cmd.includes('/')) return isExe(cmd) ? cmd : null;
+  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d !== '');
+  for (const extra of ['/bin', '/sbin', '/usr/bin', '/usr/sbin', '/usr/local/bin']) if (!dirs.includes(extra)) dirs.push(extra);
+  for (const dir of dirs) {
+    const candidate = path.join(dir, cmd);
+    if (isExe(candidate)) return candidate;
+  }
+  return null;
+}
+
 export const cmdFunctions: readonly ModuleFunction[] = [
   defineFunction({
     name: 'cmd.run',
@@ -121,6 +147,27 @@ export const cmdFunctions: readonly ModuleFunction[] = [
       const r = await execute('cmd.run', ctx, a, true);
       return withRetcode(r.stdout, r.retcode);
     },
+  }),
+  defineFunction({
+    name: 'cmd.shell',
+    doc: 'cmd.run through the shell (python_shell defaults to true, as in Salt); returns the output.',
+    params: PARAMS,
+    run: async (ctx, a) => {
+      const r = await execute('cmd.shell', ctx, a, true);
+      return withRetcode(r.stdout, r.retcode);
+    },
+  }),
+  defineFunction({
+    name: 'cmd.which',
+    doc: 'The path of an executable on PATH (and /bin, /sbin, /usr/bin, /usr/sbin, /usr/local/bin), or None.',
+    params: [{ name: 'cmd', type: 'string', required: true }],
+    run: (_ctx, a) => whichExecutable(a.named.cmd),
+  }),
+  defineFunction({
+    name: 'cmd.has_exec',
+    doc: 'True when cmd.which finds the executable.',
+    params: [{ name: 'cmd', type: 'string', required: true }],
+    run: (_ctx, a) => whichExecutable(a.named.cmd) !== null,
   }),
   defineFunction({
     name: 'cmd.run_all',

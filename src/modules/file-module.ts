@@ -1,7 +1,7 @@
 // The `file` module, basic half: read, write, append, touch, remove, mkdir, file_exists,
 // directory_exists, contains, chmod, chown. Salt's names, argument order and returns.
 
-import { open, readFile, writeFile, appendFile, chmod, chown, lchown, lstat, mkdir, rm, stat, utimes } from 'node:fs/promises';
+import { open, readFile, readdir, writeFile, appendFile, chmod, chown, lchown, lstat, mkdir, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { absPath, formatMode, fsError, parseMode } from './file-common.js';
@@ -210,6 +210,17 @@ const basicFunctions: ModuleFunction[] = [
     run: async (_ctx, a) => {
       const p = absPath('file.directory_exists', a.named.path);
       return (await stat(p).catch(() => undefined))?.isDirectory() ?? false;
+    },
+  }),
+  defineFunction({
+    name: 'file.readdir',
+    doc: "The entries of a directory, after '.' and '..' (Salt's order: as the directory lists them).",
+    params: [PATH],
+    run: async (_ctx, a) => {
+      const p = absPath('file.readdir', a.named.path);
+      // Salt raises SaltInvocationError("A valid directory was not specified.")
+      if (!(await stat(p).catch(() => undefined))?.isDirectory()) throw new BrineError('EXEC_FAILED', `file.readdir: A valid directory was not specified: ${p}`);
+      return ['.', '..', ...(await readdir(p))];
     },
   }),
   defineFunction({

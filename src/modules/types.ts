@@ -69,6 +69,11 @@ export interface ExecContext {
   mine?: MineAccess;
   /** The minion's scheduler (schedule.*); only given to functions marked `inline` in the minion daemon. */
   schedule?: ScheduleControl;
+  /**
+   * The minion's log, for log.* and `salt.log.*` in templates (a job worker sends each line to its
+   * host thread, which writes it with the daemon's logger). Absent where no log is kept.
+   */
+  log?: (level: 'debug' | 'info' | 'warning' | 'error' | 'critical', message: string) => void;
 }
 
 /** What schedule.* asks of the minion's scheduler; each method returns Salt's return shape or throws a BrineError. */

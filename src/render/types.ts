@@ -25,6 +25,8 @@ export interface RenderEnv {
    * of the environment (Salt's rule), e.g. `nginx/map.jinja`. Returns undefined when missing.
    */
   loadFile(name: string): string | undefined;
+  /** Where `salt.log.*` calls in the template write (the minion's log); absent = they write nothing. */
+  log?: (level: 'debug' | 'info' | 'warning' | 'error' | 'critical', message: string) => void;
   /**
    * The SLS is pillar data rather than states or a top file: its top-level keys may be numbers
    * or booleans. Otherwise (the default) renderSls refuses an ID that YAML reads as a bool,

@@ -3,12 +3,15 @@
 // registry itself for ctx.call and onlyif/unless.
 
 import { createDefaultRegistry, type ModuleRegistry } from '../modules/index.js';
-import { cpFunctions } from '../fileserver/index.js';
+import { cpFunctions, slsFileFunctions } from '../fileserver/index.js';
 import { stateExecFunctions, type StateFunctionsOptions } from './functions.js';
+import { templateModuleFunctions } from './template-modules.js';
 
 export function createMinionRegistry(opts: StateFunctionsOptions = {}): ModuleRegistry {
   const registry = createDefaultRegistry();
   registry.registerAll(cpFunctions);
+  registry.registerAll(templateModuleFunctions());
+  registry.registerAll(slsFileFunctions);
   registry.registerAll(stateExecFunctions(registry, opts));
   return registry;
 }

@@ -25,8 +25,9 @@ export function slsVariables(sls: string, path: string): Record<string, string> 
 }
 
 /** What a render reaches on the host: the ExecContext's data and its synchronous calls. */
-export function renderHooks(exec: ExecContext, source: string, saltenv: string): Pick<RenderEnv, 'callFunction' | 'loadFile'> {
+export function renderHooks(exec: ExecContext, source: string, saltenv: string): Pick<RenderEnv, 'callFunction' | 'loadFile' | 'log'> {
   return {
+    ...(exec.log ? { log: exec.log } : {}),
     callFunction: (fun, arg, kwarg) => {
       if (!exec.syncHost) throw new BrineError('EXEC_FAILED', `${source}: salt['${fun}'] cannot be called here (no host thread for synchronous calls)`);
       const r = exec.syncHost.call(fun, arg, kwarg);

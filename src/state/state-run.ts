@@ -123,11 +123,17 @@ export function subsetRun(run: CompiledRun, selected: (i: number) => boolean): C
 
 const CHECK_OPTIONS: ReadonlySet<string> = new Set(['cwd', 'runas', 'shell', 'timeout', 'umask']);
 
-/** `{fun: mod.fun, args: [...], get_return: key, ...kwargs}`: succeeds when the function returns a truthy value. */
+/**
+ * `{fun: mod.fun, args: [...], get_return: key, ...kwargs}`: succeeds when the function returns a
+ * truthy value and sets no failing retcode. A function that raises in Salt (unknown, bad
+ * arguments, an error) fails the state there (state.py call(): "An exception occurred in this
+ * state"), so its coded error is thrown for the runner to report.
+ */
 async function runCheckFunction(env: StateEnv, entry: Readonly<Record<string, unknown>>): Promise<boolean> {
   const { fun, args, get_return: getReturn, ...kwargs } = entry;
-  if (typeof fun !== 'string') return false;
+  if (typeof fun !== 'string') throw new BrineError('BAD_ARGUMENTS', `onlyif/unless: fun must be a function name such as file.file_exists, not ${JSON.stringify(fun)}`);
   const r = await env.registry.call(fun, Array.isArray(args) ? args : args === undefined ? [] : [args], kwargs, env.exec);
+  if (r.error) throw new BrineError(r.error.code, `onlyif/unless check ${fun}: ${r.error.message}`);
   if (!r.success) return false;
   return pythonTruthy(typeof getReturn === 'string' ? traverseDictAndList(r.return, getReturn, undefined) : r.return);
 }

@@ -7,3 +7,8 @@ export type SaltLogLevel = (typeof SALT_LOG_LEVELS)[number];
 export function isSaltLogLevel(level: string): level is SaltLogLevel {
   return (SALT_LOG_LEVELS as readonly string[]).includes(level);
 }
+
+/** Whether a line at `level` passes a `threshold` (the order of SALT_LOG_LEVELS, quiet above all). */
+export function passesLogLevel(level: SaltLogLevel, threshold: SaltLogLevel): boolean {
+  return SALT_LOG_LEVELS.indexOf(level) >= SALT_LOG_LEVELS.indexOf(threshold);
+}

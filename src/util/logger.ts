@@ -91,3 +91,9 @@ function toText(line: string): string {
     .join(' ');
   return `${ts} [${printable(String(name))}][${lvl}] ${printable(String(msg ?? ''))}${extra ? ` ${extra}` : ''}\n`;
 }
+
+/** Writes a line logged at one of the levels Salt's log module has (log.*, salt.log.* in templates). */
+export function logAtSaltLevel(logger: Logger, level: 'debug' | 'info' | 'warning' | 'error' | 'critical', message: string): void {
+  const pinoLevel = TO_PINO[level];
+  if (pinoLevel !== 'silent') logger[pinoLevel](message);
+}

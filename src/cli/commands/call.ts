@@ -38,6 +38,7 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
     { highstateOptions, useColor },
     { BrineError },
     { minionOptions },
+    { passesLogLevel },
   ] = await Promise.all([
     import('../../minion/minion-id.js'),
     import('../../minion/local-call.js'),
@@ -47,6 +48,7 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
     import('../state-output-flags.js'),
     import('../../util/errors.js'),
     import('../common.js'),
+    import('../../util/log-levels.js'),
   ]);
   const opts = minionOptions(flags);
   const outputter = defaultOutputterFor(fun, flags.out) as Outputter;
@@ -74,6 +76,10 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
     signal: controller.signal,
     executor,
     log: { info: () => undefined, warn: say, error: say },
+    // salt-call writes log.* lines to the console at log_level, as `[WARNING ] message`
+    functionLog: (level, message) => {
+      if (passesLogLevel(level, opts.log_level)) process.stderr.write(`[${level.toUpperCase().padEnd(8)}] ${message}\n`);
+    },
   });
   const color = useColor(flags, true);
   process.stdout.write(`${formatReturn(outputter, 'local', result.return, { color, state, retcodes: { local: result.retcode } })}\n`);

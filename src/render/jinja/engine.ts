@@ -206,7 +206,7 @@ export class JinjaEngine {
       saltenv: env.saltenv,
       pillar,
       opts,
-      salt: saltProxy({ grains, pillar, opts, call: (fun, args, kwargs) => env.callFunction(fun, args, kwargs) }),
+      salt: saltProxy({ grains, pillar, opts, call: (fun, args, kwargs) => env.callFunction(fun, args, kwargs), ...(env.log ? { log: env.log } : {}) }),
       ...ctx,
       grains,
     };

@@ -4,6 +4,7 @@
 // caller's `callFunction`. Values from grains or arguments are only ever data here (threats #37).
 
 import { PYATTR, type PyObject, splitArgs } from './py-methods.js';
+import { bindTemplateArgs, type LogLevel, TEMPLATE_FUNCTIONS } from '../salt-functions/index.js';
 import { dictKeys, eq, isDict, plain, PyError, truthy } from './py-values.js';
 
 /** salt.utils.data.traverse_dict_and_list. */
@@ -109,6 +110,8 @@ export interface SaltData {
   pillar: Record<string, unknown>;
   opts: Record<string, unknown>;
   call(fun: string, args: unknown[], kwargs: Record<string, unknown>): unknown;
+  /** Where log.* from the template goes (the minion's log); absent = nowhere. */
+  log?: (level: LogLevel, message: string) => void;
 }
 
 type Local = (pos: unknown[], kw: Record<string, unknown>) => unknown;
@@ -139,11 +142,23 @@ function pillarGet(pillar: Record<string, unknown>, pos: unknown[], kw: Record<s
 }
 
 function locals(d: SaltData): Record<string, Local> {
+  // slsutil.*, defaults.*, log.*, file path helpers: run here, on the template's own objects
+  // (defaults.merge merges in place, as formulas expect)
+  const host = {
+    grain: (key: unknown, dflt: unknown) => traverse(d.grains, key, dflt),
+    grains: () => d.grains,
+    opts: () => d.opts,
+    pillar: () => d.pillar,
+    ...(d.log ? { log: d.log } : {}),
+  };
+  const templateFunctions: Record<string, Local> = {};
+  for (const [name, f] of TEMPLATE_FUNCTIONS) templateFunctions[name] = (pos, kw) => f.run(host, ...bindTemplateArgs(name, f, pos, kw));
   const get =
     (src: () => Record<string, unknown>): Local =>
     (pos, kw) =>
       traverse(src(), param(pos, kw, 0, 'key', ''), param(pos, kw, 1, 'default', ''), String(param(pos, kw, 2, 'delimiter', ':')));
   return {
+    ...templateFunctions,
     'grains.get': get(() => d.grains),
     'pillar.get': (pos, kw) => pillarGet(d.pillar, pos, kw),
     'config.get': (pos, kw) => {

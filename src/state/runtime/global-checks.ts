@@ -9,7 +9,11 @@ import type { LowChunk } from '../compiler/high-types.js';
 /** One onlyif/unless/check_cmd entry: a command, or a function call `{fun, args?, get_return?, ...kwargs}`. */
 export type CheckEntry = string | Readonly<Record<string, unknown>>;
 
-/** Runs one check entry for a chunk: true when it succeeded (exit 0, or a truthy return). */
+/**
+ * Runs one check entry for a chunk: true when it succeeded (exit 0, or a truthy return). A check
+ * function that raises (unknown, bad arguments, failed) throws: Salt then fails the state with
+ * "An exception occurred in this state".
+ */
 export type CheckRunner = (entry: CheckEntry, chunk: LowChunk) => Promise<boolean>;
 
 export interface CheckSkip {
@@ -67,7 +71,13 @@ export async function runChecks(chunk: LowChunk, run: CheckRunner): Promise<Chec
 export async function runCheckCmd(chunk: LowChunk, run: CheckRunner): Promise<{ result: boolean; comment: string } | undefined> {
   if (!('check_cmd' in chunk)) return undefined;
   for (const e of entries(chunk.check_cmd)) {
-    if (!(await run(e, chunk))) return { result: false, comment: 'check_cmd determined the state failed' };
+    let ok: boolean;
+    try {
+      ok = await run(e, chunk);
+    } catch (err) {
+      return { result: false, comment: `An exception occurred in this state: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    if (!ok) return { result: false, comment: 'check_cmd determined the state failed' };
   }
   return { result: true, comment: 'check_cmd determined the state succeeded' };
 }

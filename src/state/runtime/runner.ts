@@ -115,7 +115,13 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
   /** The state function itself, after the onlyif/unless/creates checks. */
   const callFunction = async (c: LowChunk, test: boolean, watch: boolean): Promise<Invoked> => {
     const fn = opts.functions.get(`${c.state}.${c.fun}`)!;
-    const skip = await runChecks(c, opts.check);
+    let skip: Awaited<ReturnType<typeof runChecks>>;
+    try {
+      skip = await runChecks(c, opts.check);
+    } catch (err) {
+      // a check function that raised: Salt's call() fails the state with the exception
+      return { name: c.name, result: false, changes: {}, comment: `An exception occurred in this state: ${err instanceof Error ? err.message : String(err)}` };
+    }
     if (skip) return { name: c.name, result: skip.result, changes: {}, comment: skip.comment, skipWatch: true };
     const ctx = opts.context(lowRef(c), test, c.__env__);
     const invoke = async (f: NonNullable<StateFunction['modWatch']>): Promise<StateResult> => {

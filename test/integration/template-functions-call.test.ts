@@ -1,0 +1,72 @@
+// The template functions (slsutil.*, defaults.*, log.*, file path helpers) through real brine call
+// processes: as execution functions, and inside an SLS a job worker renders, where log.* lines
+// must cross from the worker thread to the process that holds the log (salt-call prints them on
+// the console at log_level as `[LEVEL   ] message`).
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Cluster, runCli, type CliResult } from '../helpers/cluster.js';
+
+function write(file: string, data: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, data);
+}
+
+describe('template functions through brine call', () => {
+  let cluster: Cluster;
+  let call: (args: string[]) => Promise<CliResult>;
+  let out: string;
+
+  before(async () => {
+    cluster = await Cluster.create();
+    out = path.join(cluster.root, 'out');
+    cluster.writeMinionConfig('tf', { id: 'tf-local', file_client: 'local', file_roots: { base: ['/srv/salt'] }, log_level: 'info' });
+    const srv = path.join(cluster.root, 'minions', 'tf', 'srv', 'salt');
+    write(
+      path.join(srv, 'app', 'map.jinja'),
+      "{% set app = {'user': 'app', 'conf': {'port': 80}} %}\n{% do salt['defaults.merge'](app, {'conf': {'workers': 4}}) %}\n{% do salt.log.debug('map.jinja loaded') %}\n",
+    );
+    write(
+      path.join(srv, 'app', 'init.sls'),
+      [
+        '{%- from salt.file.dirname(tpldir) ~ "/app/map.jinja" import app with context %}',
+        "{%- do salt['log.warning']('rendering app for ' ~ grains.id) %}",
+        '{%- do salt.log.info("info line") %}',
+        'app-conf:',
+        '  file.managed:',
+        `    - name: ${path.join(out, 'app.yaml')}`,
+        '    - makedirs: True',
+        "    - contents: {{ salt['slsutil.serialize']('yaml', app, default_flow_style=False) | yaml_dquote }}",
+        '',
+      ].join('\n'),
+    );
+    call = (args) => runCli(['call', ...args, '-c', cluster.minionConfigDir('tf')]);
+  });
+  after(() => cluster.cleanup());
+
+  it('an SLS using defaults.merge, file.dirname, slsutil.serialize and log.* applies; its log lines reach the console', async () => {
+    const r = await call(['state.apply', 'app', '--out', 'json']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    assert.equal(fs.readFileSync(path.join(out, 'app.yaml'), 'utf8'), 'conf:\n  port: 80\n  workers: 4\nuser: app\n');
+    // log_level info: warning and info lines are printed, debug is not
+    assert.match(r.stderr, /^\[WARNING \] rendering app for tf-local$/m);
+    assert.match(r.stderr, /^\[INFO {4}\] info line$/m);
+    assert.doesNotMatch(r.stderr, /map\.jinja loaded/);
+  });
+
+  it("the same functions are execution functions with Salt's arguments", async () => {
+    const merged = await call(['slsutil.merge', '{foo: {a: 1}}', '{foo: {b: 2}}', '--out', 'json']);
+    assert.equal(merged.code, 0, merged.stderr);
+    assert.deepEqual(JSON.parse(merged.stdout), { local: { foo: { a: 1, b: 2 } } });
+    const joined = await call(['file.join', '/usr/bin', 'psql', '--out', 'json']);
+    assert.deepEqual(JSON.parse(joined.stdout), { local: '/usr/bin/psql' });
+    const logged = await call(['log.error', 'operator says hi', '--out', 'json']);
+    assert.deepEqual(JSON.parse(logged.stdout), { local: true });
+    assert.match(logged.stderr, /^\[ERROR {3}\] operator says hi$/m);
+    const bad = await call(['slsutil.serialize', 'toml', '{a: 1}']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /Serializer 'toml' not found\./);
+  });
+});
