@@ -6,9 +6,11 @@ import { fileAppend } from './file-append.js';
 import { fileBlockreplace } from './file-blockreplace.js';
 import { fileCopy } from './file-copy.js';
 import { fileDirectory } from './file-directory.js';
+import { fileExists, fileMissing } from './file-exists.js';
 import { fileLine } from './file-line.js';
 import { fileManaged } from './file-managed.js';
 import { fileRecurse } from './file-recurse.js';
+import { fileRename } from './file-rename.js';
 import { fileReplace } from './file-replace.js';
 import { fileSymlink } from './file-symlink.js';
 import { fileTouch } from './file-touch.js';
@@ -19,9 +21,12 @@ export const fileStateFunctions: readonly StateFunction[] = [
   fileBlockreplace,
   fileCopy,
   fileDirectory,
+  fileExists,
   fileLine,
   fileManaged,
+  fileMissing,
   fileRecurse,
+  fileRename,
   fileReplace,
   fileSymlink,
   fileTouch,
