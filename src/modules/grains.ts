@@ -2,8 +2,9 @@
 // with Salt's names and units; `grains:` from the minion config is laid over the top.
 
 import { lookup, lookupService } from 'node:dns/promises';
-import { readFile } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import os from 'node:os';
+import { initGrain, osDetailGrains } from './os-detail-grains.js';
 import { osGrainsFrom, parseOsRelease } from './os-release.js';
 import type { Grains } from './types.js';
 import { BRINE_VERSION } from './version.js';
@@ -14,6 +15,10 @@ export interface CollectGrainsOptions {
   configGrains?: Record<string, unknown>;
   /** For tests; default /etc/os-release then /usr/lib/os-release. */
   osReleasePaths?: readonly string[];
+  /** For tests; default /etc/lsb-release. */
+  lsbReleasePaths?: readonly string[];
+  /** For tests: PID 1's command line and whether /run/systemd/system exists (the init grain). */
+  initProbe?: { pid1Cmdline: string | undefined; systemdDir: boolean };
   /** For tests; default /etc/machine-id then /var/lib/dbus/machine-id. */
   machineIdPaths?: readonly string[];
   /** Bound on the name lookup for `fqdn`; a slow resolver must not delay start-up. */
@@ -73,14 +78,31 @@ function addresses(family: 4 | 6): string[] {
   return [...out].sort();
 }
 
+/** PID 1's command line and whether systemd runs, for the init grain. */
+async function probeInit(): Promise<{ pid1Cmdline: string | undefined; systemdDir: boolean }> {
+  const [pid1Cmdline, systemdDir] = await Promise.all([
+    readFile('/proc/1/cmdline', 'utf8').catch(() => undefined),
+    access('/run/systemd/system').then(
+      () => true,
+      () => false,
+    ),
+  ]);
+  return { pid1Cmdline, systemdDir };
+}
+
 export async function collectGrains(opts: CollectGrainsOptions): Promise<Grains> {
   const nodename = os.hostname();
-  const [osRelease, machineId, fqdn] = await Promise.all([
+  const [osRelease, lsbRelease, machineId, fqdn, init] = await Promise.all([
     firstReadable(opts.osReleasePaths ?? ['/etc/os-release', '/usr/lib/os-release']),
+    firstReadable(opts.lsbReleasePaths ?? ['/etc/lsb-release']),
     firstReadable(opts.machineIdPaths ?? ['/etc/machine-id', '/var/lib/dbus/machine-id']),
     resolveFqdn(nodename, opts.fqdnTimeoutMs ?? 2000),
+    opts.initProbe ?? probeInit(),
   ]);
   const dot = fqdn.indexOf('.');
+  const osFields = osRelease === undefined ? undefined : parseOsRelease(osRelease);
+  const base = osGrainsFrom(osFields, os.type());
+  const arch = cpuarch();
   const core: Record<string, unknown> = {
     id: opts.id,
     // As in Salt, host and domain are the two halves of fqdn.
@@ -89,10 +111,15 @@ export async function collectGrains(opts: CollectGrainsOptions): Promise<Grains>
     localhost: nodename,
     fqdn,
     domain: dot > 0 ? fqdn.slice(dot + 1) : '',
-    ...osGrainsFrom(osRelease === undefined ? undefined : parseOsRelease(osRelease), os.type()),
+    ...base,
+    ...osDetailGrains({ base, osRelease: osFields, lsbRelease: lsbRelease === undefined ? undefined : parseOsRelease(lsbRelease), cpuarch: arch }),
     kernel: os.type(),
     kernelrelease: os.release(),
-    cpuarch: cpuarch(),
+    cpuarch: arch,
+    init: initGrain(init.systemdDir, init.pid1Cmdline),
+    // Salt's path and shell grains: the minion's environment
+    path: process.env.PATH ?? '',
+    shell: process.env.SHELL ?? '/bin/sh',
     num_cpus: os.cpus().length || os.availableParallelism(),
     // MiB, rounded down, as Salt derives it from MemTotal.
     mem_total: Math.floor(os.totalmem() / (1024 * 1024)),

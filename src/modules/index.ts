@@ -34,6 +34,7 @@ export { pillarFunctions, pillarWithOverride } from './pillar-module.js';
 export { mineFunctions } from './mine-module.js';
 export { collectGrains, type CollectGrainsOptions } from './grains.js';
 export { parseOsRelease, osGrainsFrom, type OsGrains } from './os-release.js';
+export { osDetailGrains, osArch, initGrain } from './os-detail-grains.js';
 export { traverseDictAndList } from './traverse.js';
 export { splitShellWords } from './shell-words.js';
 export { runProcess, DEFAULT_OUTPUT_LIMIT, type ProcessResult, type RunProcessOptions } from './process-runner.js';

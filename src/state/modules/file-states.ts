@@ -8,9 +8,11 @@ import { fileComment, fileUncomment } from './file-comment.js';
 import { fileCopy } from './file-copy.js';
 import { fileDirectory } from './file-directory.js';
 import { fileKeyvalue } from './file-keyvalue.js';
+import { fileExists, fileMissing } from './file-exists.js';
 import { fileLine } from './file-line.js';
 import { fileManaged } from './file-managed.js';
 import { fileRecurse } from './file-recurse.js';
+import { fileRename } from './file-rename.js';
 import { fileReplace } from './file-replace.js';
 import { fileSerialize } from './file-serialize.js';
 import { fileSymlink } from './file-symlink.js';
@@ -24,9 +26,12 @@ export const fileStateFunctions: readonly StateFunction[] = [
   fileCopy,
   fileDirectory,
   fileKeyvalue,
+  fileExists,
   fileLine,
   fileManaged,
+  fileMissing,
   fileRecurse,
+  fileRename,
   fileReplace,
   fileSerialize,
   fileSymlink,

@@ -1,0 +1,157 @@
+#!/usr/bin/env node
+// Real-tree corpus measurement (issue 22): for every state file of every public Salt tree listed
+// in bench/corpus/repos.txt, compile it as `salt-call --local state.show_low_sls <sls>` would
+// (Jinja with its imports, YAML, includes, low chunks, argument checks) and apply it with
+// test=True; then classify every failure by cause and print the largest blockers.
+// brine runs in process, each call in a worker thread exactly as `brine call --local` runs it.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseFlags, REPO_ROOT, resolveBuild } from './lib/args.mjs';
+import { tempDir } from './lib/cleanup.mjs';
+import { classify } from './corpus/classify.mjs';
+import { fileRoots, pillarRoots, readRepos, stateFiles, treeDir } from './corpus/layout.mjs';
+import { printTables } from './corpus/report.mjs';
+
+const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--only SUBSTR] [--no-apply] [--jobs N] [--json FILE] [--build-dir DIR]
+  --corpus DIR    where the trees are laid out (default /work/corpus/trees; bench/corpus/extract.mjs fills it)
+  --repos FILE    the corpus list (default bench/corpus/repos.txt)
+  --only SUBSTR   only the repositories whose name contains SUBSTR
+  --no-apply      compile only; skip the test=True apply
+  --os-family F   grains os_family/os of another family (e.g. RedHat) over this machine's grains
+  --jobs N        calls in flight (default 2)
+  --timeout S     seconds a call may take (default 120)
+  --json FILE     write every file's outcome there
+  --build-dir D   compiled tree to run (default dist)`;
+const f = parseFlags(
+  process.argv.slice(2),
+  { corpus: '/work/corpus/trees', repos: path.join(REPO_ROOT, 'bench/corpus/repos.txt'), only: '', noApply: false, osFamily: '', jobs: 2, timeout: 120, json: '', buildDir: 'dist' },
+  USAGE,
+);
+
+const build = resolveBuild(f.buildDir);
+const [{ loadConfig }, { asMinionOptions }, { collectMinionGrains }, { runLocalCall }, { WorkerExecutor }, { renderLocalPillar }] = await Promise.all([
+  import(build.module('config/load.js')),
+  import(build.module('config/options.js')),
+  import(build.module('minion/minion-grains.js')),
+  import(build.module('minion/local-call.js')),
+  import(build.module('minion/worker-executor.js')),
+  import(build.module('minion/pillar-client.js')),
+]);
+
+const MINION_ID = 'corpus-minion';
+const OS_FAMILIES = {
+  RedHat: { os: 'CentOS', os_family: 'RedHat', osfinger: 'CentOS Stream-9', osmajorrelease: 9, oscodename: 'Stream' },
+  Suse: { os: 'SUSE', os_family: 'Suse', osmajorrelease: 15 },
+};
+const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+function optionsFor(scratch, fileRoots, pillar) {
+  const cfg = loadConfig('minion', {
+    configDir: scratch,
+    env: {},
+    overrides: {
+      id: MINION_ID,
+      file_client: 'local',
+      cachedir: path.join(scratch, 'cache'),
+      pki_dir: path.join(scratch, 'pki'),
+      file_roots: { base: fileRoots },
+      pillar_roots: { base: pillar.length > 0 ? pillar : [path.join(scratch, 'no-pillar')] },
+      log_level: 'quiet',
+    },
+  });
+  return asMinionOptions(cfg);
+}
+
+/** One call through the same path as `brine call --local`, with a time limit. */
+async function call(executor, fun, arg, kwarg, o) {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error('timeout')), f.timeout * 1000);
+  try {
+    return await runLocalCall(fun, arg, kwarg, { ...o, localFiles: true, signal: controller.signal, executor, log: quiet });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The failed states of a test=True run, as {id, comment}. */
+function failedStates(ret) {
+  if (!ret || typeof ret !== 'object' || Array.isArray(ret)) return [];
+  return Object.entries(ret)
+    .filter(([, r]) => r && typeof r === 'object' && r.result === false)
+    .map(([tag, r]) => ({ tag, comment: typeof r.comment === 'string' ? r.comment : JSON.stringify(r.comment) }));
+}
+
+function errorText(r) {
+  if (r.error) return `${r.error.code}: ${r.error.message}`;
+  return typeof r.return === 'string' ? r.return : JSON.stringify(r.return);
+}
+
+async function measureTree(executor, entry, grains) {
+  const root = treeDir(f.corpus, entry.repo);
+  if (!fs.existsSync(root)) return { repo: entry.repo, missing: true, files: [] };
+  const scratch = tempDir(`brine-corpus-${entry.repo.replace('/', '+')}-`);
+  const opts = optionsFor(scratch, fileRoots(root, entry, scratch), pillarRoots(root, entry, scratch));
+  const pillar = await renderLocalPillar(opts, MINION_ID, grains);
+  const pillarErrors = Array.isArray(pillar._errors) ? pillar._errors.map(String) : [];
+  const o = { opts, minionId: MINION_ID, grains, pillar };
+  const files = stateFiles(root, entry);
+  const out = new Array(files.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const i = next++;
+      const { sls, file } = files[i];
+      const res = { sls, file, compiled: false };
+      const low = await call(executor, 'state.show_low_sls', [sls], {}, o);
+      if (low.success) {
+        res.compiled = true;
+        res.chunks = Array.isArray(low.return) ? low.return.length : 0;
+        if (!f.noApply) {
+          const run = await call(executor, 'state.sls', [sls], { test: true, force: true }, o);
+          const failed = run.success || run.retcode === 2 ? failedStates(run.return) : [];
+          res.applied = (run.success || run.retcode === 2) && failed.length === 0;
+          if (!res.applied) {
+            res.applyError = failed.length > 0 ? failed[0].comment : errorText(run);
+            res.applyFailedStates = failed.length;
+            res.applyCause = classify(res.applyError, failed.length > 0 ? 'state' : 'run');
+          }
+        }
+      } else {
+        res.error = errorText(low);
+        res.cause = classify(res.error, 'compile');
+      }
+      out[i] = res;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, f.jobs) }, worker));
+  fs.rmSync(scratch, { recursive: true, force: true });
+  return { repo: entry.repo, commit: entry.commit, kind: entry.kind, pillarErrors, files: out };
+}
+
+const entries = readRepos(f.repos).filter((e) => f.only === '' || e.repo.includes(f.only));
+const grainsScratch = tempDir('brine-corpus-grains-');
+const { grains: ownGrains } = await collectMinionGrains({ id: MINION_ID, config: optionsFor(grainsScratch, [grainsScratch], []), logger: quiet });
+const family = f.osFamily === '' ? {} : OS_FAMILIES[f.osFamily];
+if (!family) throw new Error(`--os-family: one of ${Object.keys(OS_FAMILIES).join(', ')}`);
+const grains = { ...ownGrains, ...family };
+
+const executor = new WorkerExecutor(Math.max(2, f.jobs * 2));
+const t0 = Date.now();
+const trees = [];
+try {
+  for (const entry of entries) {
+    const t = Date.now();
+    const tree = await measureTree(executor, entry, grains);
+    trees.push(tree);
+    const ok = tree.files.filter((x) => x.compiled).length;
+    process.stderr.write(`${entry.repo}: ${ok}/${tree.files.length} compile${tree.missing ? ' (not laid out: run bench/corpus/extract.mjs)' : ''} (${((Date.now() - t) / 1000).toFixed(1)} s)\n`);
+  }
+} finally {
+  executor.close();
+}
+const seconds = (Date.now() - t0) / 1000;
+if (f.json !== '') fs.writeFileSync(f.json, `${JSON.stringify({ grains: { os: grains.os, os_family: grains.os_family, osfinger: grains.osfinger }, trees }, null, 1)}\n`);
+const summary = printTables(trees, { apply: !f.noApply, seconds, os: `${grains.os} ${grains.osrelease ?? ''} (${grains.os_family})`, host: os.hostname() });
+process.stdout.write(`${JSON.stringify(summary)}\n`);

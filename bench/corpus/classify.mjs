@@ -1,0 +1,92 @@
+// Failure causes: an error text -> the causes it names, each a short label and the issue-22
+// owner of the fix, so that files failing for one reason are counted together. A compile error
+// lists one problem per "- " line (Salt's list of messages); each line is classified.
+
+// Salt's core grains (salt/grains/core.py) a tree may read; any other grain is the tree's own.
+const CORE_GRAINS = new Set(
+  'os os_family osarch oscodename osfinger osfullname osmajorrelease osrelease osrelease_info lsb_distrib_id lsb_distrib_codename lsb_distrib_release lsb_distrib_description init path shell virtual virtual_subtype ip4_interfaces ip6_interfaces ip_interfaces fqdn_ip4 fqdn_ip6 ipv4 ipv6 cpu_model cpu_flags kernel kernelrelease kernelversion saltversion saltversioninfo pythonversion num_cpus mem_total swap_total host fqdn domain nodename localhost id machine_id cpuarch biosversion manufacturer productname serialnumber uuid systemd selinux locale_info dns gpus hwaddr_interfaces ip4_gw ip6_gw ip_gw username groupname pid uid gid timezone'.split(
+    ' ',
+  ),
+);
+
+// Who owns a missing state function in issue 22 (the task split); anything else is unowned.
+const STATE_OWNER = [
+  [/^(git\.(latest|config_set)|pip\.installed|virtualenv\.managed|file\.(comment|uncomment|keyvalue|serialize|accumulated)|ssh_auth\.|ssh_known_hosts\.)/, 'states-a'],
+  [/^(sysctl\.present|mount\.|pkg\.uptodate|debconf\.set|grains\.(present|list_present)|alternatives\.|timezone\.system|locale\.|cron\.env_|apache_module\.)/, 'states-b'],
+  [/^(docker_|selinux\.|firewalld\.|iptables\.|network\.|postgres_|mysql_|x509\.)/, 'states-c'],
+];
+
+function stateOwner(fn) {
+  for (const [re, owner] of STATE_OWNER) if (re.test(fn)) return owner;
+  return 'unowned';
+}
+
+const RULES = [
+  [/State '([\w.]+)' was not found in SLS/, (m) => ({ cause: `state function ${m[1]} missing`, owner: stateOwner(m[1]) })],
+  [/: ([\w.]+): unexpected keyword argument '(\w+)'/, (m) => ({ cause: `argument ${m[1]}: ${m[2]} refused`, owner: 'paths (leniency) / states-b' })],
+  [/: ([\w.]+): argument '(\w+)' must be/, (m) => ({ cause: `argument ${m[1]}: ${m[2]} of another type refused`, owner: 'paths (leniency)' })],
+  [/uses the requisite '(\w+)', which brine does not support/, (m) => ({ cause: `requisite ${m[1]} refused`, owner: 'corpus' })],
+  [/'retry' must be true or a mapping/, () => ({ cause: 'retry: <number> refused (Salt warns, uses defaults)', owner: 'corpus' })],
+  [/Multiple dictionaries defined in argument/, () => ({ cause: 'multi-key dict in a non-requisite argument', owner: 'paths' })],
+  [/the renderer pipeline '(#![^']*)' is not supported/, (m) => ({ cause: `renderer ${m[1].split(/\s/)[0]}`, owner: 'corpus' })],
+  [/the filter '?(\w+)'? is not supported/, (m) => ({ cause: `Jinja filter ${m[1]}`, owner: 'jinja' })],
+  [/Jinja syntax error: unexpected token: \)/, () => ({ cause: 'Jinja: trailing comma before )', owner: 'jinja' })],
+  [/Jinja syntax error: unexpected token: \*\*?/, () => ({ cause: 'Jinja: *args/**kwargs in a call', owner: 'jinja' })],
+  [/Jinja syntax error: ([^|\n]*)/, (m) => ({ cause: `Jinja syntax: ${m[1].trim().replace(/\s+/g, ' ').slice(0, 60)}`, owner: 'jinja' })],
+  [/only string dict keys are supported/, () => ({ cause: 'Jinja: int/bool dict keys', owner: 'jinja' })],
+  [/UNKNOWN_FUNCTION: '([\w.]+)' is not available/, (m) => ({ cause: `execution function ${m[1]} missing`, owner: 'execmods' })],
+  [
+    /'grains\["(\w+)"\]' is undefined/,
+    (m) => (CORE_GRAINS.has(m[1]) ? { cause: `core grain ${m[1]} missing`, owner: 'corpus' } : { cause: 'a grain of the tree (custom grains module)', owner: 'environment' }),
+  ],
+  [/'pillar\["\w+"\]' is undefined|'\w+\.\w+' is undefined|Jinja error: '\w+' is undefined/, () => ({ cause: 'undefined pillar/variable (data the tree expects)', owner: 'environment' })],
+  [/an undefined value was used/, () => ({ cause: 'undefined value (Jinja names no variable)', owner: 'jinja (message) / environment' })],
+  [/template not found: (\S+)/, () => ({ cause: 'Jinja import/include of a file not in file_roots', owner: 'environment' })],
+  [/duplicate key in a mapping/, () => ({ cause: "YAML duplicate key (Salt's loader refuses it too)", owner: 'tree' })],
+  [/YAML error/, () => ({ cause: 'YAML error', owner: 'corpus' })],
+  [/Specified SLS '[^']+' in saltenv '\w+' is not available/, () => ({ cause: 'included SLS not in the tree', owner: 'environment' })],
+  [/Cannot extend ID/, () => ({ cause: 'extend of an ID not in the high data', owner: 'follows' })],
+  [/Referenced state does not exist for requisite/, () => ({ cause: 'requisite names a state not in the run', owner: 'follows' })],
+  [/not supported between instances/, () => ({ cause: 'Jinja: comparison of mismatched types', owner: 'jinja' })],
+  [/timeout|interrupted/, () => ({ cause: 'timed out', owner: 'corpus' })],
+];
+
+function classifyLine(line) {
+  for (const [re, fn] of RULES) {
+    const m = re.exec(line);
+    if (m) return fn(m);
+  }
+  const text = line
+    .replace(/^- /, '')
+    .replace(/salt:\/\/\S+/g, 'FILE')
+    .replace(/'[^']*'/g, "'…'")
+    .slice(0, 70);
+  return { cause: `other: ${text}`, owner: '?' };
+}
+
+/**
+ * The causes of one failure. `stage` is compile (a show_low_sls error), run (state.sls itself
+ * failed) or state (a state returned result False: its comment). "follows" causes (a requisite
+ * on a state another error removed) are dropped when anything else is named.
+ */
+export function classify(text, stage) {
+  const s = String(text);
+  if (stage === 'state') return [{ cause: `test=True: ${classifyState(s)}`, owner: 'state' }];
+  const lines = s.split('\n').filter((l) => l.startsWith('- '));
+  const all = (lines.length > 0 ? lines : [s.split('\n')[0]]).map(classifyLine);
+  const seen = new Map();
+  for (const c of all) if (!seen.has(c.cause)) seen.set(c.cause, c);
+  const list = [...seen.values()];
+  const real = list.filter((c) => c.owner !== 'follows');
+  return real.length > 0 ? real : list;
+}
+
+/** A failed state's comment reduced to its kind (the first clause, names and paths elided). */
+function classifyState(comment) {
+  return comment
+    .split('\n')[0]
+    .replace(/'[^']*'|"[^"]*"/g, '…')
+    .replace(/\/\S+/g, 'PATH')
+    .replace(/\d+/g, 'N')
+    .slice(0, 90);
+}

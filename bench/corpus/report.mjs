@@ -1,0 +1,86 @@
+// The corpus report: Markdown tables (paste into docs/states.md) and the summary object the
+// runner prints as its last JSON line.
+
+const pct = (n, d) => (d === 0 ? '-' : `${((100 * n) / d).toFixed(1)}%`);
+
+function table(head, rows) {
+  const line = (cells) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** Per cause: files it blocks, files it alone blocks, repositories. */
+function blockers(trees, pick) {
+  const by = new Map();
+  for (const t of trees) {
+    for (const f of t.files) {
+      const causes = pick(f);
+      if (!causes) continue;
+      for (const c of causes) {
+        const e = by.get(c.cause) ?? { cause: c.cause, owner: c.owner, files: 0, only: 0, repos: new Set() };
+        e.files++;
+        if (causes.length === 1) e.only++;
+        e.repos.add(t.repo);
+        by.set(c.cause, e);
+      }
+    }
+  }
+  return [...by.values()].sort((a, b) => b.files - a.files || b.repos.size - a.repos.size || a.cause.localeCompare(b.cause));
+}
+
+export function printTables(trees, o) {
+  const out = (s = '') => process.stdout.write(`${s}\n`);
+  const laid = trees.filter((t) => !t.missing);
+  const files = laid.flatMap((t) => t.files);
+  const compiled = files.filter((x) => x.compiled).length;
+  const applied = files.filter((x) => x.applied).length;
+  const fullTrees = laid.filter((t) => t.files.length > 0 && t.files.every((x) => x.compiled)).length;
+
+  out(`## Corpus: ${laid.length} trees, ${files.length} state files (${o.os}, ${o.seconds.toFixed(0)} s)`);
+  out();
+  out(`- compile (state.show_low_sls, includes and imports counted): **${compiled}/${files.length} = ${pct(compiled, files.length)}**`);
+  if (o.apply) out(`- apply with test=True without a failed state: **${applied}/${files.length} = ${pct(applied, files.length)}**`);
+  out(`- trees whose every state file compiles: ${fullTrees}/${laid.length}`);
+  const missing = trees.filter((t) => t.missing).map((t) => t.repo);
+  if (missing.length > 0) out(`- not laid out (skipped): ${missing.join(', ')}`);
+  out();
+  const rows = laid.map((t) => {
+    const c = t.files.filter((x) => x.compiled).length;
+    const a = t.files.filter((x) => x.applied).length;
+    return [t.repo, t.kind, String(t.files.length), `${c} (${pct(c, t.files.length)})`, ...(o.apply ? [`${a} (${pct(a, t.files.length)})`] : []), t.pillarErrors.length > 0 ? 'pillar errors' : ''];
+  });
+  out(table(['tree', 'kind', 'state files', 'compile', ...(o.apply ? ['apply test=True'] : []), 'note'], rows));
+  out();
+  out('### Compile blockers (a file counts under every cause its errors name; "alone": the only cause)');
+  out();
+  const comp = blockers(laid, (f) => (f.compiled ? undefined : f.cause));
+  out(
+    table(
+      ['cause', 'owner', 'files', 'alone', 'trees'],
+      comp.slice(0, 40).map((e) => [e.cause, e.owner, String(e.files), String(e.only), String(e.repos.size)]),
+    ),
+  );
+  if (comp.length > 40) out(`\n(${comp.length - 40} more causes in --json)`);
+  let app = [];
+  if (o.apply) {
+    out();
+    out('### test=True blockers (files that compile; first failed state or run error)');
+    out();
+    app = blockers(laid, (f) => (f.compiled && !f.applied ? f.applyCause : undefined));
+    out(
+      table(
+        ['cause', 'owner', 'files', 'trees'],
+        app.slice(0, 25).map((e) => [e.cause, e.owner, String(e.files), String(e.repos.size)]),
+      ),
+    );
+  }
+  out();
+  return {
+    trees: laid.length,
+    files: files.length,
+    compiled,
+    compiledPct: Number(((100 * compiled) / Math.max(1, files.length)).toFixed(1)),
+    ...(o.apply ? { applied, appliedPct: Number(((100 * applied) / Math.max(1, files.length)).toFixed(1)) } : {}),
+    seconds: Number(o.seconds.toFixed(1)),
+    topBlockers: comp.slice(0, 10).map((e) => ({ cause: e.cause, files: e.files, trees: e.repos.size })),
+  };
+}
