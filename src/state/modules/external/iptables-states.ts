@@ -81,8 +81,10 @@ async function ruleState(ctx: StateContext, op: RuleOp, n: RuleArgs, extra: Reco
   if (op === 'I' && position === '') return stateResult(name, false, `Failed to set iptables rule for ${name}.\nAttempted rule was ${command}`);
   const done = await changeRule(ipt, op, table, chain, rule, op === 'A' || (op === 'D' && position === '') ? undefined : position);
   if (!done.ok) {
-    if (op === 'A') return stateResult(name, false, `Failed to set iptables rule for ${name}.\nAttempted rule was ${command} for ${family}`);
-    return stateResult(name, false, `Failed to ${op === 'I' ? 'set' : 'delete'} iptables rule for ${name}.\nAttempted rule was ${command}`);
+    // Salt's comment, then iptables' own words (not root, no such chain, ...), which Salt drops.
+    const why = done.output ? `\n${done.output}` : '';
+    if (op === 'A') return stateResult(name, false, `Failed to set iptables rule for ${name}.\nAttempted rule was ${command} for ${family}${why}`);
+    return stateResult(name, false, `Failed to ${op === 'I' ? 'set' : 'delete'} iptables rule for ${name}.\nAttempted rule was ${command}${why}`);
   }
   const saved = n.save ? await saveRules(ipt, family, n.save) : undefined;
   if (op === 'D') {
