@@ -46,7 +46,8 @@ const userPresent = defineState({
     if (n.password === undefined && n.password_hash === undefined && !n.allow_passwordless && !n.unix_socket) {
       return stateResult(n.name, false, 'Either password or password_hash must be specified, unless allow_passwordless is True');
     }
-    return ctx.test ? stateResult(n.name, null, `User ${n.name}@${n.host} is set to be created`) : refuse(ctx, n.name);
+    const passwordless = n.password === undefined && n.password_hash === undefined;
+    return ctx.test ? stateResult(n.name, null, `User ${n.name}@${n.host} is set to be added${passwordless ? ' with passwordless login' : ''}`) : refuse(ctx, n.name);
   },
 });
 

@@ -107,13 +107,14 @@ describe('mysql states', () => {
       name: 'app',
       result: null,
       changes: {},
-      comment: 'User app@localhost is set to be created',
+      comment: 'User app@localhost is set to be added',
     });
     assert.equal((await runState('mysql_user.absent', { name: 'app', host: '%' }, { test: true })).comment, 'User app@% is set to be removed');
     assert.equal((await runState('mysql_database.present', { name: 'appdb' }, { test: true })).comment, 'Database appdb is not present and needs to be created');
     assert.equal((await runState('mysql_database.absent', { name: 'appdb' }, { test: true })).comment, 'Database appdb is present and needs to be removed');
     assert.equal((await runState('mysql_grants.present', { name: 'app-rw', grant: 'select', database: 'appdb.*', user: 'app' }, { test: true })).comment, 'MySQL grant app-rw is set to be created');
     assert.equal((await runState('mysql_grants.absent', { name: 'app-rw', grant: 'select', database: 'appdb.*', user: 'app' }, { test: true })).comment, 'MySQL grant app-rw is set to be revoked');
+    assert.equal((await runState('mysql_user.present', { name: 'app', allow_passwordless: true }, { test: true })).comment, 'User app@localhost is set to be added with passwordless login');
     assert.equal((await runState('mysql_user.present', { name: 'app' }, { test: true })).comment, 'Either password or password_hash must be specified, unless allow_passwordless is True');
   });
 
