@@ -6,6 +6,7 @@ import { failingSoftly } from '../state-result.js';
 import { dockerStates } from './docker-states.js';
 import { firewalldStates } from './firewalld-states.js';
 import { iptablesStates } from './iptables-states.js';
+import { mysqlGrantStates } from './mysql-grants.js';
 import { mysqlStates } from './mysql-states.js';
 import { networkStates } from './network-states.js';
 import { postgresObjectStates } from './postgres-objects.js';
@@ -22,6 +23,7 @@ export const externalStateFunctions: readonly StateFunction[] = [
   ...x509KeyStates,
   ...x509CertStates,
   ...mysqlStates,
+  ...mysqlGrantStates,
   ...selinuxStates,
   ...firewalldStates,
   ...networkStates,

@@ -19,7 +19,7 @@ const common = [
 ] as const satisfies readonly ParamSpec[];
 const ruleParams = [
   ...common,
-  { name: 'chain', type: 'string', required: true },
+  { name: 'chain', type: 'string', doc: 'required, here or in each of `rules`' },
   { name: 'save', type: 'any', doc: 'True: save the rules to /etc/iptables/rules.v4 (rules.v6), or a file name' },
 ] as const satisfies readonly ParamSpec[];
 
@@ -47,7 +47,7 @@ interface RuleArgs {
   name: string;
   table: string;
   family: string;
-  chain: string;
+  chain?: string | undefined;
   save?: unknown;
   position?: unknown;
 }
@@ -60,7 +60,9 @@ const WORDS: Record<RuleOp, { already: (n: string, c: string, f: string) => stri
 };
 
 async function ruleState(ctx: StateContext, op: RuleOp, n: RuleArgs, extra: Record<string, unknown>): Promise<StateResult> {
-  const { name, table, family, chain } = n;
+  const { name, table, family } = n;
+  if (!n.chain) return stateResult(name, false, `iptables.${op === 'A' ? 'append' : op === 'I' ? 'insert' : 'delete'}: chain is required`);
+  const chain = n.chain;
   const located = await locateIptables(ctx, family);
   const rule = buildRule(extra);
   const position = n.position === undefined || n.position === null ? '' : String(n.position);
@@ -79,8 +81,10 @@ async function ruleState(ctx: StateContext, op: RuleOp, n: RuleArgs, extra: Reco
   if (op === 'I' && position === '') return stateResult(name, false, `Failed to set iptables rule for ${name}.\nAttempted rule was ${command}`);
   const done = await changeRule(ipt, op, table, chain, rule, op === 'A' || (op === 'D' && position === '') ? undefined : position);
   if (!done.ok) {
-    if (op === 'A') return stateResult(name, false, `Failed to set iptables rule for ${name}.\nAttempted rule was ${command} for ${family}`);
-    return stateResult(name, false, `Failed to ${op === 'I' ? 'set' : 'delete'} iptables rule for ${name}.\nAttempted rule was ${command}`);
+    // Salt's comment, then iptables' own words (not root, no such chain, ...), which Salt drops.
+    const why = done.output ? `\n${done.output}` : '';
+    if (op === 'A') return stateResult(name, false, `Failed to set iptables rule for ${name}.\nAttempted rule was ${command} for ${family}${why}`);
+    return stateResult(name, false, `Failed to ${op === 'I' ? 'set' : 'delete'} iptables rule for ${name}.\nAttempted rule was ${command}${why}`);
   }
   const saved = n.save ? await saveRules(ipt, family, n.save) : undefined;
   if (op === 'D') {
@@ -91,13 +95,46 @@ async function ruleState(ctx: StateContext, op: RuleOp, n: RuleArgs, extra: Reco
   return stateResult(name, true, comment, { locale: name });
 }
 
+/**
+ * Salt's `rules:` form: each item is a rule of its own (over the state's other arguments); the
+ * locales changed are listed, the comments joined by lines, and the result is the last rule's.
+ * One save at the end, as Salt does.
+ */
+async function ruleStates(ctx: StateContext, op: RuleOp, n: RuleArgs, extra: Record<string, unknown>): Promise<StateResult> {
+  const { rules, ...shared } = extra;
+  if (rules === undefined) return ruleState(ctx, op, n, extra);
+  if (!Array.isArray(rules)) return stateResult(n.name, false, "'rules' must be a list of rules (mappings of iptables options)");
+  const locales: unknown[] = [];
+  const comments: string[] = [];
+  let result: boolean | null = null;
+  for (const item of rules) {
+    const { name, table, family, chain, position, save: _save, ...options } = { ...(item as Record<string, unknown>) };
+    const args: RuleArgs = {
+      name: String(name ?? n.name),
+      table: String(table ?? n.table),
+      family: String(family ?? n.family),
+      chain: chain !== undefined ? String(chain) : n.chain,
+      ...(position !== undefined ? { position } : n.position !== undefined ? { position: n.position } : {}),
+    };
+    const r = await ruleState(ctx, op, args, { ...shared, ...options });
+    if ('locale' in r.changes) locales.push(r.changes.locale);
+    comments.push(r.comment);
+    result = r.result;
+  }
+  if (n.save && !ctx.test && locales.length > 0) {
+    const ipt = await locateIptables(ctx, n.family);
+    if (!isUnreachable(ipt)) await saveRules(ipt, n.family, n.save);
+  }
+  return stateResult(n.name, result, comments.join('\n'), locales.length > 0 ? { locale: locales } : {});
+}
+
 const append = defineState({
   name: 'iptables.append',
   doc: 'Make sure a rule is in a chain, appended at its end when missing (acts for real).',
   params: ruleParams,
   kwargs: true,
   example: 'allow-ssh:\n  iptables.append:\n    - chain: INPUT\n    - proto: tcp\n    - dport: 22\n    - jump: ACCEPT\n    - save: True',
-  run: (ctx, a) => ruleState(ctx, 'A', a.named, a.extra),
+  run: (ctx, a) => ruleStates(ctx, 'A', a.named, a.extra),
 });
 
 const insert = defineState({
@@ -106,7 +143,7 @@ const insert = defineState({
   params: [...ruleParams, { name: 'position', type: 'any', doc: 'where to insert it, from 1' }],
   kwargs: true,
   example: 'allow-lo:\n  iptables.insert:\n    - position: 1\n    - chain: INPUT\n    - if: lo\n    - jump: ACCEPT',
-  run: (ctx, a) => ruleState(ctx, 'I', a.named, a.extra),
+  run: (ctx, a) => ruleStates(ctx, 'I', a.named, a.extra),
 });
 
 const remove = defineState({
@@ -115,7 +152,7 @@ const remove = defineState({
   params: [...ruleParams, { name: 'position', type: 'any', doc: 'delete the rule at this position instead' }],
   kwargs: true,
   example: 'no-telnet:\n  iptables.delete:\n    - chain: INPUT\n    - proto: tcp\n    - dport: 23\n    - jump: ACCEPT',
-  run: (ctx, a) => ruleState(ctx, 'D', a.named, a.extra),
+  run: (ctx, a) => ruleStates(ctx, 'D', a.named, a.extra),
 });
 
 const chainPresent = defineState({
@@ -157,7 +194,12 @@ const chainAbsent = defineState({
 const setPolicy = defineState({
   name: 'iptables.set_policy',
   doc: "Make sure a built-in chain's default policy is the given one (acts for real).",
-  params: [...ruleParams, { name: 'policy', type: 'string', required: true, doc: 'ACCEPT, DROP, ...' }],
+  params: [
+    ...common,
+    { name: 'chain', type: 'string', required: true },
+    { name: 'policy', type: 'string', required: true, doc: 'ACCEPT, DROP, ...' },
+    { name: 'save', type: 'any', doc: 'True: save the rules to /etc/iptables/rules.v4 (rules.v6), or a file name' },
+  ],
   example: 'default-drop:\n  iptables.set_policy:\n    - chain: INPUT\n    - policy: DROP',
   run: async (ctx, a) => {
     const { name, table, family, chain, policy } = a.named;

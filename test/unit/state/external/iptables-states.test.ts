@@ -91,10 +91,40 @@ describe('iptables states in a network namespace', { skip }, () => {
     assert.deepEqual(gone, { name: 'allow-lo', result: true, changes: {}, comment: `iptables rule for allow-lo already absent for ipv4 (${delCmd})` });
   });
 
+  it("the rules: form appends each rule, lists the locales changed and joins the comments (Salt's append with rules)", async () => {
+    const args = {
+      name: 'web',
+      chain: 'INPUT',
+      rules: [
+        { name: 'web-http', proto: 'tcp', dport: 80, jump: 'ACCEPT' },
+        { name: 'web-https', proto: 'tcp', dport: 443, jump: 'ACCEPT' },
+      ],
+    };
+    const r = await runState('iptables.append', args);
+    assert.equal(r.result, true);
+    assert.deepEqual(r.changes, { locale: ['web-http', 'web-https'] });
+    assert.equal(
+      r.comment,
+      [
+        `Set iptables rule for web-http to: ${ipt()} --wait -t filter -A INPUT  -p tcp --dport 80 --jump ACCEPT for ipv4`,
+        `Set iptables rule for web-https to: ${ipt()} --wait -t filter -A INPUT  -p tcp --dport 443 --jump ACCEPT for ipv4`,
+      ].join('\n'),
+    );
+    assert.match(rules(), /--dport 80 -j ACCEPT/);
+    assert.match(rules(), /--dport 443 -j ACCEPT/);
+    const again = await runState('iptables.append', args);
+    assert.deepEqual(again.changes, {}, 'nothing changed: no locale list');
+    assert.equal(again.result, true);
+    await runState('iptables.delete', args);
+    assert.doesNotMatch(rules(), /--dport (80|443)/);
+  });
+
   it('a rule iptables refuses fails with the attempted command', async () => {
     const r = await runState('iptables.append', { name: 'bad', chain: 'NOSUCHCHAIN', jump: 'ACCEPT' });
     assert.equal(r.result, false);
-    assert.equal(r.comment, `Failed to set iptables rule for bad.\nAttempted rule was ${ipt()} --wait -t filter -A NOSUCHCHAIN  --jump ACCEPT for ipv4`);
+    const [salt, why] = r.comment.split(' for ipv4\n');
+    assert.equal(`${salt} for ipv4`, `Failed to set iptables rule for bad.\nAttempted rule was ${ipt()} --wait -t filter -A NOSUCHCHAIN  --jump ACCEPT for ipv4`);
+    assert.match(why ?? '', /NOSUCHCHAIN|No chain/i, "iptables' own reason follows Salt's comment");
   });
 
   it('chain_present creates a chain once; chain_absent flushes and deletes it', async () => {

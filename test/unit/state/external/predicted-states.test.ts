@@ -1,4 +1,5 @@
-// The states brine only answers under test=True (selinux, firewalld, network, mysql): Salt's
+// The states brine only answers under test=True (selinux, firewalld, network, mysql_grants;
+// mysql_user/mysql_database when no server is reachable): Salt's
 // argument checks and test answers, and a real run that fails naming what is missing. This
 // machine has no SELinux, no firewalld and no MySQL client, which is the case tested; where one
 // is present the reason says brine does not drive it yet. Shapes from salt/states/selinux.py
@@ -101,25 +102,39 @@ describe('network states', () => {
   });
 });
 
-describe('mysql states', () => {
+describe('mysql states without a server', () => {
+  const none = { connection_unix_socket: '/nonexistent/brine-test/mysqld.sock' };
   it("test=True gives Salt's comments for objects to create or remove", async () => {
-    assert.deepEqual(await runState('mysql_user.present', { name: 'app', password: 'pw' }, { test: true }), {
+    assert.deepEqual(await runState('mysql_user.present', { name: 'app', password: 'pw', ...none }, { test: true }), {
       name: 'app',
       result: null,
       changes: {},
-      comment: 'User app@localhost is set to be created',
+      comment: 'User app@localhost is set to be added',
     });
-    assert.equal((await runState('mysql_user.absent', { name: 'app', host: '%' }, { test: true })).comment, 'User app@% is set to be removed');
-    assert.equal((await runState('mysql_database.present', { name: 'appdb' }, { test: true })).comment, 'Database appdb is not present and needs to be created');
-    assert.equal((await runState('mysql_database.absent', { name: 'appdb' }, { test: true })).comment, 'Database appdb is present and needs to be removed');
+    assert.equal((await runState('mysql_user.absent', { name: 'app', host: '%', ...none }, { test: true })).comment, 'User app@% is set to be removed');
+    assert.equal((await runState('mysql_database.present', { name: 'appdb', ...none }, { test: true })).comment, 'Database appdb is not present and needs to be created');
+    assert.equal((await runState('mysql_database.absent', { name: 'appdb', ...none }, { test: true })).comment, 'Database appdb is present and needs to be removed');
     assert.equal((await runState('mysql_grants.present', { name: 'app-rw', grant: 'select', database: 'appdb.*', user: 'app' }, { test: true })).comment, 'MySQL grant app-rw is set to be created');
     assert.equal((await runState('mysql_grants.absent', { name: 'app-rw', grant: 'select', database: 'appdb.*', user: 'app' }, { test: true })).comment, 'MySQL grant app-rw is set to be revoked');
+    assert.equal((await runState('mysql_user.present', { name: 'app', allow_passwordless: true, ...none }, { test: true })).comment, 'User app@localhost is set to be added with passwordless login');
     assert.equal((await runState('mysql_user.present', { name: 'app' }, { test: true })).comment, 'Either password or password_hash must be specified, unless allow_passwordless is True');
+  });
+
+  it('a real run without a server fails naming where it looked and what to start', { skip: has('mysql') ? false : 'no mysql client' }, async () => {
+    const r = await runState('mysql_database.present', { name: 'appdb', ...none });
+    assert.equal(r.result, false);
+    assert.match(
+      r.comment,
+      /^mysql_database\.present cannot act on this minion: MySQL\/MariaDB at the socket \/nonexistent\/brine-test\/mysqld\.sock cannot be used: .*Can't connect.*; start the server \(systemctl start mariadb\)/s,
+    );
   });
 
   it('a real run without a MySQL client names the package', { skip: has('mysql') ? 'a mysql client is installed here' : false }, async () => {
     const r = await runState('mysql_database.present', { name: 'appdb' });
     assert.equal(r.result, false);
-    assert.match(r.comment, /^mysql_database\.present cannot act on this minion: mysql is not installed on this minion \(not on PATH: .*\); install the mariadb-client package$/);
+    assert.match(
+      r.comment,
+      /^mysql_database\.present cannot act on this minion: MySQL\/MariaDB at the local socket cannot be used: mysql is not installed on this minion \(not on PATH: .*\); install the mariadb-client package/,
+    );
   });
 });
