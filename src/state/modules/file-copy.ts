@@ -4,7 +4,7 @@
 import { chown, cp, lstat, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { defineState } from '../types.js';
-import { applyPerms, modeArg, pathPermChanges, resolvePerms } from './file-perms.js';
+import { applyPerms, modeArg, resolvePerms } from './file-perms.js';
 import { checkAbsolute, errorText, failed, pending, succeed } from './file-result.js';
 import { makeParents } from './file-write.js';
 
@@ -38,29 +38,25 @@ export const fileCopy = defineState({
       const perms = a.preserve ? {} : await resolvePerms('file.copy', { user: a.user, group: a.group, mode: mode.mode });
       if ('error' in perms) return failed(name, perms.error);
       const dst = await lstat(name).catch(() => undefined);
-      if (dst) {
-        const same = sst.isFile() && dst.isFile() && (await readFile(source)).equals(await readFile(name));
-        if (!a.force || same) {
-          const ch = a.preserve || !dst.isFile() ? {} : await pathPermChanges(name, perms);
-          if (Object.keys(ch).length === 0) return succeed(name, `The target file "${name}" exists and will not be overwritten`);
-          if (ctx.test) return pending(name, `The permissions of "${name}" are set to be changed`, ch);
-          await applyPerms(name, perms);
-          return succeed(name, `Permissions of "${name}" updated`, ch);
-        }
-      }
+      // Salt's copy_ leaves an existing target alone without force (its permissions too), and
+      // with force copies again even when the files are identical, saying so.
+      if (dst && !a.force) return succeed(name, `The target file "${name}" exists and will not be overwritten`);
+      const same = dst !== undefined && sst.isFile() && dst.isFile() && (await readFile(source)).equals(await readFile(name));
+      const note = same ? ' - files are identical but force flag is set' : '';
       const parent = path.dirname(name);
       if (!(await stat(parent).catch(() => undefined)) && !a.makedirs) {
         return failed(name, `The target directory ${parent} is not present; set makedirs: True or create it first`);
       }
       const changes = { [name]: source };
-      if (ctx.test) return pending(name, `File "${source}" is set to be copied to "${name}"`, changes);
+      if (ctx.test) return pending(name, `File "${source}" is set to be copied to "${name}"`, {});
       await makeParents(parent);
       if (dst) await rm(name, { recursive: true, force: true });
       await cp(source, name, { recursive: true, preserveTimestamps: a.preserve, verbatimSymlinks: true });
       // cp keeps the mode; preserve also keeps the owner (possible only as root).
       if (a.preserve) await chown(name, sst.uid, sst.gid).catch(() => undefined);
-      else await applyPerms(name, perms);
-      return succeed(name, `Copied "${source}" to "${name}"`, changes);
+      // check_perms adds what it changed beside {name: source}
+      const permCh = a.preserve ? {} : await applyPerms(name, perms);
+      return succeed(name, `Copied "${source}" to "${name}"${note}`, { ...changes, ...permCh });
     } catch (err) {
       return failed(name, `Unable to copy ${a.source} to ${name}: ${errorText(err)}`);
     }

@@ -1,15 +1,17 @@
 // file.recurse: a directory mirrors a salt:// directory: every file managed as file.managed
 // would (template, owner, file_mode), empty directories on request, and with clean everything
-// else removed. Changes are reported per path, as Salt does.
+// else removed. Reported as Salt 3007's salt/states/file.py recurse does: each directory's and
+// each file's own state return merged per path (merge_ret), comments flattened under headers.
 
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { defineState, type StateContext } from '../types.js';
+import { defineState, type StateContext, type StateResult } from '../types.js';
+import { fileDirectory } from './file-directory.js';
 import { excludeMatcher, pathsToClean, removePaths, requiredPaths } from './file-clean.js';
 import { renderWith } from './file-contents.js';
 import { manageFile } from './file-manage.js';
 import { modeArg, resolvePerms, type ResolvedPerms } from './file-perms.js';
-import { checkAbsolute, errorText, failed, pending, succeed, TEST_NOTE } from './file-result.js';
+import { checkAbsolute, errorText, failed } from './file-result.js';
 import { makeParents } from './file-write.js';
 
 interface RecursePlan {
@@ -43,6 +45,37 @@ async function sourceTree(ctx: StateContext, prefix: string, includeEmpty: boole
     if (keep(rel)) plan.dirs.push(rel);
   }
   return plan;
+}
+
+/** Salt's recurse bookkeeping (merge_ret / add_comment): the most negative result wins. */
+class RecurseReport {
+  result_: boolean | null = true;
+  readonly changes: Record<string, unknown> = {};
+  private readonly comments = new Map<string, string[]>();
+  constructor(private readonly name: string) {}
+
+  merge(p: string, r: StateResult): void {
+    if (r.result === false || this.result_ === true) this.result_ = r.result;
+    if (r.result !== true && r.comment) this.comments.set(p, [...(this.comments.get(p) ?? []), r.comment]);
+    if (Object.keys(r.changes).length > 0) this.changes[p] = r.changes;
+  }
+
+  /** test=True: what clean would remove is a comment, not a change. */
+  cleaned(paths: string[]): void {
+    if (this.result_ === true) this.result_ = null;
+    this.comments.set('removed', [...(this.comments.get('removed') ?? []), ...paths]);
+  }
+
+  result(): StateResult {
+    // "Flatten comments until salt command line client learns to display structured comments"
+    let comment = [...this.comments]
+      .map(([k, v]) => `\n#### ${k} ####\n${v.join('\n')}`)
+      .join('\n')
+      .trim();
+    if (comment === '') comment = `Recursively updated ${this.name}`;
+    if (Object.keys(this.changes).length === 0 && this.result_ === true) comment = `The directory ${this.name} is in the correct state`;
+    return { name: this.name, result: this.result_, changes: this.changes, comment };
+  }
 }
 
 export const fileRecurse = defineState({
@@ -114,17 +147,17 @@ export const fileRecurse = defineState({
       }
       if (renderErrors.length > 0) return failed(name, `Nothing was changed: ${renderErrors.join('\n')}`);
 
-      const changes: Record<string, unknown> = {};
-      const errors: string[] = [];
-      if (!top) {
-        changes[name] = 'New Dir';
-        if (!ctx.test) await makeParents(name, { mode: dirMode.mode, user: a.user, group: a.group });
-      }
-      for (const d of tree.dirs) {
-        const dest = path.join(name, d);
-        if (await stat(dest).catch(() => undefined)) continue;
-        changes[dest] = 'New Dir';
-        if (!ctx.test) await makeParents(dest, { mode: dirMode.mode, user: a.user, group: a.group });
+      // Salt's recurse: each directory through file.directory and each file through
+      // file.managed, their changes kept per path and their comments when not plainly True.
+      const merged = new RecurseReport(name);
+      // Salt creates the top directory quietly (makedirs_perms) before managing anything below.
+      if (!top && !ctx.test) await makeParents(name, { mode: dirMode.mode, user: a.user, group: a.group });
+      // The managed directories: each file's own directory and, with include_empty, the empty ones.
+      const dirs = new Set<string>(tree.dirs.map((d) => path.join(name, d)));
+      for (const w of wanted) dirs.add(path.dirname(w.dest));
+      for (const d of [...dirs].sort()) {
+        const args = { name: d, user: a.user, group: a.group, dir_mode: a.dir_mode, makedirs: true, force: false, recurse: [], clean: false };
+        merged.merge(d, await fileDirectory.run(ctx, { named: args, rest: [], extra: {} } as never));
       }
       for (const w of wanted) {
         const r = await manageFile(ctx, {
@@ -139,21 +172,20 @@ export const fileRecurse = defineState({
           showChanges: true,
           origin: 'source',
         });
-        if (r.result === false) errors.push(r.comment);
-        if (Object.keys(r.changes).length > 0) changes[w.dest] = r.changes;
+        merged.merge(w.dest, r);
       }
       if (a.clean && top) {
         const keep = new Set([...tree.files.map((f) => path.join(name, f.rel)), ...tree.dirs.map((d) => path.join(name, d)), ...requiredPaths(a.require)]);
         const toClean = await pathsToClean(name, keep, exclude, requiredPaths(a.require));
         if (toClean.length > 0) {
-          changes.removed = toClean;
-          if (!ctx.test) await removePaths(toClean);
+          if (ctx.test) merged.cleaned(toClean);
+          else {
+            await removePaths(toClean);
+            merged.changes.removed = toClean;
+          }
         }
       }
-      if (errors.length > 0) return failed(name, errors.join('\n'), changes);
-      if (Object.keys(changes).length === 0) return succeed(name, `The directory ${name} is in the correct state`);
-      if (ctx.test) return pending(name, `The directory ${name} is set to be changed${TEST_NOTE}`, changes);
-      return succeed(name, `Recursively updated ${name}`, changes);
+      return merged.result();
     } catch (err) {
       return failed(name, `Unable to recurse into ${name}: ${errorText(err)}`);
     }

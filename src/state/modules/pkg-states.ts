@@ -68,6 +68,18 @@ const PKG_PARAMS = [
   { name: 'fromrepo', type: 'string', doc: 'install from this release (apt -t) or repository (dnf)' },
 ] as const;
 
+/**
+ * Salt 3007's test=True changes of pkg.installed (_get_installable_versions): {name: {new, old: ''}}
+ * where new is the newest available version of a package asked for without one, and
+ * 'installed' otherwise (apt's list_repo_pkgs matches names, so a 'name=version' finds nothing).
+ */
+async function installableVersions(ctx: StateContext, todo: readonly { name: string; version?: string }[]): Promise<Record<string, { new: string; old: string }>> {
+  const latest = todo.filter((t) => !t.version).map((t) => t.name);
+  const found = latest.length > 0 ? await callFn<string | Record<string, string>>(ctx, 'pkg.latest_version', latest) : undefined;
+  const newest = (p: string): string => (!found?.ok ? '' : typeof found.value === 'string' ? (latest.length === 1 ? found.value : '') : (found.value[p] ?? ''));
+  return Object.fromEntries(todo.map((t) => [t.name, { new: (!t.version && newest(t.name)) || 'installed', old: '' }]));
+}
+
 const installed = defineState({
   name: 'pkg.installed',
   doc: 'Make sure packages are installed (at a version when one is given).',
@@ -85,11 +97,15 @@ const installed = defineState({
     if (typeof before === 'string') return stateResult(n.name, false, before);
     const todo = n.reinstall ? targets : targets.filter((t) => !versionMatches(before.get(t.name) ?? [], t.version));
     if (todo.length === 0) {
-      if (n.pkgs) return stateResult(n.name, true, 'All specified packages are already installed');
+      // salt/states/pkg.py _find_install_targets: the single-name answers need the exact version
+      // installed; anything else (pkgs, a wildcard) is the general one
       const t = targets[0]!;
-      return stateResult(n.name, true, t.version ? `Version ${t.version} of package '${t.name}' is already installed` : `Package ${t.name} is already installed`);
+      if (!n.pkgs && !t.version) return stateResult(n.name, true, `Package ${t.name} is already installed`);
+      if (!n.pkgs && (before.get(t.name) ?? []).includes(t.version!)) return stateResult(n.name, true, `Version ${t.version} of package '${t.name}' is already installed`);
+      const spec = targets.some((x) => x.version) ? ' and are at the desired version' : '';
+      return stateResult(n.name, true, `All specified packages are already installed${spec}`);
     }
-    if (ctx.test) return stateResult(n.name, null, `The following packages would be installed/updated: ${todo.map(label).join(', ')}`);
+    if (ctx.test) return stateResult(n.name, null, `The following packages would be installed/updated: ${todo.map((t) => t.name).join(', ')}`, await installableVersions(ctx, todo));
     const { changes, error } = await change(ctx, 'pkg.install', installArgs(todo, { refresh: n.refresh, fromrepo: n.fromrepo, reinstall: n.reinstall, install_recommends: n.install_recommends }));
     if (error) return stateResult(n.name, false, error, changes);
     const after = await listPkgs(ctx);
@@ -154,15 +170,32 @@ function removal(fun: 'pkg.removed' | 'pkg.purged', exec: 'pkg.remove' | 'pkg.pu
       if (typeof residual === 'string') return stateResult(n.name, false, residual);
       const present = (m: Map<string, string[]>, t: Target) => m.has(t.name) && versionMatches(m.get(t.name)!, t.version);
       const todo = targets.filter((t) => present(before, t) || present(residual, t));
-      if (todo.length === 0) return stateResult(n.name, true, 'All specified packages are already absent');
-      if (ctx.test) return stateResult(n.name, null, `The following packages will be ${verb}: ${todo.map((t) => t.name).join(', ')}`);
+      // Salt's _uninstall words (salt/states/pkg.py): sorted names, a final period
+      const action = verb === 'removed' ? 'remove' : 'purge';
+      const names = todo.map((t) => t.name).sort();
+      if (todo.length === 0) return stateResult(n.name, true, `None of the targeted packages are installed${verb === 'purged' ? ' or partially installed' : ''}`);
+      if (ctx.test) return stateResult(n.name, null, `The following packages will be ${verb}: ${names.join(', ')}.`, Object.fromEntries(names.map((x) => [x, { new: verb, old: '' }])));
       const { changes, error } = await change(ctx, exec, { pkgs: todo.map((t) => t.name) });
       if (error) return stateResult(n.name, false, error, changes);
       const after = await listPkgs(ctx);
       const afterResidual = verb === 'purged' ? await listPkgs(ctx, true) : new Map<string, string[]>();
       const left = typeof after === 'string' || typeof afterResidual === 'string' ? todo : todo.filter((t) => after.has(t.name) || afterResidual.has(t.name));
-      if (left.length) return stateResult(n.name, false, `The following packages were not ${verb}: ${left.map((t) => t.name).join(', ')}`, changes);
-      return stateResult(n.name, true, `All targeted packages were ${verb}.`, changes);
+      if (left.length)
+        return stateResult(
+          n.name,
+          false,
+          `The following packages failed to ${action}: ${left
+            .map((t) => t.name)
+            .sort()
+            .join(', ')}.`,
+          changes,
+        );
+      const notInstalled = targets
+        .filter((t) => !todo.includes(t))
+        .map((t) => t.name)
+        .sort();
+      if (notInstalled.length === 0) return stateResult(n.name, true, `All targeted packages were ${verb}.`, changes);
+      return stateResult(n.name, true, `The following packages were not installed: ${notInstalled.join(', ')} The following packages were ${verb}: ${names.join(', ')}.`, changes);
     },
   });
 }

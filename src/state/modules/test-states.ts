@@ -22,12 +22,17 @@ function fixed(fun: string, doc: string, changed: boolean, ok: boolean): StateFu
     params: NAME,
     kwargs: true,
     example: `${fun}_demo:\n  test.${fun}: []`,
-    run: async (ctx, { named }) => {
-      if (ctx.test && (changed || !ok)) {
-        const comment = ok ? "If we weren't testing, this would be successful with changes" : "If we weren't testing, this would be a failure!";
-        return { name: named.name, result: null, changes: changed ? structuredClone(PRETEND) : {}, comment };
+    run: async (ctx, { named, extra }) => {
+      // salt/states/test.py: a `comment` argument replaces the default one outside test mode
+      const given = typeof extra.comment === 'string' ? extra.comment : undefined;
+      const changes = changed ? structuredClone(PRETEND) : {};
+      if (ctx.test && changed) {
+        const comment = ok ? "If we weren't testing, this would be successful with changes" : "If we weren't testing, this would be failed with changes";
+        return { name: named.name, result: null, changes, comment };
       }
-      return { name: named.name, result: ok, changes: changed ? structuredClone(PRETEND) : {}, comment: ok ? 'Success!' : 'Failure!' };
+      // fail_without_changes stays False under test=True, as in Salt
+      if (ctx.test && !ok) return { name: named.name, result: false, changes, comment: "If we weren't testing, this would be a failure!" };
+      return { name: named.name, result: ok, changes, comment: given ?? (ok ? 'Success!' : 'Failure!') };
     },
     modWatch,
   });

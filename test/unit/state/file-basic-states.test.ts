@@ -230,8 +230,10 @@ describe('file.touch', () => {
 describe('file.copy', () => {
   it('copies, is idempotent, and keeps an existing different target unless force', async () => {
     fs.writeFileSync(p('src.txt'), 'one\n');
+    fs.chmodSync(p('src.txt'), 0o644);
     const r = await runState(fileCopy, { name: p('dst.txt'), source: p('src.txt'), mode: '0600' });
-    assert.deepEqual(r.changes, { [p('dst.txt')]: p('src.txt') });
+    // salt/states/file.py copy_: {name: source} plus what check_perms changed, comment 'Copied "s" to "n"'
+    assert.deepEqual(r, { name: p('dst.txt'), result: true, changes: { [p('dst.txt')]: p('src.txt'), mode: '0600' }, comment: `Copied "${p('src.txt')}" to "${p('dst.txt')}"` });
     assert.equal(fs.readFileSync(p('dst.txt'), 'utf8'), 'one\n');
     assert.equal(fs.statSync(p('dst.txt')).mode & 0o777, 0o600);
     assert.deepEqual((await runState(fileCopy, { name: p('dst.txt'), source: p('src.txt'), mode: '0600' })).changes, {});
@@ -242,11 +244,13 @@ describe('file.copy', () => {
     assert.equal(fs.readFileSync(p('dst.txt'), 'utf8'), 'one\n');
     const before_ = snapshot(dir);
     const t = await runState(fileCopy, { name: p('dst.txt'), source: p('src.txt'), force: true }, { test: true });
-    assert.equal(t.result, null);
+    assert.deepEqual(t, { name: p('dst.txt'), result: null, changes: {}, comment: `File "${p('src.txt')}" is set to be copied to "${p('dst.txt')}"` });
     assert.deepEqual(snapshot(dir), before_);
     const forced = await runState(fileCopy, { name: p('dst.txt'), source: p('src.txt'), force: true });
     assert.equal(forced.result, true);
     assert.equal(fs.readFileSync(p('dst.txt'), 'utf8'), 'two\n');
+    const again = await runState(fileCopy, { name: p('dst.txt'), source: p('src.txt'), force: true });
+    assert.equal(again.comment, `Copied "${p('src.txt')}" to "${p('dst.txt')}" - files are identical but force flag is set`);
   });
 
   it('preserve keeps the source mode; a missing source fails', async () => {

@@ -31,7 +31,12 @@ describe('file.recurse', () => {
     const before_ = snapshot(dir);
     const t = await runState(fileRecurse, { name: p('conf.d'), source: 'salt://app/conf.d' }, { files, test: true });
     assert.equal(t.result, null);
-    assert.deepEqual(Object.keys(t.changes).sort(), [p('conf.d'), p('conf.d/a.conf'), p('conf.d/skip.tmp'), p('conf.d/sub/b.conf')]);
+    // Salt (salt/states/file.py recurse): each managed directory's and file's own return, per path
+    assert.deepEqual(Object.keys(t.changes).sort(), [p('conf.d'), p('conf.d/a.conf'), p('conf.d/skip.tmp'), p('conf.d/sub'), p('conf.d/sub/b.conf')]);
+    assert.deepEqual(t.changes[p('conf.d')], { [p('conf.d')]: { directory: 'new' } });
+    assert.deepEqual(t.changes[p('conf.d/a.conf')], { newfile: p('conf.d/a.conf') });
+    assert.ok(t.comment.startsWith(`#### ${p('conf.d')} ####\nThe following files will be changed:\n${p('conf.d')}: directory - new\n`), t.comment);
+    assert.ok(t.comment.includes(`\n#### ${p('conf.d/a.conf')} ####\nThe file ${p('conf.d/a.conf')} is set to be changed\nNote: No changes made`), t.comment);
     assert.deepEqual(snapshot(dir), before_);
   });
 
@@ -55,7 +60,7 @@ describe('file.recurse', () => {
     const r = await runState(fileRecurse, { name: p('conf.d'), source: 'salt://app/conf.d', include_empty: true, exclude_pat: '*.tmp' }, { files });
     assert.equal(r.result, true, r.comment);
     assert.match(String((r.changes[p('conf.d/a.conf')] as { diff: string }).diff), /-changed locally\n\+a\n/);
-    assert.equal(r.changes[p('conf.d/empty')], 'New Dir');
+    assert.deepEqual(r.changes[p('conf.d/empty')], { [p('conf.d/empty')]: { directory: 'new' } });
     assert.ok(fs.statSync(p('conf.d/empty')).isDirectory());
   });
 
@@ -64,7 +69,10 @@ describe('file.recurse', () => {
     fs.writeFileSync(p('conf.d/local.tmp'), 'x');
     const args = { name: p('conf.d'), source: 'salt://app/conf.d', clean: true, include_empty: true, exclude_pat: '*.tmp' };
     const t = await runState(fileRecurse, args, { files, test: true });
-    assert.deepEqual(t.changes.removed, [p('conf.d/stray.conf')]);
+    // test=True: what clean would remove is a comment section, not a change (Salt's add_comment)
+    assert.equal(t.changes.removed, undefined);
+    assert.equal(t.result, null);
+    assert.ok(t.comment.endsWith(`#### removed ####\n${p('conf.d/stray.conf')}`), t.comment);
     assert.ok(fs.existsSync(p('conf.d/stray.conf')));
     const r = await runState(fileRecurse, args, { files });
     assert.equal(r.result, true, r.comment);

@@ -15,6 +15,17 @@ beforeEach(() => {
 const installs = () => apt.calls().filter((c) => / install /.test(c));
 
 describe('pkg.installed', () => {
+  it('test=True: {name: {new: <newest available>, old: ""}} for a package asked for without a version (Salt 3007)', async () => {
+    const dry = await runState('pkg.installed', { name: 'tools', pkgs: ['nginx', 'jq'] }, { test: true });
+    assert.deepEqual(dry, {
+      name: 'tools',
+      result: null,
+      changes: { nginx: { new: '1.22.1-9', old: '' }, jq: { new: '1.7-1', old: '' } },
+      comment: 'The following packages would be installed/updated: nginx, jq',
+    });
+    assert.equal(installs().length, 0);
+  });
+
   it("installs what is missing with Salt's {name: {old, new}}; a second run changes nothing", async () => {
     const r = await runState('pkg.installed', { name: 'nginx', install_recommends: false });
     assert.match(installs().at(-1)!, / install --no-install-recommends -- nginx$/);
@@ -38,16 +49,21 @@ describe('pkg.installed', () => {
       .find((c) => / install /.test(c));
     assert.match(call!, /install -- jq=1\.6-2\.1$/, 'curl is not handed to apt-get again');
     const again = await runState('pkg.installed', { name: 'tools', pkgs: ['curl', { jq: '1.6-2.1' }] });
-    assert.equal(again.comment, 'All specified packages are already installed');
+    assert.equal(again.comment, 'All specified packages are already installed and are at the desired version');
+    assert.equal((await runState('pkg.installed', { name: 'tools', pkgs: ['curl', 'jq'] })).comment, 'All specified packages are already installed');
   });
 
   it('a different version is an upgrade; test=True reports it and installs nothing', async () => {
     const dry = await runState('pkg.installed', { name: 'curl', version: '7.88.1-11' }, { test: true });
-    assert.deepEqual(dry, { name: 'curl', result: null, changes: {}, comment: 'The following packages would be installed/updated: curl=7.88.1-11' });
+    // Salt 3007 (salt/states/pkg.py installed, _get_installable_versions): names in the comment,
+    // {name: {new, old: ''}} as changes, 'installed' for a pinned version on apt
+    assert.deepEqual(dry, { name: 'curl', result: null, changes: { curl: { new: 'installed', old: '' } }, comment: 'The following packages would be installed/updated: curl' });
     assert.equal(apt.installed().curl, '7.88.1-10');
     const r = await runState('pkg.installed', { name: 'curl', version: '7.88.1-11' });
     assert.deepEqual(r.changes, { curl: { old: '7.88.1-10', new: '7.88.1-11' } });
-    assert.equal((await runState('pkg.installed', { name: 'curl', version: '7.88.1-1*' })).comment, "Version 7.88.1-1* of package 'curl' is already installed");
+    assert.equal((await runState('pkg.installed', { name: 'curl', version: '7.88.1-11' })).comment, "Version 7.88.1-11 of package 'curl' is already installed");
+    // a wildcard is not the installed version itself: Salt's general answer
+    assert.equal((await runState('pkg.installed', { name: 'curl', version: '7.88.1-1*' })).comment, 'All specified packages are already installed and are at the desired version');
   });
 
   it("an unknown package fails with apt-get's message; a bad pkgs entry fails before anything runs", async () => {
@@ -90,31 +106,32 @@ describe('pkg.removed / pkg.purged', () => {
   it('removes installed packages only, once; purged uses apt-get purge', async () => {
     const dry = await runState('pkg.removed', { name: 'curl' }, { test: true });
     assert.equal(dry.result, null);
-    assert.equal(dry.comment, 'The following packages will be removed: curl');
+    // salt/states/pkg.py _uninstall: a final period, {name: {new: removed, old: ''}} as the test changes
+    assert.deepEqual(dry, { name: 'curl', result: null, changes: { curl: { new: 'removed', old: '' } }, comment: 'The following packages will be removed: curl.' });
     assert.equal(apt.installed().curl, '7.88.1-10');
     const r = await runState('pkg.removed', { name: 'curl' });
     assert.deepEqual(r, { name: 'curl', result: true, changes: { curl: { old: '7.88.1-10', new: '' } }, comment: 'All targeted packages were removed.' });
-    assert.equal((await runState('pkg.removed', { name: 'curl' })).comment, 'All specified packages are already absent');
+    assert.equal((await runState('pkg.removed', { name: 'curl' })).comment, 'None of the targeted packages are installed');
     assert.deepEqual(apt.residual(), ['curl'], 'remove left the configuration files');
   });
 
   it("purged also purges packages removed earlier whose configuration files remain, with Salt's apt {installed, removed} changes", async () => {
     apt.setInstalled({ nginx: '1.22.1-9', jq: '1.7-1' }, { curl: '7.88.1-10' });
     const dry = await runState('pkg.purged', { name: 'x', pkgs: ['nginx', 'curl', 'absent-one'] }, { test: true });
-    assert.equal(dry.comment, 'The following packages will be purged: nginx, curl');
+    assert.equal(dry.comment, 'The following packages will be purged: curl, nginx.');
     const p = await runState('pkg.purged', { name: 'x', pkgs: ['nginx', 'curl', 'absent-one'] });
     assert.equal(p.result, true, p.comment);
     assert.deepEqual(p.changes, { installed: { nginx: { old: '1.22.1-9', new: '' } }, removed: { curl: { old: '7.88.1-10', new: '' } } });
-    assert.equal(p.comment, 'All targeted packages were purged.');
+    assert.equal(p.comment, 'The following packages were not installed: absent-one The following packages were purged: curl, nginx.');
     assert.match(apt.calls().at(-1)!, / purge -- nginx curl$/);
     assert.deepEqual(apt.installed(), { jq: '1.7-1' });
     assert.deepEqual(apt.residual(), []);
-    assert.equal((await runState('pkg.purged', { name: 'curl' })).comment, 'All specified packages are already absent');
+    assert.equal((await runState('pkg.purged', { name: 'curl' })).comment, 'None of the targeted packages are installed or partially installed');
   });
 
   it('version: only removes when that version is installed', async () => {
     const r = await runState('pkg.removed', { name: 'curl', version: '1.0' });
-    assert.equal(r.comment, 'All specified packages are already absent');
+    assert.equal(r.comment, 'None of the targeted packages are installed');
     assert.equal(apt.installed().curl, '7.88.1-10');
   });
 });
