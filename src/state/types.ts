@@ -27,6 +27,9 @@ export interface LowRef {
   /** Function, e.g. `managed`. */
   fun: string;
   name: string;
+  /** The chunk's own require_in / watch_in as written (file.accumulated names its files through them). */
+  require_in?: unknown;
+  watch_in?: unknown;
 }
 
 /** Options for rendering a template from inside a state (file.managed template: jinja, cmd.script). */

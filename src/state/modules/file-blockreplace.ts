@@ -1,6 +1,7 @@
 // file.blockreplace: the text between two marker lines is exactly `content`.
 
 import { defineState } from '../types.js';
+import { withAccumulatedContent } from './file-accumulated.js';
 import { replaceBlock } from './file-block-edit.js';
 import { checkAbsolute, failed } from './file-result.js';
 import { editTextFile, joinLines, textLines } from './file-text-edit.js';
@@ -36,7 +37,7 @@ export const fileBlockreplace = defineState({
         const out = replaceBlock(lines, {
           markerStart: a.marker_start,
           markerEnd: a.marker_end,
-          content: a.content,
+          content: withAccumulatedContent(ctx, name, a.content),
           appendIfNotFound: a.append_if_not_found,
           prependIfNotFound: a.prepend_if_not_found,
           appendNewline: a.append_newline,

@@ -3,6 +3,7 @@
 
 import { defineState } from '../types.js';
 import { wantedContents } from './file-contents.js';
+import { withAccumulator } from './file-accumulated.js';
 import { manageFile } from './file-manage.js';
 import { modeArg, resolvePerms } from './file-perms.js';
 import { checkAbsolute, errorText, failed } from './file-result.js';
@@ -56,7 +57,7 @@ export const fileManaged = defineState({
         contentsPillar: a.contents_pillar,
         contentsNewline: a.contents_newline,
         template: a.template,
-        context: a.context,
+        context: withAccumulator(ctx, name, a.context),
         defaults: a.defaults,
       });
       if ('error' in wanted) return failed(name, wanted.error);

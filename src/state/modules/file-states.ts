@@ -2,6 +2,7 @@
 
 import type { StateFunction } from '../types.js';
 import { fileAbsent } from './file-absent.js';
+import { fileAccumulated } from './file-accumulated.js';
 import { fileAppend } from './file-append.js';
 import { fileBlockreplace } from './file-blockreplace.js';
 import { fileComment, fileUncomment } from './file-comment.js';
@@ -20,6 +21,7 @@ import { fileTouch } from './file-touch.js';
 
 export const fileStateFunctions: readonly StateFunction[] = [
   fileAbsent,
+  fileAccumulated,
   fileAppend,
   fileBlockreplace,
   fileComment,

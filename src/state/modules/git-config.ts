@@ -44,7 +44,9 @@ export const gitConfigSet = defineState({
     }
     const git = await GitCli.open({ fun: 'git.config_set', user: a.user, signal: ctx.exec.signal });
     if (!git) return ret(false, 'git is not installed on this minion; install it first (pkg.installed: git)');
-    const scope = global ? ['--global'] : ['--local'];
+    // As Salt: a repository's value is read from the merged config (system, global, local) and
+    // written to the repository's own config; global reads and writes the user's config.
+    const scope = global ? ['--global'] : [];
     const cwd = global ? undefined : a.repo;
     const read = async (): Promise<string[] | null> => {
       const out = await git.probe(['config', ...scope, '--get-all', name], cwd);
@@ -58,7 +60,7 @@ export const gitConfigSet = defineState({
     if (ctx.test) return ret(null, `${prefix}'${name}' would be ${pre === null ? 'added as' : 'set to'} ${valueComment}`, { old: pre, new: desired ?? null });
     try {
       if (multivar !== undefined) {
-        if (pre !== null) await git.run(['config', ...scope, '--unset-all', name], cwd);
+        if (pre !== null) await git.run(['config', ...scope, '--unset-all', name], cwd).catch(() => undefined);
         for (const v of multivar) await git.run(['config', ...scope, '--add', name, v], cwd);
       } else await git.run(['config', ...scope, name, desired?.[0] ?? ''], cwd);
     } catch (err) {

@@ -2,13 +2,14 @@
 // Arguments, checks, comments and changes follow Salt's salt/states/git.py latest(); the
 // update of an existing clone is in git-latest-update.ts.
 
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { StateResult } from '../types.js';
 import { defineState } from '../types.js';
 import { GitCli, parseLsRemote } from './git-cli.js';
 import { formatComments, resolveRemoteRev, revsEqual } from './git-latest-plan.js';
 import { type LatestRun, updateExisting } from './git-latest-update.js';
+import { localCopy } from './salt-url.js';
 
 function fail(name: string, comment: string, changes: Record<string, unknown> = {}): StateResult {
   return { name, result: false, changes, comment };
@@ -152,8 +153,14 @@ export const gitLatest = defineState({
     if (!path.isAbsolute(target)) return fail(name, `target '${target}' is not an absolute path`);
     const identity = a.identity === undefined || a.identity === null ? undefined : typeof a.identity === 'string' ? [a.identity] : a.identity;
     if (identity !== undefined && !Array.isArray(identity)) return fail(name, 'identity must be either a list or a string');
+    const keys: string[] = [];
     for (const key of (identity ?? []) as unknown[]) {
-      if (typeof key !== 'string' || !path.isAbsolute(key)) return fail(name, `identity '${String(key)}' is not an absolute path`);
+      // salt:// keys are fetched into the minion's cache first, as Salt's cp.cache_file does.
+      const local = typeof key === 'string' && key.startsWith('salt://') ? await localCopy(ctx, key) : key;
+      if (local === undefined) return fail(name, `identity '${String(key)}' does not exist.`);
+      if (typeof local !== 'string' || !path.isAbsolute(local)) return fail(name, `identity '${String(key)}' is not an absolute path`);
+      if (local !== key) chmodSync(local, 0o600);
+      keys.push(local);
     }
     if (statSync(target, { throwIfNoEntry: false })?.isFile()) return fail(name, `Target '${target}' exists and is a regular file, cannot proceed`);
     const fetchUrl = withBasicAuth(name, a.https_user, a.https_pass);
@@ -161,7 +168,7 @@ export const gitLatest = defineState({
     const bare = a.bare || a.mirror;
     if (a.rev !== 'HEAD' && bare) return fail(name, "'rev' is not compatible with the 'mirror' and 'bare' arguments");
     const forceReset = a.force_reset === 'remote-changes' ? 'remote-changes' : Boolean(a.force_reset);
-    const git = await GitCli.open({ fun: 'git.latest', user: a.user, identity: identity as string[] | undefined, signal: ctx.exec.signal });
+    const git = await GitCli.open({ fun: 'git.latest', user: a.user, identity: keys, signal: ctx.exec.signal });
     if (!git) return fail(name, 'git is not installed on this minion; install it first (pkg.installed: git)');
     let refs: Map<string, string>;
     try {

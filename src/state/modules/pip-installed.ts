@@ -5,6 +5,7 @@
 import type { StateResult } from '../types.js';
 import { defineState } from '../types.js';
 import { installArgs, PipRunner } from './pip-cli.js';
+import { localCopy } from './salt-url.js';
 
 type VersionSpec = [string, string][];
 
@@ -118,6 +119,12 @@ export const pipInstalled = defineState({
     const pip = await PipRunner.open({ fun: 'pip.installed', binEnv, user: a.user, cwd: a.cwd, envVars: a.env_vars, signal: ctx.exec.signal });
     if ('error' in pip) return ret(false, pip.error);
     const byFile = Boolean(a.requirements || a.editable);
+    // salt:// requirements files are fetched first (Salt's pip.install caches them).
+    let requirements: unknown = a.requirements;
+    if (typeof a.requirements === 'string' && a.requirements.startsWith('salt://') && !ctx.test) {
+      requirements = await localCopy(ctx, a.requirements);
+      if (requirements === undefined) return ret(false, `Unable to process requirements file "${a.requirements}". Error: the file could not be fetched from the file server`);
+    }
     const details: { prefix: string; pkg: string; spec: VersionSpec }[] = [];
     if (!byFile) {
       const errors: string[] = [];
@@ -158,7 +165,7 @@ export const pipInstalled = defineState({
       }
       if (targets.length === 0) return ret(true, [...already, 'All specified packages are already installed'].join('\n'));
     }
-    const r = await pip.run([...installArgs(a), ...targets.map((t) => t.pkg)]);
+    const r = await pip.run([...installArgs({ ...a, requirements }), ...targets.map((t) => t.pkg)]);
     const aicomms = already.join('\n');
     if (r.retcode !== 0) {
       const error = `Error: ${r.stdout} ${r.stderr}`;

@@ -3,6 +3,7 @@
 
 import type { StateFunction } from '../types.js';
 import { sshAuthAbsent, sshAuthPresent } from './ssh-auth.js';
+import { sshKnownHostsAbsent, sshKnownHostsPresent } from './ssh-known-hosts.js';
 import { failingSoftly } from './state-result.js';
 
-export const sshStates: readonly StateFunction[] = [sshAuthPresent, sshAuthAbsent].map(failingSoftly);
+export const sshStates: readonly StateFunction[] = [sshAuthPresent, sshAuthAbsent, sshKnownHostsPresent, sshKnownHostsAbsent].map(failingSoftly);

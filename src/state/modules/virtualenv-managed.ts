@@ -10,6 +10,7 @@ import { runProcess } from '../../modules/process-runner.js';
 import type { StateResult } from '../types.js';
 import { defineState } from '../types.js';
 import { installArgs, PipRunner } from './pip-cli.js';
+import { localCopy } from './salt-url.js';
 
 /** The argv that creates the environment, as Salt's virtualenv.create builds it. */
 export function createArgv(
@@ -73,6 +74,11 @@ export const virtualenvManaged = defineState({
   run: async (ctx, { named: a }): Promise<StateResult> => {
     const name = a.name;
     const ret: StateResult = { name, result: true, comment: '', changes: {} };
+    let requirements: unknown = a.requirements;
+    if (typeof a.requirements === 'string' && a.requirements.startsWith('salt://')) {
+      requirements = await localCopy(ctx, a.requirements);
+      if (requirements === undefined) return { ...ret, result: false, comment: `pip requirements file '${a.requirements}' not found` };
+    }
     const venvPy = path.join(name, 'bin', 'python');
     const exists = existsSync(venvPy);
     const runas = a.user ? await resolveRunas('virtualenv.managed', a.user) : undefined;
@@ -100,7 +106,7 @@ export const virtualenvManaged = defineState({
       ret.changes.new = await pyStderr();
       ret.comment = a.clear ? 'Cleared existing virtualenv' : 'Created new virtualenv';
     } else ret.comment = 'virtualenv exists';
-    if (!a.requirements && !a.pip_pkgs) return ret;
+    if (!requirements && !a.pip_pkgs) return ret;
     const runner = await PipRunner.open({ fun: 'virtualenv.managed', binEnv: name, user: a.user, cwd: a.cwd, envVars: a.env_vars, signal: ctx.exec.signal });
     if ('error' in runner) return { ...ret, result: false, comment: runner.error };
     let before: Set<string>;
@@ -111,7 +117,7 @@ export const virtualenvManaged = defineState({
     }
     const pkgs = a.pip_pkgs === undefined || a.pip_pkgs === null ? [] : Array.isArray(a.pip_pkgs) ? a.pip_pkgs.map(String) : String(a.pip_pkgs).split(',');
     const args = installArgs({
-      requirements: a.requirements,
+      requirements,
       index_url: a.index_url,
       extra_index_url: a.extra_index_url,
       download: a.pip_download,

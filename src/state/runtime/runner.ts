@@ -83,7 +83,15 @@ export function microsNow(): number {
   return Math.abs(fine - wall) < 1 ? fine : wall + (fine % 1);
 }
 
-const lowRef = (c: LowChunk): LowRef => ({ __id__: c.__id__, __sls__: c.__sls__, state: c.state, fun: c.fun, name: c.name });
+const lowRef = (c: LowChunk): LowRef => ({
+  __id__: c.__id__,
+  __sls__: c.__sls__,
+  state: c.state,
+  fun: c.fun,
+  name: c.name,
+  ...('require_in' in c ? { require_in: c.require_in } : {}),
+  ...('watch_in' in c ? { watch_in: c.watch_in } : {}),
+});
 
 function checkShape(fn: StateFunction, r: unknown, name: string): StateResult {
   const o = r as Partial<StateResult> | null;

@@ -11,5 +11,6 @@ export function makeCtx(over: Partial<ExecContext> & { grainsData?: Grains } = {
     signal: over.signal ?? new AbortController().signal,
     jid: over.jid ?? '20240101000000000000',
     ...(over.pillar ? { pillar: over.pillar } : {}),
+    ...(over.files ? { files: over.files } : {}),
   };
 }

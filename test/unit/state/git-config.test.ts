@@ -16,6 +16,9 @@ const cfg = (...args: string[]): string => execFileSync('git', ['config', ...arg
 
 before(() => {
   dir = tempDir('brine-gitcfg-');
+  // Salt reads a repository's key from the merged config: an empty HOME keeps the machine's own
+  // ~/.gitconfig out of these tests.
+  process.env.HOME = dir;
   repo = path.join(dir, 'repo');
   execFileSync('git', ['init', '-q', repo]);
 });
@@ -52,7 +55,6 @@ describe('git.config_set', () => {
   });
 
   it('global: the user config under HOME; argument errors in Salt words', async () => {
-    process.env.HOME = dir;
     const r = await runState(gitConfigSet, { name: 'user.name', value: 'Foo Bar', global: true });
     assert.deepEqual(r, { name: 'user.name', result: true, changes: { 'user.name': { old: null, new: ['Foo Bar'] } }, comment: "Global key 'user.name' was added as 'Foo Bar'" });
     assert.match(fs.readFileSync(path.join(dir, '.gitconfig'), 'utf8'), /name = Foo Bar/);

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { gitLatest } from '../../../src/state/modules/git-latest.js';
 import { notFastForwardMessage, resolveRemoteRev } from '../../../src/state/modules/git-latest-plan.js';
-import { runState, tempDir } from './file-fixture.js';
+import { DirFileClient, runState, tempDir } from './file-fixture.js';
 
 let dir: string;
 let remote: string;
@@ -183,6 +183,19 @@ describe('git.latest', () => {
     });
     assert.equal((await runState(gitLatest, { name: url, target: 'relative' })).comment, "target 'relative' is not an absolute path");
     assert.match((await runState(gitLatest, { name: `file://${dir}/missing.git`, target: path.join(dir, 'y') })).comment, /^Failed to check remote refs: /);
+  });
+
+  it('identity: a salt:// key is fetched into the cache (mode 0600); a missing one fails in Salt words', async () => {
+    const root = path.join(dir, 'fileroot');
+    fs.mkdirSync(path.join(root, 'keys'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'keys', 'deploy'), 'not a real key\n');
+    const files = new DirFileClient(root, path.join(dir, 'cache'));
+    const missing = await runState(gitLatest, { name: url, target: path.join(dir, 'id1'), identity: 'salt://keys/none' }, { files });
+    assert.deepEqual(missing, { name: url, result: false, changes: {}, comment: "identity 'salt://keys/none' does not exist." });
+    const r = await runState(gitLatest, { name: url, target: path.join(dir, 'id1'), identity: 'salt://keys/deploy' }, { files });
+    assert.equal(r.result, true, r.comment);
+    const cached = path.join(dir, 'cache', 'files', 'base', 'keys', 'deploy');
+    assert.equal(fs.statSync(cached).mode & 0o777, 0o600);
   });
 
   it('a tag rev: the clone is reset to the tag and has no upstream', async () => {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { parseRequirement } from '../../../src/state/modules/pip-installed.js';
 import { pipInstalled } from '../../../src/state/modules/pip-installed.js';
 import { virtualenvManaged } from '../../../src/state/modules/virtualenv-managed.js';
-import { runState, tempDir } from './file-fixture.js';
+import { DirFileClient, runState, tempDir } from './file-fixture.js';
 
 let dir: string;
 let wheels: string;
@@ -111,6 +111,17 @@ describe('virtualenv.managed and pip.installed', () => {
     assert.deepEqual(t, { name: 'reqs', result: null, changes: {}, comment: `Requirements file '${req}' will be processed.` });
     const r = await runState(pipInstalled, { name: 'reqs', requirements: req, ...pipArgs() });
     assert.deepEqual(r, { name: 'reqs', result: true, changes: { requirements: true }, comment: `Successfully processed requirements file ${req}.` });
+  });
+
+  it('a salt:// requirements file is fetched through the file client first', async () => {
+    const root = path.join(dir, 'root');
+    fs.mkdirSync(path.join(root, 'app'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'app', 'requirements.txt'), 'brinedemo2==0.5\n');
+    const files = new DirFileClient(root, path.join(dir, 'cache'));
+    const r = await runState(pipInstalled, { name: 'reqs', requirements: 'salt://app/requirements.txt', ...pipArgs() }, { files });
+    assert.equal(r.result, true, r.comment);
+    assert.equal(r.comment, 'Successfully processed requirements file salt://app/requirements.txt.');
+    assert.equal(files.fetched, 1);
   });
 
   it('virtualenv.managed with requirements reports the new packages from pip freeze', async () => {
