@@ -46,7 +46,7 @@ function isMapping(x: unknown): x is Record<string, unknown> {
 }
 
 const ONLY_LOCAL =
-  "brine renders pillar with the functions a template answers itself only: grains.get, grains.filter_by, pillar.get, config.get (from the minion's grains and the pillar so far) and the data functions slsutil.*, defaults.merge/update/deepcopy, file.dirname/basename/join/normpath, grains.equals/has_value, config.option, log.*";
+  "brine renders pillar with the functions a template answers itself only: grains.get, grains.filter_by, pillar.get, config.get (from the minion's grains and the pillar so far) and the data functions slsutil.*, defaults.merge/update/deepcopy, file.dirname/basename/join/normpath, grains.equals/has_value, config.option, status.time, log.*";
 
 class Compilation {
   readonly errors: string[] = [];
