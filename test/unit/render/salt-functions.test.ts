@@ -178,6 +178,10 @@ describe('file path helpers (salt/modules/file.py: os.path)', () => {
     );
   });
 
+  test('a string marked safe is still a str', async () => {
+    assert.equal(await render("{{ salt['file.basename']('/etc/motd' | safe) }}"), 'motd');
+  });
+
   test('the map.jinja import idiom: salt.file.dirname(tpldir)', async () => {
     const e = env(undefined, { 'map.jinja': "{% set mysql = {'server': 'mysql-server'} %}" });
     assert.equal(await render('{%- from salt.file.dirname(tpldir) ~ "/map.jinja" import mysql with context %}{{ mysql.server }}', e), 'mysql-server');
