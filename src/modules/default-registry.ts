@@ -9,6 +9,7 @@ import { mineFunctions } from './mine-module.js';
 import { networkFunctions } from './network-module.js';
 import { pillarFunctions } from './pillar-module.js';
 import { pkgFunctions } from './pkg-module.js';
+import { pkgVersionCmpFunction } from './pkg-version-cmp.js';
 import { pkgrepoFunctions } from './pkgrepo-module.js';
 import { ModuleRegistry } from './registry.js';
 import { saltutilFunctions } from './saltutil-module.js';
@@ -31,6 +32,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(statusFunctions);
   registry.registerAll(serviceFunctions);
   registry.registerAll(pkgFunctions);
+  registry.register(pkgVersionCmpFunction);
   registry.registerAll(pkgrepoFunctions);
   registry.registerAll(userGroupFunctions);
   registry.registerAll(userAdminFunctions);

@@ -7,6 +7,7 @@ import { BrineError } from '../util/errors.js';
 import { absPath, formatMode, fsError, parseMode } from './file-common.js';
 import { fileReplaceFunction } from './file-replace.js';
 import { fileStatFunctions } from './file-stat.js';
+import { compilePythonRegex } from './python-regex.js';
 import type { ModuleFunction } from './types.js';
 import { defineFunction, defineParam } from './define-function.js';
 import { findGroup, findUser, readGroups, readPasswd } from './user-db.js';
@@ -232,6 +233,34 @@ const basicFunctions: ModuleFunction[] = [
       if (!(await exists(p))) return false;
       const needle = Buffer.from(a.named.text.trim(), 'utf8');
       return fileContains(p, needle).catch((e: unknown) => Promise.reject(fsError('file.contains', p, e)));
+    },
+  }),
+  defineFunction({
+    name: 'file.contains_regex',
+    doc: 'True if a line of the file matches the Python regular expression (after stripping lchar from its start); false if the file is missing.',
+    params: [
+      PATH,
+      { name: 'regex', type: 'string', required: true, doc: 'Python regular expression, searched in each line' },
+      { name: 'lchar', type: 'string', default: '', doc: 'characters stripped from the start of each line first' },
+    ],
+    run: async (_ctx, a) => {
+      const p = absPath('file.contains_regex', a.named.path);
+      if (!(await exists(p))) return false;
+      const re = compilePythonRegex('file.contains_regex', a.named.regex, 0);
+      const text = await readFile(p, 'utf8').catch(() => undefined);
+      // Salt returns False when the file cannot be read
+      if (text === undefined) return false;
+      const strip = a.named.lchar === '' ? undefined : new RegExp(`^[${a.named.lchar.replace(/[\\\]^-]/g, '\\$&')}]+`);
+      const search = (t: string): boolean => {
+        re.lastIndex = 0;
+        return re.test(t);
+      };
+      // Python iterates lines with their newline, and its `$` also matches before that newline
+      for (const raw of text.split(/(?<=\n)/)) {
+        const line = strip ? raw.replace(strip, '') : raw;
+        if (search(line) || search(line.replace(/\n$/, ''))) return true;
+      }
+      return false;
     },
   }),
   defineFunction({

@@ -96,7 +96,19 @@ function statsFunction(name: string, doc: string): ModuleFunction {
   });
 }
 
+/** file.get_user / file.get_group: one field of file.stats, as Salt's get_user returns stats()['user']. */
+function ownerFunction(name: string, field: 'user' | 'group', doc: string): ModuleFunction {
+  return defineFunction({
+    name,
+    doc,
+    params: [STATS_PARAMS[0], STATS_PARAMS[2]],
+    run: async (_ctx, a) => (await stats(name, a.named.path, undefined, a.named.follow_symlinks))[field],
+  });
+}
+
 export const fileStatFunctions: readonly ModuleFunction[] = [
+  ownerFunction('file.get_user', 'user', "The name of the user owning the path ('' when the uid has no name)."),
+  ownerFunction('file.get_group', 'group', "The name of the group owning the path ('' when the gid has no name)."),
   statsFunction('file.stats', 'Return {inode, uid, gid, user, group, atime, mtime, ctime, size, mode, type, target} of a path.'),
   statsFunction('file.stat', 'Same as file.stats: inode, owner, times, size, mode, type and target of a path.'),
   defineFunction({

@@ -121,6 +121,29 @@ function ipAddrs(fun: string, iface: string | undefined, includeLoopback: boolea
   return addrs;
 }
 
+/** salt.utils.network.calc_net: str(ipaddress.ip_network(f'{ip}/{netmask}', strict=False)), IPv4 only here. */
+function calcNet(ip: string, netmask: string | undefined): string {
+  const [addr, prefixText] = netmask === undefined ? ip.split('/') : [ip, netmask];
+  const bad = (): BrineError =>
+    new BrineError('BAD_ARGUMENTS', `network.calc_net: '${netmask === undefined ? ip : `${ip}/${netmask}`}' is not an IPv4 address with a netmask or prefix (IPv6 is not supported by brine)`);
+  if (!addr || !net.isIPv4(addr)) throw bad();
+  let bits: number;
+  if (prefixText === undefined) bits = 32;
+  else if (/^\d{1,2}$/.test(prefixText)) bits = Number(prefixText);
+  else if (net.isIPv4(prefixText)) {
+    const m = ipv4ToInt(prefixText);
+    // a valid netmask is ones then zeros; Python also accepts a host mask (zeros then ones)
+    const inverted = ~m >>> 0;
+    if (((inverted + 1) & inverted) === 0) bits = 32 - Math.log2(inverted + 1);
+    else if (((m + 1) & m) === 0) bits = 32 - Math.log2(m + 1);
+    else throw bad();
+  } else throw bad();
+  if (bits > 32) throw bad();
+  const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
+  const n = (ipv4ToInt(addr) & mask) >>> 0;
+  return `${[n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.')}/${bits}`;
+}
+
 function ipAddrsFunction(name: string): ModuleFunction {
   return defineFunction({
     name,
@@ -159,6 +182,24 @@ export const networkFunctions: readonly ModuleFunction[] = [
     doc: 'Return every interface as {name: {up, hwaddr, inet: [{address, netmask, broadcast, label}], inet6: [{address, prefixlen, scope}]}}.',
     params: [],
     run: () => interfaces(),
+  }),
+  defineFunction({
+    name: 'network.ip_in_subnet',
+    doc: 'True when the IPv4 address is inside the CIDR network.',
+    params: [
+      { name: 'ip_addr', type: 'string', required: true },
+      { name: 'cidr', type: 'string', required: true, doc: 'network/prefix, e.g. 10.0.0.0/8' },
+    ],
+    run: (_ctx, a) => inSubnet(a.named.cidr, a.named.ip_addr),
+  }),
+  defineFunction({
+    name: 'network.calc_net',
+    doc: "The IPv4 network of an address and netmask (or prefix) in CIDR form, e.g. '172.17.0.0/28'.",
+    params: [
+      { name: 'ip_addr', type: 'string', required: true, doc: 'an address, or address/prefix' },
+      { name: 'netmask', type: 'string', doc: 'dotted netmask or prefix length' },
+    ],
+    run: (_ctx, a) => calcNet(a.named.ip_addr, a.named.netmask),
   }),
   ipAddrsFunction('network.ip_addrs'),
   ipAddrsFunction('network.ipaddrs'),

@@ -45,7 +45,8 @@ function isMapping(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
-const ONLY_LOCAL = "brine renders pillar with grains.get, grains.filter_by, pillar.get and config.get only (answered from the minion's grains and the pillar so far)";
+const ONLY_LOCAL =
+  "brine renders pillar with the functions a template answers itself only: grains.get, grains.filter_by, pillar.get, config.get (from the minion's grains and the pillar so far) and the data functions slsutil.*, defaults.merge/update/deepcopy, file.dirname/basename/join/normpath, grains.equals/has_value, config.option, status.time, log.*";
 
 class Compilation {
   readonly errors: string[] = [];

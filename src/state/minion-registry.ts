@@ -5,6 +5,7 @@
 import { createDefaultRegistry, type ModuleRegistry } from '../modules/index.js';
 import { cpFunctions, slsFileFunctions } from '../fileserver/index.js';
 import { stateExecFunctions, type StateFunctionsOptions } from './functions.js';
+import { matchFunctions } from './match-module.js';
 import { templateModuleFunctions } from './template-modules.js';
 
 export function createMinionRegistry(opts: StateFunctionsOptions = {}): ModuleRegistry {
@@ -12,6 +13,7 @@ export function createMinionRegistry(opts: StateFunctionsOptions = {}): ModuleRe
   registry.registerAll(cpFunctions);
   registry.registerAll(templateModuleFunctions());
   registry.registerAll(slsFileFunctions);
+  registry.registerAll(matchFunctions);
   registry.registerAll(stateExecFunctions(registry, opts));
   return registry;
 }

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Cluster, runCli, type CliResult } from '../helpers/cluster.js';
+import { Cluster, runCli, type CliResult, type Proc } from '../helpers/cluster.js';
 
 function write(file: string, data: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -68,5 +68,33 @@ describe('template functions through brine call', () => {
     const bad = await call(['slsutil.serialize', 'toml', '{a: 1}']);
     assert.equal(bad.code, 1);
     assert.match(bad.stderr, /Serializer 'toml' not found\./);
+  });
+});
+
+describe('template functions in a minion daemon job', () => {
+  let cluster: Cluster;
+  let minion: Proc;
+
+  before(async () => {
+    cluster = await Cluster.create();
+    write(
+      path.join(cluster.root, 'master', 'srv', 'salt', 'logged.sls'),
+      "{%- do salt['log.warning']('sls rendered for ' ~ grains.id) %}\nnoop:\n  test.succeed_without_changes:\n    - name: {{ salt['file.basename']('/a/b/c') }}\n",
+    );
+    await cluster.startMaster({ auto_accept: true });
+    minion = cluster.startMinion('tfd');
+    await minion.waitForOutput(/ready to receive requests/);
+  });
+  after(() => cluster.cleanup());
+
+  it("log.* from brine run and from an SLS a job worker renders reach the minion daemon's log", async () => {
+    const r = await cluster.brine(['run', 'tfd', 'log.warning', 'from the operator', '--out', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { tfd: true });
+    await minion.waitForOutput(/WARNING.*from the operator/);
+    const s = await cluster.brine(['run', 'tfd', 'state.apply', 'logged', '--out', 'json']);
+    assert.equal(s.code, 0, s.stderr + s.stdout);
+    assert.match(s.stdout, /"name": "c"/);
+    await minion.waitForOutput(/WARNING.*sls rendered for tfd/);
   });
 });

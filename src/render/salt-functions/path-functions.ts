@@ -2,10 +2,12 @@
 // these are Python's posixpath rules (not node:path's: `dirname('a')` is '' and `join('/a', '/b')`
 // is '/b').
 
-import { PyError, typeName } from '../jinja/py-values.js';
+import { isSafeString, PyError, typeName } from '../jinja/py-values.js';
 import type { TemplateFunction } from './template-function.js';
 
 function text(fun: string, v: unknown): string {
+  // a string marked safe (|safe, a macro's output) is still a str to Python
+  if (isSafeString(v)) return v.val;
   if (typeof v !== 'string') throw new PyError(`TypeError: ${fun}: expected str, bytes or os.PathLike object, not ${typeName(v)}`);
   return v;
 }

@@ -39,7 +39,10 @@ describe('state tree functions and helpers', () => {
     write(path.join(srv, 'shared', 'map.jinja'), '{}');
     write(path.join(srv, 'nginx', 'map.sls'), "{% set port = 8080 %}\nport: {{ port }}\nos: {{ grains.os }}\nextra: {{ extra | default('none') }}\n");
     const files = new CachingFileClient(new LocalFileSource(new FileRoots({ file_roots: { base: [srv] } })), { cachedir: path.join(tmp, 'cache'), chunkSize: 65536 });
-    ctx = { ...makeCtx({ config: { id: 'web1', cachedir: path.join(tmp, 'cache'), my_option: 'from-opts' }, pillar: () => ({ my_option: 'from-pillar', only_pillar: 1, master: { only_master: 'm' } }) }), files };
+    ctx = {
+      ...makeCtx({ config: { id: 'web1', cachedir: path.join(tmp, 'cache'), my_option: 'from-opts' }, pillar: () => ({ my_option: 'from-pillar', only_pillar: 1, master: { only_master: 'm' } }) }),
+      files,
+    };
     registry = createMinionRegistry();
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -52,7 +55,7 @@ describe('state tree functions and helpers', () => {
     assert.equal(await ret('slsutil.path_exists', ['nginx/nope']), false);
   });
 
-  it('slsutil.findup walks up to the nearest ancestor holding the name; Salt\'s errors otherwise', async () => {
+  it("slsutil.findup walks up to the nearest ancestor holding the name; Salt's errors otherwise", async () => {
     assert.equal(await ret('slsutil.findup', ['nginx/files', 'defaults.yaml']), 'nginx/defaults.yaml');
     assert.equal(await ret('slsutil.findup', ['nginx/files', ['nope.yaml', 'shared']]), 'shared');
     const missing = await call('slsutil.findup', ['nginx', 'nope.yaml']);
@@ -92,7 +95,10 @@ describe('state tree functions and helpers', () => {
   it('cmd.shell runs through the shell; cmd.which and cmd.has_exec find programs', async () => {
     assert.equal(await ret('cmd.shell', ['echo $((2+3)) | tr 5 6']), '6');
     // the first PATH directory holding an executable sh, as salt.utils.path.which answers
-    const firstSh = (process.env.PATH ?? '').split(':').map((d) => path.join(d, 'sh')).find((p) => fs.existsSync(p));
+    const firstSh = (process.env.PATH ?? '')
+      .split(':')
+      .map((d) => path.join(d, 'sh'))
+      .find((p) => fs.existsSync(p));
     assert.equal(await ret('cmd.which', ['sh']), firstSh);
     assert.equal(await ret('cmd.which', ['no-such-program-brine']), null);
     assert.equal(await ret('cmd.has_exec', ['sh']), true);

@@ -128,3 +128,19 @@ describe('PillarRoots', () => {
     );
   });
 });
+
+describe('compilePillar: the template data functions (issue 22)', () => {
+  it('slsutil.merge, defaults.merge in place and file.dirname work in a pillar SLS, as the template answers them', async () => {
+    const t = memoryPillarSource({
+      base: {
+        'top.sls': "base:\n  '*':\n    - app\n",
+        'app.sls':
+          "{% set base = {'port': 80, 'opts': {'a': 1}} %}{% do salt['defaults.merge'](base, {'opts': {'b': 2}}) %}" +
+          "app: {{ salt['slsutil.merge'](base, {'port': 8080}) | json }}\ndir: {{ salt['file.dirname']('/etc/app/app.conf') }}\n",
+      },
+    });
+    const r = await compilePillar(t, web, opts);
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.pillar, { app: { port: 8080, opts: { a: 1, b: 2 } }, dir: '/etc/app' });
+  });
+});

@@ -178,6 +178,10 @@ describe('file path helpers (salt/modules/file.py: os.path)', () => {
     );
   });
 
+  test('a string marked safe is still a str', async () => {
+    assert.equal(await render("{{ salt['file.basename']('/etc/motd' | safe) }}"), 'motd');
+  });
+
   test('the map.jinja import idiom: salt.file.dirname(tpldir)', async () => {
     const e = env(undefined, { 'map.jinja': "{% set mysql = {'server': 'mysql-server'} %}" });
     assert.equal(await render('{%- from salt.file.dirname(tpldir) ~ "/map.jinja" import mysql with context %}{{ mysql.server }}', e), 'mysql-server');
@@ -208,5 +212,23 @@ describe('log.* (salt/modules/logmod.py) and grains predicates', () => {
   test("Python's binding: an unknown keyword or a missing argument is a TypeError", async () => {
     await assert.rejects(render("{{ salt['file.dirname'](path='/a', bogus=1) }}"), /unexpected keyword argument 'bogus'/);
     await assert.rejects(render("{{ salt['defaults.merge']({}) }}"), /missing 1 required positional argument: 'src'/);
+  });
+});
+
+describe('status.time (salt/modules/status.py time_)', () => {
+  test("strftime answers as Python's time.strftime for the same instant and zone", async () => {
+    const { strftime } = await import('../../../src/render/salt-functions/time-functions.js');
+    const formats = ['%A, %d. %B %Y %I:%M%p', '%y-%m-%d_%H:%M:%S', '%a %b %e %j %w %u %%', '%c|%x|%X|%F %T|%D %R', '%I%p %z'];
+    const instants = [0, 1_700_000_000, 1_719_792_000, 1_735_689_599];
+    const expected = python('import json,sys,time\nd=json.load(sys.stdin)\nprint(json.dumps([[time.strftime(f, time.localtime(t)) for f in d["f"]] for t in d["t"]]))', { f: formats, t: instants });
+    assert.deepEqual(
+      instants.map((t) => formats.map((f) => strftime(f, new Date(t * 1000)))),
+      expected,
+    );
+  });
+
+  test("postgres-formula's pillar idiom: is callable, then a timestamped name", async () => {
+    const out = await render("{%- if salt['status.time']|default(none) is callable %}{{ salt['status.time']('%y-%m-%d_%H:%M:%S') }}{% endif %}");
+    assert.match(out, /^\d\d-\d\d-\d\d_\d\d:\d\d:\d\d$/);
   });
 });
