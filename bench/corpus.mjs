@@ -14,7 +14,7 @@ import { classify } from './corpus/classify.mjs';
 import { fileRoots, pillarRoots, readRepos, stateFiles, treeDir } from './corpus/layout.mjs';
 import { printTables } from './corpus/report.mjs';
 
-const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--only SUBSTR] [--no-apply] [--jobs N] [--json FILE] [--build-dir DIR]
+const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--only SUBSTR] [--no-apply] [--os-family F] [--jobs N] [--timeout S] [--json FILE] [--baseline FILE] [--build-dir DIR]
   --corpus DIR    where the trees are laid out (default /work/corpus/trees; bench/corpus/extract.mjs fills it)
   --repos FILE    the corpus list (default bench/corpus/repos.txt)
   --only SUBSTR   only the repositories whose name contains SUBSTR
@@ -23,10 +23,11 @@ const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--o
   --jobs N        calls in flight (default 2)
   --timeout S     seconds a call may take (default 120)
   --json FILE     write every file's outcome there
+  --baseline FILE an earlier run's --json: print before -> after per tree and in total
   --build-dir D   compiled tree to run (default dist)`;
 const f = parseFlags(
   process.argv.slice(2),
-  { corpus: '/work/corpus/trees', repos: path.join(REPO_ROOT, 'bench/corpus/repos.txt'), only: '', noApply: false, osFamily: '', jobs: 2, timeout: 120, json: '', buildDir: 'dist' },
+  { corpus: '/work/corpus/trees', repos: path.join(REPO_ROOT, 'bench/corpus/repos.txt'), only: '', noApply: false, osFamily: '', jobs: 2, timeout: 120, json: '', baseline: '', buildDir: 'dist' },
   USAGE,
 );
 
@@ -153,5 +154,6 @@ try {
 }
 const seconds = (Date.now() - t0) / 1000;
 if (f.json !== '') fs.writeFileSync(f.json, `${JSON.stringify({ grains: { os: grains.os, os_family: grains.os_family, osfinger: grains.osfinger }, trees }, null, 1)}\n`);
-const summary = printTables(trees, { apply: !f.noApply, seconds, os: `${grains.os} ${grains.osrelease ?? ''} (${grains.os_family})`, host: os.hostname() });
+const baseline = f.baseline === '' ? undefined : JSON.parse(fs.readFileSync(f.baseline, 'utf8'));
+const summary = printTables(trees, { baseline, apply: !f.noApply, seconds, os: `${grains.os} ${grains.osrelease ?? ''} (${grains.os_family})`, host: os.hostname() });
 process.stdout.write(`${JSON.stringify(summary)}\n`);
