@@ -42,7 +42,12 @@ const [{ loadConfig }, { asMinionOptions }, { collectMinionGrains }, { runLocalC
 ]);
 
 const MINION_ID = 'corpus-minion';
+// --os-family: another family's OS grains laid over this machine's (a rough second measure; the
+// package and service functions still act on this machine)
 const OS_FAMILIES = {
+  RedHat: { os: 'CentOS', os_family: 'RedHat', osrelease: '9', osrelease_info: [9], osmajorrelease: 9, osfullname: 'CentOS Stream', oscodename: 'CentOS Stream 9', osfinger: 'CentOS Stream-9', lsb_distrib_id: 'CentOS Stream', lsb_distrib_codename: 'CentOS Stream 9', lsb_distrib_release: '9' },
+  Suse: { os: 'SUSE', os_family: 'Suse', osrelease: '15.5', osrelease_info: [15, 5], osmajorrelease: 15, osfullname: 'SLES', oscodename: 'SUSE Linux Enterprise Server 15 SP5', osfinger: 'SLES-15', lsb_distrib_id: 'SLES', lsb_distrib_codename: 'SUSE Linux Enterprise Server 15 SP5', lsb_distrib_release: '15.5' },
+};
   RedHat: { os: 'CentOS', os_family: 'RedHat', osfinger: 'CentOS Stream-9', osmajorrelease: 9, oscodename: 'Stream' },
   Suse: { os: 'SUSE', os_family: 'Suse', osmajorrelease: 15 },
 };
@@ -135,8 +140,11 @@ const entries = readRepos(f.repos).filter((e) => f.only === '' || e.repo.include
 const grainsScratch = tempDir('brine-corpus-grains-');
 const { grains: ownGrains } = await collectMinionGrains({ id: MINION_ID, config: optionsFor(grainsScratch, [grainsScratch], []), logger: quiet });
 const family = f.osFamily === '' ? {} : OS_FAMILIES[f.osFamily];
-if (!family) throw new Error(`--os-family: one of ${Object.keys(OS_FAMILIES).join(', ')}`);
-const grains = { ...ownGrains, ...family };
+if (!family) {
+  process.stderr.write(`--os-family: one of ${Object.keys(OS_FAMILIES).join(', ')}\n`);
+  process.exit(2);
+}
+const grains = { ...ownGrains, ...family, ...(family.os_family && family.os_family !== 'Debian' ? { osarch: ownGrains.cpuarch } : {}) };
 
 const executor = new WorkerExecutor(Math.max(2, f.jobs * 2));
 const t0 = Date.now();
