@@ -45,11 +45,32 @@ const MINION_ID = 'corpus-minion';
 // --os-family: another family's OS grains laid over this machine's (a rough second measure; the
 // package and service functions still act on this machine)
 const OS_FAMILIES = {
-  RedHat: { os: 'CentOS', os_family: 'RedHat', osrelease: '9', osrelease_info: [9], osmajorrelease: 9, osfullname: 'CentOS Stream', oscodename: 'CentOS Stream 9', osfinger: 'CentOS Stream-9', lsb_distrib_id: 'CentOS Stream', lsb_distrib_codename: 'CentOS Stream 9', lsb_distrib_release: '9' },
-  Suse: { os: 'SUSE', os_family: 'Suse', osrelease: '15.5', osrelease_info: [15, 5], osmajorrelease: 15, osfullname: 'SLES', oscodename: 'SUSE Linux Enterprise Server 15 SP5', osfinger: 'SLES-15', lsb_distrib_id: 'SLES', lsb_distrib_codename: 'SUSE Linux Enterprise Server 15 SP5', lsb_distrib_release: '15.5' },
-};
-  RedHat: { os: 'CentOS', os_family: 'RedHat', osfinger: 'CentOS Stream-9', osmajorrelease: 9, oscodename: 'Stream' },
-  Suse: { os: 'SUSE', os_family: 'Suse', osmajorrelease: 15 },
+  RedHat: {
+    os: 'CentOS',
+    os_family: 'RedHat',
+    osrelease: '9',
+    osrelease_info: [9],
+    osmajorrelease: 9,
+    osfullname: 'CentOS Stream',
+    oscodename: 'CentOS Stream 9',
+    osfinger: 'CentOS Stream-9',
+    lsb_distrib_id: 'CentOS Stream',
+    lsb_distrib_codename: 'CentOS Stream 9',
+    lsb_distrib_release: '9',
+  },
+  Suse: {
+    os: 'SUSE',
+    os_family: 'Suse',
+    osrelease: '15.5',
+    osrelease_info: [15, 5],
+    osmajorrelease: 15,
+    osfullname: 'SLES',
+    oscodename: 'SUSE Linux Enterprise Server 15 SP5',
+    osfinger: 'SLES-15',
+    lsb_distrib_id: 'SLES',
+    lsb_distrib_codename: 'SUSE Linux Enterprise Server 15 SP5',
+    lsb_distrib_release: '15.5',
+  },
 };
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
