@@ -14,7 +14,7 @@ import { classify } from './corpus/classify.mjs';
 import { fileRoots, pillarRoots, readRepos, stateFiles, treeDir } from './corpus/layout.mjs';
 import { printTables } from './corpus/report.mjs';
 
-const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--only SUBSTR] [--no-apply] [--jobs N] [--json FILE] [--build-dir DIR]
+const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--only SUBSTR] [--no-apply] [--os-family F] [--jobs N] [--timeout S] [--json FILE] [--baseline FILE] [--build-dir DIR]
   --corpus DIR    where the trees are laid out (default /work/corpus/trees; bench/corpus/extract.mjs fills it)
   --repos FILE    the corpus list (default bench/corpus/repos.txt)
   --only SUBSTR   only the repositories whose name contains SUBSTR
@@ -23,10 +23,11 @@ const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--o
   --jobs N        calls in flight (default 2)
   --timeout S     seconds a call may take (default 120)
   --json FILE     write every file's outcome there
+  --baseline FILE an earlier run's --json: print before -> after per tree and in total
   --build-dir D   compiled tree to run (default dist)`;
 const f = parseFlags(
   process.argv.slice(2),
-  { corpus: '/work/corpus/trees', repos: path.join(REPO_ROOT, 'bench/corpus/repos.txt'), only: '', noApply: false, osFamily: '', jobs: 2, timeout: 120, json: '', buildDir: 'dist' },
+  { corpus: '/work/corpus/trees', repos: path.join(REPO_ROOT, 'bench/corpus/repos.txt'), only: '', noApply: false, osFamily: '', jobs: 2, timeout: 120, json: '', baseline: '', buildDir: 'dist' },
   USAGE,
 );
 
@@ -41,9 +42,35 @@ const [{ loadConfig }, { asMinionOptions }, { collectMinionGrains }, { runLocalC
 ]);
 
 const MINION_ID = 'corpus-minion';
+// --os-family: another family's OS grains laid over this machine's (a rough second measure; the
+// package and service functions still act on this machine)
 const OS_FAMILIES = {
-  RedHat: { os: 'CentOS', os_family: 'RedHat', osfinger: 'CentOS Stream-9', osmajorrelease: 9, oscodename: 'Stream' },
-  Suse: { os: 'SUSE', os_family: 'Suse', osmajorrelease: 15 },
+  RedHat: {
+    os: 'CentOS',
+    os_family: 'RedHat',
+    osrelease: '9',
+    osrelease_info: [9],
+    osmajorrelease: 9,
+    osfullname: 'CentOS Stream',
+    oscodename: 'CentOS Stream 9',
+    osfinger: 'CentOS Stream-9',
+    lsb_distrib_id: 'CentOS Stream',
+    lsb_distrib_codename: 'CentOS Stream 9',
+    lsb_distrib_release: '9',
+  },
+  Suse: {
+    os: 'SUSE',
+    os_family: 'Suse',
+    osrelease: '15.5',
+    osrelease_info: [15, 5],
+    osmajorrelease: 15,
+    osfullname: 'SLES',
+    oscodename: 'SUSE Linux Enterprise Server 15 SP5',
+    osfinger: 'SLES-15',
+    lsb_distrib_id: 'SLES',
+    lsb_distrib_codename: 'SUSE Linux Enterprise Server 15 SP5',
+    lsb_distrib_release: '15.5',
+  },
 };
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -134,8 +161,11 @@ const entries = readRepos(f.repos).filter((e) => f.only === '' || e.repo.include
 const grainsScratch = tempDir('brine-corpus-grains-');
 const { grains: ownGrains } = await collectMinionGrains({ id: MINION_ID, config: optionsFor(grainsScratch, [grainsScratch], []), logger: quiet });
 const family = f.osFamily === '' ? {} : OS_FAMILIES[f.osFamily];
-if (!family) throw new Error(`--os-family: one of ${Object.keys(OS_FAMILIES).join(', ')}`);
-const grains = { ...ownGrains, ...family };
+if (!family) {
+  process.stderr.write(`--os-family: one of ${Object.keys(OS_FAMILIES).join(', ')}\n`);
+  process.exit(2);
+}
+const grains = { ...ownGrains, ...family, ...(family.os_family && family.os_family !== 'Debian' ? { osarch: ownGrains.cpuarch } : {}) };
 
 const executor = new WorkerExecutor(Math.max(2, f.jobs * 2));
 const t0 = Date.now();
@@ -153,5 +183,6 @@ try {
 }
 const seconds = (Date.now() - t0) / 1000;
 if (f.json !== '') fs.writeFileSync(f.json, `${JSON.stringify({ grains: { os: grains.os, os_family: grains.os_family, osfinger: grains.osfinger }, trees }, null, 1)}\n`);
-const summary = printTables(trees, { apply: !f.noApply, seconds, os: `${grains.os} ${grains.osrelease ?? ''} (${grains.os_family})`, host: os.hostname() });
+const baseline = f.baseline === '' ? undefined : JSON.parse(fs.readFileSync(f.baseline, 'utf8'));
+const summary = printTables(trees, { baseline, apply: !f.noApply, seconds, os: `${grains.os} ${grains.osrelease ?? ''} (${grains.os_family})`, host: os.hostname() });
 process.stdout.write(`${JSON.stringify(summary)}\n`);

@@ -27,6 +27,38 @@ function blockers(trees, pick) {
   return [...by.values()].sort((a, b) => b.files - a.files || b.repos.size - a.repos.size || a.cause.localeCompare(b.cause));
 }
 
+/** Before -> after per tree and in total, against an earlier run's --json (the lead's "after" numbers). */
+function printBaseline(trees, baseline, apply, out) {
+  // only the trees of this run (--only), so that the totals compare like with like
+  const measured = new Set(trees.map((t) => t.repo));
+  baseline = { trees: baseline.trees.filter((t) => measured.has(t.repo)) };
+  const old = new Map(baseline.trees.map((t) => [t.repo, t]));
+  const count = (t, k) => (t ? t.files.filter((x) => x[k]).length : 0);
+  const total = (list, k) => list.reduce((n, t) => n + count(t, k), 0);
+  const oldFiles = baseline.trees.reduce((n, t) => n + t.files.length, 0);
+  const newFiles = trees.reduce((n, t) => n + t.files.length, 0);
+  out(`### Against the baseline (${baseline.trees.length} trees)`);
+  out();
+  out(
+    `- compile: ${total(baseline.trees, 'compiled')}/${oldFiles} = ${pct(total(baseline.trees, 'compiled'), oldFiles)} -> ${total(trees, 'compiled')}/${newFiles} = ${pct(total(trees, 'compiled'), newFiles)}`,
+  );
+  if (apply)
+    out(
+      `- apply test=True: ${total(baseline.trees, 'applied')}/${oldFiles} = ${pct(total(baseline.trees, 'applied'), oldFiles)} -> ${total(trees, 'applied')}/${newFiles} = ${pct(total(trees, 'applied'), newFiles)}`,
+    );
+  const rows = [];
+  for (const t of trees) {
+    const b = old.get(t.repo);
+    const [c0, c1, a0, a1] = [count(b, 'compiled'), count(t, 'compiled'), count(b, 'applied'), count(t, 'applied')];
+    if (c0 !== c1 || (apply && a0 !== a1)) rows.push([t.repo, `${c0} -> ${c1}`, ...(apply ? [`${a0} -> ${a1}`] : [])]);
+  }
+  if (rows.length > 0) {
+    out();
+    out(table(['tree', 'compile', ...(apply ? ['apply test=True'] : [])], rows));
+  }
+  out();
+}
+
 export function printTables(trees, o) {
   const out = (s = '') => process.stdout.write(`${s}\n`);
   const laid = trees.filter((t) => !t.missing);
@@ -43,6 +75,7 @@ export function printTables(trees, o) {
   const missing = trees.filter((t) => t.missing).map((t) => t.repo);
   if (missing.length > 0) out(`- not laid out (skipped): ${missing.join(', ')}`);
   out();
+  if (o.baseline) printBaseline(laid, o.baseline, o.apply, out);
   const rows = laid.map((t) => {
     const c = t.files.filter((x) => x.compiled).length;
     const a = t.files.filter((x) => x.applied).length;

@@ -210,4 +210,14 @@ const script = defineState({
   modWatch: (ctx, a) => runScript(ctx, a),
 });
 
-export const cmdStates: readonly StateFunction[] = [run, wait, script];
+// Salt aliases cmd.watch to cmd.wait, "a common misconfiguration" (salt/states/cmd.py); trees use it
+const watchAlias = defineState({
+  name: 'cmd.watch',
+  doc: 'The same as cmd.wait: run a command only when a watched state reports changes (Salt keeps the name as an alias).',
+  params: [{ name: 'name', type: 'string', required: true, doc: 'the command line' }, ...COMMON],
+  example: '/etc/app/app.conf:\n  file.managed:\n    - source: salt://app/app.conf\n\nrestart-app:\n  cmd.watch:\n    - name: systemctl restart app\n    - watch:\n      - file: /etc/app/app.conf',
+  run: async (_ctx, a) => stateResult(a.named.name, true, ''),
+  modWatch: async (ctx, a) => (ctx.test ? wouldRun(a.named.name) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
+});
+
+export const cmdStates: readonly StateFunction[] = [run, wait, watchAlias, script];

@@ -18,11 +18,17 @@ export interface ContentsRequest {
   template?: string;
   context?: Record<string, unknown>;
   defaults?: Record<string, unknown>;
+  /** file.managed's own arguments a template sees (Salt's get_managed passes name, user, group, mode, attrs; source is added here). */
+  templateVars?: Record<string, unknown>;
 }
 
 type Outcome = { contents?: Buffer } | { error: string };
 
-/** Renders text through a template engine; only jinja is available (Salt's default). */
+/**
+ * Renders text through a template engine; only jinja is available (Salt's default). `vars` are
+ * the state's own arguments as template variables (Salt's file.get_managed renders with name,
+ * source, user, group, mode and attrs), under defaults and context, which win as in Salt.
+ */
 export async function renderWith(
   ctx: StateContext,
   engine: string,
@@ -30,10 +36,11 @@ export async function renderWith(
   source: string,
   defaults?: Record<string, unknown>,
   context?: Record<string, unknown>,
+  vars?: Record<string, unknown>,
 ): Promise<{ text: string } | { error: string }> {
   if (engine !== 'jinja') return { error: `Specified template format ${engine} is not supported (TEMPLATE_UNSUPPORTED); use template: jinja or none` };
   try {
-    return { text: await ctx.renderTemplate(text, { engine, source, context: { ...(defaults ?? {}), ...(context ?? {}) } }) };
+    return { text: await ctx.renderTemplate(text, { engine, source, context: { ...(vars ?? {}), ...(defaults ?? {}), ...(context ?? {}) } }) };
   } catch (err) {
     return { error: `Unable to render ${source}: ${errorText(err)}` };
   }
@@ -60,7 +67,7 @@ export async function wantedContents(ctx: StateContext, req: ContentsRequest): P
     // synchronous, like manageFile's checks: the state runs in its own worker thread
     const bytes = readFileSync(src.ok.localPath);
     if (!req.template) return { contents: bytes };
-    const out = await renderWith(ctx, req.template, bytes.toString('utf8'), src.ok.url, req.defaults, req.context);
+    const out = await renderWith(ctx, req.template, bytes.toString('utf8'), src.ok.url, req.defaults, req.context, { ...req.templateVars, source: src.ok.url });
     return 'error' in out ? out : { contents: Buffer.from(out.text) };
   }
   if (!hasContents && !hasPillar) return {};
@@ -71,7 +78,7 @@ export async function wantedContents(ctx: StateContext, req: ContentsRequest): P
     text = contentsText(value);
   } else text = contentsText(req.contents);
   if (req.template) {
-    const out = await renderWith(ctx, req.template, text, `${ctx.low.__sls__}:${ctx.low.__id__} (contents)`, req.defaults, req.context);
+    const out = await renderWith(ctx, req.template, text, `${ctx.low.__sls__}:${ctx.low.__id__} (contents)`, req.defaults, req.context, { ...req.templateVars, source: null });
     if ('error' in out) return out;
     text = out.text;
   }

@@ -59,6 +59,7 @@ export const fileManaged = defineState({
         template: a.template,
         context: withAccumulator(ctx, name, a.context),
         defaults: a.defaults,
+        templateVars: { name, user: a.user ?? null, group: a.group ?? null, mode: a.mode ?? null, attrs: null },
       });
       if ('error' in wanted) return failed(name, wanted.error);
       return await manageFile(ctx, {

@@ -136,7 +136,9 @@ export const fileRecurse = defineState({
         const cached = await ctx.exec.files!.cacheFile(f.url, ctx.saltenv);
         let contents = await readFile(cached.localPath);
         if (a.template) {
-          const out = await renderWith(ctx, a.template, contents.toString('utf8'), f.url, a.defaults, a.context);
+          // each file renders as file.managed would render it (Salt's recurse calls managed per file)
+          const vars = { name: path.join(name, f.rel), source: f.url, user: a.user ?? null, group: a.group ?? null, mode: a.file_mode ?? null, attrs: null };
+          const out = await renderWith(ctx, a.template, contents.toString('utf8'), f.url, a.defaults, a.context, vars);
           if ('error' in out) {
             renderErrors.push(out.error);
             continue;

@@ -12,6 +12,7 @@ import { fileKeyvalue } from './file-keyvalue.js';
 import { fileExists, fileMissing } from './file-exists.js';
 import { fileLine } from './file-line.js';
 import { fileManaged } from './file-managed.js';
+import { filePrepend } from './file-prepend.js';
 import { fileRecurse } from './file-recurse.js';
 import { fileRename } from './file-rename.js';
 import { fileReplace } from './file-replace.js';
@@ -32,6 +33,7 @@ export const fileStateFunctions: readonly StateFunction[] = [
   fileLine,
   fileManaged,
   fileMissing,
+  filePrepend,
   fileRecurse,
   fileRename,
   fileReplace,
