@@ -17,6 +17,7 @@ import { saltutilSyncFunctions } from './saltutil-sync.js';
 import { serviceFunctions } from './service-module.js';
 import { statusFunctions } from './status-module.js';
 import { sysFunctions } from './sys-module.js';
+import { sysctlFunctions } from './sysctl-module.js';
 import { testFunctions } from './test-module.js';
 import { userAdminFunctions } from './user-admin-module.js';
 import { userGroupFunctions } from './user-group-module.js';
@@ -41,6 +42,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(saltutilSyncFunctions);
   registry.registerAll(pillarFunctions);
   registry.registerAll(mineFunctions);
+  registry.registerAll(sysctlFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

@@ -10,8 +10,17 @@ import { pkgStates } from './pkg-states.js';
 import { pkgrepoStates } from './pkgrepo-states.js';
 import { serviceStates } from './service-states.js';
 import { failingSoftly } from './state-result.js';
+import { sysctlStates } from './sysctl-states.js';
 import { userStates } from './user-states.js';
 
-export const systemStateFunctions: readonly StateFunction[] = [...pkgStates, ...pkgrepoStates, ...serviceStates, ...cmdStates, ...userStates, ...groupStates, ...cronStates, ...moduleStates].map(
-  failingSoftly,
-);
+export const systemStateFunctions: readonly StateFunction[] = [
+  ...pkgStates,
+  ...pkgrepoStates,
+  ...serviceStates,
+  ...cmdStates,
+  ...userStates,
+  ...groupStates,
+  ...cronStates,
+  ...moduleStates,
+  ...sysctlStates,
+].map(failingSoftly);
