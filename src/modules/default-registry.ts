@@ -1,5 +1,6 @@
 // The registry a minion runs with: every built-in execution module, registered explicitly.
 
+import { apacheFunctions } from './apache-module.js';
 import { archiveFunctions } from './archive-module.js';
 import { cmdFunctions } from './cmd-module.js';
 import { cronFunctions } from './cron-module.js';
@@ -43,6 +44,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(pillarFunctions);
   registry.registerAll(mineFunctions);
   registry.registerAll(sysctlFunctions);
+  registry.registerAll(apacheFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

@@ -2,6 +2,7 @@
 // module.run), each failing softly: an error thrown at run time fails that state only.
 
 import type { StateFunction } from '../types.js';
+import { apacheModuleStates } from './apache-module-states.js';
 import { cmdStates } from './cmd-states.js';
 import { cronStates } from './cron-states.js';
 import { groupStates } from './group-states.js';
@@ -23,4 +24,5 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...cronStates,
   ...moduleStates,
   ...sysctlStates,
+  ...apacheModuleStates,
 ].map(failingSoftly);
