@@ -26,6 +26,16 @@ export interface PkgBackend {
   purge(label: string, names: readonly string[], signal: AbortSignal): Promise<void>;
   /** The newest available version if it is newer than the installed one, else ''. */
   latestVersion(label: string, name: string, signal: AbortSignal): Promise<string>;
+  /** Packages an upgrade would change: name → the version it would bring (Salt's list_upgrades). */
+  listUpgrades(label: string, opts: UpgradeOptions, signal: AbortSignal): Promise<Map<string, string>>;
+  /** Upgrades everything (or only `names`, already installed and validated). */
+  upgrade(label: string, opts: UpgradeOptions & { names?: readonly string[]; forceConfNew?: boolean }, signal: AbortSignal): Promise<void>;
+}
+
+export interface UpgradeOptions {
+  /** apt: dist-upgrade (may add and remove packages) instead of upgrade; dnf ignores it. */
+  dist: boolean;
+  fromrepo?: string;
 }
 
 export interface BackendFactories {

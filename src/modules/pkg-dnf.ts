@@ -51,5 +51,24 @@ export function createDnfBackend(): PkgBackend {
       const installed = (await this.listPkgs(label, signal)).get(name) ?? [];
       return installed.includes(candidate) ? '' : candidate;
     },
+    async listUpgrades(label, opts, signal) {
+      const argv = ['dnf', '-q', 'check-update'];
+      if (opts.fromrepo) argv.push('--disablerepo=*', `--enablerepo=${opts.fromrepo}`);
+      // check-update exits 100 when there are updates, 0 when there are none.
+      const r = await runArgv(label, argv, { signal });
+      if (r.retcode !== 0 && r.retcode !== 100) await runChecked(label, argv, { signal });
+      const out = new Map<string, string>();
+      for (const line of r.stdout.split('\n')) {
+        const m = /^(\S+)\.[^.\s]+\s+(\S+)\s+\S+$/.exec(line.trim());
+        if (m) out.set(m[1]!, m[2]!);
+      }
+      return out;
+    },
+    async upgrade(label, opts, signal) {
+      const argv = ['dnf', '-y'];
+      if (opts.fromrepo) argv.push('--disablerepo=*', `--enablerepo=${opts.fromrepo}`);
+      argv.push('upgrade', ...(opts.names?.length ? ['--', ...opts.names] : []));
+      await runChecked(label, argv, { signal });
+    },
   };
 }

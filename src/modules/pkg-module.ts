@@ -192,6 +192,44 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         return oneOrMap(names, values);
       },
     }),
+    defineFunction({
+      name: 'pkg.list_upgrades',
+      doc: 'Return the packages an upgrade would change, as {name: new version}.',
+      params: [
+        { name: 'refresh', type: 'bool', default: true, doc: 'update the package index first' },
+        { name: 'dist_upgrade', type: 'bool', default: true, doc: "apt: as dist-upgrade would (Salt's default here), else as upgrade" },
+        { name: 'fromrepo', type: 'string', keywordOnly: true, doc: 'apt: the release to prefer (APT::Default-Release); dnf: the only repository' },
+      ],
+      kwargs: true,
+      run: async (ctx, a) => {
+        const fun = 'pkg.list_upgrades';
+        const b = backend(fun);
+        if (a.named.refresh) await b.refresh(fun, ctx.signal);
+        return Object.fromEntries(await b.listUpgrades(fun, { dist: a.named.dist_upgrade, fromrepo: a.named.fromrepo }, ctx.signal));
+      },
+    }),
+    defineFunction({
+      name: 'pkg.upgrade',
+      doc: 'Upgrade all packages (or only pkgs); returns {name: {old, new}} for what changed.',
+      params: [
+        { name: 'refresh', type: 'bool', default: true, doc: 'update the package index first' },
+        { name: 'dist_upgrade', type: 'bool', default: false, doc: 'apt: dist-upgrade (may add and remove packages) instead of upgrade' },
+        { name: 'pkgs', type: 'list', keywordOnly: true, doc: 'upgrade only these installed packages' },
+        { name: 'fromrepo', type: 'string', keywordOnly: true, doc: 'apt: the target release (-t); dnf: the only repository' },
+        { name: 'force_conf_new', type: 'bool', default: false, keywordOnly: true, doc: 'apt: take the new version of changed configuration files' },
+      ],
+      kwargs: true,
+      run: async (ctx, a) => {
+        const fun = 'pkg.upgrade';
+        const b = backend(fun);
+        const names = a.named.pkgs?.map((p) => checkName(fun, 'package name', String(p), PKG_NAME));
+        if (a.named.refresh) await b.refresh(fun, ctx.signal);
+        const before = await b.listPkgs(fun, ctx.signal);
+        const opts = { dist: a.named.dist_upgrade, fromrepo: a.named.fromrepo, forceConfNew: a.named.force_conf_new, ...(names ? { names } : {}) };
+        await withErrorsNamingChanges(fun, b, ctx, before, () => b.upgrade(fun, opts, ctx.signal));
+        return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
+      },
+    }),
   ];
 }
 

@@ -9,6 +9,7 @@ import { groupStates } from './group-states.js';
 import { moduleStates } from './module-states.js';
 import { pkgStates } from './pkg-states.js';
 import { pkgrepoStates } from './pkgrepo-states.js';
+import { pkgUptodateStates } from './pkg-uptodate.js';
 import { serviceStates } from './service-states.js';
 import { failingSoftly } from './state-result.js';
 import { sysctlStates } from './sysctl-states.js';
@@ -25,4 +26,5 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...moduleStates,
   ...sysctlStates,
   ...apacheModuleStates,
+  ...pkgUptodateStates,
 ].map(failingSoftly);
