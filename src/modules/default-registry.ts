@@ -7,6 +7,7 @@ import { cronFunctions } from './cron-module.js';
 import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
 import { mineFunctions } from './mine-module.js';
+import { mountFunctions } from './mount-module.js';
 import { networkFunctions } from './network-module.js';
 import { pillarFunctions } from './pillar-module.js';
 import { pkgFunctions } from './pkg-module.js';
@@ -45,6 +46,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(mineFunctions);
   registry.registerAll(sysctlFunctions);
   registry.registerAll(apacheFunctions);
+  registry.registerAll(mountFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

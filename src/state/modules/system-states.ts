@@ -7,6 +7,7 @@ import { cmdStates } from './cmd-states.js';
 import { cronStates } from './cron-states.js';
 import { groupStates } from './group-states.js';
 import { moduleStates } from './module-states.js';
+import { mountStates } from './mount-states.js';
 import { pkgStates } from './pkg-states.js';
 import { pkgrepoStates } from './pkgrepo-states.js';
 import { pkgUptodateStates } from './pkg-uptodate.js';
@@ -27,4 +28,5 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...sysctlStates,
   ...apacheModuleStates,
   ...pkgUptodateStates,
+  ...mountStates,
 ].map(failingSoftly);
