@@ -4,6 +4,7 @@ import { apacheFunctions } from './apache-module.js';
 import { archiveFunctions } from './archive-module.js';
 import { cmdFunctions } from './cmd-module.js';
 import { cronFunctions } from './cron-module.js';
+import { debconfFunctions } from './debconf-module.js';
 import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
 import { mineFunctions } from './mine-module.js';
@@ -47,6 +48,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(sysctlFunctions);
   registry.registerAll(apacheFunctions);
   registry.registerAll(mountFunctions);
+  registry.registerAll(debconfFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

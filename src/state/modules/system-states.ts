@@ -5,6 +5,7 @@ import type { StateFunction } from '../types.js';
 import { apacheModuleStates } from './apache-module-states.js';
 import { cmdStates } from './cmd-states.js';
 import { cronStates } from './cron-states.js';
+import { debconfStates } from './debconf-states.js';
 import { groupStates } from './group-states.js';
 import { moduleStates } from './module-states.js';
 import { mountStates } from './mount-states.js';
@@ -29,4 +30,5 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...apacheModuleStates,
   ...pkgUptodateStates,
   ...mountStates,
+  ...debconfStates,
 ].map(failingSoftly);
