@@ -18,7 +18,9 @@ export function parseSelections(out: string, fetchEmpty = true): Record<string, 
   const sel: Record<string, Selection[]> = {};
   for (const m of out.matchAll(/^([^#\s]\S*)[\t ]+(\S+)[\t ]+(\S+)[\t ]+([^\n]*)$/gm)) {
     const [, pkg, question, type, value] = m as unknown as [string, string, string, string, string];
-    if (fetchEmpty || value) (sel[pkg] ??= []).push([question, type, value]);
+    if (!fetchEmpty && !value) continue;
+    sel[pkg] ??= [];
+    sel[pkg].push([question, type, value]);
   }
   return sel;
 }

@@ -7,6 +7,7 @@ import { cronFunctions } from './cron-module.js';
 import { debconfFunctions } from './debconf-module.js';
 import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
+import { grainsSetFunctions } from './grains-set-module.js';
 import { mineFunctions } from './mine-module.js';
 import { mountFunctions } from './mount-module.js';
 import { networkFunctions } from './network-module.js';
@@ -49,6 +50,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(apacheFunctions);
   registry.registerAll(mountFunctions);
   registry.registerAll(debconfFunctions);
+  registry.registerAll(grainsSetFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

@@ -6,6 +6,7 @@ import { apacheModuleStates } from './apache-module-states.js';
 import { cmdStates } from './cmd-states.js';
 import { cronStates } from './cron-states.js';
 import { debconfStates } from './debconf-states.js';
+import { grainsStates } from './grains-states.js';
 import { groupStates } from './group-states.js';
 import { moduleStates } from './module-states.js';
 import { mountStates } from './mount-states.js';
@@ -31,4 +32,5 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...pkgUptodateStates,
   ...mountStates,
   ...debconfStates,
+  ...grainsStates,
 ].map(failingSoftly);
