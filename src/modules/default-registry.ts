@@ -2,6 +2,7 @@
 
 import { apacheFunctions } from './apache-module.js';
 import { archiveFunctions } from './archive-module.js';
+import { cmdBgFunctions } from './cmd-bg.js';
 import { cmdFunctions } from './cmd-module.js';
 import { cronFunctions } from './cron-module.js';
 import { debconfFunctions } from './debconf-module.js';
@@ -12,6 +13,7 @@ import { mineFunctions } from './mine-module.js';
 import { mountFunctions } from './mount-module.js';
 import { networkFunctions } from './network-module.js';
 import { pillarFunctions } from './pillar-module.js';
+import { pkgHoldFunctions } from './pkg-hold.js';
 import { pkgFunctions } from './pkg-module.js';
 import { pkgrepoFunctions } from './pkgrepo-module.js';
 import { ModuleRegistry } from './registry.js';
@@ -51,6 +53,8 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(mountFunctions);
   registry.registerAll(debconfFunctions);
   registry.registerAll(grainsSetFunctions);
+  registry.registerAll(cmdBgFunctions);
+  registry.registerAll(pkgHoldFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

@@ -10,6 +10,9 @@ export interface InstallOptions {
   reinstall: boolean;
   /** false: leave out recommended (apt) / weak (dnf) dependencies; undefined: the host's default. */
   installRecommends?: boolean;
+  /** dnf only (apt has no per-call repository switches, and Salt's aptpkg ignores these too). */
+  enablerepo?: string;
+  disablerepo?: string;
 }
 
 export interface PkgBackend {

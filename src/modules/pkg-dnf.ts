@@ -33,6 +33,8 @@ export function createDnfBackend(): PkgBackend {
       const argv = ['dnf', '-y'];
       if (opts.refresh) argv.push('--refresh');
       if (opts.fromrepo) argv.push('--disablerepo=*', `--enablerepo=${opts.fromrepo}`);
+      if (opts.disablerepo) argv.push(`--disablerepo=${opts.disablerepo}`);
+      if (opts.enablerepo) argv.push(`--enablerepo=${opts.enablerepo}`);
       if (opts.installRecommends !== undefined) argv.push(`--setopt=install_weak_deps=${opts.installRecommends ? 'True' : 'False'}`);
       argv.push(opts.reinstall ? 'reinstall' : 'install', '--', ...targets.map((t) => (t.version ? `${t.name}-${t.version}` : t.name)));
       await runChecked(label, argv, { signal });

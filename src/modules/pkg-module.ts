@@ -95,6 +95,8 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         { name: 'version', type: 'string', keywordOnly: true, doc: 'version of the single package given as name' },
         { name: 'reinstall', type: 'bool', default: false, keywordOnly: true, doc: 'reinstall even if the version is already installed' },
         { name: 'install_recommends', type: 'bool', keywordOnly: true, doc: 'false leaves out recommended (apt) or weak (dnf) dependencies; unset keeps the host default' },
+        { name: 'enablerepo', type: 'string', keywordOnly: true, doc: 'dnf: also use this repository (apt ignores it, as Salt does)' },
+        { name: 'disablerepo', type: 'string', keywordOnly: true, doc: 'dnf: do not use this repository (apt ignores it, as Salt does)' },
       ],
       run: async (ctx, a) => {
         const fun = 'pkg.install';
@@ -102,7 +104,19 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         const b = backend(fun);
         const before = await b.listPkgs(fun, ctx.signal);
         await withErrorsNamingChanges(fun, b, ctx, before, () =>
-          b.install(fun, targets, { refresh: a.named.refresh, fromrepo: a.named.fromrepo, reinstall: a.named.reinstall, installRecommends: a.named.install_recommends }, ctx.signal),
+          b.install(
+            fun,
+            targets,
+            {
+              refresh: a.named.refresh,
+              fromrepo: a.named.fromrepo,
+              reinstall: a.named.reinstall,
+              installRecommends: a.named.install_recommends,
+              ...(a.named.enablerepo ? { enablerepo: a.named.enablerepo } : {}),
+              ...(a.named.disablerepo ? { disablerepo: a.named.disablerepo } : {}),
+            },
+            ctx.signal,
+          ),
         );
         return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
       },

@@ -35,6 +35,8 @@ const ENABLE = { name: 'enable', type: 'bool', doc: 'also start (True) or do not
 const WATCH = [
   { name: 'reload', type: 'bool', default: false, doc: 'on a watch, reload instead of restart' },
   { name: 'full_restart', type: 'bool', default: false, doc: 'on a watch, stop then start instead of restart' },
+  { name: 'force', type: 'bool', default: false, doc: 'accepted for Salt compatibility (force-reload on a watch; brine reloads)' },
+  { name: 'sig', type: 'string', doc: 'accepted for Salt compatibility (a process to look for instead of asking the service manager; brine always asks)' },
 ] as const;
 
 async function available(ctx: StateContext, name: string): Promise<StateResult | undefined> {
@@ -104,7 +106,7 @@ async function dead(ctx: StateContext, name: string, enable: boolean | undefined
 }
 
 /** Salt's service.mod_watch: restart (or reload / full restart) a running service, start a stopped one. */
-async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead', opts: { reload: boolean; full_restart: boolean }): Promise<StateResult> {
+async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead', opts: { reload: boolean; full_restart: boolean; init_delay?: number }): Promise<StateResult> {
   // A watched change never starts a service that should be dead.
   if (sfun === 'dead') return dead(ctx, name, undefined);
   const missing = await available(ctx, name);
@@ -124,6 +126,8 @@ async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead
     const r = await callFn(ctx, fun, [name]);
     if (!r.ok) return stateResult(name, false, `Failed to ${verb} service ${name}: ${r.message}`);
   }
+  // Salt's mod_watch sleeps init_delay after the restart or reload.
+  await delay(ctx, opts.init_delay);
   return stateResult(name, true, `Service ${past}`, { [name]: true });
 }
 
@@ -136,6 +140,8 @@ async function bootOnly(ctx: StateContext, name: string, enable: boolean): Promi
 export const serviceStates: readonly StateFunction[] = [
   defineState({
     name: 'service.running',
+    // Salt's function takes **kwargs: arguments it does not know (restart: True, no_block, ...) are ignored.
+    kwargs: true,
     doc: 'Make sure a service is running (and enabled at boot with enable: True); restarted when a watched state changes.',
     params: [NAME, ENABLE, INIT_DELAY, ...WATCH],
     example:
@@ -145,6 +151,8 @@ export const serviceStates: readonly StateFunction[] = [
   }),
   defineState({
     name: 'service.dead',
+    // Salt's function takes **kwargs: arguments it does not know (restart: True, no_block, ...) are ignored.
+    kwargs: true,
     doc: 'Make sure a service is stopped (and disabled at boot with enable: False).',
     params: [NAME, ENABLE, ...WATCH],
     example: 'telnetd:\n  service.dead:\n    - enable: False',
@@ -153,6 +161,8 @@ export const serviceStates: readonly StateFunction[] = [
   }),
   defineState({
     name: 'service.enabled',
+    // Salt's function takes **kwargs: arguments it does not know (restart: True, no_block, ...) are ignored.
+    kwargs: true,
     doc: 'Make sure a service starts at boot, without starting or stopping it now.',
     params: [NAME],
     example: 'cron:\n  service.enabled: []',
@@ -160,6 +170,8 @@ export const serviceStates: readonly StateFunction[] = [
   }),
   defineState({
     name: 'service.disabled',
+    // Salt's function takes **kwargs: arguments it does not know (restart: True, no_block, ...) are ignored.
+    kwargs: true,
     doc: 'Make sure a service does not start at boot, without starting or stopping it now.',
     params: [NAME],
     example: 'bluetooth:\n  service.disabled: []',

@@ -62,8 +62,20 @@ awk '{st = ($3 == "rc") ? "deinstall ok config-files" : "install ok installed"; 
 `;
 
 const DPKG = `#!/bin/sh
+# selections: held packages are the names listed in $FAKE_APT_DIR/held
+d="$FAKE_APT_DIR"; touch "$d/held"
 case "$1" in
   --print-architecture) echo amd64 ;;
+  --get-selections)
+    awk '$3 != "rc" {print $1}' "$d/installed" | while read -r n; do
+      [ -n "$2" ] && [ "$n" != "$2" ] && continue
+      if grep -qx "$n" "$d/held"; then printf '%s\\t\\t\\thold\\n' "$n"; else printf '%s\\t\\t\\tinstall\\n' "$n"; fi
+    done ;;
+  --set-selections)
+    while read -r n s; do
+      grep -vx "$n" "$d/held" > "$d/held.tmp"; mv "$d/held.tmp" "$d/held"
+      if [ "$s" = hold ]; then echo "$n" >> "$d/held"; fi
+    done ;;
   --compare-versions)
     [ "$2" = "$4" ] && exit 1
     low=$(printf '%s\\n%s\\n' "$2" "$4" | sort -V | head -n 1)
@@ -92,6 +104,8 @@ export interface FakeApt {
   residual(): string[];
   /** The apt-get command lines run so far. */
   calls(): string[];
+  /** Packages whose dpkg selection is hold. */
+  held(): string[];
   dispose(): void;
 }
 
@@ -115,7 +129,10 @@ export function installFakeApt(): FakeApt {
   const write = (file: string, lines: string[]) => fs.writeFileSync(path.join(dir, file), lines.map((l) => `${l}\n`).join(''));
   return {
     dir,
-    setInstalled: (pkgs, residual = {}) => write('installed', [...Object.entries(pkgs).map(([n, v]) => `${n} ${v}`), ...Object.entries(residual).map(([n, v]) => `${n} ${v} rc`)]),
+    setInstalled: (pkgs, residual = {}) => {
+      write('installed', [...Object.entries(pkgs).map(([n, v]) => `${n} ${v}`), ...Object.entries(residual).map(([n, v]) => `${n} ${v} rc`)]);
+      write('held', []);
+    },
     setAvailable: (pkgs) =>
       write(
         'available',
@@ -131,6 +148,13 @@ export function installFakeApt(): FakeApt {
       lines()
         .filter((f) => f[2] === 'rc')
         .map((f) => f[0]!),
+    held: () =>
+      fs.existsSync(path.join(dir, 'held'))
+        ? fs
+            .readFileSync(path.join(dir, 'held'), 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+        : [],
     calls: () =>
       fs
         .readFileSync(path.join(dir, 'calls'), 'utf8')
