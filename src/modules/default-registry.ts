@@ -1,5 +1,6 @@
 // The registry a minion runs with: every built-in execution module, registered explicitly.
 
+import { alternativesFunctions } from './alternatives-module.js';
 import { apacheFunctions } from './apache-module.js';
 import { archiveFunctions } from './archive-module.js';
 import { cmdBgFunctions } from './cmd-bg.js';
@@ -55,6 +56,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(grainsSetFunctions);
   registry.registerAll(cmdBgFunctions);
   registry.registerAll(pkgHoldFunctions);
+  registry.registerAll(alternativesFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

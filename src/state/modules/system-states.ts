@@ -2,6 +2,7 @@
 // module.run), each failing softly: an error thrown at run time fails that state only.
 
 import type { StateFunction } from '../types.js';
+import { alternativesStates } from './alternatives-states.js';
 import { apacheModuleStates } from './apache-module-states.js';
 import { cmdStates } from './cmd-states.js';
 import { cronStates } from './cron-states.js';
@@ -33,4 +34,5 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...mountStates,
   ...debconfStates,
   ...grainsStates,
+  ...alternativesStates,
 ].map(failingSoftly);
