@@ -5,6 +5,7 @@ import { apacheFunctions } from './apache-module.js';
 import { archiveFunctions } from './archive-module.js';
 import { cmdBgFunctions } from './cmd-bg.js';
 import { cmdFunctions } from './cmd-module.js';
+import { cronEnvFunctions } from './cron-env-module.js';
 import { cronFunctions } from './cron-module.js';
 import { debconfFunctions } from './debconf-module.js';
 import { fileFunctions } from './file-module.js';
@@ -57,6 +58,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(cmdBgFunctions);
   registry.registerAll(pkgHoldFunctions);
   registry.registerAll(alternativesFunctions);
+  registry.registerAll(cronEnvFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }
