@@ -27,6 +27,7 @@ import { statusFunctions } from './status-module.js';
 import { sysFunctions } from './sys-module.js';
 import { sysctlFunctions } from './sysctl-module.js';
 import { testFunctions } from './test-module.js';
+import { timezoneFunctions } from './timezone-module.js';
 import { userAdminFunctions } from './user-admin-module.js';
 import { userGroupFunctions } from './user-group-module.js';
 
@@ -59,6 +60,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(pkgHoldFunctions);
   registry.registerAll(alternativesFunctions);
   registry.registerAll(cronEnvFunctions);
+  registry.registerAll(timezoneFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

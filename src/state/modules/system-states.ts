@@ -17,6 +17,7 @@ import { pkgUptodateStates } from './pkg-uptodate.js';
 import { serviceStates } from './service-states.js';
 import { failingSoftly } from './state-result.js';
 import { sysctlStates } from './sysctl-states.js';
+import { timezoneStates } from './timezone-states.js';
 import { userStates } from './user-states.js';
 
 export const systemStateFunctions: readonly StateFunction[] = [
@@ -35,4 +36,5 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...debconfStates,
   ...grainsStates,
   ...alternativesStates,
+  ...timezoneStates,
 ].map(failingSoftly);
