@@ -11,6 +11,7 @@ import { debconfFunctions } from './debconf-module.js';
 import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
 import { grainsSetFunctions } from './grains-set-module.js';
+import { localeFunctions } from './locale-module.js';
 import { mineFunctions } from './mine-module.js';
 import { mountFunctions } from './mount-module.js';
 import { networkFunctions } from './network-module.js';
@@ -61,6 +62,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(alternativesFunctions);
   registry.registerAll(cronEnvFunctions);
   registry.registerAll(timezoneFunctions);
+  registry.registerAll(localeFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

@@ -9,6 +9,7 @@ import { cronStates } from './cron-states.js';
 import { debconfStates } from './debconf-states.js';
 import { grainsStates } from './grains-states.js';
 import { groupStates } from './group-states.js';
+import { localeStates } from './locale-states.js';
 import { moduleStates } from './module-states.js';
 import { mountStates } from './mount-states.js';
 import { pkgStates } from './pkg-states.js';
@@ -37,4 +38,5 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...grainsStates,
   ...alternativesStates,
   ...timezoneStates,
+  ...localeStates,
 ].map(failingSoftly);
