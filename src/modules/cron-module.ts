@@ -24,7 +24,7 @@ export async function readCrontab(fun: string, user: string): Promise<string> {
   throw new BrineError('EXEC_FAILED', `${fun}: 'crontab -u ${user} -l' failed with exit code ${r.retcode}: ${r.stderr.trim()}`);
 }
 
-async function writeCrontab(fun: string, user: string, tab: Crontab): Promise<void> {
+export async function writeCrontab(fun: string, user: string, tab: Crontab): Promise<void> {
   // '-' reads the new crontab from stdin: no temporary file another user could swap.
   await runChecked(fun, ['crontab', '-u', user, '-'], { stdin: renderCrontab(tab) });
 }

@@ -1,13 +1,22 @@
 // The registry a minion runs with: every built-in execution module, registered explicitly.
 
+import { alternativesFunctions } from './alternatives-module.js';
+import { apacheFunctions } from './apache-module.js';
 import { archiveFunctions } from './archive-module.js';
+import { cmdBgFunctions } from './cmd-bg.js';
 import { cmdFunctions } from './cmd-module.js';
+import { cronEnvFunctions } from './cron-env-module.js';
 import { cronFunctions } from './cron-module.js';
+import { debconfFunctions } from './debconf-module.js';
 import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
+import { grainsSetFunctions } from './grains-set-module.js';
+import { localeFunctions } from './locale-module.js';
 import { mineFunctions } from './mine-module.js';
+import { mountFunctions } from './mount-module.js';
 import { networkFunctions } from './network-module.js';
 import { pillarFunctions } from './pillar-module.js';
+import { pkgHoldFunctions } from './pkg-hold.js';
 import { pkgFunctions } from './pkg-module.js';
 import { pkgVersionCmpFunction } from './pkg-version-cmp.js';
 import { pkgrepoFunctions } from './pkgrepo-module.js';
@@ -18,7 +27,9 @@ import { saltutilSyncFunctions } from './saltutil-sync.js';
 import { serviceFunctions } from './service-module.js';
 import { statusFunctions } from './status-module.js';
 import { sysFunctions } from './sys-module.js';
+import { sysctlFunctions } from './sysctl-module.js';
 import { testFunctions } from './test-module.js';
+import { timezoneFunctions } from './timezone-module.js';
 import { userAdminFunctions } from './user-admin-module.js';
 import { userGroupFunctions } from './user-group-module.js';
 
@@ -43,6 +54,17 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(saltutilSyncFunctions);
   registry.registerAll(pillarFunctions);
   registry.registerAll(mineFunctions);
+  registry.registerAll(sysctlFunctions);
+  registry.registerAll(apacheFunctions);
+  registry.registerAll(mountFunctions);
+  registry.registerAll(debconfFunctions);
+  registry.registerAll(grainsSetFunctions);
+  registry.registerAll(cmdBgFunctions);
+  registry.registerAll(pkgHoldFunctions);
+  registry.registerAll(alternativesFunctions);
+  registry.registerAll(cronEnvFunctions);
+  registry.registerAll(timezoneFunctions);
+  registry.registerAll(localeFunctions);
   registry.registerAll(sysFunctions(registry));
   return registry;
 }

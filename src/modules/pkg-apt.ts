@@ -2,7 +2,7 @@
 // apt-cache policy for candidates. Always non-interactive, always argv arrays.
 
 import { runArgv, runChecked } from './host-tools.js';
-import type { InstallOptions, PkgBackend } from './pkg-backend.js';
+import type { InstallOptions, PkgBackend, UpgradeOptions } from './pkg-backend.js';
 
 // Salt's apt environment: no debconf questions, no listchanges/listbugs pagers.
 const APT_ENV = { DEBIAN_FRONTEND: 'noninteractive', APT_LISTBUGS_FRONTEND: 'none', APT_LISTCHANGES_FRONTEND: 'none' };
@@ -66,6 +66,22 @@ export function createAptBackend(): PkgBackend {
       // Only a newer candidate counts; a locally newer or pinned-down version is "up to date".
       const newer = await runArgv(label, ['dpkg', '--compare-versions', installed, 'lt', candidate], { signal });
       return newer.retcode === 0 ? candidate : '';
+    },
+    async listUpgrades(label, opts: UpgradeOptions, signal) {
+      const argv = ['apt-get', '--just-print', opts.dist ? 'dist-upgrade' : 'upgrade'];
+      if (opts.fromrepo) argv.push('-o', `APT::Default-Release=${opts.fromrepo}`);
+      const r = await runChecked(label, argv, { signal, env: APT_ENV });
+      // Salt reads the "Conf name (version ...)" lines of the simulation.
+      return new Map([...r.stdout.matchAll(/^Conf (\S+) \((\S+)/gm)].map((m) => [m[1]!, m[2]!]));
+    },
+    async upgrade(label, opts, signal) {
+      const conf = opts.forceConfNew ? ['-o', 'DPkg::Options::=--force-confnew'] : CONF_OPTS;
+      const argv = ['apt-get', '-q', '-y', ...conf];
+      if (opts.fromrepo) argv.push('-t', opts.fromrepo);
+      // Named packages: upgrade those only, never install one that is missing.
+      if (opts.names?.length) argv.push('install', '--only-upgrade', '--', ...opts.names);
+      else argv.push(opts.dist ? 'dist-upgrade' : 'upgrade');
+      await runChecked(label, argv, { signal, env: APT_ENV });
     },
   };
 }

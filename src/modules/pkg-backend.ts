@@ -10,6 +10,9 @@ export interface InstallOptions {
   reinstall: boolean;
   /** false: leave out recommended (apt) / weak (dnf) dependencies; undefined: the host's default. */
   installRecommends?: boolean;
+  /** dnf only (apt has no per-call repository switches, and Salt's aptpkg ignores these too). */
+  enablerepo?: string;
+  disablerepo?: string;
 }
 
 export interface PkgBackend {
@@ -26,6 +29,16 @@ export interface PkgBackend {
   purge(label: string, names: readonly string[], signal: AbortSignal): Promise<void>;
   /** The newest available version if it is newer than the installed one, else ''. */
   latestVersion(label: string, name: string, signal: AbortSignal): Promise<string>;
+  /** Packages an upgrade would change: name → the version it would bring (Salt's list_upgrades). */
+  listUpgrades(label: string, opts: UpgradeOptions, signal: AbortSignal): Promise<Map<string, string>>;
+  /** Upgrades everything (or only `names`, already installed and validated). */
+  upgrade(label: string, opts: UpgradeOptions & { names?: readonly string[]; forceConfNew?: boolean }, signal: AbortSignal): Promise<void>;
+}
+
+export interface UpgradeOptions {
+  /** apt: dist-upgrade (may add and remove packages) instead of upgrade; dnf ignores it. */
+  dist: boolean;
+  fromrepo?: string;
 }
 
 export interface BackendFactories {

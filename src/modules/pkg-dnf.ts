@@ -33,6 +33,8 @@ export function createDnfBackend(): PkgBackend {
       const argv = ['dnf', '-y'];
       if (opts.refresh) argv.push('--refresh');
       if (opts.fromrepo) argv.push('--disablerepo=*', `--enablerepo=${opts.fromrepo}`);
+      if (opts.disablerepo) argv.push(`--disablerepo=${opts.disablerepo}`);
+      if (opts.enablerepo) argv.push(`--enablerepo=${opts.enablerepo}`);
       if (opts.installRecommends !== undefined) argv.push(`--setopt=install_weak_deps=${opts.installRecommends ? 'True' : 'False'}`);
       argv.push(opts.reinstall ? 'reinstall' : 'install', '--', ...targets.map((t) => (t.version ? `${t.name}-${t.version}` : t.name)));
       await runChecked(label, argv, { signal });
@@ -50,6 +52,25 @@ export function createDnfBackend(): PkgBackend {
       const candidate = evr(epoch ?? '', version, release);
       const installed = (await this.listPkgs(label, signal)).get(name) ?? [];
       return installed.includes(candidate) ? '' : candidate;
+    },
+    async listUpgrades(label, opts, signal) {
+      const argv = ['dnf', '-q', 'check-update'];
+      if (opts.fromrepo) argv.push('--disablerepo=*', `--enablerepo=${opts.fromrepo}`);
+      // check-update exits 100 when there are updates, 0 when there are none.
+      const r = await runArgv(label, argv, { signal });
+      if (r.retcode !== 0 && r.retcode !== 100) await runChecked(label, argv, { signal });
+      const out = new Map<string, string>();
+      for (const line of r.stdout.split('\n')) {
+        const m = /^(\S+)\.[^.\s]+\s+(\S+)\s+\S+$/.exec(line.trim());
+        if (m) out.set(m[1]!, m[2]!);
+      }
+      return out;
+    },
+    async upgrade(label, opts, signal) {
+      const argv = ['dnf', '-y'];
+      if (opts.fromrepo) argv.push('--disablerepo=*', `--enablerepo=${opts.fromrepo}`);
+      argv.push('upgrade', ...(opts.names?.length ? ['--', ...opts.names] : []));
+      await runChecked(label, argv, { signal });
     },
   };
 }

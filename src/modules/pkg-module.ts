@@ -95,6 +95,8 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         { name: 'version', type: 'string', keywordOnly: true, doc: 'version of the single package given as name' },
         { name: 'reinstall', type: 'bool', default: false, keywordOnly: true, doc: 'reinstall even if the version is already installed' },
         { name: 'install_recommends', type: 'bool', keywordOnly: true, doc: 'false leaves out recommended (apt) or weak (dnf) dependencies; unset keeps the host default' },
+        { name: 'enablerepo', type: 'string', keywordOnly: true, doc: 'dnf: also use this repository (apt ignores it, as Salt does)' },
+        { name: 'disablerepo', type: 'string', keywordOnly: true, doc: 'dnf: do not use this repository (apt ignores it, as Salt does)' },
       ],
       run: async (ctx, a) => {
         const fun = 'pkg.install';
@@ -102,7 +104,19 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         const b = backend(fun);
         const before = await b.listPkgs(fun, ctx.signal);
         await withErrorsNamingChanges(fun, b, ctx, before, () =>
-          b.install(fun, targets, { refresh: a.named.refresh, fromrepo: a.named.fromrepo, reinstall: a.named.reinstall, installRecommends: a.named.install_recommends }, ctx.signal),
+          b.install(
+            fun,
+            targets,
+            {
+              refresh: a.named.refresh,
+              fromrepo: a.named.fromrepo,
+              reinstall: a.named.reinstall,
+              installRecommends: a.named.install_recommends,
+              ...(a.named.enablerepo ? { enablerepo: a.named.enablerepo } : {}),
+              ...(a.named.disablerepo ? { disablerepo: a.named.disablerepo } : {}),
+            },
+            ctx.signal,
+          ),
         );
         return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
       },
@@ -190,6 +204,44 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         const values: string[] = [];
         for (const n of names) values.push(await b.latestVersion(fun, n, ctx.signal));
         return oneOrMap(names, values);
+      },
+    }),
+    defineFunction({
+      name: 'pkg.list_upgrades',
+      doc: 'Return the packages an upgrade would change, as {name: new version}.',
+      params: [
+        { name: 'refresh', type: 'bool', default: true, doc: 'update the package index first' },
+        { name: 'dist_upgrade', type: 'bool', default: true, doc: "apt: as dist-upgrade would (Salt's default here), else as upgrade" },
+        { name: 'fromrepo', type: 'string', keywordOnly: true, doc: 'apt: the release to prefer (APT::Default-Release); dnf: the only repository' },
+      ],
+      kwargs: true,
+      run: async (ctx, a) => {
+        const fun = 'pkg.list_upgrades';
+        const b = backend(fun);
+        if (a.named.refresh) await b.refresh(fun, ctx.signal);
+        return Object.fromEntries(await b.listUpgrades(fun, { dist: a.named.dist_upgrade, fromrepo: a.named.fromrepo }, ctx.signal));
+      },
+    }),
+    defineFunction({
+      name: 'pkg.upgrade',
+      doc: 'Upgrade all packages (or only pkgs); returns {name: {old, new}} for what changed.',
+      params: [
+        { name: 'refresh', type: 'bool', default: true, doc: 'update the package index first' },
+        { name: 'dist_upgrade', type: 'bool', default: false, doc: 'apt: dist-upgrade (may add and remove packages) instead of upgrade' },
+        { name: 'pkgs', type: 'list', keywordOnly: true, doc: 'upgrade only these installed packages' },
+        { name: 'fromrepo', type: 'string', keywordOnly: true, doc: 'apt: the target release (-t); dnf: the only repository' },
+        { name: 'force_conf_new', type: 'bool', default: false, keywordOnly: true, doc: 'apt: take the new version of changed configuration files' },
+      ],
+      kwargs: true,
+      run: async (ctx, a) => {
+        const fun = 'pkg.upgrade';
+        const b = backend(fun);
+        const names = a.named.pkgs?.map((p) => checkName(fun, 'package name', String(p), PKG_NAME));
+        if (a.named.refresh) await b.refresh(fun, ctx.signal);
+        const before = await b.listPkgs(fun, ctx.signal);
+        const opts = { dist: a.named.dist_upgrade, fromrepo: a.named.fromrepo, forceConfNew: a.named.force_conf_new, ...(names ? { names } : {}) };
+        await withErrorsNamingChanges(fun, b, ctx, before, () => b.upgrade(fun, opts, ctx.signal));
+        return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
       },
     }),
   ];

@@ -23,6 +23,7 @@ const COMMON = [
   { name: 'stdin', type: 'string', doc: 'text written to the standard input' },
   { name: 'umask', type: 'string', doc: "the umask the command runs with, e.g. '077'" },
   { name: 'prepend_path', type: 'string', doc: 'a directory put in front of PATH' },
+  { name: 'bg', type: 'bool', default: false, doc: 'start the command in the background and do not wait for it (changes: its pid)' },
 ] as const;
 
 interface RunOpts {
@@ -37,6 +38,7 @@ interface RunOpts {
   stdin?: string;
   umask?: string;
   prepend_path?: string;
+  bg?: boolean;
 }
 
 /**
@@ -82,6 +84,12 @@ async function runCommand(ctx: StateContext, name: string, cmd: string | string[
   }
   const kwarg: Record<string, unknown> = { python_shell: typeof argv === 'string' ? pythonShell : false };
   for (const [k, v] of Object.entries({ cwd: o.cwd, runas: o.runas, shell, env, timeout: o.timeout, stdin: o.stdin })) if (v !== undefined && v !== null) kwarg[k] = v;
+  if (o.bg) {
+    // Salt does not wait: the changes carry the pid, no exit code and no output.
+    const bg = await ctx.call('cmd.run_bg', [argv], Object.fromEntries(Object.entries(kwarg).filter(([k]) => !['timeout', 'stdin'].includes(k))));
+    if (bg.error) return stateResult(name, false, bg.error.message);
+    return stateResult(name, true, `Command "${name}" run`, { pid: (bg.return as { pid: number }).pid, retcode: null, stdout: '', stderr: '' });
+  }
   const r = await ctx.call('cmd.run_all', [argv], kwarg);
   // A non-zero exit is a return with retcode (success false but no error); an error is a failure to run.
   if (r.error) return stateResult(name, false, r.error.message);

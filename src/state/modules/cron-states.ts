@@ -3,7 +3,7 @@
 // crontab, so it predicts exactly what a real run does.
 
 import { checkCronFields, withJob, withoutJob, withSpecial, type Crontab } from '../../modules/index.js';
-import { defineState, type StateFunction } from '../types.js';
+import { defineState, type StateContext, type StateFunction } from '../types.js';
 import { callFn, stateResult } from './state-result.js';
 
 const str = (v: unknown): string => String(v);
@@ -83,4 +83,60 @@ const absent = defineState({
   },
 });
 
-export const cronStates: readonly StateFunction[] = [present, absent];
+const ENV_USER = { name: 'user', type: 'string', default: 'root', doc: 'whose crontab' } as const;
+
+// salt/states/cron.py env_present/env_absent: test=True reads the crontab's env lines.
+async function envStatus(ctx: StateContext, user: string, name: string, value = ''): Promise<'absent' | 'update' | 'present' | string> {
+  const tab = await callFn<Crontab>(ctx, 'cron.list_tab', [user]);
+  if (!tab.ok) return tab.message;
+  const env = tab.value.env.find((e) => e.name === name);
+  return env === undefined ? 'absent' : env.value !== value ? 'update' : 'present';
+}
+
+const envPresent = defineState({
+  name: 'cron.env_present',
+  doc: "Make sure a NAME=value line is in a user's crontab (above brine's jobs).",
+  params: [{ name: 'name', type: 'string', required: true, doc: 'the variable, e.g. MAILTO' }, { name: 'value', type: 'any', doc: 'its value' }, ENV_USER],
+  example: 'MAILTO:\n  cron.env_present:\n    - value: ops@example.com\n    - user: root',
+  run: async (ctx, a) => {
+    const { name, user } = a.named;
+    const value = a.named.value === undefined || a.named.value === null ? '' : String(a.named.value);
+    if (ctx.test) {
+      const s = await envStatus(ctx, user, name, value);
+      if (s === 'present') return stateResult(name, true, `Cron env ${name} already present`);
+      if (s === 'absent') return stateResult(name, null, `Cron env ${name} is set to be added`);
+      if (s === 'update') return stateResult(name, null, `Cron env ${name} is set to be updated`);
+      return stateResult(name, false, s);
+    }
+    const r = await callFn<string>(ctx, 'cron.set_env', [user, name], { value });
+    const data = r.ok ? r.value : r.message;
+    if (data === 'present') return stateResult(name, true, `Cron env ${name} already present`);
+    if (data === 'new') return stateResult(name, true, `Cron env ${name} added to ${user}'s crontab`, { [user]: name });
+    if (data === 'updated') return stateResult(name, true, `Cron env ${name} updated`, { [user]: name });
+    return stateResult(name, false, `Cron env ${name} for user ${user} failed to commit with error \n${data}`);
+  },
+});
+
+const envAbsent = defineState({
+  name: 'cron.env_absent',
+  doc: "Make sure a NAME=... line is not in a user's crontab.",
+  params: [{ name: 'name', type: 'string', required: true, doc: 'the variable' }, ENV_USER],
+  example: 'MAILTO:\n  cron.env_absent:\n    - user: root',
+  run: async (ctx, a) => {
+    const name = a.named.name.trim();
+    const { user } = a.named;
+    if (ctx.test) {
+      const s = await envStatus(ctx, user, name);
+      if (s === 'absent') return stateResult(name, true, `Cron env ${name} is absent`);
+      if (s === 'present' || s === 'update') return stateResult(name, null, `Cron env ${name} is set to be removed`);
+      return stateResult(name, false, s);
+    }
+    const r = await callFn<string>(ctx, 'cron.rm_env', [user, name]);
+    const data = r.ok ? r.value : r.message;
+    if (data === 'absent') return stateResult(name, true, `Cron env ${name} already absent`);
+    if (data === 'removed') return stateResult(name, true, `Cron env ${name} removed from ${user}'s crontab`, { [user]: name });
+    return stateResult(name, false, `Cron env ${name} for user ${user} failed to commit with error ${data}`);
+  },
+});
+
+export const cronStates: readonly StateFunction[] = [present, absent, envPresent, envAbsent];

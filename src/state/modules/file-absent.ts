@@ -6,6 +6,8 @@ import { checkAbsolute, errorText, failed, pending, succeed } from './file-resul
 
 export const fileAbsent = defineState({
   name: 'file.absent',
+  // Salt's file.absent takes **kwargs: keys it does not know (backupname, show_diff, ...) are ignored.
+  kwargs: true,
   doc: 'Make sure a file, symlink or directory (with everything in it) is absent.',
   params: [{ name: 'name', type: 'string', required: true, doc: 'absolute path to remove' }],
   example: '/etc/nginx/sites-enabled/default:\n  file.absent: []',

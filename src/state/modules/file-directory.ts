@@ -56,6 +56,8 @@ export function planComment(plan: Plan): string {
 
 export const fileDirectory = defineState({
   name: 'file.directory',
+  // Salt's file.directory takes **kwargs: keys it does not know (backupname, show_diff, ...) are ignored.
+  kwargs: true,
   doc: 'Manage a directory: existence, owner and mode, recursively if asked, and clean out unmanaged files.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute path of the directory' },

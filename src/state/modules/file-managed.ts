@@ -10,6 +10,8 @@ import { checkAbsolute, errorText, failed } from './file-result.js';
 
 export const fileManaged = defineState({
   name: 'file.managed',
+  // Salt's file.managed takes **kwargs: keys it does not know (backupname, show_diff, ...) are ignored.
+  kwargs: true,
   doc: 'Manage a file: its content (from a source, a template or contents), owner and mode.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute path of the file' },

@@ -80,6 +80,8 @@ class RecurseReport {
 
 export const fileRecurse = defineState({
   name: 'file.recurse',
+  // Salt's file.recurse takes **kwargs: keys it does not know (backupname, show_diff, ...) are ignored.
+  kwargs: true,
   doc: 'Mirror a salt:// directory into a local directory, file by file (with templates, modes and clean).',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute path of the local directory' },

@@ -12,6 +12,8 @@ import { makeParents } from './file-write.js';
 
 export const fileSymlink = defineState({
   name: 'file.symlink',
+  // Salt's file.symlink takes **kwargs: keys it does not know (backupname, show_diff, ...) are ignored.
+  kwargs: true,
   doc: 'Make sure a symbolic link exists and points to the target.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute path of the link' },

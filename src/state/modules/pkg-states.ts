@@ -4,6 +4,7 @@
 
 import { BrineError } from '../../util/errors.js';
 import { defineState, type StateContext, type StateFunction, type StateResult } from '../types.js';
+import { holdAfterInstall, holdOnInstalled, runHold } from './pkg-hold-result.js';
 import { callFn, defined, stateResult } from './state-result.js';
 
 interface Target {
@@ -88,33 +89,67 @@ const installed = defineState({
     { name: 'reinstall', type: 'bool', default: false, doc: 'reinstall packages already at the wanted version' },
     { name: 'skip_suggestions', type: 'bool', default: false, doc: 'accepted for compatibility (brine never suggests names)' },
     { name: 'install_recommends', type: 'bool', doc: 'false leaves out recommended (apt) or weak (dnf) dependencies' },
+    { name: 'hold', type: 'bool', doc: 'True holds the packages at their version (apt-mark hold), False releases them; unset leaves holds alone' },
+    { name: 'enablerepo', type: 'string', doc: 'dnf: also use this repository (apt ignores it, as Salt does)' },
+    { name: 'disablerepo', type: 'string', doc: 'dnf: do not use this repository (apt ignores it, as Salt does)' },
+    { name: 'sources', type: 'list', doc: 'packages from files ({name: salt:// or path}); not supported yet: the state fails saying so' },
   ],
+  // Salt's pkg.installed takes **kwargs and passes them to the package module.
+  kwargs: true,
   example: 'nginx:\n  pkg.installed:\n    - version: 1.22.1-9\n    - install_recommends: False\n\nweb-tools:\n  pkg.installed:\n    - pkgs:\n      - curl\n      - jq: 1.6-2.1',
   run: async (ctx, a) => {
     const n = a.named;
+    if (n.sources !== undefined) {
+      return stateResult(
+        n.name,
+        false,
+        'pkg.installed: sources (packages from .deb/.rpm files) is not supported by brine yet; install the file with cmd.run (apt-get install ./file.deb) or publish it in a repository',
+      );
+    }
     const targets = pkgTargets('pkg.installed', n.name, n.version, n.pkgs);
     const before = await listPkgs(ctx);
     if (typeof before === 'string') return stateResult(n.name, false, before);
     const todo = n.reinstall ? targets : targets.filter((t) => !versionMatches(before.get(t.name) ?? [], t.version));
+    const hold = async () =>
+      n.hold === undefined
+        ? []
+        : runHold(
+            ctx,
+            targets.map((t) => t.name),
+            n.hold,
+          );
     if (todo.length === 0) {
       // salt/states/pkg.py _find_install_targets: the single-name answers need the exact version
       // installed; anything else (pkgs, a wildcard) is the general one
       const t = targets[0]!;
-      if (!n.pkgs && !t.version) return stateResult(n.name, true, `Package ${t.name} is already installed`);
-      if (!n.pkgs && (before.get(t.name) ?? []).includes(t.version!)) return stateResult(n.name, true, `Version ${t.version} of package '${t.name}' is already installed`);
-      const spec = targets.some((x) => x.version) ? ' and are at the desired version' : '';
-      return stateResult(n.name, true, `All specified packages are already installed${spec}`);
+      let ret: StateResult;
+      if (!n.pkgs && !t.version) ret = stateResult(n.name, true, `Package ${t.name} is already installed`);
+      else if (!n.pkgs && (before.get(t.name) ?? []).includes(t.version!)) ret = stateResult(n.name, true, `Version ${t.version} of package '${t.name}' is already installed`);
+      else {
+        const spec = targets.some((x) => x.version) ? ' and are at the desired version' : '';
+        ret = stateResult(n.name, true, `All specified packages are already installed${spec}`);
+      }
+      const held = await hold();
+      if (typeof held === 'string') return stateResult(n.name, false, held);
+      return holdOnInstalled(ret, held);
     }
-    if (ctx.test) return stateResult(n.name, null, `The following packages would be installed/updated: ${todo.map((t) => t.name).join(', ')}`, await installableVersions(ctx, todo));
-    const { changes, error } = await change(ctx, 'pkg.install', installArgs(todo, { refresh: n.refresh, fromrepo: n.fromrepo, reinstall: n.reinstall, install_recommends: n.install_recommends }));
+    if (ctx.test) return stateResult(n.name, null, `The following packages would be installed/updated: ${todo.map(label).join(', ')}`, await installableVersions(ctx, todo));
+    const { changes, error } = await change(
+      ctx,
+      'pkg.install',
+      installArgs(todo, { refresh: n.refresh, fromrepo: n.fromrepo, reinstall: n.reinstall, install_recommends: n.install_recommends, enablerepo: n.enablerepo, disablerepo: n.disablerepo }),
+    );
     if (error) return stateResult(n.name, false, error, changes);
+    const held = await hold();
+    if (typeof held === 'string') return stateResult(n.name, false, held, changes);
     const after = await listPkgs(ctx);
     const failed = typeof after === 'string' ? todo : todo.filter((t) => !versionMatches(after.get(t.name) ?? [], t.version));
     if (failed.length) return stateResult(n.name, false, `The following packages failed to install/update: ${failed.map(label).join(', ')}`, changes);
     const already = targets.filter((t) => !todo.includes(t));
     const comment = [`The following packages were installed/updated: ${todo.map((t) => t.name).join(', ')}`];
     if (already.length) comment.push(`The following packages were already installed: ${already.map((t) => t.name).join(', ')}`);
-    return stateResult(n.name, true, comment.join('\n'), changes);
+    const holdOk = holdAfterInstall(comment, changes as Record<string, { old?: string; new?: string }>, held);
+    return stateResult(n.name, holdOk, comment.join('\n'), changes);
   },
 });
 

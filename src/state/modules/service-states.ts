@@ -47,6 +47,8 @@ const ENABLE = { name: 'enable', type: 'bool', doc: 'also start (True) or do not
 const WATCH = [
   { name: 'reload', type: 'bool', default: false, doc: 'on a watch, reload instead of restart' },
   { name: 'full_restart', type: 'bool', default: false, doc: 'on a watch, stop then start instead of restart' },
+  { name: 'force', type: 'bool', default: false, doc: 'accepted for Salt compatibility (force-reload on a watch; brine reloads)' },
+  { name: 'sig', type: 'string', doc: 'accepted for Salt compatibility (a process to look for instead of asking the service manager; brine always asks)' },
 ] as const;
 
 /** Waits `seconds` (init_delay), ending early when the job is cancelled. */
@@ -130,7 +132,7 @@ async function dead(ctx: StateContext, name: string, enable: boolean | undefined
  * Salt's service.mod_watch: restart (or reload / full restart) a running service, start a
  * stopped one; for service.dead, stop a running one. Changes are {name: <outcome>}.
  */
-async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead', opts: { reload: boolean; full_restart: boolean }): Promise<StateResult> {
+async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead', opts: { reload: boolean; full_restart: boolean; init_delay?: number }): Promise<StateResult> {
   const ok = await probe(ctx, 'service.available', name);
   if (typeof ok === 'string') return stateResult(name, false, ok);
   if (!ok) return stateResult(name, false, `The named service ${name} is not available`);
@@ -152,6 +154,8 @@ async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead
     // Salt's service functions raise with the manager's message, which becomes the comment.
     if (!r.ok) return stateResult(name, false, r.message);
   }
+  // Salt's mod_watch sleeps init_delay after the restart or reload.
+  await delay(ctx, opts.init_delay);
   return stateResult(name, true, `Service ${past}`, { [name]: true });
 }
 
@@ -170,6 +174,8 @@ async function bootOnly(ctx: StateContext, name: string, enable: boolean): Promi
 export const serviceStates: readonly StateFunction[] = [
   defineState({
     name: 'service.running',
+    // Salt's function takes **kwargs: arguments it does not know (restart: True, no_block, ...) are ignored.
+    kwargs: true,
     doc: 'Make sure a service is running (and enabled at boot with enable: True); restarted when a watched state changes.',
     params: [NAME, ENABLE, INIT_DELAY, ...WATCH],
     example:
@@ -179,6 +185,8 @@ export const serviceStates: readonly StateFunction[] = [
   }),
   defineState({
     name: 'service.dead',
+    // Salt's function takes **kwargs: arguments it does not know (restart: True, no_block, ...) are ignored.
+    kwargs: true,
     doc: 'Make sure a service is stopped (and disabled at boot with enable: False).',
     params: [NAME, ENABLE, ...WATCH],
     example: 'telnetd:\n  service.dead:\n    - enable: False',
@@ -187,6 +195,8 @@ export const serviceStates: readonly StateFunction[] = [
   }),
   defineState({
     name: 'service.enabled',
+    // Salt's function takes **kwargs: arguments it does not know (restart: True, no_block, ...) are ignored.
+    kwargs: true,
     doc: 'Make sure a service starts at boot, without starting or stopping it now.',
     params: [NAME],
     example: 'cron:\n  service.enabled: []',
@@ -194,6 +204,8 @@ export const serviceStates: readonly StateFunction[] = [
   }),
   defineState({
     name: 'service.disabled',
+    // Salt's function takes **kwargs: arguments it does not know (restart: True, no_block, ...) are ignored.
+    kwargs: true,
     doc: 'Make sure a service does not start at boot, without starting or stopping it now.',
     params: [NAME],
     example: 'bluetooth:\n  service.disabled: []',

@@ -2,16 +2,41 @@
 // module.run), each failing softly: an error thrown at run time fails that state only.
 
 import type { StateFunction } from '../types.js';
+import { alternativesStates } from './alternatives-states.js';
+import { apacheModuleStates } from './apache-module-states.js';
 import { cmdStates } from './cmd-states.js';
 import { cronStates } from './cron-states.js';
+import { debconfStates } from './debconf-states.js';
+import { grainsStates } from './grains-states.js';
 import { groupStates } from './group-states.js';
+import { localeStates } from './locale-states.js';
 import { moduleStates } from './module-states.js';
+import { mountStates } from './mount-states.js';
 import { pkgStates } from './pkg-states.js';
 import { pkgrepoStates } from './pkgrepo-states.js';
+import { pkgUptodateStates } from './pkg-uptodate.js';
 import { serviceStates } from './service-states.js';
 import { failingSoftly } from './state-result.js';
+import { sysctlStates } from './sysctl-states.js';
+import { timezoneStates } from './timezone-states.js';
 import { userStates } from './user-states.js';
 
-export const systemStateFunctions: readonly StateFunction[] = [...pkgStates, ...pkgrepoStates, ...serviceStates, ...cmdStates, ...userStates, ...groupStates, ...cronStates, ...moduleStates].map(
-  failingSoftly,
-);
+export const systemStateFunctions: readonly StateFunction[] = [
+  ...pkgStates,
+  ...pkgrepoStates,
+  ...serviceStates,
+  ...cmdStates,
+  ...userStates,
+  ...groupStates,
+  ...cronStates,
+  ...moduleStates,
+  ...sysctlStates,
+  ...apacheModuleStates,
+  ...pkgUptodateStates,
+  ...mountStates,
+  ...debconfStates,
+  ...grainsStates,
+  ...alternativesStates,
+  ...timezoneStates,
+  ...localeStates,
+].map(failingSoftly);

@@ -17,8 +17,8 @@ describe('sys module', () => {
   });
 
   it('list_functions filters by module name, glob or exact name', async () => {
-    assert.deepEqual(await call('sys.list_functions', ['cmd']), ['cmd.has_exec', 'cmd.retcode', 'cmd.run', 'cmd.run_all', 'cmd.shell', 'cmd.which']);
-    assert.deepEqual(await call('sys.list_functions', ['cmd.run*']), ['cmd.run', 'cmd.run_all']);
+    assert.deepEqual(await call('sys.list_functions', ['cmd']), ['cmd.has_exec', 'cmd.retcode', 'cmd.run', 'cmd.run_all', 'cmd.run_bg', 'cmd.shell', 'cmd.which']);
+    assert.deepEqual(await call('sys.list_functions', ['cmd.run*']), ['cmd.run', 'cmd.run_all', 'cmd.run_bg']);
     assert.deepEqual(await call('sys.list_functions', ['test.ping', 'grains.l?']), ['grains.ls', 'test.ping']);
     assert.deepEqual(await call('sys.list_functions', ['te']), [], 'a bare word is a whole module name, not a prefix');
   });
@@ -41,7 +41,7 @@ describe('sys module', () => {
       'test.sleep': 'test.sleep(length: number)\n\nSleep for the given number of seconds, then return true; stops when the job is cancelled.',
     });
     const cmd = (await call('sys.doc', ['cmd'])) as Record<string, string>;
-    assert.deepEqual(Object.keys(cmd), ['cmd.has_exec', 'cmd.retcode', 'cmd.run', 'cmd.run_all', 'cmd.shell', 'cmd.which']);
+    assert.deepEqual(Object.keys(cmd), ['cmd.has_exec', 'cmd.retcode', 'cmd.run', 'cmd.run_all', 'cmd.run_bg', 'cmd.shell', 'cmd.which']);
     assert.match(
       cmd['cmd.run']!,
       /^cmd\.run\(cmd: any, cwd\?: string, stdin\?: string, shell: string = "\/bin\/sh", python_shell: bool = true, env\?: map, rstrip: bool = true, timeout\?: number, \*, runas\?: string\)\n\n/,

@@ -10,19 +10,38 @@ import path from 'node:path';
 const APT_GET = `#!/bin/sh
 d="$FAKE_APT_DIR"
 echo "$*" >> "$d/calls"
-verb=""; pkgs=""; seen=""
+verb=""; pkgs=""; seen=""; sim=""; only=""
 for a in "$@"; do
   if [ -n "$seen" ]; then pkgs="$pkgs $a"; continue; fi
   case "$a" in
     --) seen=1 ;;
-    install|remove|purge|update) verb="$a" ;;
+    --just-print) sim=1 ;;
+    --only-upgrade) only=1 ;;
+    install|remove|purge|update|upgrade|dist-upgrade) verb="$a" ;;
   esac
 done
+# upgrade and dist-upgrade: every installed package whose newest available version is newer
+# ("name old new" lines); --just-print prints apt's Inst/Conf lines for them, else they are installed.
+newer() {
+  awk '$3 != "rc" {print $1, $2}' "$d/installed" | while read -r n v; do
+    best=$(awk -v n="$n" '$1==n {print $2}' "$d/available" | sort -V | tail -n 1)
+    [ -n "$best" ] && [ "$best" != "$v" ] && [ "$(printf '%s\\n%s\\n' "$v" "$best" | sort -V | tail -n 1)" = "$best" ] && echo "$n $v $best"
+  done
+}
 case "$verb" in
   update) exit 0 ;;
+  upgrade|dist-upgrade)
+    newer > "$d/upgrades"
+    if [ -n "$sim" ]; then
+      while read -r n v b; do echo "Inst $n [$v] ($b Debian:12/stable [amd64])"; done < "$d/upgrades"
+      while read -r n v b; do echo "Conf $n ($b Debian:12/stable [amd64])"; done < "$d/upgrades"
+      exit 0
+    fi
+    while read -r n v b; do awk -v n="$n" '$1!=n' "$d/installed" > "$d/tmp"; echo "$n $b" >> "$d/tmp"; mv "$d/tmp" "$d/installed"; done < "$d/upgrades" ;;
   install)
     for p in $pkgs; do
       n="\${p%%=*}"; v=""; [ "$n" != "$p" ] && v="\${p#*=}"
+      if [ -n "$only" ] && ! awk -v n="$n" '$1==n && $3!="rc" {f=1} END {exit !f}' "$d/installed"; then continue; fi
       avail=$(awk -v n="$n" '$1==n {print $2}' "$d/available" | tail -n 1)
       if [ -z "$avail" ]; then echo "E: Unable to locate package $n" >&2; exit 100; fi
       if [ -n "$v" ] && ! awk -v n="$n" -v v="$v" '$1==n && $2==v {f=1} END {exit !f}' "$d/available"; then echo "E: Version '$v' for '$n' was not found" >&2; exit 100; fi
@@ -43,8 +62,20 @@ awk '{st = ($3 == "rc") ? "deinstall ok config-files" : "install ok installed"; 
 `;
 
 const DPKG = `#!/bin/sh
+# selections: held packages are the names listed in $FAKE_APT_DIR/held
+d="$FAKE_APT_DIR"; touch "$d/held"
 case "$1" in
   --print-architecture) echo amd64 ;;
+  --get-selections)
+    awk '$3 != "rc" {print $1}' "$d/installed" | while read -r n; do
+      [ -n "$2" ] && [ "$n" != "$2" ] && continue
+      if grep -qx "$n" "$d/held"; then printf '%s\\t\\t\\thold\\n' "$n"; else printf '%s\\t\\t\\tinstall\\n' "$n"; fi
+    done ;;
+  --set-selections)
+    while read -r n s; do
+      grep -vx "$n" "$d/held" > "$d/held.tmp"; mv "$d/held.tmp" "$d/held"
+      if [ "$s" = hold ]; then echo "$n" >> "$d/held"; fi
+    done ;;
   --compare-versions)
     [ "$2" = "$4" ] && exit 1
     low=$(printf '%s\\n%s\\n' "$2" "$4" | sort -V | head -n 1)
@@ -73,6 +104,8 @@ export interface FakeApt {
   residual(): string[];
   /** The apt-get command lines run so far. */
   calls(): string[];
+  /** Packages whose dpkg selection is hold. */
+  held(): string[];
   dispose(): void;
 }
 
@@ -96,7 +129,10 @@ export function installFakeApt(): FakeApt {
   const write = (file: string, lines: string[]) => fs.writeFileSync(path.join(dir, file), lines.map((l) => `${l}\n`).join(''));
   return {
     dir,
-    setInstalled: (pkgs, residual = {}) => write('installed', [...Object.entries(pkgs).map(([n, v]) => `${n} ${v}`), ...Object.entries(residual).map(([n, v]) => `${n} ${v} rc`)]),
+    setInstalled: (pkgs, residual = {}) => {
+      write('installed', [...Object.entries(pkgs).map(([n, v]) => `${n} ${v}`), ...Object.entries(residual).map(([n, v]) => `${n} ${v} rc`)]);
+      write('held', []);
+    },
     setAvailable: (pkgs) =>
       write(
         'available',
@@ -112,6 +148,13 @@ export function installFakeApt(): FakeApt {
       lines()
         .filter((f) => f[2] === 'rc')
         .map((f) => f[0]!),
+    held: () =>
+      fs.existsSync(path.join(dir, 'held'))
+        ? fs
+            .readFileSync(path.join(dir, 'held'), 'utf8')
+            .split('\n')
+            .filter((l) => l !== '')
+        : [],
     calls: () =>
       fs
         .readFileSync(path.join(dir, 'calls'), 'utf8')
