@@ -54,7 +54,6 @@ describe('states end to end through the master file server', () => {
 
   before(async () => {
     cluster = await Cluster.create();
-    // under the master's root_dir: file_roots, like every brine path option, are placed there
     srv = path.join(cluster.root, 'master', 'srv');
     out = path.join(cluster.root, 'out');
     write(

@@ -8,7 +8,7 @@ import { type BrineError, ERRORS } from '../../util/errors.js';
 import type { MinionRuntime } from '../../minion/index.js';
 import { printable } from '../../util/printable.js';
 import { fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
-import { prepareDaemon, type DaemonStart, type SharedDir } from '../daemon-start.js';
+import { logConfigWarnings, prepareDaemon, type DaemonStart, type SharedDir } from '../daemon-start.js';
 
 // Each daemon loads only its own code: a minion never pulls in the master's SQLite and key store.
 
@@ -29,6 +29,7 @@ export function registerDaemons(program: Command): void {
         const opts = masterOptions(flags);
         const daemon = prepareDaemon('master', opts, sharedSockDir(opts));
         const { logger } = daemon;
+        logConfigWarnings(logger, opts, { role: 'master', localTrees: true });
         const { Master } = await import('../../master/index.js');
         const master = await startOrDispose(daemon, () => Master.start(opts, logger));
         onSignals(() => stopThenDispose(daemon, () => master.stop()));
@@ -67,6 +68,7 @@ export async function runMinionDaemon(flags: ConfigFlags, hooks: Pick<MinionRunt
   const opts = minionOptions(flags);
   const daemon = prepareDaemon('minion', opts);
   const { logger } = daemon;
+  logConfigWarnings(logger, opts, { role: 'minion', localTrees: opts.file_client === 'local' });
   const { Minion } = await import('../../minion/index.js');
   const minion = await startOrDispose(daemon, () =>
     Minion.start(opts, logger, {
