@@ -108,7 +108,7 @@ export async function assembleHigh(requests: ReadonlyArray<{ sls: string; env: s
       // Salt's render_state appends the including SLS to every state the include rendered (an SLS
       // already rendered by another include is not rendered again, and gets nothing appended)
       const brought = await visit(target, inc.env ?? env, sls);
-      for (const h of brought) (h.includedFrom ??= []).push(sls);
+      for (const h of brought) h.includedFrom = [...(h.includedFrom ?? []), sls];
       added.push(...brought);
     }
     for (const h of parsed.ids) {
