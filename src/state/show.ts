@@ -3,6 +3,7 @@
 
 import type { CompiledRun } from './compiler/compile.js';
 import type { HighId } from './compiler/high-types.js';
+import { additionsFor, requisiteInAdditions } from './requisite-in-view.js';
 
 function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
   Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
@@ -52,11 +53,14 @@ export function lowToSalt(run: CompiledRun | undefined): Record<string, unknown>
     }
   });
   const listed = run.listed ?? run.chunks.map((_, i) => i);
+  const additions = requisiteInAdditions(run.chunks);
   return listed.map((i) => {
     const c = run.chunks[i]!;
     const out: Record<string, unknown> = {};
     for (const k of LEADING) if (k in c) setOwn(out, k, c[k]);
     for (const [k, v] of Object.entries(c)) if (!(LEADING as readonly string[]).includes(k) && k !== 'fun') setOwn(out, k, v);
+    // requisite_in's extension: extends an existing list in place, else comes after the arguments
+    for (const [k, entries] of additionsFor(additions, c)) setOwn(out, k, Array.isArray(out[k]) ? [...(out[k] as unknown[]), ...entries] : entries);
     setOwn(out, 'fun', c.fun);
     if (prerequiring.has(i)) setOwn(out, '__prerequiring__', true);
     if (prereq.has(i)) setOwn(out, '__prereq__', true);

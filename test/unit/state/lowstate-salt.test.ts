@@ -46,7 +46,20 @@ const TREE = {
 };
 
 const base = { state: 'rec' };
-const APP = { ...base, name: 'app', __sls__: 'web', __env__: 'base', __id__: 'app', port: 8080, require: [{ sls: 'db' }], order: 10003, fun: 'state', __prereq__: true };
+// requisite_in gives a prereq target `prerequired` (after its arguments), and order_chunks the flags
+const APP = {
+  ...base,
+  name: 'app',
+  __sls__: 'web',
+  __env__: 'base',
+  __id__: 'app',
+  port: 8080,
+  require: [{ sls: 'db' }],
+  order: 10003,
+  prerequired: [{ rec: 'stopper' }],
+  fun: 'state',
+  __prereq__: true,
+};
 const EXPECTED = [
   // names: one chunk per name, order first = 0 plus name_order/10000; per-name arguments after order
   { ...base, name: 'vim', __sls__: 'web', __env__: 'base', __id__: 'pkgs', order: 0.0001, fun: 'state' },
@@ -77,6 +90,22 @@ describe('show_lowstate as Salt 3007', () => {
     assert.equal(r.success, true, JSON.stringify(r.return));
     assert.deepEqual(h.log, ['run:vim', 'run:git:22', 'run:dbconf', 'run:dbsvc', 'run:common', 'test:app', 'run:app:8080', 'run:finish']);
     assert.deepEqual((await h.call('state.show_states')).return, ['web', 'db', 'web.common']);
+  });
+
+  it('a watch_in shows as a watch on its target, after the target own arguments (requisite_in), as in ntp-formula', async () => {
+    const tree = {
+      'top.sls': "base:\n  '*':\n    - n\n",
+      'n.sls': 'p:\n  rec.state: []\nsvc:\n  rec.needs:\n    - target: x\n    - require:\n      - rec: p\nconf:\n  rec.state:\n    - require:\n      - rec: p\n    - watch_in:\n      - rec: svc\n',
+    };
+    const low = (await harness({ base: tree }).call('state.show_lowstate')).return as Array<Record<string, unknown>>;
+    assert.equal(
+      JSON.stringify(low),
+      JSON.stringify([
+        { state: 'rec', name: 'p', __sls__: 'n', __env__: 'base', __id__: 'p', order: 10000, fun: 'state' },
+        { state: 'rec', name: 'conf', __sls__: 'n', __env__: 'base', __id__: 'conf', require: [{ rec: 'p' }], watch_in: [{ rec: 'svc' }], order: 10002, fun: 'state' },
+        { state: 'rec', name: 'svc', __sls__: 'n', __env__: 'base', __id__: 'svc', target: 'x', require: [{ rec: 'p' }], order: 10001, watch: [{ rec: 'conf' }], fun: 'needs' },
+      ]),
+    );
   });
 
   it('a chain of requires is ordered as Salt 3007 does: a state is pulled down only to its direct dependents', async () => {
