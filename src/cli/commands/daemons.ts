@@ -29,9 +29,10 @@ export function registerDaemons(program: Command): void {
         const opts = masterOptions(flags);
         const daemon = prepareDaemon('master', opts, sharedSockDir(opts));
         const { logger } = daemon;
-        logConfigWarnings(logger, opts, { role: 'master', localTrees: true });
         const { Master } = await import('../../master/index.js');
         const master = await startOrDispose(daemon, () => Master.start(opts, logger));
+        // once up: a start-up failure stays one coded line; these do not stop the daemon
+        logConfigWarnings(logger, opts, { role: 'master', localTrees: true });
         onSignals(() => stopThenDispose(daemon, () => master.stop()));
         daemon.started();
       } catch (err) {
@@ -68,7 +69,6 @@ export async function runMinionDaemon(flags: ConfigFlags, hooks: Pick<MinionRunt
   const opts = minionOptions(flags);
   const daemon = prepareDaemon('minion', opts);
   const { logger } = daemon;
-  logConfigWarnings(logger, opts, { role: 'minion', localTrees: opts.file_client === 'local' });
   const { Minion } = await import('../../minion/index.js');
   const minion = await startOrDispose(daemon, () =>
     Minion.start(opts, logger, {
@@ -88,6 +88,7 @@ export async function runMinionDaemon(flags: ConfigFlags, hooks: Pick<MinionRunt
     }),
   );
   onSignals(() => stopThenDispose(daemon, () => minion.stop()));
+  logConfigWarnings(logger, opts, { role: 'minion', localTrees: opts.file_client === 'local' });
   daemon.started();
 }
 
