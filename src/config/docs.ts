@@ -48,7 +48,8 @@ defaults follow \`pki_dir\`, which is moved. \`brine config show\` prints every 
 uses it.
 
 At start-up the master (and a minion with \`file_client: local\`, and \`brine call --local\`) warns,
-naming it, about each \`file_roots\` or \`pillar_roots\` directory that does not exist, and about each
+naming it, about each \`file_roots\` or \`pillar_roots\` directory that does not exist, about
+\`file_roots\` with no \`top.sls\` in any directory (naming where it looked), and about each
 Salt option set in a file that brine does not implement (see *Salt options brine ignores*).
 
 ## Validation: stricter than Salt

@@ -3,6 +3,7 @@
 // but for the existence checks; the caller logs each warning (issue 22: never silence).
 
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Role } from './option-spec.js';
 import { isUnhonoured, SERVED_BACKENDS, unimplementedSaltOption } from './salt-unimplemented.js';
 
@@ -18,6 +19,8 @@ export interface WarningContext {
   readonly localTrees: boolean;
   /** For tests; defaults to a directory check on disk. */
   readonly isDir?: (dir: string) => boolean;
+  /** For tests; defaults to a file check on disk. */
+  readonly isFile?: (file: string) => boolean;
 }
 
 function isDirOnDisk(dir: string): boolean {
@@ -26,6 +29,37 @@ function isDirOnDisk(dir: string): boolean {
   } catch {
     return false;
   }
+}
+
+function isFileOnDisk(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function dirsOf(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  return Object.values(value as Record<string, unknown>)
+    .flatMap((d) => (Array.isArray(d) ? d : [d]))
+    .filter((d): d is string => typeof d === 'string');
+}
+
+/**
+ * No top.sls in any file_roots directory: a highstate finds nothing. Salt says so only at debug
+ * level ("No contents found in top file ... The 'file_roots' configuration is: ..."), and
+ * show_lowstate then prints [] with exit 0; here the operator is told where brine looked.
+ */
+function topFileWarning(fileRoots: unknown, isDir: (d: string) => boolean, isFile: (f: string) => boolean): ConfigWarning[] {
+  const dirs = dirsOf(fileRoots).filter(isDir);
+  if (dirs.length === 0 || dirs.some((d) => isFile(path.join(d, 'top.sls')))) return [];
+  return [
+    {
+      option: 'file_roots',
+      message: `no top.sls in any file_roots directory (looked in ${dirs.join(', ')}): a highstate (state.apply with no SLS names, state.show_lowstate, state.show_top) finds no states until one is added`,
+    },
+  ];
 }
 
 function treeWarnings(option: 'file_roots' | 'pillar_roots', value: unknown, isDir: (d: string) => boolean): ConfigWarning[] {
@@ -57,6 +91,7 @@ export function configWarnings(opts: Readonly<Record<string, unknown>>, ctx: War
   const out: ConfigWarning[] = [];
   if (ctx.role === 'master' || ctx.localTrees) {
     out.push(...treeWarnings('file_roots', opts.file_roots, isDir), ...treeWarnings('pillar_roots', opts.pillar_roots, isDir));
+    out.push(...topFileWarning(opts.file_roots, isDir, ctx.isFile ?? isFileOnDisk));
   }
   for (const name of Object.keys(opts).sort()) {
     if (name === 'fileserver_backend') {

@@ -10,19 +10,25 @@ import { configWarnings } from '../../../src/config/start-warnings.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { configDir } from './helpers.js';
 
-test('a missing file_roots or pillar_roots directory is named, with its environment; an existing one is not', (t) => {
+test('a missing file_roots or pillar_roots directory is named, with its environment; an existing one is not; no top.sls anywhere is named', (t) => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-warn-'));
   t.after(() => fs.rmSync(d, { recursive: true, force: true }));
   fs.mkdirSync(path.join(d, 'salt'));
   const opts = { file_roots: { base: [path.join(d, 'salt'), path.join(d, 'nosalt')] }, pillar_roots: { prod: [path.join(d, 'nopillar')] } };
-  const w = configWarnings(opts, { role: 'master', localTrees: true });
-  assert.deepEqual(w, [
+  assert.deepEqual(configWarnings(opts, { role: 'master', localTrees: true }), [
     { option: 'file_roots', message: `file_roots directory ${path.join(d, 'nosalt')} (environment base) does not exist: no salt:// files and top.sls will be found there until it is created` },
     {
       option: 'pillar_roots',
       message: `pillar_roots directory ${path.join(d, 'nopillar')} (environment prod) does not exist: no pillar SLS files and top.sls will be found there until it is created`,
     },
+    // salt/ exists but has no top.sls: where brine looked is named (Salt says it at debug level only)
+    {
+      option: 'file_roots',
+      message: `no top.sls in any file_roots directory (looked in ${path.join(d, 'salt')}): a highstate (state.apply with no SLS names, state.show_lowstate, state.show_top) finds no states until one is added`,
+    },
   ]);
+  fs.writeFileSync(path.join(d, 'salt', 'top.sls'), "base:\n  '*': []\n");
+  assert.equal(configWarnings(opts, { role: 'master', localTrees: true }).length, 2, 'a top.sls in one root is enough');
   // a minion that asks its master for files does not read its own trees: nothing to warn about
   assert.deepEqual(configWarnings(opts, { role: 'minion', localTrees: false }), []);
   assert.equal(configWarnings(opts, { role: 'minion', localTrees: true }).length, 2);
@@ -42,7 +48,7 @@ test('each Salt option brine does not implement is named with what is lost; equi
     ].join('\n'),
   });
   const cfg = loadConfig('master', { configDir: dir, env: {} });
-  const w = configWarnings(cfg.opts, { role: 'master', localTrees: true, isDir: () => true });
+  const w = configWarnings(cfg.opts, { role: 'master', localTrees: true, isDir: () => true, isFile: () => true });
   assert.deepEqual(
     w.map((x) => x.message),
     [
