@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CommonOptions } from '../config/index.js';
+import { configWarnings, type WarningContext } from '../config/start-warnings.js';
 import { LogFile } from '../util/log-file.js';
 import { createLogger, type Logger } from '../util/logger.js';
 import { checkPrivateDirs } from '../util/private-dirs.js';
@@ -131,4 +132,9 @@ export function prepareDaemon(name: 'master' | 'minion' | 'api', opts: CommonOpt
       );
     },
   };
+}
+
+/** Logs each start-up warning of the configuration (missing trees, Salt options brine ignores). */
+export function logConfigWarnings(logger: Pick<Logger, 'warn'>, opts: Readonly<Record<string, unknown>>, ctx: WarningContext): void {
+  for (const w of configWarnings(opts, ctx)) logger.warn({ option: w.option }, w.message);
 }

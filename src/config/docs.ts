@@ -30,10 +30,27 @@ below list every option brine knows; anything else is kept as written (see *Unkn
 
 ## root_dir
 
-Options of type *path* are moved under \`root_dir\` (default \`/\`), as Salt does: defaults and
-configured absolute paths alike, unless they already lie under \`root_dir\`; a relative path is taken
-relative to \`root_dir\`. With \`root_dir: /srv/test\` the minion's \`pki_dir\` is
-\`/srv/test/etc/brine/pki/minion\`.
+Options of type *path* are moved under \`root_dir\` (default \`/\`), as Salt's \`prepend_root_dir\`
+does: defaults and configured absolute paths alike, unless they already lie under \`root_dir\`; a
+relative path is taken relative to \`root_dir\`. With \`root_dir: /srv/test\` the minion's \`pki_dir\`
+is \`/srv/test/etc/brine/pki/minion\`. These are the options Salt moves: \`pki_dir\`, \`cachedir\`,
+\`sock_dir\`, \`log_file\`, and on the master \`autosign_file\`, \`autoreject_file\` and
+\`api_logfile\` (Salt's \`pidfile\`, \`extension_modules\`, \`token_dir\`, \`sqlite_queue_dir\` and
+\`autosign_grains_dir\` are moved too in Salt; brine has no such options).
+
+Nothing else is moved. In particular \`file_roots\` and \`pillar_roots\` are used as written, as in
+Salt (whose default \`/srv/salt\` does not change with \`root_dir\`): a Salt configuration with
+\`root_dir: /opt/salt\` and \`file_roots: {base: [/srv/formulas]}\` serves \`/srv/formulas\`. A
+relative directory in them is taken under \`root_dir\` (Salt would take it from the daemon's working
+directory). brine's own path options (\`module_dirs\`, \`nats_tls_ca\`, \`nats_enrolment\`) are used
+as written too, like Salt's options outside its list (\`module_dirs\`, its TLS files); their
+defaults follow \`pki_dir\`, which is moved. \`brine config show\` prints every path as the daemon
+uses it.
+
+At start-up the master (and a minion with \`file_client: local\`, and \`brine call --local\`) warns,
+naming it, about each \`file_roots\` or \`pillar_roots\` directory that does not exist, about
+\`file_roots\` with no \`top.sls\` in any directory (naming where it looked), and about each
+Salt option set in a file that brine does not implement (see *Salt options brine ignores*).
 
 ## Validation: stricter than Salt
 

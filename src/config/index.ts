@@ -7,7 +7,7 @@ export { OPTIONS, findOption, knownOptionNames, optionsFor } from './schema.js';
 export { checkValue, describeValue } from './check-value.js';
 export type { CheckResult } from './check-value.js';
 export { editDistance, suggestOption } from './typo.js';
-export { prependRootDir } from './root-dir.js';
+export { prependRootDir, resolveTrees, treePath } from './root-dir.js';
 export { parseConfigText, readConfigFile } from './read-file.js';
 export { DEFAULT_CONFIG_DIR, DEFAULT_SOURCE, DERIVED_SOURCE, OVERRIDE_SOURCE, loadConfig } from './load.js';
 export type { LoadOptions, LoadedConfig } from './load.js';

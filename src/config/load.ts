@@ -4,10 +4,10 @@
 
 import { join, resolve } from 'node:path';
 import { BrineError } from '../util/errors.js';
-import { checkValue, describeValue } from './check-value.js';
+import { checkValue, describeValue, isPlainMapping } from './check-value.js';
 import { defaultFor, type Role } from './option-spec.js';
 import { listDropIns, readConfigFile } from './read-file.js';
-import { prependRootDir } from './root-dir.js';
+import { prependRootDir, resolveTrees } from './root-dir.js';
 import { findOption, optionsFor } from './schema.js';
 import { suggestOption } from './typo.js';
 
@@ -139,7 +139,9 @@ export function loadConfig(role: Role, opts: LoadOptions = {}): LoadedConfig {
   const rootDir = resolve(typeof rootSetting?.value === 'string' ? rootSetting.value : '/');
   if (rootSetting !== undefined) rootSetting.value = rootDir;
   for (const [name, setting] of settings) {
-    if (findOption(name)?.path && typeof setting.value === 'string') setting.value = prependRootDir(rootDir, setting.value);
+    const spec = findOption(name);
+    if (spec?.path && typeof setting.value === 'string') setting.value = prependRootDir(rootDir, setting.value);
+    else if (spec?.trees && isPlainMapping(setting.value)) setting.value = resolveTrees(rootDir, setting.value);
   }
 
   checkRelations(settings);

@@ -39,8 +39,13 @@ export interface OptionSpec {
   readonly default: unknown;
   readonly roles: readonly Role[];
   readonly unit?: OptionUnit;
-  /** A filesystem path that gets root_dir prepended. */
+  /** A filesystem path that gets root_dir prepended (Salt's prepend_root_dir list). */
   readonly path?: true;
+  /**
+   * A saltenv -> directories mapping (file_roots, pillar_roots): Salt leaves its absolute
+   * directories where they are; a relative one is taken under root_dir.
+   */
+  readonly trees?: true;
   /** One sentence for docs/configuration.md. */
   readonly doc: string;
   /** Salt's default, present only when brine's default differs (the reason is in `doc`). */

@@ -19,7 +19,7 @@ const TABLE = [
     nonEmpty: true,
     default: '/',
     roles: BOTH,
-    doc: 'Directory prepended to every path option, so a whole installation can live under one tree (tests, unprivileged runs).',
+    doc: "Directory prepended to the path options of type *path* (Salt's list: pki_dir, cachedir, sock_dir, log_file, autosign_file, autoreject_file, api_logfile), so a whole installation can live under one tree (tests, unprivileged runs); file_roots and pillar_roots are not moved, as in Salt.",
   },
   {
     name: 'config_dir',
@@ -473,7 +473,8 @@ const TABLE = [
     default: { base: ['/srv/salt'] },
     saltDefault: { base: ['/srv/salt', '/srv/spm/salt'] },
     roles: BOTH,
-    doc: 'Directories served as salt:// per environment (saltenv -> list of directories); the first directory that has a file wins. Each directory is placed under root_dir as other paths are. The master serves them to its minions; a minion uses its own with file_client: local. See docs/fileserver.md.',
+    trees: true,
+    doc: 'Directories served as salt:// per environment (saltenv -> list of directories); the first directory that has a file wins. As in Salt, root_dir does not apply to them: an absolute directory is used as written (a relative one is taken under root_dir); a directory that does not exist is a start-up warning. The master serves them to its minions; a minion uses its own with file_client: local. See docs/fileserver.md.',
   },
   {
     name: 'file_ignore_regex',
@@ -528,7 +529,8 @@ const TABLE = [
     default: { base: ['/srv/pillar'] },
     saltDefault: { base: ['/srv/pillar', '/srv/spm/pillar'] },
     roles: BOTH,
-    doc: 'Directories holding pillar top.sls and SLS files per environment (pillarenv -> list of directories); the first directory that has a file wins; placed under root_dir. The master renders them per minion; a minion renders its own with file_client: local. See docs/pillar.md.',
+    trees: true,
+    doc: 'Directories holding pillar top.sls and SLS files per environment (pillarenv -> list of directories); the first directory that has a file wins. As with file_roots, root_dir does not apply to absolute directories (a relative one is taken under root_dir); a missing directory is a start-up warning. The master renders them per minion; a minion renders its own with file_client: local. See docs/pillar.md.',
   },
   {
     name: 'pillar_source_merging_strategy',

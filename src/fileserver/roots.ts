@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { globToRegExp } from '../util/glob.js';
 // the module, not config/index.js (the loader, YAML and the schema), which a job worker never needs
-import { prependRootDir } from '../config/root-dir.js';
+import { treePath } from '../config/root-dir.js';
 import type { FileStat } from '../modules/index.js';
 import { checkPrefix, checkRelativePath, checkSaltenv } from './path-check.js';
 import { HashCache } from './hash-cache.js';
@@ -37,7 +37,7 @@ function inside(root: string, real: string): boolean {
 }
 
 export class FileRoots {
-  /** saltenv -> directories as configured under root_dir (not yet realpath'd: they may appear later). */
+  /** saltenv -> directories as configured (not yet realpath'd: they may appear later). */
   readonly roots: ReadonlyMap<string, readonly string[]>;
   private readonly ignoreRegex: RegExp[];
   private readonly ignoreGlob: RegExp[];
@@ -55,7 +55,8 @@ export class FileRoots {
       checkSaltenv(env);
       map.set(
         env,
-        asStringList(dirs).map((d) => prependRootDir(rootDir, d)),
+        // Salt's rule: absolute roots as written, not under root_dir (relative ones under it)
+        asStringList(dirs).map((d) => treePath(rootDir, d)),
       );
     }
     this.roots = map;

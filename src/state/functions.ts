@@ -212,7 +212,7 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
       name: 'state.show_lowstate',
       doc: 'Show the low data of the highstate in run order (compiled, not run).',
       params: defineParams([SALTENV]),
-      run: async (ctx, { named }) => lowToSalt((await compileRequest(envFor(ctx), named.saltenv !== undefined ? { saltenv: named.saltenv } : {}))?.chunks ?? []),
+      run: async (ctx, { named }) => lowToSalt(await compileRequest(envFor(ctx), named.saltenv !== undefined ? { saltenv: named.saltenv } : {})),
     }),
     defineFunction({
       name: 'state.test',
@@ -232,8 +232,10 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
       doc: 'The SLS names the highstate would apply (or the named ones with their includes), in order.',
       params: defineParams([MODS, SALTENV]),
       run: async (ctx, { named }) => {
-        const high = await showHigh(ctx, named.mods === undefined || named.mods === null || named.mods === '' ? undefined : splitMods(named.mods), named.saltenv);
-        return [...new Set(high.map((h) => h.sls))];
+        // Salt's show_states reads compile_low_chunks: SLS names in run order
+        const mods = named.mods === undefined || named.mods === null || named.mods === '' ? undefined : splitMods(named.mods);
+        const run = await compileRequest(envFor(ctx), { ...(mods ? { mods } : {}), ...(named.saltenv !== undefined ? { saltenv: named.saltenv } : {}) });
+        return [...new Set((run?.chunks ?? []).map((c) => c.__sls__))];
       },
     }),
     defineFunction({
@@ -250,7 +252,7 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
       name: 'state.show_low_sls',
       doc: 'Show the low data of the named SLS files in run order (compiled, not run).',
       params: defineParams([{ ...MODS, required: true }, SALTENV]),
-      run: async (ctx, { named }) => lowToSalt((await compileRequest(envFor(ctx), { mods: splitMods(named.mods), ...(named.saltenv !== undefined ? { saltenv: named.saltenv } : {}) }))?.chunks ?? []),
+      run: async (ctx, { named }) => lowToSalt(await compileRequest(envFor(ctx), { mods: splitMods(named.mods), ...(named.saltenv !== undefined ? { saltenv: named.saltenv } : {}) })),
     }),
     defineFunction({
       name: 'state.show_top',

@@ -158,7 +158,7 @@ export const ERRORS = {
     1,
   ),
   STATE_COMPILE_FAILED: spec(
-    'The states could not be compiled: an unknown state function, a requisite naming a missing state, a requisite cycle, a duplicate ID or an argument of the wrong type. No state ran.',
+    'The states could not be compiled: a malformed declaration, a requisite naming a missing state, a requisite cycle, a duplicate ID or an argument of the wrong type. No state ran. (A state function that does not exist fails its own state at run time, and an argument a function does not take is ignored with a warning, as in Salt.)',
     'Fix the SLS files named in the message; `brine call state.show_lowstate` shows the compiled states.',
     1,
   ),

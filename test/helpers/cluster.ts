@@ -115,6 +115,14 @@ function writeConfig(file: string, settings: Record<string, unknown>): void {
   );
 }
 
+/**
+ * file_roots and pillar_roots at <root>/srv/salt and <root>/srv/pillar. Salt (and brine since
+ * issue 22) does not move them under root_dir, so a test node names its own trees explicitly.
+ */
+export function treesUnder(root: string): { file_roots: { base: string[] }; pillar_roots: { base: string[] } } {
+  return { file_roots: { base: [path.join(root, 'srv', 'salt')] }, pillar_roots: { base: [path.join(root, 'srv', 'pillar')] } };
+}
+
 /** Fast liveness settings so tests do not wait for production timeouts. */
 export const FAST_MINION = { acceptance_wait_time: 0.5, recon_default: 100, recon_max: 1000, auth_timeout: 5 };
 
@@ -140,12 +148,15 @@ export class Cluster {
   }
 
   writeMasterConfig(extra: Record<string, unknown> = {}): void {
-    writeConfig(path.join(this.masterConfigDir, 'master'), { root_dir: path.join(this.root, 'master'), interface: '127.0.0.1', ret_port: this.port, log_level: 'info', ...extra });
+    const root = path.join(this.root, 'master');
+    writeConfig(path.join(this.masterConfigDir, 'master'), { root_dir: root, ...treesUnder(root), interface: '127.0.0.1', ret_port: this.port, log_level: 'info', ...extra });
   }
 
   writeMinionConfig(name: string, extra: Record<string, unknown> = {}): void {
+    const root = path.join(this.root, 'minions', name);
     writeConfig(path.join(this.minionConfigDir(name), 'minion'), {
-      root_dir: path.join(this.root, 'minions', name),
+      root_dir: root,
+      ...treesUnder(root),
       master: '127.0.0.1',
       master_port: this.port,
       id: name,

@@ -6,7 +6,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Cluster, type Proc, runCli } from './cluster.js';
+import { Cluster, type Proc, runCli, treesUnder } from './cluster.js';
 import type { NatsFixture } from './nats.js';
 
 /** Liveness settings for tests: a heartbeat every 0.5 s, silence noticed within 3 s. */
@@ -81,7 +81,7 @@ export class NatsBrine {
   spawnMaster(n = 0, extra: Record<string, unknown> = {}, servers = this.nats.urls): Proc {
     const dir = this.masterConfigDir(n);
     fs.mkdirSync(dir, { recursive: true });
-    const settings = { root_dir: this.masterRoot(n), id: `master${n}`, transport: 'nats', nats_servers: servers, log_level: 'info', ...NATS_FAST, ...extra };
+    const settings = { root_dir: this.masterRoot(n), ...treesUnder(this.masterRoot(n)), id: `master${n}`, transport: 'nats', nats_servers: servers, log_level: 'info', ...NATS_FAST, ...extra };
     fs.writeFileSync(
       path.join(dir, 'master'),
       `${Object.entries(settings)

@@ -12,7 +12,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { type AccountKeys, masterSystemUserJwt, masterUserJwt, NkeySigner } from '../../src/nats/index.js';
-import { freePort, Proc, runCli, waitUntil } from './cluster.js';
+import { freePort, Proc, runCli, treesUnder, waitUntil } from './cluster.js';
 import { privilegedSkip } from './privileged.js';
 
 export const NATS_SERVER = process.env.BRINE_NATS_SERVER ?? '/usr/sbin/nats-server';
@@ -183,7 +183,12 @@ export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): 
   try {
     const masterConfigDir = path.join(root, 'master-config');
     fs.mkdirSync(masterConfigDir);
-    fs.writeFileSync(path.join(masterConfigDir, 'master'), `root_dir: ${JSON.stringify(path.join(root, 'master'))}\n`);
+    const masterRoot = path.join(root, 'master');
+    const trees = treesUnder(masterRoot);
+    fs.writeFileSync(
+      path.join(masterConfigDir, 'master'),
+      `root_dir: ${JSON.stringify(masterRoot)}\nfile_roots: ${JSON.stringify(trees.file_roots)}\npillar_roots: ${JSON.stringify(trees.pillar_roots)}\n`,
+    );
     let routeTls: NatsFixture['routeTls'];
     if (size > 1) {
       const { cert, key } = makeTestCertificate(root, 'route');

@@ -68,7 +68,7 @@ describe('custom modules, grains and states synced from the master', () => {
     const pillarRoot = path.join(cluster.root, 'master', 'srv', 'pillar');
     write(path.join(pillarRoot, 'top.sls'), "base:\n  '*':\n    - fromgrains\n");
     write(path.join(pillarRoot, 'fromgrains.sls'), "role_from_grains: {{ grains.get('custom_role', 'none') }}\n");
-    await cluster.startMaster({ auto_accept: true, file_roots: { base: ['/srv/salt'] } });
+    await cluster.startMaster({ auto_accept: true });
     m1 = cluster.startMinion('m1', { grains: { override_me: 'from config' } });
     const m2 = cluster.startMinion('m2');
     await Promise.all([m1.waitForOutput(/ready to receive requests/), m2.waitForOutput(/ready to receive requests/)]);

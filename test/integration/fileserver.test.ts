@@ -34,8 +34,9 @@ describe('file server: master file_roots served to a minion over its session', (
   const runFull = (args: string[]) => fx.cluster.brine(['run', 'good', ...args, '--out', 'json', '-t', '30'], { timeoutMs: 60_000 });
 
   before(async () => {
-    // the master's roots exist before it starts; file_buffer_size is small so files go in many chunks
-    fx = await RawPeerFixture.start({ auto_accept: true, file_roots: { base: ['/srv/salt', '/srv/extra'], dev: ['/srv/dev'] }, file_buffer_size: 65536, file_ignore_glob: ['*.swp'] });
+    // the master's roots exist before it starts; file_buffer_size is small so files go in many chunks;
+    // relative roots are taken under root_dir (<root>/master)
+    fx = await RawPeerFixture.start({ auto_accept: true, file_roots: { base: ['srv/salt', 'srv/extra'], dev: ['srv/dev'] }, file_buffer_size: 65536, file_ignore_glob: ['*.swp'] });
     srv = path.join(fx.cluster.root, 'master', 'srv', 'salt');
     dev = path.join(fx.cluster.root, 'master', 'srv', 'dev');
     write(path.join(srv, 'top.sls'), "base:\n  '*':\n    - web\n");

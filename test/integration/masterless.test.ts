@@ -62,7 +62,7 @@ describe('masterless: brine call with file_client local', () => {
       ['local', { file_client: 'local' }],
       ['remote', {}],
     ] as const) {
-      cluster.writeMinionConfig(name, { id: `ml-${name}`, file_roots: { base: ['/srv/salt'] }, module_dirs: [modules], ...extra });
+      cluster.writeMinionConfig(name, { id: `ml-${name}`, module_dirs: [modules], ...extra });
       const srv = path.join(cluster.root, 'minions', name, 'srv', 'salt');
       write(path.join(srv, 'top.sls'), "base:\n  '*':\n    - web\n");
       write(path.join(srv, 'web', 'init.sls'), 'motd:\n  file.managed: []\n');

@@ -64,7 +64,7 @@ describe('mine: mine_functions, mine.get through the master, allow_tgt, purge wi
   };
 
   before(async () => {
-    fx = await RawPeerFixture.start({ auto_accept: true, file_roots: { base: ['/srv/salt'] } }, { goodMinion: false });
+    fx = await RawPeerFixture.start({ auto_accept: true }, { goodMinion: false });
     master = fx.master;
     const srv = path.join(fx.cluster.root, 'master', 'srv', 'salt');
     fs.mkdirSync(srv, { recursive: true });

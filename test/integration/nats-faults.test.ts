@@ -55,8 +55,8 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
     nats = await startNats(3);
     nb = await NatsBrine.create(nats);
     await nb.addMasterKey(1);
-    // both masters render pillar from the same files (the default pillar_roots, /srv/pillar under
-    // each root_dir), as interchangeable masters must
+    // both masters render pillar from the same files (the pillar_roots the helper gives each,
+    // <root_dir>/srv/pillar), as interchangeable masters must
     for (const n of [0, 1]) {
       const pillarRoot = path.join(nb.masterRoot(n), 'srv', 'pillar');
       fs.mkdirSync(pillarRoot, { recursive: true });

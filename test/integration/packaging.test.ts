@@ -180,7 +180,6 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
     const port = await freePort();
     const apiPort = await freePort();
     const masterRoot = path.join(tmp, 'master');
-    // under root_dir: path options elsewhere are moved under it, as Salt does
     const srv = path.join(masterRoot, 'srv');
     const out = path.join(tmp, 'out', 'hello.txt');
     fs.mkdirSync(srv, { recursive: true });

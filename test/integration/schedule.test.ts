@@ -175,7 +175,7 @@ describe('scheduler: master down', () => {
     const marker = path.join(cluster.root, 'runs.log');
     fs.mkdirSync(stateDir, { recursive: true });
     fs.writeFileSync(path.join(stateDir, 'mark.sls'), `mark:\n  cmd.run:\n    - name: echo run >> ${marker}\n`);
-    m2 = cluster.startMinion('m2', { file_client: 'local', file_roots: { base: ['/srv/salt'] }, schedule: { mark: { function: 'state.apply', args: ['mark'], seconds: 2 } } });
+    m2 = cluster.startMinion('m2', { file_client: 'local', schedule: { mark: { function: 'state.apply', args: ['mark'], seconds: 2 } } });
     await m2.waitForOutput(/ready to receive requests/);
     await waitUntil(async () => (await listJobs(cluster)).some((j) => j.schedule === 'mark' && j.returned === '1/1'), 20_000, 'a first scheduled state.apply return');
 

@@ -54,7 +54,6 @@ describe('states end to end through the master file server', () => {
 
   before(async () => {
     cluster = await Cluster.create();
-    // under the master's root_dir: file_roots, like every brine path option, are placed there
     srv = path.join(cluster.root, 'master', 'srv');
     out = path.join(cluster.root, 'out');
     write(
@@ -226,7 +225,9 @@ independent:
     const ret = parse(r).web1;
     assert.ok(Array.isArray(ret), r.stdout);
     const text = ret.join('\n');
-    assert.match(text, /file\.manged/);
+    // a state function that does not exist is not a compile error (Salt fails that state alone
+    // at run time, issue 22); the other errors still stop the whole run
+    assert.doesNotMatch(text, /file\.manged/);
     assert.match(text, /loop-a/);
     assert.match(text, /loop-b/);
     assert.match(text, /orphan/);

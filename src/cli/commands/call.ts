@@ -2,6 +2,7 @@
 // (salt-call --local), with the minion's config, ID and grains, and salt-call's exit status.
 
 import type { Command } from 'commander';
+import { SALT_LOG_LEVELS } from '../../util/log-levels.js';
 import { WorkerExecutor } from '../../minion/worker-executor.js';
 import type { ConfigFlags } from '../common.js';
 import type { Outputter } from '../output/index.js';
@@ -39,6 +40,7 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
     { BrineError },
     { minionOptions },
     { passesLogLevel },
+    { configWarnings },
   ] = await Promise.all([
     import('../../minion/minion-id.js'),
     import('../../minion/local-call.js'),
@@ -49,6 +51,7 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
     import('../../util/errors.js'),
     import('../common.js'),
     import('../../util/log-levels.js'),
+    import('../../config/start-warnings.js'),
   ]);
   const opts = minionOptions(flags);
   const outputter = defaultOutputterFor(fun, flags.out) as Outputter;
@@ -60,6 +63,9 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
   // core grains, custom grains synced from the master, config grains (as the daemon's)
   const { grains } = await collectMinionGrains({ id, config: opts, logger: { info: () => undefined, warn: say, error: say } });
   const localFiles = flags.local === true || opts.file_client === 'local';
+  // salt-call's own form of a warning on stderr, unless log_level asks for errors only
+  const warns = SALT_LOG_LEVELS.indexOf(opts.log_level) <= SALT_LOG_LEVELS.indexOf('warning');
+  if (warns) for (const w of configWarnings(opts, { role: 'minion', localTrees: localFiles })) say({}, `[WARNING ] ${w.message}`);
   // masterless: the pillar is this machine's pillar_roots, rendered with its grains by the
   // thread running the function (which has the renderer loaded; this one would load it first)
   const refreshPillar = async () => void (await (await import('../../minion/pillar-client.js')).renderLocalPillar(opts, id, grains));

@@ -8,7 +8,7 @@ import { type BrineError, ERRORS } from '../../util/errors.js';
 import type { MinionRuntime } from '../../minion/index.js';
 import { printable } from '../../util/printable.js';
 import { fail, masterOptions, minionOptions, onSignals, type ConfigFlags } from '../common.js';
-import { prepareDaemon, type DaemonStart, type SharedDir } from '../daemon-start.js';
+import { logConfigWarnings, prepareDaemon, type DaemonStart, type SharedDir } from '../daemon-start.js';
 
 // Each daemon loads only its own code: a minion never pulls in the master's SQLite and key store.
 
@@ -31,6 +31,8 @@ export function registerDaemons(program: Command): void {
         const { logger } = daemon;
         const { Master } = await import('../../master/index.js');
         const master = await startOrDispose(daemon, () => Master.start(opts, logger));
+        // once up: a start-up failure stays one coded line; these do not stop the daemon
+        logConfigWarnings(logger, opts, { role: 'master', localTrees: true });
         onSignals(() => stopThenDispose(daemon, () => master.stop()));
         daemon.started();
       } catch (err) {
@@ -86,6 +88,7 @@ export async function runMinionDaemon(flags: ConfigFlags, hooks: Pick<MinionRunt
     }),
   );
   onSignals(() => stopThenDispose(daemon, () => minion.stop()));
+  logConfigWarnings(logger, opts, { role: 'minion', localTrees: opts.file_client === 'local' });
   daemon.started();
 }
 

@@ -1,5 +1,8 @@
-// Stage "argument check": every chunk names a known state function and passes it arguments of
-// the declared types (the registry's binding rules), and the global arguments are well formed.
+// Stage "argument check": the arguments a chunk passes its state function have the declared
+// types (the registry's binding rules), and the global arguments are well formed. As in Salt,
+// two things are not compile errors (issue 22): an argument the function does not take is
+// ignored with a warning in the state's return, and a state function that does not exist fails
+// only its own state, at run time (both handled by the runner with the helpers below).
 
 import { bindArguments, type BoundArgs, type ModuleFunction } from '../../modules/index.js';
 import { isBrineError } from '../../util/errors.js';
@@ -7,10 +10,42 @@ import type { StateFunction } from '../types.js';
 import { compileError, type CompileError, type LowChunk } from './high-types.js';
 import { isFunctionArg, UNSUPPORTED_REQUISITES } from './requisite-kinds.js';
 
-/** The registry's binding rules, applied to a state function's declared params. */
+/**
+ * The chunk's arguments the function does not take, in chunk order. Salt passes them into a
+ * state function's **kwargs (most of Salt's take them) and never fails for them; here they are
+ * dropped and named in the return's `warnings`.
+ */
+export function ignoredArgs(fn: StateFunction, chunk: LowChunk): string[] {
+  if (fn.kwargs) return [];
+  const known = new Set(fn.params.map((p) => p.name));
+  return Object.keys(chunk).filter((k) => isFunctionArg(k) && !known.has(k));
+}
+
+/**
+ * The warning Salt's salt.utils.args.format_call words for unexpected keyword arguments:
+ * "'a' is an invalid keyword argument for 'x.y'", or "'a', 'b' and 'c' are invalid keyword
+ * arguments for 'x.y'".
+ */
+export function ignoredArgsWarning(full: string, ignored: readonly string[]): string {
+  if (ignored.length === 1) return `'${ignored[0]}' is an invalid keyword argument for '${full}'`;
+  const quoted = ignored.map((k) => `'${k}'`);
+  return `${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)} are invalid keyword arguments for '${full}'`;
+}
+
+/**
+ * Salt's comment for a state whose function does not exist (State.verify_data; each error is
+ * followed by a newline): "State 'x.y' was not found in SLS 'z'\nReason: 'x.y' is not available.\n".
+ */
+export function missingFunctionComment(chunk: Pick<LowChunk, 'state' | 'fun' | '__sls__'>): string {
+  const full = `${chunk.state}.${chunk.fun}`;
+  return `State '${full}' was not found in SLS '${chunk.__sls__}'\nReason: '${full}' is not available.\n`;
+}
+
+/** The registry's binding rules, applied to a state function's declared params; arguments it does not take are left out. */
 export function bindStateArgs(fn: StateFunction, chunk: LowChunk): BoundArgs {
   const kwarg: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(chunk)) if (isFunctionArg(k)) kwarg[k] = v;
+  const ignored = new Set(ignoredArgs(fn, chunk));
+  for (const [k, v] of Object.entries(chunk)) if (isFunctionArg(k) && !ignored.has(k)) kwarg[k] = v;
   const asModule: ModuleFunction = { name: fn.name, doc: fn.doc, params: fn.params, run: () => undefined };
   if (fn.kwargs) asModule.kwargs = true;
   return bindArguments(asModule, [], kwarg);
@@ -43,22 +78,21 @@ function checkGlobals(c: LowChunk): string[] {
   return bad;
 }
 
-/** Errors for unknown functions, bad arguments and malformed global arguments, one per chunk. */
+/** Errors for arguments of the wrong type and malformed global arguments, one per chunk. */
 export function checkArguments(chunks: readonly LowChunk[], functions: ReadonlyMap<string, StateFunction>): CompileError[] {
   const errors: CompileError[] = [];
   for (const c of chunks) {
     const where = `${c.__sls__}:${c.__id__}`;
     const full = `${c.state}.${c.fun}`;
     const fn = functions.get(full);
-    if (!fn) {
-      errors.push(compileError(`State '${full}' was not found in SLS '${c.__sls__}' (ID '${c.__id__}'): '${full}' is not available. See docs/states.md for the state functions brine has`, where));
-      continue;
-    }
-    try {
-      bindStateArgs(fn, c);
-    } catch (err) {
-      if (!isBrineError(err)) throw err;
-      errors.push(compileError(`State '${full}' (ID '${c.__id__}', name '${c.name}') in SLS '${c.__sls__}': ${err.message}`, where));
+    // a missing function fails its own state when the run reaches it (the runner), as in Salt
+    if (fn) {
+      try {
+        bindStateArgs(fn, c);
+      } catch (err) {
+        if (!isBrineError(err)) throw err;
+        errors.push(compileError(`State '${full}' (ID '${c.__id__}', name '${c.name}') in SLS '${c.__sls__}': ${err.message}`, where));
+      }
     }
     for (const [key, instead] of UNSUPPORTED_REQUISITES) {
       if (key in c) errors.push(compileError(`State '${full}' (ID '${c.__id__}') in SLS '${c.__sls__}' uses the requisite '${key}', which brine does not support: ${instead}`, where));

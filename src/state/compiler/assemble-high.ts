@@ -69,9 +69,16 @@ export async function assembleHigh(requests: ReadonlyArray<{ sls: string; env: s
   const visited = new Set<string>();
   let iorder = AUTO_ORDER_START;
 
-  const visit = async (sls: string, env: string, includedBy: string | undefined): Promise<void> => {
+  /**
+   * Renders an SLS and its includes; returns the IDs this call added in Salt's high data order:
+   * the SLS's own IDs, then what each include brought (render_state updates its own state dict
+   * with each included one), though the included files were rendered, and auto-ordered, first.
+   */
+  const visit = async (sls: string, env: string, includedBy: string | undefined): Promise<HighId[]> => {
     const key = `${env}:${sls}`;
-    if (visited.has(key)) return;
+    const added: HighId[] = [];
+    const own: HighId[] = [];
+    if (visited.has(key)) return added;
     visited.add(key);
     let loaded: { data: unknown; source: string } | undefined;
     try {
@@ -81,14 +88,14 @@ export async function assembleHigh(requests: ReadonlyArray<{ sls: string; env: s
       if (isBrineError(err, 'FILESERVER_UNAVAILABLE')) throw err;
       const message = isBrineError(err) ? `Rendering SLS '${key}' failed: ${err.message}` : `Rendering SLS '${key}' failed: ${String(err)}`;
       errors.push(compileError(message, `${sls}:`));
-      return;
+      return added;
     }
     if (!loaded) {
       const by = includedBy ? ` (included by SLS '${includedBy}')` : '';
       errors.push(
         compileError(`Specified SLS '${sls}' in saltenv '${env}' is not available on the salt master or through a configured fileserver${by}`, includedBy ? `${includedBy}:include` : `${sls}:`),
       );
-      return;
+      return added;
     }
     const { parsed, errors: parseErrors } = parseSls(loaded.data, sls, env, loaded.source);
     errors.push(...parseErrors);
@@ -98,7 +105,11 @@ export async function assembleHigh(requests: ReadonlyArray<{ sls: string; env: s
         errors.push(compileError(`Attempted relative include of '${inc.sls}' within SLS '${env}:${sls}' goes beyond top level package`, `${sls}:include`));
         continue;
       }
-      await visit(target, inc.env ?? env, sls);
+      // Salt's render_state appends the including SLS to every state the include rendered (an SLS
+      // already rendered by another include is not rendered again, and gets nothing appended)
+      const brought = await visit(target, inc.env ?? env, sls);
+      for (const h of brought) h.includedFrom = [...(h.includedFrom ?? []), sls];
+      added.push(...brought);
     }
     for (const h of parsed.ids) {
       const other = high.get(h.id);
@@ -112,14 +123,18 @@ export async function assembleHigh(requests: ReadonlyArray<{ sls: string; env: s
         );
         continue;
       }
-      if (autoOrder) for (const d of h.decls as StateDecl[]) d.autoOrder = iorder++;
+      // _handle_iorder: a declaration with its own `order` takes no auto order (and uses up none)
+      if (autoOrder) for (const d of h.decls as StateDecl[]) if (!d.args.some(([k]) => k === 'order')) d.autoOrder = iorder++;
       high.set(h.id, h);
+      own.push(h);
     }
     extensions.push(...parsed.extend);
     exclusions.push(...parsed.exclude);
+    return [...own, ...added];
   };
 
-  for (const r of requests) await visit(r.sls, r.env, undefined);
+  const ordered: HighId[] = [];
+  for (const r of requests) ordered.push(...(await visit(r.sls, r.env, undefined)));
 
   for (const ext of extensions) {
     const target = high.get(ext.id);
@@ -137,6 +152,6 @@ export async function assembleHigh(requests: ReadonlyArray<{ sls: string; env: s
 
   const exSls = new Set(exclusions.flatMap((e) => ('sls' in e ? [e.sls] : [])));
   const exId = new Set(exclusions.flatMap((e) => ('id' in e ? [e.id] : [])));
-  const kept = [...high.values()].filter((h) => !exSls.has(h.sls) && !exId.has(h.id));
+  const kept = ordered.filter((h) => !exSls.has(h.sls) && !exId.has(h.id));
   return { high: kept, errors };
 }

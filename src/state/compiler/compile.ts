@@ -6,17 +6,20 @@ import type { StateFunction } from '../types.js';
 import { checkArguments } from './arg-check.js';
 import { compileError, type CompileError, type HighId, type LowChunk } from './high-types.js';
 import { highToLow } from './low-chunks.js';
-import { assignOrder, orderChunks } from './ordering.js';
+import { assignOrder, orderChunks, rawOrders } from './ordering.js';
 import { resolveRequisites, type Requisite } from './requisites.js';
 
 /** Low data in run order with its resolved requisites (targets index into `chunks`). */
 export interface CompiledRun {
   chunks: LowChunk[];
   reqs: Requisite[][];
+  /** Salt's listing of the chunks (show_lowstate): run order, a prereq target also at its check's place. */
+  listed?: number[];
 }
 
 export function compileLow(high: readonly HighId[], functions: ReadonlyMap<string, StateFunction>): { run: CompiledRun; errors: CompileError[] } {
   const { chunks, errors } = highToLow(high);
+  const rawOrder = rawOrders(chunks);
   errors.push(...assignOrder(chunks));
   const resolved = resolveRequisites(chunks);
   errors.push(...resolved.errors);
@@ -34,14 +37,14 @@ export function compileLow(high: readonly HighId[], functions: ReadonlyMap<strin
       );
     }
   });
-  const ordered = orderChunks(chunks, resolved.reqs);
+  const ordered = orderChunks(chunks, resolved.reqs, rawOrder);
   errors.push(...ordered.errors);
   if (errors.length > 0) return { run: { chunks, reqs: resolved.reqs }, errors };
   // renumber so that the run order is the chunk order
   const position = new Map(ordered.order.map((old, i) => [old, i]));
   const runChunks = ordered.order.map((old) => chunks[old]!);
   const runReqs = ordered.order.map((old) => resolved.reqs[old]!.map((r) => ({ kind: r.kind, target: position.get(r.target)! })));
-  return { run: { chunks: runChunks, reqs: runReqs }, errors };
+  return { run: { chunks: runChunks, reqs: runReqs, listed: ordered.listed.map((old) => position.get(old)!) }, errors };
 }
 
 export function functionMap(fns: Iterable<StateFunction>): Map<string, StateFunction> {

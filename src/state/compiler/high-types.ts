@@ -20,6 +20,11 @@ export interface HighId {
   sls: string;
   env: string;
   decls: StateDecl[];
+  /**
+   * Salt's `__sls_included_from__`: the SLS files whose include brought this ID in, innermost
+   * first (a state of c included by b included by a: [b, a]); absent for a requested SLS.
+   */
+  includedFrom?: string[];
 }
 
 /** `exclude:` entries of an SLS (or exclude= of state.sls). */

@@ -17,6 +17,7 @@ export function highToLow(high: readonly HighId[]): { chunks: LowChunk[]; errors
     for (const decl of h.decls) {
       if (decl.fun === undefined) continue;
       const base: Record<string, unknown> = { __id__: h.id, __sls__: h.sls, __env__: h.env, state: decl.state, fun: decl.fun, name: h.id };
+      if (h.includedFrom !== undefined) base.__sls_included_from__ = [...h.includedFrom];
       let names: unknown[] | undefined;
       let bad = false;
       for (const [key, value] of decl.args) {

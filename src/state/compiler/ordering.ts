@@ -1,17 +1,39 @@
 // Stage "ordered graph": Salt's order_chunks (`order: first|last|<n>`, state_auto_order), then
 // requisites: every state runs after the states it requires, watches, or waits on (onchanges,
-// onfail), and a prereq runs before its target. A cycle is a compile error naming every state
-// in it.
+// onfail), and a prereq runs before its target, in the order Salt 3007 sorts them
+// (salt-order.ts). A cycle is a compile error naming every state in it.
 
 import { chunkTag, compileError, type CompileError, type LowChunk } from './high-types.js';
 import { UNORDERED_KINDS } from './requisite-kinds.js';
 import type { Requisite } from './requisites.js';
+import { saltRunOrder } from './salt-order.js';
+
+/** Salt's cap: 1, or the largest integer `order` plus 100. */
+function orderCap(chunks: readonly LowChunk[]): number {
+  let cap = 1;
+  for (const c of chunks) if (typeof c.order === 'number' && Number.isInteger(c.order) && c.order > cap - 1 && c.order > 0) cap = c.order + 100;
+  return cap;
+}
+
+/**
+ * Each chunk's `order` as Salt's ordering reads a dependent it has not visited yet (before
+ * assignOrder): a number as written, first 0, last cap+1000000, absent infinity, anything else cap.
+ */
+export function rawOrders(chunks: readonly LowChunk[]): number[] {
+  const cap = orderCap(chunks);
+  return chunks.map((c) => {
+    const raw: unknown = c.order;
+    if (typeof raw === 'number' && Number.isFinite(raw)) return raw;
+    if (raw === 'first') return 0;
+    if (raw === 'last') return cap + 1000000;
+    return raw === undefined ? Number.POSITIVE_INFINITY : cap;
+  });
+}
 
 /** Numeric `order` for each chunk, as Salt's order_chunks computes it (mutates `order`). */
 export function assignOrder(chunks: LowChunk[]): CompileError[] {
   const errors: CompileError[] = [];
-  let cap = 1;
-  for (const c of chunks) if (typeof c.order === 'number' && Number.isInteger(c.order) && c.order > cap - 1 && c.order > 0) cap = c.order + 100;
+  const cap = orderCap(chunks);
   for (const c of chunks) {
     const raw: unknown = c.order;
     let order: number;
@@ -81,11 +103,8 @@ function cycles(after: readonly number[][]): number[][] {
   return found;
 }
 
-/**
- * The run order: chunks by (order, state+name+fun) as Salt sorts them, each preceded by what it
- * must run after (depth first, as Salt's call_chunk recursion does). Errors on cycles.
- */
-export function orderChunks(chunks: readonly LowChunk[], reqs: readonly Requisite[][]): { order: number[]; errors: CompileError[] } {
+/** The run order Salt 3007 computes (salt-order.ts); errors on cycles. */
+export function orderChunks(chunks: readonly LowChunk[], reqs: readonly Requisite[][], rawOrder: readonly number[]): { order: number[]; listed: number[]; errors: CompileError[] } {
   const after = runAfter(reqs);
   const loops = cycles(after);
   if (loops.length > 0) {
@@ -95,19 +114,7 @@ export function orderChunks(chunks: readonly LowChunk[], reqs: readonly Requisit
         ...comp.map((i) => `${chunks[i]!.__sls__}:${chunks[i]!.__id__}`),
       ),
     );
-    return { order: [], errors };
+    return { order: [], listed: [], errors };
   }
-  const key = (i: number): string => `${chunks[i]!.state}${chunks[i]!.name}${chunks[i]!.fun}`;
-  const sorted = chunks.map((_, i) => i).sort((a, b) => chunks[a]!.order - chunks[b]!.order || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a - b));
-  const rank = new Map(sorted.map((i, r) => [i, r]));
-  const done = new Set<number>();
-  const order: number[] = [];
-  const visit = (i: number): void => {
-    if (done.has(i)) return;
-    done.add(i);
-    for (const d of [...after[i]!].sort((a, b) => rank.get(a)! - rank.get(b)!)) visit(d);
-    order.push(i);
-  };
-  for (const i of sorted) visit(i);
-  return { order, errors: [] };
+  return { ...saltRunOrder({ chunks, reqs, rawOrder }), errors: [] };
 }

@@ -6,6 +6,23 @@ import { compileError, type CompileError, type Exclusion, type HighArg, type Hig
 
 const RESERVED = new Set(['include', 'extend', 'exclude']);
 
+/** Salt's STATE_REQUISITE_KEYWORDS (salt/state.py): the argument names _verify_high checks. */
+const SALT_REQUISITE_KEYWORDS: ReadonlySet<string> = new Set([
+  'onfail',
+  'onfail_any',
+  'onfail_all',
+  'require',
+  'require_any',
+  'onchanges',
+  'onchanges_any',
+  'watch',
+  'watch_any',
+  'prereq',
+  'prerequired',
+  'listen',
+  'onfail_stop',
+]);
+
 function isMapping(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
@@ -41,15 +58,16 @@ function parseDecl(w: Where, id: string, key: string, body: unknown, extend: boo
       } else fun = item;
     } else if (isMapping(item)) {
       const keys = Object.keys(item);
-      if (keys.length !== 1) {
+      // Salt's _verify_high refuses several keys only when the first is a requisite; otherwise
+      // compile_high_data takes every key as an argument (issue 22)
+      if (keys.length > 1 && SALT_REQUISITE_KEYWORDS.has(keys[0]!)) {
         errors.push(
-          compileError(`Multiple dictionaries defined in argument of state '${key}' in SLS '${w.sls}' (ID '${id}'): each argument is its own '- key: value' item (check the indentation)`, at(w, id)),
+          compileError(`Multiple dictionaries defined in argument of state '${id}' in SLS '${w.sls}': each requisite is its own '- ${keys[0]}: [...]' item (check the indentation)`, at(w, id)),
         );
         ok = false;
         continue;
       }
-      const k = keys[0]!;
-      args.push([k, item[k]]);
+      for (const k of keys) args.push([k, item[k]]);
     } else {
       errors.push(compileError(`State '${key}' in SLS '${w.sls}' (ID '${id}') has an argument that is neither a function name nor a '- key: value' item: ${JSON.stringify(item)}`, at(w, id)));
       ok = false;

@@ -50,7 +50,9 @@ function parseRefs(key: string, raw: unknown, c: LowChunk, errors: CompileError[
 function matcherFor(ref: Ref): (c: LowChunk) => boolean {
   const re = /[*?[]/.test(ref.value) ? globToRegExp(ref.value) : undefined;
   const m = (s: string): boolean => s === ref.value || re?.test(s) === true;
-  if (ref.state === 'sls') return (c) => m(c.__sls__);
+  // Salt 3007 (DependencyGraph.add_chunk): an SLS also names the states its includes brought in,
+  // so `require: - sls: a` waits for an SLS that only includes others
+  if (ref.state === 'sls') return (c) => m(c.__sls__) || (Array.isArray(c.__sls_included_from__) && c.__sls_included_from__.some((s) => typeof s === 'string' && m(s)));
   if (ref.state === 'id') return (c) => m(c.__id__);
   return (c) => (ref.state === undefined || ref.state === c.state) && (m(c.__id__) || m(c.name));
 }
@@ -72,6 +74,8 @@ export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; er
     put(`any\0${c.__id__}`, i);
     put(`any\0${c.name}`, i);
     put(`sls\0${c.__sls__}`, i);
+    // Salt 3007 (DependencyGraph.add_chunk): an SLS also names what its includes brought in
+    if (Array.isArray(c.__sls_included_from__)) for (const s of c.__sls_included_from__) if (typeof s === 'string') put(`sls\0${s}`, i);
   });
   const findTargets = (ref: Ref): number[] => {
     if (/[*?[]/.test(ref.value)) {

@@ -4,7 +4,7 @@
 
 import { chunkTag, type LowChunk } from '../compiler/high-types.js';
 import type { CompiledRun } from '../compiler/compile.js';
-import { bindStateArgs } from '../compiler/arg-check.js';
+import { bindStateArgs, ignoredArgs, ignoredArgsWarning, missingFunctionComment } from '../compiler/arg-check.js';
 import type { LowRef, StateContext, StateFunction, StateResult } from '../types.js';
 import { runCheckCmd, runChecks, type CheckRunner } from './global-checks.js';
 import { requisiteStatus } from './requisite-status.js';
@@ -19,6 +19,8 @@ export interface StateReturn extends StateResult {
   start_time: string;
   /** Milliseconds. */
   duration: number;
+  /** Salt's `warnings`: here, the arguments the state function did not take and ignored. */
+  warnings?: string[];
 }
 
 export interface RunnerOptions {
@@ -103,6 +105,7 @@ function checkShape(fn: StateFunction, r: unknown, name: string): StateResult {
 
 interface Invoked extends StateResult {
   skipWatch?: boolean;
+  warnings?: string[];
 }
 
 export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise<Record<string, StateReturn>> {
@@ -122,7 +125,9 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
 
   /** The state function itself, after the onlyif/unless/creates checks. */
   const callFunction = async (c: LowChunk, test: boolean, watch: boolean): Promise<Invoked> => {
-    const fn = opts.functions.get(`${c.state}.${c.fun}`)!;
+    const fn = opts.functions.get(`${c.state}.${c.fun}`);
+    // Salt's verify_data, before any check: this state fails, the others run
+    if (fn === undefined) return { name: c.name, result: false, changes: {}, comment: missingFunctionComment(c), skipWatch: true };
     let skip: Awaited<ReturnType<typeof runChecks>>;
     try {
       skip = await runChecks(c, opts.check);
@@ -140,8 +145,10 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
         return { name: c.name, result: false, changes: {}, comment: `An exception occurred in this state: ${err instanceof Error ? err.message : String(err)}` };
       }
     };
-    let ret = await invoke(fn.run);
+    let ret: Invoked = await invoke(fn.run);
     if (watch && fn.modWatch && Object.keys(ret.changes).length === 0 && ret.result !== false) ret = await invoke(fn.modWatch);
+    const ignored = ignoredArgs(fn, c);
+    if (ignored.length > 0) ret = { ...ret, warnings: [ignoredArgsWarning(fn.name, ignored)] };
     return ret;
   };
 
@@ -190,8 +197,8 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
     for (let i = 0; i < chunks.length; i++) {
       const c = chunks[i]!;
       const fired = reqs[i]!.some((r) => r.kind === 'listen' && Object.keys(results.get(r.target)?.changes ?? {}).length > 0);
-      const fn = opts.functions.get(`${c.state}.${c.fun}`)!;
-      if (!fired || !fn.modWatch) continue;
+      const fn = opts.functions.get(`${c.state}.${c.fun}`);
+      if (!fired || !fn?.modWatch) continue;
       opts.signal?.throwIfAborted();
       const listener = { ...c, __id__: `listener_${c.__id__}`, fun: 'mod_watch' };
       const startDate = now();
@@ -231,6 +238,7 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
       (j) => pre.get(j),
     );
     let ret: StateResult;
+    let warnings: string[] | undefined;
     let extraMs = 0;
     switch (status.kind) {
       case 'fail': {
@@ -249,8 +257,9 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
         break;
       default: {
         const done = await callWithRetry(c, opts.test, status.kind === 'change');
-        const { skipWatch: _skip, ...plain } = done.ret;
+        const { skipWatch: _skip, warnings: w, ...plain } = done.ret;
         ret = plain;
+        warnings = w;
         extraMs = done.extraMs;
       }
     }
@@ -265,6 +274,7 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
       __run_num__: runNum++,
       start_time: formatStartTime(startDate),
       duration: Math.round((elapsed() - t0 + (opts.sleep ? extraMs : 0)) * 1000) / 1000,
+      ...(warnings ? { warnings } : {}),
     };
     if (failhardStops(c, ret)) break;
   }

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isBrineError, type ErrorCode } from '../../../src/util/errors.js';
-import { asMasterOptions, asMinionOptions, loadConfig, prependRootDir } from '../../../src/config/index.js';
+import { asMasterOptions, asMinionOptions, loadConfig, OPTIONS, prependRootDir } from '../../../src/config/index.js';
 import { configDir } from './helpers.js';
 
 /** Asserts that fn throws a BrineError with `code` and returns it for further checks. */
@@ -107,6 +107,34 @@ test('root_dir is prepended to default and configured absolute paths, never twic
   const master = loadConfig('master', { configDir: configDir(t, { master: 'root_dir: /r/\nautosign_file: /etc/brine/autosign.conf\n' }), env: {} });
   assert.equal(master.opts.autosign_file, '/r/etc/brine/autosign.conf');
   assert.equal(master.opts.root_dir, '/r');
+});
+
+test('root_dir moves exactly the path options Salt moves; file_roots and pillar_roots stay where they are (issue 22)', (t) => {
+  // Salt's apply_master_config / apply_minion_config call prepend_root_dir on pki_dir, cachedir,
+  // sock_dir, extension_modules, pidfile, the log files and (master) autosign/autoreject/token/
+  // syndic/sqlite_queue/autosign_grains dirs; file_roots and pillar_roots are not in those lists
+  // and their defaults (/srv/salt, /srv/pillar) do not depend on root_dir
+  const paths = ['pki_dir', 'cachedir', 'sock_dir', 'log_file', 'api_logfile', 'autosign_file', 'autoreject_file'];
+  assert.deepEqual(
+    OPTIONS.filter((o) => o.path).map((o) => o.name),
+    paths,
+  );
+  assert.deepEqual(
+    OPTIONS.filter((o) => o.trees).map((o) => o.name),
+    ['file_roots', 'pillar_roots'],
+  );
+  const master = asMasterOptions(
+    loadConfig('master', {
+      configDir: configDir(t, {
+        master: 'root_dir: /opt/salt\nfile_roots:\n  base: [/srv/formulas, local/states]\n  prod: [/srv/prod/../prod-states]\nnats_tls_ca: /etc/ssl/ca.pem\n',
+      }),
+      env: {},
+    }),
+  );
+  assert.deepEqual(master.file_roots, { base: ['/srv/formulas', '/opt/salt/local/states'], prod: ['/srv/prod-states'] });
+  assert.deepEqual(master.pillar_roots, { base: ['/srv/pillar'] }, 'the default is not under root_dir either');
+  assert.equal(master.nats_tls_ca, '/etc/ssl/ca.pem', 'a brine-only path is used as written');
+  assert.equal(master.pki_dir, '/opt/salt/etc/brine/pki/master');
 });
 
 test('prependRootDir follows Salt, including prefix look-alikes', () => {

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { stringify } from 'yaml';
-import { OPTIONS, loadConfig, type OptionSpec } from '../../../src/config/index.js';
+import { OPTIONS, loadConfig, resolveTrees, type OptionSpec } from '../../../src/config/index.js';
 import { configDir } from './helpers.js';
 
 /** Values of an option's declared type (what the docs promise the loader accepts). */
@@ -57,8 +57,10 @@ test('any known option with a value of its declared type loads, and keeps that v
       writeFileSync(join(dir, spec.roles[0] ?? 'minion'), stringify({ [spec.name]: value }, { version: '1.1' }));
       const cfg = loadConfig(spec.roles[0] ?? 'minion', { configDir: dir, env: {} });
       assert.equal(cfg.sources[spec.name], join(dir, spec.roles[0] ?? 'minion'));
-      // Paths move under root_dir and root_dir is made absolute; everything else is kept as written.
-      if (!spec.path && spec.name !== 'root_dir') assert.deepEqual(cfg.opts[spec.name], value);
+      // Paths move under root_dir and root_dir is made absolute; relative tree directories are taken
+      // under root_dir (/ here); everything else is kept as written.
+      if (spec.trees) assert.deepEqual(cfg.opts[spec.name], resolveTrees('/', value as Record<string, unknown>));
+      else if (!spec.path && spec.name !== 'root_dir') assert.deepEqual(cfg.opts[spec.name], value);
       else assert.ok(typeof cfg.opts[spec.name] === 'string' && (cfg.opts[spec.name] as string).startsWith('/'));
     }),
     { numRuns: 500 },

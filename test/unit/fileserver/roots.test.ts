@@ -39,7 +39,7 @@ function setup(t: { after(fn: () => void): void }) {
   fs.symlinkSync('web/nginx.conf', path.join(d, 'srv/one/alias.conf'));
   const roots = new FileRoots({
     root_dir: d,
-    file_roots: { base: ['/srv/one', '/srv/two'], dev: ['/srv/dev'] },
+    file_roots: { base: [path.join(d, 'srv/one'), 'srv/two'], dev: [path.join(d, 'srv/dev')] },
     file_ignore_regex: ['/\\.git($|/)', '^\\.git'],
     file_ignore_glob: ['*.swp'],
   });
@@ -47,7 +47,7 @@ function setup(t: { after(fn: () => void): void }) {
 }
 
 describe('FileRoots', () => {
-  it('puts roots under root_dir and lets the first root that has a file win', (t) => {
+  it('takes a relative root under root_dir and lets the first root that has a file win', (t) => {
     const { roots, d } = setup(t);
     assert.deepEqual(roots.roots.get('base'), [path.join(d, 'srv/one'), path.join(d, 'srv/two')]);
     assert.equal(roots.find('base', 'top.sls')?.stat.sha256, sha('one-top'));
@@ -56,6 +56,16 @@ describe('FileRoots', () => {
     assert.equal(roots.find('dev', 'only-two.txt'), undefined);
     assert.equal(roots.find('nosuchenv', 'top.sls'), undefined);
     assert.deepEqual(roots.envs(), ['base', 'dev']);
+  });
+
+  it('leaves an absolute root where it is, whatever root_dir says, as Salt does (issue 22)', () => {
+    // Salt's apply_master_config/apply_minion_config prepend root_dir only to pki_dir, cachedir,
+    // sock_dir, extension_modules, pidfile, the log files and the autosign files: file_roots
+    // stay as written, so a Salt config with root_dir and file_roots elsewhere finds its tree
+    const roots = new FileRoots({ root_dir: '/var/tmp/some-root', file_roots: { base: ['/srv/salt', 'rel/salt'], prod: ['/opt/tree/../states'] } });
+    assert.deepEqual(roots.roots.get('base'), ['/srv/salt', '/var/tmp/some-root/rel/salt']);
+    assert.deepEqual(roots.roots.get('prod'), ['/opt/states']);
+    assert.deepEqual(new FileRoots({ file_roots: { base: ['/srv/salt'] } }).roots.get('base'), ['/srv/salt']);
   });
 
   it('lists files and directories merged over the roots, ignores applied, symlinks out of the root left out', (t) => {

@@ -25,7 +25,7 @@ function service(t: { after(fn: () => void): void }, logger: Logger): FileServic
   t.after(() => fs.rmSync(d, { recursive: true, force: true }));
   fs.mkdirSync(path.join(d, 'srv'));
   fs.writeFileSync(path.join(d, 'srv', 'top.sls'), 'top');
-  return new FileService({ root_dir: d, file_roots: { base: ['/srv'] }, file_buffer_size: 4096 }, logger);
+  return new FileService({ root_dir: d, file_roots: { base: [path.join(d, 'srv')] }, file_buffer_size: 4096 }, logger);
 }
 
 class StubSession implements FileSession {

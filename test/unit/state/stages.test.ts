@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolveInclude } from '../../../src/state/compiler/assemble-high.js';
 import type { LowChunk } from '../../../src/state/compiler/high-types.js';
-import { assignOrder, orderChunks } from '../../../src/state/compiler/ordering.js';
+import { assignOrder, orderChunks, rawOrders } from '../../../src/state/compiler/ordering.js';
 import { parseSls } from '../../../src/state/compiler/parse-sls.js';
 import type { Requisite } from '../../../src/state/compiler/requisites.js';
 import { requisiteStatus } from '../../../src/state/runtime/requisite-status.js';
@@ -84,19 +84,19 @@ describe('orderChunks', () => {
   it('sorts by order, then each state after everything it requires, depth first', () => {
     const cs = [chunk('a', 1), chunk('b', 2), chunk('c', 3), chunk('d', 4)];
     const reqs: Requisite[][] = [[{ kind: 'require', target: 3 }], [], [{ kind: 'watch', target: 1 }], []];
-    assert.deepEqual(orderChunks(cs, reqs).order, [3, 0, 1, 2]);
+    assert.deepEqual(orderChunks(cs, reqs, rawOrders(cs)).order, [3, 0, 1, 2]);
   });
 
   it('prereq runs the prereq state before its target, after the target own requisites', () => {
     const cs = [chunk('stop', 1), chunk('site', 2), chunk('pkg', 3)];
     const reqs: Requisite[][] = [[{ kind: 'prereq', target: 1 }], [{ kind: 'require', target: 2 }], []];
-    assert.deepEqual(orderChunks(cs, reqs).order, [2, 0, 1]);
+    assert.deepEqual(orderChunks(cs, reqs, rawOrders(cs)).order, [2, 0, 1]);
   });
 
   it('reports each cycle once with all its states; use edges are not ordering edges', () => {
     const cs = [chunk('a', 1), chunk('b', 2), chunk('c', 3), chunk('u', 4)];
     const reqs: Requisite[][] = [[{ kind: 'require', target: 1 }], [{ kind: 'onchanges', target: 0 }], [{ kind: 'use', target: 3 }], [{ kind: 'use', target: 2 }]];
-    const { errors } = orderChunks(cs, reqs);
+    const { errors } = orderChunks(cs, reqs, rawOrders(cs));
     assert.equal(errors.length, 1);
     assert.deepEqual(errors[0]!.states, ['s:a', 's:b']);
   });

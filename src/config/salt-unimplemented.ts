@@ -1,0 +1,60 @@
+// Salt options brine knows by name but does not implement. The loader keeps unknown keys as
+// written (modules read `mysql.host` and the like), so without this table a Salt config that
+// relies on ext_pillar or a reactor would start and silently do less (issue 22): each one set
+// is a start-up warning saying what the operator does not get.
+
+import { isDeepStrictEqual } from 'node:util';
+
+export interface UnimplementedSaltOption {
+  readonly name: string;
+  /** What a configuration setting it does not get, completing "option X is ignored: ...". */
+  readonly lost: string;
+  /** Values that mean what brine does anyway (Salt's default or its equivalent): no warning. */
+  readonly same?: readonly unknown[];
+}
+
+const TABLE: readonly UnimplementedSaltOption[] = [
+  { name: 'ext_pillar', lost: 'external pillars are not read; pillar comes from pillar_roots only' },
+  { name: 'ext_pillar_first', lost: 'brine has no external pillars', same: [false] },
+  { name: 'git_pillar_base', lost: 'brine has no git_pillar; pillar comes from pillar_roots only' },
+  { name: 'gitfs_remotes', lost: 'brine has no gitfs; salt:// is served from file_roots only' },
+  { name: 'hgfs_remotes', lost: 'brine has no hgfs; salt:// is served from file_roots only' },
+  { name: 'svnfs_remotes', lost: 'brine has no svnfs; salt:// is served from file_roots only' },
+  { name: 'minionfs_whitelist', lost: 'brine has no minionfs; salt:// is served from file_roots only' },
+  { name: 'master_tops', lost: 'master_tops are not consulted; only top files choose the states of a highstate' },
+  { name: 'reactor', lost: 'brine has no reactor: events do not start SLS runs' },
+  { name: 'event_return', lost: 'events are not sent to any returner (brine has no returners)' },
+  { name: 'return', lost: 'job returns go to the master job cache only (brine has no returners)' },
+  { name: 'master_job_cache', lost: 'brine keeps jobs in its own job cache (SQLite under cachedir)', same: ['local_cache'] },
+  { name: 'ext_job_cache', lost: 'brine has no external job cache (brine has no returners)', same: [''] },
+  { name: 'engines', lost: 'brine starts no engines', same: [[]] },
+  { name: 'beacons', lost: 'brine runs no beacons', same: [{}] },
+  { name: 'pillar_opts', lost: "the master's configuration is not merged into pillar", same: [false] },
+  { name: 'syndic_master', lost: 'brine has no syndic; several masters share minions through transport: nats instead' },
+  { name: 'order_masters', lost: 'brine has no syndic', same: [false] },
+  { name: 'cluster_id', lost: 'brine clusters masters through transport: nats, not cluster_id', same: [null] },
+  { name: 'peer', lost: 'brine has no peer publishing: a minion cannot publish jobs to other minions', same: [{}] },
+  { name: 'peer_run', lost: 'brine has no peer runner calls', same: [{}] },
+  { name: 'file_recv', lost: 'the master accepts no files pushed by minions (cp.push)', same: [false] },
+  { name: 'log_granular_levels', lost: 'brine has one log level per daemon (log_level, log_level_logfile)', same: [{}] },
+  { name: 'key_logfile', lost: 'key events go to log_file' },
+  { name: 'pidfile', lost: 'brine writes no pid file; a service manager (systemd) tracks the daemon' },
+  { name: 'autosign_grains_dir', lost: 'keys are not autosigned by grains; use autosign_file' },
+  { name: 'default_include', lost: 'brine reads <config_dir>/<role>.d/*.conf only', same: ['master.d/*.conf', 'minion.d/*.conf'] },
+  { name: 'include', lost: 'brine reads <config_dir>/<role>.d/*.conf only; other included files are not read' },
+];
+
+const BY_NAME: ReadonlyMap<string, UnimplementedSaltOption> = new Map(TABLE.map((o) => [o.name, o]));
+
+/** The row for a Salt option brine lacks, or undefined. */
+export function unimplementedSaltOption(name: string): UnimplementedSaltOption | undefined {
+  return BY_NAME.get(name);
+}
+
+/** Whether `value` of `name` makes a difference brine cannot honour. */
+export function isUnhonoured(row: UnimplementedSaltOption, value: unknown): boolean {
+  return !(row.same ?? []).some((v) => isDeepStrictEqual(v, value));
+}
+
+/** The fileserver backends brine serves: Salt's `roots` (and its old spelling `root`). */
+export const SERVED_BACKENDS: readonly string[] = ['roots', 'root'];

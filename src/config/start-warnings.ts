@@ -1,0 +1,106 @@
+// What a daemon (or `brine call --local`) warns about at start-up, decided from the loaded
+// configuration alone: trees that do not exist, and Salt options brine does not honour. Pure
+// but for the existence checks; the caller logs each warning (issue 22: never silence).
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Role } from './option-spec.js';
+import { isUnhonoured, SERVED_BACKENDS, unimplementedSaltOption } from './salt-unimplemented.js';
+
+export interface ConfigWarning {
+  /** The option the warning is about. */
+  readonly option: string;
+  readonly message: string;
+}
+
+export interface WarningContext {
+  readonly role: Role;
+  /** The node serves or reads its own trees: a master, or a minion with file_client: local / --local. */
+  readonly localTrees: boolean;
+  /** For tests; defaults to a directory check on disk. */
+  readonly isDir?: (dir: string) => boolean;
+  /** For tests; defaults to a file check on disk. */
+  readonly isFile?: (file: string) => boolean;
+}
+
+function isDirOnDisk(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isFileOnDisk(file: string): boolean {
+  try {
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function dirsOf(value: unknown): string[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  return Object.values(value as Record<string, unknown>)
+    .flatMap((d) => (Array.isArray(d) ? d : [d]))
+    .filter((d): d is string => typeof d === 'string');
+}
+
+/**
+ * No top.sls in any file_roots directory: a highstate finds nothing. Salt says so only at debug
+ * level ("No contents found in top file ... The 'file_roots' configuration is: ..."), and
+ * show_lowstate then prints [] with exit 0; here the operator is told where brine looked.
+ */
+function topFileWarning(fileRoots: unknown, isDir: (d: string) => boolean, isFile: (f: string) => boolean): ConfigWarning[] {
+  const dirs = dirsOf(fileRoots).filter(isDir);
+  if (dirs.length === 0 || dirs.some((d) => isFile(path.join(d, 'top.sls')))) return [];
+  return [
+    {
+      option: 'file_roots',
+      message: `no top.sls in any file_roots directory (looked in ${dirs.join(', ')}): a highstate (state.apply with no SLS names, state.show_lowstate, state.show_top) finds no states until one is added`,
+    },
+  ];
+}
+
+function treeWarnings(option: 'file_roots' | 'pillar_roots', value: unknown, isDir: (d: string) => boolean): ConfigWarning[] {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  const out: ConfigWarning[] = [];
+  for (const [env, dirs] of Object.entries(value as Record<string, unknown>)) {
+    for (const dir of Array.isArray(dirs) ? dirs : [dirs]) {
+      if (typeof dir !== 'string' || isDir(dir)) continue;
+      const what = option === 'file_roots' ? 'salt:// files and top.sls' : 'pillar SLS files and top.sls';
+      out.push({ option, message: `${option} directory ${dir} (environment ${env}) does not exist: no ${what} will be found there until it is created` });
+    }
+  }
+  return out;
+}
+
+function backendWarnings(value: unknown): ConfigWarning[] {
+  const list = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+  return list
+    .filter((b) => !SERVED_BACKENDS.includes(String(b)))
+    .map((b) => ({
+      option: 'fileserver_backend',
+      message: `fileserver_backend '${String(b)}' is not implemented by brine and is ignored: salt:// is served from file_roots only (the roots backend)`,
+    }));
+}
+
+/** Warnings for a loaded configuration, in a stable order: trees first, then options by name. */
+export function configWarnings(opts: Readonly<Record<string, unknown>>, ctx: WarningContext): ConfigWarning[] {
+  const isDir = ctx.isDir ?? isDirOnDisk;
+  const out: ConfigWarning[] = [];
+  if (ctx.role === 'master' || ctx.localTrees) {
+    out.push(...treeWarnings('file_roots', opts.file_roots, isDir), ...treeWarnings('pillar_roots', opts.pillar_roots, isDir));
+    out.push(...topFileWarning(opts.file_roots, isDir, ctx.isFile ?? isFileOnDisk));
+  }
+  for (const name of Object.keys(opts).sort()) {
+    if (name === 'fileserver_backend') {
+      out.push(...backendWarnings(opts[name]));
+      continue;
+    }
+    const row = unimplementedSaltOption(name);
+    if (row === undefined || !isUnhonoured(row, opts[name])) continue;
+    out.push({ option: name, message: `option '${name}' is a Salt option brine does not implement and is ignored: ${row.lost}` });
+  }
+  return out;
+}

@@ -1,0 +1,66 @@
+// Start-up warnings of a configuration (issue 22 point 1): a file_roots/pillar_roots directory
+// that does not exist and every Salt option brine does not implement are named, never silent.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { configWarnings } from '../../../src/config/start-warnings.js';
+import { loadConfig } from '../../../src/config/index.js';
+import { configDir } from './helpers.js';
+
+test('a missing file_roots or pillar_roots directory is named, with its environment; an existing one is not; no top.sls anywhere is named', (t) => {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-warn-'));
+  t.after(() => fs.rmSync(d, { recursive: true, force: true }));
+  fs.mkdirSync(path.join(d, 'salt'));
+  const opts = { file_roots: { base: [path.join(d, 'salt'), path.join(d, 'nosalt')] }, pillar_roots: { prod: [path.join(d, 'nopillar')] } };
+  assert.deepEqual(configWarnings(opts, { role: 'master', localTrees: true }), [
+    { option: 'file_roots', message: `file_roots directory ${path.join(d, 'nosalt')} (environment base) does not exist: no salt:// files and top.sls will be found there until it is created` },
+    {
+      option: 'pillar_roots',
+      message: `pillar_roots directory ${path.join(d, 'nopillar')} (environment prod) does not exist: no pillar SLS files and top.sls will be found there until it is created`,
+    },
+    // salt/ exists but has no top.sls: where brine looked is named (Salt says it at debug level only)
+    {
+      option: 'file_roots',
+      message: `no top.sls in any file_roots directory (looked in ${path.join(d, 'salt')}): a highstate (state.apply with no SLS names, state.show_lowstate, state.show_top) finds no states until one is added`,
+    },
+  ]);
+  fs.writeFileSync(path.join(d, 'salt', 'top.sls'), "base:\n  '*': []\n");
+  assert.equal(configWarnings(opts, { role: 'master', localTrees: true }).length, 2, 'a top.sls in one root is enough');
+  // a minion that asks its master for files does not read its own trees: nothing to warn about
+  assert.deepEqual(configWarnings(opts, { role: 'minion', localTrees: false }), []);
+  assert.equal(configWarnings(opts, { role: 'minion', localTrees: true }).length, 2);
+});
+
+test('each Salt option brine does not implement is named with what is lost; equivalent values and module settings are quiet', (t) => {
+  const dir = configDir(t, {
+    master: [
+      'ext_pillar:\n  - git: [master https://example.org/pillar.git]',
+      'reactor:\n  - "salt/minion/*/start": [/srv/reactor/start.sls]',
+      'fileserver_backend: [roots, gitfs, s3fs]',
+      'master_job_cache: local_cache',
+      'event_return: mysql',
+      'mysql.host: db.example.org',
+      'pillar_opts: false',
+      '',
+    ].join('\n'),
+  });
+  const cfg = loadConfig('master', { configDir: dir, env: {} });
+  const w = configWarnings(cfg.opts, { role: 'master', localTrees: true, isDir: () => true, isFile: () => true });
+  assert.deepEqual(
+    w.map((x) => x.message),
+    [
+      "option 'event_return' is a Salt option brine does not implement and is ignored: events are not sent to any returner (brine has no returners)",
+      "option 'ext_pillar' is a Salt option brine does not implement and is ignored: external pillars are not read; pillar comes from pillar_roots only",
+      "fileserver_backend 'gitfs' is not implemented by brine and is ignored: salt:// is served from file_roots only (the roots backend)",
+      "fileserver_backend 's3fs' is not implemented by brine and is ignored: salt:// is served from file_roots only (the roots backend)",
+      "option 'reactor' is a Salt option brine does not implement and is ignored: brine has no reactor: events do not start SLS runs",
+    ],
+  );
+  assert.deepEqual(
+    w.map((x) => x.option),
+    ['event_return', 'ext_pillar', 'fileserver_backend', 'fileserver_backend', 'reactor'],
+  );
+});
