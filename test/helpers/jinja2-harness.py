@@ -301,7 +301,26 @@ def to_bool(val):
     return False
 
 
+def path_join(*parts, **kwargs):
+    # salt.utils.path.join (the path_join filter) on POSIX
+    import posixpath
+
+    kwargs.pop("use_posixpath", None)
+    if kwargs:
+        raise TypeError("The following keyword arguments are not valid: " + ", ".join(kwargs))
+    parts = [posixpath.normpath(str(p)) for p in parts]
+    if not parts:
+        return ""
+    root = parts.pop(0)
+    if not parts:
+        ret = root
+    else:
+        ret = posixpath.join(root, *[p.lstrip("/") for p in parts])
+    return posixpath.normpath(ret)
+
+
 SALT_FILTERS = {
+    "path_join": path_join,
     "json": lambda v, sort_keys=True, indent=None: Markup(json.dumps(v, sort_keys=sort_keys, indent=indent).strip()),
     "tojson": tojson,
     "yaml": format_yaml,

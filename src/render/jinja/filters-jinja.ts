@@ -4,7 +4,7 @@
 import { getattr, type Kwargs } from './py-methods.js';
 import { binop } from './py-ops.js';
 import { percentFormat, pyFixed } from './py-format.js';
-import { cmp, dictEntries, eq, isDict, isFloat, isSafeString, iter, len, mkFloat, num, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
+import { cmp, dictEntries, eq, isDict, isFloat, isSafeString, iter, len, mkFloat, num, PLAIN_UNDEFINED, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
 import { TESTS } from './tests.js';
 
 export type Filter = (args: unknown[], kw: Kwargs) => unknown;
@@ -140,7 +140,7 @@ export const JINJA_FILTERS: Record<string, Filter> = {
     const [v] = args;
     const dflt = arg(args, kw, 1, 'default_value', '');
     const boolean = truthy(arg(args, kw, 2, 'boolean', false));
-    return v === undefined || (boolean && !truthy(v)) ? dflt : v;
+    return v === undefined || v === PLAIN_UNDEFINED || (boolean && !truthy(v)) ? dflt : v;
   },
   dictsort: (args, kw) => {
     const [v] = args;

@@ -49,7 +49,34 @@ function uuid5(name: string): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
+/** Python's posixpath.normpath. */
+function normpath(p: string): string {
+  if (p === '') return '.';
+  // POSIX keeps exactly two leading slashes, folds three or more into one
+  const lead = p.startsWith('//') && !p.startsWith('///') ? 2 : p.startsWith('/') ? 1 : 0;
+  const out: string[] = [];
+  for (const part of p.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part !== '..' || (lead === 0 && out.length === 0) || (out.length > 0 && out[out.length - 1] === '..')) out.push(part);
+    else if (out.length > 0) out.pop();
+  }
+  const joined = '/'.repeat(lead) + out.join('/');
+  return joined || '.';
+}
+
+/** salt.utils.path.join (the `path_join` filter): each part normalised, later parts' leading '/' dropped. */
+function pathJoin(args: unknown[], kw: Record<string, unknown>): string {
+  const unknown = Object.keys(kw).filter((k) => k !== 'use_posixpath' && !k.startsWith('__'));
+  if (unknown.length > 0) throw new PyError(`The following keyword arguments are not valid: ${unknown.join(', ')}`);
+  const parts = args.map((a) => normpath(str(a)));
+  if (parts.length === 0) return '';
+  let ret = parts[0]!;
+  for (const part of parts.slice(1).map((p) => p.replace(/^\/+/, ''))) ret = part.startsWith('/') || ret === '' ? part : ret.endsWith('/') ? ret + part : `${ret}/${part}`;
+  return normpath(ret);
+}
+
 export const SALT_FILTERS: Record<string, Filter> = {
+  path_join: (args, kw) => pathJoin(args, kw),
   json: (args, kw) => jsonDumps(args[0], { sortKeys: truthy(arg(args, kw, 1, 'sort_keys', true)), indent: indentOf(arg(args, kw, 2, 'indent', null)), ensureAscii: true }).trim(),
   tojson: (args, kw) =>
     jsonDumps(args[0], { sortKeys: false, indent: indentOf(arg(args, kw, 1, 'indent', null)), ensureAscii: true })

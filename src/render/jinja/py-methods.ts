@@ -261,7 +261,7 @@ function pyItem(obj: unknown, key: unknown): unknown {
 }
 
 function hasPyAttr(obj: unknown): obj is PyObject {
-  return typeof obj === 'object' && obj !== null && PYATTR in obj;
+  return (typeof obj === 'object' || typeof obj === 'function') && obj !== null && PYATTR in obj;
 }
 
 /**

@@ -21,6 +21,12 @@ export function undefinedError(what?: string): PyError {
   return new PyError(what ? `'${what}' is undefined` : 'an undefined value was used (Salt renders with StrictUndefined unless allow_undefined is set)');
 }
 
+/**
+ * The value of `a if x` when x is false: Jinja2 gives a plain Undefined there even under
+ * StrictUndefined (codegen's cond_expr_undefined), so it prints as '' and is false.
+ */
+export const PLAIN_UNDEFINED: object = Object.freeze(Object.create(null));
+
 function strictCheck(v: unknown): void {
   if (v === undefined && strictUndefined) throw undefinedError();
 }
@@ -77,7 +83,7 @@ export function isSafeString(v: unknown): v is SafeStringLike {
 }
 
 export function isDict(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat) && !isSafeString(v) && !(v instanceof RegExp);
+  return typeof v === 'object' && v !== null && v !== PLAIN_UNDEFINED && !Array.isArray(v) && !(v instanceof PyFloat) && !isSafeString(v) && !(v instanceof RegExp);
 }
 
 export function isFloat(v: unknown): boolean {
@@ -117,7 +123,7 @@ export function floatRepr(n: number): string {
 
 /** Python's type name, for error messages that match Jinja2's. */
 export function typeName(v: unknown): string {
-  if (v === undefined) return 'Undefined';
+  if (v === undefined || v === PLAIN_UNDEFINED) return 'Undefined';
   if (v === null) return 'NoneType';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'string' || isSafeString(v)) return 'str';
@@ -148,7 +154,7 @@ function strRepr(s: string): string {
 
 /** Python's repr(), as Jinja2 shows a value nested in a list or dict. */
 export function repr(v: unknown): string {
-  if (v === undefined) return 'Undefined';
+  if (v === undefined || v === PLAIN_UNDEFINED) return 'Undefined';
   if (v === null) return 'None';
   if (v === true) return 'True';
   if (v === false) return 'False';
@@ -175,7 +181,7 @@ export function repr(v: unknown): string {
 /** Python's str(), which is what `{{ x }}` prints. */
 export function str(v: unknown): string {
   strictCheck(v);
-  if (v === undefined) return '';
+  if (v === undefined || v === PLAIN_UNDEFINED) return '';
   if (typeof v === 'string') return v;
   if (isSafeString(v)) return v.val;
   return repr(v);
@@ -184,7 +190,7 @@ export function str(v: unknown): string {
 /** Python truthiness: empty containers, 0, 0.0, '' , None and Undefined are false. */
 export function truthy(v: unknown): boolean {
   strictCheck(v);
-  if (v === undefined || v === null || v === false) return false;
+  if (v === undefined || v === null || v === false || v === PLAIN_UNDEFINED) return false;
   if (v === true) return true;
   if (typeof v === 'number') return v !== 0 && !Number.isNaN(v);
   if (v instanceof PyFloat) return v.v !== 0;
@@ -284,7 +290,7 @@ export function dictEntries(d: Record<string, unknown>): [string, unknown][] {
 export function iter(v: unknown): unknown[] {
   strictCheck(v);
   if (Array.isArray(v)) return v;
-  if (v === undefined) return [];
+  if (v === undefined || v === PLAIN_UNDEFINED) return [];
   if (typeof v === 'string') return [...v];
   if (isSafeString(v)) return [...v.val];
   if (isDict(v)) return dictKeys(v);

@@ -22,12 +22,10 @@ const harness = path.join(repo, 'test', 'helpers', 'jinja2-harness.py');
 const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
   'refuse-print-generator': 'RENDER_FAILED',
   'refuse-int-dict-key': 'TEMPLATE_UNSUPPORTED',
-  'refuse-recursive-loop': 'TEMPLATE_UNSUPPORTED',
   'refuse-yaml-folding': 'RENDER_FAILED',
   'refuse-random-filter': 'TEMPLATE_UNSUPPORTED',
   'refuse-nunjucks-switch': 'TEMPLATE_UNSUPPORTED',
   'refuse-print-macro': 'RENDER_FAILED',
-  'refuse-varargs-macro': 'TEMPLATE_UNSUPPORTED',
   'refuse-digit-key-order': 'RENDER_FAILED',
 };
 
@@ -37,6 +35,9 @@ const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
  */
 const JINJA2_ERRORS = new Set([
   'filter-on-undefined',
+  'from-import-missing-name-used',
+  'import-yaml-without-context',
+  'include-list-all-missing',
   'include-sees-loop-var',
   'macro-extra-argument',
   'macro-unknown-keyword',
