@@ -6,7 +6,8 @@ import { loadYaml } from '../yaml-load.js';
 import { type Filter, MORE_FILTERS } from './filters-jinja.js';
 import { regexEscape, regexReplace, regexSearch } from './regex.js';
 import { traverse } from './salt-layer.js';
-import { jsonDumps, yamlBlockDump, yamlDquote, yamlEncode, yamlFlowDump, yamlSquote } from './serialize.js';
+import { jsonDumps, yamlDquote, yamlEncode, yamlSquote } from './serialize.js';
+import { yamlDump } from './yaml-emitter.js';
 import { binop } from './py-ops.js';
 import { cmp, contains, eq, isDict, isSafeString, isTuple, iter, len, mkFloat, num, PyError, str, truthy, typeName } from './py-values.js';
 
@@ -84,7 +85,7 @@ export const SALT_FILTERS: Record<string, Filter> = {
       .replace(/>/g, '\\u003e')
       .replace(/&/g, '\\u0026')
       .replace(/'/g, '\\u0027'),
-  yaml: (args, kw) => (truthy(arg(args, kw, 1, 'flow_style', true)) ? yamlFlowDump(args[0]) : yamlBlockDump(args[0])),
+  yaml: (args, kw) => yamlDump(args[0], truthy(arg(args, kw, 1, 'flow_style', true))),
   yaml_encode: ([v]) => yamlEncode(v),
   yaml_dquote: ([v]) => yamlDquote(str(v)),
   yaml_squote: ([v]) => yamlSquote(str(v)),

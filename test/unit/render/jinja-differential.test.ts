@@ -22,7 +22,6 @@ const harness = path.join(repo, 'test', 'helpers', 'jinja2-harness.py');
 const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
   'refuse-print-generator': 'RENDER_FAILED',
   'refuse-int-dict-key': 'TEMPLATE_UNSUPPORTED',
-  'refuse-yaml-folding': 'RENDER_FAILED',
   'refuse-random-filter': 'TEMPLATE_UNSUPPORTED',
   'refuse-nunjucks-switch': 'TEMPLATE_UNSUPPORTED',
   'refuse-print-macro': 'RENDER_FAILED',
