@@ -115,6 +115,25 @@ def filter_by(lookup_dict, lookup, traverse, merge=None, default="default", base
 
 
 # --- the salt[...] dictionary with the test stubs -------------------------------------------
+def stub_merge(a, b, merge_lists):
+    # a stand-in for slsutil.merge (its real behaviour is the execution module's test):
+    # dicts merged recursively, lists concatenated when merge_lists, else replaced
+    out = copy.deepcopy(a)
+
+    def rec(dest, upd):
+        for key, val in upd.items():
+            cur = dest.get(key)
+            if isinstance(cur, dict) and isinstance(val, dict):
+                rec(cur, val)
+            elif merge_lists and isinstance(cur, list) and isinstance(val, list):
+                dest[key] = cur + copy.deepcopy(val)
+            else:
+                dest[key] = copy.deepcopy(val)
+
+    rec(out, b)
+    return out
+
+
 def stub_call(fun, args, kwargs):
     if fun == "test.echo":
         return args[0]
@@ -126,6 +145,10 @@ def stub_call(fun, args, kwargs):
         return {"args": list(args), "kwargs": kwargs}
     if fun == "test.lines":
         return "one\ntwo\nthree"
+    if fun.startswith("log."):
+        return None
+    if fun == "slsutil.merge":
+        return stub_merge(args[0], args[1], kwargs.get("merge_lists", False))
     raise Exception(f"'{fun}' is not available")
 
 
