@@ -87,9 +87,6 @@ export class ExpressionCompiler extends CompilerBase {
     this._emit('env.brine.dict([');
     node.children.forEach((pair: Any, i: number) => {
       if (i > 0) this._emit(',');
-      if (pair.key instanceof nodes.Literal && typeof pair.key.value !== 'string') {
-        throw new Unsupported('only string dict keys are supported (JS objects cannot keep Python int or bool keys)', pair.key.lineno, pair.key.colno);
-      }
       this._emit('[');
       this.compile(pair.key, frame);
       this._emit(',');

@@ -172,7 +172,7 @@ export function repr(v: unknown): string {
   if (typeof v === 'function') return `<function ${v.name || 'macro'}>`;
   if (isDict(v)) {
     return `{${dictEntries(v)
-      .map(([k, x]) => `${strRepr(k)}: ${repr(x)}`)
+      .map(([k, x]) => `${repr(k)}: ${repr(x)}`)
       .join(', ')}}`;
   }
   return String(v);
@@ -258,7 +258,7 @@ export function contains(container: unknown, item: unknown): boolean {
     return container.includes(item);
   }
   if (Array.isArray(container)) return container.some((x) => eq(x, item));
-  if (isDict(container)) return typeof item === 'string' && Object.hasOwn(container, item);
+  if (isDict(container)) return rawKey(container, item) !== undefined;
   throw new PyError(`argument of type '${typeName(container)}' is not iterable`);
 }
 
@@ -271,7 +271,11 @@ const ARRAY_INDEX = /^(0|[1-9]\d{0,9})$/;
  * A dict's keys in the order Jinja2 would see them, or an error when that order cannot be known:
  * two or more keys, one of which looks like a non-negative integer.
  */
-export function dictKeys(d: Record<string, unknown>): string[] {
+export function dictKeys(d: Record<string, unknown>): unknown[] {
+  return orderedRawKeys(d).map(decodeKey);
+}
+
+function orderedRawKeys(d: Record<string, unknown>): string[] {
   const keys = Object.keys(d);
   if (keys.length > 1 && ARRAY_INDEX.test(keys[0]!) && Number(keys[0]) < 4294967295) {
     throw new PyError(
@@ -281,9 +285,61 @@ export function dictKeys(d: Record<string, unknown>): string[] {
   return keys;
 }
 
+/** A dict's (key, value) pairs for a caller that sorts them: JS's order of digit keys does not matter there. */
+export function unorderedEntries(d: Record<string, unknown>): [unknown, unknown][] {
+  return Object.keys(d).map((k) => [decodeKey(k), d[k]]);
+}
+
 /** A dict's (key, value) pairs in Jinja2's order (see dictKeys). */
-export function dictEntries(d: Record<string, unknown>): [string, unknown][] {
-  return dictKeys(d).map((k) => [k, d[k]]);
+export function dictEntries(d: Record<string, unknown>): [unknown, unknown][] {
+  return orderedRawKeys(d).map((k) => [decodeKey(k), d[k]]);
+}
+
+// Python dict keys that are not strings (`{True: 'running', 1: 'a', None: 'n'}`) are stored under
+// a property `\0<type>:<value>`; keys equal in Python (True, 1, 1.0) share the value part, and the
+// first one inserted keeps its type, as in a Python dict.
+const KEY_MARK = '\u0000';
+
+function keyValue(key: unknown): string | undefined {
+  if (key === null) return 'None';
+  if (typeof key === 'boolean') return key ? '1' : '0';
+  if (typeof key === 'number' || key instanceof PyFloat) return String(num(key));
+  return undefined;
+}
+
+function keyType(key: unknown): string {
+  if (key === null) return 'none';
+  if (typeof key === 'boolean') return 'bool';
+  return isFloat(key) ? 'float' : 'int';
+}
+
+/** The property a key is stored under in `d`, or undefined when `d` does not have it. */
+export function rawKey(d: Record<string, unknown>, key: unknown): string | undefined {
+  if (isSafeString(key)) key = key.val;
+  if (typeof key === 'string') return Object.hasOwn(d, key) ? key : undefined;
+  const value = keyValue(key);
+  if (value === undefined) return undefined;
+  for (const k of Object.keys(d)) if (k.startsWith(KEY_MARK) && k.slice(k.indexOf(':') + 1) === value) return k;
+  return undefined;
+}
+
+/** The property to store `key` under in `d` (an existing equal key, or a new one). */
+export function keyFor(d: Record<string, unknown>, key: unknown): string {
+  if (isSafeString(key)) key = key.val;
+  if (typeof key === 'string') return key;
+  const value = keyValue(key);
+  if (value === undefined) throw new PyError(`TypeError: unhashable type: '${typeName(key)}'`);
+  return rawKey(d, key) ?? `${KEY_MARK}${keyType(key)}:${value}`;
+}
+
+/** The Python key a property stands for. */
+export function decodeKey(k: string): unknown {
+  if (!k.startsWith(KEY_MARK)) return k;
+  const type = k.slice(1, k.indexOf(':'));
+  const value = k.slice(k.indexOf(':') + 1);
+  if (type === 'none') return null;
+  if (type === 'bool') return value === '1';
+  return type === 'float' ? mkFloat(Number(value)) : Number(value);
 }
 
 /** What `for x in v` iterates: a dict's keys, a string's characters, nothing for Undefined. */
@@ -315,7 +371,8 @@ export function plain(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(plain);
   if (isDict(v)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = plain(x);
+    // a non-string key leaves the template as its Python str() (JS objects have string keys only)
+    for (const [k, x] of Object.entries(v)) out[k.startsWith(KEY_MARK) ? repr(decodeKey(k)) : k] = plain(x);
     return out;
   }
   return v;

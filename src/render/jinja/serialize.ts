@@ -1,7 +1,7 @@
 // The text Salt's serializing filters produce: Python's json.dumps (`json`, `tojson`) and
 // PyYAML's scalars (`yaml_encode`, `yaml_dquote`, `yaml_squote`); the `yaml` filter is yaml-emitter.ts.
 
-import { dictKeys, floatRepr, isDict, isFloat, isSafeString, num, PyError, PyFloat, typeName } from './py-values.js';
+import { cmp, dictEntries, unorderedEntries, floatRepr, isDict, isFloat, isSafeString, num, PyError, PyFloat, typeName } from './py-values.js';
 
 function jsonString(s: string, ensureAscii: boolean): string {
   let out = '"';
@@ -22,6 +22,15 @@ function jsonString(s: string, ensureAscii: boolean): string {
     } else out += ch;
   }
   return `${out}"`;
+}
+
+/** json.dumps turns a non-string key into its JSON text: true, null, 1, 1.5. */
+function jsonKey(k: unknown): string {
+  if (typeof k === 'string') return k;
+  if (k === true) return 'true';
+  if (k === false) return 'false';
+  if (k === null) return 'null';
+  return isFloat(k) ? floatRepr(num(k)) : String(k);
 }
 
 export interface JsonOptions {
@@ -53,8 +62,13 @@ export function jsonDumps(v: unknown, opts: JsonOptions, level = 0): string {
   }
   if (isDict(v)) {
     if (Object.keys(v).length === 0) return '{}';
-    const keys = opts.sortKeys ? Object.keys(v).sort() : dictKeys(v);
-    return `{${nl}${keys.map((k) => `${jsonString(k, opts.ensureAscii)}: ${jsonDumps(v[k], opts, level + 1)}`).join(sep + nl)}${end}}`;
+    const entries = opts.sortKeys ? unorderedEntries(v) : dictEntries(v);
+    if (opts.sortKeys) {
+      // Python sorts the original keys (a str and an int do not compare: TypeError)
+      if (entries.every(([k]) => typeof k === 'string')) entries.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0));
+      else entries.sort(([a], [b]) => cmp(a, b));
+    }
+    return `{${nl}${entries.map(([k, x]) => `${jsonString(jsonKey(k), opts.ensureAscii)}: ${jsonDumps(x, opts, level + 1)}`).join(sep + nl)}${end}}`;
   }
   throw new PyError(`Object of type ${typeName(v)} is not JSON serializable`);
 }

@@ -3,7 +3,7 @@
 // PyYAML folds them: between words of a plain or quoted scalar, and after a `,` of a flow
 // collection, once the column passes 80. The method names follow PyYAML's emitter.py.
 
-import { isDict, isFloat, isSafeString, num, PyError, PyFloat, typeName } from './py-values.js';
+import { cmp, dictEntries, isDict, unorderedEntries, isFloat, isSafeString, num, PyError, PyFloat, typeName } from './py-values.js';
 import { plainAllowed, yamlFloat } from './serialize.js';
 
 const BEST_WIDTH = 80;
@@ -126,9 +126,9 @@ class Emitter {
       if (this.flowLevel > 0 || this.flowStyle || v.length === 0) this.flowSequence(v);
       else this.blockSequence(v, ctx.mapping === true);
     } else if (isDict(v)) {
-      const keys = Object.keys(v).sort();
-      if (this.flowLevel > 0 || this.flowStyle || keys.length === 0) this.flowMapping(v, keys);
-      else this.blockMapping(v, keys);
+      const entries = sortedEntries(v);
+      if (this.flowLevel > 0 || this.flowStyle || entries.length === 0) this.flowMapping(entries);
+      else this.blockMapping(entries);
     } else this.scalar(v, ctx.simpleKey === true, ctx.root === true);
   }
 
@@ -146,17 +146,17 @@ class Emitter {
     this.writeIndicator(']', false);
   }
 
-  private flowMapping(d: Record<string, unknown>, keys: string[]): void {
+  private flowMapping(entries: [unknown, unknown][]): void {
     this.writeIndicator('{', true, true);
     this.flowLevel++;
     this.increaseIndent(true);
-    keys.forEach((k, i) => {
+    entries.forEach(([k, x], i) => {
       if (i > 0) this.writeIndicator(',', false);
       if (this.column > BEST_WIDTH) this.writeIndent();
       this.simpleKey(k);
       this.node(k, { mapping: true, simpleKey: true });
       this.writeIndicator(':', false);
-      this.node(d[k], { mapping: true });
+      this.node(x, { mapping: true });
     });
     this.indent = this.indents.pop() ?? null;
     this.flowLevel--;
@@ -173,21 +173,21 @@ class Emitter {
     this.indent = this.indents.pop() ?? null;
   }
 
-  private blockMapping(d: Record<string, unknown>, keys: string[]): void {
+  private blockMapping(entries: [unknown, unknown][]): void {
     this.increaseIndent(false);
-    for (const k of keys) {
+    for (const [k, x] of entries) {
       this.writeIndent();
       this.simpleKey(k);
       this.node(k, { mapping: true, simpleKey: true });
       this.writeIndicator(':', false);
-      this.node(d[k], { mapping: true });
+      this.node(x, { mapping: true });
     }
     this.indent = this.indents.pop() ?? null;
   }
 
   /** check_simple_key: brine writes only simple keys (PyYAML switches to `? key` past 128 characters). */
-  private simpleKey(k: string): void {
-    if ([...k].length >= 128 || LINE_BREAKS.test(k))
+  private simpleKey(k: unknown): void {
+    if (typeof k === 'string' && ([...k].length >= 128 || LINE_BREAKS.test(k)))
       throw new PyError('a mapping key longer than 128 characters or with a line break is written as a complex key by PyYAML, which brine does not reproduce');
   }
 
@@ -301,6 +301,17 @@ class Emitter {
   private writeChars(chars: string[], start: number, end: number): void {
     this.column += end - start;
     this.write(chars.slice(start, end).join(''));
+  }
+}
+
+/** represent_mapping: items sorted by key, or left in order when the keys do not compare (TypeError). */
+function sortedEntries(d: Record<string, unknown>): [unknown, unknown][] {
+  const entries = unorderedEntries(d);
+  if (entries.every(([k]) => typeof k === 'string')) return entries.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0));
+  try {
+    return [...entries].sort(([a], [b]) => cmp(a, b));
+  } catch {
+    return dictEntries(d);
   }
 }
 
