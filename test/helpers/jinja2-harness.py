@@ -342,7 +342,33 @@ def path_join(*parts, **kwargs):
     return posixpath.normpath(ret)
 
 
+def to_num(text):
+    # salt.utils.data.to_num
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def is_iter(thing, ignore=(str,)):
+    # salt.utils.data.is_iter
+    if ignore and isinstance(thing, ignore):
+        return False
+    try:
+        iter(thing)
+        return True
+    except TypeError:
+        return False
+
+
 SALT_FILTERS = {
+    "is_list": lambda v: isinstance(v, list),
+    "is_iter": is_iter,
+    "to_num": to_num,
+    "sorted_ignorecase": lambda v: sorted(v, key=lambda x: x.lower()),
     "path_join": path_join,
     "json": lambda v, sort_keys=True, indent=None: Markup(json.dumps(v, sort_keys=sort_keys, indent=indent).strip()),
     "tojson": tojson,

@@ -9,7 +9,7 @@ import { traverse } from './salt-layer.js';
 import { jsonDumps, yamlDquote, yamlEncode, yamlSquote } from './serialize.js';
 import { yamlDump } from './yaml-emitter.js';
 import { binop } from './py-ops.js';
-import { cmp, contains, eq, isDict, isSafeString, isTuple, iter, len, mkFloat, num, PyError, str, truthy, typeName } from './py-values.js';
+import { cmp, contains, eq, isDict, isSafeString, isTuple, iter, len, mkFloat, num, PyError, PyFloat, str, truthy, typeName } from './py-values.js';
 
 function arg(args: unknown[], kw: Record<string, unknown>, i: number, name: string, dflt: unknown): unknown {
   if (args.length > i) return args[i];
@@ -76,7 +76,23 @@ function pathJoin(args: unknown[], kw: Record<string, unknown>): string {
   return normpath(ret);
 }
 
+/** salt.utils.data's to_num: int(text), else float(text), else the text unchanged. */
+function toNum(v: unknown): unknown {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number' || v instanceof PyFloat) return Math.trunc(num(v));
+  if (typeof v !== 'string' && !isSafeString(v)) return v;
+  const t = str(v).trim();
+  if (/^[+-]?\d+(_\d+)*$/.test(t)) return Number(t.replace(/_/g, ''));
+  if (/^[+-]?(\d+(_\d+)*(\.(\d+(_\d+)*)?)?|\.\d+(_\d+)*)([eE][+-]?\d+)?$/.test(t)) return mkFloat(Number(t.replace(/_/g, '')));
+  return v;
+}
+
 export const SALT_FILTERS: Record<string, Filter> = {
+  // salt.utils.data: is_list, is_iter (strings are not iterables there), to_num; sorted_ignorecase
+  is_list: ([v]) => Array.isArray(v) && !isTuple(v),
+  is_iter: ([v]) => Array.isArray(v) || isDict(v),
+  to_num: ([v]) => toNum(v),
+  sorted_ignorecase: ([v]) => [...iter(v)].sort((a, b) => cmp(str(a).toLowerCase(), str(b).toLowerCase())),
   path_join: (args, kw) => pathJoin(args, kw),
   json: (args, kw) => jsonDumps(args[0], { sortKeys: truthy(arg(args, kw, 1, 'sort_keys', true)), indent: indentOf(arg(args, kw, 2, 'indent', null)), ensureAscii: true }).trim(),
   tojson: (args, kw) =>

@@ -450,6 +450,17 @@ function balancedLexer(src: string): Any {
   const tk = lexer.lex(src, {});
   const next = tk.nextToken.bind(tk);
   tk._parseString = (delimiter: string) => parsePyString(tk, delimiter);
+  // Jinja2 reads a `#}` outside a comment as text; nunjucks calls it an unexpected end of comment
+  let inComment = false;
+  const extractString = tk._extractString.bind(tk);
+  tk._extractString = (what: string) => {
+    const got = extractString(what);
+    if (got && what === '{#') inComment = true;
+    else if (got && what === '#}') inComment = false;
+    return got;
+  };
+  const matches = tk._matches.bind(tk);
+  tk._matches = (what: string) => (what === '#}' && !inComment ? false : matches(what));
   let depth = 0;
   tk.nextToken = () => {
     if (tk.in_code && depth > 0 && tk.str.startsWith('}}', tk.index)) {

@@ -9,6 +9,7 @@ import { plainAllowed, yamlFloat } from './serialize.js';
 const BEST_WIDTH = 80;
 const BEST_INDENT = 2;
 const LINE_BREAKS = /[\n\x85\u2028\u2029]/;
+const BREAK_CHARS = '\n\x85\u2028\u2029';
 /** Characters PyYAML's analyze_scalar calls special with allow_unicode: they force double quotes. */
 const SPECIAL = /[^\n\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10fffe}]|\ufeff/u;
 /** Escapes of write_double_quoted (ESCAPE_REPLACEMENTS). */
@@ -104,11 +105,11 @@ class Emitter {
     }
   }
 
-  private writeLineBreak(): void {
+  private writeLineBreak(data = '\n'): void {
     this.whitespace = true;
     this.indention = true;
     this.column = 0;
-    this.write('\n');
+    this.write(data);
   }
 
   /** expect_node: a collection in flow or block style, or a scalar. */
@@ -237,6 +238,7 @@ class Emitter {
     this.writeIndicator("'", true);
     const chars = [...text];
     let spaces = false;
+    let breaks = false;
     let start = 0;
     for (let end = 0; end <= chars.length; end++) {
       const ch = end < chars.length ? chars[end] : undefined;
@@ -246,7 +248,15 @@ class Emitter {
           else this.writeChars(chars, start, end);
           start = end;
         }
-      } else if (ch === undefined || ch === ' ' || ch === "'") {
+      } else if (breaks) {
+        // a line break in a quoted scalar is written as an empty line (a folded newline)
+        if (ch === undefined || !BREAK_CHARS.includes(ch)) {
+          if (chars[start] === '\n') this.writeLineBreak();
+          for (const br of chars.slice(start, end)) this.writeLineBreak(br);
+          this.writeIndent();
+          start = end;
+        }
+      } else if (ch === undefined || ch === ' ' || BREAK_CHARS.includes(ch) || ch === "'") {
         if (start < end) {
           this.writeChars(chars, start, end);
           start = end;
@@ -257,7 +267,10 @@ class Emitter {
         this.write("''");
         start = end + 1;
       }
-      if (ch !== undefined) spaces = ch === ' ';
+      if (ch !== undefined) {
+        spaces = ch === ' ';
+        breaks = BREAK_CHARS.includes(ch);
+      }
     }
     this.writeIndicator("'", false);
   }
@@ -336,8 +349,9 @@ function scalarText(v: unknown, flow: boolean, simpleKey: boolean): [string, Sty
   const s = isSafeString(v) ? v.val : v;
   if (SPECIAL.test(s)) return [s, 'double'];
   if (LINE_BREAKS.test(s)) {
-    // PyYAML writes line breaks inside quoted scalars as folded blank lines
-    throw new PyError('a multi-line string in yaml output is folded by PyYAML in ways brine does not reproduce: use |json');
+    // analyze_scalar: a space next to a line break (or a multi-line key) rules out single quotes
+    if (simpleKey || /[ ][\n\x85\u2028\u2029]|[\n\x85\u2028\u2029][ ]/.test(s)) return [s, 'double'];
+    return [s, 'single'];
   }
   if (s === '' && simpleKey) return [s, 'single'];
   return [s, plainAllowed(s.replace(/[^\x20-\x7e]/gu, 'a'), flow) ? 'plain' : 'single'];
