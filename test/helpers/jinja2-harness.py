@@ -16,6 +16,7 @@ import re
 import shlex
 import sys
 import uuid
+from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 
 import jinja2
@@ -215,8 +216,16 @@ def regex_flags(ignorecase, multiline):
     return (re.I if ignorecase else 0) | (re.M if multiline else 0)
 
 
+class SafeOrderedDumper(yaml.SafeDumper):
+    # salt.utils.yamldumper.SafeOrderedDumper: an OrderedDict is written in its own order
+    pass
+
+
+SafeOrderedDumper.add_representer(OrderedDict, lambda dumper, data: dumper.represent_dict(list(data.items())))
+
+
 def format_yaml(value, flow_style=True):
-    txt = yaml.dump(value, Dumper=yaml.SafeDumper, default_flow_style=flow_style, allow_unicode=True).strip()
+    txt = yaml.dump(value, Dumper=SafeOrderedDumper, default_flow_style=flow_style, allow_unicode=True).strip()
     if txt.endswith("\n..."):
         txt = txt[: len(txt) - 4]
     return Markup(txt)
@@ -514,6 +523,7 @@ def render(case):
     env = jinja2.sandbox.SandboxedEnvironment(**args)
     env.tests.update(SALT_TESTS)
     env.filters.update(SALT_FILTERS)
+    env.globals["odict"] = OrderedDict
     env.globals["raise"] = lambda msg: (_ for _ in ()).throw(jinja2.exceptions.TemplateError(msg))
     env.globals.update(ctx)
     src = case["template"]

@@ -285,6 +285,18 @@ function orderedRawKeys(d: Record<string, unknown>): string[] {
   return keys;
 }
 
+/** Dicts made by Salt's `odict()` (OrderedDict): the yaml filter keeps their order instead of sorting. */
+const ordered = new WeakSet<object>();
+
+export function markOrdered<T extends object>(d: T): T {
+  ordered.add(d);
+  return d;
+}
+
+export function isOrdered(d: object): boolean {
+  return ordered.has(d);
+}
+
 /** A dict's (key, value) pairs for a caller that sorts them: JS's order of digit keys does not matter there. */
 export function unorderedEntries(d: Record<string, unknown>): [unknown, unknown][] {
   return Object.keys(d).map((k) => [decodeKey(k), d[k]]);

@@ -6,7 +6,7 @@ import { type Filter, gen, isGenerator, JINJA_FILTERS } from './filters-jinja.js
 import { SALT_FILTERS } from './filters-salt.js';
 import { getattr, PYATTR, type PyObject, slice, splitArgs } from './py-methods.js';
 import { binop, concat, dict, unop, unpack } from './py-ops.js';
-import { cmp, contains, eq, isDict, iter, PLAIN_UNDEFINED, PyError, PyFloat, setStrictUndefined, str, truthy, tuple, typeName, undefinedError } from './py-values.js';
+import { cmp, contains, dictEntries, eq, isDict, iter, keyFor, markOrdered, PLAIN_UNDEFINED, PyError, PyFloat, setStrictUndefined, str, truthy, tuple, typeName, undefinedError } from './py-values.js';
 import { type Any, runtime } from './nunjucks-internals.js';
 import { TESTS } from './tests.js';
 
@@ -119,6 +119,21 @@ export function jinjaGlobals(): Record<string, unknown> {
       const out: Record<string, unknown> = {};
       if (pos[0] !== undefined) Object.assign(out, pos[0]);
       return Object.assign(out, kw);
+    },
+    // Salt's `odict` (collections.OrderedDict): pairs, a dict or keywords, in order
+    odict: (...args: unknown[]) => {
+      const [pos, kw] = splitArgs(args);
+      const out: Record<string, unknown> = {};
+      const src = pos[0];
+      if (isDict(src)) for (const [k, v] of dictEntries(src)) out[keyFor(out, k)] = v;
+      else if (src !== undefined && src !== null) {
+        for (const pair of iter(src)) {
+          const [k, v] = unpack(pair, 2);
+          out[keyFor(out, k)] = v;
+        }
+      }
+      for (const [k, v] of Object.entries(kw)) out[k] = v;
+      return markOrdered(out);
     },
     namespace: (...args: unknown[]) => {
       const [pos, kw] = splitArgs(args);

@@ -3,7 +3,7 @@
 // PyYAML folds them: between words of a plain or quoted scalar, and after a `,` of a flow
 // collection, once the column passes 80. The method names follow PyYAML's emitter.py.
 
-import { cmp, dictEntries, isDict, unorderedEntries, isFloat, isSafeString, num, PyError, PyFloat, typeName } from './py-values.js';
+import { cmp, dictEntries, isDict, isOrdered, unorderedEntries, isFloat, isSafeString, num, PyError, PyFloat, typeName } from './py-values.js';
 import { plainAllowed, yamlFloat } from './serialize.js';
 
 const BEST_WIDTH = 80;
@@ -319,6 +319,8 @@ class Emitter {
 
 /** represent_mapping: items sorted by key, or left in order when the keys do not compare (TypeError). */
 function sortedEntries(d: Record<string, unknown>): [unknown, unknown][] {
+  // Salt's SafeOrderedDumper writes an OrderedDict in its own order
+  if (isOrdered(d)) return dictEntries(d);
   const entries = unorderedEntries(d);
   if (entries.every(([k]) => typeof k === 'string')) return entries.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0));
   try {
