@@ -3,7 +3,7 @@
 // Python str, dict and list methods Salt templates call.
 
 import { strFormat } from './py-format.js';
-import { dictEntries, dictKeys, eq, isDict, keyFor, rawKey, isSafeString, iter, PyError, str, truthy, tuple, isTuple, typeName, view } from './py-values.js';
+import { dictEntries, dictKeys, eq, isDict, isOrdered, keyFor, markOrdered, rawKey, isSafeString, iter, PyError, str, truthy, tuple, isTuple, typeName, view } from './py-values.js';
 
 /** Objects of the compatibility layer (`salt`, namespace()) answer attribute lookups themselves. */
 export const PYATTR = Symbol('pyattr');
@@ -227,7 +227,7 @@ const DICT_METHODS: Record<string, (d: Record<string, unknown>, a: unknown[], kw
     if (dflt === undefined) throw new PyError(`KeyError: ${str(k)}`);
     return dflt;
   },
-  copy: (d) => ({ ...d }),
+  copy: (d) => (isOrdered(d) ? markOrdered({ ...d }) : { ...d }),
   clear: (d) => {
     for (const k of Object.keys(d)) delete d[k];
     return null;
