@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { loadYaml } from '../../../src/render/yaml-load.js';
 import { renderSls, renderTemplate } from '../../../src/render/index.js';
 import type { RenderEnv } from '../../../src/render/types.js';
 import { BrineError } from '../../../src/util/errors.js';
@@ -76,6 +77,15 @@ describe("YAML as Salt's loader reads it", () => {
   test('YAML 1.1 scalars as PyYAML resolves them; timestamps stay strings', async () => {
     const data = await renderSls('#!yaml\na: yes\nb: off\nc: 0644\nd: 2024-01-01\ne: 1e3\nf: y\ng: ~\nh: 1.5\ni: 0x1f\n', env());
     assert.deepEqual(data, { a: true, b: false, c: 420, d: '2024-01-01', e: '1e3', f: 'y', g: null, h: 1.5, i: 31 });
+  });
+
+  test('a | or > scalar that ends the text without a final newline has none, as in PyYAML (yaml.safe_load)', () => {
+    // the yaml package clips to one newline; PyYAML's scanner adds a break only if the text has one
+    assert.deepEqual(loadYaml('k: |\n  a\n  b'), { k: 'a\nb' });
+    assert.deepEqual(loadYaml('k: >\n  a\n  b'), { k: 'a b' });
+    assert.deepEqual(loadYaml('k: |\n  a\n  b\n'), { k: 'a\nb\n' });
+    assert.deepEqual(loadYaml('a: |\n  x\nb: 1'), { a: 'x\n', b: 1 });
+    assert.deepEqual(loadYaml('k: |-\n  a'), { k: 'a' });
   });
 
   test('a state ID that YAML reads as a bool or number is refused, as Salt does', async () => {
