@@ -98,5 +98,25 @@ export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts:
       }
     }
   }
+  if (!text.endsWith('\n')) unclipFinalBlockScalar(doc, text.length);
   return doc.toJS({ maxAliasCount: 1000 }) ?? null;
+}
+
+/**
+ * A `|` or `>` scalar that ends the text without a final line break has no trailing newline in
+ * PyYAML (clip keeps a break only if there is one); the yaml package adds one. Jinja2 drops the
+ * last newline of an imported file, so `import_yaml` of a file ending in a key block meets this.
+ */
+function unclipFinalBlockScalar(doc: ReturnType<ReturnType<typeof yamlPackage>['parseDocument']>, end: number): void {
+  const { isScalar, visit } = yamlPackage();
+  visit(doc, {
+    Scalar(_key, node) {
+      if (!isScalar(node) || (node.type !== 'BLOCK_LITERAL' && node.type !== 'BLOCK_FOLDED')) return;
+      const range = node.range;
+      if (!range || range[1] < end || typeof node.value !== 'string') return;
+      const header = node.srcToken && 'props' in node.srcToken ? node.srcToken.props.map((p) => ('source' in p ? p.source : '')).join('') : '';
+      if (header.includes('+') || header.includes('-')) return;
+      node.value = node.value.replace(/\n$/, '');
+    },
+  });
 }

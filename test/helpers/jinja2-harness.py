@@ -16,6 +16,7 @@ import re
 import shlex
 import sys
 import uuid
+from collections import OrderedDict
 from collections.abc import Hashable, Mapping
 
 import jinja2
@@ -115,6 +116,25 @@ def filter_by(lookup_dict, lookup, traverse, merge=None, default="default", base
 
 
 # --- the salt[...] dictionary with the test stubs -------------------------------------------
+def stub_merge(a, b, merge_lists):
+    # a stand-in for slsutil.merge (its real behaviour is the execution module's test):
+    # dicts merged recursively, lists concatenated when merge_lists, else replaced
+    out = copy.deepcopy(a)
+
+    def rec(dest, upd):
+        for key, val in upd.items():
+            cur = dest.get(key)
+            if isinstance(cur, dict) and isinstance(val, dict):
+                rec(cur, val)
+            elif merge_lists and isinstance(cur, list) and isinstance(val, list):
+                dest[key] = cur + copy.deepcopy(val)
+            else:
+                dest[key] = copy.deepcopy(val)
+
+    rec(out, b)
+    return out
+
+
 def stub_call(fun, args, kwargs):
     if fun == "test.echo":
         return args[0]
@@ -126,6 +146,10 @@ def stub_call(fun, args, kwargs):
         return {"args": list(args), "kwargs": kwargs}
     if fun == "test.lines":
         return "one\ntwo\nthree"
+    if fun.startswith("log."):
+        return None
+    if fun == "slsutil.merge":
+        return stub_merge(args[0], args[1], kwargs.get("merge_lists", False))
     raise Exception(f"'{fun}' is not available")
 
 
@@ -192,8 +216,16 @@ def regex_flags(ignorecase, multiline):
     return (re.I if ignorecase else 0) | (re.M if multiline else 0)
 
 
+class SafeOrderedDumper(yaml.SafeDumper):
+    # salt.utils.yamldumper.SafeOrderedDumper: an OrderedDict is written in its own order
+    pass
+
+
+SafeOrderedDumper.add_representer(OrderedDict, lambda dumper, data: dumper.represent_dict(list(data.items())))
+
+
 def format_yaml(value, flow_style=True):
-    txt = yaml.dump(value, Dumper=yaml.SafeDumper, default_flow_style=flow_style, allow_unicode=True).strip()
+    txt = yaml.dump(value, Dumper=SafeOrderedDumper, default_flow_style=flow_style, allow_unicode=True).strip()
     if txt.endswith("\n..."):
         txt = txt[: len(txt) - 4]
     return Markup(txt)
@@ -301,7 +333,52 @@ def to_bool(val):
     return False
 
 
+def path_join(*parts, **kwargs):
+    # salt.utils.path.join (the path_join filter) on POSIX
+    import posixpath
+
+    kwargs.pop("use_posixpath", None)
+    if kwargs:
+        raise TypeError("The following keyword arguments are not valid: " + ", ".join(kwargs))
+    parts = [posixpath.normpath(str(p)) for p in parts]
+    if not parts:
+        return ""
+    root = parts.pop(0)
+    if not parts:
+        ret = root
+    else:
+        ret = posixpath.join(root, *[p.lstrip("/") for p in parts])
+    return posixpath.normpath(ret)
+
+
+def to_num(text):
+    # salt.utils.data.to_num
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return float(text)
+        except ValueError:
+            return text
+
+
+def is_iter(thing, ignore=(str,)):
+    # salt.utils.data.is_iter
+    if ignore and isinstance(thing, ignore):
+        return False
+    try:
+        iter(thing)
+        return True
+    except TypeError:
+        return False
+
+
 SALT_FILTERS = {
+    "is_list": lambda v: isinstance(v, list),
+    "is_iter": is_iter,
+    "to_num": to_num,
+    "sorted_ignorecase": lambda v: sorted(v, key=lambda x: x.lower()),
+    "path_join": path_join,
     "json": lambda v, sort_keys=True, indent=None: Markup(json.dumps(v, sort_keys=sort_keys, indent=indent).strip()),
     "tojson": tojson,
     "yaml": format_yaml,
@@ -446,6 +523,7 @@ def render(case):
     env = jinja2.sandbox.SandboxedEnvironment(**args)
     env.tests.update(SALT_TESTS)
     env.filters.update(SALT_FILTERS)
+    env.globals["odict"] = OrderedDict
     env.globals["raise"] = lambda msg: (_ for _ in ()).throw(jinja2.exceptions.TemplateError(msg))
     env.globals.update(ctx)
     src = case["template"]

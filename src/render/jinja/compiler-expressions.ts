@@ -3,7 +3,7 @@
 // so that `{{ True }}` prints True, `[]` is false and `'%s' % x` formats. Statements are in
 // compiler.ts.
 
-import { type Any, CompilerBase, nodes, Unsupported } from './nunjucks-internals.js';
+import { type Any, CompilerBase, nodes, PyStarKwargs, Unsupported } from './nunjucks-internals.js';
 
 const COMPARE: Record<string, string> = { '==': '==', '!=': '!=', '<': '<', '>': '>', '<=': '<=', '>=': '>=' };
 const BINOPS: Record<string, string> = { Add: '+', Sub: '-', Mul: '*', Div: '/', FloorDiv: '//', Mod: '%', Pow: '**' };
@@ -68,6 +68,8 @@ export class ExpressionCompiler extends CompilerBase {
   compileSymbol(node: Any, frame: Any): void {
     const id = frame.lookup(node.value);
     if (id) this._emit(id);
+    // Jinja2's `self`: the template's blocks, callable (`self.title()`)
+    else if (node.value === 'self') this._emit('env.brine.selfRef(context, frame, env, runtime)');
     else this._emit(`env.brine.lookup(context, frame, ${js(node.value)})`);
   }
 
@@ -85,9 +87,6 @@ export class ExpressionCompiler extends CompilerBase {
     this._emit('env.brine.dict([');
     node.children.forEach((pair: Any, i: number) => {
       if (i > 0) this._emit(',');
-      if (pair.key instanceof nodes.Literal && typeof pair.key.value !== 'string') {
-        throw new Unsupported('only string dict keys are supported (JS objects cannot keep Python int or bool keys)', pair.key.lineno, pair.key.colno);
-      }
       this._emit('[');
       this.compile(pair.key, frame);
       this._emit(',');
@@ -97,16 +96,30 @@ export class ExpressionCompiler extends CompilerBase {
     this._emit('])');
   }
 
-  /** Call keywords: keys are names, not expressions. */
+  /** Call keywords: keys are names, not expressions; a `**mapping` is merged in after them. */
   compileKeywordArgs(node: Any, frame: Any): void {
-    this._emit('runtime.makeKeywordArgs({');
-    node.children.forEach((pair: Any, i: number) => {
+    const pairs = node.children.filter((c: Any) => !(c instanceof PyStarKwargs));
+    const spread = node.children.find((c: Any) => c instanceof PyStarKwargs);
+    this._emit(spread ? 'env.brine.starKwargs({' : 'runtime.makeKeywordArgs({');
+    pairs.forEach((pair: Any, i: number) => {
       if (i > 0) this._emit(',');
       if (!(pair.key instanceof nodes.Symbol)) this.fail('keyword argument name expected', pair.key.lineno, pair.key.colno);
       this._emit(`${js(pair.key.value)}: `);
       this.compile(pair.value, frame);
     });
-    this._emit('})');
+    this._emit('}');
+    if (spread) {
+      this._emit(', ');
+      this.compile(spread.expr, frame);
+    }
+    this._emit(')');
+  }
+
+  /** `*expr` in a call: spread into the positional arguments as Python iterates it. */
+  compilePyStarArgs(node: Any, frame: Any): void {
+    this._emit('...env.brine.iter(');
+    this.compile(node.expr, frame);
+    this._emit(')');
   }
 
   compileInlineIf(node: Any, frame: Any): void {
@@ -116,7 +129,7 @@ export class ExpressionCompiler extends CompilerBase {
     this.compile(node.body, frame);
     this._emit(' : ');
     if (node.else_ !== null) this.compile(node.else_, frame);
-    else this._emit('undefined');
+    else this._emit('env.brine.PLAIN_UNDEFINED');
     this._emit(')');
   }
 

@@ -4,7 +4,7 @@
 // made exact are refused here, at compile time. Expressions are in compiler-expressions.ts.
 
 import { ExpressionCompiler, js } from './compiler-expressions.js';
-import { type Any, nodes, Unsupported } from './nunjucks-internals.js';
+import { type Any, nodes, PyTuple, Unsupported } from './nunjucks-internals.js';
 
 export type { CompilerNames } from './compiler-expressions.js';
 
@@ -17,8 +17,19 @@ export class BrineCompiler extends ExpressionCompiler {
   }
 
   _compileMacro(node: Any, frame: Any): string {
-    for (const sym of node.body.findAll(nodes.Symbol)) {
-      if (sym.value === 'varargs' || sym.value === 'kwargs') throw new Unsupported(`macros using ${sym.value} are not supported`, sym.lineno, sym.colno);
+    // Jinja2 gives a macro `varargs`/`kwargs` only when its body reads them; they arrive as two
+    // hidden keyword parameters that brine.variadic fills from the extra arguments of each call
+    const used = new Set<string>();
+    for (const sym of node.body.findAll(nodes.Symbol)) if (sym.value === 'varargs' || sym.value === 'kwargs') used.add(sym.value);
+    const names = node.args.children.flatMap((a: Any) => (a instanceof nodes.Dict ? a.children.map((p: Any) => p.key.value) : [a.value]));
+    if (used.size > 0) {
+      let kw = node.args.children[node.args.children.length - 1];
+      if (!(kw instanceof nodes.Dict)) {
+        kw = new nodes.Dict(node.lineno, node.colno);
+        node.args.addChild(kw);
+      }
+      if (used.has('varargs')) kw.addChild(new nodes.Pair(node.lineno, node.colno, new nodes.Symbol(node.lineno, node.colno, 'varargs'), new PyTuple(node.lineno, node.colno, [])));
+      if (used.has('kwargs')) kw.addChild(new nodes.Pair(node.lineno, node.colno, new nodes.Symbol(node.lineno, node.colno, 'kwargs'), new nodes.Dict(node.lineno, node.colno)));
     }
     const saved = this.loopDepth;
     this.loopDepth = 0;
@@ -29,8 +40,8 @@ export class BrineCompiler extends ExpressionCompiler {
       this.loopDepth = saved;
     }
     // Jinja2 refuses extra or unknown arguments, which nunjucks would drop silently
-    const names = node.args.children.flatMap((a: Any) => (a instanceof nodes.Dict ? a.children.map((p: Any) => p.key.value) : [a.value]));
-    this._emitLine(`${id}.brineParams = ${JSON.stringify(names)};`);
+    if (used.size > 0) this._emitLine(`${id} = env.brine.variadic(${id}, ${JSON.stringify(names)}, ${used.has('varargs')}, ${used.has('kwargs')});`);
+    else this._emitLine(`${id}.brineParams = ${JSON.stringify(names)};`);
     return id;
   }
 
@@ -120,7 +131,29 @@ export class BrineCompiler extends ExpressionCompiler {
     });
   }
 
+  /**
+   * A loop is a JS function of the iterable and the depth, so that a `recursive` loop can call
+   * itself through `loop(children)`; its output goes to a fresh buffer that the call returns.
+   */
   compileFor(node: Any, frame: Any): void {
+    const recur = this._tmpid();
+    const arrValue = this._tmpid();
+    const depth = this._tmpid();
+    const saved = this._tmpid();
+    const state = this._tmpid();
+    this._emitLine(`var ${recur} = function(${arrValue}, ${depth}) {`);
+    this._emitLine(`var ${saved} = ${this.buffer}; ${this.buffer} = "";`);
+    this._emitLine(`var ${state} = env.brine.loopState(${node.recursive === true ? recur : 'null'}, ${depth});`);
+    this.compileLoopBody(node, frame, arrValue, state);
+    this._emitLine(`var ${arrValue} = ${this.buffer}; ${this.buffer} = ${saved};`);
+    this._emitLine(`return ${arrValue};`);
+    this._emitLine('};');
+    this._emit(`${this.buffer} += ${recur}(`);
+    this._compileExpression(node.arr, frame);
+    this._emitLine(', 1);');
+  }
+
+  compileLoopBody(node: Any, frame: Any, arrValue: string, state: string): void {
     const arr = this._tmpid();
     const items = this._tmpid();
     const i = this._tmpid();
@@ -130,9 +163,7 @@ export class BrineCompiler extends ExpressionCompiler {
     this._emitLine('frame = frame.push(true);');
     this._emit(`var ${arr} = `);
     this.pos(node);
-    this._emit('env.brine.iter(');
-    this._compileExpression(node.arr, frame);
-    this._emitLine('));');
+    this._emitLine(`env.brine.iter(${arrValue}));`);
     const ids = targets.map(() => this._tmpid());
     const bind = (value: string): void => {
       if (targets.length === 1) this._emitLine(`var ${ids[0]} = ${value};`);
@@ -163,7 +194,7 @@ export class BrineCompiler extends ExpressionCompiler {
     this._emitLine(`for (var ${i} = 0; ${i} < ${items}.length; ${i}++) {`);
     this._emitLine(`var ${item} = ${items}[${i}];`);
     bind(item);
-    this._emitLine(`frame.set("loop", env.brine.loop(${items}, ${i}));`);
+    this._emitLine(`frame.set("loop", env.brine.loop(${items}, ${i}, ${state}));`);
     this.loopDepth++;
     this._withScopedSyntax(() => this.compile(node.body, frame));
     this.loopDepth--;
@@ -197,8 +228,8 @@ export class BrineCompiler extends ExpressionCompiler {
       const name = nameNode instanceof nodes.Pair ? nameNode.key.value : nameNode.value;
       const alias = nameNode instanceof nodes.Pair ? nameNode.value.value : name;
       const id = this._tmpid();
-      this._emitLine(`if(!Object.prototype.hasOwnProperty.call(${importedId}, ${js(name)})) { cb(env.brine.importError(${js(name)}, ${node.lineno}, ${node.colno})); return; }`);
-      this._emitLine(`var ${id} = ${importedId}[${js(name)}];`);
+      // Jinja2 binds a name the template does not export to an Undefined: only a use of it fails
+      this._emitLine(`var ${id} = Object.prototype.hasOwnProperty.call(${importedId}, ${js(name)}) ? ${importedId}[${js(name)}] : undefined;`);
       frame.set(alias, id);
       if (frame.parent) this._emitLine(`frame.set(${js(alias)}, ${id});`);
       else this._emitLine(`context.setVariable(${js(alias)}, ${id});`);
@@ -215,7 +246,7 @@ export class BrineCompiler extends ExpressionCompiler {
       this._emit('"text", ');
       this.compile(node.body, frame);
     }
-    this._emit(', context))');
+    this._emit(node.withContext === true ? ', env.brine.contextVariables(context, frame)))' : ', null))');
   }
 
   compileDoStmt(node: Any, frame: Any): void {

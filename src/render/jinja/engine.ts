@@ -102,9 +102,15 @@ export class JinjaEngine {
     const loader = { getSource: (name: string) => this.getSource(name) };
     this.env = new nunjucks.Environment([loader as Any], { autoescape: false, trimBlocks: false, lstripBlocks: false, throwOnUndefined: false });
     this.env.globals = jinjaGlobals();
+    // Jinja2's include/extends/import also take a list of names: the first that exists is used
+    const getTemplate = this.env.getTemplate.bind(this.env);
+    this.env.getTemplate = (name: unknown, ...rest: unknown[]) => {
+      if (Array.isArray(name)) name = name.find((n) => this.exists(String(n))) ?? name[0];
+      return getTemplate(name, ...rest);
+    };
     const hooks: RenderHooks = {
       globals: () => this.current().globals,
-      renderFile: (name) => this.renderImported(name),
+      renderFile: (name, variables) => this.renderImported(name, variables),
       parseData: (kind, text, name) => parseData(kind, text, name),
       noteCallError: (err) => {
         this.current().callError ??= err;
@@ -165,6 +171,12 @@ export class JinjaEngine {
     return locate('RENDER_FAILED', name, line ?? 1, col ?? 0, `Jinja syntax error: ${msg.trim()}`, text, '', err);
   }
 
+  private exists(name: string): boolean {
+    const r = this.current();
+    const resolved = resolveName(name, r.tpldir);
+    return resolved !== undefined && r.env.loadFile(resolved) !== undefined;
+  }
+
   private getSource(name: string): Any {
     const r = this.current();
     const resolved = resolveName(name, r.tpldir);
@@ -182,7 +194,7 @@ export class JinjaEngine {
     }
   }
 
-  private renderImported(name: string): string {
+  private renderImported(name: string, variables: Record<string, unknown> | null): string {
     const r = this.current();
     const resolved = resolveName(name, r.tpldir);
     const raw = resolved === undefined ? undefined : r.env.loadFile(resolved);
@@ -190,7 +202,7 @@ export class JinjaEngine {
     const shown = this.displayName(resolved);
     const text = normaliseSource(raw);
     r.sources.set(shown, text);
-    return this.template(shown, text).render({ ...r.globals });
+    return this.template(shown, text).render({ ...r.globals, ...(variables ?? {}) });
   }
 
   /** Renders one template text with Salt's variables to text. */

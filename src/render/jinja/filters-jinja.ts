@@ -4,7 +4,7 @@
 import { getattr, type Kwargs } from './py-methods.js';
 import { binop } from './py-ops.js';
 import { percentFormat, pyFixed } from './py-format.js';
-import { cmp, dictEntries, eq, isDict, isFloat, isSafeString, iter, len, mkFloat, num, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
+import { cmp, dictEntries, unorderedEntries, eq, isDict, isFloat, isSafeString, iter, len, mkFloat, num, PLAIN_UNDEFINED, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
 import { TESTS } from './tests.js';
 
 export type Filter = (args: unknown[], kw: Kwargs) => unknown;
@@ -140,7 +140,7 @@ export const JINJA_FILTERS: Record<string, Filter> = {
     const [v] = args;
     const dflt = arg(args, kw, 1, 'default_value', '');
     const boolean = truthy(arg(args, kw, 2, 'boolean', false));
-    return v === undefined || (boolean && !truthy(v)) ? dflt : v;
+    return v === undefined || v === PLAIN_UNDEFINED || (boolean && !truthy(v)) ? dflt : v;
   },
   dictsort: (args, kw) => {
     const [v] = args;
@@ -150,7 +150,7 @@ export const JINJA_FILTERS: Record<string, Filter> = {
     const reverse = truthy(arg(args, kw, 3, 'reverse', false));
     const pos = by === 'key' ? 0 : by === 'value' ? 1 : -1;
     if (pos < 0) throw new PyError('You can only sort by either "key" or "value"');
-    const items = Object.entries(v).map(([k, x]) => tuple([k, x]));
+    const items = unorderedEntries(v).map(([k, x]) => tuple([k, x]));
     return stableSort(items, (p) => lowerKey((p as unknown[])[pos], cs), reverse);
   },
   escape: ([v]) => str(v).replace(/[&<>"']/g, (c) => ESCAPES[c]!),

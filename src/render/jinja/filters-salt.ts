@@ -6,9 +6,10 @@ import { loadYaml } from '../yaml-load.js';
 import { type Filter, MORE_FILTERS } from './filters-jinja.js';
 import { regexEscape, regexReplace, regexSearch } from './regex.js';
 import { traverse } from './salt-layer.js';
-import { jsonDumps, yamlBlockDump, yamlDquote, yamlEncode, yamlFlowDump, yamlSquote } from './serialize.js';
+import { jsonDumps, yamlDquote, yamlEncode, yamlSquote } from './serialize.js';
+import { yamlDump } from './yaml-emitter.js';
 import { binop } from './py-ops.js';
-import { cmp, contains, eq, isDict, isSafeString, isTuple, iter, len, mkFloat, num, PyError, str, truthy, typeName } from './py-values.js';
+import { cmp, contains, eq, isDict, isSafeString, isTuple, iter, len, mkFloat, num, PyError, PyFloat, str, truthy, typeName } from './py-values.js';
 
 function arg(args: unknown[], kw: Record<string, unknown>, i: number, name: string, dflt: unknown): unknown {
   if (args.length > i) return args[i];
@@ -49,7 +50,50 @@ function uuid5(name: string): string {
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
+/** Python's posixpath.normpath. */
+function normpath(p: string): string {
+  if (p === '') return '.';
+  // POSIX keeps exactly two leading slashes, folds three or more into one
+  const lead = p.startsWith('//') && !p.startsWith('///') ? 2 : p.startsWith('/') ? 1 : 0;
+  const out: string[] = [];
+  for (const part of p.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part !== '..' || (lead === 0 && out.length === 0) || (out.length > 0 && out[out.length - 1] === '..')) out.push(part);
+    else if (out.length > 0) out.pop();
+  }
+  const joined = '/'.repeat(lead) + out.join('/');
+  return joined || '.';
+}
+
+/** salt.utils.path.join (the `path_join` filter): each part normalised, later parts' leading '/' dropped. */
+function pathJoin(args: unknown[], kw: Record<string, unknown>): string {
+  const unknown = Object.keys(kw).filter((k) => k !== 'use_posixpath' && !k.startsWith('__'));
+  if (unknown.length > 0) throw new PyError(`The following keyword arguments are not valid: ${unknown.join(', ')}`);
+  const parts = args.map((a) => normpath(str(a)));
+  if (parts.length === 0) return '';
+  let ret = parts[0]!;
+  for (const part of parts.slice(1).map((p) => p.replace(/^\/+/, ''))) ret = part.startsWith('/') || ret === '' ? part : ret.endsWith('/') ? ret + part : `${ret}/${part}`;
+  return normpath(ret);
+}
+
+/** salt.utils.data's to_num: int(text), else float(text), else the text unchanged. */
+function toNum(v: unknown): unknown {
+  if (typeof v === 'boolean') return v ? 1 : 0;
+  if (typeof v === 'number' || v instanceof PyFloat) return Math.trunc(num(v));
+  if (typeof v !== 'string' && !isSafeString(v)) return v;
+  const t = str(v).trim();
+  if (/^[+-]?\d+(_\d+)*$/.test(t)) return Number(t.replace(/_/g, ''));
+  if (/^[+-]?(\d+(_\d+)*(\.(\d+(_\d+)*)?)?|\.\d+(_\d+)*)([eE][+-]?\d+)?$/.test(t)) return mkFloat(Number(t.replace(/_/g, '')));
+  return v;
+}
+
 export const SALT_FILTERS: Record<string, Filter> = {
+  // salt.utils.data: is_list, is_iter (strings are not iterables there), to_num; sorted_ignorecase
+  is_list: ([v]) => Array.isArray(v) && !isTuple(v),
+  is_iter: ([v]) => Array.isArray(v) || isDict(v),
+  to_num: ([v]) => toNum(v),
+  sorted_ignorecase: ([v]) => [...iter(v)].sort((a, b) => cmp(str(a).toLowerCase(), str(b).toLowerCase())),
+  path_join: (args, kw) => pathJoin(args, kw),
   json: (args, kw) => jsonDumps(args[0], { sortKeys: truthy(arg(args, kw, 1, 'sort_keys', true)), indent: indentOf(arg(args, kw, 2, 'indent', null)), ensureAscii: true }).trim(),
   tojson: (args, kw) =>
     jsonDumps(args[0], { sortKeys: false, indent: indentOf(arg(args, kw, 1, 'indent', null)), ensureAscii: true })
@@ -57,7 +101,7 @@ export const SALT_FILTERS: Record<string, Filter> = {
       .replace(/>/g, '\\u003e')
       .replace(/&/g, '\\u0026')
       .replace(/'/g, '\\u0027'),
-  yaml: (args, kw) => (truthy(arg(args, kw, 1, 'flow_style', true)) ? yamlFlowDump(args[0]) : yamlBlockDump(args[0])),
+  yaml: (args, kw) => yamlDump(args[0], truthy(arg(args, kw, 1, 'flow_style', true))),
   yaml_encode: ([v]) => yamlEncode(v),
   yaml_dquote: ([v]) => yamlDquote(str(v)),
   yaml_squote: ([v]) => yamlSquote(str(v)),

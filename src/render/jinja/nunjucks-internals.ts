@@ -37,3 +37,7 @@ export const LoadData: Any = nodes.Node.extend('LoadData', { fields: ['kind', 't
 export const DoStmt: Any = nodes.Node.extend('DoStmt', { fields: ['expr'] });
 export const LoopControl: Any = nodes.Node.extend('LoopControl', { fields: ['kind'] });
 export const WithStmt: Any = nodes.Node.extend('WithStmt', { fields: ['targets', 'values', 'body'] });
+/** `*expr` among a call's positional arguments. */
+export const PyStarArgs: Any = nodes.Node.extend('PyStarArgs', { fields: ['expr'] });
+/** `**expr` among a call's keyword arguments. */
+export const PyStarKwargs: Any = nodes.Node.extend('PyStarKwargs', { fields: ['expr'] });

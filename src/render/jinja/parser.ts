@@ -3,7 +3,7 @@
 // and `for`, and integral float literals (`2.0`). Lookups remember whether they were written `a.b`
 // or `a['b']` because Jinja2 resolves the two in a different order.
 
-import { type Any, lexer, nodes, ParserBase, PyFloatLit, PySlice, PyTuple, Unsupported } from './nunjucks-internals.js';
+import { type Any, lexer, nodes, ParserBase, PyFloatLit, PySlice, PyStarArgs, PyStarKwargs, PyTuple, Unsupported } from './nunjucks-internals.js';
 
 const LITERAL_NAMES: Record<string, boolean | null> = { True: true, False: false, None: null, true: true, false: false, none: null };
 
@@ -19,6 +19,105 @@ export class BrineParser extends ParserBase {
     return super.parseStatement();
   }
 
+  /**
+   * Jinja2's `{% raw %}`: the text up to the first `{% endraw %}` (raw blocks do not nest), with
+   * whitespace control on both tags (`{%- raw -%}`, `{%- endraw -%}`).
+   */
+  parseRaw(): Any {
+    const begun = this.advanceAfterBlockEnd();
+    const rest: string = this.tokens.currentStr();
+    const end = /\{%([-+]?)\s*endraw\s*([-+]?)%\}/.exec(rest);
+    if (!end) throw this.error('unexpected end of template: the raw block is never closed with {% endraw %}', begun.lineno, begun.colno);
+    let body = rest.slice(0, end.index);
+    if (this.dropLeadingWhitespace) body = body.replace(/^\s*/, '');
+    this.dropLeadingWhitespace = false;
+    if (end[1] === '-') body = body.replace(/\s*$/, '');
+    this.tokens.forwardN(end.index + end[0].length);
+    if (end[2] === '-') this.dropLeadingWhitespace = true;
+    return new nodes.Output(begun.lineno, begun.colno, [new nodes.TemplateData(begun.lineno, begun.colno, body)]);
+  }
+
+  /** A macro's parameter list is a definition: Jinja2 takes no trailing comma and no `*`/`**` there. */
+  parseMacro(): Any {
+    this.inDefinition = true;
+    try {
+      return super.parseMacro();
+    } finally {
+      this.inDefinition = false;
+    }
+  }
+
+  inDefinition = false;
+
+  /**
+   * Call arguments as Jinja2 reads them (parser.py parse_call_args): a trailing comma before `)`,
+   * `*args` after the positional arguments and `**kwargs` last. Definitions (macro parameters,
+   * call-block caller parameters) keep nunjucks' stricter reading, as Jinja2 does.
+   */
+  parseSignature(tolerant?: boolean, noParens?: boolean): Any {
+    const definition = this.inDefinition || tolerant === true;
+    this.inDefinition = false;
+    if (noParens || definition) return super.parseSignature(tolerant, noParens);
+    const open = this.peekToken();
+    if (open.type !== lexer.TOKEN_LEFT_PAREN) this.fail('expected arguments', open.lineno, open.colno);
+    this.nextToken();
+    const args = new nodes.NodeList(open.lineno, open.colno);
+    const kwargs = new nodes.KeywordArgs(open.lineno, open.colno);
+    let star = false;
+    let starstar = false;
+    let first = true;
+    for (;;) {
+      let tok = this.peekToken();
+      if (tok.type === lexer.TOKEN_RIGHT_PAREN) break;
+      if (!first) {
+        if (!this.skip(lexer.TOKEN_COMMA)) this.fail('expected comma after a call argument', tok.lineno, tok.colno);
+        tok = this.peekToken();
+        if (tok.type === lexer.TOKEN_RIGHT_PAREN) break;
+      }
+      first = false;
+      if (tok.type === lexer.TOKEN_OPERATOR && tok.value === '*') {
+        if (star || starstar) this.fail('invalid syntax for function call expression', tok.lineno, tok.colno);
+        this.nextToken();
+        args.addChild(new PyStarArgs(tok.lineno, tok.colno, this.parseExpression()));
+        star = true;
+        continue;
+      }
+      if (tok.type === lexer.TOKEN_OPERATOR && tok.value === '**') {
+        if (starstar) this.fail('invalid syntax for function call expression', tok.lineno, tok.colno);
+        this.nextToken();
+        kwargs.addChild(new PyStarKwargs(tok.lineno, tok.colno, this.parseExpression()));
+        starstar = true;
+        continue;
+      }
+      const arg = this.parseExpression();
+      if (this.skipValue(lexer.TOKEN_OPERATOR, '=')) {
+        if (starstar) this.fail('invalid syntax for function call expression', tok.lineno, tok.colno);
+        kwargs.addChild(new nodes.Pair(arg.lineno, arg.colno, arg, this.parseExpression()));
+      } else {
+        if (star || starstar || kwargs.children.length > 0) this.fail('invalid syntax for function call expression', tok.lineno, tok.colno);
+        args.addChild(arg);
+      }
+    }
+    this.nextToken();
+    if (kwargs.children.length) args.addChild(kwargs);
+    return args;
+  }
+
+  /** Jinja2's conditional expression: `a if x else b if y else c` chains; without `else` it is undefined. */
+  parseInlineIf(): Any {
+    let node = this.parseOr();
+    while (this.skipSymbol('if')) {
+      const cond = this.parseOr();
+      const else_ = this.skipSymbol('else') ? this.parseInlineIf() : null;
+      const body = node;
+      node = new nodes.InlineIf(body.lineno, body.colno);
+      node.body = body;
+      node.cond = cond;
+      node.else_ = else_;
+    }
+    return node;
+  }
+
   parsePrimary(noPostfix?: boolean): Any {
     const tok = this.peekToken();
     if (tok && tok.type === lexer.TOKEN_SYMBOL && Object.hasOwn(LITERAL_NAMES, tok.value)) {
@@ -30,6 +129,14 @@ export class BrineParser extends ParserBase {
       // nunjucks lexes `1e3` as a name; Jinja2 reads a float
       this.nextToken();
       const node = new PyFloatLit(tok.lineno, tok.colno, Number(tok.value.replace(/_/g, '')));
+      return noPostfix ? node : this.parsePostfix(node);
+    }
+    if (tok && tok.type === lexer.TOKEN_STRING) {
+      // Jinja2 (like Python) joins adjacent string literals: `'a' 'b'` is 'ab'
+      this.nextToken();
+      let value = tok.value as string;
+      while (this.peekToken()?.type === lexer.TOKEN_STRING) value += this.nextToken().value;
+      const node = new nodes.Literal(tok.lineno, tok.colno, value);
       return noPostfix ? node : this.parsePostfix(node);
     }
     if (tok && tok.type === lexer.TOKEN_FLOAT && Number.isInteger(Number.parseFloat(tok.value))) {
@@ -248,7 +355,7 @@ export class BrineParser extends ParserBase {
     // Jinja2: the iterable is parsed without a conditional expression; `if` starts the loop filter
     node.arr = this.parseTupleExpr(() => this.parseOr());
     node.filter = this.skipSymbol('if') ? this.parseExpression() : null;
-    if (this.skipSymbol('recursive')) throw new Unsupported('recursive for loops are not supported', forTok.lineno, forTok.colno);
+    node.recursive = this.skipSymbol('recursive');
     this.advanceAfterBlockEnd(forTok.value);
     node.body = this.parseUntilBlocks('endfor', 'else');
     if (this.skipSymbol('else')) {
@@ -343,6 +450,17 @@ function balancedLexer(src: string): Any {
   const tk = lexer.lex(src, {});
   const next = tk.nextToken.bind(tk);
   tk._parseString = (delimiter: string) => parsePyString(tk, delimiter);
+  // Jinja2 reads a `#}` outside a comment as text; nunjucks calls it an unexpected end of comment
+  let inComment = false;
+  const extractString = tk._extractString.bind(tk);
+  tk._extractString = (what: string) => {
+    const got = extractString(what);
+    if (got && what === '{#') inComment = true;
+    else if (got && what === '#}') inComment = false;
+    return got;
+  };
+  const matches = tk._matches.bind(tk);
+  tk._matches = (what: string) => (what === '#}' && !inComment ? false : matches(what));
   let depth = 0;
   tk.nextToken = () => {
     if (tk.in_code && depth > 0 && tk.str.startsWith('}}', tk.index)) {

@@ -3,7 +3,7 @@
 // Python str, dict and list methods Salt templates call.
 
 import { strFormat } from './py-format.js';
-import { dictEntries, dictKeys, eq, isDict, isSafeString, iter, PyError, str, truthy, tuple, isTuple, typeName, view } from './py-values.js';
+import { dictEntries, dictKeys, eq, isDict, isOrdered, keyFor, markOrdered, rawKey, isSafeString, iter, PyError, str, truthy, tuple, isTuple, typeName, view } from './py-values.js';
 
 /** Objects of the compatibility layer (`salt`, namespace()) answer attribute lookups themselves. */
 export const PYATTR = Symbol('pyattr');
@@ -198,32 +198,36 @@ const DICT_METHODS: Record<string, (d: Record<string, unknown>, a: unknown[], kw
   keys: (d) => view(dictKeys(d), 'dict_keys'),
   values: (d) =>
     view(
-      dictKeys(d).map((k) => d[k]),
+      dictEntries(d).map(([, v]) => v),
       'dict_values',
     ),
-  get: (d, [k, dflt]) => (typeof k === 'string' && Object.hasOwn(d, k) ? d[k] : dflt === undefined ? null : dflt),
+  get: (d, [k, dflt]) => {
+    const key = rawKey(d, k);
+    return key !== undefined ? d[key] : dflt === undefined ? null : dflt;
+  },
   update: (d, [other], kw) => {
     if (isDict(other)) Object.assign(d, other);
-    else if (Array.isArray(other)) for (const pair of other) d[str((pair as unknown[])[0])] = (pair as unknown[])[1];
+    else if (Array.isArray(other)) for (const pair of other) d[keyFor(d, (pair as unknown[])[0])] = (pair as unknown[])[1];
     else if (other !== undefined && other !== null) throw new PyError(`'${typeName(other)}' object is not iterable`);
     Object.assign(d, kw);
     return null;
   },
   setdefault: (d, [k, dflt]) => {
-    const key = wantStr(k, 'setdefault');
+    const key = keyFor(d, k);
     if (!Object.hasOwn(d, key)) d[key] = dflt === undefined ? null : dflt;
     return d[key];
   },
   pop: (d, [k, dflt]) => {
-    if (typeof k === 'string' && Object.hasOwn(d, k)) {
-      const v = d[k];
-      delete d[k];
+    const key = rawKey(d, k);
+    if (key !== undefined) {
+      const v = d[key];
+      delete d[key];
       return v;
     }
     if (dflt === undefined) throw new PyError(`KeyError: ${str(k)}`);
     return dflt;
   },
-  copy: (d) => ({ ...d }),
+  copy: (d) => (isOrdered(d) ? markOrdered({ ...d }) : { ...d }),
   clear: (d) => {
     for (const k of Object.keys(d)) delete d[k];
     return null;
@@ -256,12 +260,15 @@ function pyItem(obj: unknown, key: unknown): unknown {
     const i = key < 0 ? seq.length + key : key;
     return i >= 0 && i < seq.length ? seq[i] : undefined;
   }
-  if (isDict(obj) && typeof key === 'string' && Object.hasOwn(obj, key)) return obj[key];
+  if (isDict(obj)) {
+    const k = rawKey(obj, key);
+    return k === undefined ? undefined : obj[k];
+  }
   return undefined;
 }
 
 function hasPyAttr(obj: unknown): obj is PyObject {
-  return typeof obj === 'object' && obj !== null && PYATTR in obj;
+  return (typeof obj === 'object' || typeof obj === 'function') && obj !== null && PYATTR in obj;
 }
 
 /**

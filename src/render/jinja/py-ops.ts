@@ -2,7 +2,7 @@
 // `7 // 2` an int) and its type errors (`'a' + 1` fails instead of giving 'a1').
 
 import { percentFormat } from './py-format.js';
-import { dictKeys, isDict, isFloat, isNumber, isSafeString, isTuple, mkFloat, num, PyError, str, tuple, typeName } from './py-values.js';
+import { dictKeys, isDict, keyFor, isFloat, isNumber, isSafeString, isTuple, mkFloat, num, PyError, str, tuple, typeName } from './py-values.js';
 
 function numeric(v: unknown): boolean {
   return isNumber(v) || typeof v === 'boolean';
@@ -79,11 +79,7 @@ export function concat(a: unknown, b: unknown): string {
 /** A dict display `{k: v}`: keys must be strings (JS objects cannot keep Python's other key types). */
 export function dict(pairs: [unknown, unknown][]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of pairs) {
-    const key = unwrap(k);
-    if (typeof key !== 'string') throw new PyError(`brine supports only string dict keys, got ${typeName(key)}`);
-    out[key] = v;
-  }
+  for (const [k, v] of pairs) out[keyFor(out, unwrap(k))] = v;
   return out;
 }
 

@@ -21,6 +21,12 @@ export function undefinedError(what?: string): PyError {
   return new PyError(what ? `'${what}' is undefined` : 'an undefined value was used (Salt renders with StrictUndefined unless allow_undefined is set)');
 }
 
+/**
+ * The value of `a if x` when x is false: Jinja2 gives a plain Undefined there even under
+ * StrictUndefined (codegen's cond_expr_undefined), so it prints as '' and is false.
+ */
+export const PLAIN_UNDEFINED: object = Object.freeze(Object.create(null));
+
 function strictCheck(v: unknown): void {
   if (v === undefined && strictUndefined) throw undefinedError();
 }
@@ -77,7 +83,7 @@ export function isSafeString(v: unknown): v is SafeStringLike {
 }
 
 export function isDict(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof PyFloat) && !isSafeString(v) && !(v instanceof RegExp);
+  return typeof v === 'object' && v !== null && v !== PLAIN_UNDEFINED && !Array.isArray(v) && !(v instanceof PyFloat) && !isSafeString(v) && !(v instanceof RegExp);
 }
 
 export function isFloat(v: unknown): boolean {
@@ -117,7 +123,7 @@ export function floatRepr(n: number): string {
 
 /** Python's type name, for error messages that match Jinja2's. */
 export function typeName(v: unknown): string {
-  if (v === undefined) return 'Undefined';
+  if (v === undefined || v === PLAIN_UNDEFINED) return 'Undefined';
   if (v === null) return 'NoneType';
   if (typeof v === 'boolean') return 'bool';
   if (typeof v === 'string' || isSafeString(v)) return 'str';
@@ -148,7 +154,7 @@ function strRepr(s: string): string {
 
 /** Python's repr(), as Jinja2 shows a value nested in a list or dict. */
 export function repr(v: unknown): string {
-  if (v === undefined) return 'Undefined';
+  if (v === undefined || v === PLAIN_UNDEFINED) return 'Undefined';
   if (v === null) return 'None';
   if (v === true) return 'True';
   if (v === false) return 'False';
@@ -166,7 +172,7 @@ export function repr(v: unknown): string {
   if (typeof v === 'function') return `<function ${v.name || 'macro'}>`;
   if (isDict(v)) {
     return `{${dictEntries(v)
-      .map(([k, x]) => `${strRepr(k)}: ${repr(x)}`)
+      .map(([k, x]) => `${repr(k)}: ${repr(x)}`)
       .join(', ')}}`;
   }
   return String(v);
@@ -175,7 +181,7 @@ export function repr(v: unknown): string {
 /** Python's str(), which is what `{{ x }}` prints. */
 export function str(v: unknown): string {
   strictCheck(v);
-  if (v === undefined) return '';
+  if (v === undefined || v === PLAIN_UNDEFINED) return '';
   if (typeof v === 'string') return v;
   if (isSafeString(v)) return v.val;
   return repr(v);
@@ -184,7 +190,7 @@ export function str(v: unknown): string {
 /** Python truthiness: empty containers, 0, 0.0, '' , None and Undefined are false. */
 export function truthy(v: unknown): boolean {
   strictCheck(v);
-  if (v === undefined || v === null || v === false) return false;
+  if (v === undefined || v === null || v === false || v === PLAIN_UNDEFINED) return false;
   if (v === true) return true;
   if (typeof v === 'number') return v !== 0 && !Number.isNaN(v);
   if (v instanceof PyFloat) return v.v !== 0;
@@ -252,7 +258,7 @@ export function contains(container: unknown, item: unknown): boolean {
     return container.includes(item);
   }
   if (Array.isArray(container)) return container.some((x) => eq(x, item));
-  if (isDict(container)) return typeof item === 'string' && Object.hasOwn(container, item);
+  if (isDict(container)) return rawKey(container, item) !== undefined;
   throw new PyError(`argument of type '${typeName(container)}' is not iterable`);
 }
 
@@ -265,7 +271,11 @@ const ARRAY_INDEX = /^(0|[1-9]\d{0,9})$/;
  * A dict's keys in the order Jinja2 would see them, or an error when that order cannot be known:
  * two or more keys, one of which looks like a non-negative integer.
  */
-export function dictKeys(d: Record<string, unknown>): string[] {
+export function dictKeys(d: Record<string, unknown>): unknown[] {
+  return orderedRawKeys(d).map(decodeKey);
+}
+
+function orderedRawKeys(d: Record<string, unknown>): string[] {
   const keys = Object.keys(d);
   if (keys.length > 1 && ARRAY_INDEX.test(keys[0]!) && Number(keys[0]) < 4294967295) {
     throw new PyError(
@@ -275,16 +285,80 @@ export function dictKeys(d: Record<string, unknown>): string[] {
   return keys;
 }
 
+/** Dicts made by Salt's `odict()` (OrderedDict): the yaml filter keeps their order instead of sorting. */
+const ordered = new WeakSet<object>();
+
+export function markOrdered<T extends object>(d: T): T {
+  ordered.add(d);
+  return d;
+}
+
+export function isOrdered(d: object): boolean {
+  return ordered.has(d);
+}
+
+/** A dict's (key, value) pairs for a caller that sorts them: JS's order of digit keys does not matter there. */
+export function unorderedEntries(d: Record<string, unknown>): [unknown, unknown][] {
+  return Object.keys(d).map((k) => [decodeKey(k), d[k]]);
+}
+
 /** A dict's (key, value) pairs in Jinja2's order (see dictKeys). */
-export function dictEntries(d: Record<string, unknown>): [string, unknown][] {
-  return dictKeys(d).map((k) => [k, d[k]]);
+export function dictEntries(d: Record<string, unknown>): [unknown, unknown][] {
+  return orderedRawKeys(d).map((k) => [decodeKey(k), d[k]]);
+}
+
+// Python dict keys that are not strings (`{True: 'running', 1: 'a', None: 'n'}`) are stored under
+// a property `\0<type>:<value>`; keys equal in Python (True, 1, 1.0) share the value part, and the
+// first one inserted keeps its type, as in a Python dict.
+const KEY_MARK = '\u0000';
+
+function keyValue(key: unknown): string | undefined {
+  if (key === null) return 'None';
+  if (typeof key === 'boolean') return key ? '1' : '0';
+  if (typeof key === 'number' || key instanceof PyFloat) return String(num(key));
+  return undefined;
+}
+
+function keyType(key: unknown): string {
+  if (key === null) return 'none';
+  if (typeof key === 'boolean') return 'bool';
+  return isFloat(key) ? 'float' : 'int';
+}
+
+/** The property a key is stored under in `d`, or undefined when `d` does not have it. */
+export function rawKey(d: Record<string, unknown>, key: unknown): string | undefined {
+  if (isSafeString(key)) key = key.val;
+  if (typeof key === 'string') return Object.hasOwn(d, key) ? key : undefined;
+  const value = keyValue(key);
+  if (value === undefined) return undefined;
+  for (const k of Object.keys(d)) if (k.startsWith(KEY_MARK) && k.slice(k.indexOf(':') + 1) === value) return k;
+  return undefined;
+}
+
+/** The property to store `key` under in `d` (an existing equal key, or a new one). */
+export function keyFor(d: Record<string, unknown>, key: unknown): string {
+  if (isSafeString(key)) key = key.val;
+  if (typeof key === 'string') return key;
+  const value = keyValue(key);
+  if (value === undefined) throw new PyError(`TypeError: unhashable type: '${typeName(key)}'`);
+  return rawKey(d, key) ?? `${KEY_MARK}${keyType(key)}:${value}`;
+}
+
+/** The Python key a property stands for. */
+export function decodeKey(k: string): unknown {
+  if (!k.startsWith(KEY_MARK)) return k;
+  const type = k.slice(1, k.indexOf(':'));
+  const value = k.slice(k.indexOf(':') + 1);
+  if (type === 'none') return null;
+  if (type === 'bool') return value === '1';
+  return type === 'float' ? mkFloat(Number(value)) : Number(value);
 }
 
 /** What `for x in v` iterates: a dict's keys, a string's characters, nothing for Undefined. */
 export function iter(v: unknown): unknown[] {
   strictCheck(v);
   if (Array.isArray(v)) return v;
-  if (v === undefined) return [];
+  if (v === undefined || v === PLAIN_UNDEFINED) return [];
   if (typeof v === 'string') return [...v];
   if (isSafeString(v)) return [...v.val];
   if (isDict(v)) return dictKeys(v);
@@ -309,7 +383,8 @@ export function plain(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(plain);
   if (isDict(v)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = plain(x);
+    // a non-string key leaves the template as its Python str() (JS objects have string keys only)
+    for (const [k, x] of Object.entries(v)) out[k.startsWith(KEY_MARK) ? repr(decodeKey(k)) : k] = plain(x);
     return out;
   }
   return v;

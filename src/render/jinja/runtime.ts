@@ -6,8 +6,8 @@ import { type Filter, gen, isGenerator, JINJA_FILTERS } from './filters-jinja.js
 import { SALT_FILTERS } from './filters-salt.js';
 import { getattr, PYATTR, type PyObject, slice, splitArgs } from './py-methods.js';
 import { binop, concat, dict, unop, unpack } from './py-ops.js';
-import { cmp, contains, eq, iter, PyError, PyFloat, setStrictUndefined, str, truthy, tuple, typeName, undefinedError } from './py-values.js';
-import { runtime } from './nunjucks-internals.js';
+import { cmp, contains, dictEntries, eq, isDict, iter, keyFor, markOrdered, PLAIN_UNDEFINED, PyError, PyFloat, setStrictUndefined, str, truthy, tuple, typeName, undefinedError } from './py-values.js';
+import { type Any, runtime } from './nunjucks-internals.js';
 import { TESTS } from './tests.js';
 
 export const FILTERS: Record<string, Filter> = { ...JINJA_FILTERS, ...SALT_FILTERS };
@@ -18,8 +18,8 @@ export const TEST_NAMES: ReadonlySet<string> = new Set(Object.keys(TESTS));
 export interface RenderHooks {
   /** The variables every template of this render sees (Salt puts them in the template globals). */
   globals(): Record<string, unknown>;
-  /** Renders another file of the environment as an import without context and returns its text. */
-  renderFile(name: string): string;
+  /** Renders another file of the environment and returns its text: with the given variables (`with context`) or the render's globals. */
+  renderFile(name: string, variables: Record<string, unknown> | null): string;
   /** Keeps the first error a called function raised, which nunjucks' error wrapping would lose. */
   noteCallError(err: unknown): void;
   /** Parses data for import_yaml/load_yaml. */
@@ -33,9 +33,21 @@ class Namespace implements PyObject {
   }
 }
 
-function loopObject(items: unknown[], i: number): Record<string, unknown> {
+/** What one `for` loop keeps across its iterations: the last `loop.changed()` value, its depth, itself when recursive. */
+interface LoopState {
+  recurse: ((items: unknown, depth: number) => string) | null;
+  depth: number;
+  lastChanged: unknown[] | undefined;
+}
+
+function loopState(recurse: LoopState['recurse'], depth: number): LoopState {
+  return { recurse, depth, lastChanged: undefined };
+}
+
+/** Jinja2's LoopContext for item i; callable as `loop(children)` in a recursive loop. */
+function loopObject(items: unknown[], i: number, state: LoopState): unknown {
   const n = items.length;
-  return {
+  const attrs: Record<string, unknown> = {
     index: i + 1,
     index0: i,
     revindex: n - i,
@@ -43,14 +55,44 @@ function loopObject(items: unknown[], i: number): Record<string, unknown> {
     first: i === 0,
     last: i === n - 1,
     length: n,
-    depth: 1,
-    depth0: 0,
+    depth: state.depth,
+    depth0: state.depth - 1,
     previtem: i > 0 ? items[i - 1] : undefined,
     nextitem: i < n - 1 ? items[i + 1] : undefined,
     cycle: (...args: unknown[]) => {
       if (args.length === 0) throw new PyError('no items for cycling given');
       return args[i % args.length];
     },
+    changed: (...args: unknown[]) => {
+      const last = state.lastChanged;
+      if (last !== undefined && last.length === args.length && last.every((v, k) => eq(v, args[k]))) return false;
+      state.lastChanged = args;
+      return true;
+    },
+  };
+  const recurse = state.recurse;
+  if (!recurse) return attrs;
+  const call = (children: unknown) => new runtime.SafeString(recurse(children, state.depth + 1));
+  return Object.assign(call, { [PYATTR]: (name: string) => (Object.hasOwn(attrs, name) ? attrs[name] : undefined) });
+}
+
+/** A macro that takes `varargs`/`kwargs`: extra positional and unknown keyword arguments go there. */
+function variadic(fn: (...args: unknown[]) => unknown, params: string[], varargs: boolean, kwargs: boolean): (...args: unknown[]) => unknown {
+  return (...args: unknown[]) => {
+    const [pos, kw] = splitArgs(args);
+    const named: Record<string, unknown> = {};
+    const unknown: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(kw)) {
+      if (k === 'caller' || params.includes(k)) named[k] = v;
+      else unknown[k] = v;
+    }
+    const extra = pos.slice(params.length);
+    if (extra.length > 0 && !varargs) throw new PyError(`macro takes not more than ${params.length} argument(s)`);
+    const unknownNames = Object.keys(unknown);
+    if (unknownNames.length > 0 && !kwargs) throw new PyError(`macro takes no keyword argument '${unknownNames[0]}'`);
+    if (varargs) named.varargs = tuple(extra);
+    if (kwargs) named.kwargs = unknown;
+    return fn(...pos.slice(0, params.length), runtime.makeKeywordArgs(named));
   };
 }
 
@@ -77,6 +119,21 @@ export function jinjaGlobals(): Record<string, unknown> {
       const out: Record<string, unknown> = {};
       if (pos[0] !== undefined) Object.assign(out, pos[0]);
       return Object.assign(out, kw);
+    },
+    // Salt's `odict` (collections.OrderedDict): pairs, a dict or keywords, in order
+    odict: (...args: unknown[]) => {
+      const [pos, kw] = splitArgs(args);
+      const out: Record<string, unknown> = {};
+      const src = pos[0];
+      if (isDict(src)) for (const [k, v] of dictEntries(src)) out[keyFor(out, k)] = v;
+      else if (src !== undefined && src !== null) {
+        for (const pair of iter(src)) {
+          const [k, v] = unpack(pair, 2);
+          out[keyFor(out, k)] = v;
+        }
+      }
+      for (const [k, v] of Object.entries(kw)) out[k] = v;
+      return markOrdered(out);
     },
     namespace: (...args: unknown[]) => {
       const [pos, kw] = splitArgs(args);
@@ -120,6 +177,7 @@ function undefinedOr(what: string): undefined {
 export function createRuntime(hooks: () => RenderHooks) {
   return {
     PyFloat,
+    PLAIN_UNDEFINED,
     out(v: unknown, what?: string): string {
       if (v === undefined && what !== undefined) return str(v === undefined ? undefinedOr(what) : v);
       if (isGenerator(v)) throw new PyError('printing a generator (the result of map/select/reverse/range...) shows a Python object address; add |list or |join');
@@ -185,6 +243,16 @@ export function createRuntime(hooks: () => RenderHooks) {
       const [pos, kw] = splitArgs(args);
       return FILTERS[name]!(pos, kw);
     },
+    /** `f(k=v, **mapping)`: the mapping's items join the keywords; a name given twice is Python's TypeError. */
+    starKwargs(named: Record<string, unknown>, mapping: unknown): Record<string, unknown> {
+      if (!isDict(mapping)) throw new PyError(`argument after ** must be a mapping, not ${typeName(mapping)}`);
+      const out: Record<string, unknown> = { ...named };
+      for (const [k, v] of Object.entries(mapping)) {
+        if (Object.hasOwn(out, k)) throw new PyError(`got multiple values for keyword argument '${k}'`);
+        out[k] = v;
+      }
+      return runtime.makeKeywordArgs(out);
+    },
     dict,
     tuple,
     float: (n: number) => new PyFloat(n),
@@ -192,7 +260,25 @@ export function createRuntime(hooks: () => RenderHooks) {
       return iter(v);
     },
     unpack,
+    selfRef(context: Any, frame: unknown, env: unknown, rt: unknown): PyObject {
+      return {
+        [PYATTR](name: string): unknown {
+          if (!context.blocks || !Object.hasOwn(context.blocks, name)) return undefined;
+          return () => {
+            let out = '';
+            // nunjucks calls a block's callback synchronously when nothing in it is async
+            context.getBlock(name)(env, context, frame, rt, (err: unknown, res: string) => {
+              if (err) throw err;
+              out = res;
+            });
+            return new runtime.SafeString(out);
+          };
+        },
+      };
+    },
     loop: loopObject,
+    loopState,
+    variadic,
     setattr(ns: unknown, attr: string, v: unknown): void {
       if (!(ns instanceof Namespace)) throw new PyError('can only assign attributes to a namespace()');
       ns.attrs[attr] = v;
@@ -200,14 +286,16 @@ export function createRuntime(hooks: () => RenderHooks) {
     importContext(context: { getVariables(): Record<string, unknown> }, withContext: boolean): Record<string, unknown> {
       return withContext ? context.getVariables() : { ...hooks().globals() };
     },
-    importError(name: string, lineno: number, colno: number): Error {
-      return Object.assign(new PyError(`cannot import name '${name}'`), { lineno: lineno + 1, colno: colno + 1 });
+    /** What `import ... with context` passes: the context's variables and the locals in scope. */
+    contextVariables(context: { getVariables(): Record<string, unknown> }, frame: { variables: Record<string, unknown>; parent?: unknown; push(isolate?: boolean): unknown }): Record<string, unknown> {
+      const locals = (includeFrame(frame) as { variables: Record<string, unknown> }).variables;
+      return { ...context.getVariables(), ...locals };
     },
-    loadData(kind: string, how: string, value: unknown): unknown {
+    loadData(kind: string, how: string, value: unknown, variables: Record<string, unknown> | null): unknown {
       const h = hooks();
       if (how === 'template') {
         const name = str(value);
-        return h.parseData(kind, h.renderFile(name), name);
+        return h.parseData(kind, h.renderFile(name, variables), name);
       }
       return h.parseData(kind, str(value), '<load block>');
     },

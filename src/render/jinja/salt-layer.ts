@@ -5,7 +5,7 @@
 
 import { PYATTR, type PyObject, splitArgs } from './py-methods.js';
 import { bindTemplateArgs, type LogLevel, TEMPLATE_FUNCTIONS } from '../salt-functions/index.js';
-import { dictKeys, eq, isDict, plain, PyError, truthy } from './py-values.js';
+import { decodeKey, dictKeys, eq, isDict, isOrdered, markOrdered, plain, PyError, rawKey, truthy } from './py-values.js';
 
 /** salt.utils.data.traverse_dict_and_list. */
 export function traverse(data: unknown, key: unknown, dflt: unknown, delimiter = ':'): unknown {
@@ -42,7 +42,8 @@ function deepCopy<T>(v: T): T {
   if (isDict(v)) {
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) out[k] = deepCopy(x);
-    return out as T;
+    // copy.deepcopy keeps an OrderedDict ordered
+    return (isOrdered(v) ? markOrdered(out) : out) as T;
   }
   return v;
 }
@@ -82,14 +83,18 @@ export function filterBy(lookup: unknown, grainValue: unknown, merge: unknown, d
   for (const each of Array.isArray(grainValue) ? grainValue : [grainValue]) {
     // Salt takes the first key that matches; where the key order is not Jinja2's (integer-like
     // keys such as osmajorrelease '10', '11') that only matters when two keys match
-    const matching = Object.keys(lookup).filter((key) => fnmatch(pyStr(each), key));
+    // a key that is not a str is matched as str(key), as Salt does
+    const matching = Object.keys(lookup).filter((key) => fnmatch(pyStr(each), pyStr(decodeKey(key))));
     if (matching.length > 1) dictKeys(lookup);
     if (matching.length > 0) ret = lookup[matching[0]!];
     if (ret !== null && ret !== undefined) break;
   }
-  if (ret === null || ret === undefined) ret = Object.hasOwn(lookup, String(dflt)) ? lookup[String(dflt)] : null;
-  if (truthy(base) && Object.hasOwn(lookup, String(base))) {
-    const baseValues = lookup[String(base)];
+  // lookup_dict.get(default): the key itself, so `default=3` finds the int key 3 only
+  const dfltKey = rawKey(lookup, dflt);
+  if (ret === null || ret === undefined) ret = dfltKey !== undefined ? lookup[dfltKey] : null;
+  const baseKey = truthy(base) ? rawKey(lookup, base) : undefined;
+  if (baseKey !== undefined) {
+    const baseValues = lookup[baseKey];
     if (ret === null) ret = baseValues;
     else if (isDict(baseValues)) {
       if (!isDict(ret)) throw new PyError('filter_by default and look-up values must both be dictionaries.');

@@ -1,7 +1,7 @@
 // The text Salt's serializing filters produce: Python's json.dumps (`json`, `tojson`) and
-// PyYAML's emitter (`yaml` in flow style, `yaml_encode`, `yaml_dquote`, `yaml_squote`).
+// PyYAML's scalars (`yaml_encode`, `yaml_dquote`, `yaml_squote`); the `yaml` filter is yaml-emitter.ts.
 
-import { dictKeys, floatRepr, isDict, isFloat, isSafeString, num, PyError, PyFloat, typeName } from './py-values.js';
+import { cmp, dictEntries, unorderedEntries, floatRepr, isDict, isFloat, isSafeString, num, PyError, PyFloat, typeName } from './py-values.js';
 
 function jsonString(s: string, ensureAscii: boolean): string {
   let out = '"';
@@ -22,6 +22,15 @@ function jsonString(s: string, ensureAscii: boolean): string {
     } else out += ch;
   }
   return `${out}"`;
+}
+
+/** json.dumps turns a non-string key into its JSON text: true, null, 1, 1.5. */
+function jsonKey(k: unknown): string {
+  if (typeof k === 'string') return k;
+  if (k === true) return 'true';
+  if (k === false) return 'false';
+  if (k === null) return 'null';
+  return isFloat(k) ? floatRepr(num(k)) : String(k);
 }
 
 export interface JsonOptions {
@@ -53,8 +62,13 @@ export function jsonDumps(v: unknown, opts: JsonOptions, level = 0): string {
   }
   if (isDict(v)) {
     if (Object.keys(v).length === 0) return '{}';
-    const keys = opts.sortKeys ? Object.keys(v).sort() : dictKeys(v);
-    return `{${nl}${keys.map((k) => `${jsonString(k, opts.ensureAscii)}: ${jsonDumps(v[k], opts, level + 1)}`).join(sep + nl)}${end}}`;
+    const entries = opts.sortKeys ? unorderedEntries(v) : dictEntries(v);
+    if (opts.sortKeys) {
+      // Python sorts the original keys (a str and an int do not compare: TypeError)
+      if (entries.every(([k]) => typeof k === 'string')) entries.sort(([a], [b]) => ((a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0));
+      else entries.sort(([a], [b]) => cmp(a, b));
+    }
+    return `{${nl}${entries.map(([k, x]) => `${jsonString(jsonKey(k), opts.ensureAscii)}: ${jsonDumps(x, opts, level + 1)}`).join(sep + nl)}${end}}`;
   }
   throw new PyError(`Object of type ${typeName(v)} is not JSON serializable`);
 }
@@ -96,7 +110,7 @@ export function yamlSquote(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }
 
-function yamlFloat(n: number): string {
+export function yamlFloat(n: number): string {
   if (Number.isNaN(n)) return '.nan';
   if (n === Number.POSITIVE_INFINITY) return '.inf';
   if (n === Number.NEGATIVE_INFINITY) return '-.inf';
@@ -111,22 +125,41 @@ const IMPLICIT =
   /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|~|null|Null|NULL|[-+]?(?:0b[0-1_]+|0[0-7_]+|(?:0|[1-9][0-9_]*)|0x[0-9a-fA-F_]+|[1-9][0-9_]*(?::[0-5]?[0-9])+)|[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9_]+(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|<<|=|\d\d\d\d-\d\d?-\d\d?(?:(?:[Tt]|[ \t]+)\d\d?:\d\d:\d\d(?:\.\d*)?(?:[ \t]*(?:Z|[-+]\d\d?(?::\d\d)?))?)?)$/;
 
 /** Whether PyYAML would emit `s` as a plain scalar in flow context (else single-quoted). */
-function plainAllowed(s: string, flow: boolean): boolean {
+const WS = '\0 \t\r\n\x85\u2028\u2029';
+
+/**
+ * Whether PyYAML writes `s` as a plain scalar (emitter.py analyze_scalar and choose_scalar_style,
+ * for printable single-line text): in flow context any `,?[]{}` or `:` forbids it.
+ */
+export function plainAllowed(s: string, flow: boolean): boolean {
   if (s === '' || IMPLICIT.test(s)) return false;
-  if (/^[\s]|[\s]$/.test(s)) return false;
-  if (/[^\x20-\x7e]/.test(s)) return false;
-  if (/^[-?:,[\]{}#&*!|>'"%@`]/.test(s)) {
-    // '-', '?', ':' may start a plain scalar when followed by a non-space (block context only for flow indicators)
-    if (!/^[-?:][^\s]/.test(s)) return false;
-    if (flow && /^[?:]/.test(s)) return false;
+  if (s.startsWith(' ') || s.endsWith(' ')) return false;
+  const chars = [...s];
+  let flowIndicators = s.startsWith('---') || s.startsWith('...');
+  let blockIndicators = flowIndicators;
+  let preceded = true;
+  let followed = chars.length === 1 || WS.includes(chars[1]!);
+  for (let i = 0; i < chars.length; i++) {
+    const ch = chars[i]!;
+    if (i === 0) {
+      if ('#,[]{}&*!|>\'"%@`'.includes(ch)) flowIndicators = blockIndicators = true;
+      if (ch === '?' || ch === ':') {
+        flowIndicators = true;
+        if (followed) blockIndicators = true;
+      }
+      if (ch === '-' && followed) flowIndicators = blockIndicators = true;
+    } else {
+      if (',?[]{}'.includes(ch)) flowIndicators = true;
+      if (ch === ':') {
+        flowIndicators = true;
+        if (followed) blockIndicators = true;
+      }
+      if (ch === '#' && preceded) flowIndicators = blockIndicators = true;
+    }
+    preceded = WS.includes(ch);
+    followed = i + 2 >= chars.length || WS.includes(chars[i + 2]!);
   }
-  if (/: |:$| #/.test(s)) return false;
-  if (flow && /[,[\]{}]/.test(s)) return false;
-  if (flow && /[?:]/.test(s) && /:/.test(s)) {
-    // PyYAML refuses ':' anywhere in flow context when followed by a flow indicator or space
-    if (/:[\s,[\]{}]/.test(s)) return false;
-  }
-  return true;
+  return flow ? !flowIndicators : !blockIndicators;
 }
 
 function yamlScalarFlow(v: unknown): string {
@@ -142,84 +175,6 @@ function yamlScalarFlow(v: unknown): string {
     return plainAllowed(s.replace(/[^\x20-\x7e]/g, 'a'), true) ? s : yamlSquote(s);
   }
   return plainAllowed(s, true) ? s : yamlSquote(s);
-}
-
-function flow(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(flow).join(', ')}]`;
-  if (isDict(v)) {
-    const keys = Object.keys(v).sort();
-    return `{${keys.map((k) => `${yamlScalarFlow(k)}: ${flow(v[k])}`).join(', ')}}`;
-  }
-  if (typeof v === 'string' || isSafeString(v) || typeof v === 'number' || typeof v === 'boolean' || v === null || v instanceof PyFloat) return yamlScalarFlow(v);
-  throw new PyError(`cannot represent an object of type ${typeName(v)} in YAML`);
-}
-
-/**
- * Salt's `yaml` filter: safe_dump(value, default_flow_style=True) stripped. PyYAML folds flow
- * output at 80 columns; brine does not emulate the folding and refuses output that would be folded.
- */
-export function yamlFlowDump(v: unknown): string {
-  const out = flow(v);
-  if (out.length > 80) throw new PyError('the yaml filter output would be folded by PyYAML at 80 columns, which brine does not reproduce: use |json (valid YAML) or |yaml(False)');
-  if (!Array.isArray(v) && !isDict(v) && /^[^'"[{]/.test(out) === false && out.includes('\n')) throw new PyError('multi-line yaml scalar');
-  return out;
-}
-
-function blockScalar(v: unknown): string {
-  if (typeof v === 'string' || isSafeString(v)) {
-    const s = isSafeString(v) ? v.val : (v as string);
-    if (/[\n\r\x85\u2028\u2029]/.test(s)) throw new PyError('a multi-line string in yaml(False) output is folded by PyYAML in ways brine does not reproduce: use |json');
-    if (/[^\x20-\x7e]/.test(s)) {
-      if (/[\x00-\x1f\x7f]/.test(s)) return yamlDquote(s);
-      return plainAllowed(s.replace(/[^\x20-\x7e]/g, 'a'), false) ? s : yamlSquote(s);
-    }
-    return plainAllowed(s, false) ? s : yamlSquote(s);
-  }
-  return yamlScalarFlow(v);
-}
-
-function isEmptyCollection(v: unknown): boolean {
-  return (Array.isArray(v) && v.length === 0) || (isDict(v) && Object.keys(v).length === 0);
-}
-
-/** PyYAML's block style: mappings indented by 2, sequences in a mapping not indented. */
-function block(v: unknown, indent: number, out: string[]): void {
-  const pad = ' '.repeat(indent);
-  if (isDict(v)) {
-    for (const k of Object.keys(v).sort()) {
-      const x = v[k];
-      const key = `${pad}${blockScalar(k)}:`;
-      if (isEmptyCollection(x) || !(Array.isArray(x) || isDict(x))) out.push(`${key} ${isEmptyCollection(x) ? flow(x) : blockScalar(x)}`);
-      else {
-        out.push(key);
-        block(x, Array.isArray(x) ? indent : indent + 2, out);
-      }
-    }
-    return;
-  }
-  if (Array.isArray(v)) {
-    for (const x of v) {
-      if (isEmptyCollection(x) || !(Array.isArray(x) || isDict(x))) {
-        out.push(`${pad}- ${isEmptyCollection(x) ? flow(x) : blockScalar(x)}`);
-        continue;
-      }
-      // the first line of a nested collection shares the dash's line
-      const inner: string[] = [];
-      block(x, indent + 2, inner);
-      out.push(`${pad}- ${inner[0]!.slice(indent + 2)}`, ...inner.slice(1));
-    }
-    return;
-  }
-  out.push(pad + blockScalar(v));
-}
-
-/** Salt's `yaml(False)`: safe_dump(value, default_flow_style=False) stripped. */
-export function yamlBlockDump(v: unknown): string {
-  if (!(Array.isArray(v) || isDict(v)) || isEmptyCollection(v)) return yamlFlowDump(v);
-  const out: string[] = [];
-  block(v, 0, out);
-  if (out.some((l) => l.length > 80)) throw new PyError('a line of the yaml(False) output would be folded by PyYAML at 80 columns, which brine does not reproduce: use |json');
-  return out.join('\n');
 }
 
 /** Salt's yaml_encode: a scalar as PyYAML represents it; strings double-quoted. */

@@ -2,7 +2,7 @@
 // (`import_yaml`/`import_json`/`import_text` and `load_yaml`/`load_json`/`load_text` blocks), and
 // Jinja2's `{% with %}`. Each parses into nodes that BrineCompiler compiles.
 
-import { type Any, DoStmt, LoadData, LoopControl, lexer, nodes, Unsupported, WithStmt } from './nunjucks-internals.js';
+import { type Any, DoStmt, LoadData, LoopControl, lexer, nodes, WithStmt } from './nunjucks-internals.js';
 
 const doTag = {
   tags: ['do'],
@@ -23,9 +23,13 @@ const importTag = {
     if (!parser.skipSymbol('as')) parser.fail(`expected "as" after ${tok.value} <file>`, tok.lineno, tok.colno);
     const target = parser.parsePrimary();
     if (!(target instanceof nodes.Symbol)) parser.fail('expected a variable name after "as"', tok.lineno, tok.colno);
-    if (parser.skipSymbol('with') || parser.skipSymbol('without')) throw new Unsupported(`${tok.value} ... with/without context is not supported`, tok.lineno, tok.colno);
+    // Salt parses these with Jinja2's parse_import, so `with context`/`without context` may follow
+    const withContext = parser.skipSymbol('with');
+    if ((withContext || parser.skipSymbol('without')) && !parser.skipSymbol('context')) parser.fail('expected "context" after with/without', tok.lineno, tok.colno);
     parser.advanceAfterBlockEnd(tok.value);
-    return new nodes.Set(tok.lineno, tok.colno, [target], new LoadData(tok.lineno, tok.colno, kind, template, null));
+    const load = new LoadData(tok.lineno, tok.colno, kind, template, null);
+    load.withContext = withContext === true;
+    return new nodes.Set(tok.lineno, tok.colno, [target], load);
   },
 };
 

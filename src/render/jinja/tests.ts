@@ -1,7 +1,7 @@
 // Jinja2's tests (`x is defined`, `n is divisibleby(3)`) plus Salt's (`match`, `equalto`, `list`).
 
 import { regexSearch } from './regex.js';
-import { cmp, contains, eq, isDict, isFloat, isSafeString, PyError } from './py-values.js';
+import { cmp, contains, eq, isDict, isFloat, isSafeString, PLAIN_UNDEFINED, PyError } from './py-values.js';
 
 export type Test = (value: unknown, ...args: unknown[]) => boolean;
 
@@ -10,8 +10,8 @@ function isStr(v: unknown): boolean {
 }
 
 export const TESTS: Record<string, Test> = {
-  defined: (v) => v !== undefined,
-  undefined: (v) => v === undefined,
+  defined: (v) => v !== undefined && v !== PLAIN_UNDEFINED,
+  undefined: (v) => v === undefined || v === PLAIN_UNDEFINED,
   none: (v) => v === null,
   boolean: (v) => typeof v === 'boolean',
   true: (v) => v === true,

@@ -2,7 +2,8 @@
 // json.dumps with Salt's ensure_ascii=False default, and PyYAML's SafeDumper with Salt's
 // default_flow_style=None (collections of scalars in flow style, the rest in block style).
 
-import { jsonDumps, yamlBlockDump, yamlFlowDump } from '../jinja/serialize.js';
+import { jsonDumps } from '../jinja/serialize.js';
+import { yamlDump } from '../jinja/yaml-emitter.js';
 import { isDict, mkFloat, PyError, str, truthy } from '../jinja/py-values.js';
 import { loadYaml } from '../yaml-load.js';
 
@@ -24,9 +25,9 @@ function mixed(v: unknown[] | Record<string, unknown>, indent: number, out: stri
   if (isDict(v)) {
     for (const k of Object.keys(v).sort()) {
       const x = v[k];
-      if (flowLeaf(x)) out.push(`${pad}${yamlFlowDump(k)}: ${yamlFlowDump(x)}`);
+      if (flowLeaf(x)) out.push(`${pad}${yamlDump(k, true)}: ${yamlDump(x, true)}`);
       else {
-        out.push(`${pad}${yamlFlowDump(k)}:`);
+        out.push(`${pad}${yamlDump(k, true)}:`);
         // PyYAML does not indent a sequence under a mapping key
         mixed(x as unknown[] | Record<string, unknown>, Array.isArray(x) ? indent : indent + 2, out);
       }
@@ -35,7 +36,7 @@ function mixed(v: unknown[] | Record<string, unknown>, indent: number, out: stri
   }
   for (const x of v) {
     if (flowLeaf(x)) {
-      out.push(`${pad}- ${yamlFlowDump(x)}`);
+      out.push(`${pad}- ${yamlDump(x, true)}`);
       continue;
     }
     const inner: string[] = [];
@@ -64,9 +65,9 @@ function yamlSerialize(obj: unknown, kwargs: Record<string, unknown>): string {
   // without allow_unicode PyYAML escapes non-ASCII text in double quotes, which brine does not reproduce
   if (!truthy(kwargs.allow_unicode ?? false) && hasNonAscii(obj)) throw new PyError('slsutil.serialize: yaml output of non-ASCII text needs allow_unicode=True in brine');
   const style = kwargs.default_flow_style ?? null;
-  if (style === true) return yamlFlowDump(obj);
-  if (style === false) return yamlBlockDump(obj);
-  if (flowLeaf(obj)) return yamlFlowDump(obj);
+  if (style === true) return yamlDump(obj, true);
+  if (style === false) return yamlDump(obj, false);
+  if (flowLeaf(obj)) return yamlDump(obj, true);
   const out: string[] = [];
   mixed(obj as unknown[] | Record<string, unknown>, 0, out);
   if (out.some((l) => l.length > 80)) throw new PyError('a line of the yaml output would be folded by PyYAML at 80 columns, which brine does not reproduce: use default_flow_style=False or json');

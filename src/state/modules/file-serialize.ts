@@ -5,7 +5,8 @@
 
 import { readFileSync, statSync } from 'node:fs';
 import { traverseDictAndList } from '../../modules/traverse.js';
-import { jsonDumps, yamlBlockDump } from '../../render/jinja/serialize.js';
+import { jsonDumps } from '../../render/jinja/serialize.js';
+import { yamlDump } from '../../render/jinja/yaml-emitter.js';
 import { loadYaml } from '../../render/yaml-load.js';
 import { defineState } from '../types.js';
 import { manageFile } from './file-manage.js';
@@ -50,7 +51,7 @@ const SERIALIZERS: Record<string, Serializer> = {
     dump: (v, o) => jsonDumps(v, { sortKeys: o.sort_keys !== false, indent: typeof o.indent === 'number' ? o.indent : 2, ensureAscii: o.ensure_ascii !== false }),
     load: (t) => JSON.parse(t),
   },
-  yaml: { dump: (v) => yamlBlockDump(v), load: (t) => loadYaml(t) },
+  yaml: { dump: (v) => yamlDump(v, false), load: (t) => loadYaml(t) },
   keyvalue: {
     dump: keyvalueDump,
     load: (t) =>

@@ -21,13 +21,9 @@ const harness = path.join(repo, 'test', 'helpers', 'jinja2-harness.py');
 /** Templates brine must refuse (Jinja2 renders them, or fails differently): name -> code. */
 const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
   'refuse-print-generator': 'RENDER_FAILED',
-  'refuse-int-dict-key': 'TEMPLATE_UNSUPPORTED',
-  'refuse-recursive-loop': 'TEMPLATE_UNSUPPORTED',
-  'refuse-yaml-folding': 'RENDER_FAILED',
   'refuse-random-filter': 'TEMPLATE_UNSUPPORTED',
   'refuse-nunjucks-switch': 'TEMPLATE_UNSUPPORTED',
   'refuse-print-macro': 'RENDER_FAILED',
-  'refuse-varargs-macro': 'TEMPLATE_UNSUPPORTED',
   'refuse-digit-key-order': 'RENDER_FAILED',
 };
 
@@ -36,7 +32,11 @@ const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
  * fails for the wrong reason cannot make a case pass by failing on both sides.
  */
 const JINJA2_ERRORS = new Set([
+  'dict-keys-json-incomparable',
   'filter-on-undefined',
+  'from-import-missing-name-used',
+  'import-yaml-without-context',
+  'include-list-all-missing',
   'include-sees-loop-var',
   'macro-extra-argument',
   'macro-unknown-keyword',
@@ -57,6 +57,25 @@ interface Case {
   files: Record<string, string>;
 }
 
+/** The harness's stub_merge: a stand-in for slsutil.merge, identical on both sides. */
+function stubMerge(a: unknown, b: unknown, mergeLists: boolean): unknown {
+  const out = structuredClone(a) as Record<string, unknown>;
+  const rec = (dest: Record<string, unknown>, upd: Record<string, unknown>): void => {
+    for (const [key, val] of Object.entries(upd)) {
+      const cur = dest[key];
+      if (isPlainDict(cur) && isPlainDict(val)) rec(cur, val);
+      else if (mergeLists && Array.isArray(cur) && Array.isArray(val)) dest[key] = [...cur, ...structuredClone(val)];
+      else dest[key] = structuredClone(val);
+    }
+  };
+  rec(out, b as Record<string, unknown>);
+  return out;
+}
+
+function isPlainDict(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 /** The same deterministic salt[...] stubs as the harness's stub_call. */
 function stubCall(fun: string, args: unknown[], kwargs: Record<string, unknown>): unknown {
   switch (fun) {
@@ -70,7 +89,10 @@ function stubCall(fun: string, args: unknown[], kwargs: Record<string, unknown>)
       return { args, kwargs };
     case 'test.lines':
       return 'one\ntwo\nthree';
+    case 'slsutil.merge':
+      return stubMerge(args[0], args[1], kwargs.merge_lists === true);
     default:
+      if (fun.startsWith('log.')) return null;
       throw new BrineError('UNKNOWN_FUNCTION', `'${fun}' is not available`);
   }
 }

@@ -3,6 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { loadYaml } from '../../../src/render/yaml-load.js';
 import { renderSls, renderTemplate } from '../../../src/render/index.js';
 import type { RenderEnv } from '../../../src/render/types.js';
 import { BrineError } from '../../../src/util/errors.js';
@@ -78,6 +79,15 @@ describe("YAML as Salt's loader reads it", () => {
     assert.deepEqual(data, { a: true, b: false, c: 420, d: '2024-01-01', e: '1e3', f: 'y', g: null, h: 1.5, i: 31 });
   });
 
+  test('a | or > scalar that ends the text without a final newline has none, as in PyYAML (yaml.safe_load)', () => {
+    // the yaml package clips to one newline; PyYAML's scanner adds a break only if the text has one
+    assert.deepEqual(loadYaml('k: |\n  a\n  b'), { k: 'a\nb' });
+    assert.deepEqual(loadYaml('k: >\n  a\n  b'), { k: 'a b' });
+    assert.deepEqual(loadYaml('k: |\n  a\n  b\n'), { k: 'a\nb\n' });
+    assert.deepEqual(loadYaml('a: |\n  x\nb: 1'), { a: 'x\n', b: 1 });
+    assert.deepEqual(loadYaml('k: |-\n  a'), { k: 'a' });
+  });
+
   test('a state ID that YAML reads as a bool or number is refused, as Salt does', async () => {
     for (const [id, type] of [
       ['yes', 'bool'],
@@ -142,7 +152,7 @@ describe('Jinja errors', () => {
   test('an error inside an included file names that file', async () => {
     const err = await fails(renderTemplate("{% include 'web/part.jinja' %}\n", 'jinja', env({ files: { 'web/part.jinja': 'x\ny {{ nope.deeper }}\n' } })));
     assert.match(err.message, /salt:\/\/web\/part\.jinja:2:\d+: Jinja error: 'nope' is undefined/);
-    const unsupported = await fails(renderTemplate("{% include 'web/part.jinja' %}", 'jinja', env({ files: { 'web/part.jinja': '\n{{ {1: 2} }}' } })));
+    const unsupported = await fails(renderTemplate("{% include 'web/part.jinja' %}", 'jinja', env({ files: { 'web/part.jinja': "\n{{ 'x'|random }}" } })));
     assert.equal(unsupported.code, 'TEMPLATE_UNSUPPORTED');
     assert.match(unsupported.message, /salt:\/\/web\/part\.jinja:2:/);
   });
@@ -159,7 +169,7 @@ describe('Jinja errors', () => {
     assert.equal(await renderTemplate('{{ "abc"[1:3] }}', 'jinja', e), 'bc');
     assert.equal(await renderTemplate("{{ ('a',) }}", 'jinja', e), "('a',)");
     assert.equal(await renderTemplate('{{ True }} {{ [None] }}', 'jinja', e), 'True [None]');
-    for (const bad of ['{{ {1: 2} }}', '{% for x in l recursive %}{% endfor %}', "{{ 'x'|random }}", '{% switch x %}{% endswitch %}', '{{ x is frobnicated }}']) {
+    for (const bad of ["{{ 'x'|random }}", '{% switch x %}{% endswitch %}', '{{ x is frobnicated }}']) {
       const err = await fails(renderTemplate(`line\n${bad}`, 'jinja', e));
       assert.equal(err.code, 'TEMPLATE_UNSUPPORTED', `${bad}: ${err.message}`);
       assert.match(err.message, /init\.sls:2:/);

@@ -9,7 +9,8 @@ import { getattr, slice } from '../../../src/render/jinja/py-methods.js';
 import { binop } from '../../../src/render/jinja/py-ops.js';
 import { eq, floatRepr, mkFloat, PyError, repr, setStrictUndefined, str, truthy, tuple } from '../../../src/render/jinja/py-values.js';
 import { filterBy, traverse } from '../../../src/render/jinja/salt-layer.js';
-import { jsonDumps, yamlBlockDump, yamlDquote, yamlFlowDump } from '../../../src/render/jinja/serialize.js';
+import { jsonDumps, yamlDquote } from '../../../src/render/jinja/serialize.js';
+import { yamlDump } from '../../../src/render/jinja/yaml-emitter.js';
 import { loadYaml } from '../../../src/render/yaml-load.js';
 
 describe('printing', () => {
@@ -94,10 +95,20 @@ describe("Salt's helpers", () => {
 
   test('serializers', () => {
     assert.equal(jsonDumps({ b: 1, a: [mkFloat(1), null] }, { sortKeys: true, indent: null, ensureAscii: true }), '{"a": [1.0, null], "b": 1}');
-    assert.equal(yamlFlowDump({ b: 'yes', a: ['x y', 'a: b'] }), "{a: [x y, 'a: b'], b: 'yes'}");
-    assert.equal(yamlBlockDump({ b: [1, 2], a: { c: 'd' } }), 'a:\n  c: d\nb:\n- 1\n- 2');
+    assert.equal(yamlDump({ b: 'yes', a: ['x y', 'a: b'] }, true), "{a: [x y, 'a: b'], b: 'yes'}");
+    assert.equal(yamlDump({ b: [1, 2], a: { c: 'd' } }, false), 'a:\n  c: d\nb:\n- 1\n- 2');
     assert.equal(yamlDquote('tab\t"é'), '"tab\\t\\"\\xE9"');
-    assert.throws(() => yamlFlowDump(Array.from({ length: 40 }, (_, i) => i)), /folded/);
+    // PyYAML folds after the `,` that passes column 80 and indents the rest by 2 (yaml.safe_dump(list(range(40))))
+    const folded = '[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22,\n  23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39]';
+    assert.equal(
+      yamlDump(
+        Array.from({ length: 40 }, (_, i) => i),
+        true,
+      ),
+      folded,
+    );
+    // and between words of a quoted scalar (yaml.safe_dump({'k': 'word ' * 30}, default_flow_style=False))
+    assert.equal(yamlDump({ k: 'word '.repeat(30) }, false), `k: '${'word '.repeat(16).trim()}\n  ${'word '.repeat(14)}'`);
   });
 
   test("YAML loading as Salt's loader", () => {
