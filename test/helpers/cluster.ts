@@ -101,18 +101,24 @@ export function runCommand(command: string, argv: string[], opts: { env: NodeJS.
   });
 }
 
-function yamlValue(v: unknown): string {
-  return JSON.stringify(v);
+/**
+ * Block-style YAML, as operators write configs (scalars as JSON strings, which YAML reads as
+ * double-quoted): a flow mapping such as `{"base": [...]}` would send the loader to the full
+ * `yaml` package, which the lean start-up test checks a node never loads.
+ */
+function yamlLines(key: string, v: unknown, indent: string): string[] {
+  const isMap = v !== null && typeof v === 'object' && !Array.isArray(v);
+  const entries = Array.isArray(v) ? v.length : isMap ? Object.keys(v).length : 0;
+  if (entries === 0) return [`${indent}${key}: ${JSON.stringify(v)}`];
+  if (Array.isArray(v)) return [`${indent}${key}:`, ...v.map((x) => `${indent}  - ${JSON.stringify(x)}`)];
+  return [`${indent}${key}:`, ...Object.entries(v as Record<string, unknown>).flatMap(([k, x]) => yamlLines(k, x, `${indent}  `))];
 }
 
 function writeConfig(file: string, settings: Record<string, unknown>): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(
-    file,
-    `${Object.entries(settings)
-      .map(([k, v]) => `${k}: ${yamlValue(v)}`)
-      .join('\n')}\n`,
-  );
+  fs.writeFileSync(file, `${Object.entries(settings)
+    .flatMap(([k, v]) => yamlLines(k, v, ''))
+    .join('\n')}\n`);
 }
 
 /**

@@ -22,8 +22,9 @@ describe('template functions through brine call', () => {
   before(async () => {
     cluster = await Cluster.create();
     out = path.join(cluster.root, 'out');
-    cluster.writeMinionConfig('tf', { id: 'tf-local', file_client: 'local', file_roots: { base: ['/srv/salt'] }, log_level: 'info' });
     const srv = path.join(cluster.root, 'minions', 'tf', 'srv', 'salt');
+    // file_roots as written (Salt does not move it under root_dir)
+    cluster.writeMinionConfig('tf', { id: 'tf-local', file_client: 'local', file_roots: { base: [srv] }, log_level: 'info' });
     write(
       path.join(srv, 'app', 'map.jinja'),
       "{% set app = {'user': 'app', 'conf': {'port': 80}} %}\n{% do salt['defaults.merge'](app, {'conf': {'workers': 4}}) %}\n{% do salt.log.debug('map.jinja loaded') %}\n",

@@ -133,7 +133,7 @@ const installed = defineState({
       if (typeof held === 'string') return stateResult(n.name, false, held);
       return holdOnInstalled(ret, held);
     }
-    if (ctx.test) return stateResult(n.name, null, `The following packages would be installed/updated: ${todo.map(label).join(', ')}`, await installableVersions(ctx, todo));
+    if (ctx.test) return stateResult(n.name, null, `The following packages would be installed/updated: ${todo.map((t) => t.name).join(', ')}`, await installableVersions(ctx, todo));
     const { changes, error } = await change(
       ctx,
       'pkg.install',
