@@ -91,7 +91,8 @@ function slsOf(env: RenderEnv): string {
 
 /** Salt's process_high_data: the rewrites, in Salt's order, on a copy of the data. */
 export function processHighData(input: unknown, env: RenderEnv, opts: StateconfOptions, mem: StateconfMemory, extract: boolean): High {
-  if (input === null || input === undefined) return {};
+  // an empty file is {} (Salt's yaml renderer), which still gets its goal state
+  if (input === null || input === undefined) input = {};
   if (typeof input !== 'object' || Array.isArray(input)) throw new BrineError('RENDER_FAILED', `${env.source}: stateconf: the SLS did not render to a mapping`, { details: { file: env.source } });
   const sls = slsOf(env);
   let data = structuredClone(input) as High;

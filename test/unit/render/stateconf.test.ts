@@ -61,6 +61,12 @@ describe('#!stateconf: IDs, names and the goal state', () => {
     assert.deepEqual(data['a.b.c::goal'], { 'stateconf.set': [{ require: [{ file: 'a.b.c::conf' }, { service: 'app' }] }] });
   });
 
+  test('a file that renders empty still has its goal state, requiring nothing', async () => {
+    assert.deepEqual(await renderSls('#!stateconf\n{% if false %}\nx:\n  pkg.installed: []\n{% endif %}\n', env('empty')), {
+      'empty::goal': { 'stateconf.set': [{ require: [] }] },
+    });
+  });
+
   test('-G makes no goal state; a stateconf.set state gets no name', async () => {
     const data = await renderSls('#!stateconf -G yaml . jinja\n.params:\n  stateconf.set:\n    - port: 80\n', env('web'));
     assert.deepEqual(data, { 'web::params': { 'stateconf.set': [{ port: 80 }] } });

@@ -72,6 +72,16 @@ describe('#!stateconf through the compiler', () => {
     }
   });
 
+  it('an SLS that renders empty compiles to its goal state alone', async () => {
+    const h = harness({ base: { 'empty.sls': '#!stateconf\n{# nothing for this host #}\n' } });
+    const r = await h.call('state.show_low_sls', ['empty']);
+    assert.equal(r.success, true, JSON.stringify(r.return));
+    assert.deepEqual(
+      (r.return as Chunk[]).map((c) => [c.__id__, c.state, c.fun, c.require]),
+      [['empty::goal', 'stateconf', 'set', []]],
+    );
+  });
+
   it('a #!py file fails that SLS only, naming the renderer and what to do', async () => {
     const h = harness({ base: { 'good.sls': 'ok:\n  rec.state: []\n', 'bad.sls': '#!py\ndef run():\n    return {}\n' } });
     const r = await h.call('state.sls', ['good,bad']);
