@@ -19,8 +19,19 @@ import {
   type StateconfMemory,
 } from './transform.js';
 
-/** Salt's stateconf_end_marker default: `# --- end of state config ---`. */
-const END_MARKER = /#\s*-+\s*end of state config\s*-+/;
+/** The stateconf_* options of the config (the template's `opts`), over Salt's defaults. */
+function configured(env: RenderEnv): { endMarker: RegExp; startSid: string; goalSid: string } {
+  const opts = (typeof env.context.opts === 'object' && env.context.opts !== null ? env.context.opts : {}) as Record<string, unknown>;
+  const str = (key: string, dflt: string): string => (typeof opts[key] === 'string' && opts[key] !== '' ? (opts[key] as string) : dflt);
+  const marker = str('stateconf_end_marker', '#\\s*-+\\s*end of state config\\s*-+');
+  let endMarker: RegExp;
+  try {
+    endMarker = new RegExp(marker);
+  } catch (err) {
+    throw new BrineError('RENDER_FAILED', `${env.source}: stateconf: stateconf_end_marker '${marker}' is not a valid regular expression`, { cause: err, details: { file: env.source } });
+  }
+  return { endMarker, startSid: str('stateconf_start_state', '.start'), goalSid: str('stateconf_goal_state', '.goal') };
+}
 
 export interface StateconfOptions {
   noGoal: boolean;
@@ -109,8 +120,9 @@ export function processHighData(input: unknown, env: RenderEnv, opts: StateconfO
     }
     addImplicitRequires(data, mem, env.source);
   }
-  if (opts.startState) addStartState(data, sls, env.source);
-  if (!extract && !opts.noGoal) addGoalState(data, env.source);
+  const conf = configured(env);
+  if (opts.startState) addStartState(data, sls, env.source, conf.startSid);
+  if (!extract && !opts.noGoal) addGoalState(data, env.source, conf.goalSid);
   data = renameStateIds(data, sls, env.source);
   // extracted in both passes, so that an including file's `extend` of a stateconf.set works
   extractStateConfs(data, mem);
@@ -138,7 +150,7 @@ export function renderStateconf(input: unknown, env: RenderEnv, opts: StateconfO
     const rendered = stages.template(part, penv);
     return processHighData(stages.data(rendered, penv), penv, opts, mem, extract);
   };
-  const marker = END_MARKER.exec(text);
+  const marker = configured(env).endMarker.exec(text);
   if (marker) pass(text.slice(0, marker.index), false, true);
   return pass(text, true, false);
 }

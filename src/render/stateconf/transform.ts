@@ -11,8 +11,6 @@ type Mapping = Record<string, unknown>;
 /** Salt's stateconf_state_func, stateconf_start_state and stateconf_goal_state defaults. */
 export const STATE_FUNC = 'stateconf.set';
 export const STATE_NAME = 'stateconf';
-const START_SID = '.start';
-const GOAL_SID = '.goal';
 const REQUISITES = new Set(['require', 'require_in', 'watch', 'watch_in', 'use', 'use_in', 'listen', 'listen_in']);
 const REQUIRE = new Set(['require', 'watch', 'listen']);
 const REQUIRE_IN = new Set(['require_in', 'watch_in', 'listen_in']);
@@ -154,25 +152,25 @@ function pushTo(map: Map<string, Array<[string, string]>>, key: string, value: [
 }
 
 /** `-s`: a `.start` stateconf.set state that is require_in'd by the first state of the file. */
-export function addStartState(data: High, sls: string, source: string): void {
-  if (START_SID in data) fail(source, `Can't generate start state(${START_SID})! The same state id already exists!`);
+export function addStartState(data: High, sls: string, source: string, startSid: string): void {
+  if (startSid in data) fail(source, `Can't generate start state(${startSid})! The same state id already exists!`);
   if (Object.keys(data).length === 0) return;
   const skip = new Set(['include', 'exclude', 'extend']);
   const first = Object.entries(data).find(([sid, states]) => !skip.has(sid) && !sid.startsWith('__') && isMapping(states) && (!('__sls__' in states) || states.__sls__ === sls));
   if (!first) fail(source, "Can't determine the first state in the sls file!");
   const firstState = Object.keys(first[1] as Mapping)[0] ?? '';
-  data[START_SID] = { [STATE_FUNC]: [{ require_in: [{ [stateName(firstState)]: first[0] }] }] };
+  data[startSid] = { [STATE_FUNC]: [{ require_in: [{ [stateName(firstState)]: first[0] }] }] };
 }
 
 /** The `.goal` stateconf.set state requiring every state of the file (unless `-G`). */
-export function addGoalState(data: High, source: string): void {
-  if (GOAL_SID in data) fail(source, `Can't generate goal state(${GOAL_SID})! The same state id already exists!`);
+export function addGoalState(data: High, source: string, goalSid: string): void {
+  if (goalSid in data) fail(source, `Can't generate goal state(${goalSid})! The same state id already exists!`);
   const require: Mapping[] = [];
   for (const [sid, states, state] of statelist(data, new Set(['include', 'exclude', 'extend']))) {
     if ('__sls__' in states) continue;
     require.push({ [stateName(state)]: sid });
   }
-  data[GOAL_SID] = { [STATE_FUNC]: [{ require }] };
+  data[goalSid] = { [STATE_FUNC]: [{ require }] };
 }
 
 /** Renames `.id` declarations and requisite references; a renamed state without `name` gets `name: id`. Renamed IDs move after the others, as in Salt. */

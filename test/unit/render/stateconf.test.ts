@@ -155,6 +155,22 @@ describe('#!stateconf: include, exclude and the -o / -s options', () => {
   });
 });
 
+describe('#!stateconf and the stateconf_* config options', () => {
+  test('stateconf_end_marker, stateconf_goal_state and stateconf_start_state from the config (opts) replace the defaults', async () => {
+    const opts = { stateconf_end_marker: '## config ends', stateconf_goal_state: '.done', stateconf_start_state: 'begin' };
+    const text = '#!stateconf -s\nconf:\n  stateconf.set:\n    - v: 7\n## config ends\nrun:\n  cmd.run:\n    - name: echo {{ conf.v }}\n';
+    const base = env('app');
+    const data = (await renderSls(text, { ...base, context: { ...base.context, opts } })) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(data), ['conf', 'run', 'begin', 'app::done']);
+    assert.deepEqual(data.run, { 'cmd.run': [{ name: 'echo 7' }] });
+    assert.deepEqual(data.begin, { 'stateconf.set': [{ require_in: [{ stateconf: 'conf' }] }] });
+    // the default marker is no marker now: without the first pass `conf` is undefined
+    const plain = text.replace('## config ends', '# --- end of state config ---');
+    const err = await fails(renderSls(plain, { ...base, context: { ...base.context, opts } }));
+    assert.equal(err.code, 'RENDER_FAILED');
+  });
+});
+
 describe('#!stateconf in a pipeline and its options', () => {
   test('#!jinja|stateconf renders Jinja twice: first as text, then as stateconf', async () => {
     const data = await renderSls('#!jinja | stateconf -G\nx:\n  cmd.run:\n    - name: "{% raw %}{{ sls_dir }}{% endraw %}"\n', env('a.b.c'));
