@@ -3,6 +3,7 @@
 
 import { SALT_LOG_LEVELS } from '../util/log-levels.js';
 import { byRole, type OptionSpec, type Role } from './option-spec.js';
+import { STATECONF_OPTIONS } from './schema-renderers.js';
 import { CONTROL_ACCESS_OPTIONS, METRICS_AND_API_OPTIONS, TRANSPORT_OPTIONS } from './schema-surfaces.js';
 
 // Tuples, not Role[], so that options.ts can tell from the type which role an option belongs to.
@@ -264,6 +265,7 @@ const TABLE = [
     roles: MINION,
     doc: 'Run states without an order argument in the order they are defined (included SLS files first); off sorts them by state, name and function.',
   },
+  ...STATECONF_OPTIONS,
 
   ...TRANSPORT_OPTIONS,
   // --- liveness -------------------------------------------------------------------------------

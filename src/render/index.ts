@@ -7,3 +7,4 @@ export { renderSls, renderTemplate } from './pipeline.js';
 export { loadYaml } from './yaml-load.js';
 export { bindTemplateArgs, TEMPLATE_FUNCTIONS, type LogLevel, type TemplateFunction, type TemplateHost } from './salt-functions/index.js';
 export { traverse } from './jinja/salt-layer.js';
+export { newStateconfMemory, type StateconfMemory } from './stateconf/transform.js';

@@ -1,10 +1,12 @@
 // The renderer pipeline: the first line's shebang picks the renderers (`jinja|yaml` when there is
 // none, as in Salt), each stage feeds the next. Only the pipelines brine renders exactly are
-// accepted: `#!yaml`, `#!jinja|yaml` and, for templates that render text, `#!jinja`. Anything else
-// (`#!py`, `#!yaml|gpg`, `#!mako|yaml`...) is refused with RENDERER_UNSUPPORTED naming the file.
+// accepted: `#!yaml`, `#!jinja|yaml`, Salt's `#!stateconf` (src/render/stateconf/) and, for
+// templates that render text, `#!jinja`. The Python renderers are refused with
+// RENDERER_NEEDS_PYTHON, anything else (`#!yaml|gpg`, `#!mako|yaml`...) with RENDERER_UNSUPPORTED.
 
 import { BrineError } from '../util/errors.js';
 import { JinjaEngine, locate } from './jinja/engine.js';
+import { parseStateconfArgs, renderStateconf, type StateconfOptions } from './stateconf/render.js';
 import type { RenderEnv } from './types.js';
 import { loadYaml, YamlLoadError } from './yaml-load.js';
 
@@ -24,20 +26,65 @@ const PIPELINES: Record<string, Stage[]> = {
   'jinja|yaml': ['jinja', 'yaml'],
 };
 
-/** The stages named by the text's shebang (first line `#!...`), and the text without that line. */
-export function pipelineOf(text: string, source: string): { stages: Stage[]; body: string } {
+/** Salt's renderers that run Python code from the SLS file: brine has no Python to run them. */
+const PYTHON_RENDERERS = new Set(['py', 'pyobjects', 'objects', 'pydsl']);
+
+/** A parsed shebang: the plain stages, and stateconf's options when the pipeline ends in it. */
+interface Pipeline {
+  stages: Stage[];
+  stateconf?: StateconfOptions;
+}
+
+/** `name argline` parts of a shebang split on `|` (Salt's check_render_pipe_str). */
+function shebangParts(line: string): Array<{ name: string; argline: string }> {
+  return line.split('|').map((raw) => {
+    const part = raw.trim();
+    const sp = `${part} `.indexOf(' ');
+    return { name: part.slice(0, sp), argline: part.slice(sp + 1).trim() };
+  });
+}
+
+function parseShebang(line: string, source: string): Pipeline {
+  const parts = shebangParts(line);
+  const python = parts.find((p) => PYTHON_RENDERERS.has(p.name));
+  if (python) {
+    throw new BrineError(
+      'RENDERER_NEEDS_PYTHON',
+      `${source}: the '#!${python.name}' renderer runs the Python code of this SLS file, and brine cannot run Python: rewrite the file as Jinja and YAML (the data its code returns, without a shebang), or keep applying it with Salt; other SLS files are not affected`,
+      { details: { file: source, renderer: python.name } },
+    );
+  }
+  const last = parts.length - 1;
+  const sc = parts.findIndex((p) => p.name === 'stateconf');
+  if (sc >= 0) {
+    const before = parts
+      .slice(0, sc)
+      .map((p) => p.name)
+      .join('|');
+    // stateconf first (it renders the text itself), after jinja (it gets text), or last with -p after data
+    const stages = before === '' ? [] : PIPELINES[before];
+    const opts = parseStateconfArgs(parts[sc]!.argline, source);
+    const fits = sc === last && stages !== undefined && (opts.highInput ? stages.includes('yaml') : !stages.includes('yaml'));
+    if (fits) return { stages, stateconf: opts };
+  }
+  const stages = parts.some((p) => p.argline !== '') ? undefined : PIPELINES[parts.map((p) => p.name).join('|')];
+  if (!stages) {
+    throw new BrineError(
+      'RENDERER_UNSUPPORTED',
+      `${source}: the renderer pipeline '#!${line}' is not supported: use no shebang (jinja|yaml), '#!yaml', '#!jinja|yaml', '#!jinja' or '#!stateconf [-Gosp] [yaml . jinja]'`,
+      { details: { file: source, renderer: line } },
+    );
+  }
+  return { stages };
+}
+
+/** The pipeline named by the text's shebang (first line `#!...`), and the text without that line. */
+function pipelineOf(text: string, source: string): Pipeline & { body: string } {
   if (!text.startsWith('#!')) return { stages: ['jinja', 'yaml'], body: text };
   const nl = text.indexOf('\n');
   const line = (nl < 0 ? text : text.slice(0, nl)).slice(2).trim();
-  const spec = line.replace(/\s+/g, '');
-  const stages = PIPELINES[spec];
-  if (!stages) {
-    throw new BrineError('RENDERER_UNSUPPORTED', `${source}: the renderer pipeline '#!${line}' is not supported: use no shebang (jinja|yaml), '#!yaml', '#!jinja|yaml' or '#!jinja'`, {
-      details: { file: source, renderer: line },
-    });
-  }
   // the shebang line is blanked, not removed, so that line numbers stay those of the file
-  return { stages, body: nl < 0 ? '' : `\n${text.slice(nl + 1)}` };
+  return { ...parseShebang(line, source), body: nl < 0 ? '' : `\n${text.slice(nl + 1)}` };
 }
 
 function parseYaml(text: string, env: RenderEnv, afterJinja: boolean): unknown {
@@ -54,9 +101,13 @@ function parseYaml(text: string, env: RenderEnv, afterJinja: boolean): unknown {
 
 /** Renders an SLS text through its pipeline (first-line shebang, else `jinja|yaml`) to data. */
 export async function renderSls(text: string, env: RenderEnv): Promise<unknown> {
-  const { stages, body } = pipelineOf(text, env.source);
+  const { stages, stateconf, body } = pipelineOf(text, env.source);
   let current = body;
   if (stages.includes('jinja')) current = jinja().render(body, env);
+  if (stateconf) {
+    const input = stages.includes('yaml') ? (parseYaml(current, env, stages.includes('jinja')) ?? {}) : current;
+    return renderStateconf(input, env, stateconf, { template: (t, e) => jinja().render(t, e), data: (t, e) => parseYaml(t, e, true) });
+  }
   if (!stages.includes('yaml')) {
     throw new BrineError('RENDERER_UNSUPPORTED', `${env.source}: '#!jinja' alone renders text, not SLS data: use '#!jinja|yaml'`, { details: { file: env.source } });
   }

@@ -1,6 +1,8 @@
 // What a render needs from its caller. The renderer never reaches the file server, the module
 // registry or the minion itself: everything arrives through this interface.
 
+import type { StateconfMemory } from './stateconf/transform.js';
+
 export interface RenderEnv {
   /**
    * Where the text came from: `salt://web/init.sls` for a file server file, or a local path.
@@ -39,4 +41,10 @@ export interface RenderEnv {
    * `minion` and the grain path; `onRefused` is told the path. Absent: grains are read as given.
    */
   untrustedGrains?: { minion: string; onRefused?: (grain: string) => void };
+  /**
+   * What the `#!stateconf` renders of one run share (Salt keeps it in module globals): the
+   * `stateconf.set` arguments collected so far, so that an including file's `extend` of an
+   * included file's `stateconf.set` reaches that file's template. Absent: each render has its own.
+   */
+  stateconf?: StateconfMemory;
 }

@@ -3,7 +3,7 @@
 // loader the high-data stage reads SLS files through.
 
 import type { ExecContext } from '../modules/index.js';
-import { renderSls, type RenderEnv } from '../render/index.js';
+import { newStateconfMemory, renderSls, type RenderEnv } from '../render/index.js';
 import { BrineError } from '../util/errors.js';
 import type { SlsLoader } from './compiler/assemble-high.js';
 import { findSls, type SlsFiles } from './sls-source.js';
@@ -40,6 +40,8 @@ export function renderHooks(exec: ExecContext, source: string, saltenv: string):
 
 /** The SLS loader of a run: find the file, render it with grains, pillar, opts and the SLS variables. */
 export function slsLoader(files: SlsFiles, exec: ExecContext): SlsLoader {
+  // one run's #!stateconf files share their stateconf.set arguments (an includer's extend reaches the included file)
+  const stateconf = newStateconfMemory();
   return {
     load: async (sls, env) => {
       const found = await findSls(files, sls, env);
@@ -50,6 +52,7 @@ export function slsLoader(files: SlsFiles, exec: ExecContext): SlsLoader {
         saltenv: env,
         context: { grains: exec.grains(), pillar: exec.pillar?.() ?? {}, opts: exec.config, saltenv: env, ...slsVariables(sls, found.path) },
         ...renderHooks(exec, source, env),
+        stateconf,
       });
       return { data, source };
     },

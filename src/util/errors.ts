@@ -152,6 +152,11 @@ export const ERRORS = {
     'Use no shebang (Jinja, then YAML), the explicit Jinja-then-YAML shebang, or `#!yaml` (docs/templates.md lists them); the message names the file.',
     1,
   ),
+  RENDERER_NEEDS_PYTHON: spec(
+    "A shebang line names one of Salt's Python renderers (`#!py`, `#!pyobjects`, `#!objects`, `#!pydsl`): they run the SLS file's Python code, which brine cannot run.",
+    'Rewrite that SLS file as Jinja and YAML (the data its code returns), or keep applying it with Salt; the message names the file, and only that SLS fails.',
+    1,
+  ),
   TEMPLATE_UNSUPPORTED: spec(
     "A template uses a construct brine's Jinja engine cannot render exactly as Python Jinja2 does; it is refused at compile time rather than rendered differently.",
     'Rewrite the construct at the file and line given (docs/templates.md lists the differences and the usual rewrite).',

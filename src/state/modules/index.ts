@@ -7,6 +7,7 @@ import { fileStateFunctions } from './file-states.js';
 import { gitStates } from './git-states.js';
 import { pythonStates } from './python-states.js';
 import { sshStates } from './ssh-states.js';
+import { stateconfStates } from './stateconf-states.js';
 import { systemStateFunctions } from './system-states.js';
 import { testStateFunctions } from './test-states.js';
 
@@ -18,5 +19,6 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   ...gitStates,
   ...pythonStates,
   ...sshStates,
+  ...stateconfStates,
   ...externalStateFunctions,
 ];

@@ -50,11 +50,28 @@ describe('shebang pipelines', () => {
   });
 
   test('an unknown renderer is refused naming the file', async () => {
-    for (const bang of ['#!py', '#!mako|yaml', '#!yaml|gpg', '#!jinja|json']) {
+    for (const bang of ['#!mako|yaml', '#!yaml|gpg', '#!jinja|json', '#!yaml|stateconf', '#!stateconf -p']) {
       const err = await fails(renderSls(`${bang}\na: 1\n`, env()));
       assert.equal(err.code, 'RENDERER_UNSUPPORTED');
       assert.match(err.message, /salt:\/\/web\/init\.sls/);
       assert.ok(err.message.includes(bang.slice(2)), err.message);
+    }
+  });
+
+  test("Salt's Python renderers are refused with RENDERER_NEEDS_PYTHON naming the renderer, the file and what to do", async () => {
+    for (const [bang, name] of [
+      ['#!py', 'py'],
+      ['#!pyobjects', 'pyobjects'],
+      ['#!objects', 'objects'],
+      ['#!pydsl', 'pydsl'],
+      ['#!jinja|py', 'py'],
+      ['#!pydsl|stateconf -ps', 'pydsl'],
+    ] as const) {
+      const err = await fails(renderSls(`${bang}\ndef run():\n    return {}\n`, env()));
+      assert.equal(err.code, 'RENDERER_NEEDS_PYTHON', bang);
+      assert.equal(err.details?.renderer, name);
+      assert.ok(err.message.startsWith(`salt://web/init.sls: the '#!${name}' renderer`), err.message);
+      assert.match(err.message, /rewrite the file as Jinja and YAML/);
     }
   });
 

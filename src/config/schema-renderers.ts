@@ -1,0 +1,17 @@
+// The options of Salt's stateconf renderer (salt/renderers/stateconf.py reads them from the
+// master/minion config over its own defaults), spliced into the option table (schema.ts) after
+// the state options. Same row format and `as const` as schema.ts.
+
+const MINION = ['minion'] as const;
+
+export const STATECONF_OPTIONS = [
+  {
+    name: 'stateconf_end_marker',
+    type: 'string',
+    default: '#\\s*-+\\s*end of state config\\s*-+',
+    roles: MINION,
+    doc: "The regular expression of the line that ends a #!stateconf file's state config (the text rendered first to collect its stateconf.set arguments); docs/templates.md.",
+  },
+  { name: 'stateconf_start_state', type: 'string', default: '.start', roles: MINION, doc: 'The ID of the start state a #!stateconf -s file gets (renamed <sls>::start when it starts with a dot).' },
+  { name: 'stateconf_goal_state', type: 'string', default: '.goal', roles: MINION, doc: 'The ID of the goal state a #!stateconf file gets unless -G (renamed <sls>::goal when it starts with a dot).' },
+] as const;
