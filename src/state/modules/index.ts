@@ -5,6 +5,7 @@ import { archiveExtracted } from './archive-extracted.js';
 import { externalStateFunctions } from './external/index.js';
 import { fileStateFunctions } from './file-states.js';
 import { gitStates } from './git-states.js';
+import { hostStates } from './host-states.js';
 import { pythonStates } from './python-states.js';
 import { sshStates } from './ssh-states.js';
 import { systemStateFunctions } from './system-states.js';
@@ -18,5 +19,6 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   ...gitStates,
   ...pythonStates,
   ...sshStates,
+  ...hostStates,
   ...externalStateFunctions,
 ];
