@@ -1,6 +1,7 @@
 // Every built-in state function, registered explicitly (one file per state module).
 
 import type { StateFunction } from '../types.js';
+import { aliasStates } from './alias-states.js';
 import { archiveExtracted } from './archive-extracted.js';
 import { externalStateFunctions } from './external/index.js';
 import { fileStateFunctions } from './file-states.js';
@@ -20,5 +21,6 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   ...pythonStates,
   ...sshStates,
   ...hostStates,
+  ...aliasStates,
   ...externalStateFunctions,
 ];
