@@ -3,6 +3,7 @@
 import type { StateFunction } from '../types.js';
 import { aliasStates } from './alias-states.js';
 import { archiveExtracted } from './archive-extracted.js';
+import { environSetenv } from './environ-setenv.js';
 import { externalStateFunctions } from './external/index.js';
 import { fileStateFunctions } from './file-states.js';
 import { gitStates } from './git-states.js';
@@ -22,5 +23,6 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   ...sshStates,
   ...hostStates,
   ...aliasStates,
+  environSetenv,
   ...externalStateFunctions,
 ];
