@@ -8,10 +8,19 @@ import { groupStates } from './group-states.js';
 import { moduleStates } from './module-states.js';
 import { pkgStates } from './pkg-states.js';
 import { pkgrepoStates } from './pkgrepo-states.js';
+import { serviceMaskStates } from './service-mask-states.js';
 import { serviceStates } from './service-states.js';
 import { failingSoftly } from './state-result.js';
 import { userStates } from './user-states.js';
 
-export const systemStateFunctions: readonly StateFunction[] = [...pkgStates, ...pkgrepoStates, ...serviceStates, ...cmdStates, ...userStates, ...groupStates, ...cronStates, ...moduleStates].map(
-  failingSoftly,
-);
+export const systemStateFunctions: readonly StateFunction[] = [
+  ...pkgStates,
+  ...pkgrepoStates,
+  ...serviceStates,
+  ...serviceMaskStates,
+  ...cmdStates,
+  ...userStates,
+  ...groupStates,
+  ...cronStates,
+  ...moduleStates,
+].map(failingSoftly);
