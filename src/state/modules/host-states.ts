@@ -34,8 +34,9 @@ function present(ctx: StateContext, name: string, ips: string[], comment: string
     }
   }
   const record = (key: string, addr: string, value: string) => {
-    const group = (ret.changes[key] ??= {}) as Record<string, string[]>;
-    (group[addr] ??= []).push(value);
+    const group = (ret.changes[key] ?? {}) as Record<string, string[]>;
+    group[addr] = [...(group[addr] ?? []), value];
+    ret.changes[key] = group;
   };
   for (const [addr, host] of toAdd) {
     if (ctx.test) {
