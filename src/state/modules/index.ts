@@ -8,6 +8,7 @@ import { externalStateFunctions } from './external/index.js';
 import { fileStateFunctions } from './file-states.js';
 import { gitStates } from './git-states.js';
 import { hostStates } from './host-states.js';
+import { npmInstalled } from './npm-installed.js';
 import { pythonStates } from './python-states.js';
 import { sshStates } from './ssh-states.js';
 import { systemStateFunctions } from './system-states.js';
@@ -24,5 +25,6 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   ...hostStates,
   ...aliasStates,
   environSetenv,
+  npmInstalled,
   ...externalStateFunctions,
 ];
