@@ -6,6 +6,7 @@ import { archiveExtracted } from './archive-extracted.js';
 import { environSetenv } from './environ-setenv.js';
 import { externalStateFunctions } from './external/index.js';
 import { fileStateFunctions } from './file-states.js';
+import { gemInstalled } from './gem-installed.js';
 import { gitStates } from './git-states.js';
 import { hostStates } from './host-states.js';
 import { npmInstalled } from './npm-installed.js';
@@ -26,5 +27,6 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   ...aliasStates,
   environSetenv,
   npmInstalled,
+  gemInstalled,
   ...externalStateFunctions,
 ];
