@@ -12,6 +12,7 @@ import { hostStates } from './host-states.js';
 import { npmInstalled } from './npm-installed.js';
 import { pythonStates } from './python-states.js';
 import { sshStates } from './ssh-states.js';
+import { supervisordRunning } from './supervisord-running.js';
 import { systemStateFunctions } from './system-states.js';
 import { testStateFunctions } from './test-states.js';
 
@@ -28,5 +29,6 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   environSetenv,
   npmInstalled,
   gemInstalled,
+  supervisordRunning,
   ...externalStateFunctions,
 ];
