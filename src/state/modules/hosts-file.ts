@@ -4,7 +4,6 @@
 // (Salt's config.option), /etc/hosts by default, so a test or a chroot can point it elsewhere.
 
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import type { StateContext } from '../types.js';
 
 export interface HostInfo {
@@ -134,9 +133,24 @@ export function setHost(file: string, ip: string, alias: string): void {
   writeFileSync(file, lines.join(''));
 }
 
+const V4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
+/** 4 or 6 for an address, 0 otherwise (node:net stays in src/transport; the URL parser knows IPv6). */
+function ipVersion(host: string): 0 | 4 | 6 {
+  if (V4.test(host)) return 4;
+  if (!host.includes(':')) return 0;
+  try {
+    new URL(`http://[${host}]/`);
+    return 6;
+  } catch {
+    return 0;
+  }
+}
+
 /** Salt's salt.utils.validate.net.ip_addr (an address or a network, v4 or v6). */
 export function isIpAddr(addr: string): boolean {
   const [host, prefix] = addr.split('/');
-  if (isIP(host!) === 0) return false;
-  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (isIP(host!) === 4 ? 32 : 128));
+  const v = ipVersion(host!);
+  if (v === 0) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (v === 4 ? 32 : 128));
 }

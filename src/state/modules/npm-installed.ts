@@ -108,7 +108,7 @@ export const npmInstalled: StateFunction = failingSoftly(
       { name: 'registry', type: 'string', doc: 'the npm registry URL to install from' },
       { name: 'env', type: 'any', doc: 'environment variables for npm: a mapping or a list of one-key mappings' },
     ],
-    example: 'coffee-script:\n  npm.installed:\n    - dir: /srv/app\n    - require:\n      - pkg: npm',
+    example: 'coffee-script:\n  npm.installed:\n    - dir: /srv/app',
     run: (ctx, a) => installed(a.named.name, a.named, ctx.test),
   }),
 );

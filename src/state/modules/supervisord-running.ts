@@ -137,7 +137,7 @@ export const supervisordRunning: StateFunction = failingSoftly(
     name: 'supervisord.running',
     doc: 'Make sure a supervisord program (or group) is running; restarted when a watched state changes.',
     params: PARAMS,
-    example: 'wsgi_server:\n  supervisord.running:\n    - require:\n      - pkg: supervisor\n    - watch:\n      - file: /etc/supervisor/conf.d/wsgi_server.conf',
+    example: 'wsgi_server:\n  supervisord.running:\n    - update: True',
     run: (ctx, a) => running(a.named.name, a.named, ctx.test),
     // Salt's mod_watch: running with restart=True
     modWatch: (ctx, a) => running(a.named.name, { ...a.named, restart: true }, ctx.test),
