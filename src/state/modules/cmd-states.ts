@@ -217,7 +217,7 @@ const watchAlias = defineState({
   params: [{ name: 'name', type: 'string', required: true, doc: 'the command line' }, ...COMMON],
   example: '/etc/app/app.conf:\n  file.managed:\n    - source: salt://app/app.conf\n\nrestart-app:\n  cmd.watch:\n    - name: systemctl restart app\n    - watch:\n      - file: /etc/app/app.conf',
   run: async (_ctx, a) => stateResult(a.named.name, true, ''),
-  modWatch: async (ctx, a) => (ctx.test ? wouldRun(a.named.name) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
+  modWatch: async (ctx, a) => (ctx.test ? wouldRun(a.named.name, a.named.stateful) : runCommand(ctx, a.named.name, a.named.name, a.named, true)),
 });
 
 export const cmdStates: readonly StateFunction[] = [run, wait, watchAlias, script];
