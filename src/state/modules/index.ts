@@ -12,7 +12,7 @@ import { hostStates } from './host-states.js';
 import { npmInstalled } from './npm-installed.js';
 import { pythonStates } from './python-states.js';
 import { sshStates } from './ssh-states.js';
-import { supervisordRunning } from './supervisord-running.js';
+import { supervisordDead, supervisordRunning } from './supervisord-running.js';
 import { systemStateFunctions } from './system-states.js';
 import { testStateFunctions } from './test-states.js';
 
@@ -30,5 +30,6 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   npmInstalled,
   gemInstalled,
   supervisordRunning,
+  supervisordDead,
   ...externalStateFunctions,
 ];

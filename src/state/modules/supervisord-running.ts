@@ -1,4 +1,4 @@
-// supervisord.running: a program (or `group:`) of a running supervisord started, added or
+// supervisord.running / supervisord.dead: a program (or `group:`) of a running supervisord started, added or
 // restarted through supervisorctl, as Salt's salt/modules/supervisord.py drives it, with Salt
 // 3007's comments and changes (salt/states/supervisord.py running, mod_watch restarts). Without
 // supervisorctl a test run says the service would be added and started; a real run fails naming
@@ -123,6 +123,23 @@ async function running(rawName: string, a: Ctl & { restart: boolean; update: boo
   return stateResult(name, !failed, comment, !failed && changes.length > 0 ? { [name]: changes.join(' ') } : {});
 }
 
+/** Salt's supervisord.dead. */
+async function dead(name: string, a: Ctl, test: boolean): Promise<StateResult> {
+  if (test) return stateResult(name, null, `Service ${name} is set to be stopped`);
+  const all = await status(a);
+  const groups = new Set([...all.keys()].filter((p) => p.includes(':')).map((p) => p.slice(0, p.indexOf(':') + 1)));
+  let isStopped: boolean;
+  if (groups.has(name)) isStopped = [...all].some(([p, s]) => p.startsWith(name) && stopped(s));
+  else if (all.has(name)) isStopped = stopped(all.get(name)!);
+  else return stateResult(name, true, `Service ${name} doesn't exist`);
+  if (isStopped) return stateResult(name, true, `Service ${name} is not running`);
+  const comment = `Stopping service: ${name}`;
+  // Salt passes {name: output} to _check_error, whose "ERROR" test then looks at the keys only:
+  // the stop is reported as done whatever supervisorctl said
+  await ctl('stop', name, a);
+  return stateResult(name, true, comment, { [name]: comment });
+}
+
 const PARAMS = [
   { name: 'name', type: 'string', required: true, doc: "the program as named in supervisor's configuration, or 'group:'" },
   { name: 'restart', type: 'bool', default: false, doc: 'restart it when it already runs' },
@@ -141,5 +158,15 @@ export const supervisordRunning: StateFunction = failingSoftly(
     run: (ctx, a) => running(a.named.name, a.named, ctx.test),
     // Salt's mod_watch: running with restart=True
     modWatch: (ctx, a) => running(a.named.name, { ...a.named, restart: true }, ctx.test),
+  }),
+);
+
+export const supervisordDead: StateFunction = failingSoftly(
+  defineState({
+    name: 'supervisord.dead',
+    doc: 'Make sure a supervisord program (or group) is stopped.',
+    params: [PARAMS[0], ...PARAMS.slice(3)],
+    example: 'old_worker:\n  supervisord.dead: []',
+    run: (ctx, a) => dead(a.named.name, a.named, ctx.test),
   }),
 );

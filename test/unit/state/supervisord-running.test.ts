@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { supervisordRunning } from '../../../src/state/modules/supervisord-running.js';
+import { supervisordDead, supervisordRunning } from '../../../src/state/modules/supervisord-running.js';
 import type { StateContext } from '../../../src/state/index.js';
 import { runState, tempDir } from './file-fixture.js';
 
@@ -125,6 +125,28 @@ describe('supervisord.running', { skip: !hasSupervisor && 'supervisor is not ins
     assert.equal(r.result, false);
     assert.deepEqual(r.changes, {});
     assert.match(r.comment, /ERROR/);
+  });
+});
+
+describe('supervisord.dead', { skip: !hasSupervisor && 'supervisor is not installed (Debian package supervisor)' }, () => {
+  it('test=True, stops a running program, then it is not running; an unknown one does not exist', async () => {
+    await runState(supervisordRunning, { name: 'sleeper', conf_file: conf });
+    assert.deepEqual(await runState(supervisordDead, { name: 'sleeper', conf_file: conf }, { test: true }), {
+      name: 'sleeper',
+      result: null,
+      changes: {},
+      comment: 'Service sleeper is set to be stopped',
+    });
+    assert.match(ctlStatus(), /^sleeper\s+RUNNING/);
+    assert.deepEqual(await runState(supervisordDead, { name: 'sleeper', conf_file: conf }), {
+      name: 'sleeper',
+      result: true,
+      changes: { sleeper: 'Stopping service: sleeper' },
+      comment: 'Stopping service: sleeper',
+    });
+    assert.match(ctlStatus(), /^sleeper\s+STOPPED/);
+    assert.deepEqual(await runState(supervisordDead, { name: 'sleeper', conf_file: conf }), { name: 'sleeper', result: true, changes: {}, comment: 'Service sleeper is not running' });
+    assert.deepEqual(await runState(supervisordDead, { name: 'nope', conf_file: conf }), { name: 'nope', result: true, changes: {}, comment: "Service nope doesn't exist" });
   });
 });
 
