@@ -9,7 +9,7 @@ import { fileStateFunctions } from './file-states.js';
 import { gemInstalled } from './gem-installed.js';
 import { gitStates } from './git-states.js';
 import { hostStates } from './host-states.js';
-import { npmInstalled } from './npm-installed.js';
+import { npmInstalled, npmRemoved } from './npm-installed.js';
 import { pythonStates } from './python-states.js';
 import { sshStates } from './ssh-states.js';
 import { supervisordDead, supervisordRunning } from './supervisord-running.js';
@@ -28,6 +28,7 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   ...aliasStates,
   environSetenv,
   npmInstalled,
+  npmRemoved,
   gemInstalled,
   supervisordRunning,
   supervisordDead,

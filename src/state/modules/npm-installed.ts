@@ -1,6 +1,6 @@
-// npm.installed: node packages installed globally or into a directory, through the npm CLI as
+// npm.installed / npm.removed: node packages installed globally or into a directory, through the npm CLI as
 // Salt's salt/modules/npm.py drives it (`npm list --json --depth=0`, `npm install --json`), with
-// Salt 3007's comments and changes (salt/states/npm.py installed). npm missing fails the state
+// Salt 3007's comments and changes (salt/states/npm.py installed, removed). npm missing fails the state
 // naming the Debian package.
 
 import { which } from '../../modules/host-tools.js';
@@ -110,5 +110,34 @@ export const npmInstalled: StateFunction = failingSoftly(
     ],
     example: 'coffee-script:\n  npm.installed:\n    - dir: /srv/app',
     run: (ctx, a) => installed(a.named.name, a.named, ctx.test),
+  }),
+);
+
+/** Salt's npm.removed: lists without user or env (as Salt does), uninstalls as the user. */
+async function removed(name: string, a: { dir?: string; user?: string }, test: boolean): Promise<StateResult> {
+  let have: Record<string, unknown>;
+  try {
+    have = await listInstalled({ dir: a.dir });
+  } catch (err) {
+    return stateResult(name, false, `Error uninstalling '${name}': ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!(name in have)) return stateResult(name, true, `Package '${name}' is not installed`);
+  if (test) return stateResult(name, null, `Package '${name}' is set to be removed`);
+  const r = await npm(['uninstall', '--silent', ...(a.dir ? [] : ['--global']), name], { dir: a.dir, user: a.user });
+  if (r.retcode !== 0) return stateResult(name, false, `Error removing package '${name}'`);
+  return stateResult(name, true, `Package '${name}' was successfully removed`, { [name]: 'Removed' });
+}
+
+export const npmRemoved: StateFunction = failingSoftly(
+  defineState({
+    name: 'npm.removed',
+    doc: 'Make sure a node package is not installed (globally or in a directory).',
+    params: [
+      { name: 'name', type: 'string', required: true, doc: 'the package' },
+      { name: 'dir', type: 'string', doc: 'the directory it was installed into (default: global)' },
+      { name: 'user', type: 'string', doc: 'run npm as this user' },
+    ],
+    example: 'coffee-script:\n  npm.removed:\n    - dir: /srv/app',
+    run: (ctx, a) => removed(a.named.name, a.named, ctx.test),
   }),
 );

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { npmInstalled } from '../../../src/state/modules/npm-installed.js';
+import { npmInstalled, npmRemoved } from '../../../src/state/modules/npm-installed.js';
 import { runState, tempDir } from './file-fixture.js';
 
 let dir: string;
@@ -89,5 +89,25 @@ describe('npm.installed', () => {
     assert.equal(f.result, false);
     assert.deepEqual(f.changes, {});
     assert.match(f.comment, /^Error installing 'brine-demo@2\.0\.0': /);
+  });
+});
+
+describe('npm.removed', () => {
+  it('test=True, removed from dir, then not installed', async () => {
+    assert.deepEqual(await runState(npmRemoved, { name: 'brine-demo', dir: app }, { test: true }), {
+      name: 'brine-demo',
+      result: null,
+      changes: {},
+      comment: "Package 'brine-demo' is set to be removed",
+    });
+    assert.ok(fs.existsSync(path.join(app, 'node_modules', 'brine-demo')));
+    assert.deepEqual(await runState(npmRemoved, { name: 'brine-demo', dir: app }), {
+      name: 'brine-demo',
+      result: true,
+      changes: { 'brine-demo': 'Removed' },
+      comment: "Package 'brine-demo' was successfully removed",
+    });
+    assert.equal(fs.existsSync(path.join(app, 'node_modules', 'brine-demo')), false);
+    assert.deepEqual(await runState(npmRemoved, { name: 'brine-demo', dir: app }), { name: 'brine-demo', result: true, changes: {}, comment: "Package 'brine-demo' is not installed" });
   });
 });
