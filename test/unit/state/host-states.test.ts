@@ -10,6 +10,7 @@ import path from 'node:path';
 import { hostStates } from '../../../src/state/modules/host-states.js';
 import type { StateFunction } from '../../../src/state/index.js';
 import { runState, tempDir } from './file-fixture.js';
+import { harness } from './harness.js';
 
 let dir: string;
 let hosts: string;
@@ -116,5 +117,18 @@ describe('host.only', () => {
     assert.deepEqual(r.changes, { '127.0.0.1': { old: 'localhost box.example.com', new: '' } });
     assert.doesNotMatch(fs.readFileSync(hosts, 'utf8'), /127\.0\.0\.1/);
     assert.match(fs.readFileSync(hosts, 'utf8'), /^# static table$/m);
+  });
+});
+
+describe('host.present in a state run', () => {
+  it('names expand to one state per host; the minion option hosts.file is the file written', async () => {
+    const file = path.join(dir, 'hosts.run');
+    const h = harness({ base: { 's.sls': 'server1:\n  host.present:\n    - ip: 192.168.0.42\n    - names:\n      - server1\n      - florida\n' } }, { 'hosts.file': file });
+    const r = await h.call('state.sls', ['s']);
+    assert.equal(r.retcode, 0, JSON.stringify(r.return));
+    // both chunks keep the ID server1 (Salt's names); tell them apart by name
+    const comments = Object.values(r.return as Record<string, { name: string; comment: string }>).map((v) => `${v.name}: ${v.comment}`);
+    assert.deepEqual(comments.sort(), ['florida: Added host florida (192.168.0.42)', 'server1: Added host server1 (192.168.0.42)']);
+    assert.equal(fs.readFileSync(file, 'utf8'), '192.168.0.42\t\tserver1 florida\n');
   });
 });
