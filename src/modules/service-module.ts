@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { BrineError } from '../util/errors.js';
 import { globToRegExp, hasGlob } from './glob.js';
+import { createMaskFunctions } from './service-mask.js';
 import { checkName, runArgv, runChecked, tail } from './host-tools.js';
 import type { ExecContext, ModuleFunction, ParamSpec } from './types.js';
 import { defineFunction, defineParam, type TypedArgs } from './define-function.js';
@@ -18,6 +19,8 @@ const UNIT = /^[A-Za-z0-9:_.@\\*?[\]-]+$/;
 export interface ServiceOptions {
   /** The directory whose presence means systemd is running (overridable for tests). */
   systemdMarker?: string;
+  /** Where the unit directories are read for service.masked ('/' by default; a temp dir in tests). */
+  unitRoot?: string;
 }
 
 function requireSystemd(fun: string, marker: string): void {
@@ -122,6 +125,7 @@ export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunctio
     fn('service.enabled', 'True if the service starts at boot (systemctl is-enabled).', [NAME], (a) => isEnabled('service.enabled', a.named.name)),
     fn('service.disabled', 'True if the service does not start at boot.', [NAME], async (a) => !(await isEnabled('service.disabled', a.named.name))),
     fn('service.available', 'True if systemd knows the service.', [NAME], (a) => available('service.available', unitName('service.available', a.named.name))),
+    ...createMaskFunctions({ root: opts.unitRoot, requireSystemd: (fun) => requireSystemd(fun, marker) }),
   ];
 }
 

@@ -15,6 +15,7 @@ import { mountStates } from './mount-states.js';
 import { pkgStates } from './pkg-states.js';
 import { pkgrepoStates } from './pkgrepo-states.js';
 import { pkgUptodateStates } from './pkg-uptodate.js';
+import { serviceMaskStates } from './service-mask-states.js';
 import { serviceStates } from './service-states.js';
 import { failingSoftly } from './state-result.js';
 import { sysctlStates } from './sysctl-states.js';
@@ -25,6 +26,7 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...pkgStates,
   ...pkgrepoStates,
   ...serviceStates,
+  ...serviceMaskStates,
   ...cmdStates,
   ...userStates,
   ...groupStates,

@@ -78,6 +78,8 @@ export interface RunOptions {
   files?: FileClient;
   pillar?: Record<string, unknown>;
   cachedir?: string;
+  /** Extra minion config options (module settings such as `hosts.file`). */
+  config?: Record<string, unknown>;
 }
 
 /** Runs a state function the way the runtime does: bind the arguments, build the context, run. */
@@ -87,7 +89,7 @@ export async function runState(fn: StateFunction, kwarg: Record<string, unknown>
     exec: {
       grains: () => ({ id: 'web1', os: 'Debian' }),
       minionId: 'web1',
-      config: { cachedir: opts.cachedir ?? path.join(os.tmpdir(), 'brine-unused-cache') },
+      config: { cachedir: opts.cachedir ?? path.join(os.tmpdir(), 'brine-unused-cache'), ...opts.config },
       signal: new AbortController().signal,
       jid: '20240101000000000000',
       files: opts.files,
