@@ -116,9 +116,12 @@ function yamlLines(key: string, v: unknown, indent: string): string[] {
 
 function writeConfig(file: string, settings: Record<string, unknown>): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${Object.entries(settings)
-    .flatMap(([k, v]) => yamlLines(k, v, ''))
-    .join('\n')}\n`);
+  fs.writeFileSync(
+    file,
+    `${Object.entries(settings)
+      .flatMap(([k, v]) => yamlLines(k, v, ''))
+      .join('\n')}\n`,
+  );
 }
 
 /**
