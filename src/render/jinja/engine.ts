@@ -10,7 +10,7 @@ import { loadYaml, YamlLoadError } from '../yaml-load.js';
 import { BrineCompiler } from './compiler.js';
 import { type Any, nunjucks, transformer, Unsupported } from './nunjucks-internals.js';
 import { parseTemplate } from './parser.js';
-import { mkFloat, PyError, setStrictUndefined } from './py-values.js';
+import { isSafeString, mkFloat, PyError, setStrictUndefined } from './py-values.js';
 import { createRuntime, FILTER_NAMES, jinjaGlobals, type RenderHooks, TEST_NAMES } from './runtime.js';
 import { saltProxy } from './salt-layer.js';
 import { EXTENSIONS } from './tags.js';
@@ -105,7 +105,9 @@ export class JinjaEngine {
     // Jinja2's include/extends/import also take a list of names: the first that exists is used
     const getTemplate = this.env.getTemplate.bind(this.env);
     this.env.getTemplate = (name: unknown, ...rest: unknown[]) => {
-      if (Array.isArray(name)) name = name.find((n) => this.exists(String(n))) ?? name[0];
+      // a name built by a macro is Markup in Jinja2, which is a str: it names the template too
+      if (isSafeString(name)) name = name.val;
+      if (Array.isArray(name)) name = name.map((n) => (isSafeString(n) ? n.val : n)).find((n) => this.exists(String(n))) ?? name[0];
       return getTemplate(name, ...rest);
     };
     const hooks: RenderHooks = {
