@@ -62,12 +62,12 @@ describe('state runs end to end', () => {
   });
 
   it('a bad state argument is STATE_COMPILE_FAILED with Salt list of errors, exit 1', async () => {
-    const r = await call(['state.single', 'test.nop', 'name=demo', 'retry=often', '--out', 'json']);
+    const r = await call(['state.single', 'test.nop', 'name=demo', 'creates=5', '--out', 'json']);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stderr, /^STATE_COMPILE_FAILED: /m);
     const ret = (JSON.parse(r.stdout) as { local: string[] }).local;
     assert.ok(Array.isArray(ret));
-    assert.match(ret[0]!, /'retry' must be true or a mapping/);
+    assert.match(ret[0]!, /'creates' must be a path or a list of paths/);
   });
 
   it('brine call and the minion daemon on one machine share the state lock, both ways', async () => {

@@ -65,16 +65,8 @@ function checkGlobals(c: LowChunk): string[] {
     if (key in c && !isStringList(c[key])) bad.push(`'${key}' must be ${key === 'creates' ? 'a path or a list of paths' : 'a command or a list of commands'}`);
   }
   if ('failhard' in c && typeof c.failhard !== 'boolean') bad.push("'failhard' must be true or false");
-  if ('retry' in c) {
-    const r = c.retry;
-    if (typeof r === 'object' && r !== null && !Array.isArray(r)) {
-      const o = r as Record<string, unknown>;
-      for (const k of Object.keys(o)) if (!['attempts', 'until', 'interval', 'splay'].includes(k)) bad.push(`'retry' has an unknown key '${k}' (use attempts, until, interval, splay)`);
-      if ('attempts' in o && !(Number.isInteger(o.attempts) && (o.attempts as number) >= 1)) bad.push("'retry: attempts' must be an integer of at least 1");
-      for (const k of ['interval', 'splay']) if (k in o && !(typeof o[k] === 'number' && (o[k] as number) >= 0)) bad.push(`'retry: ${k}' must be a number of seconds`);
-      if ('until' in o && typeof o.until !== 'boolean' && o.until !== null) bad.push("'retry: until' must be true, false or null");
-    } else if (typeof r !== 'boolean') bad.push("'retry' must be true or a mapping of attempts, until, interval, splay");
-  }
+  // `retry` is never a compile error: Salt's verify_retry_data logs a warning and uses its defaults
+  // for a value that is not a mapping, or for a key of the wrong type (runtime/retry.ts)
   return bad;
 }
 

@@ -13,16 +13,22 @@ export interface RetryPolicy {
 
 const DEFAULTS: RetryPolicy = { attempts: 2, until: true, interval: 30, splay: 0 };
 
-/** `retry: True` means Salt's defaults; a mapping overrides them (checked by the compiler). */
+/**
+ * Salt's verify_retry_data: a mapping overrides the defaults key by key, a key of the wrong type
+ * keeps its default (Salt logs a warning), and anything else that is set (`retry: 3`, `retry:
+ * True`) means the defaults. `False` (or nothing) is no retry. Unknown keys are ignored, as Salt
+ * ignores them.
+ */
 export function retryPolicy(raw: unknown): RetryPolicy | undefined {
   if (raw === false || raw === undefined || raw === null) return undefined;
-  if (raw === true) return { ...DEFAULTS };
-  const o = raw as Partial<RetryPolicy>;
+  if (typeof raw !== 'object' || Array.isArray(raw)) return { ...DEFAULTS };
+  const o = raw as Record<string, unknown>;
+  const int = (v: unknown, dflt: number): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : dflt);
   return {
-    attempts: o.attempts ?? DEFAULTS.attempts,
-    until: o.until === undefined ? DEFAULTS.until : o.until,
-    interval: o.interval ?? DEFAULTS.interval,
-    splay: o.splay ?? DEFAULTS.splay,
+    attempts: typeof o.attempts === 'number' && Number.isInteger(o.attempts) ? o.attempts : DEFAULTS.attempts,
+    until: typeof o.until === 'boolean' || o.until === null ? o.until : DEFAULTS.until,
+    interval: int(o.interval, DEFAULTS.interval),
+    splay: int(o.splay, DEFAULTS.splay),
   };
 }
 
