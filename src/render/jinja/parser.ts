@@ -37,6 +37,27 @@ export class BrineParser extends ParserBase {
     return new nodes.Output(begun.lineno, begun.colno, [new nodes.TemplateData(begun.lineno, begun.colno, body)]);
   }
 
+  /**
+   * Jinja2's include: `{% include name [ignore missing] [with context | without context] %}`.
+   * `with context` is what an include always does; `without context` (only the globals) is not
+   * something nunjucks can render, so it is refused rather than rendered with the context.
+   */
+  parseInclude(): Any {
+    const tag = this.peekToken();
+    if (!this.skipSymbol('include')) this.fail('parseInclude: expected include', tag.lineno, tag.colno);
+    const node = new nodes.Include(tag.lineno, tag.colno);
+    node.template = this.parseExpression();
+    if (this.skipSymbol('ignore') && this.skipSymbol('missing')) node.ignoreMissing = true;
+    const word = this.peekToken();
+    if (this.skipSymbol('with')) {
+      if (!this.skipSymbol('context')) this.fail("expected 'context' after 'with' in include statement", word.lineno, word.colno);
+    } else if (this.skipSymbol('without')) {
+      throw new Unsupported('{% include ... without context %} (an include that sees only the globals) is not supported by brine', word.lineno, word.colno);
+    }
+    this.advanceAfterBlockEnd(tag.value);
+    return node;
+  }
+
   /** A macro's parameter list is a definition: Jinja2 takes no trailing comma and no `*`/`**` there. */
   parseMacro(): Any {
     this.inDefinition = true;
