@@ -4,6 +4,7 @@
 
 import type { DocumentOptions, ParseOptions, ScalarTag, SchemaOptions, Tags } from 'yaml';
 import { BAIL, fastLoadYaml } from '../util/yaml-fast.js';
+import { indentFlowContinuations } from './yaml-flow-indent.js';
 import { yamlPackage } from '../util/yaml-package.js';
 import { PY_FALSE, PY_FLOAT, PY_TRUE, pyFloat } from '../util/yaml-scalars.js';
 
@@ -72,7 +73,19 @@ export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts:
     if (fast !== BAIL) return fast;
   }
   const { isMap, isScalar, parseDocument } = yamlPackage();
-  const doc = parseDocument(text, parseOptions(customTags));
+  let doc = parseDocument(text, parseOptions(customTags));
+  if (doc.errors.some((e) => e.code === 'BAD_INDENT')) {
+    // a flow collection continued on lines PyYAML accepts and the yaml package does not: the
+    // re-indented text is used only if it loads cleanly, else the first error stands
+    const fixed = indentFlowContinuations(text);
+    if (fixed !== undefined) {
+      const again = parseDocument(fixed, parseOptions(customTags));
+      if (again.errors.length === 0) {
+        doc = again;
+        text = fixed;
+      }
+    }
+  }
   const err = doc.errors[0];
   if (err) {
     const offset = err.pos[0];
