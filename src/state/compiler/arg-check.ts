@@ -41,11 +41,25 @@ export function missingFunctionComment(chunk: Pick<LowChunk, 'state' | 'fun' | '
   return `State '${full}' was not found in SLS '${chunk.__sls__}'\nReason: '${full}' is not available.\n`;
 }
 
+/**
+ * What a Python state function reads the way Python tests it (`if enabled:`, `if backup:`):
+ * `enabled: 1` is true and `backup: False` on an optional text argument is "not set", as real
+ * trees write them (grafana-formula, sift-saltstack); other mismatched types stay errors.
+ */
+function pythonTruth(fn: StateFunction, kwarg: Record<string, unknown>): void {
+  for (const p of fn.params) {
+    const v = kwarg[p.name];
+    if (p.type === 'bool' && (v === 0 || v === 1)) kwarg[p.name] = v === 1;
+    else if (p.type === 'string' && v === false && !p.required && (p.default === undefined || p.default === '')) delete kwarg[p.name];
+  }
+}
+
 /** The registry's binding rules, applied to a state function's declared params; arguments it does not take are left out. */
 export function bindStateArgs(fn: StateFunction, chunk: LowChunk): BoundArgs {
   const kwarg: Record<string, unknown> = {};
   const ignored = new Set(ignoredArgs(fn, chunk));
   for (const [k, v] of Object.entries(chunk)) if (isFunctionArg(k) && !ignored.has(k)) kwarg[k] = v;
+  pythonTruth(fn, kwarg);
   const asModule: ModuleFunction = { name: fn.name, doc: fn.doc, params: fn.params, run: () => undefined };
   if (fn.kwargs) asModule.kwargs = true;
   return bindArguments(asModule, [], kwarg);

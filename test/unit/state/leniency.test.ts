@@ -64,4 +64,17 @@ describe("Salt's leniency", () => {
     // _verify_high's message, then how to fix it
     assert.match((bad.return as string[])[0]!, /^Multiple dictionaries defined in argument of state 'multi' in SLS 'a'/);
   });
+
+  it('a boolean given as 0/1 and an optional text argument given as False read as Python reads them; other mismatched types stay errors', async () => {
+    const h = harness({ base: { 'a.sls': 'one:\n  rec.state:\n    - changes: 1\n    - extra: False\ntwo:\n  rec.state:\n    - fail: 0\n' } });
+    const r = await h.call('state.sls', ['a']);
+    assert.equal(r.success, true, JSON.stringify(r.return));
+    const e = entries(r.return);
+    assert.equal(e.one!.result, true);
+    assert.notDeepEqual(e.one!.changes, {}, 'changes: 1 is true');
+    assert.equal(e.two!.result, true, 'fail: 0 is false');
+    const bad = await harness({ base: { 'b.sls': 'x:\n  rec.state:\n    - changes: 2\n' } }).call('state.sls', ['b']);
+    assert.equal(bad.success, false);
+    assert.match(JSON.stringify(bad.return), /'changes' must be a boolean/);
+  });
 });
