@@ -3,7 +3,7 @@
 
 import { SALT_LOG_LEVELS } from '../util/log-levels.js';
 import { byRole, type OptionSpec, type Role } from './option-spec.js';
-import { STATECONF_OPTIONS } from './schema-renderers.js';
+import { MINION_STATE_OPTIONS } from './schema-states.js';
 import { CONTROL_ACCESS_OPTIONS, METRICS_AND_API_OPTIONS, TRANSPORT_OPTIONS } from './schema-surfaces.js';
 
 // Tuples, not Role[], so that options.ts can tell from the type which role an option belongs to.
@@ -255,17 +255,7 @@ const TABLE = [
     doc: "Largest job return sent, measured as JSON; a larger one is cut and ends with a visible '[return truncated: N bytes dropped]' marker. Keep it below the master's max_frame_size.",
   },
 
-  // --- minion: states -------------------------------------------------------------------------
-  { name: 'test', type: 'bool', default: false, roles: MINION, doc: 'Run every state function as test=True (report what would change, change nothing) unless the call passes test=False.' },
-  { name: 'failhard', type: 'bool', default: false, roles: MINION, doc: 'Stop a state run at the first state that fails (a state may set failhard itself); the states after it do not run.' },
-  {
-    name: 'state_auto_order',
-    type: 'bool',
-    default: true,
-    roles: MINION,
-    doc: 'Run states without an order argument in the order they are defined (included SLS files first); off sorts them by state, name and function.',
-  },
-  ...STATECONF_OPTIONS,
+  ...MINION_STATE_OPTIONS,
 
   ...TRANSPORT_OPTIONS,
   // --- liveness -------------------------------------------------------------------------------
