@@ -73,7 +73,8 @@ export function jsonDumps(v: unknown, opts: JsonOptions, level = 0): string {
   throw new PyError(`Object of type ${typeName(v)} is not JSON serializable`);
 }
 
-const YAML_ESCAPES: Record<string, string> = {
+/** PyYAML's write_double_quoted ESCAPE_REPLACEMENTS (yaml_dquote here, the yaml filter's emitter). */
+export const YAML_ESCAPES: Record<string, string> = {
   '\0': '0',
   '\x07': 'a',
   '\b': 'b',

@@ -4,7 +4,7 @@
 // collection, once the column passes 80. The method names follow PyYAML's emitter.py.
 
 import { cmp, dictEntries, isDict, isOrdered, unorderedEntries, isFloat, isSafeString, num, PyError, PyFloat, typeName } from './py-values.js';
-import { plainAllowed, yamlFloat } from './serialize.js';
+import { plainAllowed, YAML_ESCAPES, yamlFloat } from './serialize.js';
 
 const BEST_WIDTH = 80;
 const BEST_INDENT = 2;
@@ -12,24 +12,6 @@ const LINE_BREAKS = /[\n\x85\u2028\u2029]/;
 const BREAK_CHARS = '\n\x85\u2028\u2029';
 /** Characters PyYAML's analyze_scalar calls special with allow_unicode: they force double quotes. */
 const SPECIAL = /[^\n\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10fffe}]|\ufeff/u;
-/** Escapes of write_double_quoted (ESCAPE_REPLACEMENTS). */
-const ESCAPES: Record<string, string> = {
-  '\0': '0',
-  '\x07': 'a',
-  '\b': 'b',
-  '\t': 't',
-  '\n': 'n',
-  '\x0b': 'v',
-  '\f': 'f',
-  '\r': 'r',
-  '\x1b': 'e',
-  '"': '"',
-  '\\': '\\',
-  '\x85': 'N',
-  '\xa0': '_',
-  '\u2028': 'L',
-  '\u2029': 'P',
-};
 
 type Style = 'plain' | 'single' | 'double';
 
@@ -288,7 +270,7 @@ class Emitter {
         }
         if (ch !== undefined) {
           const c = ch.codePointAt(0)!;
-          const data = ESCAPES[ch] !== undefined ? `\\${ESCAPES[ch]}` : c <= 0xff ? `\\x${hex(c, 2)}` : c <= 0xffff ? `\\u${hex(c, 4)}` : `\\U${hex(c, 8)}`;
+          const data = YAML_ESCAPES[ch] !== undefined ? `\\${YAML_ESCAPES[ch]}` : c <= 0xff ? `\\x${hex(c, 2)}` : c <= 0xffff ? `\\u${hex(c, 4)}` : `\\U${hex(c, 8)}`;
           this.column += data.length;
           this.write(data);
           start = end + 1;
