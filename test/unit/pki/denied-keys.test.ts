@@ -95,7 +95,13 @@ test('removing an ID while the master records another denied key for it does not
     ],
     { stdio: 'ignore' },
   );
-  t.after(() => writer.kill('SIGKILL'));
+  const exited = new Promise((r) => writer.once('exit', r));
+  // the temp directory's own after-hook runs first (registered first): the writer must be gone by then
+  const stopWriter = async () => {
+    writer.kill('SIGKILL');
+    await exited;
+  };
+  t.after(stopWriter);
   const key = newPublicKeyPem();
   const started = Date.now();
   let removals = 0;
@@ -105,5 +111,6 @@ test('removing an ID while the master records another denied key for it does not
     removals++;
     if (removals % 20 === 0) await new Promise((r) => setImmediate(r));
   }
+  await stopWriter();
   assert.ok(removals > 50, `only ${removals} removals ran`);
 });
