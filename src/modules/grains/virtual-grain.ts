@@ -33,6 +33,8 @@ function fromDmi(f: VirtualFacts, g: { virtual: string; virtual_subtype?: string
   const vendor = f.sysVendor ?? '';
   const product = f.productName ?? '';
   const bios = f.biosVendor ?? '';
+  // systemd-detect-virt's DMI answer 'amazon', which Salt reports as Nitro
+  if (vendor === 'Amazon EC2') Object.assign(g, { virtual: 'Nitro', virtual_subtype: 'Amazon EC2' });
   if (bios === 'QEMU' || vendor === 'QEMU' || bios === 'Bochs' || vendor === 'Bochs') g.virtual = 'kvm';
   const all = `${vendor}\n${product}\n${bios}`;
   if (all.includes('BHYVE')) g.virtual = 'bhyve';
