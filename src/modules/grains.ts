@@ -7,6 +7,7 @@ import os from 'node:os';
 import { initGrain, osDetailGrains } from './os-detail-grains.js';
 import { osGrainsFrom, parseOsRelease } from './os-release.js';
 import { type CoreGrainOptions, extraCoreGrains } from './grains/extra-core-grains.js';
+import { within } from './grains/fqdn-grains.js';
 import type { Grains } from './types.js';
 import { BRINE_VERSION } from './version.js';
 
@@ -54,17 +55,12 @@ function cpuarch(): string {
 /** Like Python's socket.getfqdn: the resolver's name for this host if it is dotted. */
 async function resolveFqdn(hostname: string, timeoutMs: number): Promise<string> {
   if (hostname.includes('.')) return hostname;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), timeoutMs);
-  });
   const attempt = (async () => {
     const { address } = await lookup(hostname);
     const { hostname: name } = await lookupService(address, 0);
     return name;
-  })().catch(() => undefined);
-  const name = await Promise.race([attempt, deadline]);
-  clearTimeout(timer);
+  })();
+  const name = await within(timeoutMs, attempt, undefined);
   return name?.includes('.') && name.split('.')[0] === hostname ? name : hostname;
 }
 

@@ -5,7 +5,7 @@
 import { lookup, lookupService } from 'node:dns/promises';
 
 /** Resolves to the value, or to `fallback` once `ms` have passed. */
-async function within<T>(ms: number, work: Promise<T>, fallback: T): Promise<T> {
+export async function within<T>(ms: number, work: Promise<T>, fallback: T): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<T>((resolve) => {
     timer = setTimeout(() => resolve(fallback), ms);

@@ -4,6 +4,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { intToIpv4, ipv4ToInt } from '../network-interfaces.js';
 
 export interface ResolvGrain {
   nameservers: string[];
@@ -18,14 +19,6 @@ export interface ResolvGrain {
 /** Python's str(ipaddress.ip_address(x)): IPv6 in compressed lower-case form. */
 function normaliseIp(addr: string): string {
   return isIP(addr) === 6 ? new URL(`http://[${addr}]/`).hostname.slice(1, -1) : addr;
-}
-
-function ipv4ToInt(ip: string): number {
-  return ip.split('.').reduce((acc, o) => acc * 256 + Number(o), 0) >>> 0;
-}
-
-function intToIpv4(n: number): string {
-  return [24, 16, 8, 0].map((s) => (n >>> s) & 0xff).join('.');
 }
 
 /** Salt's natural_ipv4_netmask: the classful prefix of an address. */
