@@ -1,5 +1,6 @@
-// Collects the minion's core grains (id, host, OS, kernel, CPU, memory, addresses, machine id)
-// with Salt's names and units; `grains:` from the minion config is laid over the top.
+// Collects the minion's core grains (id, host, OS, kernel, addresses, machine id here; versions,
+// interfaces, gateways, dns, virtual, systemd, hardware ... in grains/extra-core-grains.ts) with
+// Salt's names and units; `grains:` from the minion config is laid over the top. docs/grains.md.
 
 import { lookup, lookupService } from 'node:dns/promises';
 import { access, readFile } from 'node:fs/promises';

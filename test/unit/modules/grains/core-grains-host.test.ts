@@ -10,7 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { collectGrains } from '../../../../src/modules/grains.js';
 import { which } from '../../../../src/modules/host-tools.js';
+import { diskGrains, dmiGrains, efiGrains } from '../../../../src/modules/grains/hardware-grains.js';
+import { timezoneAbbreviation } from '../../../../src/modules/grains/locale-grain.js';
 import { ProgramProbes, probeCacheFile } from '../../../../src/modules/grains/program-probe.js';
+import { readSelinuxGrain } from '../../../../src/modules/grains/system-grains.js';
 
 let dir: string;
 let g: Record<string, unknown>;
@@ -185,6 +188,67 @@ describe('program probe cache', () => {
       assert.ok(JSON.parse(fs.readFileSync(cacheFile, 'utf8')));
     } finally {
       process.env.PATH = savedPath;
+    }
+  });
+});
+
+describe('sysfs readers on fixture trees', () => {
+  it('disks and ssds by queue/rotational, virtual devices left out', () => {
+    const sys = fs.mkdtempSync(path.join(dir, 'sys-'));
+    const devices = path.join(sys, 'devices');
+    const block = path.join(sys, 'block');
+    fs.mkdirSync(block);
+    for (const [name, where, rot] of [
+      ['sda', 'pci0000:00/0000:00:1f.2/ata1/host0/target0:0:0/0:0:0:0/block/sda', '1'],
+      ['nvme0n1', 'pci0000:00/0000:00:1d.0/nvme/nvme0/nvme0n1', '0'],
+      ['loop0', 'virtual/block/loop0', '1'],
+      ['sr0', 'pci0000:00/ata2/block/sr0', 'x'],
+    ] as const) {
+      fs.mkdirSync(path.join(devices, where, 'queue'), { recursive: true });
+      fs.writeFileSync(path.join(devices, where, 'queue', 'rotational'), `${rot}\n`);
+      fs.symlinkSync(`../devices/${where}`, path.join(block, name));
+    }
+    assert.deepEqual(diskGrains(block), { disks: ['sda'], ssds: ['nvme0n1'] });
+    assert.deepEqual(diskGrains(path.join(sys, 'none')), { disks: [], ssds: [] });
+  });
+
+  it('the DMI grains with a lower-case uuid; a missing file leaves its grain out', () => {
+    const dmi = fs.mkdtempSync(path.join(dir, 'dmi-'));
+    fs.writeFileSync(path.join(dmi, 'sys_vendor'), 'QEMU\n');
+    fs.writeFileSync(path.join(dmi, 'product_name'), 'Standard PC (Q35 + ICH9, 2009)\n');
+    fs.writeFileSync(path.join(dmi, 'product_uuid'), 'A1B2C3D4-0000-1111-2222-333344445555\n');
+    fs.writeFileSync(path.join(dmi, 'bios_version'), '1.16.2-debian-1.16.2-1\n');
+    assert.deepEqual(dmiGrains(dmi), { biosversion: '1.16.2-debian-1.16.2-1', productname: 'Standard PC (Q35 + ICH9, 2009)', manufacturer: 'QEMU', uuid: 'a1b2c3d4-0000-1111-2222-333344445555' });
+  });
+
+  it('efi and efi-secure-boot from the SecureBoot variable', () => {
+    const efivars = path.join(fs.mkdtempSync(path.join(dir, 'efi-')), 'efivars');
+    fs.mkdirSync(efivars);
+    assert.deepEqual(efiGrains([efivars]), { efi: true, 'efi-secure-boot': false });
+    fs.writeFileSync(path.join(efivars, 'SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c'), Buffer.from([6, 0, 0, 0, 1]));
+    assert.deepEqual(efiGrains([efivars]), { efi: true, 'efi-secure-boot': true });
+    assert.deepEqual(efiGrains([path.join(dir, 'no-efi')]), { efi: false, 'efi-secure-boot': false });
+  });
+
+  it('selinux from selinuxfs, only when selinuxenabled is installed', () => {
+    const mount = fs.mkdtempSync(path.join(dir, 'selinux-'));
+    assert.deepEqual(readSelinuxGrain(false, true, mount), {});
+    assert.deepEqual(readSelinuxGrain(true, true, mount), { selinux: { enabled: false, enforced: 'Disabled' } });
+    fs.writeFileSync(path.join(mount, 'enforce'), '1');
+    assert.deepEqual(readSelinuxGrain(true, true, mount), { selinux: { enabled: true, enforced: 'Enforcing' } });
+  });
+
+  it('timezone abbreviations of real zone files match `date +%Z`', { skip: !fs.existsSync('/usr/share/zoneinfo/Europe/Berlin') && 'no tzdata' }, () => {
+    for (const zone of ['Europe/Berlin', 'America/New_York', 'Asia/Kolkata', 'UTC']) {
+      const expected = (run('date', ['+%Z'], { TZ: zone }) ?? '').trim();
+      const saved = process.env.TZ;
+      process.env.TZ = zone;
+      try {
+        assert.equal(timezoneAbbreviation(zone), expected, zone);
+      } finally {
+        if (saved === undefined) delete process.env.TZ;
+        else process.env.TZ = saved;
+      }
     }
   });
 });
