@@ -2,6 +2,7 @@
 // pass: files under /proc and /sys, two cached program probes (python3, systemctl) and bounded
 // name lookups, all in parallel. Each grain's source and shape is listed in docs/grains.md.
 
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { which } from '../host-tools.js';
 import { interfaces } from '../network-interfaces.js';
@@ -9,14 +10,13 @@ import { fqdnGrains } from './fqdn-grains.js';
 import { gpuGrains, pciDevices } from './gpu-grains.js';
 import { cpuGrains, diskGrains, dmiGrains, efiGrains, memGrains, zfsSupport } from './hardware-grains.js';
 import { localeInfoGrain } from './locale-grain.js';
+import { gatewayGrains, interfaceGrains } from './network-grains.js';
 import { masterGrain, processGrains, serverId } from './process-grains.js';
 import { ProgramProbes, probeCacheFile } from './program-probe.js';
 import { dnsGrain } from './resolv-grain.js';
 import { readSelinuxGrain, systemdGrain } from './system-grains.js';
 import { pythonFacts, pythonProbe, saltVersionGrains } from './version-grains.js';
 import { readVirtualFacts, virtualGrains } from './virtual-grain.js';
-import { gatewayGrains, interfaceGrains } from './network-grains.js';
-import { readFile } from 'node:fs/promises';
 
 /** The minion options these grains read (Salt's names). */
 export interface CoreGrainOptions {

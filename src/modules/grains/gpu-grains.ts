@@ -4,6 +4,7 @@
 
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readHostFile } from './read-host-file.js';
 
 // The display-controller classes Salt keeps (VGA compatible, 3D, display controller).
 const GPU_CLASSES = new Set(['0300', '0302', '0380']);
@@ -62,12 +63,10 @@ export function pciDeviceName(pciIds: string, vendor: string, device: string): s
 }
 
 function readPciIds(files: readonly string[]): string {
+  // the first of the places distributions keep it
   for (const f of files) {
-    try {
-      return readFileSync(f, 'utf8');
-    } catch {
-      // try the next place distributions keep it
-    }
+    const text = readHostFile(f);
+    if (text !== undefined) return text;
   }
   return '';
 }

@@ -5,14 +5,7 @@
 
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-
-function readOr(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
+import { readHostFile } from './read-host-file.js';
 
 /** Pure: Salt's _linux_cpudata over /proc/cpuinfo's text (later lines win, as in Salt). */
 export function cpuGrains(cpuinfo: string | undefined): { num_cpus: number; cpu_model: string; cpu_flags: string[] } {
@@ -65,7 +58,7 @@ const DMI_FILES: readonly (readonly [string, string])[] = [
 export function dmiGrains(dir = '/sys/class/dmi/id'): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [grain, file] of DMI_FILES) {
-    const text = readOr(path.join(dir, file));
+    const text = readHostFile(path.join(dir, file));
     if (text === undefined) continue;
     out[grain] = grain === 'uuid' ? text.trim().toLowerCase() : text.trim();
   }
@@ -90,7 +83,7 @@ export function diskGrains(dir = '/sys/block'): { disks: string[]; ssds: string[
     } catch {
       continue;
     }
-    const flag = readOr(path.join(dir, name, 'queue', 'rotational'))?.[0];
+    const flag = readHostFile(path.join(dir, name, 'queue', 'rotational'))?.[0];
     if (flag === '0') out.ssds.push(name);
     else if (flag === '1') out.disks.push(name);
   }

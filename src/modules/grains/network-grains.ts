@@ -3,8 +3,8 @@
 // gateway grains (ip4_gw, ip6_gw, ip_gw) from the kernel's routing tables in /proc, which is
 // what `ip -4/-6 route show` (Salt's source) prints.
 
-import { readFileSync } from 'node:fs';
 import type { InterfaceData } from '../network-interfaces.js';
+import { readHostFile } from './read-host-file.js';
 
 /** Pure: the four interface grains, every interface present (an interface without addresses has []). */
 export function interfaceGrains(ifaces: Readonly<Record<string, InterfaceData>>): Record<string, unknown> {
@@ -65,18 +65,10 @@ export function defaultGateway6(routeTable: string): string | boolean {
   return false;
 }
 
-function readOr(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
 /** The gateway grains; Salt reports none when `ip` is not installed (hasIp false). */
 export function gatewayGrains(hasIp: boolean, files = { route: '/proc/net/route', route6: '/proc/net/ipv6_route' }): Record<string, unknown> {
   if (!hasIp) return {};
-  const ip4 = defaultGateway4(readOr(files.route));
-  const ip6 = defaultGateway6(readOr(files.route6));
+  const ip4 = defaultGateway4(readHostFile(files.route) ?? '');
+  const ip6 = defaultGateway6(readHostFile(files.route6) ?? '');
   return { ip_gw: ip4 !== false || ip6 !== false, ip4_gw: ip4, ip6_gw: ip6 };
 }

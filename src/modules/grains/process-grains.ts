@@ -2,17 +2,9 @@
 // pid), the master grain, and server_id (salt/grains/core.py get_server_id): an integer derived
 // from the minion id, used as MySQL's server-id.
 
-import { readFileSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { parseGroup, parsePasswd } from '../../util/account-db.js';
-
-function readOrEmpty(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
+import { readHostFile } from './read-host-file.js';
 
 export interface AccountFiles {
   passwd: string;
@@ -26,8 +18,8 @@ export interface AccountFiles {
 export function processGrains(files: AccountFiles = { passwd: '/etc/passwd', group: '/etc/group' }): Record<string, unknown> {
   const uid = process.geteuid?.() ?? -1;
   const gid = process.getegid?.() ?? -1;
-  const user = parsePasswd(readOrEmpty(files.passwd)).find((u) => u.uid === uid);
-  const group = user === undefined ? undefined : parseGroup(readOrEmpty(files.group)).find((g) => g.gid === user.gid);
+  const user = parsePasswd(readHostFile(files.passwd) ?? '').find((u) => u.uid === uid);
+  const group = user === undefined ? undefined : parseGroup(readHostFile(files.group) ?? '').find((g) => g.gid === user.gid);
   return { username: user?.name ?? '', groupname: group?.name ?? '', pid: process.pid, gid, uid };
 }
 

@@ -2,7 +2,7 @@
 // and selinux grain ({enabled, enforced}, which Salt gets from selinuxenabled/getenforce and
 // brine reads from selinuxfs, where those two programs read it).
 
-import { readFileSync } from 'node:fs';
+import { readHostFile } from './read-host-file.js';
 import type { ProbeOutput } from './program-probe.js';
 
 /** Pure: Salt's _systemd over `systemctl --version`'s output ('UNDEFINED'/'' when it says something else). */
@@ -26,11 +26,5 @@ export function selinuxGrain(enforceFile: string | undefined, hasGetenforce: boo
 /** The selinux grain of this host; Salt reports it only when selinuxenabled is installed. */
 export function readSelinuxGrain(hasSelinuxenabled: boolean, hasGetenforce: boolean, mount = '/sys/fs/selinux'): Record<string, unknown> {
   if (!hasSelinuxenabled) return {};
-  let enforce: string | undefined;
-  try {
-    enforce = readFileSync(`${mount}/enforce`, 'utf8');
-  } catch {
-    enforce = undefined;
-  }
-  return { selinux: selinuxGrain(enforce, hasGetenforce) };
+  return { selinux: selinuxGrain(readHostFile(`${mount}/enforce`), hasGetenforce) };
 }

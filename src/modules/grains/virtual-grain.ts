@@ -3,7 +3,8 @@
 // they read: the DMI strings dmidecode prints (/sys/class/dmi/id) and PID 1's `container=`
 // variable systemd-detect-virt checks, then applies Salt's own /proc and /sys checks unchanged.
 
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { readHostFile } from './read-host-file.js';
 
 /** What the decision reads; each field undefined when the file is missing or unreadable. */
 export interface VirtualFacts {
@@ -101,14 +102,6 @@ export function virtualGrains(f: VirtualFacts): { virtual: string; virtual_subty
   return g;
 }
 
-function read(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
 function exists(file: string): boolean {
   try {
     statSync(file);
@@ -131,22 +124,22 @@ function differentRoot(): boolean {
 
 /** The facts of this host. */
 export function readVirtualFacts(): VirtualFacts {
-  const dmi = (f: string) => read(`/sys/class/dmi/id/${f}`)?.trim();
+  const dmi = (f: string) => readHostFile(`/sys/class/dmi/id/${f}`)?.trim();
   return {
     sysVendor: dmi('sys_vendor'),
     productName: dmi('product_name'),
     biosVendor: dmi('bios_vendor'),
     productVersion: dmi('product_version'),
-    pid1Environ: read('/proc/1/environ'),
-    pid1Cgroup: read('/proc/1/cgroup'),
-    selfStatus: read('/proc/self/status'),
-    cpuinfo: read('/proc/cpuinfo'),
+    pid1Environ: readHostFile('/proc/1/environ'),
+    pid1Cgroup: readHostFile('/proc/1/cgroup'),
+    selfStatus: readHostFile('/proc/self/status'),
+    cpuinfo: readHostFile('/proc/cpuinfo'),
     chroot: differentRoot(),
     procVzVersion: exists('/proc/vz/version'),
     procVzVeinfo: exists('/proc/vz/veinfo'),
     xen: exists('/proc/sys/xen') || exists('/sys/bus/xen') || exists('/proc/xen'),
     xenXsdKva: exists('/proc/xen/xsd_kva'),
-    xenCapabilities: read('/proc/xen/capabilities'),
+    xenCapabilities: readHostFile('/proc/xen/capabilities'),
     xenConsole: exists('/sys/bus/xen/drivers/xenconsole'),
   };
 }
