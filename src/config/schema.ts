@@ -3,6 +3,7 @@
 
 import { SALT_LOG_LEVELS } from '../util/log-levels.js';
 import { byRole, type OptionSpec, type Role } from './option-spec.js';
+import { GRAINS_OPTIONS } from './schema-grains.js';
 import { MINION_STATE_OPTIONS } from './schema-states.js';
 import { CONTROL_ACCESS_OPTIONS, METRICS_AND_API_OPTIONS, TRANSPORT_OPTIONS } from './schema-surfaces.js';
 
@@ -132,6 +133,7 @@ const TABLE = [
   },
   { name: 'append_domain', type: 'string', default: undefined, roles: MINION, doc: 'Domain appended to the ID unless it already ends with it (never to an IPv4 ID); unset means off.' },
   { name: 'grains', type: 'map', default: {}, roles: MINION, doc: 'Static grains, merged over the detected ones.' },
+  ...GRAINS_OPTIONS,
   {
     name: 'module_dirs',
     type: 'list',

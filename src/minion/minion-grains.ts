@@ -17,7 +17,7 @@ export interface MinionGrainsOptions {
 }
 
 export async function collectMinionGrains(o: MinionGrainsOptions): Promise<{ grains: Grains; problems: { file: string; reason: string }[] }> {
-  const core = await collectGrains({ id: o.id });
+  const core = await collectGrains({ id: o.id, config: o.config });
   const problems: { file: string; reason: string }[] = [];
   let fromFile: Record<string, unknown> = {};
   const file = grainsFilePath(o.config);

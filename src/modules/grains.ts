@@ -1,11 +1,14 @@
-// Collects the minion's core grains (id, host, OS, kernel, CPU, memory, addresses, machine id)
-// with Salt's names and units; `grains:` from the minion config is laid over the top.
+// Collects the minion's core grains (id, host, OS, kernel, addresses, machine id here; versions,
+// interfaces, gateways, dns, virtual, systemd, hardware ... in grains/extra-core-grains.ts) with
+// Salt's names and units; `grains:` from the minion config is laid over the top. docs/grains.md.
 
 import { lookup, lookupService } from 'node:dns/promises';
 import { access, readFile } from 'node:fs/promises';
 import os from 'node:os';
 import { initGrain, osDetailGrains } from './os-detail-grains.js';
 import { osGrainsFrom, parseOsRelease } from './os-release.js';
+import { type CoreGrainOptions, extraCoreGrains } from './grains/extra-core-grains.js';
+import { within } from './grains/fqdn-grains.js';
 import type { Grains } from './types.js';
 import { BRINE_VERSION } from './version.js';
 
@@ -23,6 +26,8 @@ export interface CollectGrainsOptions {
   machineIdPaths?: readonly string[];
   /** Bound on the name lookup for `fqdn`; a slow resolver must not delay start-up. */
   fqdnTimeoutMs?: number;
+  /** The minion options some grains read (master, cachedir for the probe cache, server_id_use_crc ...). */
+  config?: CoreGrainOptions;
 }
 
 // Node's process.arch → `uname -m`, for runtimes without os.machine().
@@ -51,17 +56,12 @@ function cpuarch(): string {
 /** Like Python's socket.getfqdn: the resolver's name for this host if it is dotted. */
 async function resolveFqdn(hostname: string, timeoutMs: number): Promise<string> {
   if (hostname.includes('.')) return hostname;
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<undefined>((resolve) => {
-    timer = setTimeout(() => resolve(undefined), timeoutMs);
-  });
   const attempt = (async () => {
     const { address } = await lookup(hostname);
     const { hostname: name } = await lookupService(address, 0);
     return name;
-  })().catch(() => undefined);
-  const name = await Promise.race([attempt, deadline]);
-  clearTimeout(timer);
+  })();
+  const name = await within(timeoutMs, attempt, undefined);
   return name?.includes('.') && name.split('.')[0] === hostname ? name : hostname;
 }
 
@@ -121,12 +121,11 @@ export async function collectGrains(opts: CollectGrainsOptions): Promise<Grains>
     path: process.env.PATH ?? '',
     shell: process.env.SHELL ?? '/bin/sh',
     num_cpus: os.cpus().length || os.availableParallelism(),
-    // MiB, rounded down, as Salt derives it from MemTotal.
-    mem_total: Math.floor(os.totalmem() / (1024 * 1024)),
     ipv4: addresses(4),
     ipv6: addresses(6),
     brine_version: BRINE_VERSION,
   };
+  Object.assign(core, await extraCoreGrains({ id: opts.id, fqdn, ipv4: core.ipv4 as string[], ipv6: core.ipv6 as string[], config: opts.config ?? {}, lookupTimeoutMs: opts.fqdnTimeoutMs ?? 2000 }));
   // Salt leaves the grain out when the host has no machine id.
   if (machineId !== undefined) core.machine_id = machineId.trim();
   return { ...core, ...(opts.configGrains ?? {}) };

@@ -39,7 +39,7 @@ export function ipv4ToInt(ip: string): number {
   return ip.split('.').reduce((acc, o) => acc * 256 + Number(o), 0);
 }
 
-function intToIpv4(n: number): string {
+export function intToIpv4(n: number): string {
   return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.');
 }
 
