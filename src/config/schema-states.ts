@@ -17,6 +17,21 @@ export const MINION_STATE_OPTIONS = [
   },
   // the top file (docs/states.md "Several environments"); Salt reads these from the master's config for a minion with a master
   {
+    name: 'saltenv',
+    type: 'string',
+    nullable: true,
+    default: null,
+    roles: MINION,
+    doc: "The file server environment of this minion's state runs when a call passes no saltenv=: SLS files are read from it, and a highstate reads only its top file and section; null means base for SLS files and every environment for a highstate (Salt's saltenv, formerly environment).",
+  },
+  {
+    name: 'lock_saltenv',
+    type: 'bool',
+    default: false,
+    roles: MINION,
+    doc: "Refuse a state call's saltenv= that differs from this minion's saltenv option (BAD_ARGUMENTS).",
+  },
+  {
     name: 'top_file_merging_strategy',
     type: 'enum',
     values: ['merge', 'same', 'merge_all'],

@@ -14,6 +14,7 @@ import { fileClientFiles, type SlsFiles } from './sls-source.js';
 import { buildHigh, compileFailed, compileRequest, NO_TOP_MATCH, runCompiled, showTop, subsetRun, type StateEnv } from './state-run.js';
 import { runningMessage, STATE_RUN_FUNCTIONS } from './run-lock.js';
 import { findSls } from './sls-source.js';
+import { withMinionSaltenv } from './minion-saltenv.js';
 import type { StateFunction } from './types.js';
 
 export interface StateFunctionsOptions {
@@ -159,7 +160,7 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     return high ?? [];
   };
 
-  return [
+  const list: ModuleFunction[] = [
     defineFunction({
       name: 'state.apply',
       doc: 'Apply the named SLS files (state.apply web,db), or the highstate when none are named.',
@@ -284,4 +285,5 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
       run: async (ctx, { named }) => showTop(envFor(await withPillarenv(ctx, named)), named.saltenv),
     }),
   ];
+  return list.map(withMinionSaltenv);
 }

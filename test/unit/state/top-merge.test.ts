@@ -144,3 +144,30 @@ describe('mergeTops edge cases', () => {
     assert.deepEqual(await showTop({ env_order: [] }, t), { base: ['core'], foo: ['web'] });
   });
 });
+
+describe("the minion's saltenv and lock_saltenv options (Salt's get_sls_opts)", () => {
+  const call = async (fun: string, args: unknown[], kwarg: Record<string, unknown>, config: Record<string, unknown>, t = tree()) => {
+    const h = harness(t, { env_order: ENVS, ...config });
+    return h.call(fun, args, kwarg, { minionId: 'web1', grainsData: { id: 'web1' } } as never);
+  };
+
+  it('saltenv: foo limits a highstate to foo, and names SLS files from foo when the call passes no saltenv=', async () => {
+    const top = await call('state.show_top', [], {}, { saltenv: 'foo' });
+    assert.deepEqual(top.return, { foo: ['foo_foo'] });
+    const t = tree();
+    t.foo!['only_foo.sls'] = 'x:\n  rec.state: []\n';
+    const sls = await call('state.show_sls', ['only_foo'], {}, { saltenv: 'foo' }, t);
+    assert.equal(sls.success, true, JSON.stringify(sls.return));
+    assert.equal((sls.return as Record<string, { __env__: string }>).x?.__env__, 'foo');
+    // the call's own saltenv= still wins without lock_saltenv
+    assert.deepEqual((await call('state.show_top', [], { saltenv: 'bar' }, { saltenv: 'foo' })).return, { bar: ['bar_bar'] });
+  });
+
+  it('lock_saltenv refuses another saltenv= (BAD_ARGUMENTS naming the option); the same one is fine', async () => {
+    const refused = await call('state.show_top', [], { saltenv: 'bar' }, { saltenv: 'foo', lock_saltenv: true });
+    assert.equal(refused.error?.code, 'BAD_ARGUMENTS');
+    assert.match(refused.error?.message ?? '', /lock_saltenv is enabled, saltenv cannot be changed/);
+    const same = await call('state.show_top', [], { saltenv: 'foo' }, { saltenv: 'foo', lock_saltenv: true });
+    assert.deepEqual(same.return, { foo: ['foo_foo'] });
+  });
+});
