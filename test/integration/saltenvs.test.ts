@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Cluster, waitUntil, type CliResult, type Proc } from '../helpers/cluster.js';
+import { Cluster, runCli, waitUntil, type CliResult, type Proc } from '../helpers/cluster.js';
 
 function write(file: string, data: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -130,5 +130,56 @@ describe('several environments: top files, saltenv=, pillarenv=', () => {
       assert.equal(typeof message, 'string', r.stdout);
       assert.ok((message as string).includes(`pillarenv "${shown}" is not an environment of the master's pillar_roots (base, dev)`), r.stdout);
     }
+  });
+});
+
+describe('several environments masterless (brine call with file_client: local)', () => {
+  let cluster: Cluster;
+  let call: (args: string[]) => Promise<CliResult>;
+
+  before(async () => {
+    cluster = await Cluster.create();
+    const srv = (env: string) => path.join(cluster.root, 'minions', 'solo', `salt-${env}`);
+    const pil = (env: string) => path.join(cluster.root, 'minions', 'solo', `pillar-${env}`);
+    write(path.join(srv('base'), 'top.sls'), "base:\n  '*':\n    - core\ndev:\n  '*':\n    - from_base\n");
+    write(path.join(srv('dev'), 'top.sls'), "dev:\n  '*':\n    - devapp\nbase:\n  '*':\n    - dev_in_base\n");
+    write(path.join(srv('base'), 'core.sls'), nop('core-ran'));
+    write(path.join(srv('base'), 'dev_in_base.sls'), nop('dev-in-base-ran'));
+    write(path.join(srv('dev'), 'devapp.sls'), nop('devapp-ran'));
+    write(path.join(srv('dev'), 'pillarcheck.sls'), "tier-{{ pillar.get('tier', 'none') }}:\n  test.nop: []\n");
+    write(path.join(pil('base'), 'top.sls'), "base:\n  '*':\n    - common\n");
+    write(path.join(pil('base'), 'common.sls'), 'tier: base-tier\n');
+    write(path.join(pil('dev'), 'top.sls'), "dev:\n  '*':\n    - devpillar\n");
+    write(path.join(pil('dev'), 'devpillar.sls'), 'tier: dev-tier\n');
+    // no master runs: everything comes from this machine's own trees
+    cluster.writeMinionConfig('solo', {
+      file_client: 'local',
+      file_roots: { base: [srv('base')], dev: [srv('dev')] },
+      pillar_roots: { base: [pil('base')], dev: [pil('dev')] },
+      top_file_merging_strategy: 'merge_all',
+    });
+    call = (args) => runCli(['call', '-c', cluster.minionConfigDir('solo'), ...args, '--out', 'json']);
+  });
+  after(() => cluster.cleanup());
+
+  const local = (r: CliResult): unknown => {
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    return (JSON.parse(r.stdout) as { local: unknown }).local;
+  };
+
+  it("merge_all from the minion's own config: every section of both top files, base's first", async () => {
+    assert.deepEqual(local(await call(['state.show_top'])), { base: ['core', 'dev_in_base'], dev: ['from_base', 'devapp'] });
+  });
+
+  it('pillarenv=dev renders its own pillar_roots dev; an unknown one is PILLARENV_UNKNOWN naming its environments', async () => {
+    assert.deepEqual(local(await call(['pillar.items', 'pillarenv=dev'])), { tier: 'dev-tier' });
+    const run = local(await call(['state.sls', 'pillarcheck', 'saltenv=dev', 'pillarenv=dev'])) as Record<string, { __id__: string }>;
+    assert.deepEqual(
+      Object.values(run).map((s) => s.__id__),
+      ['tier-dev-tier'],
+    );
+    const bad = await call(['state.sls', 'pillarcheck', 'saltenv=dev', 'pillarenv=qa']);
+    assert.notEqual(bad.code, 0, bad.stdout);
+    assert.match(bad.stderr, /^PILLARENV_UNKNOWN: pillarenv "qa" is not an environment of this minion's pillar_roots \(base, dev\)/m);
   });
 });
