@@ -30,7 +30,12 @@ export const STATE_FAILURE_RETCODE = 2;
 
 const MODS = { name: 'mods', type: 'any', doc: "SLS names: 'web,db' or a list" } as const;
 const TEST = { name: 'test', type: 'bool', keywordOnly: true, doc: "report what would change and change nothing (default: the minion's test option)" } as const;
-const SALTENV = { name: 'saltenv', type: 'string', keywordOnly: true, doc: "file server environment (default: the minion's saltenv option, else base); for a highstate, only this environment's top file and section" } as const;
+const SALTENV = {
+  name: 'saltenv',
+  type: 'string',
+  keywordOnly: true,
+  doc: "file server environment (default: the minion's saltenv option, else base); for a highstate, only this environment's top file and section",
+} as const;
 const PILLARENV = {
   name: 'pillarenv',
   type: 'string',
