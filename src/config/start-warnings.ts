@@ -85,6 +85,16 @@ function backendWarnings(value: unknown): ConfigWarning[] {
     }));
 }
 
+/** Salt's top-file options that Salt's minions take from the master; brine compiles highstates on the minion. */
+const MINION_READ_TOP_OPTIONS = ['default_top', 'env_order', 'pillarenv_from_saltenv', 'state_top_saltenv', 'top_file_merging_strategy'];
+
+function minionReadWarning(name: string): ConfigWarning {
+  return {
+    option: name,
+    message: `option '${name}' in the master configuration is not sent to minions: brine's minions compile the highstate and read it from their own configuration; set it in the minion configuration (docs/states.md "Several environments")`,
+  };
+}
+
 /** Warnings for a loaded configuration, in a stable order: trees first, then options by name. */
 export function configWarnings(opts: Readonly<Record<string, unknown>>, ctx: WarningContext): ConfigWarning[] {
   const isDir = ctx.isDir ?? isDirOnDisk;
@@ -94,6 +104,10 @@ export function configWarnings(opts: Readonly<Record<string, unknown>>, ctx: War
     out.push(...topFileWarning(opts.file_roots, isDir, ctx.isFile ?? isFileOnDisk));
   }
   for (const name of Object.keys(opts).sort()) {
+    if (ctx.role === 'master' && MINION_READ_TOP_OPTIONS.includes(name)) {
+      out.push(minionReadWarning(name));
+      continue;
+    }
     if (name === 'fileserver_backend') {
       out.push(...backendWarnings(opts[name]));
       continue;

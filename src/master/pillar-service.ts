@@ -133,7 +133,9 @@ export class PillarService {
       session.sendPillarReply({ t: 'pillar_reply', rid: req.rid, ok: false, error: { code: 'PILLAR_DENIED', message: 'a minion gets only its own pillar; nothing was sent' } });
       return;
     }
-    this.pillarFor(session.id).then(
+    if (req.pillarenv !== undefined && !this.knownPillarenv(session, req.rid, req.pillarenv)) return;
+    const rendering = req.pillarenv !== undefined ? this.renderOnce(session.id, req.pillarenv) : this.pillarFor(session.id);
+    rendering.then(
       (e) => {
         if (!session.ready) return;
         session.sendPillarReply({ t: 'pillar_reply', rid: req.rid, ok: true, pillar: e.pillar, ...(e.errors.length > 0 ? { errors: e.errors } : {}) });
@@ -141,6 +143,60 @@ export class PillarService {
       (err: unknown) => {
         this.logger.error({ err, id: session.id }, `rendering the pillar of ${session.id} failed inside brine; see the error above`);
         session.sendPillarReply({ t: 'pillar_reply', rid: req.rid, ok: false, error: { code: 'INTERNAL', message: 'the master could not render this pillar; see the master log' } });
+      },
+    );
+  }
+
+  /**
+   * Whether `pillarenv` is one of pillar_roots' environments (checked against the configured names
+   * before any file is read); answers PILLARENV_UNKNOWN when not.
+   */
+  private knownPillarenv(session: PillarSession, rid: number, pillarenv: string): boolean {
+    let envs: string[];
+    try {
+      envs = this.roots.envs();
+    } catch {
+      envs = [];
+    }
+    if (envs.includes(pillarenv)) return true;
+    const shown = printable(pillarenv.slice(0, 128));
+    this.logger.info(
+      { id: session.id, pillarenv: shown, code: 'PILLARENV_UNKNOWN' },
+      `minion ${session.id} asked for its pillar from pillarenv ${shown}, which pillar_roots does not have; nothing was rendered`,
+    );
+    session.sendPillarReply({
+      t: 'pillar_reply',
+      rid,
+      ok: false,
+      error: {
+        code: 'PILLARENV_UNKNOWN',
+        message: `pillarenv ${JSON.stringify(shown)} is not an environment of the master's pillar_roots (${envs.join(', ') || 'none'}); use one of those, or add it to pillar_roots on the master`,
+      },
+    });
+    return false;
+  }
+
+  /**
+   * The minion's pillar from one pillar environment, for one call (state.apply pillarenv=): not
+   * cached, and the minion's cached pillar (pillar targets, its own store) is left as it is.
+   */
+  private async renderOnce(id: string, pillarenv: string): Promise<{ pillar: PillarData; errors: string[] }> {
+    this.renders++;
+    const result = await this.compile(id, this.grainsOf(id) ?? { id }, pillarenv);
+    return { pillar: result.pillar, errors: result.errors };
+  }
+
+  private compile(id: string, grains: Readonly<Record<string, unknown>>, pillarenv: string | null) {
+    return compilePillar(
+      this.roots,
+      { id, grains, ...(this.opts.nodegroups ? { nodegroups: this.opts.nodegroups } : {}) },
+      {
+        strategy: this.strategy,
+        mergeLists: this.opts.pillar_merge_lists,
+        // grains are the minion's claims: a control character in one a template reads is refused
+        untrustedGrains: true,
+        ...(pillarenv ? { pillarenv } : {}),
+        ...(this.opts.allow_undefined ? { allowUndefined: true } : {}),
       },
     );
   }
@@ -189,18 +245,7 @@ export class PillarService {
     const prev = this.entries.get(id);
     if (prev && prev.stamp === stamp && prev.grainsHash === grainsHash) return prev;
     this.renders++;
-    const result = await compilePillar(
-      this.roots,
-      { id, grains, ...(this.opts.nodegroups ? { nodegroups: this.opts.nodegroups } : {}) },
-      {
-        strategy: this.strategy,
-        mergeLists: this.opts.pillar_merge_lists,
-        // grains are the minion's claims: a control character in one a template reads is refused
-        untrustedGrains: true,
-        ...(this.opts.pillarenv ? { pillarenv: this.opts.pillarenv } : {}),
-        ...(this.opts.allow_undefined ? { allowUndefined: true } : {}),
-      },
-    );
+    const result = await this.compile(id, grains, this.opts.pillarenv);
     const failed = result.errors.length > 0;
     const entry: Entry = {
       id,

@@ -366,6 +366,7 @@ export class JobRunner implements RunningJobs {
     if (this.deps.reloadExtmods) ctx.reloadExtmods = this.deps.reloadExtmods;
     if (this.deps.pillar) ctx.pillar = this.deps.pillar;
     if (this.deps.refreshPillar) ctx.refreshPillar = this.deps.refreshPillar;
+    if (this.deps.services?.pillarFor) ctx.pillarFor = this.deps.services.pillarFor;
     if (this.deps.mine) ctx.mine = this.deps.mine;
     return registry.call(job.fun, job.arg, job.kwarg, ctx);
   }

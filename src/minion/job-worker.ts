@@ -8,7 +8,7 @@ import type { ExecContext, ExecResult, ModuleRegistry } from '../modules/index.j
 import { buildMinionRegistry } from './minion-extensions.js';
 import { WorkerHostClient } from './worker-host-client.js';
 import { localFileClient, localSyncHost } from './worker-local-files.js';
-import { renderLocalPillar, type LocalPillarOptions } from './pillar-client.js';
+import { localPillarFor, renderLocalPillar, type LocalPillarOptions } from './pillar-client.js';
 import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
 import { mineThroughHost } from './mine/worker-mine.js';
 
@@ -73,6 +73,8 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
     log: (level, message) => post({ t: 'log', level, message }),
   };
   if (call.hostMine && ctx.syncHost) ctx.mine = mineThroughHost(ctx.syncHost);
+  // pillarenv=: brine call --local renders this machine's pillar_roots here; otherwise the host asks the master
+  ctx.pillarFor = call.localPillar ? (env) => localPillarFor(call.config as unknown as LocalPillarOptions, call.minionId, grains, env) : (env) => host.pillarFor(env);
   if (call.localFiles) {
     try {
       const files = localFileClient(call.config);

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { systemClock, type Clock } from '../util/clock.js';
-import { type BrineError, toBrineError } from '../util/errors.js';
+import { BrineError, toBrineError } from '../util/errors.js';
 import { logAtSaltLevel, type Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
@@ -36,7 +36,7 @@ import { collectMinionGrains } from './minion-grains.js';
 import { startupCalls, startupSummary } from './startup-states.js';
 import { PillarStore } from './pillar-store.js';
 import { MinionScheduler } from './schedule/minion-scheduler.js';
-import { PillarClient, renderLocalPillar } from './pillar-client.js';
+import { localPillarFor, PillarClient, renderLocalPillar } from './pillar-client.js';
 import { MasterMine } from './mine/master-mine.js';
 import { LocalMine } from './mine/local-mine.js';
 import { MINE_FUNCTION_TIMEOUT_S, MineService } from './mine/mine-service.js';
@@ -151,6 +151,7 @@ export class Minion {
         // salt['mine.get'](...) in a template: answered on this thread, which has the master session
         hostCall: (fun, arg, kwarg) => (fun.startsWith('mine.') ? this.runMineCall(fun, arg, kwarg) : undefined),
         log: (level, message) => logAtSaltLevel(logger, level, message),
+        pillarFor: (pillarenv) => this.pillarFor(pillarenv),
       },
       minionId: resolvedId.id,
       grains: () => this.grainsCache,
@@ -502,6 +503,13 @@ export class Minion {
       return;
     }
     await this.pillarClient?.fetch();
+  }
+
+  /** This minion's pillar from one pillar environment, for one call (state.apply pillarenv=); not stored. */
+  pillarFor(pillarenv: string): Promise<Record<string, unknown>> {
+    if (this.opts.file_client === 'local') return localPillarFor(this.opts, this.id, this.grainsCache, pillarenv);
+    if (!this.pillarClient) return Promise.reject(new BrineError('MASTER_UNREACHABLE', 'this minion has no master to render its pillar; check the connection with brine doctor'));
+    return this.pillarClient.fetchFor(pillarenv);
   }
 
   /** Sends the grains for the master's minion data cache, unless they exceed the protocol bound. */

@@ -49,6 +49,21 @@ export async function renderLocalPillar(opts: LocalPillarOptions, id: string, gr
   return withErrors(r.pillar, r.errors);
 }
 
+/**
+ * Masterless pillarenv=: this machine's pillar rendered from one of its pillar_roots environments.
+ * Throws PILLARENV_UNKNOWN for another name, before anything is read.
+ */
+export async function localPillarFor(opts: LocalPillarOptions, id: string, grains: Readonly<Record<string, unknown>>, pillarenv: string): Promise<Record<string, unknown>> {
+  const { PillarRoots } = await import('../pillar/index.js');
+  const envs = new PillarRoots(opts).envs();
+  if (!envs.includes(pillarenv)) throw unknownPillarenv(pillarenv, `this minion's pillar_roots (${envs.join(', ') || 'none'})`);
+  return renderLocalPillar({ ...opts, pillarenv }, id, grains);
+}
+
+function unknownPillarenv(pillarenv: string, where: string): BrineError {
+  return new BrineError('PILLARENV_UNKNOWN', `pillarenv ${JSON.stringify(pillarenv)} is not an environment of ${where}; use one of those`);
+}
+
 export class PillarClient {
   private readonly requests: MasterRequests<PillarReply>;
 
@@ -68,6 +83,22 @@ export class PillarClient {
 
   onLinkDown(link: RequestLink): void {
     this.requests.onLinkDown(link, 'pillar request');
+  }
+
+  /**
+   * This minion's pillar from one pillar environment, for one call (state.apply pillarenv=): not
+   * stored. Throws PILLARENV_UNKNOWN when the master's pillar_roots lacks it, MASTER_UNREACHABLE
+   * when no master answers.
+   */
+  async fetchFor(pillarenv: string): Promise<Record<string, unknown>> {
+    const via = this.links().find((l) => l.ready);
+    if (!via) throw new BrineError('MASTER_UNREACHABLE', `no master is connected, so the pillar of pillarenv ${pillarenv} cannot be rendered; check the connection with brine doctor`);
+    const reply = await this.requests.send(via, 'pillar request', (rid) => ({ t: 'pillar_request', rid, pillarenv }));
+    if (!reply.ok || !reply.pillar) {
+      const code = reply.error?.code === 'PILLARENV_UNKNOWN' || reply.error?.code === 'PILLAR_DENIED' ? reply.error.code : 'MASTER_UNREACHABLE';
+      throw new BrineError(code, `the master did not send the pillar of pillarenv ${pillarenv}: ${reply.error?.message ?? 'no pillar in the reply'}`);
+    }
+    return withErrors(reply.pillar, reply.errors);
   }
 
   /**

@@ -72,6 +72,11 @@ export class WorkerHostClient {
     }
   }
 
+  /** ExecContext.pillarFor through the host thread, which has the master session. */
+  pillarFor(pillarenv: string): Promise<Record<string, unknown>> {
+    return this.request('pillarFor', [pillarenv]) as Promise<Record<string, unknown>>;
+  }
+
   syncHost(): SyncHost {
     return {
       call: (fun, arg, kwarg) => this.blocking('call', [fun, arg, kwarg]) as ExecResult,

@@ -22,6 +22,8 @@ export interface HostServices {
   hostCall?(fun: string, arg: unknown[], kwarg: Record<string, unknown>): Promise<ExecResult> | undefined;
   /** Writes a worker's log line (log.*, salt.log.* in a template) to the daemon's log; absent = dropped. */
   log?: NonNullable<ExecContext['log']>;
+  /** ExecContext.pillarFor for the worker's calls; absent = pillarenv= fails with EXEC_FAILED (no pillar source). */
+  pillarFor?: NonNullable<ExecContext['pillarFor']>;
 }
 
 function toWire(err: unknown): WireFailure {
@@ -37,6 +39,7 @@ function clientOf(services: HostServices): FileClient {
 /** Answers one FileClient request from a worker. */
 export async function answerFiles(services: HostServices, req: FilesRequest): Promise<FilesReply> {
   try {
+    if (req.op === 'pillarFor') return { t: 'files_reply', id: req.id, ok: true, value: await pillarThroughHost(services, String(req.args[0])) };
     const files = clientOf(services);
     const [a, b] = req.args as [string, string];
     let value: unknown;
@@ -56,6 +59,8 @@ export async function answerFiles(services: HostServices, req: FilesRequest): Pr
       case 'cacheFile':
         value = await files.cacheFile(a, b);
         break;
+      default:
+        throw new BrineError('INTERNAL', `unknown host request ${String(req.op)}`);
     }
     return { t: 'files_reply', id: req.id, ok: true, value };
   } catch (err) {
@@ -87,6 +92,11 @@ export async function answerSync(services: HostServices, req: SyncRequest, runNe
   const word = new Int32Array(req.flag);
   Atomics.store(word, 0, 1);
   Atomics.notify(word, 0);
+}
+
+function pillarThroughHost(services: HostServices, pillarenv: string): Promise<Record<string, unknown>> {
+  if (!services.pillarFor) throw new BrineError('EXEC_FAILED', 'pillarenv= needs a pillar source: run it through the minion daemon (brine run), or with brine call --local');
+  return services.pillarFor(pillarenv);
 }
 
 async function readText(files: FileClient, url: string, saltenv: string): Promise<string | undefined> {

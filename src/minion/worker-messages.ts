@@ -49,7 +49,8 @@ export type WorkerRequest = { t: 'call'; call: WorkerCall; pids: SharedArrayBuff
 
 /** The FileClient methods a worker may ask its host thread for (ExecContext.files). */
 export const FILE_OPS = ['listEnvs', 'listFiles', 'listDirs', 'stat', 'cacheFile'] as const;
-export type FileOp = (typeof FILE_OPS)[number];
+/** ...and ExecContext.pillarFor, answered the same way (an asynchronous request and its reply). */
+export type FileOp = (typeof FILE_OPS)[number] | 'pillarFor';
 
 /** A coded failure crossing the thread boundary (a BrineError does not survive structured clone as one). */
 export interface WireFailure {

@@ -78,10 +78,18 @@ export const pillarFunctions: readonly ModuleFunction[] = [
   }),
   defineFunction({
     name: 'pillar.items',
-    doc: "The whole pillar (with _errors when the last render failed); pillar='{...}' merges an override over it for this call.",
-    params: [{ name: 'pillar', type: 'any', keywordOnly: true, doc: 'a dictionary merged over the pillar for this call' }],
+    doc: "The whole pillar (with _errors when the last render failed); pillar='{...}' merges an override over it for this call; pillarenv=dev renders it from that pillar environment only (asked of the master, not stored).",
+    params: [
+      { name: 'pillar', type: 'any', keywordOnly: true, doc: 'a dictionary merged over the pillar for this call' },
+      { name: 'pillarenv', type: 'string', keywordOnly: true, doc: 'render the pillar from this pillar_roots environment only, for this call' },
+    ],
     varargs: true,
-    run: (ctx, { named }) => copyData(pillarWithOverride(ctx, named.pillar)),
+    run: async (ctx, { named }) => {
+      if (named.pillarenv === undefined || named.pillarenv === '') return copyData(pillarWithOverride(ctx, named.pillar));
+      if (!ctx.pillarFor) throw new BrineError('EXEC_FAILED', 'pillarenv= needs a pillar source: run it through the minion daemon (brine run), or with brine call --local');
+      const fresh = await ctx.pillarFor(named.pillarenv);
+      return copyData(pillarWithOverride({ ...ctx, pillar: () => fresh }, named.pillar));
+    },
   }),
   defineFunction({
     name: 'pillar.item',

@@ -65,6 +65,12 @@ export interface ExecContext {
   pillar?: () => Readonly<Record<string, unknown>>;
   /** Gets the minion's pillar again from its master or its own pillar_roots (saltutil.refresh_pillar). */
   refreshPillar?: () => Promise<void>;
+  /**
+   * This minion's pillar rendered from one pillar environment only, for one call (state.apply
+   * pillarenv=): asked of its master (or its own pillar_roots when masterless); the stored pillar
+   * is not replaced. Rejects with PILLARENV_UNKNOWN for an environment pillar_roots lacks.
+   */
+  pillarFor?: (pillarenv: string) => Promise<Record<string, unknown>>;
   /** The mine as this minion reaches it (mine.*); only given to inline functions of the minion daemon. */
   mine?: MineAccess;
   /** The minion's scheduler (schedule.*); only given to functions marked `inline` in the minion daemon. */

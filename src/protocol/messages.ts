@@ -246,7 +246,17 @@ export const fileReplySchema = s.object({
  * exists only because Salt's payload carries one: any value other than the session's ID is
  * refused and counted (threats.md #4, #38), never served.
  */
-export const pillarRequestSchema = s.object({ t: s.literal('pillar_request'), rid, id: s.optional(s.string({ max: 1024 })) });
+export const pillarRequestSchema = s.object({
+  t: s.literal('pillar_request'),
+  rid,
+  id: s.optional(s.string({ max: 1024 })),
+  /**
+   * Render from this pillar environment only, for one call (state.apply pillarenv=, Salt's
+   * pillarenv in the pillar load); the minion's stored pillar is not replaced. The master refuses
+   * a name its pillar_roots does not have (PILLARENV_UNKNOWN).
+   */
+  pillarenv: s.optional(saltenv),
+});
 
 /**
  * Master -> minion, over that minion's session only: its pillar (the last good one when the

@@ -14,6 +14,7 @@ import { fileClientFiles, type SlsFiles } from './sls-source.js';
 import { buildHigh, compileFailed, compileRequest, NO_TOP_MATCH, runCompiled, showTop, subsetRun, type StateEnv } from './state-run.js';
 import { runningMessage, STATE_RUN_FUNCTIONS } from './run-lock.js';
 import { findSls } from './sls-source.js';
+import { withMinionSaltenv } from './minion-saltenv.js';
 import type { StateFunction } from './types.js';
 
 export interface StateFunctionsOptions {
@@ -29,7 +30,18 @@ export const STATE_FAILURE_RETCODE = 2;
 
 const MODS = { name: 'mods', type: 'any', doc: "SLS names: 'web,db' or a list" } as const;
 const TEST = { name: 'test', type: 'bool', keywordOnly: true, doc: "report what would change and change nothing (default: the minion's test option)" } as const;
-const SALTENV = { name: 'saltenv', type: 'string', keywordOnly: true, doc: 'file server environment (default base; for a highstate, only this environment)' } as const;
+const SALTENV = {
+  name: 'saltenv',
+  type: 'string',
+  keywordOnly: true,
+  doc: "file server environment (default: the minion's saltenv option, else base); for a highstate, only this environment's top file and section",
+} as const;
+const PILLARENV = {
+  name: 'pillarenv',
+  type: 'string',
+  keywordOnly: true,
+  doc: "render this run's pillar from this pillar_roots environment only (asked of the master for this run; the minion's pillar is not replaced)",
+} as const;
 const EXCLUDE = { name: 'exclude', type: 'any', keywordOnly: true, doc: "SLS names ('a,b') or a list of '{sls: x}' / '{id: y}' to leave out" } as const;
 const PILLAR = {
   name: 'pillar',
@@ -119,11 +131,26 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
       );
     return { files, exec: ctx, registry, functions, ...(opts.sleep ? { sleep: opts.sleep } : {}) };
   };
+  /**
+   * The run's context with the pillar of its pillarenv= (or, with pillarenv_from_saltenv, its
+   * saltenv=), as Salt's get_sls_opts chooses it; the minion's own pillar otherwise.
+   */
+  const withPillarenv = async (ctx: ExecContext, a: { pillarenv?: string | undefined; saltenv?: string | undefined }): Promise<ExecContext> => {
+    const pillarenv = a.pillarenv ?? (ctx.config.pillarenv_from_saltenv === true ? a.saltenv : undefined);
+    if (pillarenv === undefined || pillarenv === '') return ctx;
+    if (!ctx.pillarFor) throw new BrineError('EXEC_FAILED', 'pillarenv= needs a pillar source: run it through the minion daemon (brine run), or with brine call --local');
+    const pillar = await ctx.pillarFor(pillarenv);
+    return { ...ctx, pillar: () => pillar };
+  };
   const testOf = (ctx: ExecContext, t: boolean | undefined): boolean => t ?? ctx.config.test === true;
   const saltenvOf = (s: string | undefined): string => s ?? 'base';
 
-  const runMods = async (base: ExecContext, mods: string[] | undefined, a: { test?: boolean; saltenv?: string; exclude?: unknown; pillar?: unknown; force?: boolean }): Promise<unknown> => {
-    const ctx = withPillar(base, a.pillar);
+  const runMods = async (
+    base: ExecContext,
+    mods: string[] | undefined,
+    a: { test?: boolean; saltenv?: string; pillarenv?: string; exclude?: unknown; pillar?: unknown; force?: boolean },
+  ): Promise<unknown> => {
+    const ctx = withPillar(await withPillarenv(base, a), a.pillar);
     refuseOnPillarErrors(ctx, a.force);
     const env = envFor(ctx);
     const exclude = parseExclude(a.exclude);
@@ -132,35 +159,37 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     return stateReturn(await runCompiled(env, run, testOf(ctx, a.test)));
   };
 
-  const showHigh = async (ctx: ExecContext, mods: string[] | undefined, saltenv: string | undefined): Promise<HighId[]> => {
-    const high = await buildHigh(envFor(ctx), { ...(mods ? { mods } : {}), ...(saltenv !== undefined ? { saltenv } : {}) });
+  const showHigh = async (base: ExecContext, mods: string[] | undefined, a: { saltenv?: string | undefined; pillarenv?: string | undefined }): Promise<HighId[]> => {
+    const ctx = await withPillarenv(base, a);
+    const high = await buildHigh(envFor(ctx), { ...(mods ? { mods } : {}), ...(a.saltenv !== undefined ? { saltenv: a.saltenv } : {}) });
     return high ?? [];
   };
 
-  return [
+  const list: ModuleFunction[] = [
     defineFunction({
       name: 'state.apply',
       doc: 'Apply the named SLS files (state.apply web,db), or the highstate when none are named.',
-      params: defineParams([MODS, TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
+      params: defineParams([MODS, TEST, SALTENV, PILLARENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
       run: (ctx, { named }) => runMods(ctx, named.mods === undefined || named.mods === null || named.mods === '' ? undefined : splitMods(named.mods), named),
     }),
     defineFunction({
       name: 'state.sls',
       doc: 'Apply the named SLS files (state.sls web,db).',
-      params: defineParams([{ ...MODS, required: true }, TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
+      params: defineParams([{ ...MODS, required: true }, TEST, SALTENV, PILLARENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
       run: (ctx, { named }) => runMods(ctx, splitMods(named.mods), named),
     }),
     defineFunction({
       name: 'state.highstate',
       doc: 'Apply every SLS file the top file gives this minion.',
-      params: defineParams([TEST, SALTENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
+      params: defineParams([TEST, SALTENV, PILLARENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
       run: (ctx, { named }) => runMods(ctx, undefined, named),
     }),
     defineFunction({
       name: 'state.sls_id',
       doc: 'Apply one state ID from the named SLS files, with the states it requires.',
-      params: defineParams([{ name: 'id_', type: 'string', required: true, doc: 'the state ID' }, { ...MODS, required: true }, TEST, SALTENV, QUEUE, CONCURRENT, FORCE]),
-      run: async (ctx, { named }) => {
+      params: defineParams([{ name: 'id_', type: 'string', required: true, doc: 'the state ID' }, { ...MODS, required: true }, TEST, SALTENV, PILLARENV, QUEUE, CONCURRENT, FORCE]),
+      run: async (base, { named }) => {
+        const ctx = await withPillarenv(base, named);
         refuseOnPillarErrors(ctx, named.force);
         const env = envFor(ctx);
         const mods = splitMods(named.mods);
@@ -199,25 +228,25 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     defineFunction({
       name: 'state.show_sls',
       doc: 'Show the high data of the named SLS files (compiled, not run).',
-      params: defineParams([{ ...MODS, required: true }, SALTENV]),
-      run: async (ctx, { named }) => highToSalt(await showHigh(ctx, splitMods(named.mods), named.saltenv)),
+      params: defineParams([{ ...MODS, required: true }, SALTENV, PILLARENV]),
+      run: async (ctx, { named }) => highToSalt(await showHigh(ctx, splitMods(named.mods), named)),
     }),
     defineFunction({
       name: 'state.show_highstate',
       doc: 'Show the high data of the highstate (compiled, not run).',
-      params: defineParams([SALTENV]),
-      run: async (ctx, { named }) => highToSalt(await showHigh(ctx, undefined, named.saltenv)),
+      params: defineParams([SALTENV, PILLARENV]),
+      run: async (ctx, { named }) => highToSalt(await showHigh(ctx, undefined, named)),
     }),
     defineFunction({
       name: 'state.show_lowstate',
       doc: 'Show the low data of the highstate in run order (compiled, not run).',
-      params: defineParams([SALTENV]),
-      run: async (ctx, { named }) => lowToSalt(await compileRequest(envFor(ctx), named.saltenv !== undefined ? { saltenv: named.saltenv } : {})),
+      params: defineParams([SALTENV, PILLARENV]),
+      run: async (ctx, { named }) => lowToSalt(await compileRequest(envFor(await withPillarenv(ctx, named)), named.saltenv !== undefined ? { saltenv: named.saltenv } : {})),
     }),
     defineFunction({
       name: 'state.test',
       doc: 'state.apply with test=True: report what would change, change nothing.',
-      params: defineParams([MODS, SALTENV, EXCLUDE, QUEUE, CONCURRENT, FORCE]),
+      params: defineParams([MODS, SALTENV, PILLARENV, EXCLUDE, QUEUE, CONCURRENT, FORCE]),
       run: (ctx, { named }) => runMods(ctx, named.mods === undefined || named.mods === null || named.mods === '' ? undefined : splitMods(named.mods), { ...named, test: true }),
     }),
     defineFunction({
@@ -257,8 +286,9 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     defineFunction({
       name: 'state.show_top',
       doc: 'Show which SLS files the top file gives this minion, per environment.',
-      params: defineParams([SALTENV]),
-      run: async (ctx, { named }) => showTop(envFor(ctx), named.saltenv),
+      params: defineParams([SALTENV, PILLARENV]),
+      run: async (ctx, { named }) => showTop(envFor(await withPillarenv(ctx, named)), named.saltenv),
     }),
   ];
+  return list.map(withMinionSaltenv);
 }

@@ -15,6 +15,7 @@ export type { StateReturn } from './runtime/runner.js';
 export { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue, runningMessage } from './run-lock.js';
 export { StateLockFile, holderInfo, STATE_LOCK_FILE, type StateLockHolder } from './state-lock-file.js';
 // the pillar compiler shares the top file, include resolution and SLS variables with states
-export { evaluateTop, type TopMinion } from './top-file.js';
+export { evaluateTop, type TopMinion, type TopOptions } from './top-file.js';
+export { mergeTops, topEnvsToRead, TOP_MERGING_STRATEGIES, type TopMergingStrategy } from './top-merge.js';
 export { resolveInclude } from './compiler/assemble-high.js';
 export { slsVariables } from './sls-render.js';

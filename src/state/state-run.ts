@@ -13,7 +13,7 @@ import { pythonTruthy } from './runtime/global-checks.js';
 import { executeRun, type RunnerOptions, type StateReturn } from './runtime/runner.js';
 import { slsLoader } from './sls-render.js';
 import type { SlsFiles } from './sls-source.js';
-import { evaluateTop } from './top-file.js';
+import { evaluateTop, type TopOptions } from './top-file.js';
 import type { StateFunction } from './types.js';
 
 export interface StateEnv {
@@ -58,7 +58,19 @@ export function compileFailed(errors: readonly CompileError[]): BrineError {
 
 const autoOrder = (env: StateEnv): boolean => env.exec.config.state_auto_order !== false;
 
-/** The merged top for this minion (state.show_top). */
+/** The top-file options of the minion's config (validated at start by the option table). */
+function topOptions(config: Readonly<Record<string, unknown>>, saltenv: string | undefined): TopOptions {
+  const strategy = config.top_file_merging_strategy;
+  return {
+    ...(strategy === 'same' || strategy === 'merge_all' ? { strategy } : {}),
+    ...(typeof config.default_top === 'string' ? { defaultTop: config.default_top } : {}),
+    ...(Array.isArray(config.env_order) ? { envOrder: config.env_order.map(String) } : {}),
+    ...(typeof config.state_top_saltenv === 'string' && config.state_top_saltenv !== '' ? { stateTopSaltenv: config.state_top_saltenv } : {}),
+    ...(saltenv !== undefined ? { saltenv } : {}),
+  };
+}
+
+/** The merged top for this minion (state.show_top); `saltenv` limits it to that environment's top file and section. */
 export async function showTop(env: StateEnv, saltenv?: string): Promise<Record<string, string[]>> {
   const loader = slsLoader(env.files, env.exec);
   const envs = await env.files.listEnvs();
@@ -67,7 +79,7 @@ export async function showTop(env: StateEnv, saltenv?: string): Promise<Record<s
     envs,
     loader,
     { id: env.exec.minionId, grains: env.exec.grains(), ...(typeof nodegroups === 'object' && nodegroups !== null ? { nodegroups: nodegroups as Record<string, unknown> } : {}) },
-    saltenv,
+    topOptions(env.exec.config, saltenv),
   );
   if (errors.length > 0) throw compileFailed(errors);
   return top;

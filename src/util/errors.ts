@@ -197,6 +197,11 @@ export const ERRORS = {
     'Fix the pillar file and line the message names (`brine run <minion> pillar.items` shows them under _errors, `brine doctor master` lists them), then run `saltutil.refresh_pillar`; force=True runs the states on the last good pillar instead.',
     1,
   ),
+  PILLARENV_UNKNOWN: spec(
+    "A call asked for its pillar from a pillar environment (pillarenv=, or saltenv= with pillarenv_from_saltenv) that the master's pillar_roots does not have, or whose name is not an environment name; nothing was rendered and nothing ran.",
+    "Use one of the environments the message lists (the master's pillar_roots keys), or add the environment to pillar_roots on the master and restart it.",
+    1,
+  ),
   FILESERVER_UNAVAILABLE: spec(
     'The minion needs files from the master (file_client: remote) but has no connection to one.',
     "Start the minion daemon and check `brine doctor`, or set `file_client: local` to use the minion's own file_roots.",

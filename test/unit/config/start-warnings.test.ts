@@ -64,3 +64,18 @@ test('each Salt option brine does not implement is named with what is lost; equi
     ['event_return', 'ext_pillar', 'fileserver_backend', 'fileserver_backend', 'reactor'],
   );
 });
+
+test("the top-file options in a master config are named: brine's minions read them from their own config (Salt's take the master's)", (t) => {
+  const dir = configDir(t, { master: 'top_file_merging_strategy: same\nenv_order: [dev, base]\nfile_roots:\n  base: [/srv/salt]\n' });
+  const cfg = loadConfig('master', { configDir: dir, env: {} });
+  const w = configWarnings(cfg.opts, { role: 'master', localTrees: true, isDir: () => true, isFile: () => true });
+  assert.deepEqual(
+    w.map((x) => x.option),
+    ['env_order', 'top_file_merging_strategy'],
+  );
+  assert.match(w[1]!.message, /set it in the minion configuration/);
+  const minionDir = configDir(t, { minion: 'top_file_merging_strategy: same\nenv_order: [dev, base]\n' });
+  const minion = loadConfig('minion', { configDir: minionDir, env: {} });
+  assert.deepEqual(configWarnings(minion.opts, { role: 'minion', localTrees: false }), [], 'a minion reads them: no warning');
+  assert.equal(minion.opts.top_file_merging_strategy, 'same');
+});

@@ -166,3 +166,55 @@ describe('PillarService', () => {
     assert.ok(!lines.some((l) => l.includes('hunter2') || l.includes('Ubuntu') || l.includes('Alma')), lines.join('\n'));
   });
 });
+
+describe('PillarService: pillarenv in a request (state.apply pillarenv=)', () => {
+  const root = path.join(tmp, 'envs');
+  const put = (rel: string, text: string): void => {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  };
+  put('base/top.sls', "base:\n  '*':\n    - common\n");
+  put('base/common.sls', 'tier: base\n');
+  put('dev/top.sls', "dev:\n  '*':\n    - devonly\n");
+  put('dev/devonly.sls', 'dev_only: true\n');
+  const lines: string[] = [];
+  const logger = createLogger({ name: 'test', level: 'trace', format: 'json', write: (l) => lines.push(l) });
+  const svc = new PillarService(
+    {
+      root_dir: '/',
+      pillar_roots: { base: [path.join(root, 'base')], dev: [path.join(root, 'dev')] },
+      pillar_source_merging_strategy: 'smart',
+      pillar_merge_lists: false,
+      pillarenv: null,
+      cachedir: path.join(tmp, 'envs-cache'),
+    },
+    logger,
+    (id) => ({ id }),
+  );
+
+  it("renders that environment only, for that reply: the minion's cached pillar stays the merged one", async () => {
+    const s = session('web1');
+    svc.handle(s, { t: 'pillar_request', rid: 1 });
+    await until(() => s.replies.length === 1, 'the first reply');
+    assert.deepEqual(s.replies[0]?.pillar, { tier: 'base', dev_only: true });
+    svc.handle(s, { t: 'pillar_request', rid: 2, pillarenv: 'dev' });
+    await until(() => s.replies.length === 2, 'the pillarenv reply');
+    assert.equal(s.replies[1]?.rid, 2);
+    assert.deepEqual(s.replies[1]?.pillar, { dev_only: true });
+    assert.deepEqual(svc.pillarOf('web1'), { tier: 'base', dev_only: true });
+    assert.deepEqual(readPillarCache(path.join(tmp, 'envs-cache'))[0]?.pillar, { tier: 'base', dev_only: true });
+  });
+
+  for (const bad of ['nope', '../base', '__proto__', 'base/../dev']) {
+    it(`pillarenv ${JSON.stringify(bad)} is PILLARENV_UNKNOWN naming the environments, and nothing is rendered`, () => {
+      const s = session('web1');
+      const before = svc.renders;
+      svc.handle(s, { t: 'pillar_request', rid: 9, pillarenv: bad });
+      assert.equal(s.replies.length, 1, 'answered at once, before any render');
+      assert.equal(s.replies[0]?.ok, false);
+      assert.equal(s.replies[0]?.error?.code, 'PILLARENV_UNKNOWN');
+      assert.match(s.replies[0]?.error?.message ?? '', /pillar_roots \(base, dev\)/);
+      assert.equal(svc.renders, before);
+    });
+  }
+});

@@ -1,6 +1,6 @@
 // The top file: every matcher brine has, evaluated against the minion's own ID and grains, and
-// Salt's environment rules (base first, a section defined by an earlier top file wins,
-// saltenv= limits the run to one environment's top).
+// Salt's environment rules (base's top file first and authoritative, another top file only for
+// its own section, saltenv= limits the run to one environment's top); the strategies are top-merge.test.ts's.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -57,12 +57,13 @@ describe('environments', () => {
   const tree = {
     base: { 'top.sls': "base:\n  '*':\n    - core\ndev:\n  '*':\n    - from_base_top\n", 'core.sls': 'core:\n  rec.state: []\n' },
     dev: { 'top.sls': "dev:\n  '*':\n    - ignored\nqa:\n  '*':\n    - qa_from_dev\n", 'from_base_top.sls': 'devstate:\n  rec.state:\n    - show_env: true\n' },
-    qa: { 'top.sls': "qa:\n  '*':\n    - also_ignored\n", 'qa_from_dev.sls': 'qastate:\n  rec.state: []\n' },
+    qa: { 'top.sls': "qa:\n  '*':\n    - also_ignored\n", 'also_ignored.sls': 'qastate:\n  rec.state: []\n' },
   };
 
-  it('merges the top files of every environment, base first; a section an earlier top file defined is kept', async () => {
+  it("merge: base's top file decides every section it has; another top file counts only for its own section (Salt's _merge_tops_merge)", async () => {
     const r = await top(tree);
-    assert.deepEqual(r.return, { base: ['core'], dev: ['from_base_top'], qa: ['qa_from_dev'] });
+    // dev's qa section is ignored (not dev's own); qa's own top file gives qa
+    assert.deepEqual(r.return, { base: ['core'], dev: ['from_base_top'], qa: ['also_ignored'] });
   });
 
   it('saltenv= uses only that environment own top file and section', async () => {
