@@ -15,7 +15,7 @@ describe('brine call (salt-call --local)', () => {
   before(async () => {
     cluster = await Cluster.create();
     cluster.writeMinionConfig('callhost-dir', { id: 'callhost' });
-    call = (args) => runCli(['call', ...args, '-c', cluster.minionConfigDir('callhost-dir')]);
+    call = (args) => runCli(['call', '--local', ...args, '-c', cluster.minionConfigDir('callhost-dir')]);
   });
   after(async () => {
     await cluster.cleanup();
@@ -48,7 +48,7 @@ describe('brine call (salt-call --local)', () => {
   });
 
   it('output into a pipe whose reader has gone (| head) ends quietly with 141, no EPIPE trace', async () => {
-    const child = spawn(process.execPath, [BRINE_BIN, 'call', 'cmd.run', 'seq 1 300000', '-c', cluster.minionConfigDir('callhost-dir')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BRINE_BIN, 'call', '--local', 'cmd.run', 'seq 1 300000', '-c', cluster.minionConfigDir('callhost-dir')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
