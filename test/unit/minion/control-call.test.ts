@@ -49,7 +49,10 @@ function host(over: Partial<ControlCallHost> = {}, run?: (job: Job) => Promise<R
 
 describe('noMasterError', () => {
   it('is undefined while any link is ready', () => {
-    assert.equal(noMasterError('web1', [link('a', false), link('b', true)], () => undefined), undefined);
+    assert.equal(
+      noMasterError('web1', [link('a', false), link('b', true)], () => undefined),
+      undefined,
+    );
   });
 
   it('names every master, its state and why it went down, and says what to do', () => {
