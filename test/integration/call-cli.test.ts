@@ -84,6 +84,19 @@ describe('brine call (salt-call --local)', () => {
     assert.equal(parsed.local.id, 'callhost');
   });
 
+  it('-l sets the level of the log lines printed on stderr, as salt-call -l; an unknown level is a usage error', async () => {
+    const quiet = await call(['log.debug', 'detail for the operator']);
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.doesNotMatch(quiet.stderr, /detail for the operator/);
+    const loud = await call(['log.debug', 'detail for the operator', '-l', 'debug']);
+    assert.match(loud.stderr, /^\[DEBUG {3}\] detail for the operator$/m);
+    const errorsOnly = await call(['log.warning', 'a warning', '-l', 'error']);
+    assert.doesNotMatch(errorsOnly.stderr, /a warning/);
+    const bad = await call(['test.ping', '-l', 'chatty']);
+    assert.equal(bad.code, 64);
+    assert.match(bad.stderr, /unknown log level 'chatty'/);
+  });
+
   it('an unknown --out is a usage error (exit 64) naming the choices', async () => {
     const r = await call(['test.ping', '--out', 'bogus']);
     assert.equal(r.code, 64);

@@ -134,6 +134,7 @@ export function registerCall(program: Command): void {
     .option('--local', "run without a master: salt:// and pillar from this machine's file_roots and pillar_roots (file_client: local), as salt-call --local")
     .option('--no-return-event', "do not send the return to the master's job cache (salt-call --no-return-event)")
     .option('--out <outputter>', 'nested (default; highstate for state runs), json, yaml, txt, raw or highstate')
+    .option('-l, --log-level <level>', "with --local: the level of the log lines printed on stderr (Salt's names; default the minion's log_level)")
     .option('--retcode-passthrough', "exit with the function's retcode (2 for a failed state) instead of 1 for any failure")
     .option('--no-color', 'never colour the output');
   addStateOutputFlags(cmd).action(async (fun: string, args: string[], flags: CallFlags) => {
