@@ -5,6 +5,7 @@
 import * as path from 'node:path';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import { printable } from '../util/printable.js';
 import { MINION_CONTROL_REQUESTS, type MinionCallReply, type MinionCallRequest, type MinionControlReply, type MinionControlRequest, type MinionStatus } from '../protocol/index.js';
 import { listenUnix, type FramedSocket, type UnixListener, type UnixPeer } from '../transport/index.js';
 
@@ -44,10 +45,14 @@ export async function startMinionControl(socketPath: string, deps: MinionControl
     [
       'minion_call',
       async (req, channel, peer) => {
+        // the map's key says so; the check narrows the type
+        if (req.t !== 'minion_call') return;
         if (!mayCall(peer, daemonUid)) throw new BrineError('CONTROL_DENIED', `only root and the minion's user (uid ${daemonUid}) may run functions through the minion (brine call)`);
+        // who ran what through the daemon: salt-call leaves no trace on a minion, this does
+        if (!('error' in peer)) deps.logger.info({ fun: req.fun, uid: peer.uid, pid: peer.pid }, `brine call ${printable(req.fun)} from local uid ${peer.uid} (pid ${peer.pid})`);
         const cancelled = new AbortController();
         channel.onClose(() => cancelled.abort());
-        reply(channel, await deps.call(req as MinionCallRequest, cancelled.signal));
+        reply(channel, await deps.call(req, cancelled.signal));
       },
     ],
   ]);

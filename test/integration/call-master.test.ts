@@ -113,6 +113,8 @@ describe('brine call against the master (salt-call without --local)', () => {
     const r = await call(['test.echo', 'stored-by-call']);
     assert.equal(r.code, 0, r.stderr);
     const logged = await master.waitForOutput(new RegExp(`Got return from ${ID} for brine call test\\.echo \\(stored as job (\\d{20})\\)`), 15_000);
+    // the daemon records who ran what through it
+    await minion.waitForOutput(/brine call test\.echo from local uid \d+ \(pid \d+\)/, 5000);
     const shown = await cluster.brine(['jobs', 'show', logged[1]!, '--out', 'json']);
     assert.deepEqual(JSON.parse(shown.stdout), { [ID]: 'stored-by-call' });
     const before = master.output.match(/for brine call test\.echo/g)?.length ?? 0;
