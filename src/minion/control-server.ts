@@ -22,7 +22,7 @@ export interface MinionControlDeps {
   status(): MinionStatus;
   /** Runs `brine call`'s function as a local job; `cancelled` aborts when the caller goes away. */
   call(req: MinionCallRequest, cancelled: AbortSignal): Promise<MinionCallReply>;
-  /** The daemon's uid; with root, the only peer allowed to run functions. Default: this process's. */
+  /** The daemon's uid; with root, the only peer allowed to run functions. Default: this process's at the time of the request. */
   uid?: number;
 }
 
@@ -35,7 +35,8 @@ export function mayCall(peer: UnixPeer, daemonUid: number): boolean {
 }
 
 export async function startMinionControl(socketPath: string, deps: MinionControlDeps): Promise<UnixListener> {
-  const daemonUid = deps.uid ?? process.getuid?.() ?? 0;
+  // read at each request: the daemon opens the socket as root and then switches to `user:`
+  const daemonUid = (): number => deps.uid ?? process.getuid?.() ?? 0;
   const reply = (channel: Channel, m: MinionControlReply): void => {
     channel.send(m);
     channel.close('shutdown');
@@ -47,7 +48,8 @@ export async function startMinionControl(socketPath: string, deps: MinionControl
       async (req, channel, peer) => {
         // the map's key says so; the check narrows the type
         if (req.t !== 'minion_call') return;
-        if (!mayCall(peer, daemonUid)) throw new BrineError('CONTROL_DENIED', `only root and the minion's user (uid ${daemonUid}) may run functions through the minion (brine call)`);
+        const uid = daemonUid();
+        if (!mayCall(peer, uid)) throw new BrineError('CONTROL_DENIED', `only root and the minion's user (uid ${uid}) may run functions through the minion (brine call)`);
         // who ran what through the daemon: salt-call leaves no trace on a minion, this does
         if (!('error' in peer)) deps.logger.info({ fun: req.fun, uid: peer.uid, pid: peer.pid }, `brine call ${printable(req.fun)} from local uid ${peer.uid} (pid ${peer.pid})`);
         const cancelled = new AbortController();
