@@ -20,9 +20,10 @@ interface CallFlags extends ConfigFlags, StateOutputFlags {
 }
 
 async function call(fun: string, rest: string[], flags: CallFlags): Promise<number> {
+  let opts: MinionOptions | undefined;
   if (flags.local !== true) {
     // salt-call's is_local: --local, file_client: local or master_type: disable
-    const opts = (await import('../common.js')).minionOptions(flags);
+    opts = (await import('../common.js')).minionOptions(flags);
     if (opts.file_client !== 'local' && opts.master_type !== 'disable') return callMaster(opts, fun, rest, flags);
   }
   // the thread the function will run in starts loading its modules (the registry, states,
@@ -31,7 +32,7 @@ async function call(fun: string, rest: string[], flags: CallFlags): Promise<numb
   const executor = new WorkerExecutor(0);
   executor.prewarm();
   try {
-    return await callWith(executor, fun, rest, flags);
+    return await callWith(executor, fun, rest, flags, opts);
   } finally {
     executor.close();
   }
@@ -58,7 +59,8 @@ async function callMaster(opts: MinionOptions, fun: string, rest: string[], flag
   return callExitCode(result.retcode, flags.retcodePassthrough === true);
 }
 
-async function callWith(executor: WorkerExecutor, fun: string, rest: string[], flags: CallFlags): Promise<number> {
+/** `loaded`: the config, when the caller has read it already. */
+async function callWith(executor: WorkerExecutor, fun: string, rest: string[], flags: CallFlags, loaded?: MinionOptions): Promise<number> {
   // the modules themselves, not the minion's and modules' index files: those load the whole
   // daemon (sessions, transport, key handling), which a local call never uses
   const [
@@ -84,7 +86,7 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
     import('../../util/log-levels.js'),
     import('../../config/start-warnings.js'),
   ]);
-  const opts = minionOptions(flags);
+  const opts = loaded ?? minionOptions(flags);
   const outputter = defaultOutputterFor(fun, flags.out) as Outputter;
   if (!outputterNames().includes(outputter)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
   const { arg, kwarg } = parseSaltArgs(rest);
