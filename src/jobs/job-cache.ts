@@ -49,6 +49,7 @@ export interface ScheduledReturn {
   jid: string;
   /** The jid the minion gave its run (keys resends). */
   minionJid: string;
+  /** The schedule job's name; '' for a `brine call` run through the minion daemon. */
   name: string;
   arg: unknown[];
   kwarg: Record<string, unknown>;
@@ -205,9 +206,11 @@ export class JobCache {
       `INSERT OR IGNORE INTO returns (jid, minion, fun, ret, retcode, success, error, received_at)
        VALUES (@jid, @minion, @fun, @ret, @retcode, @success, @error, @received_at)`,
     );
-    this.selectJob = db.prepare('SELECT jobs.*, job_schedule.name AS schedule FROM jobs LEFT JOIN job_schedule USING (jid) WHERE jobs.jid = ?');
+    this.selectJob = db.prepare("SELECT jobs.*, NULLIF(job_schedule.name, '') AS schedule FROM jobs LEFT JOIN job_schedule USING (jid) WHERE jobs.jid = ?");
     this.selectReturns = db.prepare('SELECT * FROM returns WHERE jid = ? ORDER BY received_at, minion');
-    this.selectJobsSince = db.prepare('SELECT jobs.*, job_schedule.name AS schedule FROM jobs LEFT JOIN job_schedule USING (jid) WHERE started_at >= ? ORDER BY started_at DESC, jid DESC LIMIT ?');
+    this.selectJobsSince = db.prepare(
+      "SELECT jobs.*, NULLIF(job_schedule.name, '') AS schedule FROM jobs LEFT JOIN job_schedule USING (jid) WHERE started_at >= ? ORDER BY started_at DESC, jid DESC LIMIT ?",
+    );
     this.countReturnsOf = db.prepare('SELECT COUNT(*) AS n FROM returns WHERE jid = ?');
     // Purging goes in steps of at most @n rows (PURGE_BATCH_ROWS): first the returns of expired
     // jobs, then the jobs themselves (their job_sent and job_schedule rows go with them), then

@@ -1,7 +1,8 @@
 // Scheduled runs in the job cache (`job_schedule` table): which master jid a minion's scheduled
 // run got, and the schedule job's name. The master gives each scheduled return a fresh jid, as
 // Salt does for a return with jid "req"; the minion's own jid only keys resends, so a return
-// queued across a reconnect (or a master restart) is stored once.
+// queued across a reconnect (or a master restart) is stored once. A `brine call` run through the
+// minion daemon is kept here the same way, with the name '' (a schedule job's name is never empty).
 
 import type Database from 'better-sqlite3';
 

@@ -236,6 +236,11 @@ export class JobTracker {
       this.handleScheduledReturn(session, ret, ret.schedule);
       return;
     }
+    if (ret.call !== undefined) {
+      // brine call through the minion daemon: a run the minion started, as a scheduled one is
+      this.handleScheduledReturn(session, ret, { name: '', ...ret.call });
+      return;
+    }
     const minion = session.id;
     const refusal = this.checkReturn(minion, ret);
     if (refusal === 'unknown_job' && session.retryLater?.() === true) return;
@@ -301,8 +306,9 @@ export class JobTracker {
   }
 
   /**
-   * The return of a run the minion's scheduler started: stored under a fresh jid with its job
-   * (target: that minion only, so it cannot write into another minion's jobs), once per minion jid.
+   * The return of a run the minion started itself (its scheduler's, or `brine call`'s, whose
+   * name is ''): stored under a fresh jid with its job (target: that minion only, so it cannot
+   * write into another minion's jobs), once per minion jid.
    */
   private handleScheduledReturn(session: ReturnSource, ret: Return, run: NonNullable<Return['schedule']>): void {
     const minion = session.id;
@@ -317,7 +323,8 @@ export class JobTracker {
     const { jid, fresh } = this.deps.cache.saveScheduledReturn(minion, { jid: this.deps.jids.next(), minionJid: ret.jid, name: run.name, arg: run.arg, kwarg: run.kwarg, ret: record });
     session.sendAck(ret.jid);
     if (!fresh) return;
-    this.deps.logger.info({ jid, minion, schedule: run.name }, `Got return from ${minion} for scheduled job ${run.name} (stored as job ${jid})`);
+    const what = run.name === '' ? `brine call ${ret.fun}` : `scheduled job ${run.name}`;
+    this.deps.logger.info({ jid, minion, ...(run.name === '' ? {} : { schedule: run.name }) }, `Got return from ${minion} for ${what} (stored as job ${jid})`);
     this.deps.emit?.({ kind: 'job_return', jid, minion, fun: ret.fun, retcode: ret.retcode, success: ret.success, at: receivedAt });
   }
 

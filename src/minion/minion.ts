@@ -29,8 +29,10 @@ import { resolveConfiguredId, type ResolvedId, type ResolveIdOptions } from './m
 import { reportIdAtStart } from './id-checks.js';
 import { ReturnQueue } from './return-queue.js';
 import { RecentJids } from './recent-jids.js';
-import { formatJid, isJid } from '../jobs/jid.js';
+import { JidGenerator, formatJid, isJid } from '../jobs/jid.js';
 import { minionSocketPath, startMinionControl } from './control-server.js';
+import { runControlCall, type ControlCallHost } from './control-call.js';
+import { ExtmodProblems } from './extmod-problems.js';
 import type { MinionRegistryBuild } from './minion-extensions.js';
 import { collectMinionGrains } from './minion-grains.js';
 import { startupCalls, startupSummary } from './startup-states.js';
@@ -72,7 +74,9 @@ export class Minion {
   readonly pillar = new PillarStore();
   private stopped = false;
   /** Synced files that failed at their last load, per kind (brine doctor). */
-  private readonly extmodProblems = new Map<'grains' | 'modules' | 'states', { file: string; reason: string }[]>();
+  private readonly extmodProblems: ExtmodProblems;
+  /** jids for brine call's local jobs (control-call.ts). */
+  private readonly callJids: JidGenerator;
   /** startup_states ran (or was started): once per daemon, not per reconnect. */
   private startupRun = false;
   private readonly runner: JobRunner;
@@ -111,6 +115,8 @@ export class Minion {
     readonly returns: ReturnQueue,
   ) {
     const cache = { cachedir: opts.cachedir, chunkSize: opts.file_buffer_size };
+    this.extmodProblems = new ExtmodProblems(opts.cachedir);
+    this.callJids = new JidGenerator(clock);
     if (opts.file_client === 'local') {
       this.files = new CachingFileClient(new LocalFileSource(new FileRoots(opts)), cache);
     } else {
@@ -126,7 +132,7 @@ export class Minion {
       pillar: this.pillar,
       run: (job) => this.runner.run(job),
       claimJid: (jid) => this.recent.add(jid),
-      deliver: (ret) => this.deliverScheduled(ret),
+      deliver: (ret) => this.deliverOwnReturn(ret),
     });
     this.masterMine = new MasterMine(() => this.links, clock);
     this.mine = new MineService({
@@ -194,7 +200,7 @@ export class Minion {
     // problems are reported at start; without them the registry is built on first use
     const built = hasExtensions(opts) ? await buildRegistry(opts, logger) : undefined;
     const minion = new Minion(opts, resolved, identity, logger, runtime.clock ?? systemClock, built?.registry, runtime, returns);
-    if (built) minion.noteExtmodProblems(['modules', 'states'], built.problems);
+    if (built) minion.extmodProblems.note(['modules', 'states'], built.problems);
     await minion.refreshGrains();
     // masterless: the minion's own pillar_roots, before any job can run
     if (opts.file_client === 'local') minion.pillar.set(await renderLocalPillar(opts, minion.id, minion.grainsCache));
@@ -212,7 +218,7 @@ export class Minion {
   private async openControl(): Promise<void> {
     const socketPath = minionSocketPath(this.opts);
     try {
-      const control = await startMinionControl(socketPath, { logger: this.logger, status: () => this.status() });
+      const control = await startMinionControl(socketPath, { logger: this.logger, status: () => this.status(), call: (req, cancelled) => runControlCall(this.callHost(), req, cancelled) });
       if (this.stopped) void control.close();
       else this.control = control;
     } catch (err) {
@@ -221,6 +227,25 @@ export class Minion {
         `cannot open the minion control socket ${socketPath}; brine doctor will not see this minion's own view. Give each minion on a host its own sock_dir.`,
       );
     }
+  }
+
+  /** What `brine call`'s local jobs use of this daemon: its links, pillar, job runner and return queue. */
+  private callHost(): ControlCallHost {
+    return {
+      id: this.id,
+      masterless: this.opts.file_client === 'local' || this.opts.master_type === 'disable',
+      links: () => this.links,
+      lastDown: (link) => this.linkStats.get(link)?.lastDown,
+      newJid: () => {
+        let jid = this.callJids.next();
+        while (!this.recent.add(jid)) jid = this.callJids.next();
+        return jid;
+      },
+      refreshPillar: () => this.refreshPillar(),
+      run: (job) => this.runner.run(job),
+      kill: (jid) => this.runner.kill(jid),
+      deliver: (ret) => this.deliverOwnReturn(ret),
+    };
   }
 
   /** This daemon's view of its masters and its return queue. */
@@ -233,17 +258,10 @@ export class Minion {
       returnQueue: this.returns.size,
       returnsDropped: this.returns.dropped,
       ...(this.refused.size > 0 ? { refusedMasters: [...this.refused.values()] } : {}),
-      ...this.scheduleStatus(),
-      ...this.customModuleProblems(),
+      ...this.schedule.status(),
+      ...this.extmodProblems.status(),
       ...(this.mine.status === undefined ? {} : { mine: this.mine.status }),
     };
-  }
-
-  /** Schedule jobs that cannot run, for brine doctor (bounded as the status message allows). */
-  private scheduleStatus(): Pick<MinionStatus, 'scheduleErrors'> {
-    const errors = [...this.schedule.scheduler.errors()].slice(0, 1024);
-    if (errors.length === 0) return {};
-    return { scheduleErrors: errors.map(([job, e]) => ({ job: job.slice(0, 256), code: e.code, message: e.message.slice(0, 4000) })) };
   }
 
   /** The registry, built on first use when the start did not need it (one build for concurrent callers). */
@@ -253,7 +271,7 @@ export class Minion {
       // a sync (reloadExtmods) may have replaced it meanwhile: keep the newer one
       if (this.registryBuilt === undefined) {
         this.registryBuilt = built.registry;
-        this.noteExtmodProblems(['modules', 'states'], built.problems);
+        this.extmodProblems.note(['modules', 'states'], built.problems);
       }
       this.registryLoading = undefined;
       return this.registryBuilt;
@@ -425,25 +443,6 @@ export class Minion {
     this.refused.set(master, { master, code: err.code, message: err.message.slice(0, 4000), since });
   }
 
-  /** The synced files that failed at their last load, bounded as the status message allows. */
-  private customModuleProblems(): Pick<MinionStatus, 'customModuleProblems'> {
-    const all = [...this.extmodProblems.values()].flat();
-    if (all.length === 0) return {};
-    return { customModuleProblems: all.slice(0, 1024).map((p) => ({ file: p.file.slice(0, 4096), reason: p.reason.slice(0, 4000) })) };
-  }
-
-  /** Keeps the failures of synced files (not module_dirs) for brine doctor. */
-  private noteExtmodProblems(kinds: readonly ('grains' | 'modules' | 'states')[], problems: readonly { kind?: string; file: string; reason: string }[]): { file: string; reason: string }[] {
-    const all: { file: string; reason: string }[] = [];
-    for (const kind of kinds) {
-      const dir = extmodsDir(this.opts.cachedir, kind) + path.sep;
-      const mine = problems.filter((p) => (p.kind === undefined || p.kind === kind) && p.file.startsWith(dir)).map(({ file, reason }) => ({ file, reason }));
-      this.extmodProblems.set(kind, mine);
-      all.push(...mine);
-    }
-    return all;
-  }
-
   /**
    * Re-collects the grains and sends them to every connected master (saltutil.refresh_grains);
    * a master connected later gets them at sign-in. Resolves to the custom grain files that failed.
@@ -452,7 +451,7 @@ export class Minion {
     const { grains, problems } = await collectMinionGrains({ id: this.id, config: this.opts, logger: this.logger });
     this.grainsCache = grains;
     for (const link of this.links) this.sendGrains(link);
-    return this.noteExtmodProblems(['grains'], problems);
+    return this.extmodProblems.note(['grains'], problems);
   }
 
   /**
@@ -467,7 +466,7 @@ export class Minion {
       this.registryLoading = undefined;
       this.runner.replaceRegistry(built.registry);
       // module_dirs problems were there before any sync; report those of the synced files
-      const all = this.noteExtmodProblems(['modules', 'states'], built.problems);
+      const all = this.extmodProblems.note(['modules', 'states'], built.problems);
       const asked = kinds.filter((k) => k !== 'grains').map((k) => extmodsDir(this.opts.cachedir, k) + path.sep);
       problems.push(...all.filter((p) => asked.some((dir) => p.file.startsWith(dir))));
     }
@@ -576,10 +575,11 @@ export class Minion {
   }
 
   /**
-   * A scheduled run's return: queued (on disk) like any other, sent now through one connected
-   * master; with none connected it goes out from the queue when a master signs in.
+   * The return of a run this minion started itself (scheduled, or brine call's): queued (on disk)
+   * like any other, sent now through one connected master; with none connected it goes out from
+   * the queue when a master signs in.
    */
-  private deliverScheduled(ret: Return): void {
+  private deliverOwnReturn(ret: Return): void {
     if (this.stopped) return;
     this.returns.add(ret);
     this.links.find((l) => l.ready)?.send(ret);

@@ -8,7 +8,10 @@ import { defineFunction } from './define-function.js';
 
 function mineOf(ctx: ExecContext, fun: string): MineAccess {
   if (!ctx.mine) {
-    throw new BrineError('MINE_UNAVAILABLE', `${fun} needs the minion daemon's session to the master, which keeps the mine; run it with brine run (brine call has no master session)`);
+    throw new BrineError(
+      'MINE_UNAVAILABLE',
+      `${fun} needs the minion daemon's session to the master, which keeps the mine; run it with brine run, or brine call without --local (both run it in the daemon)`,
+    );
   }
   return ctx.mine;
 }

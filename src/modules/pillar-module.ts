@@ -146,7 +146,10 @@ export const pillarFunctions: readonly ModuleFunction[] = [
     run: async (ctx) => {
       const refresh = ctx.refreshPillar;
       if (typeof refresh !== 'function') {
-        throw new BrineError('EXEC_FAILED', 'saltutil.refresh_pillar: this process has no pillar source; run it through the minion daemon (brine run), or with brine call --local');
+        throw new BrineError(
+          'EXEC_FAILED',
+          'saltutil.refresh_pillar: this process has no pillar source; run it through the minion daemon (brine run, or brine call without --local), or with brine call --local',
+        );
       }
       await refresh.call(ctx);
       return true;

@@ -208,7 +208,7 @@ export const CONTROL_REPLIES = new Map<
 ]);
 
 // ---- the minion's control socket (`brine doctor` <-> minion daemon) -----------------------
-// A separate allow-list: the minion's socket serves one read-only operation.
+// A separate allow-list: the minion's status (read-only) and `brine call`'s local job.
 
 export const minionStatusRequestSchema = s.object({ t: s.literal('minion_status') });
 
@@ -273,15 +273,46 @@ export const minionStatusSchema = s.object({
   ),
 });
 
-export const MINION_CONTROL_REQUESTS = new Map<string, typeof minionStatusRequestSchema>([['minion_status', minionStatusRequestSchema]]);
+/**
+ * `brine call` without --local (salt-call against the master): run one function as a local job
+ * of the running minion, through its master session (file server, pillar, mine). Only root and
+ * the minion's own user may ask (the socket's peer credentials).
+ */
+export const minionCallRequestSchema = s.object({
+  t: s.literal('minion_call'),
+  fun: s.string({ min: 1, max: 256 }),
+  arg: s.array(s.json()),
+  kwarg: s.record(s.json()),
+  /** salt-call --no-return-event: the return is not sent to the master's job cache. */
+  noReturnEvent: s.optional(s.bool()),
+});
 
-export const MINION_CONTROL_REPLIES = new Map<string, typeof minionStatusSchema | typeof controlErrorSchema>([
+/** The call's outcome, as a job return (the CLI prints it under `local:`). */
+export const minionCallReplySchema = s.object({
+  t: s.literal('call_return'),
+  /** The minion's jid for the run; the master stores its return under a jid of its own. */
+  jid,
+  ret: s.json(),
+  retcode: s.int(),
+  success: s.bool(),
+  error: s.optional(wireError),
+});
+
+export const MINION_CONTROL_REQUESTS = new Map<string, typeof minionStatusRequestSchema | typeof minionCallRequestSchema>([
+  ['minion_status', minionStatusRequestSchema],
+  ['minion_call', minionCallRequestSchema],
+]);
+
+export const MINION_CONTROL_REPLIES = new Map<string, typeof minionStatusSchema | typeof minionCallReplySchema | typeof controlErrorSchema>([
   ['minion_status', minionStatusSchema],
+  ['call_return', minionCallReplySchema],
   ['error', controlErrorSchema],
 ]);
 
 export type MinionStatusRequest = Infer<typeof minionStatusRequestSchema>;
 export type MasterLinkStatus = Infer<typeof masterLinkStatusSchema>;
 export type MinionStatus = Infer<typeof minionStatusSchema>;
-export type MinionControlRequest = MinionStatusRequest;
-export type MinionControlReply = MinionStatus | ControlError;
+export type MinionCallRequest = Infer<typeof minionCallRequestSchema>;
+export type MinionCallReply = Infer<typeof minionCallReplySchema>;
+export type MinionControlRequest = MinionStatusRequest | MinionCallRequest;
+export type MinionControlReply = MinionStatus | MinionCallReply | ControlError;

@@ -85,6 +85,11 @@ export const returnSchema = s.object({
   success: s.bool(),
   error: s.optional(wireError),
   schedule: s.optional(scheduledRunSchema),
+  /**
+   * On the return of a `brine call` run through the minion daemon (salt-call against the
+   * master): the call's arguments. Stored like a scheduled run, under a fresh jid (Salt's "req").
+   */
+  call: s.optional(s.object({ arg: s.array(s.json()), kwarg: s.record(s.json()) })),
 });
 
 export const byeSchema = s.object({ t: s.literal('bye'), reason });

@@ -207,6 +207,16 @@ export const ERRORS = {
     "Start the minion daemon and check `brine doctor`, or set `file_client: local` to use the minion's own file_roots.",
     1,
   ),
+  MINION_NOT_RUNNING: spec(
+    '`brine call` without --local runs through the minion daemon on this host (salt-call against the master), and no daemon answers on `<sock_dir>/minion.sock`.',
+    'Start the minion (`brine minion -c <dir>` or its service) with the same configuration, or pass --local (or set `file_client: local`) to run the function without a master.',
+    1,
+  ),
+  MINION_NO_MASTER: spec(
+    "`brine call` without --local needs the master's files and pillar, and the running minion is not connected to any of its masters (the message names each and why); the call fails at once instead of waiting.",
+    'Check that the master named runs and is reachable (`brine doctor minion` on this host), wait for the minion to sign in again, or pass --local to run without a master.',
+    1,
+  ),
 
   // the scheduler
   SCHEDULE_INVALID: spec(

@@ -15,7 +15,7 @@ describe('brine call (salt-call --local)', () => {
   before(async () => {
     cluster = await Cluster.create();
     cluster.writeMinionConfig('callhost-dir', { id: 'callhost' });
-    call = (args) => runCli(['call', ...args, '-c', cluster.minionConfigDir('callhost-dir')]);
+    call = (args) => runCli(['call', '--local', ...args, '-c', cluster.minionConfigDir('callhost-dir')]);
   });
   after(async () => {
     await cluster.cleanup();
@@ -48,7 +48,7 @@ describe('brine call (salt-call --local)', () => {
   });
 
   it('output into a pipe whose reader has gone (| head) ends quietly with 141, no EPIPE trace', async () => {
-    const child = spawn(process.execPath, [BRINE_BIN, 'call', 'cmd.run', 'seq 1 300000', '-c', cluster.minionConfigDir('callhost-dir')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BRINE_BIN, 'call', '--local', 'cmd.run', 'seq 1 300000', '-c', cluster.minionConfigDir('callhost-dir')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
@@ -82,6 +82,19 @@ describe('brine call (salt-call --local)', () => {
     const grains = await call(['grains.items', '--out', 'json']);
     const parsed = JSON.parse(grains.stdout) as { local: Record<string, unknown> };
     assert.equal(parsed.local.id, 'callhost');
+  });
+
+  it('-l sets the level of the log lines printed on stderr, as salt-call -l; an unknown level is a usage error', async () => {
+    const quiet = await call(['log.debug', 'detail for the operator']);
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.doesNotMatch(quiet.stderr, /detail for the operator/);
+    const loud = await call(['log.debug', 'detail for the operator', '-l', 'debug']);
+    assert.match(loud.stderr, /^\[DEBUG {3}\] detail for the operator$/m);
+    const errorsOnly = await call(['log.warning', 'a warning', '-l', 'error']);
+    assert.doesNotMatch(errorsOnly.stderr, /a warning/);
+    const bad = await call(['test.ping', '-l', 'chatty']);
+    assert.equal(bad.code, 64);
+    assert.match(bad.stderr, /unknown log level 'chatty'/);
   });
 
   it('an unknown --out is a usage error (exit 64) naming the choices', async () => {

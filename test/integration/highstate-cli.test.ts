@@ -72,7 +72,7 @@ describe('highstate output and state-run exit codes (brine call, brine run)', ()
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, 'fakestate.mjs'), moduleSource());
     cluster.writeMinionConfig('caller', { id: 'caller', module_dirs: [dir] });
-    call = (args) => runCli(['call', ...args, '-c', cluster.minionConfigDir('caller')]);
+    call = (args) => runCli(['call', '--local', ...args, '-c', cluster.minionConfigDir('caller')]);
     await cluster.startMaster({ auto_accept: true });
     const m = cluster.startMinion('hs1', { module_dirs: [dir] });
     await m.waitForOutput(/ready to receive requests/);
@@ -117,7 +117,7 @@ describe('highstate output and state-run exit codes (brine call, brine run)', ()
   it('state_output and state_verbose from the minion config apply to brine call', async () => {
     const dir = path.join(cluster.root, 'modules');
     cluster.writeMinionConfig('terse-caller', { id: 'caller', module_dirs: [dir], state_output: 'mixed', state_verbose: false });
-    const r = await runCli(['call', 'fakestate.failed', '--out', 'highstate', '-c', cluster.minionConfigDir('terse-caller')]);
+    const r = await runCli(['call', '--local', 'fakestate.failed', '--out', 'highstate', '-c', cluster.minionConfigDir('terse-caller')]);
     assert.doesNotMatch(r.stdout, /Name: nginx - Function: pkg\.installed/, 'state_verbose False hides the clean state');
     assert.match(r.stdout, /\n {2}Name: \/etc\/nginx\/nginx\.conf - Function: file\.managed - Result: Changed/);
     assert.match(r.stdout, /\n {10}ID: nginx-svc\n/, 'mixed prints the failed state in full');

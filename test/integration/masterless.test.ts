@@ -90,10 +90,11 @@ describe('masterless: brine call with file_client local', () => {
     assert.deepEqual(JSON.parse(r.stdout), { local: ['top.sls', 'web/init.sls', 'web/motd'] });
   });
 
-  it('without local mode there is no file server: FILESERVER_UNAVAILABLE says to use --local or brine run', async () => {
+  it('without local mode brine call goes through the minion daemon; with none running, MINION_NOT_RUNNING says to start it or use --local', async () => {
     const r = await callIn('remote', ['cp.list_master']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /^FILESERVER_UNAVAILABLE: .*--local.*brine run/m);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^MINION_NOT_RUNNING: .*Start the minion.*--local/m);
   });
 
   it('a path leaving the root is PATH_REFUSED in local mode too', async () => {

@@ -49,10 +49,10 @@ describe('mine: masterless (file_client: local)', () => {
     assert.equal(fs.existsSync(mineFile('solo')), false);
   });
 
-  it('--local uses the local mine; without local mode the mine needs the daemon (MINE_UNAVAILABLE)', async () => {
+  it('--local uses the local mine; without local mode the mine needs the daemon (MINION_NOT_RUNNING when none runs)', async () => {
     const r = await callIn('remote', ['mine.get', '*', 'role']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /^MINE_UNAVAILABLE: .*brine run/m);
+    assert.match(r.stderr, /^MINION_NOT_RUNNING: /m);
     const local = await callIn('remote', ['--local', 'mine.send', 'test.ping']);
     assert.equal(local.code, 0, local.stderr);
     assert.deepEqual(got(await callIn('remote', ['--local', 'mine.get', 'remote', 'test.ping'])), { remote: true });

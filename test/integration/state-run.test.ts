@@ -17,7 +17,7 @@ describe('state runs end to end', () => {
   before(async () => {
     cluster = await Cluster.create();
     cluster.writeMinionConfig('callhost-dir', { id: 'callhost' });
-    call = (args) => runCli(['call', ...args, '-c', cluster.minionConfigDir('callhost-dir')]);
+    call = (args) => runCli(['call', '--local', ...args, '-c', cluster.minionConfigDir('callhost-dir')]);
     await cluster.startMaster({ auto_accept: true });
     minion = cluster.startMinion('s1');
     await minion.waitForOutput(/ready to receive requests/, 30_000);
@@ -71,7 +71,8 @@ describe('state runs end to end', () => {
   });
 
   it('brine call and the minion daemon on one machine share the state lock, both ways', async () => {
-    const s1Call = (args: string[]) => runCli(['call', ...args, '-c', cluster.minionConfigDir('s1')]);
+    // --local: a brine call process of its own (without it the call runs inside the daemon)
+    const s1Call = (args: string[]) => runCli(['call', '--local', ...args, '-c', cluster.minionConfigDir('s1')]);
     // the daemon runs a state; brine call with the same config is refused, naming its jid
     const jid = await startHeldStateRun('daemon-held');
     const refused = await s1Call(['state.single', 'test.nop', 'name=from-call', '--out', 'json']);

@@ -1,10 +1,13 @@
-// `brine call FUNCTION [ARGS...]`: run an execution module on this machine without a master
-// (salt-call --local), with the minion's config, ID and grains, and salt-call's exit status.
+// `brine call FUNCTION [ARGS...]`: run an execution module on this machine, with salt-call's
+// output and exit status. Without --local (and without file_client: local or master_type:
+// disable) it runs through the minion daemon and its master (salt-call against the master, see
+// call-through-minion.ts); with them, here, with the minion's config, ID and grains (--local).
 
 import type { Command } from 'commander';
 import { SALT_LOG_LEVELS } from '../../util/log-levels.js';
 import { WorkerExecutor } from '../../minion/worker-executor.js';
 import type { ConfigFlags } from '../common.js';
+import type { MinionOptions } from '../../config/index.js';
 import type { Outputter } from '../output/index.js';
 import { addStateOutputFlags, type StateOutputFlags } from '../state-output-flags.js';
 
@@ -12,22 +15,52 @@ interface CallFlags extends ConfigFlags, StateOutputFlags {
   local?: boolean;
   out?: string;
   retcodePassthrough?: boolean;
+  /** commander's name for --no-return-event. */
+  returnEvent?: boolean;
 }
 
 async function call(fun: string, rest: string[], flags: CallFlags): Promise<number> {
+  let opts: MinionOptions | undefined;
+  if (flags.local !== true) {
+    // salt-call's is_local: --local, file_client: local or master_type: disable
+    opts = (await import('../common.js')).minionOptions(flags);
+    if (opts.file_client !== 'local' && opts.master_type !== 'disable') return callMaster(opts, fun, rest, flags);
+  }
   // the thread the function will run in starts loading its modules (the registry, states,
   // renderer) now, while this thread loads the config, the minion ID, the grains and its own
   // modules; both are needed and otherwise happen one after the other
   const executor = new WorkerExecutor(0);
   executor.prewarm();
   try {
-    return await callWith(executor, fun, rest, flags);
+    return await callWith(executor, fun, rest, flags, opts);
   } finally {
     executor.close();
   }
 }
 
-async function callWith(executor: WorkerExecutor, fun: string, rest: string[], flags: CallFlags): Promise<number> {
+/** Through the running minion and its master: salt-call without --local. */
+async function callMaster(opts: MinionOptions, fun: string, rest: string[], flags: CallFlags): Promise<number> {
+  const [{ callThroughMinion }, { callExitCode, defaultOutputterFor, formatReturn, outputterNames }, { parseSaltArgs }, { highstateOptions, useColor }, { BrineError }] = await Promise.all([
+    import('../call-through-minion.js'),
+    import('../output/index.js'),
+    import('../salt-args.js'),
+    import('../state-output-flags.js'),
+    import('../../util/errors.js'),
+  ]);
+  const outputter = defaultOutputterFor(fun, flags.out) as Outputter;
+  if (!outputterNames().includes(outputter)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
+  const { arg, kwarg } = parseSaltArgs(rest);
+  const state = highstateOptions(opts, flags, kwarg);
+  const controller = new AbortController();
+  process.once('SIGINT', () => controller.abort(new Error('interrupted')));
+  const result = await callThroughMinion(opts, { fun, arg, kwarg, noReturnEvent: flags.returnEvent === false, signal: controller.signal });
+  process.stdout.write(`${formatReturn(outputter, 'local', result.ret, { color: useColor(flags, true), state, retcodes: { local: result.retcode } })}\n`);
+  if (result.error) process.stderr.write(`${result.error.code}: ${result.error.message}\n`);
+  return callExitCode(result.retcode, flags.retcodePassthrough === true);
+}
+
+/** `loaded`: the config, when the caller has read it already. */
+async function callWith(executor: WorkerExecutor, fun: string, rest: string[], flags: CallFlags, loaded?: MinionOptions): Promise<number> {
   // the modules themselves, not the minion's and modules' index files: those load the whole
   // daemon (sessions, transport, key handling), which a local call never uses
   const [
@@ -53,7 +86,7 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
     import('../../util/log-levels.js'),
     import('../../config/start-warnings.js'),
   ]);
-  const opts = minionOptions(flags);
+  const opts = loaded ?? minionOptions(flags);
   const outputter = defaultOutputterFor(fun, flags.out) as Outputter;
   if (!outputterNames().includes(outputter)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
   const { arg, kwarg } = parseSaltArgs(rest);
@@ -96,12 +129,14 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
 export function registerCall(program: Command): void {
   const cmd = program
     .command('call')
-    .description('run FUNCTION locally on this machine (salt-call --local)')
+    .description('run FUNCTION on this machine (salt-call): through the running minion and its master, or with --local without one')
     .argument('<function>', 'module.function, e.g. grains.items')
     .argument('[args...]', 'positional args and key=value kwargs, YAML-typed as in Salt')
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
-    .option('--local', "serve salt:// from this machine's file_roots (file_client: local), as salt-call --local")
+    .option('--local', "run without a master: salt:// and pillar from this machine's file_roots and pillar_roots (file_client: local), as salt-call --local")
+    .option('--no-return-event', "do not send the return to the master's job cache (salt-call --no-return-event)")
     .option('--out <outputter>', 'nested (default; highstate for state runs), json, yaml, txt, raw or highstate')
+    .option('-l, --log-level <level>', "with --local: the level of the log lines printed on stderr (Salt's names; default the minion's log_level)")
     .option('--retcode-passthrough', "exit with the function's retcode (2 for a failed state) instead of 1 for any failure")
     .option('--no-color', 'never colour the output');
   addStateOutputFlags(cmd).action(async (fun: string, args: string[], flags: CallFlags) => {

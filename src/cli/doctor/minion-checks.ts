@@ -130,7 +130,7 @@ async function readMinionStatus(socket: string): Promise<MinionStatus | StatusPr
     c.onMessage((m) => {
       clearTimeout(timer);
       // settle before close(): it runs the close handler at once
-      resolve(m.t === 'minion_status' ? m : { kind: 'error', socket, message: `${m.code}: ${m.message}` });
+      resolve(m.t === 'minion_status' ? m : { kind: 'error', socket, message: m.t === 'error' ? `${m.code}: ${m.message}` : `unexpected answer '${m.t}'` });
       c.close('shutdown');
     });
     c.onClose((info) => {

@@ -6,7 +6,7 @@
 import type { Clock } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { MinionOptions } from '../../config/index.js';
-import type { Job, Return } from '../../protocol/index.js';
+import type { Job, MinionStatus, Return } from '../../protocol/index.js';
 // jid.js, not the jobs barrel: that would load the job cache and better-sqlite3 into every minion
 import { JidGenerator } from '../../jobs/jid.js';
 import { ScheduleFunctions, Scheduler, readConfiguredSchedule, writeScheduleFile, type ScheduleEntry } from '../../schedule/index.js';
@@ -54,6 +54,13 @@ export class MinionScheduler {
     const errors = this.scheduler.errors().size;
     if (jobs + errors > 0)
       this.deps.logger.info({ jobs, errors }, `scheduler started with ${jobs} job(s)${errors > 0 ? `; ${errors} job(s) cannot run (see the errors above, or schedule.list)` : ''}`);
+  }
+
+  /** Schedule jobs that cannot run, for brine doctor (bounded as the status message allows). */
+  status(): Pick<MinionStatus, 'scheduleErrors'> {
+    const errors = [...this.scheduler.errors()].slice(0, 1024);
+    if (errors.length === 0) return {};
+    return { scheduleErrors: errors.map(([job, e]) => ({ job: job.slice(0, 256), code: e.code, message: e.message.slice(0, 4000) })) };
   }
 
   stop(): void {

@@ -201,7 +201,14 @@ export const CONTROL_REPLY_SAMPLES: Sample[] = [
   },
 ];
 
-export const MINION_CONTROL_REQUEST_SAMPLES: Sample[] = [{ message: { t: 'minion_status' }, optional: [], bad: {} }];
+export const MINION_CONTROL_REQUEST_SAMPLES: Sample[] = [
+  { message: { t: 'minion_status' }, optional: [], bad: {} },
+  {
+    message: { t: 'minion_call', fun: 'state.apply', arg: ['web', 1], kwarg: { test: true, pillar: { a: [1] } }, noReturnEvent: true },
+    optional: ['noReturnEvent'],
+    bad: { fun: ['', 1, 'f'.repeat(257)], arg: ['x', { a: 1 }], kwarg: [[1], 'x'], noReturnEvent: ['true', 1] },
+  },
+];
 
 export const MINION_CONTROL_REPLY_SAMPLES: Sample[] = [
   {
@@ -234,6 +241,12 @@ export const MINION_CONTROL_REPLY_SAMPLES: Sample[] = [
       returnQueue: [-1, 1.5],
       returnsDropped: ['0'],
     },
+  },
+  {
+    message: { t: 'call_return', jid: JID, ret: { a: [1, null] }, retcode: 2, success: false, error: { code: 'EXEC_FAILED', message: 'boom' } },
+    optional: ['error'],
+    anyJson: ['ret'],
+    bad: { jid: ['123', `${JID}0`], retcode: [0.5, '0'], success: ['true', 1], error: [{ code: 1, message: 'm' }, 'X'] },
   },
   { message: { t: 'error', code: 'UNKNOWN_METHOD', message: 'no' }, optional: [], bad: { code: [1] } },
 ];
