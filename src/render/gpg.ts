@@ -89,7 +89,7 @@ function collect(data: unknown, path: string[], sites: Map<string, Site[]>): voi
       sites.set(m[0], list);
     }
   } else if (Array.isArray(data)) {
-    data.forEach((v, i) => collect(v, [...path, String(i)], sites));
+    for (const [i, v] of data.entries()) collect(v, [...path, String(i)], sites);
   } else if (typeof data === 'object' && data !== null) {
     for (const [k, v] of Object.entries(data)) collect(v, [...path, k], sites);
   }
@@ -99,12 +99,11 @@ function substitute(data: unknown, plain: ReadonlyMap<string, string>): unknown 
   if (typeof data === 'string') {
     let hit = false;
     const out = data.replace(GPG_CIPHERTEXT, (block) => {
-      const p = plain.get(block);
-      if (p === undefined) return block;
       hit = true;
-      return p;
+      return plain.get(block) ?? block;
     });
-    // Salt strips trailing newlines once a block was replaced (a YAML block scalar adds one)
+    // Salt strips trailing newlines once a block matched (a YAML block scalar adds one), even one
+    // left encrypted
     return hit ? out.replace(/\n+$/, '') : out;
   }
   if (Array.isArray(data)) return data.map((v) => substitute(v, plain));
