@@ -114,7 +114,9 @@ async function renderFile(text: string, file: string, opts: TreeOptions, ctx: Ex
     loadFile: () => undefined,
     ...(ctx.gpg ? { gpg: ctx.gpg } : {}),
   };
-  return pipe === 'jinja' ? renderTemplate(body, 'jinja', env) : renderSls(body, env);
+  // Jinja alone renders text: its own shebang line is not part of the value
+  if (pipe === 'jinja') return renderTemplate(own === undefined ? text : nl < 0 ? '' : text.slice(nl + 1), 'jinja', env);
+  return renderSls(body, env);
 }
 
 async function construct(dir: string, rel: string, opts: TreeOptions, ctx: ExtPillarContext, depth: number): Promise<PillarData> {
