@@ -13,8 +13,7 @@ import type { Logger } from '../util/logger.js';
 import { printable } from '../util/printable.js';
 import { checkMergeStrategy, type MergeStrategy, type PillarData } from '../util/dict-merge.js';
 import type { PillarReply, PillarRequest } from '../protocol/index.js';
-import type { GpgOptions } from '../render/index.js';
-import { compilePillar, type ExtPillarSource, gpgKeysStamp, gpgOptionsOf, PillarRoots, planExtPillar } from '../pillar/index.js';
+import { compilePillar, type ExtPillarSource, type GpgOptions, gpgKeysStamp, gpgOptionsOf, PillarRoots, planExtPillar } from '../pillar/index.js';
 
 /** What the service needs of a session: the identity is the session's, never the request's. */
 export interface PillarSession {

@@ -3,6 +3,8 @@
 
 import * as path from 'node:path';
 import type { GpgOptions } from '../render/index.js';
+
+export type { GpgOptions };
 import { treeStamp } from './source.js';
 
 export interface GpgConfig {
