@@ -13,7 +13,7 @@ import type { Logger } from '../util/logger.js';
 import { printable } from '../util/printable.js';
 import { checkMergeStrategy, type MergeStrategy, type PillarData } from '../util/dict-merge.js';
 import type { PillarReply, PillarRequest } from '../protocol/index.js';
-import { compilePillar, type ExtPillarSource, type GpgOptions, gpgKeysStamp, gpgOptionsOf, PillarRoots, planExtPillar } from '../pillar/index.js';
+import { compilePillar, type ExtPillarSource, GpgCache, type GpgOptions, gpgKeysStamp, gpgOptionsOf, PillarRoots, planExtPillar } from '../pillar/index.js';
 
 /** What the service needs of a session: the identity is the session's, never the request's. */
 export interface PillarSession {
@@ -104,6 +104,9 @@ export class PillarService {
   private readonly gpg: GpgOptions;
   /** Bumped for each scan while a source's data may change at any time (a cmd_* ext_pillar). */
   private volatile = 0;
+  /** Decrypted blocks shared by every minion's render; emptied when gpg_keydir's secret keys change. */
+  private readonly gpgCache = new GpgCache();
+  private gpgKeys = '';
   private readonly entries = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<Entry>>();
   private stampValue: { at: number; stamp: string } | undefined;
@@ -127,7 +130,7 @@ export class PillarService {
       cmdTimeoutMs: (opts.ext_pillar_cmd_timeout ?? 60) * 1000,
     });
     this.ext = plan.sources;
-    this.gpg = gpgOptionsOf(opts, (what) => logger.warn({ code: 'GPG_DECRYPT_FAILED' }, what));
+    this.gpg = gpgOptionsOf(opts, (what) => logger.warn({ code: 'GPG_DECRYPT_FAILED' }, what), this.gpgCache);
     const dir = path.join(opts.cachedir, PILLAR_CACHE_DIR);
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     // an existing directory (made by an older version or by hand) is narrowed too: it holds secrets
@@ -196,7 +199,13 @@ export class PillarService {
   private stamp(): string {
     const now = performance.now();
     if (this.stampValue && now - this.stampValue.at < STAMP_REUSE_MS) return this.stampValue.stamp;
-    const hash = createHash('sha256').update(this.roots.stamp()).update(gpgKeysStamp(this.gpg));
+    const keys = gpgKeysStamp(this.gpg);
+    if (keys !== this.gpgKeys) {
+      // a key removed must not keep decrypting from memory
+      this.gpgCache.clear();
+      this.gpgKeys = keys;
+    }
+    const hash = createHash('sha256').update(this.roots.stamp()).update(keys);
     for (const s of this.ext) hash.update(s.stamp() ?? `volatile:${this.volatile++}`);
     const stamp = hash.digest('hex');
     this.stampValue = { at: now, stamp };

@@ -2,9 +2,9 @@
 // masterless minion's configuration: the key directory defaults to <config_dir>/gpgkeys (Salt).
 
 import * as path from 'node:path';
-import type { GpgOptions } from '../render/index.js';
+import { GpgCache, type GpgOptions } from '../render/index.js';
 
-export type { GpgOptions };
+export { GpgCache, type GpgOptions };
 import { treeStamp } from './source.js';
 
 export interface GpgConfig {
@@ -13,9 +13,9 @@ export interface GpgConfig {
   gpg_decrypt_must_succeed?: unknown;
 }
 
-export function gpgOptionsOf(opts: GpgConfig, onUndecrypted?: (what: string) => void): GpgOptions {
+export function gpgOptionsOf(opts: GpgConfig, onUndecrypted?: (what: string) => void, cache?: GpgCache): GpgOptions {
   const keydir = typeof opts.gpg_keydir === 'string' && opts.gpg_keydir !== '' ? opts.gpg_keydir : path.join(typeof opts.config_dir === 'string' ? opts.config_dir : '/etc/brine', 'gpgkeys');
-  return { keydir, mustSucceed: opts.gpg_decrypt_must_succeed !== false, ...(onUndecrypted ? { onUndecrypted } : {}) };
+  return { keydir, mustSucceed: opts.gpg_decrypt_must_succeed !== false, ...(onUndecrypted ? { onUndecrypted } : {}), ...(cache ? { cache } : {}) };
 }
 
 /**

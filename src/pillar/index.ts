@@ -4,6 +4,6 @@
 
 export { compilePillar, type PillarCompileOptions, type PillarMinion, type PillarResult } from './compile.js';
 export { checkMergeStrategy, copyData, mergeOverwrite, mergePillar, mergeRecurse, MERGE_STRATEGIES, type MergeStrategy, type PillarData } from '../util/dict-merge.js';
-export { gpgKeysStamp, gpgOptionsOf, type GpgConfig, type GpgOptions } from './gpg-options.js';
+export { GpgCache, gpgKeysStamp, gpgOptionsOf, type GpgConfig, type GpgOptions } from './gpg-options.js';
 export { EXT_PILLAR_KINDS, planExtPillar, type ExtPillarPlan, type ExtPillarSource } from './ext/index.js';
 export { DEFAULT_PILLAR_ROOTS, memoryPillarSource, PillarRoots, type PillarRootsConfig, type PillarSource } from './source.js';

@@ -5,6 +5,7 @@
 // a failure names the file, the data path of the value and the key ID gpg reports.
 
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import { BrineError } from '../util/errors.js';
 import { printable } from '../util/printable.js';
@@ -25,6 +26,34 @@ export interface GpgOptions {
   readonly onUndecrypted?: (what: string) => void;
   /** The gpg program (tests and hosts with gpg2 elsewhere); `gpg` from PATH by default. */
   readonly program?: string;
+  /**
+   * Plaintexts by the SHA-256 of their block, shared by the renders of one process (the same SLS
+   * rendered for a thousand minions runs gpg once per block, not a thousand times). Its owner
+   * clears it when the secret keys change. Absent: every render runs gpg.
+   */
+  readonly cache?: GpgCache;
+}
+
+/** A bounded memo of decryptions: emptied when full (simple, and a refill costs one gpg run per block). */
+export class GpgCache {
+  private readonly map = new Map<string, string>();
+  constructor(private readonly max = 20_000) {}
+  static keyOf(block: string): string {
+    return createHash('sha256').update(block).digest('hex');
+  }
+  get(block: string): string | undefined {
+    return this.map.get(GpgCache.keyOf(block));
+  }
+  set(block: string, plaintext: string): void {
+    if (this.map.size >= this.max) this.map.clear();
+    this.map.set(GpgCache.keyOf(block), plaintext);
+  }
+  clear(): void {
+    this.map.clear();
+  }
+  get size(): number {
+    return this.map.size;
+  }
 }
 
 type Outcome = { ok: true; plaintext: string } | { ok: false; reason: string };
@@ -140,7 +169,13 @@ export async function decryptData(data: unknown, source: string, opts: GpgOption
   collect(data, [], sites);
   if (sites.size === 0) return data;
   const blocks = [...sites.keys()];
-  const outcomes = await pooled(blocks, Math.max(1, Math.min(4, os.availableParallelism())), (b) => decryptBlock(b, opts));
+  const outcomes = await pooled(blocks, Math.max(1, Math.min(4, os.availableParallelism())), async (b): Promise<Outcome> => {
+    const hit = opts.cache?.get(b);
+    if (hit !== undefined) return { ok: true, plaintext: hit };
+    const o = await decryptBlock(b, opts);
+    if (o.ok) opts.cache?.set(b, o.plaintext);
+    return o;
+  });
   const plain = new Map<string, string>();
   const failures: string[] = [];
   blocks.forEach((b, i) => {

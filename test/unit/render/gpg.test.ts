@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { renderSls, type GpgOptions } from '../../../src/render/index.js';
+import { GpgCache, renderSls, type GpgOptions } from '../../../src/render/index.js';
 import type { RenderEnv } from '../../../src/render/types.js';
 import { BrineError } from '../../../src/util/errors.js';
 import { GpgHome } from '../../helpers/gpg.js';
@@ -92,7 +92,7 @@ describe('#!yaml|gpg with the real gpg', () => {
     assert.ok(!told[0]!.includes('BEGIN PGP'));
   });
 
-  test('identical blocks run gpg once; distinct ones once each', async (t) => {
+  test('identical blocks run gpg once; distinct ones once each; the cache spares later renders', async (t) => {
     const count = path.join(master.dir, '..', `gpg-count-${process.pid}`);
     const wrapper = path.join(master.dir, '..', `gpg-wrapper-${process.pid}.sh`);
     fs.writeFileSync(wrapper, `#!/bin/sh\necho x >> '${count}'\nexec gpg "$@"\n`, { mode: 0o755 });
@@ -103,9 +103,19 @@ describe('#!yaml|gpg with the real gpg', () => {
     const a = master.encrypt('a');
     const b = master.encrypt('b');
     const text = `#!yaml|gpg\nx: ${block(a)}y: ${block(a)}z: ${block(b)}`;
-    const data = await renderSls(text, env({ keydir: master.dir, mustSucceed: true, program: wrapper }));
+    const runs = (): number => fs.readFileSync(count, 'utf8').split('\n').filter(Boolean).length;
+    const cache = new GpgCache();
+    const opts = { keydir: master.dir, mustSucceed: true, program: wrapper, cache };
+    const data = await renderSls(text, env(opts));
     assert.deepEqual(data, { x: 'a', y: 'a', z: 'b' });
-    assert.equal(fs.readFileSync(count, 'utf8').split('\n').filter(Boolean).length, 2);
+    assert.equal(runs(), 2);
+    // the next minion's render of the same file: from the process's cache, no gpg run
+    assert.deepEqual(await renderSls(text, env(opts)), data);
+    assert.equal(runs(), 2);
+    assert.equal(cache.size, 2);
+    cache.clear();
+    assert.deepEqual(await renderSls(text, env(opts)), data);
+    assert.equal(runs(), 4, 'after the keys changed (cleared), gpg runs again');
   });
 
   test('without gpg options (a state SLS) |gpg is refused with RENDERER_UNSUPPORTED naming the file', async () => {
