@@ -86,7 +86,12 @@ function backendWarnings(value: unknown): ConfigWarning[] {
 }
 
 /** ext_pillar entries of a kind brine does not have: skipped at each render, as Salt skips an unavailable one. */
-function extPillarWarnings(value: unknown): ConfigWarning[] {
+function extPillarWarnings(value: unknown, role: Role): ConfigWarning[] {
+  if (role === 'minion') {
+    // Salt's masterless minion runs ext_pillar; brine's renders its pillar_roots only
+    if (!Array.isArray(value) || value.length === 0) return [];
+    return [{ option: 'ext_pillar', message: "option 'ext_pillar' is read by the master only and is ignored here: a masterless minion's pillar comes from its pillar_roots" }];
+  }
   const kinds = (Array.isArray(value) ? value : []).flatMap((e) => (typeof e === 'object' && e !== null && !Array.isArray(e) ? Object.keys(e) : []));
   return [...new Set(kinds)]
     .filter((k) => !SERVED_EXT_PILLARS.includes(k))
@@ -109,8 +114,8 @@ export function configWarnings(opts: Readonly<Record<string, unknown>>, ctx: War
       out.push(...backendWarnings(opts[name]));
       continue;
     }
-    if (name === 'ext_pillar' && ctx.role === 'master') {
-      out.push(...extPillarWarnings(opts[name]));
+    if (name === 'ext_pillar') {
+      out.push(...extPillarWarnings(opts[name], ctx.role));
       continue;
     }
     const row = unimplementedSaltOption(name);

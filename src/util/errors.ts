@@ -193,7 +193,7 @@ export const ERRORS = {
     1,
   ),
   PILLAR_RENDER_FAILED: spec(
-    "This minion's latest pillar render failed (a YAML or Jinja error, a missing SLS, an SLS that is not a mapping), so a state run was refused, as in Salt; the minion keeps its last good pillar.",
+    "This minion's latest pillar render failed (a YAML or Jinja error, a missing SLS, an SLS that is not a mapping, a PGP block that could not be decrypted, a failed ext_pillar), so a state run was refused, as in Salt; the minion keeps its last good pillar.",
     'Fix the pillar file and line the message names (`brine run <minion> pillar.items` shows them under _errors, `brine doctor master` lists them), then run `saltutil.refresh_pillar`; force=True runs the states on the last good pillar instead.',
     1,
   ),

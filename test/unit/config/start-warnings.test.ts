@@ -64,3 +64,11 @@ test('each Salt option brine does not implement is named with what is lost; equi
     ['event_return', 'ext_pillar', 'fileserver_backend', 'fileserver_backend', 'reactor'],
   );
 });
+
+test("ext_pillar in a minion's configuration is named as master-only (a masterless minion does not run it)", (t) => {
+  const dir = configDir(t, { minion: 'ext_pillar:\n  - cmd_json: /bin/echo {}\n' });
+  const cfg = loadConfig('minion', { configDir: dir, env: {} });
+  assert.deepEqual(configWarnings(cfg.opts, { role: 'minion', localTrees: true, isDir: () => true, isFile: () => true }), [
+    { option: 'ext_pillar', message: "option 'ext_pillar' is read by the master only and is ignored here: a masterless minion's pillar comes from its pillar_roots" },
+  ]);
+});
