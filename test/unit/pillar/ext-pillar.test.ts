@@ -9,6 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SERVED_EXT_PILLARS } from '../../../src/config/salt-unimplemented.js';
+import { runExtPillars } from '../../../src/pillar/ext/index.js';
 import { compilePillar, EXT_PILLAR_KINDS, memoryPillarSource, planExtPillar } from '../../../src/pillar/index.js';
 import { BrineError } from '../../../src/util/errors.js';
 
@@ -155,5 +156,25 @@ describe('cmd_json / cmd_yaml with real commands, in Salt order', () => {
       `Failed to load ext_pillar #7 (cmd_json): the command (${slow}) for minion web1 failed: it did not finish within 0.3 s (ext_pillar_cmd_timeout); run it by hand on the master to see its output`,
     ]);
     assert.ok(!r.errors.join('\n').includes(secretOut));
+  });
+});
+
+describe('runExtPillars', () => {
+  test('each source gets the minion and the pillar merged so far (Salt passes it to ext_pillar), in order', async () => {
+    const seen: unknown[] = [];
+    const source = (label: string, data: Record<string, unknown>) => ({
+      label,
+      stamp: () => 'fixed',
+      run: async (ctx: { minionId: string; pillar: Record<string, unknown> }) => {
+        seen.push({ label, id: ctx.minionId, pillar: ctx.pillar });
+        return data;
+      },
+    });
+    const r = await runExtPillars([source('one', { a: { b: 1 } }), source('two', { a: { c: 2 } })], { minionId: 'web1', grains: {}, nodegroups: {} }, { sls: true }, 'smart', false);
+    assert.deepEqual(r, { pillar: { sls: true, a: { b: 1, c: 2 } }, errors: [] });
+    assert.deepEqual(seen, [
+      { label: 'one', id: 'web1', pillar: { sls: true } },
+      { label: 'two', id: 'web1', pillar: { sls: true, a: { b: 1 } } },
+    ]);
   });
 });
