@@ -60,8 +60,7 @@ function commandKind(name: 'cmd_json' | 'cmd_yaml', shell: boolean, format: stri
         throw new BrineError('CONFIG_VALUE', `${setup.label}: ${name} takes the command as a string, e.g. '- ${name}: /usr/local/bin/pillar-for %s' (%s is the minion ID)`);
       }
       const template = value;
-      // checked at start: an open quote is a configuration error, not a render error per minion
-      if (!shell) splitShellWords(template);
+      // split at start too: an open quote is a configuration error, not a render error per minion
       const program = shell ? '/bin/sh' : splitShellWords(template)[0]!;
       return {
         label: setup.label,

@@ -175,10 +175,11 @@ export const FILE_TREE: ExtPillarKind = {
           try {
             out = mergeRecurse(out, await readRoot(root, opts, ctx, setup.label));
           } catch (err) {
-            if (isBrineError(err) && err.code !== 'EXT_PILLAR_FAILED') throw new BrineError('EXT_PILLAR_FAILED', `${setup.label}: ${err.message}`, { cause: err });
-            if (isBrineError(err)) throw err;
+            if (isBrineError(err, 'EXT_PILLAR_FAILED')) throw err;
+            // a template's render error (its file and line), or the file system's
             const e = err as NodeJS.ErrnoException;
-            throw new BrineError('EXT_PILLAR_FAILED', `${setup.label}: file_tree could not read ${e.path ?? root} (${e.code ?? e.message}): fix its permissions for the master's user`, { cause: err });
+            const why = isBrineError(err) ? err.message : `file_tree could not read ${e.path ?? root} (${e.code ?? e.message}): fix its permissions for the master's user`;
+            throw new BrineError('EXT_PILLAR_FAILED', `${setup.label}: ${why}`, { cause: err });
           }
         }
         return out;

@@ -83,6 +83,13 @@ describe('file_tree', () => {
     assert.deepEqual((await run('tmpl', {})).pillar, { port: '{{ 40 + 40 }}', text: '#!jinja\nid={{ opts.id }}' });
   });
 
+  test('a template that does not render is EXT_PILLAR_FAILED naming the file and line', async () => {
+    put('hosts/bad/x', 'ok: 1\n{{ nope( }}\n');
+    const r = await run('bad', { template: true });
+    assert.equal(r.errors.length, 1);
+    assert.ok(r.errors[0]!.startsWith(`Failed to load ext_pillar #1 (file_tree): file_tree ${path.join(root, 'hosts/bad/x')}:2:`), r.errors[0]);
+  });
+
   test('a missing root_dir is EXT_PILLAR_FAILED, one of the pillar errors', async () => {
     const plan = planExtPillar([{ file_tree: { root_dir: path.join(root, 'nope') } }], setup);
     const r = await compilePillar(empty, { id: 'web1', grains: {} }, { strategy: 'smart', mergeLists: false, ext: plan.sources });
