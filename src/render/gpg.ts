@@ -78,8 +78,9 @@ function decryptBlock(block: string, opts: GpgOptions): Promise<Outcome> {
     });
     child.on('close', (_code, signal) => {
       clearTimeout(timer);
-      // DECRYPTION_OKAY, not the exit code: a signed message whose signer gpg does not know
-      // decrypts fine but exits 2; without it nothing may be taken from stdout
+      // DECRYPTION_OKAY decides, not the exit code (gpg may exit non-zero after a good decryption,
+      // over a signature it cannot check); without it nothing is taken from stdout (Salt takes
+      // any output)
       if (/^\[GNUPG:\] DECRYPTION_OKAY/m.test(status) && !/^\[GNUPG:\] DECRYPTION_FAILED/m.test(status)) return resolve({ ok: true, plaintext: Buffer.concat(out).toString('utf8') });
       resolve({ ok: false, reason: signal === 'SIGKILL' ? `gpg did not finish within ${DECRYPT_TIMEOUT_MS / 1000} s` : failureReason(status, opts.keydir) });
     });
