@@ -14,8 +14,6 @@ export interface UnimplementedSaltOption {
 }
 
 const TABLE: readonly UnimplementedSaltOption[] = [
-  { name: 'ext_pillar', lost: 'external pillars are not read; pillar comes from pillar_roots only' },
-  { name: 'ext_pillar_first', lost: 'brine has no external pillars', same: [false] },
   { name: 'git_pillar_base', lost: 'brine has no git_pillar; pillar comes from pillar_roots only' },
   { name: 'gitfs_remotes', lost: 'brine has no gitfs; salt:// is served from file_roots only' },
   { name: 'hgfs_remotes', lost: 'brine has no hgfs; salt:// is served from file_roots only' },
@@ -58,3 +56,6 @@ export function isUnhonoured(row: UnimplementedSaltOption, value: unknown): bool
 
 /** The fileserver backends brine serves: Salt's `roots` (and its old spelling `root`). */
 export const SERVED_BACKENDS: readonly string[] = ['roots', 'root'];
+
+/** The ext_pillar kinds brine runs (src/pillar/ext registers them; a test keeps the two equal). */
+export const SERVED_EXT_PILLARS: readonly string[] = ['cmd_json', 'cmd_yaml', 'file_tree'];

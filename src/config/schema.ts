@@ -4,6 +4,7 @@
 import { SALT_LOG_LEVELS } from '../util/log-levels.js';
 import { byRole, type OptionSpec, type Role } from './option-spec.js';
 import { GRAINS_OPTIONS } from './schema-grains.js';
+import { PILLAR_SOURCE_OPTIONS } from './schema-pillar.js';
 import { MINION_STATE_OPTIONS } from './schema-states.js';
 import { CONTROL_ACCESS_OPTIONS, METRICS_AND_API_OPTIONS, TRANSPORT_OPTIONS } from './schema-surfaces.js';
 
@@ -543,6 +544,7 @@ const TABLE = [
     roles: BOTH,
     doc: "Render pillar from this pillar_roots environment only (its own top file and SLS); null renders every environment's top file.",
   },
+  ...PILLAR_SOURCE_OPTIONS,
   { name: 'worker_threads', type: 'int', default: 5, roles: MASTER, doc: 'Accepted for compatibility; brine serves all minions from one event loop.' },
   // the mine (docs/mine.md)
   {

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Role } from './option-spec.js';
-import { isUnhonoured, SERVED_BACKENDS, unimplementedSaltOption } from './salt-unimplemented.js';
+import { isUnhonoured, SERVED_BACKENDS, SERVED_EXT_PILLARS, unimplementedSaltOption } from './salt-unimplemented.js';
 
 export interface ConfigWarning {
   /** The option the warning is about. */
@@ -95,6 +95,22 @@ function minionReadWarning(name: string): ConfigWarning {
   };
 }
 
+/** ext_pillar entries of a kind brine does not have: skipped at each render, as Salt skips an unavailable one. */
+function extPillarWarnings(value: unknown, role: Role): ConfigWarning[] {
+  if (role === 'minion') {
+    // Salt's masterless minion runs ext_pillar; brine's renders its pillar_roots only
+    if (!Array.isArray(value) || value.length === 0) return [];
+    return [{ option: 'ext_pillar', message: "option 'ext_pillar' is read by the master only and is ignored here: a masterless minion's pillar comes from its pillar_roots" }];
+  }
+  const kinds = (Array.isArray(value) ? value : []).flatMap((e) => (typeof e === 'object' && e !== null && !Array.isArray(e) ? Object.keys(e) : []));
+  return [...new Set(kinds)]
+    .filter((k) => !SERVED_EXT_PILLARS.includes(k))
+    .map((k) => ({
+      option: 'ext_pillar',
+      message: `ext_pillar '${k}' is not implemented by brine and is skipped: its data is not in any pillar (brine runs ${SERVED_EXT_PILLARS.join(', ')})`,
+    }));
+}
+
 /** Warnings for a loaded configuration, in a stable order: trees first, then options by name. */
 export function configWarnings(opts: Readonly<Record<string, unknown>>, ctx: WarningContext): ConfigWarning[] {
   const isDir = ctx.isDir ?? isDirOnDisk;
@@ -110,6 +126,10 @@ export function configWarnings(opts: Readonly<Record<string, unknown>>, ctx: War
     }
     if (name === 'fileserver_backend') {
       out.push(...backendWarnings(opts[name]));
+      continue;
+    }
+    if (name === 'ext_pillar') {
+      out.push(...extPillarWarnings(opts[name], ctx.role));
       continue;
     }
     const row = unimplementedSaltOption(name);

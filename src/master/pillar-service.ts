@@ -13,7 +13,7 @@ import type { Logger } from '../util/logger.js';
 import { printable } from '../util/printable.js';
 import { checkMergeStrategy, type MergeStrategy, type PillarData } from '../util/dict-merge.js';
 import type { PillarReply, PillarRequest } from '../protocol/index.js';
-import { compilePillar, PillarRoots } from '../pillar/index.js';
+import { compilePillar, type ExtPillarSource, GpgCache, type GpgOptions, gpgKeysStamp, gpgOptionsOf, PillarRoots, planExtPillar } from '../pillar/index.js';
 
 /** What the service needs of a session: the identity is the session's, never the request's. */
 export interface PillarSession {
@@ -31,6 +31,13 @@ export interface PillarServiceOptions {
   cachedir: string;
   nodegroups?: Readonly<Record<string, unknown>>;
   allow_undefined?: boolean;
+  config_dir?: string;
+  ext_pillar?: unknown;
+  ext_pillar_first?: boolean;
+  /** Seconds. */
+  ext_pillar_cmd_timeout?: number;
+  gpg_keydir?: string | null;
+  gpg_decrypt_must_succeed?: boolean;
 }
 
 /** One minion's cached pillar, as kept on disk (`<cachedir>/pillar/<id>.json`, mode 0600). */
@@ -84,7 +91,7 @@ interface Entry extends PillarCacheRecord {
 function errorPlaces(errors: readonly string[]): string[] {
   const places = new Set<string>();
   for (const e of errors) {
-    const m = /pillar_roots (\S+?:\S+?)(?::(\d+))?(?::\d+)?(?::|\s|$)/.exec(e) ?? /SLS '([^']+)'/.exec(e);
+    const m = /pillar_roots (\S+?:\S+?)(?::(\d+))?(?::\d+)?(?::|\s|$)/.exec(e) ?? /(ext_pillar #\d+ \(\w+\))/.exec(e) ?? /SLS '([^']+)'/.exec(e);
     places.add(m ? `${m[1]}${m[2] ? `:${m[2]}` : ''}` : 'pillar top file or configuration');
   }
   return [...places];
@@ -93,6 +100,13 @@ function errorPlaces(errors: readonly string[]): string[] {
 export class PillarService {
   private readonly roots: PillarRoots;
   private readonly strategy: MergeStrategy;
+  private readonly ext: readonly ExtPillarSource[];
+  private readonly gpg: GpgOptions;
+  /** Bumped for each scan while a source's data may change at any time (a cmd_* ext_pillar). */
+  private volatile = 0;
+  /** Decrypted blocks shared by every minion's render; emptied when gpg_keydir's secret keys change. */
+  private readonly gpgCache = new GpgCache();
+  private gpgKeys = '';
   private readonly entries = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<Entry>>();
   private stampValue: { at: number; stamp: string } | undefined;
@@ -109,6 +123,14 @@ export class PillarService {
   ) {
     this.strategy = checkMergeStrategy(opts.pillar_source_merging_strategy);
     this.roots = new PillarRoots(opts);
+    // a malformed ext_pillar stops the master here, with the entry named
+    const plan = planExtPillar(opts.ext_pillar, {
+      pillarenv: opts.pillarenv,
+      pillarenvRoots: opts.pillarenv === null ? undefined : this.roots.roots.roots.get(opts.pillarenv),
+      cmdTimeoutMs: (opts.ext_pillar_cmd_timeout ?? 60) * 1000,
+    });
+    this.ext = plan.sources;
+    this.gpg = gpgOptionsOf(opts, (what) => logger.warn({ code: 'GPG_DECRYPT_FAILED' }, what), this.gpgCache);
     const dir = path.join(opts.cachedir, PILLAR_CACHE_DIR);
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     // an existing directory (made by an older version or by hand) is narrowed too: it holds secrets
@@ -197,6 +219,9 @@ export class PillarService {
         untrustedGrains: true,
         ...(pillarenv ? { pillarenv } : {}),
         ...(this.opts.allow_undefined ? { allowUndefined: true } : {}),
+        gpg: this.gpg,
+        ext: this.ext,
+        extFirst: this.opts.ext_pillar_first === true,
       },
     );
   }
@@ -233,7 +258,15 @@ export class PillarService {
   private stamp(): string {
     const now = performance.now();
     if (this.stampValue && now - this.stampValue.at < STAMP_REUSE_MS) return this.stampValue.stamp;
-    const stamp = createHash('sha256').update(this.roots.stamp()).digest('hex');
+    const keys = gpgKeysStamp(this.gpg);
+    if (keys !== this.gpgKeys) {
+      // a key removed must not keep decrypting from memory
+      this.gpgCache.clear();
+      this.gpgKeys = keys;
+    }
+    const hash = createHash('sha256').update(this.roots.stamp()).update(keys);
+    for (const s of this.ext) hash.update(s.stamp() ?? `volatile:${this.volatile++}`);
+    const stamp = hash.digest('hex');
     this.stampValue = { at: now, stamp };
     return stamp;
   }

@@ -27,12 +27,15 @@ export interface LocalPillarOptions {
   pillar_merge_lists: boolean;
   pillarenv: string | null;
   allow_undefined?: boolean;
+  config_dir?: string;
+  gpg_keydir?: string | null;
+  gpg_decrypt_must_succeed?: boolean;
 }
 
 /** Masterless: this machine's pillar_roots rendered with its own grains. Never throws for a bad tree. */
 export async function renderLocalPillar(opts: LocalPillarOptions, id: string, grains: Readonly<Record<string, unknown>>): Promise<Record<string, unknown>> {
   // loaded here: a minion with a master never renders pillar itself (the compiler brings the renderers)
-  const { compilePillar, PillarRoots } = await import('../pillar/index.js');
+  const { compilePillar, gpgOptionsOf, PillarRoots } = await import('../pillar/index.js');
   let roots: PillarRoots;
   let strategy: ReturnType<typeof checkMergeStrategy>;
   try {
@@ -44,7 +47,14 @@ export async function renderLocalPillar(opts: LocalPillarOptions, id: string, gr
   const r = await compilePillar(
     roots,
     { id, grains },
-    { strategy, mergeLists: opts.pillar_merge_lists, ...(opts.pillarenv ? { pillarenv: opts.pillarenv } : {}), ...(opts.allow_undefined ? { allowUndefined: true } : {}) },
+    {
+      strategy,
+      mergeLists: opts.pillar_merge_lists,
+      ...(opts.pillarenv ? { pillarenv: opts.pillarenv } : {}),
+      ...(opts.allow_undefined ? { allowUndefined: true } : {}),
+      // gpg_decrypt_must_succeed: False leaves the block encrypted; the masterless pillar has no log here
+      gpg: gpgOptionsOf(opts),
+    },
   );
   return withErrors(r.pillar, r.errors);
 }

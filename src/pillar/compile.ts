@@ -1,13 +1,15 @@
 // The pillar compiler (Salt's Pillar.compile_pillar for SLS pillar): evaluates the pillar top
 // files with the same matchers as states, renders each matched SLS with the minion's grains and
-// the pillar merged so far, follows `include`, and merges in top-file order. Errors never throw:
-// they are collected with file and line, as Salt's `_errors`, and the caller decides what to keep.
+// the pillar merged so far, follows `include`, and merges in top-file order; then the ext_pillar
+// sources run over it (before it with ext_pillar_first). Errors never throw: they are collected
+// with file and line, as Salt's `_errors`, and the caller decides what to keep.
 
-import { renderSls } from '../render/index.js';
+import { renderSls, type GpgOptions } from '../render/index.js';
 import { evaluateTop, resolveInclude, slsVariables } from '../state/index.js';
 import { globMatch } from '../targeting/index.js';
 import { BrineError, isBrineError } from '../util/errors.js';
 import { mergePillar, type MergeStrategy, type PillarData } from '../util/dict-merge.js';
+import { type ExtPillarSource, runExtPillars } from './ext/index.js';
 import type { PillarSource } from './source.js';
 
 export interface PillarMinion {
@@ -29,6 +31,12 @@ export interface PillarCompileOptions {
    * minion rendering its own grains does not need it.
    */
   untrustedGrains?: boolean;
+  /** gpg_keydir / gpg_decrypt_must_succeed for `#!yaml|gpg` files; absent, `|gpg` is refused. */
+  gpg?: GpgOptions;
+  /** The ext_pillar sources, in order (planExtPillar); none when absent. */
+  ext?: readonly ExtPillarSource[];
+  /** ext_pillar_first: the ext_pillar data comes first and the SLS files see it as `pillar`. */
+  extFirst?: boolean;
 }
 
 export interface PillarResult {
@@ -80,6 +88,7 @@ class Compilation {
         throw new BrineError('RENDER_FAILED', `${source}: salt['${fun}'] cannot run in a pillar SLS: ${ONLY_LOCAL}`);
       },
       loadFile: (name) => this.source.read(name, env)?.text,
+      ...(this.opts.gpg ? { gpg: this.opts.gpg } : {}),
     });
   }
 
@@ -172,6 +181,15 @@ class Compilation {
 /** Renders this minion's pillar from the source. Never throws for a bad tree: see `errors`. */
 export async function compilePillar(source: PillarSource, minion: PillarMinion, opts: PillarCompileOptions): Promise<PillarResult> {
   const c = new Compilation(source, minion, opts);
+  const extCtx = { minionId: minion.id, grains: minion.grains, nodegroups: minion.nodegroups ?? {}, ...(opts.gpg ? { gpg: opts.gpg } : {}) };
+  const runExt = async (): Promise<void> => {
+    if (!opts.ext || opts.ext.length === 0) return;
+    const r = await runExtPillars(opts.ext, extCtx, c.pillar, opts.strategy, opts.mergeLists);
+    c.pillar = r.pillar;
+    c.errors.push(...r.errors);
+  };
+  // Salt's compile_pillar: ext_pillar_first renders the SLS files over the ext_pillar data
+  if (opts.extFirst) await runExt();
   let envs: string[];
   try {
     envs = source.envs();
@@ -209,5 +227,6 @@ export async function compilePillar(source: PillarSource, minion: PillarMinion, 
       if (pstate !== undefined) c.pillar = mergePillar(c.pillar, pstate, opts.strategy, opts.mergeLists);
     }
   }
+  if (!opts.extFirst) await runExt();
   return { pillar: c.pillar, errors: c.errors, top, unsafeGrains: [...c.unsafeGrains] };
 }

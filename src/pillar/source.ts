@@ -67,6 +67,13 @@ export class PillarRoots implements PillarSource {
   }
 }
 
+/** The stamp of every file under some directories (file_tree's roots, gpg_keydir's secret keys). */
+export function treeStamp(dirs: readonly string[]): string {
+  const parts: string[] = [];
+  for (const dir of dirs) walkStamp(dir, dir, parts, 0);
+  return parts.join('\n');
+}
+
 function walkStamp(dir: string, label: string, out: string[], depth: number): void {
   if (depth > 64) return;
   let entries: fs.Dirent[];

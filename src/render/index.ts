@@ -4,6 +4,7 @@
 
 export type { RenderEnv } from './types.js';
 export { renderSls, renderTemplate } from './pipeline.js';
+export { decryptData, GpgCache, type GpgOptions } from './gpg.js';
 export { loadYaml } from './yaml-load.js';
 export { bindTemplateArgs, TEMPLATE_FUNCTIONS, type LogLevel, type TemplateFunction, type TemplateHost } from './salt-functions/index.js';
 export { traverse } from './jinja/salt-layer.js';

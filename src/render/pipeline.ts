@@ -1,10 +1,12 @@
 // The renderer pipeline: the first line's shebang picks the renderers (`jinja|yaml` when there is
 // none, as in Salt), each stage feeds the next. Only the pipelines brine renders exactly are
-// accepted: `#!yaml`, `#!jinja|yaml`, Salt's `#!stateconf` (src/render/stateconf/) and, for
-// templates that render text, `#!jinja`. The Python renderers are refused with
-// RENDERER_NEEDS_PYTHON, anything else (`#!yaml|gpg`, `#!mako|yaml`...) with RENDERER_UNSUPPORTED.
+// accepted: `#!yaml`, `#!jinja|yaml`, either followed by `|gpg` (src/render/gpg.ts, where the
+// caller gives gpg options), Salt's `#!stateconf` (src/render/stateconf/) and, for templates that
+// render text, `#!jinja`. The Python renderers are refused with RENDERER_NEEDS_PYTHON, anything
+// else (`#!mako|yaml`...) with RENDERER_UNSUPPORTED.
 
 import { BrineError } from '../util/errors.js';
+import { decryptData } from './gpg.js';
 import { JinjaEngine, locate } from './jinja/engine.js';
 import { parseStateconfArgs, renderStateconf, type StateconfOptions } from './stateconf/render.js';
 import type { RenderEnv } from './types.js';
@@ -18,12 +20,14 @@ function jinja(): JinjaEngine {
   return engine;
 }
 
-type Stage = 'jinja' | 'yaml';
+type Stage = 'jinja' | 'yaml' | 'gpg';
 
 const PIPELINES: Record<string, Stage[]> = {
   yaml: ['yaml'],
   jinja: ['jinja'],
   'jinja|yaml': ['jinja', 'yaml'],
+  'yaml|gpg': ['yaml', 'gpg'],
+  'jinja|yaml|gpg': ['jinja', 'yaml', 'gpg'],
 };
 
 /** Salt's renderers that run Python code from the SLS file: brine has no Python to run them. */
@@ -71,7 +75,7 @@ function parseShebang(line: string, source: string): Pipeline {
   if (!stages) {
     throw new BrineError(
       'RENDERER_UNSUPPORTED',
-      `${source}: the renderer pipeline '#!${line}' is not supported: use no shebang (jinja|yaml), '#!yaml', '#!jinja|yaml', '#!jinja' or '#!stateconf [-Gosp] [yaml . jinja]'`,
+      `${source}: the renderer pipeline '#!${line}' is not supported: use no shebang (jinja|yaml), '#!yaml', '#!jinja|yaml', either with '|gpg' after it, '#!jinja' or '#!stateconf [-Gosp] [yaml . jinja]'`,
       { details: { file: source, renderer: line } },
     );
   }
@@ -79,8 +83,8 @@ function parseShebang(line: string, source: string): Pipeline {
 }
 
 /** The pipeline named by the text's shebang (first line `#!...`), and the text without that line. */
-function pipelineOf(text: string, source: string): Pipeline & { body: string } {
-  if (!text.startsWith('#!')) return { stages: ['jinja', 'yaml'], body: text };
+function pipelineOf(text: string, source: string, renderer?: string): Pipeline & { body: string } {
+  if (!text.startsWith('#!')) return renderer === undefined ? { stages: ['jinja', 'yaml'], body: text } : { ...parseShebang(renderer, source), body: text };
   const nl = text.indexOf('\n');
   const line = (nl < 0 ? text : text.slice(0, nl)).slice(2).trim();
   // the shebang line is blanked, not removed, so that line numbers stay those of the file
@@ -101,7 +105,7 @@ function parseYaml(text: string, env: RenderEnv, afterJinja: boolean): unknown {
 
 /** Renders an SLS text through its pipeline (first-line shebang, else `jinja|yaml`) to data. */
 export async function renderSls(text: string, env: RenderEnv): Promise<unknown> {
-  const { stages, stateconf, body } = pipelineOf(text, env.source);
+  const { stages, stateconf, body } = pipelineOf(text, env.source, env.renderer);
   let current = body;
   if (stages.includes('jinja')) current = jinja().render(body, env);
   if (stateconf) {
@@ -111,8 +115,16 @@ export async function renderSls(text: string, env: RenderEnv): Promise<unknown> 
   if (!stages.includes('yaml')) {
     throw new BrineError('RENDERER_UNSUPPORTED', `${env.source}: '#!jinja' alone renders text, not SLS data: use '#!jinja|yaml'`, { details: { file: env.source } });
   }
-  const data = parseYaml(current, env, stages.includes('jinja'));
-  return data ?? {};
+  const data = parseYaml(current, env, stages.includes('jinja')) ?? {};
+  if (!stages.includes('gpg')) return data;
+  if (!env.gpg) {
+    throw new BrineError(
+      'RENDERER_UNSUPPORTED',
+      `${env.source}: the gpg renderer decrypts pillar only (on the master, or a masterless minion's own pillar_roots); state SLS files and templates cannot use '|gpg': read the secret from pillar instead`,
+      { details: { file: env.source } },
+    );
+  }
+  return decryptData(data, env.source, env.gpg);
 }
 
 /** Renders a template text with one engine (`jinja`) to text. */

@@ -1,6 +1,7 @@
 // What a render needs from its caller. The renderer never reaches the file server, the module
 // registry or the minion itself: everything arrives through this interface.
 
+import type { GpgOptions } from './gpg.js';
 import type { StateconfMemory } from './stateconf/transform.js';
 
 export interface RenderEnv {
@@ -47,4 +48,11 @@ export interface RenderEnv {
    * included file's `stateconf.set` reaches that file's template. Absent: each render has its own.
    */
   stateconf?: StateconfMemory;
+  /**
+   * gpg_keydir and gpg_decrypt_must_succeed for a `|gpg` pipeline (pillar only). Absent: a
+   * `|gpg` shebang is refused with RENDERER_UNSUPPORTED.
+   */
+  gpg?: GpgOptions;
+  /** The pipeline of a text without a shebang (file_tree's render_default); `jinja|yaml` when absent. */
+  renderer?: string;
 }

@@ -193,13 +193,23 @@ export const ERRORS = {
     1,
   ),
   PILLAR_RENDER_FAILED: spec(
-    "This minion's latest pillar render failed (a YAML or Jinja error, a missing SLS, an SLS that is not a mapping), so a state run was refused, as in Salt; the minion keeps its last good pillar.",
+    "This minion's latest pillar render failed (a YAML or Jinja error, a missing SLS, an SLS that is not a mapping, a PGP block that could not be decrypted, a failed ext_pillar), so a state run was refused, as in Salt; the minion keeps its last good pillar.",
     'Fix the pillar file and line the message names (`brine run <minion> pillar.items` shows them under _errors, `brine doctor master` lists them), then run `saltutil.refresh_pillar`; force=True runs the states on the last good pillar instead.',
     1,
   ),
   PILLARENV_UNKNOWN: spec(
     "A call asked for its pillar from a pillar environment (pillarenv=, or saltenv= with pillarenv_from_saltenv) that the master's pillar_roots does not have, or whose name is not an environment name; nothing was rendered and nothing ran.",
     "Use one of the environments the message lists (the master's pillar_roots keys), or add the environment to pillar_roots on the master and restart it.",
+    1,
+  ),
+  GPG_DECRYPT_FAILED: spec(
+    'A PGP message block in a `#!yaml|gpg` (or `#!jinja|yaml|gpg`) pillar file could not be decrypted with the keys of gpg_keydir (no secret key for the key ID named, a damaged block, a key with a passphrase, or no gpg program), and gpg_decrypt_must_succeed is on; the minion keeps its last good pillar.',
+    'Import the secret key of the key ID the message names into gpg_keydir (`gpg --homedir <gpg_keydir> --import key.asc`, without a passphrase), or encrypt the value again to a key it holds (`gpg --armor --encrypt -r <key>`); then run saltutil.refresh_pillar. The message names the file and the pillar key, never the data.',
+    1,
+  ),
+  EXT_PILLAR_FAILED: spec(
+    'An ext_pillar could not give its data for a minion: a cmd_json/cmd_yaml command that exited non-zero, timed out or printed something that is not a JSON/YAML mapping, or a file_tree root_dir that is missing or unreadable. The pillar render failed and the minion keeps its last good pillar.',
+    "Run the command the message names by hand on the master (as the master's user, with the minion ID for %s) and fix it, or fix the file_tree directory; then run saltutil.refresh_pillar. The output itself is never quoted (it may hold secrets).",
     1,
   ),
   FILESERVER_UNAVAILABLE: spec(

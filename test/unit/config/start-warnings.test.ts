@@ -37,7 +37,7 @@ test('a missing file_roots or pillar_roots directory is named, with its environm
 test('each Salt option brine does not implement is named with what is lost; equivalent values and module settings are quiet', (t) => {
   const dir = configDir(t, {
     master: [
-      'ext_pillar:\n  - git: [master https://example.org/pillar.git]',
+      'ext_pillar:\n  - git: [master https://example.org/pillar.git]\n  - cmd_json: /bin/echo {}',
       'reactor:\n  - "salt/minion/*/start": [/srv/reactor/start.sls]',
       'fileserver_backend: [roots, gitfs, s3fs]',
       'master_job_cache: local_cache',
@@ -53,7 +53,7 @@ test('each Salt option brine does not implement is named with what is lost; equi
     w.map((x) => x.message),
     [
       "option 'event_return' is a Salt option brine does not implement and is ignored: events are not sent to any returner (brine has no returners)",
-      "option 'ext_pillar' is a Salt option brine does not implement and is ignored: external pillars are not read; pillar comes from pillar_roots only",
+      "ext_pillar 'git' is not implemented by brine and is skipped: its data is not in any pillar (brine runs cmd_json, cmd_yaml, file_tree)",
       "fileserver_backend 'gitfs' is not implemented by brine and is ignored: salt:// is served from file_roots only (the roots backend)",
       "fileserver_backend 's3fs' is not implemented by brine and is ignored: salt:// is served from file_roots only (the roots backend)",
       "option 'reactor' is a Salt option brine does not implement and is ignored: brine has no reactor: events do not start SLS runs",
@@ -78,4 +78,12 @@ test("the top-file options in a master config are named: brine's minions read th
   const minion = loadConfig('minion', { configDir: minionDir, env: {} });
   assert.deepEqual(configWarnings(minion.opts, { role: 'minion', localTrees: false }), [], 'a minion reads them: no warning');
   assert.equal(minion.opts.top_file_merging_strategy, 'same');
+});
+
+test("ext_pillar in a minion's configuration is named as master-only (a masterless minion does not run it)", (t) => {
+  const dir = configDir(t, { minion: 'ext_pillar:\n  - cmd_json: /bin/echo {}\n' });
+  const cfg = loadConfig('minion', { configDir: dir, env: {} });
+  assert.deepEqual(configWarnings(cfg.opts, { role: 'minion', localTrees: true, isDir: () => true, isFile: () => true }), [
+    { option: 'ext_pillar', message: "option 'ext_pillar' is read by the master only and is ignored here: a masterless minion's pillar comes from its pillar_roots" },
+  ]);
 });

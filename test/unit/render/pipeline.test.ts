@@ -50,7 +50,7 @@ describe('shebang pipelines', () => {
   });
 
   test('an unknown renderer is refused naming the file', async () => {
-    for (const bang of ['#!mako|yaml', '#!yaml|gpg', '#!jinja|json', '#!yaml|stateconf', '#!stateconf -p']) {
+    for (const bang of ['#!mako|yaml', '#!gpg|yaml', '#!jinja|json', '#!yaml|stateconf', '#!stateconf -p']) {
       const err = await fails(renderSls(`${bang}\na: 1\n`, env()));
       assert.equal(err.code, 'RENDERER_UNSUPPORTED');
       assert.match(err.message, /salt:\/\/web\/init\.sls/);
