@@ -23,7 +23,7 @@ export function highToLow(high: readonly HighId[]): { chunks: LowChunk[]; errors
       for (const [key, value] of decl.args) {
         if (key === 'names') {
           if (!Array.isArray(value)) {
-            errors.push(compileError(`The 'names' argument of state '${decl.state}.${decl.fun}' (ID '${h.id}' in SLS '${h.sls}') must be a list`, where));
+            errors.push(compileError(`The 'names' argument in state '${h.id}' in SLS '${h.sls}' needs to be formed as a list`, where));
             bad = true;
           } else names = value;
         } else if (key === 'name') {

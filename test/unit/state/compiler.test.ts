@@ -66,7 +66,15 @@ describe('state declaration forms', () => {
         messages.some((m) => m.includes(`'${id}'`)),
         `${id} named in ${messages.join('\n')}`,
       );
+    // Salt's _verify_high wording for these two
+    assert.ok(messages.includes("Too many functions declared in state 'twofuns' in SLS 'bad'. Please choose one of the following: state, other"), messages.join('\n'));
+    assert.ok(messages.includes("No function declared in state 'nofun' in SLS 'bad'"), messages.join('\n'));
     assert.deepEqual(log, []);
+  });
+
+  it("a requisite written beside the state module (Whyrl35's `require:` under the ID) and names that is not a list: Salt's errors", async () => {
+    const { messages } = await compileErrors({ 'w.sls': 'dep:\n  rec.state: []\nrepo:\n  rec.state: []\n  require:\n    - rec: dep\npeers:\n  rec.state:\n    - names:\n' }, 'w');
+    assert.deepEqual(messages, ["No function declared in state 'repo' in SLS 'w'", "The 'names' argument in state 'peers' in SLS 'w' needs to be formed as a list"]);
   });
 
   it('an SLS that renders to a list is an error naming the SLS', async () => {
