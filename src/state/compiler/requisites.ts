@@ -6,7 +6,7 @@
 import { globToRegExp } from '../../targeting/index.js';
 import { compileError, type CompileError, type LowChunk } from './high-types.js';
 import { requisiteInTargets } from './requisite-in.js';
-import { isFunctionArg, REQUISITE_KINDS, type RequisiteKind, UNORDERED_KINDS } from './requisite-kinds.js';
+import { ANY_KINDS, isFunctionArg, REQUISITE_KINDS, type RequisiteKind, UNORDERED_KINDS } from './requisite-kinds.js';
 
 /** One edge: this chunk has requisite `kind` on chunk `target` (an index into the chunk list). */
 export interface Requisite {
@@ -112,7 +112,7 @@ export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; er
   };
   chunks.forEach((c, i) => {
     for (const kind of REQUISITE_KINDS) {
-      for (const key of [kind, `${kind}_in`]) {
+      for (const key of ANY_KINDS.has(kind) ? [kind] : [kind, `${kind}_in`]) {
         if (!(key in c)) continue;
         for (const ref of parseRefs(key, c[key], c, errors)) {
           if (key !== kind && IN_BY_HIGH_DATA.has(kind)) {

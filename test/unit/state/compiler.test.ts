@@ -271,11 +271,10 @@ describe('argument check', () => {
     assert.deepEqual(log, []);
   });
 
-  it('a Salt requisite brine does not implement (require_any, onfail_any, ...) is a compile error saying what to use', async () => {
-    const { messages } = await compileErrors({ 'a.sls': 'a:\n  rec.state: []\nb:\n  rec.state:\n    - require_any:\n      - a\n    - onfail_any:\n      - a\n' }, 'a');
-    assert.equal(messages.length, 2, messages.join('\n'));
-    assert.match(messages[0]!, /ID 'b'.*uses the requisite 'require_any', which brine does not support: split the state/);
-    assert.match(messages[1]!, /'onfail_any'/);
+  it('onfail_stop, the Salt requisite brine does not implement, is a compile error saying what to use', async () => {
+    const { messages } = await compileErrors({ 'a.sls': 'a:\n  rec.state: []\nb:\n  rec.state:\n    - onfail_stop:\n      - a\n' }, 'a');
+    assert.equal(messages.length, 1, messages.join('\n'));
+    assert.match(messages[0]!, /ID 'b'.*uses the requisite 'onfail_stop', which brine does not support: use failhard/);
   });
 
   it('a missing required argument is reported for each state (each name of names) lacking it', async () => {
