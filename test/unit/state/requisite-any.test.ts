@@ -4,13 +4,9 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness } from './harness.js';
+import { byId, harness } from './harness.js';
 
-type Ret = Record<string, { result: boolean | null; comment: string; __id__: string; changes: Record<string, unknown> }>;
-
-const byId = (ret: unknown): Ret => Object.fromEntries(Object.values(ret as Ret).map((v) => [v.__id__, v]));
-
-async function run(sls: string): Promise<{ e: Ret; log: string[] }> {
+async function run(sls: string): Promise<{ e: ReturnType<typeof byId>; log: string[] }> {
   const h = harness({ base: { 'a.sls': sls } });
   const r = await h.call('state.sls', ['a']);
   assert.ok(r.retcode === 0 || r.retcode === 2, JSON.stringify(r.return));

@@ -4,11 +4,7 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { harness } from './harness.js';
-
-type Ret = Record<string, { result: boolean | null; comment: string; __id__: string; __run_num__: number }>;
-
-const byId = (ret: unknown): Ret => Object.fromEntries(Object.values(ret as Ret).map((v) => [v.__id__, v]));
+import { byId, harness } from './harness.js';
 
 describe('_in requisites as Salt finds them', () => {
   it('require_in: - sls: x names the states of x itself, not what x includes (prometheus-formula: no false cycle)', async () => {
