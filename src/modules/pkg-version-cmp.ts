@@ -54,6 +54,13 @@ function parse(v: string): { epoch: number; upstream: string; revision: string }
   return { epoch: Number.isFinite(epoch) ? epoch : 0, upstream: hyphen >= 0 ? rest.slice(0, hyphen) : rest, revision: hyphen >= 0 ? rest.slice(hyphen + 1) : '' };
 }
 
+/** Python's str() of a scalar argument, as Salt's normalize() applies it. */
+function pythonStr(v: unknown): string {
+  if (v === null || v === undefined) return 'None';
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : JSON.stringify(v);
+}
+
 /** -1, 0 or 1: how Debian orders version a against version b. */
 export function debianVersionCmp(a: string, b: string): number {
   const x = parse(a);
@@ -66,8 +73,10 @@ export const pkgVersionCmpFunction: ModuleFunction = defineFunction({
   name: 'pkg.version_cmp',
   doc: 'Compare two package versions: -1 when pkg1 is older, 0 when equal, 1 when newer (Debian rules).',
   params: [
-    { name: 'pkg1', type: 'string', required: true },
-    { name: 'pkg2', type: 'string', required: true },
+    // aptpkg.version_cmp compares str(pkg1) and str(pkg2): a number, or None from a
+    // pkg.version of a package not installed (os-autoinst's rebootmgr.sls), is compared as text
+    { name: 'pkg1', type: 'any', required: true },
+    { name: 'pkg2', type: 'any', required: true },
     { name: 'ignore_epoch', type: 'bool', default: false, doc: "compare without the 'N:' epoch" },
   ],
   kwargs: true,
@@ -75,6 +84,6 @@ export const pkgVersionCmpFunction: ModuleFunction = defineFunction({
     // rpm's ordering (dnf hosts) is not implemented: say so rather than answer with Debian's
     if (!which('dpkg')) throw new BrineError('EXEC_FAILED', 'pkg.version_cmp: brine compares versions with Debian (dpkg) rules only, and this host has no dpkg');
     const strip = (v: string): string => (a.named.ignore_epoch ? v.slice(v.indexOf(':') + 1) : v);
-    return debianVersionCmp(strip(a.named.pkg1), strip(a.named.pkg2));
+    return debianVersionCmp(strip(pythonStr(a.named.pkg1)), strip(pythonStr(a.named.pkg2)));
   },
 });

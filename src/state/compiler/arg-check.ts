@@ -41,16 +41,21 @@ export function missingFunctionComment(chunk: Pick<LowChunk, 'state' | 'fun' | '
   return `State '${full}' was not found in SLS '${chunk.__sls__}'\nReason: '${full}' is not available.\n`;
 }
 
+const isEmptyMapping = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0;
+
 /**
  * What a Python state function reads the way Python tests it (`if enabled:`, `if backup:`):
- * `enabled: 1` is true and `backup: False` on an optional text argument is "not set", as real
- * trees write them (grafana-formula, sift-saltstack); other mismatched types stay errors.
+ * `enabled: 1` is true, and `backup: False` on an optional text argument or `{}` on an optional
+ * list argument is "not set", as real trees write them (grafana-formula, sift-saltstack,
+ * SnapServ); other mismatched types stay errors.
  */
 function pythonTruth(fn: StateFunction, kwarg: Record<string, unknown>): void {
   for (const p of fn.params) {
     const v = kwarg[p.name];
     if (p.type === 'bool' && (v === 0 || v === 1)) kwarg[p.name] = v === 1;
     else if (p.type === 'string' && v === false && !p.required && (p.default === undefined || p.default === '')) delete kwarg[p.name];
+    // an empty mapping is as falsy as an empty list (`sources: {}` from a pillar default: SnapServ)
+    else if (p.type === 'list' && !p.required && isEmptyMapping(v)) delete kwarg[p.name];
   }
 }
 
@@ -68,7 +73,10 @@ export function bindStateArgs(fn: StateFunction, chunk: LowChunk): BoundArgs {
 const isStringList = (v: unknown): boolean => typeof v === 'string' || (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string'));
 const isFunCheck = (x: unknown): boolean => typeof x === 'object' && x !== null && !Array.isArray(x) && typeof (x as { fun?: unknown }).fun === 'string';
 /** onlyif/unless: commands, `{fun: ...}` function checks, or a list mixing them. */
-const isCheckList = (v: unknown): boolean => typeof v === 'string' || isFunCheck(v) || (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' || isFunCheck(x)));
+// a boolean inside the list (samba-formula's `- {{ grains.os_family in (...) }}`) is Salt's "bad
+// type passed": it ends the checks and the state runs (State._run_check_onlyif/_unless)
+const isCheckList = (v: unknown): boolean =>
+  typeof v === 'string' || isFunCheck(v) || (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' || typeof x === 'boolean' || isFunCheck(x)));
 
 function checkGlobals(c: LowChunk): string[] {
   const bad: string[] = [];

@@ -23,7 +23,7 @@ export function highToLow(high: readonly HighId[]): { chunks: LowChunk[]; errors
       for (const [key, value] of decl.args) {
         if (key === 'names') {
           if (!Array.isArray(value)) {
-            errors.push(compileError(`The 'names' argument of state '${decl.state}.${decl.fun}' (ID '${h.id}' in SLS '${h.sls}') must be a list`, where));
+            errors.push(compileError(`The 'names' argument in state '${h.id}' in SLS '${h.sls}' needs to be formed as a list`, where));
             bad = true;
           } else names = value;
         } else if (key === 'name') {
@@ -33,7 +33,13 @@ export function highToLow(high: readonly HighId[]): { chunks: LowChunk[]; errors
             errors.push(compileError(`The 'name' of state '${decl.state}.${decl.fun}' (ID '${h.id}' in SLS '${h.sls}') must be a string, got ${JSON.stringify(value)}`, where));
             bad = true;
           }
-        } else if (key === 'fun' || key === 'state' || key.startsWith('__')) {
+        } else if (key === 'fun' || key === 'state') {
+        } else if (key === '__env__') {
+          // compile_high_data copies it over the chunk's environment (php-formula passes
+          // `__env__: [{LC_ALL: C.UTF-8}]`); a text names the environment the state runs in, any
+          // other value would name an environment that cannot exist, so the SLS's own is kept
+          if (typeof value === 'string') base.__env__ = value;
+        } else if (key.startsWith('__')) {
           errors.push(compileError(`State '${decl.state}.${decl.fun}' (ID '${h.id}' in SLS '${h.sls}') uses the reserved argument '${key}'`, where));
           bad = true;
         } else base[key] = value;

@@ -1,9 +1,10 @@
 // Stage "ordered graph": Salt's order_chunks (`order: first|last|<n>`, state_auto_order), then
 // requisites: every state runs after the states it requires, watches, or waits on (onchanges,
 // onfail), and a prereq runs before its target, in the order Salt 3007 sorts them
-// (salt-order.ts). A cycle is a compile error naming every state in it.
+// (salt-order.ts). A cycle is a compile error in Salt's words (cycle-report.ts).
 
-import { chunkTag, compileError, type CompileError, type LowChunk } from './high-types.js';
+import { cycleErrors } from './cycle-report.js';
+import { compileError, type CompileError, type LowChunk } from './high-types.js';
 import { UNORDERED_KINDS } from './requisite-kinds.js';
 import type { Requisite } from './requisites.js';
 import { saltRunOrder } from './salt-order.js';
@@ -69,52 +70,10 @@ export function runAfter(reqs: readonly Requisite[][]): number[][] {
   return after.map((a) => [...new Set(a)]);
 }
 
-/** Strongly connected components with more than one state (Tarjan): the requisite cycles. */
-function cycles(after: readonly number[][]): number[][] {
-  const index = new Map<number, number>();
-  const low = new Map<number, number>();
-  const stack: number[] = [];
-  const onStack = new Set<number>();
-  const found: number[][] = [];
-  let next = 0;
-  const strong = (v: number): void => {
-    index.set(v, next);
-    low.set(v, next++);
-    stack.push(v);
-    onStack.add(v);
-    for (const w of after[v]!) {
-      if (!index.has(w)) {
-        strong(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
-    }
-    if (low.get(v) === index.get(v)) {
-      const comp: number[] = [];
-      let w: number;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        comp.push(w);
-      } while (w !== v);
-      if (comp.length > 1) found.push(comp.sort((a, b) => a - b));
-    }
-  };
-  for (let v = 0; v < after.length; v++) if (!index.has(v)) strong(v);
-  return found;
-}
-
 /** The run order Salt 3007 computes (salt-order.ts); errors on cycles. */
 export function orderChunks(chunks: readonly LowChunk[], reqs: readonly Requisite[][], rawOrder: readonly number[]): { order: number[]; listed: number[]; errors: CompileError[] } {
   const after = runAfter(reqs);
-  const loops = cycles(after);
-  if (loops.length > 0) {
-    const errors = loops.map((comp) =>
-      compileError(
-        `Recursive requisite found: these states require each other in a cycle: ${comp.map((i) => `'${chunkTag(chunks[i]!)}' (SLS '${chunks[i]!.__sls__}')`).join(', ')}`,
-        ...comp.map((i) => `${chunks[i]!.__sls__}:${chunks[i]!.__id__}`),
-      ),
-    );
-    return { order: [], listed: [], errors };
-  }
+  const errors = cycleErrors(chunks, reqs, after);
+  if (errors.length > 0) return { order: [], listed: [], errors };
   return { ...saltRunOrder({ chunks, reqs, rawOrder }), errors: [] };
 }

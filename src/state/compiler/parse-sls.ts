@@ -53,7 +53,11 @@ function parseDecl(w: Where, id: string, key: string, body: unknown, extend: boo
   for (const item of body) {
     if (typeof item === 'string') {
       if (fun !== undefined) {
-        errors.push(compileError(`Too many functions declared in state '${state}' in SLS '${w.sls}' (ID '${id}'): '${fun}' and '${item}'`, at(w, id)));
+        // _verify_high: one error per state, listing the dotted function and every string
+        if (ok) {
+          const funs = [...(dot >= 0 ? [key.slice(dot + 1)] : []), ...body.filter((x): x is string => typeof x === 'string')];
+          errors.push(compileError(`Too many functions declared in state '${id}' in SLS '${w.sls}'. Please choose one of the following: ${funs.join(', ')}`, at(w, id)));
+        }
         ok = false;
       } else fun = item;
     } else if (isMapping(item)) {
@@ -74,7 +78,9 @@ function parseDecl(w: Where, id: string, key: string, body: unknown, extend: boo
     }
   }
   if (fun === undefined && !extend) {
-    errors.push(compileError(`No function declared in state '${state}' in SLS '${w.sls}' (ID '${id}')`, at(w, id)));
+    // Salt's _verify_high wording, which names the ID (a requisite written beside the state
+    // module, as `require:` under the ID, is a module without a function)
+    errors.push(compileError(`No function declared in state '${id}' in SLS '${w.sls}'`, at(w, id)));
     return undefined;
   }
   if (!ok) return undefined;

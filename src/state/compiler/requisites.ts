@@ -1,11 +1,12 @@
 // Stage "requisites": resolves every requisite of every chunk to the chunks it names, in each
 // Salt form (`- pkg: nginx`, `- nginx`, `- sls: web`, `- id: x`, globs), inverts the `_in`
-// forms, and applies `use`/`use_in` (copying arguments). A reference that names no state is a
-// compile error.
+// forms (requisite-in.ts: Salt finds their targets its own way), and applies `use`/`use_in`
+// (copying arguments). A reference that names no state is a compile error.
 
 import { globToRegExp } from '../../targeting/index.js';
 import { compileError, type CompileError, type LowChunk } from './high-types.js';
-import { isFunctionArg, REQUISITE_KINDS, type RequisiteKind } from './requisite-kinds.js';
+import { requisiteInTargets } from './requisite-in.js';
+import { ANY_KINDS, isFunctionArg, REQUISITE_KINDS, type RequisiteKind, UNORDERED_KINDS } from './requisite-kinds.js';
 
 /** One edge: this chunk has requisite `kind` on chunk `target` (an index into the chunk list). */
 export interface Requisite {
@@ -53,9 +54,12 @@ function matcherFor(ref: Ref): (c: LowChunk) => boolean {
   // Salt 3007 (DependencyGraph.add_chunk): an SLS also names the states its includes brought in,
   // so `require: - sls: a` waits for an SLS that only includes others
   if (ref.state === 'sls') return (c) => m(c.__sls__) || (Array.isArray(c.__sls_included_from__) && c.__sls_included_from__.some((s) => typeof s === 'string' && m(s)));
-  if (ref.state === 'id') return (c) => m(c.__id__);
+  if (ref.state === 'id') return (c) => m(c.__id__) || m(c.name);
   return (c) => (ref.state === undefined || ref.state === c.state) && (m(c.__id__) || m(c.name));
 }
+
+/** The `_in` forms Salt's requisite_in turns into high data (use_in and listen_in it handles elsewhere). */
+const IN_BY_HIGH_DATA: ReadonlySet<RequisiteKind> = new Set(['require', 'watch', 'onfail', 'onchanges', 'prereq']);
 
 /** The resolved requisites of each chunk (same indexes as `chunks`); `use` applied to the chunks. */
 export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; errors: CompileError[] } {
@@ -71,6 +75,8 @@ export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; er
   };
   chunks.forEach((c, i) => {
     put(`id\0${c.__id__}`, i);
+    put(`id\0${c.name}`, i);
+    put(`decl\0${c.state}\0${c.__id__}`, i);
     put(`any\0${c.__id__}`, i);
     put(`any\0${c.name}`, i);
     put(`sls\0${c.__sls__}`, i);
@@ -87,17 +93,35 @@ export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; er
     return ref.state === undefined || key !== 'any' ? found : found.filter((j) => chunks[j]!.state === ref.state);
   };
   const add = (from: number, kind: RequisiteKind, to: number): void => {
-    if (from === to) return;
+    // a state naming itself is an edge Salt's graph keeps (a cycle); copying its own arguments is nothing
+    if (from === to && UNORDERED_KINDS.has(kind)) return;
     if (kind === 'use') uses.push([from, to]);
     else if (!reqs[from]!.some((r) => r.kind === kind && r.target === to)) reqs[from]!.push({ kind, target: to });
   };
+  // an `_in` as Salt's requisite_in writes it: each named declaration gets `<kind>: [{<c's
+  // module>: <c's ID>}]`, which then names every state of c's module with c's ID or name
+  const addIn = (i: number, kind: RequisiteKind, ref: Ref): void => {
+    const c = chunks[i]!;
+    const named = requisiteInTargets(c, ref.state, ref.value, chunks);
+    if ('error' in named) {
+      errors.push(compileError(named.error, where(c)));
+      return;
+    }
+    const declaring = findTargets({ state: c.state, value: c.__id__ });
+    for (const d of named.found) for (const j of index.get(`decl\0${d.state}\0${d.id}`) ?? []) for (const t of declaring) add(j, kind, t);
+  };
   chunks.forEach((c, i) => {
     for (const kind of REQUISITE_KINDS) {
-      for (const key of [kind, `${kind}_in`]) {
+      for (const key of ANY_KINDS.has(kind) ? [kind] : [kind, `${kind}_in`]) {
         if (!(key in c)) continue;
         for (const ref of parseRefs(key, c[key], c, errors)) {
+          if (key !== kind && IN_BY_HIGH_DATA.has(kind)) {
+            addIn(i, kind, ref);
+            continue;
+          }
           const targets = findTargets(ref);
-          if (targets.length === 0) {
+          // a glob naming no SLS is not an error in Salt (add_dependency counts it found)
+          if (targets.length === 0 && !(ref.state === 'sls' && /[*?[]/.test(ref.value))) {
             errors.push(compileError(`Referenced state does not exist for requisite [${refText(key, ref)}] in ${describe(c)}`, where(c)));
             continue;
           }

@@ -9,9 +9,9 @@ import type { LowChunk } from './high-types.js';
 import type { Requisite } from './requisites.js';
 
 /** Salt's RequisiteType weights (their declaration order): the strongest edge type decides. */
-const WEIGHT: Readonly<Record<string, number>> = { onfail: 0, require: 3, onchanges: 5, watch: 7, prereq: 9 };
+const WEIGHT: Readonly<Record<string, number>> = { onfail: 0, onfail_any: 1, onfail_all: 2, require: 3, require_any: 4, onchanges: 5, onchanges_any: 6, watch: 7, watch_any: 8, prereq: 9 };
 /** The order Salt's add_requisites visits requisite types in (the edge insertion order). */
-const ADD_ORDER = ['require', 'watch', 'prereq', 'onfail', 'onchanges'];
+const ADD_ORDER = ['require', 'require_any', 'watch', 'watch_any', 'prereq', 'onfail', 'onfail_any', 'onfail_all', 'onchanges', 'onchanges_any'];
 
 interface Edge {
   to: number;

@@ -8,8 +8,14 @@ import { globToRegExp } from '../../modules/glob.js';
 import { compilePythonRegex } from '../../modules/python-regex.js';
 
 /** Salt's exclude_pat: a glob on the relative path (or its basename), or `E@<regex>`. */
-export function excludeMatcher(fun: string, pattern: string | undefined): (rel: string) => boolean {
+export function excludeMatcher(fun: string, pattern: string | readonly string[] | undefined): (rel: string) => boolean {
+  // salt.utils.stringutils.check_include_exclude: a list matches when any of its patterns does
+  if (Array.isArray(pattern)) {
+    const each = pattern.map((p) => excludeMatcher(fun, p));
+    return (rel) => each.some((m) => m(rel));
+  }
   if (pattern === undefined || pattern === '') return () => false;
+  if (typeof pattern !== 'string') return () => false;
   if (pattern.startsWith('E@')) {
     const re = compilePythonRegex(fun, pattern.slice(2), 0);
     return (rel) => {
@@ -19,6 +25,13 @@ export function excludeMatcher(fun: string, pattern: string | undefined): (rel: 
   }
   const re = globToRegExp(pattern);
   return (rel) => re.test(rel) || re.test(path.basename(rel));
+}
+
+/** A glob/E@regex pattern argument: text, or (as Salt's check_include_exclude takes) a list of them. */
+export function patternArg(fun: string, arg: string, v: unknown): { pattern: string | string[] | undefined } | { error: string } {
+  if (v === undefined || v === null || typeof v === 'string') return { pattern: v ?? undefined };
+  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return { pattern: v as string[] };
+  return { error: `${fun}: '${arg}' must be a glob or 'E@regex' pattern, or a list of them; got ${JSON.stringify(v)}` };
 }
 
 /**

@@ -8,7 +8,7 @@
 import { lstat, mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { defineState } from '../types.js';
-import { excludeMatcher, pathsToClean, removePaths, requiredPaths, walkTree } from './file-clean.js';
+import { excludeMatcher, patternArg, pathsToClean, removePaths, requiredPaths, walkTree } from './file-clean.js';
 import { applyPerms, modeArg, pathPermChanges, resolvePerms, type ResolvedPerms } from './file-perms.js';
 import { checkAbsolute, errorText, failed } from './file-result.js';
 import { makeParents } from './file-write.js';
@@ -70,7 +70,7 @@ export const fileDirectory = defineState({
     { name: 'force', type: 'bool', default: false, doc: 'replace a file or symlink standing where the directory should be' },
     { name: 'recurse', type: 'list', default: [], doc: 'apply user, group and/or mode to everything below (ignore_files, ignore_dirs skip kinds)' },
     { name: 'clean', type: 'bool', default: false, doc: 'remove everything below that is not required by this state or excluded' },
-    { name: 'exclude_pat', type: 'string', doc: "with clean: keep paths matching this glob (or 'E@regex')" },
+    { name: 'exclude_pat', type: 'any', doc: "with clean: keep paths matching this glob (or 'E@regex'), or any of a list of them" },
     // Salt's file.directory declares `require` so that clean keeps the files it requires; the
     // runtime passes a requisite to a function only when the function declares it.
     { name: 'require', type: 'any', doc: 'with clean: the files (and directories) listed here are kept' },
@@ -91,7 +91,9 @@ export const fileDirectory = defineState({
       const dirPerms = await resolvePerms('file.directory', { user: a.user, group: a.group, mode: dirMode.mode });
       if ('error' in dirPerms) return failed(name, dirPerms.error);
       const filePerms: ResolvedPerms = { ...dirPerms, mode: fileMode.mode };
-      const exclude = excludeMatcher('file.directory', a.exclude_pat);
+      const excludePat = patternArg('file.directory', 'exclude_pat', a.exclude_pat);
+      if ('error' in excludePat) return failed(name, excludePat.error);
+      const exclude = excludeMatcher('file.directory', excludePat.pattern);
 
       const changes: Record<string, unknown> = {};
       let st = await lstat(name).catch(() => undefined);

@@ -7,7 +7,8 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { defineState, type StateContext, type StateResult } from '../types.js';
 import { fileDirectory } from './file-directory.js';
-import { excludeMatcher, pathsToClean, removePaths, requiredPaths } from './file-clean.js';
+import { excludeMatcher, pathsToClean, patternArg, removePaths, requiredPaths } from './file-clean.js';
+import { chooseSource } from './file-recurse-source.js';
 import { renderWith } from './file-contents.js';
 import { manageFile } from './file-manage.js';
 import { modeArg, resolvePerms, type ResolvedPerms } from './file-perms.js';
@@ -85,7 +86,7 @@ export const fileRecurse = defineState({
   doc: 'Mirror a salt:// directory into a local directory, file by file (with templates, modes and clean).',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute path of the local directory' },
-    { name: 'source', type: 'string', required: true, doc: 'salt:// URL of the directory on the file server' },
+    { name: 'source', type: 'any', required: true, doc: 'salt:// URL of the directory on the file server, or a list of them: the first that exists is used' },
     { name: 'clean', type: 'bool', default: false, doc: 'remove local files that are not in the source (nor required, nor excluded)' },
     { name: 'include_empty', type: 'bool', default: false, doc: 'also create empty directories of the source' },
     { name: 'user', type: 'string', doc: 'owner of files and directories' },
@@ -95,8 +96,8 @@ export const fileRecurse = defineState({
     { name: 'template', type: 'string', doc: 'render every file with this engine: jinja' },
     { name: 'context', type: 'map', doc: 'template variables (win over defaults)' },
     { name: 'defaults', type: 'map', doc: 'default template variables' },
-    { name: 'include_pat', type: 'string', doc: "only files matching this glob (or 'E@regex')" },
-    { name: 'exclude_pat', type: 'string', doc: "skip files matching this glob (or 'E@regex'); with clean they are kept" },
+    { name: 'include_pat', type: 'any', doc: "only files matching this glob (or 'E@regex'), or any of a list of them" },
+    { name: 'exclude_pat', type: 'any', doc: "skip files matching this glob (or 'E@regex'), or any of a list of them; with clean they are kept" },
     { name: 'makedirs', type: 'bool', default: false, doc: 'create missing parents of name' },
     { name: 'backup', type: 'string', default: '', doc: "'minion': keep replaced files under cachedir/file_backup" },
     // As file.directory: declared so that clean keeps what the state requires.
@@ -107,11 +108,9 @@ export const fileRecurse = defineState({
     const abs = checkAbsolute(a.name, 'directory');
     if ('error' in abs) return failed(a.name, abs.error);
     const name = abs.path;
-    if (!a.source.startsWith('salt://')) return failed(name, `The source must be a salt:// URL of a directory, got '${a.source}'`);
-    const prefix = a.source
-      .slice('salt://'.length)
-      .replace(/\?.*$/, '')
-      .replace(/^\/+|\/+$/g, '');
+    const chosen = await chooseSource(ctx, a.source);
+    if ('error' in chosen) return failed(name, chosen.error);
+    const prefix = chosen.prefix;
     const keepSourceMode = a.file_mode === 'keep';
     const fileMode = keepSourceMode ? {} : modeArg(a.file_mode);
     if ('error' in fileMode) return failed(name, fileMode.error);
@@ -120,8 +119,12 @@ export const fileRecurse = defineState({
     try {
       const base = await resolvePerms('file.recurse', { user: a.user, group: a.group });
       if ('error' in base) return failed(name, base.error);
-      const include = a.include_pat ? excludeMatcher('file.recurse', a.include_pat) : () => true;
-      const exclude = excludeMatcher('file.recurse', a.exclude_pat);
+      const includePat = patternArg('file.recurse', 'include_pat', a.include_pat);
+      if ('error' in includePat) return failed(name, includePat.error);
+      const excludePat = patternArg('file.recurse', 'exclude_pat', a.exclude_pat);
+      if ('error' in excludePat) return failed(name, excludePat.error);
+      const include = includePat.pattern && includePat.pattern.length > 0 ? excludeMatcher('file.recurse', includePat.pattern) : () => true;
+      const exclude = excludeMatcher('file.recurse', excludePat.pattern);
       const tree = await sourceTree(ctx, prefix, a.include_empty, (rel) => include(rel) && !exclude(rel));
       if ('error' in tree) return failed(name, tree.error);
 

@@ -11,7 +11,8 @@ export const localeStates: readonly StateFunction[] = [
     name: 'locale.system',
     doc: 'Make sure the system locale (LANG in /etc/default/locale) is name.',
     params: [NAME],
-    example: 'en_US.UTF-8:\n  locale.system:\n    - require:\n      - locale: en_US.UTF-8',
+    // Salt's own example: a state requiring itself would be a requisite cycle
+    example: 'us_locale:\n  locale.present:\n    - name: en_US.UTF-8\n\ndefault_locale:\n  locale.system:\n    - name: en_US.UTF-8\n    - require:\n      - locale: us_locale',
     run: async (ctx, a) => {
       const { name } = a.named;
       const now = await callFn<string>(ctx, 'locale.get_locale');

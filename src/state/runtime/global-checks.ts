@@ -24,7 +24,9 @@ export interface CheckSkip {
 
 function entries(v: unknown): CheckEntry[] {
   const list = Array.isArray(v) ? v : [v];
-  return list.filter((x): x is CheckEntry => typeof x === 'string' || (typeof x === 'object' && x !== null && !Array.isArray(x)));
+  // Salt stops at an entry of another type (a boolean in the list: "bad type passed") and runs the state
+  const bad = list.findIndex((x) => typeof x !== 'string' && !(typeof x === 'object' && x !== null && !Array.isArray(x)));
+  return (bad < 0 ? list : list.slice(0, bad)) as CheckEntry[];
 }
 
 /** Python's truth value, which Salt applies to a check function's return. */

@@ -2,6 +2,7 @@
 // names, may it run, must it fail, or is it skipped (onchanges/onfail not met, a prereq target
 // that would not change)? Follows Salt's check_requisite precedence.
 
+import { ANY_KINDS } from '../compiler/requisite-kinds.js';
 import type { Requisite } from '../compiler/requisites.js';
 import type { StateResult } from '../types.js';
 
@@ -19,6 +20,26 @@ export type RequisiteStatus =
 const changed = (r: Pick<StateResult, 'changes'>): boolean => Object.keys(r.changes ?? {}).length > 0;
 
 /**
+ * Salt's check_requisite for one `_any`/`_all` requisite type: its states decide together.
+ * require_any/watch_any fail only when every named state failed (watch_any fires mod_watch when
+ * any succeeded with changes); onchanges_any runs when any changed; onfail_any runs when any
+ * failed, onfail_all only when all did. A named state that did not run counts as failed.
+ */
+function anyGroup(kind: string, group: readonly number[], results: (j: number) => StateResult | undefined, stats: Set<string>, failed: number[]): void {
+  const res = group.map((j) => ({ j, r: results(j) }));
+  const bad = res.filter(({ r }) => !r || r.result === false).map(({ j }) => j);
+  if (kind === 'require_any' || kind === 'watch_any') {
+    if (bad.length === group.length) failed.push(...bad);
+    else if (kind === 'watch_any' && res.some(({ r }) => r && r.result !== false && changed(r))) stats.add('change');
+  } else if (kind === 'onchanges_any') {
+    if (res.some(({ r }) => r && r.result !== false && changed(r))) stats.add('onchangesmet');
+    else if (bad.length > 0) failed.push(...bad);
+    else stats.add('onchanges');
+  } else if (kind === 'onfail_any') stats.add(res.some(({ r }) => r?.result !== true) ? 'onfailmet' : 'onfail');
+  else if (kind === 'onfail_all') stats.add(res.every(({ r }) => r?.result !== true) ? 'onfailmet' : 'onfail');
+}
+
+/**
  * `results(j)` is the result of state j (it ran before this one); `preResults(j)` is its
  * test-mode result for a prereq; `prereqBy` are the states that declared `prereq` on this one.
  */
@@ -31,7 +52,7 @@ export function requisiteStatus(
   const stats = new Set<string>();
   const failed: number[] = [];
   for (const r of reqs) {
-    if (r.kind === 'use' || r.kind === 'listen') continue;
+    if (r.kind === 'use' || r.kind === 'listen' || ANY_KINDS.has(r.kind)) continue;
     if (r.kind === 'prereq') {
       const pre = preResults(r.target);
       if (!pre) continue;
@@ -55,6 +76,10 @@ export function requisiteStatus(
     }
     if (r.kind === 'onchanges') stats.add(changed(res) ? 'onchangesmet' : 'onchanges');
     else if (r.kind === 'watch' && changed(res)) stats.add('change');
+  }
+  for (const kind of ANY_KINDS) {
+    const group = reqs.filter((r) => r.kind === kind).map((r) => r.target);
+    if (group.length > 0) anyGroup(kind, group, results, stats, failed);
   }
   for (const j of prereqBy) {
     const res = results(j);

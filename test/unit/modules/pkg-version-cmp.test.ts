@@ -54,5 +54,9 @@ describe('pkg.version_cmp', () => {
     assert.equal(await call(['0.2.4-0ubuntu1', '0.2.4.1-0ubuntu1']), -1);
     assert.equal(await call(['1:1.0', '2.0']), 1);
     assert.equal(await call(['1:1.0', '2.0'], { ignore_epoch: true }), -1);
+    // Salt compares str() of each (issue 22, os-autoinst rebootmgr.sls: the version of a package
+    // not installed is None); dpkg orders 'None' after '3.0' as it does any letters
+    assert.equal(await call([null, '3.0']), dpkg('None', '3.0'));
+    assert.equal(await call([3, '3.1']), -1);
   });
 });

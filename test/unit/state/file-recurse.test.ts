@@ -101,4 +101,22 @@ describe('file.recurse', () => {
     const nofs = await runState(fileRecurse, { name: p('x'), source: 'salt://app/conf.d' });
     assert.match(nofs.comment, /FILESERVER_UNAVAILABLE/);
   });
+
+  it('a source list mirrors the first directory that exists; pattern lists match any of their patterns (issue 22: salt-formula, apt-formula)', async () => {
+    // Salt 3007 recurse: _validate_str_list(source) then file.source_list picks the first that exists
+    const r = await runState(
+      fileRecurse,
+      { name: p('picked'), source: ['salt://nope/per-minion', 'salt://app/conf.d/'], include_pat: ['*.conf', '*.tmp'], exclude_pat: ['skip.*', 'E@^sub/'] },
+      { files },
+    );
+    assert.equal(r.result, true, r.comment);
+    // include_pat: any of the list; exclude_pat: any of the list (check_include_exclude)
+    assert.deepEqual(fs.readdirSync(p('picked')).sort(), ['a.conf']);
+    const none = await runState(fileRecurse, { name: p('none'), source: ['salt://nope/a', 'salt://nope/b'] }, { files });
+    assert.equal(none.result, false);
+    assert.equal(none.comment, 'Recurse failed: none of the specified sources were found');
+    const bad = await runState(fileRecurse, { name: p('none'), source: ['salt://app/conf.d', '/etc'] }, { files });
+    assert.equal(bad.comment, "Invalid source '/etc' (must be a salt:// URI)");
+    assert.equal(fs.existsSync(p('none')), false);
+  });
 });
