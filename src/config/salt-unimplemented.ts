@@ -17,7 +17,6 @@ const TABLE: readonly UnimplementedSaltOption[] = [
   { name: 'ext_pillar', lost: 'external pillars are not read; pillar comes from pillar_roots only' },
   { name: 'ext_pillar_first', lost: 'brine has no external pillars', same: [false] },
   { name: 'git_pillar_base', lost: 'brine has no git_pillar; pillar comes from pillar_roots only' },
-  { name: 'gitfs_remotes', lost: 'brine has no gitfs; salt:// is served from file_roots only' },
   { name: 'hgfs_remotes', lost: 'brine has no hgfs; salt:// is served from file_roots only' },
   { name: 'svnfs_remotes', lost: 'brine has no svnfs; salt:// is served from file_roots only' },
   { name: 'minionfs_whitelist', lost: 'brine has no minionfs; salt:// is served from file_roots only' },
@@ -58,3 +57,5 @@ export function isUnhonoured(row: UnimplementedSaltOption, value: unknown): bool
 
 /** The fileserver backends brine serves: Salt's `roots` (and its old spelling `root`). */
 export const SERVED_BACKENDS: readonly string[] = ['roots', 'root'];
+/** gitfs (Salt also accepts `git`), served by the master only (docs/fileserver.md). */
+export const MASTER_BACKENDS: readonly string[] = ['gitfs', 'git'];
