@@ -22,9 +22,13 @@ export interface GitResult {
 const DEFAULT_TIMEOUT_MS = 300_000;
 const MAX_OUTPUT = 256 * 1024 * 1024;
 
-/** `scheme://user:password@host` -> `scheme://***@host`, anywhere in a text. */
+/**
+ * Credentials out of URLs anywhere in a text: everything before `@` of an http(s) URL (a token
+ * is often the user name there), and the password of `user:password@` in any other scheme (an
+ * SSH user name is not a secret and helps the operator).
+ */
 export function redactUrls(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@');
+  return text.replace(/(https?:\/\/)[^/@\s]+@/gi, '$1***@').replace(/([a-z][a-z0-9+.-]*:\/\/)([^/@\s:]+):[^/@\s]+@/gi, '$1$2:***@');
 }
 
 /** Runs git; resolves with its exit code and output (a non-zero exit is not an error here). */

@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { BrineError } from '../../../src/util/errors.js';
 import { createLogger } from '../../../src/util/logger.js';
 import { FileBackends, FileRoots, readFileChunk } from '../../../src/fileserver/index.js';
-import { GitfsBackend, readGitfsRemotes, type GitfsBackendOptions } from '../../../src/fileserver/git/index.js';
+import { GitfsBackend, readGitfsRemotes, redactUrls, type GitfsBackendOptions } from '../../../src/fileserver/git/index.js';
 import { GitRepo } from '../../helpers/git-repo.js';
 
 const sha = (b: string | Buffer): string => createHash('sha256').update(b).digest('hex');
@@ -191,6 +191,8 @@ describe('gitfs_remotes as Salt reads them', () => {
     assert.equal(b!.base, 'main');
     assert.equal(b!.root, 'srv/salt');
     assert.equal(b!.auth.privkey, '/k');
+    assert.equal(redactUrls('fatal: could not read from ssh://git:pw@h/r.git and https://tok@h/x'), 'fatal: could not read from ssh://git:***@h/r.git and https://***@h/x');
+    assert.equal(redactUrls('ssh://git@h:2222/r.git'), 'ssh://git@h:2222/r.git', 'an SSH user name is shown');
   });
 
   it('bad entries are GITFS_CONFIG naming the remote and what to write instead', () => {
