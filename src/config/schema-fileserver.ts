@@ -21,7 +21,7 @@ export const FILESERVER_BACKEND_OPTIONS = [
   },
   { name: 'gitfs_base', type: 'string', default: 'master', roles: MASTER, doc: 'The branch (or tag, or commit ID) of each remote served as the base environment.' },
   { name: 'gitfs_root', type: 'string', default: '', roles: MASTER, doc: 'A directory inside each repository whose contents are served (its files appear at the top of salt://).' },
-  { name: 'gitfs_mountpoint', type: 'string', default: '', roles: MASTER, doc: 'A salt:// path prefix under which each remote\'s files appear (salt://dir/sub or dir/sub).' },
+  { name: 'gitfs_mountpoint', type: 'string', default: '', roles: MASTER, doc: "A salt:// path prefix under which each remote's files appear (salt://dir/sub or dir/sub)." },
   {
     name: 'gitfs_ref_types',
     type: 'list',
@@ -29,7 +29,13 @@ export const FILESERVER_BACKEND_OPTIONS = [
     roles: MASTER,
     doc: 'Which refs become environments: branch, tag and/or sha (a commit ID named as a saltenv ref or base).',
   },
-  { name: 'gitfs_disable_saltenv_mapping', type: 'bool', default: false, roles: MASTER, doc: 'Serve only base and the environments mapped explicitly (gitfs_saltenv or a remote\'s saltenv), not every branch and tag.' },
+  {
+    name: 'gitfs_disable_saltenv_mapping',
+    type: 'bool',
+    default: false,
+    roles: MASTER,
+    doc: "Serve only base and the environments mapped explicitly (gitfs_saltenv or a remote's saltenv), not every branch and tag.",
+  },
   {
     name: 'gitfs_saltenv_whitelist',
     type: 'string_or_list',
@@ -37,7 +43,13 @@ export const FILESERVER_BACKEND_OPTIONS = [
     roles: MASTER,
     doc: 'Only environments matching one of these (exact name, glob or regular expression) are served from gitfs; empty means all.',
   },
-  { name: 'gitfs_saltenv_blacklist', type: 'string_or_list', default: [], roles: MASTER, doc: 'Environments matching one of these (exact name, glob or regular expression) are not served from gitfs.' },
+  {
+    name: 'gitfs_saltenv_blacklist',
+    type: 'string_or_list',
+    default: [],
+    roles: MASTER,
+    doc: 'Environments matching one of these (exact name, glob or regular expression) are not served from gitfs.',
+  },
   { name: 'gitfs_fallback', type: 'string', default: '', roles: MASTER, doc: 'A branch or tag that serves each environment a remote does not have otherwise.' },
   {
     name: 'gitfs_saltenv',

@@ -96,16 +96,7 @@ export type ActiveJidsRequest = Infer<typeof activeJidsRequestSchema>;
 export type EmitHookRequest = Infer<typeof emitHookRequestSchema>;
 export type MetricsRequest = Infer<typeof metricsRequestSchema>;
 export type FileserverUpdateRequest = Infer<typeof fileserverUpdateRequestSchema>;
-export type ControlRequest =
-  | PublishRequest
-  | SessionsRequest
-  | EventsRequest
-  | KeysChangedRequest
-  | MatchRequest
-  | ActiveJidsRequest
-  | EmitHookRequest
-  | MetricsRequest
-  | FileserverUpdateRequest;
+export type ControlRequest = PublishRequest | SessionsRequest | EventsRequest | KeysChangedRequest | MatchRequest | ActiveJidsRequest | EmitHookRequest | MetricsRequest | FileserverUpdateRequest;
 
 // ---- master -> CLI ----------------------------------------------------------------------
 
@@ -200,19 +191,7 @@ export type ActiveJidsReply = Infer<typeof activeJidsSchema>;
 export type HookEmitted = Infer<typeof hookEmittedSchema>;
 export type MetricsReply = Infer<typeof metricsSchema>;
 export type FileserverUpdated = Infer<typeof fileserverUpdatedSchema>;
-export type ControlReply =
-  | Published
-  | JobReturn
-  | JobDone
-  | SessionsReply
-  | EventReply
-  | KeysReconciled
-  | ControlError
-  | Matched
-  | ActiveJidsReply
-  | HookEmitted
-  | MetricsReply
-  | FileserverUpdated;
+export type ControlReply = Published | JobReturn | JobDone | SessionsReply | EventReply | KeysReconciled | ControlError | Matched | ActiveJidsReply | HookEmitted | MetricsReply | FileserverUpdated;
 
 export const CONTROL_REPLIES = new Map<
   string,

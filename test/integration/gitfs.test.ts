@@ -85,7 +85,10 @@ describe('gitfs: states served from a git repository over SSH to a real minion',
 
   it('branches and tags are saltenvs: state.apply saltenv=dev, cp.get_file_str saltenv=v1', async () => {
     const ret = (await run(['state.apply', 'web', 'saltenv=dev'])) as Record<string, { result: boolean }>;
-    assert.ok(Object.values(ret).every((s) => s.result === true), JSON.stringify(ret));
+    assert.ok(
+      Object.values(ret).every((s) => s.result === true),
+      JSON.stringify(ret),
+    );
     assert.equal(motd(), 'from the dev branch\n');
     assert.equal(await run(['cp.get_file_str', 'salt://web/motd', 'saltenv=v1']), 'from git v1\n');
     assert.deepEqual(((await run(['cp.list_master', 'saltenv=v1'])) as string[]).sort(), ['top.sls', 'web/init.sls', 'web/motd']);

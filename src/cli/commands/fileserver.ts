@@ -18,9 +18,7 @@ interface UpdateFlags extends ConfigFlags {
 
 export function renderUpdate(reply: FileserverUpdated): string {
   if (reply.remotes.length === 0) return 'no gitfs remotes to update (fileserver_backend has no gitfs, or gitfs_remotes is empty)\n';
-  return reply.remotes
-    .map((r) => `${printable(r.remote)}: ${r.ok ? (r.changed ? 'updated' : 'up to date') : `FAILED: ${printable(r.error ?? 'unknown error')}`}\n`)
-    .join('');
+  return reply.remotes.map((r) => `${printable(r.remote)}: ${r.ok ? (r.changed ? 'updated' : 'up to date') : `FAILED: ${printable(r.error ?? 'unknown error')}`}\n`).join('');
 }
 
 async function update(flags: UpdateFlags): Promise<number> {

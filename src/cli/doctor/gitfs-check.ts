@@ -11,8 +11,10 @@ const FIX = "check the URL and credentials (gitfs_privkey, gitfs_user/gitfs_pass
 /** Pure: the gitfs lines, or none when the master serves no gitfs. */
 export function judgeGitfs(usesGitfs: boolean, status: GitfsStatusFile | undefined, now: number): Check[] {
   if (!usesGitfs) return [];
-  if (status === undefined) return [warn('gitfs', 'the master has not reported on its gitfs remotes yet (no gitfs/status.json in cachedir)', 'start the master, wait for its first fetch, then run the doctor again')];
-  if (status.remotes.length === 0) return [warn('gitfs', 'fileserver_backend lists gitfs but gitfs_remotes is empty', 'add the repositories to gitfs_remotes, or remove gitfs from fileserver_backend')];
+  if (status === undefined)
+    return [warn('gitfs', 'the master has not reported on its gitfs remotes yet (no gitfs/status.json in cachedir)', 'start the master, wait for its first fetch, then run the doctor again')];
+  if (status.remotes.length === 0)
+    return [warn('gitfs', 'fileserver_backend lists gitfs but gitfs_remotes is empty', 'add the repositories to gitfs_remotes, or remove gitfs from fileserver_backend')];
   return status.remotes.map((r) => {
     const what = `gitfs ${r.remote}`;
     if (r.ok) return ok(what, r.lastSuccess === undefined ? 'not fetched yet' : `fetched ${duration(now - r.lastSuccess)} ago`);

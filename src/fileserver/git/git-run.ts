@@ -82,6 +82,13 @@ export function runGit(args: readonly string[], opts: GitRunOptions = {}): Promi
 /** Runs git and returns stdout; a non-zero exit becomes EXEC_FAILED with git's own words. */
 export async function gitOk(args: readonly string[], opts: GitRunOptions = {}): Promise<Buffer> {
   const r = await runGit(args, opts);
-  if (r.code !== 0) throw new BrineError('EXEC_FAILED', `git ${args.filter((a) => !a.startsWith('--git-dir')).slice(0, 2).join(' ')} failed (exit ${r.code}): ${r.stderr || 'no message'}`);
+  if (r.code !== 0)
+    throw new BrineError(
+      'EXEC_FAILED',
+      `git ${args
+        .filter((a) => !a.startsWith('--git-dir'))
+        .slice(0, 2)
+        .join(' ')} failed (exit ${r.code}): ${r.stderr || 'no message'}`,
+    );
   return r.stdout;
 }

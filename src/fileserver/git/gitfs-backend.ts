@@ -155,7 +155,10 @@ export class GitfsBackend implements FileBackend {
         }
         used.add(src.commit);
         const root = src.root === '' ? dir : path.join(dir, src.root);
-        const roots = this.rootsByDir.get(root) ?? rootsByDir.get(root) ?? new FileRoots({ file_roots: { base: [root] }, file_ignore_regex: this.opts.file_ignore_regex, file_ignore_glob: this.opts.file_ignore_glob });
+        const roots =
+          this.rootsByDir.get(root) ??
+          rootsByDir.get(root) ??
+          new FileRoots({ file_roots: { base: [root] }, file_ignore_regex: this.opts.file_ignore_regex, file_ignore_glob: this.opts.file_ignore_glob });
         rootsByDir.set(root, roots);
         view.set(env, [...(view.get(env) ?? []), { mountpoint: src.mountpoint, roots }]);
       }

@@ -129,7 +129,11 @@ function text(v: unknown, where: string): string {
 
 function strings(v: unknown, where: string): string[] {
   if (v === null || v === undefined || v === '') return [];
-  if (typeof v === 'string') return v.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (typeof v === 'string')
+    return v
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   if (Array.isArray(v)) return v.map((x, i) => text(x, `${where}[${i}]`));
   throw bad(`${where} must be a list of strings`, 'write it as a YAML list');
 }

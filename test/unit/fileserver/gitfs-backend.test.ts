@@ -72,10 +72,16 @@ describe('gitfs backend (real git repositories over file://)', () => {
     const repo = sampleRepo(dir);
     const { gitfs } = backend(dir, { gitfs_remotes: [repo.fileUrl] });
     await gitfs.update();
-    assert.deepEqual((await gitfs.update()).map((r) => r.changed), [false]);
+    assert.deepEqual(
+      (await gitfs.update()).map((r) => r.changed),
+      [false],
+    );
     repo.commit({ 'web/init.sls': 'pushed\n', 'new.txt': 'new\n' }, 'push');
     repo.push();
-    assert.deepEqual((await gitfs.update()).map((r) => r.changed), [true]);
+    assert.deepEqual(
+      (await gitfs.update()).map((r) => r.changed),
+      [true],
+    );
     assert.equal(readFileChunk(gitfs.find('base', 'web/init.sls')!, 0, 100).toString(), 'pushed\n');
     assert.ok(gitfs.list('base', '', 'files').includes('new.txt'));
     // a deleted branch is no longer an environment
@@ -141,9 +147,16 @@ describe('gitfs backend (real git repositories over file://)', () => {
     const { gitfs } = backend(dir, { gitfs_remotes: [repo.fileUrl] });
     await gitfs.update();
     for (const p of ['leak', 'up']) {
-      assert.throws(() => gitfs.find('base', p), (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED', p);
+      assert.throws(
+        () => gitfs.find('base', p),
+        (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED',
+        p,
+      );
     }
-    assert.throws(() => gitfs.find('base', '../repo.git/config'), (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED');
+    assert.throws(
+      () => gitfs.find('base', '../repo.git/config'),
+      (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED',
+    );
     assert.equal(readFileChunk(gitfs.find('base', 'alias.txt')!, 0, 100).toString(), 'real\n', 'a symlink inside the tree is served');
     assert.deepEqual(gitfs.list('base', '', 'files'), ['alias.txt', 'real.txt']);
   });
@@ -197,7 +210,10 @@ describe('gitfs_remotes as Salt reads them', () => {
 
   it('bad entries are GITFS_CONFIG naming the remote and what to write instead', () => {
     const code = (opts: Parameters<typeof readGitfsRemotes>[0], re: RegExp) =>
-      assert.throws(() => readGitfsRemotes(opts), (e: unknown) => e instanceof BrineError && e.code === 'GITFS_CONFIG' && re.test(e.message));
+      assert.throws(
+        () => readGitfsRemotes(opts),
+        (e: unknown) => e instanceof BrineError && e.code === 'GITFS_CONFIG' && re.test(e.message),
+      );
     code({ gitfs_remotes: [{ 'https://h/r.git': [{ rooot: 'x' }] }] }, /unknown parameter "rooot"/);
     code({ gitfs_remotes: [42] }, /neither a URL nor a one-key mapping/);
     code({ gitfs_remotes: [{ 'http://h/r.git': [{ password: 'pw' }] }] }, /plain http.*insecure_auth/);
