@@ -56,10 +56,15 @@ export class GitMirror {
     if (current.stdout.toString('utf8').trim() !== this.url) await this.git(['config', 'remote.origin.url', this.url]);
   }
 
+  /** Whether a clone exists on disk (from an earlier run). */
+  cloned(): boolean {
+    return fs.existsSync(path.join(this.gitDir, 'HEAD'));
+  }
+
   /** Fetches every branch and tag (pruning deleted ones); throws EXEC_FAILED with git's message. */
   async fetch(): Promise<FetchResult> {
     await this.init();
-    const before = fs.existsSync(this.gitDir) ? await this.refs().catch(() => undefined) : undefined;
+    const before = await this.refs().catch(() => undefined);
     await this.git(
       ['fetch', '--quiet', '--prune', '--prune-tags', '--force', '--no-auto-gc', 'origin', '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*'],
       gitAuthEnv(this.auth, this.helperDir),

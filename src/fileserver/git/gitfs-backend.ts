@@ -54,6 +54,7 @@ export class GitfsBackend implements FileBackend {
   /** FileRoots per tree directory, kept across updates so unchanged trees keep their hashes. */
   private rootsByDir = new Map<string, FileRoots>();
   private running: Promise<RemoteUpdate[]> | undefined;
+  private warmed = false;
 
   constructor(
     private readonly opts: GitfsBackendOptions,
@@ -93,6 +94,12 @@ export class GitfsBackend implements FileBackend {
   }
 
   private async runUpdate(onlyDue: boolean): Promise<RemoteUpdate[]> {
+    if (!this.warmed) {
+      // after a restart, serve the clones already on disk while the first fetch runs
+      this.warmed = true;
+      for (const r of this.remotes) if (r.refs === undefined && r.mirror.cloned()) r.refs = await r.mirror.refs().catch(() => undefined);
+      await this.rebuild();
+    }
     const results: RemoteUpdate[] = [];
     for (const r of this.remotes) {
       if (onlyDue && this.now() < r.nextDueMs) continue;

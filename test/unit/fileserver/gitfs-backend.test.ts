@@ -182,6 +182,11 @@ describe('gitfs backend (real git repositories over file://)', () => {
     assert.equal(st.ok, false);
     assert.equal(st.failures, 2);
     assert.equal(st.serving, true);
+    // a master restarted while the remote is away serves the clone it has on disk
+    const restarted = backend(dir, { gitfs_remotes: [repo.fileUrl] });
+    assert.equal((await restarted.gitfs.update())[0]!.ok, false);
+    assert.equal(readFileChunk(restarted.gitfs.find('dev', 'web/init.sls')!, 0, 100).toString(), 'dev web\n');
+    assert.match(restarted.log.join(''), /GITFS_REMOTE_UNREACHABLE.*the last good checkout is still served/);
     fs.renameSync(moved, repo.bare);
     assert.equal((await gitfs.update())[0]!.ok, true);
     assert.ok(log.some((l) => l.includes('is reachable again')));
