@@ -66,7 +66,8 @@ export class GitMirror {
     await this.init();
     const before = await this.refs().catch(() => undefined);
     await this.git(
-      ['fetch', '--quiet', '--prune', '--prune-tags', '--force', '--no-auto-gc', 'origin', '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*'],
+      // no credential helper from the master user's git config may store or supply a password
+      ['-c', 'credential.helper=', 'fetch', '--quiet', '--prune', '--prune-tags', '--force', '--no-auto-gc', 'origin', '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*'],
       gitAuthEnv(this.auth, this.helperDir),
     );
     const refs = await this.refs();
