@@ -50,6 +50,7 @@ export class GitfsUpdater {
   private async round(onlyDue: boolean): Promise<void> {
     try {
       await this.backend.update(onlyDue);
+      if (this.closed) return;
     } catch (err) {
       this.logger.error({ err }, 'the gitfs update failed unexpectedly; it is tried again on the next interval');
     }
@@ -72,5 +73,6 @@ export class GitfsUpdater {
   close(): void {
     this.closed = true;
     this.timer?.cancel();
+    this.backend.close();
   }
 }

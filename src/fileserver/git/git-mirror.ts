@@ -37,13 +37,15 @@ export class GitMirror {
     readonly url: string,
     private readonly auth: GitAuth,
     private readonly helperDir: string,
+    /** Aborted when the owner closes: running git commands are killed. */
+    private readonly signal?: AbortSignal,
   ) {
     this.gitDir = path.join(dir, 'repo.git');
     this.treesDir = path.join(dir, 'trees');
   }
 
   private git(args: string[], env: Record<string, string> = {}): Promise<Buffer> {
-    return gitOk([`--git-dir=${this.gitDir}`, ...args], { env });
+    return gitOk([`--git-dir=${this.gitDir}`, ...args], this.signal ? { env, signal: this.signal } : { env });
   }
 
   /** Creates the bare repository (once) and points `origin` at the URL (again if it changed). */
@@ -113,8 +115,8 @@ export class GitMirror {
     fs.mkdirSync(tmp, { mode: 0o755 });
     try {
       const env = { GIT_INDEX_FILE: index };
-      await gitOk([`--git-dir=${this.gitDir}`, `--work-tree=${tmp}`, 'read-tree', commit], { env });
-      await gitOk([`--git-dir=${this.gitDir}`, `--work-tree=${tmp}`, '-c', 'core.symlinks=true', 'checkout-index', '--all', '--force'], { env });
+      await this.git([`--work-tree=${tmp}`, 'read-tree', commit], env);
+      await this.git([`--work-tree=${tmp}`, '-c', 'core.symlinks=true', 'checkout-index', '--all', '--force'], env);
       fs.renameSync(tmp, dest);
     } catch (err) {
       fs.rmSync(tmp, { recursive: true, force: true });

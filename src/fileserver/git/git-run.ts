@@ -11,6 +11,8 @@ export interface GitRunOptions {
   cwd?: string;
   /** Milliseconds before the run is killed. */
   timeoutMs?: number;
+  /** Kills the run (the master is stopping). */
+  signal?: AbortSignal;
 }
 
 export interface GitResult {
@@ -36,6 +38,7 @@ export function runGit(args: readonly string[], opts: GitRunOptions = {}): Promi
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
       cwd: opts.cwd,
+      ...(opts.signal ? { signal: opts.signal, killSignal: 'SIGKILL' as const } : {}),
       stdio: ['ignore', 'pipe', 'pipe'],
       // never ask on a terminal; LC_ALL=C keeps git's messages stable for the log
       env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', LC_ALL: 'C', LANGUAGE: 'C', ...opts.env },
@@ -62,6 +65,10 @@ export function runGit(args: readonly string[], opts: GitRunOptions = {}): Promi
     });
     child.on('error', (e: NodeJS.ErrnoException) => {
       clearTimeout(timer);
+      if (e.name === 'AbortError') {
+        reject(new BrineError('EXEC_FAILED', `git ${args[0] ?? ''} was stopped: the master is shutting down`));
+        return;
+      }
       const missing = e.code === 'ENOENT';
       reject(
         new BrineError('EXEC_FAILED', missing ? 'the git program is not installed; install it (Debian: apt-get install git) to use gitfs' : `git could not be started: ${e.message}`, { cause: e }),

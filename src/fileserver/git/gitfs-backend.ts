@@ -55,6 +55,7 @@ export class GitfsBackend implements FileBackend {
   private rootsByDir = new Map<string, FileRoots>();
   private running: Promise<RemoteUpdate[]> | undefined;
   private warmed = false;
+  private readonly stop = new AbortController();
 
   constructor(
     private readonly opts: GitfsBackendOptions,
@@ -64,7 +65,7 @@ export class GitfsBackend implements FileBackend {
     const base = path.join(opts.cachedir, 'gitfs');
     this.remotes = readGitfsRemotes(opts).map((config) => ({
       config,
-      mirror: new GitMirror(path.join(base, config.cacheName), config.url, config.auth, base),
+      mirror: new GitMirror(path.join(base, config.cacheName), config.url, config.auth, base, this.stop.signal),
       health: new RemoteHealth(config.shown),
       commits: new Set(),
       serving: new Set(),
@@ -75,6 +76,11 @@ export class GitfsBackend implements FileBackend {
   /** The smallest update interval of the remotes (ms), for the updater's timer. */
   get tickMs(): number {
     return Math.min(...this.remotes.map((r) => r.config.updateIntervalS * 1000), 3_600_000);
+  }
+
+  /** Kills the git commands of an update in progress; the current view keeps being served. */
+  close(): void {
+    this.stop.abort();
   }
 
   status(): RemoteStatus[] {
