@@ -94,7 +94,10 @@ export function configWarnings(opts: Readonly<Record<string, unknown>>, ctx: War
   const out: ConfigWarning[] = [];
   if (ctx.role === 'master' || ctx.localTrees) {
     out.push(...treeWarnings('file_roots', opts.file_roots, isDir), ...treeWarnings('pillar_roots', opts.pillar_roots, isDir));
-    out.push(...topFileWarning(opts.file_roots, isDir, ctx.isFile ?? isFileOnDisk));
+    // with gitfs the top file may well come from git, which is not fetched yet at start
+    const backends = [opts.fileserver_backend].flat().map(String);
+    const gitfs = ctx.role === 'master' && backends.some((b) => MASTER_BACKENDS.includes(b));
+    if (!gitfs) out.push(...topFileWarning(opts.file_roots, isDir, ctx.isFile ?? isFileOnDisk));
   }
   for (const name of Object.keys(opts).sort()) {
     if (name === 'fileserver_backend') {

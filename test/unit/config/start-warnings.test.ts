@@ -65,8 +65,9 @@ test('each Salt option brine does not implement is named with what is lost; equi
 });
 
 test('gitfs is a served backend on the master (no warning) but a warning on a minion, whose local files come from file_roots', () => {
-  const opts = { fileserver_backend: ['gitfs', 'roots'], gitfs_remotes: ['file:///srv/repo.git'] };
-  assert.deepEqual(configWarnings(opts, { role: 'master', localTrees: false }), []);
+  const opts = { fileserver_backend: ['gitfs', 'roots'], gitfs_remotes: ['file:///srv/repo.git'], file_roots: { base: ['/srv/salt'] } };
+  // no top.sls in file_roots is no warning either: it may come from git
+  assert.deepEqual(configWarnings(opts, { role: 'master', localTrees: false, isDir: () => true, isFile: () => false }), []);
   assert.deepEqual(
     configWarnings(opts, { role: 'minion', localTrees: false }).map((w) => w.message),
     ["fileserver_backend 'gitfs' is served by the master only and is ignored here: a minion with file_client: local reads its own file_roots (the roots backend)"],
