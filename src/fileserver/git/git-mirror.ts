@@ -27,6 +27,7 @@ const COMMIT = /^[0-9a-f]{40}$/;
 export class GitMirror {
   readonly gitDir: string;
   readonly treesDir: string;
+  private ready = false;
 
   /**
    * @param dir   this remote's directory (created): `repo.git/` and `trees/` go inside
@@ -48,14 +49,17 @@ export class GitMirror {
     return gitOk([`--git-dir=${this.gitDir}`, ...args], this.signal ? { env, signal: this.signal } : { env });
   }
 
-  /** Creates the bare repository (once) and points `origin` at the URL (again if it changed). */
+  /** Creates the bare repository (once); a URL stored in its config by another tool is removed. */
   private async init(): Promise<void> {
+    if (this.ready) return;
     if (!fs.existsSync(path.join(this.gitDir, 'HEAD'))) {
       fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       await gitOk(['init', '--bare', '--quiet', this.gitDir]);
+    } else {
+      // it would come before the URL fetch() passes, and may be an old one (or hold a password)
+      await runGit([`--git-dir=${this.gitDir}`, 'config', '--unset-all', 'remote.origin.url']);
     }
-    const current = await runGit([`--git-dir=${this.gitDir}`, 'config', '--get', 'remote.origin.url']);
-    if (current.stdout.toString('utf8').trim() !== this.url) await this.git(['config', 'remote.origin.url', this.url]);
+    this.ready = true;
   }
 
   /** Whether a clone exists on disk (from an earlier run). */
@@ -70,7 +74,14 @@ export class GitMirror {
     await this.git(
       // no credential helper from the master user's git config may store or supply a password
       ['-c', 'credential.helper=', 'fetch', '--quiet', '--prune', '--prune-tags', '--force', '--no-auto-gc', 'origin', '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*'],
-      gitAuthEnv(this.auth, this.helperDir),
+      {
+        ...gitAuthEnv(this.auth, this.helperDir),
+        // the URL reaches git through its environment, never its argument list (ps shows that to
+        // every user) nor the repository's config file: a URL may hold a password
+        GIT_CONFIG_COUNT: '1',
+        GIT_CONFIG_KEY_0: 'remote.origin.url',
+        GIT_CONFIG_VALUE_0: this.url,
+      },
     );
     const refs = await this.refs();
     return { changed: before === undefined || !sameRefs(before, refs), refs };

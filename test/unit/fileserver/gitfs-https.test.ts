@@ -90,6 +90,10 @@ describe('gitfs over HTTPS with HTTP Basic credentials', () => {
     const [u] = await inUrl.gitfs.update();
     assert.equal(u!.ok, false);
     assert.match(u!.remote, /^https:\/\/\*\*\*@127\.0\.0\.1:/);
+    // the URL (and its password) is not written into the clone's config either
+    const configs = (fs.readdirSync(path.join(dir, 'inurl', 'gitfs'), { recursive: true }) as string[]).filter((f) => f.endsWith('config'));
+    assert.ok(configs.length > 0);
+    for (const c of configs) assert.ok(!fs.readFileSync(path.join(dir, 'inurl', 'gitfs', c), 'utf8').includes(WRONG), c);
     for (const { gitfs, log } of [perRemote, inUrl]) {
       const everything = [log.join(''), JSON.stringify(gitfs.status()), r!.error, u!.error, u!.remote].join('\n');
       assert.match(log.join(''), /GITFS_REMOTE_UNREACHABLE/);
