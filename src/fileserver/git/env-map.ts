@@ -63,7 +63,7 @@ export function envsOf(remote: GitfsRemote, refs: GitRefs): Set<string> {
 
 /**
  * Every environment this remote serves with the commit and paths serving it. `allEnvs` are the
- * environments of all backends: a remote with `fallback` serves those it lacks from that ref.
+ * environments of all gitfs remotes: a remote with `fallback` serves those it lacks from that ref.
  */
 export function envSources(remote: GitfsRemote, refs: GitRefs, knownCommits: ReadonlySet<string>, allEnvs: ReadonlySet<string> = new Set()): Map<string, EnvSource> {
   const out = new Map<string, EnvSource>();

@@ -155,7 +155,7 @@ export class GitfsBackend implements FileBackend {
     const rootsByDir = new Map<string, FileRoots>();
     for (const [i, r] of this.remotes.entries()) {
       if (!r.refs) continue;
-      // fallback needs every backend's environments; recompute with them
+      // fallback serves the environments the other gitfs remotes have and this one lacks
       const sources = r.config.fallback === '' ? perRemote[i]! : envSources(r.config, r.refs, r.commits, all);
       const used = new Set<string>();
       for (const [env, src] of sources) {
