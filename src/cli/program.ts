@@ -22,6 +22,7 @@ const COMMANDS: ReadonlyArray<readonly [readonly string[], () => Promise<Registe
   [['doctor'], async () => (await import('./commands/doctor.js')).registerDoctor],
   [['api'], async () => (await import('./commands/api.js')).registerApi],
   [['nats'], async () => (await import('./commands/nats.js')).registerNats],
+  [['fileserver'], async () => (await import('./commands/fileserver.js')).registerFileserver],
 ];
 
 /** The program with every subcommand, or only `only` when it names one (faster start). */

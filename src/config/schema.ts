@@ -6,6 +6,7 @@ import { byRole, type OptionSpec, type Role } from './option-spec.js';
 import { GRAINS_OPTIONS } from './schema-grains.js';
 import { PILLAR_SOURCE_OPTIONS } from './schema-pillar.js';
 import { MINION_STATE_OPTIONS } from './schema-states.js';
+import { FILESERVER_BACKEND_OPTIONS } from './schema-fileserver.js';
 import { CONTROL_ACCESS_OPTIONS, METRICS_AND_API_OPTIONS, TRANSPORT_OPTIONS } from './schema-surfaces.js';
 
 // Tuples, not Role[], so that options.ts can tell from the type which role an option belongs to.
@@ -494,6 +495,7 @@ const TABLE = [
     unit: 'bytes',
     doc: "Largest chunk of a file sent in one message by the master's file server (the minion asks for chunks of this size and keeps a few in flight). Keep it well below max_frame_size.",
   },
+  ...FILESERVER_BACKEND_OPTIONS,
   {
     name: 'file_client',
     type: 'enum',

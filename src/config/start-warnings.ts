@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Role } from './option-spec.js';
-import { isUnhonoured, SERVED_BACKENDS, SERVED_EXT_PILLARS, unimplementedSaltOption } from './salt-unimplemented.js';
+import { isUnhonoured, MASTER_BACKENDS, SERVED_BACKENDS, SERVED_EXT_PILLARS, unimplementedSaltOption } from './salt-unimplemented.js';
 
 export interface ConfigWarning {
   /** The option the warning is about. */
@@ -75,13 +75,16 @@ function treeWarnings(option: 'file_roots' | 'pillar_roots', value: unknown, isD
   return out;
 }
 
-function backendWarnings(value: unknown): ConfigWarning[] {
+function backendWarnings(value: unknown, role: string): ConfigWarning[] {
   const list = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
+  const served = role === 'master' ? [...SERVED_BACKENDS, ...MASTER_BACKENDS] : SERVED_BACKENDS;
   return list
-    .filter((b) => !SERVED_BACKENDS.includes(String(b)))
+    .filter((b) => !served.includes(String(b)))
     .map((b) => ({
       option: 'fileserver_backend',
-      message: `fileserver_backend '${String(b)}' is not implemented by brine and is ignored: salt:// is served from file_roots only (the roots backend)`,
+      message: MASTER_BACKENDS.includes(String(b))
+        ? `fileserver_backend '${String(b)}' is served by the master only and is ignored here: a minion with file_client: local reads its own file_roots (the roots backend)`
+        : `fileserver_backend '${String(b)}' is not implemented by brine and is ignored: salt:// is served from ${role === 'master' ? 'the roots and gitfs backends' : 'file_roots'} only`,
     }));
 }
 
@@ -117,7 +120,10 @@ export function configWarnings(opts: Readonly<Record<string, unknown>>, ctx: War
   const out: ConfigWarning[] = [];
   if (ctx.role === 'master' || ctx.localTrees) {
     out.push(...treeWarnings('file_roots', opts.file_roots, isDir), ...treeWarnings('pillar_roots', opts.pillar_roots, isDir));
-    out.push(...topFileWarning(opts.file_roots, isDir, ctx.isFile ?? isFileOnDisk));
+    // with gitfs the top file may well come from git, which is not fetched yet at start
+    const backends = [opts.fileserver_backend].flat().map(String);
+    const gitfs = ctx.role === 'master' && backends.some((b) => MASTER_BACKENDS.includes(b));
+    if (!gitfs) out.push(...topFileWarning(opts.file_roots, isDir, ctx.isFile ?? isFileOnDisk));
   }
   for (const name of Object.keys(opts).sort()) {
     if (ctx.role === 'master' && MINION_READ_TOP_OPTIONS.includes(name)) {
@@ -125,7 +131,7 @@ export function configWarnings(opts: Readonly<Record<string, unknown>>, ctx: War
       continue;
     }
     if (name === 'fileserver_backend') {
-      out.push(...backendWarnings(opts[name]));
+      out.push(...backendWarnings(opts[name], ctx.role));
       continue;
     }
     if (name === 'ext_pillar') {

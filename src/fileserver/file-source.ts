@@ -4,7 +4,8 @@
 
 import { BrineError } from '../util/errors.js';
 import type { FileStat } from '../modules/index.js';
-import type { FileRoots } from './roots.js';
+import { readFileChunk, type FileRoots } from './roots.js';
+import type { FileBackend } from './backend.js';
 
 export interface FileChunk {
   data: Buffer;
@@ -59,11 +60,11 @@ export class LocalFileSource implements FileSource, SyncFileSource {
   }
 }
 
-/** One chunk read from file_roots: the master's file_read and the local source share it. */
-export function readFromRoots(roots: FileRoots, saltenv: string, path: string, offset: number, length: number): FileChunk {
+/** One chunk read from a backend: the master's file_read and the local source share it. */
+export function readFromRoots(roots: FileBackend, saltenv: string, path: string, offset: number, length: number): FileChunk {
   const found = roots.find(saltenv, path);
   if (!found) throw notFound(path, saltenv);
-  const data = roots.readChunk(found, offset, length);
+  const data = readFileChunk(found, offset, length);
   return { data, eof: offset + data.length >= found.stat.size };
 }
 

@@ -2,7 +2,8 @@
 // request server and the `cp` execution module. Pure of sockets.
 
 export { checkPrefix, checkRelativePath, checkSaltenv, parseSaltUrl, slsNameOf, type SaltPath } from './path-check.js';
-export { FileRoots, type FileRootsConfig, type FoundFile } from './roots.js';
+export { FileRoots, readFileChunk, type FileRootsConfig, type FoundFile } from './roots.js';
+export { FileBackends, type FileBackend } from './backend.js';
 export { HashCache, sha256File } from './hash-cache.js';
 export { LocalFileSource, readFromRoots, notFound, type FileChunk, type FileSource } from './file-source.js';
 export { CachingFileClient, type CachingClientOptions } from './caching-client.js';

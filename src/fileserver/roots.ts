@@ -36,7 +36,27 @@ function inside(root: string, real: string): boolean {
   return real === root || real.startsWith(root.endsWith('/') ? root : `${root}/`);
 }
 
+/** Reads up to `length` bytes at `offset` of a file a backend found (any backend: the bytes are on disk). */
+export function readFileChunk(found: FoundFile, offset: number, length: number): Buffer {
+  const fd = fs.openSync(found.realPath, 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const n = Math.max(0, Math.min(length, size - offset));
+    const buf = Buffer.alloc(n);
+    let got = 0;
+    while (got < n) {
+      const r = fs.readSync(fd, buf, got, n - got, offset + got);
+      if (r === 0) break;
+      got += r;
+    }
+    return got === n ? buf : buf.subarray(0, got);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 export class FileRoots {
+  readonly name = 'roots';
   /** saltenv -> directories as configured (not yet realpath'd: they may appear later). */
   readonly roots: ReadonlyMap<string, readonly string[]>;
   private readonly ignoreRegex: RegExp[];
@@ -122,21 +142,7 @@ export class FileRoots {
 
   /** Reads up to `length` bytes at `offset` of a file found by find(). */
   readChunk(found: FoundFile, offset: number, length: number): Buffer {
-    const fd = fs.openSync(found.realPath, 'r');
-    try {
-      const size = fs.fstatSync(fd).size;
-      const n = Math.max(0, Math.min(length, size - offset));
-      const buf = Buffer.alloc(n);
-      let got = 0;
-      while (got < n) {
-        const r = fs.readSync(fd, buf, got, n - got, offset + got);
-        if (r === 0) break;
-        got += r;
-      }
-      return got === n ? buf : buf.subarray(0, got);
-    } finally {
-      fs.closeSync(fd);
-    }
+    return readFileChunk(found, offset, length);
   }
 
   /** Files (or directories) of `saltenv` under `prefix`, merged over its roots, sorted; ignores applied. */

@@ -1,11 +1,11 @@
-// Answers one file server request (file_list, file_stat, file_read) from file_roots. Pure of
+// Answers one file server request (file_list, file_stat, file_read) from the backends. Pure of
 // sockets: the master's session hands the request in and sends back what this returns. Every
 // failure is a coded reply; nothing here throws to the caller.
 
 import { toBrineError } from '../util/errors.js';
 import type { FileReply, FileRequest } from '../protocol/index.js';
 import { readFromRoots } from './file-source.js';
-import type { FileRoots } from './roots.js';
+import type { FileBackend } from './backend.js';
 
 export interface ServeOptions {
   /** Largest chunk sent in one reply (file_buffer_size). */
@@ -13,7 +13,7 @@ export interface ServeOptions {
 }
 
 /** The reply to one request, and whether it was a refused path (logged as a threat by the caller). */
-export function serveFileRequest(roots: FileRoots, req: FileRequest, opts: ServeOptions): { reply: FileReply; refused: boolean; served?: number } {
+export function serveFileRequest(roots: FileBackend, req: FileRequest, opts: ServeOptions): { reply: FileReply; refused: boolean; served?: number } {
   try {
     switch (req.t) {
       case 'file_list':

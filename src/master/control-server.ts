@@ -12,6 +12,7 @@ import {
   type ControlRequest,
   type EmitHookRequest,
   type EventsRequest,
+  type FileserverUpdateRequest,
   type KeysChangedRequest,
   type MatchRequest,
   type MetricsRequest,
@@ -47,6 +48,8 @@ export interface ControlDeps {
   match(tgt: string | string[], tgtType: string, delimiter?: string, within?: readonly string[]): { matched: string[]; missing: string[] };
   /** The Prometheus text and its content type; for `brine api`. */
   metrics(): Promise<{ text: string; contentType: string }>;
+  /** `brine fileserver update`: fetches the gitfs remotes now; absent when the master has no file server yet. */
+  fileserverUpdate?(backend?: string): Promise<{ remote: string; ok: boolean; changed: boolean; error?: string }[]>;
   clock: { now(): number };
 }
 
@@ -137,6 +140,23 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
       (err) => {
         deps.logger.error({ err }, 'rendering the metrics for the control socket failed');
         channel.send({ t: 'error', code: 'INTERNAL', message: 'the master could not render its metrics; see its log' });
+        channel.close('shutdown');
+      },
+    );
+  });
+
+  on<FileserverUpdateRequest>('fileserver_update', (req, channel) => {
+    const update = deps.fileserverUpdate;
+    if (update === undefined) throw new BrineError('FILESERVER_UNAVAILABLE', 'the master has not started its file server yet; try again in a moment');
+    update(req.backend).then(
+      (remotes) => {
+        channel.send({ t: 'fileserver_updated', remotes });
+        channel.close('shutdown');
+      },
+      (err) => {
+        const e = toBrineError(err);
+        if (e.code === 'INTERNAL') deps.logger.error({ err: e }, 'fileserver update failed');
+        channel.send({ t: 'error', code: e.code, message: e.message });
         channel.close('shutdown');
       },
     );

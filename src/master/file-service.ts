@@ -1,11 +1,16 @@
 // The master's file server: answers accepted minions' file requests over their own session,
-// from file_roots (src/fileserver), with a bound on each session's outstanding requests.
+// from the backends of fileserver_backend in order (file_roots, gitfs; src/fileserver), with a
+// bound on each session's outstanding requests.
 // Refused paths are logged with the minion's ID (from the session, never the request).
 
 import type { Logger } from '../util/logger.js';
 import { printable } from '../util/printable.js';
 import type { FileReply, FileRequest } from '../protocol/index.js';
-import { FileRoots, serveFileRequest, type FileRootsConfig } from '../fileserver/index.js';
+import type { Clock } from '../util/clock.js';
+import { BrineError } from '../util/errors.js';
+import { FileBackends, FileRoots, serveFileRequest, type FileBackend, type FileRootsConfig } from '../fileserver/index.js';
+import { GitfsBackend, type GitfsBackendOptions, type RemoteUpdate } from '../fileserver/git/index.js';
+import { GitfsUpdater } from './gitfs-updater.js';
 
 /** What the service needs of a session. */
 export interface FileSession {
@@ -14,8 +19,30 @@ export interface FileSession {
   sendFileReply(reply: FileReply): boolean;
 }
 
-export interface FileServiceOptions extends FileRootsConfig {
+export interface FileServiceOptions extends FileRootsConfig, Omit<GitfsBackendOptions, 'cachedir'> {
   file_buffer_size: number;
+  /** Where gitfs keeps its clones (the master's cachedir); needed only with gitfs. */
+  cachedir?: string;
+  fileserver_backend?: unknown;
+}
+
+/** Salt's backend names (with or without the `fs` suffix) to brine's backends. */
+function backendsOf(opts: FileServiceOptions, logger: Logger): { backends: FileBackend[]; roots: FileRoots; gitfs?: GitfsBackend } {
+  const names = typeof opts.fileserver_backend === 'string' ? [opts.fileserver_backend] : Array.isArray(opts.fileserver_backend) ? opts.fileserver_backend.map(String) : ['roots'];
+  const roots = new FileRoots(opts);
+  const backends: FileBackend[] = [];
+  let gitfs: GitfsBackend | undefined;
+  for (const name of names) {
+    if (name === 'roots' || name === 'root') {
+      if (!backends.includes(roots)) backends.push(roots);
+    } else if (name === 'gitfs' || name === 'git') {
+      if (opts.cachedir === undefined) throw new BrineError('INTERNAL', 'gitfs needs the master cachedir');
+      gitfs ??= new GitfsBackend({ ...opts, cachedir: opts.cachedir }, logger);
+      if (!backends.includes(gitfs)) backends.push(gitfs);
+    }
+    // other names were a start-up warning (config/start-warnings.ts)
+  }
+  return gitfs ? { backends, roots, gitfs } : { backends, roots };
 }
 
 /** Requests one session may have waiting; a minion pipelines a few chunks per file. */
@@ -23,6 +50,9 @@ export const MAX_OUTSTANDING_PER_SESSION = 32;
 
 export class FileService {
   readonly roots: FileRoots;
+  /** What minions are served from: the backends in fileserver_backend order. */
+  readonly backends: FileBackends;
+  private readonly gitfs: GitfsUpdater | undefined;
   private readonly outstanding = new WeakMap<FileSession, number>();
   private readonly chunkSize: number;
   /** Refused paths so far (threats.md #8), for tests and diagnostics. */
@@ -31,9 +61,30 @@ export class FileService {
   constructor(
     opts: FileServiceOptions,
     private readonly logger: Logger,
+    clock?: Clock,
   ) {
-    this.roots = new FileRoots(opts);
+    const { backends, roots, gitfs } = backendsOf(opts, logger);
+    this.roots = roots;
+    this.backends = new FileBackends(backends);
     this.chunkSize = opts.file_buffer_size;
+    if (gitfs && clock) {
+      this.gitfs = new GitfsUpdater(gitfs, opts.cachedir ?? '', clock, logger);
+      this.gitfs.start();
+    }
+  }
+
+  /** `brine fileserver update`: fetches the gitfs remotes now. */
+  update(backend?: string): Promise<RemoteUpdate[]> {
+    if (backend !== undefined && backend !== 'gitfs' && backend !== 'git' && backend !== 'roots' && backend !== 'root') {
+      return Promise.reject(new BrineError('BAD_ARGUMENTS', `unknown fileserver backend ${JSON.stringify(backend)}; use gitfs or roots`));
+    }
+    // roots needs no update: files are read from disk on every request
+    if (this.gitfs === undefined || backend === 'roots' || backend === 'root') return Promise.resolve([]);
+    return this.gitfs.updateNow();
+  }
+
+  close(): void {
+    this.gitfs?.close();
   }
 
   handle(session: FileSession, req: FileRequest): void {
@@ -54,7 +105,7 @@ export class FileService {
       if (!session.ready) return;
       let result: ReturnType<typeof serveFileRequest>;
       try {
-        result = serveFileRequest(this.roots, req, { chunkSize: this.chunkSize });
+        result = serveFileRequest(this.backends, req, { chunkSize: this.chunkSize });
       } catch (err) {
         this.logger.error({ err, id: session.id }, 'the file server failed on a request');
         session.sendFileReply({ t: 'file_reply', rid: req.rid, ok: false, error: { code: 'INTERNAL', message: 'the file server failed; see the master log' } });

@@ -185,6 +185,8 @@ export class Master {
     const refusals = new RefusalLog(logger, clock);
     this.refusals = refusals;
     await this.startApi(cache, minionData, pillar, refusals);
+    const files = new FileService(opts, logger, clock);
+    this.files = files;
     this.control = await startControlServer(controlSocketPath(opts), {
       logger,
       jobs: this.jobs,
@@ -194,11 +196,10 @@ export class Master {
       access,
       match: (tgt, tgtType, delimiter, within) => matchAccepted(acceptedWithin(this.keys.list('accepted'), within), tgt, tgtType, targeting, delimiter),
       metrics: async () => ({ text: await this.metrics.renderMetrics(), contentType: this.metrics.contentType }),
+      fileserverUpdate: (backend) => files.update(backend),
       clock,
     });
 
-    const files = new FileService(opts, logger);
-    this.files = files;
     // every session's silence check on one timer; a timeout is noticed at most a tick late
     // (1/30 of heartbeat_timeout, at most 500 ms)
     this.heartbeatWheel = new TimerWheel(clock, Math.max(10, Math.min(500, Math.floor((opts.heartbeat_timeout * 1000) / 30))));
@@ -532,6 +533,7 @@ export class Master {
     this.reconcileTimer?.cancel();
     this.pacingTimer?.cancel();
     this.heartbeatWheel?.close();
+    this.files?.close();
     this.jobs?.stop();
     for (const s of this.live.keys()) s.close('shutdown');
     await Promise.all([this.listener?.close(), this.nats?.stop(), this.control?.close(), this.metricsServer?.close(), this.apiServer?.close()]);

@@ -31,6 +31,7 @@ const OPERATION_NAMES: Record<Exclude<ControlRequest['t'], 'publish'>, string> =
   active_jids: 'list the active jobs (brine api)',
   emit_hook: 'emit an API hook event (brine api)',
   metrics: "read the master's metrics (brine api)",
+  fileserver_update: 'update the fileserver backends (brine fileserver update)',
 };
 
 /**

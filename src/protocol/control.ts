@@ -61,6 +61,9 @@ export const emitHookRequestSchema = s.object({ t: s.literal('emit_hook'), path:
 /** The master's Prometheus metrics, as GET /metrics serves them. */
 export const metricsRequestSchema = s.object({ t: s.literal('metrics') });
 
+/** `brine fileserver update`: fetch the gitfs remotes now (Salt's fileserver.update runner). */
+export const fileserverUpdateRequestSchema = s.object({ t: s.literal('fileserver_update'), backend: s.optional(s.string({ max: 64 })) });
+
 type ControlRequestSchema =
   | typeof publishRequestSchema
   | typeof sessionsRequestSchema
@@ -69,7 +72,8 @@ type ControlRequestSchema =
   | typeof matchRequestSchema
   | typeof activeJidsRequestSchema
   | typeof emitHookRequestSchema
-  | typeof metricsRequestSchema;
+  | typeof metricsRequestSchema
+  | typeof fileserverUpdateRequestSchema;
 
 export const CONTROL_REQUESTS = new Map<string, ControlRequestSchema>([
   ['publish', publishRequestSchema],
@@ -80,6 +84,7 @@ export const CONTROL_REQUESTS = new Map<string, ControlRequestSchema>([
   ['active_jids', activeJidsRequestSchema],
   ['emit_hook', emitHookRequestSchema],
   ['metrics', metricsRequestSchema],
+  ['fileserver_update', fileserverUpdateRequestSchema],
 ]);
 
 export type PublishRequest = Infer<typeof publishRequestSchema>;
@@ -90,7 +95,8 @@ export type MatchRequest = Infer<typeof matchRequestSchema>;
 export type ActiveJidsRequest = Infer<typeof activeJidsRequestSchema>;
 export type EmitHookRequest = Infer<typeof emitHookRequestSchema>;
 export type MetricsRequest = Infer<typeof metricsRequestSchema>;
-export type ControlRequest = PublishRequest | SessionsRequest | EventsRequest | KeysChangedRequest | MatchRequest | ActiveJidsRequest | EmitHookRequest | MetricsRequest;
+export type FileserverUpdateRequest = Infer<typeof fileserverUpdateRequestSchema>;
+export type ControlRequest = PublishRequest | SessionsRequest | EventsRequest | KeysChangedRequest | MatchRequest | ActiveJidsRequest | EmitHookRequest | MetricsRequest | FileserverUpdateRequest;
 
 // ---- master -> CLI ----------------------------------------------------------------------
 
@@ -162,6 +168,12 @@ export const activeJidsSchema = s.object({ t: s.literal('active_jids'), jids: s.
 export const hookEmittedSchema = s.object({ t: s.literal('hook_emitted') });
 export const metricsSchema = s.object({ t: s.literal('metrics'), text: s.string({ max: 32 * 1024 * 1024 }), contentType: s.string({ max: 256 }) });
 
+/** The answer to fileserver_update: each gitfs remote fetched, with git's message when it failed. */
+export const fileserverUpdatedSchema = s.object({
+  t: s.literal('fileserver_updated'),
+  remotes: s.array(s.object({ remote: s.string({ max: 4096 }), ok: s.bool(), changed: s.bool(), error: s.optional(s.string({ max: 65_536 })) }), { max: 10_000 }),
+});
+
 export type Published = Infer<typeof publishedSchema>;
 export type JobReturn = Infer<typeof jobReturnSchema>;
 export type JobDone = Infer<typeof jobDoneSchema>;
@@ -178,7 +190,8 @@ export type Matched = Infer<typeof matchedSchema>;
 export type ActiveJidsReply = Infer<typeof activeJidsSchema>;
 export type HookEmitted = Infer<typeof hookEmittedSchema>;
 export type MetricsReply = Infer<typeof metricsSchema>;
-export type ControlReply = Published | JobReturn | JobDone | SessionsReply | EventReply | KeysReconciled | ControlError | Matched | ActiveJidsReply | HookEmitted | MetricsReply;
+export type FileserverUpdated = Infer<typeof fileserverUpdatedSchema>;
+export type ControlReply = Published | JobReturn | JobDone | SessionsReply | EventReply | KeysReconciled | ControlError | Matched | ActiveJidsReply | HookEmitted | MetricsReply | FileserverUpdated;
 
 export const CONTROL_REPLIES = new Map<
   string,
@@ -193,7 +206,9 @@ export const CONTROL_REPLIES = new Map<
   | typeof activeJidsSchema
   | typeof hookEmittedSchema
   | typeof metricsSchema
+  | typeof fileserverUpdatedSchema
 >([
+  ['fileserver_updated', fileserverUpdatedSchema],
   ['matched', matchedSchema],
   ['active_jids', activeJidsSchema],
   ['hook_emitted', hookEmittedSchema],

@@ -228,6 +228,17 @@ export const ERRORS = {
     1,
   ),
 
+  GITFS_REMOTE_UNREACHABLE: spec(
+    'A gitfs remote could not be fetched (unreachable host, refused SSH key or HTTPS credentials, unknown host key, missing repository); the master keeps serving the last good checkout of that remote and retries on the next gitfs_update_interval.',
+    "Check the URL and credentials the message names (gitfs_privkey/gitfs_pubkey, gitfs_user/gitfs_password, the host key in the master user's known_hosts or gitfs_ssh_known_hosts), fix them, then run `brine fileserver update` and `brine doctor master`.",
+    1,
+  ),
+  GITFS_CONFIG: spec(
+    'A gitfs option or gitfs_remotes entry is malformed (an unknown per-remote parameter, a remote that is neither a URL nor a one-key mapping, a password over plain http without insecure_auth, two remotes with the same name); the master does not start.',
+    'Fix the entry the message names (docs/fileserver.md has an example of each option) and restart the master.',
+    78,
+  ),
+
   // the scheduler
   SCHEDULE_INVALID: spec(
     'A schedule entry (minion config, pillar or schedule.add) has an unknown field, a value of the wrong type, no time or an impossible one (an interval of 0 or less, a cron expression that never fires). That entry does not run; the others do.',

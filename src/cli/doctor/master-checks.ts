@@ -7,11 +7,12 @@ import { toBrineError } from '../../util/errors.js';
 import type { MasterOptions } from '../../config/index.js';
 import type { SessionInfo, SessionsReply } from '../../protocol/index.js';
 import { KEY_STATE_DIRS, KeyStore, fingerprint } from '../../pki/index.js';
-import { controlSocketPath, readPillarCache } from '../../master/index.js';
+import { controlSocketPath, readGitfsStatus, readPillarCache } from '../../master/index.js';
 import { requestOnce } from '../control-client.js';
 import { fail, ok, type Check } from './check.js';
 import { directoriesCheck } from './dirs-check.js';
 import { judgePillar } from './pillar-check.js';
+import { judgeGitfs } from './gitfs-check.js';
 import { judgeDenied, judgeFlapping, judgeKeyCounts, type DeniedKey } from './master-verdicts.js';
 
 /** `configCheck`: the config line, made by the caller that loaded it. */
@@ -47,6 +48,8 @@ export async function masterChecks(opts: MasterOptions, configCheck: Check): Pro
   if (sessions) checks.push(...judgeFlapping(sessions));
   checks.push(jobCacheCheck(opts));
   checks.push(...judgePillar(readPillarCache(opts.cachedir)));
+  const backends = [opts.fileserver_backend].flat().map(String);
+  checks.push(...judgeGitfs(backends.includes('gitfs') || backends.includes('git'), readGitfsStatus(opts.cachedir), Date.now()));
   return checks;
 }
 

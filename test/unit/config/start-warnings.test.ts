@@ -54,14 +54,23 @@ test('each Salt option brine does not implement is named with what is lost; equi
     [
       "option 'event_return' is a Salt option brine does not implement and is ignored: events are not sent to any returner (brine has no returners)",
       "ext_pillar 'git' is not implemented by brine and is skipped: its data is not in any pillar (brine runs cmd_json, cmd_yaml, file_tree)",
-      "fileserver_backend 'gitfs' is not implemented by brine and is ignored: salt:// is served from file_roots only (the roots backend)",
-      "fileserver_backend 's3fs' is not implemented by brine and is ignored: salt:// is served from file_roots only (the roots backend)",
+      "fileserver_backend 's3fs' is not implemented by brine and is ignored: salt:// is served from the roots and gitfs backends only",
       "option 'reactor' is a Salt option brine does not implement and is ignored: brine has no reactor: events do not start SLS runs",
     ],
   );
   assert.deepEqual(
     w.map((x) => x.option),
-    ['event_return', 'ext_pillar', 'fileserver_backend', 'fileserver_backend', 'reactor'],
+    ['event_return', 'ext_pillar', 'fileserver_backend', 'reactor'],
+  );
+});
+
+test('gitfs is a served backend on the master (no warning) but a warning on a minion, whose local files come from file_roots', () => {
+  const opts = { fileserver_backend: ['gitfs', 'roots'], gitfs_remotes: ['file:///srv/repo.git'], file_roots: { base: ['/srv/salt'] } };
+  // no top.sls in file_roots is no warning either: it may come from git
+  assert.deepEqual(configWarnings(opts, { role: 'master', localTrees: false, isDir: () => true, isFile: () => false }), []);
+  assert.deepEqual(
+    configWarnings(opts, { role: 'minion', localTrees: false }).map((w) => w.message),
+    ["fileserver_backend 'gitfs' is served by the master only and is ignored here: a minion with file_client: local reads its own file_roots (the roots backend)"],
   );
 });
 

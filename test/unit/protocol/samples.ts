@@ -177,6 +177,7 @@ export const CONTROL_REQUEST_SAMPLES: Sample[] = [
   { message: { t: 'active_jids' }, optional: [], bad: {} },
   { message: { t: 'emit_hook', path: 'deploy/done', user: 'alice', body: { version: 3 } }, optional: [], anyJson: ['body'], bad: { path: [1, 'x'.repeat(257)], user: [null] } },
   { message: { t: 'metrics' }, optional: [], bad: {} },
+  { message: { t: 'fileserver_update', backend: 'gitfs' }, optional: ['backend'], bad: { backend: [1, 'x'.repeat(65)] } },
 ];
 
 export const CONTROL_REPLY_SAMPLES: Sample[] = [
@@ -194,6 +195,11 @@ export const CONTROL_REPLY_SAMPLES: Sample[] = [
   { message: { t: 'active_jids', jids: [JID] }, optional: [], bad: { jids: [['1']] } },
   { message: { t: 'hook_emitted' }, optional: [], bad: {} },
   { message: { t: 'metrics', text: '# HELP x\n', contentType: 'text/plain; version=0.0.4' }, optional: [], bad: { text: [1], contentType: [null] } },
+  {
+    message: { t: 'fileserver_updated', remotes: [{ remote: 'ssh://git@h/r.git', ok: false, changed: false, error: 'Connection refused' }] },
+    optional: [],
+    bad: { remotes: [[{ remote: 'x', ok: 'yes', changed: false }], 'x'] },
+  },
   {
     message: { t: 'event', tag: 'brine/minion/web1/connected', event: { kind: 'minion_connected', id: 'web1', remote: '10.0.0.1:5000', agent: 'x', at: 1 } },
     optional: [],
