@@ -109,7 +109,7 @@ export class PillarService {
   private gpgKeys = '';
   private readonly entries = new Map<string, Entry>();
   private readonly inflight = new Map<string, Promise<Entry>>();
-  private stampValue: { at: number; stamp: string } | undefined;
+  private stampValue: { at: number; stamp: string; volatile: boolean } | undefined;
   /** Requests naming another minion's ID, refused (threats.md #38). */
   refusedCount = 0;
   /** Renders done (cache misses), for tests and the benchmark. */
@@ -257,18 +257,24 @@ export class PillarService {
 
   private stamp(): string {
     const now = performance.now();
-    if (this.stampValue && now - this.stampValue.at < STAMP_REUSE_MS) return this.stampValue.stamp;
-    const keys = gpgKeysStamp(this.gpg);
-    if (keys !== this.gpgKeys) {
-      // a key removed must not keep decrypting from memory
-      this.gpgCache.clear();
-      this.gpgKeys = keys;
+    // the scan of the files is reused for a moment; a command source (no stamp) is new at every request
+    if (!this.stampValue || now - this.stampValue.at >= STAMP_REUSE_MS) {
+      const keys = gpgKeysStamp(this.gpg);
+      if (keys !== this.gpgKeys) {
+        // a key removed must not keep decrypting from memory
+        this.gpgCache.clear();
+        this.gpgKeys = keys;
+      }
+      const hash = createHash('sha256').update(this.roots.stamp()).update(keys);
+      let volatile = false;
+      for (const s of this.ext) {
+        const part = s.stamp();
+        volatile ||= part === undefined;
+        hash.update(part ?? 'volatile');
+      }
+      this.stampValue = { at: now, stamp: hash.digest('hex'), volatile };
     }
-    const hash = createHash('sha256').update(this.roots.stamp()).update(keys);
-    for (const s of this.ext) hash.update(s.stamp() ?? `volatile:${this.volatile++}`);
-    const stamp = hash.digest('hex');
-    this.stampValue = { at: now, stamp };
-    return stamp;
+    return this.stampValue.volatile ? `${this.stampValue.stamp}:${this.volatile++}` : this.stampValue.stamp;
   }
 
   private async refresh(id: string): Promise<Entry> {
