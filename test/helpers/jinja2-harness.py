@@ -12,6 +12,7 @@ import copy
 import fnmatch
 import hashlib
 import json
+import posixpath
 import re
 import shlex
 import sys
@@ -457,26 +458,23 @@ class SerializerExtension(Extension):
         ]
 
 
-# --- the loader: Salt's rules for names (root-relative; ./ and ../ relative to tpldir) -------
+# --- the loader: SaltCacheLoader.get_source's rules (Salt 3007) -----------------------------
+# A plain name is root-relative; ./ and ../ are relative to the globals' tpldir, which every load
+# by a plain name sets (before the file is read) to that template's directory.
 class CorpusLoader(jinja2.BaseLoader):
     def __init__(self, files):
         self.files = files
 
     def get_source(self, environment, template):
         name = template[len("salt://") :] if template.startswith("salt://") else template
-        if name.split("/", 1)[0] in (".", ".."):
-            base = environment.globals.get("tpldir", ".")
-            parts = []
-            for p in (base + "/" + name).split("/"):
-                if p in ("", "."):
-                    continue
-                if p == "..":
-                    if not parts:
-                        raise jinja2.TemplateNotFound(template)
-                    parts.pop()
-                else:
-                    parts.append(p)
-            name = "/".join(parts)
+        is_relative = name.split("/", 1)[0] in (".", "..")
+        if is_relative:
+            name = posixpath.normpath(environment.globals.get("tpldir", ".") + "/" + name)
+            if name.split("/", 1)[0] == "..":
+                raise jinja2.TemplateNotFound(template)
+        else:
+            tpldir = posixpath.dirname(name)
+            environment.globals["tpldir"] = "." if tpldir == "" else tpldir
         if name not in self.files:
             raise jinja2.TemplateNotFound(template)
         return self.files[name], name, lambda: True

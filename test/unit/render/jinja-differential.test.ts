@@ -43,6 +43,7 @@ const JINJA2_ERRORS = new Set([
   'percent-list-too-few',
   'raise-global',
   'refuse-nunjucks-switch',
+  'relative-climbs-above-root',
   'salt-function-error',
   'strict-undefined-attr',
   'strict-undefined-if',
