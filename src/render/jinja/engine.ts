@@ -10,7 +10,7 @@ import { loadYaml, YamlLoadError } from '../yaml-load.js';
 import { BrineCompiler } from './compiler.js';
 import { type Any, nunjucks, transformer, Unsupported } from './nunjucks-internals.js';
 import { parseTemplate } from './parser.js';
-import { isSafeString, mkFloat, PyError, setStrictUndefined } from './py-values.js';
+import { forgetUndefined, isSafeString, mkFloat, PyError, setStrictUndefined } from './py-values.js';
 import { createRuntime, FILTER_NAMES, jinjaGlobals, type RenderHooks, TEST_NAMES } from './runtime.js';
 import { saltProxy } from './salt-layer.js';
 import { EXTENSIONS } from './tags.js';
@@ -229,6 +229,7 @@ export class JinjaEngine {
     render.globals = globals;
     this.stack.push(render);
     const strictBefore = setStrictUndefined(opts.allow_undefined !== true);
+    forgetUndefined();
     try {
       const out = this.template(env.source, src).render(globals) as string;
       // Salt re-adds the trailing newline Jinja2 drops

@@ -2,7 +2,7 @@
 // `7 // 2` an int) and its type errors (`'a' + 1` fails instead of giving 'a1').
 
 import { percentFormat } from './py-format.js';
-import { dictKeys, isDict, keyFor, isFloat, isNumber, isSafeString, isTuple, mkFloat, num, PyError, str, tuple, typeName } from './py-values.js';
+import { dictKeys, isDict, keyFor, isFloat, isNumber, isSafeString, isTuple, mkFloat, num, PyError, str, tuple, typeName, undefinedError } from './py-values.js';
 
 function numeric(v: unknown): boolean {
   return isNumber(v) || typeof v === 'boolean';
@@ -34,10 +34,14 @@ function zeroCheck(b: unknown, what: string): void {
 export function binop(op: string, left: unknown, right: unknown): unknown {
   const a = unwrap(left);
   const b = unwrap(right);
+  // Jinja2's Undefined (strict or not) fails every arithmetic operator with its own message
+  if ((a === undefined || b === undefined) && !(op === '%' && typeof a === 'string')) throw undefinedError();
   switch (op) {
     case '+':
       if (typeof a === 'string' && typeof b === 'string') return a + b;
       if (Array.isArray(a) && Array.isArray(b) && isTuple(a) === isTuple(b)) return isTuple(a) ? tuple([...a, ...b]) : [...a, ...b];
+      // Python's sequence concatenation names the types its own way
+      if ((typeof a === 'string' || Array.isArray(a)) && b !== undefined) throw new PyError(`can only concatenate ${typeName(a)} (not "${typeName(b)}") to ${typeName(a)}`);
       return arith(op, a, b, (x, y) => x + y);
     case '-':
       return arith(op, a, b, (x, y) => x - y);

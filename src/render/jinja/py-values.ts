@@ -16,8 +16,43 @@ export function setStrictUndefined(strict: boolean): boolean {
   return before;
 }
 
-/** The error StrictUndefined raises; `what` names the expression when the caller knows it. */
+/**
+ * The last Undefined a lookup produced: Jinja2's message for it (`'dict object' has no attribute
+ * 'x'`, `'x' is undefined`) and brine's name of the expression. Undefined is JS `undefined`, which
+ * cannot carry its message as Jinja2's Undefined object does; the value is nearly always used
+ * right after the lookup that produced it, so the error reports this one.
+ */
+let lastUndefined: { hint: string; expr: string } | undefined;
+
+/** Records why a lookup gave Undefined; returns undefined for the caller to return. */
+export function noteUndefined(hint: string, expr: string): undefined {
+  lastUndefined = { hint, expr };
+  return undefined;
+}
+
+/** Forgets the last Undefined (a new render, or a test that handled it). */
+export function forgetUndefined(): void {
+  lastUndefined = undefined;
+}
+
+/** Jinja2's hint for `obj.key` / `obj[key]` missing (Undefined._undefined_message). */
+export function missingHint(obj: unknown, key: unknown): string {
+  const type = obj === null ? 'None' : `${typeName(obj)} object`;
+  if (typeof key === 'string') return `${strRepr(type)} has no attribute ${strRepr(key)}`;
+  return `${type} has no element ${repr(key)}`;
+}
+
+/**
+ * The error StrictUndefined raises: Jinja2's message, then brine's name of the expression.
+ * `what` names the expression when the caller knows it; a recorded Undefined of another
+ * expression is then not reported for it.
+ */
 export function undefinedError(what?: string): PyError {
+  const last = lastUndefined;
+  if (last !== undefined && (what === undefined || what === last.expr)) {
+    const named = `'${last.expr}' is undefined`;
+    return new PyError(last.hint === named || last.expr === 'expression' ? last.hint : `${last.hint} (${named})`);
+  }
   return new PyError(what ? `'${what}' is undefined` : 'an undefined value was used (Salt renders with StrictUndefined unless allow_undefined is set)');
 }
 
