@@ -11,6 +11,7 @@ import base64
 import copy
 import fnmatch
 import hashlib
+import itertools
 import json
 import posixpath
 import re
@@ -413,6 +414,8 @@ SALT_FILTERS = {
     "base64_encode": lambda v: base64.b64encode(str(v).encode()).decode(),
     "base64_decode": lambda v: base64.b64decode(str(v).encode()).decode(),
     "quote": lambda v: shlex.quote(str(v)),
+    "zip": lambda *iterables: zip(*iterables),
+    "zip_longest": lambda *iterables, fillvalue=None: itertools.zip_longest(*iterables, fillvalue=fillvalue),
 }
 
 

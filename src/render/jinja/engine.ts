@@ -14,6 +14,7 @@ import { forgetUndefined, isSafeString, mkFloat, PyError, setStrictUndefined } f
 import { createRuntime, FILTER_NAMES, jinjaGlobals, type RenderHooks, TEST_NAMES } from './runtime.js';
 import { saltProxy } from './salt-layer.js';
 import { EXTENSIONS } from './tags.js';
+import { unclosedBlock } from './unclosed-block.js';
 import { type LoaderState, newLoaderState, rememberLoaded, resolveTemplateName } from './template-names.js';
 
 /** Jinja2 drops one trailing newline of every template and reads \r\n as \n (Salt adds the newline back for the top one). */
@@ -155,6 +156,11 @@ export class JinjaEngine {
         line = open.line;
         col = open.col;
       }
+    }
+    if (/end of file$/.test(msg)) {
+      // a block left open (a truncated file, a missing endif): Jinja2's message, at the block's tag
+      const block = unclosedBlock(text);
+      if (block) ({ message: msg, line, col } = block);
     }
     return locate('RENDER_FAILED', name, line ?? 1, col ?? 0, `Jinja syntax error: ${msg.trim()}`, text, '', err);
   }

@@ -159,6 +159,20 @@ describe('Jinja errors', () => {
     assert.match(err.message, /3 \| {5}- name: \{\{ grains\['id'\]/);
   });
 
+  test("a block left open is Jinja2's 'Unexpected end of template' at the line of the block's tag, not line 1", async () => {
+    // Whyrl35/saltstack wazuh/config/wazuh-indexer.sls: the file ends inside `{% if %}`
+    const err = await fails(renderTemplate('a: 1\n{% for x in [1] %}\n{% if x %}\n{% endif %}\n{% if x == 2 %}\nb: 2\n{% else %}\n', 'jinja', env()));
+    assert.equal(err.code, 'RENDER_FAILED');
+    assert.match(
+      err.message,
+      /init\.sls:5:1: Jinja syntax error: Unexpected end of template\. Jinja was looking for the following tags: 'endif'\. The innermost block that needs to be closed is 'if'\./,
+    );
+    assert.match(err.message, /5 \| \{% if x == 2 %\}/);
+    // tags inside a raw block are text
+    const raw = await fails(renderTemplate('x\n{% for a in [1] %}{% raw %}{% endfor %}{% endraw %}\n', 'jinja', env()));
+    assert.match(raw.message, /init\.sls:2:1: Jinja syntax error: Unexpected end of template\. Jinja was looking for the following tags: 'endfor' or 'else'\./);
+  });
+
   test('a runtime error names the line and column of the expression', async () => {
     const err = await fails(renderTemplate("ok\n  {{ 'a' + 1 }}\n", 'jinja', env()));
     assert.equal(err.code, 'RENDER_FAILED');
