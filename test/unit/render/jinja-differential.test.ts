@@ -32,6 +32,9 @@ const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
  * fails for the wrong reason cannot make a case pass by failing on both sides.
  */
 const JINJA2_ERRORS = new Set([
+  'syntax-dict-missing-comma',
+  'syntax-list-missing-comma',
+  'syntax-print-inside-tag',
   'syntax-if-never-closed',
   'syntax-for-else-never-closed',
   'dictsort-of-list',
@@ -70,6 +73,9 @@ const JINJA2_ERRORS = new Set([
  * exception class name), so that an operator reads what Salt would have said.
  */
 const SAME_MESSAGE = new Set([
+  'syntax-dict-missing-comma',
+  'syntax-list-missing-comma',
+  'syntax-print-inside-tag',
   'syntax-if-never-closed',
   'syntax-for-else-never-closed',
   'dictsort-of-list',
