@@ -74,9 +74,9 @@ export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts:
   }
   const { isMap, isScalar, parseDocument } = yamlPackage();
   let doc = parseDocument(text, parseOptions(customTags));
-  if (doc.errors.some((e) => e.code === 'BAD_INDENT')) {
-    // a flow collection continued on lines PyYAML accepts and the yaml package does not: the
-    // re-indented text is used only if it loads cleanly, else the first error stands
+  if (doc.errors.length > 0) {
+    // a flow collection or quoted scalar continued on lines PyYAML accepts and the yaml package
+    // does not: the re-indented text is used only if it loads cleanly, else the first error stands
     const fixed = indentFlowContinuations(text);
     if (fixed !== undefined) {
       const again = parseDocument(fixed, parseOptions(customTags));
