@@ -15,6 +15,7 @@ import { createRuntime, FILTER_NAMES, jinjaGlobals, type RenderHooks, TEST_NAMES
 import { saltProxy } from './salt-layer.js';
 import { EXTENSIONS } from './tags.js';
 import { unclosedBlock } from './unclosed-block.js';
+import { recordKeyOrder } from './digit-key-order.js';
 import { type LoaderState, newLoaderState, rememberLoaded, resolveTemplateName } from './template-names.js';
 
 /** Jinja2 drops one trailing newline of every template and reads \r\n as \n (Salt adds the newline back for the top one). */
@@ -298,7 +299,7 @@ function parseData(kind: string, text: string, name: string): unknown {
     }
   }
   try {
-    return loadYaml(text, mkFloat);
+    return loadYaml(text, mkFloat, { keyOrder: recordKeyOrder });
   } catch (err) {
     if (err instanceof YamlLoadError) throw new PyError(`${name}: YAML error at line ${err.problem.line} column ${err.problem.col}: ${err.problem.message}`);
     throw err;

@@ -9,6 +9,7 @@ import { traverse } from './salt-layer.js';
 import { jsonDumps, yamlDquote, yamlEncode, yamlSquote } from './serialize.js';
 import { yamlDump } from './yaml-emitter.js';
 import { binop } from './py-ops.js';
+import { recordKeyOrder } from './digit-key-order.js';
 import { cmp, contains, eq, isDict, isSafeString, isTuple, iter, len, mkFloat, num, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
 
 function arg(args: unknown[], kw: Record<string, unknown>, i: number, name: string, dflt: unknown): unknown {
@@ -154,7 +155,7 @@ export const SALT_FILTERS: Record<string, Filter> = {
     if ((Array.isArray(v) && !isTuple(v)) || isDict(v)) return len(v) > 0;
     return false;
   },
-  load_yaml: ([v]) => loadYaml(str(v), mkFloat),
+  load_yaml: ([v]) => loadYaml(str(v), mkFloat, { keyOrder: recordKeyOrder }),
   load_json: ([v]) => JSON.parse(str(v)),
   load_text: ([v]) => str(v),
   md5: ([v]) => createHash('md5').update(str(v)).digest('hex'),

@@ -1,6 +1,7 @@
 // Python's arithmetic operators with its int/float distinction (`/` always gives a float,
 // `7 // 2` an int) and its type errors (`'a' + 1` fails instead of giving 'a1').
 
+import { recordKeyOrder } from './digit-key-order.js';
 import { percentFormat } from './py-format.js';
 import { dictKeys, isDict, keyFor, isFloat, isNumber, isSafeString, isTuple, mkFloat, num, PyError, str, tuple, typeName, undefinedError } from './py-values.js';
 
@@ -80,10 +81,16 @@ export function concat(a: unknown, b: unknown): string {
   return str(a) + str(b);
 }
 
-/** A dict display `{k: v}`: keys must be strings (JS objects cannot keep Python's other key types). */
+/** A dict display `{k: v}`, in Python's insertion order even for integer-like keys. */
 export function dict(pairs: [unknown, unknown][]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of pairs) out[keyFor(out, unwrap(k))] = v;
+  const keys: string[] = [];
+  for (const [k, v] of pairs) {
+    const key = keyFor(out, unwrap(k));
+    if (!Object.hasOwn(out, key)) keys.push(key);
+    out[key] = v;
+  }
+  recordKeyOrder(out, keys);
   return out;
 }
 

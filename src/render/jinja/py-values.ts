@@ -67,6 +67,7 @@ function strictCheck(v: unknown): void {
 }
 
 import { runtime } from './nunjucks-internals.js';
+import { isArrayIndex, recordedKeyOrder } from './digit-key-order.js';
 
 /** Raised for a Python TypeError/ValueError-class failure while rendering; the engine adds file and line. */
 export class PyError extends Error {
@@ -298,9 +299,9 @@ export function contains(container: unknown, item: unknown): boolean {
 }
 
 // JS objects list keys that are array indices ('80', '443') first, in ascending order, whatever
-// order they were inserted in; Python dicts keep insertion order. Where that can change what a
-// template prints, the template is refused rather than rendered differently.
-const ARRAY_INDEX = /^(0|[1-9]\d{0,9})$/;
+// order they were inserted in; Python dicts keep insertion order. brine records the order of the
+// dicts it builds with such keys (digit-key-order.ts); where the order is not known and can change
+// what a template prints, the template is refused rather than rendered differently.
 
 /**
  * A dict's keys in the order Jinja2 would see them, or an error when that order cannot be known:
@@ -312,7 +313,9 @@ export function dictKeys(d: Record<string, unknown>): unknown[] {
 
 function orderedRawKeys(d: Record<string, unknown>): string[] {
   const keys = Object.keys(d);
-  if (keys.length > 1 && ARRAY_INDEX.test(keys[0]!) && Number(keys[0]) < 4294967295) {
+  if (keys.length > 1 && isArrayIndex(keys[0]!)) {
+    const known = recordedKeyOrder(d, keys);
+    if (known) return known;
     throw new PyError(
       `the order of a dict whose keys include integer-like strings (${strRepr(keys[0]!)}) cannot be kept as Jinja2 keeps it (brine's dicts list such keys first); iterate it sorted with |dictsort, or use keys that are not all digits (e.g. 'port_80')`,
     );

@@ -24,7 +24,7 @@ const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
   'refuse-random-filter': 'TEMPLATE_UNSUPPORTED',
   'refuse-nunjucks-switch': 'TEMPLATE_UNSUPPORTED',
   'refuse-print-macro': 'RENDER_FAILED',
-  'refuse-digit-key-order': 'RENDER_FAILED',
+  'refuse-digit-key-order-from-context': 'RENDER_FAILED',
 };
 
 /**
