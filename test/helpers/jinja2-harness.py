@@ -196,6 +196,9 @@ class SaltFuncs(dict):
         return lambda *a, **k: stub_call(fun, a, k)
 
     def __getitem__(self, fun):
+        # salt/renderers/jinja.py _split_module_dicts: salt['mod'] is the module's `lambda: None`
+        if "." not in fun:
+            return getattr(self, fun)
         return self._local(fun)
 
     def __contains__(self, fun):
@@ -207,6 +210,9 @@ class SaltFuncs(dict):
         outer = self
 
         class Mod:
+            def __call__(self):
+                return None
+
             def __getattr__(self, fun):
                 return outer._local(f"{mod}.{fun}")
 
