@@ -61,7 +61,7 @@ export function plainParseOptions(): ParseOptions & DocumentOptions & SchemaOpti
  * Loads one YAML document as Salt does. `makeFloat` lets the template engine keep `2.0` a float;
  * an empty document is null. Throws YamlLoadError with the line and column.
  */
-export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts: { stringIds?: boolean } = {}): unknown {
+export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts: { stringIds?: boolean; keyOrder?: KeyOrderHook } = {}): unknown {
   let customTags = plainTags;
   if (makeFloat) {
     customTags = cache.get(makeFloat) ?? tagsFor(makeFloat);
@@ -74,9 +74,9 @@ export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts:
   }
   const { isMap, isScalar, parseDocument } = yamlPackage();
   let doc = parseDocument(text, parseOptions(customTags));
-  if (doc.errors.some((e) => e.code === 'BAD_INDENT')) {
-    // a flow collection continued on lines PyYAML accepts and the yaml package does not: the
-    // re-indented text is used only if it loads cleanly, else the first error stands
+  if (doc.errors.length > 0) {
+    // a flow collection or quoted scalar continued on lines PyYAML accepts and the yaml package
+    // does not: the re-indented text is used only if it loads cleanly, else the first error stands
     const fixed = indentFlowContinuations(text);
     if (fixed !== undefined) {
       const again = parseDocument(fixed, parseOptions(customTags));
@@ -112,7 +112,26 @@ export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts:
     }
   }
   if (!text.endsWith('\n')) unclipFinalBlockScalar(doc, text.length);
-  return doc.toJS({ maxAliasCount: 1000 }) ?? null;
+  const data = doc.toJS({ maxAliasCount: 1000 }) ?? null;
+  if (opts.keyOrder && DIGIT_KEY.test(text)) reportKeyOrder(doc.contents, data, opts.keyOrder);
+  return data;
+}
+
+/** Told each mapping's keys in the document's order (JS objects list integer-like keys first). */
+export type KeyOrderHook = (obj: object, keys: string[]) => void;
+
+/** A mapping key that is all digits, quoted or not: only then can JS's key order differ. */
+const DIGIT_KEY = /(^|[{,])[ \t-]*["']?\d+["']?[ \t]*:/m;
+
+function reportKeyOrder(node: unknown, value: unknown, hook: KeyOrderHook): void {
+  const { isMap, isScalar, isSeq } = yamlPackage();
+  if (isMap(node) && typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    const keys = node.items.map((pair) => (isScalar(pair.key) ? String(pair.key.value) : String(pair.key)));
+    hook(value, keys);
+    for (const [i, pair] of node.items.entries()) reportKeyOrder(pair.value, (value as Record<string, unknown>)[keys[i]!], hook);
+  } else if (isSeq(node) && Array.isArray(value)) {
+    for (const [i, item] of node.items.entries()) reportKeyOrder(item, value[i], hook);
+  }
 }
 
 /**

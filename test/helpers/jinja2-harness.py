@@ -11,7 +11,9 @@ import base64
 import copy
 import fnmatch
 import hashlib
+import itertools
 import json
+import posixpath
 import re
 import shlex
 import sys
@@ -194,6 +196,9 @@ class SaltFuncs(dict):
         return lambda *a, **k: stub_call(fun, a, k)
 
     def __getitem__(self, fun):
+        # salt/renderers/jinja.py _split_module_dicts: salt['mod'] is the module's `lambda: None`
+        if "." not in fun:
+            return getattr(self, fun)
         return self._local(fun)
 
     def __contains__(self, fun):
@@ -205,6 +210,9 @@ class SaltFuncs(dict):
         outer = self
 
         class Mod:
+            def __call__(self):
+                return None
+
             def __getattr__(self, fun):
                 return outer._local(f"{mod}.{fun}")
 
@@ -412,6 +420,8 @@ SALT_FILTERS = {
     "base64_encode": lambda v: base64.b64encode(str(v).encode()).decode(),
     "base64_decode": lambda v: base64.b64decode(str(v).encode()).decode(),
     "quote": lambda v: shlex.quote(str(v)),
+    "zip": lambda *iterables: zip(*iterables),
+    "zip_longest": lambda *iterables, fillvalue=None: itertools.zip_longest(*iterables, fillvalue=fillvalue),
 }
 
 
@@ -457,26 +467,23 @@ class SerializerExtension(Extension):
         ]
 
 
-# --- the loader: Salt's rules for names (root-relative; ./ and ../ relative to tpldir) -------
+# --- the loader: SaltCacheLoader.get_source's rules (Salt 3007) -----------------------------
+# A plain name is root-relative; ./ and ../ are relative to the globals' tpldir, which every load
+# by a plain name sets (before the file is read) to that template's directory.
 class CorpusLoader(jinja2.BaseLoader):
     def __init__(self, files):
         self.files = files
 
     def get_source(self, environment, template):
         name = template[len("salt://") :] if template.startswith("salt://") else template
-        if name.split("/", 1)[0] in (".", ".."):
-            base = environment.globals.get("tpldir", ".")
-            parts = []
-            for p in (base + "/" + name).split("/"):
-                if p in ("", "."):
-                    continue
-                if p == "..":
-                    if not parts:
-                        raise jinja2.TemplateNotFound(template)
-                    parts.pop()
-                else:
-                    parts.append(p)
-            name = "/".join(parts)
+        is_relative = name.split("/", 1)[0] in (".", "..")
+        if is_relative:
+            name = posixpath.normpath(environment.globals.get("tpldir", ".") + "/" + name)
+            if name.split("/", 1)[0] == "..":
+                raise jinja2.TemplateNotFound(template)
+        else:
+            tpldir = posixpath.dirname(name)
+            environment.globals["tpldir"] = "." if tpldir == "" else tpldir
         if name not in self.files:
             raise jinja2.TemplateNotFound(template)
         return self.files[name], name, lambda: True

@@ -271,7 +271,7 @@ export class ExpressionCompiler extends CompilerBase {
     this.compile(node.target, frame);
     this._emit(', ');
     this.compile(node.val, frame);
-    this._emit(`, ${node.bracket === true}, ${js(this.exprName(node.target))}))`);
+    this._emit(`, ${node.bracket === true}, ${js(this.exprName(node.target))}, ${js(this.exprName(node))}))`);
   }
 
   compileFunCall(node: Any, frame: Any): void {

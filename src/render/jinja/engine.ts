@@ -10,10 +10,13 @@ import { loadYaml, YamlLoadError } from '../yaml-load.js';
 import { BrineCompiler } from './compiler.js';
 import { type Any, nunjucks, transformer, Unsupported } from './nunjucks-internals.js';
 import { parseTemplate } from './parser.js';
-import { isSafeString, mkFloat, PyError, setStrictUndefined } from './py-values.js';
+import { forgetUndefined, isSafeString, mkFloat, PyError, setStrictUndefined } from './py-values.js';
 import { createRuntime, FILTER_NAMES, jinjaGlobals, type RenderHooks, TEST_NAMES } from './runtime.js';
 import { saltProxy } from './salt-layer.js';
 import { EXTENSIONS } from './tags.js';
+import { unclosedBlock } from './unclosed-block.js';
+import { recordKeyOrder } from './digit-key-order.js';
+import { type LoaderState, newLoaderState, rememberLoaded, resolveTemplateName } from './template-names.js';
 
 /** Jinja2 drops one trailing newline of every template and reads \r\n as \n (Salt adds the newline back for the top one). */
 export function normaliseSource(text: string): string {
@@ -72,26 +75,11 @@ interface Render {
   env: RenderEnv;
   globals: Record<string, unknown>;
   sources: Map<string, string>;
-  tpldir: string;
+  /** Salt's loader state: the directory `./x` and `../x` resolve against, and the names already loaded. */
+  loader: LoaderState;
 }
 
 const MAX_CACHE = 2000;
-
-/** Salt's rule: `./x` and `../x` are relative to the top template's directory (tpldir); others to the root. */
-function resolveName(name: string, tpldir: string): string | undefined {
-  let n = name.startsWith('salt://') ? name.slice('salt://'.length) : name;
-  const relative = n.startsWith('./') || n.startsWith('../');
-  if (relative) n = `${tpldir}/${n}`;
-  const out: string[] = [];
-  for (const part of n.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      if (out.length === 0) return undefined;
-      out.pop();
-    } else out.push(part);
-  }
-  return out.join('/');
-}
 
 export class JinjaEngine {
   private readonly env: Any;
@@ -170,21 +158,42 @@ export class JinjaEngine {
         col = open.col;
       }
     }
+    if (/end of file$/.test(msg)) {
+      // a block left open (a truncated file, a missing endif): Jinja2's message, at the block's tag
+      const block = unclosedBlock(text);
+      if (block) ({ message: msg, line, col } = block);
+    }
     return locate('RENDER_FAILED', name, line ?? 1, col ?? 0, `Jinja syntax error: ${msg.trim()}`, text, '', err);
   }
 
-  private exists(name: string): boolean {
+  /** Resolves a name as Salt's loader does; a name it moves tpldir for updates the globals' `tpldir` too. */
+  private resolve(name: string): string | undefined {
     const r = this.current();
-    const resolved = resolveName(name, r.tpldir);
-    return resolved !== undefined && r.env.loadFile(resolved) !== undefined;
+    const before = r.loader.tpldir;
+    const resolved = resolveTemplateName(name, r.loader);
+    if (r.loader.tpldir !== before) r.globals.tpldir = r.loader.tpldir;
+    return resolved;
+  }
+
+  /** The text of a template by name, remembered as Jinja2's cache would, or undefined. */
+  private load(name: string): { resolved: string; raw: string } | undefined {
+    const r = this.current();
+    const resolved = this.resolve(name);
+    const raw = resolved === undefined ? undefined : r.env.loadFile(resolved);
+    if (resolved === undefined || raw === undefined) return undefined;
+    rememberLoaded(name, resolved, r.loader);
+    return { resolved, raw };
+  }
+
+  private exists(name: string): boolean {
+    return this.load(name) !== undefined;
   }
 
   private getSource(name: string): Any {
     const r = this.current();
-    const resolved = resolveName(name, r.tpldir);
-    if (resolved === undefined) return null;
-    const raw = r.env.loadFile(resolved);
-    if (raw === undefined) return null;
+    const found = this.load(name);
+    if (found === undefined) return null;
+    const { resolved, raw } = found;
     const shown = this.displayName(resolved);
     const text = normaliseSource(raw);
     r.sources.set(shown, text);
@@ -198,9 +207,9 @@ export class JinjaEngine {
 
   private renderImported(name: string, variables: Record<string, unknown> | null): string {
     const r = this.current();
-    const resolved = resolveName(name, r.tpldir);
-    const raw = resolved === undefined ? undefined : r.env.loadFile(resolved);
-    if (resolved === undefined || raw === undefined) throw new PyError(`TemplateNotFound: ${name}`);
+    const found = this.load(name);
+    if (found === undefined) throw new PyError(`TemplateNotFound: ${name}`);
+    const { resolved, raw } = found;
     const shown = this.displayName(resolved);
     const text = normaliseSource(raw);
     r.sources.set(shown, text);
@@ -212,7 +221,7 @@ export class JinjaEngine {
     const src = normaliseSource(text);
     const ctx = env.context;
     const tpldir = typeof ctx.tpldir === 'string' ? ctx.tpldir : '';
-    const render: Render = { env, globals: {}, sources: new Map([[env.source, src]]), tpldir };
+    const render: Render = { env, globals: {}, sources: new Map([[env.source, src]]), loader: newLoaderState(tpldir) };
     const grains = this.grainsFor(env, render);
     const pillar = (ctx.pillar ?? {}) as Record<string, unknown>;
     const opts = (ctx.opts ?? {}) as Record<string, unknown>;
@@ -227,6 +236,7 @@ export class JinjaEngine {
     render.globals = globals;
     this.stack.push(render);
     const strictBefore = setStrictUndefined(opts.allow_undefined !== true);
+    forgetUndefined();
     try {
       const out = this.template(env.source, src).render(globals) as string;
       // Salt re-adds the trailing newline Jinja2 drops
@@ -289,7 +299,7 @@ function parseData(kind: string, text: string, name: string): unknown {
     }
   }
   try {
-    return loadYaml(text, mkFloat);
+    return loadYaml(text, mkFloat, { keyOrder: recordKeyOrder });
   } catch (err) {
     if (err instanceof YamlLoadError) throw new PyError(`${name}: YAML error at line ${err.problem.line} column ${err.problem.col}: ${err.problem.message}`);
     throw err;

@@ -4,7 +4,27 @@
 import { getattr, type Kwargs } from './py-methods.js';
 import { binop } from './py-ops.js';
 import { percentFormat, pyFixed } from './py-format.js';
-import { cmp, dictEntries, unorderedEntries, eq, isDict, isFloat, isSafeString, iter, len, mkFloat, num, PLAIN_UNDEFINED, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
+import {
+  cmp,
+  dictEntries,
+  unorderedEntries,
+  eq,
+  isDict,
+  isFloat,
+  isSafeString,
+  iter,
+  len,
+  mkFloat,
+  num,
+  PLAIN_UNDEFINED,
+  PyError,
+  PyFloat,
+  str,
+  truthy,
+  tuple,
+  typeName,
+  undefinedError,
+} from './py-values.js';
 import { TESTS } from './tests.js';
 
 export type Filter = (args: unknown[], kw: Kwargs) => unknown;
@@ -144,7 +164,9 @@ export const JINJA_FILTERS: Record<string, Filter> = {
   },
   dictsort: (args, kw) => {
     const [v] = args;
-    if (!isDict(v)) throw new PyError('dictsort filter needs a dict');
+    // Jinja2 calls value.items(): an Undefined (strict or not) raises its own message
+    if (v === undefined) throw undefinedError();
+    if (!isDict(v)) throw new PyError(`'${typeName(v)}' object has no attribute 'items'`);
     const cs = truthy(arg(args, kw, 1, 'case_sensitive', false));
     const by = arg(args, kw, 2, 'by', 'key');
     const reverse = truthy(arg(args, kw, 3, 'reverse', false));

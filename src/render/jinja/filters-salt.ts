@@ -3,13 +3,14 @@
 
 import { createHash } from 'node:crypto';
 import { loadYaml } from '../yaml-load.js';
-import { type Filter, MORE_FILTERS } from './filters-jinja.js';
+import { type Filter, gen, MORE_FILTERS } from './filters-jinja.js';
 import { regexEscape, regexReplace, regexSearch } from './regex.js';
 import { traverse } from './salt-layer.js';
 import { jsonDumps, yamlDquote, yamlEncode, yamlSquote } from './serialize.js';
 import { yamlDump } from './yaml-emitter.js';
 import { binop } from './py-ops.js';
-import { cmp, contains, eq, isDict, isSafeString, isTuple, iter, len, mkFloat, num, PyError, PyFloat, str, truthy, typeName } from './py-values.js';
+import { recordKeyOrder } from './digit-key-order.js';
+import { cmp, contains, eq, isDict, isSafeString, isTuple, iter, len, mkFloat, num, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
 
 function arg(args: unknown[], kw: Record<string, unknown>, i: number, name: string, dflt: unknown): unknown {
   if (args.length > i) return args[i];
@@ -87,7 +88,20 @@ function toNum(v: unknown): unknown {
   return v;
 }
 
+/** Python's zip()/itertools.zip_longest(): tuples of the i-th items, as a generator. */
+function zipItems(args: unknown[], longest: boolean, fill: unknown): unknown[] {
+  const seqs = args.map((a) => iter(a));
+  const lengths = seqs.map((s) => s.length);
+  const n = seqs.length === 0 ? 0 : longest ? Math.max(...lengths) : Math.min(...lengths);
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) out.push(tuple(seqs.map((s) => (i < s.length ? s[i] : fill))));
+  return gen(out);
+}
+
 export const SALT_FILTERS: Record<string, Filter> = {
+  // Salt 3005's itertools filters (salt/utils/jinja.py): Python's iterators, printed only through |list
+  zip: (args) => zipItems(args, false, null),
+  zip_longest: (args, kw) => zipItems(args, true, Object.hasOwn(kw, 'fillvalue') ? kw.fillvalue : null),
   // salt.utils.data: is_list, is_iter (strings are not iterables there), to_num; sorted_ignorecase
   is_list: ([v]) => Array.isArray(v) && !isTuple(v),
   is_iter: ([v]) => Array.isArray(v) || isDict(v),
@@ -141,7 +155,7 @@ export const SALT_FILTERS: Record<string, Filter> = {
     if ((Array.isArray(v) && !isTuple(v)) || isDict(v)) return len(v) > 0;
     return false;
   },
-  load_yaml: ([v]) => loadYaml(str(v), mkFloat),
+  load_yaml: ([v]) => loadYaml(str(v), mkFloat, { keyOrder: recordKeyOrder }),
   load_json: ([v]) => JSON.parse(str(v)),
   load_text: ([v]) => str(v),
   md5: ([v]) => createHash('md5').update(str(v)).digest('hex'),

@@ -264,11 +264,12 @@ export class BrineParser extends ParserBase {
         this.nextToken();
         break;
       }
-      if (node.children.length > 0 && !this.skip(lexer.TOKEN_COMMA)) this.fail('expected comma after expression', t.lineno, t.colno);
+      if (node.children.length > 0 && !this.skip(lexer.TOKEN_COMMA)) this.fail(`expected token ',', got '${describeToken(t)}'`, t.lineno, t.colno);
       if (this.peekToken().type === close) continue;
       if (tok.type === lexer.TOKEN_LEFT_CURLY) {
         const key = this.parseExpression();
-        if (!this.skip(lexer.TOKEN_COLON)) this.fail('expected colon after dict key', t.lineno, t.colno);
+        const colon = this.peekToken();
+        if (!this.skip(lexer.TOKEN_COLON)) this.fail(`expected token ':', got '${describeToken(colon)}'`, colon.lineno, colon.colno);
         const value = this.parseExpression();
         node.addChild(new nodes.Pair(key.lineno, key.colno, key, value));
       } else {
@@ -410,6 +411,25 @@ export class BrineParser extends ParserBase {
       this.advanceAfterBlockEnd(tag.value);
     }
     return node;
+  }
+}
+
+/** Jinja2's describe_token: a name is itself, an operator its text, a literal or an end its kind. */
+function describeToken(tok: Any): string {
+  if (!tok) return 'end of template';
+  switch (tok.type) {
+    case lexer.TOKEN_STRING:
+      return 'string';
+    case lexer.TOKEN_INT:
+      return 'integer';
+    case lexer.TOKEN_FLOAT:
+      return 'float';
+    case lexer.TOKEN_BLOCK_END:
+      return 'end of statement block';
+    case lexer.TOKEN_VARIABLE_END:
+      return 'end of print statement';
+    default:
+      return String(tok.value);
   }
 }
 

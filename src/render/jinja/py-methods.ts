@@ -3,6 +3,7 @@
 // Python str, dict and list methods Salt templates call.
 
 import { strFormat } from './py-format.js';
+import { assignInOrder, noteKeyAdded } from './digit-key-order.js';
 import { dictEntries, dictKeys, eq, isDict, isOrdered, keyFor, markOrdered, rawKey, isSafeString, iter, PyError, str, truthy, tuple, isTuple, typeName, view } from './py-values.js';
 
 /** Objects of the compatibility layer (`salt`, namespace()) answer attribute lookups themselves. */
@@ -206,14 +207,20 @@ const DICT_METHODS: Record<string, (d: Record<string, unknown>, a: unknown[], kw
     return key !== undefined ? d[key] : dflt === undefined ? null : dflt;
   },
   update: (d, [other], kw) => {
-    if (isDict(other)) Object.assign(d, other);
-    else if (Array.isArray(other)) for (const pair of other) d[keyFor(d, (pair as unknown[])[0])] = (pair as unknown[])[1];
-    else if (other !== undefined && other !== null) throw new PyError(`'${typeName(other)}' object is not iterable`);
-    Object.assign(d, kw);
+    if (isDict(other)) assignInOrder(d, other);
+    else if (Array.isArray(other)) {
+      for (const pair of other) {
+        const key = keyFor(d, (pair as unknown[])[0]);
+        noteKeyAdded(d, key);
+        d[key] = (pair as unknown[])[1];
+      }
+    } else if (other !== undefined && other !== null) throw new PyError(`'${typeName(other)}' object is not iterable`);
+    assignInOrder(d, kw);
     return null;
   },
   setdefault: (d, [k, dflt]) => {
     const key = keyFor(d, k);
+    noteKeyAdded(d, key);
     if (!Object.hasOwn(d, key)) d[key] = dflt === undefined ? null : dflt;
     return d[key];
   },

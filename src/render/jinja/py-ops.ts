@@ -1,8 +1,9 @@
 // Python's arithmetic operators with its int/float distinction (`/` always gives a float,
 // `7 // 2` an int) and its type errors (`'a' + 1` fails instead of giving 'a1').
 
+import { recordKeyOrder } from './digit-key-order.js';
 import { percentFormat } from './py-format.js';
-import { dictKeys, isDict, keyFor, isFloat, isNumber, isSafeString, isTuple, mkFloat, num, PyError, str, tuple, typeName } from './py-values.js';
+import { dictKeys, isDict, keyFor, isFloat, isNumber, isSafeString, isTuple, mkFloat, num, PyError, str, tuple, typeName, undefinedError } from './py-values.js';
 
 function numeric(v: unknown): boolean {
   return isNumber(v) || typeof v === 'boolean';
@@ -34,10 +35,14 @@ function zeroCheck(b: unknown, what: string): void {
 export function binop(op: string, left: unknown, right: unknown): unknown {
   const a = unwrap(left);
   const b = unwrap(right);
+  // Jinja2's Undefined (strict or not) fails every arithmetic operator with its own message
+  if ((a === undefined || b === undefined) && !(op === '%' && typeof a === 'string')) throw undefinedError();
   switch (op) {
     case '+':
       if (typeof a === 'string' && typeof b === 'string') return a + b;
       if (Array.isArray(a) && Array.isArray(b) && isTuple(a) === isTuple(b)) return isTuple(a) ? tuple([...a, ...b]) : [...a, ...b];
+      // Python's sequence concatenation names the types its own way
+      if ((typeof a === 'string' || Array.isArray(a)) && b !== undefined) throw new PyError(`can only concatenate ${typeName(a)} (not "${typeName(b)}") to ${typeName(a)}`);
       return arith(op, a, b, (x, y) => x + y);
     case '-':
       return arith(op, a, b, (x, y) => x - y);
@@ -76,10 +81,16 @@ export function concat(a: unknown, b: unknown): string {
   return str(a) + str(b);
 }
 
-/** A dict display `{k: v}`: keys must be strings (JS objects cannot keep Python's other key types). */
+/** A dict display `{k: v}`, in Python's insertion order even for integer-like keys. */
 export function dict(pairs: [unknown, unknown][]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of pairs) out[keyFor(out, unwrap(k))] = v;
+  const keys: string[] = [];
+  for (const [k, v] of pairs) {
+    const key = keyFor(out, unwrap(k));
+    if (!Object.hasOwn(out, key)) keys.push(key);
+    out[key] = v;
+  }
+  recordKeyOrder(out, keys);
   return out;
 }
 

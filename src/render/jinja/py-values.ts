@@ -16,8 +16,43 @@ export function setStrictUndefined(strict: boolean): boolean {
   return before;
 }
 
-/** The error StrictUndefined raises; `what` names the expression when the caller knows it. */
+/**
+ * The last Undefined a lookup produced: Jinja2's message for it (`'dict object' has no attribute
+ * 'x'`, `'x' is undefined`) and brine's name of the expression. Undefined is JS `undefined`, which
+ * cannot carry its message as Jinja2's Undefined object does; the value is nearly always used
+ * right after the lookup that produced it, so the error reports this one.
+ */
+let lastUndefined: { hint: string; expr: string } | undefined;
+
+/** Records why a lookup gave Undefined; returns undefined for the caller to return. */
+export function noteUndefined(hint: string, expr: string): undefined {
+  lastUndefined = { hint, expr };
+  return undefined;
+}
+
+/** Forgets the last Undefined (a new render, or a test that handled it). */
+export function forgetUndefined(): void {
+  lastUndefined = undefined;
+}
+
+/** Jinja2's hint for `obj.key` / `obj[key]` missing (Undefined._undefined_message). */
+export function missingHint(obj: unknown, key: unknown): string {
+  const type = obj === null ? 'None' : `${typeName(obj)} object`;
+  if (typeof key === 'string') return `${strRepr(type)} has no attribute ${strRepr(key)}`;
+  return `${type} has no element ${repr(key)}`;
+}
+
+/**
+ * The error StrictUndefined raises: Jinja2's message, then brine's name of the expression.
+ * `what` names the expression when the caller knows it; a recorded Undefined of another
+ * expression is then not reported for it.
+ */
 export function undefinedError(what?: string): PyError {
+  const last = lastUndefined;
+  if (last !== undefined && (what === undefined || what === last.expr)) {
+    const named = `'${last.expr}' is undefined`;
+    return new PyError(last.hint === named || last.expr === 'expression' ? last.hint : `${last.hint} (${named})`);
+  }
   return new PyError(what ? `'${what}' is undefined` : 'an undefined value was used (Salt renders with StrictUndefined unless allow_undefined is set)');
 }
 
@@ -32,6 +67,7 @@ function strictCheck(v: unknown): void {
 }
 
 import { runtime } from './nunjucks-internals.js';
+import { isArrayIndex, recordedKeyOrder } from './digit-key-order.js';
 
 /** Raised for a Python TypeError/ValueError-class failure while rendering; the engine adds file and line. */
 export class PyError extends Error {
@@ -263,9 +299,9 @@ export function contains(container: unknown, item: unknown): boolean {
 }
 
 // JS objects list keys that are array indices ('80', '443') first, in ascending order, whatever
-// order they were inserted in; Python dicts keep insertion order. Where that can change what a
-// template prints, the template is refused rather than rendered differently.
-const ARRAY_INDEX = /^(0|[1-9]\d{0,9})$/;
+// order they were inserted in; Python dicts keep insertion order. brine records the order of the
+// dicts it builds with such keys (digit-key-order.ts); where the order is not known and can change
+// what a template prints, the template is refused rather than rendered differently.
 
 /**
  * A dict's keys in the order Jinja2 would see them, or an error when that order cannot be known:
@@ -277,7 +313,9 @@ export function dictKeys(d: Record<string, unknown>): unknown[] {
 
 function orderedRawKeys(d: Record<string, unknown>): string[] {
   const keys = Object.keys(d);
-  if (keys.length > 1 && ARRAY_INDEX.test(keys[0]!) && Number(keys[0]) < 4294967295) {
+  if (keys.length > 1 && isArrayIndex(keys[0]!)) {
+    const known = recordedKeyOrder(d, keys);
+    if (known) return known;
     throw new PyError(
       `the order of a dict whose keys include integer-like strings (${strRepr(keys[0]!)}) cannot be kept as Jinja2 keeps it (brine's dicts list such keys first); iterate it sorted with |dictsort, or use keys that are not all digits (e.g. 'port_80')`,
     );

@@ -6,7 +6,28 @@ import { type Filter, gen, isGenerator, JINJA_FILTERS } from './filters-jinja.js
 import { SALT_FILTERS } from './filters-salt.js';
 import { getattr, PYATTR, type PyObject, slice, splitArgs } from './py-methods.js';
 import { binop, concat, dict, unop, unpack } from './py-ops.js';
-import { cmp, contains, dictEntries, eq, isDict, iter, keyFor, markOrdered, PLAIN_UNDEFINED, PyError, PyFloat, setStrictUndefined, str, truthy, tuple, typeName, undefinedError } from './py-values.js';
+import {
+  cmp,
+  contains,
+  dictEntries,
+  eq,
+  forgetUndefined,
+  isDict,
+  iter,
+  keyFor,
+  markOrdered,
+  missingHint,
+  noteUndefined,
+  PLAIN_UNDEFINED,
+  PyError,
+  PyFloat,
+  setStrictUndefined,
+  str,
+  truthy,
+  tuple,
+  typeName,
+  undefinedError,
+} from './py-values.js';
 import { type Any, runtime } from './nunjucks-internals.js';
 import { TESTS } from './tests.js';
 
@@ -212,11 +233,17 @@ export function createRuntime(hooks: () => RenderHooks) {
       return true;
     },
     test(name: string, v: unknown, ...args: unknown[]): boolean {
+      // a test handles an Undefined (`is defined`): a later error is not about this one
+      if (v === undefined) forgetUndefined();
       return TESTS[name]!(v, ...args);
     },
-    getattr(obj: unknown, key: unknown, bracket: boolean, what: string): unknown {
+    /** `obj.key`/`obj[key]`; `what` names obj, `expr` the whole expression, for Undefined's message. */
+    getattr(obj: unknown, key: unknown, bracket: boolean, what: string, expr: string): unknown {
       if (isGenerator(obj)) throw new PyError("'generator' object is not subscriptable");
-      return getattr(obj, key, bracket, what);
+      // an attribute of an Undefined raises that Undefined's own message, as Jinja2's does
+      if (obj === undefined) throw undefinedError(what);
+      const v = getattr(obj, key, bracket, what);
+      return v === undefined ? noteUndefined(missingHint(obj, key), expr) : v;
     },
     slice,
     includeFrame,
@@ -225,10 +252,11 @@ export function createRuntime(hooks: () => RenderHooks) {
         if (Object.hasOwn(f.variables, name) && f.variables[name] !== undefined) return f.variables[name];
       }
       if (Object.hasOwn(context.ctx, name)) return context.ctx[name];
-      return Object.hasOwn(context.env.globals, name) ? context.env.globals[name] : undefined;
+      if (Object.hasOwn(context.env.globals, name)) return context.env.globals[name];
+      return noteUndefined(`'${name}' is undefined`, name);
     },
     call(fn: unknown, what: string, args: unknown[]): unknown {
-      if (fn === undefined) throw new PyError(`'${what}' is undefined`);
+      if (fn === undefined) throw undefinedError(what);
       if (typeof fn !== 'function') throw new PyError(`'${typeName(fn)}' object is not callable`);
       const params = (fn as { brineParams?: string[] }).brineParams;
       if (params) checkMacroArgs(what, params, args);
@@ -241,6 +269,7 @@ export function createRuntime(hooks: () => RenderHooks) {
     },
     filter(name: string, args: unknown[]): unknown {
       const [pos, kw] = splitArgs(args);
+      if (pos[0] === undefined && (name === 'default' || name === 'd')) forgetUndefined();
       return FILTERS[name]!(pos, kw);
     },
     /** `f(k=v, **mapping)`: the mapping's items join the keywords; a name given twice is Python's TypeError. */

@@ -205,10 +205,11 @@ export function saltProxy(d: SaltData): PyObject {
     return fn(fun, (pos, kw) => d.call(fun, plain(pos) as unknown[], plain(kw) as Record<string, unknown>));
   };
   return {
-    [PYATTR](name: string, bracket: boolean): unknown {
-      if (bracket || name.includes('.')) return callable(name);
-      // salt.mod.fun: the module, then its function
-      return { [PYATTR]: (fun: string) => callable(`${name}.${fun}`) } satisfies PyObject;
+    [PYATTR](name: string): unknown {
+      if (name.includes('.')) return callable(name);
+      // salt.mod.fun and salt['mod'].fun: Salt's renderer adds a `lambda: None` per module whose
+      // attributes are its functions (salt/renderers/jinja.py _split_module_dicts)
+      return Object.assign(() => null, { [PYATTR]: (fun: string) => callable(`${name}.${fun}`) });
     },
   };
 }

@@ -24,7 +24,7 @@ const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
   'refuse-random-filter': 'TEMPLATE_UNSUPPORTED',
   'refuse-nunjucks-switch': 'TEMPLATE_UNSUPPORTED',
   'refuse-print-macro': 'RENDER_FAILED',
-  'refuse-digit-key-order': 'RENDER_FAILED',
+  'refuse-digit-key-order-from-context': 'RENDER_FAILED',
 };
 
 /**
@@ -32,6 +32,13 @@ const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
  * fails for the wrong reason cannot make a case pass by failing on both sides.
  */
 const JINJA2_ERRORS = new Set([
+  'syntax-dict-missing-comma',
+  'syntax-list-missing-comma',
+  'syntax-print-inside-tag',
+  'syntax-if-never-closed',
+  'syntax-for-else-never-closed',
+  'dictsort-of-list',
+  'dictsort-of-undefined',
   'dict-keys-json-incomparable',
   'filter-on-undefined',
   'from-import-missing-name-used',
@@ -43,10 +50,46 @@ const JINJA2_ERRORS = new Set([
   'percent-list-too-few',
   'raise-global',
   'refuse-nunjucks-switch',
+  'relative-climbs-above-root',
   'salt-function-error',
+  'str-plus-int-message',
   'strict-undefined-attr',
   'strict-undefined-if',
   'strict-undefined-print',
+  'undefined-macro-parameter-not-given',
+  'undefined-message-arithmetic',
+  'undefined-message-attr',
+  'undefined-message-attr-of-undefined',
+  'undefined-message-call-on-none',
+  'undefined-message-for',
+  'undefined-message-in',
+  'undefined-message-list-index',
+  'undefined-message-name',
+  'undefined-message-subscript',
+]);
+
+/**
+ * Failing templates whose error must carry Jinja2's own message (the text after Python's
+ * exception class name), so that an operator reads what Salt would have said.
+ */
+const SAME_MESSAGE = new Set([
+  'syntax-dict-missing-comma',
+  'syntax-list-missing-comma',
+  'syntax-print-inside-tag',
+  'syntax-if-never-closed',
+  'syntax-for-else-never-closed',
+  'dictsort-of-list',
+  'dictsort-of-undefined',
+  'str-plus-int-message',
+  'undefined-message-arithmetic',
+  'undefined-message-attr',
+  'undefined-message-attr-of-undefined',
+  'undefined-message-call-on-none',
+  'undefined-message-for',
+  'undefined-message-in',
+  'undefined-message-list-index',
+  'undefined-message-name',
+  'undefined-message-subscript',
 ]);
 
 interface Case {
@@ -192,6 +235,10 @@ describe('brine renders the Salt-style corpus exactly as Python Jinja2 does', { 
       if (!py.ok) {
         assert.equal(brine.ok, false, `Jinja2 fails (${py.error}) but brine rendered ${JSON.stringify(brine.ok && brine.output)}`);
         if (!brine.ok) assert.ok(brine.error instanceof BrineError && (brine.error.code === 'RENDER_FAILED' || brine.error.code === 'TEMPLATE_UNSUPPORTED'), String(brine.error));
+        if (!brine.ok && SAME_MESSAGE.has(c.name)) {
+          const message = py.error.slice(py.error.indexOf(': ') + 2);
+          assert.ok((brine.error as Error).message.includes(`error: ${message}`), `Jinja2 says ${JSON.stringify(message)}; brine: ${(brine.error as Error).message}`);
+        }
         return;
       }
       if (!brine.ok) assert.fail(`brine failed where Jinja2 rendered ${JSON.stringify(py.output)}: ${(brine.error as Error).message}`);

@@ -159,10 +159,24 @@ describe('Jinja errors', () => {
     assert.match(err.message, /3 \| {5}- name: \{\{ grains\['id'\]/);
   });
 
+  test("a block left open is Jinja2's 'Unexpected end of template' at the line of the block's tag, not line 1", async () => {
+    // Whyrl35/saltstack wazuh/config/wazuh-indexer.sls: the file ends inside `{% if %}`
+    const err = await fails(renderTemplate('a: 1\n{% for x in [1] %}\n{% if x %}\n{% endif %}\n{% if x == 2 %}\nb: 2\n{% else %}\n', 'jinja', env()));
+    assert.equal(err.code, 'RENDER_FAILED');
+    assert.match(
+      err.message,
+      /init\.sls:5:1: Jinja syntax error: Unexpected end of template\. Jinja was looking for the following tags: 'endif'\. The innermost block that needs to be closed is 'if'\./,
+    );
+    assert.match(err.message, /5 \| \{% if x == 2 %\}/);
+    // tags inside a raw block are text
+    const raw = await fails(renderTemplate('x\n{% for a in [1] %}{% raw %}{% endfor %}{% endraw %}\n', 'jinja', env()));
+    assert.match(raw.message, /init\.sls:2:1: Jinja syntax error: Unexpected end of template\. Jinja was looking for the following tags: 'endfor' or 'else'\./);
+  });
+
   test('a runtime error names the line and column of the expression', async () => {
     const err = await fails(renderTemplate("ok\n  {{ 'a' + 1 }}\n", 'jinja', env()));
     assert.equal(err.code, 'RENDER_FAILED');
-    assert.match(err.message, /init\.sls:2:\d+: Jinja error: unsupported operand type/);
+    assert.match(err.message, /init\.sls:2:\d+: Jinja error: can only concatenate str \(not "int"\) to str/);
     assert.match(err.message, /2 \| {3}\{\{ 'a' \+ 1 \}\}/);
   });
 
@@ -200,6 +214,18 @@ describe('undefined values', () => {
     assert.match(err.message, /'pillar\.nope' is undefined/);
     await fails(renderTemplate('{% if nope %}x{% endif %}', 'jinja', env()));
     assert.equal(await renderTemplate("{{ nope is defined }} {{ nope|default('d') }}", 'jinja', env()), 'False d');
+  });
+
+  test("an undefined value used away from its lookup is named by Jinja2's message for that lookup, and a handled one is forgotten", async () => {
+    // hakoerber/salt-states: `{% for zone in params.zones %}` named nothing before
+    const loop = await fails(renderTemplate("{% set params = {'role': 'x'} %}\n{% for zone in params.zones %}{% endfor %}", 'jinja', env()));
+    assert.match(loop.message, /init\.sls:2:\d+: Jinja error: 'dict object' has no attribute 'zones' \('params\.zones' is undefined\)/);
+    // the Undefined an `is defined` test handled is not blamed for a later one brine cannot name
+    const later = await fails(renderTemplate('{% macro m(a) %}{% for x in a %}{% endfor %}{% endmacro %}{% if pillar.gone is defined %}{% endif %}{{ m() }}', 'jinja', env()));
+    assert.match(later.message.split('\n')[0] ?? '', /Jinja error: an undefined value was used/);
+    // a later lookup that did not give Undefined does not hide the one being used
+    const cmp = await fails(renderTemplate("{% if grains['saltversioninfo'] >= [grains.id] %}{% endif %}", 'jinja', env()));
+    assert.match(cmp.message, /'dict object' has no attribute 'saltversioninfo' \('grains\["saltversioninfo"\]' is undefined\)/);
   });
 
   test("allow_undefined: Jinja2's Undefined prints empty and fails on an attribute of undefined", async () => {

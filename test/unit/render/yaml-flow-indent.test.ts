@@ -32,6 +32,23 @@ describe('flow collections continued below their indentation (PyYAML leniency)',
     assert.deepEqual(loadYaml(sls), pyyaml(sls));
   });
 
+  it("a multi-line quoted scalar from the yaml filter continues below its key, as openssh-formula's banner.sls renders it", () => {
+    // `- contents: {{ openssh.banner_string | yaml }}` with a banner ending in a newline
+    const banner = yamlDump("Welcome to {{ grains['id'] }}!\n", true);
+    assert.equal(banner, "'Welcome to {{ grains[''id''] }}!\n\n  '");
+    const sls = `sshd_banner:\n  file.managed:\n    - name: /etc/ssh/banner\n    - contents: ${banner}\n    - mode: 644\n`;
+    const expected = pyyaml(sls);
+    assert.deepEqual(loadYaml(sls), expected);
+    assert.deepEqual((expected as Record<string, Record<string, unknown[]>>).sshd_banner!['file.managed']![1], { contents: "Welcome to {{ grains['id'] }}!\n" });
+    const dq = 'a:\n    - b: "one\n  two\\\n  three"\n    - c: 1\n';
+    assert.deepEqual(loadYaml(dq), pyyaml(dq));
+  });
+
+  it("a block scalar's lines are text: a quote in them opens nothing", () => {
+    const sls = "a:\n  - t: |\n      it 'q [\n  - contents: 'W\n\n '\n  - u: 1\n";
+    assert.deepEqual(loadYaml(sls), pyyaml(sls));
+  });
+
   it('text that needs no re-indenting is left alone, and a real error is still reported', () => {
     assert.equal(indentFlowContinuations('a: [1, 2]\nb: c\n'), undefined);
     assert.throws(() => loadYaml('a:\n  - [1, 2\nb: ]]\n'), /YAML|flow|Unexpected/i);
