@@ -4,6 +4,7 @@
 
 import { lookup } from 'node:dns/promises';
 import { isIPv4, isIPv6 } from 'node:net';
+import { BrineError } from '../util/errors.js';
 import { checkName, runArgv, which } from './host-tools.js';
 import type { ModuleFunction } from './types.js';
 import { defineFunction } from './define-function.js';
@@ -42,4 +43,24 @@ function record(name: string, family: 4 | 6): ModuleFunction {
   });
 }
 
-export const dnsutilFunctions: readonly ModuleFunction[] = [record('dnsutil.A', 4), record('dnsutil.AAAA', 6)];
+/** dig.A / dig.AAAA (salt/modules/dig.py): the same dig query; Salt loads the module only where dig is installed. */
+function digRecord(name: string, family: 4 | 6): ModuleFunction {
+  return defineFunction({
+    name,
+    doc: `Return the ${family === 4 ? 'IPv4 (A)' : 'IPv6 (AAAA)'} addresses of a host from dig +short ([] when dig fails); needs dig.`,
+    params: [
+      { name: 'host', type: 'string', required: true, doc: 'the name to look up' },
+      { name: 'nameserver', type: 'string', doc: 'ask this server' },
+    ],
+    run: (ctx, a) => {
+      if (!which('dig'))
+        throw new BrineError(
+          'EXEC_FAILED',
+          `${name}: the dig program is not installed, so Salt's dig module is not available here either; install it (Debian: bind9-dnsutils) or use dnsutil.${family === 4 ? 'A' : 'AAAA'}`,
+        );
+      return resolve(name, a.named.host, a.named.nameserver, family, ctx.signal);
+    },
+  });
+}
+
+export const dnsutilFunctions: readonly ModuleFunction[] = [record('dnsutil.A', 4), record('dnsutil.AAAA', 6), digRecord('dig.A', 4), digRecord('dig.AAAA', 6)];

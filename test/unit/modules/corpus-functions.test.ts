@@ -70,6 +70,12 @@ describe('dnsutil', () => {
     assert.equal(await call('dnsutil.A', ['localhost'], { nameserver: '127.0.0.1' }), 'This function requires dig, which is not currently available');
     assert.equal((await registry.call('dnsutil.A', ['-x'], {}, makeCtx())).error?.code, 'BAD_ARGUMENTS');
   });
+
+  it("dig.A without dig fails saying what to install (openssh-formula's known_hosts template)", { skip: hasDig && 'dig is installed here' }, async () => {
+    const r = await registry.call('dig.A', ['localhost'], {}, makeCtx());
+    assert.equal(r.error?.code, 'EXEC_FAILED');
+    assert.match(r.error!.message, /bind9-dnsutils/);
+  });
 });
 
 describe('pkg_resource.version_compare', () => {
