@@ -8,16 +8,18 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { parseFlags, REPO_ROOT, resolveBuild } from './lib/args.mjs';
 import { tempDir } from './lib/cleanup.mjs';
 import { classify } from './corpus/classify.mjs';
 import { fileRoots, pillarRoots, readRepos, stateFiles, treeDir } from './corpus/layout.mjs';
 import { printTables } from './corpus/report.mjs';
 
-const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--only SUBSTR] [--no-apply] [--os-family F] [--jobs N] [--timeout S] [--json FILE] [--baseline FILE] [--build-dir DIR]
+const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--only SUBSTR] [--sls SUBSTR] [--no-apply] [--os-family F] [--jobs N] [--timeout S] [--json FILE] [--baseline FILE] [--build-dir DIR]
   --corpus DIR    where the trees are laid out (default /work/corpus/trees; bench/corpus/extract.mjs fills it)
   --repos FILE    the corpus list (default bench/corpus/repos.txt)
   --only SUBSTR   only the repositories whose name contains SUBSTR
+  --sls SUBSTR    only the state files whose SLS name contains SUBSTR (to time or profile a few)
   --no-apply      compile only; skip the test=True apply
   --os-family F   grains os_family/os of another family (e.g. RedHat) over this machine's grains
   --jobs N        calls in flight (default 2)
@@ -27,7 +29,19 @@ const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--o
   --build-dir D   compiled tree to run (default dist)`;
 const f = parseFlags(
   process.argv.slice(2),
-  { corpus: '/work/corpus/trees', repos: path.join(REPO_ROOT, 'bench/corpus/repos.txt'), only: '', noApply: false, osFamily: '', jobs: 2, timeout: 120, json: '', baseline: '', buildDir: 'dist' },
+  {
+    corpus: '/work/corpus/trees',
+    repos: path.join(REPO_ROOT, 'bench/corpus/repos.txt'),
+    only: '',
+    sls: '',
+    noApply: false,
+    osFamily: '',
+    jobs: 2,
+    timeout: 120,
+    json: '',
+    baseline: '',
+    buildDir: 'dist',
+  },
   USAGE,
 );
 
@@ -110,6 +124,19 @@ function failedStates(ret) {
     .map(([tag, r]) => ({ tag, comment: typeof r.comment === 'string' ? r.comment : JSON.stringify(r.comment) }));
 }
 
+/** Seconds each state function took in a run (Salt's per-state `duration`, ms), summed by function. */
+function stateTimes(ret) {
+  const by = {};
+  if (!ret || typeof ret !== 'object' || Array.isArray(ret)) return by;
+  for (const [tag, r] of Object.entries(ret)) {
+    const parts = tag.split('_|-');
+    if (parts.length !== 4 || !r || typeof r.duration !== 'number') continue;
+    const fun = `${parts[0]}.${parts[3]}`;
+    by[fun] = Math.round((by[fun] ?? 0) + r.duration);
+  }
+  return by;
+}
+
 function errorText(r) {
   if (r.error) return `${r.error.code}: ${r.error.message}`;
   return typeof r.return === 'string' ? r.return : JSON.stringify(r.return);
@@ -123,7 +150,7 @@ async function measureTree(executor, entry, grains) {
   const pillar = await renderLocalPillar(opts, MINION_ID, grains);
   const pillarErrors = Array.isArray(pillar._errors) ? pillar._errors.map(String) : [];
   const o = { opts, minionId: MINION_ID, grains, pillar };
-  const files = stateFiles(root, entry);
+  const files = stateFiles(root, entry).filter((x) => f.sls === '' || x.sls.includes(f.sls));
   const out = new Array(files.length);
   let next = 0;
   const worker = async () => {
@@ -131,12 +158,18 @@ async function measureTree(executor, entry, grains) {
       const i = next++;
       const { sls, file } = files[i];
       const res = { sls, file, compiled: false };
+      let t = performance.now();
       const low = await call(executor, 'state.show_low_sls', [sls], {}, o);
+      // per-file wall times (ms) so a slow file can be found in the --json output
+      res.compileMs = Math.round(performance.now() - t);
       if (low.success) {
         res.compiled = true;
         res.chunks = Array.isArray(low.return) ? low.return.length : 0;
         if (!f.noApply) {
+          t = performance.now();
           const run = await call(executor, 'state.sls', [sls], { test: true, force: true }, o);
+          res.applyMs = Math.round(performance.now() - t);
+          res.stateMs = stateTimes(run.return);
           const failed = run.success || run.retcode === 2 ? failedStates(run.return) : [];
           res.applied = (run.success || run.retcode === 2) && failed.length === 0;
           if (!res.applied) {
@@ -167,6 +200,22 @@ if (!family) {
 }
 const grains = { ...ownGrains, ...family, ...(family.os_family && family.os_family !== 'Debian' ? { osarch: ownGrains.cpuarch } : {}) };
 
+// The raw floor of a test=True run on this machine, timed here in the same run: what one state
+// run that looks at packages cannot avoid (one `apt-get update`, as Salt's pkg.latest_version
+// does, and one dpkg-query listing); the apply time per file is reported against it.
+function rawFloor() {
+  const time = (argv) => {
+    const t = performance.now();
+    const r = spawnSync(argv[0], argv.slice(1), { stdio: 'ignore', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    return r.error ? undefined : (performance.now() - t) / 1000;
+  };
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own ${field} format
+  const listing = time(['dpkg-query', '-W', '--showformat=${Status}\t${Package}\n']);
+  const update = time(['apt-get', '-q', 'update']);
+  return listing === undefined || update === undefined ? undefined : { update, listing };
+}
+const floor = f.noApply ? undefined : rawFloor();
+
 const executor = new WorkerExecutor(Math.max(2, f.jobs * 2));
 const t0 = Date.now();
 const trees = [];
@@ -184,5 +233,5 @@ try {
 const seconds = (Date.now() - t0) / 1000;
 if (f.json !== '') fs.writeFileSync(f.json, `${JSON.stringify({ grains: { os: grains.os, os_family: grains.os_family, osfinger: grains.osfinger }, trees }, null, 1)}\n`);
 const baseline = f.baseline === '' ? undefined : JSON.parse(fs.readFileSync(f.baseline, 'utf8'));
-const summary = printTables(trees, { baseline, apply: !f.noApply, seconds, os: `${grains.os} ${grains.osrelease ?? ''} (${grains.os_family})`, host: os.hostname() });
+const summary = printTables(trees, { baseline, apply: !f.noApply, floor, jobs: f.jobs, seconds, os: `${grains.os} ${grains.osrelease ?? ''} (${grains.os_family})`, host: os.hostname() });
 process.stdout.write(`${JSON.stringify(summary)}\n`);

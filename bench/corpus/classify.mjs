@@ -28,6 +28,7 @@ const RULES = [
   [/uses the requisite '(\w+)', which brine does not support/, (m) => ({ cause: `requisite ${m[1]} refused`, owner: 'corpus' })],
   [/'retry' must be true or a mapping/, () => ({ cause: 'retry: <number> refused (Salt warns, uses defaults)', owner: 'corpus' })],
   [/Multiple dictionaries defined in argument/, () => ({ cause: 'multi-key dict in a non-requisite argument', owner: 'paths' })],
+  [/renderer runs the Python code/, () => ({ cause: 'Python renderer (#!py, #!pyobjects, #!pydsl): RENDERER_NEEDS_PYTHON', owner: 'Python (not planned)' })],
   [/the renderer pipeline '(#![^']*)' is not supported/, (m) => ({ cause: `renderer ${m[1].split(/\s/)[0]}`, owner: 'corpus' })],
   [/the filter '?(\w+)'? is not supported/, (m) => ({ cause: `Jinja filter ${m[1]}`, owner: 'jinja' })],
   [/Jinja syntax error: unexpected token: \)/, () => ({ cause: 'Jinja: trailing comma before )', owner: 'jinja' })],

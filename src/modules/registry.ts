@@ -6,7 +6,8 @@ import { bindArguments } from './bind-args.js';
 import { resolveRetcode } from './retcode.js';
 import type { BoundArgs, ExecContext, ExecResult, ModuleFunction } from './types.js';
 
-const FUNCTION_NAME = /^[a-z_][a-z0-9_]*\.[a-z_][a-z0-9_]*$/;
+// Salt's own names put capitals in the function part (dnsutil.A, dig.AAAA), never in the module.
+const FUNCTION_NAME = /^[a-z_][a-z0-9_]*\.[A-Za-z_][A-Za-z0-9_]*$/;
 const PARAM_NAME = /^[a-z_][a-z0-9_]*$/;
 
 function failure(code: ErrorCode, message: string, ret?: unknown, retcode?: unknown): ExecResult {
@@ -28,7 +29,7 @@ export class ModuleRegistry {
   /** Adds a function; a second function with the same name is a programming error. */
   register(fn: ModuleFunction): void {
     const bad = (why: string): BrineError => new BrineError('INTERNAL', `cannot register execution function '${fn.name}': ${why}`);
-    if (!FUNCTION_NAME.test(fn.name)) throw bad("the name must be 'module.function' in lower-case letters, digits and '_'");
+    if (!FUNCTION_NAME.test(fn.name)) throw bad("the name must be 'module.function' in letters, digits and '_' (the module in lower case)");
     if (this.fns.has(fn.name)) throw bad('a function with this name is already registered');
     if (fn.doc.trim() === '' || fn.doc.includes('\n')) throw bad('the doc must be one non-empty line');
     const seen = new Set<string>();

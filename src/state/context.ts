@@ -11,6 +11,8 @@ export interface StateContextOptions {
   saltenv?: string;
   exec: ExecContext;
   low: LowRef;
+  /** Shared by the states of one run (StateContext.runContext); a new one when not given. */
+  runContext?: Map<string, unknown>;
   /** The execution functions `call` reaches; the built-in registry when not given. */
   registry?: ModuleRegistry;
 }
@@ -24,6 +26,7 @@ export function createStateContext(opts: StateContextOptions): StateContext {
     saltenv,
     exec,
     low: opts.low,
+    runContext: opts.runContext ?? new Map(),
     call: (fun, arg = [], kwarg = {}) => registry.call(fun, arg, kwarg, exec),
     renderTemplate: (text, request) => {
       const tplpath = request.source.replace(/^salt:\/\//, '');

@@ -159,12 +159,13 @@ function envOf(v: unknown): Record<string, unknown> | undefined {
 
 /** Runs compiled states. */
 export function runCompiled(env: StateEnv, run: CompiledRun, test: boolean): Promise<Record<string, StateReturn>> {
+  const runContext = new Map<string, unknown>();
   return executeRun(run, {
     test,
     failhard: env.exec.config.failhard === true,
     functions: env.functions,
     // each state sees the environment its SLS came from (a highstate spans several)
-    context: (low, t, saltenv) => createStateContext({ test: t, saltenv, exec: env.exec, low, registry: env.registry }),
+    context: (low, t, saltenv) => createStateContext({ test: t, saltenv, exec: env.exec, low, runContext, registry: env.registry }),
     check: async (entry, chunk) => {
       if (typeof entry !== 'string') return runCheckFunction(env, entry);
       const kwarg: Record<string, unknown> = { python_shell: true };

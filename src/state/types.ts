@@ -52,6 +52,11 @@ export interface StateContext {
   readonly exec: ExecContext;
   /** The state being run. */
   readonly low: LowRef;
+  /**
+   * Values kept for the rest of this state run and shared by its states (Salt's `__context__`),
+   * e.g. that the package index was refreshed already. Empty at the start of every run.
+   */
+  readonly runContext: Map<string, unknown>;
   /** Calls an execution function from the minion's registry (never throws; check `success`). */
   call(fun: string, arg?: unknown[], kwarg?: Record<string, unknown>): Promise<ExecResult>;
   /** Renders a template text with Salt's template variables (grains, pillar, opts, salt[...]) plus `request.context`. */

@@ -5,6 +5,7 @@
 import { BrineError } from '../../util/errors.js';
 import { defineState, type StateContext, type StateFunction, type StateResult } from '../types.js';
 import { holdAfterInstall, holdOnInstalled, runHold } from './pkg-hold-result.js';
+import { forgetPkgList, listPkgs, noteRefreshed, refreshNow } from './pkg-run-cache.js';
 import { callFn, defined, stateResult } from './state-result.js';
 
 interface Target {
@@ -42,13 +43,6 @@ function versionMatches(installed: readonly string[], wanted: string | undefined
 
 const label = (t: Target) => (t.version ? `${t.name}=${t.version}` : t.name);
 
-/** Installed packages (or, with removed, those removed but not purged); a string is the failure. */
-async function listPkgs(ctx: StateContext, removed = false): Promise<Map<string, string[]> | string> {
-  const r = await callFn<Record<string, string[]>>(ctx, 'pkg.list_pkgs', [], { versions_as_list: true, ...(removed ? { removed } : {}) });
-  if (!r.ok) return r.message;
-  return new Map(Object.entries(r.value));
-}
-
 function installArgs(targets: readonly Target[], extra: Record<string, unknown>): Record<string, unknown> {
   const pkgs = targets.map((t) => (t.version && t.version !== 'latest' && !t.version.includes('*') ? { [t.name]: t.version } : t.name));
   return defined({ pkgs, ...extra });
@@ -57,6 +51,8 @@ function installArgs(targets: readonly Target[], extra: Record<string, unknown>)
 /** Runs pkg.install/remove/purge; the changes it reports, or the failure (with partial changes). */
 async function change(ctx: StateContext, fun: string, kwarg: Record<string, unknown>): Promise<{ changes: Record<string, unknown>; error?: string }> {
   const r = await ctx.call(fun, [], kwarg);
+  forgetPkgList(ctx);
+  noteRefreshed(ctx, kwarg.refresh === true);
   if (r.success) return { changes: (r.return as Record<string, unknown>) ?? {} };
   return { changes: {}, error: r.error?.message ?? String(r.return) };
 }
@@ -65,7 +61,7 @@ const PKG_PARAMS = [
   { name: 'name', type: 'string', required: true, doc: 'package name (ignored when pkgs is given)' },
   { name: 'version', type: 'string', doc: "wanted version of name (exact, or with '*' wildcards)" },
   { name: 'pkgs', type: 'list', doc: 'several packages: names or {name: version} mappings' },
-  { name: 'refresh', type: 'bool', default: false, doc: 'update the package index first' },
+  { name: 'refresh', type: 'bool', doc: 'update the package index first; unset: only if no pkg state of this run did yet (as Salt)' },
   { name: 'fromrepo', type: 'string', doc: 'install from this release (apt -t) or repository (dnf)' },
 ] as const;
 
@@ -73,10 +69,13 @@ const PKG_PARAMS = [
  * Salt 3007's test=True changes of pkg.installed (_get_installable_versions): {name: {new, old: ''}}
  * where new is the newest available version of a package asked for without one, and
  * 'installed' otherwise (apt's list_repo_pkgs matches names, so a 'name=version' finds nothing).
+ * Salt's pkg.latest_version refreshes the index on every such state; brine refreshes it once per run.
  */
 async function installableVersions(ctx: StateContext, todo: readonly { name: string; version?: string }[]): Promise<Record<string, { new: string; old: string }>> {
   const latest = todo.filter((t) => !t.version).map((t) => t.name);
-  const found = latest.length > 0 ? await callFn<string | Record<string, string>>(ctx, 'pkg.latest_version', latest) : undefined;
+  const refresh = refreshNow(ctx, undefined);
+  const found = latest.length > 0 ? await callFn<string | Record<string, string>>(ctx, 'pkg.latest_version', latest, { refresh }) : undefined;
+  if (latest.length > 0) noteRefreshed(ctx, refresh);
   const newest = (p: string): string => (!found?.ok ? '' : typeof found.value === 'string' ? (latest.length === 1 ? found.value : '') : (found.value[p] ?? ''));
   return Object.fromEntries(todo.map((t) => [t.name, { new: (!t.version && newest(t.name)) || 'installed', old: '' }]));
 }
@@ -137,7 +136,14 @@ const installed = defineState({
     const { changes, error } = await change(
       ctx,
       'pkg.install',
-      installArgs(todo, { refresh: n.refresh, fromrepo: n.fromrepo, reinstall: n.reinstall, install_recommends: n.install_recommends, enablerepo: n.enablerepo, disablerepo: n.disablerepo }),
+      installArgs(todo, {
+        refresh: refreshNow(ctx, n.refresh),
+        fromrepo: n.fromrepo,
+        reinstall: n.reinstall,
+        install_recommends: n.install_recommends,
+        enablerepo: n.enablerepo,
+        disablerepo: n.disablerepo,
+      }),
     );
     if (error) return stateResult(n.name, false, error, changes);
     const held = await hold();
@@ -159,7 +165,7 @@ const latest = defineState({
   params: [
     { name: 'name', type: 'string', required: true, doc: 'package name (ignored when pkgs is given)' },
     { name: 'pkgs', type: 'list', doc: 'several package names' },
-    { name: 'refresh', type: 'bool', default: true, doc: 'update the package index before looking for new versions' },
+    { name: 'refresh', type: 'bool', doc: 'update the package index before looking for new versions; unset: only if no pkg state of this run did yet (as Salt)' },
     { name: 'fromrepo', type: 'string', doc: 'install from this release (apt -t) or repository (dnf)' },
   ],
   example: 'openssl:\n  pkg.latest:\n    - refresh: True',
@@ -168,7 +174,9 @@ const latest = defineState({
     const names = pkgTargets('pkg.latest', n.name, undefined, n.pkgs).map((t) => t.name);
     const before = await listPkgs(ctx);
     if (typeof before === 'string') return stateResult(n.name, false, before);
-    const avail = await callFn<string | Record<string, string>>(ctx, 'pkg.latest_version', names, { refresh: n.refresh });
+    const refresh = refreshNow(ctx, n.refresh);
+    const avail = await callFn<string | Record<string, string>>(ctx, 'pkg.latest_version', names, { refresh });
+    noteRefreshed(ctx, refresh);
     if (!avail.ok) return stateResult(n.name, false, avail.message);
     const newest = (p: string): string => (typeof avail.value === 'string' ? avail.value : (avail.value[p] ?? ''));
     const unknown = names.filter((p) => newest(p) === '' && !before.has(p));

@@ -16,7 +16,7 @@ describe('docs/modules.md', () => {
   // Sections start at a `#### \`signature\`` heading and run to the next heading.
   const sections = new Map<string, string>();
   for (const part of text.split(/^(?=#{2,4} )/m)) {
-    const m = /^#### `([a-z0-9_]+\.[a-z0-9_]+)\((.*)\)`\n/.exec(part);
+    const m = /^#### `([a-z0-9_]+\.[A-Za-z0-9_]+)\((.*)\)`\n/.exec(part);
     if (m) sections.set(m[1]!, part);
   }
 

@@ -58,6 +58,7 @@ exit 0
 `;
 
 const DPKG_QUERY = `#!/bin/sh
+echo "$*" >> "$FAKE_APT_DIR/queries"
 awk '{st = ($3 == "rc") ? "deinstall ok config-files" : "install ok installed"; printf "%s\\t%s\\t%s\\tamd64\\n", st, $1, $2}' "$FAKE_APT_DIR/installed"
 `;
 
@@ -104,6 +105,8 @@ export interface FakeApt {
   residual(): string[];
   /** The apt-get command lines run so far. */
   calls(): string[];
+  /** How many times dpkg-query listed the packages so far. */
+  queries(): number;
   /** Packages whose dpkg selection is hold. */
   held(): string[];
   dispose(): void;
@@ -116,7 +119,7 @@ export function installFakeApt(): FakeApt {
   for (const [name, text] of Object.entries({ 'apt-get': APT_GET, 'dpkg-query': DPKG_QUERY, dpkg: DPKG, 'apt-cache': APT_CACHE })) {
     fs.writeFileSync(path.join(bin, name), text, { mode: 0o755 });
   }
-  for (const f of ['installed', 'available', 'calls']) fs.writeFileSync(path.join(dir, f), '');
+  for (const f of ['installed', 'available', 'calls', 'queries']) fs.writeFileSync(path.join(dir, f), '');
   const savedPath = process.env.PATH;
   process.env.PATH = `${bin}:${savedPath ?? ''}`;
   process.env.FAKE_APT_DIR = dir;
@@ -160,6 +163,12 @@ export function installFakeApt(): FakeApt {
         .readFileSync(path.join(dir, 'calls'), 'utf8')
         .split('\n')
         .filter((l) => l !== ''),
+    // one line per call starts with -W (the format argument itself holds a newline)
+    queries: () =>
+      fs
+        .readFileSync(path.join(dir, 'queries'), 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('-W')).length,
     dispose: () => {
       process.env.PATH = savedPath;
       delete process.env.FAKE_APT_DIR;

@@ -129,6 +129,21 @@ describe('service.dead and mod_watch result shapes (salt/states/service.py dead,
     assert.deepEqual(await runState('service.dead', { name: 'nginx' }, opts({ watch: true })), { name: 'nginx', result: true, changes: {}, comment: 'Service is already stopped' });
   });
 
+  it('mod_watch with test=True where no service manager runs or the unit is unknown: Salt asks only service.status (REMnux clamav-daemon watching its pkg)', async () => {
+    for (const [o, name] of [
+      [noSystemd, 'nginx'],
+      [opts(), 'ghost'],
+    ] as const) {
+      assert.deepEqual(await runState('service.dead', { name }, { ...o, test: true, watch: true }), { name, result: true, changes: {}, comment: 'Service is already stopped' });
+      assert.deepEqual(await runState('service.running', { name }, { ...o, test: true, watch: true }), { name, result: null, changes: {}, comment: 'Service is set to be started' });
+    }
+    // a real watch still fails saying what is missing
+    const real = await runState('service.running', { name: 'nginx' }, { ...noSystemd, watch: true });
+    assert.equal(real.result, false);
+    assert.match(real.comment, /systemd is not running on this host/);
+    assert.equal((await runState('service.dead', { name: 'ghost' }, opts({ watch: true }))).comment, 'The named service ghost is not available');
+  });
+
   it('service.enabled on a missing service in test mode: None with the "would have been enabled" comment', async () => {
     assert.deepEqual(await runState('service.enabled', { name: 'ghost' }, opts({ test: true })), {
       name: 'ghost',
