@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { systemClock, type Clock } from '../util/clock.js';
-import { BrineError, toBrineError } from '../util/errors.js';
+import { type BrineError, toBrineError } from '../util/errors.js';
 import { logAtSaltLevel, type Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
@@ -38,7 +38,7 @@ import { collectMinionGrains } from './minion-grains.js';
 import { startupCalls, startupSummary } from './startup-states.js';
 import { PillarStore } from './pillar-store.js';
 import { MinionScheduler } from './schedule/minion-scheduler.js';
-import { localPillarFor, PillarClient, renderLocalPillar } from './pillar-client.js';
+import { PillarClient, pillarForEnv, renderLocalPillar } from './pillar-client.js';
 import { MasterMine } from './mine/master-mine.js';
 import { LocalMine } from './mine/local-mine.js';
 import { MINE_FUNCTION_TIMEOUT_S, MineService } from './mine/mine-service.js';
@@ -236,11 +236,7 @@ export class Minion {
       masterless: this.opts.file_client === 'local' || this.opts.master_type === 'disable',
       links: () => this.links,
       lastDown: (link) => this.linkStats.get(link)?.lastDown,
-      newJid: () => {
-        let jid = this.callJids.next();
-        while (!this.recent.add(jid)) jid = this.callJids.next();
-        return jid;
-      },
+      newJid: () => this.recent.claimNew(() => this.callJids.next()),
       refreshPillar: () => this.refreshPillar(),
       run: (job) => this.runner.run(job),
       kill: (jid) => this.runner.kill(jid),
@@ -506,9 +502,7 @@ export class Minion {
 
   /** This minion's pillar from one pillar environment, for one call (state.apply pillarenv=); not stored. */
   pillarFor(pillarenv: string): Promise<Record<string, unknown>> {
-    if (this.opts.file_client === 'local') return localPillarFor(this.opts, this.id, this.grainsCache, pillarenv);
-    if (!this.pillarClient) return Promise.reject(new BrineError('MASTER_UNREACHABLE', 'this minion has no master to render its pillar; check the connection with brine doctor'));
-    return this.pillarClient.fetchFor(pillarenv);
+    return pillarForEnv(this.opts, this.id, this.grainsCache, this.pillarClient, pillarenv);
   }
 
   /** Sends the grains for the master's minion data cache, unless they exceed the protocol bound. */

@@ -14,6 +14,13 @@ export class RecentJids {
     return true;
   }
 
+  /** The first jid from `next` that was not seen, now remembered (jids the minion makes itself). */
+  claimNew(next: () => string): string {
+    let jid = next();
+    while (!this.add(jid)) jid = next();
+    return jid;
+  }
+
   get size(): number {
     return this.seen.size;
   }

@@ -54,6 +54,7 @@ export class GitfsBackend implements FileBackend {
   /** FileRoots per tree directory, kept across updates so unchanged trees keep their hashes. */
   private rootsByDir = new Map<string, FileRoots>();
   private running: Promise<RemoteUpdate[]> | undefined;
+  private queued: Promise<RemoteUpdate[]> | undefined;
   private warmed = false;
   private readonly stop = new AbortController();
 
@@ -89,10 +90,24 @@ export class GitfsBackend implements FileBackend {
 
   /**
    * Fetches the remotes (all, or only those whose update_interval has passed) and swaps in the
-   * new view. Single-flight: a call while one runs gets that run's result.
+   * new view. Single-flight: an interval update while one runs gets that run's result; an asked-for
+   * update (brine fileserver update) waits for it and then fetches again, so its answer is about
+   * the remotes as they are after the request (one queued run serves every caller waiting).
    */
   update(onlyDue = false): Promise<RemoteUpdate[]> {
-    if (this.running) return this.running;
+    if (this.running && onlyDue) return this.running;
+    if (this.running) {
+      this.queued ??= this.running.then(
+        () => this.start(false),
+        () => this.start(false),
+      );
+      return this.queued;
+    }
+    return this.start(onlyDue);
+  }
+
+  private start(onlyDue: boolean): Promise<RemoteUpdate[]> {
+    this.queued = undefined;
     this.running = this.runUpdate(onlyDue).finally(() => {
       this.running = undefined;
     });
