@@ -40,7 +40,7 @@ const RULES = [
     /'grains\["(\w+)"\]' is undefined/,
     (m) => (CORE_GRAINS.has(m[1]) ? { cause: `core grain ${m[1]} missing`, owner: 'corpus' } : { cause: 'a grain of the tree (custom grains module)', owner: 'environment' }),
   ],
-  [/has no attribute '(iteritems|itervalues|iterkeys|has_key)'/, () => ({ cause: "Python 2 dict method (Salt 3007 on Python 3 fails too)", owner: 'salt' })],
+  [/has no attribute '(iteritems|itervalues|iterkeys|has_key)'/, () => ({ cause: 'Python 2 dict method (Salt 3007 on Python 3 fails too)', owner: 'salt' })],
   [/'None' has no attribute/, () => ({ cause: 'a value the tree expects is None (pillar data, or a lookup that failed here)', owner: 'environment' })],
   [/has no attribute '[^']+' \('[^']*' is undefined\)/, () => ({ cause: 'undefined pillar/variable (data the tree expects)', owner: 'environment' })],
   [/'pillar\["\w+"\]' is undefined|'\w+\.\w+' is undefined|Jinja error: '\w+' is undefined/, () => ({ cause: 'undefined pillar/variable (data the tree expects)', owner: 'environment' })],

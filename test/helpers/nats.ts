@@ -8,7 +8,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { type AccountKeys, masterSystemUserJwt, masterUserJwt, NkeySigner } from '../../src/nats/index.js';
@@ -22,38 +22,9 @@ export function natsSkip(what: string): string | false {
   return privilegedSkip(what, fs.existsSync(NATS_SERVER) ? false : `${NATS_SERVER} is missing (apt-get install nats-server; .ci/run does)`);
 }
 
-/**
- * A self-signed EC certificate for 127.0.0.1 and localhost that is its own CA (openssl; .ci/run
- * installs it), in `dir` as `<name>.crt` and `<name>.key`.
- */
-export function makeTestCertificate(dir: string, name: string): { cert: string; key: string } {
-  const cert = path.join(dir, `${name}.crt`);
-  const key = path.join(dir, `${name}.key`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-days',
-      '1',
-      '-subj',
-      `/CN=${name}`,
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-      '-keyout',
-      key,
-      '-out',
-      cert,
-    ],
-    { stdio: 'ignore' },
-  );
-  return { cert, key };
-}
+import { makeTestCertificate } from './test-cert.js';
+
+export { makeTestCertificate };
 
 export interface NatsNode {
   name: string;

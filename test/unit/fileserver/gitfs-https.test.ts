@@ -6,7 +6,6 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +13,7 @@ import { createLogger } from '../../../src/util/logger.js';
 import { readFileChunk } from '../../../src/fileserver/index.js';
 import { GitfsBackend, type GitfsBackendOptions } from '../../../src/fileserver/git/index.js';
 import { GitRepo } from '../../helpers/git-repo.js';
+import { makeTestCertificate } from '../../helpers/test-cert.js';
 import { GitHttpServer } from '../../helpers/git-http.js';
 
 const PASSWORD = 'pw-9f3c-not-in-logs';
@@ -27,31 +27,7 @@ describe('gitfs over HTTPS with HTTP Basic credentials', () => {
 
   before(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-gitfs-https-'));
-    const key = path.join(dir, 'key.pem');
-    const cert = path.join(dir, 'cert.pem');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-        '-days',
-        '1',
-        '-subj',
-        '/CN=127.0.0.1',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-      ],
-      { stdio: 'ignore' },
-    );
+    const { cert, key } = makeTestCertificate(dir, '127.0.0.1');
     // git verifies the server against this CA, as it would a real one from the system store
     process.env.GIT_SSL_CAINFO = cert;
     repo = new GitRepo(path.join(dir, 'srv'));
