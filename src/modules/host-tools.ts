@@ -6,8 +6,16 @@ import path from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { runProcess, type ProcessResult } from './process-runner.js';
 
-/** The absolute path of `program` on PATH (as the minion sees it now), or undefined. */
+/** The absolute path of `program` on PATH (as the minion sees it now; an absolute path as it is), or undefined. */
 export function which(program: string): string | undefined {
+  if (path.isAbsolute(program)) {
+    try {
+      accessSync(program, constants.X_OK);
+      return program;
+    } catch {
+      return undefined;
+    }
+  }
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     if (dir === '') continue;
     const candidate = path.join(dir, program);

@@ -5,6 +5,7 @@
 
 import { fileURLToPath } from 'node:url';
 import type { ProbeOutput, ProbeSpec } from './program-probe.js';
+import { which } from '../host-tools.js';
 
 /** The Salt release brine's behaviour follows (docs/grains.md). */
 export const SALT_COMPAT_VERSION = '3007.8';
@@ -30,13 +31,22 @@ export function saltVersionGrains(): Record<string, unknown> {
 }
 
 /**
+ * The system's python3 (the one Debian's pip and python states use), before whatever PATH finds
+ * first: a version-manager shim there (pyenv's costs about 300 ms a run) would slow every minion
+ * start with a fresh cachedir and report the operator's shell Python instead of the system's.
+ */
+export function systemPython(): string {
+  return ['/usr/bin/python3', '/usr/local/bin/python3'].find((p) => which(p) !== undefined) ?? 'python3';
+}
+
+/**
  * The one python3 run the grains need: sys.version_info, sys.executable, sys.path and, for
  * server_id, hash(id) with hash randomisation off (Salt's _get_hash_by_shell). The id is an
  * argument, never part of the program text.
  */
 export function pythonProbe(id: string): ProbeSpec {
   return {
-    program: 'python3',
+    program: systemPython(),
     args: ['-c', 'import json, sys; print(json.dumps([list(sys.version_info), sys.executable, sys.path, str(hash(sys.argv[1]))]))', id],
     env: { PYTHONHASHSEED: '0' },
   };

@@ -14,6 +14,7 @@ import { diskGrains, dmiGrains, efiGrains } from '../../../../src/modules/grains
 import { timezoneAbbreviation } from '../../../../src/modules/grains/locale-grain.js';
 import { ProgramProbes, probeCacheFile } from '../../../../src/modules/grains/program-probe.js';
 import { readSelinuxGrain } from '../../../../src/modules/grains/system-grains.js';
+import { systemPython } from '../../../../src/modules/grains/version-grains.js';
 
 let dir: string;
 let g: Record<string, unknown>;
@@ -93,12 +94,12 @@ describe('core grains on this host', () => {
     assert.equal(g.groupname, (run('id', ['-gn']) ?? '').trim());
   });
 
-  it('pythonversion, pythonexecutable and server_id come from the system python3', { skip: which('python3') === undefined && 'no python3' }, () => {
-    const facts = JSON.parse(run('python3', ['-c', 'import json, sys; print(json.dumps([list(sys.version_info), sys.executable]))']) ?? '[]') as [unknown[], string];
+  it('pythonversion, pythonexecutable and server_id come from the system python3', { skip: which(systemPython()) === undefined && 'no python3' }, () => {
+    const facts = JSON.parse(run(systemPython(), ['-c', 'import json, sys; print(json.dumps([list(sys.version_info), sys.executable]))']) ?? '[]') as [unknown[], string];
     assert.deepEqual(g.pythonversion, facts[0]);
     assert.equal(g.pythonexecutable, facts[1]);
     assert.ok(Array.isArray(g.pythonpath) && !(g.pythonpath as string[]).includes(''));
-    const salt = run('python3', ['-c', 'print(abs(hash("web1") % (2 ** 31)))'], { PYTHONHASHSEED: '0' });
+    const salt = run(systemPython(), ['-c', 'print(abs(hash("web1") % (2 ** 31)))'], { PYTHONHASHSEED: '0' });
     assert.equal(g.server_id, Number(salt));
   });
 
@@ -144,7 +145,7 @@ describe('core grains on this host', () => {
 
   it('python3 ran once: its output is cached in <cachedir>/grain-probes.json and reused', async () => {
     const cache = JSON.parse(fs.readFileSync(probeCacheFile(dir), 'utf8')) as Record<string, unknown>;
-    if (which('python3') !== undefined) assert.ok(Object.keys(cache).some((k) => k.startsWith('["python3"')));
+    if (which(systemPython()) !== undefined) assert.ok(Object.keys(cache).some((k) => k.startsWith(JSON.stringify([systemPython()]).slice(0, -1))));
     const again = await collectGrains({ id: 'web1', config: { cachedir: dir } });
     assert.deepEqual(again.pythonversion, g.pythonversion);
   });
