@@ -25,11 +25,6 @@ export function canMove(from: JobPhase, to: JobPhase): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
-/** The phases in which a job waits (shown as queued by saltutil.running). */
-export function isWaiting(phase: JobPhase): boolean {
-  return phase === 'admitting' || phase === 'awaiting-state-lock' || phase === 'awaiting-slot';
-}
-
 type WaitingOrRunning = Exclude<JobPhase, 'ending' | 'done'>;
 /** The result exists exactly from `ending` on. */
 type JobState = { phase: WaitingOrRunning } | { phase: 'ending' | 'done'; result: ExecResult };

@@ -37,7 +37,8 @@ const takesLock = (k: Kind): boolean => k === 'state' || k === 'state-queue';
 let seq = 0;
 function jobOf(kind: Kind, timeoutS: number | null): Job {
   const jid = `2026120701${String(++seq).padStart(10, '0')}`;
-  const [fun, kwarg] = kind === 'plain' ? ['test.sleep', {}] : kind === 'state-queue' ? ['state.sls', { queue: true }] : kind === 'state-concurrent' ? ['state.apply', { concurrent: true }] : ['state.apply', {}];
+  const [fun, kwarg] =
+    kind === 'plain' ? ['test.sleep', {}] : kind === 'state-queue' ? ['state.sls', { queue: true }] : kind === 'state-concurrent' ? ['state.apply', { concurrent: true }] : ['state.apply', {}];
   return { t: 'job', jid, fun, arg: kind === 'plain' ? [1] : [], kwarg, tgt: '*', tgtType: 'glob', ...(timeoutS === null ? {} : { timeout: timeoutS }) };
 }
 
@@ -55,7 +56,16 @@ it('no job is lost, no lock or slot leaks, slots never exceed max_concurrent_job
       const cachedir = path.join(tmp, String(++run));
       const clock = new FakeClock();
       const m = manualExecutor();
-      const r = new JobRunner({ registry: createMinionRegistry(), minionId: 'm1', grains: () => ({ id: 'm1' }), config: withLockFile ? { cachedir } : {}, logger: silentLogger(), executor: m.executor, maxConcurrent: max, clock });
+      const r = new JobRunner({
+        registry: createMinionRegistry(),
+        minionId: 'm1',
+        grains: () => ({ id: 'm1' }),
+        config: withLockFile ? { cachedir } : {},
+        logger: silentLogger(),
+        executor: m.executor,
+        maxConcurrent: max,
+        clock,
+      });
       const subs: Submitted[] = [];
       const submit = (kind: Kind, timeoutS: number | null): Submitted => {
         const s: Submitted = { job: jobOf(kind, timeoutS), kind };
