@@ -13,15 +13,11 @@ import { STATE_LOCK_POLL_MS, StateRunLock, type StateLockClaim, type StateLockOu
 import { FakeClock } from '../../../src/util/clock.js';
 import { settle } from '../../helpers/manual-executor.js';
 
-const dirs: string[] = [];
-function cachedir(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-srl-'));
-  dirs.push(d);
-  return d;
-}
-after(() => {
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-srl-'));
+after(() => fs.rmSync(root, { recursive: true, force: true }));
+let dirs = 0;
+/** A fresh cachedir under this file's temp root. */
+const cachedir = (): string => fs.mkdtempSync(path.join(root, `c${++dirs}-`));
 
 let seq = 0;
 function claim(fun = 'state.apply'): StateLockClaim {
@@ -30,12 +26,18 @@ function claim(fun = 'state.apply'): StateLockClaim {
   return { jid, fun, started, describe: () => ({ jid, fun, arg: [], kwarg: {}, tgt: '*', tgt_type: 'glob', pid: 4242, started, queued: false }) };
 }
 
-/** A live process that holds <dir>/state-run.lock, as another brine call would. */
-function foreignHolder(dir: string) {
+/**
+ * A lock on a fresh cachedir whose lock file a live process holds, as another brine call would;
+ * the process is killed when the test ends.
+ */
+function heldElsewhere(t: { after(fn: () => void): void }) {
+  const dir = cachedir();
   const proc = spawn('sleep', ['60'], { stdio: 'ignore' });
+  t.after(() => proc.kill('SIGKILL'));
   const holder = { jid: '20261207000000009999', pid: proc.pid!, fun: 'state.sls', started: '2026-12-07T00:00:01.000Z' };
   fs.writeFileSync(path.join(dir, 'state-run.lock'), JSON.stringify(holder));
-  return { holder, stop: () => proc.kill('SIGKILL') };
+  const clock = new FakeClock();
+  return { dir, holder, clock, lock: new StateRunLock({ clock, cachedir: dir }) };
 }
 
 describe('StateRunLock in one process', () => {
@@ -98,11 +100,7 @@ describe('StateRunLock in one process', () => {
 
 describe('StateRunLock with the lock file of another process', () => {
   it('queue=True looks at the file again every 250 ms on the injected clock, then takes it', async (t) => {
-    const dir = cachedir();
-    const other = foreignHolder(dir);
-    t.after(other.stop);
-    const clock = new FakeClock();
-    const lock = new StateRunLock({ clock, cachedir: dir });
+    const { dir, clock, lock } = heldElsewhere(t);
     const a = claim();
     let outcome: StateLockOutcome | undefined;
     const pa = lock.acquire(a, { queue: true }).then((o) => (outcome = o));
@@ -124,13 +122,9 @@ describe('StateRunLock with the lock file of another process', () => {
   });
 
   it('without queue=True it is refused at once naming the other process; with it, giving up releases the lock of this process', async (t) => {
-    const dir = cachedir();
-    const other = foreignHolder(dir);
-    t.after(other.stop);
-    const clock = new FakeClock();
-    const lock = new StateRunLock({ clock, cachedir: dir });
+    const { dir, clock, lock, holder } = heldElsewhere(t);
     const refused = await lock.acquire(claim(), { queue: false });
-    assert.deepEqual(!refused.held && [refused.holder.jid, refused.holder.pid, refused.aborted], [other.holder.jid, other.holder.pid, false]);
+    assert.deepEqual(!refused.held && [refused.holder.jid, refused.holder.pid, refused.aborted], [holder.jid, holder.pid, false]);
     assert.equal(lock.holder, undefined, 'refused by the file: the in-process part is given back');
     const ctl = new AbortController();
     const waiting = lock.acquire(claim(), { queue: true, signal: ctl.signal });
@@ -138,10 +132,10 @@ describe('StateRunLock with the lock file of another process', () => {
     clock.advance(STATE_LOCK_POLL_MS * 3);
     ctl.abort();
     const out = await waiting;
-    assert.deepEqual(!out.held && [out.holder.jid, out.aborted], [other.holder.jid, true]);
+    assert.deepEqual(!out.held && [out.holder.jid, out.aborted], [holder.jid, true]);
     assert.equal(lock.holder, undefined);
     assert.equal(clock.pending, 0, 'the poll timer was cancelled');
-    assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'state-run.lock'), 'utf8')).jid, other.holder.jid, "the other process's lock is untouched");
+    assert.equal(JSON.parse(fs.readFileSync(path.join(dir, 'state-run.lock'), 'utf8')).jid, holder.jid, "the other process's lock is untouched");
   });
 
   it('an unwritable cachedir: reported and run under the lock of this process, or thrown with nothing held', async () => {
