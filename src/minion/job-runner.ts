@@ -1,7 +1,8 @@
 // Runs published jobs without blocking the connection: at most max_concurrent_jobs at once (the
-// rest wait in order), each module function in its own worker thread (inline ones, which need the
-// runner's state, on the main thread), with a per-job timeout, kill/signal for saltutil and a cap
-// on the size of what comes back.
+// rest wait in order), one state run at a time, each module function in its own worker thread
+// (inline ones, which need the runner's state, on the main thread), with a per-job timeout,
+// kill/signal for saltutil and a cap on the size of what comes back. Each job's phase is its
+// JobLifecycle; this class applies what a phase change means (lock, slot, thread, timer).
 
 import { BrineError, type ErrorCode } from '../util/errors.js';
 import { systemClock, type Clock } from '../util/clock.js';
@@ -47,7 +48,7 @@ export interface JobRunnerDeps {
   refreshPillar?: () => Promise<void>;
   /** Where non-inline functions run; worker threads unless a test substitutes it. */
   executor?: JobExecutor;
-  /** Job timeouts, the SIGTERM->SIGKILL grace and start times; the system clock by default. */
+  /** Job timeouts, the SIGTERM->SIGKILL grace, start times and queue=True's look at another process's state run lock; the system clock by default. */
   clock?: Clock;
   /** The salt:// file client jobs use (ctx.files), and the blocking calls of their templates. */
   services?: HostServices;
