@@ -147,7 +147,7 @@ export class Master {
     for (const info of this.sessions.list()) if (!atStart.has(info.id)) this.sessions.forget(info.id);
     const minionData = new MinionDataCache(cache, clock, logger, opts.minion_data_cache);
     this.minionData = minionData;
-    const pillar = new PillarService(opts, logger, (id) => minionData.grainsOf(id));
+    const pillar = new PillarService(opts, logger, (id) => minionData.grainsOf(id), clock);
     this.pillar = pillar;
     const mine = new MineStore(
       cache,

@@ -7,8 +7,8 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import { printable } from '../util/printable.js';
 import { checkMergeStrategy, type MergeStrategy, type PillarData } from '../util/dict-merge.js';
@@ -54,7 +54,7 @@ export interface PillarCacheRecord {
 }
 
 /** How long one scan of pillar_roots answers for (requests in a burst share it). */
-const STAMP_REUSE_MS = 100;
+export const STAMP_REUSE_MS = 100;
 
 export const PILLAR_CACHE_DIR = 'pillar';
 
@@ -120,6 +120,8 @@ export class PillarService {
     private readonly logger: Logger,
     /** The minion data cache's grains of a minion. */
     private readonly grainsOf: (id: string) => Readonly<Record<string, unknown>> | undefined,
+    /** The scan reuse window (monotonic) and renderedAt (wall clock). */
+    private readonly clock: Clock = systemClock,
   ) {
     this.strategy = checkMergeStrategy(opts.pillar_source_merging_strategy);
     this.roots = new PillarRoots(opts);
@@ -256,7 +258,7 @@ export class PillarService {
   }
 
   private stamp(): string {
-    const now = performance.now();
+    const now = this.clock.monotonic();
     // the scan of the files is reused for a moment; a command source (no stamp) is new at every request
     if (!this.stampValue || now - this.stampValue.at >= STAMP_REUSE_MS) {
       const keys = gpgKeysStamp(this.gpg);
@@ -292,7 +294,7 @@ export class PillarService {
       pillar: failed ? (prev?.pillar ?? {}) : result.pillar,
       errors: result.errors,
       matchedNothing: !failed && Object.keys(result.top).length === 0,
-      renderedAt: Date.now(),
+      renderedAt: this.clock.now(),
       grainsHash,
       stamp,
     };

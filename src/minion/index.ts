@@ -12,6 +12,9 @@ export { MasterPins, MASTER_PIN_FILE, MASTER_PIN_DIR, masterFingers, masterKeyDe
 export { ReturnQueue, type ReturnQueueOptions, type ReturnQueueFs, type QueuedReturn } from './return-queue.js';
 export { startMinionControl, minionSocketPath, MINION_SOCKET_FILE, type MinionControlDeps } from './control-server.js';
 export { JobRunner, DEFAULT_MAX_CONCURRENT_JOBS, DEFAULT_MAX_RETURN_BYTES, type JobRunnerDeps } from './job-runner.js';
+export { JobLifecycle, JOB_PHASES, canMove, type JobPhase } from './job-lifecycle.js';
+export { JobSlots } from './job-slots.js';
+export { StateRunLock, STATE_LOCK_POLL_MS, type StateLockClaim, type StateLockOutcome } from './state-run-lock.js';
 export { WorkerExecutor, type JobExecutor, type IsolatedRun } from './worker-executor.js';
 export { capReturn, type CappedReturn } from './return-cap.js';
 export { MasterFileSource, FILE_REQUEST_TIMEOUT_MS, type FileLink } from './master-files.js';

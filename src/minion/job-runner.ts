@@ -1,17 +1,20 @@
 // Runs published jobs without blocking the connection: at most max_concurrent_jobs at once (the
-// rest wait in order), each module function in its own worker thread (inline ones, which need the
-// runner's state, on the main thread), with a per-job timeout, kill/signal for saltutil and a cap
-// on the size of what comes back.
+// rest wait in order), one state run at a time, each module function in its own worker thread
+// (inline ones, which need the runner's state, on the main thread), with a per-job timeout,
+// kill/signal for saltutil and a cap on the size of what comes back. Each job's phase is its
+// JobLifecycle; this class applies what a phase change means (lock, slot, thread, timer).
 
 import { BrineError, type ErrorCode } from '../util/errors.js';
-import { systemClock, type Clock, type TimerHandle } from '../util/clock.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { signalGroup, stopGroups } from '../util/process-group.js';
 import { logAtSaltLevel, type Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
 import type { ExecContext, ExecResult, Grains, MineAccess, ModuleRegistry, RunningJobInfo, RunningJobs, ScheduleControl } from '../modules/index.js';
 // the lock's own files, not the state barrel: the main thread does not load the state compiler
 import { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/run-lock.js';
-import { StateLockFile, holderInfo, type StateLockHolder } from '../state/state-lock-file.js';
+import { JobLifecycle } from './job-lifecycle.js';
+import { JobSlots } from './job-slots.js';
+import { StateRunLock, type StateLockClaim } from './state-run-lock.js';
 import { capReturn } from './return-cap.js';
 import { WorkerExecutor, type IsolatedRun, type JobExecutor } from './worker-executor.js';
 import type { HostServices } from './worker-host.js';
@@ -45,7 +48,7 @@ export interface JobRunnerDeps {
   refreshPillar?: () => Promise<void>;
   /** Where non-inline functions run; worker threads unless a test substitutes it. */
   executor?: JobExecutor;
-  /** Job timeouts, the SIGTERM->SIGKILL grace and start times; the system clock by default. */
+  /** Job timeouts, the SIGTERM->SIGKILL grace, start times and queue=True's look at another process's state run lock; the system clock by default. */
   clock?: Clock;
   /** The salt:// file client jobs use (ctx.files), and the blocking calls of their templates. */
   services?: HostServices;
@@ -55,28 +58,17 @@ export interface JobRunnerDeps {
   mine?: MineAccess;
 }
 
-/** How often a queued state run looks at a lock file held by another process. */
-const STATE_LOCK_POLL_MS = 250;
-
 interface Entry {
-  /** Holds <cachedir>/state-run.lock (released with the in-process lock). */
-  holdsLockFile?: boolean;
   job: Job;
   info: RunningJobInfo;
+  lifecycle: JobLifecycle;
+  /** Its claim on the one-state-run lock (only state runs use it). */
+  claim: StateLockClaim;
   /** Process groups the function started (cmd.*), for kill and signal. */
   pgids: Set<number>;
   controller: AbortController;
+  /** The worker thread running the function, once it runs in one. */
   isolated: IsolatedRun | undefined;
-  timer: TimerHandle | undefined;
-  /** Resolves the running job's result early (kill, timeout); set once it starts. */
-  finish: ((r: ExecResult) => void) | undefined;
-  /** Set by end(): the result the job ends with, whatever its function still does. */
-  ended: ExecResult | undefined;
-  /** Holds one of the max_concurrent_jobs slots. */
-  hasSlot: boolean;
-  resolveQueued: (() => void) | undefined;
-  /** Set while a state run waits (queue=True) for the running one to finish. */
-  wakeLock?: (() => void) | undefined;
 }
 
 function failure(code: ErrorCode, message: string): ExecResult {
@@ -87,24 +79,33 @@ export class JobRunner implements RunningJobs {
   private readonly entries = new Map<string, Entry>();
   /** Functions run by runFunction (the mine's), stopped with the jobs at shutdown. */
   private readonly detached = new Set<Entry>();
-  private readonly queue: Entry[] = [];
-  private runningCount = 0;
+  private readonly slots: JobSlots<Entry>;
   private readonly executor: JobExecutor;
-  private readonly maxConcurrent: number;
   private readonly maxReturnBytes: number;
   private readonly clock: Clock;
-  /** The state run holding the one-state-run-per-minion lock (state.apply, sls, ...). */
-  private stateHolder: Entry | undefined;
-  private readonly stateWaiters = new Set<() => void>();
-  private lockFile: StateLockFile | undefined;
+  /** One state run per minion (state.apply, sls, ...), shared with `brine call` through cachedir. */
+  private readonly stateLock: StateRunLock;
   /** Bumped by replaceRegistry, so worker threads rebuild theirs (WorkerCall.extmodsGeneration). */
   private extmodsGeneration = 0;
 
   constructor(private readonly deps: JobRunnerDeps) {
     this.executor = deps.executor ?? new WorkerExecutor();
-    this.maxConcurrent = Math.max(1, deps.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_JOBS);
+    this.slots = new JobSlots(deps.maxConcurrent ?? DEFAULT_MAX_CONCURRENT_JOBS);
     this.maxReturnBytes = deps.maxReturnBytes ?? DEFAULT_MAX_RETURN_BYTES;
     this.clock = deps.clock ?? systemClock;
+    const cachedir = typeof deps.config.cachedir === 'string' ? deps.config.cachedir : undefined;
+    this.stateLock = new StateRunLock({
+      clock: this.clock,
+      ...(cachedir === undefined ? {} : { cachedir }),
+      // an unwritable cachedir must not stop state runs: the in-process lock still holds
+      onFileError: (err, doing, claim) =>
+        doing === 'take'
+          ? deps.logger.warn(
+              { jid: claim.jid, err: String(err) },
+              `cannot write the state run lock in ${cachedir}: ${String(err)}; brine call state runs on this machine are not kept apart from this one`,
+            )
+          : deps.logger.warn({ jid: claim.jid, err: String(err) }, `cannot remove the state run lock: ${String(err)}`),
+    });
   }
 
   /**
@@ -155,48 +156,17 @@ export class JobRunner implements RunningJobs {
   }
 
   async run(job: Job): Promise<Return> {
-    const entry: Entry = {
-      job,
-      info: { jid: job.jid, fun: job.fun, arg: job.arg, kwarg: job.kwarg, tgt: job.tgt, tgt_type: job.tgtType, pid: process.pid, started: new Date(this.clock.now()).toISOString(), queued: true },
-      pgids: new Set(),
-      controller: new AbortController(),
-      isolated: undefined,
-      timer: undefined,
-      finish: undefined,
-      ended: undefined,
-      hasSlot: false,
-      resolveQueued: undefined,
-    };
+    const entry = this.newEntry(job, true);
     this.entries.set(job.jid, entry);
-    let result: ExecResult | undefined;
     try {
-      // a result here means refused, or ended while queued for another state run; without
-      // contention the lock is taken synchronously, so jobs keep their start order
-      result = this.needsStateLockWait(entry) ? await this.acquireStateLock(entry) : undefined;
-      // then the lock shared with `brine call` on this machine
-      if (result === undefined && STATE_RUN_FUNCTIONS.has(job.fun) && !wantsConcurrent(job.kwarg)) result = await this.acquireStateLockFile(entry);
-      if (result === undefined) {
-        if (this.runningCount < this.maxConcurrent) {
-          this.runningCount++;
-          entry.hasSlot = true;
-        } else {
-          this.deps.logger.debug({ jid: job.jid, fun: job.fun, running: this.runningCount }, `job ${job.jid} waits for a free slot (max_concurrent_jobs ${this.maxConcurrent})`);
-          // startNext() hands over a slot, or end() drops the job from the queue
-          await new Promise<void>((resolve) => {
-            entry.resolveQueued = resolve;
-            this.queue.push(entry);
-          });
-        }
-        result = entry.ended ?? (await this.execute(entry));
-      }
+      entry.lifecycle.end(await this.admitAndExecute(entry));
     } finally {
-      this.releaseStateLock(entry);
+      // whatever ended it: the lock, the row and the slot are given back
+      this.stateLock.release(entry.claim);
       this.entries.delete(job.jid);
-      if (entry.hasSlot) {
-        this.runningCount--;
-        this.startNext();
-      }
+      if (entry.lifecycle.hasRun) this.slots.release();
     }
+    const result = entry.lifecycle.close();
     const ret: Return = { t: 'return', jid: job.jid, fun: job.fun, ret: result.return ?? null, retcode: result.retcode, success: result.success };
     const capped = capReturn(ret.ret, this.maxReturnBytes);
     if (capped.dropped > 0) {
@@ -214,24 +184,39 @@ export class JobRunner implements RunningJobs {
    */
   async runFunction(fun: string, arg: unknown[], kwarg: Record<string, unknown>, jid: string, timeoutS?: number): Promise<ExecResult> {
     const job: Job = { t: 'job', jid, fun, arg, kwarg, tgt: this.deps.minionId, tgtType: 'glob', ...(timeoutS === undefined ? {} : { timeout: timeoutS }) };
-    const entry: Entry = {
-      job,
-      info: { jid, fun, arg, kwarg, tgt: job.tgt, tgt_type: 'glob', pid: process.pid, started: new Date(this.clock.now()).toISOString(), queued: false },
-      pgids: new Set(),
-      controller: new AbortController(),
-      isolated: undefined,
-      timer: undefined,
-      finish: undefined,
-      ended: undefined,
-      hasSlot: false,
-      resolveQueued: undefined,
-    };
+    const entry = this.newEntry(job, false);
     this.detached.add(entry);
+    entry.lifecycle.enter('running');
     try {
-      return await this.execute(entry);
+      entry.lifecycle.end(await this.execute(entry));
     } finally {
       this.detached.delete(entry);
     }
+    return entry.lifecycle.close();
+  }
+
+  private newEntry(job: Job, queued: boolean): Entry {
+    const info: RunningJobInfo = {
+      jid: job.jid,
+      fun: job.fun,
+      arg: job.arg,
+      kwarg: job.kwarg,
+      tgt: job.tgt,
+      tgt_type: job.tgtType,
+      pid: process.pid,
+      started: new Date(this.clock.now()).toISOString(),
+      queued,
+    };
+    const entry: Entry = {
+      job,
+      info,
+      lifecycle: new JobLifecycle(),
+      claim: { jid: job.jid, fun: job.fun, started: info.started, describe: () => ({ ...this.current(entry).info }) },
+      pgids: new Set(),
+      controller: new AbortController(),
+      isolated: undefined,
+    };
+    return entry;
   }
 
   /** Aborts every running job, empties the queue and ends idle worker threads (minion shutdown). */
@@ -244,101 +229,59 @@ export class JobRunner implements RunningJobs {
   }
 
   /**
-   * One state run per minion: a state function waits (queue=True) or is refused with
-   * STATE_RUN_IN_PROGRESS naming the running job. Returns the result that ends the job instead
-   * of running it, or undefined once the lock is held.
+   * A state run takes the one-state-run lock first (refused with STATE_RUN_IN_PROGRESS naming
+   * the running job, or waiting with queue=True), then every job a max_concurrent_jobs slot;
+   * the result ends the job, whether its function ran or not.
    */
-  private needsStateLockWait(entry: Entry): boolean {
-    if (!STATE_RUN_FUNCTIONS.has(entry.job.fun) || wantsConcurrent(entry.job.kwarg)) return false;
-    if (this.stateHolder === undefined) {
-      this.stateHolder = entry;
-      return false;
+  private async admitAndExecute(entry: Entry): Promise<ExecResult> {
+    const { job, lifecycle } = entry;
+    if (STATE_RUN_FUNCTIONS.has(job.fun) && !wantsConcurrent(job.kwarg)) {
+      lifecycle.enter('awaiting-state-lock');
+      const queue = wantsQueue(job.kwarg);
+      const running = this.stateLock.holder;
+      if (running && queue) this.deps.logger.debug({ jid: job.jid, running: running.jid }, `state run ${job.jid} waits for state run ${running.jid} (queue=True)`);
+      const lock = await this.stateLock.acquire(entry.claim, { queue, signal: entry.controller.signal });
+      if (!lock.held) return lifecycle.result ?? stateRunConflict(job.fun, lock.holder);
+      // ended in the tick the lock came
+      if (lifecycle.result) return lifecycle.result;
     }
-    return true;
-  }
-
-  private async acquireStateLock(entry: Entry): Promise<ExecResult | undefined> {
-    if (!STATE_RUN_FUNCTIONS.has(entry.job.fun)) return undefined;
-    while (this.stateHolder !== undefined && this.stateHolder !== entry) {
-      if (!wantsQueue(entry.job.kwarg)) return stateRunConflict(entry.job.fun, this.current(this.stateHolder).info);
-      this.deps.logger.debug({ jid: entry.job.jid, running: this.stateHolder.job.jid }, `state run ${entry.job.jid} waits for state run ${this.stateHolder.job.jid} (queue=True)`);
-      await new Promise<void>((resolve) => {
-        entry.wakeLock = resolve;
-        this.stateWaiters.add(resolve);
-      });
-      entry.wakeLock = undefined;
-      if (entry.ended) return entry.ended;
-    }
-    this.stateHolder = entry;
-    return undefined;
-  }
-
-  /** The cross-process state lock (<cachedir>/state-run.lock), shared with `brine call`. */
-  private async acquireStateLockFile(entry: Entry): Promise<ExecResult | undefined> {
-    const { job } = entry;
-    const cachedir = this.deps.config.cachedir;
-    // the caller has checked that this is a state run that takes the lock
-    if (typeof cachedir !== 'string') return undefined;
-    this.lockFile ??= new StateLockFile(cachedir);
-    const me = { jid: job.jid, pid: process.pid, fun: job.fun, started: entry.info.started };
-    let holder: StateLockHolder | undefined;
-    try {
-      holder = await this.lockFile.acquire(me, wantsQueue(job.kwarg), async () => {
-        await new Promise<void>((resolve) => this.clock.setTimeout(resolve, STATE_LOCK_POLL_MS));
-        return entry.ended === undefined;
-      });
-    } catch (err) {
-      // an unwritable cachedir must not stop state runs: the in-process lock still holds
-      this.deps.logger.warn(
-        { jid: job.jid, err: String(err) },
-        `cannot write the state run lock in ${cachedir}: ${String(err)}; brine call state runs on this machine are not kept apart from this one`,
+    if (this.slots.tryTake()) lifecycle.enter('running');
+    else {
+      lifecycle.enter('awaiting-slot');
+      this.deps.logger.debug({ jid: job.jid, fun: job.fun, running: this.slots.inUse }, `job ${job.jid} waits for a free slot (max_concurrent_jobs ${this.slots.max})`);
+      // a slot handed over by another job's end, or this job's own end (it then leaves the line)
+      const admitted = new Promise<void>((resolve) =>
+        this.slots.enqueue(entry, () => {
+          lifecycle.enter('running');
+          resolve();
+        }),
       );
-      return undefined;
+      await Promise.race([admitted, lifecycle.outcome]);
     }
-    if (holder === undefined) {
-      entry.holdsLockFile = true;
-      return undefined;
-    }
-    return entry.ended ?? stateRunConflict(job.fun, holderInfo(holder));
-  }
-
-  private releaseStateLock(entry: Entry): void {
-    if (entry.holdsLockFile) {
-      entry.holdsLockFile = false;
-      try {
-        this.lockFile?.release({ jid: entry.job.jid, pid: process.pid });
-      } catch (err) {
-        this.deps.logger.warn({ jid: entry.job.jid, err: String(err) }, `cannot remove the state run lock: ${String(err)}`);
-      }
-    }
-    if (this.stateHolder !== entry) return;
-    this.stateHolder = undefined;
-    const waiters = [...this.stateWaiters];
-    this.stateWaiters.clear();
-    for (const wake of waiters) wake();
+    return lifecycle.result ?? (await this.execute(entry));
   }
 
   private async execute(entry: Entry): Promise<ExecResult> {
-    const early = new Promise<ExecResult>((resolve) => (entry.finish = resolve));
     entry.info.queued = false;
     entry.info.started = new Date(this.clock.now()).toISOString();
-    const { job } = entry;
+    const { job, lifecycle } = entry;
     const limit = this.timeoutSeconds(job);
-    if (limit > 0) entry.timer = this.clock.setTimeout(() => this.onTimeout(entry, limit), limit * 1000);
+    const timer = limit > 0 ? this.clock.setTimeout(() => this.onTimeout(entry, limit), limit * 1000) : undefined;
     try {
       this.deps.logger.debug({ jid: job.jid, fun: job.fun }, `running ${job.fun}`);
       let registry = this.registry();
       if (registry instanceof Promise) {
         // the first job: the registry is being built; killed or timed out meanwhile: do not start it
         registry = await registry;
-        if (entry.ended !== undefined) return entry.ended;
+        if (lifecycle.result) return lifecycle.result;
       }
       const fn = registry.get(job.fun);
       // unknown functions fail at once in the registry; no thread needed
       const work = !fn || fn.inline ? this.runInline(entry, registry) : this.runIsolated(entry);
-      return await Promise.race([work, early]);
+      // a kill or timeout decides the result at once, whatever the function still does
+      return await Promise.race([work, lifecycle.outcome]);
     } finally {
-      entry.timer?.cancel();
+      timer?.cancel();
     }
   }
 
@@ -414,35 +357,15 @@ export class JobRunner implements RunningJobs {
     this.end(entry, failure('JOB_TIMEOUT', message));
   }
 
-  /** Ends a job now with `result`: aborts its function, stops its thread, or drops it from the queue. */
+  /** Ends a job now with `result`: aborts its function or its wait for the lock, stops its thread, or drops it from the line. */
   private end(entry: Entry, result: ExecResult): void {
-    if (entry.ended) return;
-    entry.ended = result;
     // first, so this result wins the race against the stopped thread's own failure
-    entry.finish?.(result);
+    if (!entry.lifecycle.end(result)) return;
     const reason = new BrineError(result.error?.code ?? 'EXEC_FAILED', result.error?.message ?? String(result.return));
     entry.controller.abort(reason);
     // a thread may be spinning and never see an abort: end it, it is not reused
     entry.isolated?.terminate();
-    if (entry.wakeLock) {
-      this.stateWaiters.delete(entry.wakeLock);
-      entry.wakeLock();
-    }
-    const queued = this.queue.indexOf(entry);
-    if (queued >= 0) {
-      this.queue.splice(queued, 1);
-      entry.resolveQueued?.();
-    }
-  }
-
-  private startNext(): void {
-    while (this.runningCount < this.maxConcurrent && this.queue.length > 0) {
-      const next = this.queue.shift()!;
-      // counted now, so a burst of finishing jobs cannot start more than the limit
-      this.runningCount++;
-      next.hasSlot = true;
-      next.resolveQueued?.();
-    }
+    this.slots.cancel(entry);
   }
 
   private timeoutSeconds(job: Job): number {

@@ -5,7 +5,7 @@
 // (or when module_dirs are configured: their problems are reported from here).
 
 import type { MinionOptions } from '../config/index.js';
-import { systemClock } from '../util/clock.js';
+import { systemClock, type Clock } from '../util/clock.js';
 import { CachingFileClient } from '../fileserver/caching-client.js';
 import { LocalFileSource } from '../fileserver/file-source.js';
 import { FileRoots } from '../fileserver/roots.js';
@@ -14,7 +14,7 @@ import type { ExecContext, ExecResult, Grains } from '../modules/types.js';
 import { DECLINED, WorkerExecutor } from './worker-executor.js';
 import { formatJid } from '../jobs/jid.js';
 import { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/run-lock.js';
-import { StateLockFile, holderInfo } from '../state/state-lock-file.js';
+import { StateRunLock, type StateLockClaim } from './state-run-lock.js';
 import type { HostServices } from './worker-host.js';
 import { LocalMine } from './mine/local-mine.js';
 import { MineService } from './mine/mine-service.js';
@@ -40,6 +40,8 @@ export interface LocalCallOptions {
   log: Parameters<typeof loadModuleDirs>[2];
   /** Where log.* and salt.log.* in templates write (salt-call logs them to the console at log_level). */
   functionLog?: NonNullable<ExecContext['log']>;
+  /** Waits for a state run lock held by another process (queue=True); the system clock by default. */
+  clock?: Clock;
 }
 
 const NO_MASTER =
@@ -85,27 +87,26 @@ async function inWorker(
 }
 
 /**
- * A state run from `brine call` takes the same lock file as the minion daemon's state runs
- * (<cachedir>/state-run.lock), so the two never interleave on one machine; queue=True waits.
+ * A state run from `brine call` takes the same lock as the minion daemon's state runs (the
+ * lock file <cachedir>/state-run.lock), so the two never interleave on one machine; queue=True
+ * waits, looking again on the clock.
  */
 export async function runLocalCall(fun: string, arg: unknown[], kwarg: Record<string, unknown>, o: LocalCallOptions): Promise<ExecResult> {
   if (!STATE_RUN_FUNCTIONS.has(fun) || wantsConcurrent(kwarg)) return runUnlocked(fun, arg, kwarg, o);
-  const lock = new StateLockFile(o.opts.cachedir);
-  const me = { jid: formatJid(Date.now() * 1000), pid: process.pid, fun, started: new Date().toISOString() };
-  const queue = wantsQueue(kwarg);
-  const holder = await lock.acquire(me, queue, async () => {
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    return !o.signal.aborted;
-  });
-  if (holder !== undefined) {
-    if (queue && o.signal.aborted)
-      return { return: `${fun}: interrupted`, retcode: 1, success: false, error: { code: 'EXEC_FAILED', message: `${fun}: interrupted while waiting for state run ${holder.jid}` } };
-    return stateRunConflict(fun, holderInfo(holder));
+  const clock = o.clock ?? systemClock;
+  const lock = new StateRunLock({ clock, cachedir: o.opts.cachedir });
+  const started = new Date(clock.now()).toISOString();
+  const jid = formatJid(clock.now() * 1000);
+  const claim: StateLockClaim = { jid, fun, started, describe: () => ({ jid, fun, arg, kwarg, tgt: o.minionId, tgt_type: 'glob', pid: process.pid, started, queued: false }) };
+  const got = await lock.acquire(claim, { queue: wantsQueue(kwarg), signal: o.signal });
+  if (!got.held) {
+    if (got.aborted) return { return: `${fun}: interrupted`, retcode: 1, success: false, error: { code: 'EXEC_FAILED', message: `${fun}: interrupted while waiting for state run ${got.holder.jid}` } };
+    return stateRunConflict(fun, got.holder);
   }
   try {
     return await runUnlocked(fun, arg, kwarg, o);
   } finally {
-    lock.release(me);
+    lock.release(claim);
   }
 }
 

@@ -72,17 +72,6 @@ export class StateLockFile {
     return readHolder(this.file);
   }
 
-  /**
-   * Takes the lock, or with `queue` keeps looking until it is free: `pause` waits between looks
-   * and returns false when the waiter gives up. Undefined once held, else the holder that kept it.
-   */
-  async acquire(me: StateLockHolder, queue: boolean, pause: () => Promise<boolean>): Promise<StateLockHolder | undefined> {
-    for (;;) {
-      const holder = this.tryAcquire(me);
-      if (holder === undefined || !queue || !(await pause())) return holder;
-    }
-  }
-
   /** Gives the lock up if `me` holds it. */
   release(me: Pick<StateLockHolder, 'jid' | 'pid'>): void {
     const holder = readHolder(this.file);

@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { PillarService } from '../../../src/master/pillar-service.js';
+import { PillarService, STAMP_REUSE_MS } from '../../../src/master/pillar-service.js';
+import { FakeClock } from '../../../src/util/clock.js';
 import { BrineError } from '../../../src/util/errors.js';
 import { createLogger } from '../../../src/util/logger.js';
 
@@ -51,13 +52,14 @@ describe('PillarService with ext_pillar', () => {
 
   it('a file_tree source renders again only when a file under root_dir changes', async () => {
     write('tree/hosts/web1/k', 'v1\n');
-    const svc = new PillarService({ ...base('tree'), ext_pillar: [{ file_tree: { root_dir: path.join(tmp, 'tree') } }] }, logger, grains);
+    const clock = new FakeClock();
+    const svc = new PillarService({ ...base('tree'), ext_pillar: [{ file_tree: { root_dir: path.join(tmp, 'tree') } }] }, logger, grains, clock);
     assert.deepEqual((await svc.pillarFor('web1')).pillar, { a: 1, k: 'v1' });
-    await new Promise((r) => setTimeout(r, 120)); // past the scan's reuse window
+    clock.advance(STAMP_REUSE_MS); // past the scan's reuse window
     await svc.pillarFor('web1');
     assert.equal(svc.renders, 1, 'nothing changed: from the cache');
     write('tree/hosts/web1/k', 'v22\n');
-    await new Promise((r) => setTimeout(r, 120));
+    clock.advance(STAMP_REUSE_MS);
     assert.deepEqual((await svc.pillarFor('web1')).pillar, { a: 1, k: 'v22' });
     assert.equal(svc.renders, 2);
   });

@@ -10,7 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createLogger } from '../../../src/util/logger.js';
 import type { PillarReply } from '../../../src/protocol/index.js';
-import { PillarService, pillarCacheFile, readPillarCache } from '../../../src/master/pillar-service.js';
+import { PillarService, STAMP_REUSE_MS, pillarCacheFile, readPillarCache } from '../../../src/master/pillar-service.js';
+import { FakeClock } from '../../../src/util/clock.js';
 import { judgePillar } from '../../../src/cli/doctor/pillar-check.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-pillar-svc-'));
@@ -50,32 +51,53 @@ describe('PillarService', () => {
   };
   write('top.sls', "base:\n  '*':\n    - common\n");
   write('common.sls', "os: {{ grains['os'] }}\nsecret: hunter2-value\n");
-  const svc = new PillarService(opts, logger, (id) => grains[id]);
+  // the scan of pillar_roots is reused for STAMP_REUSE_MS on this clock: moving it past the window
+  // is what makes an edit visible, no real time passes
+  const clock = new FakeClock();
+  const pastReuseWindow = (): void => clock.advance(STAMP_REUSE_MS);
+  const svc = new PillarService(opts, logger, (id) => grains[id], clock);
 
   it('renders once, then serves the cache until a file or the grains change', async () => {
     assert.deepEqual((await svc.pillarFor('web1')).pillar, { os: 'Debian', secret: 'hunter2-value' });
     assert.equal(svc.renders, 1);
-    await new Promise((r) => setTimeout(r, 120)); // past the scan's reuse window
+    assert.equal(readPillarCache(opts.cachedir)[0]?.renderedAt, clock.now(), 'renderedAt comes from the injected clock');
+    pastReuseWindow();
     await svc.pillarFor('web1');
     assert.equal(svc.renders, 1, 'unchanged tree and grains: no second render');
     grains.web1 = { id: 'web1', os: 'Ubuntu' };
     assert.equal((await svc.pillarFor('web1')).pillar.os, 'Ubuntu');
     assert.equal(svc.renders, 2);
-    await new Promise((r) => setTimeout(r, 120));
+    pastReuseWindow();
     write('common.sls', "os: {{ grains['os'] }}\nsecret: hunter2-value\nextra: 1\n");
     assert.equal((await svc.pillarFor('web1')).pillar.extra, 1);
     assert.equal(svc.renders, 3);
+  });
+
+  it('requests within the reuse window share one scan of pillar_roots; the first after it scans again', async () => {
+    pastReuseWindow();
+    await svc.pillarFor('web1');
+    const before = svc.renders;
+    write('common.sls', "os: {{ grains['os'] }}\nsecret: hunter2-value\nextra: 5\n");
+    clock.advance(STAMP_REUSE_MS - 1);
+    assert.equal((await svc.pillarFor('web1')).pillar.extra, 1, 'inside the window: the earlier scan answers');
+    assert.equal(svc.renders, before);
+    clock.advance(1);
+    assert.equal((await svc.pillarFor('web1')).pillar.extra, 5, 'the window has passed: the edit is seen');
+    assert.equal(svc.renders, before + 1);
+    pastReuseWindow();
+    write('common.sls', "os: {{ grains['os'] }}\nsecret: hunter2-value\nextra: 1\n");
+    assert.equal((await svc.pillarFor('web1')).pillar.extra, 1);
   });
 
   it('an edit that keeps the size and the mtime (rsync -t, cp -p) is still seen', async () => {
     const file = path.join(tmp, 'pillar', 'common.sls');
     const mtime = 1_700_000_000; // whole seconds: set back exactly
     fs.utimesSync(file, mtime, mtime);
-    await new Promise((r) => setTimeout(r, 120)); // past the scan's reuse window
+    pastReuseWindow();
     const before = (await svc.pillarFor('web1')).pillar.extra;
     fs.writeFileSync(file, "os: {{ grains['os'] }}\nsecret: hunter2-value\nextra: 2\n");
     fs.utimesSync(file, mtime, mtime);
-    await new Promise((r) => setTimeout(r, 120));
+    pastReuseWindow();
     assert.equal(before, 1);
     assert.equal((await svc.pillarFor('web1')).pillar.extra, 2);
   });
@@ -89,7 +111,7 @@ describe('PillarService', () => {
   });
 
   it('a failed render keeps the last good pillar and records the errors; the next good one clears them', async () => {
-    await new Promise((r) => setTimeout(r, 120));
+    pastReuseWindow();
     write('common.sls', 'os: [broken\n');
     const e = await svc.pillarFor('web1');
     assert.equal(e.pillar.os, 'Ubuntu');
@@ -100,7 +122,7 @@ describe('PillarService', () => {
     await until(() => s.replies.length === 1, 'the reply');
     assert.equal(s.replies[0]?.ok, true);
     assert.equal(s.replies[0]?.errors?.length, 1);
-    await new Promise((r) => setTimeout(r, 120));
+    pastReuseWindow();
     write('common.sls', "os: {{ grains['os'] }}\n");
     assert.deepEqual((await svc.pillarFor('web1')).errors, []);
   });
