@@ -73,6 +73,8 @@ async function inWorker(
       ...(o.pillar ? { pillar: o.pillar } : {}),
       ...(o.localPillar ? { localPillar: true } : {}),
       ...(declineInline ? { declineInline } : {}),
+      // masterless: mine.* in a template or module.run asks this thread, which keeps the local mine
+      ...(services.hostCall ? { hostMine: true } : {}),
     },
     () => undefined,
     services,
@@ -114,6 +116,7 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
   const services = localServices(o.opts, o.localFiles);
   if (o.functionLog) services.log = o.functionLog;
   const executor = o.executor ?? new WorkerExecutor(0);
+  if (o.localFiles) services.hostCall = localMineCalls(o, executor, services);
   try {
     const dirs = o.opts.module_dirs ?? [];
     if (dirs.length === 0) {
@@ -138,6 +141,25 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
   } finally {
     if (!o.executor) executor.close();
   }
+}
+
+/**
+ * mine.* asked by a worker (`salt['mine.get']` in a template, as Salt's masterless mine.get):
+ * run on this thread against the local mine, built on the first such call.
+ */
+function localMineCalls(o: LocalCallOptions, executor: WorkerExecutor, services: HostServices): NonNullable<HostServices['hostCall']> {
+  let ready: Promise<{ registry: ModuleRegistry; ctx: ExecContext }> | undefined;
+  const build = async (): Promise<{ registry: ModuleRegistry; ctx: ExecContext }> => {
+    const { buildMinionRegistry } = await import('./minion-extensions.js');
+    const { registry } = await buildMinionRegistry(o.opts, o.log);
+    const mine = localMineService(o, registry, (f, a, k) => inWorker(executor, f, a, k, o, services, false));
+    return { registry, ctx: { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req', mine } };
+  };
+  return (fun, arg, kwarg) => {
+    if (!fun.startsWith('mine.')) return undefined;
+    ready ??= build();
+    return ready.then(({ registry, ctx }) => registry.call(fun, arg, kwarg, ctx));
+  };
 }
 
 /** The masterless mine for one brine call: runs mine functions in workers, keeps the data in cachedir. */

@@ -49,6 +49,21 @@ describe('mine: masterless (file_client: local)', () => {
     assert.equal(fs.existsSync(mineFile('solo')), false);
   });
 
+  it("salt['mine.get'] in a state file sees the local mine, as Salt's masterless mine.get (mysql-formula, hostsfile-formula)", async () => {
+    const roots = path.join(cluster.root, 'minions', 'solo', 'srv', 'salt');
+    fs.mkdirSync(roots, { recursive: true });
+    fs.writeFileSync(
+      path.join(roots, 'minehosts.sls'),
+      "{% set seen = salt['mine.get']('*', 'role') %}\nmine-seen:\n  test.show_notification:\n    - text: '{{ seen | json }}'\n{% set nobody = salt['mine.get']('other*', 'role') %}\nmine-none:\n  test.show_notification:\n    - text: '{{ nobody | json }}'\n",
+    );
+    assert.equal((await callIn('solo', ['mine.send', 'role', 'mine_function=grains.get', 'role'])).code, 0);
+    const r = await callIn('solo', ['state.apply', 'minehosts']);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const states = got(r) as Record<string, { comment: string }>;
+    const comments = Object.values(states).map((s) => s.comment).sort();
+    assert.deepEqual(comments, ['{"solo": "db"}', '{}']);
+  });
+
   it('--local uses the local mine; without local mode the mine needs the daemon (MINION_NOT_RUNNING when none runs)', async () => {
     const r = await callIn('remote', ['mine.get', '*', 'role']);
     assert.equal(r.code, 1);

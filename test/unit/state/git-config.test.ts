@@ -1,5 +1,5 @@
-// git.config_set on a real repository's config and a global config under a temporary HOME. The
-// comments and changes are Salt's salt/states/git.py config_set().
+// git.config_set and git.config_unset on a real repository's config and a global config under a
+// temporary HOME. The comments and changes are Salt's salt/states/git.py config_set()/config_unset().
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gitConfigSet } from '../../../src/state/modules/git-config.js';
+import { gitConfigUnset } from '../../../src/state/modules/git-config-unset.js';
 import { runState, tempDir } from './file-fixture.js';
 
 let dir: string;
@@ -60,5 +61,35 @@ describe('git.config_set', () => {
     assert.match(fs.readFileSync(path.join(dir, '.gitconfig'), 'utf8'), /name = Foo Bar/);
     assert.equal((await runState(gitConfigSet, { name: 'a.b', value: 'x' })).comment, "Non-global config options require the 'repo' argument to be set");
     assert.equal((await runState(gitConfigSet, { name: 'a.b', value: 'x', multivar: ['y'], repo })).comment, "Only one of 'value' and 'multivar' is permitted");
+  });
+});
+
+describe('git.config_unset', () => {
+  it('nothing matching is "No matching keys are set"; a multivar needs all; test=True lists what would go', async () => {
+    assert.deepEqual(await runState(gitConfigUnset, { name: 'nosuch.key', repo }), { name: 'nosuch.key', result: true, changes: {}, comment: 'No matching keys are set' });
+    execFileSync('git', ['config', '--add', 'multi.val', 'one'], { cwd: repo });
+    execFileSync('git', ['config', '--add', 'multi.val', 'two'], { cwd: repo });
+    const greedy = await runState(gitConfigUnset, { name: 'multi.val', repo });
+    assert.deepEqual(greedy, {
+      name: 'multi.val',
+      result: false,
+      changes: {},
+      comment: "Multivar(s) matched by the key expression (set 'all' to True to force removal): multi.val (one, two)",
+    });
+    const dry = await runState(gitConfigUnset, { name: 'multi.val', all: true, repo }, { test: true });
+    assert.deepEqual(dry, { name: 'multi.val', result: null, changes: { 'multi.val': ['one', 'two'] }, comment: '1 key(s) would have value(s) unset' });
+    assert.equal(cfg('--get-all', 'multi.val'), 'one\ntwo', 'test=True changed nothing');
+  });
+
+  it("value_regex removes the matching value only; a key expression ('col\\..+') removes every key of a section", async () => {
+    const r = await runState(gitConfigUnset, { name: 'multi.val', value_regex: '^tw', repo });
+    assert.deepEqual(r, { name: 'multi.val', result: true, changes: { 'multi.val': ['two'] }, comment: 'Value(s) successfully unset' });
+    assert.equal(cfg('--get-all', 'multi.val'), 'one');
+    execFileSync('git', ['config', 'col.ui', 'auto'], { cwd: repo });
+    execFileSync('git', ['config', 'col.diff', 'always'], { cwd: repo });
+    const section = await runState(gitConfigUnset, { name: 'col\\..+', all: true, repo });
+    assert.deepEqual(section, { name: 'col\\..+', result: true, changes: { 'col.ui': ['auto'], 'col.diff': ['always'] }, comment: 'Value(s) successfully unset' });
+    assert.throws(() => cfg('--get-regexp', '^col\\.'), 'the section is empty');
+    assert.equal((await runState(gitConfigUnset, { name: 'x.y' })).comment, "Non-global config options require the 'repo' argument to be set");
   });
 });

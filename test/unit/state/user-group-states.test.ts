@@ -171,11 +171,14 @@ describe('group.present / group.absent with real groups', { skip }, () => {
     assert.equal(getent('group', name)![2], String(gid + 1));
   });
 
-  it('members with addusers is a conflict; an unknown user is refused; nothing is created', async () => {
+  it('members with addusers is a conflict; an unknown user is refused for real (test=True answers as Salt); nothing is created', async () => {
     const name = newGroup();
     const c = await runState('group.present', { name, members: ['root'], addusers: ['root'] });
     assert.equal(c.result, false);
     assert.match(c.comment, /Conflicting options "members" with "addusers"/);
+    // test=True answers as Salt's: the member may be created earlier in the same run
+    const dry = await runState('group.present', { name, members: ['no-such-user-brine'] }, { test: true });
+    assert.deepEqual([dry.result, dry.comment], [null, `Group ${name} set to be added`]);
     const u = await runState('group.present', { name, members: ['no-such-user-brine'] });
     assert.equal(u.result, false);
     assert.equal(u.comment, 'The following users do not exist: no-such-user-brine');
