@@ -390,7 +390,11 @@ export class NatsMinionLink implements MinionLink {
     this.sessionTrusted = this.credentials.issuedByTrustedMaster(jwt);
     nc.subscribe(this.subjects.job, { callback: (_e, m) => this.onJobMessage(m) });
     nc.subscribe(`${this.subjects.inbox}.${MINION_INBOX_SUFFIX}`, { callback: (_e, m) => this.onMasterMessage(m) });
-    void this.watchStatus(nc);
+    // a throw there is a bug in the link: the session ends and the loop dials again, never stuck
+    this.watchStatus(nc).catch((err: unknown) => {
+      this.logger.error({ err }, 'watching the NATS connection failed; closing it to start a new session');
+      void nc.close().catch(() => undefined);
+    });
     this.becomeReady(nc);
     const closed = await nc.closed();
     this.down('peer_closed', 'waiting');
