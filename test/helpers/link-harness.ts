@@ -95,7 +95,7 @@ export async function tlsLink(): Promise<LinkHarness> {
  * A NatsMinionLink to a real nats-server, holding a user JWT the fixture's master issued (as
  * after an accepted sign-in) and the enrolment file `brine nats enrolment` writes.
  */
-export async function natsLink(): Promise<LinkHarness> {
+export async function natsLink(opts: { jwtIssuer?: 'master' | 'stranger' } = {}): Promise<LinkHarness & { jwtFile: string; urls: string[]; signer: NkeySigner }> {
   const nats = await startNats(1);
   try {
     const dir = path.join(path.dirname(nats.masterConfigDir), 'contract-minion');
@@ -106,7 +106,9 @@ export async function natsLink(): Promise<LinkHarness> {
     const { key } = newEd25519();
     const signer = NkeySigner.fromKey(key);
     const jwtFile = path.join(dir, 'nats-user.jwt');
-    fs.writeFileSync(jwtFile, minionUserJwt(nats.master, nats.accounts, 'contract', signer.raw), { mode: 0o600 });
+    // a stranger's JWT names the right account but no key the servers trust signed it
+    const issuer = opts.jwtIssuer === 'stranger' ? NkeySigner.fromKey(newEd25519().key) : nats.master;
+    fs.writeFileSync(jwtFile, minionUserJwt(issuer, nats.accounts, 'contract', signer.raw), { mode: 0o600 });
     const log = new LinkLog();
     const link = new NatsMinionLink(
       {
@@ -130,6 +132,9 @@ export async function natsLink(): Promise<LinkHarness> {
     return {
       link,
       log,
+      jwtFile,
+      urls: nats.urls,
+      signer,
       takeDown: () => nats.stop(node, 'SIGKILL'),
       bringBack: () => nats.restart(node),
       cleanup: async () => {

@@ -3,12 +3,16 @@
 // lose the far side without a goodbye, come back by itself, stop for good. Every state change
 // must go through the shared table (recorded by onLinkState, contiguous from idle), and what a
 // daemon reads (ready, connection, onDown's readyForMs and masterTrusted) must be real figures.
+// Last, the NATS link's refusals: nats.js's typed errors from a real nats-server (issue 24 point 3).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { AuthorizationError, connect } from '@nats-io/transport-node';
 import { canLinkTransition, type LinkState } from '../../src/session/index.js';
-import { waitUntil } from '../helpers/cluster.js';
-import { natsSkip } from '../helpers/nats.js';
+import { isNatsAuthError } from '../../src/nats/index.js';
+import { freePort, waitUntil } from '../helpers/cluster.js';
+import { natsSkip, nkeyAuth } from '../helpers/nats.js';
 import { type LinkHarness, natsLink, tlsLink } from '../helpers/link-harness.js';
 
 const PING = { t: 'ping', seq: 1 } as const;
@@ -92,3 +96,39 @@ function contract(name: string, make: () => Promise<LinkHarness>, skip: string |
 
 contract('TLS (MasterLink, real brine master)', tlsLink, false);
 contract('NATS (NatsMinionLink, real nats-server)', natsLink, natsSkip('the NATS link contract'));
+
+describe('NATS link: refused credentials are recognised by nats.js error class, not by message text', { skip: natsSkip('NATS typed errors') }, () => {
+  let h: Awaited<ReturnType<typeof natsLink>>;
+  before(async () => {
+    h = await natsLink({ jwtIssuer: 'stranger' });
+  });
+  after(() => h?.cleanup());
+
+  it('a real nats-server refusing a JWT no trusted key signed raises AuthorizationError; a closed port does not', async () => {
+    // the minion's own key signs the nonce: only the JWT's issuer is wrong
+    const jwt = fs.readFileSync(h.jwtFile, 'utf8');
+    const refused = await connect({ servers: h.urls, authenticator: nkeyAuth(h.signer, jwt), reconnect: false }).then(
+      (nc) => nc.close().then(() => undefined),
+      (err: unknown) => err,
+    );
+    assert.ok(refused instanceof AuthorizationError, `refused with ${String(refused)}`);
+    assert.equal(isNatsAuthError(refused), true);
+    const closedPort = await connect({ servers: `nats://127.0.0.1:${await freePort()}`, reconnect: false, timeout: 2_000 }).then(
+      (nc) => nc.close().then(() => undefined),
+      (err: unknown) => err,
+    );
+    assert.ok(closedPort instanceof Error);
+    assert.equal(isNatsAuthError(closedPort), false, `${String(closedPort)} is no refusal of the credentials`);
+  });
+
+  it('the link drops the refused JWT to sign in again, and keeps retrying: no fatal, never ready', async () => {
+    h.link.start();
+    await waitUntil(() => !fs.existsSync(h.jwtFile), 15_000, 'the refused JWT to be dropped');
+    // no master answers the sign-in on this bare server: the link waits and asks again
+    await waitUntil(() => h.link.attempts >= 2, 15_000, 'a second attempt');
+    assert.equal(h.link.ready, false);
+    assert.notEqual(h.link.state, 'stopped');
+    assert.equal(h.log.fatal.length, 0);
+    assert.equal(h.log.readies.length, 0);
+  });
+});
