@@ -1,5 +1,6 @@
 // The minion's ways to its masters: a MasterLink per master on the built-in transport, or one
-// NatsMinionLink to a NATS cluster (transport: nats). The minion sees both through MinionLink.
+// NatsMinionLink to a NATS cluster (transport: nats). The minion sees both through the MinionLink
+// contract (src/session/link-contract.ts).
 
 import * as path from 'node:path';
 import type { Clock } from '../util/clock.js';
@@ -8,7 +9,7 @@ import type { Logger } from '../util/logger.js';
 import type { MinionOptions } from '../config/index.js';
 import type { Identity } from '../pki/index.js';
 import type { MinionStatus } from '../protocol/index.js';
-import type { ConnectionState, LinkEvents, MasterEndpoint, MasterLink } from '../session/index.js';
+import type { LinkEvents, MasterEndpoint, MinionLink } from '../session/index.js';
 import { BRINE_VERSION } from '../modules/version.js';
 
 /** A `master` entry: host, host:port or [v6]:port (master_port when no port is given). */
@@ -24,16 +25,8 @@ export function endpointKey(m: MasterEndpoint): string {
   return `${m.host}:${m.port}`;
 }
 
-/** What `brine doctor` shows of a link's connection (a master's, or the NATS server's). */
-interface LinkConnectionView {
-  readonly state: ConnectionState;
-  readonly resolvedAddress?: string | undefined;
-  readonly masterFingerprint?: string | undefined;
-  readonly rttMs?: number | undefined;
-}
-
-/** A way to the masters: a MasterLink per master (built-in transport) or one NatsMinionLink. */
-export type MinionLink = Pick<MasterLink, 'endpoint' | 'state' | 'ready' | 'attempts' | 'send' | 'start' | 'stop'> & { readonly connection: LinkConnectionView | undefined };
+/** A way to the masters: the link contract of src/session/link-contract.ts. */
+export type { MinionLink };
 
 /** One link's row in the minion's status (brine doctor): `stats` is what the minion counted of it. */
 export function linkStatus(link: MinionLink, stats: { ready: number; since?: number; lastDown?: string }): MinionStatus['links'][number] {

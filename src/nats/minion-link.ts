@@ -2,9 +2,9 @@
 // instead of a TLS connection per master. It signs in through the ENROL account until a master
 // gives it a user JWT, then connects as itself (its own key signs the server's nonce) with the
 // ping interval derived from heartbeat_timeout, so a dead server or path is noticed in time and
-// the client moves to another server of the cluster. It keeps the shape of MasterLink (send,
-// ready, state, the same events), so the minion's job, return and request code does not care
-// which transport carries it.
+// the client moves to another server of the cluster. It implements the link contract
+// (src/session/link-contract.ts) through the same guarded transition table as MasterLink, so the
+// minion's job, return and request code does not care which transport carries it.
 //
 // What goes where (src/nats/subjects.ts): jobs and find_job arrive on brine.job.<m>; masters'
 // replies (files, pillar, mine) on brine.inbox.<m>.m; hello, heartbeats, grains, job_status and
@@ -13,25 +13,23 @@
 // `ack` the return queue waits for: a return leaves the minion's disk only once JetStream has it.
 // A copy also goes to every master on core NATS (brine.evt.<m>.ret), which they store at once.
 
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { connect, jwtAuthenticator, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { AuthorizationError, connect, type Msg, type NatsConnection, UserAuthenticationExpiredError } from '@nats-io/transport-node';
 import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { writeFileAtomicSync } from '../util/atomic-write.js';
-import { decodeMessage, MASTER_MESSAGES, PROTOCOL_VERSIONS, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
+import { type CloseReason, decodeMessage, MASTER_MESSAGES, PROTOCOL_VERSIONS, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
 import { Backoff, type BackoffOptions } from '../session/backoff.js';
-import type { LinkEvents, LinkState } from '../session/master-link.js';
-import type { ConnectionState } from '../session/master-connection.js';
+import type { ConnectionOutcome } from '../session/master-connection.js';
+import { type LinkConnectionView, type LinkEvents, type LinkPeer, type LinkState, LinkStateMachine, type MinionLink } from '../session/link-contract.js';
 import { nkeyAuthenticator } from './master-connection.js';
 import type { NkeySigner } from './nkeys.js';
-import { checkSigninAnswer, signinRequest, type SigninAnswer } from './signin.js';
+import type { SigninAnswer } from './signin.js';
 import { judgeSigninAnswer } from './signin-verdict.js';
-import { type Enrolment, trustedMasterKeys } from './enrolment.js';
-import { minionSubjects, SIGNIN_SUBJECT } from './subjects.js';
-import { decodeJwt } from './jwt.js';
+import type { Enrolment } from './enrolment.js';
+import { minionSubjects } from './subjects.js';
 import { SignedJobGate } from './job-gate.js';
+import { MinionCredentials, type NatsDial } from './minion-credentials.js';
 
 /** The event token of a return's fast copy (brine.evt.<m>.ret), beside its copy in the stream. */
 export const FAST_RETURN_TOKEN = 'ret';
@@ -89,10 +87,16 @@ function firstEndpoint(servers: readonly string[]): { host: string; port: number
   }
 }
 
-const isAuthError = (err: unknown): boolean => /authori[sz]ation|authentication|revoked|expired/i.test(String((err as Error | undefined)?.message ?? err));
+/**
+ * The servers refused this minion's credentials (revoked, expired, or issued by a master they no
+ * longer trust): nats.js's typed errors, as it raises them on connect and when it gives up.
+ */
+export const isNatsAuthError = (err: unknown): boolean => err instanceof AuthorizationError || err instanceof UserAuthenticationExpiredError;
 
-export class NatsMinionLink {
-  private stateValue: LinkState = 'idle';
+/** The link contract (src/session/link-contract.ts) on NATS: one session to the cluster at a time. */
+export class NatsMinionLink implements MinionLink {
+  /** Moves only through the contract's guarded table, as MasterLink's does. */
+  private readonly machine = new LinkStateMachine((from, to) => this.safely(() => this.events.onLinkState?.(from, to)));
   private nc: NatsConnection | undefined;
   private js: JetStreamClient | undefined;
   private attemptCount = 0;
@@ -100,9 +104,12 @@ export class NatsMinionLink {
   private retryTimer: TimerHandle | undefined;
   private wake: (() => void) | undefined;
   private seq = 0;
-  private readyFlag = false;
   private server: string | undefined;
   private stale = false;
+  /** When the link last became ready (clock.monotonic()), for onDown's readyForMs. */
+  private readyAt = 0;
+  /** The session's JWT was issued by a master of the enrolment file (onDown's masterTrusted). */
+  private sessionTrusted = false;
   /** Returns on their way to JetStream (by jid), and those to publish again after a failure. */
   private readonly inFlight = new Set<string>();
   private readonly unsent = new Map<string, Return>();
@@ -111,19 +118,23 @@ export class NatsMinionLink {
   private readonly subjects: ReturnType<typeof minionSubjects>;
   /** Jobs run only when signed for this minion by a master of the enrolment file. */
   private readonly jobGate: SignedJobGate;
+  private readonly credentials: MinionCredentials;
   readonly endpoint: { host: string; port: number };
 
+  /** `dial` is nats.js's connect; the property test passes a stand-in for the network. */
   constructor(
     private readonly opts: NatsMinionLinkOptions,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly events: LinkEvents,
+    private readonly dial: NatsDial = connect,
   ) {
     this.subjects = minionSubjects(opts.id);
     this.backoff = new Backoff(opts.backoff);
     this.acceptanceWait = opts.acceptanceWaitMs;
     this.endpoint = firstEndpoint(opts.servers);
     this.jobGate = new SignedJobGate(opts.id, opts.enrolment.masters, clock, logger);
+    this.credentials = new MinionCredentials(opts, clock, dial);
   }
 
   /** Jobs dropped on the job subject (unsigned, untrusted, altered, expired, replayed), by reason. */
@@ -132,11 +143,11 @@ export class NatsMinionLink {
   }
 
   get state(): LinkState {
-    return this.stateValue;
+    return this.machine.state;
   }
 
   get ready(): boolean {
-    return this.readyFlag;
+    return this.machine.state === 'ready';
   }
 
   get attempts(): number {
@@ -144,27 +155,30 @@ export class NatsMinionLink {
   }
 
   /** What `brine doctor` shows of the connection: the NATS server in use. */
-  get connection(): { state: ConnectionState; resolvedAddress?: string; masterFingerprint?: string; rttMs?: number } | undefined {
+  get connection(): LinkConnectionView | undefined {
     if (this.nc === undefined) return undefined;
-    return { state: this.readyFlag ? 'ready' : 'connecting', ...(this.server === undefined ? {} : { resolvedAddress: this.server }) };
+    return { state: this.ready ? 'ready' : 'connecting', ...this.peer() };
   }
 
-  /** Re-reads the state after an await (stop() may have run meanwhile). */
-  private isStopped(): boolean {
-    return this.stateValue === 'stopped';
+  private peer(): LinkPeer {
+    return this.server === undefined ? {} : { resolvedAddress: this.server };
   }
 
   start(): void {
-    if (this.stateValue !== 'idle') return;
-    this.stateValue = 'connecting';
-    void this.loop();
+    if (this.machine.state !== 'idle') return;
+    this.machine.move('connecting');
+    // the loop catches what an attempt throws; a throw here is a bug in the link itself, and a
+    // link that ends with a reason beats one stuck without a loop
+    void this.loop().catch((err: unknown) => {
+      this.logger.fatal({ err }, 'the NATS link failed; stopping it');
+      this.fatal(toBrineError(err));
+    });
   }
 
   stop(): void {
-    if (this.stateValue === 'stopped') return;
-    const wasReady = this.readyFlag;
-    this.stateValue = 'stopped';
-    this.readyFlag = false;
+    if (this.machine.stopped) return;
+    const wasReady = this.ready;
+    this.machine.move('stopped');
     this.heartbeatTimer?.cancel();
     this.retryTimer?.cancel();
     this.wake?.();
@@ -177,7 +191,7 @@ export class NatsMinionLink {
 
   /** Sends a message to the masters; false when not connected (the caller keeps it). */
   send(message: MinionMessage): boolean {
-    if (!this.readyFlag || this.nc === undefined) return false;
+    if (!this.ready || this.nc === undefined) return false;
     switch (message.t) {
       case 'return':
         this.publishReturn(message);
@@ -204,7 +218,7 @@ export class NatsMinionLink {
       this.nc?.publish(subject, JSON.stringify(message));
       return true;
     } catch (err) {
-      this.logger.debug({ err: (err as Error).message, subject }, 'publishing to NATS failed');
+      this.logger.debug({ err: toBrineError(err).message, subject }, 'publishing to NATS failed');
       return false;
     }
   }
@@ -221,17 +235,15 @@ export class NatsMinionLink {
     js.publish(`${this.subjects.ret}.${ret.jid}`, JSON.stringify(ret), { msgID: `${ret.jid}/${this.opts.id}`, timeout: this.opts.authTimeoutMs }).then(
       () => {
         this.inFlight.delete(ret.jid);
-        this.events.onMessage?.({ t: 'ack', jid: ret.jid });
+        this.safely(() => this.events.onMessage?.({ t: 'ack', jid: ret.jid }));
       },
       (err: unknown) => {
         this.inFlight.delete(ret.jid);
-        if (this.isStopped()) return;
+        if (this.machine.stopped) return;
         // no quorum, no stream or a lost connection: kept (on disk too) and published again
         this.unsent.set(ret.jid, ret);
-        this.logger.warn(
-          { jid: ret.jid, code: 'NATS_UNAVAILABLE', err: (err as Error).message },
-          `JetStream did not acknowledge the return of job ${ret.jid} (${(err as Error).message}); it stays queued and is sent again`,
-        );
+        const why = toBrineError(err).message;
+        this.logger.warn({ jid: ret.jid, code: 'NATS_UNAVAILABLE', err: why }, `JetStream did not acknowledge the return of job ${ret.jid} (${why}); it stays queued and is sent again`);
         this.scheduleRetry();
       },
     );
@@ -241,22 +253,23 @@ export class NatsMinionLink {
     if (this.retryTimer !== undefined) return;
     this.retryTimer = this.clock.setTimeout(() => {
       this.retryTimer = undefined;
-      if (!this.readyFlag) return;
+      if (!this.ready) return;
       for (const ret of [...this.unsent.values()]) this.publishReturn(ret);
     }, this.opts.heartbeatIntervalMs);
   }
 
+  /** The single-flight loop: one sign-in and/or session at a time, then a wait, until stopped. */
   private async loop(): Promise<void> {
-    while (!this.isStopped()) {
+    while (!this.machine.stopped) {
       this.attemptCount++;
       let delay: number;
       try {
         delay = await this.attempt();
       } catch (err) {
         const e = toBrineError(err);
-        if (this.isStopped()) return;
+        if (this.machine.stopped) return;
         if (e.code === 'MASTER_KEY_CHANGED' || e.code === 'NATS_JWT_INVALID') {
-          this.events.onUntrustedMaster?.(this.endpoint, e);
+          this.safely(() => this.events.onUntrustedMaster?.(this.endpoint, e));
           if (this.opts.untrustedMasterFatal) return this.fatal(e);
           this.logger.fatal({ code: e.code }, `refusing a sign-in answer: ${e.message}`);
         } else {
@@ -264,8 +277,9 @@ export class NatsMinionLink {
         }
         delay = this.backoff.next();
       }
-      if (this.isStopped()) return;
-      this.stateValue = 'waiting';
+      if (this.machine.stopped) return;
+      // an attempt that never got ready ends here; a session's end has moved to waiting already
+      if (this.machine.state !== 'waiting') this.machine.move('waiting');
       await new Promise<void>((resolve) => {
         const t = this.clock.setTimeout(resolve, delay);
         this.wake = () => {
@@ -274,94 +288,32 @@ export class NatsMinionLink {
         };
       });
       this.wake = undefined;
-      if (this.isStopped()) return;
-      this.stateValue = 'connecting';
+      if (this.machine.stopped) return;
+      this.machine.move('connecting');
     }
   }
 
   /** One sign-in and/or session; resolves to the wait before the next one. */
   private async attempt(): Promise<number> {
-    let jwt = this.savedJwt();
+    let jwt = this.credentials.savedJwt();
     if (jwt === undefined) {
-      const answer = await this.signIn();
+      const answer = await this.credentials.signIn();
       if (answer.status !== 'accepted') return this.refused(answer);
-      jwt = answer.jwt as string;
-      writeFileAtomicSync(this.opts.jwtFile, jwt, 0o600);
+      // checkSigninAnswer refuses an accepted answer without one
+      if (answer.jwt === undefined) throw new BrineError('MESSAGE_INVALID', 'an accepted sign-in answer without a JWT');
+      jwt = answer.jwt;
+      this.credentials.saveJwt(jwt);
       this.acceptanceWait = this.opts.acceptanceWaitMs;
     }
-    this.markAccepted(jwt);
+    this.credentials.markAccepted(jwt);
     const ended = await this.session(jwt);
     if (ended === 'auth') {
       // revoked (key deleted, rejected or replaced) or issued by a master no longer trusted: ask again
       this.logger.warn({ code: 'AUTH_REJECTED' }, "the NATS servers no longer accept this minion's credentials (its key was deleted, rejected or replaced on the master); signing in again");
-      rmSync(this.opts.jwtFile, { force: true });
+      this.credentials.forgetJwt();
       return 0;
     }
     return this.backoff.next();
-  }
-
-  private savedJwt(): string | undefined {
-    let text: string;
-    try {
-      text = readFileSync(this.opts.jwtFile, 'utf8').trim();
-    } catch {
-      return undefined;
-    }
-    try {
-      // one the minion checked when it got it; a file mangled since is dropped
-      const claims = decodeJwt(text);
-      if (claims.sub === this.opts.signer.publicKey('user') && claims.name === this.opts.id) return text;
-    } catch {}
-    rmSync(this.opts.jwtFile, { force: true });
-    return undefined;
-  }
-
-  private tlsOptions(): { tls?: { caFile: string } } {
-    return this.opts.tlsCaFile === undefined ? {} : { tls: { caFile: this.opts.tlsCaFile } };
-  }
-
-  /** Asks the masters to sign in, as a pending key may: through ENROL, with a bearer JWT. */
-  private async signIn(): Promise<SigninAnswer> {
-    let nc: NatsConnection;
-    try {
-      nc = await connect({
-        servers: this.opts.servers,
-        authenticator: jwtAuthenticator(this.opts.enrolment.enrolJwt),
-        name: `${this.opts.id} (signing in)`,
-        reconnect: false,
-        timeout: this.opts.authTimeoutMs,
-        ...this.tlsOptions(),
-      });
-    } catch (err) {
-      throw new BrineError('NATS_UNAVAILABLE', `cannot reach a NATS server of ${this.opts.servers.join(', ')} to sign in: ${(err as Error).message}`, { cause: err });
-    }
-    try {
-      const reply = await nc.request(SIGNIN_SUBJECT, signinRequest(this.opts.id, this.opts.signer, this.clock.now()), { timeout: this.opts.authTimeoutMs });
-      return checkSigninAnswer(reply.data, this.opts.id, this.opts.signer, { brine: this.opts.enrolment.brineAccount }, trustedMasterKeys(this.opts.enrolment));
-    } catch (err) {
-      if (err instanceof BrineError) throw err;
-      throw new BrineError(
-        'NATS_UNAVAILABLE',
-        `no master answered the sign-in request within ${this.opts.authTimeoutMs} ms (${(err as Error).message}); are the masters running with transport: nats?`,
-        { cause: err },
-      );
-    } finally {
-      await nc.close().catch(() => {});
-    }
-  }
-
-  /** A master of the enrolment file accepted this minion (a JWT it checked, or one kept from before). */
-  private markAccepted(jwt: string): void {
-    if (this.everAccepted()) return;
-    let issuer = '';
-    try {
-      issuer = decodeJwt(jwt).iss;
-    } catch {}
-    writeFileAtomicSync(this.opts.acceptedFile, `${JSON.stringify({ issuer, at: new Date(this.clock.now()).toISOString() })}\n`, 0o600);
-  }
-
-  private everAccepted(): boolean {
-    return existsSync(this.opts.acceptedFile);
   }
 
   /** The wait while pending (or refused before ever accepted), growing up to acceptance_wait_time_max. */
@@ -373,7 +325,7 @@ export class NatsMinionLink {
 
   /** Not accepted: the pure verdict (signin-verdict.ts), applied here: a wait, or the end. */
   private refused(answer: SigninAnswer): number {
-    const verdict = judgeSigninAnswer(answer, { id: this.opts.id, everAccepted: this.everAccepted(), rejectedRetry: this.opts.rejectedRetry });
+    const verdict = judgeSigninAnswer(answer, { id: this.opts.id, everAccepted: this.credentials.everAccepted(), rejectedRetry: this.opts.rejectedRetry });
     const secs = (ms: number) => Math.round(ms / 1000);
     switch (verdict.kind) {
       case 'wait': {
@@ -382,7 +334,7 @@ export class NatsMinionLink {
         return wait;
       }
       case 'untrusted': {
-        this.events.onUntrustedMaster?.(this.endpoint, verdict.error);
+        this.safely(() => this.events.onUntrustedMaster?.(this.endpoint, verdict.error));
         if (this.opts.untrustedMasterFatal) {
           this.fatal(verdict.error);
           return 0;
@@ -403,7 +355,7 @@ export class NatsMinionLink {
 
   private fatal(err: BrineError): void {
     this.stop();
-    this.events.onFatal?.(err);
+    this.safely(() => this.events.onFatal?.(err));
   }
 
   /** Connected as this minion until the connection closes for good: 'auth' when refused. */
@@ -411,7 +363,7 @@ export class NatsMinionLink {
     const ping = natsPingSettings(this.opts.heartbeatTimeoutMs);
     let nc: NatsConnection;
     try {
-      nc = await connect({
+      nc = await this.dial({
         servers: this.opts.servers,
         authenticator: nkeyAuthenticator(this.opts.signer, jwt),
         name: this.opts.id,
@@ -422,36 +374,42 @@ export class NatsMinionLink {
         reconnectJitter: this.opts.backoff.randomize ? Math.max(50, this.opts.backoff.baseMs) : 0,
         timeout: this.opts.authTimeoutMs,
         ...ping,
-        ...this.tlsOptions(),
+        ...this.credentials.tlsOptions(),
       });
     } catch (err) {
-      if (isAuthError(err)) return 'auth';
-      throw new BrineError('NATS_UNAVAILABLE', `cannot connect to a NATS server of ${this.opts.servers.join(', ')}: ${(err as Error).message}`, { cause: err });
+      if (isNatsAuthError(err)) return 'auth';
+      throw new BrineError('NATS_UNAVAILABLE', `cannot connect to a NATS server of ${this.opts.servers.join(', ')}: ${toBrineError(err).message}`, { cause: err });
     }
-    if (this.isStopped()) {
+    if (this.machine.stopped) {
       await nc.close();
       return 'closed';
     }
     this.nc = nc;
     this.js = jetstream(nc, { timeout: this.opts.authTimeoutMs });
     this.server = nc.getServer();
+    this.sessionTrusted = this.credentials.issuedByTrustedMaster(jwt);
     nc.subscribe(this.subjects.job, { callback: (_e, m) => this.onJobMessage(m) });
     nc.subscribe(`${this.subjects.inbox}.${MINION_INBOX_SUFFIX}`, { callback: (_e, m) => this.onMasterMessage(m) });
-    void this.watchStatus(nc);
-    this.becomeReady();
+    // a throw there is a bug in the link: the session ends and the loop dials again, never stuck
+    this.watchStatus(nc).catch((err: unknown) => {
+      this.logger.error({ err }, 'watching the NATS connection failed; closing it to start a new session');
+      void nc.close().catch(() => undefined);
+    });
+    this.becomeReady(nc);
     const closed = await nc.closed();
-    this.down('peer_closed');
+    this.down('peer_closed', 'waiting');
     this.nc = undefined;
     this.js = undefined;
-    if (this.isStopped()) return 'closed';
-    if (closed !== undefined && isAuthError(closed)) return 'auth';
+    if (this.machine.stopped) return 'closed';
+    if (closed !== undefined && isNatsAuthError(closed)) return 'auth';
     if (closed !== undefined) this.logger.warn({ code: 'NATS_UNAVAILABLE', err: closed.message }, `the NATS connection closed: ${closed.message}`);
     return 'closed';
   }
 
+  /** nats.js's own reconnects inside the session: ready -> reconnecting -> ready. */
   private async watchStatus(nc: NatsConnection): Promise<void> {
     for await (const s of nc.status()) {
-      if (this.isStopped()) return;
+      if (this.machine.stopped || this.nc !== nc) return;
       switch (s.type) {
         case 'staleConnection':
           this.stale = true;
@@ -461,12 +419,12 @@ export class NatsMinionLink {
             { server: this.server, stale: this.stale },
             `lost the NATS server ${this.server ?? ''}${this.stale ? ` (no answer to pings within ${Math.round(this.opts.heartbeatTimeoutMs / 1000)} s)` : ''}; moving to another server of the cluster`,
           );
-          this.down(this.stale ? 'heartbeat_timeout' : 'peer_closed');
+          this.down(this.stale ? 'heartbeat_timeout' : 'peer_closed', 'reconnecting');
           break;
         case 'reconnect':
           this.stale = false;
           this.server = nc.getServer();
-          this.becomeReady();
+          this.becomeReady(nc);
           break;
         default:
           break;
@@ -474,10 +432,12 @@ export class NatsMinionLink {
     }
   }
 
-  private becomeReady(): void {
-    if (this.isStopped() || this.readyFlag) return;
-    this.readyFlag = true;
-    this.stateValue = 'ready';
+  /** connecting (a new session) or reconnecting (the client is back on a server) -> ready. */
+  private becomeReady(nc: NatsConnection): void {
+    const from = this.machine.state;
+    if (this.nc !== nc || (from !== 'connecting' && from !== 'reconnecting')) return;
+    this.machine.move('ready');
+    this.readyAt = this.clock.monotonic();
     this.backoff.reset();
     this.logger.info({ server: this.server }, `connected to NATS server ${this.server ?? ''} as ${this.opts.id}`);
     this.publish(this.subjects.hb, { t: 'hello', versions: [...PROTOCOL_VERSIONS], id: this.opts.id, agent: this.opts.agent });
@@ -486,16 +446,23 @@ export class NatsMinionLink {
       this.seq = (this.seq + 1) % 2 ** 31;
       this.publish(this.subjects.hb, { t: 'ping', seq: this.seq, returnsQueued: this.opts.returnsQueued() });
     }, this.opts.heartbeatIntervalMs);
-    this.events.onReady?.(this.connection as never);
+    this.safely(() => this.events.onReady?.(this.peer()));
   }
 
-  private down(reason: 'heartbeat_timeout' | 'peer_closed'): void {
-    if (!this.readyFlag) return;
-    this.readyFlag = false;
+  /**
+   * The server went away: `reconnecting` while nats.js redials within the session, `waiting`
+   * once the session has closed. onDown once per ready period, with its real figures.
+   */
+  private down(reason: Extract<CloseReason, 'heartbeat_timeout' | 'peer_closed'>, to: 'reconnecting' | 'waiting'): void {
+    const from = this.machine.state;
+    if (from !== 'ready' && from !== 'reconnecting') return;
     this.heartbeatTimer?.cancel();
     this.heartbeatTimer = undefined;
-    if (!this.isStopped()) this.stateValue = 'connecting';
-    this.events.onDown?.({ reason, wasReady: true, lastState: 'ready', readyForMs: 0, masterTrusted: true });
+    if (from === to) return;
+    this.machine.move(to);
+    if (from !== 'ready') return;
+    const outcome: ConnectionOutcome = { reason, wasReady: true, lastState: 'ready', readyForMs: this.clock.monotonic() - this.readyAt, masterTrusted: this.sessionTrusted };
+    this.safely(() => this.events.onDown?.(outcome));
   }
 
   /** A message on the job subject: run only if a trusted master signed it for this minion, once. */
@@ -506,12 +473,13 @@ export class NatsMinionLink {
     try {
       message = decodeMessage<MasterMessage>(m.data, MASTER_MESSAGES);
     } catch (err) {
-      this.logger.warn({ subject: m.subject, code: toBrineError(err).code }, `ignored a malformed job from master ${verdict.master}: ${(err as Error).message}`);
+      const e = toBrineError(err);
+      this.logger.warn({ subject: m.subject, code: e.code }, `ignored a malformed job from master ${verdict.master}: ${e.message}`);
       return;
     }
     if (message.t === 'job' && !this.jobGate.firstRun(message.jid, verdict.master, verdict.expiresMs)) return;
     // a repeated find_job only asks again whether a job runs: no replay guard needed
-    if (message.t === 'job' || message.t === 'find_job') this.events.onMessage?.(message);
+    if (message.t === 'job' || message.t === 'find_job') this.safely(() => this.events.onMessage?.(message));
   }
 
   private onMasterMessage(m: Msg): void {
@@ -519,19 +487,29 @@ export class NatsMinionLink {
     try {
       message = decodeMessage<MasterMessage>(m.data, MASTER_MESSAGES);
     } catch (err) {
-      this.logger.warn({ subject: m.subject, code: toBrineError(err).code }, `ignored a malformed message from a master: ${(err as Error).message}`);
+      const e = toBrineError(err);
+      this.logger.warn({ subject: m.subject, code: e.code }, `ignored a malformed message from a master: ${e.message}`);
       return;
     }
     switch (message.t) {
       case 'file_reply':
       case 'pillar_reply':
       case 'mine_reply':
-        this.events.onMessage?.(message);
+        this.safely(() => this.events.onMessage?.(message));
         return;
       default:
         // jobs come only on the job subject, signed; auth, pong, ack and bye belong to the
         // built-in transport's sessions
         return;
+    }
+  }
+
+  /** An event handler that throws is logged; the link carries on (as MasterLink's). */
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.logger.error({ err }, 'a link event handler threw; the link carries on');
     }
   }
 }

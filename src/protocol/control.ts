@@ -230,7 +230,7 @@ export const minionStatusRequestSchema = s.object({ t: s.literal('minion_status'
 export const masterLinkStatusSchema = s.object({
   /** The master in use or being tried, host:port. */
   endpoint: s.string({ max: 1024 }),
-  /** idle, connecting, ready, probing (ready, failback probe running), waiting or stopped. */
+  /** idle, connecting, ready, probing (ready, failback probe running), reconnecting (NATS: the client moves to another server), waiting or stopped. */
   state: s.string({ max: 32 }),
   /** The state of the current connection attempt (resolving ... ready, closed). */
   connection: s.optional(s.string({ max: 32 })),

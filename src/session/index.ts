@@ -3,6 +3,7 @@
 export * from './heartbeat.js';
 export * from './backoff.js';
 export * from './master-connection.js';
+export * from './link-contract.js';
 export * from './master-link.js';
 export * from './master-pool.js';
 export * from './link-verdict.js';

@@ -3,11 +3,12 @@
 // acceptance, or give up on a rejection), and never lets two attempts overlap.
 
 import type { Clock, TimerHandle } from '../util/clock.js';
-import { BrineError } from '../util/errors.js';
+import type { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import type { Ack, FileReply, FindJob, Job, MineReply, MinionMessage, PillarReply } from '../protocol/index.js';
+import type { MinionMessage } from '../protocol/index.js';
 import { Backoff, type BackoffOptions } from './backoff.js';
-import { MasterConnection, type ConnectionDeps, type ConnectionOptions, type ConnectionOutcome, type ConnectionState, type MasterEndpoint } from './master-connection.js';
+import { MasterConnection, type ConnectionDeps, type ConnectionOptions, type ConnectionOutcome, type MasterEndpoint } from './master-connection.js';
+import { type LinkEvents, type LinkState, LinkStateMachine, type MinionLink } from './link-contract.js';
 import { MasterPool } from './master-pool.js';
 import { isRefusal, judgeOutcome, type LinkVerdict } from './link-verdict.js';
 
@@ -15,28 +16,6 @@ import { isRefusal, judgeOutcome, type LinkVerdict } from './link-verdict.js';
 const FAILOVER_STEP_MS = 50;
 /** How many distinct problems the link remembers having logged (masters x reasons). */
 const MAX_LOGGED_PROBLEMS = 64;
-
-export const LINK_STATES = ['idle', 'connecting', 'ready', 'probing', 'waiting', 'stopped'] as const;
-/**
- * idle (not started) -> connecting (one attempt) -> ready (signed in) -> waiting (backoff) ->
- * connecting ...; `probing` is ready on the current master while a failback probe to the first
- * master runs beside it. stopped is terminal.
- */
-export type LinkState = (typeof LINK_STATES)[number];
-
-const TRANSITIONS: Readonly<Record<LinkState, readonly LinkState[]>> = {
-  idle: ['connecting', 'stopped'],
-  connecting: ['ready', 'waiting', 'stopped'],
-  ready: ['probing', 'waiting', 'stopped'],
-  // the probe failed (back to ready) or took over (ready on the first master)
-  probing: ['ready', 'waiting', 'stopped'],
-  waiting: ['connecting', 'stopped'],
-  stopped: [],
-};
-
-export function canLinkTransition(from: LinkState, to: LinkState): boolean {
-  return TRANSITIONS[from].includes(to);
-}
 
 export interface LinkOptions {
   backoff: BackoffOptions;
@@ -57,23 +36,10 @@ export interface LinkOptions {
   giveUpOnRefusal?(endpoint: MasterEndpoint, error: BrineError): boolean;
 }
 
-export interface LinkEvents {
-  /** Signed in: `conn` tells where (the master's address and key; on NATS, the server). */
-  onReady?(conn: Pick<MasterConnection, 'resolvedAddress' | 'masterFingerprint'>): void;
-  onDown?(outcome: ConnectionOutcome): void;
-  onMessage?(message: Job | Ack | FindJob | FileReply | PillarReply | MineReply): void;
-  /** State changes of the live connection (the one jobs arrive on), including after a failback. */
-  onConnectionState?(from: ConnectionState, to: ConnectionState): void;
-  /** A refusal that retrying cannot fix (rejected key without rejected_retry, changed master key). */
-  onFatal?(error: BrineError): void;
-  /** A master was refused because it is not trusted (changed key, refusal before first sign-in). */
-  onUntrustedMaster?(endpoint: MasterEndpoint, error: BrineError): void;
-  /** Each scheduled retry, for logs and tests. */
-  onRetryScheduled?(delayMs: number, outcome: ConnectionOutcome): void;
-}
-
-export class MasterLink {
-  private stateValue: LinkState = 'idle';
+/** The link contract (link-contract.ts) on the built-in transport: one TLS connection at a time to a master of its pool. */
+export class MasterLink implements MinionLink {
+  /** Moves only through the contract's guarded table. */
+  private readonly machine = new LinkStateMachine((from, to) => this.safely(() => this.events.onLinkState?.(from, to)));
   /** The live connection: the one attempt, or the signed-in session jobs arrive on. */
   private conn: MasterConnection | undefined;
   /** Only in `probing`: the failback attempt to the first master, beside the live connection. */
@@ -109,12 +75,12 @@ export class MasterLink {
   }
 
   get state(): LinkState {
-    return this.stateValue;
+    return this.machine.state;
   }
 
   /** Signed in on a master (a failback probe may be running beside it). */
   get ready(): boolean {
-    return this.stateValue === 'ready' || this.stateValue === 'probing';
+    return this.machine.state === 'ready' || this.machine.state === 'probing';
   }
 
   get connection(): MasterConnection | undefined {
@@ -134,7 +100,7 @@ export class MasterLink {
   }
 
   start(): void {
-    if (this.stateValue !== 'idle') return;
+    if (this.machine.state !== 'idle') return;
     this.attempt();
   }
 
@@ -143,18 +109,12 @@ export class MasterLink {
   }
 
   stop(): void {
-    if (this.stateValue === 'stopped') return;
-    this.move('stopped');
+    if (this.machine.state === 'stopped') return;
+    this.machine.move('stopped');
     this.retryTimer?.cancel();
     this.retryTimer = undefined;
     this.cancelFailback();
     this.conn?.close('shutdown');
-  }
-
-  private move(to: LinkState): void {
-    const from = this.stateValue;
-    if (!canLinkTransition(from, to)) throw new BrineError('INTERNAL', `illegal link transition ${from} -> ${to}`);
-    this.stateValue = to;
   }
 
   /** A connection whose state changes and messages count only while it is the live one. */
@@ -173,15 +133,15 @@ export class MasterLink {
   }
 
   private attempt(): void {
-    if (this.stateValue !== 'idle' && this.stateValue !== 'waiting') return;
+    if (this.machine.state !== 'idle' && this.machine.state !== 'waiting') return;
     this.retryTimer = undefined;
-    this.move('connecting');
+    this.machine.move('connecting');
     this.attemptCount++;
     this.pool.noteAttempt();
     const conn = this.connect(
       this.pool.current(),
       (c) => {
-        if (this.conn !== c || this.stateValue !== 'connecting') return;
+        if (this.conn !== c || this.machine.state !== 'connecting') return;
         this.becameReady(c);
       },
       (c, outcome) => {
@@ -204,7 +164,7 @@ export class MasterLink {
    * its problems are logged once again.
    */
   private enterReady(): void {
-    this.move('ready');
+    this.machine.move('ready');
     this.backoff.reset();
     this.acceptanceWait = this.opts.acceptanceWaitMs;
     this.loggedProblems.clear();
@@ -213,8 +173,8 @@ export class MasterLink {
 
   /** The live connection ended: decide what follows. */
   private onClosed(outcome: ConnectionOutcome): void {
-    if (this.stateValue === 'stopped') return;
-    this.move('waiting');
+    if (this.machine.state === 'stopped') return;
+    this.machine.move('waiting');
     this.cancelFailback();
     this.safely(() => this.events.onDown?.(outcome));
     if (this.isStopped()) return;
@@ -227,7 +187,7 @@ export class MasterLink {
     }
     const fatal = verdict.kind === 'fatal' || (verdict.kind === 'refused' && (this.opts.giveUpOnRefusal?.(failed, verdict.error) ?? true));
     if (fatal) {
-      this.move('stopped');
+      this.machine.move('stopped');
       this.safely(() => this.events.onFatal?.(verdict.error));
       return;
     }
@@ -250,7 +210,7 @@ export class MasterLink {
 
   /** Re-reads the state after a callback (which may have stopped us). */
   private isStopped(): boolean {
-    return this.stateValue === 'stopped';
+    return this.machine.stopped;
   }
 
   private delayAfter(outcome: ConnectionOutcome): number {
@@ -310,7 +270,7 @@ export class MasterLink {
 
   /** With master_failback on and another master in use, probe the first one now and then. */
   private scheduleFailback(): void {
-    if (!this.pool.opts.failback || this.pool.onPrimary() || this.stateValue !== 'ready' || this.failbackTimer) return;
+    if (!this.pool.opts.failback || this.pool.onPrimary() || this.machine.state !== 'ready' || this.failbackTimer) return;
     this.failbackTimer = this.clock.setTimeout(() => this.probePrimary(), this.opts.failbackIntervalMs ?? 30_000);
   }
 
@@ -325,13 +285,13 @@ export class MasterLink {
   /** ready -> probing: a full connection to the first master; once ready it replaces the live one. */
   private probePrimary(): void {
     this.failbackTimer = undefined;
-    if (this.stateValue !== 'ready') return;
-    this.move('probing');
+    if (this.machine.state !== 'ready') return;
+    this.machine.move('probing');
     const primary = this.pool.primary();
     const probe = this.connect(
       primary,
       (c) => {
-        if (this.probe !== c || this.stateValue !== 'probing') {
+        if (this.probe !== c || this.machine.state !== 'probing') {
           c.close('shutdown');
           return;
         }
@@ -361,8 +321,8 @@ export class MasterLink {
   /** probing -> ready on the same master, and another probe later. */
   private probeFailed(outcome: ConnectionOutcome, primary: MasterEndpoint): void {
     this.probe = undefined;
-    if (this.stateValue !== 'probing') return;
-    this.move('ready');
+    if (this.machine.state !== 'probing') return;
+    this.machine.move('ready');
     const where = `${primary.host}:${primary.port}`;
     const verdict = judgeOutcome(outcome, primary, { rejectedRetry: true, untrustedMasterFatal: false });
     if (verdict.kind === 'untrusted') {

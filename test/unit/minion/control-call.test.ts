@@ -9,9 +9,11 @@ import { BrineError } from '../../../src/util/errors.js';
 import type { Job, MinionCallRequest, Return } from '../../../src/protocol/index.js';
 import { noMasterError, runControlCall, type ControlCallHost } from '../../../src/minion/control-call.js';
 import type { MinionLink } from '../../../src/minion/minion-link.js';
+import type { LinkState } from '../../../src/session/index.js';
 
-function link(host: string, ready: boolean, state = ready ? 'ready' : 'waiting'): MinionLink {
-  return { endpoint: { host, port: 4506 }, state, ready, attempts: 1, connection: undefined, send: () => true, start: () => undefined, stop: () => undefined } as unknown as MinionLink;
+/** A link as the contract declares it: no cast needed. */
+function link(host: string, ready: boolean, state: LinkState = ready ? 'ready' : 'waiting'): MinionLink {
+  return { endpoint: { host, port: 4506 }, state, ready, attempts: 1, connection: undefined, send: () => true, start: () => undefined, stop: () => undefined };
 }
 
 const REQ: MinionCallRequest = { t: 'minion_call', fun: 'state.apply', arg: ['web'], kwarg: { test: true } };
