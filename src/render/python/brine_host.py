@@ -128,7 +128,8 @@ def where(exc, filename):
     """The line of `filename` the exception was raised at: the traceback's last frame in that file."""
     if isinstance(exc, SyntaxError) and exc.filename == filename:
         return exc.lineno or 0
-    line = 0
+    # a pyobjects `from salt://... import` line that failed before the file ran
+    line = getattr(exc, "brine_line", 0)
     for frame in traceback.extract_tb(exc.__traceback__):
         if frame.filename == filename:
             line = frame.lineno or 0

@@ -259,40 +259,51 @@ def render(request, salt, names, ask):
     )
     # imported files run with the registry off: only their names are wanted, not their states
     registry.enabled = False
-    text, scope = _process(request["text"], request["source"], registry, base, ask, set())
+    text, scope = _process(request["text"], request["source"], registry, base, ask, set(), True)
     registry.enabled = True
     exec(compile(text, request["source"], "exec"), scope)
     return registry.high()
 
 
-def _process(text, source, registry, base, ask, seen):
+def _process(text, source, registry, base, ask, seen, top=False):
     """The text with its `salt://` import lines blanked (line numbers kept), and the scope they fill."""
     scope = Scope(registry, base)
     lines = []
-    for line in text.split("\n"):
+    for number, line in enumerate(text.split("\n"), 1):
         found = IMPORT_RE.match(line) or FROM_RE.match(line)
         if not found:
             lines.append(line)
             continue
-        url = found.group(1).strip()
-        if url in seen:
-            raise ImportError("'%s' imports itself (through %s)" % (url, source))
-        loaded = ask({"op": "load", "name": url[len("salt://") :]})
-        if loaded is None:
-            raise ImportError("Could not find the file '%s'" % url)
-        body, names = _process(loaded, url, registry, base, ask, seen | {url})
-        exec(compile(body, url, "exec"), names)
-        if found.re is IMPORT_RE:
-            module = os.path.splitext(os.path.basename(url))[0]
-            scope[module] = PyobjectsModule(module, names)
-        else:
-            for item in found.group(2).split(","):
-                name = alias = item.strip()
-                pair = AS_RE.match(name)
-                if pair:
-                    name, alias = pair.group(1).strip(), pair.group(2).strip()
-                if name not in names:
-                    raise ImportError("'%s' was not found in '%s'" % (name, url))
-                scope[alias] = names[name]
+        try:
+            _import(found, scope, registry, base, ask, seen, source)
+        except Exception as exc:
+            # the rendered file's import line is where the error shows
+            if top and not hasattr(exc, "brine_line"):
+                exc.brine_line = number
+            raise
         lines.append("")
     return "\n".join(lines), scope
+
+
+def _import(found, scope, registry, base, ask, seen, source):
+    """Runs one `import salt://...` line: the file is fetched from brine and run for its names."""
+    url = found.group(1).strip()
+    if url in seen:
+        raise ImportError("'%s' imports itself (through %s)" % (url, source))
+    loaded = ask({"op": "load", "name": url[len("salt://") :]})
+    if loaded is None:
+        raise ImportError("Could not find the file '%s'" % url)
+    body, names = _process(loaded, url, registry, base, ask, seen | {url})
+    exec(compile(body, url, "exec"), names)
+    if found.re is IMPORT_RE:
+        module = os.path.splitext(os.path.basename(url))[0]
+        scope[module] = PyobjectsModule(module, names)
+    else:
+        for item in found.group(2).split(","):
+            name = alias = item.strip()
+            pair = AS_RE.match(name)
+            if pair:
+                name, alias = pair.group(1).strip(), pair.group(2).strip()
+            if name not in names:
+                raise ImportError("'%s' was not found in '%s'" % (name, url))
+            scope[alias] = names[name]
