@@ -30,9 +30,7 @@ export interface PythonHost {
 }
 
 /** How the host script ended: the high data, or the Python exception that ended the render. */
-export type PythonOutcome =
-  | { kind: 'done'; data: unknown }
-  | { kind: 'error'; type: string; message: string; line: number; code: string | null; traceback: string; cause?: unknown };
+export type PythonOutcome = { kind: 'done'; data: unknown } | { kind: 'error'; type: string; message: string; line: number; code: string | null; traceback: string; cause?: unknown };
 
 export interface PythonProcessOptions {
   /** The interpreter: /usr/bin/python3, /usr/local/bin/python3, else python3 on PATH by default. */

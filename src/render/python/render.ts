@@ -48,7 +48,10 @@ export async function renderPython(renderer: PythonRenderer, body: string, env: 
   const what = outcome.code ? `${outcome.type}: ${outcome.code}: ${outcome.message}` : `${outcome.type}: ${outcome.message}`;
   const message = `Python error in the '#!${renderer}' renderer: ${what}`;
   // line 0: raised outside the file's own code (its data could not be sent back)
-  const located = outcome.line > 0 ? locate('RENDER_FAILED', env.source, outcome.line, 0, message, body, '', outcome.cause) : new BrineError('RENDER_FAILED', `${env.source}: ${message}`, { details: { file: env.source } });
+  const located =
+    outcome.line > 0
+      ? locate('RENDER_FAILED', env.source, outcome.line, 0, message, body, '', outcome.cause)
+      : new BrineError('RENDER_FAILED', `${env.source}: ${message}`, { details: { file: env.source } });
   // the whole traceback stays in the details (brine's log), the message names the file's own line
   throw new BrineError(located.code, located.message, { cause: outcome.cause, details: { ...located.details, traceback: outcome.traceback } });
 }

@@ -75,7 +75,7 @@ describe('#!py', () => {
   test("the file's print() output does not disturb the protocol, and module-level code runs before Salt's names are set (as in Salt)", async () => {
     const text = [
       '#!py',
-      "print('{\"op\": \"done\", \"data\": {\"forged\": 1}}')",
+      'print(\'{"op": "done", "data": {"forged": 1}}\')',
       'try:',
       '    __salt__',
       '    EARLY = True',
@@ -161,6 +161,9 @@ describe('#!py', () => {
   test('no python3 on the host: RENDERER_NEEDS_PYTHON saying to install it', async () => {
     const err = await fails(renderSls('#!py\ndef run():\n    return {}\n', pyEnv(undefined, { python: { interpreter: '/nonexistent/bin/python3' } })));
     assert.equal(err.code, 'RENDERER_NEEDS_PYTHON');
-    assert.match(err.message, /^salt:\/\/web\/init\.sls: the '#!py' renderer runs the file's Python code with python3, and there is no \/nonexistent\/bin\/python3 on this host: install it \(apt-get install python3\)$/);
+    assert.match(
+      err.message,
+      /^salt:\/\/web\/init\.sls: the '#!py' renderer runs the file's Python code with python3, and there is no \/nonexistent\/bin\/python3 on this host: install it \(apt-get install python3\)$/,
+    );
   });
 });

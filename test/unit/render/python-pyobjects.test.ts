@@ -50,12 +50,7 @@ describe('#!pyobjects', () => {
   });
 
   test('include() and extend(): include and extend come after the states', async () => {
-    const text = lines(
-      '#!pyobjects',
-      "include('apache', 'php')",
-      "Service.running(extend('apache'), watch=[File('/etc/php.ini')])",
-      "File.managed('/etc/php.ini', contents='x')",
-    );
+    const text = lines('#!pyobjects', "include('apache', 'php')", "Service.running(extend('apache'), watch=[File('/etc/php.ini')])", "File.managed('/etc/php.ini', contents='x')");
     const data = await renderSls(text, pyEnv());
     assert.deepEqual(Object.keys(data as object), ['/etc/php.ini', 'include', 'extend']);
     assert.deepEqual(data, {
@@ -90,18 +85,12 @@ describe('#!pyobjects', () => {
         '    class RedHat:',
         "        pkg = 'nginx'",
         "    merge = 'nginx:lookup'",
-        "PORT = 8080",
+        'PORT = 8080',
       ),
     };
     const env = pyEnv(undefined, {}, files);
     env.context.pillar = { nginx: { lookup: { conf: '/etc/nginx/custom.conf' } } };
-    const text = lines(
-      '#!pyobjects',
-      'from salt://lib/map.sls import Nginx as N, PORT',
-      'import salt://lib/map.sls',
-      'Pkg.installed(N.pkg, port=PORT)',
-      'File.managed(map.Nginx.conf)',
-    );
+    const text = lines('#!pyobjects', 'from salt://lib/map.sls import Nginx as N, PORT', 'import salt://lib/map.sls', 'Pkg.installed(N.pkg, port=PORT)', 'File.managed(map.Nginx.conf)');
     assert.deepEqual(await renderSls(text, env), {
       'nginx-full': { 'pkg.installed': [{ port: 8080 }] },
       '/etc/nginx/custom.conf': { 'file.managed': [] },
@@ -116,7 +105,7 @@ describe('#!pyobjects', () => {
     const err = await fails(renderSls(lines('#!pyobjects', "Pkg.installed('vim')", "Pkg.installed('vim')"), pyEnv()));
     assert.equal(err.code, 'RENDER_FAILED');
     assert.match(err.message, /^salt:\/\/web\/init\.sls:3: Python error in the '#!pyobjects' renderer: DuplicateState: A state with id 'vim', type 'pkg.installed' exists/);
-    const text = lines('#!pyobjects', 'try:', "    raise ValueError('x')", 'except ValueError as e:', "    Test.nop(str(e), kind=type(e).__name__)");
+    const text = lines('#!pyobjects', 'try:', "    raise ValueError('x')", 'except ValueError as e:', '    Test.nop(str(e), kind=type(e).__name__)');
     assert.deepEqual(await renderSls(text, pyEnv()), { x: { 'test.nop': [{ kind: 'ValueError' }] } });
   });
 });
