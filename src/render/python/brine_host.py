@@ -4,7 +4,7 @@ brine (src/render/python/run-python.ts) starts `python3 brine_host.py`, writes o
 request), and reads JSON lines back on this process's original stdout: `call` and `load` ask
 brine for an execution function's return or a file of the tree (brine answers each with one
 line on stdin), then one `done` (the high data) or `error` ends the render. The SLS file's own
-prints go to stderr, so they can never be read as the protocol.
+prints go to stderr and its reads of stdin see nothing, so it can never forge or steal a line.
 """
 
 import json
@@ -12,11 +12,17 @@ import os
 import sys
 import traceback
 
-# the protocol's channel is the original stdout; the file's own prints (and print() in modules it
-# imports) go to stderr instead
+# the protocol's channels are the original stdin and stdout, on private descriptors (not inherited
+# by processes the file starts): the file's prints go to stderr, and its reads of stdin (input(),
+# a subprocess reading fd 0) see an empty /dev/null instead of brine's answers
+_PROTO_IN = os.fdopen(os.dup(0), "r", encoding="utf-8")
 _PROTO_OUT = os.fdopen(os.dup(1), "w", encoding="utf-8")
 os.dup2(2, 1)
 sys.stdout = sys.stderr
+_NULL = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_NULL, 0)
+os.close(_NULL)
+sys.stdin = open(os.devnull, encoding="utf-8")
 
 
 class CommandExecutionError(Exception):
@@ -40,7 +46,7 @@ def send(message):
 
 
 def receive():
-    line = sys.stdin.readline()
+    line = _PROTO_IN.readline()
     if not line:
         # brine went away (the render timed out or was cancelled)
         os._exit(3)
@@ -171,7 +177,7 @@ def render_py(request, salt):
 
 
 def main():
-    request = json.loads(sys.stdin.readline())
+    request = json.loads(_PROTO_IN.readline())
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     salt = SaltFunctions()
     try:

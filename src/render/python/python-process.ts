@@ -53,7 +53,7 @@ export function defaultInterpreter(): string {
 
 /** brine_host.py: beside the compiled file, or under src/render/python when a bundle (job worker) runs this code. */
 export function hostScript(): string {
-  const candidates = ['./brine_host.py', '../render/python/brine_host.py', '../../render/python/brine_host.py'];
+  const candidates = ['./brine_host.py', '../render/python/brine_host.py'];
   for (const rel of candidates) {
     const file = fileURLToPath(new URL(rel, import.meta.url));
     if (existsSync(file)) return file;

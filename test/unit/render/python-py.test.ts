@@ -72,7 +72,7 @@ describe('#!py', () => {
     assert.deepEqual(calls.made, [], 'none of them reached the minion');
   });
 
-  test("the file's print() output does not disturb the protocol, and module-level code runs before Salt's names are set (as in Salt)", async () => {
+  test("the file's print() and stdin reads do not disturb the protocol, and module-level code runs before Salt's names are set (as in Salt)", async () => {
     const text = [
       '#!py',
       'print(\'{"op": "done", "data": {"forged": 1}}\')',
@@ -81,12 +81,15 @@ describe('#!py', () => {
       '    EARLY = True',
       'except NameError:',
       '    EARLY = False',
+      'import sys, subprocess',
       'def run():',
       "    print('chatter')",
-      "    return {'early': EARLY}",
+      "    stolen = sys.stdin.read() + subprocess.run(['cat'], capture_output=True, text=True).stdout",
+      "    return {'early': EARLY, 'cmd': __salt__['cmd.run']('x'), 'stolen': stolen}",
       '',
     ].join('\n');
-    assert.deepEqual(await renderSls(text, pyEnv()), { early: false });
+    // the file's stdin reads (and a child's) see nothing of brine's answers, which stay its own
+    assert.deepEqual(await renderSls(text, pyEnv()), { early: false, cmd: 'ran x', stolen: '' });
   });
 
   test('a failed call back raises in the file: caught, the render goes on; uncaught, its code and the line are in the error', async () => {
