@@ -28,7 +28,6 @@ const RULES = [
   [/uses the requisite '(\w+)', which brine does not support/, (m) => ({ cause: `requisite ${m[1]} refused`, owner: 'corpus' })],
   [/'retry' must be true or a mapping/, () => ({ cause: 'retry: <number> refused (Salt warns, uses defaults)', owner: 'corpus' })],
   [/Multiple dictionaries defined in argument/, () => ({ cause: 'multi-key dict in a non-requisite argument', owner: 'paths' })],
-  [/but not '#!pydsl'/, () => ({ cause: 'renderer #!pydsl (brine runs #!py and #!pyobjects)', owner: 'pyrender' })],
   [/there is no \S+ on this host: install it/, () => ({ cause: 'no python3 for #!py/#!pyobjects (RENDERER_NEEDS_PYTHON)', owner: 'environment' })],
   [/renderer: ModuleNotFoundError: No module named 'salt'/, () => ({ cause: "the tree's Python imports Salt's own modules (salt.utils...)", owner: 'tree' })],
   [/Python error in the '#!py\w*' renderer: AssertionError/, () => ({ cause: "the tree's #!py code asserts on data it expects (pillar)", owner: 'environment' })],

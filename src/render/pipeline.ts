@@ -2,9 +2,9 @@
 // none, as in Salt), each stage feeds the next. Only the pipelines brine renders exactly are
 // accepted: `#!yaml`, `#!jinja|yaml`, either followed by `|gpg` (src/render/gpg.ts, where the
 // caller gives gpg options), Salt's `#!stateconf` (src/render/stateconf/) and, for templates that
-// render text, `#!jinja`; Salt's Python renderers `#!py` and `#!pyobjects` run the file with
-// python3 (src/render/python/). Anything else (`#!mako|yaml`, `#!pydsl`...) is refused with
-// RENDERER_UNSUPPORTED.
+// render text, `#!jinja`; Salt's Python renderers `#!py`, `#!pyobjects` and `#!pydsl` run the
+// file with python3 (src/render/python/). Anything else (`#!mako|yaml`, a Python renderer inside
+// a pipeline...) is refused with RENDERER_UNSUPPORTED.
 
 import { BrineError } from '../util/errors.js';
 import { decryptData } from './gpg.js';
@@ -33,12 +33,7 @@ const PIPELINES: Record<string, Stage[]> = {
 };
 
 /** Salt's Python renderers brine runs with python3 (src/render/python/). */
-const PYTHON_RENDERERS = new Set<string>(['py', 'pyobjects']);
-
-/** Salt renderers brine has no counterpart for, with what to do instead. */
-const REFUSED_RENDERERS: Record<string, string> = {
-  pydsl: "brine runs '#!py' and '#!pyobjects' but not '#!pydsl': rewrite the file with '#!py' (its run() returns the same data) or as Jinja and YAML",
-};
+const PYTHON_RENDERERS = new Set<string>(['py', 'pyobjects', 'pydsl']);
 
 /** A parsed shebang: the plain stages, and stateconf's options when the pipeline ends in it. */
 interface Pipeline {
@@ -60,9 +55,9 @@ function parseShebang(line: string, source: string): Pipeline {
   const parts = shebangParts(line);
   const first = parts[0]!;
   if (parts.length === 1 && first.argline === '' && PYTHON_RENDERERS.has(first.name)) return { stages: [], python: first.name as PythonRenderer };
-  const refused = parts.find((p) => REFUSED_RENDERERS[p.name] !== undefined || PYTHON_RENDERERS.has(p.name));
-  if (refused) {
-    const why = REFUSED_RENDERERS[refused.name] ?? `'#!${refused.name}' runs the whole file as Python: use it alone on the first line, as '#!${refused.name}'`;
+  const python = parts.find((p) => PYTHON_RENDERERS.has(p.name));
+  if (python) {
+    const why = `'#!${python.name}' runs the whole file as Python: use it alone on the first line, as '#!${python.name}'`;
     throw new BrineError('RENDERER_UNSUPPORTED', `${source}: the renderer pipeline '#!${line}' is not supported: ${why}`, { details: { file: source, renderer: line } });
   }
   const last = parts.length - 1;

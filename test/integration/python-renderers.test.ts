@@ -1,5 +1,5 @@
 // Salt's Python renderers end to end (issue 22): a real master and minion. The same states written
-// as Jinja+YAML, as #!py and as #!pyobjects compile to the same low chunks on the minion (the
+// as Jinja+YAML, as #!py, #!pyobjects and #!pydsl compile to the same low chunks on the minion (the
 // job worker runs the host script from its bundle), their __salt__ call-backs run real execution
 // functions there; a #!py pillar file is rendered on the master with the minion's grains, where
 // only the functions a Jinja pillar template may call are answered.
@@ -57,6 +57,14 @@ Service.running('nginx-svc', name='nginx', watch=[File('/etc/nginx/nginx.conf')]
 Cmd.run('greeting', name='echo %s from %s' % (salt.cmd.run('echo hi'), grains('id')), unless='test -e /nonexistent-' + __grains__['id'])
 `;
 
+const PYDSL = `#!pydsl
+state('nginx').pkg.installed(version='1.2', fromrepo='main')
+state('/etc/nginx/nginx.conf').file.managed(source='salt://nginx/nginx.conf', mode='0644').require(pkg='nginx')
+state('nginx-svc').service.running(name='nginx').watch(file='/etc/nginx/nginx.conf')
+me = __grains__['id']
+state('greeting').cmd.run('echo %s from %s' % (__salt__['cmd.run']('echo hi'), me), unless='test -e /nonexistent-' + me)
+`;
+
 const PILLAR = `#!py
 from collections import OrderedDict
 
@@ -73,7 +81,7 @@ def run():
     return {'from_py': data}
 `;
 
-describe('Python renderers (#!py, #!pyobjects) on a real master and minion', () => {
+describe('Python renderers (#!py, #!pyobjects, #!pydsl) on a real master and minion', () => {
   let cluster: Cluster;
 
   const low = async (sls: string): Promise<Array<Record<string, unknown>>> => {
@@ -88,6 +96,7 @@ describe('Python renderers (#!py, #!pyobjects) on a real master and minion', () 
     write(path.join(root, 'salt', 'web_jinja.sls'), JINJA);
     write(path.join(root, 'salt', 'web_py.sls'), PY);
     write(path.join(root, 'salt', 'web_pyobjects', 'init.sls'), PYOBJECTS);
+    write(path.join(root, 'salt', 'web_pydsl.sls'), PYDSL);
     write(path.join(root, 'salt', 'broken.sls'), "#!py\ndef run():\n    return {'a': {'test.nop': []}}[\n");
     write(path.join(root, 'pillar', 'top.sls'), "base:\n  '*':\n    - data\n");
     write(path.join(root, 'pillar', 'data.sls'), PILLAR);
@@ -97,7 +106,7 @@ describe('Python renderers (#!py, #!pyobjects) on a real master and minion', () 
   });
   after(() => cluster.cleanup());
 
-  it('the same states as Jinja+YAML, #!py and #!pyobjects give the same low chunks, call-backs run on the minion', async () => {
+  it('the same states as Jinja+YAML, #!py, #!pyobjects and #!pydsl give the same low chunks, call-backs run on the minion', async () => {
     const strip = (chunks: Array<Record<string, unknown>>) => chunks.map(({ __sls__, ...rest }) => rest);
     const jinja = await low('web_jinja');
     assert.equal(jinja.length, 4);
@@ -105,6 +114,11 @@ describe('Python renderers (#!py, #!pyobjects) on a real master and minion', () 
     assert.equal(greeting?.name, 'echo hi from py1', 'cmd.run ran on the minion');
     assert.deepEqual(strip(await low('web_py')), strip(jinja));
     assert.deepEqual(strip(await low('web_pyobjects')), strip(jinja));
+    // pydsl adds Salt's `_slsmod_<sls>` stateconf.set state last
+    const pydsl = await low('web_pydsl');
+    assert.deepEqual(pydsl.at(-1)?.__id__, '_slsmod_web_pydsl');
+    assert.deepEqual(pydsl.at(-1)?.fun, 'set');
+    assert.deepEqual(strip(pydsl.slice(0, -1)), strip(jinja));
   });
 
   it('a Python syntax error in a state file is reported with the file and line, and nothing runs', async () => {

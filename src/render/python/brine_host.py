@@ -1,4 +1,4 @@
-"""brine's host for Salt's Python renderers (#!py, #!pyobjects): runs one SLS file's Python code.
+"""brine's host for Salt's Python renderers (#!py, #!pyobjects, #!pydsl): runs one SLS file's Python code.
 
 brine (src/render/python/run-python.ts) starts `python3 brine_host.py`, writes one JSON line (the
 request), and reads JSON lines back on this process's original stdout: `call` and `load` ask
@@ -185,6 +185,10 @@ def main():
             import brine_pyobjects
 
             data = brine_pyobjects.render(request, salt, salt_globals(request, salt), ask)
+        elif request["renderer"] == "pydsl":
+            import brine_pydsl
+
+            data = brine_pydsl.render(request, salt)
         else:
             data = render_py(request, salt)
         send({"op": "done", "data": data})

@@ -11,7 +11,7 @@ import { signalGroup } from '../../util/process-group.js';
 
 /** What the host script is asked to render. */
 export interface PythonRequest {
-  renderer: 'py' | 'pyobjects';
+  renderer: 'py' | 'pyobjects' | 'pydsl';
   /** The file's text (its shebang line blanked), its name in errors and its path in the tree. */
   text: string;
   source: string;

@@ -1,4 +1,4 @@
-// Salt's Python renderers, `#!py` and `#!pyobjects`: the SLS file's code runs in a python3
+// Salt's Python renderers, `#!py`, `#!pyobjects` and `#!pydsl`: the SLS file's code runs in a python3
 // process (python-process.ts) with the names Salt gives it (`__salt__`, `__grains__`,
 // `__pillar__`, `__opts__`, `__sls__`, `__env__`/`saltenv`, `salt`, `grains`, `pillar`...), and
 // what it returns (or, for pyobjects, the states it makes) is the file's data. Its `__salt__`

@@ -58,13 +58,12 @@ describe('shebang pipelines', () => {
     }
   });
 
-  test("Salt's Python renderers other than #!py and #!pyobjects alone are refused with RENDERER_UNSUPPORTED naming the file and what to do", async () => {
+  test("Salt's Python renderers inside a pipeline, and a tree's own renderer, are refused with RENDERER_UNSUPPORTED naming the file and what to do", async () => {
     for (const [bang, hint] of [
       ['#!objects', /not supported/],
-      ['#!pydsl', /rewrite the file with '#!py'/],
       ['#!jinja|py', /use it alone on the first line, as '#!py'/],
       ['#!pyobjects|yaml', /use it alone/],
-      ['#!pydsl|stateconf -ps', /but not '#!pydsl'/],
+      ['#!pydsl|stateconf -ps', /use it alone on the first line, as '#!pydsl'/],
     ] as const) {
       const err = await fails(renderSls(`${bang}\ndef run():\n    return {}\n`, env()));
       assert.equal(err.code, 'RENDERER_UNSUPPORTED', bang);
