@@ -121,6 +121,14 @@ describe('#!py', () => {
     assert.match(odd.message, /TypeError: a value of type object cannot be SLS data/);
   });
 
+  test('sys.exit() in the file is an error with its line; python3 dying outright is RENDER_FAILED with how it ended', async () => {
+    const exit = await fails(renderSls("#!py\nimport sys\ndef run():\n    sys.exit('leaving')\n", pyEnv()));
+    assert.match(exit.message, /^salt:\/\/web\/init\.sls:4: Python error in the '#!py' renderer: SystemExit: leaving/);
+    const died = await fails(renderSls("#!py\nimport os, sys\ndef run():\n    sys.stderr.write('about to die\\n')\n    os._exit(5)\n", pyEnv()));
+    assert.equal(died.code, 'RENDER_FAILED');
+    assert.match(died.message, /^salt:\/\/web\/init\.sls: python3 exited with code 5 before the '#!py' render ended:\nabout to die$/);
+  });
+
   test('run() returning None is an empty mapping, as Salt skips an SLS that renders to nothing', async () => {
     assert.deepEqual(await renderSls("#!py\ndef run():\n    assert 'app' in __pillar__\n", pyEnv()), {});
   });
