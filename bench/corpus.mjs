@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { parseFlags, REPO_ROOT, resolveBuild } from './lib/args.mjs';
 import { tempDir } from './lib/cleanup.mjs';
 import { classify } from './corpus/classify.mjs';
-import { fileRoots, pillarRoots, readRepos, stateFiles, treeDir } from './corpus/layout.mjs';
+import { fileRoots, pillarRoots, readRepos, stateFiles, treeDir, treeRenderers } from './corpus/layout.mjs';
 import { printTables } from './corpus/report.mjs';
 
 const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--only SUBSTR] [--sls SUBSTR] [--no-apply] [--os-family F] [--jobs N] [--timeout S] [--json FILE] [--baseline FILE] [--build-dir DIR]
@@ -151,6 +151,7 @@ async function measureTree(executor, entry, grains) {
   const pillarErrors = Array.isArray(pillar._errors) ? pillar._errors.map(String) : [];
   const o = { opts, minionId: MINION_ID, grains, pillar };
   const files = stateFiles(root, entry).filter((x) => f.sls === '' || x.sls.includes(f.sls));
+  const renderers = treeRenderers(root);
   const out = new Array(files.length);
   let next = 0;
   const worker = async () => {
@@ -180,7 +181,7 @@ async function measureTree(executor, entry, grains) {
         }
       } else {
         res.error = errorText(low);
-        res.cause = classify(res.error, 'compile');
+        res.cause = classify(res.error, 'compile', renderers);
       }
       out[i] = res;
     }

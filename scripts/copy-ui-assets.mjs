@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Copies the web view's static files (src/api/ui/static: HTML, CSS, browser JS) beside the
+// Copies the files tsc does not compile into dist: the web view's static files (src/api/ui/static: HTML, CSS, browser JS) beside the
 // compiled src/api/ui/index.js, where registerUi reads them; tsc copies only what it compiles.
 // package.json `files` ships dist/src/api/ui/static/ in the npm tarball.
 import * as fs from 'node:fs';
@@ -11,3 +11,10 @@ const from = path.join(root, 'src', 'api', 'ui', 'static');
 const to = path.join(root, 'dist', 'src', 'api', 'ui', 'static');
 fs.rmSync(to, { recursive: true, force: true });
 fs.cpSync(from, to, { recursive: true });
+
+// The host script of Salt's Python renderers (#!py, #!pyobjects): python3 runs it from beside the
+// compiled src/render/python/python-process.js. package.json `files` ships dist/src/**/*.py.
+const pyFrom = path.join(root, 'src', 'render', 'python');
+const pyTo = path.join(root, 'dist', 'src', 'render', 'python');
+fs.mkdirSync(pyTo, { recursive: true });
+for (const name of fs.readdirSync(pyFrom).filter((n) => n.endsWith('.py'))) fs.copyFileSync(path.join(pyFrom, name), path.join(pyTo, name));

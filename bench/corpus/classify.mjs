@@ -28,7 +28,10 @@ const RULES = [
   [/uses the requisite '(\w+)', which brine does not support/, (m) => ({ cause: `requisite ${m[1]} refused`, owner: 'corpus' })],
   [/'retry' must be true or a mapping/, () => ({ cause: 'retry: <number> refused (Salt warns, uses defaults)', owner: 'corpus' })],
   [/Multiple dictionaries defined in argument/, () => ({ cause: 'multi-key dict in a non-requisite argument', owner: 'paths' })],
-  [/renderer runs the Python code/, () => ({ cause: 'Python renderer (#!py, #!pyobjects, #!pydsl): RENDERER_NEEDS_PYTHON', owner: 'Python (not planned)' })],
+  [/there is no \S+ on this host: install it/, () => ({ cause: 'no python3 for #!py/#!pyobjects (RENDERER_NEEDS_PYTHON)', owner: 'environment' })],
+  [/renderer: ModuleNotFoundError: No module named 'salt'/, () => ({ cause: "the tree's Python imports Salt's own modules (salt.utils...)", owner: 'tree' })],
+  [/Python error in the '#!py\w*' renderer: AssertionError/, () => ({ cause: "the tree's #!py code asserts on data it expects (pillar)", owner: 'environment' })],
+  [/Python error in the '#!py\w*' renderer: (\w+)/, (m) => ({ cause: `the tree's Python (#!py...) raised ${m[1]}`, owner: 'environment / pyrender' })],
   [/the renderer pipeline '(#![^']*)' is not supported/, (m) => ({ cause: `renderer ${m[1].split(/\s/)[0]}`, owner: 'corpus' })],
   [/the filter '?(\w+)'? is not supported/, (m) => ({ cause: `Jinja filter ${m[1]}`, owner: 'jinja' })],
   [/Jinja syntax error: unexpected token: \)/, () => ({ cause: 'Jinja: trailing comma before )', owner: 'jinja' })],
@@ -56,7 +59,16 @@ const RULES = [
   [/timeout|interrupted/, () => ({ cause: 'timed out', owner: 'corpus' })],
 ];
 
-function classifyLine(line) {
+/** A shebang naming a renderer the tree ships itself (layout.mjs treeRenderers). */
+function ownRenderer(line, renderers) {
+  const m = /the renderer pipeline '#!\s*([\w]+)/.exec(line);
+  if (!m || !renderers.has(m[1])) return undefined;
+  return { cause: "the tree's own Python renderer (_renderers/extmods, Salt extension code brine does not run)", owner: 'tree' };
+}
+
+function classifyLine(line, renderers = new Set()) {
+  const own = ownRenderer(line, renderers);
+  if (own) return own;
   for (const [re, fn] of RULES) {
     const m = re.exec(line);
     if (m) return fn(m);
@@ -72,13 +84,14 @@ function classifyLine(line) {
 /**
  * The causes of one failure. `stage` is compile (a show_low_sls error), run (state.sls itself
  * failed) or state (a state returned result False: its comment). "follows" causes (a requisite
- * on a state another error removed) are dropped when anything else is named.
+ * on a state another error removed) are dropped when anything else is named. `renderers`: the
+ * names of the renderers the tree ships (a shebang naming one is the tree's own code).
  */
-export function classify(text, stage) {
+export function classify(text, stage, renderers = new Set()) {
   const s = String(text);
   if (stage === 'state') return [{ cause: `test=True: ${classifyState(s)}`, owner: 'state' }];
   const lines = s.split('\n').filter((l) => l.startsWith('- '));
-  const all = (lines.length > 0 ? lines : [s.split('\n')[0]]).map(classifyLine);
+  const all = (lines.length > 0 ? lines : [s.split('\n')[0]]).map((l) => classifyLine(l, renderers));
   const seen = new Map();
   for (const c of all) if (!seen.has(c.cause)) seen.set(c.cause, c);
   const list = [...seen.values()];

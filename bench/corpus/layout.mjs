@@ -116,3 +116,30 @@ export function pillarRoots(root, entry, scratch) {
   fs.writeFileSync(path.join(dir, 'top.sls'), "base:\n  '*':\n    - example\n");
   return [dir];
 }
+
+/**
+ * Renderers the tree ships as its own Python (Salt loads `_renderers/*.py` from file_roots, and
+ * `renderers/*.py` of an extension_modules directory such as `extmods/`): their names, which a
+ * shebang such as `#!objects` then uses. brine runs no Salt extension Python, so a file using
+ * one is the tree's own code, not a brine gap.
+ */
+export function treeRenderers(root) {
+  const names = new Set();
+  const visit = (dir, depth) => {
+    let entries;
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (!e.isDirectory() || e.name.startsWith('.') || e.name === 'node_modules') continue;
+      const sub = path.join(dir, e.name);
+      if (e.name === '_renderers' || e.name === 'renderers') {
+        for (const f of fs.readdirSync(sub)) if (f.endsWith('.py') && f !== '__init__.py') names.add(f.slice(0, -3));
+      } else if (depth < 4) visit(sub, depth + 1);
+    }
+  };
+  visit(root, 0);
+  return names;
+}

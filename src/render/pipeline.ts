@@ -2,12 +2,14 @@
 // none, as in Salt), each stage feeds the next. Only the pipelines brine renders exactly are
 // accepted: `#!yaml`, `#!jinja|yaml`, either followed by `|gpg` (src/render/gpg.ts, where the
 // caller gives gpg options), Salt's `#!stateconf` (src/render/stateconf/) and, for templates that
-// render text, `#!jinja`. The Python renderers are refused with RENDERER_NEEDS_PYTHON, anything
-// else (`#!mako|yaml`...) with RENDERER_UNSUPPORTED.
+// render text, `#!jinja`; Salt's Python renderers `#!py`, `#!pyobjects` and `#!pydsl` run the
+// file with python3 (src/render/python/). Anything else (`#!mako|yaml`, a Python renderer inside
+// a pipeline...) is refused with RENDERER_UNSUPPORTED.
 
 import { BrineError } from '../util/errors.js';
 import { decryptData } from './gpg.js';
 import { JinjaEngine, locate } from './jinja/engine.js';
+import { type PythonRenderer, renderPython } from './python/render.js';
 import { parseStateconfArgs, renderStateconf, type StateconfOptions } from './stateconf/render.js';
 import type { RenderEnv } from './types.js';
 import { loadYaml, YamlLoadError } from './yaml-load.js';
@@ -30,13 +32,14 @@ const PIPELINES: Record<string, Stage[]> = {
   'jinja|yaml|gpg': ['jinja', 'yaml', 'gpg'],
 };
 
-/** Salt's renderers that run Python code from the SLS file: brine has no Python to run them. */
-const PYTHON_RENDERERS = new Set(['py', 'pyobjects', 'objects', 'pydsl']);
+/** Salt's Python renderers brine runs with python3 (src/render/python/). */
+const PYTHON_RENDERERS = new Set<string>(['py', 'pyobjects', 'pydsl']);
 
 /** A parsed shebang: the plain stages, and stateconf's options when the pipeline ends in it. */
 interface Pipeline {
   stages: Stage[];
   stateconf?: StateconfOptions;
+  python?: PythonRenderer;
 }
 
 /** `name argline` parts of a shebang split on `|` (Salt's check_render_pipe_str). */
@@ -50,13 +53,12 @@ function shebangParts(line: string): Array<{ name: string; argline: string }> {
 
 function parseShebang(line: string, source: string): Pipeline {
   const parts = shebangParts(line);
+  const first = parts[0]!;
+  if (parts.length === 1 && first.argline === '' && PYTHON_RENDERERS.has(first.name)) return { stages: [], python: first.name as PythonRenderer };
   const python = parts.find((p) => PYTHON_RENDERERS.has(p.name));
   if (python) {
-    throw new BrineError(
-      'RENDERER_NEEDS_PYTHON',
-      `${source}: the '#!${python.name}' renderer runs the Python code of this SLS file, and brine cannot run Python: rewrite the file as Jinja and YAML (the data its code returns, without a shebang), or keep applying it with Salt; other SLS files are not affected`,
-      { details: { file: source, renderer: python.name } },
-    );
+    const why = `'#!${python.name}' runs the whole file as Python: use it alone on the first line, as '#!${python.name}'`;
+    throw new BrineError('RENDERER_UNSUPPORTED', `${source}: the renderer pipeline '#!${line}' is not supported: ${why}`, { details: { file: source, renderer: line } });
   }
   const last = parts.length - 1;
   const sc = parts.findIndex((p) => p.name === 'stateconf');
@@ -105,7 +107,8 @@ function parseYaml(text: string, env: RenderEnv, afterJinja: boolean): unknown {
 
 /** Renders an SLS text through its pipeline (first-line shebang, else `jinja|yaml`) to data. */
 export async function renderSls(text: string, env: RenderEnv): Promise<unknown> {
-  const { stages, stateconf, body } = pipelineOf(text, env.source, env.renderer);
+  const { stages, stateconf, python, body } = pipelineOf(text, env.source, env.renderer);
+  if (python) return renderPython(python, body, env);
   let current = body;
   if (stages.includes('jinja')) current = jinja().render(body, env);
   if (stateconf) {

@@ -55,4 +55,9 @@ export interface RenderEnv {
   gpg?: GpgOptions;
   /** The pipeline of a text without a shebang (file_tree's render_default); `jinja|yaml` when absent. */
   renderer?: string;
+  /**
+   * `#!py` and `#!pyobjects`: the python3 to run (default /usr/bin/python3, /usr/local/bin/python3,
+   * else python3 on PATH) and how long its code may run (default 120 s, then RENDER_TIMEOUT).
+   */
+  python?: { interpreter?: string; timeoutMs?: number };
 }

@@ -153,8 +153,13 @@ export const ERRORS = {
     1,
   ),
   RENDERER_NEEDS_PYTHON: spec(
-    "A shebang line names one of Salt's Python renderers (`#!py`, `#!pyobjects`, `#!objects`, `#!pydsl`): they run the SLS file's Python code, which brine cannot run.",
-    'Rewrite that SLS file as Jinja and YAML (the data its code returns), or keep applying it with Salt; the message names the file, and only that SLS fails.',
+    "An SLS file uses one of Salt's Python renderers (`#!py`, `#!pyobjects`, `#!pydsl`), which run the file's Python code with python3, and the host (the minion, or the master for pillar) has no python3.",
+    'Install python3 on that host (`apt-get install python3`); the message names the file and the interpreter looked for, and only that SLS fails.',
+    1,
+  ),
+  RENDER_TIMEOUT: spec(
+    "The Python code of a `#!py`, `#!pyobjects` or `#!pydsl` SLS file ran longer than brine's render limit (120 s) and its process group was killed.",
+    'Look for a loop or a blocking call in the file the message names (run its code with python3 by hand); nothing of that render was used.',
     1,
   ),
   TEMPLATE_UNSUPPORTED: spec(

@@ -90,6 +90,10 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
       'package/dist/src/api/ui/static/index.html',
       'package/dist/src/api/ui/static/app.js',
       'package/dist/src/api/ui/static/style.css',
+      // the host script of the #!py, #!pyobjects and #!pydsl renderers (src/render/python, copied by the build)
+      'package/dist/src/render/python/brine_host.py',
+      'package/dist/src/render/python/brine_pyobjects.py',
+      'package/dist/src/render/python/brine_pydsl.py',
     ]) {
       assert.ok(list.includes(f), `${f} is not in the tarball`);
     }

@@ -196,14 +196,24 @@ function fn(name: string, body: Local): (...args: unknown[]) => unknown {
   return f;
 }
 
+/**
+ * What `salt['mod.fun'](...)` runs: the functions a template answers itself (grains.get,
+ * pillar.get, slsutil.*...) here, everything else through `d.call`. The Python renderers
+ * (src/render/python/) call back through this too, so they reach exactly what a template reaches.
+ */
+export function saltCaller(d: SaltData): (fun: string, pos: unknown[], kw: Record<string, unknown>) => unknown {
+  const local = locals(d);
+  return (fun, pos, kw) => {
+    const l = local[fun];
+    if (l) return l(pos, kw);
+    return d.call(fun, plain(pos) as unknown[], plain(kw) as Record<string, unknown>);
+  };
+}
+
 /** The `salt` variable. */
 export function saltProxy(d: SaltData): PyObject {
-  const local = locals(d);
-  const callable = (fun: string) => {
-    const l = local[fun];
-    if (l) return fn(fun, l);
-    return fn(fun, (pos, kw) => d.call(fun, plain(pos) as unknown[], plain(kw) as Record<string, unknown>));
-  };
+  const call = saltCaller(d);
+  const callable = (fun: string) => fn(fun, (pos, kw) => call(fun, pos, kw));
   return {
     [PYATTR](name: string): unknown {
       if (name.includes('.')) return callable(name);

@@ -1,0 +1,203 @@
+"""brine's host for Salt's Python renderers (#!py, #!pyobjects, #!pydsl): runs one SLS file's Python code.
+
+brine (src/render/python/run-python.ts) starts `python3 brine_host.py`, writes one JSON line (the
+request), and reads JSON lines back on this process's original stdout: `call` and `load` ask
+brine for an execution function's return or a file of the tree (brine answers each with one
+line on stdin), then one `done` (the high data) or `error` ends the render. The SLS file's own
+prints go to stderr and its reads of stdin see nothing, so it can never forge or steal a line.
+"""
+
+import json
+import os
+import sys
+import traceback
+
+# the protocol's channels are the original stdin and stdout, on private descriptors (not inherited
+# by processes the file starts): the file's prints go to stderr, and its reads of stdin (input(),
+# a subprocess reading fd 0) see an empty /dev/null instead of brine's answers
+_PROTO_IN = os.fdopen(os.dup(0), "r", encoding="utf-8")
+_PROTO_OUT = os.fdopen(os.dup(1), "w", encoding="utf-8")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+_NULL = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_NULL, 0)
+os.close(_NULL)
+sys.stdin = open(os.devnull, encoding="utf-8")
+
+
+class CommandExecutionError(Exception):
+    """An execution function brine ran for the file failed (Salt raises its own exceptions there)."""
+
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.brine_code = code
+
+
+def _encode(value):
+    # sets and tuples are lists in Salt's YAML output of the same data; anything else is refused
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    raise TypeError("a value of type %s cannot be SLS data" % type(value).__name__)
+
+
+def send(message):
+    _PROTO_OUT.write(json.dumps(message, default=_encode, allow_nan=False) + "\n")
+    _PROTO_OUT.flush()
+
+
+def receive():
+    line = _PROTO_IN.readline()
+    if not line:
+        # brine went away (the render timed out or was cancelled)
+        os._exit(3)
+    return json.loads(line)
+
+
+def ask(message):
+    send(message)
+    reply = receive()
+    if "error" in reply:
+        raise CommandExecutionError(reply["error"].get("code", "EXEC_FAILED"), reply["error"].get("message", ""))
+    return reply.get("return")
+
+
+def call(fun, args, kwargs):
+    return ask({"op": "call", "fun": fun, "args": list(args), "kwargs": kwargs})
+
+
+class _Module:
+    """`salt.cmd` in `salt.cmd.run(...)`: its attributes are the module's functions."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __getattr__(self, fun):
+        if fun.startswith("__"):
+            raise AttributeError(fun)
+        return _function("%s.%s" % (self._name, fun))
+
+
+def _function(name):
+    def run(*args, **kwargs):
+        return call(name, args, kwargs)
+
+    run.__name__ = name
+    return run
+
+
+class SaltFunctions:
+    """`__salt__`: `__salt__['mod.fun'](...)` and `__salt__.mod.fun(...)` run brine's functions."""
+
+    def __getitem__(self, name):
+        if not isinstance(name, str) or "." not in name:
+            raise KeyError(name)
+        return _function(name)
+
+    def get(self, name, default=None):
+        try:
+            return self[name]
+        except KeyError:
+            return default
+
+    def __contains__(self, name):
+        # whether brine has the function is known when it is called: it answers UNKNOWN_FUNCTION
+        return isinstance(name, str) and "." in name
+
+    def __getattr__(self, mod):
+        if mod.startswith("__"):
+            raise AttributeError(mod)
+        return _Module(mod)
+
+
+def salt_globals(request, salt):
+    """The names Salt's py renderer sets on the module (salt/renderers/py.py and templates.py)."""
+    saltenv = request["saltenv"]
+    names = {
+        "__salt__": salt,
+        "salt": salt,
+        "__grains__": request["grains"],
+        "grains": request["grains"],
+        "__opts__": request["opts"],
+        "opts": request["opts"],
+        "__pillar__": request["pillar"],
+        "pillar": request["pillar"],
+        "__env__": saltenv,
+        "saltenv": saltenv,
+        "__sls__": request["sls"],
+        "sls": request["sls"],
+        "tmplpath": request["source"],
+    }
+    return names
+
+
+def where(exc, filename):
+    """The line of `filename` the exception was raised at: the traceback's last frame in that file."""
+    if isinstance(exc, SyntaxError) and exc.filename == filename:
+        return exc.lineno or 0
+    # a pyobjects `from salt://... import` line that failed before the file ran
+    line = getattr(exc, "brine_line", 0)
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == filename:
+            line = frame.lineno or 0
+    return line
+
+
+def report(exc, filename):
+    message = str(exc)
+    if isinstance(exc, SyntaxError):
+        message = exc.msg
+    send(
+        {
+            "op": "error",
+            "type": type(exc).__name__,
+            "message": message,
+            "line": where(exc, filename),
+            "code": getattr(exc, "brine_code", None),
+            "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:],
+        }
+    )
+
+
+def render_py(request, salt):
+    """#!py: exec the file as module `name`, set Salt's names on it, return what run() returns."""
+    import types
+
+    filename = request["source"]
+    name = os.path.basename(request["path"]).split(".")[0] or "sls"
+    module = types.ModuleType(name)
+    module.__file__ = filename
+    sys.modules[name] = module
+    exec(compile(request["text"], filename, "exec"), module.__dict__)
+    for key, value in salt_globals(request, salt).items():
+        setattr(module, key, value)
+    run = getattr(module, "run", None)
+    if not callable(run):
+        raise AttributeError("module '%s' has no attribute 'run': a #!py file defines run() and returns the data" % name)
+    return run()
+
+
+def main():
+    request = json.loads(_PROTO_IN.readline())
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    salt = SaltFunctions()
+    try:
+        if request["renderer"] == "pyobjects":
+            import brine_pyobjects
+
+            data = brine_pyobjects.render(request, salt, salt_globals(request, salt), ask)
+        elif request["renderer"] == "pydsl":
+            import brine_pydsl
+
+            data = brine_pydsl.render(request, salt)
+        else:
+            data = render_py(request, salt)
+        send({"op": "done", "data": data})
+    except BaseException as exc:  # a render ends in a report whatever the file raised (SystemExit too)
+        try:
+            report(exc, request["source"])
+        except BaseException as again:
+            send({"op": "error", "type": type(again).__name__, "message": str(again), "line": 0, "code": None, "traceback": ""})
+
+
+if __name__ == "__main__":
+    main()
