@@ -3,6 +3,7 @@
 // to stall the master's sessions, and a cost-12 hash is over a second of work.
 
 import { timingSafeEqual } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { hashSync } from 'bcryptjs';
 import { BrineError } from '../util/errors.js';
@@ -23,14 +24,36 @@ export function bcryptHash(password: string, variant: '2a' | '2b' | '2y', cost: 
   return hashSync(password, setting(variant, cost, salt22));
 }
 
+// One worker per core at most: parallel logins queue instead of each holding a V8 isolate.
+const MAX_WORKERS = Math.max(1, availableParallelism());
+let running = 0;
+const waiting: Array<() => void> = [];
+
+async function inWorkerSlot<T>(fn: () => Promise<T>): Promise<T> {
+  // a finished check hands its slot straight to the next waiter, so `running` never overshoots
+  if (running < MAX_WORKERS) running++;
+  else await new Promise<void>((resolve) => waiting.push(resolve));
+  try {
+    return await fn();
+  } finally {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
 /** The same in a worker thread: a login never stalls the master's sessions. */
 export function bcryptHashAsync(password: string, variant: '2a' | '2b' | '2y', cost: number, salt22: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL('./bcrypt-worker.js', import.meta.url), { workerData: { password, setting: setting(variant, cost, salt22) } });
-    worker.once('message', (hash: string) => resolve(hash));
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new BrineError('INTERNAL', `the bcrypt worker exited with code ${code} before answering`)));
-  });
+  return inWorkerSlot(
+    () =>
+      new Promise((resolve, reject) => {
+        const worker = new Worker(new URL('./bcrypt-worker.js', import.meta.url), { workerData: { password, setting: setting(variant, cost, salt22) } });
+        worker.once('message', (hash: string) => resolve(hash));
+        worker.once('error', reject);
+        // after the message this rejects a settled promise: no effect
+        worker.once('exit', (code) => reject(new BrineError('INTERNAL', `the bcrypt worker exited with code ${code} before answering`)));
+      }),
+  );
 }
 
 /** Checks `password` against a $2a$/$2b$/$2y$ hash; undefined when the hash is not one brine can check. */
