@@ -3,15 +3,36 @@
 // schemes (DES crypt, SHA-crypt $5$/$6$) are refused by name rather than guessed at.
 
 import { createHash, timingSafeEqual } from 'node:crypto';
+import apacheMd5 from 'apache-md5';
 import { BrineError } from '../util/errors.js';
 import { bcryptVerify, BCRYPT_MAX_COST, isBcryptHash } from './bcrypt.js';
-import { md5CryptVerify } from './md5-crypt.js';
 
 const same = (a: string, b: string): boolean => {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 };
+
+// apache-md5 is CommonJS (`module.exports = fn`) while its types declare an ES default export
+const aprMd5 = apacheMd5 as unknown as (password: string, salt: string) => string;
+
+// apache-md5 hashes a string's UTF-16 code units as single bytes (Node's 'ascii' is latin1): a
+// string spelling the UTF-8 bytes makes it hash what htpasswd and openssl passwd hash.
+const asBytes = (text: string): string => Buffer.from(text, 'utf8').toString('latin1');
+
+/** The MD5-crypt string (Apache's $apr1$, glibc's $1$) of `password` with up to 8 salt chars. */
+export function md5Crypt(password: string, magic: '$1$' | '$apr1$', salt: string): string {
+  return Buffer.from(aprMd5(asBytes(password), `${magic}${asBytes(salt.slice(0, 8))}$`), 'latin1').toString('utf8');
+}
+
+const MD5_RE = /^(\$apr1\$|\$1\$)([^$]{0,8})\$([./0-9A-Za-z]{22})$/;
+
+/** Checks a $apr1$/$1$ hash; undefined when `hash` is not one. */
+export function md5CryptVerify(password: string, hash: string): boolean | undefined {
+  const m = MD5_RE.exec(hash);
+  if (!m) return undefined;
+  return same(md5Crypt(password, m[1] as '$1$' | '$apr1$', m[2]!), hash);
+}
 
 /** The scheme of an htpasswd hash, for messages: never the hash itself. */
 export function htpasswdScheme(hash: string): string {

@@ -7,7 +7,6 @@ export { Authenticator, type AuthenticatorOptions, type LoginResult, type Princi
 export { parseExternalAuth, FileEauth, PamEauth, type EauthBackend, type EauthConfig, type PamLoader } from './eauth.js';
 export { TokenStore, type TokenSession } from './token-store.js';
 export { LoginThrottle, sourceBucket } from './login-throttle.js';
-export { htpasswdVerify, htpasswdScheme } from './htpasswd.js';
+export { htpasswdVerify, htpasswdScheme, md5Crypt, md5CryptVerify } from './htpasswd.js';
 export { bcryptHash, bcryptHashAsync, bcryptVerify } from './bcrypt.js';
-export { md5Crypt, md5CryptVerify } from './md5-crypt.js';
 export { groupsFromFiles, systemGroups } from './system-groups.js';

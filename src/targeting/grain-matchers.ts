@@ -85,7 +85,7 @@ export function ipGrainsMatch(target: IpTarget, grains: Grains): boolean {
     if (typeof item !== 'string') continue;
     const a = parseIpAddress(item);
     if (!a || a.version !== version) continue;
-    if (target.kind === 'address' ? a.value === target.addr.value : inNetwork(a, target.net)) return true;
+    if (target.kind === 'address' ? a.text === target.addr.text : inNetwork(a, target.net)) return true;
   }
   return false;
 }

@@ -60,6 +60,14 @@ test('md5-crypt: $apr1$ and $1$ as openssl passwd writes them', () => {
   assert.equal(md5CryptVerify('a much longer password than sixteen bytes', '$1$saltsalt$kL1Bms5vqNqrS8fEEnfCW1'), true);
 });
 
+test('md5-crypt hashes a non-ASCII password as its UTF-8 bytes, as openssl passwd does', () => {
+  // printf 'ünïcode' | openssl passwd -apr1 -salt abcdefgh -stdin; printf 'pässwörd' | openssl passwd -1 -salt Ab.9 -stdin
+  assert.equal(md5CryptVerify('ünïcode', '$apr1$abcdefgh$RseaHM3OTygvWlcYBh/c90'), true);
+  assert.equal(md5CryptVerify('pässwörd', '$1$Ab.9$9014XmJEKkZ.0WI9QssF61'), true);
+  assert.equal(md5CryptVerify('passwoerd', '$1$Ab.9$9014XmJEKkZ.0WI9QssF61'), false);
+  assert.equal(md5CryptVerify('x', '$apr1$toolongsalt$9014XmJEKkZ.0WI9QssF61'), undefined, 'a salt over 8 characters is not a hash brine checks');
+});
+
 const rejectsAsync = async (p: Promise<unknown>, c: string, re?: RegExp) =>
   assert.rejects(p, (err: unknown) => {
     assert.ok(isBrineError(err), `expected a BrineError, got ${String(err)}`);

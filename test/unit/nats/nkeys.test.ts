@@ -1,5 +1,6 @@
-// The nkey and JWT encoders (src/nats) against the official @nats-io/nkeys as an independent
-// oracle (a dev dependency only: brine itself signs with node:crypto), plus published vectors.
+// brine's nkey and JWT code (src/nats, on @nats-io/nkeys and @nats-io/jwt) against the official
+// library's KeyPair API, still an independent oracle for signatures (brine signs with node:crypto),
+// plus published vectors for the checksum and base32.
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';

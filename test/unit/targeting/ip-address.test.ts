@@ -14,7 +14,9 @@ test('valid addresses parse and print in canonical form', () => {
     ['FD00:0:0:0:0:0:0:21', 'fd00::21'],
     ['2001:db8:0:0:1:0:0:1', '2001:db8::1:0:0:1'],
     ['fe80::1%eth0', 'fe80::1'],
-    ['::ffff:10.0.0.1', '::ffff:a00:1'],
+    // an IPv4-mapped address keeps its dotted tail (RFC 5952 section 5, Python 3.13's str())
+    ['::ffff:10.0.0.1', '::ffff:10.0.0.1'],
+    ['::ffff:a00:1', '::ffff:10.0.0.1'],
     ['1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8'],
   ];
   for (const [text, canonical] of cases) {
@@ -47,4 +49,17 @@ test('networks: prefix bounds, strict host bits, membership by family', () => {
   assert.ok('problem' in parseIpNetwork('::/129'));
   assert.ok('problem' in parseIpNetwork('10.0.0.0/'));
   assert.ok('problem' in parseIpNetwork('10.0.0.0/a'));
+});
+
+test('node:net-backed details: IPv6 host bits name the network, a mapped IPv6 address is not in an IPv4 network', () => {
+  assert.deepEqual(parseIpNetwork('fd00::1/8'), { problem: 'fd00::1/8 has host bits set; the network is fd00::/8' });
+  assert.deepEqual(parseIpNetwork('2001:db8::ffff:1/100'), { problem: '2001:db8::ffff:1/100 has host bits set; the network is 2001:db8::f000:0/100' });
+  const v4 = parseIpNetwork('10.0.0.0/8');
+  assert.ok('network' in v4);
+  // BlockList alone would say yes here; Python's ipaddress never compares across families
+  assert.equal(inNetwork(parseIpAddress('::ffff:10.1.2.3')!, v4.network), false);
+  const mapped = parseIpNetwork('::ffff:10.0.0.0/104');
+  assert.ok('network' in mapped);
+  assert.equal(inNetwork(parseIpAddress('::ffff:10.9.9.9')!, mapped.network), true);
+  assert.equal(inNetwork(parseIpAddress('::ffff:11.0.0.1')!, mapped.network), false);
 });
