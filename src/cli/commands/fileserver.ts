@@ -5,7 +5,7 @@
 
 import type { Command } from 'commander';
 import { controlSocketPath } from '../../master/control-socket-path.js';
-import type { FileserverUpdated } from '../../protocol/index.js';
+import type { FileserverUpdated, GitPillarUpdated } from '../../protocol/index.js';
 import { BrineError, ERRORS } from '../../util/errors.js';
 import { printable, printableJson } from '../../util/printable.js';
 import { requestOnce } from '../control-client.js';
@@ -16,7 +16,7 @@ interface UpdateFlags extends ConfigFlags {
   out?: string;
 }
 
-export function renderUpdate(reply: FileserverUpdated): string {
+export function renderUpdate(reply: FileserverUpdated | GitPillarUpdated): string {
   if (reply.remotes.length === 0) return 'no gitfs remotes to update (fileserver_backend has no gitfs, or gitfs_remotes is empty)\n';
   return reply.remotes.map((r) => `${printable(r.remote)}: ${r.ok ? (r.changed ? 'updated' : 'up to date') : `FAILED: ${printable(r.error ?? 'unknown error')}`}\n`).join('');
 }
