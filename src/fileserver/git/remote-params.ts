@@ -99,7 +99,7 @@ export function readRemoteEntries(list: unknown, option: string, r: ParamReaders
       const [k, v] = Object.entries(entry as Record<string, unknown>)[0]!;
       id = k.trim();
       params = r.paramsOf(v, `${option}[${i}] ${redactUrls(id)}`);
-    } else throw r.bad(`${option}[${i}] is neither a remote nor a one-key mapping of a remote to its parameters`, `write it as ${example}`);
+    } else throw r.bad(`${option}[${i}] is neither a URL nor a one-key mapping of a URL to its parameters`, `write it as ${example}`);
     const shown = redactUrls(id);
     const where = `${option} ${shown}`;
     if (id === '') throw r.bad(`${option}[${i}] is empty`, `give the URL of a git repository, e.g. ${example}`);
@@ -109,7 +109,7 @@ export function readRemoteEntries(list: unknown, option: string, r: ParamReaders
     const name = r.text(params.name, `${where} name`);
     if (name !== '' && !/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(name)) throw r.bad(`${where}: name ${JSON.stringify(name)} is not a plain word`, 'use letters, digits, _, - and .');
     const cacheName = name !== '' ? name : createHash('sha256').update(id).digest('hex');
-    if (names.has(cacheName)) throw r.bad(`${where}: another remote has the same ${name !== '' ? `name ${name}` : 'id'}`, 'give each remote its own name (or remove the duplicate)');
+    if (names.has(cacheName)) throw r.bad(`${where}: another remote has the same ${name !== '' ? `name ${name}` : 'URL'}`, 'give each remote its own name (or remove the duplicate)');
     names.add(cacheName);
     return { id, shown, where, params, cacheName };
   });
