@@ -21,7 +21,13 @@ export const GIT_PILLAR_OPTIONS = [
     doc: "The pillar environment every git_pillar remote's top file serves; empty derives it from the branch (the base branch is base, another branch is the environment of its name).",
   },
   { name: 'git_pillar_root', type: 'string', default: '', roles: MASTER, doc: 'A directory inside each git_pillar repository that holds its top.sls and SLS files.' },
-  { name: 'git_pillar_fallback', type: 'string', default: '', roles: MASTER, doc: 'A branch or tag checked out when the one a remote asks for does not exist (an `__env__` remote and a pillarenv it has no branch for).' },
+  {
+    name: 'git_pillar_fallback',
+    type: 'string',
+    default: '',
+    roles: MASTER,
+    doc: 'A branch or tag checked out when the one a remote asks for does not exist (an `__env__` remote and a pillarenv it has no branch for).',
+  },
   {
     name: 'git_pillar_includes',
     type: 'bool',
@@ -49,7 +55,13 @@ export const GIT_PILLAR_OPTIONS = [
   { name: 'git_pillar_password', type: 'string', default: '', roles: MASTER, doc: 'Password for HTTPS git_pillar remotes; refused over plain http unless git_pillar_insecure_auth.' },
   { name: 'git_pillar_insecure_auth', type: 'bool', default: false, roles: MASTER, doc: 'Allow git_pillar_password over plain http:// remotes.' },
   { name: 'git_pillar_privkey', type: 'string', default: '', roles: MASTER, doc: 'SSH private key file for ssh git_pillar remotes (ssh -i, IdentitiesOnly=yes); it must not need a passphrase.' },
-  { name: 'git_pillar_pubkey', type: 'string', default: '', roles: MASTER, doc: 'SSH public key file matching git_pillar_privkey (accepted for Salt compatibility; ssh finds it beside the private key).' },
+  {
+    name: 'git_pillar_pubkey',
+    type: 'string',
+    default: '',
+    roles: MASTER,
+    doc: 'SSH public key file matching git_pillar_privkey (accepted for Salt compatibility; ssh finds it beside the private key).',
+  },
   {
     name: 'git_pillar_passphrase',
     type: 'string',

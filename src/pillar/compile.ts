@@ -220,7 +220,8 @@ export async function compilePillar(source: PillarSource, minion: PillarMinion, 
     },
   };
   // salt/pillar merge_tops: every section of every top file (top_file_merging_strategy is the states')
-  const { top, errors } = envs.length === 0 ? { top: {}, errors: [] } : await evaluateTop(envs, loader, minion, { ...(opts.pillarenv !== undefined ? { saltenv: opts.pillarenv } : {}), strategy: 'pillar' });
+  const { top, errors } =
+    envs.length === 0 ? { top: {}, errors: [] } : await evaluateTop(envs, loader, minion, { ...(opts.pillarenv !== undefined ? { saltenv: opts.pillarenv } : {}), strategy: 'pillar' });
   for (const e of errors) c.errors.push(e.message);
   for (const [env, patterns] of Object.entries(top)) {
     if (!envs.includes(env)) {

@@ -24,14 +24,16 @@ export function judgeGitfs(usesGitfs: boolean, status: GitfsStatusFile | undefin
 export function judgeGitPillar(usesGitPillar: boolean, status: GitfsStatusFile | undefined, now: number): Check[] {
   if (!usesGitPillar) return [];
   if (status === undefined)
-    return [warn('git_pillar', 'the master has not reported on its git_pillar remotes yet (no git_pillar/status.json in cachedir)', 'start the master, wait for its first fetch, then run the doctor again')];
+    return [
+      warn('git_pillar', 'the master has not reported on its git_pillar remotes yet (no git_pillar/status.json in cachedir)', 'start the master, wait for its first fetch, then run the doctor again'),
+    ];
   return status.remotes.map((r) => judgeRemote(`git_pillar ${r.remote}`, r, now, PILLAR_FIX, 'every pillar render fails (EXT_PILLAR_FAILED) until a fetch succeeds'));
 }
 
 function judgeRemote(what: string, r: GitfsStatusFile['remotes'][number], now: number, fix: string, never: string): Check {
-    if (r.ok) return ok(what, r.lastSuccess === undefined ? 'not fetched yet' : `fetched ${duration(now - r.lastSuccess)} ago`);
-    const since = r.failingSince === undefined ? '' : ` for ${duration(now - r.failingSince)} (${r.failures} failed fetches)`;
-    const err = r.lastError ?? 'unknown error';
-    if (r.serving) return warn(what, `unreachable${since}: ${err}; the last good checkout is still served`, fix);
-    return fail(what, `unreachable${since}: ${err}; ${never}`, fix);
+  if (r.ok) return ok(what, r.lastSuccess === undefined ? 'not fetched yet' : `fetched ${duration(now - r.lastSuccess)} ago`);
+  const since = r.failingSince === undefined ? '' : ` for ${duration(now - r.failingSince)} (${r.failures} failed fetches)`;
+  const err = r.lastError ?? 'unknown error';
+  if (r.serving) return warn(what, `unreachable${since}: ${err}; the last good checkout is still served`, fix);
+  return fail(what, `unreachable${since}: ${err}; ${never}`, fix);
 }

@@ -159,7 +159,10 @@ export class GitRemotePool<C extends PoolRemoteConfig> implements GitRemotes {
       const first = r.health.failed(this.opts.now(), message);
       if (first) {
         const serving = r.refs === undefined ? 'nothing is served from it until a fetch succeeds' : 'the last good checkout is still served';
-        logger.warn({ remote: r.config.shown, code }, `${code}: ${role} remote ${r.config.shown} could not be fetched: ${message}; ${serving}. Check its URL and credentials, then run '${this.opts.updateCommand}'`);
+        logger.warn(
+          { remote: r.config.shown, code },
+          `${code}: ${role} remote ${r.config.shown} could not be fetched: ${message}; ${serving}. Check its URL and credentials, then run '${this.opts.updateCommand}'`,
+        );
       }
       return { remote: r.config.shown, ok: false, changed: false, error: message };
     }
