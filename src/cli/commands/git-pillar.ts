@@ -7,11 +7,10 @@
 import type { Command } from 'commander';
 import { controlSocketPath } from '../../master/control-socket-path.js';
 import type { GitPillarUpdated } from '../../protocol/index.js';
-import { BrineError, ERRORS } from '../../util/errors.js';
-import { printableJson } from '../../util/printable.js';
+import { BrineError } from '../../util/errors.js';
 import { requestOnce } from '../control-client.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
-import { renderUpdate } from './fileserver.js';
+import { printUpdates } from './fileserver.js';
 
 interface UpdateFlags extends ConfigFlags {
   branch?: string;
@@ -24,13 +23,7 @@ async function update(flags: UpdateFlags): Promise<number> {
   if (flags.out !== undefined && flags.out !== 'json' && flags.out !== 'text') throw new BrineError('USAGE', `unknown --out '${flags.out}': use text or json`);
   const request = { t: 'git_pillar_update' as const, ...(flags.branch !== undefined ? { branch: flags.branch } : {}), ...(flags.repo !== undefined ? { repo: flags.repo } : {}) };
   const reply = await requestOnce<GitPillarUpdated>(controlSocketPath(opts), request, 'git_pillar_updated');
-  process.stdout.write(flags.out === 'json' ? `${printableJson(reply.remotes, 4)}\n` : renderUpdate(reply));
-  const failed = reply.remotes.filter((r) => !r.ok);
-  if (failed.length === 0) return 0;
-  process.stderr.write(
-    `GIT_PILLAR_REMOTE_UNREACHABLE: ${failed.length} git_pillar remote(s) could not be fetched; pillar keeps coming from their last good checkout\n  fix: ${ERRORS.GIT_PILLAR_REMOTE_UNREACHABLE.fix}\n`,
-  );
-  return ERRORS.GIT_PILLAR_REMOTE_UNREACHABLE.exit;
+  return printUpdates(reply, flags.out, 'GIT_PILLAR_REMOTE_UNREACHABLE', 'git_pillar remote(s) could not be fetched; pillar keeps coming from their last good checkout');
 }
 
 export function registerGitPillar(program: Command): void {

@@ -92,8 +92,10 @@ class GitPillarSource implements ExtPillarSource {
   /** The checkout directory of one remote for this render, or undefined when `__env__` has no such branch. */
   private async checkout(m: PoolMember<GitPillarRemote>, pillarenv: string | undefined): Promise<PillarDir | undefined> {
     const c = m.config;
-    if (m.refs === undefined) {
-      const why = m.health.status().lastError;
+    const st = m.health.status();
+    // a failed first fetch leaves an empty clone: nothing was ever fetched from this remote
+    if (m.refs === undefined || (st.lastSuccess === undefined && m.refs.branches.size + m.refs.tags.size === 0)) {
+      const why = st.lastError;
       throw new BrineError(
         'EXT_PILLAR_FAILED',
         `${this.label}: remote ${c.shown} has not been fetched${why ? ` (${why})` : ' yet'}; check its URL and credentials, then run 'brine git-pillar update'`,
