@@ -208,7 +208,7 @@ export const ERRORS = {
     1,
   ),
   EXT_PILLAR_FAILED: spec(
-    'An ext_pillar could not give its data for a minion: a cmd_json/cmd_yaml command that exited non-zero, timed out or printed something that is not a JSON/YAML mapping, or a file_tree root_dir that is missing or unreadable. The pillar render failed and the minion keeps its last good pillar.',
+    'An ext_pillar could not give its data for a minion: a cmd_json/cmd_yaml command that exited non-zero, timed out or printed something that is not a JSON/YAML mapping, a file_tree root_dir that is missing or unreadable, or a git_pillar remote never fetched, a branch gone, its root missing or one of its SLS failing to render. The pillar render failed and the minion keeps its last good pillar.',
     "Run the command the message names by hand on the master (as the master's user, with the minion ID for %s) and fix it, or fix the file_tree directory; then run saltutil.refresh_pillar. The output itself is never quoted (it may hold secrets).",
     1,
   ),
