@@ -23,6 +23,7 @@ const COMMANDS: ReadonlyArray<readonly [readonly string[], () => Promise<Registe
   [['api'], async () => (await import('./commands/api.js')).registerApi],
   [['nats'], async () => (await import('./commands/nats.js')).registerNats],
   [['fileserver'], async () => (await import('./commands/fileserver.js')).registerFileserver],
+  [['git-pillar'], async () => (await import('./commands/git-pillar.js')).registerGitPillar],
 ];
 
 /** The program with every subcommand, or only `only` when it names one (faster start). */

@@ -14,7 +14,6 @@ export interface UnimplementedSaltOption {
 }
 
 const TABLE: readonly UnimplementedSaltOption[] = [
-  { name: 'git_pillar_base', lost: 'brine has no git_pillar; pillar comes from pillar_roots only' },
   { name: 'hgfs_remotes', lost: 'brine has no hgfs; salt:// is served from file_roots only' },
   { name: 'svnfs_remotes', lost: 'brine has no svnfs; salt:// is served from file_roots only' },
   { name: 'minionfs_whitelist', lost: 'brine has no minionfs; salt:// is served from file_roots only' },
@@ -57,6 +56,6 @@ export function isUnhonoured(row: UnimplementedSaltOption, value: unknown): bool
 export const SERVED_BACKENDS: readonly string[] = ['roots', 'root'];
 
 /** The ext_pillar kinds brine runs (src/pillar/ext registers them; a test keeps the two equal). */
-export const SERVED_EXT_PILLARS: readonly string[] = ['cmd_json', 'cmd_yaml', 'file_tree'];
+export const SERVED_EXT_PILLARS: readonly string[] = ['cmd_json', 'cmd_yaml', 'file_tree', 'git'];
 /** gitfs (Salt also accepts `git`), served by the master only (docs/fileserver.md). */
 export const MASTER_BACKENDS: readonly string[] = ['gitfs', 'git'];

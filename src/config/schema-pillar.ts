@@ -2,6 +2,8 @@
 // salt/renderers/gpg.py read them), spliced into the option table (schema.ts) after the pillar
 // options. Same row format and `as const` as schema.ts.
 
+import { GIT_PILLAR_OPTIONS } from './schema-git-pillar.js';
+
 const BOTH = ['master', 'minion'] as const;
 const MASTER = ['master'] as const;
 
@@ -11,7 +13,7 @@ export const PILLAR_SOURCE_OPTIONS = [
     type: 'list',
     default: [],
     roles: MASTER,
-    doc: 'External pillars, in order, each a one-key mapping: `cmd_json: <command %s>`, `cmd_yaml: <command %s>` (%s is the minion ID) or `file_tree: {root_dir: ..., keep_newline: ..., template: ...}`; each gets the pillar so far and is merged over it. Other kinds (git, ...) are skipped with a start-up warning. See docs/pillar.md.',
+    doc: 'External pillars, in order, each a one-key mapping: `cmd_json: <command %s>`, `cmd_yaml: <command %s>` (%s is the minion ID), `file_tree: {root_dir: ..., keep_newline: ..., template: ...}` or `git: [<branch> <URL>, ...]` (git_pillar); each gets the pillar so far and is merged over it. Other kinds (mongo, ...) are skipped with a start-up warning. See docs/pillar.md.',
   },
   {
     name: 'ext_pillar_first',
@@ -31,6 +33,7 @@ export const PILLAR_SOURCE_OPTIONS = [
     brineOnly: true,
     doc: 'How long a cmd_json or cmd_yaml command may run for one minion; after that it is killed and the pillar render fails with EXT_PILLAR_FAILED.',
   },
+  ...GIT_PILLAR_OPTIONS,
   {
     name: 'gpg_keydir',
     type: 'string',

@@ -12,7 +12,9 @@ import {
   type ControlRequest,
   type EmitHookRequest,
   type EventsRequest,
+  type FileserverUpdated,
   type FileserverUpdateRequest,
+  type GitPillarUpdateRequest,
   type KeysChangedRequest,
   type MatchRequest,
   type MetricsRequest,
@@ -50,6 +52,8 @@ export interface ControlDeps {
   metrics(): Promise<{ text: string; contentType: string }>;
   /** `brine fileserver update`: fetches the gitfs remotes now; absent when the master has no file server yet. */
   fileserverUpdate?(backend?: string): Promise<{ remote: string; ok: boolean; changed: boolean; error?: string }[]>;
+  /** `brine git-pillar update`: fetches the git_pillar remotes now (those matching branch and repo). */
+  gitPillarUpdate?(branch?: string, repo?: string): Promise<{ remote: string; ok: boolean; changed: boolean; error?: string }[]>;
   clock: { now(): number };
 }
 
@@ -145,21 +149,32 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     );
   });
 
-  on<FileserverUpdateRequest>('fileserver_update', (req, channel) => {
-    const update = deps.fileserverUpdate;
-    if (update === undefined) throw new BrineError('FILESERVER_UNAVAILABLE', 'the master has not started its file server yet; try again in a moment');
-    update(req.backend).then(
+  /** Answers an update of git remotes (gitfs or git_pillar) with each remote's outcome, or the error. */
+  const answerUpdate = (channel: ControlChannel, running: Promise<FileserverUpdated['remotes']>, t: 'fileserver_updated' | 'git_pillar_updated'): void => {
+    running.then(
       (remotes) => {
-        channel.send({ t: 'fileserver_updated', remotes });
+        channel.send({ t, remotes });
         channel.close('shutdown');
       },
       (err) => {
         const e = toBrineError(err);
-        if (e.code === 'INTERNAL') deps.logger.error({ err: e }, 'fileserver update failed');
+        if (e.code === 'INTERNAL') deps.logger.error({ err: e }, `${t === 'fileserver_updated' ? 'fileserver' : 'git_pillar'} update failed`);
         channel.send({ t: 'error', code: e.code, message: e.message });
         channel.close('shutdown');
       },
     );
+  };
+
+  on<FileserverUpdateRequest>('fileserver_update', (req, channel) => {
+    const update = deps.fileserverUpdate;
+    if (update === undefined) throw new BrineError('FILESERVER_UNAVAILABLE', 'the master has not started its file server yet; try again in a moment');
+    answerUpdate(channel, update(req.backend), 'fileserver_updated');
+  });
+
+  on<GitPillarUpdateRequest>('git_pillar_update', (req, channel) => {
+    const update = deps.gitPillarUpdate;
+    if (update === undefined) throw new BrineError('FILESERVER_UNAVAILABLE', 'the master has not started its git_pillar remotes yet; try again in a moment');
+    answerUpdate(channel, update(req.branch, req.repo), 'git_pillar_updated');
   });
 
   on<EventsRequest>('events', (req, channel) => {

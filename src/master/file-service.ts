@@ -10,7 +10,7 @@ import type { Clock } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
 import { FileBackends, FileRoots, serveFileRequest, type FileBackend, type FileRootsConfig } from '../fileserver/index.js';
 import { GitfsBackend, type GitfsBackendOptions, type RemoteUpdate } from '../fileserver/git/index.js';
-import { GitfsUpdater } from './gitfs-updater.js';
+import { GITFS_STATUS_FILE, GitRemotesUpdater } from './gitfs-updater.js';
 
 /** What the service needs of a session. */
 export interface FileSession {
@@ -52,7 +52,7 @@ export class FileService {
   readonly roots: FileRoots;
   /** What minions are served from: the backends in fileserver_backend order. */
   readonly backends: FileBackends;
-  private readonly gitfs: GitfsUpdater | undefined;
+  private readonly gitfs: GitRemotesUpdater | undefined;
   private readonly outstanding = new WeakMap<FileSession, number>();
   private readonly chunkSize: number;
   /** Refused paths so far (threats.md #8), for tests and diagnostics. */
@@ -68,7 +68,7 @@ export class FileService {
     this.backends = new FileBackends(backends);
     this.chunkSize = opts.file_buffer_size;
     if (gitfs && clock) {
-      this.gitfs = new GitfsUpdater(gitfs, opts.cachedir ?? '', clock, logger);
+      this.gitfs = new GitRemotesUpdater(gitfs, GITFS_STATUS_FILE, opts.cachedir ?? '', clock, logger);
       this.gitfs.start();
     }
   }

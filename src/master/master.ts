@@ -24,6 +24,7 @@ import { AcceptedKeyIndex } from './accepted-keys.js';
 import { AuthAdmission } from './admission.js';
 import { RefusalLog } from './refusal-log.js';
 import { FileService } from './file-service.js';
+import { GitPillarUpdates } from './git-pillar-updates.js';
 import { PillarService } from './pillar-service.js';
 import { MineStore } from './mine-store.js';
 import { answerMineRequest } from './mine-service.js';
@@ -57,6 +58,7 @@ export class Master {
   private refusals: RefusalLog | undefined;
   /** salt:// for accepted minions (file_roots); created in open() so a bad file_roots fails the start. */
   files: FileService | undefined;
+  gitPillar: GitPillarUpdates | undefined;
   /** Per-minion pillar from pillar_roots; created in open() so a bad pillar option fails the start. */
   pillar: PillarService | undefined;
   /** Sessions not yet closed, each with its pre-auth slot (released at sign-in). */
@@ -187,6 +189,8 @@ export class Master {
     await this.startApi(cache, minionData, pillar, refusals);
     const files = new FileService(opts, logger, clock);
     this.files = files;
+    const gitPillar = new GitPillarUpdates(pillar.gitRemotes(), opts.cachedir, clock, logger);
+    this.gitPillar = gitPillar;
     this.control = await startControlServer(controlSocketPath(opts), {
       logger,
       jobs: this.jobs,
@@ -197,6 +201,7 @@ export class Master {
       match: (tgt, tgtType, delimiter, within) => matchAccepted(acceptedWithin(this.keys.list('accepted'), within), tgt, tgtType, targeting, delimiter),
       metrics: async () => ({ text: await this.metrics.renderMetrics(), contentType: this.metrics.contentType }),
       fileserverUpdate: (backend) => files.update(backend),
+      gitPillarUpdate: (branch, repo) => gitPillar.update(branch, repo),
       clock,
     });
 
@@ -534,6 +539,7 @@ export class Master {
     this.pacingTimer?.cancel();
     this.heartbeatWheel?.close();
     this.files?.close();
+    this.gitPillar?.close();
     this.jobs?.stop();
     for (const s of this.live.keys()) s.close('shutdown');
     await Promise.all([this.listener?.close(), this.nats?.stop(), this.control?.close(), this.metricsServer?.close(), this.apiServer?.close()]);

@@ -13,6 +13,7 @@ import type { Logger } from '../util/logger.js';
 import { printable } from '../util/printable.js';
 import { checkMergeStrategy, type MergeStrategy, type PillarData } from '../util/dict-merge.js';
 import type { PillarReply, PillarRequest } from '../protocol/index.js';
+import type { GitRemotes } from '../fileserver/git/index.js';
 import { compilePillar, type ExtPillarSource, GpgCache, type GpgOptions, gpgKeysStamp, gpgOptionsOf, PillarRoots, planExtPillar } from '../pillar/index.js';
 
 /** What the service needs of a session: the identity is the session's, never the request's. */
@@ -130,6 +131,10 @@ export class PillarService {
       pillarenv: opts.pillarenv,
       pillarenvRoots: opts.pillarenv === null ? undefined : this.roots.roots.roots.get(opts.pillarenv),
       cmdTimeoutMs: (opts.ext_pillar_cmd_timeout ?? 60) * 1000,
+      // git_pillar_* options, its clones under cachedir, its fetch failures in the log
+      options: opts as unknown as Readonly<Record<string, unknown>>,
+      cachedir: opts.cachedir,
+      logger,
     });
     this.ext = plan.sources;
     this.gpg = gpgOptionsOf(opts, (what) => logger.warn({ code: 'GPG_DECRYPT_FAILED' }, what), this.gpgCache);
@@ -139,6 +144,11 @@ export class PillarService {
     fs.chmodSync(dir, 0o700);
     for (const rec of readPillarCache(opts.cachedir)) this.entries.set(rec.id, { ...rec, stamp: '' });
     if (this.entries.size > 0) logger.info({ minions: this.entries.size }, `loaded the cached pillar of ${this.entries.size} minions`);
+  }
+
+  /** The git remotes of the git ext_pillar entries, which the master keeps fetched (GitRemotesUpdater). */
+  gitRemotes(): GitRemotes[] {
+    return this.ext.flatMap((s) => (s.remotes ? [s.remotes] : []));
   }
 
   /** The cached (last good) pillar of a minion, for pillar targets; undefined when none. */
@@ -182,6 +192,8 @@ export class PillarService {
     } catch {
       envs = [];
     }
+    // and the environments of git_pillar remotes (their branches)
+    envs = [...new Set([...envs, ...this.ext.flatMap((s) => s.envs?.() ?? [])])];
     if (envs.includes(pillarenv)) return true;
     const shown = printable(pillarenv.slice(0, 128));
     this.logger.info(

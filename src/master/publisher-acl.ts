@@ -32,6 +32,7 @@ const OPERATION_NAMES: Record<Exclude<ControlRequest['t'], 'publish'>, string> =
   emit_hook: 'emit an API hook event (brine api)',
   metrics: "read the master's metrics (brine api)",
   fileserver_update: 'update the fileserver backends (brine fileserver update)',
+  git_pillar_update: 'fetch the git_pillar remotes (brine git-pillar update)',
 };
 
 /**

@@ -9,7 +9,7 @@ import { evaluateTop, resolveInclude, slsVariables } from '../state/index.js';
 import { globMatch } from '../targeting/index.js';
 import { BrineError, isBrineError } from '../util/errors.js';
 import { mergePillar, type MergeStrategy, type PillarData } from '../util/dict-merge.js';
-import { type ExtPillarSource, runExtPillars } from './ext/index.js';
+import { type ExtPillarSource, type PillarTrees, runExtPillars } from './ext/index.js';
 import type { PillarSource } from './source.js';
 
 export interface PillarMinion {
@@ -181,7 +181,18 @@ class Compilation {
 /** Renders this minion's pillar from the source. Never throws for a bad tree: see `errors`. */
 export async function compilePillar(source: PillarSource, minion: PillarMinion, opts: PillarCompileOptions): Promise<PillarResult> {
   const c = new Compilation(source, minion, opts);
-  const extCtx = { minionId: minion.id, grains: minion.grains, nodegroups: minion.nodegroups ?? {}, ...(opts.gpg ? { gpg: opts.gpg } : {}) };
+  const trees: PillarTrees = {
+    pillarenv: opts.pillarenv,
+    // Salt's git_pillar: Pillar(opts, grains, minion_id, env).compile_pillar(ext=False)
+    render: async (tree, pillarenv) => {
+      const { ext: _ext, extFirst: _first, pillarenv: _env, ...rest } = opts;
+      const r = await compilePillar(tree, minion, { ...rest, ...(pillarenv !== undefined ? { pillarenv } : {}) });
+      for (const g of r.unsafeGrains) c.unsafeGrains.add(g);
+      return { pillar: r.pillar, errors: r.errors };
+    },
+    merge: (a, b) => mergePillar(a, b, opts.strategy, opts.mergeLists),
+  };
+  const extCtx = { minionId: minion.id, grains: minion.grains, nodegroups: minion.nodegroups ?? {}, trees, ...(opts.gpg ? { gpg: opts.gpg } : {}) };
   const runExt = async (): Promise<void> => {
     if (!opts.ext || opts.ext.length === 0) return;
     const r = await runExtPillars(opts.ext, extCtx, c.pillar, opts.strategy, opts.mergeLists);
@@ -196,7 +207,9 @@ export async function compilePillar(source: PillarSource, minion: PillarMinion, 
   } catch (err) {
     return { pillar: {}, errors: [`pillar_roots: ${isBrineError(err) ? err.message : String(err)}`], top: {}, unsafeGrains: [] };
   }
-  if (opts.pillarenv !== undefined && !envs.includes(opts.pillarenv)) {
+  // a pillarenv only an ext_pillar serves (a git_pillar branch): no SLS of pillar_roots apply
+  if (opts.pillarenv !== undefined && !envs.includes(opts.pillarenv) && opts.ext?.some((s) => s.envs?.().includes(opts.pillarenv!))) envs = [];
+  else if (opts.pillarenv !== undefined && !envs.includes(opts.pillarenv)) {
     return { pillar: {}, errors: [`pillarenv '${opts.pillarenv}' is not an environment of pillar_roots (${envs.join(', ') || 'none'})`], top: {}, unsafeGrains: [] };
   }
   const loader = {
@@ -207,7 +220,8 @@ export async function compilePillar(source: PillarSource, minion: PillarMinion, 
     },
   };
   // salt/pillar merge_tops: every section of every top file (top_file_merging_strategy is the states')
-  const { top, errors } = await evaluateTop(envs, loader, minion, { ...(opts.pillarenv !== undefined ? { saltenv: opts.pillarenv } : {}), strategy: 'pillar' });
+  const { top, errors } =
+    envs.length === 0 ? { top: {}, errors: [] } : await evaluateTop(envs, loader, minion, { ...(opts.pillarenv !== undefined ? { saltenv: opts.pillarenv } : {}), strategy: 'pillar' });
   for (const e of errors) c.errors.push(e.message);
   for (const [env, patterns] of Object.entries(top)) {
     if (!envs.includes(env)) {

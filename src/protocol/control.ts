@@ -63,6 +63,8 @@ export const metricsRequestSchema = s.object({ t: s.literal('metrics') });
 
 /** `brine fileserver update`: fetch the gitfs remotes now (Salt's fileserver.update runner). */
 export const fileserverUpdateRequestSchema = s.object({ t: s.literal('fileserver_update'), backend: s.optional(s.string({ max: 64 })) });
+/** `brine git-pillar update`: fetch the git_pillar remotes now, or those of a branch and/or repo (Salt's git_pillar.update runner). */
+export const gitPillarUpdateRequestSchema = s.object({ t: s.literal('git_pillar_update'), branch: s.optional(s.string({ max: 1024 })), repo: s.optional(s.string({ max: 4096 })) });
 
 type ControlRequestSchema =
   | typeof publishRequestSchema
@@ -73,7 +75,8 @@ type ControlRequestSchema =
   | typeof activeJidsRequestSchema
   | typeof emitHookRequestSchema
   | typeof metricsRequestSchema
-  | typeof fileserverUpdateRequestSchema;
+  | typeof fileserverUpdateRequestSchema
+  | typeof gitPillarUpdateRequestSchema;
 
 export const CONTROL_REQUESTS = new Map<string, ControlRequestSchema>([
   ['publish', publishRequestSchema],
@@ -85,6 +88,7 @@ export const CONTROL_REQUESTS = new Map<string, ControlRequestSchema>([
   ['emit_hook', emitHookRequestSchema],
   ['metrics', metricsRequestSchema],
   ['fileserver_update', fileserverUpdateRequestSchema],
+  ['git_pillar_update', gitPillarUpdateRequestSchema],
 ]);
 
 export type PublishRequest = Infer<typeof publishRequestSchema>;
@@ -96,7 +100,18 @@ export type ActiveJidsRequest = Infer<typeof activeJidsRequestSchema>;
 export type EmitHookRequest = Infer<typeof emitHookRequestSchema>;
 export type MetricsRequest = Infer<typeof metricsRequestSchema>;
 export type FileserverUpdateRequest = Infer<typeof fileserverUpdateRequestSchema>;
-export type ControlRequest = PublishRequest | SessionsRequest | EventsRequest | KeysChangedRequest | MatchRequest | ActiveJidsRequest | EmitHookRequest | MetricsRequest | FileserverUpdateRequest;
+export type GitPillarUpdateRequest = Infer<typeof gitPillarUpdateRequestSchema>;
+export type ControlRequest =
+  | PublishRequest
+  | SessionsRequest
+  | EventsRequest
+  | KeysChangedRequest
+  | MatchRequest
+  | ActiveJidsRequest
+  | EmitHookRequest
+  | MetricsRequest
+  | FileserverUpdateRequest
+  | GitPillarUpdateRequest;
 
 // ---- master -> CLI ----------------------------------------------------------------------
 
@@ -169,10 +184,10 @@ export const hookEmittedSchema = s.object({ t: s.literal('hook_emitted') });
 export const metricsSchema = s.object({ t: s.literal('metrics'), text: s.string({ max: 32 * 1024 * 1024 }), contentType: s.string({ max: 256 }) });
 
 /** The answer to fileserver_update: each gitfs remote fetched, with git's message when it failed. */
-export const fileserverUpdatedSchema = s.object({
-  t: s.literal('fileserver_updated'),
-  remotes: s.array(s.object({ remote: s.string({ max: 4096 }), ok: s.bool(), changed: s.bool(), error: s.optional(s.string({ max: 65_536 })) }), { max: 10_000 }),
-});
+const remoteUpdates = s.array(s.object({ remote: s.string({ max: 4096 }), ok: s.bool(), changed: s.bool(), error: s.optional(s.string({ max: 65_536 })) }), { max: 10_000 });
+export const fileserverUpdatedSchema = s.object({ t: s.literal('fileserver_updated'), remotes: remoteUpdates });
+/** The answer to git_pillar_update: each git_pillar remote fetched (`<branch> <URL>`), with git's message when it failed. */
+export const gitPillarUpdatedSchema = s.object({ t: s.literal('git_pillar_updated'), remotes: remoteUpdates });
 
 export type Published = Infer<typeof publishedSchema>;
 export type JobReturn = Infer<typeof jobReturnSchema>;
@@ -191,7 +206,21 @@ export type ActiveJidsReply = Infer<typeof activeJidsSchema>;
 export type HookEmitted = Infer<typeof hookEmittedSchema>;
 export type MetricsReply = Infer<typeof metricsSchema>;
 export type FileserverUpdated = Infer<typeof fileserverUpdatedSchema>;
-export type ControlReply = Published | JobReturn | JobDone | SessionsReply | EventReply | KeysReconciled | ControlError | Matched | ActiveJidsReply | HookEmitted | MetricsReply | FileserverUpdated;
+export type GitPillarUpdated = Infer<typeof gitPillarUpdatedSchema>;
+export type ControlReply =
+  | Published
+  | JobReturn
+  | JobDone
+  | SessionsReply
+  | EventReply
+  | KeysReconciled
+  | ControlError
+  | Matched
+  | ActiveJidsReply
+  | HookEmitted
+  | MetricsReply
+  | FileserverUpdated
+  | GitPillarUpdated;
 
 export const CONTROL_REPLIES = new Map<
   string,
@@ -207,8 +236,10 @@ export const CONTROL_REPLIES = new Map<
   | typeof hookEmittedSchema
   | typeof metricsSchema
   | typeof fileserverUpdatedSchema
+  | typeof gitPillarUpdatedSchema
 >([
   ['fileserver_updated', fileserverUpdatedSchema],
+  ['git_pillar_updated', gitPillarUpdatedSchema],
   ['matched', matchedSchema],
   ['active_jids', activeJidsSchema],
   ['hook_emitted', hookEmittedSchema],

@@ -213,7 +213,7 @@ export const ERRORS = {
     1,
   ),
   EXT_PILLAR_FAILED: spec(
-    'An ext_pillar could not give its data for a minion: a cmd_json/cmd_yaml command that exited non-zero, timed out or printed something that is not a JSON/YAML mapping, or a file_tree root_dir that is missing or unreadable. The pillar render failed and the minion keeps its last good pillar.',
+    'An ext_pillar could not give its data for a minion: a cmd_json/cmd_yaml command that exited non-zero, timed out or printed something that is not a JSON/YAML mapping, a file_tree root_dir that is missing or unreadable, or a git_pillar remote never fetched, a branch gone, its root missing or one of its SLS failing to render. The pillar render failed and the minion keeps its last good pillar.',
     "Run the command the message names by hand on the master (as the master's user, with the minion ID for %s) and fix it, or fix the file_tree directory; then run saltutil.refresh_pillar. The output itself is never quoted (it may hold secrets).",
     1,
   ),
@@ -242,6 +242,16 @@ export const ERRORS = {
     'A gitfs option or gitfs_remotes entry is malformed (an unknown per-remote parameter, a remote that is neither a URL nor a one-key mapping, a password over plain http without insecure_auth, two remotes with the same name); the master does not start.',
     'Fix the entry the message names (docs/fileserver.md has an example of each option) and restart the master.',
     78,
+  ),
+  GIT_PILLAR_CONFIG: spec(
+    'A git ext_pillar entry or a git_pillar_* option is malformed (a remote that is not `<branch> <URL>` or a one-key mapping of it to its parameters, an unknown per-remote parameter, `base` on a remote whose branch is not __env__, a password over plain http without insecure_auth, two remotes with the same name); the master does not start.',
+    'Fix the entry the message names (docs/pillar.md, "git_pillar", has an example of each option) and restart the master.',
+    78,
+  ),
+  GIT_PILLAR_REMOTE_UNREACHABLE: spec(
+    "A git_pillar remote could not be fetched (unreachable host, refused SSH key or HTTPS credentials, unknown host key, missing repository); the master keeps rendering pillar from that remote's last good checkout and retries on the next git_pillar_update_interval. A remote never fetched makes the pillar render fail (EXT_PILLAR_FAILED).",
+    "Check the URL and credentials the message names (git_pillar_privkey/git_pillar_pubkey, git_pillar_user/git_pillar_password, the host key in the master user's known_hosts or git_pillar_ssh_known_hosts), fix them, then run `brine git-pillar update` and `brine doctor master`.",
+    1,
   ),
 
   // the scheduler

@@ -5,7 +5,7 @@
 
 import type { Command } from 'commander';
 import { controlSocketPath } from '../../master/control-socket-path.js';
-import type { FileserverUpdated } from '../../protocol/index.js';
+import type { FileserverUpdated, GitPillarUpdated } from '../../protocol/index.js';
 import { BrineError, ERRORS } from '../../util/errors.js';
 import { printable, printableJson } from '../../util/printable.js';
 import { requestOnce } from '../control-client.js';
@@ -16,7 +16,7 @@ interface UpdateFlags extends ConfigFlags {
   out?: string;
 }
 
-export function renderUpdate(reply: FileserverUpdated): string {
+export function renderUpdate(reply: FileserverUpdated | GitPillarUpdated): string {
   if (reply.remotes.length === 0) return 'no gitfs remotes to update (fileserver_backend has no gitfs, or gitfs_remotes is empty)\n';
   return reply.remotes.map((r) => `${printable(r.remote)}: ${r.ok ? (r.changed ? 'updated' : 'up to date') : `FAILED: ${printable(r.error ?? 'unknown error')}`}\n`).join('');
 }
@@ -26,11 +26,16 @@ async function update(flags: UpdateFlags): Promise<number> {
   if (flags.out !== undefined && flags.out !== 'json' && flags.out !== 'text') throw new BrineError('USAGE', `unknown --out '${flags.out}': use text or json`);
   const request = flags.backend === undefined ? { t: 'fileserver_update' as const } : { t: 'fileserver_update' as const, backend: flags.backend };
   const reply = await requestOnce<FileserverUpdated>(controlSocketPath(opts), request, 'fileserver_updated');
-  process.stdout.write(flags.out === 'json' ? `${printableJson(reply.remotes, 4)}\n` : renderUpdate(reply));
+  return printUpdates(reply, flags.out, 'GITFS_REMOTE_UNREACHABLE', 'gitfs remote(s) could not be fetched; their last good checkout is still served');
+}
+
+/** Prints each remote's outcome (text or json); the exit status is `code`'s when one failed. */
+export function printUpdates(reply: FileserverUpdated | GitPillarUpdated, out: string | undefined, code: 'GITFS_REMOTE_UNREACHABLE' | 'GIT_PILLAR_REMOTE_UNREACHABLE', what: string): number {
+  process.stdout.write(out === 'json' ? `${printableJson(reply.remotes, 4)}\n` : renderUpdate(reply));
   const failed = reply.remotes.filter((r) => !r.ok);
   if (failed.length === 0) return 0;
-  process.stderr.write(`GITFS_REMOTE_UNREACHABLE: ${failed.length} gitfs remote(s) could not be fetched; their last good checkout is still served\n  fix: ${ERRORS.GITFS_REMOTE_UNREACHABLE.fix}\n`);
-  return ERRORS.GITFS_REMOTE_UNREACHABLE.exit;
+  process.stderr.write(`${code}: ${failed.length} ${what}\n  fix: ${ERRORS[code].fix}\n`);
+  return ERRORS[code].exit;
 }
 
 export function registerFileserver(program: Command): void {

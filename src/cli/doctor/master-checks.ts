@@ -7,12 +7,12 @@ import { toBrineError } from '../../util/errors.js';
 import type { MasterOptions } from '../../config/index.js';
 import type { SessionInfo, SessionsReply } from '../../protocol/index.js';
 import { KEY_STATE_DIRS, KeyStore, fingerprint } from '../../pki/index.js';
-import { controlSocketPath, readGitfsStatus, readPillarCache } from '../../master/index.js';
+import { controlSocketPath, GIT_PILLAR_STATUS_FILE, readGitfsStatus, readPillarCache } from '../../master/index.js';
 import { requestOnce } from '../control-client.js';
 import { fail, ok, type Check } from './check.js';
 import { directoriesCheck } from './dirs-check.js';
 import { judgePillar } from './pillar-check.js';
-import { judgeGitfs } from './gitfs-check.js';
+import { judgeGitfs, judgeGitPillar } from './gitfs-check.js';
 import { judgeDenied, judgeFlapping, judgeKeyCounts, type DeniedKey } from './master-verdicts.js';
 
 /** `configCheck`: the config line, made by the caller that loaded it. */
@@ -50,6 +50,8 @@ export async function masterChecks(opts: MasterOptions, configCheck: Check): Pro
   checks.push(...judgePillar(readPillarCache(opts.cachedir)));
   const backends = [opts.fileserver_backend].flat().map(String);
   checks.push(...judgeGitfs(backends.includes('gitfs') || backends.includes('git'), readGitfsStatus(opts.cachedir), Date.now()));
+  const gitPillar = Array.isArray(opts.ext_pillar) && opts.ext_pillar.some((e) => typeof e === 'object' && e !== null && 'git' in e);
+  checks.push(...judgeGitPillar(gitPillar, readGitfsStatus(opts.cachedir, GIT_PILLAR_STATUS_FILE), Date.now()));
   return checks;
 }
 

@@ -15,6 +15,8 @@ export interface GitAuth {
   strictHostKeyChecking: string;
   /** A known_hosts file for the remotes; '' uses ssh's default (~/.ssh/known_hosts). */
   knownHosts: string;
+  /** false: git_pillar's ssl_verify: False (GIT_SSL_NO_VERIFY), for a self-signed HTTPS server the operator accepts. */
+  sslVerify?: boolean;
 }
 
 const ASKPASS = `#!/bin/sh
@@ -48,6 +50,7 @@ export function gitAuthEnv(auth: GitAuth, helperDir: string): Record<string, str
   if (auth.knownHosts !== '') ssh.push('-o', `UserKnownHostsFile=${auth.knownHosts}`);
   if (auth.privkey !== '') ssh.push('-i', auth.privkey, '-o', 'IdentitiesOnly=yes');
   const env: Record<string, string> = { GIT_SSH_COMMAND: ssh.map(shellQuote).join(' '), GIT_SSH_VARIANT: 'ssh' };
+  if (auth.sslVerify === false) env.GIT_SSL_NO_VERIFY = 'true';
   if (auth.user !== '' || auth.password !== '') {
     env.GIT_ASKPASS = askpassScript(helperDir);
     env.BRINE_GIT_USER = auth.user;

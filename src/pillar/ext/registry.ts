@@ -7,11 +7,12 @@ import { BrineError, isBrineError } from '../../util/errors.js';
 import { mergePillar, type MergeStrategy, type PillarData } from '../../util/dict-merge.js';
 import { CMD_JSON, CMD_YAML } from './cmd.js';
 import { FILE_TREE } from './file-tree.js';
+import { GIT } from './git-pillar.js';
 import type { ExtPillarContext, ExtPillarKind, ExtPillarSetup, ExtPillarSource } from './types.js';
 
 const KINDS: ReadonlyMap<string, ExtPillarKind> = (() => {
   const m = new Map<string, ExtPillarKind>();
-  for (const k of [CMD_JSON, CMD_YAML, FILE_TREE]) {
+  for (const k of [CMD_JSON, CMD_YAML, FILE_TREE, GIT]) {
     if (m.has(k.name)) throw new Error(`ext_pillar kind ${k.name} registered twice`);
     m.set(k.name, k);
   }

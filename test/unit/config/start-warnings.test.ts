@@ -37,7 +37,7 @@ test('a missing file_roots or pillar_roots directory is named, with its environm
 test('each Salt option brine does not implement is named with what is lost; equivalent values and module settings are quiet', (t) => {
   const dir = configDir(t, {
     master: [
-      'ext_pillar:\n  - git: [master https://example.org/pillar.git]\n  - cmd_json: /bin/echo {}',
+      'ext_pillar:\n  - git: [master https://example.org/pillar.git]\n  - mongo: {}\n  - cmd_json: /bin/echo {}',
       'reactor:\n  - "salt/minion/*/start": [/srv/reactor/start.sls]',
       'fileserver_backend: [roots, gitfs, s3fs]',
       'master_job_cache: local_cache',
@@ -53,7 +53,7 @@ test('each Salt option brine does not implement is named with what is lost; equi
     w.map((x) => x.message),
     [
       "option 'event_return' is a Salt option brine does not implement and is ignored: events are not sent to any returner (brine has no returners)",
-      "ext_pillar 'git' is not implemented by brine and is skipped: its data is not in any pillar (brine runs cmd_json, cmd_yaml, file_tree)",
+      "ext_pillar 'mongo' is not implemented by brine and is skipped: its data is not in any pillar (brine runs cmd_json, cmd_yaml, file_tree, git)",
       "fileserver_backend 's3fs' is not implemented by brine and is ignored: salt:// is served from the roots and gitfs backends only",
       "option 'reactor' is a Salt option brine does not implement and is ignored: brine has no reactor: events do not start SLS runs",
     ],

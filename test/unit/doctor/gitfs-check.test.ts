@@ -4,7 +4,7 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judgeGitfs } from '../../../src/cli/doctor/gitfs-check.js';
+import { judgeGitfs, judgeGitPillar } from '../../../src/cli/doctor/gitfs-check.js';
 import { formatCheck } from '../../../src/cli/doctor/check.js';
 
 const NOW = 1_800_000_000_000;
@@ -29,5 +29,25 @@ test('gitfs health in brine doctor master', () => {
     'OK   gitfs ssh://git@a/r.git: fetched 30 s ago.',
     "WARN gitfs ssh://git@b/r.git: unreachable for 5 min (4 failed fetches): ssh: connect to host b port 22: Connection refused; the last good checkout is still served. Fix: check the URL and credentials (gitfs_privkey, gitfs_user/gitfs_password, the host key in known_hosts), then run 'brine fileserver update'",
     "FAIL gitfs https://***@c/r.git: unreachable for 5 s (1 failed fetches): Authentication failed; nothing from this remote is served. Fix: check the URL and credentials (gitfs_privkey, gitfs_user/gitfs_password, the host key in known_hosts), then run 'brine fileserver update'",
+  ]);
+});
+
+test('git_pillar health in brine doctor master: a remote never fetched is a FAIL because every pillar render fails', () => {
+  assert.deepEqual(judgeGitPillar(false, undefined, NOW), []);
+  assert.match(formatCheck(judgeGitPillar(true, undefined, NOW)[0]!), /^WARN git_pillar: the master has not reported on its git_pillar remotes yet/);
+  const lines = judgeGitPillar(
+    true,
+    {
+      at: NOW,
+      remotes: [
+        { remote: '__env__ file:///srv/p.git', ok: false, failures: 2, failingSince: NOW - 60_000, lastError: 'does not appear to be a git repository', serving: true },
+        { remote: 'master https://***@h/p.git', ok: false, failures: 1, failingSince: NOW - 5_000, lastError: 'Authentication failed', serving: false },
+      ],
+    },
+    NOW,
+  ).map(formatCheck);
+  assert.deepEqual(lines, [
+    "WARN git_pillar __env__ file:///srv/p.git: unreachable for 60 s (2 failed fetches): does not appear to be a git repository; the last good checkout is still served. Fix: check the URL and credentials (git_pillar_privkey, git_pillar_user/git_pillar_password, the host key in known_hosts), then run 'brine git-pillar update'",
+    "FAIL git_pillar master https://***@h/p.git: unreachable for 5 s (1 failed fetches): Authentication failed; every pillar render fails (EXT_PILLAR_FAILED) until a fetch succeeds. Fix: check the URL and credentials (git_pillar_privkey, git_pillar_user/git_pillar_password, the host key in known_hosts), then run 'brine git-pillar update'",
   ]);
 });

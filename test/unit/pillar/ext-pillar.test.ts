@@ -50,7 +50,7 @@ describe('ext_pillar option checked at start', () => {
       /^CONFIG_VALUE: ext_pillar entry #1/,
     );
     assert.match(
-      codeOf(() => planExtPillar([{ git: [] }, { cmd_json: 42 }], setup)),
+      codeOf(() => planExtPillar([{ mongo: {} }, { cmd_json: 42 }], setup)),
       /^CONFIG_VALUE: ext_pillar #2 \(cmd_json\): cmd_json takes the command as a string/,
     );
     assert.match(
@@ -73,8 +73,8 @@ describe('ext_pillar option checked at start', () => {
       codeOf(() => planExtPillar([{ file_tree: {} }], setup)),
       /file_tree needs root_dir/,
     );
-    const plan = planExtPillar([{ git: ['master https://x/p.git'] }, { mongo: {} }, { git: [] }, { cmd_json: '/bin/true' }], setup);
-    assert.deepEqual(plan.unsupported, ['git', 'mongo']);
+    const plan = planExtPillar([{ vault: 'path=secret/salt' }, { mongo: {} }, { vault: 'x' }, { cmd_json: '/bin/true' }], setup);
+    assert.deepEqual(plan.unsupported, ['vault', 'mongo']);
     assert.equal(plan.sources.length, 1);
     assert.equal(plan.sources[0]!.label, 'ext_pillar #4 (cmd_json)');
     assert.equal(plan.sources[0]!.stamp(), undefined, 'a command may change at any time');

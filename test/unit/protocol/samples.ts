@@ -178,6 +178,7 @@ export const CONTROL_REQUEST_SAMPLES: Sample[] = [
   { message: { t: 'emit_hook', path: 'deploy/done', user: 'alice', body: { version: 3 } }, optional: [], anyJson: ['body'], bad: { path: [1, 'x'.repeat(257)], user: [null] } },
   { message: { t: 'metrics' }, optional: [], bad: {} },
   { message: { t: 'fileserver_update', backend: 'gitfs' }, optional: ['backend'], bad: { backend: [1, 'x'.repeat(65)] } },
+  { message: { t: 'git_pillar_update', branch: '__env__', repo: 'https://git.example.org/pillar.git' }, optional: ['branch', 'repo'], bad: { branch: [1, 'x'.repeat(1025)], repo: [[]] } },
 ];
 
 export const CONTROL_REPLY_SAMPLES: Sample[] = [
@@ -199,6 +200,11 @@ export const CONTROL_REPLY_SAMPLES: Sample[] = [
     message: { t: 'fileserver_updated', remotes: [{ remote: 'ssh://git@h/r.git', ok: false, changed: false, error: 'Connection refused' }] },
     optional: [],
     bad: { remotes: [[{ remote: 'x', ok: 'yes', changed: false }], 'x'] },
+  },
+  {
+    message: { t: 'git_pillar_updated', remotes: [{ remote: '__env__ https://git.example.org/pillar.git', ok: true, changed: true }] },
+    optional: [],
+    bad: { remotes: [[{ remote: 'x', ok: true, changed: 'no' }], null] },
   },
   {
     message: { t: 'event', tag: 'brine/minion/web1/connected', event: { kind: 'minion_connected', id: 'web1', remote: '10.0.0.1:5000', agent: 'x', at: 1 } },
