@@ -60,7 +60,9 @@ describe('mine: masterless (file_client: local)', () => {
     const r = await callIn('solo', ['state.apply', 'minehosts']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     const states = got(r) as Record<string, { comment: string }>;
-    const comments = Object.values(states).map((s) => s.comment).sort();
+    const comments = Object.values(states)
+      .map((s) => s.comment)
+      .sort();
     assert.deepEqual(comments, ['{"solo": "db"}', '{}']);
   });
 

@@ -15,7 +15,9 @@ function parseRegexp(out: string): Matches {
     if (line === '') continue;
     const space = line.indexOf(' ');
     const key = space < 0 ? line : line.slice(0, space);
-    (matches[key] ??= []).push(space < 0 ? '' : line.slice(space + 1));
+    const values = matches[key] ?? [];
+    values.push(space < 0 ? '' : line.slice(space + 1));
+    matches[key] = values;
   }
   return matches;
 }
@@ -46,8 +48,7 @@ export const gitConfigUnset = defineState({
     const scope = global ? ['--global'] : [];
     const cwd = global ? undefined : a.repo;
     // exit 1 = nothing matches: an empty answer, as Salt's ignore_retcode read gives
-    const read = async (values?: string): Promise<Matches> =>
-      parseRegexp((await git.probe(['config', ...scope, '--get-regexp', key, ...(values === undefined ? [] : [values])], cwd)) ?? '');
+    const read = async (values?: string): Promise<Matches> => parseRegexp((await git.probe(['config', ...scope, '--get-regexp', key, ...(values === undefined ? [] : [values])], cwd)) ?? '');
 
     const preMatches = await read(valueRegex);
     if (Object.keys(preMatches).length === 0) return ret(true, 'No matching keys are set');
