@@ -70,7 +70,19 @@ function notPresent(name: string, would: string): StateResult {
   return stateResult(name, null, `Service ${name} not present; if created in this state run, it would have been ${would}`);
 }
 
+/**
+ * Salt's _offline(): systemd installed but not running (service.offline). Its running and dead
+ * states then return at once; a host without that function is not offline.
+ */
+async function offline(ctx: StateContext): Promise<boolean> {
+  const r = await callFn<boolean>(ctx, 'service.offline');
+  return r.ok && r.value === true;
+}
+
+const OFFLINE = 'Running in OFFLINE mode. Nothing to do';
+
 async function running(ctx: StateContext, name: string, enable: boolean | undefined, initDelay?: number): Promise<StateResult> {
+  if (await offline(ctx)) return stateResult(name, true, OFFLINE);
   const ok = await probe(ctx, 'service.available', name);
   // Without a service manager Salt has no service module to ask, so its test run says "not
   // present"; a real run fails with the module's explanation of what is missing.
@@ -91,6 +103,11 @@ async function running(ctx: StateContext, name: string, enable: boolean | undefi
   const start = await callFn(ctx, 'service.start', [name]);
   // Salt's service.start raises with systemctl's message, which becomes the whole comment.
   if (!start.ok) return stateResult(name, false, start.message);
+  // an init script that exits non-zero: false, and the boot setting is still brought in line
+  if (start.value === false) {
+    const failed = stateResult(name, false, `Service ${name} failed to start`);
+    return enable === undefined ? failed : toggleBoot(ctx, failed, enable, false, false);
+  }
   await delay(ctx, initDelay);
   const after = await probe(ctx, 'service.status', name);
   const bootAfter = await probe(ctx, 'service.enabled', name);
@@ -102,6 +119,7 @@ async function running(ctx: StateContext, name: string, enable: boolean | undefi
 }
 
 async function dead(ctx: StateContext, name: string, enable: boolean | undefined): Promise<StateResult> {
+  if (await offline(ctx)) return stateResult(name, true, OFFLINE);
   const ok = await probe(ctx, 'service.available', name);
   if (typeof ok === 'string') return ctx.test ? notPresent(name, 'stopped') : stateResult(name, false, ok);
   // A service that does not exist is certainly not running (Salt succeeds, with no comment).
@@ -119,6 +137,10 @@ async function dead(ctx: StateContext, name: string, enable: boolean | undefined
   if (ctx.test) return stateResult(name, null, `Service ${name} is set to be killed`);
   const stop = await callFn(ctx, 'service.stop', [name]);
   if (!stop.ok) return stateResult(name, false, stop.message);
+  if (stop.value === false) {
+    const failed = stateResult(name, false, `Service ${name} failed to die`);
+    return enable === undefined ? failed : toggleBoot(ctx, failed, enable, true, false);
+  }
   const after = await probe(ctx, 'service.status', name);
   const bootAfter = await probe(ctx, 'service.enabled', name);
   const down = after === false;
@@ -150,10 +172,15 @@ async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead
   else [steps, verb] = [['service.restart'], 'restart'];
   const past = verb === 'stop' ? 'stopped' : `${verb}ed`;
   if (ctx.test) return stateResult(name, null, `Service is set to be ${past}`);
+  // Salt stops a service before a watch starts it (a stale pid file, a half-started daemon),
+  // whatever that stop answers
+  if (verb === 'start') await callFn(ctx, 'service.stop', [name]);
   for (const fun of steps) {
     const r = await callFn(ctx, fun, [name]);
     // Salt's service functions raise with the manager's message, which becomes the comment.
     if (!r.ok) return stateResult(name, false, r.message);
+    // an init script's false (debian_service) is the result, with {name: False}
+    if (r.value === false) return stateResult(name, false, `Failed to ${verb} the service`, { [name]: false });
   }
   // Salt's mod_watch sleeps init_delay after the restart or reload.
   await delay(ctx, opts.init_delay);
