@@ -5,8 +5,9 @@
 import { defineState, type StateContext, type StateFunction, type StateResult } from '../types.js';
 import { callFn, stateResult } from './state-result.js';
 
-async function probe(ctx: StateContext, fun: string, name: string): Promise<boolean | string> {
-  const r = await callFn<boolean>(ctx, fun, [name]);
+async function probe(ctx: StateContext, fun: string, name: string, sig?: string): Promise<boolean | string> {
+  // sig: a process to look for instead of asking the init script (Salt's status.pid)
+  const r = await callFn<boolean>(ctx, fun, sig ? [name, sig] : [name]);
   return r.ok ? r.value === true : r.message;
 }
 
@@ -48,7 +49,7 @@ const WATCH = [
   { name: 'reload', type: 'bool', default: false, doc: 'on a watch, reload instead of restart' },
   { name: 'full_restart', type: 'bool', default: false, doc: 'on a watch, stop then start instead of restart' },
   { name: 'force', type: 'bool', default: false, doc: 'accepted for Salt compatibility (force-reload on a watch; brine reloads)' },
-  { name: 'sig', type: 'string', doc: 'accepted for Salt compatibility (a process to look for instead of asking the service manager; brine always asks)' },
+  { name: 'sig', type: 'string', doc: 'a process (regular expression) to look for in ps instead of asking the init script; ignored under systemd' },
 ] as const;
 
 /** Waits `seconds` (init_delay), ending early when the job is cancelled. */
@@ -81,14 +82,14 @@ async function offline(ctx: StateContext): Promise<boolean> {
 
 const OFFLINE = 'Running in OFFLINE mode. Nothing to do';
 
-async function running(ctx: StateContext, name: string, enable: boolean | undefined, initDelay?: number): Promise<StateResult> {
+async function running(ctx: StateContext, name: string, enable: boolean | undefined, initDelay?: number, sig?: string): Promise<StateResult> {
   if (await offline(ctx)) return stateResult(name, true, OFFLINE);
   const ok = await probe(ctx, 'service.available', name);
   // Without a service manager Salt has no service module to ask, so its test run says "not
   // present"; a real run fails with the module's explanation of what is missing.
   if (typeof ok === 'string') return ctx.test ? notPresent(name, 'started') : stateResult(name, false, ok);
   if (!ok) return ctx.test ? notPresent(name, 'started') : stateResult(name, false, `The named service ${name} is not available`);
-  const before = await probe(ctx, 'service.status', name);
+  const before = await probe(ctx, 'service.status', name, sig);
   if (typeof before === 'string') return stateResult(name, false, before);
   const bootBefore = await probe(ctx, 'service.enabled', name);
   if (typeof bootBefore === 'string') return stateResult(name, false, bootBefore);
@@ -109,7 +110,7 @@ async function running(ctx: StateContext, name: string, enable: boolean | undefi
     return enable === undefined ? failed : toggleBoot(ctx, failed, enable, false, false);
   }
   await delay(ctx, initDelay);
-  const after = await probe(ctx, 'service.status', name);
+  const after = await probe(ctx, 'service.status', name, sig);
   const bootAfter = await probe(ctx, 'service.enabled', name);
   const up = after === true;
   const changes = after !== before || bootAfter !== bootBefore ? { [name]: up } : {};
@@ -118,13 +119,13 @@ async function running(ctx: StateContext, name: string, enable: boolean | undefi
   return initDelay ? { ...ret, comment: `${ret.comment}\nDelayed return for ${initDelay} seconds` } : ret;
 }
 
-async function dead(ctx: StateContext, name: string, enable: boolean | undefined): Promise<StateResult> {
+async function dead(ctx: StateContext, name: string, enable: boolean | undefined, sig?: string): Promise<StateResult> {
   if (await offline(ctx)) return stateResult(name, true, OFFLINE);
   const ok = await probe(ctx, 'service.available', name);
   if (typeof ok === 'string') return ctx.test ? notPresent(name, 'stopped') : stateResult(name, false, ok);
   // A service that does not exist is certainly not running (Salt succeeds, with no comment).
   if (!ok) return ctx.test ? notPresent(name, 'stopped') : stateResult(name, true, '');
-  const before = await probe(ctx, 'service.status', name);
+  const before = await probe(ctx, 'service.status', name, sig);
   if (typeof before === 'string') return stateResult(name, false, before);
   const bootBefore = await probe(ctx, 'service.enabled', name);
   if (typeof bootBefore === 'string') return stateResult(name, false, bootBefore);
@@ -141,6 +142,7 @@ async function dead(ctx: StateContext, name: string, enable: boolean | undefined
     const failed = stateResult(name, false, `Service ${name} failed to die`);
     return enable === undefined ? failed : toggleBoot(ctx, failed, enable, true, false);
   }
+  // Salt's dead asks this one without sig
   const after = await probe(ctx, 'service.status', name);
   const bootAfter = await probe(ctx, 'service.enabled', name);
   const down = after === false;
@@ -154,12 +156,12 @@ async function dead(ctx: StateContext, name: string, enable: boolean | undefined
  * Salt's service.mod_watch: restart (or reload / full restart) a running service, start a
  * stopped one; for service.dead, stop a running one. Changes are {name: <outcome>}.
  */
-async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead', opts: { reload: boolean; full_restart: boolean; init_delay?: number }): Promise<StateResult> {
+async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead', opts: { reload: boolean; full_restart: boolean; init_delay?: number; sig?: string }): Promise<StateResult> {
   const ok = await probe(ctx, 'service.available', name);
   if (ok !== true && !ctx.test) return stateResult(name, false, typeof ok === 'string' ? ok : `The named service ${name} is not available`);
   // Salt's mod_watch asks only service.status: with test=True, a service no manager knows (or
   // no service manager at all) is one that is not running, not a failure
-  const status = ok === true ? await probe(ctx, 'service.status', name) : false;
+  const status = ok === true ? await probe(ctx, 'service.status', name, opts.sig) : false;
   if (typeof status === 'string') return stateResult(name, false, status);
   let steps: string[];
   let verb: string;
@@ -208,7 +210,7 @@ export const serviceStates: readonly StateFunction[] = [
     params: [NAME, ENABLE, INIT_DELAY, ...WATCH],
     example:
       '/etc/nginx/nginx.conf:\n  file.managed:\n    - source: salt://nginx/nginx.conf\n\nnginx:\n  service.running:\n    - enable: True\n    - reload: True\n    - watch:\n      - file: /etc/nginx/nginx.conf',
-    run: (ctx, a) => running(ctx, a.named.name, a.named.enable, a.named.init_delay),
+    run: (ctx, a) => running(ctx, a.named.name, a.named.enable, a.named.init_delay, a.named.sig),
     modWatch: (ctx, a) => modWatch(ctx, a.named.name, 'running', a.named),
   }),
   defineState({
@@ -218,7 +220,7 @@ export const serviceStates: readonly StateFunction[] = [
     doc: 'Make sure a service is stopped (and disabled at boot with enable: False).',
     params: [NAME, ENABLE, ...WATCH],
     example: 'telnetd:\n  service.dead:\n    - enable: False',
-    run: (ctx, a) => dead(ctx, a.named.name, a.named.enable),
+    run: (ctx, a) => dead(ctx, a.named.name, a.named.enable, a.named.sig),
     modWatch: (ctx, a) => modWatch(ctx, a.named.name, 'dead', a.named),
   }),
   defineState({

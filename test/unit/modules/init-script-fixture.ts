@@ -10,6 +10,8 @@ import path from 'node:path';
 
 export interface InitScript {
   name: string;
+  /** A regular expression matching the daemon's command line only (for `sig`). */
+  sig: string;
   /** The pid of the running daemon, or undefined. */
   pid(): number | undefined;
   /** The names of the rc?.d links update-rc.d wrote for it. */
@@ -17,7 +19,7 @@ export interface InitScript {
   remove(): void;
 }
 
-const script = (name: string, state: string) => `#!/bin/sh
+const script = (name: string, state: string, seconds: number) => `#!/bin/sh
 ### BEGIN INIT INFO
 # Provides:          ${name}
 # Required-Start:
@@ -29,7 +31,7 @@ const script = (name: string, state: string) => `#!/bin/sh
 PIDFILE=${state}/pid
 running() { [ -f "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; }
 case "$1" in
-  start) running && exit 0; /bin/sleep 300 >/dev/null 2>&1 & echo $! > "$PIDFILE"; echo "$1" >> ${state}/log ;;
+  start) running && exit 0; /bin/sleep ${seconds} >/dev/null 2>&1 & echo $! > "$PIDFILE"; echo "$1" >> ${state}/log ;;
   stop) running && kill "$(cat "$PIDFILE")"; rm -f "$PIDFILE"; echo "$1" >> ${state}/log ;;
   restart|force-reload) "$0" stop; "$0" start; echo "$1" >> ${state}/log ;;
   reload) running || exit 7; echo "$1" >> ${state}/log ;;
@@ -43,7 +45,9 @@ export function installInitScript(prefix = 'brine-test'): InitScript {
   const name = `${prefix}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const state = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-initd-'));
   const file = path.join('/etc/init.d', name);
-  fs.writeFileSync(file, script(name, state), { mode: 0o755 });
+  // a duration no other process has, so that ps finds this daemon only
+  const seconds = 900000 + Math.floor(Math.random() * 99999);
+  fs.writeFileSync(file, script(name, state, seconds), { mode: 0o755 });
   const pid = (): number | undefined => {
     try {
       const n = Number(fs.readFileSync(path.join(state, 'pid'), 'utf8').trim());
@@ -66,6 +70,7 @@ export function installInitScript(prefix = 'brine-test'): InitScript {
       .sort();
   return {
     name,
+    sig: `^/bin/sleep ${seconds}$`,
     pid,
     links,
     remove: () => {

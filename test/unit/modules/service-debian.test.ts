@@ -111,7 +111,7 @@ describe('debian_service with a real init script, service and update-rc.d', () =
     assert.equal(await call('service.reload', [svc.name]), true);
     assert.equal(await call('service.force_reload', [svc.name]), true);
     // sig looks in ps for the process instead of asking the script
-    assert.equal(await call('service.status', [svc.name, 'sleep 300']), true);
+    assert.equal(await call('service.status', [svc.name, svc.sig]), true);
     assert.equal(await call('service.stop', [svc.name]), true);
     assert.equal(svc.pid(), undefined);
     assert.equal(await call('service.status', [svc.name]), false);

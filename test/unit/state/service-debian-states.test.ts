@@ -59,6 +59,18 @@ describe('service states without systemd (debian_service)', () => {
     });
   });
 
+  it('sig: the states look for the process in ps instead of asking the script', async () => {
+    assert.equal((await runState('service.running', { name: svc.name, sig: svc.sig }, debian)).comment, `The service ${svc.name} is already running`);
+    // a process that is not there: Salt starts the service (the script says it runs already),
+    // looks again, and reports the failure
+    assert.deepEqual(await runState('service.running', { name: svc.name, sig: 'no-such-process-brine-[0-9]{12}' }, debian), {
+      name: svc.name,
+      result: false,
+      changes: {},
+      comment: `Service ${svc.name} failed to start`,
+    });
+  });
+
   it('mod_watch restarts a running service (a new process), reloads with reload: True', async () => {
     const before = svc.pid();
     assert.ok(before !== undefined);
