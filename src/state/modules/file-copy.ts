@@ -10,6 +10,8 @@ import { makeParents } from './file-write.js';
 
 export const fileCopy = defineState({
   name: 'file.copy',
+  // Salt's function takes **kwargs: arguments it does not know are ignored, without a warning.
+  kwargs: true,
   doc: 'Copy a file or directory on the minion to name (not overwriting an existing target unless force).',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute destination path' },
