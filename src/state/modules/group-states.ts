@@ -47,10 +47,15 @@ const present = defineState({
     }
     const both = (addusers ?? []).filter((u) => (delusers ?? []).includes(u));
     if (both.length) return stateResult(name, false, `Error. Same user(s) can not be added and deleted simultaneously: ${both.join(', ')}`);
-    const users = await callFn<{ name: string }[]>(ctx, 'user.getent');
-    if (!users.ok) return stateResult(name, false, users.message);
-    const unknown = [...(members ?? []), ...(addusers ?? [])].filter((u) => !users.value.some((x) => x.name === u));
-    if (unknown.length) return stateResult(name, false, `The following users do not exist: ${[...new Set(unknown)].join(', ')}`);
+    // A real run refuses members that do not exist (Salt would fail after half-applying them);
+    // a test run cannot know, as the same run may create them (users-formula's pillar.example
+    // puts openldap in ssl-cert), and Salt's test run does not look
+    if (!ctx.test) {
+      const users = await callFn<{ name: string }[]>(ctx, 'user.getent');
+      if (!users.ok) return stateResult(name, false, users.message);
+      const unknown = [...(members ?? []), ...(addusers ?? [])].filter((u) => !users.value.some((x) => x.name === u));
+      if (unknown.length) return stateResult(name, false, `The following users do not exist: ${[...new Set(unknown)].join(', ')}`);
+    }
 
     const info = await callFn<GroupInfo | Record<string, never>>(ctx, 'group.info', [name]);
     if (!info.ok) return stateResult(name, false, info.message);

@@ -180,6 +180,9 @@ describe('group.present / group.absent with real groups', { skip }, () => {
     assert.equal(u.result, false);
     assert.equal(u.comment, 'The following users do not exist: no-such-user-brine');
     assert.equal(getent('group', name), undefined);
+    // test=True cannot know (the run may create the user first) and Salt's does not look
+    const t = await runState('group.present', { name, members: ['no-such-user-brine'] }, { test: true });
+    assert.deepEqual([t.result, t.comment], [null, `Group ${name} set to be added`]);
   });
 
   it('group.absent removes, then reports the group not present', async () => {
