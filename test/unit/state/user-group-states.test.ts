@@ -171,6 +171,15 @@ describe('group.present / group.absent with real groups', { skip }, () => {
     assert.equal(getent('group', name)![2], String(gid + 1));
   });
 
+  it('a new user whose default group the run has not created yet: test=True would add it (Salt does not look); a real run fails', async () => {
+    const name = newUser();
+    const want = { name, gid: 'no-such-group-brine' };
+    assert.deepEqual(await runState('user.present', want, { test: true }), { name, result: null, changes: {}, comment: `User ${name} set to be added` });
+    const r = await runState('user.present', want);
+    assert.deepEqual([r.result, r.comment], [false, 'The default group no-such-group-brine is not present']);
+    assert.equal(getent('passwd', name), undefined);
+  });
+
   it('members with addusers is a conflict; an unknown user is refused; nothing is created', async () => {
     const name = newGroup();
     const c = await runState('group.present', { name, members: ['root'], addusers: ['root'] });
