@@ -175,7 +175,7 @@ async function measureTree(executor, entry, grains) {
           if (!res.applied) {
             res.applyError = failed.length > 0 ? failed[0].comment : errorText(run);
             res.applyFailedStates = failed.length;
-            res.applyCause = classify(res.applyError, failed.length > 0 ? 'state' : 'run');
+            res.applyCause = classify(res.applyError, failed.length > 0 ? 'state' : 'run', { pillarFailed: pillarErrors.length > 0 });
           }
         }
       } else {
