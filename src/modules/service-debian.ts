@@ -36,6 +36,8 @@ function listDir(dir: string): string[] {
  * an init it prints "unknown", which Salt takes as Debian's default, 2.
  */
 async function runlevel(fun: string): Promise<string> {
+  // without the program (systemd-sysv or sysvinit-core provide it), Debian's default as well
+  if (!which('runlevel')) return '2';
   const r = await runArgv(fun, ['runlevel']);
   const level = r.stdout.trim().split(/\s+/)[1];
   return r.stdout.includes('unknown') || level === undefined ? '2' : level;
