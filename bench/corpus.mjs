@@ -19,7 +19,7 @@ const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--o
   --corpus DIR    where the trees are laid out (default /work/corpus/trees; bench/corpus/extract.mjs fills it)
   --repos FILE    the corpus list (default bench/corpus/repos.txt)
   --only SUBSTR   only the repositories whose name contains SUBSTR
-  --sls SUBSTR    only the state files whose SLS name contains SUBSTR (to time or profile a few)
+  --sls SUBSTR    only the state files whose SLS name contains SUBSTR (to time or profile a few); =NAME: that SLS only
   --no-apply      compile only; skip the test=True apply
   --os-family F   grains os_family/os of another family (e.g. RedHat) over this machine's grains
   --jobs N        calls in flight (default 2)
@@ -150,7 +150,7 @@ async function measureTree(executor, entry, grains) {
   const pillar = await renderLocalPillar(opts, MINION_ID, grains);
   const pillarErrors = Array.isArray(pillar._errors) ? pillar._errors.map(String) : [];
   const o = { opts, minionId: MINION_ID, grains, pillar };
-  const files = stateFiles(root, entry).filter((x) => f.sls === '' || x.sls.includes(f.sls));
+  const files = stateFiles(root, entry).filter((x) => f.sls === '' || (f.sls.startsWith('=') ? x.sls === f.sls.slice(1) : x.sls.includes(f.sls)));
   const renderers = treeRenderers(root);
   const out = new Array(files.length);
   let next = 0;
@@ -176,12 +176,12 @@ async function measureTree(executor, entry, grains) {
           if (!res.applied) {
             res.applyError = failed.length > 0 ? failed[0].comment : errorText(run);
             res.applyFailedStates = failed.length;
-            res.applyCause = classify(res.applyError, failed.length > 0 ? 'state' : 'run');
+            res.applyCause = classify(res.applyError, failed.length > 0 ? 'state' : 'run', { pillarFailed: pillarErrors.length > 0, renderers });
           }
         }
       } else {
         res.error = errorText(low);
-        res.cause = classify(res.error, 'compile', renderers);
+        res.cause = classify(res.error, 'compile', { renderers });
       }
       out[i] = res;
     }

@@ -1,13 +1,16 @@
-// The `service` module for systemd: start, stop, restart, reload, status, enable, disable,
-// enabled, disabled, available,
-// each running `systemctl` with an argv array. Where systemd is not the running init, every
-// function returns a coded error that says so instead of a confusing systemctl failure.
+// The `service` module: start, stop, restart, reload, force_reload, status, enable, disable,
+// enabled, disabled, available, missing, get_all, get_enabled, get_disabled, offline. The host
+// picks the backend as Salt's loader does (service-backend.ts): systemd (`systemctl` with an
+// argv array) when booted with it, Debian's init scripts (service-debian.ts) without it; on any
+// other host every function returns a coded error that says what to do.
 
 import { existsSync } from 'node:fs';
 import { BrineError } from '../util/errors.js';
 import { globToRegExp, hasGlob } from './glob.js';
 import { createMaskFunctions } from './service-mask.js';
-import { checkName, runArgv, runChecked, tail } from './host-tools.js';
+import { selectServiceBackend, systemdOffline } from './service-backend.js';
+import { DebianService } from './service-debian.js';
+import { checkName, runArgv, runChecked, tail, which } from './host-tools.js';
 import type { ExecContext, ModuleFunction, ParamSpec } from './types.js';
 import { defineFunction, defineParam, type TypedArgs } from './define-function.js';
 
@@ -21,6 +24,10 @@ export interface ServiceOptions {
   systemdMarker?: string;
   /** Where the unit directories are read for service.masked ('/' by default; a temp dir in tests). */
   unitRoot?: string;
+  /** Where /etc/init.d and /etc/rc?.d are read without systemd ('/' by default; a temp dir in tests). */
+  initRoot?: string;
+  /** The program whose presence on PATH makes a host without a booted systemd "offline" (Salt's test); 'systemctl'. */
+  systemctl?: string;
 }
 
 function requireSystemd(fun: string, marker: string): void {
@@ -31,6 +38,14 @@ function requireSystemd(fun: string, marker: string): void {
       { details: { systemd: false } },
     );
   }
+}
+
+function unsupported(fun: string, marker: string, os: string): BrineError {
+  return new BrineError(
+    'SERVICE_MANAGER_UNSUPPORTED',
+    `${fun}: systemd is not running on this host (${marker} is missing) and its os grain '${os}' is not one whose init scripts brine drives without it (Debian, Raspbian, Devuan, NILinuxRT, as Salt's debian_service); manage the process with cmd.run (its init script or supervisor), or run the minion on a host booted with systemd`,
+    { details: { systemd: false, os } },
+  );
 }
 
 function unitName(fun: string, name: string, allowGlob = false): string {
@@ -89,42 +104,103 @@ async function isEnabled(fun: string, name: string): Promise<boolean> {
   return r.retcode === 0 && /^(enabled|enabled-runtime|alias)$/m.test(r.stdout.trim());
 }
 
-const NAME = defineParam({ name: 'name', type: 'string', required: true, doc: "unit name, e.g. 'nginx' or 'nginx.service'" });
-const NO_BLOCK = defineParam({ name: 'no_block', type: 'bool', default: false, doc: 'do not wait for the job to finish (systemctl --no-block)' });
+/** systemd's list of service units in one unit-file state (get_enabled, get_disabled), or all of them. */
+async function unitFiles(fun: string, state?: 'enabled' | 'disabled'): Promise<string[]> {
+  const argv = ['systemctl', 'list-unit-files', '--type=service', '--no-legend', '--no-pager', ...(state ? [`--state=${state}`] : [])];
+  const r = await runChecked(fun, argv);
+  const names = r.stdout.split('\n').map((l) => (l.trim().split(/\s+/)[0] ?? '').replace(/\.service$/, ''));
+  return [...new Set(names.filter((n) => n !== '' && !n.endsWith('@')))].sort();
+}
+
+const NAME = defineParam({ name: 'name', type: 'string', required: true, doc: "service name, e.g. 'nginx' (a systemd unit or an /etc/init.d script)" });
+const NO_BLOCK = defineParam({ name: 'no_block', type: 'bool', default: false, doc: 'do not wait for the job to finish (systemctl --no-block; systemd only)' });
+const SIG = defineParam({ name: 'sig', type: 'string', doc: "without systemd: a regular expression looked for in ps instead of asking the init script (Salt's status.pid)" });
 /** The arguments of the functions that act on one unit (start, stop, enable ...). */
 type UnitArgs = TypedArgs<readonly [typeof NAME, typeof NO_BLOCK]>;
 
+/** One function's body per backend; the call picks the host's backend each time. */
+interface Bodies<Ps extends readonly ParamSpec[]> {
+  systemd(a: TypedArgs<Ps>): Promise<unknown>;
+  debian(d: DebianService, a: TypedArgs<Ps>): Promise<unknown>;
+}
+
 export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunction[] {
   const marker = opts.systemdMarker ?? SYSTEMD_MARKER;
-  const fn = <const Ps extends readonly ParamSpec[]>(name: string, doc: string, params: Ps, body: (a: TypedArgs<Ps>) => Promise<unknown>): ModuleFunction =>
+  const debian = new DebianService({ root: opts.initRoot });
+  const fn = <const Ps extends readonly ParamSpec[]>(name: string, doc: string, params: Ps, bodies: Bodies<Ps>, kwargs = false): ModuleFunction =>
     defineFunction({
       name,
       doc,
       params,
-      run: (_ctx: ExecContext, a: TypedArgs<Ps>) => {
-        requireSystemd(name, marker);
-        return body(a);
+      // Salt's debian_service enable/disable/enabled take **kwargs (the states pass theirs on)
+      ...(kwargs ? { kwargs: true } : {}),
+      run: (ctx: ExecContext, a: TypedArgs<Ps>) => {
+        const backend = selectServiceBackend({ grains: ctx.grains(), booted: existsSync(marker) });
+        if (backend.kind === 'systemd') return bodies.systemd(a);
+        if (backend.kind === 'debian') return bodies.debian(debian, a);
+        throw unsupported(name, marker, backend.os);
       },
     });
+  const verb = (fun: string, systemctlVerb: string, initVerb: 'start' | 'stop' | 'restart' | 'reload' | 'force-reload', doc: string): ModuleFunction =>
+    fn(fun, doc, [NAME, NO_BLOCK], { systemd: (a) => action(fun, systemctlVerb, a), debian: (d, a) => d.run(fun, a.named.name, initVerb) });
   return [
-    fn('service.start', "Start a service; true on success, an error with systemctl's message otherwise.", [NAME, NO_BLOCK], (a) => action('service.start', 'start', a)),
-    fn('service.stop', 'Stop a service; true on success.', [NAME, NO_BLOCK], (a) => action('service.stop', 'stop', a)),
-    fn('service.restart', 'Restart a service; true on success.', [NAME, NO_BLOCK], (a) => action('service.restart', 'restart', a)),
-    fn('service.reload', 'Reload a service’s configuration (systemctl reload); true on success.', [NAME, NO_BLOCK], (a) => action('service.reload', 'reload', a)),
+    verb('service.start', 'start', 'start', "Start a service; true on success (systemd: an error with systemctl's message otherwise; init scripts: false)."),
+    verb('service.stop', 'stop', 'stop', 'Stop a service; true on success.'),
+    verb('service.restart', 'restart', 'restart', 'Restart a service; true on success.'),
+    verb('service.reload', 'reload', 'reload', 'Reload a service’s configuration; true on success.'),
+    verb('service.force_reload', 'force-reload', 'force-reload', 'Force-reload a service (reload, or restart where it cannot reload); true on success.'),
+    fn('service.status', 'True if the service is running; a glob returns {service: running} for each match.', [{ ...NAME, doc: 'service name or glob' }, SIG], {
+      systemd: (a) => status('service.status', a.named.name),
+      debian: (d, a) => d.status('service.status', a.named.name, a.named.sig),
+    }),
     fn(
-      'service.status',
-      'True if the service is active; a glob returns {service: active} for each match.',
-      [
-        { ...NAME, doc: 'unit name or glob' },
-        { name: 'sig', type: 'string', doc: 'accepted for compatibility; systemd knows the state' },
-      ],
-      (a) => status('service.status', a.named.name),
+      'service.enable',
+      'Enable a service at boot; true if it succeeded.',
+      [NAME, NO_BLOCK],
+      { systemd: (a) => toggle('service.enable', 'enable', a), debian: (d, a) => d.enable('service.enable', a.named.name) },
+      true,
     ),
-    fn('service.enable', 'Enable a service at boot; true if systemctl succeeded.', [NAME, NO_BLOCK], (a) => toggle('service.enable', 'enable', a)),
-    fn('service.disable', 'Disable a service at boot; true if systemctl succeeded.', [NAME, NO_BLOCK], (a) => toggle('service.disable', 'disable', a)),
-    fn('service.enabled', 'True if the service starts at boot (systemctl is-enabled).', [NAME], (a) => isEnabled('service.enabled', a.named.name)),
-    fn('service.disabled', 'True if the service does not start at boot.', [NAME], async (a) => !(await isEnabled('service.disabled', a.named.name))),
-    fn('service.available', 'True if systemd knows the service.', [NAME], (a) => available('service.available', unitName('service.available', a.named.name))),
+    fn(
+      'service.disable',
+      'Disable a service at boot; true if it succeeded.',
+      [NAME, NO_BLOCK],
+      { systemd: (a) => toggle('service.disable', 'disable', a), debian: (d, a) => d.disable('service.disable', a.named.name) },
+      true,
+    ),
+    fn(
+      'service.enabled',
+      'True if the service starts at boot (systemctl is-enabled; without systemd an S link in /etc/rc<level>.d).',
+      [NAME],
+      { systemd: (a) => isEnabled('service.enabled', a.named.name), debian: (d, a) => d.enabled('service.enabled', a.named.name) },
+      true,
+    ),
+    fn('service.disabled', 'True if the service does not start at boot.', [NAME], {
+      systemd: async (a) => !(await isEnabled('service.disabled', a.named.name)),
+      debian: (d, a) => d.disabled('service.disabled', a.named.name),
+    }),
+    fn('service.available', 'True if the service exists (a systemd unit, or an /etc/init.d script without systemd).', [NAME], {
+      systemd: (a) => available('service.available', unitName('service.available', a.named.name)),
+      debian: (d, a) => d.available('service.available', a.named.name),
+    }),
+    fn('service.missing', 'The inverse of service.available.', [NAME], {
+      systemd: async (a) => !(await available('service.missing', unitName('service.missing', a.named.name))),
+      debian: async (d, a) => !(await d.available('service.missing', a.named.name)),
+    }),
+    fn('service.get_all', 'Every service name, sorted.', [], { systemd: () => unitFiles('service.get_all'), debian: (d) => d.getAll('service.get_all') }),
+    fn('service.get_enabled', 'The services that start at boot, sorted.', [], {
+      systemd: () => unitFiles('service.get_enabled', 'enabled'),
+      debian: (d) => d.getEnabled('service.get_enabled'),
+    }),
+    fn('service.get_disabled', 'The services that do not start at boot, sorted.', [], {
+      systemd: () => unitFiles('service.get_disabled', 'disabled'),
+      debian: (d) => d.getDisabled('service.get_disabled'),
+    }),
+    defineFunction({
+      name: 'service.offline',
+      doc: "True when systemd is installed but not running (Salt's offline mode: the service states then change nothing).",
+      params: [],
+      run: (ctx) => systemdOffline({ grains: ctx.grains(), booted: existsSync(marker), systemctlInstalled: which(opts.systemctl ?? 'systemctl') !== undefined }),
+    }),
     ...createMaskFunctions({ root: opts.unitRoot, requireSystemd: (fun) => requireSystemd(fun, marker) }),
   ];
 }

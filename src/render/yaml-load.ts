@@ -5,6 +5,7 @@
 import type { DocumentOptions, ParseOptions, ScalarTag, SchemaOptions, Tags } from 'yaml';
 import { BAIL, fastLoadYaml } from '../util/yaml-fast.js';
 import { indentFlowContinuations } from './yaml-flow-indent.js';
+import { pyyamlAnchorNames } from './yaml-anchor-names.js';
 import { yamlPackage } from '../util/yaml-package.js';
 import { PY_FALSE, PY_FLOAT, PY_TRUE, pyFloat } from '../util/yaml-scalars.js';
 
@@ -62,6 +63,7 @@ export function plainParseOptions(): ParseOptions & DocumentOptions & SchemaOpti
  * an empty document is null. Throws YamlLoadError with the line and column.
  */
 export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts: { stringIds?: boolean; keyOrder?: KeyOrderHook } = {}): unknown {
+  text = pyyamlAnchorNames(text);
   let customTags = plainTags;
   if (makeFloat) {
     customTags = cache.get(makeFloat) ?? tagsFor(makeFloat);

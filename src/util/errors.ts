@@ -270,6 +270,11 @@ export const ERRORS = {
   UNKNOWN_FUNCTION: spec('The function is not in the module registry.', 'List functions with `brine run <target> sys.list_functions`.', 1),
   BAD_ARGUMENTS: spec('The arguments do not fit the function.', 'See the function signature with `brine run <target> sys.doc <function>`.', 1),
   EXEC_FAILED: spec('The function raised an error while running.', 'Read the message; it comes from the function itself.', 1),
+  SERVICE_MANAGER_UNSUPPORTED: spec(
+    "No service manager brine can drive on this host: systemd is not running and the os grain is not Debian, Raspbian, Devuan or NILinuxRT (whose /etc/init.d scripts brine runs as Salt's debian_service does).",
+    'Manage the process with cmd.run (its init script or supervisor), or run the minion on a host booted with systemd.',
+    1,
+  ),
   MODULE_LOAD_FAILED: spec(
     'A custom module, state or grains file (synced from the master or in module_dirs) could not be loaded: it throws on import, exports the wrong shape, has an unsafe name or reuses an existing name. The other files still loaded.',
     'Fix or rename the file named in the message in the master file_roots (`_modules/`, `_states/`, `_grains/`), then run `saltutil.sync_all` again.',

@@ -65,9 +65,16 @@ export class ExpressionCompiler extends CompilerBase {
   }
 
   /** Names resolve through own properties only: `constructor` or `toString` are undefined, as in Jinja2. */
+  /**
+   * Variables a `set` declared: Jinja2 assigns them only when the `set` runs, so one inside an
+   * `if` that did not run leaves the name as it was (a macro parameter, a context variable).
+   */
+  readonly setIds = new Set<string>();
+
   compileSymbol(node: Any, frame: Any): void {
     const id = frame.lookup(node.value);
-    if (id) this._emit(id);
+    if (id && this.setIds.has(id)) this._emit(`(${id} !== undefined ? ${id} : env.brine.lookup(context, frame, ${js(node.value)}))`);
+    else if (id) this._emit(id);
     // Jinja2's `self`: the template's blocks, callable (`self.title()`)
     else if (node.value === 'self') this._emit('env.brine.selfRef(context, frame, env, runtime)');
     else this._emit(`env.brine.lookup(context, frame, ${js(node.value)})`);

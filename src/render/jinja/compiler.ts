@@ -112,6 +112,7 @@ export class BrineCompiler extends ExpressionCompiler {
       if (id === undefined || id === null) {
         id = this._tmpid();
         this._emitLine(`var ${id};`);
+        this.setIds.add(id);
         frame.set(name, id);
       }
       ids.push(id);

@@ -63,6 +63,8 @@ function asList(v: unknown): unknown[] {
 
 export const fileAccumulated = defineState({
   name: 'file.accumulated',
+  // Salt's function takes **kwargs: arguments it does not know are ignored, without a warning.
+  kwargs: true,
   doc: 'Collect text for a file.managed template (accumulator) or a file.blockreplace block named by require_in/watch_in.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'the accumulator name (the key in the template variable accumulator)' },

@@ -20,9 +20,29 @@ export interface ContentsRequest {
   defaults?: Record<string, unknown>;
   /** file.managed's own arguments a template sees (Salt's get_managed passes name, user, group, mode, attrs; source is added here). */
   templateVars?: Record<string, unknown>;
+  /** The state's undeclared arguments (templateKwargs): variables of a source template only, as Salt's apply_template_on_contents gets none. */
+  kwargs?: Record<string, unknown>;
 }
 
 type Outcome = { contents?: Buffer } | { error: string };
+
+/**
+ * Salt's STATE_INTERNAL_KEYWORDS that brine's chunk binding still hands a **kwargs state (its
+ * runtime reads the others itself), and `env`, which file.managed drops: Salt's format_call keeps
+ * them all out of the state function's kwargs, so out of a template's variables.
+ */
+const NOT_TEMPLATE_KWARGS: ReadonlySet<string> = new Set(['saltenv', 'runas', 'runas_password', 'umask', 'reload_grains', 'reload_pillar', 'prerequired', 'cmd_opts_exclude', 'env']);
+
+/**
+ * The arguments a file state does not declare, as template variables: Salt's file.managed passes
+ * its **kwargs to file.get_managed, whose renderer makes every keyword a variable (below
+ * defaults and context). Real trees rely on it: apache-formula writes `- context:` with the keys
+ * under it at the same indentation, which YAML reads as `context: None` and `apache: {...}`
+ * beside it, and its templates read `apache`.
+ */
+export function templateKwargs(extra: Readonly<Record<string, unknown>>, drop: readonly string[] = []): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(extra).filter(([k]) => !NOT_TEMPLATE_KWARGS.has(k) && !drop.includes(k)));
+}
 
 /**
  * Renders text through a template engine; only jinja is available (Salt's default). `vars` are
@@ -67,7 +87,7 @@ export async function wantedContents(ctx: StateContext, req: ContentsRequest): P
     // synchronous, like manageFile's checks: the state runs in its own worker thread
     const bytes = readFileSync(src.ok.localPath);
     if (!req.template) return { contents: bytes };
-    const out = await renderWith(ctx, req.template, bytes.toString('utf8'), src.ok.url, req.defaults, req.context, { ...req.templateVars, source: src.ok.url });
+    const out = await renderWith(ctx, req.template, bytes.toString('utf8'), src.ok.url, req.defaults, req.context, { ...req.templateVars, source: src.ok.url, ...req.kwargs });
     return 'error' in out ? out : { contents: Buffer.from(out.text) };
   }
   if (!hasContents && !hasPillar) return {};

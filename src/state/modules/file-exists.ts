@@ -9,6 +9,8 @@ const present = async (p: string): Promise<boolean> => (await lstat(p).catch(() 
 
 export const fileExists = defineState({
   name: 'file.exists',
+  // Salt's function takes **kwargs: arguments it does not know are ignored, without a warning.
+  kwargs: true,
   doc: 'Succeed when the path exists, fail when it does not; nothing is changed.',
   params: [{ name: 'name', type: 'string', required: true, doc: 'the path that must exist' }],
   example: 'app config is in place:\n  file.exists:\n    - name: /etc/app/app.conf',
@@ -20,6 +22,8 @@ export const fileExists = defineState({
 
 export const fileMissing = defineState({
   name: 'file.missing',
+  // Salt's function takes **kwargs: arguments it does not know are ignored, without a warning.
+  kwargs: true,
   doc: 'Succeed when the path does not exist, fail when it does; nothing is changed.',
   params: [{ name: 'name', type: 'string', required: true, doc: 'the path that must not exist' }],
   example: 'no stale lock:\n  file.missing:\n    - name: /var/lib/app/lock',

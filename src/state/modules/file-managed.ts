@@ -2,7 +2,7 @@
 // template), owner and mode; Salt's arguments, change report and comments.
 
 import { defineState } from '../types.js';
-import { wantedContents } from './file-contents.js';
+import { templateKwargs, wantedContents } from './file-contents.js';
 import { withAccumulator } from './file-accumulated.js';
 import { manageFile } from './file-manage.js';
 import { modeArg, resolvePerms } from './file-perms.js';
@@ -39,7 +39,7 @@ export const fileManaged = defineState({
   ],
   example:
     '/etc/nginx/nginx.conf:\n  file.managed:\n    - source: salt://nginx/nginx.conf.j2\n    - template: jinja\n    - user: root\n    - group: root\n    - mode: 644\n    - context:\n        workers: 4',
-  run: async (ctx, { named: a }) => {
+  run: async (ctx, { named: a, extra }) => {
     const abs = checkAbsolute(a.name);
     if ('error' in abs) return failed(a.name, abs.error);
     const name = abs.path;
@@ -49,7 +49,7 @@ export const fileManaged = defineState({
     const dirMode = modeArg(a.dir_mode);
     if ('error' in dirMode) return failed(name, dirMode.error);
     try {
-      const perms = await resolvePerms('file.managed', { user: a.user, group: a.group, mode: mode.mode });
+      const perms = await resolvePerms('file.managed', { user: a.user, group: a.group, mode: mode.mode }, ctx.test);
       if ('error' in perms) return failed(name, perms.error);
       const wanted = await wantedContents(ctx, {
         source: a.source,
@@ -62,6 +62,7 @@ export const fileManaged = defineState({
         context: withAccumulator(ctx, name, a.context),
         defaults: a.defaults,
         templateVars: { name, user: a.user ?? null, group: a.group ?? null, mode: a.mode ?? null, attrs: null },
+        kwargs: templateKwargs(extra),
       });
       if ('error' in wanted) return failed(name, wanted.error);
       return await manageFile(ctx, {

@@ -34,24 +34,32 @@ export function modeArg(raw: unknown): { mode?: number } | { error: string } {
   return { mode: parseInt(text, 8) };
 }
 
-/** Resolves user and group names (or numeric ids); an unknown one is Salt's "User x is not available". */
-export async function resolvePerms(fun: string, spec: PermSpec): Promise<ResolvedPerms | { error: string }> {
+/**
+ * Resolves user and group names (or numeric ids); an unknown one is Salt's "User x is not
+ * available". With `test` (a test=True run) an unknown one is not an error, as in Salt's
+ * _check_user (the run may create it first): it stands as an id no file has, so the report
+ * shows it as a change; such perms are never applied.
+ */
+export async function resolvePerms(fun: string, spec: PermSpec, test = false): Promise<ResolvedPerms | { error: string }> {
   const out: ResolvedPerms = {};
   if (spec.mode !== undefined) out.mode = spec.mode;
   if (spec.user !== undefined && spec.user !== '') {
     const u = findUser(await readPasswd(fun), spec.user);
-    if (!u) return { error: `User ${spec.user} is not available; create it first (user.present) or fix the name` };
-    out.uid = u.uid;
+    if (!u && !test) return { error: `User ${spec.user} is not available; create it first (user.present) or fix the name` };
+    out.uid = u ? u.uid : NOT_YET;
     out.user = spec.user;
   }
   if (spec.group !== undefined && spec.group !== '') {
     const g = findGroup(await readGroups(fun), spec.group);
-    if (!g) return { error: `Group ${spec.group} is not available; create it first (group.present) or fix the name` };
-    out.gid = g.gid;
+    if (!g && !test) return { error: `Group ${spec.group} is not available; create it first (group.present) or fix the name` };
+    out.gid = g ? g.gid : NOT_YET;
     out.group = spec.group;
   }
   return out;
 }
+
+/** The id of a user or group a test run does not find (no file is owned by it). */
+const NOT_YET = -1;
 
 /** What would change on a path with these stats: Salt's changes keys `user`, `group`, `mode`. */
 export function permChanges(st: Stats, want: ResolvedPerms, isLink = false): Record<string, string> {

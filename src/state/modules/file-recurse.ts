@@ -9,7 +9,7 @@ import { defineState, type StateContext, type StateResult } from '../types.js';
 import { fileDirectory } from './file-directory.js';
 import { excludeMatcher, pathsToClean, patternArg, removePaths, requiredPaths } from './file-clean.js';
 import { chooseSource } from './file-recurse-source.js';
-import { renderWith } from './file-contents.js';
+import { renderWith, templateKwargs } from './file-contents.js';
 import { manageFile } from './file-manage.js';
 import { modeArg, resolvePerms, type ResolvedPerms } from './file-perms.js';
 import { checkAbsolute, errorText, failed } from './file-result.js';
@@ -104,7 +104,7 @@ export const fileRecurse = defineState({
     { name: 'require', type: 'any', doc: 'with clean: the files (and directories) listed here are kept' },
   ],
   example: '/etc/nginx/conf.d:\n  file.recurse:\n    - source: salt://nginx/conf.d\n    - template: jinja\n    - file_mode: 644\n    - dir_mode: 755\n    - clean: True',
-  run: async (ctx, { named: a }) => {
+  run: async (ctx, { named: a, extra }) => {
     const abs = checkAbsolute(a.name, 'directory');
     if ('error' in abs) return failed(a.name, abs.error);
     const name = abs.path;
@@ -117,7 +117,7 @@ export const fileRecurse = defineState({
     const dirMode = modeArg(a.dir_mode);
     if ('error' in dirMode) return failed(name, dirMode.error);
     try {
-      const base = await resolvePerms('file.recurse', { user: a.user, group: a.group });
+      const base = await resolvePerms('file.recurse', { user: a.user, group: a.group }, ctx.test);
       if ('error' in base) return failed(name, base.error);
       const includePat = patternArg('file.recurse', 'include_pat', a.include_pat);
       if ('error' in includePat) return failed(name, includePat.error);
@@ -142,7 +142,16 @@ export const fileRecurse = defineState({
         let contents = await readFile(cached.localPath);
         if (a.template) {
           // each file renders as file.managed would render it (Salt's recurse calls managed per file)
-          const vars = { name: path.join(name, f.rel), source: f.url, user: a.user ?? null, group: a.group ?? null, mode: a.file_mode ?? null, attrs: null };
+          // with recurse's own undeclared arguments but mode and makedirs (Salt's pass_kwargs)
+          const vars = {
+            name: path.join(name, f.rel),
+            source: f.url,
+            user: a.user ?? null,
+            group: a.group ?? null,
+            mode: a.file_mode ?? null,
+            attrs: null,
+            ...templateKwargs(extra, ['mode', 'makedirs']),
+          };
           const out = await renderWith(ctx, a.template, contents.toString('utf8'), f.url, a.defaults, a.context, vars);
           if ('error' in out) {
             renderErrors.push(out.error);

@@ -24,6 +24,8 @@ async function move(source: string, name: string): Promise<void> {
 
 export const fileRename = defineState({
   name: 'file.rename',
+  // Salt's function takes **kwargs: arguments it does not know are ignored, without a warning.
+  kwargs: true,
   doc: 'Move the file or directory at source to name, unless it was moved already.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute path to move the source to' },

@@ -63,6 +63,8 @@ const SERIALIZERS: Record<string, Serializer> = {
 
 export const fileSerialize = defineState({
   name: 'file.serialize',
+  // Salt's function takes **kwargs: arguments it does not know are ignored, without a warning.
+  kwargs: true,
   doc: 'Serialize a data set (or pillar key) into a file as JSON, YAML or key=value lines.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute path of the file' },

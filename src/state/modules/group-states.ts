@@ -47,8 +47,9 @@ const present = defineState({
     }
     const both = (addusers ?? []).filter((u) => (delusers ?? []).includes(u));
     if (both.length) return stateResult(name, false, `Error. Same user(s) can not be added and deleted simultaneously: ${both.join(', ')}`);
-    // Salt checks no member in test mode (a user.present or a package earlier in the run may create
-    // it); for real, brine refuses before changing anything where Salt would half-apply.
+    // A real run refuses members that do not exist (Salt would fail after half-applying them);
+    // a test run cannot know, as the same run may create them (users-formula's pillar.example
+    // puts openldap in ssl-cert), and Salt's test run does not look
     if (!ctx.test) {
       const users = await callFn<{ name: string }[]>(ctx, 'user.getent');
       if (!users.ok) return stateResult(name, false, users.message);

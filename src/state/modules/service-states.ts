@@ -5,8 +5,9 @@
 import { defineState, type StateContext, type StateFunction, type StateResult } from '../types.js';
 import { callFn, stateResult } from './state-result.js';
 
-async function probe(ctx: StateContext, fun: string, name: string): Promise<boolean | string> {
-  const r = await callFn<boolean>(ctx, fun, [name]);
+async function probe(ctx: StateContext, fun: string, name: string, sig?: string): Promise<boolean | string> {
+  // sig: a process to look for instead of asking the init script (Salt's status.pid)
+  const r = await callFn<boolean>(ctx, fun, sig ? [name, sig] : [name]);
   return r.ok ? r.value === true : r.message;
 }
 
@@ -48,7 +49,7 @@ const WATCH = [
   { name: 'reload', type: 'bool', default: false, doc: 'on a watch, reload instead of restart' },
   { name: 'full_restart', type: 'bool', default: false, doc: 'on a watch, stop then start instead of restart' },
   { name: 'force', type: 'bool', default: false, doc: 'accepted for Salt compatibility (force-reload on a watch; brine reloads)' },
-  { name: 'sig', type: 'string', doc: 'accepted for Salt compatibility (a process to look for instead of asking the service manager; brine always asks)' },
+  { name: 'sig', type: 'string', doc: 'a process (regular expression) to look for in ps instead of asking the init script; ignored under systemd' },
 ] as const;
 
 /** Waits `seconds` (init_delay), ending early when the job is cancelled. */
@@ -70,13 +71,25 @@ function notPresent(name: string, would: string): StateResult {
   return stateResult(name, null, `Service ${name} not present; if created in this state run, it would have been ${would}`);
 }
 
-async function running(ctx: StateContext, name: string, enable: boolean | undefined, initDelay?: number): Promise<StateResult> {
+/**
+ * Salt's _offline(): systemd installed but not running (service.offline). Its running and dead
+ * states then return at once; a host without that function is not offline.
+ */
+async function offline(ctx: StateContext): Promise<boolean> {
+  const r = await callFn<boolean>(ctx, 'service.offline');
+  return r.ok && r.value === true;
+}
+
+const OFFLINE = 'Running in OFFLINE mode. Nothing to do';
+
+async function running(ctx: StateContext, name: string, enable: boolean | undefined, initDelay?: number, sig?: string): Promise<StateResult> {
+  if (await offline(ctx)) return stateResult(name, true, OFFLINE);
   const ok = await probe(ctx, 'service.available', name);
   // Without a service manager Salt has no service module to ask, so its test run says "not
   // present"; a real run fails with the module's explanation of what is missing.
   if (typeof ok === 'string') return ctx.test ? notPresent(name, 'started') : stateResult(name, false, ok);
   if (!ok) return ctx.test ? notPresent(name, 'started') : stateResult(name, false, `The named service ${name} is not available`);
-  const before = await probe(ctx, 'service.status', name);
+  const before = await probe(ctx, 'service.status', name, sig);
   if (typeof before === 'string') return stateResult(name, false, before);
   const bootBefore = await probe(ctx, 'service.enabled', name);
   if (typeof bootBefore === 'string') return stateResult(name, false, bootBefore);
@@ -91,8 +104,13 @@ async function running(ctx: StateContext, name: string, enable: boolean | undefi
   const start = await callFn(ctx, 'service.start', [name]);
   // Salt's service.start raises with systemctl's message, which becomes the whole comment.
   if (!start.ok) return stateResult(name, false, start.message);
+  // an init script that exits non-zero: false, and the boot setting is still brought in line
+  if (start.value === false) {
+    const failed = stateResult(name, false, `Service ${name} failed to start`);
+    return enable === undefined ? failed : toggleBoot(ctx, failed, enable, false, false);
+  }
   await delay(ctx, initDelay);
-  const after = await probe(ctx, 'service.status', name);
+  const after = await probe(ctx, 'service.status', name, sig);
   const bootAfter = await probe(ctx, 'service.enabled', name);
   const up = after === true;
   const changes = after !== before || bootAfter !== bootBefore ? { [name]: up } : {};
@@ -101,12 +119,13 @@ async function running(ctx: StateContext, name: string, enable: boolean | undefi
   return initDelay ? { ...ret, comment: `${ret.comment}\nDelayed return for ${initDelay} seconds` } : ret;
 }
 
-async function dead(ctx: StateContext, name: string, enable: boolean | undefined): Promise<StateResult> {
+async function dead(ctx: StateContext, name: string, enable: boolean | undefined, sig?: string): Promise<StateResult> {
+  if (await offline(ctx)) return stateResult(name, true, OFFLINE);
   const ok = await probe(ctx, 'service.available', name);
   if (typeof ok === 'string') return ctx.test ? notPresent(name, 'stopped') : stateResult(name, false, ok);
   // A service that does not exist is certainly not running (Salt succeeds, with no comment).
   if (!ok) return ctx.test ? notPresent(name, 'stopped') : stateResult(name, true, '');
-  const before = await probe(ctx, 'service.status', name);
+  const before = await probe(ctx, 'service.status', name, sig);
   if (typeof before === 'string') return stateResult(name, false, before);
   const bootBefore = await probe(ctx, 'service.enabled', name);
   if (typeof bootBefore === 'string') return stateResult(name, false, bootBefore);
@@ -119,6 +138,11 @@ async function dead(ctx: StateContext, name: string, enable: boolean | undefined
   if (ctx.test) return stateResult(name, null, `Service ${name} is set to be killed`);
   const stop = await callFn(ctx, 'service.stop', [name]);
   if (!stop.ok) return stateResult(name, false, stop.message);
+  if (stop.value === false) {
+    const failed = stateResult(name, false, `Service ${name} failed to die`);
+    return enable === undefined ? failed : toggleBoot(ctx, failed, enable, true, false);
+  }
+  // Salt's dead asks this one without sig
   const after = await probe(ctx, 'service.status', name);
   const bootAfter = await probe(ctx, 'service.enabled', name);
   const down = after === false;
@@ -132,12 +156,12 @@ async function dead(ctx: StateContext, name: string, enable: boolean | undefined
  * Salt's service.mod_watch: restart (or reload / full restart) a running service, start a
  * stopped one; for service.dead, stop a running one. Changes are {name: <outcome>}.
  */
-async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead', opts: { reload: boolean; full_restart: boolean; init_delay?: number }): Promise<StateResult> {
+async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead', opts: { reload: boolean; full_restart: boolean; init_delay?: number; sig?: string }): Promise<StateResult> {
   const ok = await probe(ctx, 'service.available', name);
   if (ok !== true && !ctx.test) return stateResult(name, false, typeof ok === 'string' ? ok : `The named service ${name} is not available`);
   // Salt's mod_watch asks only service.status: with test=True, a service no manager knows (or
   // no service manager at all) is one that is not running, not a failure
-  const status = ok === true ? await probe(ctx, 'service.status', name) : false;
+  const status = ok === true ? await probe(ctx, 'service.status', name, opts.sig) : false;
   if (typeof status === 'string') return stateResult(name, false, status);
   let steps: string[];
   let verb: string;
@@ -150,10 +174,15 @@ async function modWatch(ctx: StateContext, name: string, sfun: 'running' | 'dead
   else [steps, verb] = [['service.restart'], 'restart'];
   const past = verb === 'stop' ? 'stopped' : `${verb}ed`;
   if (ctx.test) return stateResult(name, null, `Service is set to be ${past}`);
+  // Salt stops a service before a watch starts it (a stale pid file, a half-started daemon),
+  // whatever that stop answers
+  if (verb === 'start') await callFn(ctx, 'service.stop', [name]);
   for (const fun of steps) {
     const r = await callFn(ctx, fun, [name]);
     // Salt's service functions raise with the manager's message, which becomes the comment.
     if (!r.ok) return stateResult(name, false, r.message);
+    // an init script's false (debian_service) is the result, with {name: False}
+    if (r.value === false) return stateResult(name, false, `Failed to ${verb} the service`, { [name]: false });
   }
   // Salt's mod_watch sleeps init_delay after the restart or reload.
   await delay(ctx, opts.init_delay);
@@ -181,7 +210,7 @@ export const serviceStates: readonly StateFunction[] = [
     params: [NAME, ENABLE, INIT_DELAY, ...WATCH],
     example:
       '/etc/nginx/nginx.conf:\n  file.managed:\n    - source: salt://nginx/nginx.conf\n\nnginx:\n  service.running:\n    - enable: True\n    - reload: True\n    - watch:\n      - file: /etc/nginx/nginx.conf',
-    run: (ctx, a) => running(ctx, a.named.name, a.named.enable, a.named.init_delay),
+    run: (ctx, a) => running(ctx, a.named.name, a.named.enable, a.named.init_delay, a.named.sig),
     modWatch: (ctx, a) => modWatch(ctx, a.named.name, 'running', a.named),
   }),
   defineState({
@@ -191,7 +220,7 @@ export const serviceStates: readonly StateFunction[] = [
     doc: 'Make sure a service is stopped (and disabled at boot with enable: False).',
     params: [NAME, ENABLE, ...WATCH],
     example: 'telnetd:\n  service.dead:\n    - enable: False',
-    run: (ctx, a) => dead(ctx, a.named.name, a.named.enable),
+    run: (ctx, a) => dead(ctx, a.named.name, a.named.enable, a.named.sig),
     modWatch: (ctx, a) => modWatch(ctx, a.named.name, 'dead', a.named),
   }),
   defineState({

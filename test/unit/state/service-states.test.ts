@@ -125,7 +125,11 @@ describe('service.dead / enabled / disabled', () => {
   });
 
   it('without systemd every service state fails with the module’s explanation', async () => {
-    const r = await runState('service.running', { name: 'nginx' }, { override: createServiceFunctions({ systemdMarker: path.join(dir, 'no-such-marker') }) });
+    const r = await runState(
+      'service.running',
+      { name: 'nginx' },
+      { override: createServiceFunctions({ systemdMarker: path.join(dir, 'no-such-marker'), systemctl: '/nonexistent/systemctl' }), exec: { grains: () => ({ id: 'web1', os: 'Gentoo' }) } },
+    );
     assert.equal(r.result, false);
     assert.match(r.comment, /systemd is not running on this host/);
   });

@@ -50,7 +50,11 @@ beforeEach(() => {
   fs.writeFileSync(path.join(dir, 'calls'), '');
 });
 
-const noSystemd = { override: createServiceFunctions({ systemdMarker: path.join(dir, 'no-such-marker') }) };
+// no systemd on an OS without brine's init-script backend (Debian's: service-debian-states.test.ts)
+const noSystemd = {
+  override: createServiceFunctions({ systemdMarker: path.join(dir, 'no-such-marker'), systemctl: '/nonexistent/systemctl' }),
+  exec: { grains: () => ({ id: 'web1', os: 'Gentoo' }) },
+};
 
 describe('service.running result shapes (salt/states/service.py running)', () => {
   it('no service manager: test=True is None with Salt\'s "not present" comment; a real run fails saying what is missing', async () => {

@@ -171,18 +171,27 @@ describe('group.present / group.absent with real groups', { skip }, () => {
     assert.equal(getent('group', name)![2], String(gid + 1));
   });
 
-  it('members with addusers is a conflict; an unknown user is refused for real (test=True answers as Salt); nothing is created', async () => {
+  it('a new user whose default group the run has not created yet: test=True would add it (Salt does not look); a real run fails', async () => {
+    const name = newUser();
+    const want = { name, gid: 'no-such-group-brine' };
+    assert.deepEqual(await runState('user.present', want, { test: true }), { name, result: null, changes: {}, comment: `User ${name} set to be added` });
+    const r = await runState('user.present', want);
+    assert.deepEqual([r.result, r.comment], [false, 'The default group no-such-group-brine is not present']);
+    assert.equal(getent('passwd', name), undefined);
+  });
+
+  it('members with addusers is a conflict; an unknown user is refused; nothing is created', async () => {
     const name = newGroup();
     const c = await runState('group.present', { name, members: ['root'], addusers: ['root'] });
     assert.equal(c.result, false);
     assert.match(c.comment, /Conflicting options "members" with "addusers"/);
-    // test=True answers as Salt's: the member may be created earlier in the same run
-    const dry = await runState('group.present', { name, members: ['no-such-user-brine'] }, { test: true });
-    assert.deepEqual([dry.result, dry.comment], [null, `Group ${name} set to be added`]);
     const u = await runState('group.present', { name, members: ['no-such-user-brine'] });
     assert.equal(u.result, false);
     assert.equal(u.comment, 'The following users do not exist: no-such-user-brine');
     assert.equal(getent('group', name), undefined);
+    // test=True cannot know (the run may create the user first) and Salt's does not look
+    const t = await runState('group.present', { name, members: ['no-such-user-brine'] }, { test: true });
+    assert.deepEqual([t.result, t.comment], [null, `Group ${name} set to be added`]);
   });
 
   it('group.absent removes, then reports the group not present', async () => {

@@ -1,0 +1,145 @@
+// Salt's debian_service: services of a Debian host not booted with systemd are the scripts in
+// /etc/init.d, run with `service <name> <verb>`; "enabled" means an S link in /etc/rc<level>.d
+// (or rcS.d), which `update-rc.d` writes. Each function answers as Salt's does: true/false from
+// the command's exit code, never an error for a script that fails.
+
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { globToRegExp, hasGlob } from './glob.js';
+import { checkName, runArgv, which } from './host-tools.js';
+
+/** Init script names: what Debian's policy allows in /etc/init.d (and what `service` accepts). */
+const SCRIPT = /^[A-Za-z0-9_.@+:-]+$/;
+/** A glob for service.status: the script grammar plus the fnmatch characters. */
+const SCRIPT_GLOB = /^[A-Za-z0-9_.@+:*?[\]!-]+$/;
+
+export interface DebianServiceOptions {
+  /** The root whose etc/init.d and etc/rc?.d are read ('/' by default; a temp dir in tests). */
+  root?: string;
+}
+
+export function scriptName(fun: string, name: string, allowGlob = false): string {
+  return checkName(fun, 'service name', name, allowGlob ? SCRIPT_GLOB : SCRIPT);
+}
+
+function listDir(dir: string): string[] {
+  try {
+    // glob('*') skips dot files, as Salt's glob.glob does
+    return readdirSync(dir).filter((f) => !f.startsWith('.'));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The current runlevel as Salt's _get_runlevel reads it from `runlevel`; in a container without
+ * an init it prints "unknown", which Salt takes as Debian's default, 2.
+ */
+async function runlevel(fun: string): Promise<string> {
+  // without the program (systemd-sysv or sysvinit-core provide it), Debian's default as well
+  if (!which('runlevel')) return '2';
+  const r = await runArgv(fun, ['runlevel']);
+  const level = r.stdout.trim().split(/\s+/)[1];
+  return r.stdout.includes('unknown') || level === undefined ? '2' : level;
+}
+
+export class DebianService {
+  private readonly root: string;
+
+  constructor(opts: DebianServiceOptions = {}) {
+    this.root = opts.root ?? '/';
+  }
+
+  /** service.get_enabled: the names of the S links in rcS.d and rc<runlevel>.d, sorted. */
+  async getEnabled(fun: string): Promise<string[]> {
+    const level = await runlevel(fun);
+    const names = new Set<string>();
+    for (const dir of ['S', level]) {
+      for (const link of listDir(path.join(this.root, 'etc', `rc${dir}.d`))) {
+        // S<two digits><script>; Salt 3007 splits on every digit run, which drops a trailing
+        // one (apache2 -> ''): brine strips the prefix only (docs/states.md, differences)
+        const m = /^S\d+(.+)$/.exec(link);
+        if (m?.[1]) names.add(m[1]);
+      }
+    }
+    return [...names].sort();
+  }
+
+  /** service.get_all: every script in /etc/init.d but README, and every enabled name. */
+  async getAll(fun: string): Promise<string[]> {
+    const all = new Set(listDir(path.join(this.root, 'etc', 'init.d')).filter((f) => f !== 'README'));
+    for (const name of await this.getEnabled(fun)) all.add(name);
+    return [...all].sort();
+  }
+
+  async getDisabled(fun: string): Promise<string[]> {
+    const enabled = new Set(await this.getEnabled(fun));
+    return (await this.getAll(fun)).filter((n) => !enabled.has(n));
+  }
+
+  async available(fun: string, name: string): Promise<boolean> {
+    return (await this.getAll(fun)).includes(scriptName(fun, name));
+  }
+
+  async enabled(fun: string, name: string): Promise<boolean> {
+    return (await this.getEnabled(fun)).includes(scriptName(fun, name));
+  }
+
+  async disabled(fun: string, name: string): Promise<boolean> {
+    return (await this.getDisabled(fun)).includes(scriptName(fun, name));
+  }
+
+  /** start, stop, restart, reload, force-reload: `service <name> <verb>`, true when it exits 0. */
+  async run(fun: string, name: string, verb: 'start' | 'stop' | 'restart' | 'reload' | 'force-reload' | 'status'): Promise<boolean> {
+    return (await runArgv(fun, ['service', scriptName(fun, name), verb])).retcode === 0;
+  }
+
+  /** service.status: the script's status verb; a glob maps every matching service; `sig` looks in ps instead. */
+  async status(fun: string, name: string, sig?: string): Promise<boolean | Record<string, boolean>> {
+    if (sig) return (await pidsMatching(fun, sig)).length > 0;
+    if (!hasGlob(name)) return this.run(fun, name, 'status');
+    scriptName(fun, name, true);
+    const re = globToRegExp(name);
+    const out: Record<string, boolean> = {};
+    for (const s of (await this.getAll(fun)).filter((n) => re.test(n))) out[s] = await this.run(fun, s, 'status');
+    return out;
+  }
+
+  /**
+   * service.enable. Salt runs `insserv <name> && update-rc.d <name> enable`; Debian 12 no longer
+   * installs insserv, and update-rc.d's `defaults` writes the same links without it, so brine
+   * uses insserv where it is installed and `update-rc.d <name> defaults` where it is not.
+   */
+  async enable(fun: string, name: string): Promise<boolean> {
+    const script = scriptName(fun, name);
+    const links = which('insserv') ? ['insserv', script] : ['update-rc.d', script, 'defaults'];
+    if ((await runArgv(fun, links)).retcode !== 0) return false;
+    return (await runArgv(fun, ['update-rc.d', script, 'enable'])).retcode === 0;
+  }
+
+  async disable(fun: string, name: string): Promise<boolean> {
+    return (await runArgv(fun, ['update-rc.d', scriptName(fun, name), 'disable'])).retcode === 0;
+  }
+}
+
+/**
+ * Salt's status.pid: the pids of the processes whose command line matches `sig` (a regular
+ * expression in Salt; a plain substring when it is not a valid JavaScript one), leaving out ps
+ * itself and this process as Salt leaves out the minion.
+ */
+export async function pidsMatching(fun: string, sig: string): Promise<number[]> {
+  const r = await runArgv(fun, ['ps', '-eo', 'pid=,args=']);
+  let test: (line: string) => boolean;
+  try {
+    const re = new RegExp(sig);
+    test = (l) => re.test(l);
+  } catch {
+    test = (l) => l.includes(sig);
+  }
+  const pids: number[] = [];
+  for (const line of r.stdout.split('\n')) {
+    const m = /^\s*(\d+)\s+(.*)$/.exec(line);
+    if (m?.[1] && m[2] !== undefined && Number(m[1]) !== r.pid && Number(m[1]) !== process.pid && test(m[2])) pids.push(Number(m[1]));
+  }
+  return pids;
+}
