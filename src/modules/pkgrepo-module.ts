@@ -7,7 +7,7 @@ import { runChecked, which } from './host-tools.js';
 import type { ModuleFunction } from './types.js';
 import { defineFunction } from './define-function.js';
 import { addRepoKey } from './apt-keys.js';
-import { AptSources, formatSourceLine, repoFromLine, type AptRepo, writeAtomic } from './pkgrepo-apt.js';
+import { AptSources, formatSourceLine, parseSourceLine, repoFromLine, type AptRepo, writeAtomic } from './pkgrepo-apt.js';
 import { checkRepoId, repoValue, YumRepos } from './pkgrepo-dnf.js';
 
 export interface PkgrepoOptions {
@@ -85,13 +85,16 @@ export function createPkgrepoFunctions(opts: PkgrepoOptions = {}): ModuleFunctio
     }),
     defineFunction({
       name: 'pkg.get_repo',
-      doc: 'Return one repository (apt: by its sources line; dnf: by id), or {} when it is not configured.',
+      doc: 'Return one repository (apt: by its sources line; dnf: by id), or {} when it is not configured (apt: or the name is not a sources line, as in Salt).',
       params: [{ name: 'repo', type: 'string', required: true, doc: "apt: 'deb http://... suite comp'; dnf: the repository id" }],
       run: async (_ctx, a) => {
         const fun = 'pkg.get_repo';
         const b = backendOf(fun, opts);
         if (b.kind === 'dnf') return (await b.repos.get(checkRepoId(fun, a.named.repo))) ?? {};
-        const r = await b.sources.find(repoFromLine(fun, a.named.repo));
+        // Salt's get_repo: a name that is not a sources line (a dnf id asked on apt, as
+        // rabbitmq-formula's clean states do) is an invalid entry that matches no repository
+        const wanted = /[\n\r\0]/.test(a.named.repo) ? undefined : parseSourceLine(a.named.repo, '');
+        const r = wanted ? await b.sources.find(wanted) : undefined;
         return r ? aptView(r) : {};
       },
     }),
