@@ -35,7 +35,7 @@ export const fileCopy = defineState({
       const sst = await stat(source).catch(() => undefined);
       if (!sst) return failed(name, `Source file "${source}" is not present; check the path`);
       if (source === name) return failed(name, 'Source and destination are the same path');
-      const perms = a.preserve ? {} : await resolvePerms('file.copy', { user: a.user, group: a.group, mode: mode.mode });
+      const perms = a.preserve ? {} : await resolvePerms('file.copy', { user: a.user, group: a.group, mode: mode.mode }, ctx.test);
       if ('error' in perms) return failed(name, perms.error);
       const dst = await lstat(name).catch(() => undefined);
       // Salt's copy_ leaves an existing target alone without force (its permissions too), and

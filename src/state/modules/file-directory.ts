@@ -88,7 +88,7 @@ export const fileDirectory = defineState({
     const fileMode = modeArg(a.file_mode ?? a.dir_mode ?? a.mode);
     if ('error' in fileMode) return failed(name, fileMode.error);
     try {
-      const dirPerms = await resolvePerms('file.directory', { user: a.user, group: a.group, mode: dirMode.mode });
+      const dirPerms = await resolvePerms('file.directory', { user: a.user, group: a.group, mode: dirMode.mode }, ctx.test);
       if ('error' in dirPerms) return failed(name, dirPerms.error);
       const filePerms: ResolvedPerms = { ...dirPerms, mode: fileMode.mode };
       const excludePat = patternArg('file.directory', 'exclude_pat', a.exclude_pat);

@@ -49,7 +49,7 @@ export const fileManaged = defineState({
     const dirMode = modeArg(a.dir_mode);
     if ('error' in dirMode) return failed(name, dirMode.error);
     try {
-      const perms = await resolvePerms('file.managed', { user: a.user, group: a.group, mode: mode.mode });
+      const perms = await resolvePerms('file.managed', { user: a.user, group: a.group, mode: mode.mode }, ctx.test);
       if ('error' in perms) return failed(name, perms.error);
       const wanted = await wantedContents(ctx, {
         source: a.source,

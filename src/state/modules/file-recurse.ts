@@ -117,7 +117,7 @@ export const fileRecurse = defineState({
     const dirMode = modeArg(a.dir_mode);
     if ('error' in dirMode) return failed(name, dirMode.error);
     try {
-      const base = await resolvePerms('file.recurse', { user: a.user, group: a.group });
+      const base = await resolvePerms('file.recurse', { user: a.user, group: a.group }, ctx.test);
       if ('error' in base) return failed(name, base.error);
       const includePat = patternArg('file.recurse', 'include_pat', a.include_pat);
       if ('error' in includePat) return failed(name, includePat.error);
