@@ -6,6 +6,7 @@ import { BrineError } from '../../util/errors.js';
 import { defineState, type StateContext, type StateFunction, type StateResult } from '../types.js';
 import { holdAfterInstall, holdOnInstalled, runHold } from './pkg-hold-result.js';
 import { forgetPkgList, listPkgs, noteRefreshed, refreshNow } from './pkg-run-cache.js';
+import { installedFromSources } from './pkg-sources.js';
 import { callFn, defined, stateResult } from './state-result.js';
 
 interface Target {
@@ -106,20 +107,14 @@ const installed = defineState({
     { name: 'hold', type: 'bool', doc: 'True holds the packages at their version (apt-mark hold), False releases them; unset leaves holds alone' },
     { name: 'enablerepo', type: 'string', doc: 'dnf: also use this repository (apt ignores it, as Salt does)' },
     { name: 'disablerepo', type: 'string', doc: 'dnf: do not use this repository (apt ignores it, as Salt does)' },
-    { name: 'sources', type: 'list', doc: 'packages from files ({name: salt:// or path}); not supported yet: the state fails saying so' },
+    { name: 'sources', type: 'list', doc: 'packages from files: [{name: salt://, http(s):// URL or path of the .deb/.rpm}], installed with dpkg -i / dnf (dependencies are not fetched)' },
   ],
   // Salt's pkg.installed takes **kwargs and passes them to the package module.
   kwargs: true,
   example: 'nginx:\n  pkg.installed:\n    - version: 1.22.1-9\n    - install_recommends: False\n\nweb-tools:\n  pkg.installed:\n    - pkgs:\n      - curl\n      - jq: 1.6-2.1',
   run: async (ctx, a) => {
     const n = a.named;
-    if (n.sources !== undefined) {
-      return stateResult(
-        n.name,
-        false,
-        'pkg.installed: sources (packages from .deb/.rpm files) is not supported by brine yet; install the file with cmd.run (apt-get install ./file.deb) or publish it in a repository',
-      );
-    }
+    if (n.sources !== undefined && n.sources !== null) return installedFromSources(ctx, n.name, n.sources, n.reinstall);
     // salt/states/pkg.py installed: an empty pkgs list is nothing to do, not an error
     if (n.pkgs?.length === 0) return stateResult(n.name, true, 'No packages to install provided');
     const targets = pkgTargets('pkg.installed', n.name, n.version, n.pkgs);
