@@ -48,6 +48,10 @@ export function extrnPath(cachedir: string, saltenv: string, url: string): strin
   const netloc = u.port ? `${u.hostname}:${u.port}` : u.hostname;
   const query = u.search.replace(/^\?/, '');
   let fileName = query ? `${u.pathname}-${query}` : u.pathname;
+  // a host of dots ('..' is a valid URL host) would name a directory outside the saltenv's
+  if (/^\.+$/.test(u.hostname) || saltenv.includes('/') || saltenv.startsWith('.')) {
+    throw new BrineError('PATH_REFUSED', `The URL ${redact(url)} (saltenv '${saltenv}') names no place inside the cache; give a real host name`);
+  }
   const root = path.join(cachedir, 'extrn_files', saltenv, netloc);
   // new URL() has already resolved dot segments; a name still leaving the root is refused
   if (!path.resolve(root, `.${fileName}`).startsWith(`${root}${path.sep}`)) {

@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import { archiveExtracted } from '../../../src/state/modules/archive-extracted.js';
 import { fileManaged } from '../../../src/state/modules/file-managed.js';
 import { cpFunctions } from '../../../src/fileserver/cp-module.js';
+import { extrnPath } from '../../../src/modules/url-cache.js';
 import { closedPort, type StaticServer, startStaticServer } from '../../helpers/static-http.js';
 import { makeTestCertificate } from '../../helpers/test-cert.js';
 import { runState, snapshot, tempDir } from './file-fixture.js';
@@ -165,6 +166,14 @@ describe('archive.extracted with an https:// source', () => {
     assert.equal(wrong.result, false);
     assert.match(wrong.comment, /does not match actual checksum/);
     assert.equal(fs.existsSync(p('opt2')), false);
+  });
+});
+
+describe('the cache path of a URL', () => {
+  it("is Salt's extrn_files layout, and a host of dots cannot leave it", () => {
+    assert.equal(extrnPath('/c', 'base', 'https://user:pw@example.test:8443/a/b.tgz?v=1'), '/c/extrn_files/base/example.test:8443/a/b.tgz-v=1');
+    assert.throws(() => extrnPath('/c', 'base', 'http://../x'), /names no place inside the cache/);
+    assert.throws(() => extrnPath('/c', 'base', 'http://%2e%2e/x'), /names no place inside the cache/);
   });
 });
 
