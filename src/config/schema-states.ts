@@ -76,5 +76,13 @@ export const MINION_STATE_OPTIONS = [
     doc: "The regular expression of the line that ends a #!stateconf file's state config (the text rendered first to collect its stateconf.set arguments); docs/templates.md.",
   },
   { name: 'stateconf_start_state', type: 'string', default: '.start', roles: MINION, doc: 'The ID of the start state a #!stateconf -s file gets (renamed <sls>::start when it starts with a dot).' },
+  {
+    name: 'ca_bundle',
+    type: 'string',
+    default: undefined,
+    roles: MINION,
+    nonEmpty: true,
+    doc: "PEM file of the certificate authorities trusted for https:// downloads (file.managed and archive.extracted sources, source_hash files, pkgrepo.managed key_url, cp.cache_file), instead of the system's store, e.g. `ca_bundle: /etc/pki/internal-ca.pem`; certificates are always verified.",
+  },
   { name: 'stateconf_goal_state', type: 'string', default: '.goal', roles: MINION, doc: 'The ID of the goal state a #!stateconf file gets unless -G (renamed <sls>::goal when it starts with a dot).' },
 ] as const;

@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BrineError } from '../util/errors.js';
-import { defineFunction, type ExecContext, type FileClient, type ModuleFunction } from '../modules/index.js';
+import { cacheUrl, defineFunction, type ExecContext, type FileClient, isRemoteUrl, type ModuleFunction } from '../modules/index.js';
 import { renderTemplate } from '../render/index.js';
 import { sha256File } from './hash-cache.js';
 import { checkRelativePath, checkSaltenv, parseSaltUrl, slsNameOf } from './path-check.js';
@@ -149,9 +149,15 @@ export const cpFunctions: readonly ModuleFunction[] = [
   }),
   defineFunction({
     name: 'cp.cache_file',
-    doc: "Fetch a salt:// file into the minion's cache (only when its SHA-256 changed); returns the cached path.",
-    params: [{ name: 'path', type: 'string', required: true, doc: 'salt://path of the file' }, saltenvParam],
+    doc: "Fetch a salt:// file (only when its SHA-256 changed) or an http(s):// URL into the minion's cache; returns the cached path.",
+    params: [{ name: 'path', type: 'string', required: true, doc: 'salt:// or http(s):// URL of the file' }, saltenvParam],
     run: async (ctx, a) => {
+      if (isRemoteUrl(a.named.path)) {
+        // Salt's fileclient.get_url: <cachedir>/extrn_files/<saltenv>/<host>/<path>
+        const ca = ctx.config.ca_bundle;
+        const saltenv = checkSaltenv(a.named.saltenv);
+        return cacheUrl(a.named.path, { cachedir: cachedir(ctx), saltenv, signal: ctx.signal, ...(typeof ca === 'string' && ca !== '' ? { caBundle: ca } : {}) });
+      }
       if (!isSaltUrl(a.named.path)) {
         // Salt returns a local path as it is
         if (fs.existsSync(a.named.path)) return a.named.path;

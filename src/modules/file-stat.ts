@@ -121,4 +121,39 @@ export const fileStatFunctions: readonly ModuleFunction[] = [
     ],
     run: (_ctx, a) => hashFile('file.get_hash', absPath('file.get_hash', a.named.path), a.named.form),
   }),
+  defineFunction({
+    name: 'file.check_hash',
+    doc: "True when the file's digest is file_hash ('<type>=<hex>', '<type>:<hex>', or a bare hex digest whose length names md5/sha1/sha224/sha256/sha384/sha512).",
+    params: [
+      { name: 'path', type: 'string', required: true, doc: 'absolute path of a file' },
+      { name: 'file_hash', type: 'string', required: true, doc: 'e.g. sha256=<hex> or a bare digest' },
+    ],
+    run: async (_ctx, a) => {
+      const fun = 'file.check_hash';
+      const { type, hex } = splitHash(fun, a.named.file_hash);
+      return (await hashFile(fun, absPath(fun, a.named.path), type)) === hex;
+    },
+  }),
 ];
+
+// Salt's HASHES_REVMAP: the hash type a bare digest's length names
+const BY_LENGTH = new Map([
+  [32, 'md5'],
+  [40, 'sha1'],
+  [56, 'sha224'],
+  [64, 'sha256'],
+  [96, 'sha384'],
+  [128, 'sha512'],
+]);
+
+/** salt/modules/file.py check_hash: split at the first ':' or '=', else the type from the length. */
+function splitHash(fun: string, fileHash: string): { type: string; hex: string } {
+  const sep = [':', '='].find((c) => fileHash.includes(c));
+  if (sep) {
+    const i = fileHash.indexOf(sep);
+    return { type: fileHash.slice(0, i), hex: fileHash.slice(i + 1) };
+  }
+  const type = BY_LENGTH.get(fileHash.length);
+  if (!type) throw new BrineError('BAD_ARGUMENTS', `${fun}: Hash ${fileHash} (length: ${fileHash.length}) could not be matched to a supported hash type; write it as <type>=<hex>`);
+  return { type, hex: fileHash };
+}

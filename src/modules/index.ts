@@ -52,6 +52,7 @@ export { cronFunctions } from './cron-module.js';
 export { parseCrontab, renderCrontab, withJob, withSpecial, withoutJob, checkCronFields, CRON_TAG, SPECIALS, type Crontab, type CronJob, type SpecialJob, type SetStatus } from './cron-tab.js';
 export { pkgrepoFunctions, createPkgrepoFunctions, aptRequest, dnfRequest, type PkgrepoOptions } from './pkgrepo-module.js';
 export { sameRepo, formatSourceLine } from './pkgrepo-apt.js';
+export { cacheUrl, extrnPath, fileDigest, isRemoteUrl, redact, urlAnswers, urlScheme, type UrlCacheOptions } from './url-cache.js';
 export { findUser, findGroup, readPasswd, readGroups, type PasswdEntry, type GroupEntry } from './user-db.js';
 export { resolveRunas, type RunasUser } from './cmd-module.js';
 export { loadModuleDirs, importModuleFile, type ModuleLoadLogger, type ModuleLoadReport } from './custom-modules.js';

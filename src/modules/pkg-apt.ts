@@ -51,6 +51,10 @@ export function createAptBackend(): PkgBackend {
       argv.push('--', ...targets.map((t) => (t.version ? `${t.name}=${t.version}` : t.name)));
       await runChecked(label, argv, { signal, env: APT_ENV });
     },
+    async installFiles(label, files, signal) {
+      // Salt's aptpkg.install with sources: dpkg -i --force-confold (dependencies are not fetched)
+      await runChecked(label, ['dpkg', '-i', '--force-confold', '--', ...files], { signal, env: APT_ENV });
+    },
     async remove(label, names, signal) {
       await runChecked(label, ['apt-get', '-q', '-y', 'remove', '--', ...names], { signal, env: APT_ENV });
     },

@@ -22,6 +22,8 @@ export interface PkgBackend {
   refresh(label: string, signal: AbortSignal): Promise<void>;
   /** targets are `name` or `name=version` (apt) / `name-version` (dnf), already validated. */
   install(label: string, targets: readonly { name: string; version?: string }[], opts: InstallOptions, signal: AbortSignal): Promise<void>;
+  /** Installs package files (.deb with dpkg -i, .rpm with dnf), already local and validated. */
+  installFiles?(label: string, files: readonly string[], signal: AbortSignal): Promise<void>;
   remove(label: string, names: readonly string[], signal: AbortSignal): Promise<void>;
   /** Packages removed but not purged (apt's config-files state): name → version. dnf has none. */
   listRemoved(label: string, signal: AbortSignal): Promise<Map<string, string[]>>;

@@ -39,6 +39,9 @@ export function createDnfBackend(): PkgBackend {
       argv.push(opts.reinstall ? 'reinstall' : 'install', '--', ...targets.map((t) => (t.version ? `${t.name}-${t.version}` : t.name)));
       await runChecked(label, argv, { signal });
     },
+    async installFiles(label, files, signal) {
+      await runChecked(label, ['dnf', '-y', 'install', '--', ...files], { signal });
+    },
     async remove(label, names, signal) {
       await runChecked(label, ['dnf', '-y', 'remove', '--', ...names], { signal });
     },

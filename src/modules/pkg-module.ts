@@ -1,6 +1,7 @@
 // The `pkg` module: install, remove, version, list_pkgs and latest_version on apt or dnf hosts,
 // returning Salt's shapes ({name: {old, new}} for changes, '' for "not installed").
 
+import path from 'node:path';
 import { BrineError, isBrineError } from '../util/errors.js';
 import { checkName } from './host-tools.js';
 import { createAptBackend } from './pkg-apt.js';
@@ -70,6 +71,23 @@ async function withErrorsNamingChanges<T>(fun: string, backend: PkgBackend, ctx:
   }
 }
 
+/** pkg.install sources=[{name: path}]: local package files installed by the package manager itself. */
+async function installFiles(fun: string, b: PkgBackend, ctx: ExecContext, sources: unknown[]): Promise<Record<string, unknown>> {
+  const files = sources.map((s) => {
+    const entry = typeof s === 'object' && s !== null && !Array.isArray(s) ? Object.entries(s) : [];
+    const file = entry.length === 1 ? entry[0]![1] : undefined;
+    if (typeof file !== 'string' || !path.isAbsolute(file) || file.startsWith('-')) {
+      throw new BrineError('BAD_ARGUMENTS', `${fun}: each sources entry must be {name: /absolute/path/to/package-file}, got ${JSON.stringify(s)}`);
+    }
+    return file;
+  });
+  if (files.length === 0) return {};
+  if (!b.installFiles) throw new BrineError('EXEC_FAILED', `${fun}: the ${b.name} backend cannot install package files`);
+  const before = await b.listPkgs(fun, ctx.signal);
+  await withErrorsNamingChanges(fun, b, ctx, before, () => b.installFiles!(fun, files, ctx.signal));
+  return comparePkgs(before, await b.listPkgs(fun, ctx.signal));
+}
+
 /** One name → a string; several → {name: value}; as Salt's version and latest_version return. */
 function oneOrMap(names: readonly string[], values: readonly string[]): string | Record<string, string> {
   if (names.length === 1) return values[0]!;
@@ -97,9 +115,11 @@ export function createPkgFunctions(factories: BackendFactories = { apt: createAp
         { name: 'install_recommends', type: 'bool', keywordOnly: true, doc: 'false leaves out recommended (apt) or weak (dnf) dependencies; unset keeps the host default' },
         { name: 'enablerepo', type: 'string', keywordOnly: true, doc: 'dnf: also use this repository (apt ignores it, as Salt does)' },
         { name: 'disablerepo', type: 'string', keywordOnly: true, doc: 'dnf: do not use this repository (apt ignores it, as Salt does)' },
+        { name: 'sources', type: 'list', keywordOnly: true, doc: 'package files: [{name: /absolute/path.deb}] (pkg.installed fetches salt:// and http(s) ones first)' },
       ],
       run: async (ctx, a) => {
         const fun = 'pkg.install';
+        if (a.named.sources !== undefined) return installFiles(fun, backend(fun), ctx, a.named.sources);
         const targets = targetsOf(fun, a);
         const b = backend(fun);
         const before = await b.listPkgs(fun, ctx.signal);

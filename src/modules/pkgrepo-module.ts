@@ -6,7 +6,8 @@ import { BrineError } from '../util/errors.js';
 import { runChecked, which } from './host-tools.js';
 import type { ModuleFunction } from './types.js';
 import { defineFunction } from './define-function.js';
-import { AptSources, formatSourceLine, repoFromLine, type AptRepo } from './pkgrepo-apt.js';
+import { addRepoKey } from './apt-keys.js';
+import { AptSources, formatSourceLine, parseSourceLine, repoFromLine, type AptRepo, writeAtomic } from './pkgrepo-apt.js';
 import { checkRepoId, repoValue, YumRepos } from './pkgrepo-dnf.js';
 
 export interface PkgrepoOptions {
@@ -16,6 +17,8 @@ export interface PkgrepoOptions {
   aptRoot?: string;
   /** dnf's repository directory; /etc/yum.repos.d. */
   reposDir?: string;
+  /** The keyring apt-key adds keys to (`apt-key --keyring`); apt's own when unset. */
+  aptKeyring?: string;
 }
 
 type Backend = { kind: 'apt'; sources: AptSources } | { kind: 'dnf'; repos: YumRepos };
@@ -43,12 +46,6 @@ export function aptRequest(fun: string, repo: string, kw: Record<string, unknown
   const comps = listOf(kw.comps);
   const arch = listOf(kw.architectures);
   const signedby = kw.signedby ?? kw['signed-by'];
-  if (kw.key_url !== undefined || kw.keyserver !== undefined || kw.keyid !== undefined) {
-    throw new BrineError(
-      'BAD_ARGUMENTS',
-      `${fun}: key_url/keyserver/keyid are not supported; put the key in place with file.managed (e.g. /etc/apt/keyrings/<name>.gpg) and pass signedby: <that path>`,
-    );
-  }
   const disabled = kw.disabled !== undefined ? Boolean(kw.disabled) : kw.enabled !== undefined ? !kw.enabled : r.disabled;
   const out = { ...r, disabled };
   if (comps) out.comps = comps;
@@ -58,8 +55,9 @@ export function aptRequest(fun: string, repo: string, kw: Record<string, unknown
   return { ...repoFromLine(fun, formatSourceLine({ ...out, disabled: false })), disabled: out.disabled };
 }
 
-// dnf keys taken from the state's own arguments: humanname is Salt's name for the `name=` key.
-const DNF_NOT_KEYS = new Set(['file', 'basedir', 'refresh', 'refresh_db', 'humanname']);
+// dnf keys taken from the state's own arguments: humanname is Salt's name for the `name=` key;
+// the apt key arguments are not .repo keys.
+const DNF_NOT_KEYS = new Set(['file', 'basedir', 'refresh', 'refresh_db', 'humanname', 'saltenv', 'aptkey', 'key_url', 'key_text', 'keyid', 'keyserver', 'allow_insecure_key', 'clean_file']);
 
 export function dnfRequest(fun: string, kw: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -87,13 +85,16 @@ export function createPkgrepoFunctions(opts: PkgrepoOptions = {}): ModuleFunctio
     }),
     defineFunction({
       name: 'pkg.get_repo',
-      doc: 'Return one repository (apt: by its sources line; dnf: by id), or {} when it is not configured.',
+      doc: 'Return one repository (apt: by its sources line; dnf: by id), or {} when it is not configured (apt: or the name is not a sources line, as in Salt).',
       params: [{ name: 'repo', type: 'string', required: true, doc: "apt: 'deb http://... suite comp'; dnf: the repository id" }],
       run: async (_ctx, a) => {
         const fun = 'pkg.get_repo';
         const b = backendOf(fun, opts);
         if (b.kind === 'dnf') return (await b.repos.get(checkRepoId(fun, a.named.repo))) ?? {};
-        const r = await b.sources.find(repoFromLine(fun, a.named.repo));
+        // Salt's get_repo: a name that is not a sources line (a dnf id asked on apt, as
+        // rabbitmq-formula's clean states do) is an invalid entry that matches no repository
+        const wanted = /[\n\r\0]/.test(a.named.repo) ? undefined : parseSourceLine(a.named.repo, '');
+        const r = wanted ? await b.sources.find(wanted) : undefined;
         return r ? aptView(r) : {};
       },
     }),
@@ -103,9 +104,10 @@ export function createPkgrepoFunctions(opts: PkgrepoOptions = {}): ModuleFunctio
       params: [
         { name: 'repo', type: 'string', required: true, doc: 'apt: the sources line; dnf: the repository id' },
         { name: 'file', type: 'string', doc: 'apt: the .list file for a new repository (default sources.list); dnf: the .repo file (default <id>.repo)' },
+        { name: 'saltenv', type: 'string', default: 'base', doc: 'apt: the file server environment of a salt:// key_url' },
       ],
       kwargs: true,
-      run: async (_ctx, a) => {
+      run: async (ctx, a) => {
         const fun = 'pkg.mod_repo';
         const b = backendOf(fun, opts);
         if (b.kind === 'dnf') {
@@ -123,6 +125,10 @@ export function createPkgrepoFunctions(opts: PkgrepoOptions = {}): ModuleFunctio
         const file = b.sources.checkFile(fun, a.named.file ?? b.sources.mainFile);
         const comment = typeof a.extra.comments === 'string' ? a.extra.comments : Array.isArray(a.extra.comments) ? a.extra.comments.join(' ') : undefined;
         if (comment !== undefined && /[\n\r\0]/.test(comment)) throw new BrineError('BAD_ARGUMENTS', `${fun}: comments must be one line`);
+        // Salt's pkgrepo.managed empties the file first when asked (clean_file: True)
+        if (a.extra.clean_file === true) await writeAtomic(file, '');
+        // Salt's mod_repo adds the key first: a line whose key failed is never written
+        await addRepoKey(ctx, a.extra, want.signedby, a.named.saltenv, opts.aptKeyring ? { aptKeyring: opts.aptKeyring } : {});
         await b.sources.put(want, formatSourceLine(want, comment), file);
         const r = await b.sources.find(want);
         return r ? aptView(r) : {};

@@ -1,13 +1,15 @@
 // YAML as Salt loads it (salt.utils.yamlloader.SaltYamlSafeLoader, built on PyYAML's SafeLoader):
-// YAML 1.1 scalars (yes/no/on/off are booleans, 0755 is octal, 1e3 without a dot is a string),
-// timestamps stay strings, and a mapping with a duplicate key is an error.
+// YAML 1.1 scalars (yes/no/on/off are booleans, 1e3 without a dot is a string), timestamps stay
+// strings, a mapping with a duplicate key is an error, and `0755` is the int 755 (Salt strips the
+// leading zeros; file states read it as the octal digits). Salt's yaml serializer
+// (salt.serializers.yaml) is plain PyYAML, where `0755` is 493: `octal: 'pyyaml'`.
 
 import type { DocumentOptions, ParseOptions, ScalarTag, SchemaOptions, Tags } from 'yaml';
 import { BAIL, fastLoadYaml } from '../util/yaml-fast.js';
 import { indentFlowContinuations } from './yaml-flow-indent.js';
 import { pyyamlAnchorNames } from './yaml-anchor-names.js';
 import { yamlPackage } from '../util/yaml-package.js';
-import { PY_FALSE, PY_FLOAT, PY_TRUE, pyFloat } from '../util/yaml-scalars.js';
+import { type OctalRule, PY_FALSE, PY_FLOAT, PY_INT_DEC, PY_INT_TIME, PY_TRUE, pyFloat, resolvePyYamlScalar, saltOctalInt } from '../util/yaml-scalars.js';
 
 // the package is loaded on first use (util/yaml-package.ts): most SLS texts take the fast path
 
@@ -25,12 +27,14 @@ export class YamlLoadError extends Error {
   }
 }
 
-function tagsFor(makeFloat: (n: number) => unknown): (tags: Tags) => Tags {
+function tagsFor(makeFloat: (n: number) => unknown, octal: OctalRule): (tags: Tags) => Tags {
   return (tags) => {
-    const kept = tags.filter((t) => {
-      const name = typeof t === 'string' ? t : t.tag;
-      return name !== 'tag:yaml.org,2002:timestamp' && name !== 'tag:yaml.org,2002:bool' && name !== 'tag:yaml.org,2002:float';
-    });
+    const kept = tags
+      .filter((t) => {
+        const name = typeof t === 'string' ? t : t.tag;
+        return name !== 'tag:yaml.org,2002:timestamp' && name !== 'tag:yaml.org,2002:bool' && name !== 'tag:yaml.org,2002:float';
+      })
+      .map((t) => (typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:int' ? t : pyIntTag(t as ScalarTag, octal)));
     const bools: ScalarTag[] = [
       { identify: (v) => v === true, default: true, tag: 'tag:yaml.org,2002:bool', test: PY_TRUE, resolve: () => true },
       { identify: (v) => v === false, default: true, tag: 'tag:yaml.org,2002:bool', test: PY_FALSE, resolve: () => false },
@@ -46,32 +50,53 @@ function tagsFor(makeFloat: (n: number) => unknown): (tags: Tags) => Tags {
   };
 }
 
-const plainTags = tagsFor((n) => n);
-const cache = new Map<(n: number) => unknown, (tags: Tags) => Tags>();
+/**
+ * The 1.1 schema's int tags as PyYAML resolves ints: a decimal or sexagesimal int does not start
+ * with 0 (`0789` and `01:30` are strings), and under Salt's rule an octal int has its leading zeros
+ * stripped first (SaltYamlSafeLoader.construct_scalar).
+ */
+function pyIntTag(t: ScalarTag, octal: OctalRule): ScalarTag {
+  if (t.format === 'OCT' && octal === 'salt') {
+    const resolve = t.resolve;
+    return { ...t, resolve: (s, onError, opt) => (s.startsWith('0') ? saltOctalInt(s) : resolve(s, onError, opt)) };
+  }
+  if (t.format === undefined) return { ...t, test: PY_INT_DEC };
+  if (t.format === 'TIME') return { ...t, test: PY_INT_TIME };
+  return t;
+}
+
+const identity = (n: number): number => n;
+const plainTags = { salt: tagsFor(identity, 'salt'), pyyaml: tagsFor(identity, 'pyyaml') };
+const cache = new Map<string, Map<(n: number) => unknown, (tags: Tags) => Tags>>([
+  ['salt', new Map()],
+  ['pyyaml', new Map()],
+]);
 
 function parseOptions(customTags: (tags: Tags) => Tags): ParseOptions & DocumentOptions & SchemaOptions {
   return { version: '1.1', schema: 'yaml-1.1', customTags, uniqueKeys: true, merge: true, prettyErrors: false, intAsBigInt: false };
 }
 
 /** The options of the full parse of plain loading (tests compare the fast path with it). */
-export function plainParseOptions(): ParseOptions & DocumentOptions & SchemaOptions {
-  return parseOptions(plainTags);
+export function plainParseOptions(octal: OctalRule = 'salt'): ParseOptions & DocumentOptions & SchemaOptions {
+  return parseOptions(plainTags[octal]);
 }
 
 /**
  * Loads one YAML document as Salt does. `makeFloat` lets the template engine keep `2.0` a float;
  * an empty document is null. Throws YamlLoadError with the line and column.
  */
-export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts: { stringIds?: boolean; keyOrder?: KeyOrderHook } = {}): unknown {
+export function loadYaml(text: string, makeFloat?: (n: number) => unknown, opts: { stringIds?: boolean; keyOrder?: KeyOrderHook; octal?: OctalRule } = {}): unknown {
   text = pyyamlAnchorNames(text);
-  let customTags = plainTags;
+  const octal = opts.octal ?? 'salt';
+  let customTags = plainTags[octal];
   if (makeFloat) {
-    customTags = cache.get(makeFloat) ?? tagsFor(makeFloat);
-    cache.set(makeFloat, customTags);
+    const byFloat = cache.get(octal)!;
+    customTags = byFloat.get(makeFloat) ?? tagsFor(makeFloat, octal);
+    byFloat.set(makeFloat, customTags);
   } else {
     // plain block YAML (nearly every rendered SLS) without the full parser; it bails on anything
     // else, and on any error, so that the full parser below decides and reports those
-    const fast = fastLoadYaml(text);
+    const fast = octal === 'salt' ? fastLoadYaml(text) : fastLoadYaml(text, resolvePyYamlScalar);
     if (fast !== BAIL) return fast;
   }
   const { isMap, isScalar, parseDocument } = yamlPackage();

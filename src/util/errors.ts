@@ -182,6 +182,11 @@ export const ERRORS = {
     'Check the path and saltenv with `brine call cp.list_master saltenv=<env>`; the first root that has the file wins.',
     1,
   ),
+  URL_FETCH_FAILED: spec(
+    'A remote file (an http:// or https:// source, source_hash file or key_url) could not be downloaded: the host did not answer, refused the TLS certificate, or answered with an HTTP error.',
+    'Check the URL in a browser or with curl from the minion; for a private CA set ca_bundle in the minion configuration to its PEM file. Nothing was written.',
+    1,
+  ),
   PATH_REFUSED: spec(
     'A file server path or environment name is not allowed: it leaves the file root (.., an absolute path, a symlink pointing outside), or holds a NUL or an encoded separator.',
     'Use a relative salt:// path inside file_roots; nothing was read.',

@@ -42,6 +42,12 @@ class SaltYamlSafeLoader(yaml.SafeLoader):
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 
+    def construct_scalar(self, node):
+        # Salt strips the leading zeros of an int before PyYAML reads it: 0755 is 755, not 493
+        if node.tag == "tag:yaml.org,2002:int" and node.value != "0" and node.value.startswith("0") and not node.value.startswith(("0b", "0x")):
+            node.value = node.value.lstrip("0") or "0"
+        return super().construct_scalar(node)
+
 
 SaltYamlSafeLoader.add_constructor("tag:yaml.org,2002:map", SaltYamlSafeLoader.construct_mapping)
 SaltYamlSafeLoader.add_constructor("tag:yaml.org,2002:timestamp", SaltYamlSafeLoader.construct_scalar)

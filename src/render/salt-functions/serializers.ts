@@ -83,7 +83,7 @@ function jsonSerialize(obj: unknown, kwargs: Record<string, unknown>): string {
 
 const SERIALIZERS: Record<string, { serialize(obj: unknown, kw: Record<string, unknown>): string; deserialize(text: string): unknown }> = {
   json: { serialize: jsonSerialize, deserialize: (t) => JSON.parse(t) },
-  yaml: { serialize: yamlSerialize, deserialize: (t) => loadYaml(t, mkFloat) },
+  yaml: { serialize: yamlSerialize, deserialize: (t) => loadYaml(t, mkFloat, { octal: 'pyyaml' }) },
 };
 
 /** salt.utils.args.clean_kwargs: the loader's own `__pub_*` keys are not serializer options. */

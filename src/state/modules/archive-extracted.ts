@@ -5,10 +5,11 @@
 import { chown, lstat, mkdir, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { archiveKind, checkMembers, extractArchive, listMembers, type Member } from '../../modules/archive-formats.js';
-import { defineState } from '../types.js';
+import { isRemoteUrl, redact } from '../../modules/index.js';
+import { defineState, type StateContext } from '../types.js';
 import { resolvePerms, type ResolvedPerms } from './file-perms.js';
 import { checkAbsolute, errorText, failed, pending, succeed } from './file-result.js';
-import { resolveSource, verifySource } from './file-source.js';
+import { expectedHash, resolveSource, sourceCandidates, verifySource } from './file-source.js';
 
 /** The first path components of the members: what lands directly in the destination. */
 export function topLevel(members: readonly Member[]): { dirs: string[]; files: string[] } {
@@ -22,6 +23,14 @@ export function topLevel(members: readonly Member[]): { dirs: string[]; files: s
   }
   for (const d of dirs) files.delete(d);
   return { dirs: [...dirs].sort(), files: [...files].sort() };
+}
+
+/** The URL of a single http(s):// source in test mode, which Salt 3007 answers without downloading. */
+function remoteTestAnswer(ctx: StateContext, source: unknown): string | undefined {
+  if (!ctx.test) return undefined;
+  const c = sourceCandidates(source);
+  if ('error' in c || c.ok.length !== 1) return undefined;
+  return isRemoteUrl(c.ok[0]!.url) ? c.ok[0]!.url : undefined;
 }
 
 /** Paths below `root` whose owner differs from the wanted one (for user/group). */
@@ -43,8 +52,9 @@ export const archiveExtracted = defineState({
   doc: 'Make sure an archive (tar, tar.gz/bz2/xz, zip) is extracted into a directory.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute path of the directory to extract into' },
-    { name: 'source', type: 'any', required: true, doc: 'salt:// URL or absolute local path of the archive (or a list: first that exists)' },
+    { name: 'source', type: 'any', required: true, doc: 'salt:// or http(s):// URL or absolute local path of the archive (or a list: first that exists); http(s) needs source_hash or skip_verify' },
     { name: 'source_hash', type: 'string', doc: "expected hash: 'sha256=<hex>', a bare digest, or a hash file URL" },
+    { name: 'source_hash_name', type: 'string', doc: 'the file name to look up in a source_hash file (default: the source file name)' },
     { name: 'archive_format', type: 'string', doc: 'tar or zip; detected from the file when left out' },
     { name: 'enforce_toplevel', type: 'bool', default: true, doc: 'refuse archives without a single top-level directory' },
     { name: 'if_missing', type: 'string', doc: 'extract only when this path does not exist' },
@@ -68,9 +78,16 @@ export const archiveExtracted = defineState({
       if (a.if_missing && (await lstat(a.if_missing).catch(() => undefined))) return succeed(name, `Path ${a.if_missing} exists; nothing to extract`);
       const perms = await resolvePerms(fun, { user: a.user, group: a.group });
       if ('error' in perms) return failed(name, perms.error);
-      const src = await resolveSource(ctx, a.source);
+      const remote = remoteTestAnswer(ctx, a.source);
+      if (remote) {
+        // Salt 3007 does not download a remote archive in test mode; it checks source_hash only
+        const exp = a.source_hash && !a.skip_verify ? await expectedHash(ctx, a.source_hash, remote) : undefined;
+        if (exp && 'error' in exp) return failed(name, exp.error);
+        return pending(name, `Archive ${redact(remote)} would be cached (if necessary) and checked to discover if extraction is needed`, {});
+      }
+      const src = await resolveSource(ctx, a.source, { sourceHash: a.source_hash, sourceHashName: a.source_hash_name, skipVerify: a.skip_verify });
       if ('error' in src) return failed(name, src.error);
-      const badHash = a.skip_verify ? undefined : await verifySource(ctx, src.ok, a.source_hash);
+      const badHash = a.skip_verify ? undefined : await verifySource(ctx, src.ok, a.source_hash, a.source_hash_name);
       if (badHash) return failed(name, badHash);
       const kind = await archiveKind(fun, src.ok.localPath, a.archive_format);
       const members = await listMembers(fun, src.ok.localPath, kind, ctx.exec.signal);

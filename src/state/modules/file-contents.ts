@@ -12,6 +12,8 @@ export interface ContentsRequest {
   sourceHash?: string;
   /** The name to look up in a hash file instead of the source's file name. */
   sourceHashName?: string;
+  /** An http(s):// source may be downloaded without a hash to check. */
+  skipVerify?: boolean;
   contents?: unknown;
   contentsPillar?: string;
   contentsNewline: boolean;
@@ -80,7 +82,7 @@ export async function wantedContents(ctx: StateContext, req: ContentsRequest): P
     return { error: "Only one of 'source', 'contents' and 'contents_pillar' is permitted; keep one" };
   }
   if (hasSource) {
-    const src = await resolveSource(ctx, req.source);
+    const src = await resolveSource(ctx, req.source, { sourceHash: req.sourceHash, sourceHashName: req.sourceHashName, skipVerify: req.skipVerify });
     if ('error' in src) return src;
     const bad = await verifySource(ctx, src.ok, req.sourceHash, req.sourceHashName);
     if (bad) return { error: bad };

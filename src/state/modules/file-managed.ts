@@ -15,7 +15,7 @@ export const fileManaged = defineState({
   doc: 'Manage a file: its content (from a source, a template or contents), owner and mode.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute path of the file' },
-    { name: 'source', type: 'any', doc: 'salt:// URL or absolute local path, or a list of them (the first that exists is used)' },
+    { name: 'source', type: 'any', doc: 'salt:// or http(s):// URL or absolute local path, or a list of them (the first that exists is used); http(s) needs source_hash or skip_verify' },
     { name: 'source_hash', type: 'string', doc: "expected hash of the source: 'sha256=<hex>', a bare hex digest, or a hash file URL" },
     { name: 'user', type: 'string', doc: 'owner of the file' },
     { name: 'group', type: 'string', doc: 'group of the file' },
@@ -55,6 +55,7 @@ export const fileManaged = defineState({
         source: a.source,
         sourceHash: a.skip_verify ? undefined : a.source_hash,
         sourceHashName: a.source_hash_name,
+        skipVerify: a.skip_verify,
         contents: a.contents,
         contentsPillar: a.contents_pillar,
         contentsNewline: a.contents_newline,

@@ -34,32 +34,33 @@ export function modeArg(raw: unknown): { mode?: number } | { error: string } {
   return { mode: parseInt(text, 8) };
 }
 
+// An owner that does not exist yet in test mode: no id matches it, so every path reports the name
+// as a change; -1 is also chown's "leave it" should it ever reach one
+const UNKNOWN_ID = -1;
+
 /**
  * Resolves user and group names (or numeric ids); an unknown one is Salt's "User x is not
- * available". With `test` (a test=True run) an unknown one is not an error, as in Salt's
- * _check_user (the run may create it first): it stands as an id no file has, so the report
- * shows it as a change; such perms are never applied.
+ * available". With `testLenient` (test=True in file.managed, file.directory, file.recurse and
+ * file.copy: Salt's _check_user) an unknown owner is not an error: a package installed earlier in
+ * the same run usually creates it, so the change is reported by name instead.
  */
-export async function resolvePerms(fun: string, spec: PermSpec, test = false): Promise<ResolvedPerms | { error: string }> {
+export async function resolvePerms(fun: string, spec: PermSpec, testLenient = false): Promise<ResolvedPerms | { error: string }> {
   const out: ResolvedPerms = {};
   if (spec.mode !== undefined) out.mode = spec.mode;
   if (spec.user !== undefined && spec.user !== '') {
     const u = findUser(await readPasswd(fun), spec.user);
-    if (!u && !test) return { error: `User ${spec.user} is not available; create it first (user.present) or fix the name` };
-    out.uid = u ? u.uid : NOT_YET;
+    if (!u && !testLenient) return { error: `User ${spec.user} is not available; create it first (user.present) or fix the name` };
+    out.uid = u ? u.uid : UNKNOWN_ID;
     out.user = spec.user;
   }
   if (spec.group !== undefined && spec.group !== '') {
     const g = findGroup(await readGroups(fun), spec.group);
-    if (!g && !test) return { error: `Group ${spec.group} is not available; create it first (group.present) or fix the name` };
-    out.gid = g ? g.gid : NOT_YET;
+    if (!g && !testLenient) return { error: `Group ${spec.group} is not available; create it first (group.present) or fix the name` };
+    out.gid = g ? g.gid : UNKNOWN_ID;
     out.group = spec.group;
   }
   return out;
 }
-
-/** The id of a user or group a test run does not find (no file is owned by it). */
-const NOT_YET = -1;
 
 /** What would change on a path with these stats: Salt's changes keys `user`, `group`, `mode`. */
 export function permChanges(st: Stats, want: ResolvedPerms, isLink = false): Record<string, string> {

@@ -51,7 +51,7 @@ const SERIALIZERS: Record<string, Serializer> = {
     dump: (v, o) => jsonDumps(v, { sortKeys: o.sort_keys !== false, indent: typeof o.indent === 'number' ? o.indent : 2, ensureAscii: o.ensure_ascii !== false }),
     load: (t) => JSON.parse(t),
   },
-  yaml: { dump: (v) => yamlDump(v, false), load: (t) => loadYaml(t) },
+  yaml: { dump: (v) => yamlDump(v, false), load: (t) => loadYaml(t, undefined, { octal: 'pyyaml' }) },
   keyvalue: {
     dump: keyvalueDump,
     load: (t) =>

@@ -1,10 +1,13 @@
 // Where file.managed, file.recurse and archive.extracted get their bytes: a salt:// URL through
-// the file client (cached on the minion), a local path (or file:// URL), or the first of a list
-// that exists; and the source_hash check that must pass before anything is written.
+// the file client (cached on the minion), a local path (or file:// URL), an http(s):// URL
+// downloaded into <cachedir>/extrn_files (Salt's file client; it needs source_hash or
+// skip_verify), or the first of a list that exists; and the source_hash check that must pass
+// before anything is written.
 
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { cacheUrl, isRemoteUrl, redact, urlAnswers, type UrlCacheOptions } from '../../modules/index.js';
 import { BrineError } from '../../util/errors.js';
 import type { StateContext } from '../types.js';
 import { errorText } from './file-result.js';
@@ -16,6 +19,23 @@ export interface ResolvedSource {
   localPath: string;
   /** A hash given next to the source in a list (`- salt://a: sha256=...`). */
   hash?: string;
+  /** Downloaded from an http(s):// URL (a hash mismatch is then worded as Salt words it for web sources). */
+  remote?: boolean;
+}
+
+/** What resolving a remote source needs: its hash (Salt refuses to download one unverified) or skip_verify. */
+export interface RemoteCheck {
+  sourceHash?: string;
+  sourceHashName?: string;
+  skipVerify?: boolean;
+}
+
+/** The download options of this minion: its cachedir, the job's signal, its ca_bundle. */
+export function urlOptions(ctx: StateContext): UrlCacheOptions {
+  const cachedir = ctx.exec.config.cachedir;
+  if (typeof cachedir !== 'string' || cachedir === '') throw new BrineError('EXEC_FAILED', 'this minion has no cachedir to download remote files into; set cachedir');
+  const ca = ctx.exec.config.ca_bundle;
+  return { cachedir, saltenv: ctx.saltenv, signal: ctx.exec.signal, ...(typeof ca === 'string' && ca !== '' ? { caBundle: ca } : {}) };
 }
 
 type Outcome<T> = { ok: T } | { error: string };
@@ -45,18 +65,23 @@ export function sourceCandidates(raw: unknown): Outcome<{ url: string; hash?: st
   }
   if (out.length === 0) return { error: 'No source given; give a salt:// URL or an absolute path' };
   for (const c of out) {
-    if (!isSalt(c.url) && localOf(c.url) === undefined) {
-      return { error: `Unsupported source ${c.url}: only salt:// URLs and absolute local paths are supported (http, ftp and s3 sources are not)` };
+    if (!isSalt(c.url) && !isRemoteUrl(c.url) && localOf(c.url) === undefined) {
+      return { error: `Unsupported source ${redact(c.url)}: give a salt:// URL, an http(s):// URL or an absolute local path` };
     }
   }
   return { ok: out };
 }
 
 /** The first candidate that exists, made local (salt:// files fetched into the minion's cache). */
-export async function resolveSource(ctx: StateContext, raw: unknown): Promise<Outcome<ResolvedSource>> {
+export async function resolveSource(ctx: StateContext, raw: unknown, check: RemoteCheck = {}): Promise<Outcome<ResolvedSource>> {
   const cands = sourceCandidates(raw);
   if ('error' in cands) return cands;
   for (const c of cands.ok) {
+    if (isRemoteUrl(c.url)) {
+      // Salt's source_list tries a remote candidate of a list with a HEAD request
+      if (cands.ok.length > 1 && !(await urlAnswers(c.url, urlOptions(ctx)))) continue;
+      return fetchRemote(ctx, c, check);
+    }
     if (isSalt(c.url)) {
       const files = ctx.exec.files;
       if (!files)
@@ -77,6 +102,24 @@ export async function resolveSource(ctx: StateContext, raw: unknown): Promise<Ou
   }
   const names = cands.ok.map((c) => c.url).join(', ');
   return { error: `Source file ${names} not found in saltenv '${ctx.saltenv}'; check the path under file_roots (or the local path)` };
+}
+
+/** Salt's get_managed for a remote source: the hash first (a cached copy that matches is not downloaded again). */
+async function fetchRemote(ctx: StateContext, c: { url: string; hash?: string }, check: RemoteCheck): Promise<Outcome<ResolvedSource>> {
+  const hash = c.hash ?? check.sourceHash;
+  let expected: ExpectedHash | undefined;
+  if (!check.skipVerify) {
+    if (hash === undefined || hash === '') return { error: `Unable to verify upstream hash of source file ${redact(c.url)}, please set source_hash or set skip_verify to True` };
+    const exp = await expectedHash(ctx, hash, c.url, check.sourceHashName);
+    if ('error' in exp) return exp;
+    expected = exp.ok;
+  }
+  try {
+    const localPath = await cacheUrl(c.url, urlOptions(ctx), expected);
+    return { ok: { url: c.url, localPath, ...(check.skipVerify ? {} : { hash }), remote: true } };
+  } catch (err) {
+    return { error: `Failed to cache ${redact(c.url)}: ${errorText(err)}` };
+  }
 }
 
 /** One `type=hex` expectation. */
@@ -101,12 +144,22 @@ function parseHashWord(word: string): ExpectedHash | undefined {
 export async function expectedHash(ctx: StateContext, sourceHash: string, sourceUrl: string, hashName?: string): Promise<Outcome<ExpectedHash>> {
   const direct = parseHashWord(sourceHash);
   if (direct) return { ok: direct };
-  if (!isSalt(sourceHash) && localOf(sourceHash) === undefined) {
-    return { error: `Invalid source_hash '${sourceHash}'; give '<type>=<hex digest>' (e.g. sha256=...) or the salt:// URL or path of a hash file` };
+  if (!isSalt(sourceHash) && !isRemoteUrl(sourceHash) && localOf(sourceHash) === undefined) {
+    return { error: `Invalid source_hash '${sourceHash}'; give '<type>=<hex digest>' (e.g. sha256=...) or the salt://, http(s):// URL or path of a hash file` };
   }
-  const file = await resolveSource(ctx, sourceHash);
-  if ('error' in file) return { error: `Source hash file ${sourceHash} not found; ${file.error}` };
-  const text = await readFile(file.ok.localPath, 'utf8');
+  let hashFile: string;
+  if (isRemoteUrl(sourceHash)) {
+    try {
+      hashFile = await cacheUrl(sourceHash, urlOptions(ctx));
+    } catch (err) {
+      return { error: `Source hash file ${redact(sourceHash)} not found; ${errorText(err)}` };
+    }
+  } else {
+    const file = await resolveSource(ctx, sourceHash);
+    if ('error' in file) return { error: `Source hash file ${sourceHash} not found; ${file.error}` };
+    hashFile = file.ok.localPath;
+  }
+  const text = await readFile(hashFile, 'utf8');
   const base = hashName ?? sourceUrl.split('/').pop() ?? '';
   const found: ExpectedHash[] = [];
   for (const line of text.split('\n')) {
@@ -134,6 +187,10 @@ export async function verifySource(ctx: StateContext, src: ResolvedSource, sourc
   const exp = await expectedHash(ctx, wanted, src.url, hashName);
   if ('error' in exp) return exp.error;
   const actual = await digestOf(src.localPath, exp.ok.type);
+  if (actual !== exp.ok.hex && src.remote) {
+    // salt/modules/file.py manage_file's words for a web source
+    return `Specified ${exp.ok.type} checksum for ${redact(src.url)} (${exp.ok.hex}) does not match actual checksum (${actual}). If the 'source_hash' value refers to a remote file with multiple possible matches, then it may be necessary to set 'source_hash_name'.`;
+  }
   if (actual !== exp.ok.hex) {
     return `Specified ${exp.ok.type} checksum for ${src.url} (${exp.ok.hex}) does not match actual checksum (${actual}); fix source_hash or the source file`;
   }

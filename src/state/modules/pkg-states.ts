@@ -6,6 +6,7 @@ import { BrineError } from '../../util/errors.js';
 import { defineState, type StateContext, type StateFunction, type StateResult } from '../types.js';
 import { holdAfterInstall, holdOnInstalled, runHold } from './pkg-hold-result.js';
 import { forgetPkgList, listPkgs, noteRefreshed, refreshNow } from './pkg-run-cache.js';
+import { installedFromSources } from './pkg-sources.js';
 import { callFn, defined, stateResult } from './state-result.js';
 
 interface Target {
@@ -14,18 +15,33 @@ interface Target {
   version?: string;
 }
 
-/** name (+version) or pkgs: ['a', {b: '1.2'}], as Salt reads them. */
+/**
+ * name (+version) or pkgs as Salt's _repack_pkgs reads them: names (numbers too, as str()) or
+ * one-key {name: version} mappings. Anything else, or a name twice, is Salt's SaltInvocationError
+ * (an exception there, a failed state here).
+ */
 export function pkgTargets(fun: string, name: string, version: string | undefined, pkgs: unknown[] | undefined): Target[] {
   if (pkgs === undefined) return [version === undefined || version === '' ? { name } : { name, version: String(version) }];
   if (pkgs.length === 0) throw new BrineError('BAD_ARGUMENTS', `${fun}: pkgs is an empty list; list the packages or leave pkgs out`);
-  return pkgs.map((p) => {
-    if (typeof p === 'string') return { name: p };
+  const out = pkgs.map((p) => {
+    if (typeof p === 'string' || typeof p === 'number') return { name: String(p) };
     if (typeof p === 'object' && p !== null && !Array.isArray(p) && Object.keys(p).length === 1) {
       const [k, v] = Object.entries(p)[0]!;
       return v === null || v === undefined || v === '' ? { name: k } : { name: k, version: String(v) };
     }
-    throw new BrineError('BAD_ARGUMENTS', `${fun}: each pkgs entry must be a name or {name: version}, got ${JSON.stringify(p)}`);
+    // Salt 3007 fails here too (repack_dictlist refuses the whole list, then _repack_pkgs raises)
+    throw new BrineError(
+      'BAD_ARGUMENTS',
+      `${fun}: Invalidly formatted pkgs parameter: entry ${JSON.stringify(p)} is not a package name or {name: version} (Salt 3007 fails this state too); drop it from the list`,
+    );
   });
+  if (new Set(out.map((t) => t.name)).size !== out.length) {
+    throw new BrineError(
+      'BAD_ARGUMENTS',
+      `${fun}: You are passing a list of packages that contains duplicated packages names: ${JSON.stringify(pkgs)}. This cannot be processed. In case you are targeting different versions of the same package, please target them individually`,
+    );
+  }
+  return out;
 }
 
 function versionMatches(installed: readonly string[], wanted: string | undefined): boolean {
@@ -91,20 +107,16 @@ const installed = defineState({
     { name: 'hold', type: 'bool', doc: 'True holds the packages at their version (apt-mark hold), False releases them; unset leaves holds alone' },
     { name: 'enablerepo', type: 'string', doc: 'dnf: also use this repository (apt ignores it, as Salt does)' },
     { name: 'disablerepo', type: 'string', doc: 'dnf: do not use this repository (apt ignores it, as Salt does)' },
-    { name: 'sources', type: 'list', doc: 'packages from files ({name: salt:// or path}); not supported yet: the state fails saying so' },
+    { name: 'sources', type: 'list', doc: 'packages from files: [{name: salt://, http(s):// URL or path of the .deb/.rpm}], installed with dpkg -i / dnf (dependencies are not fetched)' },
   ],
   // Salt's pkg.installed takes **kwargs and passes them to the package module.
   kwargs: true,
   example: 'nginx:\n  pkg.installed:\n    - version: 1.22.1-9\n    - install_recommends: False\n\nweb-tools:\n  pkg.installed:\n    - pkgs:\n      - curl\n      - jq: 1.6-2.1',
   run: async (ctx, a) => {
     const n = a.named;
-    if (n.sources !== undefined) {
-      return stateResult(
-        n.name,
-        false,
-        'pkg.installed: sources (packages from .deb/.rpm files) is not supported by brine yet; install the file with cmd.run (apt-get install ./file.deb) or publish it in a repository',
-      );
-    }
+    if (n.sources !== undefined && n.sources !== null) return installedFromSources(ctx, n.name, n.sources, n.reinstall);
+    // salt/states/pkg.py installed: an empty pkgs list is nothing to do, not an error
+    if (n.pkgs?.length === 0) return stateResult(n.name, true, 'No packages to install provided');
     const targets = pkgTargets('pkg.installed', n.name, n.version, n.pkgs);
     const before = await listPkgs(ctx);
     if (typeof before === 'string') return stateResult(n.name, false, before);
@@ -171,6 +183,7 @@ const latest = defineState({
   example: 'openssl:\n  pkg.latest:\n    - refresh: True',
   run: async (ctx, a) => {
     const n = a.named;
+    if (n.pkgs?.length === 0) return stateResult(n.name, true, 'No packages to install provided');
     const names = pkgTargets('pkg.latest', n.name, undefined, n.pkgs).map((t) => t.name);
     const before = await listPkgs(ctx);
     if (typeof before === 'string') return stateResult(n.name, false, before);

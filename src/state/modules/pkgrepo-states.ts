@@ -19,6 +19,23 @@ function diff(want: Record<string, unknown>, have: Record<string, unknown>): Rec
   return out;
 }
 
+/** Salt's pkgrepo.managed refusals of key arguments that cannot go together (its comments, word for word). */
+function keyArgsProblem(kw: Record<string, unknown>): string | undefined {
+  const has = (k: string) => kw[k] !== undefined && kw[k] !== null;
+  if (has('key_url') && (has('keyid') || has('keyserver'))) return 'You may not use both "keyid"/"keyserver" and "key_url" argument.';
+  if (has('key_text') && (has('keyid') || has('keyserver'))) return 'You may not use both "keyid"/"keyserver" and "key_text" argument.';
+  if (has('key_text') && has('key_url')) return 'You may not use both "key_url" and "key_text" argument.';
+  // Salt's own (inverted) wording for allow_insecure_key: False with an http:// key_url
+  if (
+    kw.allow_insecure_key === false &&
+    String(kw.key_url ?? '')
+      .trim()
+      .startsWith('http:')
+  )
+    return "Cannot have 'key_url' using http with 'allow_insecure_key' set to True";
+  return undefined;
+}
+
 const WOULD = 'This may cause pkg states to behave differently than stated if this action is repeated without test=True, due to the differences in the configured repositories.';
 
 const managed = defineState({
@@ -38,6 +55,13 @@ const managed = defineState({
     { name: 'mirrorlist', type: 'string', doc: 'dnf: a mirror list URL' },
     { name: 'gpgcheck', type: 'bool', doc: 'dnf: check package signatures' },
     { name: 'gpgkey', type: 'string', doc: 'dnf: the signing key URL' },
+    { name: 'key_url', type: 'string', doc: "apt: the repository's signing key (salt://, http(s)://, file:// or a path), added when the repository is configured" },
+    { name: 'key_text', type: 'string', doc: 'apt: the signing key itself (ASCII-armored)' },
+    { name: 'keyid', type: 'any', doc: 'apt: key ID(s) to receive from keyserver' },
+    { name: 'keyserver', type: 'string', doc: 'apt: the keyserver for keyid (e.g. hkps://keyserver.ubuntu.com)' },
+    { name: 'aptkey', type: 'bool', default: true, doc: "apt: add the key with apt-key; False (or no apt-key on PATH) writes it to the line's signed-by keyring instead" },
+    { name: 'allow_insecure_key', type: 'bool', default: true, doc: 'apt: False refuses an http:// key_url' },
+    { name: 'clean_file', type: 'bool', default: false, doc: 'apt: empty file before writing the repository into it' },
   ],
   kwargs: true,
   example:
@@ -46,6 +70,8 @@ const managed = defineState({
     const n = a.named;
     const { name, refresh, file, ...rest } = n;
     const kw: Record<string, unknown> = { ...a.extra, ...rest };
+    const problem = keyArgsProblem(kw);
+    if (problem) return stateResult(name, false, problem);
     const apt = isApt(name);
     let want: Record<string, unknown>;
     try {
@@ -66,7 +92,7 @@ const managed = defineState({
     const changes = exists ? diff(apt ? attrs : want, pre.value) : { repo: name };
     if (exists && Object.keys(changes).length === 0) return stateResult(name, true, `Package repo '${name}' already configured`);
     if (ctx.test) return stateResult(name, null, `Package repo '${name}' would be configured. ${WOULD}`, changes);
-    const mod = await callFn(ctx, 'pkg.mod_repo', [name], { ...kw, ...(file !== undefined ? { file } : {}) });
+    const mod = await callFn(ctx, 'pkg.mod_repo', [name], { ...kw, saltenv: ctx.saltenv, ...(file !== undefined ? { file } : {}) });
     if (!mod.ok) return stateResult(name, false, `Failed to configure repo '${name}': ${mod.message}`);
     const comment = [`Configured package repo '${name}'`];
     if (refresh) {

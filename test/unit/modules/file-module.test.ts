@@ -190,4 +190,17 @@ describe('file.stats / file.stat and file.get_hash', () => {
     assert.match(String(bad.error?.message), /invalid hash type 'crc32'/);
     assert.equal((await run('file.get_hash', [p('nothing')])).error?.code, 'EXEC_FAILED');
   });
+
+  it("file.check_hash compares as Salt's: <type>=<hex>, <type>:<hex>, or a bare digest typed by its length (packages-formula archives.sls)", async () => {
+    fs.writeFileSync(p('c.txt'), 'archive');
+    const sha = createHash('sha256').update('archive').digest('hex');
+    const md5 = createHash('md5').update('archive').digest('hex');
+    assert.equal((await run('file.check_hash', [p('c.txt'), `sha256=${sha}`])).return, true);
+    assert.equal((await run('file.check_hash', [p('c.txt'), `md5:${md5}`])).return, true);
+    assert.equal((await run('file.check_hash', [p('c.txt'), md5])).return, true);
+    assert.equal((await run('file.check_hash', [p('c.txt'), sha.replace(/^./, (c) => (c === '0' ? '1' : '0'))])).return, false);
+    const bad = await run('file.check_hash', [p('c.txt'), 'abc']);
+    assert.equal(bad.error?.code, 'BAD_ARGUMENTS');
+    assert.match(String(bad.error?.message), /could not be matched to a supported hash type/);
+  });
 });

@@ -112,7 +112,9 @@ describe("Salt's helpers", () => {
   });
 
   test("YAML loading as Salt's loader", () => {
-    assert.deepEqual(loadYaml('a: yes\nb: y\nc: 0755\nd: 2024-01-01\ne: 1.0e+3\n'), { a: true, b: 'y', c: 493, d: '2024-01-01', e: 1000 });
+    assert.deepEqual(loadYaml('a: yes\nb: y\nc: 0755\nd: 2024-01-01\ne: 1.0e+3\n'), { a: true, b: 'y', c: 755, d: '2024-01-01', e: 1000 });
+    // salt.serializers.yaml is plain PyYAML: there 0755 is octal
+    assert.deepEqual(loadYaml('c: 0755\n', undefined, { octal: 'pyyaml' }), { c: 493 });
     assert.throws(() => loadYaml('a: 1\na: 2\n'), /duplicate key/);
   });
 });

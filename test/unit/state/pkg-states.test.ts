@@ -73,11 +73,34 @@ describe('pkg.installed', () => {
     const before = apt.calls().length;
     const bad = await runState('pkg.installed', { name: 'x', pkgs: [['nested']] });
     assert.equal(bad.result, false);
-    assert.match(bad.comment, /each pkgs entry must be a name or \{name: version\}/);
+    assert.match(bad.comment, /Invalidly formatted pkgs parameter: entry \["nested"\] is not a package name/);
     const opt = await runState('pkg.installed', { name: '--force-yes' });
     assert.equal(opt.result, false);
     assert.match(opt.comment, /package name '--force-yes' is not valid/);
     assert.equal(apt.calls().length, before);
+  });
+});
+
+describe('pkg.installed pkgs shapes as Salt 3007 repacks them (issue 22, php-formula)', () => {
+  it('a null entry (php-formula on Debian: a module with no package) fails before apt runs, as Salt 3007 fails it', async () => {
+    const before = apt.calls().length;
+    const r = await runState('pkg.installed', { name: 'php_install_ctype', pkgs: [null] }, { test: true });
+    assert.equal(r.result, false);
+    assert.match(r.comment, /Invalidly formatted pkgs parameter: entry null .*Salt 3007 fails this state too/);
+    assert.equal(apt.calls().length, before);
+  });
+
+  it("an empty list is Salt's 'No packages to install provided' (True); a name twice is Salt's duplicate error", async () => {
+    assert.deepEqual(await runState('pkg.installed', { name: 'none', pkgs: [] }, { test: true }), {
+      name: 'none',
+      result: true,
+      changes: {},
+      comment: 'No packages to install provided',
+    });
+    assert.equal((await runState('pkg.latest', { name: 'none', pkgs: [] })).comment, 'No packages to install provided');
+    const dup = await runState('pkg.installed', { name: 'twice', pkgs: ['curl', { curl: '7.88.1-11' }] }, { test: true });
+    assert.equal(dup.result, false);
+    assert.match(dup.comment, /contains duplicated packages names/);
   });
 });
 

@@ -69,7 +69,21 @@ describe('pkgrepo.managed / absent on apt', () => {
     assert.equal((await runState('pkgrepo.absent', { name: LINE }, aptOpts())).comment, `Package repo ${LINE} is absent`);
   });
 
-  it('a file outside sources.list.d, a line with a newline, and key_url are refused; nothing is written', async () => {
+  it("absent with a name that is no sources line (rabbitmq-formula's dnf ids on Debian) is absent, as Salt's get_repo matches nothing (issue 22)", async () => {
+    const before = read('sources.list');
+    const dry = await runState('pkgrepo.absent', { name: 'rabbitmq-rabbitmq-erlang' }, aptOpts({ test: true }));
+    assert.deepEqual(dry, { name: 'rabbitmq-rabbitmq-erlang', result: true, changes: {}, comment: 'Package repo rabbitmq-rabbitmq-erlang is absent' });
+    assert.equal((await runState('pkgrepo.absent', { name: 'rabbitmq-rabbitmq-erlang' }, aptOpts())).result, true);
+    assert.equal(read('sources.list'), before);
+    // managed: test=True says it would be configured (as Salt), the real run refuses it: a repository to add must be a sources line
+    assert.equal((await runState('pkgrepo.managed', { name: 'rabbitmq-rabbitmq-erlang', refresh: false }, aptOpts({ test: true }))).result, null);
+    const m = await runState('pkgrepo.managed', { name: 'rabbitmq-rabbitmq-erlang', refresh: false }, aptOpts());
+    assert.equal(m.result, false);
+    assert.match(m.comment, /is not an apt sources line/);
+    assert.equal(read('sources.list'), before);
+  });
+
+  it('a file outside sources.list.d, a line with a newline, and a key_url that cannot be fetched are refused; nothing is written', async () => {
     const out = await runState('pkgrepo.managed', { name: LINE, file: path.join(root, '..', 'evil.list'), refresh: false }, aptOpts());
     assert.equal(out.result, false);
     assert.match(out.comment, /must be .*sources\.list or a <name>\.list file directly in/);
@@ -77,7 +91,8 @@ describe('pkgrepo.managed / absent on apt', () => {
     assert.equal(nl.result, false);
     const key = await runState('pkgrepo.managed', { name: LINE, key_url: 'https://nginx.org/keys/nginx_signing.key', refresh: false }, aptOpts());
     assert.equal(key.result, false);
-    assert.match(key.comment, /key_url.* not supported; put the key in place with file\.managed/);
+    // pkgrepo-keys.test.ts covers key_url itself; here the minion has no cachedir to fetch it into
+    assert.match(key.comment, /no cachedir to download key_url into; set cachedir/);
     assert.deepEqual(fs.readdirSync(path.join(root, 'sources.list.d')), []);
     assert.equal(read('sources.list'), 'deb http://deb.debian.org/debian bookworm main\n');
   });

@@ -89,10 +89,10 @@ describe('pkg.installed hold (fake apt: dpkg selections)', () => {
     assert.equal(r.comment, 'The following packages were installed/updated: nginx\nPackage nginx is now being held.');
   });
 
-  it('sources fails at run time saying it is not supported yet (it compiles)', async () => {
+  it('sources is taken (pkg-sources.test.ts installs real .deb files); a salt:// file with no file server fails saying so', async () => {
     const r = await runState('pkg.installed', { name: 'x', sources: [{ x: 'salt://x.deb' }] });
     assert.equal(r.result, false);
-    assert.match(r.comment, /sources .* is not supported by brine yet/);
+    assert.match(r.comment, /^Unable to cache salt:\/\/x\.deb: .*no file server is reachable/);
   });
 });
 
