@@ -14,6 +14,7 @@ import { tempDir } from './lib/cleanup.mjs';
 import { classify } from './corpus/classify.mjs';
 import { fileRoots, pillarRoots, readRepos, stateFiles, treeDir } from './corpus/layout.mjs';
 import { printTables } from './corpus/report.mjs';
+import { brineCalls, MINION_ID, quiet } from './corpus/brine-call.mjs';
 
 const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--only SUBSTR] [--sls SUBSTR] [--no-apply] [--os-family F] [--jobs N] [--timeout S] [--json FILE] [--baseline FILE] [--build-dir DIR]
   --corpus DIR    where the trees are laid out (default /work/corpus/trees; bench/corpus/extract.mjs fills it)
@@ -46,16 +47,13 @@ const f = parseFlags(
 );
 
 const build = resolveBuild(f.buildDir);
-const [{ loadConfig }, { asMinionOptions }, { collectMinionGrains }, { runLocalCall }, { WorkerExecutor }, { renderLocalPillar }] = await Promise.all([
-  import(build.module('config/load.js')),
-  import(build.module('config/options.js')),
+const [{ collectMinionGrains }, { WorkerExecutor }, { renderLocalPillar }, { optionsFor, call }] = await Promise.all([
   import(build.module('minion/minion-grains.js')),
-  import(build.module('minion/local-call.js')),
   import(build.module('minion/worker-executor.js')),
   import(build.module('minion/pillar-client.js')),
+  brineCalls(build, f.timeout),
 ]);
 
-const MINION_ID = 'corpus-minion';
 // --os-family: another family's OS grains laid over this machine's (a rough second measure; the
 // package and service functions still act on this machine)
 const OS_FAMILIES = {
@@ -86,35 +84,6 @@ const OS_FAMILIES = {
     lsb_distrib_release: '15.5',
   },
 };
-const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-
-function optionsFor(scratch, fileRoots, pillar) {
-  const cfg = loadConfig('minion', {
-    configDir: scratch,
-    env: {},
-    overrides: {
-      id: MINION_ID,
-      file_client: 'local',
-      cachedir: path.join(scratch, 'cache'),
-      pki_dir: path.join(scratch, 'pki'),
-      file_roots: { base: fileRoots },
-      pillar_roots: { base: pillar.length > 0 ? pillar : [path.join(scratch, 'no-pillar')] },
-      log_level: 'quiet',
-    },
-  });
-  return asMinionOptions(cfg);
-}
-
-/** One call through the same path as `brine call --local`, with a time limit. */
-async function call(executor, fun, arg, kwarg, o) {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error('timeout')), f.timeout * 1000);
-  try {
-    return await runLocalCall(fun, arg, kwarg, { ...o, localFiles: true, signal: controller.signal, executor, log: quiet });
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The failed states of a test=True run, as {id, comment}. */
 function failedStates(ret) {
