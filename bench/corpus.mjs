@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Real-tree corpus measurement (issue 22): for every state file of every public Salt tree listed
-// in bench/corpus/repos.txt, compile it as `salt-call --local state.show_low_sls <sls>` would
-// (Jinja with its imports, YAML, includes, low chunks, argument checks) and apply it with
+// in bench/corpus/repos.txt, compile it as a run would (`state.show_sls <sls>`: Jinja with its
+// imports, YAML, includes, extend, requisites, low chunks, argument checks; show_low_sls skips
+// extend and requisite_in as Salt's does) and apply it with
 // test=True; then classify every failure by cause and print the largest blockers.
 // brine runs in process, each call in a worker thread exactly as `brine call --local` runs it.
 
@@ -128,12 +129,12 @@ async function measureTree(executor, entry, grains) {
       const { sls, file } = files[i];
       const res = { sls, file, compiled: false };
       let t = performance.now();
-      const low = await call(executor, 'state.show_low_sls', [sls], {}, o);
+      const low = await call(executor, 'state.show_sls', [sls], {}, o);
       // per-file wall times (ms) so a slow file can be found in the --json output
       res.compileMs = Math.round(performance.now() - t);
       if (low.success) {
         res.compiled = true;
-        res.chunks = Array.isArray(low.return) ? low.return.length : 0;
+        res.ids = low.return !== null && typeof low.return === 'object' ? Object.keys(low.return).length : 0;
         if (!f.noApply) {
           t = performance.now();
           const run = await call(executor, 'state.sls', [sls], { test: true, force: true }, o);

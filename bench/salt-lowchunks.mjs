@@ -16,7 +16,7 @@ import { saltLowChunks, writePythonShims } from './corpus/salt-run.mjs';
 
 const USAGE = `usage: npm run bench:salt-lowchunks -- --salt-src DIR [--only SUBSTR] [--sls SUBSTR] [--python BIN] [--owner O] [--corpus DIR] [--repos FILE] [--json FILE] [--verbose] [--build-dir DIR]
   --salt-src DIR  a Salt source checkout (the directory holding salt/); Salt's runtime deps from Debian
-  --only SUBSTR   only the repositories whose name contains SUBSTR
+  --only SUBSTR   only the repositories whose name contains SUBSTR (several: a,b,c)
   --sls SUBSTR    only the SLS names containing SUBSTR
   --python BIN    the Python that runs Salt (default /usr/bin/python3, Debian's, with python3-yaml etc.)
   --owner O       repositories of this owner (default saltstack-formulas; '' for every tree)
@@ -123,14 +123,21 @@ function printTree(tree) {
   return { row, notes };
 }
 
+function writeJson(trees) {
+  const out = trees.map(({ saltGrains, ...t }) => t);
+  fs.writeFileSync(f.json, `${JSON.stringify({ saltVersion: trees[0]?.saltVersion, trees: out }, null, 1)}\n`);
+}
+
 const shims = writePythonShims(tempDir('brine-saltlow-shims-'));
-const entries = readRepos(f.repos).filter((e) => (f.owner === '' || e.repo.startsWith(`${f.owner}/`)) && (f.only === '' || e.repo.includes(f.only)));
+const entries = readRepos(f.repos).filter((e) => (f.owner === '' || e.repo.startsWith(`${f.owner}/`)) && (f.only === '' || f.only.split(',').some((o) => e.repo.includes(o))));
 const executor = new WorkerExecutor(2);
 const trees = [];
 try {
   for (const entry of entries) {
     const t = Date.now();
     trees.push(await measureTree(executor, entry, shims));
+    // written after each tree, so a long run interrupted keeps what it measured
+    if (f.json !== '') writeJson(trees);
     process.stderr.write(`${entry.repo}: ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
   }
 } finally {
@@ -163,9 +170,5 @@ if (present.length > 0) {
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
-}
-if (f.json !== '') {
-  for (const t of present) delete t.saltGrains;
-  fs.writeFileSync(f.json, `${JSON.stringify({ saltVersion: version, totals, trees }, null, 1)}\n`);
 }
 process.stdout.write(`${JSON.stringify({ saltVersion: version, totals })}\n`);

@@ -281,7 +281,8 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
       name: 'state.show_low_sls',
       doc: 'Show the low data of the named SLS files in run order (compiled, not run).',
       params: defineParams([{ ...MODS, required: true }, SALTENV]),
-      run: async (ctx, { named }) => lowToSalt(await compileRequest(envFor(ctx), { mods: splitMods(named.mods), ...(named.saltenv !== undefined ? { saltenv: named.saltenv } : {}) })),
+      run: async (ctx, { named }) =>
+        lowToSalt(await compileRequest(envFor(ctx), { mods: splitMods(named.mods), asRendered: true, ...(named.saltenv !== undefined ? { saltenv: named.saltenv } : {}) })),
     }),
     defineFunction({
       name: 'state.show_top',

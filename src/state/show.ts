@@ -53,7 +53,7 @@ export function lowToSalt(run: CompiledRun | undefined): Record<string, unknown>
     }
   });
   const listed = run.listed ?? run.chunks.map((_, i) => i);
-  const additions = requisiteInAdditions(run.chunks);
+  const additions = run.requisiteIn === false ? new Map() : requisiteInAdditions(run.chunks);
   return listed.map((i) => {
     const c = run.chunks[i]!;
     const out: Record<string, unknown> = {};

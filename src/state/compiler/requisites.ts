@@ -61,8 +61,14 @@ function matcherFor(ref: Ref): (c: LowChunk) => boolean {
 /** The `_in` forms Salt's requisite_in turns into high data (use_in and listen_in it handles elsewhere). */
 const IN_BY_HIGH_DATA: ReadonlySet<RequisiteKind> = new Set(['require', 'watch', 'onfail', 'onchanges', 'prereq']);
 
-/** The resolved requisites of each chunk (same indexes as `chunks`); `use` applied to the chunks. */
-export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; errors: CompileError[] } {
+/**
+ * The resolved requisites of each chunk (same indexes as `chunks`); `use` applied to the chunks.
+ * `requisiteIn: false` reads only the forward requisites, as Salt's DependencyGraph does on data
+ * requisite_in has not rewritten (state.show_low_sls): `_in`, `use` and `listen` stay plain
+ * arguments (the graph has no edge for them, so a missing target is no error there).
+ */
+export function resolveRequisites(chunks: LowChunk[], opts: { requisiteIn?: boolean } = {}): { reqs: Requisite[][]; errors: CompileError[] } {
+  const requisiteIn = opts.requisiteIn !== false;
   const errors: CompileError[] = [];
   const reqs: Requisite[][] = chunks.map(() => []);
   const uses: Array<[to: number, from: number]> = [];
@@ -113,7 +119,7 @@ export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; er
   chunks.forEach((c, i) => {
     for (const kind of REQUISITE_KINDS) {
       for (const key of ANY_KINDS.has(kind) ? [kind] : [kind, `${kind}_in`]) {
-        if (!(key in c)) continue;
+        if (!(key in c) || (!requisiteIn && (key !== kind || UNORDERED_KINDS.has(kind)))) continue;
         for (const ref of parseRefs(key, c[key], c, errors)) {
           if (key !== kind && IN_BY_HIGH_DATA.has(kind)) {
             addIn(i, kind, ref);
