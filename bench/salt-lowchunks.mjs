@@ -56,8 +56,13 @@ const [{ collectMinionGrains }, { WorkerExecutor }, { renderLocalPillar }, { opt
   brineCalls(build, f.timeout),
 ]);
 
-const errorText = (r) => (r.error ? `${r.error.code}: ${r.error.message}` : typeof r.return === 'string' ? r.return : JSON.stringify(r.return));
-const firstLine = (s) => String(s).split('\n').find((l) => l.trim() !== '') ?? '';
+// a compile failure's first message (its `return` list), else the coded error
+const errorText = (r) =>
+  Array.isArray(r.return) && typeof r.return[0] === 'string' ? r.return[0] : r.error ? `${r.error.code}: ${r.error.message}` : typeof r.return === 'string' ? r.return : JSON.stringify(r.return);
+const firstLine = (s) =>
+  String(s)
+    .split('\n')
+    .find((l) => l.trim() !== '') ?? '';
 
 async function measureTree(executor, entry, shims) {
   const root = treeDir(f.corpus, entry.repo);
@@ -85,6 +90,8 @@ async function measureTree(executor, entry, shims) {
     const out = [];
     for (const { sls, file } of files) {
       const s = salt.results[sls] ?? { ok: false, error: 'no answer' };
+      // Salt's compile errors come back as a list of messages (JSON text here): the first one
+      if (!s.ok && typeof s.error === 'string' && s.error.startsWith('["')) s.error = JSON.parse(s.error)[0];
       const b = await call(executor, 'state.show_low_sls', [sls], {}, o);
       const res = { sls, file };
       if (!s.ok && !b.success) Object.assign(res, { outcome: 'both fail', saltError: firstLine(s.error), brineError: firstLine(errorText(b)) });

@@ -49,8 +49,12 @@ export function normalisePaths(value, paths) {
 
 /** Grains that differ: { missing: [salt keys brine lacks], extra: [brine keys Salt lacks], differ: [{key, salt, brine}] }. */
 export function grainDifferences(salt, brine) {
-  const missing = Object.keys(salt).filter((k) => !Object.hasOwn(brine, k)).sort();
-  const extra = Object.keys(brine).filter((k) => !Object.hasOwn(salt, k)).sort();
+  const missing = Object.keys(salt)
+    .filter((k) => !Object.hasOwn(brine, k))
+    .sort();
+  const extra = Object.keys(brine)
+    .filter((k) => !Object.hasOwn(salt, k))
+    .sort();
   const differ = Object.keys(salt)
     .filter((k) => Object.hasOwn(brine, k) && !sameValue(salt[k], brine[k]))
     .sort()

@@ -17,7 +17,7 @@ const TREE = {
     '  pkg.installed:',
     '    - names:',
     '      - curl',
-    "      - wget:",
+    '      - wget:',
     "        - version: '1.0'",
     '      - curl',
     '    - require_in:',
@@ -86,7 +86,9 @@ describe("state.show_low_sls in Salt 3007's shape", () => {
   });
 
   it('an _in or listen naming no state is no error in show_low_sls (Salt checks them when it runs), a forward requisite is', async () => {
-    const h = harness({ base: { 'a.sls': 'a:\n  rec.state:\n    - require_in:\n      - rec: nowhere\n    - listen:\n      - rec: nowhere\n', 'b.sls': 'b:\n  rec.state:\n    - require:\n      - rec: nowhere\n' } });
+    const h = harness({
+      base: { 'a.sls': 'a:\n  rec.state:\n    - require_in:\n      - rec: nowhere\n    - listen:\n      - rec: nowhere\n', 'b.sls': 'b:\n  rec.state:\n    - require:\n      - rec: nowhere\n' },
+    });
     const a = await h.call('state.show_low_sls', ['a']);
     assert.equal(a.success, true, JSON.stringify(a.return));
     assert.deepEqual(a.return, [{ state: 'rec', name: 'a', ...base('a', 'a'), require_in: [{ rec: 'nowhere' }], listen: [{ rec: 'nowhere' }], order: 10000, fun: 'state' }]);
