@@ -129,7 +129,7 @@ async function measureTree(executor, entry, grains) {
       const { sls, file } = files[i];
       const res = { sls, file, compiled: false };
       let t = performance.now();
-      const low = await call(executor, 'state.show_sls', [sls], {}, o);
+      const low = await call(executor, 'state.show_sls', [sls], { force: true }, o);
       // per-file wall times (ms) so a slow file can be found in the --json output
       res.compileMs = Math.round(performance.now() - t);
       if (low.success) {
