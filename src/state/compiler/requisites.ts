@@ -6,6 +6,7 @@
 import { globToRegExp } from '../../targeting/index.js';
 import { compileError, type CompileError, type LowChunk } from './high-types.js';
 import { requisiteInTargets } from './requisite-in.js';
+import { hasModWatch } from './watch-require.js';
 import { ANY_KINDS, isFunctionArg, REQUISITE_KINDS, type RequisiteKind, UNORDERED_KINDS } from './requisite-kinds.js';
 
 /** One edge: this chunk has requisite `kind` on chunk `target` (an index into the chunk list). */
@@ -67,8 +68,9 @@ const IN_BY_HIGH_DATA: ReadonlySet<RequisiteKind> = new Set(['require', 'watch',
  * requisite_in has not rewritten (state.show_low_sls): `_in`, `use` and `listen` stay plain
  * arguments (the graph has no edge for them, so a missing target is no error there).
  */
-export function resolveRequisites(chunks: LowChunk[], opts: { requisiteIn?: boolean } = {}): { reqs: Requisite[][]; errors: CompileError[] } {
+export function resolveRequisites(chunks: LowChunk[], opts: { requisiteIn?: boolean; modWatch?: ReadonlySet<string> } = {}): { reqs: Requisite[][]; errors: CompileError[] } {
   const requisiteIn = opts.requisiteIn !== false;
+  const modWatch = opts.modWatch ?? new Set<string>();
   const errors: CompileError[] = [];
   const reqs: Requisite[][] = chunks.map(() => []);
   const uses: Array<[to: number, from: number]> = [];
@@ -114,7 +116,11 @@ export function resolveRequisites(chunks: LowChunk[], opts: { requisiteIn?: bool
       return;
     }
     const declaring = findTargets({ state: c.state, value: c.__id__ });
-    for (const d of named.found) for (const j of index.get(`decl\0${d.state}\0${d.id}`) ?? []) for (const t of declaring) add(j, kind, t);
+    for (const d of named.found) {
+      // the `watch` requisite_in writes on a module without mod_watch is compiled as require (watch-require.ts)
+      const k = kind === 'watch' && !hasModWatch(d.state, modWatch) ? 'require' : kind;
+      for (const j of index.get(`decl\0${d.state}\0${d.id}`) ?? []) for (const t of declaring) add(j, k, t);
+    }
   };
   chunks.forEach((c, i) => {
     for (const kind of REQUISITE_KINDS) {
