@@ -72,16 +72,22 @@ async function measureTree(executor, entry, shims) {
     const roots = fileRoots(root, entry, scratch);
     const pillar = pillarRoots(root, entry, scratch);
     const files = stateFiles(root, entry).filter((x) => f.sls === '' || x.sls.includes(f.sls));
-    const salt = saltLowChunks({
-      saltSrc: path.resolve(f.saltSrc),
-      python: f.python,
-      extraPath: shims,
-      dir: path.join(scratch, 'salt'),
-      fileRoots: roots,
-      pillarRoots: pillar,
-      sls: files.map((x) => x.sls),
-      timeoutSeconds: f.timeout,
-    });
+    let salt;
+    try {
+      salt = saltLowChunks({
+        saltSrc: path.resolve(f.saltSrc),
+        python: f.python,
+        extraPath: shims,
+        dir: path.join(scratch, 'salt'),
+        fileRoots: roots,
+        pillarRoots: pillar,
+        sls: files.map((x) => x.sls),
+        timeoutSeconds: f.timeout,
+      });
+    } catch (err) {
+      // one tree Salt cannot finish (php-formula takes over 10 minutes here) is reported, not fatal
+      return { repo: entry.repo, commit: entry.commit, saltError: err.message.split('\n')[0], files: [] };
+    }
     // brine with Salt's grains, so a difference below is the compiler's, not the grains'
     const grains = salt.grains;
     const opts = optionsFor(path.join(scratch, 'brine'), roots, pillar);
@@ -152,7 +158,8 @@ try {
   fs.rmSync(shims, { recursive: true, force: true });
 }
 
-const present = trees.filter((t) => !t.missing);
+const present = trees.filter((t) => !t.missing && !t.saltError);
+for (const t of trees) if (t.saltError) process.stdout.write(`${t.repo}: not measured: ${t.saltError}\n`);
 const lines = [`| tree                       | ${OUTCOMES.join(' | ')} | total |`, `|${'-'.repeat(28)}|${OUTCOMES.map((o) => `${'-'.repeat(o.length + 1)}:`).join('|')}|------:|`];
 const notes = [];
 for (const tree of present) {

@@ -98,3 +98,13 @@ describe("state.show_low_sls in Salt 3007's shape", () => {
     assert.deepEqual(b.return, ['Referenced state does not exist for requisite [require: (rec: nowhere)] in state [b] in SLS [b]']);
   });
 });
+
+describe('state declaration items Salt passes over', () => {
+  it('a bool, number or list item among the arguments is ignored, as Salt 3007 compiles it (nfs-formula: `- {{ persist }}` rendering False)', async () => {
+    const h = harness({ base: { 'n.sls': '/mnt/x:\n  mount.unmounted:\n    - device: srv:/x\n    - False\n    - 3\n    - [a]\n' } });
+    const r = await h.call('state.show_low_sls', ['n']);
+    assert.equal(r.success, true, JSON.stringify(r.return));
+    // what Salt printed for the same declaration
+    assert.deepEqual(r.return, [{ state: 'mount', name: '/mnt/x', __sls__: 'n', __env__: 'base', __id__: '/mnt/x', device: 'srv:/x', order: 10000, fun: 'unmounted' }]);
+  });
+});
