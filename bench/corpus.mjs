@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Real-tree corpus measurement (issue 22): for every state file of every public Salt tree listed
-// in bench/corpus/repos.txt, compile it as `salt-call --local state.show_low_sls <sls>` would
-// (Jinja with its imports, YAML, includes, low chunks, argument checks) and apply it with
+// in bench/corpus/repos.txt, compile it as a run would (`state.show_sls <sls>`: Jinja with its
+// imports, YAML, includes, extend, requisites, low chunks, argument checks; show_low_sls skips
+// extend and requisite_in as Salt's does) and apply it with
 // test=True; then classify every failure by cause and print the largest blockers.
 // brine runs in process, each call in a worker thread exactly as `brine call --local` runs it.
 
@@ -14,6 +15,7 @@ import { tempDir } from './lib/cleanup.mjs';
 import { classify } from './corpus/classify.mjs';
 import { fileRoots, pillarRoots, readRepos, stateFiles, treeDir, treeRenderers } from './corpus/layout.mjs';
 import { printTables } from './corpus/report.mjs';
+import { brineCalls, MINION_ID, quiet } from './corpus/brine-call.mjs';
 
 const USAGE = `usage: npm run bench:corpus -- [--corpus DIR] [--repos FILE] [--only SUBSTR] [--sls SUBSTR] [--no-apply] [--os-family F] [--jobs N] [--timeout S] [--json FILE] [--baseline FILE] [--build-dir DIR]
   --corpus DIR    where the trees are laid out (default /work/corpus/trees; bench/corpus/extract.mjs fills it)
@@ -46,16 +48,13 @@ const f = parseFlags(
 );
 
 const build = resolveBuild(f.buildDir);
-const [{ loadConfig }, { asMinionOptions }, { collectMinionGrains }, { runLocalCall }, { WorkerExecutor }, { renderLocalPillar }] = await Promise.all([
-  import(build.module('config/load.js')),
-  import(build.module('config/options.js')),
+const [{ collectMinionGrains }, { WorkerExecutor }, { renderLocalPillar }, { optionsFor, call }] = await Promise.all([
   import(build.module('minion/minion-grains.js')),
-  import(build.module('minion/local-call.js')),
   import(build.module('minion/worker-executor.js')),
   import(build.module('minion/pillar-client.js')),
+  brineCalls(build, f.timeout),
 ]);
 
-const MINION_ID = 'corpus-minion';
 // --os-family: another family's OS grains laid over this machine's (a rough second measure; the
 // package and service functions still act on this machine)
 const OS_FAMILIES = {
@@ -86,35 +85,6 @@ const OS_FAMILIES = {
     lsb_distrib_release: '15.5',
   },
 };
-const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
-
-function optionsFor(scratch, fileRoots, pillar) {
-  const cfg = loadConfig('minion', {
-    configDir: scratch,
-    env: {},
-    overrides: {
-      id: MINION_ID,
-      file_client: 'local',
-      cachedir: path.join(scratch, 'cache'),
-      pki_dir: path.join(scratch, 'pki'),
-      file_roots: { base: fileRoots },
-      pillar_roots: { base: pillar.length > 0 ? pillar : [path.join(scratch, 'no-pillar')] },
-      log_level: 'quiet',
-    },
-  });
-  return asMinionOptions(cfg);
-}
-
-/** One call through the same path as `brine call --local`, with a time limit. */
-async function call(executor, fun, arg, kwarg, o) {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error('timeout')), f.timeout * 1000);
-  try {
-    return await runLocalCall(fun, arg, kwarg, { ...o, localFiles: true, signal: controller.signal, executor, log: quiet });
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The failed states of a test=True run, as {id, comment}. */
 function failedStates(ret) {
@@ -160,12 +130,12 @@ async function measureTree(executor, entry, grains) {
       const { sls, file } = files[i];
       const res = { sls, file, compiled: false };
       let t = performance.now();
-      const low = await call(executor, 'state.show_low_sls', [sls], {}, o);
+      const low = await call(executor, 'state.show_sls', [sls], { force: true }, o);
       // per-file wall times (ms) so a slow file can be found in the --json output
       res.compileMs = Math.round(performance.now() - t);
       if (low.success) {
         res.compiled = true;
-        res.chunks = Array.isArray(low.return) ? low.return.length : 0;
+        res.ids = low.return !== null && typeof low.return === 'object' ? Object.keys(low.return).length : 0;
         if (!f.noApply) {
           t = performance.now();
           const run = await call(executor, 'state.sls', [sls], { test: true, force: true }, o);

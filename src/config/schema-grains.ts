@@ -17,6 +17,6 @@ export const GRAINS_OPTIONS = [
     type: 'string_or_bool',
     default: false,
     roles: MINION,
-    doc: "How the server_id grain is derived from the minion id: false uses Python's hash of the id (python3 runs once; its answer is cached), 'crc32' or 'adler32' that checksum of the id, e.g. server_id_use_crc: crc32.",
+    doc: "How the server_id grain is derived from the minion id: false uses Salt 3007's SHA-256 of the id modulo 2**31, 'crc32' or 'adler32' that checksum of the id (older Salt releases' option), e.g. server_id_use_crc: crc32.",
   },
 ] as const;

@@ -159,8 +159,10 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     return stateReturn(await runCompiled(env, run, testOf(ctx, a.test)));
   };
 
-  const showHigh = async (base: ExecContext, mods: string[] | undefined, a: { saltenv?: string | undefined; pillarenv?: string | undefined }): Promise<HighId[]> => {
+  // Salt's show_* functions refuse a failed pillar render as state.sls does (force=True shows anyway)
+  const showHigh = async (base: ExecContext, mods: string[] | undefined, a: { saltenv?: string | undefined; pillarenv?: string | undefined; force?: boolean }): Promise<HighId[]> => {
     const ctx = await withPillarenv(base, a);
+    refuseOnPillarErrors(ctx, a.force);
     const high = await buildHigh(envFor(ctx), { ...(mods ? { mods } : {}), ...(a.saltenv !== undefined ? { saltenv: a.saltenv } : {}) });
     return high ?? [];
   };
@@ -228,20 +230,24 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     defineFunction({
       name: 'state.show_sls',
       doc: 'Show the high data of the named SLS files (compiled, not run).',
-      params: defineParams([{ ...MODS, required: true }, SALTENV, PILLARENV]),
+      params: defineParams([{ ...MODS, required: true }, SALTENV, PILLARENV, FORCE]),
       run: async (ctx, { named }) => highToSalt(await showHigh(ctx, splitMods(named.mods), named)),
     }),
     defineFunction({
       name: 'state.show_highstate',
       doc: 'Show the high data of the highstate (compiled, not run).',
-      params: defineParams([SALTENV, PILLARENV]),
+      params: defineParams([SALTENV, PILLARENV, FORCE]),
       run: async (ctx, { named }) => highToSalt(await showHigh(ctx, undefined, named)),
     }),
     defineFunction({
       name: 'state.show_lowstate',
       doc: 'Show the low data of the highstate in run order (compiled, not run).',
-      params: defineParams([SALTENV, PILLARENV]),
-      run: async (ctx, { named }) => lowToSalt(await compileRequest(envFor(await withPillarenv(ctx, named)), named.saltenv !== undefined ? { saltenv: named.saltenv } : {})),
+      params: defineParams([SALTENV, PILLARENV, FORCE]),
+      run: async (base, { named }) => {
+        const ctx = await withPillarenv(base, named);
+        refuseOnPillarErrors(ctx, named.force);
+        return lowToSalt(await compileRequest(envFor(ctx), named.saltenv !== undefined ? { saltenv: named.saltenv } : {}));
+      },
     }),
     defineFunction({
       name: 'state.test',
@@ -279,9 +285,12 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     }),
     defineFunction({
       name: 'state.show_low_sls',
-      doc: 'Show the low data of the named SLS files in run order (compiled, not run).',
-      params: defineParams([{ ...MODS, required: true }, SALTENV]),
-      run: async (ctx, { named }) => lowToSalt(await compileRequest(envFor(ctx), { mods: splitMods(named.mods), ...(named.saltenv !== undefined ? { saltenv: named.saltenv } : {}) })),
+      doc: 'Show the low data of the named SLS files in run order as rendered: extend and _in requisites not applied, as in Salt (compiled, not run).',
+      params: defineParams([{ ...MODS, required: true }, SALTENV, FORCE]),
+      run: async (ctx, { named }) => {
+        refuseOnPillarErrors(ctx, named.force);
+        return lowToSalt(await compileRequest(envFor(ctx), { mods: splitMods(named.mods), asRendered: true, ...(named.saltenv !== undefined ? { saltenv: named.saltenv } : {}) }));
+      },
     }),
     defineFunction({
       name: 'state.show_top',

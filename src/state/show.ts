@@ -3,6 +3,7 @@
 
 import type { CompiledRun } from './compiler/compile.js';
 import type { HighId } from './compiler/high-types.js';
+import { keysAfterFun } from './compiler/watch-require.js';
 import { additionsFor, requisiteInAdditions } from './requisite-in-view.js';
 
 function setOwn(o: Record<string, unknown>, k: string, v: unknown): void {
@@ -53,7 +54,7 @@ export function lowToSalt(run: CompiledRun | undefined): Record<string, unknown>
     }
   });
   const listed = run.listed ?? run.chunks.map((_, i) => i);
-  const additions = requisiteInAdditions(run.chunks);
+  const additions = run.requisiteIn === false ? new Map() : requisiteInAdditions(run.chunks);
   return listed.map((i) => {
     const c = run.chunks[i]!;
     const out: Record<string, unknown> = {};
@@ -62,6 +63,12 @@ export function lowToSalt(run: CompiledRun | undefined): Record<string, unknown>
     // requisite_in's extension: extends an existing list in place, else comes after the arguments
     for (const [k, entries] of additionsFor(additions, c)) setOwn(out, k, Array.isArray(out[k]) ? [...(out[k] as unknown[]), ...entries] : entries);
     setOwn(out, 'fun', c.fun);
+    // a watch Salt turned into require (no mod_watch): its new key comes after fun
+    for (const k of keysAfterFun(c)) {
+      const v = out[k];
+      delete out[k];
+      setOwn(out, k, v);
+    }
     if (prerequiring.has(i)) setOwn(out, '__prerequiring__', true);
     if (prereq.has(i)) setOwn(out, '__prereq__', true);
     return out;

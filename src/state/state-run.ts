@@ -32,6 +32,11 @@ export interface SlsRequest {
   /** saltenv=: the environment of named mods; for a highstate, only this environment's top. */
   saltenv?: string;
   exclude?: Exclusion[];
+  /**
+   * Salt's state.show_low_sls: compile the rendered high data as is, without `extend`, `exclude`
+   * or requisite_in (it calls compile_high_data on render_highstate's output). Never for a run.
+   */
+  asRendered?: boolean;
 }
 
 /** Salt's return when no top file matches this minion (a failure, retcode 2). */
@@ -96,9 +101,10 @@ async function compileHigh(env: StateEnv, req: SlsRequest): Promise<{ high: High
     const saltenv = req.saltenv ?? 'base';
     requests = req.mods.map((sls) => ({ sls, env: saltenv }));
   }
-  const { high, errors } = await assembleHigh(requests, slsLoader(env.files, env.exec), { autoOrder: autoOrder(env), ...(req.exclude ? { exclude: req.exclude } : {}) });
+  const reconcile = req.asRendered !== true;
+  const { high, errors } = await assembleHigh(requests, slsLoader(env.files, env.exec), { autoOrder: autoOrder(env), reconcile, ...(req.exclude ? { exclude: req.exclude } : {}) });
   // the later stages report their own errors too, so one compile lists everything
-  const low = compileLow(high, env.functions);
+  const low = compileLow(high, env.functions, { requisiteIn: reconcile });
   if (errors.length > 0 || low.errors.length > 0) throw compileFailed([...errors, ...low.errors]);
   return { high, run: low.run };
 }

@@ -10,6 +10,7 @@ import { fqdnGrains } from './fqdn-grains.js';
 import { gpuGrains, pciDevices } from './gpu-grains.js';
 import { cpuGrains, diskGrains, dmiGrains, efiGrains, memGrains, zfsSupport } from './hardware-grains.js';
 import { localeInfoGrain } from './locale-grain.js';
+import { kernelGrains } from './kernel-grains.js';
 import { gatewayGrains, interfaceGrains } from './network-grains.js';
 import { masterGrain, processGrains, serverId } from './process-grains.js';
 import { ProgramProbes, probeCacheFile } from './program-probe.js';
@@ -45,12 +46,13 @@ export async function extraCoreGrains(i: ExtraGrainsInput): Promise<Record<strin
   const cachedir = typeof i.config.cachedir === 'string' && i.config.cachedir !== '' ? i.config.cachedir : undefined;
   const probes = new ProgramProbes(cachedir === undefined ? undefined : probeCacheFile(cachedir));
   const hasSystemd = which('systemctl') !== undefined && which('localectl') !== undefined;
-  const [pythonOut, systemd, fqdn, cpuinfo, meminfo] = await Promise.all([
-    probes.run(pythonProbe(i.id)),
+  const [pythonOut, systemd, fqdn, cpuinfo, meminfo, cmdline] = await Promise.all([
+    probes.run(pythonProbe()),
     hasSystemd ? probes.run({ program: 'systemctl', args: ['--version'] }) : Promise.resolve(undefined),
     fqdnGrains({ fqdn: i.fqdn, ipv4: i.ipv4, ipv6: i.ipv6, enableFqdns: i.config.enable_fqdns_grains !== false, timeoutMs: i.lookupTimeoutMs }),
     readText('/proc/cpuinfo'),
     readText('/proc/meminfo'),
+    readText('/proc/cmdline'),
   ]);
   probes.save();
   const python = pythonFacts(pythonOut);
@@ -68,12 +70,13 @@ export async function extraCoreGrains(i: ExtraGrainsInput): Promise<Record<strin
     ...readSelinuxGrain(which('selinuxenabled') !== undefined, which('getenforce') !== undefined),
     ...processGrains(),
     ...localeInfoGrain(),
+    ...kernelGrains(cmdline, which('transactional-update') !== undefined),
     cpu_model: cpu.cpu_model,
     cpu_flags: cpu.cpu_flags,
     // MemTotal is what os.totalmem() reads too; it is the fallback where /proc is not mounted
     mem_total: mem.mem_total || Math.floor(os.totalmem() / (1024 * 1024)),
     swap_total: mem.swap_total,
-    server_id: serverId(i.id, i.config.server_id_use_crc, python.idHash),
+    server_id: serverId(i.id, i.config.server_id_use_crc),
     kernelversion: os.version(),
     // salt/grains/core.py path() and cwd(), and _ps's command for Linux
     systempath: (process.env.PATH ?? '').trim().split(':'),

@@ -2,6 +2,7 @@
 // pid), the master grain, and server_id (salt/grains/core.py get_server_id): an integer derived
 // from the minion id, used as MySQL's server-id.
 
+import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { parseGroup, parsePasswd } from '../../util/account-db.js';
 import { readHostFile } from './read-host-file.js';
@@ -40,17 +41,14 @@ export function adler32(data: Buffer): number {
 }
 
 /**
- * Pure: server_id as Salt computes it. server_id_use_crc 'crc32' or any other true value
- * (adler32) uses that checksum of the id; otherwise Python's hash(id) modulo 2**31, which needs
- * python3; without one brine uses adler32 (docs/grains.md).
+ * Pure: server_id as Salt 3007 computes it (get_server_id since saltstack/salt#57415): the
+ * SHA-256 of the id as an integer, modulo 2**31. server_id_use_crc 'crc32' or any other true
+ * value (adler32) uses that checksum of the id instead (older Salt releases' option).
  */
-export function serverId(id: string, useCrc: unknown, pythonHash: string | undefined): number {
+export function serverId(id: string, useCrc: unknown): number {
   const bytes = Buffer.from(id, 'utf8');
   if (useCrc === 'crc32') return crc32(bytes) >>> 0;
   if (useCrc !== undefined && useCrc !== null && useCrc !== false && useCrc !== '') return adler32(bytes);
-  const text = pythonHash ?? '';
-  if (!/^-?\d+$/.test(text)) return adler32(bytes);
-  const m = 2n ** 31n;
-  // Python's % takes the sign of the divisor: the result is in [0, 2**31).
-  return Number(((BigInt(text) % m) + m) % m);
+  // a number derived from the id, not a security use of the hash
+  return Number(BigInt(`0x${createHash('sha256').update(bytes).digest('hex')}`) % 2n ** 31n);
 }

@@ -39,23 +39,16 @@ export function systemPython(): string {
   return ['/usr/bin/python3', '/usr/local/bin/python3'].find((p) => which(p) !== undefined) ?? 'python3';
 }
 
-/**
- * The one python3 run the grains need: sys.version_info, sys.executable, sys.path and, for
- * server_id, hash(id) with hash randomisation off (Salt's _get_hash_by_shell). The id is an
- * argument, never part of the program text.
- */
-export function pythonProbe(id: string): ProbeSpec {
+/** The one python3 run the grains need: sys.version_info, sys.executable, sys.path. */
+export function pythonProbe(): ProbeSpec {
   return {
     program: systemPython(),
-    args: ['-c', 'import json, sys; print(json.dumps([list(sys.version_info), sys.executable, sys.path, str(hash(sys.argv[1]))]))', id],
-    env: { PYTHONHASHSEED: '0' },
+    args: ['-c', 'import json, sys; print(json.dumps([list(sys.version_info), sys.executable, sys.path]))'],
   };
 }
 
 export interface PythonFacts {
   grains: { pythonversion: unknown[]; pythonexecutable: string; pythonpath: unknown[] };
-  /** Python's hash of the id as decimal text, when python3 ran. */
-  idHash?: string;
 }
 
 /**
@@ -67,9 +60,9 @@ export function pythonFacts(probe: ProbeOutput | undefined): PythonFacts {
   const fallback: PythonFacts = { grains: { pythonversion: [...FALLBACK_PYTHON_VERSION], pythonexecutable: '', pythonpath: [] } };
   if (probe === undefined || probe.retcode !== 0) return fallback;
   try {
-    const [version, executable, syspath, idHash] = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '') as [unknown, unknown, unknown, unknown];
-    if (!Array.isArray(version) || typeof executable !== 'string' || !Array.isArray(syspath) || typeof idHash !== 'string') return fallback;
-    return { grains: { pythonversion: version, pythonexecutable: executable, pythonpath: syspath.filter((p) => p !== '') }, idHash };
+    const [version, executable, syspath] = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '') as [unknown, unknown, unknown];
+    if (!Array.isArray(version) || typeof executable !== 'string' || !Array.isArray(syspath)) return fallback;
+    return { grains: { pythonversion: version, pythonexecutable: executable, pythonpath: syspath.filter((p) => p !== '') } };
   } catch {
     return fallback;
   }

@@ -17,6 +17,11 @@ export interface AssembleOptions {
   autoOrder?: boolean;
   /** state.sls exclude=: removed as if every SLS had these `exclude` entries. */
   exclude?: Exclusion[];
+  /**
+   * false: the rendered high data as is, `extend` and `exclude` not applied (Salt's
+   * state.show_low_sls compiles render_highstate's output directly). Default true.
+   */
+  reconcile?: boolean;
 }
 
 /** Salt's first auto order (iorder): explicit `order: <n>` below it runs earlier. */
@@ -135,6 +140,7 @@ export async function assembleHigh(requests: ReadonlyArray<{ sls: string; env: s
 
   const ordered: HighId[] = [];
   for (const r of requests) ordered.push(...(await visit(r.sls, r.env, undefined)));
+  if (opts.reconcile === false) return { high: ordered, errors };
 
   for (const ext of extensions) {
     const target = high.get(ext.id);

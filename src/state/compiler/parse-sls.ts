@@ -72,10 +72,9 @@ function parseDecl(w: Where, id: string, key: string, body: unknown, extend: boo
         continue;
       }
       for (const k of keys) args.push([k, item[k]]);
-    } else {
-      errors.push(compileError(`State '${key}' in SLS '${w.sls}' (ID '${id}') has an argument that is neither a function name nor a '- key: value' item: ${JSON.stringify(item)}`, at(w, id)));
-      ok = false;
     }
+    // any other item (`- False`, a number, a list) Salt's _verify_high and compile_high_data pass
+    // over without a word (nfs-formula's unmount.sls writes `- {{ persist }}`); so does brine
   }
   if (fun === undefined && !extend) {
     // Salt's _verify_high wording, which names the ID (a requisite written beside the state

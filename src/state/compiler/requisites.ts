@@ -6,6 +6,7 @@
 import { globToRegExp } from '../../targeting/index.js';
 import { compileError, type CompileError, type LowChunk } from './high-types.js';
 import { requisiteInTargets } from './requisite-in.js';
+import { hasModWatch } from './watch-require.js';
 import { ANY_KINDS, isFunctionArg, REQUISITE_KINDS, type RequisiteKind, UNORDERED_KINDS } from './requisite-kinds.js';
 
 /** One edge: this chunk has requisite `kind` on chunk `target` (an index into the chunk list). */
@@ -61,8 +62,15 @@ function matcherFor(ref: Ref): (c: LowChunk) => boolean {
 /** The `_in` forms Salt's requisite_in turns into high data (use_in and listen_in it handles elsewhere). */
 const IN_BY_HIGH_DATA: ReadonlySet<RequisiteKind> = new Set(['require', 'watch', 'onfail', 'onchanges', 'prereq']);
 
-/** The resolved requisites of each chunk (same indexes as `chunks`); `use` applied to the chunks. */
-export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; errors: CompileError[] } {
+/**
+ * The resolved requisites of each chunk (same indexes as `chunks`); `use` applied to the chunks.
+ * `requisiteIn: false` reads only the forward requisites, as Salt's DependencyGraph does on data
+ * requisite_in has not rewritten (state.show_low_sls): `_in`, `use` and `listen` stay plain
+ * arguments (the graph has no edge for them, so a missing target is no error there).
+ */
+export function resolveRequisites(chunks: LowChunk[], opts: { requisiteIn?: boolean; modWatch?: ReadonlySet<string> } = {}): { reqs: Requisite[][]; errors: CompileError[] } {
+  const requisiteIn = opts.requisiteIn !== false;
+  const modWatch = opts.modWatch ?? new Set<string>();
   const errors: CompileError[] = [];
   const reqs: Requisite[][] = chunks.map(() => []);
   const uses: Array<[to: number, from: number]> = [];
@@ -108,12 +116,16 @@ export function resolveRequisites(chunks: LowChunk[]): { reqs: Requisite[][]; er
       return;
     }
     const declaring = findTargets({ state: c.state, value: c.__id__ });
-    for (const d of named.found) for (const j of index.get(`decl\0${d.state}\0${d.id}`) ?? []) for (const t of declaring) add(j, kind, t);
+    for (const d of named.found) {
+      // the `watch` requisite_in writes on a module without mod_watch is compiled as require (watch-require.ts)
+      const k = kind === 'watch' && !hasModWatch(d.state, modWatch) ? 'require' : kind;
+      for (const j of index.get(`decl\0${d.state}\0${d.id}`) ?? []) for (const t of declaring) add(j, k, t);
+    }
   };
   chunks.forEach((c, i) => {
     for (const kind of REQUISITE_KINDS) {
       for (const key of ANY_KINDS.has(kind) ? [kind] : [kind, `${kind}_in`]) {
-        if (!(key in c)) continue;
+        if (!(key in c) || (!requisiteIn && (key !== kind || UNORDERED_KINDS.has(kind)))) continue;
         for (const ref of parseRefs(key, c[key], c, errors)) {
           if (key !== kind && IN_BY_HIGH_DATA.has(kind)) {
             addIn(i, kind, ref);

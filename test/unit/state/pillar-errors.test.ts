@@ -1,5 +1,5 @@
 // Salt's _get_pillar_errors: while the minion's latest pillar render failed (its pillar holds
-// `_errors`), state.apply / sls / highstate / sls_id / test refuse to run with
+// `_errors`), state.apply / sls / highstate / sls_id / test (and the show_* functions) refuse with
 // PILLAR_RENDER_FAILED and Salt's list of messages, unless force=True (issue 10, bad input).
 
 import { describe, it } from 'node:test';
@@ -49,4 +49,27 @@ describe('state runs on a pillar that did not render', () => {
       assert.deepEqual(h.log, ['run:app:fine']);
     }
   });
+});
+
+// Salt 3007's show_sls, show_low_sls, show_highstate and show_lowstate check _get_pillar_errors
+// too (bench:salt-lowchunks: ntp-formula's pillar.example repeats a top-level key, so Salt
+// answers "Pillar failed to render" for every ntp file where brine showed the chunks)
+describe('show functions on a pillar that did not render', () => {
+  for (const [fun, arg] of [
+    ['state.show_sls', ['app']],
+    ['state.show_low_sls', ['app']],
+    ['state.show_highstate', []],
+    ['state.show_lowstate', []],
+  ] as const) {
+    it(`${fun} is refused with PILLAR_RENDER_FAILED; force=True shows the last good pillar's`, async () => {
+      const h = harness(tree);
+      const r = await h.call(fun, [...arg], {}, { pillar: () => broken });
+      assert.equal(r.error?.code, 'PILLAR_RENDER_FAILED');
+      assert.equal(r.retcode, 5);
+      assert.deepEqual(r.return, ['Pillar failed to render with the following messages:', broken._errors[0]]);
+      const forced = await h.call(fun, [...arg], { force: true }, { pillar: () => broken });
+      assert.equal(forced.success, true, JSON.stringify(forced.return));
+      assert.match(JSON.stringify(forced.return), /last-good/);
+    });
+  }
 });

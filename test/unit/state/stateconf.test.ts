@@ -53,7 +53,14 @@ describe('#!stateconf through the compiler', () => {
         ['app.main::goal', 'stateconf', 'set', 'app.main::goal', 'app.main'],
       ],
     );
-    assert.equal(byId.get('app.conf::params')!.port, 9090, 'the extend replaced the argument');
+    // show_low_sls compiles the rendered data without applying `extend` (Salt's does the same);
+    // the high data of a run has the extended argument
+    assert.equal(byId.get('app.conf::params')!.port, 80, 'show_low_sls does not apply extend');
+    const high = (await h.call('state.show_sls', ['app.main'])).return as Record<string, { stateconf: unknown[] }>;
+    assert.ok(
+      high['app.conf::params']!.stateconf.some((a) => JSON.stringify(a) === '{"port":9090}'),
+      'the extend replaced the argument',
+    );
     assert.deepEqual(byId.get('app.conf::goal')!.require, [{ stateconf: 'app.conf::params' }, { rec: 'app.conf::listen' }]);
     assert.deepEqual(byId.get('app.main::after')!.require, [{ stateconf: 'app.conf::goal' }]);
   });

@@ -94,12 +94,14 @@ describe('core grains on this host', () => {
     assert.equal(g.groupname, (run('id', ['-gn']) ?? '').trim());
   });
 
-  it('pythonversion, pythonexecutable and server_id come from the system python3', { skip: which(systemPython()) === undefined && 'no python3' }, () => {
+  it('pythonversion and pythonexecutable come from the system python3, server_id is the SHA-256 of the id as Salt 3007 computes it', {
+    skip: which(systemPython()) === undefined && 'no python3',
+  }, () => {
     const facts = JSON.parse(run(systemPython(), ['-c', 'import json, sys; print(json.dumps([list(sys.version_info), sys.executable]))']) ?? '[]') as [unknown[], string];
     assert.deepEqual(g.pythonversion, facts[0]);
     assert.equal(g.pythonexecutable, facts[1]);
     assert.ok(Array.isArray(g.pythonpath) && !(g.pythonpath as string[]).includes(''));
-    const salt = run(systemPython(), ['-c', 'print(abs(hash("web1") % (2 ** 31)))'], { PYTHONHASHSEED: '0' });
+    const salt = run(systemPython(), ['-c', 'import hashlib; print(abs(int(hashlib.sha256(b"web1").hexdigest(), 16) % (2 ** 31)))']);
     assert.equal(g.server_id, Number(salt));
   });
 

@@ -25,29 +25,26 @@ describe('version grains', () => {
   });
 
   it('pythonversion is the probed sys.version_info; the fallback is Python 3.10 with no executable', () => {
-    const out = { retcode: 0, stdout: '[[3, 11, 7, "final", 0], "/usr/bin/python3", ["", "/usr/lib/python311.zip", "/usr/lib/python3.11"], "-4611686018427387904"]' };
+    const out = { retcode: 0, stdout: '[[3, 11, 7, "final", 0], "/usr/bin/python3", ["", "/usr/lib/python311.zip", "/usr/lib/python3.11"]]' };
     const f = pythonFacts(out);
     assert.deepEqual(f.grains, { pythonversion: [3, 11, 7, 'final', 0], pythonexecutable: '/usr/bin/python3', pythonpath: ['/usr/lib/python311.zip', '/usr/lib/python3.11'] });
-    assert.equal(f.idHash, '-4611686018427387904');
     for (const bad of [undefined, { retcode: 127, stdout: '' }, { retcode: 0, stdout: 'Python 2.7' }, { retcode: 0, stdout: '[1, 2]' }]) {
       const fb = pythonFacts(bad);
       assert.deepEqual(fb.grains, { pythonversion: [3, 10, 0, 'final', 0], pythonexecutable: '', pythonpath: [] });
-      assert.equal(fb.idHash, undefined);
     }
   });
 });
 
 describe('server_id', () => {
-  it("is Python's hash modulo 2**31 (non-negative, as Python's % gives)", () => {
-    assert.equal(serverId('vm', false, '1910491726172454212'), 1289026884);
-    assert.equal(serverId('vm', false, '-5'), 2 ** 31 - 5);
+  it("is Salt 3007's: SHA-256 of the id modulo 2**31 (Salt's grains.items printed 1176442512 for corpus-minion)", () => {
+    assert.equal(serverId('corpus-minion', false), 1176442512);
+    // int(hashlib.sha256(b'web1').hexdigest(), 16) % 2**31 in Python
+    assert.equal(serverId('web1', undefined), 1826842219);
   });
   it('uses crc32 or adler32 of the id with server_id_use_crc (zlib.crc32(b"web1") and zlib.adler32(b"web1") in Python)', () => {
-    assert.equal(serverId('web1', 'crc32', undefined), 2678409197);
-    assert.equal(serverId('web1', 'adler32', '123'), 67371376);
+    assert.equal(serverId('web1', 'crc32'), 2678409197);
+    assert.equal(serverId('web1', 'adler32'), 67371376);
     assert.equal(adler32(Buffer.from('web1')), 67371376);
-    // no python3: adler32, documented
-    assert.equal(serverId('web1', false, undefined), 67371376);
   });
 });
 

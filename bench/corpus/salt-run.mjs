@@ -1,0 +1,61 @@
+// Real Salt as a measuring instrument (bench/salt-lowchunks.mjs): runs salt-lowchunks.py with
+// Salt's source on PYTHONPATH against a minion config written for one laid-out tree. Nothing of
+// Salt's code is in this repository; --salt-src points at a checkout outside it.
+
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MINION_ID } from './brine-call.mjs';
+
+const DRIVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'salt-lowchunks.py');
+
+/** Salt's minion config for a tree, masterless, everything it writes kept under `dir`. */
+function writeMinionConfig(dir, fileRoots, pillarRoots) {
+  const conf = path.join(dir, 'conf');
+  fs.mkdirSync(conf, { recursive: true });
+  const root = path.join(dir, 'root');
+  const cfg = {
+    id: MINION_ID,
+    file_client: 'local',
+    root_dir: root,
+    file_roots: { base: fileRoots },
+    pillar_roots: { base: pillarRoots.length > 0 ? pillarRoots : [path.join(dir, 'no-pillar')] },
+    cachedir: path.join(root, 'cache'),
+    pki_dir: path.join(root, 'pki'),
+    sock_dir: path.join(root, 'sock'),
+    log_file: path.join(root, 'log'),
+    log_level_logfile: 'warning',
+  };
+  // JSON is YAML: Salt reads this file with its YAML loader
+  fs.writeFileSync(path.join(conf, 'minion'), `${JSON.stringify(cfg, null, 1)}\n`);
+  return conf;
+}
+
+/**
+ * Compiles `sls` names with Salt from `saltSrc`: { version, grains, results: {sls: {ok, low|error}} }.
+ * `extraPath` holds shims for Python packages Debian lacks (looseversion).
+ */
+export function saltLowChunks({ saltSrc, python, extraPath, dir, fileRoots, pillarRoots, sls, timeoutSeconds }) {
+  const configDir = writeMinionConfig(dir, fileRoots, pillarRoots);
+  const r = spawnSync(python, [DRIVER], {
+    cwd: dir,
+    input: JSON.stringify({ config_dir: configDir, sls }),
+    env: { ...process.env, PYTHONPATH: [saltSrc, extraPath].join(path.delimiter) },
+    maxBuffer: 512 * 1024 * 1024,
+    timeout: timeoutSeconds * 1000,
+    encoding: 'utf8',
+  });
+  if (r.error || r.status !== 0) {
+    throw new Error(`Salt (${python} ${DRIVER}) failed: ${r.error?.message ?? `exit ${r.status}`}\n${(r.stderr ?? '').split('\n').slice(-15).join('\n')}`);
+  }
+  return JSON.parse(r.stdout);
+}
+
+/** A directory with the shim modules Salt imports and Debian 12 does not package. */
+export function writePythonShims(dir) {
+  fs.mkdirSync(dir, { recursive: true });
+  // looseversion is distutils' LooseVersion packaged apart; Python 3.11 still ships distutils
+  fs.writeFileSync(path.join(dir, 'looseversion.py'), 'from distutils.version import LooseVersion  # noqa: F401\n');
+  return dir;
+}
