@@ -45,6 +45,22 @@ export class BrineCompiler extends ExpressionCompiler {
     return id;
   }
 
+  /**
+   * A macro is a closure in Jinja2: one defined inside a for loop reads that loop's variables
+   * (openvpn-formula's `_permissions` reads `config`). nunjucks compiles every `{% macro %}` on a
+   * fresh frame; inside a loop brine keeps the defining frame, as nunjucks does for `{% call %}`.
+   */
+  compileMacro(node: Any, frame: Any): void {
+    if (this.loopDepth === 0) {
+      super.compileMacro(node, frame);
+      return;
+    }
+    const funcId = this._compileMacro(node, frame);
+    const name = node.name.value;
+    frame.set(name, funcId);
+    this._emitLine(`frame.set(${js(name)}, ${funcId});`);
+  }
+
   /** Inside an included template, Jinja2 does not see the including loop's `loop`. */
   compileInclude(node: Any, frame: Any): void {
     this._emitLine('var tasks = [];');

@@ -259,6 +259,11 @@ export const JINJA_FILTERS: Record<string, Filter> = {
     const get = kw.attribute === undefined ? (x: unknown) => x : attrGetter(kw.attribute);
     return items.reduce((a, b) => (cmp(lowerKey(get(b), cs), lowerKey(get(a), cs)) < 0 ? b : a));
   },
+  // Jinja2's do_random: random.choice of the items; an empty sequence gives an Undefined
+  random: ([v]) => {
+    const items = iter(v);
+    return items.length === 0 ? undefined : items[Math.floor(Math.random() * items.length)];
+  },
   reject: selectFilter(false, false),
   rejectattr: selectFilter(false, true),
   replace: ([v, a, b, n]) => {

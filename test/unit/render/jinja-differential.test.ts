@@ -21,7 +21,6 @@ const harness = path.join(repo, 'test', 'helpers', 'jinja2-harness.py');
 /** Templates brine must refuse (Jinja2 renders them, or fails differently): name -> code. */
 const REFUSED: Record<string, 'TEMPLATE_UNSUPPORTED' | 'RENDER_FAILED'> = {
   'refuse-print-generator': 'RENDER_FAILED',
-  'refuse-random-filter': 'TEMPLATE_UNSUPPORTED',
   'refuse-nunjucks-switch': 'TEMPLATE_UNSUPPORTED',
   'refuse-print-macro': 'RENDER_FAILED',
   'refuse-digit-key-order-from-context': 'RENDER_FAILED',
