@@ -31,7 +31,9 @@ export function renderHooks(exec: ExecContext, source: string, saltenv: string):
     callFunction: (fun, arg, kwarg) => {
       if (!exec.syncHost) throw new BrineError('EXEC_FAILED', `${source}: salt['${fun}'] cannot be called here (no host thread for synchronous calls)`);
       const r = exec.syncHost.call(fun, arg, kwarg);
-      if (!r.success) throw new BrineError(r.error?.code ?? 'EXEC_FAILED', r.error?.message ?? String(r.return));
+      // a function that returned (cmd.run of a command that exited non-zero, a mapping with
+      // result False) gives its value, as Salt's __salt__ call does; only an error raises
+      if (r.error) throw new BrineError(r.error.code ?? 'EXEC_FAILED', r.error.message ?? String(r.return));
       return r.return;
     },
     loadFile: (name) => exec.syncHost?.readFile(`salt://${name}`, saltenv),

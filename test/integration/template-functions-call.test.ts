@@ -57,6 +57,23 @@ describe('template functions through brine call', () => {
     assert.doesNotMatch(r.stderr, /map\.jinja loaded/);
   });
 
+  it("a command that exits non-zero gives its output to the template, as Salt's cmd.run does; an unknown function still fails the render", async () => {
+    const srv = path.join(cluster.root, 'minions', 'tf', 'srv', 'salt');
+    // salt-formula's salt/pkgrepo/suse/install.sls runs zypper in Jinja: on Debian the shell's message comes back
+    write(
+      path.join(srv, 'probe', 'init.sls'),
+      "{%- set out = salt['cmd.run']('brine-no-such-program --version') %}\nprobe:\n  test.show_notification:\n    - text: {{ out | yaml_dquote }}\n",
+    );
+    write(path.join(srv, 'probe', 'bad.sls'), "{%- set out = salt['nosuch.function']() %}\nbad:\n  test.nop: []\n");
+    const r = await call(['state.apply', 'probe', '--out', 'json']);
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const states = Object.values((JSON.parse(r.stdout) as { local: Record<string, { comment: string }> }).local);
+    assert.match(states[0]!.comment, /brine-no-such-program: (command )?not found/);
+    const bad = await call(['state.apply', 'probe.bad', '--out', 'json']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stdout + bad.stderr, /nosuch\.function/);
+  });
+
   it("the same functions are execution functions with Salt's arguments", async () => {
     const merged = await call(['slsutil.merge', '{foo: {a: 1}}', '{foo: {b: 2}}', '--out', 'json']);
     assert.equal(merged.code, 0, merged.stderr);
