@@ -60,10 +60,7 @@ describe('template functions through brine call', () => {
   it("a command that exits non-zero gives its output to the template, as Salt's cmd.run does; an unknown function still fails the render", async () => {
     const srv = path.join(cluster.root, 'minions', 'tf', 'srv', 'salt');
     // salt-formula's salt/pkgrepo/suse/install.sls runs zypper in Jinja: on Debian the shell's message comes back
-    write(
-      path.join(srv, 'probe', 'init.sls'),
-      "{%- set out = salt['cmd.run']('brine-no-such-program --version') %}\nprobe:\n  test.show_notification:\n    - text: {{ out | yaml_dquote }}\n",
-    );
+    write(path.join(srv, 'probe', 'init.sls'), "{%- set out = salt['cmd.run']('brine-no-such-program --version') %}\nprobe:\n  test.show_notification:\n    - text: {{ out | yaml_dquote }}\n");
     write(path.join(srv, 'probe', 'bad.sls'), "{%- set out = salt['nosuch.function']() %}\nbad:\n  test.nop: []\n");
     const r = await call(['state.apply', 'probe', '--out', 'json']);
     assert.equal(r.code, 0, r.stderr + r.stdout);
