@@ -145,7 +145,9 @@ describe('metrics: /metrics on metrics_port with a real master and minions', () 
   });
 
   it('counts a disconnect by its reason when a minion stops', async () => {
-    const before = await scrape();
+    // both minions signed in first: one that is reconnecting (a slow heartbeat on a loaded
+    // machine) has no session to say goodbye on
+    const before = await scrapeUntil((x) => value(x, 'brine_minions', { state: 'connected' }) === 2 && x, 'm1 and m2 connected');
     const shutdownBefore = value(before, 'brine_disconnects_total', { reason: 'shutdown' }) ?? 0;
     await minions.get('m2')!.kill('SIGTERM');
     const s = await scrapeUntil((x) => value(x, 'brine_minions', { state: 'connected' }) === 1 && x, 'm2 to count as gone');
