@@ -147,6 +147,9 @@ export class Master {
     // inherits nothing (threats.md #6)
     const atStart = this.keyStatesById();
     for (const info of this.sessions.list()) if (!atStart.has(info.id)) this.sessions.forget(info.id);
+    // written now, not on the next tick: a master stopped (or killed) right after it starts must
+    // not leave the old history in the store for a later start to load
+    this.sessions.flush();
     const minionData = new MinionDataCache(cache, clock, logger, opts.minion_data_cache);
     this.minionData = minionData;
     const pillar = new PillarService(opts, logger, (id) => minionData.grainsOf(id), clock);
@@ -542,11 +545,15 @@ export class Master {
     this.gitPillar?.close();
     this.jobs?.stop();
     for (const s of this.live.keys()) s.close('shutdown');
-    await Promise.all([this.listener?.close(), this.nats?.stop(), this.control?.close(), this.metricsServer?.close(), this.apiServer?.close()]);
-    this.refusals?.stop();
-    this.auth?.close();
-    this.sessions.flush();
-    this.cache?.close();
+    try {
+      await Promise.all([this.listener?.close(), this.nats?.stop(), this.control?.close(), this.metricsServer?.close(), this.apiServer?.close()]);
+    } finally {
+      // the presence history and the job cache are written even when a server failed to close
+      this.refusals?.stop();
+      this.auth?.close();
+      this.sessions.flush();
+      this.cache?.close();
+    }
     this.logger.info('brine master stopped');
   }
 }
