@@ -27,18 +27,10 @@ import type { NkeySigner } from './nkeys.js';
 import type { SigninAnswer } from './signin.js';
 import { judgeSigninAnswer } from './signin-verdict.js';
 import type { Enrolment } from './enrolment.js';
-import { minionSubjects } from './subjects.js';
+import { FAST_RETURN_TOKEN, MINION_INBOX_SUFFIX, minionSubjects } from './subjects.js';
+import { natsPingSettings } from './ping-settings.js';
 import { SignedJobGate } from './job-gate.js';
 import { MinionCredentials, type NatsDial } from './minion-credentials.js';
-
-/** The event token of a return's fast copy (brine.evt.<m>.ret), beside its copy in the stream. */
-export const FAST_RETURN_TOKEN = 'ret';
-
-/** The subject suffix of the minion's inbox on which masters send it messages. */
-export const MINION_INBOX_SUFFIX = 'm';
-
-/** nats.js declares a connection stale after this many unanswered pings (checked each interval). */
-const MAX_PINGS_OUT = 2;
 
 export interface NatsMinionLinkOptions {
   id: string;
@@ -66,15 +58,6 @@ export interface NatsMinionLinkOptions {
   untrustedMasterFatal: boolean;
   /** Returns queued on the minion, sent with each heartbeat. */
   returnsQueued(): number;
-}
-
-/**
- * nats.js checks every `pingInterval` and gives up when MAX_PINGS_OUT pings are unanswered at a
- * check: silence is noticed within (MAX_PINGS_OUT + 2) intervals at worst, which must fit in
- * heartbeat_timeout. NATS's own default (2 minutes, 2 pings out) would take up to 8 minutes.
- */
-export function natsPingSettings(heartbeatTimeoutMs: number): { pingInterval: number; maxPingOut: number } {
-  return { pingInterval: Math.max(100, Math.floor(heartbeatTimeoutMs / (MAX_PINGS_OUT + 2))), maxPingOut: MAX_PINGS_OUT };
 }
 
 /** The host and port of the first server, for status output (the link has no single master). */
