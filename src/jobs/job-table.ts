@@ -21,19 +21,6 @@ export interface JobRecord {
   schedule?: string;
 }
 
-/** A scheduled run's return, as the master stores it (saveScheduledReturn). */
-export interface ScheduledReturn {
-  /** The jid to give the run if it is new. */
-  jid: string;
-  /** The jid the minion gave its run (keys resends). */
-  minionJid: string;
-  /** The schedule job's name; '' for a `brine call` run through the minion daemon. */
-  name: string;
-  arg: unknown[];
-  kwarg: Record<string, unknown>;
-  ret: Omit<ReturnRecord, 'jid'>;
-}
-
 export interface ReturnRecord {
   jid: string;
   minion: string;
