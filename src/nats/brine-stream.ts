@@ -54,7 +54,7 @@ const PUBLISHED_JOB = s.object({
 });
 
 /** A job record from the stream (MESSAGE_INVALID when it is not one). */
-export function readPublishedJob(m: JsMsg): PublishedJob {
+export function readPublishedJob(m: Pick<JsMsg, 'subject' | 'data'>): PublishedJob {
   return readShape(PUBLISHED_JOB, m.data, `job record on ${m.subject}`);
 }
 
