@@ -1,5 +1,7 @@
-// The master's job cache: jobs and their per-minion returns in one SQLite file, kept for
-// keep_jobs_seconds. Returns are de-duplicated by (jid, minion) because minions resend them.
+// The master's job cache: one SQLite file holding jobs and their per-minion returns
+// (job-table.ts), kept for keep_jobs_seconds, and the master's other tables (minion data,
+// presence history, sent-to lists, scheduled runs, the mine). It opens and migrates the file,
+// guards every call and turns SQLite failures into errors that say what to do.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,6 +9,7 @@ import Database from 'better-sqlite3';
 import { BrineError, isBrineError } from '../util/errors.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import { assertJid } from './jid.js';
+import { JOBS_SCHEMA, JobTable, type JobRecord, type ReturnRecord } from './job-table.js';
 import { MINION_DATA_SCHEMA, MinionDataTable, type MinionDataRecord } from './minion-data.js';
 import { PRESENCE_SCHEMA, PRESENCE_WINDOW_MS, PresenceHistoryTable, type PresenceDrop, type PresenceLast, type PresenceRecord } from './presence-history.js';
 import { JOB_SENT_SCHEMA, JobSentTable } from './job-sent.js';
@@ -27,22 +30,6 @@ const DEFAULT_LIST_LIMIT = 100;
  */
 export const PURGE_BATCH_ROWS = 5000;
 
-export interface JobRecord {
-  jid: string;
-  fun: string;
-  arg: unknown[];
-  kwarg: Record<string, unknown>;
-  tgt: string | string[];
-  tgtType: string;
-  user: string;
-  /** The minions expected to return when the job was published. */
-  minions: string[];
-  /** Milliseconds since the epoch. */
-  startedAt: number;
-  /** Set for a run the minion's scheduler started: the schedule job's name. */
-  schedule?: string;
-}
-
 /** A scheduled run's return, as the master stores it (saveScheduledReturn). */
 export interface ScheduledReturn {
   /** The jid to give the run if it is new. */
@@ -56,18 +43,6 @@ export interface ScheduledReturn {
   ret: Omit<ReturnRecord, 'jid'>;
 }
 
-export interface ReturnRecord {
-  jid: string;
-  minion: string;
-  fun: string;
-  return: unknown;
-  retcode: number;
-  success: boolean;
-  error?: { code: string; message: string };
-  /** Milliseconds since the epoch. */
-  receivedAt: number;
-}
-
 export interface JobCacheOptions {
   /** How long a job is kept after it started; 0 keeps jobs forever (as in Salt). */
   keepJobsSeconds?: number;
@@ -76,57 +51,7 @@ export interface JobCacheOptions {
   busyTimeoutMs?: number;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS jobs (
-  jid TEXT PRIMARY KEY,
-  fun TEXT NOT NULL,
-  arg TEXT NOT NULL,
-  kwarg TEXT NOT NULL,
-  tgt TEXT NOT NULL,
-  tgt_type TEXT NOT NULL,
-  user TEXT NOT NULL,
-  minions TEXT NOT NULL,
-  started_at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS jobs_started_at ON jobs (started_at);
-CREATE TABLE IF NOT EXISTS returns (
-  jid TEXT NOT NULL,
-  minion TEXT NOT NULL,
-  fun TEXT NOT NULL,
-  ret TEXT NOT NULL,
-  retcode INTEGER NOT NULL,
-  success INTEGER NOT NULL,
-  error TEXT,
-  received_at INTEGER NOT NULL,
-  PRIMARY KEY (jid, minion)
-);
-CREATE INDEX IF NOT EXISTS returns_received_at ON returns (received_at);
-`;
-
-interface JobRow {
-  jid: string;
-  fun: string;
-  arg: string;
-  kwarg: string;
-  tgt: string;
-  tgt_type: string;
-  user: string;
-  minions: string;
-  started_at: number;
-  schedule?: string | null;
-}
-
-interface ReturnRow {
-  jid: string;
-  minion: string;
-  fun: string;
-  ret: string;
-  retcode: number;
-  success: number;
-  error: string | null;
-  received_at: number;
-}
+const SCHEMA_VERSION_TABLE = 'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);';
 
 /** Turns a SQLite failure into a BrineError that tells the operator what to do. */
 function storageError(err: unknown, file: string, doing: string): BrineError {
@@ -144,42 +69,12 @@ function storageError(err: unknown, file: string, doing: string): BrineError {
   return new BrineError('INTERNAL', `job cache: ${doing} failed: ${reason} (${advice})`, { cause: err, details: { sqliteCode: code, file } });
 }
 
-function parseJson(text: string | null): unknown {
-  return text === null ? undefined : (JSON.parse(text) as unknown);
-}
-
-function toJson(value: unknown): string {
-  // undefined has no JSON form; store it as null so the row is still readable.
-  return JSON.stringify(value) ?? 'null';
-}
-
-function returnRow(ret: ReturnRecord): Record<string, unknown> {
-  return {
-    jid: ret.jid,
-    minion: ret.minion,
-    fun: ret.fun,
-    ret: toJson(ret.return),
-    retcode: Math.trunc(ret.retcode),
-    success: ret.success ? 1 : 0,
-    error: ret.error === undefined ? null : toJson({ code: ret.error.code, message: ret.error.message }),
-    received_at: Math.floor(ret.receivedAt),
-  };
-}
-
 export class JobCache {
   private closed = false;
   private readonly keepMs: number;
   private readonly clock: { now(): number };
 
-  private readonly insertJob: Database.Statement;
-  private readonly insertReturn: Database.Statement;
-  private readonly selectJob: Database.Statement;
-  private readonly selectReturns: Database.Statement;
-  private readonly selectJobsSince: Database.Statement;
-  private readonly countReturnsOf: Database.Statement;
-  private readonly deleteExpiredReturns: Database.Statement;
-  private readonly deleteExpiredJobs: Database.Statement;
-  private readonly deleteOrphanReturns: Database.Statement;
+  private readonly jobs: JobTable;
   private readonly minionData: MinionDataTable;
   private readonly presence: PresenceHistoryTable;
   private readonly sent: JobSentTable;
@@ -197,29 +92,7 @@ export class JobCache {
     }
     this.keepMs = keep * 1000;
     this.clock = opts.clock ?? { now: () => Date.now() };
-
-    this.insertJob = db.prepare(
-      `INSERT INTO jobs (jid, fun, arg, kwarg, tgt, tgt_type, user, minions, started_at)
-       VALUES (@jid, @fun, @arg, @kwarg, @tgt, @tgt_type, @user, @minions, @started_at)`,
-    );
-    this.insertReturn = db.prepare(
-      `INSERT OR IGNORE INTO returns (jid, minion, fun, ret, retcode, success, error, received_at)
-       VALUES (@jid, @minion, @fun, @ret, @retcode, @success, @error, @received_at)`,
-    );
-    this.selectJob = db.prepare("SELECT jobs.*, NULLIF(job_schedule.name, '') AS schedule FROM jobs LEFT JOIN job_schedule USING (jid) WHERE jobs.jid = ?");
-    this.selectReturns = db.prepare('SELECT * FROM returns WHERE jid = ? ORDER BY received_at, minion');
-    this.selectJobsSince = db.prepare(
-      "SELECT jobs.*, NULLIF(job_schedule.name, '') AS schedule FROM jobs LEFT JOIN job_schedule USING (jid) WHERE started_at >= ? ORDER BY started_at DESC, jid DESC LIMIT ?",
-    );
-    this.countReturnsOf = db.prepare('SELECT COUNT(*) AS n FROM returns WHERE jid = ?');
-    // Purging goes in steps of at most @n rows (PURGE_BATCH_ROWS): first the returns of expired
-    // jobs, then the jobs themselves (their job_sent and job_schedule rows go with them), then
-    // returns whose job is unknown (never saved, or already purged), aged by their own arrival.
-    this.deleteExpiredReturns = db.prepare('DELETE FROM returns WHERE rowid IN (SELECT returns.rowid FROM jobs JOIN returns ON returns.jid = jobs.jid WHERE jobs.started_at < @cutoff LIMIT @n)');
-    this.deleteExpiredJobs = db.prepare('DELETE FROM jobs WHERE rowid IN (SELECT rowid FROM jobs WHERE started_at < @cutoff LIMIT @n) RETURNING jid');
-    this.deleteOrphanReturns = db.prepare(
-      'DELETE FROM returns WHERE rowid IN (SELECT rowid FROM returns WHERE received_at < @cutoff AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.jid = returns.jid) LIMIT @n)',
-    );
+    this.jobs = new JobTable(db);
     this.minionData = new MinionDataTable(db);
     this.presence = new PresenceHistoryTable(db);
     this.sent = new JobSentTable(db);
@@ -258,17 +131,7 @@ export class JobCache {
     this.guard();
     assertJid(job.jid);
     try {
-      this.insertJob.run({
-        jid: job.jid,
-        fun: job.fun,
-        arg: toJson(job.arg),
-        kwarg: toJson(job.kwarg),
-        tgt: toJson(job.tgt),
-        tgt_type: job.tgtType,
-        user: job.user,
-        minions: toJson(job.minions),
-        started_at: Math.floor(job.startedAt),
-      });
+      this.jobs.saveJob(job);
     } catch (err) {
       if ((err as { code?: unknown })?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
         throw new BrineError('INTERNAL', `job cache: job ${job.jid} is already stored; jids must be unique (is a second master using this cachedir?)`, { cause: err });
@@ -283,7 +146,7 @@ export class JobCache {
     assertJid(ret.jid);
     assertValidMinionId(ret.minion);
     try {
-      return this.insertReturn.run(returnRow(ret)).changes === 1;
+      return this.jobs.saveReturn(ret);
     } catch (err) {
       throw storageError(err, this.file, `saving the return of ${ret.minion} for job ${ret.jid}`);
     }
@@ -302,7 +165,7 @@ export class JobCache {
       assertValidMinionId(ret.minion);
     }
     try {
-      return this.db.transaction(() => rets.map((ret) => this.insertReturn.run(returnRow(ret)).changes === 1))();
+      return this.db.transaction(() => rets.map((ret) => this.jobs.saveReturn(ret)))();
     } catch (err) {
       throw storageError(err, this.file, `saving ${rets.length} returns`);
     }
@@ -353,15 +216,13 @@ export class JobCache {
   getJob(jid: string): JobRecord | undefined {
     this.guard();
     assertJid(jid);
-    const row = this.read(() => this.selectJob.get(jid) as JobRow | undefined, `reading job ${jid}`);
-    return row === undefined ? undefined : rowToJob(row);
+    return this.read(() => this.jobs.getJob(jid), `reading job ${jid}`);
   }
 
   getReturns(jid: string): ReturnRecord[] {
     this.guard();
     assertJid(jid);
-    const rows = this.read(() => this.selectReturns.all(jid) as ReturnRow[], `reading returns of job ${jid}`);
-    return rows.map(rowToReturn);
+    return this.read(() => this.jobs.getReturns(jid), `reading returns of job ${jid}`);
   }
 
   /** Jobs newest first; `since` is a start time in ms since the epoch. */
@@ -369,15 +230,14 @@ export class JobCache {
     this.guard();
     const limit = Math.max(0, Math.floor(query.limit ?? DEFAULT_LIST_LIMIT));
     const since = Math.floor(query.since ?? 0);
-    const rows = this.read(() => this.selectJobsSince.all(since, limit) as JobRow[], 'listing jobs');
-    return rows.map(rowToJob);
+    return this.read(() => this.jobs.listJobs(since, limit), 'listing jobs');
   }
 
   /** How many returns are stored for a job (without reading them). */
   countReturns(jid: string): number {
     this.guard();
     assertJid(jid);
-    return this.read(() => (this.countReturnsOf.get(jid) as { n: number }).n, `counting the returns of job ${jid}`);
+    return this.read(() => this.jobs.countReturns(jid), `counting the returns of job ${jid}`);
   }
 
   /**
@@ -413,15 +273,15 @@ export class JobCache {
     const cutoff = this.clock.now() - this.keepMs;
     try {
       return this.db.transaction(() => {
-        const returns = this.deleteExpiredReturns.run({ cutoff, n }).changes;
+        const returns = this.jobs.deleteExpiredReturns(cutoff, n);
         if (returns > 0) return returns;
-        const jids = (this.deleteExpiredJobs.all({ cutoff, n }) as Array<{ jid: string }>).map((r) => r.jid);
+        const jids = this.jobs.deleteExpiredJobs(cutoff, n);
         if (jids.length > 0) {
           this.sent.delete(jids);
           this.scheduled.delete(jids);
           return jids.length;
         }
-        return this.deleteOrphanReturns.run({ cutoff, n }).changes;
+        return this.jobs.deleteOrphanReturns(cutoff, n);
       })();
     } catch (err) {
       throw storageError(err, this.file, 'purging expired jobs');
@@ -552,7 +412,8 @@ export class JobCache {
 }
 
 function migrate(db: Database.Database, file: string): void {
-  db.exec(SCHEMA);
+  db.exec(SCHEMA_VERSION_TABLE);
+  db.exec(JOBS_SCHEMA);
   // added without a version bump: CREATE IF NOT EXISTS upgrades older files in place
   db.exec(MINION_DATA_SCHEMA);
   db.exec(PRESENCE_SCHEMA);
@@ -568,33 +429,4 @@ function migrate(db: Database.Database, file: string): void {
       `job cache ${file} has schema version ${row.version}, newer than this brine understands (${SCHEMA_VERSION}); run the newer brine, or move the file aside to start an empty cache`,
     );
   }
-}
-
-function rowToJob(row: JobRow): JobRecord {
-  return {
-    jid: row.jid,
-    fun: row.fun,
-    arg: parseJson(row.arg) as unknown[],
-    kwarg: parseJson(row.kwarg) as Record<string, unknown>,
-    tgt: parseJson(row.tgt) as string | string[],
-    tgtType: row.tgt_type,
-    user: row.user,
-    minions: parseJson(row.minions) as string[],
-    startedAt: row.started_at,
-    ...(typeof row.schedule === 'string' ? { schedule: row.schedule } : {}),
-  };
-}
-
-function rowToReturn(row: ReturnRow): ReturnRecord {
-  const rec: ReturnRecord = {
-    jid: row.jid,
-    minion: row.minion,
-    fun: row.fun,
-    return: parseJson(row.ret),
-    retcode: row.retcode,
-    success: row.success === 1,
-    receivedAt: row.received_at,
-  };
-  if (row.error !== null) rec.error = parseJson(row.error) as { code: string; message: string };
-  return rec;
 }

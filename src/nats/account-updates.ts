@@ -12,6 +12,8 @@ import { SIGNIN_SUBJECT } from './subjects.js';
 
 const REQUEST_TIMEOUT_MS = 5000;
 
+const isAccountClaims = (c: Claims): c is Claims<AccountNats> => c.nats.type === 'account';
+
 /** The account's JWT as the servers hold it now (the connection must be in SYS). */
 export async function lookupAccount(sys: NatsConnection, account: string): Promise<Claims<AccountNats>> {
   let text: string;
@@ -21,8 +23,8 @@ export async function lookupAccount(sys: NatsConnection, account: string): Promi
     throw new BrineError('NATS_CLAIMS_UPDATE_FAILED', `no NATS server answered the lookup of account ${account}`, { cause: err });
   }
   const claims = decodeJwt(text);
-  if (claims.nats.type !== 'account' || claims.sub !== account) throw new BrineError('NATS_JWT_INVALID', `the lookup of account ${account} returned another JWT`);
-  return claims as Claims<AccountNats>;
+  if (!isAccountClaims(claims) || claims.sub !== account) throw new BrineError('NATS_JWT_INVALID', `the lookup of account ${account} returned another JWT`);
+  return claims;
 }
 
 /** Pushes an account JWT; resolves when a server stored it (code 200), else NATS_CLAIMS_UPDATE_FAILED. */

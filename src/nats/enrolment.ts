@@ -5,6 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { BrineError } from '../util/errors.js';
+import { isPlainObject } from '../protocol/index.js';
 import { decodeJwt } from './jwt.js';
 import { decodePublicNkey, encodePublicNkey } from './nkeys.js';
 
@@ -41,8 +42,8 @@ export function readEnrolment(file: string): Enrolment {
 }
 
 export function checkEnrolment(value: unknown, file = 'given'): Enrolment {
-  const e = value as Partial<Enrolment> | null;
-  if (typeof e !== 'object' || e === null || Array.isArray(e)) throw invalid(file, 'is not an object');
+  if (!isPlainObject(value)) throw invalid(file, 'is not an object');
+  const e = value;
   if (e.v !== ENROLMENT_VERSION) throw invalid(file, `has version ${JSON.stringify(e.v)} (this brine reads ${ENROLMENT_VERSION})`);
   if (typeof e.enrolJwt !== 'string' || typeof e.brineAccount !== 'string' || !Array.isArray(e.masters) || e.masters.length === 0) {
     throw invalid(file, 'lacks enrolJwt, brineAccount or masters');

@@ -13,8 +13,11 @@ export { issueTimeAfter, lookupAccount, pushAccount, revokeUsers, setSigningKeys
 export * from './signin.js';
 export { connectAsMaster, nkeyAuthenticator } from './master-connection.js';
 export * from './enrolment.js';
-export { NatsMasterHub, NatsSessionChannel, STREAM, type StreamReturnSource } from './master-hub.js';
-export { isNatsAuthError, NatsMinionLink, natsPingSettings } from './minion-link.js';
+export { NatsMasterHub } from './master-hub.js';
+export { NatsSessionChannel } from './session-channel.js';
+export { STREAM, type StreamReturnSource } from './brine-stream.js';
+export { isNatsAuthError, NatsMinionLink } from './minion-link.js';
+export { natsPingSettings } from './ping-settings.js';
 export type { NatsDial } from './minion-credentials.js';
 export { decideMerge, digestOf, encodeRecord, kvKeyOf, minionIdOfKvKey, NO_KEYS, parseRecord, type KeySet, type MergeDecision } from './key-record.js';
 export { DEFAULT_KEY_BUCKET, KeyStateSync, type KeyStateSyncOptions, type PublishResult } from './key-sync.js';

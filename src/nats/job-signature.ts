@@ -55,11 +55,13 @@ export type JobRefusal = 'unsigned' | 'malformed' | 'untrusted_master' | 'bad_si
 
 export type JobVerdict = { ok: true; master: string; expiresMs: number } | { ok: false; reason: JobRefusal; master?: string };
 
+const JOB_HEADER_KEYS: ReadonlyArray<keyof typeof JOB_HEADERS> = ['master', 'issued', 'expires', 'sig'];
+
 /** Reads the signature headers; undefined when none is there at all. */
 export function readJobSignature(get: (name: string) => string): Partial<Record<keyof typeof JOB_HEADERS, string>> | undefined {
   const out: Partial<Record<keyof typeof JOB_HEADERS, string>> = {};
-  for (const [k, name] of Object.entries(JOB_HEADERS) as Array<[keyof typeof JOB_HEADERS, string]>) {
-    const v = get(name);
+  for (const k of JOB_HEADER_KEYS) {
+    const v = get(JOB_HEADERS[k]);
     if (v !== '') out[k] = v;
   }
   return Object.keys(out).length === 0 ? undefined : out;

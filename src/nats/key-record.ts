@@ -7,6 +7,7 @@ import { type DeniedKey, DENIED_KEYS_PER_ID } from '../pki/denied-keys.js';
 import { fingerprint, toPublicKey } from '../pki/fingerprint.js';
 import type { KeyStore } from '../pki/key-store.js';
 import { BrineError } from '../util/errors.js';
+import { isPlainObject } from '../protocol/index.js';
 import { assertValidMinionId, MAX_ID_LENGTH } from '../util/minion-id.js';
 
 export const KEY_RECORD_VERSION = 1;
@@ -128,8 +129,8 @@ export function parseRecord(bytes: Uint8Array | string): KeySet & { at: number; 
   } catch {
     throw invalid('the value is not JSON');
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw invalid('the value is not a JSON object');
-  const r = raw as Record<string, unknown>;
+  if (!isPlainObject(raw)) throw invalid('the value is not a JSON object');
+  const r = raw;
   if (r.v !== KEY_RECORD_VERSION) throw invalid(`unknown record version ${JSON.stringify(r.v)}`);
   const at = optionalTime(r.at, 'at');
   if (at === undefined) throw invalid('at is missing');
@@ -139,8 +140,8 @@ export function parseRecord(bytes: Uint8Array | string): KeySet & { at: number; 
   if (r.denied !== undefined) {
     if (!Array.isArray(r.denied) || r.denied.length > DENIED_KEYS_PER_ID) throw invalid(`denied is not a list of at most ${DENIED_KEYS_PER_ID} keys`);
     for (const [i, d] of r.denied.entries()) {
-      if (typeof d !== 'object' || d === null) throw invalid(`denied[${i}] is not an object`);
-      const entry = d as Record<string, unknown>;
+      if (!isPlainObject(d)) throw invalid(`denied[${i}] is not an object`);
+      const entry = d;
       const key = keyPem(entry.pem, `denied[${i}].pem`);
       if (entry.remote !== undefined && (typeof entry.remote !== 'string' || entry.remote.length > MAX_REMOTE_LENGTH)) throw invalid(`denied[${i}].remote is not an address`);
       const firstSeen = optionalTime(entry.firstSeen, `denied[${i}].firstSeen`);

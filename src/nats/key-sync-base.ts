@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Logger } from '../util/logger.js';
+import { isPlainObject } from '../protocol/index.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { minionIdProblem } from '../util/minion-id.js';
 
@@ -33,8 +34,8 @@ export class KeySyncBase {
       return base; // first start
     }
     try {
-      const parsed = JSON.parse(text) as { v?: unknown; bucket?: unknown; ids?: unknown };
-      if (parsed.v !== 1 || parsed.bucket !== bucket || typeof parsed.ids !== 'object' || parsed.ids === null) throw new Error('not a v1 state of this bucket');
+      const parsed: unknown = JSON.parse(text);
+      if (!isPlainObject(parsed) || parsed.v !== 1 || parsed.bucket !== bucket || typeof parsed.ids !== 'object' || parsed.ids === null) throw new Error('not a v1 state of this bucket');
       for (const [id, digest] of Object.entries(parsed.ids)) if (minionIdProblem(id) === undefined && typeof digest === 'string') base.digests.set(id, digest);
     } catch (err) {
       logger.warn({ path, err: (err as Error).message }, `ignoring the key sync state ${path}: the key bucket's entries win for every ID it knows`);

@@ -249,17 +249,19 @@ export class KeyStateSync {
     const toPublish: Array<{ id: string; local: KeySet; stamp: string }> = [];
     for (const id of ids) {
       const r = remote.get(id);
-      if (r?.set === undefined && r !== undefined) {
+      const set = r?.set;
+      if (r !== undefined && set === undefined) {
         this.markInvalid(id, r.rev);
         continue;
       }
       const stamp = this.opts.keys.idStamp(id);
       const mine = this.readTolerant(id);
-      if (r === undefined) {
+      // (a record whose set did not parse was marked invalid above)
+      if (r === undefined || set === undefined) {
         if (mine !== undefined && digestOf(mine) !== NO_KEYS) toPublish.push({ id, local: mine, stamp });
         continue;
       }
-      this.settle(id, mine, stamp, r.rev, r.set as KeySet, r.digest, toPublish);
+      this.settle(id, mine, stamp, r.rev, set, r.digest, toPublish);
     }
     await this.pool(toPublish, async ({ id, local: set, stamp }) => {
       await this.write(id, set, stamp);
@@ -436,11 +438,12 @@ export class KeyStateSync {
 
   /** Runs `fn` over items, WRITE_CONCURRENCY at a time; the first error stops the rest and is thrown. */
   private async pool<T>(items: readonly T[], fn: (item: T) => Promise<void>): Promise<void> {
-    let next = 0;
+    // the workers share one iterator: each item is taken by exactly one of them
+    const queue = items.values();
     let failure: unknown;
     const worker = async (): Promise<void> => {
-      while (failure === undefined && next < items.length) {
-        const item = items[next++] as T;
+      for (const item of queue) {
+        if (failure !== undefined) return;
         try {
           await fn(item);
         } catch (err) {

@@ -10,55 +10,32 @@
 //   brine.req.<m>.mine      mine requests reach every master (each keeps the mine)
 //   brine.job.<m>           jobs and find_job to one minion
 //   brine.inbox.<m>.m       replies to one minion
-//   stream BRINE            brine.ret.> (returns, deduplicated by <jid>/<id>) and brine.jobs.>
-//                           (each published job's record): every master reads all of it with a
-//                           durable consumer of its own, so each job cache holds every job and
-//                           return, and a master that was down catches up where it stopped.
+//   stream BRINE            brine.ret.> and brine.jobs.>, read by every master (brine-stream.ts)
 //
 // A message's minion is the subject token the server let it publish (minion users may publish
 // only their own subjects), never a field of the payload.
 
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamClient, type JsMsg, RetentionPolicy, StorageType } from '@nats-io/jetstream';
-import { connect, headers as natsHeaders, type Msg, nanos, type NatsConnection, type Subscription } from '@nats-io/transport-node';
+import { jetstream, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import { connect, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { Clock } from '../util/clock.js';
-import { TokenBucket } from '../util/token-bucket.js';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { decodeMessage, MINION_MESSAGES, PROTOCOL_VERSIONS, type Channel, type ChannelClose, type CloseReason, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
-import type { JobRecord } from '../jobs/index.js';
+import { decodeMessage, MINION_MESSAGES, PROTOCOL_VERSIONS, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
 import { type AccountKeys, masterUserJwt } from './authority.js';
-import { type JetStreamWaitOptions, waitForJetStream } from './jetstream-wait.js';
+import { consumeBrineStream, ensureBrineStream, JOB_SUBJECT_PREFIX, type PublishedJob, readPublishedJob, STREAM, type StreamReturnSource, streamReturnSource } from './brine-stream.js';
+import type { JetStreamWaitOptions } from './jetstream-wait.js';
 import { nkeyAuthenticator, connectAsMaster } from './master-connection.js';
 import type { NkeySigner } from './nkeys.js';
+import { natsPingSettings } from './ping-settings.js';
+import { NatsSessionChannel } from './session-channel.js';
 import { serveSignin, type SigninDecision, type VerifiedSignin } from './signin.js';
-import { minionIdOfToken, minionSubjects, SUBJECT_ROOT } from './subjects.js';
+import { FAST_RETURN_TOKEN, MINION_INBOX_SUFFIX, minionIdOfToken, minionSubjects, SUBJECT_ROOT } from './subjects.js';
 import { JOB_HEADERS, payloadDigest, signJob } from './job-signature.js';
-import { FAST_RETURN_TOKEN, MINION_INBOX_SUFFIX, natsPingSettings } from './minion-link.js';
 
-export const STREAM = 'BRINE';
-const RETURN_SUBJECTS = `${SUBJECT_ROOT}.ret.>`;
-const JOB_SUBJECTS = `${SUBJECT_ROOT}.jobs.>`;
 /** Masters answer file and pillar requests in one queue group, sign-ins too (signin.ts). */
 const MASTER_QUEUE = 'brine-masters';
-/** A return published again within this window (a lost acknowledgement) is stored once. */
-const DUPLICATE_WINDOW_MS = 10 * 60_000;
-/** A return whose job record has not arrived yet is redelivered after this long, this many times. */
-const UNKNOWN_JOB_RETRY_MS = 1000;
-const UNKNOWN_JOB_RETRIES = 30;
 /** A job record is offered to JetStream this many times, a second apart. */
 const JOB_RECORD_ATTEMPTS = 60;
-
-/** Where a return came from and how it is acknowledged: the JetStream message behind it. */
-export interface StreamReturnSource {
-  readonly id: string;
-  readonly remoteAddress: string;
-  sendAck(jid: string): void;
-  close(reason: CloseReason, error?: Error): void;
-  /** The return's job is not known yet (its record may still be on its way): redeliver later. */
-  retryLater(): boolean;
-  /** A fast copy: refusals are left to the durable copy (logged once, there). */
-  transient?: boolean;
-}
 
 export interface NatsMasterHubHooks {
   /** A minion was heard from with no channel open: the master makes its session on it. */
@@ -69,7 +46,7 @@ export interface NatsMasterHubHooks {
   signIn(req: VerifiedSignin, source: string | undefined): SigninDecision;
   onReturn(source: StreamReturnSource, ret: Return): void;
   /** A job published by any master (this one included): kept in this master's job cache. */
-  onJobRecord(record: JobRecord & { sentTo: string[] }): void;
+  onJobRecord(record: PublishedJob): void;
 }
 
 export interface NatsMasterHubOptions {
@@ -145,7 +122,7 @@ export class NatsMasterHub {
   private async open(): Promise<void> {
     const { nc, opts, hooks } = this;
     this.js = jetstream(nc, { timeout: 5000 });
-    await this.ensureStream();
+    this.replicasValue = await ensureBrineStream(nc, opts, this.jetStreamWait(), this.logger);
     this.subs.push(
       serveSignin(nc, opts.signer, opts.accounts, (req, source) => hooks.signIn(req, source), {
         // a second ahead: a key revoked and accepted again within one second gets a valid JWT
@@ -168,105 +145,21 @@ export class NatsMasterHub {
     return { clock: this.clock, logger: this.logger, stopped: () => this.stopped };
   }
 
-  /**
-   * The stream every master reads; made by the first master, checked by the others. Waits while
-   * the cluster has no JetStream leader (a master may start before a majority of the servers).
-   */
-  private async ensureStream(): Promise<void> {
-    const base = {
-      name: STREAM,
-      subjects: [RETURN_SUBJECTS, JOB_SUBJECTS],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      duplicate_window: nanos(DUPLICATE_WINDOW_MS),
-      max_age: nanos(this.opts.maxAgeMs),
-      max_msg_size: this.opts.maxFrame,
-    };
-    const tries = this.opts.replicas > 0 ? [this.opts.replicas] : [3, 1];
-    await waitForJetStream(
-      `make or find the JetStream stream ${STREAM}`,
-      async () => {
-        // the manager asks JetStream for the account's info first: that too needs a leader
-        const jsm = await jetstreamManager(this.nc, { timeout: 5000 });
-        try {
-          const info = await jsm.streams.info(STREAM);
-          this.replicasValue = info.config.num_replicas;
-          this.logger.debug({ replicas: info.config.num_replicas }, `JetStream stream ${STREAM} exists`);
-          return;
-        } catch {}
-        let last: unknown;
-        for (const num_replicas of tries) {
-          try {
-            await jsm.streams.add({ ...base, num_replicas });
-            this.replicasValue = num_replicas;
-            this.logger.info({ replicas: num_replicas }, `made the JetStream stream ${STREAM} (${num_replicas} replica${num_replicas === 1 ? '' : 's'})`);
-            return;
-          } catch (err) {
-            last = err;
-            // one copy only where the servers are not a cluster; any other failure (a server
-            // that has not loaded the account yet, no leader) is tried again with the same count
-            if (!/non-clustered|replicas > 1 not supported/i.test((err as Error).message)) break;
-          }
-        }
-        throw last;
-      },
-      this.jetStreamWait(),
-    );
-  }
-
   private async startConsumer(): Promise<void> {
-    const name = this.opts.durable;
-    const consumer = await waitForJetStream(
-      `make or find this master's consumer ${name} of the stream ${STREAM}`,
-      async () => {
-        const jsm = await jetstreamManager(this.nc, { timeout: 5000 });
-        try {
-          await jsm.consumers.info(STREAM, name);
-        } catch {
-          await jsm.consumers.add(STREAM, {
-            durable_name: name,
-            ack_policy: AckPolicy.Explicit,
-            deliver_policy: DeliverPolicy.All,
-            ack_wait: nanos(30_000),
-            max_ack_pending: 20_000,
-          });
-        }
-        return this.js.consumers.get(STREAM, name);
-      },
+    const { reading } = await consumeBrineStream(
+      this.nc,
+      this.js,
+      { durable: this.opts.durable, heartbeatTimeoutMs: this.opts.heartbeatTimeoutMs, stopped: () => this.stopped, handle: (m) => this.fromStream(m) },
       this.jetStreamWait(),
+      this.logger,
     );
-    // each pull lasts at most heartbeat_timeout: after a server or leader is lost, a pull the
-    // cluster forgot is noticed by its missed idle heartbeats (half of that) and made again,
-    // instead of after the client's 30 s default
-    const expires = Math.min(30_000, Math.max(1000, this.opts.heartbeatTimeoutMs));
-    const messages = await consumer.consume({ max_messages: 1000, expires });
-    void (async () => {
-      for await (const s of messages.status()) {
-        if (this.stopped) return;
-        if (s.type === 'heartbeats_missed' || s.type === 'consumer_not_found' || s.type === 'stream_not_found' || s.type === 'consumer_deleted') {
-          this.logger.warn({ code: 'NATS_UNAVAILABLE', status: s.type }, `reading the ${STREAM} stream: ${s.type}; asking again`);
-        }
-      }
-    })();
-    this.consuming = (async () => {
-      for await (const m of messages) {
-        if (this.stopped) break;
-        try {
-          this.fromStream(m);
-        } catch (err) {
-          const e = toBrineError(err);
-          this.logger.error({ err: e, subject: m.subject }, `a message of the ${STREAM} stream could not be handled: ${e.message}`);
-          m.term();
-        }
-      }
-    })();
+    this.consuming = reading;
   }
 
   private fromStream(m: JsMsg): void {
     const tokens = m.subject.split('.');
     if (tokens[1] === 'jobs') {
-      const record = JSON.parse(m.string()) as JobRecord & { sentTo: string[] };
-      this.hooks.onJobRecord(record);
+      this.hooks.onJobRecord(readPublishedJob(m));
       m.ack();
       return;
     }
@@ -274,18 +167,7 @@ export class NatsMasterHub {
     const id = minionIdOfToken(tokens[2] ?? '');
     const ret = this.decode(m.subject, m.data);
     if (ret.t !== 'return' || ret.jid !== tokens[3]) throw new BrineError('MESSAGE_INVALID', `the ${STREAM} stream held a ${ret.t} from ${id} on ${m.subject}`);
-    const source: StreamReturnSource = {
-      id,
-      remoteAddress: `nats:${id}`,
-      sendAck: () => m.ack(),
-      close: () => m.term(),
-      retryLater: () => {
-        if (m.info.deliveryCount >= UNKNOWN_JOB_RETRIES) return false;
-        m.nak(UNKNOWN_JOB_RETRY_MS);
-        return true;
-      },
-    };
-    this.hooks.onReturn(source, ret);
+    this.hooks.onReturn(streamReturnSource(m, id), ret);
   }
 
   /**
@@ -406,9 +288,9 @@ export class NatsMasterHub {
    * returns). While JetStream cannot take it (a leader election, no quorum) it is tried again
    * every second for a minute; the message id keeps a record that did arrive from being stored twice.
    */
-  publishJobRecord(record: JobRecord & { sentTo: string[] }, attempt = 1): void {
+  publishJobRecord(record: PublishedJob, attempt = 1): void {
     if (this.stopped) return;
-    this.js.publish(`${SUBJECT_ROOT}.jobs.${record.jid}`, JSON.stringify(record), { msgID: `job/${record.jid}` }).catch((err: unknown) => {
+    this.js.publish(`${JOB_SUBJECT_PREFIX}.${record.jid}`, JSON.stringify(record), { msgID: `job/${record.jid}` }).catch((err: unknown) => {
       if (this.stopped) return;
       if (attempt < JOB_RECORD_ATTEMPTS) {
         this.clock.setTimeout(() => this.publishJobRecord(record, attempt + 1), 1000);
@@ -464,75 +346,5 @@ export class NatsMasterHub {
       await this.nc.close().catch(() => {});
     }
     await this.consuming?.catch(() => {});
-  }
-}
-
-/**
- * One minion as a master sees it over NATS: the Channel its MinionSession talks through. It has
- * no socket: messages arrive by subject, and closing it (a heartbeat timeout, a deleted key)
- * forgets the minion until it is heard from again.
- */
-export class NatsSessionChannel implements Channel<MinionMessage, MasterMessage> {
-  private closedValue = false;
-  private fastBucket: TokenBucket | undefined;
-  private readonly messageFns: Array<(m: MinionMessage) => void> = [];
-  private readonly closeFns: Array<(info: ChannelClose) => void> = [];
-  readonly remoteAddress: string;
-  readonly peerFingerprint: string;
-  readonly peerPublicKeyPem: string;
-
-  constructor(
-    private readonly hub: NatsMasterHub,
-    readonly id: string,
-    key: { pem: string; fingerprint: string },
-  ) {
-    this.remoteAddress = `nats:${id}`;
-    this.peerFingerprint = key.fingerprint;
-    this.peerPublicKeyPem = key.pem;
-  }
-
-  get closed(): boolean {
-    return this.closedValue;
-  }
-
-  /** A fast copy of a return may be taken now (the minion is within its message rate). */
-  takeFast(rate: { ratePerSecond: number; burst: number } | undefined, clock: Clock): boolean {
-    if (rate === undefined || rate.ratePerSecond <= 0) return true;
-    this.fastBucket ??= new TokenBucket(clock, rate.ratePerSecond, Math.max(1, rate.burst));
-    return this.fastBucket.take();
-  }
-
-  deliver(message: MinionMessage): void {
-    if (this.closedValue) return;
-    for (const fn of this.messageFns) fn(message);
-    if (message.t === 'bye') this.end({ reason: message.reason === 'shutdown' ? 'shutdown' : 'peer_closed', local: false });
-  }
-
-  send(message: MasterMessage): boolean {
-    if (this.closedValue) return false;
-    return this.hub.sendTo(this.id, message);
-  }
-
-  close(reason: CloseReason, error?: BrineError | Error): void {
-    this.end({ reason, local: true, ...(error === undefined ? {} : { error }) });
-  }
-
-  private end(info: ChannelClose): void {
-    if (this.closedValue) return;
-    this.closedValue = true;
-    this.hub.forget(this);
-    for (const fn of this.closeFns) fn(info);
-  }
-
-  onMessage(fn: (message: MinionMessage) => void): void {
-    this.messageFns.push(fn);
-  }
-
-  onClose(fn: (info: ChannelClose) => void): void {
-    this.closeFns.push(fn);
-  }
-
-  setMaxFrame(): void {
-    // the hub checks the size of every message against max_frame_size
   }
 }

@@ -13,7 +13,9 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { type KV, Kvm } from '@nats-io/kv';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
+import { type Infer, s } from '../protocol/index.js';
 import { kvKeyOf, minionIdOfKvKey } from './key-record.js';
+import { readShape } from './json-shape.js';
 
 export const MINION_DATA_BUCKET = 'brine-minion-data';
 
@@ -34,11 +36,9 @@ export interface MinionDataShareOptions {
   bucket?: string;
 }
 
-interface Entry {
-  v: 1;
-  fingerprint: string;
-  data: Record<string, unknown>;
-}
+/** One bucket entry: a minion's data of one kind and the key fingerprint it was sent under. */
+const ENTRY = s.object({ v: s.int({ min: 1, max: 1 }), fingerprint: s.string(), data: s.record(s.json()) });
+type Entry = Infer<typeof ENTRY>;
 
 const digest = (fingerprint: string, data: unknown): string => createHash('sha256').update(fingerprint).update('\0').update(JSON.stringify(data)).digest('base64url');
 
@@ -46,8 +46,8 @@ const digest = (fingerprint: string, data: unknown): string => createHash('sha25
 const keyOf = (kind: SharedKind, id: string): string => `${kind}.${kvKeyOf(id)}`;
 function parseKey(key: string): { kind: SharedKind; id: string } {
   const dot = key.indexOf('.');
-  const kind = key.slice(0, dot) as SharedKind;
-  if (dot < 0 || !KINDS.includes(kind)) throw new Error(`${key.slice(0, 100)} is not <grains|pillar|mine>.<minion>`);
+  const kind = KINDS.find((k) => k === key.slice(0, dot));
+  if (dot < 0 || kind === undefined) throw new Error(`${key.slice(0, 100)} is not <grains|pillar|mine>.<minion>`);
   return { kind, id: minionIdOfKvKey(key.slice(dot + 1)) };
 }
 
@@ -106,8 +106,7 @@ export class MinionDataShare {
     let entry: Entry;
     try {
       ({ kind, id } = parseKey(key));
-      entry = JSON.parse(Buffer.from(value).toString('utf8')) as Entry;
-      if (entry.v !== 1 || typeof entry.fingerprint !== 'string' || typeof entry.data !== 'object' || entry.data === null || Array.isArray(entry.data)) throw new Error('not a minion data entry');
+      entry = readShape(ENTRY, value, 'minion data entry');
     } catch (err) {
       this.opts.logger.warn({ code: 'NATS_KV_VALUE_INVALID', key: key.slice(0, 200) }, `skipped an entry of the ${MINION_DATA_BUCKET} bucket: ${(err as Error).message}`);
       return;

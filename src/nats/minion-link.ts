@@ -8,17 +8,15 @@
 //
 // What goes where (src/nats/subjects.ts): jobs and find_job arrive on brine.job.<m>; masters'
 // replies (files, pillar, mine) on brine.inbox.<m>.m; hello, heartbeats, grains, job_status and
-// bye go to every master on brine.hb.<m>; returns are published to JetStream on
-// brine.ret.<m>.<jid> with the message id <jid>/<id>, and the stream's acknowledgement is the
-// `ack` the return queue waits for: a return leaves the minion's disk only once JetStream has it.
-// A copy also goes to every master on core NATS (brine.evt.<m>.ret), which they store at once.
+// bye go to every master on brine.hb.<m>; returns go to JetStream, with a fast copy on core NATS
+// (return-publisher.ts).
 
 import { AuthorizationError, connect, type Msg, type NatsConnection, UserAuthenticationExpiredError } from '@nats-io/transport-node';
-import { jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import { jetstream } from '@nats-io/jetstream';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { type CloseReason, decodeMessage, MASTER_MESSAGES, PROTOCOL_VERSIONS, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
+import { type CloseReason, decodeMessage, MASTER_MESSAGES, PROTOCOL_VERSIONS, type MasterMessage, type MinionMessage } from '../protocol/index.js';
 import { Backoff, type BackoffOptions } from '../session/backoff.js';
 import type { ConnectionOutcome } from '../session/master-connection.js';
 import { type LinkConnectionView, type LinkEvents, type LinkPeer, type LinkState, LinkStateMachine, type MinionLink } from '../session/link-contract.js';
@@ -27,18 +25,11 @@ import type { NkeySigner } from './nkeys.js';
 import type { SigninAnswer } from './signin.js';
 import { judgeSigninAnswer } from './signin-verdict.js';
 import type { Enrolment } from './enrolment.js';
-import { minionSubjects } from './subjects.js';
+import { MINION_INBOX_SUFFIX, minionSubjects } from './subjects.js';
+import { NatsReturnPublisher } from './return-publisher.js';
+import { natsPingSettings } from './ping-settings.js';
 import { SignedJobGate } from './job-gate.js';
 import { MinionCredentials, type NatsDial } from './minion-credentials.js';
-
-/** The event token of a return's fast copy (brine.evt.<m>.ret), beside its copy in the stream. */
-export const FAST_RETURN_TOKEN = 'ret';
-
-/** The subject suffix of the minion's inbox on which masters send it messages. */
-export const MINION_INBOX_SUFFIX = 'm';
-
-/** nats.js declares a connection stale after this many unanswered pings (checked each interval). */
-const MAX_PINGS_OUT = 2;
 
 export interface NatsMinionLinkOptions {
   id: string;
@@ -68,15 +59,6 @@ export interface NatsMinionLinkOptions {
   returnsQueued(): number;
 }
 
-/**
- * nats.js checks every `pingInterval` and gives up when MAX_PINGS_OUT pings are unanswered at a
- * check: silence is noticed within (MAX_PINGS_OUT + 2) intervals at worst, which must fit in
- * heartbeat_timeout. NATS's own default (2 minutes, 2 pings out) would take up to 8 minutes.
- */
-export function natsPingSettings(heartbeatTimeoutMs: number): { pingInterval: number; maxPingOut: number } {
-  return { pingInterval: Math.max(100, Math.floor(heartbeatTimeoutMs / (MAX_PINGS_OUT + 2))), maxPingOut: MAX_PINGS_OUT };
-}
-
 /** The host and port of the first server, for status output (the link has no single master). */
 function firstEndpoint(servers: readonly string[]): { host: string; port: number } {
   try {
@@ -98,10 +80,8 @@ export class NatsMinionLink implements MinionLink {
   /** Moves only through the contract's guarded table, as MasterLink's does. */
   private readonly machine = new LinkStateMachine((from, to) => this.safely(() => this.events.onLinkState?.(from, to)));
   private nc: NatsConnection | undefined;
-  private js: JetStreamClient | undefined;
   private attemptCount = 0;
   private heartbeatTimer: TimerHandle | undefined;
-  private retryTimer: TimerHandle | undefined;
   private wake: (() => void) | undefined;
   private seq = 0;
   private server: string | undefined;
@@ -110,9 +90,8 @@ export class NatsMinionLink implements MinionLink {
   private readyAt = 0;
   /** The session's JWT was issued by a master of the enrolment file (onDown's masterTrusted). */
   private sessionTrusted = false;
-  /** Returns on their way to JetStream (by jid), and those to publish again after a failure. */
-  private readonly inFlight = new Set<string>();
-  private readonly unsent = new Map<string, Return>();
+  /** Returns to JetStream, with their fast copies and retries. */
+  private readonly returns: NatsReturnPublisher;
   private readonly backoff: Backoff;
   private acceptanceWait: number;
   private readonly subjects: ReturnType<typeof minionSubjects>;
@@ -135,6 +114,17 @@ export class NatsMinionLink implements MinionLink {
     this.endpoint = firstEndpoint(opts.servers);
     this.jobGate = new SignedJobGate(opts.id, opts.enrolment.masters, clock, logger);
     this.credentials = new MinionCredentials(opts, clock, dial);
+    this.returns = new NatsReturnPublisher(
+      { id: opts.id, subjects: this.subjects, timeoutMs: opts.authTimeoutMs, retryMs: opts.heartbeatIntervalMs },
+      {
+        publish: (subject, message) => this.publish(subject, message),
+        stored: (jid) => this.safely(() => this.events.onMessage?.({ t: 'ack', jid })),
+        ready: () => this.ready,
+        stopped: () => this.machine.stopped,
+      },
+      clock,
+      logger,
+    );
   }
 
   /** Jobs dropped on the job subject (unsigned, untrusted, altered, expired, replayed), by reason. */
@@ -180,7 +170,7 @@ export class NatsMinionLink implements MinionLink {
     const wasReady = this.ready;
     this.machine.move('stopped');
     this.heartbeatTimer?.cancel();
-    this.retryTimer?.cancel();
+    this.returns.stop();
     this.wake?.();
     const nc = this.nc;
     if (nc) {
@@ -194,7 +184,7 @@ export class NatsMinionLink implements MinionLink {
     if (!this.ready || this.nc === undefined) return false;
     switch (message.t) {
       case 'return':
-        this.publishReturn(message);
+        this.returns.send(message);
         return true;
       case 'file_list':
       case 'file_stat':
@@ -221,41 +211,6 @@ export class NatsMinionLink implements MinionLink {
       this.logger.debug({ err: toBrineError(err).message, subject }, 'publishing to NATS failed');
       return false;
     }
-  }
-
-  /** To JetStream, deduplicated by jid and ID; acknowledged to the return queue when stored. */
-  private publishReturn(ret: Return): void {
-    const js = this.js;
-    if (js === undefined || this.inFlight.has(ret.jid)) return;
-    this.inFlight.add(ret.jid);
-    this.unsent.delete(ret.jid);
-    // the fast path: every master hears the return at once on core NATS and answers the CLI with
-    // it, also while JetStream elects a leader; the stream's copy below is the durable one
-    this.publish(`${this.subjects.evt}.${FAST_RETURN_TOKEN}`, ret);
-    js.publish(`${this.subjects.ret}.${ret.jid}`, JSON.stringify(ret), { msgID: `${ret.jid}/${this.opts.id}`, timeout: this.opts.authTimeoutMs }).then(
-      () => {
-        this.inFlight.delete(ret.jid);
-        this.safely(() => this.events.onMessage?.({ t: 'ack', jid: ret.jid }));
-      },
-      (err: unknown) => {
-        this.inFlight.delete(ret.jid);
-        if (this.machine.stopped) return;
-        // no quorum, no stream or a lost connection: kept (on disk too) and published again
-        this.unsent.set(ret.jid, ret);
-        const why = toBrineError(err).message;
-        this.logger.warn({ jid: ret.jid, code: 'NATS_UNAVAILABLE', err: why }, `JetStream did not acknowledge the return of job ${ret.jid} (${why}); it stays queued and is sent again`);
-        this.scheduleRetry();
-      },
-    );
-  }
-
-  private scheduleRetry(): void {
-    if (this.retryTimer !== undefined) return;
-    this.retryTimer = this.clock.setTimeout(() => {
-      this.retryTimer = undefined;
-      if (!this.ready) return;
-      for (const ret of [...this.unsent.values()]) this.publishReturn(ret);
-    }, this.opts.heartbeatIntervalMs);
   }
 
   /** The single-flight loop: one sign-in and/or session at a time, then a wait, until stopped. */
@@ -385,7 +340,7 @@ export class NatsMinionLink implements MinionLink {
       return 'closed';
     }
     this.nc = nc;
-    this.js = jetstream(nc, { timeout: this.opts.authTimeoutMs });
+    this.returns.attach(jetstream(nc, { timeout: this.opts.authTimeoutMs }));
     this.server = nc.getServer();
     this.sessionTrusted = this.credentials.issuedByTrustedMaster(jwt);
     nc.subscribe(this.subjects.job, { callback: (_e, m) => this.onJobMessage(m) });
@@ -399,7 +354,7 @@ export class NatsMinionLink implements MinionLink {
     const closed = await nc.closed();
     this.down('peer_closed', 'waiting');
     this.nc = undefined;
-    this.js = undefined;
+    this.returns.attach(undefined);
     if (this.machine.stopped) return 'closed';
     if (closed !== undefined && isNatsAuthError(closed)) return 'auth';
     if (closed !== undefined) this.logger.warn({ code: 'NATS_UNAVAILABLE', err: closed.message }, `the NATS connection closed: ${closed.message}`);

@@ -8,6 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
+import { isPlainObject } from '../protocol/index.js';
 import { BrineError } from '../util/errors.js';
 import type { AccountKeys } from './authority.js';
 import { decodePublicNkey, decodeSeed, encodeSeed, NkeySigner } from './nkeys.js';
@@ -46,16 +47,16 @@ function parseAccounts(text: string, path: string): { accounts: AccountKeys; iat
   } catch (err) {
     throw new BrineError('NATS_KEY_INVALID', `${path} is not JSON`, { cause: err });
   }
-  const p = parsed as Partial<Record<keyof AccountKeys, unknown>>;
-  const out: Partial<AccountKeys> = {};
-  for (const k of ['brine', 'enrol', 'sys'] as const) {
-    const v = p?.[k];
+  const p = isPlainObject(parsed) ? parsed : {};
+  const accountKey = (k: keyof AccountKeys): string => {
+    const v = p[k];
     if (typeof v !== 'string' || decodePublicNkey(v).role !== 'account') throw new BrineError('NATS_KEY_INVALID', `${path}: "${k}" is not an account public key`);
-    out[k] = v;
-  }
-  const iat = (p as { iat?: unknown }).iat;
+    return v;
+  };
+  const accounts: AccountKeys = { brine: accountKey('brine'), enrol: accountKey('enrol'), sys: accountKey('sys') };
+  const iat = p.iat;
   if (typeof iat !== 'number' || !Number.isSafeInteger(iat) || iat <= 0) throw new BrineError('NATS_KEY_INVALID', `${path}: "iat" is not a positive whole number of seconds`);
-  return { accounts: out as AccountKeys, iat };
+  return { accounts, iat };
 }
 
 /**

@@ -119,8 +119,9 @@ export interface RevocationPlan {
 
 type KeyMap = ReadonlyMap<string, string> | Readonly<Record<string, string>>;
 
-const entries = (m: KeyMap): Array<[string, string]> => (m instanceof Map ? [...m.entries()] : Object.entries(m));
-const lookup = (m: KeyMap, id: string): string | undefined => (m instanceof Map ? m.get(id) : Object.hasOwn(m, id) ? (m as Record<string, string>)[id] : undefined);
+const isMap = (m: KeyMap): m is ReadonlyMap<string, string> => m instanceof Map;
+const entries = (m: KeyMap): Array<[string, string]> => (isMap(m) ? [...m.entries()] : Object.entries(m));
+const lookup = (m: KeyMap, id: string): string | undefined => (isMap(m) ? m.get(id) : Object.hasOwn(m, id) ? m[id] : undefined);
 
 /**
  * Which user nkeys to revoke when the accepted keys (ID -> public key PEM) go from `previous` to

@@ -55,7 +55,8 @@ export function serverConfigText(setup: ServerSetup): string {
   if (masters.length === 0) throw new BrineError('USAGE', 'at least one master key is needed');
   const signer: NkeySigner = operator.operator;
   const preload: Record<string, string> = {};
-  for (const kind of ['sys', 'brine', 'enrol'] as AccountKind[]) {
+  const kinds: readonly AccountKind[] = ['sys', 'brine', 'enrol'];
+  for (const kind of kinds) {
     // the same iat on every run: see OperatorState.iat
     preload[operator.accounts[kind]] = signAccount(accountClaims(kind, signer.publicKey('operator'), operator.accounts, masters, policy, operator.iat), signer, operator.iat);
   }

@@ -5,6 +5,7 @@
 
 import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { BrineError, isBrineError, toBrineError } from '../util/errors.js';
+import { isPlainObject } from '../protocol/index.js';
 import { minionIdProblem } from '../util/minion-id.js';
 import { minionUserJwt, type AccountKeys } from './authority.js';
 import { decodeJwt } from './jwt.js';
@@ -61,8 +62,8 @@ export function verifySigninRequest(data: Uint8Array, nowMs = Date.now()): Verif
   } catch {
     throw invalid('not JSON');
   }
-  const r = req as Record<string, unknown>;
-  if (typeof r !== 'object' || r === null || Array.isArray(r)) throw invalid('not an object');
+  if (!isPlainObject(req)) throw invalid('not an object');
+  const r = req;
   if (r.v !== SIGNIN_VERSION) throw invalid(`version ${JSON.stringify(r.v)} (this master speaks ${SIGNIN_VERSION})`);
   const { id, key, ts, sig } = r;
   if (typeof id !== 'string' || typeof key !== 'string' || typeof ts !== 'number' || typeof sig !== 'string') throw invalid('id, key, ts and sig are required');
@@ -79,7 +80,7 @@ export function verifySigninRequest(data: Uint8Array, nowMs = Date.now()): Verif
     throw invalid('the key is not an nkey');
   }
   if (!verifyNkeySignature(key, signedText(id, key, ts), Buffer.from(sig, 'base64url'))) throw invalid('the signature does not verify for the key it names');
-  return { id, userKey: key, raw, publicKeyPem: publicKeyFromRaw(raw).export({ type: 'spki', format: 'pem' }) as string };
+  return { id, userKey: key, raw, publicKeyPem: publicKeyFromRaw(raw).export({ type: 'spki', format: 'pem' }).toString() };
 }
 
 /**
@@ -125,7 +126,8 @@ export const REQUEST_INFO_HEADER = 'Nats-Request-Info';
 export function requesterAddress(info: string | undefined): string | undefined {
   if (info === undefined || info === '') return undefined;
   try {
-    const host = (JSON.parse(info) as { host?: unknown }).host;
+    const parsed: unknown = JSON.parse(info);
+    const host = isPlainObject(parsed) ? parsed.host : undefined;
     // the server writes it (never the client), so a shape check is enough: an IPv4 or IPv6 literal
     return typeof host === 'string' && /^(?:[0-9.]{7,15}|[0-9A-Fa-f:.]{2,45})$/.test(host) && /[.:]/.test(host) ? host : undefined;
   } catch {

@@ -12,6 +12,12 @@ export const SIGNIN_SUBJECT = `${SUBJECT_ROOT}.signin`;
 /** Where a pending client's answers arrive (the client library's default inbox). */
 export const ENROL_INBOX = '_INBOX.>';
 
+/** The event token of a return's fast copy (brine.evt.<m>.ret), beside its copy in the stream. */
+export const FAST_RETURN_TOKEN = 'ret';
+
+/** The subject suffix of the minion's inbox on which masters send it messages. */
+export const MINION_INBOX_SUFFIX = 'm';
+
 /** The single subject token for a minion ID (INVALID_ID for an ID that breaks the grammar). */
 export function minionToken(id: string): string {
   assertValidMinionId(id);

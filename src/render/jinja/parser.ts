@@ -2,8 +2,10 @@
 // tuples (`('a',)`, `(1, 2)`), slices (`s[1:3]`), `for x in l if cond`, tuple unpacking in `set`
 // and `for`, and integral float literals (`2.0`). Lookups remember whether they were written `a.b`
 // or `a['b']` because Jinja2 resolves the two in a different order.
+// The lexical rules (string escapes, balanced braces) are in lexer.ts.
 
 import { type Any, lexer, nodes, ParserBase, PyFloatLit, PySlice, PyStarArgs, PyStarKwargs, PyTuple, Unsupported } from './nunjucks-internals.js';
+import { balancedLexer } from './lexer.js';
 
 const LITERAL_NAMES: Record<string, boolean | null> = { True: true, False: false, None: null, true: true, false: false, none: null };
 
@@ -431,92 +433,6 @@ function describeToken(tok: Any): string {
     default:
       return String(tok.value);
   }
-}
-
-const SIMPLE_ESCAPES: Record<string, string> = { '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v', '\n': '' };
-
-/** A string literal as Jinja2 reads it (Python's unicode-escape): unknown escapes such as `\d` keep their backslash. */
-function parsePyString(tk: Any, delimiter: string): string {
-  tk.forward();
-  let out = '';
-  const take = (n: number, re: RegExp): string | undefined => {
-    const s = tk.str.slice(tk.index, tk.index + n);
-    return s.length === n && re.test(s) ? s : undefined;
-  };
-  while (!tk.isFinished() && tk.current() !== delimiter) {
-    const cur = tk.current();
-    if (cur !== '\\') {
-      out += cur;
-      tk.forward();
-      continue;
-    }
-    tk.forward();
-    const c = tk.current();
-    if (Object.hasOwn(SIMPLE_ESCAPES, c)) {
-      out += SIMPLE_ESCAPES[c];
-      tk.forward();
-      continue;
-    }
-    const hex = c === 'x' ? 2 : c === 'u' ? 4 : c === 'U' ? 8 : 0;
-    if (hex) {
-      tk.forward();
-      const digits = take(hex, new RegExp(`^[0-9a-fA-F]{${hex}}$`));
-      if (!digits) throw new Unsupported(`truncated \\${c} escape in a string literal`, tk.lineno, tk.colno);
-      out += String.fromCodePoint(Number.parseInt(digits, 16));
-      for (let i = 0; i < hex; i++) tk.forward();
-      continue;
-    }
-    if (/[0-7]/.test(c)) {
-      let digits = '';
-      while (digits.length < 3 && /[0-7]/.test(tk.current())) {
-        digits += tk.current();
-        tk.forward();
-      }
-      out += String.fromCodePoint(Number.parseInt(digits, 8));
-      continue;
-    }
-    if (c === 'N') throw new Unsupported('\\N{...} escapes are not supported', tk.lineno, tk.colno);
-    out += `\\${c}`;
-    tk.forward();
-  }
-  tk.forward();
-  return out;
-}
-
-/**
- * nunjucks ends a tag at the first `}}` even inside a dict display (`{% set m = {'a': {'b': 1}} %}`);
- * Jinja2 balances braces first. While a `{` is open, `}}` is read as a closing brace.
- */
-function balancedLexer(src: string): Any {
-  const tk = lexer.lex(src, {});
-  const next = tk.nextToken.bind(tk);
-  tk._parseString = (delimiter: string) => parsePyString(tk, delimiter);
-  // Jinja2 reads a `#}` outside a comment as text; nunjucks calls it an unexpected end of comment
-  let inComment = false;
-  const extractString = tk._extractString.bind(tk);
-  tk._extractString = (what: string) => {
-    const got = extractString(what);
-    if (got && what === '{#') inComment = true;
-    else if (got && what === '#}') inComment = false;
-    return got;
-  };
-  const matches = tk._matches.bind(tk);
-  tk._matches = (what: string) => (what === '#}' && !inComment ? false : matches(what));
-  let depth = 0;
-  tk.nextToken = () => {
-    if (tk.in_code && depth > 0 && tk.str.startsWith('}}', tk.index)) {
-      const tok = { type: lexer.TOKEN_RIGHT_CURLY, value: '}', lineno: tk.lineno, colno: tk.colno };
-      tk.forward();
-      depth--;
-      return tok;
-    }
-    const tok = next();
-    if (tok?.type === lexer.TOKEN_LEFT_CURLY) depth++;
-    else if (tok?.type === lexer.TOKEN_RIGHT_CURLY) depth--;
-    else if (tok?.type === lexer.TOKEN_BLOCK_END || tok?.type === lexer.TOKEN_VARIABLE_END) depth = 0;
-    return tok;
-  };
-  return tk;
 }
 
 /** Parses a template source into nunjucks' AST with brine's grammar and tag extensions. */

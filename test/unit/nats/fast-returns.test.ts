@@ -6,8 +6,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../../src/util/clock.js';
 import { NatsSessionChannel } from '../../../src/nats/index.js';
+import type { SessionChannelHost } from '../../../src/nats/session-channel.js';
 
-const hub = { forget() {}, sendTo: () => true } as unknown as ConstructorParameters<typeof NatsSessionChannel>[0];
+const hub: SessionChannelHost = { forget() {}, sendTo: () => true };
 
 describe('fast return copies at the message rate', () => {
   it('takes a burst, then the rate, per session; a session of its own starts full', () => {
