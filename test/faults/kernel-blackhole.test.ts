@@ -11,6 +11,7 @@ import { BRINE_BIN, Cluster, Proc, waitUntil } from '../helpers/cluster.js';
 import { EventStream } from '../helpers/events.js';
 import { createNetnsPair, netnsSkip, sweepStale, type NetnsEnd, type NetnsPair } from './index.js';
 import { parseSs, readPeerSocketOptions, type PeerSocketOptions } from './socket-inspect.js';
+import { logTime } from '../helpers/log-lines.js';
 
 const KEEPALIVE = { tcp_keepalive: true, tcp_keepalive_idle: 7, tcp_keepalive_intvl: 3, tcp_keepalive_cnt: 2 };
 const FAST = { heartbeat_interval: 0.5, heartbeat_timeout: 1.5 };
@@ -81,13 +82,6 @@ class NsCluster {
     await this.pair.cleanup();
     await this.cluster.cleanup();
   }
-}
-
-/** Epoch ms of a text log line (`2026-01-02 03:04:05.678 [...]`). */
-function logTime(line: string): number {
-  const m = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(line);
-  assert.ok(m, `a timestamped log line: ${line}`);
-  return Date.parse(`${m[1]}T${m[2]}Z`);
 }
 
 function lostLines(p: Proc): string[] {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
 import { lastStats } from './emulator-stats.js';
+import { logTime } from '../helpers/log-lines.js';
 
 const HB_INTERVAL = 0.5;
 const HB_TIMEOUT = 1.5;
@@ -17,11 +18,6 @@ const LIVENESS = { heartbeat_interval: HB_INTERVAL, heartbeat_timeout: HB_TIMEOU
 const MINION = { ...LIVENESS, recon_default: RECON_DEFAULT, recon_max: RECON_MAX, auth_timeout: 2 };
 /** TLS handshake and sign-in on a loaded 2-core machine; the bound under test is the rest. */
 const SLACK_MS = 2500;
-
-/** `2026-01-02 03:04:05.678 [name][INFO    ] msg` -> epoch ms of the log line. */
-function logTime(stamp: string): number {
-  return Date.parse(`${stamp.replace(' ', 'T')}Z`);
-}
 
 /** Epoch ms of the first log line matching `msg` (a regex source for the message part). */
 function firstLogAt(output: string, msg: string): number | undefined {
