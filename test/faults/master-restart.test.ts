@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
 import { lastStats } from './emulator-stats.js';
 import { logTime } from '../helpers/log-lines.js';
+import { nothingFor } from '../helpers/wait.js';
 
 const HB_INTERVAL = 0.5;
 const HB_TIMEOUT = 1.5;
@@ -70,8 +71,8 @@ describe('master SIGKILL, then restart (seed 002)', () => {
     await master.kill('SIGKILL');
     // each minion sees the dead connection (the kernel closes the killed master's sockets)
     for (const m of minions) await m.waitForOutput(/Connection to master 127\.0\.0\.1 lost/, 10_000);
-    // stay down long enough for the minions' backoff to reach recon_max
-    await new Promise((r) => setTimeout(r, 2 * RECON_MAX));
+    // stay down long enough for the minions' backoff to reach recon_max; none gives up meanwhile
+    await nothingFor(2 * RECON_MAX, 'a minion exiting while the master is down', () => minions.find((m) => !m.running)?.output);
 
     const again = await cluster.startMaster({ auto_accept: true, ...LIVENESS });
     const listening = firstLogAt(again.output, 'brine master listening');
@@ -112,7 +113,7 @@ describe('master SIGKILL, then restart (seed 002)', () => {
 
     await master.kill('SIGKILL');
     await waitUntil(() => lastStats(emu)?.ready === 0, 10_000, 'every emulated minion to notice the dead master');
-    await new Promise((r) => setTimeout(r, 2 * RECON_MAX));
+    await nothingFor(2 * RECON_MAX, 'an emulated session while the master is down, or the emulator exiting', () => (!emu.running || lastStats(emu)?.ready !== 0) && emu.output.slice(-2000));
     const dropsBefore = lastStats(emu)!.drops;
     assert.ok(dropsBefore >= 200, `each session counts its drop (drops ${dropsBefore})`);
 

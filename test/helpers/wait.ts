@@ -11,13 +11,13 @@ const pause = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * `timeoutMs` naming `what`. On a loaded machine give it a generous deadline (10-30 s): a poll
  * returns as soon as the condition holds, so the deadline only costs time when the test fails.
  */
-export async function waitUntil<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs: number, what: string): Promise<T> {
+export async function waitUntil<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs: number, what: string, everyMs = POLL_MS): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
     if (v) return v;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await pause(POLL_MS);
+    await pause(everyMs);
   }
 }
 
@@ -35,6 +35,11 @@ export async function nothingFor(ms: number, what: string, happened?: () => unkn
     if (left <= 0) return;
     await pause(Math.min(left, happened ? POLL_MS * 5 : left));
   }
+}
+
+/** Spaces out work on purpose (say, process start-ups on a loaded machine); never waits for an event. */
+export function pace(ms: number): Promise<void> {
+  return pause(ms);
 }
 
 /** Resolves with `p`, or rejects after `ms` naming `what` (the timer does not hold the process). */

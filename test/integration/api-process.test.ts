@@ -180,12 +180,7 @@ describe('brine api: the REST API as its own process', () => {
         async () => {
           const pub = await api.post('/', admin, [{ client: 'local_async', tgt: 'm2', fun: 'test.ping' }]);
           const jid = pub.json.return[0].jid as string;
-          const deadline = Date.now() + 2_000;
-          while (Date.now() < deadline) {
-            if (stream.events.some((e) => e.tag === `brine/job/${jid}/ret/m2`)) return true;
-            await new Promise((r) => setTimeout(r, 100));
-          }
-          return undefined;
+          return waitUntil(() => stream.events.some((e) => e.tag === `brine/job/${jid}/ret/m2`), 2_000, `the return of ${jid} on the stream`).catch(() => undefined);
         },
         30_000,
         'a return event on the stream opened before the restart',

@@ -178,10 +178,18 @@ describe('API visibility and token lifetime (issue 21, points 7, 9, 10)', () => 
     expectError(refused, 401, 'TOKEN_USER_REMOVED');
     assert.match(refused.json.error.message, /leaver is no longer in the file eauth's users/);
     await master.waitForOutput(/API token refused.*TOKEN_USER_REMOVED|TOKEN_USER_REMOVED.*API token refused/);
-    // the open stream ends at its first event once its token is checked again (every 5 s)
-    await new Promise((r) => setTimeout(r, 5_200));
-    await api.post('/', admin, [{ client: 'local_async', tgt: 'web1', fun: 'test.ping' }]);
-    await waitUntil(() => stream.ended(), 10_000, "the removed user's /events stream to end");
+    // the open stream ends at its first event once its token is checked again (every 5 s): a job
+    // every half second brings events until then
+    await waitUntil(
+      async () => {
+        if (stream.ended()) return true;
+        await api.post('/', admin, [{ client: 'local_async', tgt: 'web1', fun: 'test.ping' }]);
+        return stream.ended();
+      },
+      20_000,
+      "the removed user's /events stream to end",
+      500,
+    );
     await master.waitForOutput(/dropping the \/events stream of leaver .*its token is no longer valid/);
     writeUsers(htpasswd, USERS);
     expectError(await api.get('/jobs', token), 401, 'TOKEN_INVALID');
