@@ -42,12 +42,11 @@ export function pace(ms: number): Promise<void> {
   return pause(ms);
 }
 
-/** Resolves with `p`, or rejects after `ms` naming `what` (the timer does not hold the process). */
+/** Resolves with `p`, or rejects after `ms` naming `what` (a reply that never comes fails, not hangs). */
 export function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    timer.unref();
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }

@@ -40,7 +40,7 @@ test('forward: bytes pass both ways unchanged, FIN is forwarded and counters add
   assert.equal(flow?.clientPort, c.sock.localPort);
 
   c.sock.end();
-  await waitUntil(() => proxy.stats.flowsClosed === 1, 2000, 'the flow to close');
+  await waitUntil(() => proxy.stats.flowsClosed === 1, 10_000, 'the flow to close');
   assert.ok(echo.events.includes('end'), 'the server saw the client FIN');
   assert.ok(c.events.includes('end'), "the client saw the server's FIN");
   assert.equal(proxy.flows[0]?.closeReason, 'ended');
@@ -67,7 +67,7 @@ test('idleDrop: an idle flow is silently forgotten (no data, no FIN, no RST eith
   const c = await connect();
   await c.roundTrip('before;');
   const serverBytes = echo.bytesReceived;
-  await waitUntil(() => proxy.flows[0]?.state === 'dropped', 5000, 'the idle flow to be dropped after 500 ms');
+  await waitUntil(() => proxy.flows[0]?.state === 'dropped', 20_000, 'the idle flow to be dropped after 500 ms');
   c.sock.write('after-idle;');
   await nothingFor(1000, 'traffic or a socket event on the dropped flow', () => {
     const seen = c.received !== 'before;' || c.events.length > 0 || echo.bytesReceived !== serverBytes || echo.events.length > 0;
@@ -94,7 +94,7 @@ test('idleDrop per flow overrides the proxy-wide setting for that flow only', as
   await b.roundTrip('b');
   const [fa, fb] = proxy.flows;
   proxy.flow(fa!.id)?.idleDrop(150);
-  await waitUntil(() => proxy.flow(fa!.id)?.state === 'dropped', 5000, 'flow a to be dropped after 150 ms idle');
+  await waitUntil(() => proxy.flow(fa!.id)?.state === 'dropped', 20_000, 'flow a to be dropped after 150 ms idle');
   assert.equal(proxy.flow(fb!.id)?.state, 'forwarding');
   await b.roundTrip('still here');
 });
@@ -136,12 +136,12 @@ test('resetAll: the client gets ECONNRESET and the server sees the reset too', a
   const c = await connect();
   await c.roundTrip('x');
   proxy.resetAll();
-  await waitUntil(() => c.events.includes('close'), 2000, 'the client socket to close');
+  await waitUntil(() => c.events.includes('close'), 10_000, 'the client socket to close');
   assert.deepEqual(c.events, ['error:ECONNRESET', 'close']);
-  await waitUntil(() => echo.events.includes('close'), 2000, 'the server socket to close');
+  await waitUntil(() => echo.events.includes('close'), 10_000, 'the server socket to close');
   assert.ok(echo.events.includes('error:ECONNRESET'), `server events: ${echo.events.join(',')}`);
   assert.ok(!echo.events.includes('end'), 'a reset is not a FIN');
-  await waitUntil(() => proxy.stats.flowsClosed === 1, 2000, 'the flow to close');
+  await waitUntil(() => proxy.stats.flowsClosed === 1, 10_000, 'the flow to close');
   assert.equal(proxy.flows[0]?.closeReason, 'reset');
 });
 
@@ -152,7 +152,7 @@ test('per-flow reset and blackhole leave the other flows alone', async (t) => {
   const ids = proxy.flows.map((f) => f.id);
   proxy.flow(ids[0]!)?.reset();
   proxy.flow(ids[1]!)?.blackhole();
-  await waitUntil(() => a.events.includes('close'), 2000, 'flow a to be reset');
+  await waitUntil(() => a.events.includes('close'), 10_000, 'flow a to be reset');
   assert.ok(a.events.includes('error:ECONNRESET'));
   b.sock.write('gone');
   await c.roundTrip('c is fine');
@@ -210,9 +210,9 @@ test('an unreachable target resets the client instead of leaving it hanging', as
   await new Promise<void>((r) => dead.close(() => r()));
   proxy.retarget('127.0.0.1', deadPort);
   const c = await connect();
-  await waitUntil(() => c.events.includes('close'), 2000, 'the client to be reset');
+  await waitUntil(() => c.events.includes('close'), 10_000, 'the client to be reset');
   assert.ok(c.events.includes('error:ECONNRESET'), c.events.join(','));
-  await waitUntil(() => proxy.flows[0]?.state === 'closed', 2000, 'the flow to close');
+  await waitUntil(() => proxy.flows[0]?.state === 'closed', 10_000, 'the flow to close');
   assert.equal(proxy.flows[0]?.closeReason, 'upstream-refused');
 });
 
@@ -234,7 +234,7 @@ test('backpressure: a target that stops reading makes the proxy stop reading, ho
   assert.ok(flow.bytesUp < total, 'the proxy did not slurp everything the client wrote');
   assert.ok(c.sock.writableLength > 0, "the client's own writes are held back");
   echo.resume();
-  await waitUntil(() => echo.bytesReceived === total, 5000, 'all bytes to arrive once the target reads again');
+  await waitUntil(() => echo.bytesReceived === total, 20_000, 'all bytes to arrive once the target reads again');
   assert.equal(proxy.flows[0]?.bytesUp, total);
 });
 
@@ -256,8 +256,8 @@ test('close() destroys every flow and the listener, is idempotent, and refuses f
   proxy.blackhole();
   const dead = await connect();
   await Promise.all([proxy.close(), proxy.close()]);
-  await waitUntil(() => live.events.includes('close') && dead.events.includes('close'), 2000, 'client sockets to close');
-  await waitUntil(() => echo.sockets.size === 0, 2000, 'the upstream socket to close');
+  await waitUntil(() => live.events.includes('close') && dead.events.includes('close'), 10_000, 'client sockets to close');
+  await waitUntil(() => echo.sockets.size === 0, 10_000, 'the upstream socket to close');
   assert.equal(proxy.stats.flowsOpen, 0);
   await assert.rejects(RecordingClient.connect(port), /ECONNREFUSED/);
   assert.throws(() => proxy.restore(), /after close/);
