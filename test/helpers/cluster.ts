@@ -38,7 +38,8 @@ export class Proc {
     return this.exitCode === undefined;
   }
 
-  waitForOutput(pattern: RegExp, timeoutMs = 15_000): Promise<RegExpMatchArray> {
+  // generous: a loaded CI machine can take well over 15 s to start a daemon; a match returns at once
+  waitForOutput(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
     return waitUntil(() => this.output.match(pattern) ?? undefined, timeoutMs, `${this.name} to print ${pattern}\n--- output so far ---\n${this.output}`);
   }
 

@@ -13,7 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
+import { ApiClient, expectError } from '../helpers/api-client.js';
 import { BRINE_BIN, Cluster, freePort, runCommand, waitUntil, type CliResult, type Proc } from '../helpers/cluster.js';
 import { privilegedSkip } from '../helpers/privileged.js';
 import { onPath } from '../helpers/paths.js';
@@ -50,11 +50,6 @@ function asUser(user: string, argv: string[]): Promise<CliResult> {
     timeoutMs: 60_000,
     what: `brine ${argv.join(' ')} as ${user}`,
   });
-}
-
-function expectError(res: ApiResponse, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`);
-  assert.equal(res.json?.error?.code, code, res.text);
 }
 
 if (!localSkip) {

@@ -8,18 +8,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
+import { ApiClient, expectError } from '../helpers/api-client.js';
 import { Cluster, freePort, runCli, waitUntil, type Proc } from '../helpers/cluster.js';
 
 // every password is s3cret (openssl passwd -apr1 / {SHA})
 const HTPASSWD = ['admin:{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=', 'limited:$apr1$QWERTYui$X9loan3DaNUX6PQ5FlFRC0', ''].join('\n');
 const ACL = { admin: ['.*', '@runner', '@wheel'], limited: [{ m1: ['test.*'] }] };
-
-function expectError(res: ApiResponse, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`);
-  assert.equal(res.json?.error?.code, code, res.text);
-  assert.equal(res.json?.status, status);
-}
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bcryptHash } from '../../src/auth/index.js';
-import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
+import { ApiClient, expectError } from '../helpers/api-client.js';
 import { Cluster, freePort, waitUntil, type Proc } from '../helpers/cluster.js';
 
 const SHA1_S3CRET = '{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg='; // every password is s3cret
@@ -35,11 +35,6 @@ const ACL = {
   leaver: ['@jobs'],
   revoked: ['@jobs'],
 };
-
-function expectError(res: ApiResponse, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`);
-  assert.equal(res.json?.error?.code, code, res.text);
-}
 
 function writeUsers(file: string, users: Record<string, string>): void {
   // written to a new file and renamed, as an editor or htpasswd does
