@@ -2,6 +2,7 @@
 // deadline, all cleaned up through the test context.
 
 import * as net from 'node:net';
+import { within as withinMs } from '../../helpers/wait.js';
 import type { TestContext } from 'node:test';
 
 export { freePort } from '../../helpers/ports.js';
@@ -32,13 +33,7 @@ export async function tcpPair(t: TestContext): Promise<{ client: net.Socket; ser
 
 /** Resolves with the value a callback-style registration delivers, or rejects after ms. */
 export function within<T>(ms: number, what: string, register: (done: (value: T) => void) => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    register((value) => {
-      clearTimeout(timer);
-      resolve(value);
-    });
-  });
+  return withinMs(new Promise<T>((resolve) => register(resolve)), ms, what);
 }
 
 /** Collects everything a raw socket receives until it closes. */
