@@ -142,7 +142,11 @@ describe('kernel blackhole between namespaces', { skip: netnsSkip('kernel blackh
     // keep the path dark until the job has finished, so its return has to wait in the queue
     const minionRoot = path.join(c.cluster.root, 'minions', 'nsmin');
     const queued = new RegExp(`(^|/)returns/${jid}\\.json$`);
-    await waitUntil(() => fs.readdirSync(minionRoot, { recursive: true }).some((f) => queued.test(String(f))), 15_000, `the return of ${jid} queued on the minion`);
+    await waitUntil(
+      () => fs.readdirSync(minionRoot, { recursive: true }).some((f) => queued.test(String(f))),
+      30_000,
+      `the return of ${jid} queued under ${minionRoot} (the 3 s job finished while dark)`,
+    );
     // and dark for at least 4.5 s (three heartbeat_timeouts): the loss is still logged only once
     await nothingFor(Math.max(0, dropAt + 4500 - Date.now()), 'a second loss logged while the path stays dark', () => lostLines(c.minion).length > 1 && c.minion.output);
     const restoreAt = Date.now();
