@@ -9,17 +9,12 @@ import * as path from 'node:path';
 import { Cluster, waitUntil } from '../helpers/cluster.js';
 import { FaultProxy } from './index.js';
 import { lastStats } from './emulator-stats.js';
+import { logTime } from '../helpers/log-lines.js';
 
 const HB_INTERVAL = 0.5;
 const HB_TIMEOUT = 1.5;
 const LIVENESS = { heartbeat_interval: HB_INTERVAL, heartbeat_timeout: HB_TIMEOUT };
 const COUNT = 200;
-
-function logTime(line: string): number {
-  const m = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(line);
-  assert.ok(m, `a timestamped log line: ${line}`);
-  return Date.parse(`${m[1]}T${m[2]}Z`);
-}
 
 describe('one busy minion does not hide a dead one', () => {
   let cluster: Cluster | undefined;

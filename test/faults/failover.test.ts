@@ -8,7 +8,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { freePort, type Proc } from '../helpers/cluster.js';
 import { FaultProxy } from './index.js';
-import { FAST, HB_TIMEOUT, ProxiedMaster, logLines, readyMasters, sleep, waitForLog, waitForReady } from './proxied-master.js';
+import { FAST, HB_TIMEOUT, ProxiedMaster, logLines, readyMasters, waitForLog, waitForReady } from './proxied-master.js';
+import { nothingFor, waitUntil } from '../helpers/wait.js';
 
 const ROUNDS = 20;
 /** A dead path is noticed within heartbeat_timeout (at once for an RST); then a handshake. */
@@ -62,7 +63,7 @@ describe('multi-master failover and hot/hot', () => {
     const minion = failoverMinion('fb', { master_failback: true, master_failback_interval: 1 });
     assert.equal(await waitForReady(minion, 0, 20_000), b.viaProxy, 'the first master is down: the second one');
     // probes of the dead first master fail quietly and leave the minion where it is
-    await sleep(2500);
+    await nothingFor(2500, 'a failback or a new session while the first master is down', () => (readyMasters(minion).length !== 1 || logLines(minion, 'Failing back').length > 0) && minion.output);
     assert.equal(readyMasters(minion).length, 1, minion.output);
     assert.deepEqual(logLines(minion, 'Failing back'), []);
 
@@ -86,7 +87,8 @@ describe('multi-master failover and hot/hot', () => {
     extraProxies.push(p1!, p2!);
     const minion = a.cluster.startMinion('lonely', { ...FAST, recon_max: 500, master: [`127.0.0.1:${p1!.port}`, `127.0.0.1:${p2!.port}`], master_type: 'failover' });
     await minion.waitForOutput(/minion ID is/, 15_000);
-    await sleep(5000);
+    // enough attempts that the log-line bound below (at most 8 lines, one per 3 attempts) can hold
+    await waitUntil(() => p1!.stats.flowsOpened + p2!.stats.flowsOpened >= 24, 60_000, '24 connection attempts to the dead masters');
 
     const attempts = p1!.stats.flowsOpened + p2!.stats.flowsOpened;
     const complaints = logLines(minion, /\[(WARNING|ERROR|INFO)\s*\]/).filter((l) => !/minion ID is/.test(l));

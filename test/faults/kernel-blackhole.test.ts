@@ -7,10 +7,14 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { BRINE_BIN, Cluster, Proc, waitUntil } from '../helpers/cluster.js';
 import { EventStream } from '../helpers/events.js';
 import { createNetnsPair, netnsSkip, sweepStale, type NetnsEnd, type NetnsPair } from './index.js';
 import { parseSs, readPeerSocketOptions, type PeerSocketOptions } from './socket-inspect.js';
+import { logTime } from '../helpers/log-lines.js';
+import { nothingFor } from '../helpers/wait.js';
 
 const KEEPALIVE = { tcp_keepalive: true, tcp_keepalive_idle: 7, tcp_keepalive_intvl: 3, tcp_keepalive_cnt: 2 };
 const FAST = { heartbeat_interval: 0.5, heartbeat_timeout: 1.5 };
@@ -83,13 +87,6 @@ class NsCluster {
   }
 }
 
-/** Epoch ms of a text log line (`2026-01-02 03:04:05.678 [...]`). */
-function logTime(line: string): number {
-  const m = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d\.\d{3})/.exec(line);
-  assert.ok(m, `a timestamped log line: ${line}`);
-  return Date.parse(`${m[1]}T${m[2]}Z`);
-}
-
 function lostLines(p: Proc): string[] {
   return p.output.split('\n').filter((l) => /Connection to master \S+ lost/.test(l));
 }
@@ -143,8 +140,15 @@ describe('kernel blackhole between namespaces', { skip: netnsSkip('kernel blackh
     assert.deepEqual([down.state, down.lastDisconnectReason], ['disconnected', 'heartbeat_timeout']);
 
     // keep the path dark until the job has finished, so its return has to wait in the queue
-    // (dark for 4.5 s: three heartbeat_timeouts, and past the end of the 3 s job)
-    await new Promise((r) => setTimeout(r, Math.max(0, dropAt + 4500 - Date.now())));
+    const minionRoot = path.join(c.cluster.root, 'minions', 'nsmin');
+    const queued = new RegExp(`(^|/)returns/${jid}\\.json$`);
+    await waitUntil(
+      () => fs.readdirSync(minionRoot, { recursive: true }).some((f) => queued.test(String(f))),
+      30_000,
+      `the return of ${jid} queued under ${minionRoot} (the 3 s job finished while dark)`,
+    );
+    // and dark for at least 4.5 s (three heartbeat_timeouts): the loss is still logged only once
+    await nothingFor(Math.max(0, dropAt + 4500 - Date.now()), 'a second loss logged while the path stays dark', () => lostLines(c.minion).length > 1 && c.minion.output);
     const restoreAt = Date.now();
     await pair.restore();
 

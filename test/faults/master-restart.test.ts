@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
 import { lastStats } from './emulator-stats.js';
+import { logTime } from '../helpers/log-lines.js';
+import { nothingFor } from '../helpers/wait.js';
 
 const HB_INTERVAL = 0.5;
 const HB_TIMEOUT = 1.5;
@@ -17,11 +19,6 @@ const LIVENESS = { heartbeat_interval: HB_INTERVAL, heartbeat_timeout: HB_TIMEOU
 const MINION = { ...LIVENESS, recon_default: RECON_DEFAULT, recon_max: RECON_MAX, auth_timeout: 2 };
 /** TLS handshake and sign-in on a loaded 2-core machine; the bound under test is the rest. */
 const SLACK_MS = 2500;
-
-/** `2026-01-02 03:04:05.678 [name][INFO    ] msg` -> epoch ms of the log line. */
-function logTime(stamp: string): number {
-  return Date.parse(`${stamp.replace(' ', 'T')}Z`);
-}
 
 /** Epoch ms of the first log line matching `msg` (a regex source for the message part). */
 function firstLogAt(output: string, msg: string): number | undefined {
@@ -74,8 +71,8 @@ describe('master SIGKILL, then restart (seed 002)', () => {
     await master.kill('SIGKILL');
     // each minion sees the dead connection (the kernel closes the killed master's sockets)
     for (const m of minions) await m.waitForOutput(/Connection to master 127\.0\.0\.1 lost/, 10_000);
-    // stay down long enough for the minions' backoff to reach recon_max
-    await new Promise((r) => setTimeout(r, 2 * RECON_MAX));
+    // stay down long enough for the minions' backoff to reach recon_max; none gives up meanwhile
+    await nothingFor(2 * RECON_MAX, 'a minion exiting while the master is down', () => minions.find((m) => !m.running)?.output);
 
     const again = await cluster.startMaster({ auto_accept: true, ...LIVENESS });
     const listening = firstLogAt(again.output, 'brine master listening');
@@ -116,7 +113,7 @@ describe('master SIGKILL, then restart (seed 002)', () => {
 
     await master.kill('SIGKILL');
     await waitUntil(() => lastStats(emu)?.ready === 0, 10_000, 'every emulated minion to notice the dead master');
-    await new Promise((r) => setTimeout(r, 2 * RECON_MAX));
+    await nothingFor(2 * RECON_MAX, 'an emulated session while the master is down, or the emulator exiting', () => (!emu.running || lastStats(emu)?.ready !== 0) && emu.output.slice(-2000));
     const dropsBefore = lastStats(emu)!.drops;
     assert.ok(dropsBefore >= 200, `each session counts its drop (drops ${dropsBefore})`);
 

@@ -6,7 +6,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitUntil } from '../helpers/cluster.js';
-import { FAST, ProxiedMaster, logLines, readyMasters, sleep, waitForReady } from './proxied-master.js';
+import { FAST, ProxiedMaster, logLines, readyMasters, waitForReady } from './proxied-master.js';
+import { nothingFor } from '../helpers/wait.js';
 
 /** The NAT's idle timeout (Azure's 240 s, scaled down). */
 const IDLE_MS = 2000;
@@ -25,7 +26,7 @@ describe('NAT idle drop (seed 000)', () => {
     await waitForReady(minion, 0, 15_000);
 
     // several idle periods with nothing but heartbeats on the wire
-    await sleep(4 * IDLE_MS);
+    await nothingFor(4 * IDLE_MS, 'an idle drop or a second connection', () => (pm.proxy.stats.idleDrops > 0 || pm.proxy.stats.flowsOpened !== 1) && { ...pm.proxy.stats });
     assert.equal(pm.proxy.stats.idleDrops, 0, 'the heartbeat kept the flow from ever going idle');
     assert.equal(pm.proxy.stats.flowsOpened, 1, 'one connection the whole time');
     const row = await pm.status('steady');

@@ -11,9 +11,9 @@ import { waitUntil, type Proc } from '../helpers/cluster.js';
 import { natsSkip, startNats, type NatsFixture } from '../helpers/nats.js';
 import { NatsBrine } from '../helpers/nats-brine.js';
 import { FaultProxy } from './index.js';
+import { nothingFor } from '../helpers/wait.js';
 
 const MASTER_TIMEOUT_S = 8;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 interface Row {
   id: string;
@@ -59,7 +59,7 @@ describe('transport: nats through a NAT and a black hole (seed scenarios)', { sk
     const { proxy } = await proxiedMinion('steady', { heartbeat_interval: 3, heartbeat_timeout: 4.5 });
     const opened = proxy.stats.flowsOpened;
     proxy.idleDrop(2000);
-    await sleep(8000);
+    await nothingFor(8000, 'an idle drop or a new session flow', () => (proxy.stats.idleDrops > 0 || proxy.stats.flowsOpened !== opened) && { ...proxy.stats });
     assert.equal(proxy.stats.idleDrops, 0, 'the flow never went idle');
     assert.equal(proxy.stats.flowsOpened, opened, 'the same session flow the whole time');
     assert.equal((await row('steady'))?.reconnects, 0);

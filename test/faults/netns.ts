@@ -5,6 +5,7 @@
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { privilegedSkip } from '../helpers/privileged.js';
+import { waitUntil } from '../helpers/wait.js';
 
 /** Every namespace these helpers create starts with this, followed by the creating pid. */
 export const NETNS_PREFIX = 'brt-';
@@ -119,12 +120,14 @@ async function destroyNetns(name: string): Promise<void> {
     }
   }
   // a namespace with live processes survives `ip netns del` (unnamed), so wait for them to die
-  const deadline = Date.now() + 5000;
-  while (Date.now() < deadline) {
-    const left = await execCommand(['ip', 'netns', 'pids', name]);
-    if (left.stdout.trim() === '' || left.code !== 0) break;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitUntil(
+    async () => {
+      const left = await execCommand(['ip', 'netns', 'pids', name]);
+      return left.stdout.trim() === '' || left.code !== 0;
+    },
+    5000,
+    `the processes in ${name} to die`,
+  ).catch(() => undefined); // `ip netns del` below says what is left
   const del = await execCommand(['ip', 'netns', 'del', name]);
   if (del.code !== 0 && !/No such file/.test(del.stderr)) throw new Error(`cannot delete network namespace ${name}: ${del.stderr.trim()}`);
 }

@@ -15,8 +15,6 @@ export const AUTH_TIMEOUT = 2;
 export const LIVENESS = { heartbeat_interval: HB_INTERVAL, heartbeat_timeout: HB_TIMEOUT };
 export const FAST = { ...LIVENESS, recon_default: RECON_DEFAULT, recon_max: RECON_MAX, auth_timeout: AUTH_TIMEOUT };
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 /** One row of `brine minions status --out json`. */
 export interface StatusRow {
   id: string;

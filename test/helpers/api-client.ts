@@ -2,6 +2,7 @@
 // pki_dir/api.crt) instead of turning verification off, can bind a chosen loopback source address
 // (127.0.0.x, so throttling per address can be tested), and reads server-sent events.
 
+import assert from 'node:assert/strict';
 import * as https from 'node:https';
 import * as tls from 'node:tls';
 
@@ -140,4 +141,12 @@ export class ApiClient {
       req.end();
     });
   }
+}
+
+/** Asserts an API error answer: the HTTP status, brine's code, and Salt's `status`/`return` fields beside it. */
+export function expectError(res: ApiResponse, status: number, code: string): void {
+  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`);
+  assert.equal(res.json?.error?.code, code, res.text);
+  assert.equal(res.json?.status, status, res.text);
+  assert.ok(typeof res.json?.return === 'string', 'salt-api keeps a return text on errors');
 }

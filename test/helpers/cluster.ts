@@ -3,36 +3,17 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { freePort } from './ports.js';
 import { repoRoot } from './repo.js';
+import { waitUntil } from './wait.js';
 
-export { repoRoot };
+// freePort and waitUntil live in their own helpers; most integration tests import them from here.
+export { freePort, repoRoot, waitUntil };
 
 /** The CLI entry point; BRINE_CLI_JS points tests at another build (e.g. a private outDir). */
 export const BRINE_BIN = process.env.BRINE_CLI_JS ?? path.join(repoRoot(), 'bin', 'brine.js');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-export async function waitUntil<T>(fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 export class Proc {
   output = '';
@@ -57,7 +38,8 @@ export class Proc {
     return this.exitCode === undefined;
   }
 
-  waitForOutput(pattern: RegExp, timeoutMs = 15_000): Promise<RegExpMatchArray> {
+  // generous: a loaded CI machine can take well over 15 s to start a daemon; a match returns at once
+  waitForOutput(pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
     return waitUntil(() => this.output.match(pattern) ?? undefined, timeoutMs, `${this.name} to print ${pattern}\n--- output so far ---\n${this.output}`);
   }
 

@@ -10,11 +10,13 @@ export const TERMINATED: ExecResult = { return: 'terminated', retcode: 1, succes
 export function manualExecutor() {
   /** Started and not finished yet, by jid. */
   const live = new Map<string, (r: ExecResult) => void>();
-  /** Jids in the order their calls started. */
+  /** Jids in the order their calls started, and each call's function at the same index. */
   const started: string[] = [];
+  const startedFuns: string[] = [];
   const executor: JobExecutor = {
     start: (call) => {
       started.push(call.jid);
+      startedFuns.push(call.fun);
       let settle!: (r: ExecResult) => void;
       const result = new Promise<ExecResult>((resolve) => {
         settle = (r) => {
@@ -28,10 +30,5 @@ export function manualExecutor() {
     close: () => undefined,
   };
   const finish = (jid: string): void => live.get(jid)?.({ return: { done: jid }, retcode: 0, success: true });
-  return { executor, live, started, finish };
-}
-
-/** Lets promise chains and setImmediate callbacks run (no time passes on any clock). */
-export async function settle(rounds = 20): Promise<void> {
-  for (let i = 0; i < rounds; i++) await new Promise((r) => setImmediate(r));
+  return { executor, live, started, startedFuns, finish };
 }

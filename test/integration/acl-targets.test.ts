@@ -13,9 +13,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
+import { ApiClient, expectError } from '../helpers/api-client.js';
 import { BRINE_BIN, Cluster, freePort, runCommand, waitUntil, type CliResult, type Proc } from '../helpers/cluster.js';
 import { privilegedSkip } from '../helpers/privileged.js';
+import { onPath } from '../helpers/paths.js';
 
 // {SHA} of s3cret, as in api.test.ts
 const SHA = '{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=';
@@ -28,7 +29,6 @@ const ACL = {
   safelister: [{ 'cmd.run': { args: [SAFE_LS] } }],
 };
 
-const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
 const missingTool = ['useradd', 'userdel', 'groupadd', 'groupdel', 'setpriv'].find((t) => !onPath(t));
 const localReason = process.getuid?.() !== 0 ? 'needs root to create a throwaway user and run brine as it' : missingTool ? `${missingTool} is not installed (util-linux / passwd)` : false;
 const localSkip = privilegedSkip('publisher_acl oracle and pillar= checks with a real local user', localReason);
@@ -50,11 +50,6 @@ function asUser(user: string, argv: string[]): Promise<CliResult> {
     timeoutMs: 60_000,
     what: `brine ${argv.join(' ')} as ${user}`,
   });
-}
-
-function expectError(res: ApiResponse, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`);
-  assert.equal(res.json?.error?.code, code, res.text);
 }
 
 if (!localSkip) {

@@ -8,18 +8,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
+import { ApiClient, expectError } from '../helpers/api-client.js';
 import { Cluster, freePort, runCli, waitUntil, type Proc } from '../helpers/cluster.js';
 
 // every password is s3cret (openssl passwd -apr1 / {SHA})
 const HTPASSWD = ['admin:{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=', 'limited:$apr1$QWERTYui$X9loan3DaNUX6PQ5FlFRC0', ''].join('\n');
 const ACL = { admin: ['.*', '@runner', '@wheel'], limited: [{ m1: ['test.*'] }] };
-
-function expectError(res: ApiResponse, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`);
-  assert.equal(res.json?.error?.code, code, res.text);
-  assert.equal(res.json?.status, status);
-}
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -180,12 +174,7 @@ describe('brine api: the REST API as its own process', () => {
         async () => {
           const pub = await api.post('/', admin, [{ client: 'local_async', tgt: 'm2', fun: 'test.ping' }]);
           const jid = pub.json.return[0].jid as string;
-          const deadline = Date.now() + 2_000;
-          while (Date.now() < deadline) {
-            if (stream.events.some((e) => e.tag === `brine/job/${jid}/ret/m2`)) return true;
-            await new Promise((r) => setTimeout(r, 100));
-          }
-          return undefined;
+          return waitUntil(() => stream.events.some((e) => e.tag === `brine/job/${jid}/ret/m2`), 2_000, `the return of ${jid} on the stream`).catch(() => undefined);
         },
         30_000,
         'a return event on the stream opened before the restart',

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { bcryptHash } from '../../src/auth/index.js';
-import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
+import { ApiClient, expectError } from '../helpers/api-client.js';
 import { Cluster, freePort, waitUntil, type Proc } from '../helpers/cluster.js';
 
 const SHA1_S3CRET = '{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg='; // every password is s3cret
@@ -35,11 +35,6 @@ const ACL = {
   leaver: ['@jobs'],
   revoked: ['@jobs'],
 };
-
-function expectError(res: ApiResponse, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`);
-  assert.equal(res.json?.error?.code, code, res.text);
-}
 
 function writeUsers(file: string, users: Record<string, string>): void {
   // written to a new file and renamed, as an editor or htpasswd does
@@ -178,10 +173,18 @@ describe('API visibility and token lifetime (issue 21, points 7, 9, 10)', () => 
     expectError(refused, 401, 'TOKEN_USER_REMOVED');
     assert.match(refused.json.error.message, /leaver is no longer in the file eauth's users/);
     await master.waitForOutput(/API token refused.*TOKEN_USER_REMOVED|TOKEN_USER_REMOVED.*API token refused/);
-    // the open stream ends at its first event once its token is checked again (every 5 s)
-    await new Promise((r) => setTimeout(r, 5_200));
-    await api.post('/', admin, [{ client: 'local_async', tgt: 'web1', fun: 'test.ping' }]);
-    await waitUntil(() => stream.ended(), 10_000, "the removed user's /events stream to end");
+    // the open stream ends at its first event once its token is checked again (every 5 s): a job
+    // every half second brings events until then
+    await waitUntil(
+      async () => {
+        if (stream.ended()) return true;
+        await api.post('/', admin, [{ client: 'local_async', tgt: 'web1', fun: 'test.ping' }]);
+        return stream.ended();
+      },
+      20_000,
+      "the removed user's /events stream to end",
+      500,
+    );
     await master.waitForOutput(/dropping the \/events stream of leaver .*its token is no longer valid/);
     writeUsers(htpasswd, USERS);
     expectError(await api.get('/jobs', token), 401, 'TOKEN_INVALID');

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import YAML from 'yaml';
-import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
+import { ApiClient, expectError } from '../helpers/api-client.js';
 import { Cluster, freePort, waitUntil, type Proc } from '../helpers/cluster.js';
 
 // libxcrypt / openssl vectors: every password is s3cret
@@ -26,13 +26,6 @@ const ACL = {
   jobsonly: ['@jobs'],
   victim: ['test.ping'],
 };
-
-function expectError(res: ApiResponse, status: number, code: string): void {
-  assert.equal(res.status, status, `expected ${status} ${code}, got ${res.status}: ${res.text}`);
-  assert.equal(res.json?.error?.code, code, res.text);
-  assert.equal(res.json?.status, status);
-  assert.ok(typeof res.json?.return === 'string', 'salt-api keeps a return text on errors');
-}
 
 describe('REST API with a real master and minions', () => {
   let cluster: Cluster;

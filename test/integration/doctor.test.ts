@@ -240,7 +240,8 @@ describe('brine doctor', () => {
     await waitUntil(async () => (await status('flappy'))?.state === 'connected', 10_000, 'flappy connected');
     for (let i = 0; i < 3; i++) {
       const since = (await status('flappy'))?.connectedSince;
-      await new Promise((r) => setTimeout(r, 300));
+      // drop the session once both ends hold it: the minion has signed in i + 1 times
+      await waitUntil(() => (flappy.output.match(/ready to receive requests/g)?.length ?? 0) > i, 15_000, `flappy ready after reset ${i}`);
       proxy.resetAll();
       await waitUntil(
         async () => {

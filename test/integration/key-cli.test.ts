@@ -6,21 +6,17 @@
 
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash, createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Cluster } from '../helpers/cluster.js';
+import { fingerprintOf } from '../helpers/pki.js';
 
 type State = 'accepted' | 'pending' | 'rejected' | 'denied';
 const DIRS: Record<State, string> = { accepted: 'minions', pending: 'minions_pre', rejected: 'minions_rejected', denied: 'minions_denied' };
 const FINGERPRINT = /^[0-9a-f]{2}(:[0-9a-f]{2}){31}$/;
 
 /** SHA-256 of the SPKI DER as colon pairs, computed with node:crypto rather than src/pki. */
-function fingerprintOf(pem: string): string {
-  const der = createPublicKey(pem).export({ type: 'spki', format: 'der' });
-  return createHash('sha256').update(der).digest('hex').match(/../g)!.join(':');
-}
-
 describe('brine key (salt-key) against a running master', () => {
   let cluster: Cluster;
   let pkiDir: string;

@@ -6,19 +6,14 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createPublicKey, createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BRINE_BIN, Cluster, Proc, waitUntil } from '../helpers/cluster.js';
 import { RawClient, makeClientIdentity } from '../helpers/raw-client.js';
+import { fingerprintOf } from '../helpers/pki.js';
 
 /** SHA-256 of the SPKI DER as colon pairs, computed here rather than with src/pki. */
-function fingerprintOf(pem: string): string {
-  const der = createPublicKey(pem).export({ type: 'spki', format: 'der' });
-  return createHash('sha256').update(der).digest('hex').match(/../g)!.join(':');
-}
-
 describe('brine key --replace follows the confirmed key (threats.md #31)', () => {
   let cluster: Cluster;
   let pkiDir: string;

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Cluster, runCli } from '../helpers/cluster.js';
 import { repoRoot } from '../helpers/repo.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const HOOKS = `import { appendFileSync } from 'node:fs';
 export async function load(url, context, next) {
@@ -100,7 +101,10 @@ describe('issue 12: lean start-up of the minion and the CLI', () => {
     it(`a minion that made its key and certificate and connected has loaded none of the heavy modules (${mode.name})`, async () => {
       const m = c.startMinion(id, {}, { ...env(`minion-${mode.name}`), ...mode.env });
       await m.waitForOutput(/ready to receive requests/, 30_000);
-      await new Promise((r) => setTimeout(r, 300));
+      // CommonJS files are dumped every 100 ms: read a dump made after the minion signed in
+      const cjs = path.join(c.root, `minion-${mode.name}.loaded.cjs`);
+      const readyAt = Date.now();
+      await waitUntil(() => fs.existsSync(cjs) && fs.statSync(cjs).mtimeMs > readyAt, 10_000, `a dump of require.cache after ${id} signed in`);
       const { modules, chunks } = loaded(path.join(c.root, `minion-${mode.name}.loaded`));
       assertMode(mode.name, chunks);
       assert.ok(

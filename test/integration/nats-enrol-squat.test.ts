@@ -12,8 +12,7 @@ import type { Proc } from '../helpers/cluster.js';
 import { natsSkip, newEd25519, startNats, type NatsFixture } from '../helpers/nats.js';
 import { NatsBrine } from '../helpers/nats-brine.js';
 import { type Enrolment, SIGNIN_SUBJECT, type SigninAnswer, signinRequest } from '../../src/nats/index.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { waitUntil } from '../helpers/wait.js';
 
 /** A TCP proxy to `target` whose outgoing connections are bound to `localAddress`. */
 async function sourceProxy(target: string, localAddress: string): Promise<{ url: string; close(): Promise<void> }> {
@@ -104,7 +103,8 @@ describe('transport: nats, enrolment squatting (threats.md #42)', { skip: natsSk
     await new3.kill();
 
     // the enrolment rate: a burst of sign-ins from one client is turned away with busy
-    await sleep(1200);
+    // from a bucket that admits again (5 a second refill it), so the burst itself is what is refused
+    await waitUntil(async () => (await squat('probe')).status !== 'busy', 20_000, 'the enrolment rate to admit the attacker again');
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => squat(`flood${i}`)));
     const busy = answers.filter((a) => a.status === 'busy');
     assert.ok(busy.length >= 10, `most of 20 sign-ins at once over auth_rate_per_source 5 are busy: ${JSON.stringify(answers.map((a) => a.status))}`);

@@ -13,9 +13,9 @@ import * as path from 'node:path';
 import { waitUntil, type Proc } from '../helpers/cluster.js';
 import { natsSkip, startNats, type NatsFixture, type NatsNode } from '../helpers/nats.js';
 import { NATS_FAST, NatsBrine } from '../helpers/nats-brine.js';
+import { nothingFor } from '../helpers/wait.js';
 
 const RECON_MAX_MS = 1000;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 interface Info {
   id: string;
@@ -203,7 +203,7 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
       await waitUntil(async () => (await stored(0, jid)).includes('no-quorum') || undefined, 10_000, `master0 to store the fast copy of ${jid}`);
       // ...but the return is not durable yet: it stays in the minion's queue, published again
       assert.ok(queued(jid), `the return of ${jid} is still queued on m1`);
-      await sleep(1500);
+      await nothingFor(1500, `the return of ${jid} leaving m1's queue without a JetStream acknowledgement`, () => !queued(jid));
       assert.ok(queued(jid), `the return of ${jid} is still queued on m1 after more tries`);
     } finally {
       // together: each waits for its routes to both others

@@ -28,6 +28,7 @@ import {
 } from '../../src/nats/index.js';
 import { makeTestCertificate, NATS_SERVER, natsSkip, newEd25519, nkeyAuth, startNats, type NatsFixture } from '../helpers/nats.js';
 import { runCli, runCommand, waitUntil } from '../helpers/cluster.js';
+import { within } from '../helpers/wait.js';
 
 const skip = natsSkip('NATS identity and permissions');
 
@@ -63,15 +64,6 @@ async function refusedAtConnect(servers: string[], signer: NkeySigner | undefine
   } catch (err) {
     return String(err);
   }
-}
-
-/** `p`, or a failure naming `what` after `ms` (a refusal that never comes must fail, not hang). */
-function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no ${what} within ${ms} ms`)), ms);
-  });
-  return Promise.race([p, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** The first message of a subscription, within a deadline. */

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { natsSkip, startNats, type NatsFixture } from '../helpers/nats.js';
 import { NatsBrine } from '../helpers/nats-brine.js';
+import { nothingFor } from '../helpers/wait.js';
 
 describe('a NATS master started before JetStream has a leader', { skip: natsSkip('the NATS quorum start-up test'), timeout: 180_000 }, () => {
   let nats: NatsFixture;
@@ -28,7 +29,11 @@ describe('a NATS master started before JetStream has a leader', { skip: natsSkip
       throw new Error(`${err.message.split('\n')[0]}; the master printed:\n${master.output}`);
     });
     // the old start-up gave up after 5 s (INTERNAL: timeout) or 20 s (NATS_UNAVAILABLE): still waiting past both
-    await new Promise((r) => setTimeout(r, Math.max(0, started + 22_000 - Date.now())));
+    await nothingFor(
+      Math.max(0, started + 22_000 - Date.now()),
+      'the master giving up on the missing JetStream leader',
+      () => (!master.running || /INTERNAL|Please report/.test(master.output)) && master.output,
+    );
     assert.equal(master.running, true, master.output);
     assert.doesNotMatch(master.output, /INTERNAL|Please report/);
     await nats.startDeferred();

@@ -14,6 +14,7 @@ import { runCli, runCommand } from '../helpers/cluster.js';
 import { makeTestCertificate, NATS_SERVER, natsSkip, startNats, type NatsFixture } from '../helpers/nats.js';
 import { NatsBrine } from '../helpers/nats-brine.js';
 import { RoutePeer } from '../helpers/nats-route-peer.js';
+import { nothingFor } from '../helpers/wait.js';
 
 describe('NATS cluster routes', { skip: natsSkip('the NATS route tests'), timeout: 180_000 }, () => {
   let nats: NatsFixture;
@@ -56,7 +57,7 @@ describe('NATS cluster routes', { skip: natsSkip('the NATS route tests'), timeou
     // the minion still runs what a master sends, after whatever the peer sent
     const ping = await nb.brine(['run', 'route1', 'test.ping', '--out', 'json']);
     assert.deepEqual(JSON.parse(ping.stdout), { route1: true }, ping.stderr);
-    await new Promise((r) => setTimeout(r, 1000));
+    await nothingFor(1000, 'the injected job running', () => fs.existsSync(marker));
     // a route that was taken answers PING with PONG and sends its subscriptions (RS+ lines)
     assert.deepEqual(
       { tookRoute: /PONG|RS\+|RMSG|LS\+/.test(p.output), closed: p.closed, injectedJobRan: fs.existsSync(marker) },
@@ -81,7 +82,7 @@ describe('NATS cluster routes', { skip: natsSkip('the NATS route tests'), timeou
     }
     const ping = await nb.brine(['run', 'route1', 'test.ping', '--out', 'json']);
     assert.deepEqual(JSON.parse(ping.stdout), { route1: true }, ping.stderr);
-    await new Promise((r) => setTimeout(r, 1000));
+    await nothingFor(1000, 'the injected job running', () => fs.existsSync(marker));
     assert.equal(fs.existsSync(marker), false, 'the injected job ran');
   });
 

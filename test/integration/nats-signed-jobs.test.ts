@@ -13,8 +13,8 @@ import { natsSkip, newEd25519, startNats, type NatsFixture } from '../helpers/na
 import { NatsBrine } from '../helpers/nats-brine.js';
 import { formatJid } from '../../src/jobs/jid.js';
 import { JOB_HEADERS, minionSubjects, payloadDigest, signJob } from '../../src/nats/index.js';
+import { nothingFor } from '../helpers/wait.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let jidSeq = 0;
 /** A jid the minion takes as one (a timestamp now), distinct from the master's own. */
 const newJid = (): string => formatJid(Date.now() * 1000 + 500 + (jidSeq++ % 400));
@@ -73,7 +73,7 @@ describe('transport: nats, jobs signed by a master (threats.md #41)', { skip: na
     const r = await nb.brine(['run', 'm1', 'cmd.run', `touch ${ok}`, '--out', 'json']);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.ok(fs.existsSync(ok), 'the job signed by the master ran');
-    await sleep(500);
+    await nothingFor(500, 'a forged job running', () => (fs.existsSync(unsigned) && 'the unsigned one') || (fs.existsSync(foreign) && 'the foreign-signed one'));
     assert.equal(fs.existsSync(unsigned), false, 'an unsigned job must not run');
     assert.equal(fs.existsSync(foreign), false, 'a job signed by a key that is no trusted master must not run');
     await waitUntil(() => drops(/dropped a job on NATS: it carries no master signature/) >= 1 || undefined, 5000, 'the unsigned jobs logged');
@@ -111,7 +111,7 @@ describe('transport: nats, jobs signed by a master (threats.md #41)', { skip: na
     const after2 = path.join(dir, 'after');
     const again = await nb.brine(['run', 'm1', 'cmd.run', `touch ${after2}`, '--out', 'json']);
     assert.equal(again.code, 0, again.stdout + again.stderr);
-    await sleep(500);
+    await nothingFor(500, 'the replayed or altered job running', () => lines(counter).length !== 1 && lines(counter));
     assert.deepEqual(lines(counter), ['run'], 'neither the replay nor the altered copy ran');
     await waitUntil(() => drops(/its signature does not verify/) >= 1 || undefined, 5000, 'the altered job logged');
   });

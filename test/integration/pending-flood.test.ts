@@ -8,17 +8,12 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createHash, createPublicKey } from 'node:crypto';
 import { Cluster, waitUntil } from '../helpers/cluster.js';
 import { RawClient, makeClientIdentity } from '../helpers/raw-client.js';
 import type { Identity } from '../../src/pki/index.js';
+import { fingerprintOf } from '../helpers/pki.js';
 
 const LIMITS = { max_pending_keys: 20, max_pending_keys_per_address: 5, max_ids_per_key: 3 };
-
-function fingerprintOf(pem: string): string {
-  const der = createPublicKey(pem).export({ type: 'spki', format: 'der' });
-  return createHash('sha256').update(der).digest('hex').match(/../g)!.join(':');
-}
 
 describe('pending-key flood (threats.md #25, #33)', () => {
   let cluster: Cluster;

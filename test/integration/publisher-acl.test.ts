@@ -13,8 +13,8 @@ import * as path from 'node:path';
 import { JobCache } from '../../src/jobs/index.js';
 import { BRINE_BIN, Cluster, repoRoot, runCli, runCommand, waitUntil, type CliResult, type Proc } from '../helpers/cluster.js';
 import { privilegedSkip } from '../helpers/privileged.js';
+import { onPath } from '../helpers/paths.js';
 
-const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
 const tools = ['useradd', 'userdel', 'groupadd', 'groupdel', 'setpriv'];
 const missing = tools.find((t) => !onPath(t));
 const reason = process.getuid?.() !== 0 ? 'needs root to create throwaway users and run brine as them' : missing ? `${missing} is not installed (util-linux / passwd)` : false;

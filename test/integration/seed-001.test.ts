@@ -16,6 +16,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BRINE_BIN, Cluster, Proc, waitUntil, type CliResult } from '../helpers/cluster.js';
 import { privilegedSkip } from '../helpers/privileged.js';
+import { pace } from '../helpers/wait.js';
 
 const COUNT = 20;
 const NAMES = Array.from({ length: COUNT }, (_, i) => `node${i + 1}`);
@@ -32,7 +33,6 @@ function namespacesUsable(): string | undefined {
 }
 const skip = privilegedSkip('seed 001', namespacesUsable());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 describe('seed 001: twenty minions whose resolver says localhost.localdomain', { skip, timeout: 120_000 }, () => {
@@ -85,7 +85,7 @@ describe('seed 001: twenty minions whose resolver says localhost.localdomain', {
     const out = new Map<string, Proc>();
     for (const name of names) {
       out.set(name, startMinion(name));
-      await sleep(150);
+      await pace(150);
     }
     return out;
   }

@@ -5,7 +5,8 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { FaultProxy } from '../../faults/index.js';
-import { EchoServer, RecordingClient, sleep, waitFor } from './helpers.js';
+import { nothingFor, waitUntil } from '../../helpers/wait.js';
+import { EchoServer, RecordingClient } from './helpers.js';
 
 async function setup(t: TestContext): Promise<{ echo: EchoServer; proxy: FaultProxy; connect: () => Promise<RecordingClient> }> {
   const echo = await EchoServer.start();
@@ -39,7 +40,7 @@ test('forward: bytes pass both ways unchanged, FIN is forwarded and counters add
   assert.equal(flow?.clientPort, c.sock.localPort);
 
   c.sock.end();
-  await waitFor(() => proxy.stats.flowsClosed === 1, 2000, 'the flow to close');
+  await waitUntil(() => proxy.stats.flowsClosed === 1, 10_000, 'the flow to close');
   assert.ok(echo.events.includes('end'), 'the server saw the client FIN');
   assert.ok(c.events.includes('end'), "the client saw the server's FIN");
   assert.equal(proxy.flows[0]?.closeReason, 'ended');
@@ -52,7 +53,8 @@ test('idleDrop: a flow that keeps talking more often than the threshold is never
   const c = await connect();
   for (let i = 0; i < 20; i++) {
     await c.roundTrip(`beat-${i};`, 500);
-    await sleep(100);
+    // the client's pace, well inside the 500 ms threshold: no drop may happen meanwhile
+    await nothingFor(100, 'an idle drop of a talking flow', () => proxy.stats.idleDrops > 0 && proxy.flows[0]?.state);
   }
   assert.equal(proxy.flows[0]?.state, 'forwarding');
   assert.equal(proxy.stats.idleDrops, 0);
@@ -65,9 +67,12 @@ test('idleDrop: an idle flow is silently forgotten (no data, no FIN, no RST eith
   const c = await connect();
   await c.roundTrip('before;');
   const serverBytes = echo.bytesReceived;
-  await waitFor(() => proxy.flows[0]?.state === 'dropped', 5000, 'the idle flow to be dropped after 500 ms');
+  await waitUntil(() => proxy.flows[0]?.state === 'dropped', 20_000, 'the idle flow to be dropped after 500 ms');
   c.sock.write('after-idle;');
-  await sleep(1000);
+  await nothingFor(1000, 'traffic or a socket event on the dropped flow', () => {
+    const seen = c.received !== 'before;' || c.events.length > 0 || echo.bytesReceived !== serverBytes || echo.events.length > 0;
+    return seen && { received: c.received, client: c.events, server: echo.events, serverBytes: echo.bytesReceived };
+  });
   assert.equal(c.received, 'before;', 'nothing came back after the drop');
   assert.deepEqual(c.events, [], 'the client saw no end, close or error');
   assert.equal(echo.bytesReceived, serverBytes, 'the server received nothing after the drop');
@@ -89,7 +94,7 @@ test('idleDrop per flow overrides the proxy-wide setting for that flow only', as
   await b.roundTrip('b');
   const [fa, fb] = proxy.flows;
   proxy.flow(fa!.id)?.idleDrop(150);
-  await waitFor(() => proxy.flow(fa!.id)?.state === 'dropped', 5000, 'flow a to be dropped after 150 ms idle');
+  await waitUntil(() => proxy.flow(fa!.id)?.state === 'dropped', 20_000, 'flow a to be dropped after 150 ms idle');
   assert.equal(proxy.flow(fb!.id)?.state, 'forwarding');
   await b.roundTrip('still here');
 });
@@ -103,7 +108,10 @@ test('blackhole: current and new flows go silent; restore() helps new flows only
   // a blackholed proxy still completes the TCP handshake (a kernel DROP would not)
   const during = await connect();
   during.sock.write('also lost;');
-  await sleep(300);
+  await nothingFor(300, 'traffic through the blackhole', () => {
+    const seen = old.received !== 'x' || during.received !== '' || echo.connections !== 1 || echo.bytesReceived !== 1;
+    return seen && { old: old.received, during: during.received, connections: echo.connections, serverBytes: echo.bytesReceived };
+  });
   assert.equal(old.received, 'x');
   assert.equal(during.received, '');
   assert.equal(echo.connections, 1, 'no upstream connection was made for the new flow');
@@ -118,7 +126,7 @@ test('blackhole: current and new flows go silent; restore() helps new flows only
   const after = await connect();
   await after.roundTrip('back');
   old.sock.write('still lost;');
-  await sleep(200);
+  await nothingFor(200, 'an answer on the flow blackholed before restore()', () => old.received !== 'x' && old.received);
   assert.equal(old.received, 'x', 'a flow blackholed before restore() stays dead');
   assert.equal(echo.connections, 2);
 });
@@ -128,12 +136,12 @@ test('resetAll: the client gets ECONNRESET and the server sees the reset too', a
   const c = await connect();
   await c.roundTrip('x');
   proxy.resetAll();
-  await waitFor(() => c.events.includes('close'), 2000, 'the client socket to close');
+  await waitUntil(() => c.events.includes('close'), 10_000, 'the client socket to close');
   assert.deepEqual(c.events, ['error:ECONNRESET', 'close']);
-  await waitFor(() => echo.events.includes('close'), 2000, 'the server socket to close');
+  await waitUntil(() => echo.events.includes('close'), 10_000, 'the server socket to close');
   assert.ok(echo.events.includes('error:ECONNRESET'), `server events: ${echo.events.join(',')}`);
   assert.ok(!echo.events.includes('end'), 'a reset is not a FIN');
-  await waitFor(() => proxy.stats.flowsClosed === 1, 2000, 'the flow to close');
+  await waitUntil(() => proxy.stats.flowsClosed === 1, 10_000, 'the flow to close');
   assert.equal(proxy.flows[0]?.closeReason, 'reset');
 });
 
@@ -144,11 +152,11 @@ test('per-flow reset and blackhole leave the other flows alone', async (t) => {
   const ids = proxy.flows.map((f) => f.id);
   proxy.flow(ids[0]!)?.reset();
   proxy.flow(ids[1]!)?.blackhole();
-  await waitFor(() => a.events.includes('close'), 2000, 'flow a to be reset');
+  await waitUntil(() => a.events.includes('close'), 10_000, 'flow a to be reset');
   assert.ok(a.events.includes('error:ECONNRESET'));
   b.sock.write('gone');
   await c.roundTrip('c is fine');
-  await sleep(100);
+  await nothingFor(100, 'traffic or an event on the blackholed flow b', () => (b.received !== 'b' || b.events.length > 0) && { received: b.received, events: b.events });
   assert.equal(b.received, 'b');
   assert.deepEqual(b.events, []);
 });
@@ -160,7 +168,10 @@ test('stallNew: new connections are accepted but never reach the target; existin
   proxy.stallNew();
   const stalled = await connect();
   stalled.sock.write('\x16\x03\x01 a ClientHello that nobody answers');
-  await sleep(300);
+  await nothingFor(300, 'the stalled connection reaching the target or being answered', () => {
+    const seen = stalled.received !== '' || stalled.events.length > 0 || echo.connections !== 1;
+    return seen && { received: stalled.received, events: stalled.events, connections: echo.connections };
+  });
   assert.equal(stalled.received, '');
   assert.deepEqual(stalled.events, []);
   assert.equal(echo.connections, 1);
@@ -199,9 +210,9 @@ test('an unreachable target resets the client instead of leaving it hanging', as
   await new Promise<void>((r) => dead.close(() => r()));
   proxy.retarget('127.0.0.1', deadPort);
   const c = await connect();
-  await waitFor(() => c.events.includes('close'), 2000, 'the client to be reset');
+  await waitUntil(() => c.events.includes('close'), 10_000, 'the client to be reset');
   assert.ok(c.events.includes('error:ECONNRESET'), c.events.join(','));
-  await waitFor(() => proxy.flows[0]?.state === 'closed', 2000, 'the flow to close');
+  await waitUntil(() => proxy.flows[0]?.state === 'closed', 10_000, 'the flow to close');
   assert.equal(proxy.flows[0]?.closeReason, 'upstream-refused');
 });
 
@@ -212,13 +223,18 @@ test('backpressure: a target that stops reading makes the proxy stop reading, ho
   const c = await connect();
   const total = 32 << 20;
   c.sock.write(Buffer.alloc(total, 1));
-  await sleep(500);
+  await waitUntil(() => (proxy.flows[0]?.bytesUp ?? 0) > 0, 10_000, 'the first bytes to reach the proxy');
+  // on loopback an unbounded proxy would read all 32 MiB well within this time
+  await nothingFor(500, 'the proxy reading past the stalled target', () => {
+    const f = proxy.flows[0]!;
+    return (f.bufferedBytes >= 4 << 20 || f.bytesUp >= total) && { buffered: f.bufferedBytes, bytesUp: f.bytesUp };
+  });
   const flow = proxy.flows[0]!;
   assert.ok(flow.bufferedBytes < 4 << 20, `proxy holds ${flow.bufferedBytes} bytes for one flow`);
   assert.ok(flow.bytesUp < total, 'the proxy did not slurp everything the client wrote');
   assert.ok(c.sock.writableLength > 0, "the client's own writes are held back");
   echo.resume();
-  await waitFor(() => echo.bytesReceived === total, 5000, 'all bytes to arrive once the target reads again');
+  await waitUntil(() => echo.bytesReceived === total, 20_000, 'all bytes to arrive once the target reads again');
   assert.equal(proxy.flows[0]?.bytesUp, total);
 });
 
@@ -240,8 +256,8 @@ test('close() destroys every flow and the listener, is idempotent, and refuses f
   proxy.blackhole();
   const dead = await connect();
   await Promise.all([proxy.close(), proxy.close()]);
-  await waitFor(() => live.events.includes('close') && dead.events.includes('close'), 2000, 'client sockets to close');
-  await waitFor(() => echo.sockets.size === 0, 2000, 'the upstream socket to close');
+  await waitUntil(() => live.events.includes('close') && dead.events.includes('close'), 10_000, 'client sockets to close');
+  await waitUntil(() => echo.sockets.size === 0, 10_000, 'the upstream socket to close');
   assert.equal(proxy.stats.flowsOpen, 0);
   await assert.rejects(RecordingClient.connect(port), /ECONNREFUSED/);
   assert.throws(() => proxy.restore(), /after close/);

@@ -2,18 +2,7 @@
 // and a client that records every byte and socket event it sees.
 
 import * as net from 'node:net';
-
-export async function waitFor<T>(fn: () => T | undefined | false, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(10);
-  }
-}
-
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+import { waitUntil } from '../../helpers/wait.js';
 
 /** Echoes every byte back; half-closes when the client does. `paused` stops reading (backpressure). */
 export class EchoServer {
@@ -104,7 +93,7 @@ export class RecordingClient {
   async roundTrip(text: string, timeoutMs = 2000): Promise<void> {
     const before = this.received.length;
     this.sock.write(text, 'latin1');
-    await waitFor(() => this.received.length >= before + text.length, timeoutMs, `echo of ${JSON.stringify(text)}`);
+    await waitUntil(() => this.received.length >= before + text.length, timeoutMs, `echo of ${JSON.stringify(text)}`);
     if (this.received.slice(before, before + text.length) !== text) throw new Error(`echo mismatch: ${JSON.stringify(this.received.slice(before, before + 80))}...`);
   }
 

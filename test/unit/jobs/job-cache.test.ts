@@ -1,17 +1,14 @@
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { JobCache, JidGenerator, type JobRecord } from '../../../src/jobs/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import { isBrineError } from '../../../src/util/errors.js';
+import { freshPaths } from '../../helpers/paths.js';
 
-const root = fs.mkdtempSync(`${os.tmpdir()}/brine-`);
-after(() => fs.rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const freshPath = () => path.join(root, `case-${n++}`, 'jobs', 'cache.sqlite');
+const freshPath = freshPaths('jobs', 'cache.sqlite');
 
 function job(jid: string, startedAt: number, extra: Partial<JobRecord> = {}): JobRecord {
   return {

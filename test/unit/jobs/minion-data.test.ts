@@ -1,19 +1,16 @@
 // The minion_data table of the job cache file: grains per minion with the sending key's
 // fingerprint, replaced on update, kept across reopening, added to files made before it existed.
 
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { JobCache } from '../../../src/jobs/index.js';
 import { isBrineError } from '../../../src/util/errors.js';
+import { freshPaths } from '../../helpers/paths.js';
 
-const root = fs.mkdtempSync(`${os.tmpdir()}/brine-`);
-after(() => fs.rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const freshPath = () => path.join(root, `case-${n++}`, 'jobs.sqlite');
+const freshPath = freshPaths('jobs.sqlite');
 
 test('grains round-trip, an update replaces them, and they survive reopening', () => {
   const file = freshPath();

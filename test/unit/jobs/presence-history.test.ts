@@ -1,22 +1,17 @@
 // The presence history in the job cache file (issue 8 point 10): it survives reopening the file
 // (a master restart), and it is bounded: one hour, a cap per minion and a cap in total.
 
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import { JobCache, PRESENCE_WINDOW_MS } from '../../../src/jobs/index.js';
 import { PRESENCE_SCHEMA, PresenceHistoryTable } from '../../../src/jobs/presence-history.js';
 import { SessionTable, type LiveSession } from '../../../src/master/session-table.js';
 import type { CloseReason } from '../../../src/protocol/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
+import { freshPaths } from '../../helpers/paths.js';
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-presence-'));
-after(() => fs.rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const freshPath = () => path.join(root, `case-${n++}`, 'jobs.sqlite');
+const freshPath = freshPaths('jobs.sqlite');
 
 function session(id: string, clock: FakeClock, remote = '10.0.0.7:4506'): LiveSession {
   return { id, remoteAddress: remote, fingerprint: 'ab:cd', agent: 'brine/0.1.0', protocolVersion: 1, rttMs: 1.5, lastSeen: clock.now(), close: (_r: CloseReason) => undefined };

@@ -2,21 +2,16 @@
 // when over it), allow_tgt evaluated for the asker with the master's grains, the mine loaded
 // again after a restart, and dropped when its key is deleted or replaced (threats.md #6).
 
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { JobCache } from '../../../src/jobs/index.js';
 import { MineStore } from '../../../src/master/mine-store.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { BrineError } from '../../../src/util/errors.js';
+import { freshPaths } from '../../helpers/paths.js';
 
-const root = fs.mkdtempSync(`${os.tmpdir()}/brine-`);
-after(() => fs.rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const freshPath = () => path.join(root, `case-${n++}`, 'jobs.sqlite');
+const freshPath = freshPaths('jobs.sqlite');
 const clock = new FakeClock(1_700_000_000_000);
 const GRAINS: Record<string, Record<string, unknown>> = { web1: { role: 'web' }, web2: { role: 'web' }, db1: { role: 'db' } };
 const targeting = () => ({ grains: (id: string) => GRAINS[id], dataCache: true, nodegroups: { dbs: 'G@role:db' } });

@@ -2,20 +2,15 @@
 // loaded again after a restart, nothing kept when minion_data_cache is off, and data dropped
 // when its key is no longer accepted or was replaced (threats.md #6).
 
-import { test, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { JobCache } from '../../../src/jobs/index.js';
 import { MinionDataCache } from '../../../src/master/minion-data-cache.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
+import { freshPaths } from '../../helpers/paths.js';
 
-const root = fs.mkdtempSync(`${os.tmpdir()}/brine-`);
-after(() => fs.rmSync(root, { recursive: true, force: true }));
-let n = 0;
-const freshPath = () => path.join(root, `case-${n++}`, 'jobs.sqlite');
+const freshPath = freshPaths('jobs.sqlite');
 const clock = new FakeClock(1_700_000_000_000);
 
 test('grains are kept in memory and on disk, and loaded again after a restart', () => {

@@ -13,6 +13,7 @@ import type { PillarReply } from '../../../src/protocol/index.js';
 import { PillarService, STAMP_REUSE_MS, pillarCacheFile, readPillarCache } from '../../../src/master/pillar-service.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import { judgePillar } from '../../../src/cli/doctor/pillar-check.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-pillar-svc-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -21,15 +22,6 @@ function write(rel: string, text: string): void {
   const f = path.join(tmp, 'pillar', rel);
   fs.mkdirSync(path.dirname(f), { recursive: true });
   fs.writeFileSync(f, text);
-}
-
-/** Polls until `cond` holds (the service answers asynchronously), failing after a deadline. */
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!cond()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 function session(id: string) {
@@ -119,7 +111,7 @@ describe('PillarService', () => {
     assert.match(e.errors[0]!, /common\.sls:\d+/);
     const s = session('web1');
     svc.handle(s, { t: 'pillar_request', rid: 1 });
-    await until(() => s.replies.length === 1, 'the reply');
+    await waitUntil(() => s.replies.length === 1, 10_000, 'the reply');
     assert.equal(s.replies[0]?.ok, true);
     assert.equal(s.replies[0]?.errors?.length, 1);
     pastReuseWindow();
@@ -135,7 +127,7 @@ describe('PillarService', () => {
     assert.equal(s.replies[0]?.pillar, undefined);
     assert.equal(svc.refusedCount, 1);
     svc.handle(s, { t: 'pillar_request', rid: 3, id: 'db1' });
-    await until(() => s.replies.length === 2, 'the reply');
+    await waitUntil(() => s.replies.length === 2, 10_000, 'the reply');
     assert.equal(s.replies[1]?.ok, true);
     assert.equal(s.replies[1]?.pillar?.os, 'Alma');
   });
@@ -217,10 +209,10 @@ describe('PillarService: pillarenv in a request (state.apply pillarenv=)', () =>
   it("renders that environment only, for that reply: the minion's cached pillar stays the merged one", async () => {
     const s = session('web1');
     svc.handle(s, { t: 'pillar_request', rid: 1 });
-    await until(() => s.replies.length === 1, 'the first reply');
+    await waitUntil(() => s.replies.length === 1, 10_000, 'the first reply');
     assert.deepEqual(s.replies[0]?.pillar, { tier: 'base', dev_only: true });
     svc.handle(s, { t: 'pillar_request', rid: 2, pillarenv: 'dev' });
-    await until(() => s.replies.length === 2, 'the pillarenv reply');
+    await waitUntil(() => s.replies.length === 2, 10_000, 'the pillarenv reply');
     assert.equal(s.replies[1]?.rid, 2);
     assert.deepEqual(s.replies[1]?.pillar, { dev_only: true });
     assert.deepEqual(svc.pillarOf('web1'), { tier: 'base', dev_only: true });

@@ -12,7 +12,8 @@ import { createMinionRegistry } from '../../../src/state/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import { isBrineError } from '../../../src/util/errors.js';
 import { silentLogger } from '../../../src/util/logger.js';
-import { manualExecutor, settle } from '../../helpers/manual-executor.js';
+import { manualExecutor } from '../../helpers/manual-executor.js';
+import { settle } from '../../helpers/wait.js';
 
 const OK: ExecResult = { return: true, retcode: 0, success: true };
 const KILLED: ExecResult = { return: 'killed', retcode: 1, success: false };

@@ -16,7 +16,8 @@ import type { Job, Return } from '../../../src/protocol/index.js';
 import { createMinionRegistry } from '../../../src/state/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
-import { manualExecutor, settle } from '../../helpers/manual-executor.js';
+import { manualExecutor } from '../../helpers/manual-executor.js';
+import { settle } from '../../helpers/wait.js';
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-jrp-'));
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));

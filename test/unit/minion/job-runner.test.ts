@@ -16,6 +16,7 @@ import { silentLogger } from '../../../src/util/logger.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import type { Job } from '../../../src/protocol/index.js';
 import { alive } from '../../helpers/processes.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 let seq = 0;
 function job(fun: string, arg: unknown[] = [], kwarg: Record<string, unknown> = {}): Job {
@@ -25,16 +26,6 @@ function job(fun: string, arg: unknown[] = [], kwarg: Record<string, unknown> = 
 
 function runner(extra: Partial<JobRunnerDeps> = {}): JobRunner {
   return new JobRunner({ registry: createDefaultRegistry(), minionId: 'm1', grains: () => ({ id: 'm1' }), config: {}, logger: silentLogger(), ...extra });
-}
-
-async function waitFor<T>(fn: () => T | undefined | false, ms: number, what: string): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe('JobRunner', () => {
@@ -50,7 +41,7 @@ describe('JobRunner', () => {
     const pending = r.run(busy).finally(() => (settled = true));
     // the loop is spinning once this process has burnt CPU that its (idle, awaiting) main thread did not
     let ticks = 0;
-    await waitFor(
+    await waitUntil(
       () => {
         ticks++;
         return process.cpuUsage().user - cpuBefore > 300_000;
@@ -87,7 +78,7 @@ describe('JobRunner', () => {
     clock.advance(5000);
     r.kill(jobs[0]!.jid);
     await done[0];
-    await waitFor(() => r.get(jobs[2]!.jid)?.queued === false, 20_000, 'the third job to start');
+    await waitUntil(() => r.get(jobs[2]!.jid)?.queued === false, 20_000, 'the third job to start');
     assert.deepEqual(queued(), [
       [jobs[1]!.jid, false],
       [jobs[2]!.jid, false],
@@ -158,9 +149,9 @@ describe('JobRunner', () => {
     const marker = path.join(tmp, 'ignores-term');
     const long = job('cmd.run', [`trap '' TERM; touch ${marker}; while true; do sleep 0.05; done`]);
     const pending = r.run(long);
-    await waitFor(() => fs.existsSync(marker), 20_000, 'the command to start');
+    await waitUntil(() => fs.existsSync(marker), 20_000, 'the command to start');
     // the command's pid message may still be in flight behind the marker (a loaded machine)
-    await waitFor(() => r.get(long.jid)?.pid !== process.pid, 20_000, "the command's pid to reach the job table");
+    await waitUntil(() => r.get(long.jid)?.pid !== process.pid, 20_000, "the command's pid to reach the job table");
     const pgid = r.get(long.jid)!.pid;
     clock.advance(600_000);
     assert.equal((await pending).error?.code, 'JOB_TIMEOUT');
@@ -169,7 +160,7 @@ describe('JobRunner', () => {
     clock.advance(1999);
     assert.ok(alive(pgid), 'no SIGKILL before the 2 s grace');
     clock.advance(1);
-    await waitFor(() => !alive(pgid), 20_000, `process group ${pgid} to be killed`);
+    await waitUntil(() => !alive(pgid), 20_000, `process group ${pgid} to be killed`);
   });
 
   it('kill_job right after the start ends the command even before its pid message arrived (read from shared memory)', async (t) => {
@@ -196,7 +187,7 @@ describe('JobRunner', () => {
     assert.equal(r.get(long.jid)?.pid, pgid, 'saltutil.running shows the command, not the minion');
     assert.equal(r.kill(long.jid), true);
     assert.match(String((await pending).ret), /killed by saltutil\.kill_job/);
-    await waitFor(() => !alive(pgid), 20_000, `process group ${pgid} to be killed`);
+    await waitUntil(() => !alive(pgid), 20_000, `process group ${pgid} to be killed`);
   });
 
   it('saltutil.kill_job ends the whole process tree of a cmd.run (the grandchild too)', async () => {
@@ -204,16 +195,18 @@ describe('JobRunner', () => {
     const pidFile = path.join(tmp, 'grandchild.pid');
     const long = job('cmd.run', [`sleep 300 & echo $! > ${pidFile}; wait`]);
     const pending = r.run(long);
-    const grandchild = Number(await waitFor(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim(), 20_000, 'the grandchild pid'));
+    const grandchild = Number(await waitUntil(() => fs.existsSync(pidFile) && fs.readFileSync(pidFile, 'utf8').trim(), 20_000, 'the grandchild pid'));
     assert.ok(alive(grandchild));
     // the shell can write the pid file before the worker's word of its process group reaches the
     // runner (a loaded machine): look once saltutil.running shows more than the minion's own pid
-    let listed: Array<{ jid: string; fun: string; pid: number }> = [];
-    for (const end = Date.now() + 20_000; ; ) {
-      listed = (await r.run(job('saltutil.running'))).ret as typeof listed;
-      if (listed.some((j) => j.jid === long.jid && j.pid !== process.pid) || Date.now() > end) break;
-      await new Promise((res) => setTimeout(res, 20));
-    }
+    const listed = await waitUntil(
+      async () => {
+        const running = (await r.run(job('saltutil.running'))).ret as Array<{ jid: string; fun: string; pid: number }>;
+        return running.some((j) => j.jid === long.jid && j.pid !== process.pid) && running;
+      },
+      20_000,
+      'saltutil.running to show the command process group',
+    );
     assert.deepEqual(
       listed.map((j) => [j.jid, j.fun]),
       [[long.jid, 'cmd.run']],
@@ -229,7 +222,7 @@ describe('JobRunner', () => {
     assert.equal(ret.success, false);
     assert.equal(ret.error?.code, 'EXEC_FAILED');
     assert.match(String(ret.ret), /killed by saltutil\.kill_job/);
-    await waitFor(() => !alive(grandchild), 20_000, `grandchild ${grandchild} to be gone`);
+    await waitUntil(() => !alive(grandchild), 20_000, `grandchild ${grandchild} to be gone`);
     assert.deepEqual((await r.run(job('saltutil.find_job', [long.jid]))).ret, {});
   });
 
@@ -238,15 +231,14 @@ describe('JobRunner', () => {
     const marker = path.join(tmp, 'ready');
     const long = job('cmd.run', [`trap 'echo got-usr1; exit 3' USR1; touch ${marker}; while true; do sleep 0.05; done`]);
     const pending = r.run(long);
-    await waitFor(() => fs.existsSync(marker), 20_000, 'the command to start');
+    await waitUntil(() => fs.existsSync(marker), 20_000, 'the command to start');
     // the shell can touch the marker before the worker's word of its process group reaches the
     // runner (a loaded machine): signal once saltutil.running shows the group, as an operator would
-    for (const end = Date.now() + 20_000; ; ) {
-      const running = (await r.run(job('saltutil.running'))).ret as Array<{ jid: string; pid: number }>;
-      if (running.some((j) => j.jid === long.jid && j.pid !== process.pid)) break;
-      if (Date.now() > end) throw new Error('timed out waiting for the job to show its process group');
-      await new Promise((res) => setTimeout(res, 20));
-    }
+    await waitUntil(
+      async () => ((await r.run(job('saltutil.running'))).ret as Array<{ jid: string; pid: number }>).some((j) => j.jid === long.jid && j.pid !== process.pid),
+      20_000,
+      'the job to show its process group',
+    );
     const sig = await r.run(job('saltutil.signal_job', [long.jid, 'USR1']));
     assert.match(String(sig.ret), /^Signal 10 sent to job/);
     const ret = await pending;

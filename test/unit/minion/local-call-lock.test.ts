@@ -13,7 +13,7 @@ import { asMinionOptions, loadConfig } from '../../../src/config/index.js';
 import { runLocalCall, type LocalCallOptions } from '../../../src/minion/local-call.js';
 import { STATE_LOCK_POLL_MS } from '../../../src/minion/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
-import { settle } from '../../helpers/manual-executor.js';
+import { settle } from '../../helpers/wait.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-lcl-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));

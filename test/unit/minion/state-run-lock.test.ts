@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { STATE_LOCK_POLL_MS, StateRunLock, type StateLockClaim, type StateLockOutcome } from '../../../src/minion/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
-import { settle } from '../../helpers/manual-executor.js';
+import { settle } from '../../helpers/wait.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-srl-'));
 after(() => fs.rmSync(root, { recursive: true, force: true }));

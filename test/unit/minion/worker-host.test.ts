@@ -13,7 +13,7 @@ import { CachingFileClient, FileRoots, LocalFileSource } from '../../../src/file
 import type { FileClient } from '../../../src/modules/index.js';
 import { WorkerExecutor } from '../../../src/minion/worker-executor.js';
 import type { WorkerCall } from '../../../src/minion/worker-messages.js';
-import { waitUntil } from '../../helpers/cluster.js';
+import { nothingFor, waitUntil } from '../../helpers/wait.js';
 
 const MODULE = `import { threadId } from 'node:worker_threads';
 export const functions = [
@@ -60,7 +60,7 @@ describe('worker host services', () => {
     await waitUntil(
       async () => {
         const before = Atomics.load(counter, 0);
-        await new Promise((res) => setTimeout(res, 100));
+        await nothingFor(100, 'the nested call counting');
         return Atomics.load(counter, 0) === before;
       },
       5000,

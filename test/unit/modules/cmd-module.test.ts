@@ -6,24 +6,23 @@ import path from 'node:path';
 import { BrineError } from '../../../src/util/errors.js';
 import { createDefaultRegistry, splitShellWords } from '../../../src/modules/index.js';
 import { makeCtx } from './context.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 const registry = createDefaultRegistry();
 const run = (fun: string, arg: unknown[], kwarg: Record<string, unknown> = {}, signal?: AbortSignal) => registry.call(fun, arg, kwarg, makeCtx(signal ? { signal } : {}));
 
 /** True once the pid no longer exists (a zombie waiting for init to reap it counts as gone). */
 async function pidGone(pid: number, withinMs = 3000): Promise<boolean> {
-  const end = Date.now() + withinMs;
-  for (;;) {
+  const gone = (): boolean => {
     try {
       process.kill(pid, 0);
       const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return true;
+      return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
     } catch {
       return true;
     }
-    if (Date.now() > end) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  };
+  return waitUntil(gone, withinMs, `pid ${pid} to be gone`).catch(() => false);
 }
 
 let dir: string;
@@ -170,10 +169,15 @@ describe('cmd timeouts, aborts and output caps', () => {
   it('aborting the job signal stops the command', async () => {
     const pidfile = path.join(dir, 'aborted.pid');
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 200);
-    const started = Date.now();
+    // abort once the command runs (it has written its pid)
+    let abortedAt = 0;
+    const aborted = waitUntil(() => fs.existsSync(pidfile) && fs.readFileSync(pidfile, 'utf8').endsWith('\n'), 20_000, 'the command to write its pid').then(() => {
+      abortedAt = Date.now();
+      ac.abort();
+    });
     const res = await run('cmd.run', [`echo $$ > ${pidfile}; sleep 30`], {}, ac.signal);
-    assert.ok(Date.now() - started < 5000);
+    await aborted;
+    assert.ok(Date.now() - abortedAt < 5000, `stopped ${Date.now() - abortedAt} ms after the abort`);
     assert.equal(res.error?.code, 'JOB_TIMEOUT');
     assert.equal(await pidGone(Number(fs.readFileSync(pidfile, 'utf8').trim())), true);
   });

@@ -6,14 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { comparePkgs, createDefaultRegistry } from '../../../src/modules/index.js';
 import { makeCtx } from './context.js';
+import { onPath } from '../../helpers/paths.js';
 
 const registry = createDefaultRegistry();
 const run = (fun: string, arg: unknown[], kwarg: Record<string, unknown> = {}) => registry.call(fun, arg, kwarg, makeCtx());
 const PKG = 'sl';
-
-function onPath(program: string): boolean {
-  return (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, program)));
-}
 
 function policy(name: string): { installed: string; candidate: string } {
   const out = execFileSync('apt-cache', ['policy', name], { encoding: 'utf8' });

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { runProcess, type RunProcessOptions } from '../../../src/modules/process-runner.js';
 import { spawnerLine, spawnerUnsuitable } from '../../../src/modules/shell-spawner.js';
 import { isBrineError } from '../../../src/util/errors.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 let dir: string;
 before(() => {
@@ -41,15 +42,6 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-async function until(check: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (check()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return check();
 }
 
 describe('shell spawner', () => {
@@ -104,8 +96,8 @@ describe('shell spawner', () => {
       runProcess({ argv: ['/bin/sh', '-c', `echo $$ > ${pidfile}; exec sleep 30`], discardOutput: true, timeoutMs: 300, killGraceMs: 500, onSpawn: (pid) => (group = pid) }),
       (err: unknown) => isBrineError(err) && err.code === 'JOB_TIMEOUT',
     );
-    assert.equal(await until(() => !alive(Number(fs.readFileSync(pidfile, 'utf8')))), true, 'the command survived its timeout');
-    assert.equal(await until(() => !alive(group!)), true, 'the spawner survived');
+    await waitUntil(() => !alive(Number(fs.readFileSync(pidfile, 'utf8'))), 10_000, 'the command to end after its timeout');
+    await waitUntil(() => !alive(group!), 10_000, 'the spawner to end after the timeout');
     const next = await discard(['/bin/sh', '-c', 'exit 5']);
     assert.equal(next.retcode, 5);
     assert.notEqual(next.group, group);
@@ -115,16 +107,16 @@ describe('shell spawner', () => {
     const pidfile = path.join(dir, 'abort.pid');
     const ac = new AbortController();
     const p = runProcess({ argv: ['/bin/sh', '-c', `echo $$ > ${pidfile}; exec sleep 30`], discardOutput: true, signal: ac.signal, killGraceMs: 500 });
-    assert.equal(await until(() => fs.existsSync(pidfile) && fs.readFileSync(pidfile, 'utf8').endsWith('\n')), true);
+    await waitUntil(() => fs.existsSync(pidfile) && fs.readFileSync(pidfile, 'utf8').endsWith('\n'), 10_000, 'the command to write its pid');
     ac.abort();
     await assert.rejects(p, (err: unknown) => isBrineError(err));
-    assert.equal(await until(() => !alive(Number(fs.readFileSync(pidfile, 'utf8')))), true);
+    await waitUntil(() => !alive(Number(fs.readFileSync(pidfile, 'utf8'))), 10_000, 'the aborted command to end');
   });
 
   it('a spawner killed from outside between commands is replaced', async () => {
     const first = await discard(['/bin/sh', '-c', 'true']);
     process.kill(-first.group!, 'SIGKILL');
-    assert.equal(await until(() => !alive(first.group!)), true);
+    await waitUntil(() => !alive(first.group!), 10_000, 'the killed spawner to be gone');
     const next = await discard(['/bin/sh', '-c', 'exit 4']);
     assert.equal(next.retcode, 4);
     assert.notEqual(next.group, first.group);

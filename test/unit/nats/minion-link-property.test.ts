@@ -17,8 +17,8 @@ import { FakeClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { canLinkTransition, type LinkState } from '../../../src/session/index.js';
 import { isNatsAuthError, minionUserJwt, NatsMinionLink, NkeySigner } from '../../../src/nats/index.js';
-import { flush } from '../session/fakes.js';
 import { FakeNatsNetwork } from './fake-nats.js';
+import { settle } from '../../helpers/wait.js';
 
 const ID = 'prop-minion';
 const signerOf = () => NkeySigner.fromKey(generateKeyPairSync('ed25519').privateKey);
@@ -47,11 +47,6 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('start' as const, 'forget' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('stop' as const) }) },
 );
-
-/** Several turns of the event loop: the link's loop awaits a few promises per step. */
-async function settle(): Promise<void> {
-  for (let i = 0; i < 6; i++) await flush();
-}
 
 function setup(dir: string, savedJwt: boolean) {
   const clock = new FakeClock(1_000_000);
@@ -104,7 +99,7 @@ test('property: whatever the network does, every move goes through the table, on
       fc.asyncProperty(fc.array(step, { minLength: 8, maxLength: 24 }), fc.boolean(), async (steps, savedJwt) => {
         const s = setup(dir, savedJwt);
         s.link.start();
-        await settle();
+        await settle(6);
         let stopped = false;
         for (const st of steps) {
           const live = s.net.open().find((c) => !c.signingIn);
@@ -141,7 +136,7 @@ test('property: whatever the network does, every move goes through the table, on
               stopped = true;
               break;
           }
-          await settle();
+          await settle(6);
           assert.ok(s.net.open().filter((c) => !c.signingIn).length <= 1, `two sessions open after ${JSON.stringify(st)}`);
           // a session that lost its server, or ended, is never reported ready
           const lost = (st.kind === 'status' && st.type === 'disconnect') || st.kind === 'close';
@@ -157,16 +152,16 @@ test('property: whatever the network does, every move goes through the table, on
             if (!c.signingIn && s.link.state === 'reconnecting') c.emit({ type: 'reconnect', server: 'nats://127.0.0.1:4222' });
           }
           s.clock.advance(45_000);
-          await settle();
+          await settle(6);
         }
         if (!stopped) assert.equal(s.link.state, 'ready', `stuck in ${s.link.state} after ${JSON.stringify(steps)}`);
         s.link.stop();
-        await settle();
+        await settle(6);
         // a sign-in request still waiting ends at nats.js's own deadline; the link must close it
         for (const c of s.net.open()) if (c.signingIn && c.requested) c.requestTimesOut();
-        await settle();
+        await settle(6);
         s.clock.advance(1_000_000);
-        await settle();
+        await settle(6);
         assert.equal(s.link.state, 'stopped');
         assert.equal(s.net.open().length, 0, 'every connection closed after stop');
         assert.equal(s.clock.pending, 0, 'no timer left behind');

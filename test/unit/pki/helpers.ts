@@ -1,16 +1,10 @@
 // Shared fixtures for the pki tests: temp directories that clean themselves up, and key pairs.
 
 import { generateKeyPairSync } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync, lstatSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, lstatSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { TestContext } from 'node:test';
 
-export function tempDir(t: TestContext): string {
-  const dir = mkdtempSync(join(tmpdir(), 'brine-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+export { tempDir } from '../../helpers/paths.js';
 
 /** A fresh Ed25519 public key as SPKI PEM. */
 export function newPublicKeyPem(): string {

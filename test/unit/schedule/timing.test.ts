@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../../../src/util/clock.js';
 import { silentLogger } from '../../../src/util/logger.js';
 import { Scheduler, parseEntry, nextBase, splaySeconds, type ScheduleEntry } from '../../../src/schedule/index.js';
+import { settle } from '../../helpers/wait.js';
 
 const START = new Date(2026, 5, 15, 12, 0, 0).getTime(); // a Monday, local time
 
@@ -37,9 +38,6 @@ function harness(schedule: Record<string, unknown>, opts: { hold?: boolean; rand
 }
 
 const at = (h: Harness, name: string) => h.runs.filter((r) => r.name === name).map((r) => r.at / 1000);
-
-/** Lets the promise callbacks of finished runs settle (maxrunning counts go down in them). */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('scheduler timing (fake clock)', () => {
   it('runs an interval job every N seconds, first after N seconds (run_on_start false)', () => {

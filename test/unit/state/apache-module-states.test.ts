@@ -9,8 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { privilegedSkip } from '../../helpers/privileged.js';
 import { runState } from './state-ctx.js';
+import { onPath } from '../../helpers/paths.js';
 
-const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
 const skip = privilegedSkip(
   'apache_module states',
   !onPath('a2enmod') || !fs.existsSync('/etc/apache2/mods-available') ? 'a2enmod and /etc/apache2 are needed (Debian: apt-get install apache2; .ci/run installs it)' : false,

@@ -2,13 +2,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { CRON_TAG, parseCrontab, renderCrontab, withJob, withoutJob } from '../../../src/modules/index.js';
 import { privilegedSkip } from '../../helpers/privileged.js';
 import { runState } from './state-ctx.js';
+import { onPath } from '../../helpers/paths.js';
 
-const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
 const reason =
   process.getuid?.() !== 0 ? 'needs root to create a user and edit its crontab' : !onPath('crontab') ? 'crontab is not installed (Debian: apt-get install cron; .ci/run installs it)' : false;
 const skip = privilegedSkip('cron states', reason);

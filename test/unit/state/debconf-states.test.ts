@@ -11,8 +11,8 @@ import path from 'node:path';
 import { parseSelections } from '../../../src/modules/debconf-module.js';
 import { privilegedSkip } from '../../helpers/privileged.js';
 import { runState } from './state-ctx.js';
+import { onPath } from '../../helpers/paths.js';
 
-const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
 const skip = privilegedSkip(
   'debconf states',
   !onPath('debconf-get-selections') || !onPath('debconf-loadtemplate') ? 'debconf-get-selections is needed (Debian: apt-get install debconf-utils; .ci/run installs it)' : false,

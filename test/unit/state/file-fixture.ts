@@ -11,9 +11,8 @@ import { createStateContext, type StateContext, type StateFunction, type StateRe
 import { bindArguments } from '../../../src/modules/index.js';
 import { BrineError } from '../../../src/util/errors.js';
 
-export function tempDir(prefix = 'brine-fs-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+/** A new temp dir the test file removes itself (in its after hook). */
+export { newTempDir as tempDir } from '../../helpers/paths.js';
 
 /** A FileClient reading one environment (`base`) from a directory, caching into another. */
 export class DirFileClient implements FileClient {

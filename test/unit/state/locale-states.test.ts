@@ -12,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { normalizeLocale } from '../../../src/modules/locale-module.js';
 import { privilegedSkip } from '../../helpers/privileged.js';
 import { runState } from './state-ctx.js';
+import { onPath } from '../../helpers/paths.js';
 
 const stateCtxModule = path.join(path.dirname(fileURLToPath(import.meta.url)), 'state-ctx.js');
-const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
 const tools = onPath('locale-gen') && onPath('locale') && fs.existsSync('/usr/share/i18n/SUPPORTED');
 const skipHere = privilegedSkip('locale states (test mode)', tools ? false : 'locale-gen and /usr/share/i18n/SUPPORTED are needed (Debian: apt-get install locales)');
 const skipNs = privilegedSkip(

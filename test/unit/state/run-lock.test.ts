@@ -5,41 +5,16 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { JobRunner, type JobExecutor } from '../../../src/minion/index.js';
-import type { ExecResult } from '../../../src/modules/index.js';
 import type { Job } from '../../../src/protocol/index.js';
 import { createMinionRegistry } from '../../../src/state/index.js';
 import { silentLogger } from '../../../src/util/logger.js';
+import { manualExecutor } from '../../helpers/manual-executor.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 let seq = 0;
 function job(fun: string, kwarg: Record<string, unknown> = {}): Job {
   seq++;
   return { t: 'job', jid: `2026120313441700${String(seq).padStart(4, '0')}`, fun, arg: [], kwarg, tgt: '*', tgtType: 'glob' };
-}
-
-/** Every started call waits until the test finishes it by jid. */
-function manualExecutor() {
-  const pending = new Map<string, (r: ExecResult) => void>();
-  const started: string[] = [];
-  const executor: JobExecutor = {
-    start: (call) => {
-      started.push(`${call.fun}:${call.jid}`);
-      let settle!: (r: ExecResult) => void;
-      const result = new Promise<ExecResult>((resolve) => (settle = resolve));
-      pending.set(call.jid, settle);
-      return { result, abort: () => undefined, terminate: () => settle({ return: 'stopped', retcode: 1, success: false }), pids: () => [] };
-    },
-    close: () => undefined,
-  };
-  const finish = (jid: string): void => pending.get(jid)!({ return: { done: jid }, retcode: 0, success: true });
-  return { executor, started, finish };
-}
-
-async function until(cond: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 5000;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setImmediate(r));
-  }
 }
 
 function runner(executor: JobExecutor): JobRunner {
@@ -52,7 +27,7 @@ describe('one state run per minion', () => {
     const r = runner(m.executor);
     const first = job('state.apply');
     const p1 = r.run(first);
-    await until(() => m.started.length === 1, 'the first state run to start');
+    await waitUntil(() => m.started.length === 1, 10_000, 'the first state run to start');
     for (const fun of ['state.sls', 'state.highstate', 'state.single', 'state.sls_id', 'state.apply', 'state.test']) {
       const second = await r.run(job(fun, { test: true }));
       assert.equal(second.success, false);
@@ -67,8 +42,8 @@ describe('one state run per minion', () => {
     }
     // concurrent=True (Salt's opt-out) neither waits nor is refused
     const conc = r.run(job('state.single', { concurrent: true }));
-    await until(() => m.started.length === 2, 'the concurrent run to start');
-    m.finish(m.started[1]!.split(':')[1]!);
+    await waitUntil(() => m.started.length === 2, 10_000, 'the concurrent run to start');
+    m.finish(m.started[1]!);
     assert.equal((await conc).success, true);
     // state.running (inline, on the main thread) names the running state run
     const running = await r.run(job('state.running'));
@@ -77,20 +52,17 @@ describe('one state run per minion', () => {
     // show_* functions and other modules run meanwhile
     const show = r.run(job('state.show_top'));
     const other = r.run(job('test.ping'));
-    await until(() => m.started.length === 4, 'show_top and test.ping to start');
-    assert.deepEqual(
-      m.started.slice(2).map((s) => s.split(':')[0]),
-      ['state.show_top', 'test.ping'],
-    );
-    for (const s of m.started.slice(2)) m.finish(s.split(':')[1]!);
+    await waitUntil(() => m.started.length === 4, 10_000, 'show_top and test.ping to start');
+    assert.deepEqual(m.startedFuns.slice(2), ['state.show_top', 'test.ping']);
+    for (const jid of m.started.slice(2)) m.finish(jid);
     assert.equal((await show).success, true);
     assert.equal((await other).success, true);
     m.finish(first.jid);
     assert.equal((await p1).success, true);
     // the lock is free again
     const third = r.run(job('state.sls'));
-    await until(() => m.started.length === 5, 'a new state run to start');
-    m.finish(m.started[4]!.split(':')[1]!);
+    await waitUntil(() => m.started.length === 5, 10_000, 'a new state run to start');
+    m.finish(m.started[4]!);
     assert.equal((await third).success, true);
   });
 
@@ -101,19 +73,20 @@ describe('one state run per minion', () => {
     const b = job('state.sls', { queue: true });
     const c = job('state.highstate', { queue: true });
     const pa = r.run(a);
-    await until(() => m.started.length === 1, 'a to start');
+    await waitUntil(() => m.started.length === 1, 10_000, 'a to start');
     const pb = r.run(b);
     const pc = r.run(c);
     // both wait: listed as queued jobs, not started
-    await until(() => r.list().filter((j) => j.queued).length === 2, 'b and c to queue');
+    await waitUntil(() => r.list().filter((j) => j.queued).length === 2, 10_000, 'b and c to queue');
     assert.equal(m.started.length, 1);
     m.finish(a.jid);
     await pa;
-    await until(() => m.started.length === 2, 'b to start');
-    assert.equal(m.started[1], `state.sls:${b.jid}`);
+    await waitUntil(() => m.started.length === 2, 10_000, 'b to start');
+    assert.equal(m.started[1], b.jid);
+    assert.equal(m.startedFuns[1], 'state.sls');
     m.finish(b.jid);
     await pb;
-    await until(() => m.started.length === 3, 'c to start');
+    await waitUntil(() => m.started.length === 3, 10_000, 'c to start');
     m.finish(c.jid);
     assert.equal((await pc).success, true);
   });
@@ -124,9 +97,9 @@ describe('one state run per minion', () => {
     const a = job('state.apply');
     const b = job('state.apply', { queue: true });
     const pa = r.run(a);
-    await until(() => m.started.length === 1, 'a to start');
+    await waitUntil(() => m.started.length === 1, 10_000, 'a to start');
     const pb = r.run(b);
-    await until(() => r.get(b.jid) !== undefined, 'b to queue');
+    await waitUntil(() => r.get(b.jid) !== undefined, 10_000, 'b to queue');
     assert.equal(r.kill(b.jid), true);
     const rb = await pb;
     assert.equal(rb.success, false);

@@ -7,10 +7,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { installFakeApt } from './fake-apt.js';
 import { byId, harness } from './harness.js';
 import { runState } from './state-ctx.js';
+import { waitUntil } from '../../helpers/wait.js';
 
 const apt = installFakeApt();
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-args-'));
@@ -107,7 +107,7 @@ describe('cmd.run bg', () => {
     assert.equal(typeof r.changes.pid, 'number');
     assert.deepEqual({ ...r.changes, pid: 0 }, { pid: 0, retcode: null, stdout: '', stderr: '' });
     assert.equal(fs.existsSync(out), false);
-    for (let i = 0; i < 50 && !fs.existsSync(out); i++) await sleep(100);
+    await waitUntil(() => fs.existsSync(out), 20_000, 'the detached command to write its file');
     assert.equal(fs.readFileSync(out, 'utf8'), 'done\n');
   });
 });

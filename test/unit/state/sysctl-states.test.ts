@@ -11,8 +11,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readSysctlConfig, sanitizeSysctlValue } from '../../../src/modules/sysctl-module.js';
 import { privilegedSkip } from '../../helpers/privileged.js';
+import { onPath } from '../../helpers/paths.js';
 
-const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
 const reason =
   process.getuid?.() !== 0
     ? 'needs root to create a network namespace'

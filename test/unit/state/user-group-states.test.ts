@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { privilegedSkip } from '../../helpers/privileged.js';
 import { runState } from './state-ctx.js';
+import { onPath } from '../../helpers/paths.js';
 
-const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
 const tools = ['useradd', 'usermod', 'userdel', 'groupadd', 'groupmod', 'groupdel', 'gpasswd', 'chpasswd', 'getent'];
 const reason = process.getuid?.() !== 0 ? 'needs root to create users and groups' : tools.find((t) => !onPath(t)) ? `${tools.find((t) => !onPath(t))} is not installed` : false;
 const skip = privilegedSkip('user/group states', reason);

@@ -8,6 +8,7 @@ import { FrameDecoder, MASTER_MESSAGES, MINION_MESSAGES, encodeFrame, type Chann
 import { FramedSocket } from '../../../src/transport/index.js';
 import { isBrineError } from '../../../src/util/errors.js';
 import { collect, tcpPair, within } from './helpers.js';
+import { nothingFor } from '../../helpers/wait.js';
 
 type MasterSide = FramedSocket<MinionMessage, MasterMessage>;
 type MinionSide = FramedSocket<MasterMessage, MinionMessage>;
@@ -139,7 +140,7 @@ test('close() is idempotent: onClose fires once with the first reason, also for 
   assert.equal(master.closed, true);
   assert.equal(master.send({ t: 'pong', seq: 1 }), false, 'nothing is sent after close');
   const late = await within<ChannelClose>(1_000, 'late subscriber', (done) => master.onClose(done));
-  await new Promise((r) => setTimeout(r, 50));
+  await nothingFor(50, 'a second onClose', () => seen.length > 1 && seen.map((i) => i.reason));
   assert.equal(seen.length, 1);
   assert.equal(seen[0]!.reason, 'shutdown');
   assert.equal(seen[0]!.local, true);

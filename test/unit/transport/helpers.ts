@@ -1,17 +1,12 @@
-// Shared fixtures for the transport tests: temp dirs, loopback socket pairs and waiting for an
-// event with a deadline, all cleaned up through the test context.
+// Shared fixtures for the transport tests: loopback socket pairs and waiting for an event with a
+// deadline, all cleaned up through the test context.
 
-import { mkdtempSync, rmSync } from 'node:fs';
 import * as net from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { within as withinMs } from '../../helpers/wait.js';
 import type { TestContext } from 'node:test';
 
-export function tempDir(t: TestContext): string {
-  const dir = mkdtempSync(join(tmpdir(), 'brine-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
+export { freePort } from '../../helpers/ports.js';
+export { tempDir } from '../../helpers/paths.js';
 
 /** A connected TCP pair on loopback: `client` dialled `server` (the accepted socket). */
 export async function tcpPair(t: TestContext): Promise<{ client: net.Socket; server: net.Socket }> {
@@ -38,25 +33,7 @@ export async function tcpPair(t: TestContext): Promise<{ client: net.Socket; ser
 
 /** Resolves with the value a callback-style registration delivers, or rejects after ms. */
 export function within<T>(ms: number, what: string, register: (done: (value: T) => void) => void): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-    register((value) => {
-      clearTimeout(timer);
-      resolve(value);
-    });
-  });
-}
-
-/** Resolves once `condition()` holds (checked every 10 ms), or rejects after ms. */
-export function until(ms: number, what: string, condition: () => boolean): Promise<void> {
-  const deadline = Date.now() + ms;
-  return within(ms, what, (done) => {
-    const check = (): void => {
-      if (condition()) done(undefined);
-      else if (Date.now() < deadline) setTimeout(check, 10);
-    };
-    check();
-  });
+  return withinMs(new Promise<T>((resolve) => register(resolve)), ms, what);
 }
 
 /** Collects everything a raw socket receives until it closes. */
@@ -64,13 +41,4 @@ export function collect(socket: net.Socket): Promise<Buffer> {
   const chunks: Buffer[] = [];
   socket.on('data', (c: Buffer) => chunks.push(c));
   return new Promise((resolve) => socket.once('close', () => resolve(Buffer.concat(chunks))));
-}
-
-/** A port on loopback with nothing listening (bound, then released). */
-export async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
 }

@@ -14,7 +14,8 @@ import { MASTER_MESSAGES, MINION_MESSAGES, type MasterMessage, type MinionMessag
 import { createIdentityContext, dialTls, listenTls, type FramedSocket, type KeepaliveOptions, type ResumableSession, type TlsListener } from '../../../src/transport/index.js';
 import { isBrineError, type BrineError } from '../../../src/util/errors.js';
 import { readSocketOptions } from '../../faults/socket-inspect.js';
-import { collect, freePort, until, within } from './helpers.js';
+import { waitUntil } from '../../helpers/wait.js';
+import { collect, freePort, within } from './helpers.js';
 
 const SOCKET_OPTS: KeepaliveOptions = { enabled: true, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 20_000 };
 
@@ -233,7 +234,7 @@ test('the door: a dialer waits in line for a slot that frees soon, instead of be
   const accepted = server.nextChannel();
   // expected wait 10 ms: held in line; the holder's slot frees when it hangs up
   const dialing = dial(server.listener.port, 3_000, undefined, true);
-  await until(2_000, 'the dialer waiting in line', () => server.listener.pacing().waiting === 1);
+  await waitUntil(() => server.listener.pacing().waiting === 1, 2_000, 'the dialer waiting in line');
   holder.destroy();
   const { channel } = await dialing;
   t.after(() => channel.close('shutdown'));
@@ -246,7 +247,7 @@ test('the door with pacing off (handshake_concurrency 0): every brine dialer is 
   const dials = [];
   for (let i = 0; i < 5; i++) dials.push(dial(server.listener.port, 3_000, undefined, true));
   for (const { channel } of await Promise.all(dials)) t.after(() => channel.close('shutdown'));
-  await until(3_000, 'five channels', () => server.channels.length === 5);
+  await waitUntil(() => server.channels.length === 5, 3_000, 'five channels');
   assert.equal(server.listener.pacing().turnedAway, 0);
 });
 
@@ -286,7 +287,7 @@ test("TLS sessions resume with the master's ticket keys, across a listener resta
   };
   const first = await startServer(t, PACED, keys);
   assert.equal(await exchange(first, first.listener.port), false, 'the first connection is a full handshake');
-  await until(2_000, 'a session ticket', () => tickets.length > 0);
+  await waitUntil(() => tickets.length > 0, 2_000, 'a session ticket');
   assert.equal(await exchange(first, first.listener.port, tickets.at(-1)), true, 'resumed');
   // the master restarts with the same keys (kept in pki_dir): the ticket still works
   await first.listener.close();
@@ -327,7 +328,7 @@ test('the door: a handshake slot is held until the peer has signed in (the slot 
   assert.equal(listener.pacing().inFlight, 0);
   const second = await dial(listener.port, 3_000, undefined, true);
   t.after(() => second.channel.close('shutdown'));
-  await until(2_000, 'the second channel on the listener', () => channels.length === 2);
+  await waitUntil(() => channels.length === 2, 2_000, 'the second channel on the listener');
 });
 
 test('dialTls with the door to something that answers neither OK nor BUSY: TLS_ERROR naming what it said', async (t) => {

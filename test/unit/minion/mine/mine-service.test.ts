@@ -15,6 +15,7 @@ import { MasterMine } from '../../../../src/minion/mine/master-mine.js';
 import { MineService } from '../../../../src/minion/mine/mine-service.js';
 import { PillarStore } from '../../../../src/minion/pillar-store.js';
 import type { FileLink } from '../../../../src/minion/master-files.js';
+import { settle } from '../../../helpers/wait.js';
 
 /** A link whose master stores nothing and answers every request ok (or not at all). */
 class AnsweringLink implements FileLink {
@@ -53,10 +54,6 @@ function setup(configured: unknown, clock = new FakeClock(), intervalMs?: number
   });
   return { link, master, pillar, service, clock };
 }
-
-const settle = async (n = 5) => {
-  for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
-};
 
 describe('MineService', () => {
   it('update runs every entry, sends the ones that ran and reports the unknown one by name', async () => {

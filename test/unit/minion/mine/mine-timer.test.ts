@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { FakeClock } from '../../../../src/util/clock.js';
 import { MineTimer } from '../../../../src/minion/mine/mine-timer.js';
+import { settle } from '../../../helpers/wait.js';
 
 /** Lets the timer's promise callbacks run. */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 test('first run at the first session, then every interval; stop ends it', async () => {
   const clock = new FakeClock();

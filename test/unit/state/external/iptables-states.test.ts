@@ -14,8 +14,8 @@ import path from 'node:path';
 import { buildRule } from '../../../../src/state/modules/external/iptables-rule.js';
 import { privilegedSkip } from '../../../helpers/privileged.js';
 import { runState } from '../state-ctx.js';
+import { onPath } from '../../../helpers/paths.js';
 
-const onPath = (p: string) => (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, p)));
 const reason =
   process.getuid?.() !== 0 ? 'needs root to create a network namespace' : !onPath('ip') || !onPath('iptables') ? 'ip or iptables is not installed (Debian: apt-get install iproute2 iptables)' : false;
 const skip = privilegedSkip('iptables states', reason);

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { privilegedSkip } from '../../../helpers/privileged.js';
 import { runState } from '../state-ctx.js';
+import { waitUntil } from '../../../helpers/wait.js';
 
 const has = (p: string) => spawnSync('sh', ['-c', `command -v ${p}`]).status === 0;
 const reason =
@@ -37,7 +38,7 @@ describe('mysql states against a real MariaDB server', { skip }, () => {
     pid = server.pid ?? 0;
     server.unref();
     // InnoDB's first start takes a while on a busy machine.
-    for (let i = 0; i < 240 && !fs.existsSync(path.join(dir, 'sock')); i++) await new Promise((r) => setTimeout(r, 250));
+    await waitUntil(() => fs.existsSync(path.join(dir, 'sock')), 60_000, 'the mariadbd socket').catch(() => undefined); // the assert below shows the server log
     assert.ok(fs.existsSync(path.join(dir, 'sock')), `mariadbd did not start: ${fs.existsSync(path.join(dir, 'server.log')) ? fs.readFileSync(path.join(dir, 'server.log'), 'utf8') : 'no log'}`);
   });
   after(async () => {
@@ -47,14 +48,15 @@ describe('mysql states against a real MariaDB server', { skip }, () => {
       } catch {
         // already gone
       }
-      for (let i = 0; i < 60; i++) {
+      const exited = (): boolean => {
         try {
           process.kill(pid, 0);
+          return false;
         } catch {
-          break;
+          return true;
         }
-        await new Promise((r) => setTimeout(r, 250));
-      }
+      };
+      await waitUntil(exited, 15_000, `mariadbd (pid ${pid}) to exit`);
     }
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -7,11 +7,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { privilegedSkip } from '../../../helpers/privileged.js';
 import { runState } from '../state-ctx.js';
+import { freePort } from '../../../helpers/ports.js';
 
 const PG_BIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find((d) => fs.existsSync(path.join(d, 'initdb')));
 const hasPostgresUser = spawnSync('id', ['postgres']).status === 0;
@@ -22,17 +22,6 @@ const reason =
       ? 'PostgreSQL is not installed (Debian: apt-get install postgresql postgresql-contrib)'
       : false;
 const skip = privilegedSkip('postgres states', reason);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('postgres states against a real server', { skip }, () => {
   let dir = '';

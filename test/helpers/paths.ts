@@ -1,0 +1,35 @@
+// Temporary places for tests, each removed when its test (or test file) ends, and looking up a
+// program on PATH for tests that need a real tool.
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, type TestContext } from 'node:test';
+
+/** A new empty directory under the OS temp dir; the caller removes it. */
+export function newTempDir(prefix = 'brine-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A new empty directory removed after the test `t`. */
+export function tempDir(t: TestContext, prefix = 'brine-'): string {
+  const dir = newTempDir(prefix);
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * A maker of paths that no case has used: `<root>/case-<n>/<tail...>` under one directory removed
+ * when the test file ends (call it at the top level of the file). The parent does not exist yet.
+ */
+export function freshPaths(...tail: string[]): () => string {
+  const root = newTempDir();
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+  let n = 0;
+  return () => path.join(root, `case-${n++}`, ...tail);
+}
+
+/** Whether an executable named `program` is in a directory of PATH (tests skip without it). */
+export function onPath(program: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, program)));
+}
