@@ -18,14 +18,14 @@ function failedStates(ret) {
     });
 }
 
-/** brine's `state.show_sls` then `state.sls test=True` of one file, as `brine call --local` runs them. */
+/** brine's `state.show_sls` then `state.sls test=True` of one file, as `brine call --local` runs them: no force=True, since Salt's calls have none either (both refuse a run on a pillar that failed to render). */
 export async function brineFile(ctx, sls) {
-  const low = await ctx.call(ctx.executor, 'state.show_sls', [sls], { force: true }, ctx.o);
+  const low = await ctx.call(ctx.executor, 'state.show_sls', [sls], {}, ctx.o);
   if (!low.success) {
     const error = errorText(low);
     return { compile: { ok: false, error, cause: classify(error, 'compile', ctx) }, apply: null };
   }
-  const run = await ctx.call(ctx.executor, 'state.sls', [sls], { test: true, force: true }, ctx.o);
+  const run = await ctx.call(ctx.executor, 'state.sls', [sls], { test: true }, ctx.o);
   const returned = run.success || run.retcode === 2;
   const failed = returned ? failedStates(run.return) : [];
   if (returned && failed.length === 0) return { compile: { ok: true }, apply: { ok: true } };
