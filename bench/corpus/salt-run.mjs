@@ -71,7 +71,10 @@ export function writePythonShims(dir) {
  */
 export function saltOracleTree({ saltSrc, python, extraPath, dir, fileRoots, pillarRoots, sls, timeoutSeconds, onFile }) {
   const configDir = writeMinionConfig(dir, fileRoots, pillarRoots);
-  const child = track(spawn(python, [ORACLE], { cwd: dir, detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONPATH: [saltSrc, extraPath].join(path.delimiter) } }));
+  // Salt's loader imports hundreds of modules per state run (pkg's mod_init looks a name up in
+  // all of them): without their bytecode cached, half of a run is Python compiling Salt's source
+  const { PYTHONDONTWRITEBYTECODE: _, ...env } = process.env;
+  const child = track(spawn(python, [ORACLE], { cwd: dir, detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...env, PYTHONPATH: [saltSrc, extraPath].join(path.delimiter) } }));
   child.stdin.end(JSON.stringify({ config_dir: configDir, sls, timeout: timeoutSeconds }));
   let head;
   let stderr = '';
