@@ -126,8 +126,9 @@ const executor = new WorkerExecutor(2);
 const trees = [];
 try {
   for (const entry of entries) {
+    // a tree Salt has not finished is compared on the files it has answered (the report says so)
     const rec = cache.trees[treeKey(entry)];
-    if (!rec?.complete) continue;
+    if (!rec || Object.keys(rec.files).length === 0) continue;
     const root = treeDir(f.corpus, entry.repo);
     const scratch = tempDir(`brine-oracle-b-${entry.repo.replace('/', '+')}-`);
     try {
@@ -142,7 +143,7 @@ try {
       };
       const files = [];
       for (const { sls, file } of filesOf(entry)) if (rec.files[sls]) files.push({ sls, file, salt: rec.files[sls], brine: await brineFile(ctx, sls) });
-      trees.push({ repo: entry.repo, commit: entry.commit, kind: entry.kind, files });
+      trees.push({ repo: entry.repo, commit: entry.commit, kind: entry.kind, files, of: filesOf(entry).length });
       process.stderr.write(`brine ${entry.repo}: ${files.length} files\n`);
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });
@@ -154,6 +155,8 @@ try {
 if (f.json !== '') fs.writeFileSync(f.json, `${JSON.stringify({ saltVersion: cache.saltVersion, trees }, null, 1)}\n`);
 const notMeasured = [
   ...excluded.map((e) => ({ repo: e.repo, why: `excluded (--exclude)` })),
-  ...entries.filter((e) => !cache.trees[treeKey(e)]?.complete).map((e) => ({ repo: e.repo, why: cache.trees[treeKey(e)]?.error ?? 'Salt has not finished it (no complete cache entry)' })),
+  ...entries
+    .filter((e) => !cache.trees[treeKey(e)]?.complete)
+    .map((e) => ({ repo: e.repo, why: cache.trees[treeKey(e)]?.error ?? `Salt has answered ${Object.keys(cache.trees[treeKey(e)]?.files ?? {}).length} of its ${filesOf(e).length} files so far` })),
 ];
 printReport({ saltVersion: cache.saltVersion, trees, notMeasured, verbose: f.verbose });

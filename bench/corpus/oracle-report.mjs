@@ -60,7 +60,7 @@ function counts(files) {
 }
 
 const row = (name, c) =>
-  `| ${name.padEnd(34)} | ${String(c.files).padStart(5)} | ${KINDS.map((k) => String(c.compile[k]).padStart(4)).join(' | ')} | ${KINDS.map((k) => String(c.run[k]).padStart(4)).join(' | ')} | ${pct(c.run['both ok'], c.saltRun).padStart(6)} |`;
+  `| ${name.padEnd(40)} | ${String(c.files).padStart(5)} | ${KINDS.map((k) => String(c.compile[k]).padStart(4)).join(' | ')} | ${KINDS.map((k) => String(c.run[k]).padStart(4)).join(' | ')} | ${pct(c.run['both ok'], c.saltRun).padStart(6)} |`;
 
 /** The brine-only failures (compile, else apply) grouped by their first cause, most files first. */
 function brineOnlyCauses(files) {
@@ -69,7 +69,10 @@ function brineOnlyCauses(files) {
     const k = compare(x);
     const side = k.compile === 'brine-only fail' ? x.brine.compile : k.run === 'brine-only fail' ? x.brine.apply : undefined;
     if (!side) continue;
-    const cause = side.cause?.[0]?.cause ?? 'unclassified';
+    // brine's show_sls applies extend and compiles requisites as a run does; Salt's only renders,
+    // so a file whose Salt run then fails on the same requisite is a stricter check, not a gap
+    const stricter = k.compile === 'brine-only fail' && !applied(x.salt) ? " (Salt's run fails too)" : '';
+    const cause = `${side.cause?.[0]?.cause ?? 'unclassified'}${stricter}`;
     const e = by.get(cause) ?? { cause, owner: side.cause?.[0]?.owner ?? '?', stage: k.compile === 'brine-only fail' ? 'compile' : 'apply', files: [] };
     e.files.push(`${x.repo}:${x.sls}`);
     by.set(cause, e);
@@ -80,11 +83,11 @@ function brineOnlyCauses(files) {
 export function printReport({ saltVersion, trees, notMeasured, verbose }) {
   const out = [`Salt ${saltVersion ?? '?'} against brine, per state file (compile = state.show_sls; run = compile and state.sls test=True with no failed state)`, ''];
   out.push(
-    `| tree                               | files | ${KINDS.map((k) => `compile ${k}`).join(' | ')} | ${KINDS.map((k) => `run ${k}`).join(' | ')} | brine/Salt run |`,
-    `|${'-'.repeat(36)}|------:|${KINDS.map((k) => `${'-'.repeat(k.length + 9)}:`).join('|')}|${KINDS.map((k) => `${'-'.repeat(k.length + 5)}:`).join('|')}|---------------:|`,
+    `| tree                                     | files | ${KINDS.map((k) => `compile ${k}`).join(' | ')} | ${KINDS.map((k) => `run ${k}`).join(' | ')} | brine/Salt run |`,
+    `|${'-'.repeat(42)}|------:|${KINDS.map((k) => `${'-'.repeat(k.length + 9)}:`).join('|')}|${KINDS.map((k) => `${'-'.repeat(k.length + 5)}:`).join('|')}|---------------:|`,
   );
   const all = trees.flatMap((t) => t.files.map((x) => ({ ...x, repo: t.repo, kind: t.kind })));
-  for (const t of trees) out.push(row(t.repo, counts(t.files)));
+  for (const t of trees) out.push(row(t.files.length < t.of ? `${t.repo} (${t.files.length}/${t.of})` : t.repo, counts(t.files)));
   const groups = [
     ['saltstack-formulas', all.filter((x) => x.kind === 'formula')],
     ["operators' trees", all.filter((x) => x.kind === 'tree')],
@@ -101,7 +104,7 @@ export function printReport({ saltVersion, trees, notMeasured, verbose }) {
   const causes = brineOnlyCauses(all);
   out.push('', `brine-only failures by cause (${causes.reduce((n, e) => n + e.files.length, 0)} files):`);
   for (const e of causes) out.push(`  ${String(e.files.length).padStart(4)}  ${e.stage}: ${e.cause} [${e.owner}]${verbose ? `\n        ${e.files.join(' ')}` : `  e.g. ${e.files[0]}`}`);
-  if (notMeasured.length > 0) out.push('', 'not measured:', ...notMeasured.map((n) => `  ${n.repo}: ${n.why.split('\n')[0].slice(0, 200)}`));
+  if (notMeasured.length > 0) out.push('', 'not measured completely (Salt unfinished or excluded):', ...notMeasured.map((n) => `  ${n.repo}: ${n.why.split('\n')[0].slice(0, 200)}`));
   const c = counts(all);
   process.stdout.write(
     `${out.join('\n')}\n${JSON.stringify({ saltVersion, files: c.files, saltRun: c.saltRun, brineAmongSaltRun: c.run['both ok'], saltCompile: c.saltCompile, brineAmongSaltCompile: c.compile['both ok'], brineCompile: c.brineCompile, brineRun: c.brineRun })}\n`,
