@@ -133,6 +133,8 @@ const [{ WorkerExecutor }, { renderLocalPillar }, calls] = await Promise.all([
 ]);
 const executor = new WorkerExecutor(2);
 const trees = [];
+const timedOut = [];
+const saltTimedOut = (r) => [r.compile.error, r.apply?.error].some((e) => typeof e === 'string' && e.startsWith('timeout:'));
 try {
   for (const entry of entries) {
     // a tree Salt has not finished is compared on the files it has answered (the report says so)
@@ -151,7 +153,12 @@ try {
         pillarFailed: Array.isArray(pillar._errors) && pillar._errors.length > 0,
       };
       const files = [];
-      for (const { sls, file } of filesOf(entry)) if (rec.files[sls]) files.push({ sls, file, salt: rec.files[sls], brine: await brineFile(ctx, sls) });
+      for (const { sls, file } of filesOf(entry)) {
+        const salt = rec.files[sls];
+        // a file Salt did not finish within --timeout says nothing about Salt: left out, counted
+        if (salt && saltTimedOut(salt)) timedOut.push(`${entry.repo}:${sls}`);
+        else if (salt) files.push({ sls, file, salt, brine: await brineFile(ctx, sls) });
+      }
       trees.push({ repo: entry.repo, commit: entry.commit, kind: entry.kind, files, of: filesOf(entry).length });
       process.stderr.write(`brine ${entry.repo}: ${files.length} files\n`);
     } finally {
@@ -168,4 +175,5 @@ const notMeasured = [
     .filter((e) => !cache.trees[treeKey(e)]?.complete)
     .map((e) => ({ repo: e.repo, why: cache.trees[treeKey(e)]?.error ?? `Salt has answered ${Object.keys(cache.trees[treeKey(e)]?.files ?? {}).length} of its ${filesOf(e).length} files so far` })),
 ];
+if (timedOut.length > 0) notMeasured.push({ repo: `${timedOut.length} files Salt did not finish within its time limit`, why: timedOut.join(' ') });
 printReport({ saltVersion: cache.saltVersion, trees, notMeasured, verbose: f.verbose });

@@ -104,7 +104,7 @@ export function printReport({ saltVersion, trees, notMeasured, verbose }) {
   const causes = brineOnlyCauses(all);
   out.push('', `brine-only failures by cause (${causes.reduce((n, e) => n + e.files.length, 0)} files):`);
   for (const e of causes) out.push(`  ${String(e.files.length).padStart(4)}  ${e.stage}: ${e.cause} [${e.owner}]${verbose ? `\n        ${e.files.join(' ')}` : `  e.g. ${e.files[0]}`}`);
-  if (notMeasured.length > 0) out.push('', 'not measured completely (Salt unfinished or excluded):', ...notMeasured.map((n) => `  ${n.repo}: ${n.why.split('\n')[0].slice(0, 200)}`));
+  if (notMeasured.length > 0) out.push('', 'not measured completely (Salt unfinished or excluded):', ...notMeasured.map((n) => `  ${n.repo}: ${n.why.split('\n')[0].slice(0, 600)}`));
   const c = counts(all);
   process.stdout.write(
     `${out.join('\n')}\n${JSON.stringify({ saltVersion, files: c.files, saltRun: c.saltRun, brineAmongSaltRun: c.run['both ok'], saltCompile: c.saltCompile, brineAmongSaltCompile: c.compile['both ok'], brineCompile: c.brineCompile, brineRun: c.brineRun })}\n`,
