@@ -30,7 +30,8 @@ const USAGE = `usage: npm run bench:salt-oracle -- [--salt-src DIR] [--salt-only
   --python BIN       the Python that runs Salt (default /usr/bin/python3)
   --corpus DIR       where the trees are laid out (default /work/corpus/trees)
   --repos FILE       the corpus list (default bench/corpus/repos.txt)
-  --json FILE        every file's outcome, both sides
+  --json FILE        every file's outcome, both sides (written after each tree)
+  --from-json A,B    no Salt, no brine: the report of earlier --json files
   --verbose          list every brine-only failure, not only the causes
   --build-dir D      compiled tree to run (default dist)`;
 const f = parseFlags(
@@ -51,6 +52,7 @@ const f = parseFlags(
     corpus: '/work/corpus/trees',
     repos: path.join(REPO_ROOT, 'bench/corpus/repos.txt'),
     json: '',
+    fromJson: '',
     verbose: false,
     buildDir: 'dist',
   },
@@ -108,7 +110,7 @@ async function saltTree(entry, shims) {
   process.stderr.write(`Salt ${entry.repo}: ${sls.length} files in ${((Date.now() - t) / 1000).toFixed(0)} s${rec.error ? ` (${rec.error.slice(0, 200)})` : ''}\n`);
 }
 
-if (!f.noSalt) {
+if (!f.noSalt && f.fromJson === '') {
   if (!fs.existsSync(path.join(f.saltSrc, 'salt', 'state.py'))) {
     process.stderr.write(`--salt-src must be a Salt source tree (with salt/state.py)\n${USAGE}\n`);
     process.exit(2);
@@ -124,6 +126,21 @@ if (!f.noSalt) {
   await Promise.all(Array.from({ length: Math.max(1, f.jobs) }, worker));
 }
 if (f.saltOnly) process.exit(0);
+
+// --from-json: the report of earlier runs' --json files (e.g. two runs over halves of the corpus)
+if (f.fromJson !== '') {
+  const runs = f.fromJson.split(',').map((file) => JSON.parse(fs.readFileSync(file, 'utf8')));
+  const trees = runs.flatMap((r) => r.trees).filter((t) => entries.some((e) => e.repo === t.repo));
+  const done = new Set(trees.map((t) => t.repo));
+  const timedOut = runs.flatMap((r) => r.timedOut ?? []);
+  const notMeasured = [
+    ...excluded.map((e) => ({ repo: e.repo, why: 'excluded (--exclude)' })),
+    ...entries.filter((e) => !done.has(e.repo)).map((e) => ({ repo: e.repo, why: 'not in the --json files' })),
+  ];
+  if (timedOut.length > 0) notMeasured.push({ repo: `${timedOut.length} files Salt did not finish within its time limit`, why: timedOut.join(' ') });
+  printReport({ saltVersion: runs[0]?.saltVersion, trees, notMeasured, verbose: f.verbose });
+  process.exit(0);
+}
 
 const build = resolveBuild(f.buildDir);
 const [{ WorkerExecutor }, { renderLocalPillar }, calls] = await Promise.all([
@@ -160,6 +177,8 @@ try {
         else if (salt) files.push({ sls, file, salt, brine: await brineFile(ctx, sls) });
       }
       trees.push({ repo: entry.repo, commit: entry.commit, kind: entry.kind, files, of: filesOf(entry).length });
+      // written after each tree, so a long run interrupted keeps what it measured
+      if (f.json !== '') fs.writeFileSync(f.json, `${JSON.stringify({ saltVersion: cache.saltVersion, trees, timedOut }, null, 1)}\n`);
       process.stderr.write(`brine ${entry.repo}: ${files.length} files\n`);
     } finally {
       fs.rmSync(scratch, { recursive: true, force: true });
@@ -168,7 +187,6 @@ try {
 } finally {
   executor.close();
 }
-if (f.json !== '') fs.writeFileSync(f.json, `${JSON.stringify({ saltVersion: cache.saltVersion, trees }, null, 1)}\n`);
 const notMeasured = [
   ...excluded.map((e) => ({ repo: e.repo, why: `excluded (--exclude)` })),
   ...entries
