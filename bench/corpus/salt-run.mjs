@@ -2,13 +2,16 @@
 // Salt's source on PYTHONPATH against a minion config written for one laid-out tree. Nothing of
 // Salt's code is in this repository; --salt-src points at a checkout outside it.
 
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { track } from '../lib/cleanup.mjs';
 import { MINION_ID } from './brine-call.mjs';
 
 const DRIVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'salt-lowchunks.py');
+const ORACLE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'salt-oracle.py');
 
 /** Salt's minion config for a tree, masterless, everything it writes kept under `dir`. */
 function writeMinionConfig(dir, fileRoots, pillarRoots) {
@@ -58,4 +61,41 @@ export function writePythonShims(dir) {
   // looseversion is distutils' LooseVersion packaged apart; Python 3.11 still ships distutils
   fs.writeFileSync(path.join(dir, 'looseversion.py'), 'from distutils.version import LooseVersion  # noqa: F401\n');
   return dir;
+}
+
+/**
+ * Compiles (`state.show_sls`) and applies (`state.sls test=True`) `sls` names with Salt in one
+ * long-lived process (bench/salt-oracle.mjs). `onFile({sls, compile, apply})` is called as each
+ * file finishes, so an interrupted run keeps what it measured. Resolves to { version, grains }.
+ * The process runs in its own process group: a state's command Salt started is killed with it.
+ */
+export function saltOracleTree({ saltSrc, python, extraPath, dir, fileRoots, pillarRoots, sls, timeoutSeconds, onFile }) {
+  const configDir = writeMinionConfig(dir, fileRoots, pillarRoots);
+  // Salt's loader imports hundreds of modules per state run (pkg's mod_init looks a name up in
+  // all of them): without their bytecode cached, half of a run is Python compiling Salt's source
+  const { PYTHONDONTWRITEBYTECODE: _, ...env } = process.env;
+  const child = track(spawn(python, [ORACLE], { cwd: dir, detached: true, stdio: ['pipe', 'pipe', 'pipe'], env: { ...env, PYTHONPATH: [saltSrc, extraPath].join(path.delimiter) } }));
+  child.stdin.end(JSON.stringify({ config_dir: configDir, sls, timeout: timeoutSeconds }));
+  let head;
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+  });
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    const msg = JSON.parse(line);
+    if (head === undefined) head = msg;
+    else onFile(msg);
+  });
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+      if (code === 0 && head) resolve(head);
+      else reject(new Error(`Salt (${python} ${ORACLE}) ended with ${signal ?? `exit ${code}`}: ${stderr.split('\n').slice(-6).join(' | ')}`));
+    });
+  });
 }
