@@ -1,9 +1,42 @@
 // Salt's IP test filters (salt/utils/network.py is_ip, is_ipv4, is_ipv6): true when the value is an
 // address or an interface (address/prefix) of that version, as Python's ipaddress parses them.
 
-import { isIP } from 'node:net';
 import type { Filter } from './filters-jinja.js';
 import { isSafeString, PyError, str } from './py-values.js';
+
+// Rendering never imports node:net (only src/transport, src/modules and targeting do), so the
+// address grammar Python's ipaddress accepts is spelled out here.
+const IPV4 = /^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$/;
+const HEXTET = /^[0-9A-Fa-f]{1,4}$/;
+
+function isIpv6(text: string): boolean {
+  // a scope id (fe80::1%eth0) follows '%' and is not part of the address
+  const [addr = '', ...zone] = text.split('%');
+  if (zone.length > 1 || (zone.length === 1 && zone[0] === '')) return false;
+  // an embedded IPv4 address (::ffff:10.0.0.1) stands for the last two words
+  let words = addr;
+  const v4 = /^(.*:)([^:]*\.[^:]*)$/.exec(addr);
+  if (v4) {
+    if (!IPV4.test(v4[2]!)) return false;
+    words = `${v4[1]}0:0`;
+  }
+  const halves = words.split('::');
+  if (halves.length > 2) return false;
+  const parts = (h: string): string[] | undefined => {
+    if (h === '') return [];
+    const g = h.split(':');
+    return g.every((x) => HEXTET.test(x)) ? g : undefined;
+  };
+  const head = parts(halves[0]!);
+  const tail = halves.length === 2 ? parts(halves[1]!) : [];
+  if (head === undefined || tail === undefined) return false;
+  return halves.length === 1 ? head.length === 8 : head.length + tail.length < 8;
+}
+
+function isIP(text: string): number {
+  if (IPV4.test(text)) return 4;
+  return text.includes(':') && isIpv6(text) ? 6 : 0;
+}
 
 /** A dotted IPv4 mask Python accepts after '/': a netmask (ones then zeros) or a hostmask (zeros then ones). */
 function ipv4Mask(mask: string): boolean {
