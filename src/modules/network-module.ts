@@ -8,7 +8,7 @@ import net from 'node:net';
 import { BrineError } from '../util/errors.js';
 import { abortError } from './abort.js';
 import { checkName, runArgv, which } from './host-tools.js';
-import { inSubnet, interfaces, ipv4ToInt, isLoopback4, isPrivate4 } from './network-interfaces.js';
+import { type InterfaceData, inSubnet, interfaces, ipv4ToInt, isLoopback4, isPrivate4 } from './network-interfaces.js';
 import { withRetcode } from './retcode.js';
 import type { ExecContext, ModuleFunction } from './types.js';
 import { defineFunction, defineParams } from './define-function.js';
@@ -144,6 +144,19 @@ function calcNet(ip: string, netmask: string | undefined): string {
   return `${[n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.')}/${bits}`;
 }
 
+/**
+ * salt.utils.network._get_iface_info: one interface's data, or (Salt returns it as the function's
+ * value, not as an error) the message naming the interfaces that exist.
+ */
+function ifaceInfo(iface: string): InterfaceData | string {
+  const all = interfaces();
+  const data = all[iface];
+  if (data !== undefined) return data;
+  return `Interface "${iface}" not in available interfaces: "${Object.keys(all).join('", "')}"`;
+}
+
+const IFACE_PARAM = [{ name: 'iface', type: 'string', required: true, doc: 'interface name, e.g. eth0' }] as const;
+
 function ipAddrsFunction(name: string): ModuleFunction {
   return defineFunction({
     name,
@@ -200,6 +213,33 @@ export const networkFunctions: readonly ModuleFunction[] = [
       { name: 'netmask', type: 'string', doc: 'dotted netmask or prefix length' },
     ],
     run: (_ctx, a) => calcNet(a.named.ip_addr, a.named.netmask),
+  }),
+  defineFunction({
+    name: 'network.interface',
+    doc: "The IPv4 addresses of one interface as [{address, netmask, broadcast, label}] (Salt's 'inet'), or Salt's message when it does not exist.",
+    params: IFACE_PARAM,
+    run: (_ctx, a) => {
+      const info = ifaceInfo(a.named.iface);
+      return typeof info === 'string' ? info : (info.inet ?? '');
+    },
+  }),
+  defineFunction({
+    name: 'network.interface_ip',
+    doc: "The first IPv4 address of one interface ('' when it has none), or Salt's message when it does not exist.",
+    params: IFACE_PARAM,
+    run: (_ctx, a) => {
+      const info = ifaceInfo(a.named.iface);
+      return typeof info === 'string' ? info : (info.inet?.[0]?.address ?? '');
+    },
+  }),
+  defineFunction({
+    name: 'network.hw_addr',
+    doc: "The MAC address of one interface, or Salt's message when it does not exist.",
+    params: IFACE_PARAM,
+    run: (_ctx, a) => {
+      const info = ifaceInfo(a.named.iface);
+      return typeof info === 'string' ? info : (info.hwaddr ?? '');
+    },
   }),
   ipAddrsFunction('network.ip_addrs'),
   ipAddrsFunction('network.ipaddrs'),

@@ -112,6 +112,13 @@ async function unitFiles(fun: string, state?: 'enabled' | 'disabled'): Promise<s
   return [...new Set(names.filter((n) => n !== '' && !n.endsWith('@')))].sort();
 }
 
+/** Salt's systemd_service.systemctl_reload: its error carries systemctl's output. */
+async function daemonReload(fun: string): Promise<boolean> {
+  const r = await runArgv(fun, ['systemctl', '--system', 'daemon-reload']);
+  if (r.retcode !== 0) throw new BrineError('EXEC_FAILED', `${fun}: Problem performing systemctl daemon-reload: ${tail(r.stdout) || tail(r.stderr)}`);
+  return true;
+}
+
 const NAME = defineParam({ name: 'name', type: 'string', required: true, doc: "service name, e.g. 'nginx' (a systemd unit or an /etc/init.d script)" });
 const NO_BLOCK = defineParam({ name: 'no_block', type: 'bool', default: false, doc: 'do not wait for the job to finish (systemctl --no-block; systemd only)' });
 const SIG = defineParam({ name: 'sig', type: 'string', doc: "without systemd: a regular expression looked for in ps instead of asking the init script (Salt's status.pid)" });
@@ -194,6 +201,14 @@ export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunctio
     fn('service.get_disabled', 'The services that do not start at boot, sorted.', [], {
       systemd: () => unitFiles('service.get_disabled', 'disabled'),
       debian: (d) => d.getDisabled('service.get_disabled'),
+    }),
+    fn('service.systemctl_reload', "Reload systemd's unit files (systemctl --system daemon-reload); true on success.", [], {
+      systemd: () => daemonReload('service.systemctl_reload'),
+      // Salt's debian_service has no systemctl_reload: there the function is unavailable
+      debian: () => {
+        requireSystemd('service.systemctl_reload', marker);
+        return Promise.resolve(true);
+      },
     }),
     defineFunction({
       name: 'service.offline',

@@ -54,7 +54,7 @@ function isMapping(x: unknown): x is Record<string, unknown> {
 }
 
 const ONLY_LOCAL =
-  "brine renders pillar with the functions a template answers itself only: grains.get, grains.filter_by, pillar.get, config.get (from the minion's grains and the pillar so far) and the data functions slsutil.*, defaults.merge/update/deepcopy, file.dirname/basename/join/normpath, grains.equals/has_value, config.option, status.time, log.*";
+  "brine renders pillar with the functions a template answers itself only: grains.get, grains.filter_by, pillar.get, config.get (from the minion's grains and the pillar so far) and the data functions slsutil.*, defaults.merge/update/deepcopy, file.dirname/basename/join/normpath, grains.equals/has_value, config.option, status.time, log.*, pillar.file_exists";
 
 class Compilation {
   readonly errors: string[] = [];
@@ -84,12 +84,26 @@ class Compilation {
         ...slsVariables(sls, relPath),
         ...extra,
       },
-      callFunction: (fun) => {
+      callFunction: (fun, args, kwargs) => {
+        if (fun === 'pillar.file_exists') return this.fileExists(source, args, kwargs);
         throw new BrineError('RENDER_FAILED', `${source}: salt['${fun}'] cannot run in a pillar SLS: ${ONLY_LOCAL}`);
       },
       loadFile: (name) => this.source.read(name, env)?.text,
       ...(this.opts.gpg ? { gpg: this.opts.gpg } : {}),
     });
+  }
+
+  /**
+   * Salt's pillar.file_exists(path, saltenv=None), which pillar top files use to include an
+   * optional SLS (secrets.sls): true when a pillar_roots directory of the environment (of every
+   * environment without saltenv; none for an unknown one) holds that file.
+   */
+  fileExists(source: string, args: unknown[], kwargs: Record<string, unknown>): boolean {
+    const relPath = args[0] ?? kwargs.path;
+    const saltenv = args[1] ?? kwargs.saltenv ?? null;
+    if (typeof relPath !== 'string' || relPath === '') throw new BrineError('RENDER_FAILED', `${source}: salt['pillar.file_exists'] takes a path relative to pillar_roots, e.g. 'secrets.sls'`);
+    const envs = saltenv === null ? this.source.envs() : this.source.envs().filter((e) => e === saltenv);
+    return envs.some((env) => this.source.read(relPath, env) !== undefined);
   }
 
   label(relPath: string, env: string): string {

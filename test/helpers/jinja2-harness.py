@@ -387,7 +387,23 @@ def is_iter(thing, ignore=(str,)):
         return False
 
 
+def is_ipv(ip, version):
+    # salt.utils.network._is_ipv without options: an address or an interface (address/prefix)
+    import ipaddress
+    try:
+        obj = ipaddress.ip_address(ip)
+    except ValueError:
+        try:
+            obj = ipaddress.ip_interface(ip)
+        except ValueError:
+            return False
+    return obj.version == version
+
+
 SALT_FILTERS = {
+    "is_ip": lambda ip: is_ipv(ip, 4) or is_ipv(ip, 6),
+    "is_ipv4": lambda ip: is_ipv(ip, 4),
+    "is_ipv6": lambda ip: is_ipv(ip, 6),
     "is_list": lambda v: isinstance(v, list),
     "is_iter": is_iter,
     "to_num": to_num,

@@ -181,21 +181,27 @@ export class BrineCompiler extends ExpressionCompiler {
     this._emit(`var ${arr} = `);
     this.pos(node);
     this._emitLine(`env.brine.iter(${arrValue}));`);
-    const ids = targets.map(() => this._tmpid());
-    const bind = (value: string): void => {
-      if (targets.length === 1) this._emitLine(`var ${ids[0]} = ${value};`);
+    // a target is a name or (Jinja2's nested unpacking, `for k, (a, b) in ...`) a nodes.Array of targets
+    const bindTargets = (list: Any[], value: string): void => {
+      const ids = list.map(() => this._tmpid());
+      if (list.length === 1) this._emitLine(`var ${ids[0]} = ${value};`);
       else {
         const parts = this._tmpid();
-        this._emitLine(`var ${parts} = (lineno = ${node.lineno + 1}, env.brine.unpack(${value}, ${targets.length}));`);
+        this._emitLine(`var ${parts} = (lineno = ${node.lineno + 1}, env.brine.unpack(${value}, ${list.length}));`);
         ids.forEach((id, k) => {
           this._emitLine(`var ${id} = ${parts}[${k}];`);
         });
       }
-      targets.forEach((t, k) => {
+      list.forEach((t, k) => {
+        if (t instanceof nodes.Array) {
+          bindTargets(t.children, ids[k]!);
+          return;
+        }
         this._emitLine(`frame.set(${js(t.value)}, ${ids[k]});`);
         frame.set(t.value, ids[k]);
       });
     };
+    const bind = (value: string): void => bindTargets(targets, value);
     if (node.filter) {
       // Jinja2's loop filter runs before the loop: loop.index and loop.length count kept items only
       this._emitLine(`var ${items} = [];`);

@@ -9,6 +9,7 @@ import { traverse } from './salt-layer.js';
 import { jsonDumps, yamlDquote, yamlEncode, yamlSquote } from './serialize.js';
 import { yamlDump } from './yaml-emitter.js';
 import { binop } from './py-ops.js';
+import { IP_FILTERS } from './filters-ip.js';
 import { recordKeyOrder } from './digit-key-order.js';
 import { cmp, contains, eq, isDict, isSafeString, isTuple, iter, len, mkFloat, num, PyError, PyFloat, str, truthy, tuple, typeName } from './py-values.js';
 
@@ -99,6 +100,7 @@ function zipItems(args: unknown[], longest: boolean, fill: unknown): unknown[] {
 }
 
 export const SALT_FILTERS: Record<string, Filter> = {
+  ...IP_FILTERS,
   // Salt 3005's itertools filters (salt/utils/jinja.py): Python's iterators, printed only through |list
   zip: (args) => zipItems(args, false, null),
   zip_longest: (args, kw) => zipItems(args, true, Object.hasOwn(kw, 'fillvalue') ? kw.fillvalue : null),

@@ -281,17 +281,28 @@ export class BrineParser extends ParserBase {
     return node;
   }
 
-  /** One or more assignment targets: `a`, `a, b`, `(a, b)`. */
+  /**
+   * One or more assignment targets: `a`, `a, b`, `(a, b)`; as in Jinja2 a target may itself be a
+   * parenthesised tuple (`for k, (x, y) in d.items()`), kept as a nodes.Array of its targets.
+   */
   parseTargets(): Any[] {
     const out: Any[] = [];
-    const paren = this.skip(lexer.TOKEN_LEFT_PAREN);
     do {
-      const t = this.nextToken();
+      const t = this.peekToken();
+      if (t?.type === lexer.TOKEN_LEFT_PAREN) {
+        this.nextToken();
+        const nested = new nodes.Array(t.lineno, t.colno);
+        for (const child of this.parseTargets()) nested.addChild(child);
+        if (!this.skip(lexer.TOKEN_RIGHT_PAREN)) this.fail('expected ) after loop variables', t.lineno, t.colno);
+        out.push(nested);
+        continue;
+      }
+      this.nextToken();
       if (!t || t.type !== lexer.TOKEN_SYMBOL) this.fail('expected a variable name', t?.lineno, t?.colno);
       out.push(new nodes.Symbol(t.lineno, t.colno, t.value));
-    } while (this.skip(lexer.TOKEN_COMMA) && this.peekToken().type === lexer.TOKEN_SYMBOL);
-    if (paren && !this.skip(lexer.TOKEN_RIGHT_PAREN)) this.fail('expected ) after loop variables');
-    return out;
+    } while (this.skip(lexer.TOKEN_COMMA) && [lexer.TOKEN_SYMBOL, lexer.TOKEN_LEFT_PAREN].includes(this.peekToken().type));
+    // `for (a, b) in` is `for a, b in`
+    return out.length === 1 && out[0] instanceof nodes.Array ? out[0].children : out;
   }
 
   /** An expression that may be an unparenthesised tuple (`1, 2`), as on the right of `set` or `in`. */

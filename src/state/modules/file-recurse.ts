@@ -98,7 +98,7 @@ export const fileRecurse = defineState({
     { name: 'defaults', type: 'map', doc: 'default template variables' },
     { name: 'include_pat', type: 'any', doc: "only files matching this glob (or 'E@regex'), or any of a list of them" },
     { name: 'exclude_pat', type: 'any', doc: "skip files matching this glob (or 'E@regex'), or any of a list of them; with clean they are kept" },
-    { name: 'makedirs', type: 'bool', default: false, doc: 'create missing parents of name' },
+    { name: 'makedirs', type: 'bool', default: false, doc: 'accepted; as in Salt (makedirs_perms) missing parents of name are always created' },
     { name: 'backup', type: 'string', default: '', doc: "'minion': keep replaced files under cachedir/file_backup" },
     // As file.directory: declared so that clean keeps what the state requires.
     { name: 'require', type: 'any', doc: 'with clean: the files (and directories) listed here are kept' },
@@ -130,9 +130,6 @@ export const fileRecurse = defineState({
 
       const top = await stat(name).catch(() => undefined);
       if (top && !top.isDirectory()) return failed(name, `${name} exists and is not a directory; remove it first`);
-      if (!top && !a.makedirs && !(await stat(path.dirname(name)).catch(() => undefined))) {
-        return failed(name, `No directory to create ${name} in; set makedirs: True or create ${path.dirname(name)} first`);
-      }
       // Every file is fetched and rendered before anything is written: a template error leaves
       // the directory as it was.
       const wanted: { dest: string; contents: Buffer; perms: ResolvedPerms }[] = [];

@@ -2,12 +2,11 @@
 // gone is success, an existing target is kept unless force, a symlink moves as a symlink.
 
 import { lstat, mkdir, readlink, rename, rm, stat, symlink, unlink } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { defineState } from '../types.js';
 import { checkAbsolute, errorText, failed, succeed } from './file-result.js';
+import { expandUser } from './expand-user.js';
 
-const expandUser = (p: string): string => (p === '~' || p.startsWith('~/') ? path.join(os.homedir(), p.slice(1)) : p);
 const exists = async (p: string): Promise<boolean> => (await lstat(p).catch(() => undefined)) !== undefined;
 
 /** shutil.move: rename, or copy-and-delete across file systems. */

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { BrineError } from '../../util/errors.js';
 import type { StateResult } from '../types.js';
+import { expandUser } from './expand-user.js';
 
 /** Salt's suffix on a test=True file report: other states may still change the outcome. */
 export const TEST_NOTE = '\nNote: No changes made, actual changes may\nbe different due to other states.';
@@ -35,6 +36,8 @@ export function errorText(err: unknown): string {
  */
 export function checkAbsolute(raw: string, what = 'file'): { path: string } | { error: string } {
   if (raw.includes('\0')) return { error: `The ${what} path contains a NUL character` };
-  if (!path.isAbsolute(raw)) return { error: `Specified ${what} ${raw} is not an absolute path; give the full path starting with '/'` };
-  return { path: path.normalize(raw).replace(/(.)\/$/, '$1') };
+  // Salt's file states start with os.path.expanduser(name): `~/x`, `~deploy/.bashrc`
+  const expanded = expandUser(raw);
+  if (!path.isAbsolute(expanded)) return { error: `Specified ${what} ${raw} is not an absolute path; give the full path starting with '/'` };
+  return { path: path.normalize(expanded).replace(/(.)\/$/, '$1') };
 }

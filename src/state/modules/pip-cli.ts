@@ -2,7 +2,7 @@
 // (`bin_env` a virtualenv directory or a pip program; otherwise python3 -m pip), the install
 // command line built from the state's arguments, and `pip list` / `pip freeze` read back.
 
-import { existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { resolveRunas } from '../../modules/cmd-module.js';
 import { which } from '../../modules/host-tools.js';
@@ -17,18 +17,34 @@ export interface PipOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** The argv prefix that runs pip, or an error naming what is missing. */
+const executable = (p: string): boolean => {
+  try {
+    accessSync(p, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The argv prefix that runs pip, or Salt's error (salt/modules/pip.py _get_pip_bin): a virtualenv
+ * directory runs its python (`python`, `bin/python` or `Scripts/python`) with -m pip; an
+ * executable file runs as -m pip when its name holds "python", else as pip itself.
+ */
 export function pipCommand(binEnv: string | undefined): string[] | { error: string } {
   if (binEnv) {
     if (statSync(binEnv, { throwIfNoEntry: false })?.isDirectory()) {
+      for (const py of ['python', 'bin/python', 'Scripts/python'].map((rel) => path.join(binEnv, rel))) {
+        if (statSync(py, { throwIfNoEntry: false })?.isFile() && executable(py)) return [path.normalize(py), '-m', 'pip'];
+      }
+      // a directory holding only a pip program (no python) still works in brine
       const pip = path.join(binEnv, 'bin', 'pip');
       if (existsSync(pip)) return [pip];
-      const py = path.join(binEnv, 'bin', 'python');
-      if (existsSync(py)) return [py, '-m', 'pip'];
       return { error: `Could not find a pip binary in virtualenv ${binEnv}` };
     }
-    if (existsSync(binEnv)) return [binEnv];
-    return { error: `Could not find a pip binary at ${binEnv}; give a virtualenv directory or the path of a pip program in bin_env` };
+    if (!executable(binEnv)) return { error: `Access denied to ${binEnv}, could not find a pip binary` };
+    if (!statSync(binEnv).isFile()) return { error: `Could not find a pip binary within ${binEnv}` };
+    return path.basename(binEnv).includes('python') ? [path.normalize(binEnv), '-m', 'pip'] : [path.normalize(binEnv)];
   }
   const python = which('python3') ?? which('python');
   if (!python) return { error: 'Neither python3 nor pip is installed on this minion; install python3-pip first (pkg.installed: python3-pip)' };

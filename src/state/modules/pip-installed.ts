@@ -117,7 +117,8 @@ export const pipInstalled = defineState({
     const ret = (result: boolean | null, comment: string, changes: Record<string, unknown> = {}): StateResult => ({ name, result, comment, changes });
     const binEnv = a.bin_env ?? a.pip_bin ?? a.env;
     const pip = await PipRunner.open({ fun: 'pip.installed', binEnv, user: a.user, cwd: a.cwd, envVars: a.env_vars, signal: ctx.exec.signal });
-    if ('error' in pip) return ret(false, pip.error);
+    // Salt: "Error installing '<name>': <pip.version's error>"
+    if ('error' in pip) return ret(false, `Error installing '${a.name}': ${pip.error}`);
     const byFile = Boolean(a.requirements || a.editable);
     // salt:// requirements files are fetched first (Salt's pip.install caches them).
     let requirements: unknown = a.requirements;

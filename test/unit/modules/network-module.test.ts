@@ -155,3 +155,23 @@ describe('network.interfaces and network.ip_addrs', () => {
     assert.equal((await run('network.ip_addrs', [], { cidr: 'nonsense' })).error?.code, 'BAD_ARGUMENTS');
   });
 });
+
+describe('network.interface, network.interface_ip and network.hw_addr (Salt: an unknown interface is a message, not an error)', () => {
+  it('answers for the loopback from the kernel, and names the existing interfaces for an unknown one', async () => {
+    assert.equal((await run('network.interface_ip', ['lo'])).return, '127.0.0.1');
+    const inet = (await run('network.interface', ['lo'])).return as { address: string; netmask: string; label: string }[];
+    assert.deepEqual(
+      inet.map((i) => [i.address, i.netmask, i.label]),
+      [['127.0.0.1', '255.0.0.0', 'lo']],
+    );
+    assert.equal((await run('network.hw_addr', ['lo'])).return, fs.readFileSync('/sys/class/net/lo/address', 'utf8').trim());
+    const names = fs.readdirSync('/sys/class/net');
+    for (const fun of ['network.interface', 'network.interface_ip', 'network.hw_addr']) {
+      const res = await run(fun, ['nosuch0']);
+      assert.equal(res.error, undefined, fun);
+      const msg = String(res.return);
+      assert.match(msg, /^Interface "nosuch0" not in available interfaces: "/, fun);
+      for (const n of names) assert.ok(msg.includes(`"${n}"`), `${fun} names ${n}`);
+    }
+  });
+});

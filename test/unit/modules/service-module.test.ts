@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createDefaultRegistry, createServiceFunctions, ModuleRegistry } from '../../../src/modules/index.js';
 import { makeCtx } from './context.js';
 
@@ -63,5 +65,32 @@ describe('service arguments', () => {
       assert.equal(res.error?.code, 'BAD_ARGUMENTS', name);
     }
     assert.equal((await r.call('service.start', ['ngin*'], {}, makeCtx())).error?.code, 'BAD_ARGUMENTS', 'a glob is only for status');
+  });
+});
+
+describe('service.systemctl_reload (os-autoinst trees call it through module.run, issue 22)', () => {
+  it("runs `systemctl --system daemon-reload` under systemd and carries systemctl's output when it fails; without systemd it says so", async (t) => {
+    const dir = fs.mkdtempSync(`${os.tmpdir()}/brine-systemctl-`);
+    const savedPath = process.env.PATH;
+    t.after(() => {
+      process.env.PATH = savedPath;
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    // a stand-in systemctl that records its argv and fails when asked to
+    fs.writeFileSync(path.join(dir, 'systemctl'), `#!/bin/sh\necho "$@" >> "${dir}/argv"\nif [ -e "${dir}/fail" ]; then echo "Failed to reload daemon: Access denied"; exit 1; fi\n`, { mode: 0o755 });
+    process.env.PATH = `${dir}:${savedPath}`;
+    const booted = new ModuleRegistry();
+    booted.registerAll(createServiceFunctions({ systemdMarker: '/' }));
+    assert.equal((await booted.call('service.systemctl_reload', [], {}, makeCtx())).return, true);
+    assert.equal(fs.readFileSync(path.join(dir, 'argv'), 'utf8'), '--system daemon-reload\n');
+    fs.writeFileSync(path.join(dir, 'fail'), '');
+    const failed = await booted.call('service.systemctl_reload', [], {}, makeCtx());
+    assert.equal(failed.error?.code, 'EXEC_FAILED');
+    assert.match(String(failed.error?.message), /Problem performing systemctl daemon-reload: Failed to reload daemon: Access denied/);
+    const initScripts = new ModuleRegistry();
+    initScripts.registerAll(createServiceFunctions({ systemdMarker: '/nonexistent/brine/systemd' }));
+    const none = await initScripts.call('service.systemctl_reload', [], {}, makeCtx({ grainsData: { id: 'web1', os: 'Debian', os_family: 'Debian' } }));
+    assert.equal(none.error?.code, 'EXEC_FAILED');
+    assert.match(String(none.error?.message), /systemd is not running on this host/);
   });
 });

@@ -103,6 +103,29 @@ describe('compilePillar', () => {
     assert.match(r.errors[2]!, /cmd\.run.*cannot run in a pillar SLS/);
   });
 
+  it("pillar.file_exists in a top file includes an optional SLS only when pillar_roots has it (petrows' secrets.sls, issue 22)", async () => {
+    const top = "base:\n  '*':\n    - common\n{% if salt['pillar.file_exists']('secrets.sls') %}\n    - secrets\n{% endif %}\n";
+    const files = { 'top.sls': top, 'common.sls': 'a: 1\n' };
+    const without = await compilePillar(memoryPillarSource({ base: files }), web, opts);
+    assert.deepEqual(without.errors, []);
+    assert.deepEqual(without.pillar, { a: 1 });
+    const withSecrets = await compilePillar(memoryPillarSource({ base: { ...files, 'secrets.sls': 'password: s3cret\n' } }), web, opts);
+    assert.deepEqual(withSecrets.errors, []);
+    assert.deepEqual(withSecrets.pillar, { a: 1, password: 's3cret' });
+    // saltenv narrows the search to one environment; an unknown one has no files
+    const envs = memoryPillarSource({
+      base: {
+        'top.sls': "base:\n  '*':\n    - common\n",
+        'common.sls':
+          "in_base: {{ salt['pillar.file_exists']('x.sls', 'base') }}\nin_dev: {{ salt['pillar.file_exists']('x.sls', saltenv='dev') }}\nnowhere: {{ salt['pillar.file_exists']('x.sls', 'nosuch') }}\nany: {{ salt['pillar.file_exists']('x.sls') }}\n",
+      },
+      dev: { 'x.sls': 'x: 1\n' },
+    });
+    const r = await compilePillar(envs, web, opts);
+    assert.deepEqual(r.errors, []);
+    assert.deepEqual(r.pillar, { in_base: false, in_dev: true, nowhere: false, any: true });
+  });
+
   it('an include cycle terminates', async () => {
     const t = memoryPillarSource({ base: { 'top.sls': "base:\n  '*':\n    - a\n", 'a.sls': 'include: [b]\na: 1\n', 'b.sls': 'include: [a]\nb: 1\n' } });
     const r = await compilePillar(t, web, opts);

@@ -40,6 +40,18 @@ describe('file.recurse', () => {
     assert.deepEqual(snapshot(dir), before_);
   });
 
+  it("a target whose parents are missing is no error: test=True reports it, the run creates them (Salt's makedirs_perms; tdf's nginx includes, issue 22)", async () => {
+    const target = p('missing/parent/includes');
+    const t = await runState(fileRecurse, { name: target, source: 'salt://app/conf.d', exclude_pat: '*.tmp' }, { files, test: true });
+    assert.equal(t.result, null, t.comment);
+    assert.deepEqual(t.changes[target], { [target]: { directory: 'new' } });
+    assert.equal(fs.existsSync(p('missing')), false);
+    const r = await runState(fileRecurse, { name: target, source: 'salt://app/conf.d', exclude_pat: '*.tmp' }, { files });
+    assert.equal(r.result, true, r.comment);
+    assert.equal(fs.readFileSync(path.join(target, 'sub', 'b.conf'), 'utf8'), 'b\n');
+    fs.rmSync(p('missing'), { recursive: true, force: true });
+  });
+
   it('mirrors the files with file_mode, then reports no changes', async () => {
     const args = { name: p('conf.d'), source: 'salt://app/conf.d', file_mode: '0640', dir_mode: '0750', exclude_pat: '*.tmp' };
     const r = await runState(fileRecurse, args, { files });

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseRequirement } from '../../../src/state/modules/pip-installed.js';
+import { pipCommand } from '../../../src/state/modules/pip-cli.js';
 import { pipInstalled } from '../../../src/state/modules/pip-installed.js';
 import { virtualenvManaged } from '../../../src/state/modules/virtualenv-managed.js';
 import { DirFileClient, runState, tempDir } from './file-fixture.js';
@@ -134,5 +135,41 @@ describe('virtualenv.managed and pip.installed', () => {
     assert.deepEqual(r.changes, { new: '', packages: { new: ['brinedemo2==0.5'], old: '' } });
     const again = await runState(virtualenvManaged, { name: env2, requirements: req });
     assert.deepEqual(again, { name: env2, result: true, changes: {}, comment: 'virtualenv exists' });
+  });
+});
+
+describe("pip's bin_env as Salt's _get_pip_bin reads it (REMnux: bin_env: /usr/bin/python3, issue 22)", () => {
+  it("a python program runs as `-m pip`, a pip program as itself, a virtualenv by its python; a missing one is Salt's error", () => {
+    const d = tempDir('brine-pipbin-');
+    try {
+      const py = path.join(d, 'python3.11');
+      const pip = path.join(d, 'pip3');
+      for (const f of [py, pip]) fs.writeFileSync(f, '#!/bin/sh\n', { mode: 0o755 });
+      assert.deepEqual(pipCommand(py), [py, '-m', 'pip']);
+      assert.deepEqual(pipCommand(pip), [pip]);
+      const env = path.join(d, 'env');
+      fs.mkdirSync(path.join(env, 'bin'), { recursive: true });
+      assert.deepEqual(pipCommand(env), { error: `Could not find a pip binary in virtualenv ${env}` });
+      fs.writeFileSync(path.join(env, 'bin', 'python'), '#!/bin/sh\n', { mode: 0o755 });
+      assert.deepEqual(pipCommand(env), [path.join(env, 'bin', 'python'), '-m', 'pip']);
+      const gone = path.join(d, 'venv-not-yet', 'bin', 'python3');
+      assert.deepEqual(pipCommand(gone), { error: `Access denied to ${gone}, could not find a pip binary` });
+    } finally {
+      fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it("pip.installed with bin_env a real python3 asks that python's pip; a virtualenv not created yet fails as in Salt", async () => {
+    const python = execFileSync('sh', ['-c', 'command -v python3'], { encoding: 'utf8' }).trim();
+    const t = await runState(pipInstalled, { name: 'pip', bin_env: python }, { test: true });
+    assert.equal(t.result, true, t.comment);
+    assert.match(t.comment, /^Python package pip was already installed/);
+    const gone = path.join(dir, 'not-created', 'bin', 'python3');
+    assert.deepEqual(await runState(pipInstalled, { name: 'cffi', bin_env: gone }, { test: true }), {
+      name: 'cffi',
+      result: false,
+      changes: {},
+      comment: `Error installing 'cffi': Access denied to ${gone}, could not find a pip binary`,
+    });
   });
 });
