@@ -9,6 +9,7 @@ import { fileStateFunctions } from './file-states.js';
 import { gemInstalled } from './gem-installed.js';
 import { gitStates } from './git-states.js';
 import { hostStates } from './host-states.js';
+import { iniStates } from './ini-states.js';
 import { npmInstalled, npmRemoved } from './npm-installed.js';
 import { pythonStates } from './python-states.js';
 import { sshStates } from './ssh-states.js';
@@ -27,6 +28,7 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   ...sshStates,
   ...stateconfStates,
   ...hostStates,
+  ...iniStates,
   ...aliasStates,
   environSetenv,
   npmInstalled,
