@@ -7,6 +7,7 @@ import { environSetenv } from './environ-setenv.js';
 import { externalStateFunctions } from './external/index.js';
 import { fileStateFunctions } from './file-states.js';
 import { gemInstalled } from './gem-installed.js';
+import { gemRemovalStates } from './gem-removed.js';
 import { gitStates } from './git-states.js';
 import { hostStates } from './host-states.js';
 import { iniStates } from './ini-states.js';
@@ -34,6 +35,7 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   npmInstalled,
   npmRemoved,
   gemInstalled,
+  ...gemRemovalStates,
   supervisordRunning,
   supervisordDead,
   ...externalStateFunctions,
