@@ -133,34 +133,28 @@ async function optionsAbsent(ctx: StateContext, name: string, sections: unknown,
   return ret;
 }
 
+/** The test=True answer of sections_present/absent: a line per section, None if one would change. */
+async function sectionsForecast(ctx: StateContext, name: string, sep: string, wanted: string[], line: (has: boolean, s: string) => [string, boolean]): Promise<StateResult> {
+  const cur = await ini<Data>(ctx, 'get_ini', name, sep);
+  const ret: StateResult = { name, result: true, changes: {}, comment: '' };
+  for (const s of wanted) {
+    const [text, changes] = line(Object.hasOwn(cur, s), s);
+    ret.comment += `${text}\n`;
+    if (changes) ret.result = null;
+  }
+  return { ...ret, comment: ret.comment || 'No changes detected.' };
+}
+
 async function sectionsPresent(ctx: StateContext, name: string, sections: unknown, sep: string): Promise<StateResult> {
   const wanted = keysOf(sections);
-  if (ctx.test) {
-    const cur = await ini<Data>(ctx, 'get_ini', name, sep);
-    const ret: StateResult = { name, result: true, changes: {}, comment: '' };
-    for (const s of wanted) {
-      const has = Object.hasOwn(cur, s);
-      ret.comment += has ? `Section unchanged ${s}.\n` : `Created new section ${s}.\n`;
-      if (!has) ret.result = null;
-    }
-    return { ...ret, comment: ret.comment || 'No changes detected.' };
-  }
+  if (ctx.test) return sectionsForecast(ctx, name, sep, wanted, (has, s) => (has ? [`Section unchanged ${s}.`, false] : [`Created new section ${s}.`, true]));
   const changes = await ini<Data>(ctx, 'set_option', name, Object.fromEntries(wanted.map((s) => [s, {}])), sep);
   return { name, result: true, changes, comment: 'Changes take effect' };
 }
 
 async function sectionsAbsent(ctx: StateContext, name: string, sections: unknown, sep: string): Promise<StateResult> {
   const wanted = keysOf(sections);
-  if (ctx.test) {
-    const cur = await ini<Data>(ctx, 'get_ini', name, sep);
-    const ret: StateResult = { name, result: true, changes: {}, comment: '' };
-    for (const s of wanted) {
-      const has = Object.hasOwn(cur, s);
-      ret.comment += has ? `Deleted section ${s}.\n` : `Section ${s} does not exist.\n`;
-      if (has) ret.result = null;
-    }
-    return { ...ret, comment: ret.comment || 'No changes detected.' };
-  }
+  if (ctx.test) return sectionsForecast(ctx, name, sep, wanted, (has, s) => (has ? [`Deleted section ${s}.`, true] : [`Section ${s} does not exist.`, false]));
   const ret: StateResult = { name, result: true, changes: {}, comment: 'No anomaly detected' };
   for (const s of wanted) {
     const removed = await ini<Data | null>(ctx, 'remove_section', name, s, sep);
