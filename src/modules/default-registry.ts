@@ -13,6 +13,7 @@ import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
 import { grainsSetFunctions } from './grains-set-module.js';
 import { httpFunctions } from './http-module.js';
+import { iniFunctions } from './ini-module.js';
 import { localeFunctions } from './locale-module.js';
 import { mineFunctions } from './mine-module.js';
 import { mountFunctions } from './mount-module.js';
@@ -71,6 +72,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(cronEnvFunctions);
   registry.registerAll(timezoneFunctions);
   registry.registerAll(localeFunctions);
+  registry.registerAll(iniFunctions);
   registry.registerAll(networkRouteFunctions);
   registry.registerAll(dnsutilFunctions);
   registry.registerAll(httpFunctions);

@@ -9,12 +9,12 @@ import { findUser, readPasswd } from '../../modules/user-db.js';
 import { defineState, type StateFunction, type StateResult } from '../types.js';
 import { failingSoftly, stateResult } from './state-result.js';
 
-interface GemArgs {
+export interface GemArgs {
   gem_bin?: string;
   user?: string;
 }
 
-async function gem(args: string[], o: GemArgs): Promise<string> {
+export async function gem(args: string[], o: GemArgs): Promise<string> {
   const bin = o.gem_bin ?? 'gem';
   if (!o.gem_bin && !which('gem')) throw new Error('gem is not installed on this minion; install Ruby first (pkg.installed: ruby)');
   let ids: { uid?: number; gid?: number } = {};
@@ -30,7 +30,7 @@ async function gem(args: string[], o: GemArgs): Promise<string> {
 }
 
 /** Salt's gem.list: name -> versions, from `gem list <prefix>` lines `name (1.2, default: 1.1)`. */
-async function listGems(name: string, o: GemArgs): Promise<Map<string, string[]>> {
+export async function listGems(name: string, o: GemArgs): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   for (const line of (await gem(['list', name], o)).split('\n')) {
     const m = /^([^ ]+) \((.+)\)/.exec(line);

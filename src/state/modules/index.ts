@@ -7,8 +7,10 @@ import { environSetenv } from './environ-setenv.js';
 import { externalStateFunctions } from './external/index.js';
 import { fileStateFunctions } from './file-states.js';
 import { gemInstalled } from './gem-installed.js';
+import { gemRemovalStates } from './gem-removed.js';
 import { gitStates } from './git-states.js';
 import { hostStates } from './host-states.js';
+import { iniStates } from './ini-states.js';
 import { npmInstalled, npmRemoved } from './npm-installed.js';
 import { pythonStates } from './python-states.js';
 import { sshStates } from './ssh-states.js';
@@ -27,11 +29,13 @@ export const builtinStateFunctions: readonly StateFunction[] = [
   ...sshStates,
   ...stateconfStates,
   ...hostStates,
+  ...iniStates,
   ...aliasStates,
   environSetenv,
   npmInstalled,
   npmRemoved,
   gemInstalled,
+  ...gemRemovalStates,
   supervisordRunning,
   supervisordDead,
   ...externalStateFunctions,

@@ -3,6 +3,7 @@
 
 import { defineParams } from '../../modules/index.js';
 import { defineState, type StateContext, type StateFunction, type StateResult } from '../types.js';
+import { checkPillarState } from './test-check-pillar.js';
 
 const NAME = defineParams([{ name: 'name', type: 'string', required: true, doc: 'the state name' }]);
 const PRETEND = { testing: { old: 'Unchanged', new: 'Something pretended to change' } };
@@ -82,4 +83,5 @@ export const testStateFunctions: readonly StateFunction[] = [
   fixed('nop', 'Do nothing and succeed (a placeholder for requisites).', false, true),
   configurable,
   showNotification,
+  checkPillarState,
 ];

@@ -8,11 +8,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { gemInstalled } from '../../../src/state/modules/gem-installed.js';
+import { gemRemovalStates } from '../../../src/state/modules/gem-removed.js';
+import type { StateFunction } from '../../../src/state/index.js';
 import { runState, tempDir } from './file-fixture.js';
 
 let dir: string;
 let gemFile: string;
-const saved = { GEM_HOME: process.env.GEM_HOME, GEM_PATH: process.env.GEM_PATH, PATH: process.env.PATH };
+const saved = { GEM_HOME: process.env.GEM_HOME, GEM_PATH: process.env.GEM_PATH, PATH: process.env.PATH, HOME: process.env.HOME };
+const [gemRemoved, sourcesAdd, sourcesRemove] = gemRemovalStates as [StateFunction, StateFunction, StateFunction];
 const hasGem = (() => {
   try {
     execFileSync('gem', ['--version'], { stdio: 'ignore' });
@@ -35,6 +38,8 @@ before(() => {
   gemFile = path.join(dir, 'brine-demo-1.2.0.gem');
   process.env.GEM_HOME = path.join(dir, 'home');
   process.env.GEM_PATH = path.join(dir, 'home');
+  // gem sources edits ~/.gemrc: keep it in the temp dir
+  process.env.HOME = dir;
 });
 after(() => {
   for (const [k, v] of Object.entries(saved)) {
@@ -70,6 +75,31 @@ describe('gem.installed', { skip: !hasGem && 'gem is not installed (Debian packa
     assert.deepEqual(r.changes, {});
     assert.match(r.comment, /missing-9\.9\.9|Could not find/);
   });
+
+  it('gem.removed: test=True says it would remove; then uninstalls every version; then nothing to do', async () => {
+    await runState(gemInstalled, { name: gemFile });
+    assert.deepEqual(await runState(gemRemoved, { name: 'brine-demo' }, { test: true }), {
+      name: 'brine-demo',
+      result: null,
+      changes: {},
+      comment: 'The gem brine-demo would have been removed',
+    });
+    const gemDir = path.join(dir, 'home', 'gems', 'brine-demo-1.2.0');
+    assert.ok(fs.existsSync(gemDir));
+    assert.deepEqual(await runState(gemRemoved, { name: 'brine-demo' }), { name: 'brine-demo', result: true, changes: { 'brine-demo': 'Removed' }, comment: 'Gem was successfully removed.' });
+    assert.equal(fs.existsSync(gemDir), false);
+    assert.deepEqual(await runState(gemRemoved, { name: 'brine-demo' }), { name: 'brine-demo', result: true, changes: {}, comment: 'Gem is not installed.' });
+  });
+
+  it('gem.sources_remove and sources_add: the default source removed from ~/.gemrc, then test=True to add it back', async () => {
+    const src = 'https://rubygems.org/';
+    assert.deepEqual(await runState(sourcesRemove, { name: src }, { test: true }), { name: src, result: null, changes: {}, comment: 'The gem source would have been removed.' });
+    assert.deepEqual(await runState(sourcesRemove, { name: src }), { name: src, result: true, changes: { [src]: 'Removed' }, comment: 'Gem source was successfully removed.' });
+    assert.doesNotMatch(execFileSync('gem', ['sources'], { encoding: 'utf8' }), /rubygems\.org/);
+    assert.deepEqual(await runState(sourcesRemove, { name: src }), { name: src, result: true, changes: {}, comment: 'Gem source is already removed.' });
+    // Adding needs the network (gem fetches the source's index): test mode only here
+    assert.deepEqual(await runState(sourcesAdd, { name: src }, { test: true }), { name: src, result: null, changes: {}, comment: `The gem source ${src} would have been added.` });
+  });
 });
 
 describe('gem.installed without gem', () => {
@@ -79,6 +109,10 @@ describe('gem.installed without gem', () => {
       assert.deepEqual(await runState(gemInstalled, { name: 'rake' }, { test: true }), { name: 'rake', result: null, changes: {}, comment: 'The gem rake would have been installed' });
       const r = await runState(gemInstalled, { name: 'rake' });
       assert.deepEqual([r.result, r.comment], [false, 'gem is not installed on this minion; install Ruby first (pkg.installed: ruby)']);
+      // Nothing can be installed without gem: a removal has nothing to do
+      assert.deepEqual(await runState(gemRemoved, { name: 'rake' }), { name: 'rake', result: true, changes: {}, comment: 'Gem is not installed.' });
+      const add = await runState(sourcesAdd, { name: 'https://gems.example/' });
+      assert.deepEqual([add.result, add.comment], [false, 'gem is not installed on this minion; install Ruby first (pkg.installed: ruby)']);
     } finally {
       process.env.PATH = saved.PATH;
     }

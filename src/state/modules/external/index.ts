@@ -9,6 +9,7 @@ import { iptablesStates } from './iptables-states.js';
 import { mysqlGrantStates } from './mysql-grants.js';
 import { mysqlStates } from './mysql-states.js';
 import { networkStates } from './network-states.js';
+import { pdbeditStates } from './pdbedit-states.js';
 import { postgresObjectStates } from './postgres-objects.js';
 import { postgresRoleStates } from './postgres-roles.js';
 import { selinuxStates } from './selinux-states.js';
@@ -27,4 +28,5 @@ export const externalStateFunctions: readonly StateFunction[] = [
   ...selinuxStates,
   ...firewalldStates,
   ...networkStates,
+  ...pdbeditStates,
 ].map(failingSoftly);
