@@ -47,7 +47,8 @@ export function templateKwargs(extra: Readonly<Record<string, unknown>>, drop: r
 }
 
 /**
- * Renders text through a template engine; only jinja is available (Salt's default). `vars` are
+ * Renders text through a template engine: jinja (Salt's default) or py (a Python file whose run()
+ * returns the text, run with python3 as the `#!py` renderer is). `vars` are
  * the state's own arguments as template variables (Salt's file.get_managed renders with name,
  * source, user, group, mode and attrs), under defaults and context, which win as in Salt.
  */
@@ -60,7 +61,7 @@ export async function renderWith(
   context?: Record<string, unknown>,
   vars?: Record<string, unknown>,
 ): Promise<{ text: string } | { error: string }> {
-  if (engine !== 'jinja') return { error: `Specified template format ${engine} is not supported (TEMPLATE_UNSUPPORTED); use template: jinja or none` };
+  if (engine !== 'jinja' && engine !== 'py') return { error: `Specified template format ${engine} is not supported (TEMPLATE_UNSUPPORTED); use template: jinja, py or none` };
   try {
     return { text: await ctx.renderTemplate(text, { engine, source, context: { ...(vars ?? {}), ...(defaults ?? {}), ...(context ?? {}) } }) };
   } catch (err) {

@@ -98,7 +98,6 @@ export const fileRecurse = defineState({
     { name: 'defaults', type: 'map', doc: 'default template variables' },
     { name: 'include_pat', type: 'any', doc: "only files matching this glob (or 'E@regex'), or any of a list of them" },
     { name: 'exclude_pat', type: 'any', doc: "skip files matching this glob (or 'E@regex'), or any of a list of them; with clean they are kept" },
-    { name: 'makedirs', type: 'bool', default: false, doc: 'create missing parents of name' },
     { name: 'backup', type: 'string', default: '', doc: "'minion': keep replaced files under cachedir/file_backup" },
     // As file.directory: declared so that clean keeps what the state requires.
     { name: 'require', type: 'any', doc: 'with clean: the files (and directories) listed here are kept' },
@@ -130,9 +129,6 @@ export const fileRecurse = defineState({
 
       const top = await stat(name).catch(() => undefined);
       if (top && !top.isDirectory()) return failed(name, `${name} exists and is not a directory; remove it first`);
-      if (!top && !a.makedirs && !(await stat(path.dirname(name)).catch(() => undefined))) {
-        return failed(name, `No directory to create ${name} in; set makedirs: True or create ${path.dirname(name)} first`);
-      }
       // Every file is fetched and rendered before anything is written: a template error leaves
       // the directory as it was.
       const wanted: { dest: string; contents: Buffer; perms: ResolvedPerms }[] = [];
@@ -166,7 +162,8 @@ export const fileRecurse = defineState({
       // Salt's recurse: each directory through file.directory and each file through
       // file.managed, their changes kept per path and their comments when not plainly True.
       const merged = new RecurseReport(name);
-      // Salt creates the top directory quietly (makedirs_perms) before managing anything below.
+      // Salt creates the top directory and any missing parent quietly (makedirs_perms, whatever
+      // `makedirs` says: its recurse has no such argument) before managing anything below.
       if (!top && !ctx.test) await makeParents(name, { mode: dirMode.mode, user: a.user, group: a.group });
       // The managed directories: each file's own directory and, with include_empty, the empty ones.
       const dirs = new Set<string>(tree.dirs.map((d) => path.join(name, d)));
