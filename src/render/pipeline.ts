@@ -130,11 +130,15 @@ export async function renderSls(text: string, env: RenderEnv): Promise<unknown> 
   return decryptData(data, env.source, env.gpg);
 }
 
-/** Variables Salt sets on a `py` template module besides its own names (grains, pillar, opts: salt_globals). */
+/**
+ * Variables a `py` template module gets besides Salt's own names (grains, pillar, opts: salt_globals):
+ * Salt's templates.py sets file.managed's name, source, user, group, mode and `context` on it; here
+ * each template variable is also set by name (a superset: context keys are module attributes too).
+ */
 function pyTemplateVariables(context: Record<string, unknown>): Record<string, unknown> {
   const vars: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(context)) if (!['grains', 'pillar', 'opts', 'salt'].includes(k) && typeof v !== 'function') vars[k] = v;
-  return vars;
+  return { ...vars, context: { ...vars } };
 }
 
 /** Renders a template text with one engine (`jinja`, or `py`: a Python file's run() returns the text) to text. */

@@ -14,6 +14,8 @@ export interface ContentsRequest {
   sourceHashName?: string;
   /** An http(s):// source may be downloaded without a hash to check. */
   skipVerify?: boolean;
+  /** false: https downloads do not verify the server's certificate (Salt's verify_ssl). */
+  verifySsl?: boolean;
   contents?: unknown;
   contentsPillar?: string;
   contentsNewline: boolean;
@@ -83,9 +85,9 @@ export async function wantedContents(ctx: StateContext, req: ContentsRequest): P
     return { error: "Only one of 'source', 'contents' and 'contents_pillar' is permitted; keep one" };
   }
   if (hasSource) {
-    const src = await resolveSource(ctx, req.source, { sourceHash: req.sourceHash, sourceHashName: req.sourceHashName, skipVerify: req.skipVerify });
+    const src = await resolveSource(ctx, req.source, { sourceHash: req.sourceHash, sourceHashName: req.sourceHashName, skipVerify: req.skipVerify, verifySsl: req.verifySsl });
     if ('error' in src) return src;
-    const bad = await verifySource(ctx, src.ok, req.sourceHash, req.sourceHashName);
+    const bad = await verifySource(ctx, src.ok, req.sourceHash, req.sourceHashName, req.verifySsl !== false);
     if (bad) return { error: bad };
     // synchronous, like manageFile's checks: the state runs in its own worker thread
     const bytes = readFileSync(src.ok.localPath);
