@@ -9,6 +9,7 @@ import { cronEnvFunctions } from './cron-env-module.js';
 import { cronFunctions } from './cron-module.js';
 import { debconfFunctions } from './debconf-module.js';
 import { dnsutilFunctions } from './dnsutil-module.js';
+import { dockerComposeFunctions, swarmFunctions } from './docker-compose-swarm.js';
 import { fileFunctions } from './file-module.js';
 import { grainsFunctions } from './grains-module.js';
 import { grainsSetFunctions } from './grains-set-module.js';
@@ -78,6 +79,8 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(httpFunctions);
   registry.registerAll(pkgResourceFunctions);
   registry.registerAll(randomFunctions);
+  registry.registerAll(dockerComposeFunctions);
+  registry.registerAll(swarmFunctions);
   registry.registerAll(sysFunctions(registry));
   registry.registerAll(testProviderFunctions(registry));
   return registry;

@@ -26,6 +26,8 @@ export interface UrlCacheOptions {
   signal?: AbortSignal;
   /** PEM file of the CAs to trust instead of the system's (the minion's ca_bundle option). */
   caBundle?: string;
+  /** false: do not verify an https server's certificate (Salt's verify_ssl: False); verified by default. */
+  verifySsl?: boolean;
 }
 
 /** The scheme of a URL in lower case ('' for a plain path). */
@@ -91,7 +93,8 @@ async function request(method: 'GET' | 'HEAD', start: URL, o: UrlCacheOptions): 
     const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
       const auth = url.username ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
       const opts = { method, auth, signal: o.signal, headers: { 'User-Agent': 'Salt/brine' } };
-      const req = url.protocol === 'https:' ? https.request(url, { ...opts, ...(ca ? { ca } : {}) }, resolve) : http.request(url, opts, resolve);
+      const req =
+        url.protocol === 'https:' ? https.request(url, { ...opts, ...(ca ? { ca } : {}), ...(o.verifySsl === false ? { rejectUnauthorized: false } : {}) }, resolve) : http.request(url, opts, resolve);
       req.on('error', reject);
       req.end();
     });

@@ -130,10 +130,22 @@ export async function renderSls(text: string, env: RenderEnv): Promise<unknown> 
   return decryptData(data, env.source, env.gpg);
 }
 
-/** Renders a template text with one engine (`jinja`) to text. */
+/**
+ * Variables a `py` template module gets besides Salt's own names (grains, pillar, opts: salt_globals):
+ * Salt's templates.py sets file.managed's name, source, user, group, mode and `context` on it; here
+ * each template variable is also set by name (a superset: context keys are module attributes too).
+ */
+function pyTemplateVariables(context: Record<string, unknown>): Record<string, unknown> {
+  const vars: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(context)) if (!['grains', 'pillar', 'opts', 'salt'].includes(k) && typeof v !== 'function') vars[k] = v;
+  return { ...vars, context: { ...vars } };
+}
+
+/** Renders a template text with one engine (`jinja`, or `py`: a Python file's run() returns the text) to text. */
 export async function renderTemplate(text: string, engineName: string, env: RenderEnv): Promise<string> {
+  if (engineName === 'py') return String(await renderPython('py', text, env, { variables: pyTemplateVariables(env.context) }));
   if (engineName !== 'jinja') {
-    throw new BrineError('RENDERER_UNSUPPORTED', `${env.source}: the template engine '${engineName}' is not supported: use template: jinja`, { details: { file: env.source } });
+    throw new BrineError('RENDERER_UNSUPPORTED', `${env.source}: the template engine '${engineName}' is not supported: use template: jinja or py`, { details: { file: env.source } });
   }
   return jinja().render(text, env);
 }

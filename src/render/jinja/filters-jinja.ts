@@ -26,6 +26,7 @@ import {
   undefinedError,
 } from './py-values.js';
 import { TESTS } from './tests.js';
+import { wrap } from './textwrap.js';
 
 export type Filter = (args: unknown[], kw: Kwargs) => unknown;
 
@@ -351,6 +352,17 @@ export const JINJA_FILTERS: Record<string, Filter> = {
   },
   upper: ([v]) => str(v).toUpperCase(),
   wordcount: ([v]) => (str(v).match(/\w+/gu) ?? []).length,
+  // Jinja2 3.1's do_wordwrap: each line of the text wrapped on its own, joined with wrapstring
+  wordwrap: (args, kw) => {
+    const width = Number(arg(args, kw, 1, 'width', 79));
+    const breakLongWords = truthy(arg(args, kw, 2, 'break_long_words', true));
+    const wrapstring = arg(args, kw, 3, 'wrapstring', null);
+    const breakOnHyphens = truthy(arg(args, kw, 4, 'break_on_hyphens', true));
+    const sep = wrapstring === null || wrapstring === undefined ? '\n' : str(wrapstring);
+    return splitlines(str(args[0]))
+      .map((line) => wrap(line, { width, breakLongWords, breakOnHyphens }).join(sep))
+      .join(sep);
+  },
 };
 JINJA_FILTERS.d = JINJA_FILTERS.default!;
 JINJA_FILTERS.e = JINJA_FILTERS.escape!;

@@ -170,10 +170,15 @@ def render_py(request, salt):
     exec(compile(request["text"], filename, "exec"), module.__dict__)
     for key, value in salt_globals(request, salt).items():
         setattr(module, key, value)
+    # a `template: py` file template: Salt's templates.py sets each template variable on the module too
+    for key, value in request.get("variables", {}).items():
+        setattr(module, key, value)
     run = getattr(module, "run", None)
     if not callable(run):
         raise AttributeError("module '%s' has no attribute 'run': a #!py file defines run() and returns the data" % name)
-    return run()
+    data = run()
+    # a file template's run() returns the file's text; Salt writes str() of whatever it returns
+    return data if not request.get("textResult") or isinstance(data, str) else str(data)
 
 
 def main():

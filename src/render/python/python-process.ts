@@ -21,6 +21,10 @@ export interface PythonRequest {
   grains: unknown;
   pillar: unknown;
   opts: unknown;
+  /** A `template: py` file template: its variables, set on the module as Salt's templates.py does. */
+  variables?: Record<string, unknown>;
+  /** A file template: run() returns the file's text (anything else becomes Python's str() of it). */
+  textResult?: boolean;
 }
 
 /** brine's side of the protocol: execution functions and files of the tree. */

@@ -21,8 +21,13 @@ function record(v: unknown): Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
+/** A `template: py` file template rather than an SLS file: its variables, and run() gives text. */
+export interface PythonTemplate {
+  variables: Record<string, unknown>;
+}
+
 /** Renders `body` (the file's text, shebang line blanked) with a Python renderer to data. */
-export async function renderPython(renderer: PythonRenderer, body: string, env: RenderEnv): Promise<unknown> {
+export async function renderPython(renderer: PythonRenderer, body: string, env: RenderEnv, template?: PythonTemplate): Promise<unknown> {
   const ctx = env.context;
   const grains = record(ctx.grains);
   const pillar = record(ctx.pillar);
@@ -38,6 +43,7 @@ export async function renderPython(renderer: PythonRenderer, body: string, env: 
     grains,
     pillar,
     opts,
+    ...(template ? { variables: template.variables, textResult: true } : {}),
   };
   const outcome = await runPython(
     request,
@@ -46,7 +52,7 @@ export async function renderPython(renderer: PythonRenderer, body: string, env: 
   );
   if (outcome.kind === 'done') return outcome.data ?? {};
   const what = outcome.code ? `${outcome.type}: ${outcome.code}: ${outcome.message}` : `${outcome.type}: ${outcome.message}`;
-  const message = `Python error in the '#!${renderer}' renderer: ${what}`;
+  const message = template ? `Python error in the 'py' template: ${what}` : `Python error in the '#!${renderer}' renderer: ${what}`;
   // line 0: raised outside the file's own code (its data could not be sent back)
   const located =
     outcome.line > 0

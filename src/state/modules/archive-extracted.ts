@@ -49,6 +49,8 @@ async function ownershipDrift(root: string, want: ResolvedPerms): Promise<string
 
 export const archiveExtracted = defineState({
   name: 'archive.extracted',
+  // Salt's archive.extracted takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure an archive (tar, tar.gz/bz2/xz, zip) is extracted into a directory.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute path of the directory to extract into' },

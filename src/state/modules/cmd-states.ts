@@ -121,6 +121,8 @@ function scriptWouldRun(name: string, stateful: boolean): StateResult {
 
 const run = defineState({
   name: 'cmd.run',
+  // Salt's cmd.run takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Run a command through the shell; fails when it exits non-zero.',
   params: [{ name: 'name', type: 'string', required: true, doc: 'the command line' }, ...COMMON],
   example: 'reload-sysctl:\n  cmd.run:\n    - name: sysctl --system\n    - unless: test -f /etc/sysctl.d/99-brine.conf\n    - cwd: /\n    - umask: "022"\n    - env:\n      - LC_ALL: C',
@@ -130,6 +132,8 @@ const run = defineState({
 
 const wait = defineState({
   name: 'cmd.wait',
+  // Salt's cmd.wait takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Run a command only when a watched state reports changes (watch / watch_in).',
   params: [{ name: 'name', type: 'string', required: true, doc: 'the command line' }, ...COMMON],
   example:
@@ -211,6 +215,8 @@ const SCRIPT_PARAMS = [
 
 const script = defineState({
   name: 'cmd.script',
+  // Salt's cmd.script takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Download a script from the file server (optionally rendered as a template) and run it.',
   params: SCRIPT_PARAMS,
   example: 'bootstrap:\n  cmd.script:\n    - source: salt://scripts/bootstrap.sh\n    - args: --fast "two words"\n    - template: jinja\n    - runas: deploy\n    - cwd: /srv/app',
@@ -221,6 +227,8 @@ const script = defineState({
 // Salt aliases cmd.watch to cmd.wait, "a common misconfiguration" (salt/states/cmd.py); trees use it
 const watchAlias = defineState({
   name: 'cmd.watch',
+  // Salt's cmd.watch takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'The same as cmd.wait: run a command only when a watched state reports changes (Salt keeps the name as an alias).',
   params: [{ name: 'name', type: 'string', required: true, doc: 'the command line' }, ...COMMON],
   example: '/etc/app/app.conf:\n  file.managed:\n    - source: salt://app/app.conf\n\nrestart-app:\n  cmd.watch:\n    - name: systemctl restart app\n    - watch:\n      - file: /etc/app/app.conf',

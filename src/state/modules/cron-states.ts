@@ -60,6 +60,8 @@ const present = defineState({
 
 const absent = defineState({
   name: 'cron.absent',
+  // Salt's cron.absent takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: "Make sure a job is not in a user's crontab.",
   params: [
     { name: 'name', type: 'string', required: true, doc: 'the command' },

@@ -10,6 +10,8 @@ const pyStr = (v: unknown): string => (v === true ? 'True' : v === false ? 'Fals
 
 const set = defineState({
   name: 'debconf.set',
+  // Salt's debconf.set takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: "Make sure a package's debconf questions have the given answers (for its next install or reconfigure).",
   params: [
     { name: 'name', type: 'string', required: true, doc: 'the package' },

@@ -14,6 +14,8 @@ export interface ContentsRequest {
   sourceHashName?: string;
   /** An http(s):// source may be downloaded without a hash to check. */
   skipVerify?: boolean;
+  /** false: https downloads do not verify the server's certificate (Salt's verify_ssl). */
+  verifySsl?: boolean;
   contents?: unknown;
   contentsPillar?: string;
   contentsNewline: boolean;
@@ -47,7 +49,8 @@ export function templateKwargs(extra: Readonly<Record<string, unknown>>, drop: r
 }
 
 /**
- * Renders text through a template engine; only jinja is available (Salt's default). `vars` are
+ * Renders text through a template engine: jinja (Salt's default) or py (a Python file whose run()
+ * returns the text, run with python3 as the `#!py` renderer is). `vars` are
  * the state's own arguments as template variables (Salt's file.get_managed renders with name,
  * source, user, group, mode and attrs), under defaults and context, which win as in Salt.
  */
@@ -60,7 +63,7 @@ export async function renderWith(
   context?: Record<string, unknown>,
   vars?: Record<string, unknown>,
 ): Promise<{ text: string } | { error: string }> {
-  if (engine !== 'jinja') return { error: `Specified template format ${engine} is not supported (TEMPLATE_UNSUPPORTED); use template: jinja or none` };
+  if (engine !== 'jinja' && engine !== 'py') return { error: `Specified template format ${engine} is not supported (TEMPLATE_UNSUPPORTED); use template: jinja, py or none` };
   try {
     return { text: await ctx.renderTemplate(text, { engine, source, context: { ...(vars ?? {}), ...(defaults ?? {}), ...(context ?? {}) } }) };
   } catch (err) {
@@ -82,9 +85,9 @@ export async function wantedContents(ctx: StateContext, req: ContentsRequest): P
     return { error: "Only one of 'source', 'contents' and 'contents_pillar' is permitted; keep one" };
   }
   if (hasSource) {
-    const src = await resolveSource(ctx, req.source, { sourceHash: req.sourceHash, sourceHashName: req.sourceHashName, skipVerify: req.skipVerify });
+    const src = await resolveSource(ctx, req.source, { sourceHash: req.sourceHash, sourceHashName: req.sourceHashName, skipVerify: req.skipVerify, verifySsl: req.verifySsl });
     if ('error' in src) return src;
-    const bad = await verifySource(ctx, src.ok, req.sourceHash, req.sourceHashName);
+    const bad = await verifySource(ctx, src.ok, req.sourceHash, req.sourceHashName, req.verifySsl !== false);
     if (bad) return { error: bad };
     // synchronous, like manageFile's checks: the state runs in its own worker thread
     const bytes = readFileSync(src.ok.localPath);

@@ -36,6 +36,8 @@ export const fileManaged = defineState({
     { name: 'source_hash_name', type: 'string', doc: 'the file name to look up in a source_hash file (default: the source file name)' },
     { name: 'follow_symlinks', type: 'bool', default: true, doc: 'manage the file a symlink at name points to (false: replace the link)' },
     { name: 'keep_source', type: 'bool', default: true, doc: 'accepted for compatibility: the cached source is always kept' },
+    { name: 'verify_ssl', type: 'bool', default: true, doc: "false: an https source's (and source_hash file's) certificate is not verified" },
+    { name: 'use_etag', type: 'bool', default: false, doc: 'accepted: a downloaded source is kept while it matches source_hash (brine sends no If-None-Match)' },
   ],
   example:
     '/etc/nginx/nginx.conf:\n  file.managed:\n    - source: salt://nginx/nginx.conf.j2\n    - template: jinja\n    - user: root\n    - group: root\n    - mode: 644\n    - context:\n        workers: 4',
@@ -56,6 +58,7 @@ export const fileManaged = defineState({
         sourceHash: a.skip_verify ? undefined : a.source_hash,
         sourceHashName: a.source_hash_name,
         skipVerify: a.skip_verify,
+        verifySsl: a.verify_ssl,
         contents: a.contents,
         contentsPillar: a.contents_pillar,
         contentsNewline: a.contents_newline,

@@ -163,7 +163,8 @@ export const fileRecurse = defineState({
       // Salt's recurse: each directory through file.directory and each file through
       // file.managed, their changes kept per path and their comments when not plainly True.
       const merged = new RecurseReport(name);
-      // Salt creates the top directory quietly (makedirs_perms) before managing anything below.
+      // Salt creates the top directory and any missing parent quietly (makedirs_perms, whatever
+      // `makedirs` says: its recurse has no such argument) before managing anything below.
       if (!top && !ctx.test) await makeParents(name, { mode: dirMode.mode, user: a.user, group: a.group });
       // The managed directories: each file's own directory and, with include_empty, the empty ones.
       const dirs = new Set<string>(tree.dirs.map((d) => path.join(name, d)));

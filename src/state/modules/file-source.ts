@@ -28,14 +28,16 @@ export interface RemoteCheck {
   sourceHash?: string;
   sourceHashName?: string;
   skipVerify?: boolean;
+  /** false: an https source's (or hash file's) certificate is not verified (Salt's verify_ssl). */
+  verifySsl?: boolean;
 }
 
 /** The download options of this minion: its cachedir, the job's signal, its ca_bundle. */
-export function urlOptions(ctx: StateContext): UrlCacheOptions {
+export function urlOptions(ctx: StateContext, verifySsl = true): UrlCacheOptions {
   const cachedir = ctx.exec.config.cachedir;
   if (typeof cachedir !== 'string' || cachedir === '') throw new BrineError('EXEC_FAILED', 'this minion has no cachedir to download remote files into; set cachedir');
   const ca = ctx.exec.config.ca_bundle;
-  return { cachedir, saltenv: ctx.saltenv, signal: ctx.exec.signal, ...(typeof ca === 'string' && ca !== '' ? { caBundle: ca } : {}) };
+  return { cachedir, saltenv: ctx.saltenv, signal: ctx.exec.signal, ...(typeof ca === 'string' && ca !== '' ? { caBundle: ca } : {}), ...(verifySsl ? {} : { verifySsl: false }) };
 }
 
 type Outcome<T> = { ok: T } | { error: string };
@@ -79,7 +81,7 @@ export async function resolveSource(ctx: StateContext, raw: unknown, check: Remo
   for (const c of cands.ok) {
     if (isRemoteUrl(c.url)) {
       // Salt's source_list tries a remote candidate of a list with a HEAD request
-      if (cands.ok.length > 1 && !(await urlAnswers(c.url, urlOptions(ctx)))) continue;
+      if (cands.ok.length > 1 && !(await urlAnswers(c.url, urlOptions(ctx, check.verifySsl !== false)))) continue;
       return fetchRemote(ctx, c, check);
     }
     if (isSalt(c.url)) {
@@ -110,12 +112,12 @@ async function fetchRemote(ctx: StateContext, c: { url: string; hash?: string },
   let expected: ExpectedHash | undefined;
   if (!check.skipVerify) {
     if (hash === undefined || hash === '') return { error: `Unable to verify upstream hash of source file ${redact(c.url)}, please set source_hash or set skip_verify to True` };
-    const exp = await expectedHash(ctx, hash, c.url, check.sourceHashName);
+    const exp = await expectedHash(ctx, hash, c.url, check.sourceHashName, check.verifySsl !== false);
     if ('error' in exp) return exp;
     expected = exp.ok;
   }
   try {
-    const localPath = await cacheUrl(c.url, urlOptions(ctx), expected);
+    const localPath = await cacheUrl(c.url, urlOptions(ctx, check.verifySsl !== false), expected);
     return { ok: { url: c.url, localPath, ...(check.skipVerify ? {} : { hash }), remote: true } };
   } catch (err) {
     return { error: `Failed to cache ${redact(c.url)}: ${errorText(err)}` };
@@ -141,7 +143,7 @@ function parseHashWord(word: string): ExpectedHash | undefined {
  * Salt's source_hash: `sha256=<hex>` (or a bare hex digest, its type from its length), or a
  * hash file (salt:// or local) whose line naming the source's file (or its only digest) is used.
  */
-export async function expectedHash(ctx: StateContext, sourceHash: string, sourceUrl: string, hashName?: string): Promise<Outcome<ExpectedHash>> {
+export async function expectedHash(ctx: StateContext, sourceHash: string, sourceUrl: string, hashName?: string, verifySsl = true): Promise<Outcome<ExpectedHash>> {
   const direct = parseHashWord(sourceHash);
   if (direct) return { ok: direct };
   if (!isSalt(sourceHash) && !isRemoteUrl(sourceHash) && localOf(sourceHash) === undefined) {
@@ -150,7 +152,7 @@ export async function expectedHash(ctx: StateContext, sourceHash: string, source
   let hashFile: string;
   if (isRemoteUrl(sourceHash)) {
     try {
-      hashFile = await cacheUrl(sourceHash, urlOptions(ctx));
+      hashFile = await cacheUrl(sourceHash, urlOptions(ctx, verifySsl));
     } catch (err) {
       return { error: `Source hash file ${redact(sourceHash)} not found; ${errorText(err)}` };
     }
@@ -181,10 +183,10 @@ export async function digestOf(localPath: string, type: string): Promise<string>
 }
 
 /** Checks the bytes of a resolved source against source_hash; a mismatch comment says both digests. */
-export async function verifySource(ctx: StateContext, src: ResolvedSource, sourceHash: string | undefined, hashName?: string): Promise<string | undefined> {
+export async function verifySource(ctx: StateContext, src: ResolvedSource, sourceHash: string | undefined, hashName?: string, verifySsl = true): Promise<string | undefined> {
   const wanted = sourceHash ?? src.hash;
   if (wanted === undefined || wanted === '') return undefined;
-  const exp = await expectedHash(ctx, wanted, src.url, hashName);
+  const exp = await expectedHash(ctx, wanted, src.url, hashName, verifySsl);
   if ('error' in exp) return exp.error;
   const actual = await digestOf(src.localPath, exp.ok.type);
   if (actual !== exp.ok.hex && src.remote) {

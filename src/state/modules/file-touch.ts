@@ -14,8 +14,7 @@ function epoch(v: unknown): number | undefined | { error: string } {
 
 export const fileTouch = defineState({
   name: 'file.touch',
-  // Salt's file.touch takes **kwargs: keys it does not know (backupname, show_diff, ...) are ignored.
-  kwargs: true,
+  // Salt's file.touch(name, atime, mtime, makedirs) has no **kwargs: another argument gets format_call's warning
   doc: 'Create an empty file if missing, and set its atime and mtime (now unless given).',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'absolute path' },

@@ -24,6 +24,8 @@ function parseRegexp(out: string): Matches {
 
 export const gitConfigUnset = defineState({
   name: 'git.config_unset',
+  // Salt's git.config_unset takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure no git config key matching name (a regular expression over the whole key) is set, or none of its values matching value_regex.',
   params: [
     { name: 'name', type: 'string', required: true, doc: "the key, or an expression over whole key names (e.g. 'foo\\..+')" },

@@ -12,6 +12,8 @@ function pyList(values: readonly string[]): string {
 
 export const gitConfigSet = defineState({
   name: 'git.config_set',
+  // Salt's git.config_set takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a git config key is set to a value (or a multivar to a list of values).',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'the config key, e.g. user.email' },

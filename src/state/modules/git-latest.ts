@@ -116,6 +116,8 @@ async function cloneFresh(r: LatestRun, opts: { mirror: boolean; depth: number |
 
 export const gitLatest = defineState({
   name: 'git.latest',
+  // Salt's git.latest takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a git repository is cloned at a directory and checked out at the remote revision.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'address of the remote repository, as given to git clone' },

@@ -69,6 +69,8 @@ function findKey(list: ReadonlyMap<string, string>, prefix: string): string | un
 
 export const pipInstalled = defineState({
   name: 'pip.installed',
+  // Salt's pip.installed takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure Python packages are installed with pip (in a virtualenv with bin_env).',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'a requirement (django >= 1.6, <= 1.7); ignored when pkgs or requirements is given' },

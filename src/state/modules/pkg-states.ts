@@ -173,6 +173,8 @@ const installed = defineState({
 
 const latest = defineState({
   name: 'pkg.latest',
+  // Salt's pkg.latest takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure packages are installed at the newest available version.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'package name (ignored when pkgs is given)' },
@@ -209,6 +211,8 @@ const latest = defineState({
 function removal(fun: 'pkg.removed' | 'pkg.purged', exec: 'pkg.remove' | 'pkg.purge', verb: 'removed' | 'purged'): StateFunction {
   return defineState({
     name: fun,
+    // Salt's pkg.removed and pkg.purged take **kwargs: an argument they do not name is ignored without a warning
+    kwargs: true,
     doc: verb === 'removed' ? 'Make sure packages are not installed.' : 'Make sure packages are not installed, with their configuration files removed.',
     params: [
       { name: 'name', type: 'string', required: true, doc: 'package name (ignored when pkgs is given)' },

@@ -105,6 +105,8 @@ const managed = defineState({
 
 const absent = defineState({
   name: 'pkgrepo.absent',
+  // Salt's pkgrepo.absent takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a package repository is not configured.',
   params: [{ name: 'name', type: 'string', required: true, doc: 'apt: the sources line; dnf: the repository id' }],
   example: 'old-repo:\n  pkgrepo.absent:\n    - name: deb http://archive.example.com/debian bookworm main',

@@ -40,6 +40,8 @@ function sourceKeys(text: string): { key: string; enc: string; comment: string; 
 
 export const sshAuthPresent = defineState({
   name: 'ssh_auth.present',
+  // Salt's ssh_auth.present takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: "Make sure an SSH public key is in a user's authorized_keys file.",
   params: [...PARAMS],
   example: 'AAAAB3NzaC1kc3MAAACBAL0sQ9fJ5bYTEyY==:\n  ssh_auth.present:\n    - user: root\n    - enc: ssh-dss',

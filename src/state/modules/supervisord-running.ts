@@ -152,6 +152,8 @@ const PARAMS = [
 export const supervisordRunning: StateFunction = failingSoftly(
   defineState({
     name: 'supervisord.running',
+    // Salt's supervisord.running takes **kwargs: an argument it does not name is ignored without a warning
+    kwargs: true,
     doc: 'Make sure a supervisord program (or group) is running; restarted when a watched state changes.',
     params: PARAMS,
     example: 'wsgi_server:\n  supervisord.running:\n    - update: True',
@@ -164,6 +166,8 @@ export const supervisordRunning: StateFunction = failingSoftly(
 export const supervisordDead: StateFunction = failingSoftly(
   defineState({
     name: 'supervisord.dead',
+    // Salt's supervisord.dead takes **kwargs: an argument it does not name is ignored without a warning
+    kwargs: true,
     doc: 'Make sure a supervisord program (or group) is stopped.',
     params: [PARAMS[0], ...PARAMS.slice(3)],
     example: 'old_worker:\n  supervisord.dead: []',

@@ -66,6 +66,8 @@ const configurable = defineState({
 
 const showNotification = defineState({
   name: 'test.show_notification',
+  // Salt's test.show_notification takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Show a text in the state output; changes nothing.',
   params: defineParams([
     { name: 'name', type: 'string', required: true, doc: 'the state name' },

@@ -38,6 +38,8 @@ export function createArgv(
 
 export const virtualenvManaged = defineState({
   name: 'virtualenv.managed',
+  // Salt's virtualenv.managed takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a Python virtualenv exists, optionally with packages from requirements or pip_pkgs.',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'path of the virtualenv' },

@@ -11,6 +11,16 @@ export const JOB_ERRORS = {
     'Manage the process with cmd.run (its init script or supervisor), or run the minion on a host booted with systemd.',
     1,
   ),
+  DOCKER_UNAVAILABLE: spec(
+    'A dockercompose.* or swarm.* function was called on a minion where docker is not installed or its daemon does not answer.',
+    'Install the docker.io package (with docker-compose for compose files) and start the daemon, or point DOCKER_HOST at a running one.',
+    1,
+  ),
+  DOCKER_UNSUPPORTED: spec(
+    'A dockercompose.* or swarm.* function was called with a running docker daemon: brine declares these functions (so trees compile and answer test=True) but does not drive compose or swarm yet.',
+    'Run `docker compose ...`, `docker swarm ...`, `docker service ...` or `docker node ...` with cmd.run instead.',
+    1,
+  ),
   MODULE_LOAD_FAILED: spec(
     'A custom module, state or grains file (synced from the master or in module_dirs) could not be loaded: it throws on import, exports the wrong shape, has an unsafe name or reuses an existing name. The other files still loaded.',
     'Fix or rename the file named in the message in the master file_roots (`_modules/`, `_states/`, `_grains/`), then run `saltutil.sync_all` again.',

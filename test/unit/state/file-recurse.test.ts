@@ -131,4 +131,19 @@ describe('file.recurse', () => {
     assert.equal(bad.comment, "Invalid source '/etc' (must be a salt:// URI)");
     assert.equal(fs.existsSync(p('none')), false);
   });
+
+  it("creates missing parents of name as Salt does, makedirs or not (issue 22: salt-formula's /etc/salt/master.d)", async () => {
+    const name = p('etc/salt/master.d');
+    const args = { name, source: 'salt://app/conf.d', exclude_pat: '*.tmp', dir_mode: '0750' };
+    const before_ = snapshot(dir);
+    const t = await runState(fileRecurse, args, { files, test: true });
+    assert.equal(t.result, null, t.comment);
+    assert.deepEqual(t.changes[name], { [name]: { directory: 'new' } });
+    assert.deepEqual(t.changes[path.join(name, 'a.conf')], { newfile: path.join(name, 'a.conf') });
+    assert.deepEqual(snapshot(dir), before_, 'test=True creates nothing');
+    const r = await runState(fileRecurse, args, { files });
+    assert.equal(r.result, true, r.comment);
+    assert.equal(fs.readFileSync(path.join(name, 'sub/b.conf'), 'utf8'), 'b\n');
+    assert.equal(fs.statSync(p('etc/salt')).mode & 0o777, 0o750, 'a created parent gets dir_mode');
+  });
 });

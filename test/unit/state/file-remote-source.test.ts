@@ -139,6 +139,17 @@ describe('file.managed with an http(s):// source', () => {
     assert.equal(fs.readFileSync(p('tls.conf'), 'utf8'), CONF);
   });
 
+  it("https with verify_ssl: False downloads from a server whose certificate is not trusted (Salt's verify_ssl, issue 22)", async () => {
+    // a cache of its own: a copy cached by another test would be used without downloading
+    const own = path.join(dir, 'noverify-cache');
+    const args = { name: p('noverify.conf'), source: `${tlsWeb.base}/conf/nginx.conf`, source_hash: sha256(CONF), use_etag: true };
+    const refused = await runState(fileManaged, args, { cachedir: own });
+    assert.match(refused.comment, /^Failed to cache https:.*(self-signed|SELF_SIGNED|certificate)/i);
+    const r = await runState(fileManaged, { ...args, verify_ssl: false }, { cachedir: own });
+    assert.equal(r.result, true, r.comment);
+    assert.equal(fs.readFileSync(p('noverify.conf'), 'utf8'), CONF);
+  });
+
   it("an ftp:// source is refused saying what brine supports (Salt's ftp client is not implemented)", async () => {
     const r = await runState(fileManaged, { name: p('ftp.conf'), source: 'ftp://127.0.0.1/x.conf', skip_verify: true }, { cachedir: cache });
     assert.equal(r.result, false);

@@ -4,7 +4,8 @@
 // Salt reports when a change is needed, since brine cannot look at the service), and fails at
 // run time with a reason that names what the operator must install or start.
 
-import { runArgv, which } from '../../../modules/host-tools.js';
+import { dockerReachable as dockerDaemon } from '../../../modules/docker-daemon.js';
+import { which } from '../../../modules/host-tools.js';
 import type { StateContext, StateResult } from '../../types.js';
 import { stateResult } from '../state-result.js';
 
@@ -24,20 +25,9 @@ export function isUnreachable(v: object): v is Unreachable {
   return 'reason' in v;
 }
 
-/**
- * The docker daemon as the docker CLI reaches it (DOCKER_HOST or the default socket). The CLI
- * is asked rather than the socket opened, so DOCKER_HOST, contexts and TLS settings apply as
- * they do for the operator's own `docker` commands.
- */
-export async function dockerReachable(ctx: StateContext): Promise<{ path: string } | Unreachable> {
-  const prog = findProgram('docker', 'docker.io');
-  if (isUnreachable(prog)) return prog;
-  const r = await runArgv('docker', [prog.path, 'version', '--format', '{{.Server.Version}}'], { signal: ctx.exec.signal, timeoutMs: 15_000 });
-  if (r.retcode === 0 && r.stdout.trim() !== '') return prog;
-  const why = (r.stderr || r.stdout).trim().split('\n').pop() ?? '';
-  return {
-    reason: `docker is not running: start the docker daemon (systemctl start docker) or point DOCKER_HOST at a running one${why ? ` (docker said: ${why})` : ''}`,
-  };
+/** The docker daemon as the docker CLI reaches it (modules/docker-daemon.ts). */
+export function dockerReachable(ctx: StateContext): Promise<{ path: string } | Unreachable> {
+  return dockerDaemon(ctx.exec.signal);
 }
 
 /** Salt's test-mode answer when a change is needed: result None, Salt's comment and would-be changes. */

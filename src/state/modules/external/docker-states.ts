@@ -62,6 +62,8 @@ const containerRunning = defineState({
 
 const containerStopped = defineState({
   name: 'docker_container.stopped',
+  // Salt's docker_container.stopped takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a container (or several) is stopped (test=True only on brine).',
   params: [
     { name: 'name', type: 'string' },

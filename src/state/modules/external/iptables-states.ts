@@ -193,6 +193,8 @@ const chainAbsent = defineState({
 
 const setPolicy = defineState({
   name: 'iptables.set_policy',
+  // Salt's iptables.set_policy takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: "Make sure a built-in chain's default policy is the given one (acts for real).",
   params: [
     ...common,

@@ -26,6 +26,8 @@ const grantParams = [
 
 const grantsPresent = defineState({
   name: 'mysql_grants.present',
+  // Salt's mysql_grants.present takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a MySQL/MariaDB grant exists (test=True only on brine).',
   params: [...grantParams, { name: 'revoke_first', type: 'bool', default: false }, { name: 'ssl_option', type: 'any', default: false }, ...CONNECTION],
   example: 'app-rw:\n  mysql_grants.present:\n    - grant: select,insert,update,delete\n    - database: appdb.*\n    - user: app',
@@ -34,6 +36,8 @@ const grantsPresent = defineState({
 
 const grantsAbsent = defineState({
   name: 'mysql_grants.absent',
+  // Salt's mysql_grants.absent takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a MySQL/MariaDB grant does not exist (test=True only on brine).',
   params: [...grantParams, ...CONNECTION],
   example: 'app-admin:\n  mysql_grants.absent:\n    - grant: all privileges\n    - database: appdb.*\n    - user: app',

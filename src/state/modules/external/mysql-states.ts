@@ -44,6 +44,8 @@ const schema = (c: MyConnection, ctx: StateContext, name: string) =>
 
 const databasePresent = defineState({
   name: 'mysql_database.present',
+  // Salt's mysql_database.present takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a MySQL/MariaDB database exists with the given character set and collation (acts for real).',
   params: [{ name: 'name', type: 'string', required: true }, { name: 'character_set', type: 'string' }, { name: 'collate', type: 'string' }, ...CONNECTION],
   example: 'appdb:\n  mysql_database.present:\n    - character_set: utf8mb4',
@@ -98,6 +100,8 @@ const databasePresent = defineState({
 
 const databaseAbsent = defineState({
   name: 'mysql_database.absent',
+  // Salt's mysql_database.absent takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a MySQL/MariaDB database does not exist (acts for real).',
   params: [{ name: 'name', type: 'string', required: true }, ...CONNECTION],
   example: 'olddb:\n  mysql_database.absent: []',
@@ -127,6 +131,8 @@ const userRow = (name: string, host: string, extra = '') => `SELECT 1 FROM mysql
 
 const userPresent = defineState({
   name: 'mysql_user.present',
+  // Salt's mysql_user.present takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a MySQL/MariaDB user exists with the given password (acts for real).',
   params: [
     { name: 'name', type: 'string', required: true },
@@ -196,6 +202,8 @@ const userPresent = defineState({
 
 const userAbsent = defineState({
   name: 'mysql_user.absent',
+  // Salt's mysql_user.absent takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a MySQL/MariaDB user does not exist (acts for real).',
   params: [{ name: 'name', type: 'string', required: true }, { name: 'host', type: 'string', default: 'localhost' }, ...CONNECTION],
   example: 'olduser:\n  mysql_user.absent:\n    - host: "%"',

@@ -52,6 +52,8 @@ export function encodeKey(key: KeyObject, passphrase: string | undefined): strin
 
 const privateKeyManaged = defineState({
   name: 'x509.private_key_managed',
+  // Salt's x509.private_key_managed takes **kwargs: an argument it does not name is ignored without a warning
+  kwargs: true,
   doc: 'Make sure a private key (rsa, ec, ed25519, ed448; PEM) is at a path, created or recreated as needed (acts for real).',
   params: [
     { name: 'name', type: 'string', required: true, doc: 'the path of the key' },
