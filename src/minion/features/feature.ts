@@ -6,7 +6,6 @@ import type { Clock } from '../../util/clock.js';
 import type { Feature } from '../../util/features.js';
 import type { Logger } from '../../util/logger.js';
 import type { MinionOptions } from '../../config/index.js';
-import type { Identity } from '../../pki/index.js';
 import type { LinkEvents } from '../../session/index.js';
 import type { MinionLink } from '../minion-link.js';
 
@@ -22,11 +21,10 @@ export interface LinkAccess {
   all(): readonly MinionLink[];
 }
 
-/** The parts of the daemon every feature may be built with. */
+/** The parts of the daemon every feature may be built with (the key only the links use). */
 export interface MinionParts {
   readonly opts: MinionOptions;
   readonly id: string;
-  readonly identity: Identity;
   readonly logger: Logger;
   readonly clock: Clock;
   readonly links: LinkAccess;

@@ -7,6 +7,7 @@ import { createMasterDialer, keepaliveFromConfig } from '../../transport/index.j
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../../session/index.js';
 import { MasterPins } from '../master-pin.js';
 import { connectionSettings, endpointKey, openNatsLink, parseMasterEndpoint, retrySettings, type MinionLink } from '../minion-link.js';
+import type { Identity } from '../../pki/index.js';
 import type { LinkAccess, MinionParts } from './feature.js';
 
 /** What the links need of the rest of the daemon. */
@@ -25,7 +26,7 @@ export class MinionLinks implements LinkAccess {
   private readonly links: MinionLink[] = [];
   private stopped = false;
 
-  constructor(private readonly parts: Omit<MinionParts, 'links'>) {}
+  constructor(private readonly parts: Omit<MinionParts, 'links'> & { identity: Identity }) {}
 
   all(): readonly MinionLink[] {
     return this.links;
