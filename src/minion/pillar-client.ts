@@ -70,19 +70,6 @@ export async function localPillarFor(opts: LocalPillarOptions, id: string, grain
   return renderLocalPillar({ ...opts, pillarenv }, id, grains);
 }
 
-/** A daemon's pillar from one pillar environment, for one call: rendered here when masterless, else asked of the master. */
-export function pillarForEnv(
-  opts: LocalPillarOptions & { file_client?: string },
-  id: string,
-  grains: Readonly<Record<string, unknown>>,
-  client: PillarClient | undefined,
-  pillarenv: string,
-): Promise<Record<string, unknown>> {
-  if (opts.file_client === 'local') return localPillarFor(opts, id, grains, pillarenv);
-  if (!client) return Promise.reject(new BrineError('MASTER_UNREACHABLE', 'this minion has no master to render its pillar; check the connection with brine doctor'));
-  return client.fetchFor(pillarenv);
-}
-
 function unknownPillarenv(pillarenv: string, where: string): BrineError {
   return new BrineError('PILLARENV_UNKNOWN', `pillarenv ${JSON.stringify(pillarenv)} is not an environment of ${where}; use one of those`);
 }

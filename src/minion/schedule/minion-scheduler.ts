@@ -11,6 +11,7 @@ import type { Job, MinionStatus, Return } from '../../protocol/index.js';
 import { JidGenerator } from '../../jobs/jid.js';
 import { ScheduleFunctions, Scheduler, readConfiguredSchedule, writeScheduleFile, type ScheduleEntry } from '../../schedule/index.js';
 import type { PillarStore } from '../pillar-store.js';
+import type { MinionFeature } from '../features/feature.js';
 
 export interface MinionSchedulerDeps {
   opts: MinionOptions;
@@ -26,7 +27,8 @@ export interface MinionSchedulerDeps {
   deliver(ret: Return): void;
 }
 
-export class MinionScheduler {
+export class MinionScheduler implements MinionFeature {
+  readonly name = 'schedule';
   readonly scheduler: Scheduler;
   /** schedule.* (ctx.schedule for the inline functions). */
   readonly functions: ScheduleFunctions;
