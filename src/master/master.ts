@@ -189,6 +189,7 @@ export class Master {
     features = new FeatureList<MinionSession, MinionMessage>(list, this.failures.onError);
     this.running = { features, presence, metrics, api, tls };
     await features.start();
+    tls?.announce();
   }
 
   /** Closes every session, listener and file; safe to call more than once. */

@@ -80,6 +80,11 @@ export class TlsTransport implements MasterFeature {
     });
     // during a storm, one line every 5 s says how the pacing goes (nothing while nobody waits)
     this.pacingTimer = clock.setInterval(() => this.logPacing(), PACING_LOG_INTERVAL_MS);
+  }
+
+  /** The line operators and tests wait for: logged by the master once every feature has started. */
+  announce(): void {
+    const { opts, identity, logger } = this.deps;
     logger.info({ port: this.port, interface: opts.interface, fingerprint: identity.fingerprint }, `brine master listening on ${opts.interface}:${this.port}`);
   }
 
