@@ -97,6 +97,7 @@ export class MinionSession implements LiveSession {
   private limiter: MessageRateLimiter | undefined;
   private throttleLoggedAt = -Infinity;
   private returnsQueuedValue: number | undefined;
+  private closeInfoValue: ChannelClose | undefined;
 
   constructor(
     private readonly channel: Channel<MinionMessage, MasterMessage>,
@@ -127,6 +128,10 @@ export class MinionSession implements LiveSession {
   }
   get protocolVersion(): number {
     return this.version;
+  }
+  /** Why the session closed, with the error when there was one; undefined while it is open. */
+  get closeInfo(): ChannelClose | undefined {
+    return this.closeInfoValue;
   }
   get rttMs(): number | undefined {
     return this.heartbeat?.rttMs;
@@ -357,6 +362,7 @@ export class MinionSession implements LiveSession {
   private onChannelClosed(info: ChannelClose): void {
     const wasReady = this.state === 'ready';
     this.state = 'closed';
+    this.closeInfoValue = info;
     this.helloTimer?.cancel();
     this.heartbeat?.stop();
     this.hooks.onClosed(this, info, wasReady);

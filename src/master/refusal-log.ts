@@ -33,6 +33,8 @@ interface SourceTally {
 }
 
 export class RefusalLog {
+  /** Its name in the master's feature list (stopped there, after the servers that note refusals). */
+  readonly name = 'refusals';
   private readonly opts: RefusalLogOptions;
   private tallies = new Map<string, SourceTally>();
   private loggedTotal = 0;
