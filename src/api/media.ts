@@ -4,7 +4,7 @@
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import YAML from 'yaml';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 
 const YAML_TYPES = ['application/x-yaml', 'application/yaml', 'text/yaml', 'text/x-yaml'];
 const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
@@ -37,7 +37,7 @@ export function parseYamlBody(text: string): unknown {
   try {
     doc = YAML.parse(text, { schema: 'core', customTags: [], merge: false, maxAliasCount: 0, uniqueKeys: true, prettyErrors: false });
   } catch (err) {
-    throw new BrineError('API_BAD_REQUEST', `the YAML body cannot be parsed: ${(err as Error).message.split('\n')[0]}`);
+    throw new BrineError('API_BAD_REQUEST', `the YAML body cannot be parsed: ${errorMessage(err).split('\n')[0]}`);
   }
   checkKeys(doc);
   return doc;

@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import { readFileSync } from 'node:fs';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { BrineError, isBrineError } from '../util/errors.js';
+import { BrineError, isBrineError, errorMessage } from '../util/errors.js';
 import type { ApiOptions } from './api-options.js';
 import { installAuthHook } from './auth-hook.js';
 import type { ApiBackend } from './backend.js';
@@ -40,7 +40,7 @@ function tlsMaterial(opts: ApiOptions, fallback: TlsMaterial): TlsMaterial {
   try {
     return { cert: readFileSync(opts.sslCrt, 'utf8'), key: readFileSync(opts.sslKey, 'utf8') };
   } catch (err) {
-    throw new BrineError('API_LISTEN_FAILED', `cannot read the API certificate or key (${opts.section} ssl_crt/ssl_key): ${(err as Error).message}`, { cause: err });
+    throw new BrineError('API_LISTEN_FAILED', `cannot read the API certificate or key (${opts.section} ssl_crt/ssl_key): ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -73,7 +73,7 @@ export async function buildApiApp(
           ? https.createServer({ ...timeouts, key: material.key, cert: material.cert, minVersion: 'TLSv1.2', handshakeTimeout: opts.headerTimeoutS * 1000 }, handler)
           : http.createServer(timeouts, handler);
       } catch (err) {
-        throw new BrineError('API_LISTEN_FAILED', `the API certificate and key cannot be used: ${(err as Error).message}`, { cause: err });
+        throw new BrineError('API_LISTEN_FAILED', `the API certificate and key cannot be used: ${errorMessage(err)}`, { cause: err });
       }
       server.headersTimeout = timeouts.headersTimeout;
       server.requestTimeout = timeouts.requestTimeout;

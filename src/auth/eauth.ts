@@ -5,7 +5,7 @@
 import { createHash, getHashes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import type { AclEntry } from './acl.js';
 import { htpasswdVerify } from './htpasswd.js';
 import { systemGroups } from './system-groups.js';
@@ -76,7 +76,7 @@ export class FileEauth implements EauthBackend {
       return this.cache.users;
     } catch (err) {
       this.cache = undefined;
-      throw configError(`file: cannot read ^filename ${this.opts.filename} (${(err as Error).message}); fix the path or its permissions`);
+      throw configError(`file: cannot read ^filename ${this.opts.filename} (${errorMessage(err)}); fix the path or its permissions`);
     }
   }
 
@@ -154,7 +154,7 @@ export class PamEauth implements EauthBackend {
     } catch (err) {
       throw new BrineError(
         'EAUTH_UNAVAILABLE',
-        `eauth pam is configured but the PAM binding authenticate-pam cannot be loaded (${(err as Error).message.split('\n')[0]}); install it (npm install authenticate-pam, which needs libpam0g-dev and a C++ compiler) or use eauth file`,
+        `eauth pam is configured but the PAM binding authenticate-pam cannot be loaded (${errorMessage(err).split('\n')[0]}); install it (npm install authenticate-pam, which needs libpam0g-dev and a C++ compiler) or use eauth file`,
       );
     }
   }

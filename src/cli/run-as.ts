@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parsePasswd } from '../modules/user-db.js';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage, errnoCode } from '../util/errors.js';
 
 export interface RunAs {
   name: string;
@@ -18,7 +18,7 @@ export function lookupUser(user: string): RunAs {
   try {
     text = fs.readFileSync('/etc/passwd', 'utf8');
   } catch (err) {
-    throw new BrineError('USER_SWITCH_FAILED', `cannot read /etc/passwd to find user '${user}': ${(err as Error).message}`, { cause: err });
+    throw new BrineError('USER_SWITCH_FAILED', `cannot read /etc/passwd to find user '${user}': ${errorMessage(err)}`, { cause: err });
   }
   const users = parsePasswd(text);
   const found = users.find((u) => u.name === user) ?? (/^\d+$/.test(user) ? users.find((u) => u.uid === Number(user)) : undefined);
@@ -69,7 +69,7 @@ export function assertReachable(to: RunAs, paths: readonly string[]): void {
     } catch (err) {
       throw new BrineError(
         'USER_SWITCH_FAILED',
-        `after switching to '${to.name}' the daemon cannot use ${p} (${(err as NodeJS.ErrnoException).code ?? 'error'}): let '${to.name}' search every directory above it (e.g. chmod o+x on each, or chown them to '${to.name}')`,
+        `after switching to '${to.name}' the daemon cannot use ${p} (${errnoCode(err) ?? 'error'}): let '${to.name}' search every directory above it (e.g. chmod o+x on each, or chown them to '${to.name}')`,
         { cause: err, details: { path: p } },
       );
     }
@@ -98,6 +98,6 @@ export function switchUser(to: RunAs, trees: readonly string[], single: readonly
     posix.setgid(to.gid);
     posix.setuid(to.uid);
   } catch (err) {
-    throw new BrineError('USER_SWITCH_FAILED', `cannot switch to user '${to.name}' (uid ${to.uid}): ${(err as Error).message}`, { cause: err, details: { user: to.name } });
+    throw new BrineError('USER_SWITCH_FAILED', `cannot switch to user '${to.name}' (uid ${to.uid}): ${errorMessage(err)}`, { cause: err, details: { user: to.name } });
   }
 }

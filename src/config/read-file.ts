@@ -4,7 +4,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Document, DocumentOptions, ParseOptions, SchemaOptions, Tags } from 'yaml';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage, errnoCode } from '../util/errors.js';
 import { BAIL, fastLoadYaml } from '../util/yaml-fast.js';
 import { UNSURE } from '../util/yaml-scalars.js';
 import { describeValue, isPlainMapping } from './check-value.js';
@@ -48,13 +48,9 @@ export function resolveConfigScalar(text: string, _atKey: boolean): unknown {
 // Enough for real configs that reuse a block a few times, far below an exponential expansion.
 const MAX_ALIAS_COUNT = 100;
 
-function errnoCode(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
-}
-
 function unreadable(file: string, err: unknown): BrineError {
   const code = errnoCode(err);
-  const why = code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : err instanceof Error ? err.message : String(err);
+  const why = code === 'EISDIR' ? 'it is a directory' : code === 'EACCES' ? 'permission denied' : errorMessage(err);
   return new BrineError('CONFIG_UNREADABLE', `cannot read configuration file ${file}: ${why}`, { cause: err, details: { file } });
 }
 
@@ -114,7 +110,7 @@ function toPlainValue(doc: Document.Parsed, file: string): unknown {
   try {
     return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     throw new BrineError('CONFIG_PARSE', `cannot parse ${file}: its YAML aliases (*name) expand too much (${why}); write the values out instead of nesting aliases`, {
       cause: err,
       details: { file },

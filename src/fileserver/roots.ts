@@ -4,7 +4,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import { globToRegExp } from '../util/glob.js';
 // the module, not config/index.js (the loader, YAML and the schema), which a job worker never needs
 import { treePath } from '../config/root-dir.js';
@@ -84,7 +84,7 @@ export class FileRoots {
       try {
         return new RegExp(r);
       } catch (err) {
-        throw new BrineError('CONFIG_VALUE', `file_ignore_regex ${JSON.stringify(r)} is not a valid regular expression: ${(err as Error).message}`);
+        throw new BrineError('CONFIG_VALUE', `file_ignore_regex ${JSON.stringify(r)} is not a valid regular expression: ${errorMessage(err)}`);
       }
     });
     this.ignoreGlob = asStringList(config.file_ignore_glob).map((g) => globToRegExp(g));

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { BrineError, isBrineError } from '../util/errors.js';
+import { BrineError, isBrineError, errorMessage } from '../util/errors.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import { assertJid } from './jid.js';
 import { JOBS_SCHEMA, JobTable, type JobRecord, type ReturnRecord } from './job-table.js';
@@ -57,7 +57,7 @@ const SCHEMA_VERSION_TABLE = 'CREATE TABLE IF NOT EXISTS schema_version (version
 function storageError(err: unknown, file: string, doing: string): BrineError {
   if (isBrineError(err)) return err;
   const code = typeof (err as { code?: unknown })?.code === 'string' ? (err as { code: string }).code : '';
-  const reason = err instanceof Error ? err.message : String(err);
+  const reason = errorMessage(err);
   let advice: string;
   if (code === 'SQLITE_FULL') advice = `the disk holding ${file} is full; free space there (or lower keep_jobs_seconds) and retry`;
   else if (code.startsWith('SQLITE_IOERR')) advice = `the disk holding ${file} reported an I/O error; check the disk and the kernel log`;
@@ -118,7 +118,7 @@ export class JobCache {
       if (isBrineError(err)) throw err;
       const code = (err as NodeJS.ErrnoException)?.code;
       if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS' || code === 'ENOSPC') {
-        throw new BrineError('INTERNAL', `job cache: cannot create ${file}: ${(err as Error).message} (make cachedir writable by the master's user, or free disk space)`, {
+        throw new BrineError('INTERNAL', `job cache: cannot create ${file}: ${errorMessage(err)} (make cachedir writable by the master's user, or free disk space)`, {
           cause: err,
           details: { file },
         });

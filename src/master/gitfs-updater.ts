@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import type { Clock, TimerHandle } from '../util/clock.js';
 import type { Logger } from '../util/logger.js';
 import type { RemoteStatus, RemoteUpdate } from '../fileserver/git/index.js';
+import { errorMessage } from '../util/errors.js';
 
 export const GITFS_STATUS_FILE = path.join('gitfs', 'status.json');
 export const GIT_PILLAR_STATUS_FILE = path.join('git_pillar', 'status.json');
@@ -85,7 +86,7 @@ export class GitRemotesUpdater {
       fs.writeFileSync(`${file}.tmp`, JSON.stringify(body));
       fs.renameSync(`${file}.tmp`, file);
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, `could not write ${file}; brine doctor master will not see the ${this.backend.role} remotes' health`);
+      this.logger.warn({ err: errorMessage(err) }, `could not write ${file}; brine doctor master will not see the ${this.backend.role} remotes' health`);
     }
   }
 

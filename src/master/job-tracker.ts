@@ -3,7 +3,7 @@
 // returns to whoever waits, stores everything in the job cache and ends the wait on time.
 
 import type { Clock } from '../util/clock.js';
-import { BrineError, toBrineError } from '../util/errors.js';
+import { BrineError, toBrineError, errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { prepareMessage, type BrineEvent, type Job, type JobDone, type JobReturn, type JobStatus, type Published, type PublishRequest, type Return } from '../protocol/index.js';
 import type { JidGenerator, JobCache, JobRecord, ReturnRecord } from '../jobs/index.js';
@@ -163,8 +163,8 @@ export class JobTracker {
       // the job already reached the minions, so the CLI must still get its jid and returns; the
       // in-memory set guards returns while the job is recent, only a master restart loses it
       this.deps.logger.error(
-        { jid, err: (err as Error).message },
-        `job ${jid} was sent, but the minions it was sent to could not be stored: ${(err as Error).message}. Returns are still checked in memory until the master restarts; free disk space or fix cachedir`,
+        { jid, err: errorMessage(err) },
+        `job ${jid} was sent, but the minions it was sent to could not be stored: ${errorMessage(err)}. Returns are still checked in memory until the master restarts; free disk space or fix cachedir`,
       );
     }
     this.deps.logger.info({ jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, sent: sentTo.length, notConnected: notConnected.length, missing: missing.length }, `published job ${jid}`);

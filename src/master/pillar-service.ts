@@ -15,6 +15,7 @@ import { checkMergeStrategy, type MergeStrategy, type PillarData } from '../util
 import type { PillarReply, PillarRequest } from '../protocol/index.js';
 import type { GitRemotes } from '../fileserver/git/index.js';
 import { compilePillar, type ExtPillarSource, GpgCache, type GpgOptions, gpgKeysStamp, gpgOptionsOf, PillarRoots, planExtPillar } from '../pillar/index.js';
+import { errorMessage } from '../util/errors.js';
 
 /** What the service needs of a session: the identity is the session's, never the request's. */
 export interface PillarSession {
@@ -265,7 +266,7 @@ export class PillarService {
     try {
       fs.rmSync(pillarCacheFile(this.opts.cachedir, id), { force: true });
     } catch (err) {
-      this.logger.error({ err: (err as Error).message, id }, `could not delete the cached pillar of ${id}`);
+      this.logger.error({ err: errorMessage(err), id }, `could not delete the cached pillar of ${id}`);
     }
   }
 
@@ -335,7 +336,7 @@ export class PillarService {
     try {
       writeFileAtomicSync(pillarCacheFile(this.opts.cachedir, e.id), JSON.stringify(rec), { mode: 0o600, fsync: false });
     } catch (err) {
-      this.logger.error({ err: (err as Error).message, id: e.id }, `could not write the pillar cache of ${e.id} under ${this.opts.cachedir}; it is kept in memory until the master restarts`);
+      this.logger.error({ err: errorMessage(err), id: e.id }, `could not write the pillar cache of ${e.id} under ${this.opts.cachedir}; it is kept in memory until the master restarts`);
     }
   }
 }

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pyLines, pyStrip } from './py-text.js';
+import { errorMessage } from '../util/errors.js';
 
 export const MINION_ID_FILE = 'minion_id';
 const MACHINE_PREFIX = 'machine_id:';
@@ -45,6 +46,6 @@ export function writeIdCache(file: string, id: string, machineId: string | undef
     fs.writeFileSync(file, body, { mode: 0o644 });
     return undefined;
   } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+    return errorMessage(err);
   }
 }

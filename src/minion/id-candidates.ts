@@ -4,6 +4,7 @@
 import { isLocalhostLike } from '../util/minion-id.js';
 import type { FqdnAnswer, IdSources } from './id-sources.js';
 import { pyLines, pySplit } from './py-text.js';
+import { errorMessage } from '../util/errors.js';
 
 /** Where a generated candidate came from, in Salt's order. */
 export type CandidateSource = 'fqdn' | 'nodename' | 'hostname' | 'localhost_canonname' | 'etc_hostname' | 'etc_nodename' | 'etc_hosts' | 'ip_address';
@@ -86,7 +87,7 @@ export async function generateCandidates(src: IdSources): Promise<CandidateList>
     try {
       for (const name of await src.localhostCanonNames()) list.offer(name, 'localhost_canonname');
     } catch (err) {
-      list.record({ value: 'localhost', source: 'localhost_canonname', verdict: 'unresolved', detail: err instanceof Error ? err.message : String(err) });
+      list.record({ value: 'localhost', source: 'localhost_canonname', verdict: 'unresolved', detail: errorMessage(err) });
     }
   }
 

@@ -3,7 +3,7 @@
 // minion's event loop (heartbeats, other jobs).
 
 import { parentPort } from 'node:worker_threads';
-import { BrineError, isErrorCode } from '../util/errors.js';
+import { BrineError, isErrorCode, errorMessage } from '../util/errors.js';
 import type { ExecContext, ExecResult, ModuleRegistry } from '../modules/index.js';
 import { buildMinionRegistry } from './minion-extensions.js';
 import { WorkerHostClient } from './worker-host-client.js';
@@ -29,7 +29,7 @@ function post(reply: WorkerReply): void {
     port?.postMessage(reply);
   } catch (err) {
     // a return value that cannot be cloned (a function, a symbol): report it, coded
-    port?.postMessage({ t: 'result', result: failed('EXEC_FAILED', `${current?.call.fun ?? 'the function'} returned a value that cannot be sent: ${(err as Error).message}`) } satisfies WorkerReply);
+    port?.postMessage({ t: 'result', result: failed('EXEC_FAILED', `${current?.call.fun ?? 'the function'} returned a value that cannot be sent: ${errorMessage(err)}`) } satisfies WorkerReply);
   }
 }
 
@@ -92,7 +92,7 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
       if (call.localPillar) pillar = await renderLocalPillar(call.config as unknown as LocalPillarOptions, call.minionId, grains);
       return r.call(call.fun, call.arg, call.kwarg, ctx);
     })
-    .catch((err: unknown): ExecResult | typeof DECLINED => failed('INTERNAL', err instanceof Error ? err.message : String(err)))
+    .catch((err: unknown): ExecResult | typeof DECLINED => failed('INTERNAL', errorMessage(err)))
     .then((result) => {
       host.reset();
       post(result === DECLINED ? { t: 'declined' } : { t: 'result', result });

@@ -9,6 +9,7 @@ import { extmodsDir } from '../modules/extmods-sync.js';
 import { grainsFilePath, readGrainsFile } from '../modules/grains-file.js';
 import { collectGrains } from '../modules/grains.js';
 import type { Grains } from '../modules/types.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface MinionGrainsOptions {
   id: string;
@@ -24,7 +25,7 @@ export async function collectMinionGrains(o: MinionGrainsOptions): Promise<{ gra
   try {
     fromFile = readGrainsFile(file);
   } catch (err) {
-    problems.push({ file, reason: err instanceof Error ? err.message : String(err) });
+    problems.push({ file, reason: errorMessage(err) });
   }
   const cachedir = o.config.cachedir;
   if (typeof cachedir !== 'string' || cachedir === '') return { grains: { ...core, ...fromFile, ...(o.config.grains ?? {}) }, problems };

@@ -4,7 +4,7 @@
 // the last good pillar plus its errors, stored as Salt shows them: under `_errors`.
 
 import type { Clock } from '../util/clock.js';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { checkMergeStrategy } from '../util/dict-merge.js';
 import type { PillarReply } from '../protocol/index.js';
@@ -42,7 +42,7 @@ export async function renderLocalPillar(opts: LocalPillarOptions, id: string, gr
     strategy = checkMergeStrategy(opts.pillar_source_merging_strategy);
     roots = new PillarRoots(opts);
   } catch (err) {
-    return { _errors: [err instanceof Error ? err.message : String(err)] };
+    return { _errors: [errorMessage(err)] };
   }
   const r = await compilePillar(
     roots,

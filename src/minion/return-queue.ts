@@ -3,7 +3,7 @@
 
 import * as nodeFs from 'node:fs';
 import * as path from 'node:path';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import { ATOMIC_TMP_SUFFIX, writeFileAtomicSync } from '../util/atomic-write.js';
 import { silentLogger, type Logger } from '../util/logger.js';
 import { isPlainObject, parsePayload, returnSchema, type Return } from '../protocol/index.js';
@@ -114,7 +114,7 @@ export class ReturnQueue {
     try {
       data = serialise({ ...ret }, queuedAt);
     } catch (err) {
-      throw new BrineError('INTERNAL', `the return of job ${jid} cannot be serialised: ${(err as Error).message}`, { cause: err });
+      throw new BrineError('INTERNAL', `the return of job ${jid} cannot be serialised: ${errorMessage(err)}`, { cause: err });
     }
     if (!this.entries.has(jid) && this.entries.size >= this.max) {
       // full: the oldest of the queued returns plus this one goes
@@ -266,7 +266,7 @@ export class ReturnQueue {
         value = parsePayload(this.fs.readFileSync(file));
         problem = checkQueued(value, jid);
       } catch (err) {
-        problem = err instanceof Error ? err.message : String(err);
+        problem = errorMessage(err);
       }
     }
     if (problem === undefined) return value as QueuedReturn;

@@ -9,6 +9,7 @@ import type { ExecResult } from '../modules/index.js';
 import { releaseOptimizingCompiler } from '../util/optimizing-compiler.js';
 import { newSharedPids, readSharedPids, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
 import { answerFiles, answerSync, type HostServices } from './worker-host.js';
+import { errnoCode } from '../util/errors.js';
 
 /** Blocking salt[...] calls from templates may nest (a call whose template calls again), this deep at most. */
 export const MAX_NESTED_CALLS = 8;
@@ -88,7 +89,7 @@ export function unreadableCode(dir: string): string | undefined {
     accessSync(dir, constants.R_OK | constants.X_OK);
     return undefined;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
+    const code = errnoCode(err);
     if (code !== 'EACCES' && code !== 'EPERM') return undefined;
     return `this process (uid ${process.getuid?.() ?? '?'}) cannot read brine's code in ${dir} (${code}); make the installation readable by the user: account, or run the minion as its owner`;
   }

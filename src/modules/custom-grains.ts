@@ -8,6 +8,7 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { importModuleFile, type ModuleLoadLogger } from './custom-modules.js';
 import type { Grains } from './types.js';
+import { errorMessage } from '../util/errors.js';
 
 /** What a grain function receives: the grains collected so far (core) and the minion config. */
 export interface GrainFunctionInput {
@@ -26,7 +27,7 @@ export interface CustomGrainsResult {
 const CALL_TIMEOUT_MS = 10_000;
 
 function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 function isMapping(x: unknown): x is Record<string, unknown> {

@@ -7,7 +7,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { importFile } from '../util/dynamic-import.js';
-import { isBrineError } from '../util/errors.js';
+import { isBrineError, errorMessage } from '../util/errors.js';
 import { ModuleRegistry } from './registry.js';
 import type { ModuleFunction } from './types.js';
 
@@ -28,7 +28,7 @@ export interface ModuleLoadReport {
 const IMPORT_TIMEOUT_MS = 10_000;
 
 function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /** The functions a module file exports: `functions`, a default array, or default.functions. */

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, type Stats } from 'node:fs';
 import { lstat, realpath, stat } from 'node:fs/promises';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errnoCode } from '../util/errors.js';
 import { absPath, formatMode, fsError } from './file-common.js';
 import type { ModuleFunction } from './types.js';
 import { defineFunction, defineParams } from './define-function.js';
@@ -64,7 +64,7 @@ async function stats(fun: string, rawPath: string, hashType: string | undefined,
   try {
     st = follow ? await stat(p) : await lstat(p);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new BrineError('EXEC_FAILED', `${fun}: path not found: ${p}`, { details: { path: p } });
+    if (errnoCode(e) === 'ENOENT') throw new BrineError('EXEC_FAILED', `${fun}: path not found: ${p}`, { details: { path: p } });
     throw fsError(fun, p, e);
   }
   const [users, groups] = await Promise.all([readPasswd(fun), readGroups(fun)]);

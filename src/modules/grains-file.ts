@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { yamlPackage } from '../util/yaml-package.js';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 
 /** <config_dir>/grains, beside the minion's config file, as Salt puts it. */
 export function grainsFilePath(config: Readonly<Record<string, unknown>>): string {
@@ -19,7 +19,7 @@ export function readGrainsFile(file: string): Record<string, unknown> {
   try {
     data = yamlPackage().parse(readFileSync(file, 'utf8'));
   } catch (err) {
-    throw new BrineError('EXEC_FAILED', `Unable to read existing grains file: ${err instanceof Error ? err.message : String(err)}`);
+    throw new BrineError('EXEC_FAILED', `Unable to read existing grains file: ${errorMessage(err)}`);
   }
   return data !== null && typeof data === 'object' && !Array.isArray(data) ? (data as Record<string, unknown>) : {};
 }

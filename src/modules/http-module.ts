@@ -5,7 +5,7 @@
 // through Node's fetch (undici), so `backend` is ignored.
 
 import { parse as parseYaml } from 'yaml';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import { BRINE_VERSION } from './version.js';
 import type { ModuleFunction } from './types.js';
 import { defineFunction } from './define-function.js';
@@ -55,7 +55,7 @@ function decodeBody(text: string, decodeType: string, contentType: string | null
     if (type === 'json') return { dict: JSON.parse(text) };
     if (type === 'yaml') return { dict: parseYaml(text) };
   } catch (err) {
-    throw new BrineError('EXEC_FAILED', `http.query: the body is not valid ${type} (${(err as Error).message}); query with decode=False to get it as text`, { cause: err });
+    throw new BrineError('EXEC_FAILED', `http.query: the body is not valid ${type} (${errorMessage(err)}); query with decode=False to get it as text`, { cause: err });
   }
   if (type === 'plain') return { plain: true };
   if (type === 'xml') throw new BrineError('BAD_ARGUMENTS', "http.query: decode_type 'xml' is not supported by brine; query with decode=False and parse the body, or ask for JSON");
@@ -113,7 +113,7 @@ export const httpFunctions: readonly ModuleFunction[] = [
         if (ctx.signal.aborted) throw err;
         const cause = (err as { cause?: { message?: string } }).cause?.message;
         if (n.status) ret.status = 0;
-        ret.error = cause ?? (err as Error).message;
+        ret.error = cause ?? errorMessage(err);
         return ret;
       }
       const body = await res.text();

@@ -4,7 +4,7 @@
 // program's stderr as a string on failure.
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import { defineFunction } from './define-function.js';
 import { type FstabEntry, fstabTable, rmFstab, setFstab } from './fstab.js';
 import { runArgv, which } from './host-tools.js';
@@ -74,7 +74,7 @@ function readConfig(fun: string, config: string): string {
   try {
     return readFileSync(config, 'utf8');
   } catch (err) {
-    throw new BrineError('EXEC_FAILED', `${fun}: Couldn't read from ${config}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new BrineError('EXEC_FAILED', `${fun}: Couldn't read from ${config}: ${errorMessage(err)}`);
   }
 }
 
@@ -132,7 +132,7 @@ export const mountFunctions: readonly ModuleFunction[] = [
       try {
         decided = setFstab(readConfig('mount.set_fstab', n.config), entry, matchOn, n.not_change);
       } catch (err) {
-        throw new BrineError('EXEC_FAILED', err instanceof Error ? err.message : String(err));
+        throw new BrineError('EXEC_FAILED', errorMessage(err));
       }
       if (decided.status !== 'present' && !n.test) writeFileSync(n.config, decided.text);
       return decided.status;

@@ -2,7 +2,7 @@
 // replacement templates (\1, \g<name>). This translates them to JavaScript RegExp and expands
 // templates as Python's re.sub does.
 
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 
 // Python's re flag values (re.IGNORECASE == 2 ...), by name and by bit.
 const FLAG_BITS = new Map<string, number>([
@@ -118,7 +118,7 @@ export function compilePythonRegex(fun: string, pattern: string, flagBits: numbe
     return new RegExp(source, jsFlags(fun, flagBits | inlineBits));
   } catch (err) {
     if (err instanceof BrineError) throw err;
-    throw bad(fun, `invalid regular expression '${pattern}': ${(err as Error).message}`);
+    throw bad(fun, `invalid regular expression '${pattern}': ${errorMessage(err)}`);
   }
 }
 

@@ -1,7 +1,7 @@
 // The execution-module registry: functions register explicitly with a doc and an argument
 // shape, and every call goes through one path that binds arguments and codes failures.
 
-import { BrineError, isBrineError, type ErrorCode } from '../util/errors.js';
+import { BrineError, isBrineError, type ErrorCode, errorMessage } from '../util/errors.js';
 import { bindArguments } from './bind-args.js';
 import { resolveRetcode } from './retcode.js';
 import type { BoundArgs, ExecContext, ExecResult, ModuleFunction } from './types.js';
@@ -84,7 +84,7 @@ export class ModuleRegistry {
       raw = await fn.run(ctx, bound);
     } catch (err) {
       if (isBrineError(err)) return failure(err.code, err.message, err.details.return, err.details.retcode);
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       return failure('EXEC_FAILED', message === '' ? `${fn.name} failed without a message` : message);
     }
     const { value, retcode } = resolveRetcode(raw);

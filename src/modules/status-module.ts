@@ -3,7 +3,7 @@
 
 import { readFile, statfs } from 'node:fs/promises';
 import os from 'node:os';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import { globToRegExp } from './glob.js';
 import { runArgv, which } from './host-tools.js';
 import type { ModuleFunction } from './types.js';
@@ -110,7 +110,7 @@ async function diskusage(args: readonly unknown[]): Promise<Record<string, unkno
     } catch (err) {
       // A mount that vanished or is not readable (fuse of another user) is skipped when picked
       // by type; a path the caller named must be reported.
-      if (args.includes(p)) throw new BrineError('EXEC_FAILED', `${fun}: cannot stat filesystem at ${p}: ${(err as Error).message}`, { cause: err });
+      if (args.includes(p)) throw new BrineError('EXEC_FAILED', `${fun}: cannot stat filesystem at ${p}: ${errorMessage(err)}`, { cause: err });
       continue;
     }
     const total = s.blocks * s.bsize;

@@ -4,7 +4,7 @@
 
 import { existsSync, lstatSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import { defineFunction } from './define-function.js';
 import { runArgv, which } from './host-tools.js';
 import type { ModuleFunction } from './types.js';
@@ -41,7 +41,7 @@ export function zoneCompare(zone: string): boolean {
   try {
     return readFileSync(LOCALTIME).equals(want);
   } catch (err) {
-    throw new BrineError('EXEC_FAILED', `Failed to read ${LOCALTIME} to determine current timezone: ${err instanceof Error ? err.message : String(err)}`);
+    throw new BrineError('EXEC_FAILED', `Failed to read ${LOCALTIME} to determine current timezone: ${errorMessage(err)}`);
   }
 }
 

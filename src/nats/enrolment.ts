@@ -4,7 +4,7 @@
 // is trust, so the minion takes it only from a file its operator put there.
 
 import { readFileSync } from 'node:fs';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage, errnoCode } from '../util/errors.js';
 import { isPlainObject } from '../protocol/index.js';
 import { decodeJwt } from './jwt.js';
 import { decodePublicNkey, encodePublicNkey } from './nkeys.js';
@@ -30,7 +30,7 @@ export function readEnrolment(file: string): Enrolment {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw invalid(file, `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    throw invalid(file, `cannot be read (${errnoCode(err) ?? errorMessage(err)})`);
   }
   let value: unknown;
   try {
@@ -54,7 +54,7 @@ export function checkEnrolment(value: unknown, file = 'given'): Enrolment {
     const claims = decodeJwt(e.enrolJwt);
     if (claims.nats.type !== 'user') throw new Error('the enrolment JWT is not a user JWT');
   } catch (err) {
-    throw invalid(file, `holds a malformed key or JWT (${(err as Error).message})`);
+    throw invalid(file, `holds a malformed key or JWT (${errorMessage(err)})`);
   }
   return { v: ENROLMENT_VERSION, enrolJwt: e.enrolJwt, brineAccount: e.brineAccount, masters: [...e.masters] };
 }

@@ -4,7 +4,7 @@
 // says what to check, instead of stopping the master with a bare client timeout.
 
 import type { Clock } from '../util/clock.js';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { Backoff, type BackoffOptions } from '../session/backoff.js';
 
@@ -28,7 +28,7 @@ export function isPermanentJetStreamError(err: unknown): boolean {
 }
 
 function messageOf(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /**

@@ -8,6 +8,7 @@ import type { Logger } from '../util/logger.js';
 import { isPlainObject } from '../protocol/index.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { minionIdProblem } from '../util/minion-id.js';
+import { errorMessage } from '../util/errors.js';
 
 const FILE_MODE = 0o600;
 /** Changes are written at most this often (ms); stop() writes what is left. */
@@ -38,7 +39,7 @@ export class KeySyncBase {
       if (!isPlainObject(parsed) || parsed.v !== 1 || parsed.bucket !== bucket || typeof parsed.ids !== 'object' || parsed.ids === null) throw new Error('not a v1 state of this bucket');
       for (const [id, digest] of Object.entries(parsed.ids)) if (minionIdProblem(id) === undefined && typeof digest === 'string') base.digests.set(id, digest);
     } catch (err) {
-      logger.warn({ path, err: (err as Error).message }, `ignoring the key sync state ${path}: the key bucket's entries win for every ID it knows`);
+      logger.warn({ path, err: errorMessage(err) }, `ignoring the key sync state ${path}: the key bucket's entries win for every ID it knows`);
     }
     return base;
   }
@@ -71,7 +72,7 @@ export class KeySyncBase {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
       writeFileAtomicSync(this.path, JSON.stringify({ v: 1, bucket: this.bucket, ids: Object.fromEntries(this.digests) }), FILE_MODE);
     } catch (err) {
-      this.logger.error({ code: 'PKI_UNWRITABLE', path: this.path, err: (err as Error).message }, `cannot write the key sync state ${this.path}; make pki_dir writable by the master's user`);
+      this.logger.error({ code: 'PKI_UNWRITABLE', path: this.path, err: errorMessage(err) }, `cannot write the key sync state ${this.path}; make pki_dir writable by the master's user`);
     }
   }
 }

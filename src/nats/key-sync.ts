@@ -6,7 +6,7 @@
 import { type KV, type KvEntry, Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { KeyStore } from '../pki/key-store.js';
-import { BrineError, isBrineError } from '../util/errors.js';
+import { BrineError, isBrineError, errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { minionIdProblem } from '../util/minion-id.js';
 import { join } from 'node:path';
@@ -69,12 +69,12 @@ function unavailable(bucket: string, err: unknown): BrineError {
   if (isBrineError(err, 'NATS_KV_UNAVAILABLE')) return err;
   return new BrineError(
     'NATS_KV_UNAVAILABLE',
-    `the key bucket ${bucket} did not answer (${(err as Error)?.message ?? String(err)}): check that a majority of the NATS servers run with JetStream; key changes stay in this master's files and are published when the bucket answers again`,
+    `the key bucket ${bucket} did not answer (${errorMessage(err)}): check that a majority of the NATS servers run with JetStream; key changes stay in this master's files and are published when the bucket answers again`,
     { cause: err },
   );
 }
 
-const isWrongLastSequence = (err: unknown): boolean => (err as { code?: unknown })?.code === 10071 || /wrong last sequence/i.test((err as Error)?.message ?? '');
+const isWrongLastSequence = (err: unknown): boolean => (err as { code?: unknown })?.code === 10071 || /wrong last sequence/i.test(errorMessage(err));
 
 export class KeyStateSync {
   private readonly known = new Map<string, Known>();
@@ -166,7 +166,7 @@ export class KeyStateSync {
           changed.push({ id, local, stamp });
         } catch (err) {
           result.failed.push(id);
-          this.opts.logger.error({ code: (err as BrineError).code ?? 'INTERNAL', id, err: (err as Error).message }, `cannot publish the keys of ${id}: ${(err as Error).message}`);
+          this.opts.logger.error({ code: (err as BrineError).code ?? 'INTERNAL', id, err: errorMessage(err) }, `cannot publish the keys of ${id}: ${errorMessage(err)}`);
         }
       }
       await this.pool(changed, async ({ id, local, stamp }) => {
@@ -223,7 +223,7 @@ export class KeyStateSync {
           if (this.watch.getPending() === 0) this.flushApplied();
         }
       } catch (err) {
-        if (!this.stopped) this.opts.logger.error({ code: 'NATS_KV_UNAVAILABLE', bucket: this.bucket, err: (err as Error).message }, `watching the key bucket ${this.bucket} failed; retrying`);
+        if (!this.stopped) this.opts.logger.error({ code: 'NATS_KV_UNAVAILABLE', bucket: this.bucket, err: errorMessage(err) }, `watching the key bucket ${this.bucket} failed; retrying`);
       }
       if (this.stopped) break;
       this.flushApplied();
@@ -291,7 +291,7 @@ export class KeyStateSync {
     try {
       return readLocal(this.opts.keys, id);
     } catch (err) {
-      this.opts.logger.error({ code: 'PKI_KEY_INVALID', id, err: (err as Error).message }, `cannot read the keys of ${id}; the key bucket's record replaces them`);
+      this.opts.logger.error({ code: 'PKI_KEY_INVALID', id, err: errorMessage(err) }, `cannot read the keys of ${id}; the key bucket's record replaces them`);
       return undefined;
     }
   }
@@ -324,7 +324,7 @@ export class KeyStateSync {
     } catch (err) {
       // left disagreeing (no stamp): the next publish reads the files and retries this record's ID
       this.known.set(id, { rev, digest: remoteDigest });
-      this.opts.logger.error({ code: (err as BrineError).code ?? 'INTERNAL', id, err: (err as Error).message }, `cannot write the keys of ${id} from the key bucket: ${(err as Error).message}`);
+      this.opts.logger.error({ code: (err as BrineError).code ?? 'INTERNAL', id, err: errorMessage(err) }, `cannot write the keys of ${id} from the key bucket: ${errorMessage(err)}`);
     }
   }
 
@@ -393,7 +393,7 @@ export class KeyStateSync {
     } catch (err) {
       this.opts.logger.error(
         { code: 'NATS_KV_VALUE_INVALID', key: e.key.slice(0, 300), revision: e.revision },
-        `skipping key bucket entry ${JSON.stringify(e.key.slice(0, 80))}: ${(err as Error).message}`,
+        `skipping key bucket entry ${JSON.stringify(e.key.slice(0, 80))}: ${errorMessage(err)}`,
       );
       return undefined;
     }
@@ -403,8 +403,8 @@ export class KeyStateSync {
       return { id, rev: e.revision, set, digest: digestOf(set) };
     } catch (err) {
       this.opts.logger.error(
-        { code: 'NATS_KV_VALUE_INVALID', id, revision: e.revision, err: (err as Error).message },
-        `skipping the key bucket's record of ${id} (revision ${e.revision}): ${(err as Error).message}; this master's files for ${id} are kept and replace it at the next publish`,
+        { code: 'NATS_KV_VALUE_INVALID', id, revision: e.revision, err: errorMessage(err) },
+        `skipping the key bucket's record of ${id} (revision ${e.revision}): ${errorMessage(err)}; this master's files for ${id} are kept and replace it at the next publish`,
       );
       return { id, rev: e.revision, set: undefined, digest: '' };
     }
@@ -425,7 +425,7 @@ export class KeyStateSync {
     try {
       this.opts.onApplied?.(ids);
     } catch (err) {
-      this.opts.logger.error({ err: (err as Error).message }, 'the key sync onApplied callback failed');
+      this.opts.logger.error({ err: errorMessage(err) }, 'the key sync onApplied callback failed');
     }
   }
 

@@ -3,7 +3,7 @@
 // it; the user JWT is one it issues to itself as a signing key of that account.
 
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import { type AccountKeys, masterSystemUserJwt, masterUserJwt } from './authority.js';
 import type { NkeySigner } from './nkeys.js';
 
@@ -21,7 +21,7 @@ export async function connectAsMaster(servers: readonly string[], master: NkeySi
   } catch (err) {
     throw new BrineError(
       'NATS_CLAIMS_UPDATE_FAILED',
-      `cannot connect to the NATS servers ${servers.join(', ')} as this master in ${account.toUpperCase()}: ${(err as Error).message} (is this master's key among the account's signing keys?)`,
+      `cannot connect to the NATS servers ${servers.join(', ')} as this master in ${account.toUpperCase()}: ${errorMessage(err)} (is this master's key among the account's signing keys?)`,
       { cause: err },
     );
   }

@@ -18,7 +18,7 @@
 import { jetstream, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import { connect, headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from '@nats-io/transport-node';
 import type { Clock } from '../util/clock.js';
-import { BrineError, toBrineError } from '../util/errors.js';
+import { BrineError, toBrineError, errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { decodeMessage, MINION_MESSAGES, PROTOCOL_VERSIONS, type MasterMessage, type MinionMessage, type Return } from '../protocol/index.js';
 import { type AccountKeys, masterUserJwt } from './authority.js';
@@ -105,7 +105,7 @@ export class NatsMasterHub {
     } catch (err) {
       throw new BrineError(
         'NATS_UNAVAILABLE',
-        `cannot connect to the NATS servers ${opts.servers.join(', ')} as this master: ${(err as Error).message} (are they running with the configuration from \`brine nats server-config\`, listing this master's key?)`,
+        `cannot connect to the NATS servers ${opts.servers.join(', ')} as this master: ${errorMessage(err)} (are they running with the configuration from \`brine nats server-config\`, listing this master's key?)`,
         { cause: err },
       );
     }
@@ -278,7 +278,7 @@ export class NatsMasterHub {
       this.nc.publish(subject, enc.text, { headers: h });
       return true;
     } catch (err) {
-      this.logger.warn({ subject, err: (err as Error).message }, `publishing to NATS failed: ${(err as Error).message}`);
+      this.logger.warn({ subject, err: errorMessage(err) }, `publishing to NATS failed: ${errorMessage(err)}`);
       return false;
     }
   }
@@ -294,12 +294,12 @@ export class NatsMasterHub {
       if (this.stopped) return;
       if (attempt < JOB_RECORD_ATTEMPTS) {
         this.clock.setTimeout(() => this.publishJobRecord(record, attempt + 1), 1000);
-        if (attempt === 1) this.logger.info({ jid: record.jid, err: (err as Error).message }, `JetStream did not take the record of job ${record.jid} yet (${(err as Error).message}); trying again`);
+        if (attempt === 1) this.logger.info({ jid: record.jid, err: errorMessage(err) }, `JetStream did not take the record of job ${record.jid} yet (${errorMessage(err)}); trying again`);
         return;
       }
       this.logger.warn(
-        { jid: record.jid, code: 'NATS_UNAVAILABLE', err: (err as Error).message },
-        `job ${record.jid} was sent, but its record did not reach JetStream within ${JOB_RECORD_ATTEMPTS} s (${(err as Error).message}): the other masters will not store its returns`,
+        { jid: record.jid, code: 'NATS_UNAVAILABLE', err: errorMessage(err) },
+        `job ${record.jid} was sent, but its record did not reach JetStream within ${JOB_RECORD_ATTEMPTS} s (${errorMessage(err)}): the other masters will not store its returns`,
       );
     });
   }

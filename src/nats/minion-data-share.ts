@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { type KV, Kvm } from '@nats-io/kv';
-import { BrineError, toBrineError } from '../util/errors.js';
+import { BrineError, toBrineError, errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { type Infer, s } from '../protocol/index.js';
 import { kvKeyOf, minionIdOfKvKey } from './key-record.js';
@@ -69,7 +69,7 @@ export class MinionDataShare {
     try {
       kv = await new Kvm(opts.nc).create(opts.bucket ?? MINION_DATA_BUCKET, { replicas: opts.replicas, history: 1 });
     } catch (err) {
-      throw new BrineError('NATS_KV_UNAVAILABLE', `cannot open the ${opts.bucket ?? MINION_DATA_BUCKET} bucket: ${(err as Error).message}`, { cause: err });
+      throw new BrineError('NATS_KV_UNAVAILABLE', `cannot open the ${opts.bucket ?? MINION_DATA_BUCKET} bucket: ${errorMessage(err)}`, { cause: err });
     }
     const share = new MinionDataShare(kv, opts);
     await share.watch();
@@ -108,7 +108,7 @@ export class MinionDataShare {
       ({ kind, id } = parseKey(key));
       entry = readShape(ENTRY, value, 'minion data entry');
     } catch (err) {
-      this.opts.logger.warn({ code: 'NATS_KV_VALUE_INVALID', key: key.slice(0, 200) }, `skipped an entry of the ${MINION_DATA_BUCKET} bucket: ${(err as Error).message}`);
+      this.opts.logger.warn({ code: 'NATS_KV_VALUE_INVALID', key: key.slice(0, 200) }, `skipped an entry of the ${MINION_DATA_BUCKET} bucket: ${errorMessage(err)}`);
       return;
     }
     const d = digest(entry.fingerprint, entry.data);
@@ -138,7 +138,7 @@ export class MinionDataShare {
     const entry: Entry = { v: 1, fingerprint, data };
     this.kv.put(key, JSON.stringify(entry)).catch((err: unknown) => {
       this.known.delete(key);
-      this.opts.logger.warn({ code: 'NATS_KV_UNAVAILABLE', id }, `could not share the ${kind} of ${id} with the other masters: ${(err as Error).message}`);
+      this.opts.logger.warn({ code: 'NATS_KV_UNAVAILABLE', id }, `could not share the ${kind} of ${id} with the other masters: ${errorMessage(err)}`);
     });
   }
 
@@ -148,7 +148,7 @@ export class MinionDataShare {
     const key = keyOf(kind, id);
     if (!this.known.delete(key)) return;
     this.kv.delete(key).catch((err: unknown) => {
-      this.opts.logger.warn({ code: 'NATS_KV_UNAVAILABLE', id }, `could not withdraw the ${kind} of ${id} from the shared bucket: ${(err as Error).message}`);
+      this.opts.logger.warn({ code: 'NATS_KV_UNAVAILABLE', id }, `could not withdraw the ${kind} of ${id} from the shared bucket: ${errorMessage(err)}`);
     });
   }
 

@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { isPlainObject } from '../protocol/index.js';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errnoCode } from '../util/errors.js';
 import type { AccountKeys } from './authority.js';
 import { decodePublicNkey, decodeSeed, encodeSeed, NkeySigner } from './nkeys.js';
 
@@ -33,7 +33,7 @@ function readIfExists(path: string): string | undefined {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (errnoCode(err) === 'ENOENT') return undefined;
     throw new BrineError('PKI_UNWRITABLE', `cannot read ${path}`, { cause: err });
   }
 }

@@ -6,7 +6,7 @@
 
 import type { NatsConnection } from '@nats-io/transport-node';
 import { fingerprint, toPublicKey } from '../pki/fingerprint.js';
-import { BrineError, isBrineError } from '../util/errors.js';
+import { BrineError, isBrineError, errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { lookupAccount, revokeUsers } from './account-updates.js';
 import type { AccountNats, Claims } from './jwt.js';
@@ -142,8 +142,8 @@ export function revocationsForKeyChanges(previous: KeyMap, current: KeyMap, logg
       plan.revoke.push(userNkeyOfPem(pem));
     } catch (err) {
       const code = isBrineError(err) ? err.code : 'PKI_KEY_INVALID';
-      plan.skipped.push({ id, code, message: (err as Error).message });
-      logger?.warn({ code, id }, `not revoking the previous key of ${id} on NATS: ${(err as Error).message}`);
+      plan.skipped.push({ id, code, message: errorMessage(err) });
+      logger?.warn({ code, id }, `not revoking the previous key of ${id} on NATS: ${errorMessage(err)}`);
     }
   }
   plan.revoke = [...new Set(plan.revoke)];

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errnoCode } from '../util/errors.js';
 
 /** The file's name in the operator directory (`<pki_dir>/nats`) when --cluster-password-file is not given. */
 export const ROUTE_SECRET_FILE = 'route-password';
@@ -34,7 +34,7 @@ export function loadOrCreateRouteSecret(path: string): { password: string; creat
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new BrineError('CONFIG_NOT_FOUND', `cannot read the route password file ${path}`, { cause: err });
+    if (errnoCode(err) !== 'ENOENT') throw new BrineError('CONFIG_NOT_FOUND', `cannot read the route password file ${path}`, { cause: err });
     const password = randomBytes(32).toString('base64url');
     try {
       writeFileAtomicSync(path, `${password}\n`, 0o600);

@@ -2,7 +2,7 @@
 // master accepts (or rejects) without an operator. The file grants trust, so its mode is checked.
 
 import { readFileSync, statSync, type Stats } from 'node:fs';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage, errnoCode } from '../util/errors.js';
 import { compileExpr } from './fnmatch.js';
 
 export interface MatchFileOptions {
@@ -41,7 +41,7 @@ export function loadMatchFile(path: string, opts: MatchFileOptions = {}): Matche
       // Became unsafe or unreadable after start: grant nothing rather than take the master down.
       stamp = '';
       current = () => false;
-      opts.onProblem?.(err instanceof Error ? err.message : String(err));
+      opts.onProblem?.(errorMessage(err));
       return false;
     }
     return current(id);
@@ -65,7 +65,7 @@ function readText(path: string, option: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    throw new BrineError('CONFIG_VALUE', `${option} ${path} cannot be read: ${(err as Error).message}; make it readable by the master's user`, { cause: err, details: { path } });
+    throw new BrineError('CONFIG_VALUE', `${option} ${path} cannot be read: ${errorMessage(err)}; make it readable by the master's user`, { cause: err, details: { path } });
   }
 }
 
@@ -78,8 +78,8 @@ function checkedStat(path: string, option: string, permissive: boolean): Stats |
   try {
     st = statSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new BrineError('CONFIG_VALUE', `${option} ${path} cannot be read: ${(err as Error).message}`, { cause: err, details: { path } });
+    if (errnoCode(err) === 'ENOENT') return undefined;
+    throw new BrineError('CONFIG_VALUE', `${option} ${path} cannot be read: ${errorMessage(err)}`, { cause: err, details: { path } });
   }
   const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
   if (!st.isFile()) throw new BrineError('CONFIG_VALUE', `${option} ${path} is not a regular file; point ${option} at a file with one glob or regex per line`, { details: { path } });

@@ -2,7 +2,7 @@
 // keys, not names or CAs: the certificate only carries the public key and a readable CN.
 
 import { createPublicKey, type KeyObject, randomBytes, sign, X509Certificate } from 'node:crypto';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import { bitString, boolean, directoryString, explicit, ipOctets, objectIdentifier, octetString, sequence, set, time, tlv, unsignedInteger, type Der } from './der.js';
 
 // Made with node:crypto and a small DER encoder (der.ts): a certificate library (@peculiar/x509
@@ -96,7 +96,7 @@ export function certificateProblem(certPem: string, privateKey: KeyObject, commo
   try {
     cert = new X509Certificate(certPem);
   } catch (err) {
-    return `it cannot be parsed (${(err as Error).message})`;
+    return `it cannot be parsed (${errorMessage(err)})`;
   }
   if (!cert.checkPrivateKey(privateKey)) return 'it was made for a different key';
   if (new Date(cert.validTo).getTime() <= now.getTime()) return `it expired on ${cert.validTo}`;

@@ -5,7 +5,7 @@
 
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage, errnoCode } from '../util/errors.js';
 import { assertValidMinionId, minionIdProblem } from '../util/minion-id.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { fingerprint } from './fingerprint.js';
@@ -44,7 +44,7 @@ export class DeniedKeyHistory {
       mkdirSync(dir, { recursive: true, mode: DIR_MODE });
       writeFileAtomicSync(join(dir, fileName(fp)), `${JSON.stringify(entry)}\n`, FILE_MODE);
     } catch (err) {
-      throw new BrineError('PKI_UNWRITABLE', `cannot record a denied key for ${id} in ${dir}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, {
+      throw new BrineError('PKI_UNWRITABLE', `cannot record a denied key for ${id} in ${dir}: ${errorMessage(err)}. Make pki_dir writable by the user running the master`, {
         cause: err,
         details: { id },
       });
@@ -115,7 +115,7 @@ export class DeniedKeyHistory {
       if (fp === undefined) removeTree(dir);
       else rmSync(join(dir, fileName(fp)), { force: true });
     } catch (err) {
-      throw new BrineError('PKI_UNWRITABLE', `cannot delete denied keys of ${id} in ${dir}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, {
+      throw new BrineError('PKI_UNWRITABLE', `cannot delete denied keys of ${id} in ${dir}: ${errorMessage(err)}. Make pki_dir writable by the user running the master`, {
         cause: err,
         details: { id },
       });
@@ -143,7 +143,7 @@ function removeTree(dir: string): void {
       rmSync(dir, { recursive: true, force: true });
       return;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || attempt >= 10) throw err;
+      if (errnoCode(err) !== 'ENOTEMPTY' || attempt >= 10) throw err;
     }
   }
 }

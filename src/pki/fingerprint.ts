@@ -2,7 +2,7 @@
 // key gives the same fingerprint whether it arrives as a public key, a certificate or a private key.
 
 import { createHash, createPublicKey, KeyObject, X509Certificate } from 'node:crypto';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 
 const FINGERPRINT_PATTERN = /^[0-9a-f]{2}(?::[0-9a-f]{2}){31}$/;
 
@@ -26,7 +26,7 @@ export function toPublicKey(key: string | KeyObject): KeyObject {
     if (key.includes('-----BEGIN CERTIFICATE-----')) return new X509Certificate(key).publicKey;
     return createPublicKey(key); // also derives the public half from a private key PEM
   } catch (err) {
-    throw new BrineError('PKI_KEY_INVALID', `cannot read a public key from the PEM text given: ${(err as Error).message}`, { cause: err });
+    throw new BrineError('PKI_KEY_INVALID', `cannot read a public key from the PEM text given: ${errorMessage(err)}`, { cause: err });
   }
 }
 

@@ -5,7 +5,7 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage, errnoCode } from '../util/errors.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { certificateProblem, createSelfSignedCert, type AltNames } from './certificate.js';
 import { fingerprint, toPublicKey } from './fingerprint.js';
@@ -88,8 +88,8 @@ function readIfExists(path: string): string | undefined {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new BrineError('PKI_KEY_INVALID', `cannot read ${path}: ${(err as Error).message}; fix its permissions so the daemon user can read it`, { cause: err, details: { path } });
+    if (errnoCode(err) === 'ENOENT') return undefined;
+    throw new BrineError('PKI_KEY_INVALID', `cannot read ${path}: ${errorMessage(err)}; fix its permissions so the daemon user can read it`, { cause: err, details: { path } });
   }
 }
 
@@ -98,7 +98,7 @@ function parsePrivateKey(pem: string, path: string): KeyObject {
   try {
     key = createPrivateKey(pem);
   } catch (err) {
-    throw new BrineError('PKI_KEY_INVALID', `private key ${path} cannot be parsed (${(err as Error).message}); move it aside to generate a new identity, which the master must then accept again`, {
+    throw new BrineError('PKI_KEY_INVALID', `private key ${path} cannot be parsed (${errorMessage(err)}); move it aside to generate a new identity, which the master must then accept again`, {
       cause: err,
       details: { path },
     });
@@ -130,6 +130,6 @@ function write(path: string, data: string, mode: number): void {
 }
 
 function unwritable(path: string, err: unknown, what: string): BrineError {
-  const reason = (err as Error).message;
+  const reason = errorMessage(err);
   return new BrineError('PKI_UNWRITABLE', `${what} ${path}: ${reason}. Make the directory writable by the user running brine, or set pki_dir to a writable path`, { cause: err, details: { path } });
 }

@@ -3,7 +3,7 @@
 
 import { constants, mkdirSync, openSync, readdirSync, readFileSync, closeSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage, errnoCode } from '../util/errors.js';
 import { assertValidMinionId, minionIdProblem } from '../util/minion-id.js';
 import { fsyncDirectory, writeFileAtomicSync } from '../util/atomic-write.js';
 import { DeniedKeyHistory, type DeniedKey } from './denied-keys.js';
@@ -75,7 +75,7 @@ export class KeyStore {
       try {
         mkdirSync(path, { recursive: true, mode: DIR_MODE });
       } catch (err) {
-        throw new BrineError('PKI_UNWRITABLE', `cannot create key directory ${path}: ${(err as Error).message}. Make pki_dir writable by the user running the master, or point pki_dir elsewhere`, {
+        throw new BrineError('PKI_UNWRITABLE', `cannot create key directory ${path}: ${errorMessage(err)}. Make pki_dir writable by the user running the master, or point pki_dir elsewhere`, {
           cause: err,
           details: { path },
         });
@@ -91,14 +91,14 @@ export class KeyStore {
       // O_NOFOLLOW: a symlink planted in the store must not make us read a file outside it.
       fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errnoCode(err);
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      throw new BrineError('PKI_KEY_INVALID', `cannot read key file ${path}: ${(err as Error).message}; remove or fix it (it must be a regular file)`, { cause: err, details: { path } });
+      throw new BrineError('PKI_KEY_INVALID', `cannot read key file ${path}: ${errorMessage(err)}; remove or fix it (it must be a regular file)`, { cause: err, details: { path } });
     }
     try {
       return readFileSync(fd, 'utf8');
     } catch (err) {
-      throw new BrineError('PKI_KEY_INVALID', `cannot read key file ${path}: ${(err as Error).message}; remove or fix it`, { cause: err, details: { path } });
+      throw new BrineError('PKI_KEY_INVALID', `cannot read key file ${path}: ${errorMessage(err)}; remove or fix it`, { cause: err, details: { path } });
     } finally {
       closeSync(fd);
     }
@@ -131,8 +131,8 @@ export class KeyStore {
         .filter((entry) => entry.isFile())
         .map((entry) => entry.name);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new BrineError('PKI_KEY_INVALID', `cannot list key directory ${dir}: ${(err as Error).message}`, { cause: err, details: { path: dir } });
+      if (errnoCode(err) === 'ENOENT') return [];
+      throw new BrineError('PKI_KEY_INVALID', `cannot list key directory ${dir}: ${errorMessage(err)}`, { cause: err, details: { path: dir } });
     }
     if (state === 'denied') names = [...new Set([...names, ...this.deniedHistory.ids()])];
     // Salt sorts with key=str.lower; the tie-break keeps the order stable for IDs differing in case.
@@ -156,7 +156,7 @@ export class KeyStore {
       mkdirSync(this.dirFor(state), { recursive: true, mode: DIR_MODE });
       writeFileAtomicSync(path, pem, KEY_FILE_MODE);
     } catch (err) {
-      throw new BrineError('PKI_UNWRITABLE', `cannot write key file ${path}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, { cause: err, details: { path } });
+      throw new BrineError('PKI_UNWRITABLE', `cannot write key file ${path}: ${errorMessage(err)}. Make pki_dir writable by the user running the master`, { cause: err, details: { path } });
     }
   }
 
@@ -216,7 +216,7 @@ export class KeyStore {
       mkdirSync(this.dirFor(to), { recursive: true, mode: DIR_MODE });
       renameSync(src, dst);
     } catch (err) {
-      throw new BrineError('PKI_UNWRITABLE', `cannot move key of ${id} from ${src} to ${dst}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, {
+      throw new BrineError('PKI_UNWRITABLE', `cannot move key of ${id} from ${src} to ${dst}: ${errorMessage(err)}. Make pki_dir writable by the user running the master`, {
         cause: err,
         details: { id },
       });
@@ -239,9 +239,9 @@ export class KeyStore {
         if (!removed.includes(s)) removed.push(s);
         fsyncDirectory(this.dirFor(s));
       } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
+        const code = errnoCode(err);
         if (code === 'ENOENT' || code === 'ENOTDIR') continue;
-        throw new BrineError('PKI_UNWRITABLE', `cannot delete key file ${path}: ${(err as Error).message}. Make pki_dir writable by the user running the master`, { cause: err, details: { id } });
+        throw new BrineError('PKI_UNWRITABLE', `cannot delete key file ${path}: ${errorMessage(err)}. Make pki_dir writable by the user running the master`, { cause: err, details: { id } });
       }
     }
     return removed;

@@ -1,7 +1,7 @@
 // The codec: messages <-> frame payloads. JSON was measured as fast as msgpack on V8 (design.md),
 // so the payload is UTF-8 JSON; everything about the encoding stays behind these two functions.
 
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import { encodeFrame } from './frame-decoder.js';
 import { isPlainObject, type Schema } from './schema.js';
 
@@ -38,7 +38,7 @@ export function parsePayload(payload: Uint8Array): unknown {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new BrineError('FRAME_MALFORMED', `frame payload is not valid JSON: ${(err as Error).message}`, { cause: err });
+    throw new BrineError('FRAME_MALFORMED', `frame payload is not valid JSON: ${errorMessage(err)}`, { cause: err });
   }
   // each level of nesting takes two bytes ({} or []), so a short payload cannot be too deep;
   // heartbeats and small returns skip the walk

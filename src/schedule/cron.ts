@@ -3,6 +3,7 @@
 // (30 February) is refused when the entry is read, not discovered later as silence.
 
 import { Cron } from 'croner';
+import { errorMessage } from '../util/errors.js';
 
 export interface CronSchedule {
   expression: string;
@@ -17,7 +18,7 @@ export function parseCron(expression: string, now: number): CronSchedule | strin
     // legacyMode: day-of-month and day-of-week are OR-ed, as in Vixie cron and Salt's croniter
     cron = new Cron(expression, { paused: true, legacyMode: true });
   } catch (err) {
-    return `'${expression}' is not a cron expression: ${err instanceof Error ? err.message : String(err)}`;
+    return `'${expression}' is not a cron expression: ${errorMessage(err)}`;
   }
   const next = (afterMs: number): number | undefined => cron.nextRun(new Date(afterMs))?.getTime() ?? undefined;
   if (next(now) === undefined) return `'${expression}' never fires (no such date, e.g. 30 February); fix the day and month fields`;

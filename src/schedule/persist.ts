@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { yamlPackage } from '../util/yaml-package.js';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { loadConfig } from '../config/index.js';
 
@@ -26,7 +26,7 @@ export function writeScheduleFile(configDir: string, schedule: Record<string, un
   } catch (err) {
     throw new BrineError(
       'SCHEDULE_SAVE_FAILED',
-      `cannot save the schedule to ${file}: ${(err as Error).message}; the change is in effect until the minion restarts. Make ${path.dirname(file)} writable by the minion's user`,
+      `cannot save the schedule to ${file}: ${errorMessage(err)}; the change is in effect until the minion restarts. Make ${path.dirname(file)} writable by the minion's user`,
       { cause: err },
     );
   }

@@ -4,7 +4,7 @@
 // aside with their error so the others still run.
 
 import type { Clock, TimerHandle } from '../util/clock.js';
-import { BrineError, isBrineError } from '../util/errors.js';
+import { BrineError, isBrineError, errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { parseEntry, type ScheduleEntry } from './entry.js';
 import { advance, initialState, skipReason, type RunState } from './timing.js';
@@ -175,7 +175,7 @@ export class Scheduler {
       return;
     }
     void running
-      .catch((err: unknown) => this.deps.logger.error({ job: entry.name, err: err instanceof Error ? err.message : String(err) }, `scheduled job ${entry.name} failed to start`))
+      .catch((err: unknown) => this.deps.logger.error({ job: entry.name, err: errorMessage(err) }, `scheduled job ${entry.name} failed to start`))
       .finally(() => {
         state.running--;
       });

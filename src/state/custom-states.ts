@@ -6,11 +6,11 @@
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { importModuleFile, ModuleRegistry, type ModuleLoadLogger, type ModuleLoadReport } from '../modules/index.js';
-import { isBrineError } from '../util/errors.js';
+import { errorMessage } from '../util/errors.js';
 import type { StateFunction } from './types.js';
 
 function describe(err: unknown): string {
-  return isBrineError(err) || err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 function exportedStates(mod: Record<string, unknown>): unknown {

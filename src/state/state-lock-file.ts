@@ -6,6 +6,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunningJobInfo } from '../modules/index.js';
+import { errnoCode } from '../util/errors.js';
 
 export const STATE_LOCK_FILE = 'state-run.lock';
 
@@ -23,7 +24,7 @@ function alive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    return errnoCode(err) === 'EPERM';
   }
 }
 
@@ -60,7 +61,7 @@ export class StateLockFile {
         }
         return undefined;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        if (errnoCode(err) !== 'EEXIST') throw err;
       }
       const holder = readHolder(this.file);
       if (holder && holder.jid === me.jid && holder.pid === me.pid) return undefined;

@@ -6,7 +6,7 @@
 
 import type { ExecContext, ModuleFunction, ParamSpec } from '../modules/index.js';
 import { TEMPLATE_FUNCTIONS, traverse, type TemplateFunction, type TemplateHost } from '../render/index.js';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 
 function hostOf(ctx: ExecContext): TemplateHost {
   return {
@@ -35,7 +35,7 @@ function asModuleFunction(name: string, f: TemplateFunction): ModuleFunction {
       try {
         return f.run(hostOf(ctx), a, args.rest, args.extra);
       } catch (err) {
-        throw new BrineError('EXEC_FAILED', `${name}: ${err instanceof Error ? err.message : String(err)}`);
+        throw new BrineError('EXEC_FAILED', `${name}: ${errorMessage(err)}`);
       }
     },
   };

@@ -2,7 +2,7 @@
 // `not`, parentheses, and terms that are either `X@pattern` (an engine) or a bare glob.
 // Precedence is Python's, which Salt evaluates: not > and > or. Errors name the word and position.
 
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import { checkGrainExpr, parseIpTarget } from './grain-matchers.js';
 import { compilePcre } from './id-matchers.js';
 
@@ -126,7 +126,7 @@ class Parser {
       else if (engine === 'E') compilePcre(pattern, 'E@');
       else if (engine === 'S') parseIpTarget(pattern, 'S@');
     } catch (err) {
-      this.fail(word, err instanceof Error ? err.message : String(err));
+      this.fail(word, errorMessage(err));
     }
     return { kind: 'term', engine, pattern, delimiter, word };
   }

@@ -7,6 +7,7 @@
 import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
 import { globToRegExpSource, RE2_GLOB } from '../util/glob.js';
 import { patternWeight } from './pattern-weight.js';
+import { errorMessage } from '../util/errors.js';
 
 /**
  * RE2's time is linear in the text but also in the compiled program, which `{n}` counts multiply
@@ -45,7 +46,7 @@ function why(pattern: string, err: unknown): string {
     }
   }
   // the syntax error's own description: the message would show the engine's (?i) prefix
-  const reason = err instanceof RE2JSSyntaxException ? `${err.getDescription()}` : err instanceof Error ? err.message : String(err);
+  const reason = err instanceof RE2JSSyntaxException ? `${err.getDescription()}` : errorMessage(err);
   return `${reason} (target patterns use RE2 syntax, close to Python's re; see docs/targeting.md)`;
 }
 

@@ -3,7 +3,7 @@
 // the emulator, so both exercise the same dial path.
 
 import * as dns from 'node:dns';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errnoCode } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { MASTER_MESSAGES, type Channel, type MasterMessage, type MinionMessage } from '../protocol/index.js';
 import type { KeepaliveOptions } from './socket-options.js';
@@ -51,7 +51,7 @@ export function createMasterDialer(opts: MasterDialerOptions): MasterDialer {
       try {
         address = (await dns.promises.lookup(host)).address;
       } catch (err) {
-        throw new BrineError('CONNECT_FAILED', `Master hostname '${host}' not found: ${(err as NodeJS.ErrnoException).code ?? String(err)}. Check 'master' in the minion config and DNS.`, {
+        throw new BrineError('CONNECT_FAILED', `Master hostname '${host}' not found: ${errnoCode(err) ?? String(err)}. Check 'master' in the minion config and DNS.`, {
           cause: err,
         });
       }

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { BrineError } from '../util/errors.js';
+import { BrineError, errorMessage } from '../util/errors.js';
 import type { Schema } from '../protocol/index.js';
 import { FramedSocket } from './framed-socket.js';
 import { peerCredentials, type PeerCredentials } from './peer-credentials.js';
@@ -38,7 +38,7 @@ export async function listenUnix<In, Out extends { t: string }>(
     const firstCreated = fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (opts.group !== undefined) shareWithGroup(dir, firstCreated, opts.group);
   } catch (err) {
-    throw new BrineError('LISTEN_FAILED', `cannot create sock_dir ${dir}: ${(err as Error).message}`, { cause: err });
+    throw new BrineError('LISTEN_FAILED', `cannot create sock_dir ${dir}: ${errorMessage(err)}`, { cause: err });
   }
   const existing = fs.lstatSync(socketPath, { throwIfNoEntry: false });
   if (existing) {

@@ -100,8 +100,20 @@ export function isBrineError(err: unknown, code?: ErrorCode): err is BrineError 
 /** Wraps anything thrown into a BrineError, keeping the original as the cause. */
 export function toBrineError(err: unknown, fallback: ErrorCode = 'INTERNAL'): BrineError {
   if (err instanceof BrineError) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  return new BrineError(fallback, message, { cause: err });
+  return new BrineError(fallback, errorMessage(err), { cause: err });
+}
+
+/**
+ * The one way to read a caught value's message (issue 24): an Error's message, anything else as
+ * text. Code that needs a code, a fix or an exit status uses toBrineError instead.
+ */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The errno code of a failed system call (`ENOENT`, `EACCES`...), undefined for anything else. */
+export function errnoCode(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
 }
 
 /** One line for a terminal: `CODE: message (fix)`. */

@@ -3,7 +3,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BrineError } from './errors.js';
+import { BrineError, errorMessage } from './errors.js';
 
 export class LogFile {
   private fd: number | undefined;
@@ -60,7 +60,7 @@ export class LogFile {
       this.createdDir ??= fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o750 });
       return fs.openSync(this.file, 'a', 0o600);
     } catch (err) {
-      throw new BrineError('LOG_FILE_UNWRITABLE', `cannot open log_file ${this.file}: ${(err as Error).message}`, { cause: err, details: { file: this.file } });
+      throw new BrineError('LOG_FILE_UNWRITABLE', `cannot open log_file ${this.file}: ${errorMessage(err)}`, { cause: err, details: { file: this.file } });
     }
   }
 }

@@ -3,7 +3,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { toBrineError } from '../../util/errors.js';
+import { toBrineError, errnoCode } from '../../util/errors.js';
 import type { MasterOptions } from '../../config/index.js';
 import type { SessionInfo, SessionsReply } from '../../protocol/index.js';
 import { KEY_STATE_DIRS, KeyStore, fingerprint } from '../../pki/index.js';
@@ -88,7 +88,7 @@ function jobCacheCheck(opts: MasterOptions): Check {
     fs.accessSync(target, fs.constants.W_OK);
     return ok('job cache', target === file ? `${file} is writable` : `${file} does not exist yet; ${target} is writable, so the master can create it`);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    const code = errnoCode(err) ?? 'error';
     return fail(
       'job cache',
       `${target} is not writable (${code}), so the master cannot ${target === file ? 'store jobs in' : 'create'} ${file}`,

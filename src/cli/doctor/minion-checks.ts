@@ -2,7 +2,7 @@
 // and master_finger) and this key's state on it (a read-only probe), then the running daemon's
 // own view over <sock_dir>/minion.sock. Reads only; the running minion is not disturbed.
 
-import { toBrineError } from '../../util/errors.js';
+import { toBrineError, errorMessage } from '../../util/errors.js';
 import type { MinionOptions } from '../../config/index.js';
 import { MINION_CONTROL_REPLIES, type MinionControlReply, type MinionControlRequest, type MinionStatus } from '../../protocol/index.js';
 import { connectUnix, keepaliveFromConfig } from '../../transport/index.js';
@@ -119,7 +119,7 @@ async function readMinionStatus(socket: string): Promise<MinionStatus | StatusPr
     const code = ((err as { cause?: NodeJS.ErrnoException }).cause as NodeJS.ErrnoException | undefined)?.code;
     if (code === 'EACCES') return { kind: 'denied', socket };
     if (code === 'ENOENT' || code === 'ECONNREFUSED' || code === 'ENOTDIR') return { kind: 'not_running', socket };
-    return { kind: 'error', socket, message: (err as Error).message };
+    return { kind: 'error', socket, message: errorMessage(err) };
   }
   const c = conn;
   return new Promise((resolve) => {

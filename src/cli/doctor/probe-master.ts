@@ -6,7 +6,7 @@ import * as dns from 'node:dns';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createPrivateKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { BrineError, toBrineError } from '../../util/errors.js';
+import { BrineError, toBrineError, errorMessage, errnoCode } from '../../util/errors.js';
 import { MASTER_MESSAGES, PROTOCOL_VERSIONS, type Auth, type MasterMessage, type MinionMessage } from '../../protocol/index.js';
 import { certificateProblem, createSelfSignedCert, fingerprint } from '../../pki/index.js';
 import { createIdentityContext, dialTls, type FramedSocket, type KeepaliveOptions } from '../../transport/index.js';
@@ -47,7 +47,7 @@ function toPrivateKey(pem: string): KeyObject {
   try {
     return createPrivateKey(pem);
   } catch (err) {
-    throw new BrineError('PKI_KEY_INVALID', `the minion's private key cannot be read: ${(err as Error).message}`, { cause: err });
+    throw new BrineError('PKI_KEY_INVALID', `the minion's private key cannot be read: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -84,7 +84,7 @@ export async function connectToMaster(opts: ProbeOptions): Promise<ProbeResult> 
   try {
     address = (await dns.promises.lookup(opts.host)).address;
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    const code = errnoCode(err) ?? String(err);
     return { dns: { ok: false, ms: since(t0), error: new BrineError('CONNECT_FAILED', `master hostname '${opts.host}' not found: ${code}`, { cause: err }) } };
   }
   const result: ProbeResult = { dns: { ok: true, ms: since(t0), value: address } };

@@ -2,7 +2,7 @@
 // stdout or to --out-file (truncated once at the start, or appended to with --out-file-append).
 
 import * as fs from 'node:fs';
-import { BrineError } from '../../util/errors.js';
+import { BrineError, errnoCode } from '../../util/errors.js';
 import { formatReturn, formatStatic, type FormatOptions, type MinionOutcome, type Outputter } from '../output/index.js';
 
 export interface PrinterOptions {
@@ -27,7 +27,7 @@ export class ReturnPrinter {
       try {
         this.fd = fs.openSync(opts.outFile, opts.append ? 'a' : 'w', 0o600);
       } catch (err) {
-        throw new BrineError('USAGE', `--out-file ${opts.outFile}: cannot open it (${(err as NodeJS.ErrnoException).code ?? String(err)}); check the directory exists and is writable`, { cause: err });
+        throw new BrineError('USAGE', `--out-file ${opts.outFile}: cannot open it (${errnoCode(err) ?? String(err)}); check the directory exists and is writable`, { cause: err });
       }
     }
   }

@@ -14,6 +14,7 @@ import { envSources, type EnvSource } from './env-map.js';
 import { readGitfsRemotes, type GitfsOptions, type GitfsRemote } from './remote-config.js';
 import type { RemoteStatus } from './remote-health.js';
 import { GitRemotePool, type PoolMember, type RemoteUpdate } from './remote-pool.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface GitfsBackendOptions extends GitfsOptions {
   cachedir: string;
@@ -121,7 +122,7 @@ export class GitfsBackend implements FileBackend {
         try {
           dir = await r.mirror.tree(src.commit);
         } catch (err) {
-          this.logger.error({ remote: r.config.shown, env, err: (err as Error).message }, `gitfs could not check out ${src.ref} of ${r.config.shown}; saltenv ${env} is not served from it`);
+          this.logger.error({ remote: r.config.shown, env, err: errorMessage(err) }, `gitfs could not check out ${src.ref} of ${r.config.shown}; saltenv ${env} is not served from it`);
           continue;
         }
         used.add(src.commit);

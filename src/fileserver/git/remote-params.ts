@@ -4,7 +4,7 @@
 // the entry, and saying what to write instead.
 
 import { createHash } from 'node:crypto';
-import { BrineError, type ErrorCode } from '../../util/errors.js';
+import { BrineError, type ErrorCode, errorMessage } from '../../util/errors.js';
 import type { GitAuth } from './credentials.js';
 import { redactUrls } from './git-run.js';
 import { checkRelativePath } from '../path-check.js';
@@ -66,7 +66,7 @@ export function paramReaders(code: Extract<ErrorCode, 'GITFS_CONFIG' | 'GIT_PILL
       try {
         return checkRelativePath(raw.replace(/^\/+/, '').replace(/\/+$/, ''), true);
       } catch (err) {
-        throw bad(`${where} ${JSON.stringify(raw)} is not a relative path inside the repository`, `${(err as Error).message}`);
+        throw bad(`${where} ${JSON.stringify(raw)} is not a relative path inside the repository`, `${errorMessage(err)}`);
       }
     },
   };

@@ -10,6 +10,7 @@ import type { Logger } from '../../util/logger.js';
 import type { GitAuth } from './credentials.js';
 import { GitMirror, type GitRefs } from './git-mirror.js';
 import { RemoteHealth, type RemoteStatus } from './remote-health.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** What the pool needs of a remote's configuration. */
 export interface PoolRemoteConfig {
@@ -154,7 +155,7 @@ export class GitRemotePool<C extends PoolRemoteConfig> implements GitRemotes {
       if (recovered) logger.info({ remote: r.config.shown }, `${role} remote ${r.config.shown} is reachable again; serving its current refs`);
       return { remote: r.config.shown, ok: true, changed: got.changed };
     } catch (err) {
-      const message = (err as Error).message;
+      const message = errorMessage(err);
       if (r.refs === undefined) r.refs = await r.mirror.refs().catch(() => undefined);
       const first = r.health.failed(this.opts.now(), message);
       if (first) {

@@ -7,6 +7,7 @@ import type { LiveSessions } from '../live-sessions.js';
 import type { MinionSessionHooks, MinionSessionSettings } from '../minion-session.js';
 import { NatsMaster, type NatsMasterDeps } from '../nats-master.js';
 import type { MasterFeature } from './master-feature.js';
+import { errorMessage } from '../../util/errors.js';
 
 export interface NatsTransportDeps extends Omit<NatsMasterDeps, 'adopt' | 'stopped' | 'mine'> {
   /** This master's mine, shared with the others through the data bucket. */
@@ -32,7 +33,7 @@ export class NatsTransport implements MasterFeature {
           try {
             deps.mine.send(id, fingerprint, data as Parameters<MineStore['send']>[2], true);
           } catch (err) {
-            deps.logger.warn({ id, err: (err as Error).message }, `did not take the mine of ${id} from the shared bucket: ${(err as Error).message}`);
+            deps.logger.warn({ id, err: errorMessage(err) }, `did not take the mine of ${id} from the shared bucket: ${errorMessage(err)}`);
           }
         },
         purge: (id) => deps.mine.purge(id, 'flushed on another master'),

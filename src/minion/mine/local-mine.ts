@@ -5,7 +5,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BrineError } from '../../util/errors.js';
+import { BrineError, errorMessage, errnoCode } from '../../util/errors.js';
 import { writeFileAtomicSync } from '../../util/atomic-write.js';
 import { isPlainObject, MAX_MINE_JSON, type MineEntry, type TargetType } from '../../protocol/index.js';
 import { minionMatches } from '../../targeting/index.js';
@@ -60,8 +60,8 @@ export class LocalMine implements MineBackend {
     try {
       text = fs.readFileSync(this.file, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw new BrineError('MINE_UNAVAILABLE', `cannot read the local mine ${this.file}: ${(err as Error).message}; check the permissions of cachedir`);
+      if (errnoCode(err) === 'ENOENT') return {};
+      throw new BrineError('MINE_UNAVAILABLE', `cannot read the local mine ${this.file}: ${errorMessage(err)}; check the permissions of cachedir`);
     }
     try {
       const value: unknown = JSON.parse(text);
@@ -81,7 +81,7 @@ export class LocalMine implements MineBackend {
       fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
       writeFileAtomicSync(this.file, text, 0o600);
     } catch (err) {
-      throw new BrineError('MINE_UNAVAILABLE', `cannot write the local mine ${this.file}: ${(err as Error).message}; check the permissions of cachedir`);
+      throw new BrineError('MINE_UNAVAILABLE', `cannot write the local mine ${this.file}: ${errorMessage(err)}; check the permissions of cachedir`);
     }
   }
 }

@@ -3,7 +3,7 @@
 // pillar_source_merging_strategy and pillar_merge_lists (Salt's Pillar.ext_pillar). Kinds are a
 // registry keyed by the entry's key; one brine does not have is skipped with a start-up warning.
 
-import { BrineError, isBrineError } from '../../util/errors.js';
+import { BrineError, isBrineError, errorMessage } from '../../util/errors.js';
 import { mergePillar, type MergeStrategy, type PillarData } from '../../util/dict-merge.js';
 import { CMD_JSON, CMD_YAML } from './cmd.js';
 import { FILE_TREE } from './file-tree.js';
@@ -77,7 +77,7 @@ export async function runExtPillars(
       const data = await s.run({ ...ctx, pillar: out });
       if (Object.keys(data).length > 0) out = mergePillar(out, data, strategy, mergeLists);
     } catch (err) {
-      errors.push(`Failed to load ${isBrineError(err) && err.message.startsWith(s.label) ? err.message : `${s.label}: ${err instanceof Error ? err.message : String(err)}`}`);
+      errors.push(`Failed to load ${isBrineError(err) && err.message.startsWith(s.label) ? err.message : `${s.label}: ${errorMessage(err)}`}`);
     }
   }
   return { pillar: out, errors };

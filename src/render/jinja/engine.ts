@@ -3,7 +3,7 @@
 // variables. Includes and imports go through the render's own loadFile; errors come out as
 // RENDER_FAILED / TEMPLATE_UNSUPPORTED naming the file, line and column and showing the line.
 
-import { BrineError } from '../../util/errors.js';
+import { BrineError, errorMessage } from '../../util/errors.js';
 import type { RenderEnv } from '../types.js';
 import { guardGrains } from '../grain-guard.js';
 import { loadYaml, YamlLoadError } from '../yaml-load.js';
@@ -272,7 +272,7 @@ export class JinjaEngine {
     if (render.grainError !== undefined) cause = render.grainError;
     if (cause instanceof Error && cause.name === 'Template render error' && render.callError !== undefined) cause = render.callError;
     if (cause instanceof BrineError && (cause.code === 'TEMPLATE_UNSUPPORTED' || cause.code === 'RENDER_FAILED')) return cause;
-    const message = String((err as Error).message ?? err);
+    const message = String(errorMessage(err) ?? err);
     const m = /\(([^()\n]*)\) \[Line (\d+)(?:, Column (\d+))?\]/.exec(message);
     const file = m?.[1] ?? render.env.source;
     const line = m ? Number(m[2]) : 1;
@@ -295,7 +295,7 @@ function parseData(kind: string, text: string, name: string): unknown {
     try {
       return JSON.parse(text);
     } catch (err) {
-      throw new PyError(`${name}: invalid JSON: ${(err as Error).message}`);
+      throw new PyError(`${name}: invalid JSON: ${errorMessage(err)}`);
     }
   }
   try {

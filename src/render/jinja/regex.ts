@@ -2,6 +2,7 @@
 // patterns. The common subset translates to JS; a Python-only construct is an error.
 
 import { PyError, tuple } from './py-values.js';
+import { errorMessage } from '../../util/errors.js';
 
 const cache = new Map<string, RegExp>();
 
@@ -28,7 +29,7 @@ function translate(pattern: string, flags: string): RegExp {
   try {
     re = new RegExp(src, [...new Set(f)].join(''));
   } catch (err) {
-    throw new PyError(`invalid regular expression '${pattern}': ${(err as Error).message}`);
+    throw new PyError(`invalid regular expression '${pattern}': ${errorMessage(err)}`);
   }
   cache.set(key, re);
   return re;

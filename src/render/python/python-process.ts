@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { BrineError } from '../../util/errors.js';
+import { BrineError, errorMessage } from '../../util/errors.js';
 import { signalGroup } from '../../util/process-group.js';
 
 /** What the host script is asked to render. */
@@ -113,7 +113,7 @@ export function runPython(request: PythonRequest, host: PythonHost, opts: Python
         } catch (err) {
           callError ??= err;
           const code = err instanceof BrineError ? err.code : 'EXEC_FAILED';
-          reply({ error: { code, message: err instanceof Error ? err.message : String(err) } });
+          reply({ error: { code, message: errorMessage(err) } });
         }
       } else if (msg.op === 'load') {
         reply({ return: host.load(String(msg.name)) ?? null });

@@ -6,6 +6,7 @@ import { jsonDumps } from '../jinja/serialize.js';
 import { yamlDump } from '../jinja/yaml-emitter.js';
 import { isDict, mkFloat, PyError, str, truthy } from '../jinja/py-values.js';
 import { loadYaml } from '../yaml-load.js';
+import { errorMessage } from '../../util/errors.js';
 
 function isCollection(v: unknown): v is unknown[] | Record<string, unknown> {
   return Array.isArray(v) || isDict(v);
@@ -108,6 +109,6 @@ export function deserialize(serializer: unknown, text: unknown, kwargs: Record<s
   try {
     return s.deserialize(str(text));
   } catch (err) {
-    throw new PyError(`DeserializationError: ${err instanceof Error ? err.message : String(err)}`);
+    throw new PyError(`DeserializationError: ${errorMessage(err)}`);
   }
 }

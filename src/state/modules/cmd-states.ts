@@ -6,7 +6,7 @@ import { chmod, chown, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/pr
 import os from 'node:os';
 import path from 'node:path';
 import { resolveRunas, splitShellWords } from '../../modules/index.js';
-import { BrineError, isBrineError } from '../../util/errors.js';
+import { BrineError, isBrineError, errorMessage } from '../../util/errors.js';
 import { defineState, type StateContext, type StateFunction, type StateResult } from '../types.js';
 import { reinterpretStateful } from './cmd-stateful.js';
 import { stateResult } from './state-result.js';
@@ -71,7 +71,7 @@ async function runCommand(ctx: StateContext, name: string, cmd: string | string[
   try {
     env = envMapping(o.env);
   } catch (err) {
-    return stateResult(name, false, err instanceof Error ? err.message : String(err));
+    return stateResult(name, false, errorMessage(err));
   }
   if (o.cwd !== undefined && !(await stat(o.cwd).catch(() => undefined))?.isDirectory()) return stateResult(name, false, `Desired working directory "${o.cwd}" is not available`);
   if (o.umask !== undefined && !/^[0-7]{3,4}$/.test(String(o.umask))) return stateResult(name, false, `umask must be 3 or 4 octal digits such as '077', got '${String(o.umask)}'`);

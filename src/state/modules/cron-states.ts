@@ -5,6 +5,7 @@
 import { checkCronFields, withJob, withoutJob, withSpecial, type Crontab } from '../../modules/index.js';
 import { defineState, type StateContext, type StateFunction } from '../types.js';
 import { callFn, stateResult } from './state-result.js';
+import { errorMessage } from '../../util/errors.js';
 
 const str = (v: unknown): string => String(v);
 const opt = (v: unknown): string | null => (v === undefined || v === null || v === '' || v === false ? null : String(v));
@@ -36,7 +37,7 @@ const present = defineState({
     try {
       checkCronFields('cron.present', { cmd: name, identifier, comment, ...(n.special !== undefined ? { special: n.special } : { times }) });
     } catch (err) {
-      return stateResult(name, false, err instanceof Error ? err.message : String(err));
+      return stateResult(name, false, errorMessage(err));
     }
     const tab = await callFn<Crontab>(ctx, 'cron.list_tab', [n.user]);
     if (!tab.ok) return stateResult(name, false, tab.message);

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { defineState } from '../types.js';
 import { checkAbsolute, errorText, failed, succeed } from './file-result.js';
 import { expandUser } from './expand-user.js';
+import { errnoCode } from '../../util/errors.js';
 
 const exists = async (p: string): Promise<boolean> => (await lstat(p).catch(() => undefined)) !== undefined;
 
@@ -14,7 +15,7 @@ async function move(source: string, name: string): Promise<void> {
   try {
     await rename(source, name);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    if (errnoCode(err) !== 'EXDEV') throw err;
     const { cp } = await import('node:fs/promises');
     await cp(source, name, { recursive: true, preserveTimestamps: true, verbatimSymlinks: true });
     await rm(source, { recursive: true, force: true });

@@ -5,6 +5,7 @@
 import type { StateResult } from '../types.js';
 import type { GitCli } from './git-cli.js';
 import { capitalize, formatComments, notFastForwardMessage, type RemoteRev, revsEqual, shortSha, upToDateComment } from './git-latest-plan.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** Everything git.latest decided before looking at the target. */
 export interface LatestRun {
@@ -207,7 +208,7 @@ export async function updateExisting(r: LatestRun): Promise<StateResult> {
       } catch (err) {
         return fail(
           r,
-          `Fetch failed. Set 'force_fetch' to True to force the fetch if the failure was due to not being able to fast-forward. Output of the fetch command follows:\n\n${(err as Error).message}`,
+          `Fetch failed. Set 'force_fetch' to True to force the fetch if the failure was due to not being able to fast-forward. Output of the fetch command follows:\n\n${errorMessage(err)}`,
           comments,
           changes,
         );
@@ -255,7 +256,7 @@ export async function updateExisting(r: LatestRun): Promise<StateResult> {
       try {
         await git.run(['submodule', 'update', '--init', '--recursive'], target);
       } catch (err) {
-        return fail(r, `Failed to update submodules: ${(err as Error).message}`, comments, changes);
+        return fail(r, `Failed to update submodules: ${errorMessage(err)}`, comments, changes);
       }
     }
   } else if (r.bare) {
@@ -266,7 +267,7 @@ export async function updateExisting(r: LatestRun): Promise<StateResult> {
     } catch (err) {
       return fail(
         r,
-        `Fetch failed. Set 'force_fetch' to True to force the fetch if the failure was due to not being able to fast-forward. Output of the fetch command follows:\n\n${(err as Error).message}`,
+        `Fetch failed. Set 'force_fetch' to True to force the fetch if the failure was due to not being able to fast-forward. Output of the fetch command follows:\n\n${errorMessage(err)}`,
         comments,
         changes,
       );

@@ -10,6 +10,7 @@ import { GitCli, parseLsRemote } from './git-cli.js';
 import { formatComments, resolveRemoteRev, revsEqual } from './git-latest-plan.js';
 import { type LatestRun, updateExisting } from './git-latest-update.js';
 import { localCopy } from './salt-url.js';
+import { errorMessage } from '../../util/errors.js';
 
 function fail(name: string, comment: string, changes: Record<string, unknown> = {}): StateResult {
   return { name, result: false, changes, comment };
@@ -61,7 +62,7 @@ async function cloneFresh(r: LatestRun, opts: { mirror: boolean; depth: number |
   try {
     await git.run(['clone', ...cloneOpts, r.fetchUrl, target]);
   } catch (err) {
-    return fail(r.name, `Clone failed: ${(err as Error).message}`, changes);
+    return fail(r.name, `Clone failed: ${errorMessage(err)}`, changes);
   }
   changes.new = `${r.name} => ${target}`;
   comments.push(`${r.name} cloned to ${target}${opts.mirror ? ' as mirror' : r.bare ? ' as bare repository' : ''}`);
@@ -106,7 +107,7 @@ async function cloneFresh(r: LatestRun, opts: { mirror: boolean; depth: number |
     try {
       await git.run(['submodule', 'update', '--init', '--recursive'], target);
     } catch (err) {
-      return failWith(`Failed to update submodules: ${(err as Error).message}`);
+      return failWith(`Failed to update submodules: ${errorMessage(err)}`);
     }
   }
   const newRev = await git.probe(['rev-parse', 'HEAD'], target);
@@ -176,7 +177,7 @@ export const gitLatest = defineState({
     try {
       refs = parseLsRemote(await git.run(['ls-remote', fetchUrl]));
     } catch (err) {
-      return fail(name, `Failed to check remote refs: ${(err as Error).message}`);
+      return fail(name, `Failed to check remote refs: ${errorMessage(err)}`);
     }
     const plan = resolveRemoteRev(refs, a.rev, a.remote, bare);
     if (a.depth !== undefined && plan.remoteRevType !== 'branch') return fail(name, "When 'depth' is used, 'rev' must be set to the name of a branch on the remote repository");
@@ -206,7 +207,7 @@ export const gitLatest = defineState({
       if (existsSync(path.join(target, bare ? 'refs' : '.git'))) return await updateExisting(run);
       return await cloneFresh(run, { mirror: a.mirror, depth: a.depth });
     } catch (err) {
-      return fail(name, (err as Error).message);
+      return fail(name, errorMessage(err));
     }
   },
 });

@@ -9,6 +9,7 @@ import { findUser, readPasswd } from '../../modules/user-db.js';
 import { defineState, type StateFunction, type StateResult } from '../types.js';
 import { envMapping } from './cmd-states.js';
 import { failingSoftly, stateResult } from './state-result.js';
+import { errorMessage } from '../../util/errors.js';
 
 interface NpmRun {
   dir?: string;
@@ -56,7 +57,7 @@ async function installed(name: string, a: { pkgs?: unknown[]; dir?: string; user
   try {
     have = await listInstalled(o);
   } catch (err) {
-    return stateResult(name, false, `Error looking up '${name}': ${err instanceof Error ? err.message : String(err)}`);
+    return stateResult(name, false, `Error looking up '${name}': ${errorMessage(err)}`);
   }
   const satisfied: string[] = [];
   const toInstall: string[] = [];
@@ -119,7 +120,7 @@ async function removed(name: string, a: { dir?: string; user?: string }, test: b
   try {
     have = await listInstalled({ dir: a.dir });
   } catch (err) {
-    return stateResult(name, false, `Error uninstalling '${name}': ${err instanceof Error ? err.message : String(err)}`);
+    return stateResult(name, false, `Error uninstalling '${name}': ${errorMessage(err)}`);
   }
   if (!(name in have)) return stateResult(name, true, `Package '${name}' is not installed`);
   if (test) return stateResult(name, null, `Package '${name}' is set to be removed`);

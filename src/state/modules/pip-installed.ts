@@ -6,6 +6,7 @@ import type { StateResult } from '../types.js';
 import { defineState } from '../types.js';
 import { installArgs, PipRunner } from './pip-cli.js';
 import { localCopy } from './salt-url.js';
+import { errorMessage } from '../../util/errors.js';
 
 type VersionSpec = [string, string][];
 
@@ -155,7 +156,7 @@ export const pipInstalled = defineState({
           try {
             list = await pip.list();
           } catch (err) {
-            return ret(false, `Error installing '${d.pkg}': ${(err as Error).message}`);
+            return ret(false, `Error installing '${d.pkg}': ${errorMessage(err)}`);
           }
           const key = findKey(list, d.prefix);
           installed = !a.ignore_installed && key !== undefined && !a.force_reinstall && !a.upgrade && fulfills(list.get(key)!, d.spec);

@@ -5,6 +5,7 @@
 import { aptRequest, dnfRequest, formatSourceLine } from '../../modules/index.js';
 import { defineState, type StateFunction } from '../types.js';
 import { callFn, stateResult } from './state-result.js';
+import { errorMessage } from '../../util/errors.js';
 
 // An apt repository is named by its sources line, a dnf one by its id; the name tells which, and
 // pkg.mod_repo refuses the wrong kind for the host with a message saying so.
@@ -82,7 +83,7 @@ const managed = defineState({
         want = dnfRequest('pkgrepo.managed', kw);
       }
     } catch (err) {
-      return stateResult(name, false, err instanceof Error ? err.message : String(err));
+      return stateResult(name, false, errorMessage(err));
     }
     const pre = await callFn<Record<string, unknown>>(ctx, 'pkg.get_repo', [name]);
     if (!pre.ok) return stateResult(name, false, pre.message);

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { StateContext, StateResult } from '../types.js';
 import { defineState } from '../types.js';
 import { checkKey, type KeyFile, keyFile, parseKeyName, rmAuthKey, setAuthKey } from './ssh-authorized-keys.js';
+import { errorMessage } from '../../util/errors.js';
 
 const PARAMS = [
   { name: 'name', type: 'string', required: true, doc: 'the public key ([options] [enc] key [comment] may all be given here)' },
@@ -51,7 +52,7 @@ export const sshAuthPresent = defineState({
     try {
       kf = await keyFile('ssh_auth.present', a.user, a.config);
     } catch (err) {
-      return { ...ret, result: false, comment: (err as Error).message };
+      return { ...ret, result: false, comment: errorMessage(err) };
     }
     if (a.source !== '') {
       const text = await sourceText(ctx, a.source);
@@ -110,7 +111,7 @@ export const sshAuthAbsent = defineState({
     try {
       kf = await keyFile('ssh_auth.absent', a.user, a.config);
     } catch (err) {
-      return { ...ret, result: false, comment: (err as Error).message };
+      return { ...ret, result: false, comment: errorMessage(err) };
     }
     const keys = a.source !== '' ? sourceKeys((await sourceText(ctx, a.source)) ?? '') : [parseKeyName(a.name, { enc: a.enc, comment: a.comment, options: (a.options ?? []).map(String) })];
     if (ctx.test) {

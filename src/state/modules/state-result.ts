@@ -3,6 +3,7 @@
 // message as the comment) instead of an exception.
 
 import type { StateContext, StateFunction, StateResult } from '../types.js';
+import { errorMessage } from '../../util/errors.js';
 
 export function stateResult(name: string, result: boolean | null, comment: string, changes: Record<string, unknown> = {}): StateResult {
   return { name, result, changes, comment };
@@ -35,7 +36,7 @@ export function failingSoftly(fn: StateFunction): StateFunction {
         return await body(ctx, args);
       } catch (err) {
         const name = typeof args.named.name === 'string' ? args.named.name : ctx.low.name;
-        return stateResult(name, false, err instanceof Error ? err.message : String(err));
+        return stateResult(name, false, errorMessage(err));
       }
     };
   return { ...fn, run: guard(fn.run.bind(fn)), ...(fn.modWatch ? { modWatch: guard(fn.modWatch.bind(fn)) } : {}) };

@@ -11,6 +11,7 @@ import type { StateResult } from '../types.js';
 import { defineState } from '../types.js';
 import { installArgs, PipRunner } from './pip-cli.js';
 import { localCopy } from './salt-url.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** The argv that creates the environment, as Salt's virtualenv.create builds it. */
 export function createArgv(
@@ -115,7 +116,7 @@ export const virtualenvManaged = defineState({
     try {
       before = new Set(await runner.freeze());
     } catch (err) {
-      return { ...ret, result: false, comment: (err as Error).message };
+      return { ...ret, result: false, comment: errorMessage(err) };
     }
     const pkgs = a.pip_pkgs === undefined || a.pip_pkgs === null ? [] : Array.isArray(a.pip_pkgs) ? a.pip_pkgs.map(String) : String(a.pip_pkgs).split(',');
     const args = installArgs({

@@ -5,6 +5,7 @@
 
 import { existsSync } from 'node:fs';
 import type { LowChunk } from '../compiler/high-types.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** One onlyif/unless/check_cmd entry: a command, or a function call `{fun, args?, get_return?, ...kwargs}`. */
 export type CheckEntry = string | Readonly<Record<string, unknown>>;
@@ -77,7 +78,7 @@ export async function runCheckCmd(chunk: LowChunk, run: CheckRunner): Promise<{ 
     try {
       ok = await run(e, chunk);
     } catch (err) {
-      return { result: false, comment: `An exception occurred in this state: ${err instanceof Error ? err.message : String(err)}` };
+      return { result: false, comment: `An exception occurred in this state: ${errorMessage(err)}` };
     }
     if (!ok) return { result: false, comment: 'check_cmd determined the state failed' };
   }

@@ -9,6 +9,7 @@ import type { LowRef, StateContext, StateFunction, StateResult } from '../types.
 import { runCheckCmd, runChecks, type CheckRunner } from './global-checks.js';
 import { requisiteStatus } from './requisite-status.js';
 import { attemptComment, retryPolicy, testModeRetryComment } from './retry.js';
+import { errorMessage } from '../../util/errors.js';
 
 /** One state's entry in the return of a run. */
 export interface StateReturn extends StateResult {
@@ -133,7 +134,7 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
       skip = await runChecks(c, opts.check);
     } catch (err) {
       // a check function that raised: Salt's call() fails the state with the exception
-      return { name: c.name, result: false, changes: {}, comment: `An exception occurred in this state: ${err instanceof Error ? err.message : String(err)}` };
+      return { name: c.name, result: false, changes: {}, comment: `An exception occurred in this state: ${errorMessage(err)}` };
     }
     if (skip) return { name: c.name, result: skip.result, changes: {}, comment: skip.comment, skipWatch: true };
     const ctx = opts.context(lowRef(c), test, c.__env__);
@@ -142,7 +143,7 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
         // the compiler checked the arguments; binding again converts them (and cannot fail here)
         return checkShape(fn, await f.call(fn, ctx, bindStateArgs(fn, c)), c.name);
       } catch (err) {
-        return { name: c.name, result: false, changes: {}, comment: `An exception occurred in this state: ${err instanceof Error ? err.message : String(err)}` };
+        return { name: c.name, result: false, changes: {}, comment: `An exception occurred in this state: ${errorMessage(err)}` };
       }
     };
     let ret: Invoked = await invoke(fn.run);
@@ -207,7 +208,7 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
       try {
         ret = checkShape(fn, await fn.modWatch.call(fn, opts.context(lowRef(listener), opts.test, c.__env__), bindStateArgs(fn, c)), c.name);
       } catch (err) {
-        ret = { name: c.name, result: false, changes: {}, comment: `An exception occurred in this state: ${err instanceof Error ? err.message : String(err)}` };
+        ret = { name: c.name, result: false, changes: {}, comment: `An exception occurred in this state: ${errorMessage(err)}` };
       }
       out[chunkTag(listener)] = {
         name: ret.name,

@@ -6,6 +6,7 @@
 import { runArgv } from '../../../modules/host-tools.js';
 import type { StateContext } from '../../types.js';
 import { findProgram, isUnreachable, type Unreachable } from './backend.js';
+import { errorMessage } from '../../../util/errors.js';
 
 export interface MyArgs {
   connection_host?: string | undefined;
@@ -71,7 +72,7 @@ export const lit = (v: string): string => `'${v.replace(/\\/g, '\\\\').replace(/
 export const ident = (v: string): string => `\`${v.replace(/`/g, '``')}\``;
 
 export function unreachableServer(c: MyConnection, err: unknown): Unreachable {
-  const msg = err instanceof Error ? err.message : String(err);
+  const msg = errorMessage(err);
   return {
     reason: `MySQL/MariaDB at ${c.where} cannot be used: ${msg}; start the server (systemctl start mariadb) or set connection_host/connection_user/connection_pass (or the minion's mysql.* options)`,
   };

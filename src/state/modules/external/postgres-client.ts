@@ -6,6 +6,7 @@
 import { resolveRunas, runProcess } from '../../../modules/index.js';
 import type { StateContext } from '../../types.js';
 import { findProgram, isUnreachable, type Unreachable } from './backend.js';
+import { errorMessage } from '../../../util/errors.js';
 
 export interface PgConnection {
   host?: string;
@@ -81,6 +82,6 @@ export async function psql(ctx: StateContext, c: PgConnection, sql: string, vars
 /** Why PostgreSQL cannot be used here, for a state's run-time failure: psql's own words plus what to check. */
 export function unreachableServer(c: PgConnection, err: unknown): Unreachable {
   const where = c.host !== undefined ? `${c.host}:${c.port ?? 5432}` : `the local socket${c.port !== undefined ? ` (port ${c.port})` : ''}`;
-  const msg = err instanceof Error ? err.message : String(err);
+  const msg = errorMessage(err);
   return { reason: `PostgreSQL at ${where} cannot be used: ${msg}; start the server (systemctl start postgresql) or set db_host/db_port/db_user (or the minion's postgres.host/port/user options)` };
 }

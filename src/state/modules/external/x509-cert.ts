@@ -13,6 +13,7 @@ import { applyPerms, pathPermChanges } from '../file-perms.js';
 import { stateResult } from '../state-result.js';
 import { findProgram, isUnreachable } from './backend.js';
 import { FILE_PARAMS, filePerms, writeSecret } from './x509-file.js';
+import { errorMessage } from '../../../util/errors.js';
 
 // Subject attributes Salt takes as keyword arguments, in the order they are written.
 const NAME_ATTRS = ['C', 'ST', 'L', 'STREET', 'O', 'OU', 'CN', 'emailAddress', 'Email', 'SN', 'GN', 'UID', 'serialNumber'];
@@ -234,7 +235,7 @@ const certificateManaged = defineState({
         const serial = str(n.serial_number)?.replace(/:/g, '').toUpperCase();
         if (serial !== undefined && current.serialNumber.toUpperCase() !== serial) changes.serial_number = n.serial_number;
       } catch (err) {
-        return stateResult(name, false, err instanceof Error ? err.message : String(err));
+        return stateResult(name, false, errorMessage(err));
       }
     }
     if (Object.keys(changes).length === 0) {
@@ -266,7 +267,7 @@ const certificateManaged = defineState({
       const appended = (Array.isArray(n.append_certs) ? n.append_certs : n.append_certs ? [n.append_certs] : []).map((c) => pemOf(String(c)).trim()).join('\n');
       await writeSecret(name, appended ? `${pem}${appended}\n` : pem, perms, n.makedirs);
     } catch (err) {
-      return stateResult(name, false, err instanceof Error ? err.message : String(err));
+      return stateResult(name, false, errorMessage(err));
     }
     return stateResult(name, true, `The certificate has been ${verb}d`, changes);
   },

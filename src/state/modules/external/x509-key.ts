@@ -8,6 +8,7 @@ import { defineState, type StateFunction } from '../../types.js';
 import { applyPerms, pathPermChanges } from '../file-perms.js';
 import { stateResult } from '../state-result.js';
 import { FILE_PARAMS, filePerms, writeSecret } from './x509-file.js';
+import { errorMessage } from '../../../util/errors.js';
 
 const CURVES: Record<string, number> = { prime256v1: 256, secp384r1: 384, secp521r1: 521 };
 const CURVE_OF: Record<number, string> = { 256: 'prime256v1', 384: 'secp384r1', 521: 'secp521r1' };
@@ -121,7 +122,7 @@ const privateKeyManaged = defineState({
     try {
       await writeSecret(name, encodeKey(key, n.passphrase), perms, n.makedirs);
     } catch (err) {
-      return stateResult(name, false, `Could not ${current ? 'update' : 'create'} file, see file.managed output: ${err instanceof Error ? err.message : String(err)}`);
+      return stateResult(name, false, `Could not ${current ? 'update' : 'create'} file, see file.managed output: ${errorMessage(err)}`);
     }
     return stateResult(name, true, `The private key has been ${verb}d`, changes);
   },
