@@ -2,6 +2,8 @@
 // (issued, looked up, revoked) and the ACL check of each request, logging every refusal with
 // user, source, target and function (never a password or token).
 
+import path from 'node:path';
+import type { MasterOptions } from '../config/index.js';
 import type { Clock } from '../util/clock.js';
 import { BrineError, isBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
@@ -51,6 +53,21 @@ export class Authenticator {
   private readonly backends: Map<string, EauthConfig>;
   private readonly tokens: TokenStore;
   private readonly throttle: LoginThrottle;
+
+  /** The master's authenticator as its options set it up (the master and `brine api` share it). */
+  static forMaster(
+    opts: Pick<MasterOptions, 'external_auth' | 'token_expire' | 'cachedir' | 'api_login_failures' | 'api_login_window'>,
+    parts: Pick<AuthenticatorOptions, 'keyFingerprint' | 'clock' | 'logger' | 'tokenRefusals'>,
+  ): Authenticator {
+    return new Authenticator({
+      externalAuth: opts.external_auth,
+      tokenExpireS: opts.token_expire,
+      tokenFile: path.join(opts.cachedir, 'api-tokens.sqlite'),
+      maxFailures: opts.api_login_failures,
+      windowS: opts.api_login_window,
+      ...parts,
+    });
+  }
 
   constructor(private readonly opts: AuthenticatorOptions) {
     this.backends = parseExternalAuth(opts.externalAuth, opts.pamLoader);

@@ -51,16 +51,7 @@ export async function startApiProcess(opts: MasterOptions, logger: Logger): Prom
   const cacheFile = path.join(opts.cachedir, 'jobs.sqlite');
   if (!fs.existsSync(cacheFile)) throw new BrineError('MASTER_UNREACHABLE', `no job cache at ${cacheFile}: start the master once with this configuration (-c) before \`brine api\``);
   const cache = JobCache.open(cacheFile, { keepJobsSeconds: 0 });
-  const auth = new Authenticator({
-    externalAuth: opts.external_auth,
-    tokenExpireS: opts.token_expire,
-    tokenFile: path.join(opts.cachedir, 'api-tokens.sqlite'),
-    keyFingerprint: identity.fingerprint,
-    maxFailures: opts.api_login_failures,
-    windowS: opts.api_login_window,
-    clock,
-    logger,
-  });
+  const auth = Authenticator.forMaster(opts, { keyFingerprint: identity.fingerprint, clock, logger });
   const backend = createRemoteBackend({
     socketPath: controlSocketPath(opts),
     logger,

@@ -1,7 +1,6 @@
 // The REST API, when `api:` or `rest_cherrypy:` is set (docs/api.md): its token store and login
 // limits (the Authenticator), its HTTPS server, and the hourly purge of expired tokens.
 
-import * as path from 'node:path';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import type { MasterOptions } from '../../config/index.js';
@@ -50,13 +49,8 @@ export class Api implements MasterFeature {
       logger.info({}, '`api: {standalone: true}` is set: the REST API is served by `brine api`, not by the master');
       return;
     }
-    this.auth = new Authenticator({
-      externalAuth: opts.external_auth,
-      tokenExpireS: opts.token_expire,
-      tokenFile: path.join(opts.cachedir, 'api-tokens.sqlite'),
+    this.auth = Authenticator.forMaster(opts, {
       keyFingerprint: identity.fingerprint,
-      maxFailures: opts.api_login_failures,
-      windowS: opts.api_login_window,
       clock,
       logger,
       tokenRefusals: { note: (source, reason, logFull) => refusals.note(sourceKey(source), reason, logFull) },
