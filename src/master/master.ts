@@ -203,6 +203,9 @@ export class Master {
     } finally {
       this.cache?.close();
     }
+    // as before the feature split: a server that failed to close makes the stop fail (exit 1)
+    // once everything else has stopped and the history is written
+    if (this.failures.stopFailure) throw this.failures.stopFailure.err;
     this.logger.info('brine master stopped');
   }
 }

@@ -23,6 +23,8 @@ import type { SignIn } from './sign-in.js';
 export class HookFailures {
   private depth = 0;
   private failure: { err: unknown } | undefined;
+  /** The first feature that failed to stop: the master still stops the others, then reports it. */
+  stopFailure: { err: unknown } | undefined;
 
   constructor(private readonly logger: Logger) {}
 
@@ -31,6 +33,7 @@ export class HookFailures {
       this.failure ??= { err };
       return;
     }
+    if (hook === 'stop') this.stopFailure ??= { err };
     this.logger.error({ err, feature, hook }, `master feature ${feature}: ${hook} failed`);
   };
 

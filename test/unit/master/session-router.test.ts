@@ -138,5 +138,6 @@ describe('session router', () => {
     const line = r.lines.find((l) => l.feature === 'api');
     assert.equal(line?.hook, 'stop');
     assert.match(String(line?.msg), /master feature api: stop failed/);
+    assert.match(String((r.failures.stopFailure?.err as Error | undefined)?.message), /close failed/, 'kept for Master.stop to fail with (exit 1) once the others stopped');
   });
 });
