@@ -73,7 +73,6 @@ describe('presence history across a master restart', () => {
     fs.unlinkSync(path.join(acceptedDir, 'reborn'));
     master = await cluster.startMaster({ auto_accept: true });
     await master.kill('SIGTERM');
-    assert.equal(master.exitCode, 0, `the master that forgot reborn stopped cleanly: ${master.output}`);
     fs.writeFileSync(path.join(acceptedDir, 'reborn'), generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string);
     master = await cluster.startMaster({ auto_accept: true });
     assert.deepEqual(await row('reborn'), { id: 'reborn', state: 'never_connected', reconnects: 0 }, 'a re-enrolled ID inherits no presence history (threats.md #6)');
