@@ -48,6 +48,17 @@ export function fail(err: unknown): never {
   process.exit(e.exitCode);
 }
 
+/** A command's action: its resolved number becomes the exit status; a throw is printed by `fail`. */
+export function exitWith<A extends unknown[]>(action: (...args: A) => Promise<number>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      process.exitCode = await action(...args);
+    } catch (err) {
+      fail(err);
+    }
+  };
+}
+
 /** Runs `stop` once on SIGTERM or SIGINT, then exits 0 (1 if stopping failed). */
 export function onSignals(stop: () => Promise<void> | void): void {
   let stopping = false;

@@ -5,7 +5,7 @@
 
 import type { Command } from 'commander';
 import { checkIdResolution, formatIdReport, idOptionsFrom, resolveMinionId } from '../../minion/index.js';
-import { fail, minionOptions, type ConfigFlags } from '../common.js';
+import { minionOptions, type ConfigFlags, exitWith } from '../common.js';
 import { exitCodeFor, formatChecks, runAll, runGroup, type Check } from '../doctor/index.js';
 
 /**
@@ -34,26 +34,14 @@ export function registerDoctor(program: Command): void {
     .command('doctor')
     .description('check this node and say what to fix: one OK, WARN or FAIL line per check; exit 1 on any FAIL. Without a subcommand: the minion and/or master checks, for each config found')
     .option(...CONFIG_DIR_FLAG)
-    .action(async (flags: ConfigFlags) => {
-      try {
-        process.exitCode = await print(() => runAll(flags));
-      } catch (err) {
-        fail(err);
-      }
-    });
+    .action(exitWith((flags: ConfigFlags) => print(() => runAll(flags))));
   // subcommand flags merge with the group's, so `-c` works before or after the subcommand
   const sub = (name: string, description: string, action: (flags: ConfigFlags) => Promise<number>) =>
     doctor
       .command(name)
       .description(description)
       .option(...CONFIG_DIR_FLAG)
-      .action(async (_flags: ConfigFlags, cmd: Command) => {
-        try {
-          process.exitCode = await action(cmd.optsWithGlobals<ConfigFlags>());
-        } catch (err) {
-          fail(err);
-        }
-      });
+      .action(exitWith((_flags: ConfigFlags, cmd: Command) => action(cmd.optsWithGlobals<ConfigFlags>())));
   sub('minion', "config, ID, and per master: DNS, TCP, TLS (its key against the pin and master_finger), this key's state there; the running minion's links, RTT and return queue", (flags) =>
     print(() => runGroup('minion', flags)),
   );

@@ -7,7 +7,7 @@ import { EVENT_KINDS, type EventKind } from '../../protocol/index.js';
 import { BrineError, isErrorCode } from '../../util/errors.js';
 import { printable, printableJson } from '../../util/printable.js';
 import { openControl } from '../control-client.js';
-import { fail, masterOptions, type ConfigFlags } from '../common.js';
+import { masterOptions, type ConfigFlags, exitWith } from '../common.js';
 
 interface EventsFlags extends ConfigFlags {
   kind?: string[];
@@ -56,11 +56,5 @@ export function registerEvents(program: Command): void {
     .option('-n, --count <n>', 'stop after n events')
     .option('--timeout <seconds>', 'stop after this many seconds')
     .option('--out <format>', 'text (default: tag, tab, JSON) or json (one object per line)')
-    .action(async (flags: EventsFlags) => {
-      try {
-        process.exitCode = await stream(flags);
-      } catch (err) {
-        fail(err);
-      }
-    });
+    .action(exitWith((flags: EventsFlags) => stream(flags)));
 }

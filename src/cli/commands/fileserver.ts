@@ -9,7 +9,7 @@ import type { FileserverUpdated, GitPillarUpdated } from '../../protocol/index.j
 import { BrineError, ERRORS } from '../../util/errors.js';
 import { printable, printableJson } from '../../util/printable.js';
 import { requestOnce } from '../control-client.js';
-import { fail, masterOptions, type ConfigFlags } from '../common.js';
+import { masterOptions, type ConfigFlags, exitWith } from '../common.js';
 
 interface UpdateFlags extends ConfigFlags {
   backend?: string;
@@ -46,11 +46,5 @@ export function registerFileserver(program: Command): void {
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
     .option('--backend <name>', 'only this backend (gitfs or roots; roots needs no update)')
     .option('--out <format>', 'text (default) or json')
-    .action(async (flags: UpdateFlags) => {
-      try {
-        process.exitCode = await update(flags);
-      } catch (err) {
-        fail(err);
-      }
-    });
+    .action(exitWith((flags: UpdateFlags) => update(flags)));
 }

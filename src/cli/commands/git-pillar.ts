@@ -9,7 +9,7 @@ import { controlSocketPath } from '../../master/control-socket-path.js';
 import type { GitPillarUpdated } from '../../protocol/index.js';
 import { BrineError } from '../../util/errors.js';
 import { requestOnce } from '../control-client.js';
-import { fail, masterOptions, type ConfigFlags } from '../common.js';
+import { masterOptions, type ConfigFlags, exitWith } from '../common.js';
 import { printUpdates } from './fileserver.js';
 
 interface UpdateFlags extends ConfigFlags {
@@ -35,11 +35,5 @@ export function registerGitPillar(program: Command): void {
     .option('--branch <name>', "only the remotes of this branch (the first word of '<branch> <URL>', e.g. __env__)")
     .option('--repo <url-or-name>', 'only the remotes with this URL or name')
     .option('--out <format>', 'text (default) or json')
-    .action(async (flags: UpdateFlags) => {
-      try {
-        process.exitCode = await update(flags);
-      } catch (err) {
-        fail(err);
-      }
-    });
+    .action(exitWith((flags: UpdateFlags) => update(flags)));
 }

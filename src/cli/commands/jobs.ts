@@ -8,7 +8,7 @@ import type { Command } from 'commander';
 import { JobCache, assertJid } from '../../jobs/index.js';
 import { BrineError } from '../../util/errors.js';
 import { printable } from '../../util/printable.js';
-import { fail, masterOptions, type ConfigFlags } from '../common.js';
+import { fail, masterOptions, type ConfigFlags, exitWith } from '../common.js';
 import { defaultOutputterFor, formatReturn, outputterNames, type Outputter } from '../output/index.js';
 import { highstateOptions } from '../state-output-flags.js';
 import { activeJobs, type ActiveFlags } from './jobs-active.js';
@@ -92,13 +92,7 @@ export function registerJobs(program: Command): void {
     .option('-t, --timeout <seconds>', "seconds to wait for the minions' answers (default: the master's timeout)")
     .option('--out <outputter>', 'nested (default), json, yaml, txt, raw or newline_values_only')
     .option('--no-color', 'never colour the output')
-    .action(async (flags: ActiveFlags) => {
-      try {
-        process.exitCode = await activeJobs(flags);
-      } catch (err) {
-        fail(err);
-      }
-    });
+    .action(exitWith((flags: ActiveFlags) => activeJobs(flags)));
   jobs
     .command('show')
     .description('the returns of one job, including those that arrived after the CLI stopped waiting')

@@ -7,7 +7,7 @@ import { KeyStore, captureKey, chooseDenied, deniedLine, matchesGlobs, selectKey
 import { loadOrCreateIdentity } from '../../pki/index.js';
 import { BrineError } from '../../util/errors.js';
 import { printable } from '../../util/printable.js';
-import { fail, masterOptions, type ConfigFlags } from '../common.js';
+import { masterOptions, type ConfigFlags, exitWith } from '../common.js';
 import { requestOnce } from '../control-client.js';
 import { controlSocketPath } from '../../master/control-socket-path.js';
 import type { KeysReconciled } from '../../protocol/index.js';
@@ -278,11 +278,5 @@ export function registerKey(program: Command): void {
     .option('--include-denied', 'accept or reject also denied keys')
     .option('--include-all', 'include rejected, accepted and denied keys (deprecated in Salt)')
     .option('--replace <id>', "re-imaged host: make the ID's denied key (the one named by --finger when several were seen) the accepted one")
-    .action(async (narrow: string | undefined, flags: KeyFlags) => {
-      try {
-        process.exitCode = await runKey(flags, narrow);
-      } catch (err) {
-        fail(err);
-      }
-    });
+    .action(exitWith((narrow: string | undefined, flags: KeyFlags) => runKey(flags, narrow)));
 }

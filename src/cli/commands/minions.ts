@@ -7,7 +7,7 @@ import type { SessionInfo, SessionsReply } from '../../protocol/index.js';
 import { BrineError } from '../../util/errors.js';
 import { printable, printableJson } from '../../util/printable.js';
 import { requestOnce } from '../control-client.js';
-import { fail, masterOptions, type ConfigFlags } from '../common.js';
+import { masterOptions, type ConfigFlags, exitWith } from '../common.js';
 
 interface MinionsFlags extends ConfigFlags {
   out?: string;
@@ -83,12 +83,6 @@ export function registerMinions(program: Command): void {
       )
       .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
       .option('--out <format>', which === 'status' ? 'table (default), json or yaml (Salt manage.status layout)' : 'list (default) or json')
-      .action(async (flags: MinionsFlags) => {
-        try {
-          process.exitCode = await minions(which, flags);
-        } catch (err) {
-          fail(err);
-        }
-      });
+      .action(exitWith((flags: MinionsFlags) => minions(which, flags)));
   }
 }
