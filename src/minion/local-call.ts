@@ -116,7 +116,8 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
   const services = localServices(o.opts, o.localFiles);
   if (o.functionLog) services.log = o.functionLog;
   const executor = o.executor ?? new WorkerExecutor(0);
-  if (o.localFiles) services.hostCall = localMineCalls(o, executor, services);
+  const ext = new CallExtensions(o, (f, a, k) => inWorker(executor, f, a, k, o, services, false));
+  if (o.localFiles) services.hostCall = ext.hostMineCall;
   try {
     const dirs = o.opts.module_dirs ?? [];
     if (dirs.length === 0) {
@@ -124,8 +125,7 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
       if (r !== DECLINED) return r;
     }
     // the same registry as a job's: module_dirs, and custom modules and states synced from the master
-    const { buildMinionRegistry } = await import('./minion-extensions.js');
-    const { registry } = await buildMinionRegistry(o.opts, o.log);
+    const registry = await ext.registry();
     const fn = registry.get(fun);
     if (!fn || fn.inline) {
       const pillar = o.localPillar ? await (await import('./pillar-client.js')).renderLocalPillar(o.opts, o.minionId, o.grains) : (o.pillar ?? {});
@@ -134,7 +134,7 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
       if (o.refreshPillar) ctx.refreshPillar = o.refreshPillar;
       if (services.files) ctx.files = services.files;
       // masterless: mine.* use this machine's own mine (<cachedir>/mine.json), as the daemon does
-      if (o.localFiles && fun.startsWith('mine.')) ctx.mine = localMineService(o, registry, (f, a, k) => inWorker(executor, f, a, k, o, services, false));
+      if (o.localFiles && fun.startsWith('mine.')) ctx.mine = ext.mine(registry);
       return registry.call(fun, arg, kwarg, ctx);
     }
     return await inWorker(executor, fun, arg, kwarg, o, services, false);
@@ -143,27 +143,47 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
   }
 }
 
+type RunInWorker = (fun: string, arg: unknown[], kwarg: Record<string, unknown>) => Promise<ExecResult>;
+
 /**
- * mine.* asked by a worker (`salt['mine.get']` in a template, as Salt's masterless mine.get):
- * run on this thread against the local mine, built on the first such call.
+ * One brine call's module registry and masterless mine, each built once on first use: the call
+ * itself (an inline function, a mine.* call) and its workers' mine.* calls share them.
  */
-function localMineCalls(o: LocalCallOptions, executor: WorkerExecutor, services: HostServices): NonNullable<HostServices['hostCall']> {
-  let ready: Promise<{ registry: ModuleRegistry; ctx: ExecContext }> | undefined;
-  const build = async (): Promise<{ registry: ModuleRegistry; ctx: ExecContext }> => {
-    const { buildMinionRegistry } = await import('./minion-extensions.js');
-    const { registry } = await buildMinionRegistry(o.opts, o.log);
-    const mine = localMineService(o, registry, (f, a, k) => inWorker(executor, f, a, k, o, services, false));
-    return { registry, ctx: { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req', mine } };
-  };
-  return (fun, arg, kwarg) => {
+class CallExtensions {
+  private registryBuilt: Promise<ModuleRegistry> | undefined;
+  private mineBuilt: MineService | undefined;
+
+  constructor(
+    private readonly o: LocalCallOptions,
+    private readonly run: RunInWorker,
+  ) {}
+
+  /** The same registry as a job's: module_dirs, and custom modules and states synced from the master. */
+  registry(): Promise<ModuleRegistry> {
+    this.registryBuilt ??= import('./minion-extensions.js').then(async ({ buildMinionRegistry }) => (await buildMinionRegistry(this.o.opts, this.o.log)).registry);
+    return this.registryBuilt;
+  }
+
+  mine(registry: ModuleRegistry): MineService {
+    this.mineBuilt ??= localMineService(this.o, registry, this.run);
+    return this.mineBuilt;
+  }
+
+  /**
+   * mine.* asked by a worker (`salt['mine.get']` in a template, as Salt's masterless mine.get):
+   * run on this thread against the local mine.
+   */
+  readonly hostMineCall: NonNullable<HostServices['hostCall']> = (fun, arg, kwarg) => {
     if (!fun.startsWith('mine.')) return undefined;
-    ready ??= build();
-    return ready.then(({ registry, ctx }) => registry.call(fun, arg, kwarg, ctx));
+    const { o } = this;
+    return this.registry().then((registry) =>
+      registry.call(fun, arg, kwarg, { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req', mine: this.mine(registry) }),
+    );
   };
 }
 
 /** The masterless mine for one brine call: runs mine functions in workers, keeps the data in cachedir. */
-function localMineService(o: LocalCallOptions, registry: ModuleRegistry, run: (fun: string, arg: unknown[], kwarg: Record<string, unknown>) => Promise<ExecResult>): MineService {
+function localMineService(o: LocalCallOptions, registry: ModuleRegistry, run: RunInWorker): MineService {
   return new MineService({
     master: new LocalMine(o.opts.cachedir, o.minionId, () => o.grains),
     hasFunction: (fun) => registry.get(fun) !== undefined,
