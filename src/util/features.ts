@@ -53,15 +53,18 @@ export class FeatureList<Peer, Message> {
     for (const f of this.features) this.guard(f, 'onDown', () => f.onDown?.(peer, reason));
   }
 
-  /** Offers the message to each feature in order until one handles it; false when none did. */
+  /**
+   * Offers the message to each feature in order until one handles it; false when none did. On
+   * the master every heartbeat and return comes through here, so no closure is made per message.
+   */
   message(message: Message, peer: Peer): boolean {
     for (const f of this.features) {
       if (!f.onMessage) continue;
-      let handled = false;
-      this.guard(f, 'onMessage', () => {
-        handled = f.onMessage?.(message, peer) === true;
-      });
-      if (handled) return true;
+      try {
+        if (f.onMessage(message, peer) === true) return true;
+      } catch (err) {
+        this.onError(f.name, 'onMessage', err);
+      }
     }
     return false;
   }
