@@ -4,7 +4,7 @@
 import type { Authenticator } from '../auth/index.js';
 import type { JobRecord, ReturnRecord } from '../jobs/index.js';
 import type { KeyStore } from '../pki/index.js';
-import type { BrineEvent, JobDone, JobReturn, Published, PublishRequest, SessionInfo } from '../protocol/index.js';
+import type { SaltEvent, JobDone, JobReturn, Published, PublishRequest, SessionInfo } from '../protocol/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Disposable } from '../util/disposable.js';
 import type { Logger } from '../util/logger.js';
@@ -42,7 +42,7 @@ export interface ApiBackend {
   /** Accepted minions a target matches (TARGET_INVALID for a malformed one). */
   /** The accepted minions a target matches; with `within`, evaluated among those minions alone. */
   matchTarget(tgt: string | string[], tgtType: string, within?: readonly string[]): Promise<{ matched: string[]; missing: string[] }>;
-  subscribe(fn: (tag: string, event: BrineEvent) => void): Disposable;
+  subscribe(fn: (event: SaltEvent) => void): Disposable;
   /** Emits the api_hook event for POST /hook/<path> (the path already checked). */
   emitHook(path: string, user: string, body: unknown): Promise<void>;
   /** Closes sessions whose key is no longer accepted (after a key change). */

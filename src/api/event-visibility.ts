@@ -5,7 +5,8 @@
 // does not turn into a target lookup per event.
 
 import { type AclEntry, type AclRequest, checkAcl, type MinionScope, minionScope, type Principal } from '../auth/index.js';
-import type { BrineEvent } from '../protocol/index.js';
+import { isJid } from '../jobs/index.js';
+import type { SaltEvent } from '../protocol/index.js';
 import type { ApiBackend } from './backend.js';
 
 /** How long a target's matched minions are reused before being asked for again. */
@@ -31,7 +32,7 @@ export class EventVisibility {
   }
 
   /** True when the user may see the event. Any failure (the master unreachable) hides it. */
-  async shows(event: BrineEvent): Promise<boolean> {
+  async shows(event: SaltEvent): Promise<boolean> {
     try {
       return await this.decide(event);
     } catch {
@@ -39,26 +40,37 @@ export class EventVisibility {
     }
   }
 
-  private async decide(e: BrineEvent): Promise<boolean> {
-    switch (e.kind) {
-      case 'minion_connected':
-      case 'minion_disconnected':
-      case 'minion_replaced':
-        return this.reaches(e.id);
-      case 'job_published':
-        // the whole job: every minion it went to, as if the user had published it
-        return this.mayRun(e.jid, e.fun, e.minions);
-      case 'job_return':
-        return this.mayRun(e.jid, e.fun, [e.minion]);
-      case 'api_hook':
-        return e.user === this.who.user;
-      case 'auth_pending':
-      case 'auth_rejected':
-      case 'key_mismatch':
-      case 'invalid_id':
-        // keys and sign-ins are the key administrator's business (and name unknown hosts)
-        return false;
+  /** Decided by the tag (the API process sees events relayed without their typed origin). */
+  private async decide({ tag, data }: SaltEvent): Promise<boolean> {
+    const parts = tag.split('/');
+    const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+    const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+    if (parts[0] === 'salt' && parts[1] === 'job' && parts[2] !== undefined) {
+      const jid = parts[2];
+      // the whole job: every minion it went to, as if the user had published it
+      if (parts[3] === 'new' && parts.length === 4) return this.mayRun(jid, str(data.fun) ?? '', list(data.minions));
+      if (parts[3] === 'ret' && parts.length >= 5) return this.mayRun(jid, str(data.fun) ?? '', [parts.slice(4).join('/')]);
+      return false;
     }
+    // Salt's bare `<jid>` event: the minions a job went to
+    const jid = parts[0];
+    if (parts.length === 1 && isJid(jid)) {
+      const fun = this.backend.jobs.getJob(jid)?.fun;
+      return fun !== undefined && this.mayRun(jid, fun, list(data.minions));
+    }
+    // salt/minion/<id>/start, salt/beacon/<id>/..., brine/minion/<id>/...
+    if ((parts[0] === 'salt' && (parts[1] === 'minion' || parts[1] === 'beacon')) || (parts[0] === 'brine' && parts[1] === 'minion')) {
+      const id = parts[2];
+      return id !== undefined && id !== '' && this.reaches(id);
+    }
+    if (tag === 'minion_start') {
+      const id = str(data.id);
+      return id !== undefined && this.reaches(id);
+    }
+    if (tag.startsWith('salt/netapi/hook/')) return data.user === this.who.user;
+    // keys and sign-ins (salt/auth, salt/key, brine/auth/...) are the key administrator's
+    // business and name unknown hosts; anything else is shown to '@events' users only
+    return false;
   }
 
   /** The user's ACL reaches the minion with some function. */

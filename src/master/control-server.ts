@@ -178,8 +178,8 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
   });
 
   on<EventsRequest>('events', (req, channel) => {
-    const sub = deps.events.subscribe((tag, event) => {
-      if (!channel.send({ t: 'event', tag, event })) sub.dispose();
+    const sub = deps.events.subscribe(({ tag, data }) => {
+      if (!channel.send({ t: 'event', tag, data })) sub.dispose();
     }, req.kinds);
     channel.onClose(() => sub.dispose());
   });

@@ -5,7 +5,7 @@
 import type { Clock } from '../util/clock.js';
 import { BrineError, toBrineError, errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { prepareMessage, type BrineEvent, type Job, type JobDone, type JobReturn, type JobStatus, type Published, type PublishRequest, type Return } from '../protocol/index.js';
+import { prepareMessage, type BrineEvent, type Job, type JobDone, type JobReturn, type JobStatus, type Published, type PublishRequest, type Return, saltArgs } from '../protocol/index.js';
 import type { JidGenerator, JobCache, JobRecord, ReturnRecord } from '../jobs/index.js';
 import { matchTarget, targetForMinions, type MatchOptions } from '../targeting/index.js';
 import type { MinionSession } from './minion-session.js';
@@ -156,7 +156,7 @@ export class JobTracker {
       else notConnected.push(id);
     }
     // only these may return for the jid (threats.md #36); a minion offline now was never asked
-    this.remember(jid, req.fun, sentTo);
+    this.remember(jid, req.fun, sentTo, saltArgs(req.arg, req.kwarg));
     try {
       this.deps.cache.saveSentTo(jid, sentTo);
     } catch (err) {
@@ -169,7 +169,20 @@ export class JobTracker {
     }
     this.deps.logger.info({ jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, sent: sentTo.length, notConnected: notConnected.length, missing: missing.length }, `published job ${jid}`);
     const published: Published = { t: 'published', jid, minions: matched, notConnected, missing };
-    this.deps.emit?.({ kind: 'job_published', jid, fun: req.fun, tgt: req.tgt, tgtType: req.tgtType, minions: matched, notConnected, at: this.deps.clock.now() });
+    this.deps.emit?.({
+      kind: 'job_published',
+      jid,
+      fun: req.fun,
+      arg: req.arg,
+      kwarg: req.kwarg,
+      tgt: req.tgt,
+      tgtType: req.tgtType,
+      user: jobRecord.user,
+      minions: matched,
+      missing,
+      notConnected,
+      at: this.deps.clock.now(),
+    });
     if (sentTo.length === 0) {
       queueMicrotask(() => sink.onDone({ t: 'done', jid, noResponse: [] }));
       return published;
@@ -295,7 +308,17 @@ export class JobTracker {
     if (!fresh) return;
     const minion = record.minion;
     this.deps.logger.info({ jid: ret.jid, minion }, `Got return from ${minion} for job ${ret.jid}`);
-    this.deps.emit?.({ kind: 'job_return', jid: ret.jid, minion, fun: ret.fun, retcode: ret.retcode, success: ret.success, at: record.receivedAt });
+    this.deps.emit?.({
+      kind: 'job_return',
+      jid: ret.jid,
+      minion,
+      fun: ret.fun,
+      funArgs: this.recent.get(ret.jid)?.funArgs ?? [],
+      ret: ret.ret,
+      retcode: ret.retcode,
+      success: ret.success,
+      at: record.receivedAt,
+    });
     const job = this.active.get(ret.jid);
     if (!job?.wait.has(minion)) return;
     const out: JobReturn = { t: 'ret', jid: ret.jid, minion, fun: ret.fun, ret: ret.ret, retcode: ret.retcode, success: ret.success };
@@ -325,7 +348,7 @@ export class JobTracker {
     if (!fresh) return;
     const what = run.name === '' ? `brine call ${ret.fun}` : `scheduled job ${run.name}`;
     this.deps.logger.info({ jid, minion, ...(run.name === '' ? {} : { schedule: run.name }) }, `Got return from ${minion} for ${what} (stored as job ${jid})`);
-    this.deps.emit?.({ kind: 'job_return', jid, minion, fun: ret.fun, retcode: ret.retcode, success: ret.success, at: receivedAt });
+    this.deps.emit?.({ kind: 'job_return', jid, minion, fun: ret.fun, funArgs: saltArgs(run.arg, run.kwarg), ret: ret.ret, retcode: ret.retcode, success: ret.success, at: receivedAt });
   }
 
   /**
@@ -337,7 +360,7 @@ export class JobTracker {
     const { sentTo, ...job } = record;
     this.deps.cache.saveJob(job);
     this.deps.cache.saveSentTo(record.jid, sentTo);
-    this.remember(record.jid, record.fun, sentTo);
+    this.remember(record.jid, record.fun, sentTo, saltArgs(record.arg, record.kwarg));
   }
 
   /** A minion's session closed: waits that were asking it move on (see ReturnWait.lost). */
@@ -357,10 +380,10 @@ export class JobTracker {
   }
 
   /** Recent jobs: their function and the minions they were sent to, so a return is checked without SQLite. */
-  private readonly recent = new Map<string, { fun: string; sentTo: Set<string> }>();
+  private readonly recent = new Map<string, { fun: string; sentTo: Set<string>; funArgs: unknown[] }>();
 
-  private remember(jid: string, fun: string, sentTo: string[]): void {
-    this.recent.set(jid, { fun, sentTo: new Set(sentTo) });
+  private remember(jid: string, fun: string, sentTo: string[], funArgs: unknown[]): void {
+    this.recent.set(jid, { fun, sentTo: new Set(sentTo), funArgs });
     if (this.recent.size > RECENT_JOBS) this.recent.delete(this.recent.keys().next().value as string);
   }
 
@@ -373,8 +396,8 @@ export class JobTracker {
       const stored = this.deps.cache.getJob(ret.jid);
       if (!stored) return 'unknown_job';
       // a job saved by an older brine has no sent list: its targeted minions are the best bound
-      job = { fun: stored.fun, sentTo: new Set(this.deps.cache.getSentTo(ret.jid) ?? stored.minions) };
-      this.remember(ret.jid, job.fun, [...job.sentTo]);
+      job = { fun: stored.fun, sentTo: new Set(this.deps.cache.getSentTo(ret.jid) ?? stored.minions), funArgs: saltArgs(stored.arg, stored.kwarg) };
+      this.remember(ret.jid, job.fun, [...job.sentTo], job.funArgs);
     }
     if (!job.sentTo.has(minion)) return 'not_sent';
     if (job.fun !== ret.fun) return 'fun_mismatch';

@@ -51,7 +51,7 @@ interface Running {
 
 export class Master {
   readonly keys: KeyStore;
-  readonly events = new EventBus();
+  readonly events: EventBus;
   /** Accepted keys' fingerprints by file stamp: used by sign-in, reconcile and the data cache. */
   private readonly acceptedKeys: AcceptedKeyIndex;
   private readonly live = new LiveSessions();
@@ -69,6 +69,7 @@ export class Master {
     private readonly logger: Logger,
     private readonly clock: Clock,
   ) {
+    this.events = new EventBus(clock);
     this.keys = new KeyStore(opts.pki_dir);
     this.acceptedKeys = new AcceptedKeyIndex(this.keys);
     this.failures = new HookFailures(logger);

@@ -3,7 +3,7 @@
 
 import { s, type Infer } from './schema.js';
 import { target, targetDelimiter, TARGET_TYPES } from './messages.js';
-import { EVENT_KINDS, type BrineEvent } from './events.js';
+import { EVENT_KINDS } from './events.js';
 
 const jid = s.string({ pattern: /^\d{20}$/ });
 const wireError = s.object({ code: s.string({ max: 64 }), message: s.string({ max: 65_536 }) });
@@ -171,7 +171,7 @@ export const sessionInfoSchema = s.object({
 
 export const sessionsSchema = s.object({ t: s.literal('sessions'), sessions: s.array(sessionInfoSchema) });
 
-export const eventSchema = s.object({ t: s.literal('event'), tag: s.string(), event: s.record(s.json()) });
+export const eventSchema = s.object({ t: s.literal('event'), tag: s.string(), data: s.record(s.json()) });
 
 export const controlErrorSchema = s.object({ t: s.literal('error'), code: s.string(), message: s.string() });
 
@@ -198,7 +198,7 @@ export type ControlError = Infer<typeof controlErrorSchema>;
 export interface EventReply {
   t: 'event';
   tag: string;
-  event: BrineEvent;
+  data: Readonly<Record<string, unknown>>;
 }
 export type KeysReconciled = Infer<typeof keysReconciledSchema>;
 export type Matched = Infer<typeof matchedSchema>;

@@ -1,5 +1,9 @@
-// Typed lifecycle and job events, emitted on the master's bus and streamed to `brine events`.
-// Each has a Salt-like tag (`brine/minion/<id>/connected`) for people and a `kind` for code.
+// The master's events. Code emits typed `BrineEvent`s (metrics and the web view count them by
+// kind); the bus turns each into the events Salt fires for the same moment, with Salt's tags and
+// payloads (`salt/job/<jid>/new`, `salt/job/<jid>/ret/<id>`, `salt/auth`, `salt/minion/<id>/start`,
+// ...), plus brine's own detail under `brine/` tags (disconnect reasons, replaced sessions, invalid
+// IDs). Anything else (user events, runners, beacons) is fired as a tag and a data dict directly.
+// Every event's data carries Salt's `_stamp`. docs/events.md lists each tag with an example.
 
 export type BrineEvent =
   | { kind: 'minion_connected'; id: string; remote: string; agent: string; at: number }
@@ -9,8 +13,34 @@ export type BrineEvent =
   | { kind: 'auth_rejected'; id: string; remote: string; fingerprint: string; reason: string; at: number }
   | { kind: 'key_mismatch'; id: string; remote: string; acceptedFingerprint: string; presentedFingerprint: string; at: number }
   | { kind: 'invalid_id'; remote: string; reason: string; at: number }
-  | { kind: 'job_published'; jid: string; fun: string; tgt: string | string[]; tgtType: string; minions: string[]; notConnected: string[]; at: number }
-  | { kind: 'job_return'; jid: string; minion: string; fun: string; retcode: number; success: boolean; at: number }
+  | {
+      kind: 'job_published';
+      jid: string;
+      fun: string;
+      /** Positional arguments and keyword arguments as published. */
+      arg: unknown[];
+      kwarg: Record<string, unknown>;
+      tgt: string | string[];
+      tgtType: string;
+      user: string;
+      minions: string[];
+      /** Listed in the target (list, nodegroup) but not accepted. */
+      missing: string[];
+      notConnected: string[];
+      at: number;
+    }
+  | {
+      kind: 'job_return';
+      jid: string;
+      minion: string;
+      fun: string;
+      /** The job's arguments in Salt's published form (saltArgs). */
+      funArgs: unknown[];
+      ret: unknown;
+      retcode: number;
+      success: boolean;
+      at: number;
+    }
   /** POST /hook/<path> on the REST API (webhook_url set): the body, and the API user who sent it. */
   | { kind: 'api_hook'; path: string; user: string; body: unknown; at: number };
 
@@ -29,28 +59,91 @@ export const EVENT_KINDS: readonly EventKind[] = [
   'api_hook',
 ];
 
-/** The event's tag, in Salt's slash-separated style. */
+/** One event as Salt has it on its bus: a tag and a data dict (with `_stamp`). */
+export interface SaltEvent {
+  readonly tag: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  /** The typed event it came from, when it came from one (for `--kind` filters). */
+  readonly kind?: EventKind;
+}
+
+/**
+ * Salt's `_stamp`: `datetime.utcnow().isoformat()` of the moment, microseconds included (brine's
+ * clock has milliseconds; Python's isoformat leaves the fraction out when it is zero).
+ */
+export function saltStamp(ms: number): string {
+  const iso = new Date(ms).toISOString(); // 2026-12-07T06:12:00.123Z
+  const fraction = iso.slice(20, 23);
+  return fraction === '000' ? iso.slice(0, 19) : `${iso.slice(0, 19)}.${fraction}000`;
+}
+
+/** Arguments as Salt publishes them: keyword arguments as a last dict marked `__kwarg__`. */
+export function saltArgs(arg: readonly unknown[], kwarg: Readonly<Record<string, unknown>>): unknown[] {
+  return Object.keys(kwarg).length === 0 ? [...arg] : [...arg, { ...kwarg, __kwarg__: true }];
+}
+
+/** The tag of the event's first Salt event (its main one). */
 export function eventTag(e: BrineEvent): string {
+  return (saltEventsOf(e)[0] as SaltEvent).tag;
+}
+
+/** What Salt's minion sends for `minion_start` and `salt/minion/<id>/start`. */
+function minionStart(id: string, tag: string, at: number): Record<string, unknown> {
+  // Salt's text is time.asctime(): "Mon Dec  7 06:12:00 2026"
+  const d = new Date(at);
+  const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][d.getUTCDay()];
+  const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getUTCMonth()];
+  const time = d.toISOString().slice(11, 19);
+  const asctime = `${day} ${month} ${String(d.getUTCDate()).padStart(2, ' ')} ${time} ${d.getUTCFullYear()}`;
+  return { cmd: '_minion_event', data: `Minion ${id} started at ${asctime}`, id, pretag: null, tag };
+}
+
+/**
+ * The events Salt fires for this moment, in Salt's order, then brine's own detail. Data without
+ * `_stamp`; the bus stamps it.
+ */
+export function saltEventsOf(e: BrineEvent): Array<{ tag: string; data: Record<string, unknown> }> {
   switch (e.kind) {
     case 'minion_connected':
-      return `brine/minion/${e.id}/connected`;
+      return [
+        { tag: `salt/minion/${e.id}/start`, data: minionStart(e.id, `salt/minion/${e.id}/start`, e.at) },
+        { tag: 'minion_start', data: minionStart(e.id, 'minion_start', e.at) },
+        { tag: `brine/minion/${e.id}/connected`, data: { id: e.id, remote: e.remote, agent: e.agent } },
+      ];
     case 'minion_disconnected':
-      return `brine/minion/${e.id}/disconnected`;
+      return [{ tag: `brine/minion/${e.id}/disconnected`, data: { id: e.id, remote: e.remote, reason: e.reason, connected_for_ms: e.connectedForMs, silent_for_ms: e.silentForMs } }];
     case 'minion_replaced':
-      return `brine/minion/${e.id}/replaced`;
+      return [{ tag: `brine/minion/${e.id}/replaced`, data: { id: e.id, old_remote: e.oldRemote, new_remote: e.newRemote } }];
     case 'auth_pending':
-      return `brine/auth/${e.id}/pending`;
+      return [{ tag: 'salt/auth', data: { result: true, act: 'pend', id: e.id, fingerprint: e.fingerprint, remote: e.remote } }];
     case 'auth_rejected':
-      return `brine/auth/${e.id}/rejected`;
+      return [{ tag: 'salt/auth', data: { result: false, act: e.reason === 'full' ? 'full' : 'reject', id: e.id, fingerprint: e.fingerprint, remote: e.remote, reason: e.reason } }];
     case 'key_mismatch':
-      return `brine/auth/${e.id}/key_mismatch`;
+      return [
+        { tag: 'salt/auth', data: { result: false, act: 'denied', id: e.id, fingerprint: e.presentedFingerprint, remote: e.remote } },
+        { tag: `brine/auth/${e.id}/key_mismatch`, data: { id: e.id, remote: e.remote, accepted_fingerprint: e.acceptedFingerprint, presented_fingerprint: e.presentedFingerprint } },
+      ];
     case 'invalid_id':
-      return 'brine/auth/invalid_id';
-    case 'job_published':
-      return `brine/job/${e.jid}/new`;
+      return [{ tag: 'brine/auth/invalid_id', data: { remote: e.remote, reason: e.reason } }];
+    case 'job_published': {
+      const tgt = e.tgt;
+      return [
+        { tag: e.jid, data: { minions: e.minions } },
+        {
+          tag: `salt/job/${e.jid}/new`,
+          data: { jid: e.jid, tgt_type: e.tgtType, tgt, user: e.user, fun: e.fun, arg: saltArgs(e.arg, e.kwarg), minions: e.minions, missing: e.missing },
+        },
+      ];
+    }
     case 'job_return':
-      return `brine/job/${e.jid}/ret/${e.minion}`;
+      return [
+        {
+          tag: `salt/job/${e.jid}/ret/${e.minion}`,
+          data: { cmd: '_return', id: e.minion, success: e.success, return: e.ret, retcode: e.retcode, jid: e.jid, fun: e.fun, fun_args: e.funArgs },
+        },
+      ];
     case 'api_hook':
-      return `brine/netapi/hook/${e.path}`;
+      // salt-api's rest_cherrypy hook: the parsed body as `post`; brine adds the API user
+      return [{ tag: `salt/netapi/hook/${e.path}`, data: { post: e.body ?? {}, user: e.user } }];
   }
 }

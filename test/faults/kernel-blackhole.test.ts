@@ -162,7 +162,7 @@ describe('kernel blackhole between namespaces', { skip: netnsSkip('kernel blackh
     assert.deepEqual(JSON.parse(shown.stdout), { nsmin: true });
 
     await events.close();
-    const returns = events.lines(`brine/job/${jid}/ret/`);
+    const returns = events.lines(`salt/job/${jid}/ret/`);
     assert.equal(returns.length, 1, `exactly one job_return event for ${jid}:\n${events.proc.output}`);
     const at = returns[0]!.data.at as number;
     assert.ok(at >= restoreAt, 'the return arrived after the path came back (it waited in the queue)');

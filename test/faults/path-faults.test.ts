@@ -49,7 +49,7 @@ async function waitForRunning(pm: ProxiedMaster, jid: string): Promise<void> {
 
 /** Event lines for one minion's return of one job. */
 function returnsFor(lines: string[], jid: string, id: string): string[] {
-  return lines.filter((l) => l.startsWith(`brine/job/${jid}/ret/${id}\t`));
+  return lines.filter((l) => l.startsWith(`salt/job/${jid}/ret/${id}\t`));
 }
 
 describe('path faults between a minion and its master', () => {
@@ -83,7 +83,7 @@ describe('path faults between a minion and its master', () => {
 
     await events.close();
     const lines = events.proc.output.split('\n');
-    assert.equal(lines.filter((l) => l.startsWith(`brine/job/${jid}/new\t`)).length, 1, `the events stream saw the job published\n${lines.join('\n')}`);
+    assert.equal(lines.filter((l) => l.startsWith(`salt/job/${jid}/new\t`)).length, 1, `the events stream saw the job published\n${lines.join('\n')}`);
     assert.equal(returnsFor(lines, jid, 'rst').length, 1, lines.join('\n'));
     assert.equal(logLines(pm.master, `Got return from rst for job ${jid}`).length, 1, pm.master.output);
     assert.ok(minion.running);
@@ -120,7 +120,7 @@ describe('path faults between a minion and its master', () => {
 
     await events.close();
     const lines = events.proc.output.split('\n');
-    assert.equal(lines.filter((l) => l.startsWith(`brine/job/${jid}/new\t`)).length, 1, `the events stream saw the job published\n${lines.join('\n')}`);
+    assert.equal(lines.filter((l) => l.startsWith(`salt/job/${jid}/new\t`)).length, 1, `the events stream saw the job published\n${lines.join('\n')}`);
     assert.equal(returnsFor(lines, jid, 'hole').length, 1, lines.join('\n'));
     assert.equal(logLines(pm.master, `Got return from hole for job ${jid}`).length, 1, pm.master.output);
     const ping = await pm.ping('hole');

@@ -27,7 +27,7 @@ export class EventStream {
         const jid = /Executing job with jid (\d+)/.exec(r.stdout + r.stderr)?.[1];
         if (jid === undefined) return false;
         // the stream prints asynchronously; give this probe's event its own deadline
-        return waitUntil(() => stream.proc.output.includes(`brine/job/${jid}/new\t`), 2000, `job ${jid} on the event stream`).then(
+        return waitUntil(() => stream.proc.output.includes(`salt/job/${jid}/new\t`), 2000, `job ${jid} on the event stream`).then(
           () => true,
           () => false,
         );
@@ -56,4 +56,19 @@ export class EventStream {
   async close(): Promise<void> {
     await this.proc.kill('SIGINT');
   }
+}
+
+/**
+ * `brine events --out json` output without the return events of pillar.* jobs: those carry the
+ * pillar, as Salt's do; nothing else on the bus may.
+ */
+export function outsidePillarReturns(output: string): string {
+  return output
+    .split('\n')
+    .filter((l) => {
+      if (l.trim() === '') return false;
+      const e = JSON.parse(l) as { tag: string; data: { fun?: unknown } };
+      return !(/^salt\/job\/\d+\/ret\//.test(e.tag) && typeof e.data.fun === 'string' && e.data.fun.startsWith('pillar.'));
+    })
+    .join('\n');
 }

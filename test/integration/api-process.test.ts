@@ -132,19 +132,19 @@ describe('brine api: the REST API as its own process', () => {
           const r = await api.post('/', admin, [{ client: 'local_async', tgt: 'm2', fun: 'test.ping' }]);
           assert.equal(r.status, 200, r.text);
           jids.push(r.json.return[0].jid as string);
-          return waitUntil(() => jids.find((j) => stream.events.some((e) => e.tag === `brine/job/${j}/ret/m2`)), 1000, 'a return event').catch(() => undefined);
+          return waitUntil(() => jids.find((j) => stream.events.some((e) => e.tag === `salt/job/${j}/ret/m2`)), 1000, 'a return event').catch(() => undefined);
         },
         20_000,
         'a job event on /events',
       );
       assert.ok(
-        stream.events.some((e) => e.tag === `brine/job/${seen}/new`),
+        stream.events.some((e) => e.tag === `salt/job/${seen}/new`),
         'the job_published event came too',
       );
       const hook = await api.post('/hook/deploy/done', admin, { version: 3 });
       assert.equal(hook.status, 200, hook.text);
-      const ev = await waitUntil(() => stream.events.find((e) => e.tag === 'brine/netapi/hook/deploy/done'), 10_000, 'the hook event');
-      assert.deepEqual((ev.data as { data: { body: unknown; user: string } }).data.body, { version: 3 });
+      const ev = await waitUntil(() => stream.events.find((e) => e.tag === 'salt/netapi/hook/deploy/done'), 10_000, 'the hook event');
+      assert.deepEqual((ev.data as { data: { post: unknown; user: string } }).data.post, { version: 3 });
     } finally {
       stream.close();
     }
@@ -174,7 +174,7 @@ describe('brine api: the REST API as its own process', () => {
         async () => {
           const pub = await api.post('/', admin, [{ client: 'local_async', tgt: 'm2', fun: 'test.ping' }]);
           const jid = pub.json.return[0].jid as string;
-          return waitUntil(() => stream.events.some((e) => e.tag === `brine/job/${jid}/ret/m2`), 2_000, `the return of ${jid} on the stream`).catch(() => undefined);
+          return waitUntil(() => stream.events.some((e) => e.tag === `salt/job/${jid}/ret/m2`), 2_000, `the return of ${jid} on the stream`).catch(() => undefined);
         },
         30_000,
         'a return event on the stream opened before the restart',

@@ -293,16 +293,17 @@ describe('REST API with a real master and minions', () => {
     try {
       const res = await api.post('/', admin, [{ client: 'local_async', tgt: 'm2', fun: 'test.ping' }]);
       const jid = res.json.return[0].jid;
-      const ret = await waitUntil(() => stream.events.find((e) => e.tag === `brine/job/${jid}/ret/m2`), 20_000, 'the return event');
+      const ret = await waitUntil(() => stream.events.find((e) => e.tag === `salt/job/${jid}/ret/m2`), 20_000, 'the return event');
       assert.equal(ret.data.tag, ret.tag);
-      assert.equal(ret.data.data.minion, 'm2');
-      assert.ok(stream.events.some((e) => e.tag === `brine/job/${jid}/new`));
-      await waitUntil(() => byHeader.events.find((e) => e.tag === `brine/job/${jid}/new`), 20_000, 'the event on the header stream');
+      assert.equal(ret.data.data.id, 'm2');
+      assert.equal(ret.data.data.return, true, 'the return itself, as Salt sends it');
+      assert.ok(stream.events.some((e) => e.tag === `salt/job/${jid}/new`));
+      await waitUntil(() => byHeader.events.find((e) => e.tag === `salt/job/${jid}/new`), 20_000, 'the event on the header stream');
       // a hook becomes an event
       const hook = await api.post('/hook/deploy/done', admin, { version: '1.2' });
       assert.equal(hook.status, 200, hook.text);
-      const ev = await waitUntil(() => stream.events.find((e) => e.tag === 'brine/netapi/hook/deploy/done'), 10_000, 'the hook event');
-      assert.deepEqual(ev.data.data.body, { version: '1.2' });
+      const ev = await waitUntil(() => stream.events.find((e) => e.tag === 'salt/netapi/hook/deploy/done'), 10_000, 'the hook event');
+      assert.deepEqual(ev.data.data.post, { version: '1.2' });
       assert.equal(ev.data.data.user, 'admin');
     } finally {
       stream.close();

@@ -101,9 +101,10 @@ describe('presence and events', () => {
         ['brine/minion/m3/connected', 'brine/minion/m3/disconnected'],
         stream.proc.output,
       );
-      const data = events[1]!.data as { reason: string; connectedForMs: number };
+      const data = events[1]!.data as { reason: string; connected_for_ms: number; _stamp: string };
       assert.equal(data.reason, 'shutdown', 'a stopped minion says goodbye');
-      assert.ok(data.connectedForMs >= 0);
+      assert.ok(data.connected_for_ms >= 0);
+      assert.match(data._stamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?$/, "Salt's _stamp");
     } finally {
       await stream.close();
     }

@@ -6,7 +6,7 @@
 // <webhook_url>/<path> (off unless webhook_url is set) turns a request body into an event.
 
 import type { FastifyInstance } from 'fastify';
-import type { BrineEvent } from '../../protocol/index.js';
+import type { SaltEvent } from '../../protocol/index.js';
 import { BrineError, isBrineError } from '../../util/errors.js';
 import type { ApiOptions } from '../api-options.js';
 import { principalOf } from '../auth-hook.js';
@@ -66,18 +66,18 @@ export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, o
       close();
       req.raw.socket.destroy();
     };
-    const send = (tag: string, event: BrineEvent) => {
+    const send = ({ tag, data }: SaltEvent) => {
       if (closed) return;
       if (res.writableLength > MAX_UNREAD) return drop(`it does not read (more than ${MAX_UNREAD} bytes unread)`);
       // JSON keeps every line break inside the one data: line
-      res.write(`tag: ${tag.replace(/[\r\n]/g, ' ')}\ndata: ${JSON.stringify({ tag, data: event })}\n\n`);
+      res.write(`tag: ${tag.replace(/[\r\n]/g, ' ')}\ndata: ${JSON.stringify({ tag, data })}\n\n`);
     };
     // undefined: the user may see the whole bus; otherwise each event is decided, in order
     const visibility = mayView(backend, who, 'events') ? undefined : new EventVisibility(backend, who);
     let decided: Promise<void> = Promise.resolve();
     let undecided = 0;
     let tokenCheckedAt = backend.clock.monotonic();
-    const sub = backend.subscribe((tag, event) => {
+    const sub = backend.subscribe((event) => {
       if (closed) return;
       if (backend.clock.monotonic() - tokenCheckedAt >= RECHECK_TOKEN_MS) {
         tokenCheckedAt = backend.clock.monotonic();
@@ -87,12 +87,12 @@ export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, o
           return drop(`its token is no longer valid (${isBrineError(err) ? err.code : 'error'})`);
         }
       }
-      if (!visibility) return send(tag, event);
+      if (!visibility) return send(event);
       if (++undecided > MAX_UNDECIDED) return drop(`more than ${MAX_UNDECIDED} events wait for their ACL decision`);
       decided = decided.then(async () => {
         const shown = await visibility.shows(event);
         undecided--;
-        if (shown) send(tag, event);
+        if (shown) send(event);
       });
     });
     const keepalive = setInterval(() => {

@@ -2,13 +2,13 @@
 // shared by every /events client, opened while someone listens and re-opened with backoff
 // when the master goes away (so the API recovers by itself when the master is back).
 
-import type { BrineEvent } from '../../protocol/index.js';
+import type { SaltEvent } from '../../protocol/index.js';
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import type { Disposable } from '../../util/disposable.js';
 import type { Logger } from '../../util/logger.js';
 import { openControl, type ControlConnection } from '../control-client.js';
 
-type Listener = (tag: string, event: BrineEvent) => void;
+type Listener = (event: SaltEvent) => void;
 
 const FIRST_RETRY_MS = 200;
 const MAX_RETRY_MS = 5000;
@@ -67,7 +67,7 @@ export class EventRelay {
         this.conn = conn;
         conn.onMessage((m) => {
           if (m.t === 'event') {
-            for (const fn of [...this.listeners]) fn(m.tag, m.event);
+            for (const fn of [...this.listeners]) fn({ tag: m.tag, data: m.data });
           } else if (m.t === 'error') {
             this.logger.error({ code: m.code }, `the master refused the event stream: ${m.message}`);
           }

@@ -33,9 +33,9 @@ async function stream(flags: EventsFlags): Promise<number> {
     });
     conn.onMessage((m) => {
       if (m.t === 'error') reject(new BrineError(isErrorCode(m.code) ? m.code : 'INTERNAL', m.message));
-      if (m.t !== 'event') return;
+      if (m.t !== 'event' || seen >= count) return;
       // event data carries minion-supplied text (agent strings, reasons): one safe line each
-      process.stdout.write(flags.out === 'json' ? `${printableJson({ tag: m.tag, data: m.event })}\n` : `${printable(m.tag)}\t${printableJson(m.event)}\n`);
+      process.stdout.write(flags.out === 'json' ? `${printableJson({ tag: m.tag, data: m.data })}\n` : `${printable(m.tag)}\t${printableJson(m.data)}\n`);
       if (++seen >= count) {
         if (timer) clearTimeout(timer);
         resolve();

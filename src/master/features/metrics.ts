@@ -24,7 +24,7 @@ export class Metrics implements MasterFeature {
 
   constructor(private readonly deps: MetricsDeps) {
     this.registry = new BrineMetrics({ fleet: deps.fleet });
-    deps.events.subscribe((_tag, event) => this.registry.observe(event));
+    deps.events.observe((event) => this.registry.observe(event));
   }
 
   /** The bound metrics_port (0 when metrics_port is off). */

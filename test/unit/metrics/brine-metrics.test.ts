@@ -16,8 +16,31 @@ function sample(text: string, series: string): number | undefined {
   return undefined;
 }
 
-const published = (jid: string, at: number, minions: string[]): BrineEvent => ({ kind: 'job_published', jid, fun: 'test.ping', tgt: '*', tgtType: 'glob', minions, notConnected: [], at });
-const returned = (jid: string, minion: string, at: number, success = true): BrineEvent => ({ kind: 'job_return', jid, minion, fun: 'test.ping', retcode: success ? 0 : 1, success, at });
+const published = (jid: string, at: number, minions: string[]): BrineEvent => ({
+  kind: 'job_published',
+  jid,
+  fun: 'test.ping',
+  arg: [],
+  kwarg: {},
+  user: 'root',
+  missing: [],
+  tgt: '*',
+  tgtType: 'glob',
+  minions,
+  notConnected: [],
+  at,
+});
+const returned = (jid: string, minion: string, at: number, success = true): BrineEvent => ({
+  kind: 'job_return',
+  jid,
+  minion,
+  fun: 'test.ping',
+  funArgs: [],
+  ret: true,
+  retcode: success ? 0 : 1,
+  success,
+  at,
+});
 
 test('sign-ins are counted by result, one label value per outcome', async () => {
   const m = new BrineMetrics({ processMetrics: false });

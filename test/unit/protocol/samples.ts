@@ -207,9 +207,13 @@ export const CONTROL_REPLY_SAMPLES: Sample[] = [
     bad: { remotes: [[{ remote: 'x', ok: true, changed: 'no' }], null] },
   },
   {
-    message: { t: 'event', tag: 'brine/minion/web1/connected', event: { kind: 'minion_connected', id: 'web1', remote: '10.0.0.1:5000', agent: 'x', at: 1 } },
+    message: {
+      t: 'event',
+      tag: 'salt/job/20261207061200123456/ret/web1',
+      data: { cmd: '_return', id: 'web1', success: true, return: true, retcode: 0, jid: '20261207061200123456', fun: 'test.ping', fun_args: [], _stamp: '2026-12-07T06:12:00.123000' },
+    },
     optional: [],
-    bad: { tag: [1], event: [[], 'x'] },
+    bad: { tag: [1], data: [[], 'x'] },
   },
 ];
 
