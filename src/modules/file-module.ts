@@ -7,6 +7,7 @@ import { BrineError } from '../util/errors.js';
 import { absPath, formatMode, fsError, parseMode } from './file-common.js';
 import { fileReplaceFunction } from './file-replace.js';
 import { fileStatFunctions } from './file-stat.js';
+import { fileGrepFunction } from './file-grep.js';
 import { compilePythonRegex } from './python-regex.js';
 import type { ModuleFunction } from './types.js';
 import { defineFunction, defineParam } from './define-function.js';
@@ -296,4 +297,4 @@ const basicFunctions: ModuleFunction[] = [
   }),
 ];
 
-export const fileFunctions: readonly ModuleFunction[] = [...basicFunctions, ...fileStatFunctions, fileReplaceFunction];
+export const fileFunctions: readonly ModuleFunction[] = [...basicFunctions, ...fileStatFunctions, fileReplaceFunction, fileGrepFunction];

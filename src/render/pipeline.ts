@@ -9,6 +9,7 @@
 import { BrineError } from '../util/errors.js';
 import { decryptData } from './gpg.js';
 import { JinjaEngine, locate } from './jinja/engine.js';
+import { recordKeyOrder } from './jinja/digit-key-order.js';
 import { type PythonRenderer, renderPython } from './python/render.js';
 import { parseStateconfArgs, renderStateconf, type StateconfOptions } from './stateconf/render.js';
 import type { RenderEnv } from './types.js';
@@ -95,7 +96,7 @@ function pipelineOf(text: string, source: string, renderer?: string): Pipeline &
 
 function parseYaml(text: string, env: RenderEnv, afterJinja: boolean): unknown {
   try {
-    return loadYaml(text, undefined, { stringIds: env.pillar !== true });
+    return loadYaml(text, undefined, { stringIds: env.pillar !== true, keyOrder: recordKeyOrder });
   } catch (err) {
     if (!(err instanceof YamlLoadError)) throw err;
     const { line, col, message } = err.problem;

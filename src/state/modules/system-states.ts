@@ -12,6 +12,7 @@ import { groupStates } from './group-states.js';
 import { localeStates } from './locale-states.js';
 import { moduleStates } from './module-states.js';
 import { mountStates } from './mount-states.js';
+import { fstabStates } from './fstab-states.js';
 import { pkgStates } from './pkg-states.js';
 import { pkgrepoStates } from './pkgrepo-states.js';
 import { pkgUptodateStates } from './pkg-uptodate.js';
@@ -36,6 +37,7 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...apacheModuleStates,
   ...pkgUptodateStates,
   ...mountStates,
+  ...fstabStates,
   ...debconfStates,
   ...grainsStates,
   ...alternativesStates,

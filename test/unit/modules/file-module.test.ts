@@ -204,3 +204,17 @@ describe('file.stats / file.stat and file.get_hash', () => {
     assert.match(String(bad.error?.message), /could not be matched to a supported hash type/);
   });
 });
+
+describe('file.grep', () => {
+  it("returns cmd.run_all's shape with grep's exit code; one option per argument, as Salt", async () => {
+    fs.writeFileSync(p('g.txt'), 'alpha\nBeta\n');
+    const found = await run('file.grep', [p('g.txt'), 'beta', '-i']);
+    assert.equal(found.retcode, 0);
+    assert.deepEqual({ ...(found.return as Record<string, unknown>), pid: 0 }, { pid: 0, retcode: 0, stdout: 'Beta', stderr: '' });
+    const missing = await run('file.grep', [p('g.txt'), 'gamma']);
+    assert.equal((missing.return as { retcode: number }).retcode, 1);
+    const bad = await run('file.grep', [p('g.txt'), 'x', '-i -v']);
+    assert.notEqual(bad.retcode, 0);
+    assert.match(JSON.stringify(bad), /please pass the following arguments separately: -i -v/);
+  });
+});

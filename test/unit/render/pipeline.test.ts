@@ -137,6 +137,13 @@ describe("YAML as Salt's loader reads it", () => {
     assert.match(err.message, /rendered line \d+ \| /);
     assert.ok(!err.message.includes("{{ 'b: [' }}"), 'the rendered text, not the template, is shown');
   });
+
+  test('integer keys of an SLS mapping keep the file order when a template iterates them (openQA links.sls)', async () => {
+    const high = (await renderSls('f:\n  file.managed:\n    - links:\n        2: {url: two}\n        1: {url: one}\n', env())) as Record<string, Record<string, Array<Record<string, unknown>>>>;
+    const links = high.f?.['file.managed']?.[0]?.links;
+    const out = await renderTemplate('{% for k in links %}{{ k }}={{ links[k].url }};{% endfor %}', 'jinja', env({ ctx: { links } }));
+    assert.equal(out, '2=two;1=one;', 'Python keeps insertion order; a JS object lists 1 first');
+  });
 });
 
 describe('Jinja errors', () => {

@@ -44,6 +44,26 @@ describe('onlyif/unless function checks', () => {
     assert.equal(ids.retcode!.comment, 'onlyif condition is false');
   });
 
+  it('file.grep as a check: its retcode says found (0) or not (1), with -r over a directory (openQA dbus.sls)', async () => {
+    const conf = path.join(tmp, 'system.d');
+    fs.mkdirSync(conf);
+    fs.writeFileSync(path.join(conf, 'a.conf'), '<limit name="max_connections_per_user">512</limit>\n');
+    const h = harness(
+      sls(
+        [
+          `found:\n  rec.state:\n    - onlyif:\n      - fun: file.grep\n        args:\n          - ${conf}/\n          - max_\n          - '-r'\n`,
+          `missing:\n  rec.state:\n    - onlyif:\n      - fun: file.grep\n        args: [${conf}/, min_, '-r']\n`,
+          `unless-found:\n  rec.state:\n    - unless:\n      - fun: file.grep\n        args: ['${conf}/*.conf', max_]\n`,
+        ].join(''),
+      ),
+    );
+    const r = await h.call('state.sls', ['s']);
+    assert.deepEqual(h.log, ['run:found']);
+    const ids = byId(r.return);
+    assert.equal(ids.missing!.comment, 'onlyif condition is false');
+    assert.equal(ids['unless-found']!.comment, 'unless condition is true', 'the glob is expanded as Python glob.glob does');
+  });
+
   it('a check function that raises fails that state only, with the reason', async () => {
     const h = harness(
       sls('unknown:\n  rec.state:\n    - onlyif:\n      - fun: nosuch.fun\nbadargs:\n  rec.state:\n    - unless:\n      - fun: file.dirname\n        bogus: 1\nfine:\n  rec.state: []\n'),

@@ -115,3 +115,42 @@ describe('mount.mounted / mount.unmounted with real tmpfs mounts', { skip }, () 
     assert.deepEqual(noTab, { name: mnt, result: false, changes: {}, comment: `${mnt} not mounted. However, the fstab was not found.` });
   });
 });
+
+describe('mount.fstab_present / mount.fstab_absent on a temp fstab (salt/states/mount.py)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-fstab-'));
+  const fstab = path.join(dir, 'fstab');
+  fs.writeFileSync(fstab, '# test fstab\n');
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const present = (over: Record<string, unknown> = {}) => ({ name: 'backup:/export', fs_file: '/mnt/backup/', fs_vfstype: 'nfs', fs_mntops: 'noauto', config: fstab, mount: false, ...over });
+
+  it("test=True says what it would write (and mount); a run adds the entry, then 'was already', then an update", async () => {
+    assert.deepEqual(await runState('mount.fstab_present', present({ mount: true }), { test: true }), {
+      name: 'backup:/export',
+      result: null,
+      changes: {},
+      comment: `/mnt/backup entry will be written in ${fstab}.\nWill mount backup:/export on /mnt/backup`,
+    });
+    assert.equal(fs.readFileSync(fstab, 'utf8'), '# test fstab\n', 'test=True writes nothing');
+    assert.deepEqual(await runState('mount.fstab_present', present()), { name: 'backup:/export', result: true, changes: { persist: 'new' }, comment: `/mnt/backup entry added in ${fstab}.` });
+    assert.equal(fs.readFileSync(fstab, 'utf8'), '# test fstab\nbackup:/export\t\t/mnt/backup\tnfs\tnoauto\t0 0\n');
+    assert.deepEqual(await runState('mount.fstab_present', present()), { name: 'backup:/export', result: true, changes: {}, comment: `/mnt/backup entry was already in ${fstab}.` });
+    assert.deepEqual(await runState('mount.fstab_present', present({ fs_mntops: ['noauto', 'ro'] })), {
+      name: 'backup:/export',
+      result: true,
+      changes: { persist: 'change' },
+      comment: `/mnt/backup entry updated in ${fstab}.`,
+    });
+    assert.match(fs.readFileSync(fstab, 'utf8'), /\tnoauto,ro\t0 0\n$/);
+  });
+
+  it('fstab_absent: test=True, removal, then already missing; a missing fstab fails with its reason', async () => {
+    const absent = { name: 'backup:/export', fs_file: '/mnt/backup', config: fstab };
+    assert.deepEqual(await runState('mount.fstab_absent', absent, { test: true }), { name: 'backup:/export', result: null, changes: {}, comment: `/mnt/backup entry will be removed from ${fstab}.` });
+    assert.deepEqual(await runState('mount.fstab_absent', absent), { name: 'backup:/export', result: true, changes: { persist: 'removed' }, comment: `/mnt/backup entry removed from ${fstab}.` });
+    assert.equal(fs.readFileSync(fstab, 'utf8'), '# test fstab\n');
+    assert.deepEqual(await runState('mount.fstab_absent', absent), { name: 'backup:/export', result: true, changes: {}, comment: `/mnt/backup entry is already missing in ${fstab}.` });
+    const r = await runState('mount.fstab_present', present({ config: path.join(dir, 'none') }));
+    assert.equal(r.result, false);
+    assert.match(r.comment, /^\/mnt\/backup entry cannot be changed in .*none: .*Bad config file/);
+  });
+});
