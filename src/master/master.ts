@@ -155,9 +155,14 @@ export class Master {
       turnedAway: () => admission.turnedAway + (tls?.turnedAway ?? 0),
     };
     const metrics = own(new Metrics({ fleet, events, host: opts.metrics_host, port: opts.metrics_port, logger }));
-    const view = { keys, identity, events, metrics: metrics.registry, presence: () => presence.presence(), reconcileKeys: () => keyReconcile.reconcile() };
+    // the reactor is built after the view its runner and wheel reactions use; the view reads its list when asked
+    let reactor: ReactorFeature | undefined;
+    const view = {
+      ...{ keys, identity, events, metrics: metrics.registry, presence: () => presence.presence(), reconcileKeys: () => keyReconcile.reconcile() },
+      reactions: (limit: number) => reactor?.recent(limit) ?? [],
+    };
     const api = own(new Api({ opts, identity, master: view, jobs: jobs.tracker, cache, targeting, refusals, logger, clock }));
-    const reactor = own(new ReactorFeature({ opts, events, files: files.service.backends, master: view, jobs: jobs.tracker, cache, targeting, logger, clock }));
+    reactor = own(new ReactorFeature({ opts, events, files: files.service.backends, master: view, jobs: jobs.tracker, cache, targeting, logger, clock }));
     const control = own(new Control({ opts, keys, events, targeting, jobs, presence, keyReconcile, metrics, files, gitPillar, logger, clock }));
     // the minions' way in: every session's silence check on one timer, noticed at most a tick late
     // (1/30 of heartbeat_timeout, at most 500 ms); each session routed to the list built below
