@@ -117,3 +117,53 @@ test('the recent list keeps the newest `size` reactions, newest first', () => {
   );
   assert.equal(r.counts.done, 5);
 });
+
+test("an event fired while a runner reaction runs carries that reaction's chain: a runner that re-fires its own tag (as event.send would) is stopped by the chain limit", async () => {
+  // the runner registry that sends events lives in the runners worktree; this client fires on
+  // the real bus synchronously from the call, as a runner's event.send does before its first await
+  const bus = new EventBus(systemClock);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-reactor-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'echo.sls'), "again:\n  runner.event.send:\n    - args:\n      - tag: loop/{{ data['n'] + 1 }}\n      - data: {n: {{ data['n'] + 1 }}}\n");
+    const sent: string[] = [];
+    const send = async (fun: string, call: { kwarg: Record<string, unknown> }) => {
+      assert.equal(fun, 'event.send');
+      sent.push(String(call.kwarg.tag));
+      bus.fire(String(call.kwarg.tag), call.kwarg.data as Record<string, unknown>);
+      return true;
+    };
+    const engine = new Reactor({
+      map: parseReactorMap([{ 'loop/*': [path.join(dir, 'echo.sls')] }]),
+      clients: { local: () => Promise.reject(new Error('unused')), runner: send, wheel: send },
+      readSls: (p) => fs.readFileSync(p, 'utf8'),
+      loadFile: () => undefined,
+      opts: {},
+      grains: {},
+      workers: 10,
+      hwm: 100,
+      logger: silentLogger(),
+      clock: systemClock,
+    });
+    bus.subscribe((e) => engine.onEvent(e));
+    bus.fire('loop/0', { n: 0 });
+    await waitIdle(engine);
+    // distinct tags each time, so only causation can stop it: the first event and three caused ones
+    assert.deepEqual(sent, ['loop/1', 'loop/2', 'loop/3']);
+    const limited = engine.recent.list().find((r) => r.outcome === 'limited');
+    assert.equal(limited?.tag, 'loop/3');
+    assert.equal(limited?.error?.code, 'REACTOR_LOOP');
+    assert.match(limited!.error!.message, /echo\.sls was not run for tag loop\/3: the event was caused by this SLS's own reactions 3 times/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** The queue is idle once every reaction, and every reaction it caused, has finished. */
+async function waitIdle(engine: Reactor): Promise<void> {
+  for (;;) {
+    await engine.queue.idle();
+    await new Promise((r) => setImmediate(r));
+    const { running, waiting } = engine.queue.size;
+    if (running === 0 && waiting === 0) return;
+  }
+}
