@@ -122,7 +122,10 @@ export class Reactor {
     for (const w of r.warnings) this.deps.logger.warn({ sls: r.sls, id: r.id }, w);
     try {
       if (r.client === 'local') {
-        const { jid } = await this.deps.clients.local(r as Reaction & { tgt: string | string[]; tgtType: string }, REACTOR_USER);
+        const { tgt, tgtType } = r;
+        // compileReactions gives every local reaction both; a reaction without them is not one
+        if (tgt === undefined || tgtType === undefined) throw new BrineError('REACTION_INVALID', `${r.sls}: reaction '${r.id}' has no tgt`, { details: { sls: r.sls, id: r.id } });
+        const { jid } = await this.deps.clients.local({ ...r, tgt, tgtType }, REACTOR_USER);
         this.guard.noteJob(jid, chain);
         this.record({ ...rec, outcome: 'published', jid });
         this.deps.logger.info({ sls: r.sls, id: r.id, tag: base.tag, jid }, `reactor ${r.sls} published ${r.fun} as job ${jid} for tag ${base.tag}`);

@@ -43,7 +43,7 @@ export class ReactorFeature implements MasterFeature {
       clients: this.clients,
       readSls,
       loadFile: (name) => readSls(`salt://${name}`),
-      opts: opts as unknown as Record<string, unknown>,
+      opts: { ...opts },
       grains: {},
       workers: opts.reactor_worker_threads,
       hwm: opts.reactor_worker_hwm,
