@@ -35,7 +35,9 @@ module.exports = {
     // nats (issue 13): the NATS transport, beside transport + session: identities, JWTs, subjects,
     // the server config, the master's hub and the minion's link (a job record's type from jobs)
     layer('nats', ['util', 'config', 'protocol', 'pki', 'session', 'jobs']),
-    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api']),
+    // reactor (issue 25): the master's reactor engine; renders reactor SLS, runs reactions through injected clients
+    layer('reactor', ['util', 'protocol', 'render']),
+    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api', 'reactor']),
     layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {

@@ -14,6 +14,18 @@ export interface ApiJobSink {
   onDone(done: JobDone): void;
 }
 
+/** One of the reactor's recent reactions (src/reactor/recent.ts), as GET /reactions lists it. */
+export interface ReactionView {
+  at: number;
+  tag: string;
+  sls: string;
+  id?: string;
+  fun?: string;
+  outcome: string;
+  jid?: string;
+  error?: { code: string; message: string };
+}
+
 export interface ApiBackend {
   logger: Logger;
   clock: Clock;
@@ -48,6 +60,8 @@ export interface ApiBackend {
   /** Closes sessions whose key is no longer accepted (after a key change). */
   reconcileKeys(): Promise<string[]>;
   metrics: { render(): Promise<{ text: string; contentType: string }>; countRequest(status: number): void };
+  /** The reactor's recent reactions, newest first (GET /reactions); absent where no reactor runs (a standalone `brine api`). */
+  reactions?(limit: number): Promise<ReactionView[]>;
   /** For GET /stats. */
   stats(): Promise<Record<string, unknown>>;
 }

@@ -2,7 +2,7 @@
 // `rest_cherrypy:` is set. docs/api.md describes every endpoint.
 export { apiOptionsFrom, type ApiOptions } from './api-options.js';
 export { startApiServer, buildApiApp, type ApiServer, type TlsMaterial } from './server.js';
-export type { ApiBackend, ApiJobSink } from './backend.js';
+export type { ApiBackend, ApiJobSink, ReactionView } from './backend.js';
 export { parseLowstate, CLIENTS, type Chunk } from './lowstate.js';
 export { RUNNERS } from './runners.js';
 export { WHEELS } from './wheel.js';

@@ -15,6 +15,7 @@ import { errorBody, fromFrameworkError, statusOf } from './http-errors.js';
 import { registerBodyParsers, respond } from './media.js';
 import { registerEventRoutes } from './routes/event-routes.js';
 import { registerLowstateRoutes } from './routes/lowstate-routes.js';
+import { registerReactionRoutes } from './routes/reaction-routes.js';
 import { registerReadRoutes } from './routes/read-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
 import { registerUi } from './ui/index.js';
@@ -109,6 +110,7 @@ export async function buildApiApp(
   registerSessionRoutes(app, backend, opts);
   registerLowstateRoutes(app, backend);
   registerReadRoutes(app, backend);
+  registerReactionRoutes(app, backend);
   const streams = registerEventRoutes(app, backend, opts);
   registerUi(app);
   return { app, closeStreams: () => streams.closeAll(), routes };

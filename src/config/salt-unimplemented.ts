@@ -18,7 +18,6 @@ const TABLE: readonly UnimplementedSaltOption[] = [
   { name: 'svnfs_remotes', lost: 'brine has no svnfs; salt:// is served from file_roots only' },
   { name: 'minionfs_whitelist', lost: 'brine has no minionfs; salt:// is served from file_roots only' },
   { name: 'master_tops', lost: 'master_tops are not consulted; only top files choose the states of a highstate' },
-  { name: 'reactor', lost: 'brine has no reactor: events do not start SLS runs' },
   { name: 'event_return', lost: 'events are not sent to any returner (brine has no returners)' },
   { name: 'return', lost: 'job returns go to the master job cache only (brine has no returners)' },
   { name: 'master_job_cache', lost: 'brine keeps jobs in its own job cache (SQLite under cachedir)', same: ['local_cache'] },

@@ -1,7 +1,7 @@
 // The master's side of the REST API: the ApiBackend that src/api calls, over the same JobTracker,
 // job cache, key store, presence and event bus the control socket and `brine key` use.
 
-import type { ApiBackend } from '../api/index.js';
+import type { ApiBackend, ReactionView } from '../api/index.js';
 import type { Authenticator } from '../auth/index.js';
 import type { JobCache } from '../jobs/index.js';
 import { TARGET_TYPES } from '../protocol/index.js';
@@ -23,6 +23,8 @@ export interface MasterView {
   metrics: BrineMetrics;
   presence(): SessionInfo[];
   reconcileKeys(): string[];
+  /** The reactor's recent reactions, newest first (empty without `reactor:`). */
+  reactions(limit: number): ReactionView[];
 }
 
 export interface ApiBackendDeps {
@@ -68,6 +70,7 @@ export function createApiBackend(d: ApiBackendDeps): ApiBackend {
     subscribe: (fn) => master.events.subscribe(fn),
     emitHook: async (path, user, body) => master.events.emit({ kind: 'api_hook', path, user, body, at: d.clock.now() }),
     reconcileKeys: async () => master.reconcileKeys(),
+    reactions: async (limit) => master.reactions(limit),
     metrics: {
       render: async () => ({ text: await master.metrics.renderMetrics(), contentType: master.metrics.contentType }),
       countRequest: (status) => master.metrics.apiRequests.inc({ status: String(status) }),

@@ -34,6 +34,7 @@ import { Mine } from './features/mine.js';
 import { NatsTransport } from './features/nats-transport.js';
 import { Pillar } from './features/pillar.js';
 import { Presence } from './features/presence.js';
+import { ReactorFeature } from './features/reactor.js';
 import { TlsTransport } from './features/tls-transport.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -154,8 +155,14 @@ export class Master {
       turnedAway: () => admission.turnedAway + (tls?.turnedAway ?? 0),
     };
     const metrics = own(new Metrics({ fleet, events, host: opts.metrics_host, port: opts.metrics_port, logger }));
-    const view = { keys, identity, events, metrics: metrics.registry, presence: () => presence.presence(), reconcileKeys: () => keyReconcile.reconcile() };
+    // the reactor is built after the view its runner and wheel reactions use; the view reads its list when asked
+    let reactor: ReactorFeature | undefined;
+    const view = {
+      ...{ keys, identity, events, metrics: metrics.registry, presence: () => presence.presence(), reconcileKeys: () => keyReconcile.reconcile() },
+      reactions: (limit: number) => reactor?.recent(limit) ?? [],
+    };
     const api = own(new Api({ opts, identity, master: view, jobs: jobs.tracker, cache, targeting, refusals, logger, clock }));
+    reactor = own(new ReactorFeature({ opts, events, files: files.service.backends, master: view, jobs: jobs.tracker, cache, targeting, logger, clock }));
     const control = own(new Control({ opts, keys, events, targeting, jobs, presence, keyReconcile, metrics, files, gitPillar, logger, clock }));
     // the minions' way in: every session's silence check on one timer, noticed at most a tick late
     // (1/30 of heartbeat_timeout, at most 500 ms); each session routed to the list built below
@@ -186,7 +193,7 @@ export class Master {
     }
     // the order of every moment: start and messages in this order, stop in reverse (servers
     // close after the timers and the jobs stop, presence flushes last); see docs/architecture.md
-    const list = [presence, refusals, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar];
+    const list = [presence, refusals, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar, reactor];
     features = new FeatureList<MinionSession, MinionMessage>(list, this.failures.onError);
     this.running = { features, presence, metrics, api, tls };
     await features.start();

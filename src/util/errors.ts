@@ -13,6 +13,7 @@ import { JOB_ERRORS } from './error-codes/jobs.js';
 import { MINE_ERRORS } from './error-codes/mine.js';
 import { API_ERRORS } from './error-codes/api.js';
 import { NATS_ERRORS } from './error-codes/nats.js';
+import { REACTOR_ERRORS } from './error-codes/reactor.js';
 import type { ErrorSpec } from './error-codes/spec.js';
 
 export type { ErrorSpec } from './error-codes/spec.js';
@@ -30,6 +31,7 @@ export const ERROR_GROUPS: ReadonlyArray<{ readonly title: string; readonly code
   { title: 'the mine', codes: MINE_ERRORS },
   { title: 'the REST API and access control', codes: API_ERRORS },
   { title: 'NATS (issue 13: brine on a nats-server cluster)', codes: NATS_ERRORS },
+  { title: 'the reactor', codes: REACTOR_ERRORS },
 ];
 
 export const ERRORS = {
@@ -44,6 +46,7 @@ export const ERRORS = {
   ...MINE_ERRORS,
   ...API_ERRORS,
   ...NATS_ERRORS,
+  ...REACTOR_ERRORS,
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -167,6 +167,19 @@ describe('API visibility and token lifetime (issue 21, points 7, 9, 10)', () => 
     assert.equal((await api.get('/metrics', admin)).status, 200);
   });
 
+  it("GET /reactions (the reactor's recent reactions) needs '@events' or '@runner' as the whole-fleet /events does; an empty list without reactor:", async () => {
+    const web = await api.login('web', 's3cret');
+    const watcher = await api.login('watcher', 's3cret');
+    const denied = await api.get('/reactions', web);
+    expectError(denied, 403, 'ACL_DENIED');
+    assert.match(denied.json.error.message, /@events/);
+    for (const token of [watcher, admin]) {
+      const r = await api.get('/reactions', token);
+      assert.equal(r.status, 200, r.text);
+      assert.deepEqual(r.json.return, [[]]);
+    }
+  });
+
   it('a user removed from the eauth file: its token is 401 TOKEN_USER_REMOVED at the next request, its /events stream ends, and its tokens stay revoked if the user comes back', async () => {
     const token = await api.login('leaver', 's3cret');
     assert.equal((await api.get('/jobs', token)).status, 200);

@@ -74,6 +74,14 @@ describe('startup errors: one coded line, what to fix, a non-zero exit', () => {
     assert.match(line, /"abc"/);
   });
 
+  it('a reactor entry with a relative SLS path → CONFIG_VALUE naming the tag glob and the accepted paths (issue 25)', async () => {
+    const dir = write('reactor/master', `root_dir: ${JSON.stringify(path.join(tmp, 'reactor'))}\nret_port: 0\nreactor:\n  - 'salt/minion/*/start': [reactor/start.sls]\n`);
+    const r = await runCli(['master', '-c', dir]);
+    assert.equal(r.code, 78);
+    const line = codedLine(r, 'CONFIG_VALUE');
+    assert.match(line, /reactor entry 'salt\/minion\/\*\/start' must list SLS files as absolute paths or salt:\/\/ paths/);
+  });
+
   it('mastr_port: 1 → CONFIG_UNKNOWN_KEY suggesting master_port', async () => {
     const dir = write('typo/minion', `root_dir: ${JSON.stringify(path.join(tmp, 'typo'))}\nmastr_port: 1\n`);
     const r = await runCli(['minion', '-c', dir]);

@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { browserSkip, launchBrowser, screenshot, until, watchForInjection } from '../helpers/browser.js';
 import { Cluster, freePort, waitUntil } from '../helpers/cluster.js';
@@ -18,6 +19,7 @@ import { startWebViewMaster, USER, PASSWORD, EAUTH } from '../helpers/web-view-m
 const XSS_GRAIN = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>&amp;';
 const XSS_ECHO = `<script>window.__xss=3</script><b onmouseover="window.__xss=4">bold</b>`;
 const XSS_TARGET = '<img src=x onerror="window.__xss=5">';
+const XSS_REACTOR = '<img src=x onerror="window.__xss=6">';
 const ODD_ID = 'odd_@id-.x';
 const ACCEPTED = ['web1', 'web2', ODD_ID];
 const PENDING = 'newcomer';
@@ -37,7 +39,13 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
 
   before(async () => {
     cluster = await Cluster.create();
-    apiPort = await startWebViewMaster(cluster);
+    // the reactor (issue 25 point 10): each pending key's salt/auth event gets one reaction that
+    // runs (wheel.key.list_all changes nothing) and one whose render fails with HTML in its text
+    const reactorDir = path.join(cluster.root, 'reactor');
+    fs.mkdirSync(reactorDir, { recursive: true });
+    fs.writeFileSync(path.join(reactorDir, 'list.sls'), "{% if data['act'] == 'pend' %}\nlist_keys:\n  wheel.key.list_all: []\n{% endif %}\n");
+    fs.writeFileSync(path.join(reactorDir, 'broken.sls'), `{{ '${XSS_REACTOR}' | no_such_filter }}\n`);
+    apiPort = await startWebViewMaster(cluster, { reactor: [{ 'salt/auth': [path.join(reactorDir, 'list.sls'), path.join(reactorDir, 'broken.sls')] }] });
     cluster.startMinion('web1', { grains: { role: XSS_GRAIN, team: 'blue' } });
     cluster.startMinion('web2');
     cluster.startMinion(ODD_ID);
@@ -189,6 +197,25 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
     assert.ok((await page.locator('#events-list li[data-tag*="/ret/web1"]').count()) > 0, 'return events arrive live');
     await screenshot(page, '07-events');
     assert.equal(await page.locator('main script:not([src]), main b, main img').count(), 0);
+    assert.deepEqual(await injections(), []);
+  });
+
+  it('the Reactor tab lists the recent reactions: tag, SLS, reaction and outcome, a render error with its file and line as text', async () => {
+    await page.click('#tabs button[data-tab="reactor"]');
+    const done = page.locator('#reactions-rows tr[data-outcome="done"]').first();
+    await done.waitFor({ timeout: 20_000 });
+    const cells = await done.locator('td').allTextContents();
+    assert.equal(cells[1], 'salt/auth');
+    assert.match(cells[2]!, /reactor\/list\.sls$/);
+    assert.equal(cells[3], 'list_keys: wheel.key.list_all');
+    const failed = page.locator('#reactions-rows tr[data-outcome="render_error"]').first();
+    await failed.waitFor();
+    const text = (await failed.locator('td').nth(4).textContent()) ?? '';
+    assert.match(text, /broken\.sls:1:\d+: the filter 'no_such_filter'/);
+    assert.ok(text.includes(XSS_REACTOR), 'the SLS text is shown literally');
+    assert.match((await page.textContent('#reactions-summary')) ?? '', /^\d+ recent reactions?, [1-9]\d* not run or failed$/);
+    await screenshot(page, '07b-reactor');
+    assert.equal(await page.locator('main img').count(), 0);
     assert.deepEqual(await injections(), []);
   });
 

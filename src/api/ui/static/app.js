@@ -6,6 +6,7 @@ import { startEvents, stopEvents, initEvents } from './events.js';
 import { initFleet, refreshFleet } from './fleet.js';
 import { initJobs, refreshJobs } from './jobs.js';
 import { initKeys, refreshKeys } from './keys.js';
+import { initReactions, refreshReactions } from './reactions.js';
 import { initRun } from './run.js';
 
 const REFRESH_MS = 5000;
@@ -13,6 +14,7 @@ const REFRESH = new Map([
   ['fleet', refreshFleet],
   ['keys', refreshKeys],
   ['jobs', refreshJobs],
+  ['reactor', refreshReactions],
 ]);
 let current = 'fleet';
 let timer;
@@ -87,6 +89,7 @@ function init() {
   initKeys(showError, () => refreshFleet().catch(showError));
   initRun(showError);
   initJobs(showError);
+  initReactions(showError);
   initEvents();
   if (token()) showApp();
   else showLogin();

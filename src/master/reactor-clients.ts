@@ -1,0 +1,83 @@
+// What the reactor runs reactions with on the master (src/reactor's ReactorClients): local
+// reactions publish through the same JobTracker as `brine run` (targeting, the job cache, the
+// job events), runner and wheel reactions call the API's runner and wheel functions over an
+// in-master ApiBackend. The runner registry grows in the runners worktree; it is reached through
+// the RUNNERS and WHEELS maps only, so new functions need no change here.
+
+import * as fs from 'node:fs';
+import { RUNNERS, WHEELS, type ApiBackend } from '../api/index.js';
+import { Authenticator } from '../auth/index.js';
+import type { MasterOptions } from '../config/index.js';
+import { parseSaltUrl, readFileChunk, type FileBackend } from '../fileserver/index.js';
+import type { JobCache } from '../jobs/index.js';
+import { TARGET_TYPES, type TargetType } from '../protocol/index.js';
+import type { ReactorClients } from '../reactor/index.js';
+import type { Clock } from '../util/clock.js';
+import { BrineError } from '../util/errors.js';
+import type { Logger } from '../util/logger.js';
+import { createApiBackend, type MasterView } from './api-backend.js';
+import type { MasterTargeting } from './features/master-feature.js';
+import type { JobTracker } from './job-tracker.js';
+
+export interface ReactorClientDeps {
+  opts: MasterOptions;
+  master: MasterView;
+  jobs: JobTracker;
+  cache: JobCache;
+  targeting: MasterTargeting;
+  logger: Logger;
+  clock: Clock;
+}
+
+const NO_SINK = { onReturn: () => {}, onDone: () => {} };
+
+/** The clients, and a close for the API token store a wheel `token.*` reaction may have opened. */
+export function reactorClients(d: ReactorClientDeps): ReactorClients & { close(): void } {
+  let backend: ApiBackend | undefined;
+  let auth: Authenticator | undefined;
+  // built on the first runner or wheel reaction: a master whose reactor only publishes jobs opens no token store
+  const api = (): ApiBackend => {
+    auth ??= Authenticator.forMaster(d.opts, { keyFingerprint: d.master.identity.fingerprint, clock: d.clock, logger: d.logger });
+    backend ??= createApiBackend({ master: d.master, auth, jobs: d.jobs, cache: d.cache, grainsOf: d.targeting.grains, targeting: d.targeting, logger: d.logger, clock: d.clock });
+    return backend;
+  };
+  const call = (kind: 'runner' | 'wheel', fun: string, c: { arg: unknown[]; kwarg: Record<string, unknown> }): Promise<unknown> => {
+    const fn = (kind === 'runner' ? RUNNERS : WHEELS).get(fun);
+    if (!fn)
+      return Promise.reject(new BrineError('UNKNOWN_FUNCTION', `${kind} function '${fun.slice(0, 100)}' is not available on this master; the ${kind} functions brine has are listed in docs/api.md`));
+    try {
+      return Promise.resolve(fn(api(), c));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+  return {
+    local: async (r, user) => {
+      if (!(TARGET_TYPES as readonly string[]).includes(r.tgtType)) throw new BrineError('TARGET_INVALID', `unknown tgt_type '${r.tgtType.slice(0, 32)}'; use one of ${TARGET_TYPES.join(', ')}`);
+      const published = d.jobs.publish(
+        { t: 'publish', tgt: r.tgt, tgtType: r.tgtType as TargetType, fun: r.fun, arg: r.arg, kwarg: r.kwarg, user, ...(r.timeout ? { timeout: r.timeout } : {}) },
+        NO_SINK,
+      );
+      return { jid: published.jid };
+    },
+    runner: (fun, c) => call('runner', fun, c),
+    wheel: (fun, c) => call('wheel', fun, c),
+    close: () => auth?.close(),
+  };
+}
+
+/** Reads a reactor SLS: an absolute path, or salt://path[?saltenv=env] from the master's file server. */
+export function reactorSlsReader(files: FileBackend): (ref: string) => string | undefined {
+  return (ref) => {
+    if (!ref.startsWith('salt://')) {
+      try {
+        return fs.readFileSync(ref, 'utf8');
+      } catch {
+        return undefined;
+      }
+    }
+    const { path: rel, saltenv } = parseSaltUrl(ref, 'base');
+    const found = files.find(saltenv, rel);
+    return found ? readFileChunk(found, 0, found.stat.size).toString('utf8') : undefined;
+  };
+}

@@ -1,0 +1,133 @@
+// Issue 25 point 5 (the reactor) with a real master and real minions: a key accepted with
+// `brine key -a` -> salt/minion/<id>/start -> the reactor applies a highstate on that minion (the
+// state's file is written, the job is in the job cache as the Reactor's); a pending key accepted by
+// a wheel reaction in the current `args:` syntax; a runner reaction with its arguments; a loop
+// limited with a warning naming the SLS and tag; an unknown function and a render error logged
+// (file and line) while the master goes on.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { JobCache, type JobRecord } from '../../src/jobs/index.js';
+
+function write(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+function findFile(dir: string, name: string): string | undefined {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isFile() && e.name === name) return p;
+    if (e.isDirectory()) {
+      const found = findFile(p, name);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+describe('the reactor on a real master', () => {
+  let cluster: Cluster;
+  let master: Proc;
+  let out: string;
+  let reactorDir: string;
+  const minions: Proc[] = [];
+
+  const jobs = (): JobRecord[] => {
+    const cache = JobCache.open(findFile(path.join(cluster.root, 'master'), 'jobs.sqlite')!, { keepJobsSeconds: 0 });
+    try {
+      return cache.listJobs({ limit: 1000 });
+    } finally {
+      cache.close();
+    }
+  };
+
+  before(async () => {
+    cluster = await Cluster.create();
+    out = path.join(cluster.root, 'out');
+    reactorDir = path.join(cluster.root, 'reactor');
+    const srv = path.join(cluster.root, 'master', 'srv', 'salt');
+    write(path.join(srv, 'top.sls'), "base:\n  '*':\n    - marker\n");
+    write(path.join(srv, 'marker.sls'), `${out}/{{ grains['id'] }}.txt:\n  file.managed:\n    - contents: written by the reactor's highstate\n    - makedirs: True\n`);
+    // from file_roots (salt://), as Salt allows
+    write(path.join(srv, 'reactor', 'start.sls'), "highstate_new_minion:\n  local.state.apply:\n    - tgt: {{ data['id'] }}\n");
+    write(
+      path.join(reactorDir, 'auth.sls'),
+      "{% if data['act'] == 'pend' and data['id'].startswith('auto-') %}\naccept_auto_minion:\n  wheel.key.accept:\n    - args:\n      - match: {{ data['id'] }}\n{% endif %}\n",
+    );
+    write(path.join(reactorDir, 'lookup.sls'), "{% if data['fun'] == 'test.echo' %}\nlook_up_the_job:\n  runner.jobs.lookup_jid:\n    - args:\n      - jid: '{{ data['jid'] }}'\n{% endif %}\n");
+    write(path.join(reactorDir, 'unknown.sls'), "{% if data['fun'] == 'test.echo' %}\nno_such_runner:\n  runner.nosuch.fun: []\n{% endif %}\n");
+    // line 3 has the error; the tag glob matches only test.echo's event (see the test)
+    write(path.join(reactorDir, 'broken.sls'), "{% if data['fun'] == 'test.echo' %}\nok: 1\n{{ data['fun'] | no_such_filter }}\n{% endif %}\n");
+    // the older arg syntax; every return of test.arg publishes test.arg again: a loop
+    write(path.join(reactorDir, 'loop.sls'), "{% if data['fun'] == 'test.arg' %}\nagain:\n  local.test.arg:\n    - tgt: {{ data['id'] }}\n    - arg: [loop]\n{% endif %}\n");
+    master = await cluster.startMaster({
+      reactor: [
+        { 'salt/auth': [path.join(reactorDir, 'auth.sls')] },
+        { 'salt/minion/*/start': ['salt://reactor/start.sls'] },
+        { 'salt/job/*/new': [path.join(reactorDir, 'lookup.sls'), path.join(reactorDir, 'unknown.sls'), path.join(reactorDir, 'broken.sls')] },
+        { 'salt/job/*/ret/*': path.join(reactorDir, 'loop.sls') },
+      ],
+    });
+  });
+  after(async () => {
+    await cluster.cleanup();
+  });
+
+  it("brine key -a on a new minion: salt/minion/<id>/start makes the reactor apply a highstate there (the file is written; the job is in the cache as the Reactor's)", async () => {
+    const m = cluster.startMinion('web1');
+    minions.push(m);
+    await cluster.waitForPending(['web1']);
+    assert.equal(fs.existsSync(path.join(out, 'web1.txt')), false, 'nothing runs before the key is accepted');
+    const accepted = await cluster.brine(['key', '-a', 'web1', '-y']);
+    assert.equal(accepted.code, 0, accepted.stderr);
+    await waitUntil(() => fs.existsSync(path.join(out, 'web1.txt')), 60_000, "the reactor's highstate to write out/web1.txt");
+    assert.equal(fs.readFileSync(path.join(out, 'web1.txt'), 'utf8'), "written by the reactor's highstate\n");
+    const job = jobs().find((j) => j.fun === 'state.apply' && j.tgt === 'web1');
+    assert.ok(job, 'the highstate job is in the job cache');
+    assert.equal(job.user, 'Reactor');
+    assert.deepEqual(job.arg, []);
+    assert.match(master.output, /reactor salt:\/\/reactor\/start\.sls published state\.apply as job \d{20} for tag salt\/minion\/web1\/start/);
+  });
+
+  it('a wheel reaction in the args: syntax accepts a pending key (salt/auth act pend), and the new minion gets its highstate too', async () => {
+    const m = cluster.startMinion('auto-1');
+    minions.push(m);
+    await waitUntil(() => fs.existsSync(path.join(out, 'auto-1.txt')), 60_000, 'auto-1 accepted by wheel.key.accept and highstated');
+    const keys = await cluster.brine(['key', '-l', 'acc']);
+    assert.match(keys.stdout, /^auto-1$/m);
+    assert.match(master.output, /reactor \S+auth\.sls ran wheel\.key\.accept for tag salt\/auth/);
+  });
+
+  it('a runner reaction gets its args: (jobs.lookup_jid jid=...); an unknown runner and a render error are logged with the file (and line), and the master goes on', async () => {
+    const r = await cluster.brine(['run', 'web1', 'test.echo', 'hello', '--out', 'json', '--show-jid']);
+    assert.equal(r.code, 0, r.stderr);
+    const jid = /jid: (\d{20})/.exec(r.stdout)?.[1];
+    assert.ok(jid, r.stdout);
+    await master.waitForOutput(new RegExp(`lookup\\.sls ran runner\\.jobs\\.lookup_jid for tag salt/job/${jid}/new`));
+    await master.waitForOutput(/UNKNOWN_FUNCTION: runner function 'nosuch\.fun' is not available on this master/);
+    // the renderer's coded error, naming the file, line and column
+    const rendered = await master.waitForOutput(/\[ERROR +\] (TEMPLATE_UNSUPPORTED|RENDER_FAILED): (\S+):3:\d+: the filter 'no_such_filter'/);
+    assert.equal(rendered[2], path.join(reactorDir, 'broken.sls'));
+    // the master still publishes and answers
+    const again = await cluster.brine(['run', 'web1', 'test.ping', '--out', 'json']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(master.running, true);
+  });
+
+  it('a reactor that triggers itself (a local job whose return matches its own glob) is stopped after 3 rounds with a REACTOR_LOOP warning naming the SLS and the tag', async () => {
+    const before = jobs().filter((j) => j.fun === 'test.arg').length;
+    const r = await cluster.brine(['run', 'web1', 'test.arg', 'start', '--out', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    const warning = await master.waitForOutput(/REACTOR_LOOP: reactor (\S+) was not run for tag (salt\/job\/\d{20}\/ret\/web1)/);
+    assert.equal(warning[1], path.join(reactorDir, 'loop.sls'));
+    const argJobs = jobs().filter((j) => j.fun === 'test.arg');
+    // the operator's job and three reactions, no more
+    assert.equal(argJobs.length - before, 4, JSON.stringify(argJobs.map((j) => [j.user, j.arg])));
+    assert.equal(argJobs.filter((j) => j.user === 'Reactor').length, 3);
+    assert.equal(master.running, true);
+  });
+});
