@@ -17,6 +17,7 @@ import { registerEventRoutes } from './routes/event-routes.js';
 import { registerLowstateRoutes } from './routes/lowstate-routes.js';
 import { registerReadRoutes } from './routes/read-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
+import { installAppOverride, registerStaticApp } from './static-app.js';
 import { registerUi } from './ui/index.js';
 
 const MAX_CONNECTIONS = 1024;
@@ -105,12 +106,14 @@ export async function buildApiApp(
     backend.metrics.countRequest(reply.statusCode);
   });
 
+  installAppOverride(app, opts);
   installAuthHook(app, backend, opts);
   registerSessionRoutes(app, backend, opts);
   registerLowstateRoutes(app, backend);
   registerReadRoutes(app, backend);
   const streams = registerEventRoutes(app, backend, opts);
   registerUi(app);
+  registerStaticApp(app, opts);
   return { app, closeStreams: () => streams.closeAll(), routes };
 }
 

@@ -97,7 +97,11 @@ describe('test.provider / test.exception', () => {
     assert.equal(await call('test.provider', ['cmd']), 'cmdmod');
     assert.equal(await call('test.provider', ['test']), 'test');
     assert.equal(await call('test.provider', ['no_such_module']), '');
-    assert.equal(((await call('test.providers')) as Record<string, string>).service, 'systemd_service');
+    // Salt's shape: keyed by the provider file, the module name as the value
+    const providers = (await call('test.providers')) as Record<string, string>;
+    assert.equal(providers.systemd_service, 'service');
+    assert.equal(providers.test, 'test');
+    assert.equal(providers.service, undefined);
   });
 
   it('exception fails the call with the message given (a tree stops its own render with it)', async () => {
