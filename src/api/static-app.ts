@@ -76,15 +76,25 @@ export function staticRelative(requested: string): string {
 
 /** The real path of a regular file inside root (root itself resolved), or undefined when there is none. */
 export function resolveInside(root: string, rel: string): string | undefined {
-  const realRoot = fs.realpathSync(root);
+  let realRoot: string;
   let real: string;
   try {
+    // the directory itself may have gone since the start: then nothing is there to serve
+    realRoot = fs.realpathSync(root);
     real = fs.realpathSync(path.join(realRoot, rel));
   } catch {
     return undefined;
   }
   if (real !== realRoot && !real.startsWith(`${realRoot}${path.sep}`)) throw refused('the path leads out of the static directory through a symlink');
-  return fs.statSync(real).isFile() ? real : undefined;
+  return isFile(real) ? real : undefined;
+}
+
+function isFile(p: string): boolean {
+  try {
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
 
 function notFound(req: FastifyRequest, reply: FastifyReply, what: string): FastifyReply {
@@ -125,7 +135,7 @@ export function registerStaticApp(app: FastifyInstance, opts: ApiOptions): void 
   if (appFile !== undefined) {
     // Salt's App.GET ignores the rest of the path: /app, /app/ and /app/minions/web1 all get the page
     const serveApp = (req: FastifyRequest, reply: FastifyReply) => {
-      if (!fs.existsSync(appFile)) return notFound(req, reply, appFile);
+      if (!isFile(appFile)) return notFound(req, reply, opts.appPath);
       return sendFile(req, reply, appFile);
     };
     app.get(opts.appPath, cfg, serveApp);
@@ -166,7 +176,7 @@ export function installAppOverride(app: FastifyInstance, opts: ApiOptions): void
   const appFile = opts.app;
   if (appFile === undefined) return;
   app.addHook('onRequest', async (req, reply) => {
-    if (!wantsAppPage(req, opts) || !fs.existsSync(appFile)) return;
+    if (!wantsAppPage(req, opts) || !isFile(appFile)) return;
     sendFile(req, reply, appFile);
     return reply;
   });
