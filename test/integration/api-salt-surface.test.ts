@@ -98,6 +98,10 @@ describe('salt-api surface: text/plain bodies and the local functions front ends
     assert.equal(bare.schedule, undefined, 'no {schedule: ...} wrapper');
     assert.deepEqual(Object.keys(await local('schedule.list', { kwarg: { return_yaml: false, show_disabled: false } })), ['hourly']);
     assert.deepEqual(Object.keys((await local('schedule.list')).schedule).sort(), ['hourly', 'paused'], "brine's default mapping is unchanged");
+    // the same through brine run, Salt's CLI spelling of the keyword
+    const cli = await cluster.brine(['run', 'm1', 'schedule.list', 'return_yaml=False', 'show_disabled=False', '--out', 'json']);
+    assert.equal(cli.code, 0, cli.stderr);
+    assert.deepEqual(Object.keys(JSON.parse(cli.stdout).m1), ['hourly']);
   });
 
   it("test.providers is keyed by the Salt module file ({provider: module}); sys.doc 'sys.' is the sys module's docstrings", async () => {
