@@ -21,11 +21,37 @@ export interface ApiOptions {
   corsOrigins: string[];
   /** Served by `brine api` (its own process, over the control socket), not by the master. */
   standalone: boolean;
+  /** rest_cherrypy `app`: an HTML file served at appPath and every path under it (an HTML5-history front end). */
+  app?: string;
+  /** rest_cherrypy `app_path`, Salt's default /app. */
+  appPath: string;
+  /** rest_cherrypy `static`: a directory of front-end files served under staticPath. */
+  static?: string;
+  /** rest_cherrypy `static_path`, Salt's default /static. */
+  staticPath: string;
   /** Which section it came from, for messages. */
   section: 'api' | 'rest_cherrypy';
 }
 
-const KEYS = new Set(['port', 'host', 'ssl_crt', 'ssl_key', 'disable_ssl', 'max_body', 'header_timeout', 'body_timeout', 'webhook_url', 'cors_origins', 'standalone']);
+const KEYS = new Set([
+  'port',
+  'host',
+  'ssl_crt',
+  'ssl_key',
+  'disable_ssl',
+  'max_body',
+  'header_timeout',
+  'body_timeout',
+  'webhook_url',
+  'cors_origins',
+  'standalone',
+  'app',
+  'app_path',
+  'static',
+  'static_path',
+]);
+/** First path segments the API itself answers; app_path and static_path may not take them. */
+const API_SEGMENTS = new Set(['login', 'logout', 'minions', 'jobs', 'keys', 'events', 'run', 'stats', 'metrics', 'ui', 'token', 'ws', 'hook']);
 // rest_cherrypy keys brine accepts and ignores, so a Salt config loads unchanged
 const SALT_IGNORED = new Set([
   'debug',
@@ -33,10 +59,6 @@ const SALT_IGNORED = new Set([
   'socket_queue_size',
   'expire_responses',
   'collect_stats',
-  'static',
-  'static_path',
-  'app',
-  'app_path',
   'root_prefix',
   'log_access_file',
   'log_error_file',
@@ -64,6 +86,19 @@ function str(section: string, raw: Record<string, unknown>, key: string): string
   return v;
 }
 
+/** app_path / static_path: '/name' (or 'name', as Salt strips the slash), clear of the API's own paths. */
+function urlPrefix(section: string, raw: Record<string, unknown>, key: string, dflt: string, multi: boolean, webhookUrl: string | undefined): string {
+  const v = raw[key] ?? dflt;
+  const re = multi ? /^\/?[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.-]+)*\/?$/ : /^\/?[A-Za-z0-9_.-]+\/?$/;
+  if (typeof v !== 'string' || !re.test(v) || v.split('/').some((p) => p === '.' || p === '..'))
+    throw bad(section, `${key} must be a URL path such as ${dflt}${multi ? '' : ' (one name, no further slashes)'}, not ${JSON.stringify(v)}`);
+  const prefix = `/${v.replace(/^\/+|\/+$/g, '')}`;
+  const first = prefix.split('/')[1]!;
+  if (API_SEGMENTS.has(first) || (webhookUrl !== undefined && (prefix === webhookUrl || prefix.startsWith(`${webhookUrl}/`) || webhookUrl.startsWith(`${prefix}/`))))
+    throw bad(section, `${key} ${prefix} would hide the API's own ${prefix.split('/').slice(0, 2).join('/')}; choose another path such as ${dflt}`);
+  return prefix;
+}
+
 /** The API settings, or undefined when neither `api` nor `rest_cherrypy` is set (the API is off). */
 export function apiOptionsFrom(opts: { api?: Record<string, unknown> | undefined; rest_cherrypy?: Record<string, unknown> | undefined }): ApiOptions | undefined {
   const section = opts.api !== undefined ? 'api' : opts.rest_cherrypy !== undefined ? 'rest_cherrypy' : undefined;
@@ -87,6 +122,12 @@ export function apiOptionsFrom(opts: { api?: Record<string, unknown> | undefined
   const origins = raw.cors_origins ?? [];
   if (!Array.isArray(origins) || !origins.every((o) => typeof o === 'string' && /^https?:\/\/[^/]+$/.test(o)))
     throw bad(section, 'cors_origins must be a list of origins such as https://ops.example.com:8443');
+  const app = str(section, raw, 'app');
+  const staticDir = str(section, raw, 'static');
+  const appPath = urlPrefix(section, raw, 'app_path', '/app', false, webhookUrl);
+  const staticPath = urlPrefix(section, raw, 'static_path', '/static', true, webhookUrl);
+  if (appPath === staticPath || staticPath.startsWith(`${appPath}/`) || appPath.startsWith(`${staticPath}/`))
+    throw bad(section, `app_path ${appPath} and static_path ${staticPath} overlap; give each its own path (Salt's defaults are /app and /static)`);
   return {
     port: int(section, raw, 'port', 8000, 0, 65535),
     host: str(section, raw, 'host') ?? '127.0.0.1',
@@ -99,6 +140,10 @@ export function apiOptionsFrom(opts: { api?: Record<string, unknown> | undefined
     ...(webhookUrl ? { webhookUrl } : {}),
     corsOrigins: origins as string[],
     standalone,
+    ...(app ? { app } : {}),
+    appPath,
+    ...(staticDir ? { static: staticDir } : {}),
+    staticPath,
     section,
   };
 }

@@ -23,6 +23,7 @@ const STATUS = new Map<ErrorCode, number>([
   ['BAD_ARGUMENTS', 400],
   ['INVALID_JID', 400],
   ['INVALID_ID', 400],
+  ['API_STATIC_REFUSED', 400],
   ['INVALID_BATCH', 400],
   ['USAGE', 400],
   ['API_NOT_FOUND', 404],

@@ -30,6 +30,11 @@ const RESERVED_NOT_LOCAL = new Set(['client', 'fun', 'arg', 'kwarg', 'timeout', 
 
 const bad = (msg: string) => new BrineError('API_BAD_REQUEST', msg);
 
+/** What a route that wanted a mapping or a list adds when it got text (media.ts parseTextBody). */
+export function textBodyHint(body: unknown): string {
+  return typeof body === 'string' ? ' (the body is text: a text/plain body is read as JSON, and this one is not valid JSON)' : '';
+}
+
 function isMapping(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -81,7 +86,7 @@ function parseChunk(raw: unknown, i: number): Chunk {
 export function parseLowstate(body: unknown): Chunk[] {
   if (body === undefined || body === null || body === '') throw bad('the request has no lowstate: send a list of {client, fun, tgt, arg, kwarg} mappings');
   const list = Array.isArray(body) ? body : isMapping(body) ? [body] : undefined;
-  if (!list) throw bad(`the lowstate must be a list of mappings, not ${typeof body === 'string' ? 'a string' : typeof body}`);
+  if (!list) throw bad(`the lowstate must be a list of mappings, not ${typeof body === 'string' ? 'a string' : typeof body}${textBodyHint(body)}`);
   if (list.length === 0) throw bad('the lowstate list is empty');
   if (list.length > MAX_CHUNKS) throw bad(`the lowstate has ${list.length} chunks; at most ${MAX_CHUNKS} per request`);
   return list.map((c, i) => parseChunk(c, i));

@@ -1,5 +1,6 @@
-// Request bodies (JSON, form, YAML: salt-api's three) and responses in JSON or YAML per Accept.
-// YAML is parsed with the core schema only (no tags, no aliases): a body is data, never code.
+// Request bodies (JSON, form, YAML: salt-api's three, and text/plain read as JSON as salt-api's
+// text_processor does) and responses in JSON or YAML per Accept. YAML is parsed with the core
+// schema only (no tags, no aliases): a body is data, never code.
 
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -43,8 +44,33 @@ export function parseYamlBody(text: string): unknown {
   return doc;
 }
 
+/**
+ * text/plain, as salt-api's text_processor: the body parsed as JSON when it is JSON (a browser's
+ * `fetch` with a string body sends text/plain), the text itself otherwise; the route that wanted
+ * a lowstate or credentials then says what is wrong (API_BAD_REQUEST), as salt-api answers 400.
+ */
+export function parseTextBody(text: string): unknown {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  checkKeys(doc);
+  return doc;
+}
+
 export async function registerBodyParsers(app: FastifyInstance): Promise<void> {
   await app.register(formbody, { parser: (text: string) => parseForm(text) });
+  // fastify's own text/plain parser hands the route a string; salt-api's reads it as JSON
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (_req, body, done) => {
+    try {
+      done(null, parseTextBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   app.addContentTypeParser(YAML_TYPES, { parseAs: 'string' }, (_req, body, done) => {
     try {
       done(null, parseYamlBody(body as string));

@@ -18,6 +18,7 @@ import { registerLowstateRoutes } from './routes/lowstate-routes.js';
 import { registerReactionRoutes } from './routes/reaction-routes.js';
 import { registerReadRoutes } from './routes/read-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
+import { installAppOverride, registerStaticApp } from './static-app.js';
 import { registerUi } from './ui/index.js';
 
 const MAX_CONNECTIONS = 1024;
@@ -106,6 +107,7 @@ export async function buildApiApp(
     backend.metrics.countRequest(reply.statusCode);
   });
 
+  installAppOverride(app, opts);
   installAuthHook(app, backend, opts);
   registerSessionRoutes(app, backend, opts);
   registerLowstateRoutes(app, backend);
@@ -113,6 +115,7 @@ export async function buildApiApp(
   registerReactionRoutes(app, backend);
   const streams = registerEventRoutes(app, backend, opts);
   registerUi(app);
+  registerStaticApp(app, opts);
   return { app, closeStreams: () => streams.closeAll(), routes };
 }
 

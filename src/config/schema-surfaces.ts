@@ -61,7 +61,7 @@ export const METRICS_AND_API_OPTIONS = [
     default: undefined,
     roles: MASTER,
     brineOnly: true,
-    doc: 'The salt-api compatible REST API (docs/api.md), off unless set: port (8000), host (127.0.0.1), ssl_crt/ssl_key (default: pki_dir/api.crt, an EC P-256 certificate made at first start), disable_ssl, max_body (bytes, 1048576), header_timeout/body_timeout (s, 10/30), webhook_url (hooks are off unless set), cors_origins (Origins allowed on cookie sessions), standalone (true: `brine api` serves it as its own process over the control socket and the master does not).',
+    doc: 'The salt-api compatible REST API (docs/api.md), off unless set: port (8000), host (127.0.0.1), ssl_crt/ssl_key (default: pki_dir/api.crt, an EC P-256 certificate made at first start), disable_ssl, max_body (bytes, 1048576), header_timeout/body_timeout (s, 10/30), webhook_url (hooks are off unless set), cors_origins (Origins allowed on cookie sessions), standalone (true: `brine api` serves it as its own process over the control socket and the master does not), and the rest_cherrypy keys app (an HTML file served at app_path, default /app, and every path under it) and static (a directory served under static_path, default /static) for a front end on the API origin.',
   },
   {
     name: 'api_logfile',

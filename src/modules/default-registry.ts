@@ -37,6 +37,7 @@ import { sysFunctions } from './sys-module.js';
 import { sysctlFunctions } from './sysctl-module.js';
 import { testFunctions } from './test-module.js';
 import { testProviderFunctions } from './test-provider.js';
+import { testVersionFunctions } from './test-versions.js';
 import { timezoneFunctions } from './timezone-module.js';
 import { userAdminFunctions } from './user-admin-module.js';
 import { userGroupFunctions } from './user-group-module.js';
@@ -44,6 +45,7 @@ import { userGroupFunctions } from './user-group-module.js';
 export function createDefaultRegistry(): ModuleRegistry {
   const registry = new ModuleRegistry();
   registry.registerAll(testFunctions);
+  registry.registerAll(testVersionFunctions);
   registry.registerAll(cmdFunctions);
   registry.registerAll(grainsFunctions);
   registry.registerAll(fileFunctions);

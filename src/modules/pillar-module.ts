@@ -43,6 +43,38 @@ export function pillarWithOverride(ctx: ExecContext, override: unknown): PillarD
   return mergePillar(base, data, strategy, ctx.config.pillar_merge_lists === true);
 }
 
+const ITEMS_PARAMS = [
+  { name: 'pillar', type: 'any', keywordOnly: true, doc: 'a dictionary merged over the pillar for this call' },
+  { name: 'pillarenv', type: 'string', keywordOnly: true, doc: 'render the pillar from this pillar_roots environment only, for this call' },
+] as const;
+
+/** pillar.items (and pillar.obfuscate, which is Salt's items() obfuscated). */
+async function pillarItems(ctx: ExecContext, named: { pillar?: unknown; pillarenv?: string | undefined }): Promise<unknown> {
+  if (named.pillarenv === undefined || named.pillarenv === '') return copyData(pillarWithOverride(ctx, named.pillar));
+  if (!ctx.pillarFor) throw new BrineError('EXEC_FAILED', 'pillarenv= needs a pillar source: run it through the minion daemon (brine run), or with brine call --local');
+  const fresh = await ctx.pillarFor(named.pillarenv);
+  return copyData(pillarWithOverride({ ...ctx, pillar: () => fresh }, named.pillar));
+}
+
+/** The Python type name Salt's _obfuscate_inner shows for a leaf of JSON/YAML data. */
+function pythonTypeName(v: unknown): string {
+  if (v === null || v === undefined) return 'NoneType';
+  if (typeof v === 'string') return 'str';
+  if (typeof v === 'boolean') return 'bool';
+  // a whole number parsed from YAML 1.0 is indistinguishable from 1 here; Salt says <float> for it
+  if (typeof v === 'number') return Number.isInteger(v) ? 'int' : 'float';
+  if (typeof v === 'bigint') return 'int';
+  if (v instanceof Date) return 'datetime';
+  return 'object';
+}
+
+/** Salt's pillar._obfuscate_inner: mappings keep their keys, lists their length, leaves become '<type>'. */
+export function obfuscate(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(obfuscate);
+  if (isMapping(v) && !(v instanceof Date)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, obfuscate(x)]));
+  return `<${pythonTypeName(v)}>`;
+}
+
 export const pillarFunctions: readonly ModuleFunction[] = [
   defineFunction({
     name: 'pillar.get',
@@ -79,17 +111,16 @@ export const pillarFunctions: readonly ModuleFunction[] = [
   defineFunction({
     name: 'pillar.items',
     doc: "The whole pillar (with _errors when the last render failed); pillar='{...}' merges an override over it for this call; pillarenv=dev renders it from that pillar environment only (asked of the master, not stored).",
-    params: [
-      { name: 'pillar', type: 'any', keywordOnly: true, doc: 'a dictionary merged over the pillar for this call' },
-      { name: 'pillarenv', type: 'string', keywordOnly: true, doc: 'render the pillar from this pillar_roots environment only, for this call' },
-    ],
+    params: ITEMS_PARAMS,
     varargs: true,
-    run: async (ctx, { named }) => {
-      if (named.pillarenv === undefined || named.pillarenv === '') return copyData(pillarWithOverride(ctx, named.pillar));
-      if (!ctx.pillarFor) throw new BrineError('EXEC_FAILED', 'pillarenv= needs a pillar source: run it through the minion daemon (brine run), or with brine call --local');
-      const fresh = await ctx.pillarFor(named.pillarenv);
-      return copyData(pillarWithOverride({ ...ctx, pillar: () => fresh }, named.pillar));
-    },
+    run: (ctx, { named }) => pillarItems(ctx, named),
+  }),
+  defineFunction({
+    name: 'pillar.obfuscate',
+    doc: "pillar.items with every value replaced by its Python type name ('<str>', '<int>', '<bool>', '<NoneType>'); keys and the nesting of dictionaries and lists are kept.",
+    params: ITEMS_PARAMS,
+    varargs: true,
+    run: async (ctx, { named }) => obfuscate(await pillarItems(ctx, named)),
   }),
   defineFunction({
     name: 'pillar.item',

@@ -21,13 +21,29 @@ function fieldsOf(extra: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(extra).filter(([k]) => !k.startsWith('__')));
 }
 
+/**
+ * Pure: schedule.list's answer for show_disabled and return_yaml. Salt's return_yaml=False answer
+ * is the jobs mapping alone (a front end iterates it as jobs), so brine's `enabled` and `_errors`
+ * beside it are left out there; the default keeps brine's {schedule, enabled, _errors} mapping.
+ */
+export function listShape(listed: unknown, showDisabled: boolean, returnYaml: boolean): unknown {
+  const out = { ...(listed as { schedule: Record<string, { enabled?: unknown }> }) };
+  if (!showDisabled) out.schedule = Object.fromEntries(Object.entries(out.schedule).filter(([, job]) => job.enabled !== false));
+  return returnYaml ? out : out.schedule;
+}
+
 export const scheduleFunctions: ModuleFunction[] = [
   defineFunction({
     name: 'schedule.list',
-    doc: "The minion's schedule as {schedule: {job: fields}}; show_all adds each job's next fire time and state; jobs that cannot run are listed under _errors.",
-    params: [{ name: 'show_all', type: 'bool', default: false, doc: 'include _next_fire_time, _running, _source, ...' }],
+    doc: "The minion's schedule as {schedule: {job: fields}}; show_all adds each job's next fire time and state; jobs that cannot run are listed under _errors; return_yaml=False gives Salt's bare {job: fields}.",
+    params: [
+      { name: 'show_all', type: 'bool', default: false, doc: 'include _next_fire_time, _running, _source, ...' },
+      { name: 'show_disabled', type: 'bool', default: true, doc: 'list disabled jobs too' },
+      { name: 'where', type: 'any', doc: "accepted for Salt's signature; brine lists the running schedule" },
+      { name: 'return_yaml', type: 'bool', default: true, doc: 'false: the jobs mapping itself, as salt-api front ends ask for it' },
+    ],
     inline: true,
-    run: (ctx, a) => control(ctx, 'schedule.list').list(a.named.show_all),
+    run: (ctx, a) => listShape(control(ctx, 'schedule.list').list(a.named.show_all), a.named.show_disabled, a.named.return_yaml),
   }),
   defineFunction({
     name: 'schedule.add',

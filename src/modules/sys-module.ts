@@ -15,7 +15,8 @@ function select(names: readonly string[], patterns: readonly unknown[]): string[
   if (patterns.length === 0) return [...names];
   const picked = new Set<string>();
   for (const raw of patterns) {
-    const p = String(raw);
+    // Salt's sys.doc takes 'sys.' as the module sys (not a name ending in a dot)
+    const p = String(raw).replace(/^([^.*?[]+)\.$/, '$1');
     if (hasGlob(p) || p.includes('.')) {
       const re = globToRegExp(p);
       for (const n of names) if (re.test(n)) picked.add(n);

@@ -37,11 +37,12 @@ export function testProviderFunctions(registry: ModuleRegistry): ModuleFunction[
     }),
     defineFunction({
       name: 'test.providers',
-      doc: 'test.provider for every module: {module: provider}.',
+      doc: "Every module keyed by the Salt module file that provides it, as Salt returns it: {provider: module} ({'systemd_service': 'service', 'test': 'test'}).",
       params: [],
+      // Salt's providers() keys its dict by provider() and stores the module name as the value
       run: () => {
         const mods = [...new Set(registry.list().map((n) => n.slice(0, n.indexOf('.'))))].sort();
-        return Object.fromEntries(mods.map((m) => [m, provider(registry, m)]));
+        return Object.fromEntries(mods.map((m) => [provider(registry, m), m]));
       },
     }),
     defineFunction({

@@ -5,7 +5,7 @@ import { BrineError } from '../../util/errors.js';
 import type { ApiOptions } from '../api-options.js';
 import { principalOf, SESSION_COOKIE } from '../auth-hook.js';
 import type { ApiBackend } from '../backend.js';
-import { CLIENTS } from '../lowstate.js';
+import { CLIENTS, textBodyHint } from '../lowstate.js';
 import { respond } from '../media.js';
 
 function field(body: unknown, name: string): unknown {
@@ -26,7 +26,7 @@ export function registerSessionRoutes(app: FastifyInstance, backend: ApiBackend,
 
   app.post('/login', { config: { public: true } }, async (req: FastifyRequest, reply: FastifyReply) => {
     if (req.body === undefined || req.body === null || typeof req.body !== 'object' || Array.isArray(req.body)) {
-      throw new BrineError('API_BAD_REQUEST', 'POST /login takes username, password and eauth as JSON, a form or YAML');
+      throw new BrineError('API_BAD_REQUEST', `POST /login takes username, password and eauth as JSON (also sent as text/plain), a form or YAML${textBodyHint(req.body)}`);
     }
     const res = await backend.auth.login(field(req.body, 'username'), field(req.body, 'password'), field(req.body, 'eauth'), req.ip);
     reply.header('x-auth-token', res.token);

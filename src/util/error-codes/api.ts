@@ -68,6 +68,11 @@ export const API_ERRORS = {
     'Send the whole request promptly; a slow network may need larger header_timeout/body_timeout.',
     1,
   ),
+  API_STATIC_REFUSED: spec(
+    'A request for a file of the static front end (rest_cherrypy static/static_path) names a path that could leave the static directory: a .. segment (plain or percent-encoded), a hidden file or directory, a backslash or NUL, or a symlink that points outside it. Nothing is read.',
+    "Ask for a file inside the static directory by its plain path (/static/js/app.js); keep the front end's files, not links to elsewhere, in that directory.",
+    1,
+  ),
   API_NOT_FOUND: spec('No API endpoint, minion, key or job by that name.', 'Check the path against docs/api.md, and the ID with GET /minions, /keys or /jobs.', 1),
   API_STREAMS_LIMIT: spec(
     "Too many GET /events streams are open: the API keeps at most 8 per user and 64 in all, so one client cannot hold the master's memory and sockets.",

@@ -10,6 +10,8 @@ import os from 'node:os';
 import { createDefaultRegistry } from '../../../src/modules/index.js';
 import { parseRoutes } from '../../../src/modules/network-routes.js';
 import { looseVersionCmp } from '../../../src/modules/pkg-resource-module.js';
+import { versionsReport } from '../../../src/modules/test-versions.js';
+import { BRINE_VERSION } from '../../../src/modules/version.js';
 import { makeCtx } from './context.js';
 
 const registry = createDefaultRegistry();
@@ -97,7 +99,11 @@ describe('test.provider / test.exception', () => {
     assert.equal(await call('test.provider', ['cmd']), 'cmdmod');
     assert.equal(await call('test.provider', ['test']), 'test');
     assert.equal(await call('test.provider', ['no_such_module']), '');
-    assert.equal(((await call('test.providers')) as Record<string, string>).service, 'systemd_service');
+    // Salt's shape: keyed by the provider file, the module name as the value
+    const providers = (await call('test.providers')) as Record<string, string>;
+    assert.equal(providers.systemd_service, 'service');
+    assert.equal(providers.test, 'test');
+    assert.equal(providers.service, undefined);
   });
 
   it('exception fails the call with the message given (a tree stops its own render with it)', async () => {
@@ -135,5 +141,32 @@ describe('random.rand_int', () => {
     const unseeded = (await call('random.rand_int', [3, 3])) as number;
     assert.equal(unseeded, 3);
     assert.equal((await registry.call('random.rand_int', [5, 1], {}, makeCtx())).error?.code, 'BAD_ARGUMENTS');
+  });
+});
+
+describe('test.versions_information / versions_report', () => {
+  it("Salt's report: the Salt release brine follows with brine's version beside it, names right-aligned, a ' ' line after each section", async () => {
+    const info = (await call('test.versions_information')) as Record<string, Record<string, string>>;
+    assert.deepEqual(info['Salt Version'], { Salt: '3007.8', brine: BRINE_VERSION });
+    assert.equal(info['Dependency Versions']!['Node.js'], process.versions.node);
+    assert.deepEqual(Object.keys(info['System Versions']!), ['dist', 'locale', 'machine', 'release', 'system', 'version']);
+    const text = versionsReport({ 'Salt Version': { Salt: '3007.8', brine: '0.1.0' }, 'Dependency Versions': { 'Node.js': '20.1.0', libuv: '' }, 'System Versions': { system: 'Linux' } });
+    assert.equal(
+      text,
+      [
+        'Salt Version:',
+        '         brine: 0.1.0',
+        '          Salt: 3007.8',
+        ' ',
+        'Dependency Versions:',
+        '         libuv: Not Installed',
+        '       Node.js: 20.1.0',
+        ' ',
+        'System Versions:',
+        '        system: Linux',
+        ' ',
+      ].join('\n'),
+    );
+    assert.equal(await call('test.versions'), await call('test.versions_report'));
   });
 });

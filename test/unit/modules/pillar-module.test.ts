@@ -17,6 +17,19 @@ const ctx = makeCtx({ pillar: () => PILLAR });
 const call = (fun: string, arg: unknown[] = [], kwarg: Record<string, unknown> = {}, config: Record<string, unknown> = {}) => registry.call(fun, arg, kwarg, makeCtx({ pillar: () => PILLAR, config }));
 
 describe('pillar module', () => {
+  it("pillar.obfuscate: Salt's _obfuscate_inner (keys kept, every leaf its Python type name), over items with pillar=", async () => {
+    const r = await registry.call('pillar.obfuscate', [], { pillar: { secret: { pw: 's3cret', n: 3, f: 1.5, on: true, none: null } } }, ctx);
+    assert.equal(r.success, true);
+    assert.deepEqual(r.return, {
+      role: '<str>',
+      users: { alice: { uid: '<int>' }, bob: { uid: '<int>' } },
+      pkgs: ['<str>'],
+      list: [{ name: '<str>' }],
+      secret: { pw: '<str>', n: '<int>', f: '<float>', on: '<bool>', none: '<NoneType>' },
+    });
+    assert.ok(!JSON.stringify(r.return).includes('s3cret'), 'no value shows');
+  });
+
   it("pillar.get: ':' nesting into dicts and lists, a default when missing, another delimiter", async () => {
     assert.equal((await call('pillar.get', ['users:alice:uid'])).return, 1000);
     assert.equal((await call('pillar.get', ['list:0:name'])).return, 'first');

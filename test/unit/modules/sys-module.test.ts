@@ -48,6 +48,8 @@ describe('sys module', () => {
     );
     const item = (await call('sys.doc', ['grains.item'])) as Record<string, string>;
     assert.match(item['grains.item']!, /^grains\.item\(\*args, default: any = "", delimiter: string = ":"\)/);
+    // Salt's sys.doc takes 'sys.' as the module sys, without matching sysctl
+    assert.deepEqual(Object.keys((await call('sys.doc', ['sys.'])) as object), ['sys.doc', 'sys.list_functions', 'sys.list_modules']);
     const all = (await call('sys.doc')) as Record<string, string>;
     assert.deepEqual(Object.keys(all), registry.list());
   });

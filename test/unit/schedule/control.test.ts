@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 import { FakeClock } from '../../../src/util/clock.js';
 import { isBrineError } from '../../../src/util/errors.js';
 import { silentLogger } from '../../../src/util/logger.js';
+import { listShape } from '../../../src/modules/schedule-module.js';
 import { ScheduleFunctions, Scheduler, readConfiguredSchedule, scheduleFilePath, writeScheduleFile } from '../../../src/schedule/index.js';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-schedctl-'));
@@ -39,6 +40,19 @@ function code(fn: () => unknown): string {
 }
 
 describe('schedule.* functions', () => {
+  it("list: return_yaml=False is Salt's bare {job: fields} (what salt-api front ends read); show_disabled=False drops disabled jobs", () => {
+    const { fns } = setup({ a: { function: 'test.ping', seconds: 5 }, off: { function: 'test.ping', seconds: 5, enabled: false }, bad: { function: 'test.ping' } });
+    const full = fns.list(false) as { schedule: Record<string, { function: string; enabled: boolean }>; _errors: object };
+    assert.ok(full._errors, "the default keeps brine's _errors beside the jobs");
+    const bare = listShape(fns.list(false), true, false) as Record<string, { function: string; enabled: boolean }>;
+    assert.deepEqual(Object.keys(bare).sort(), ['a', 'off']);
+    assert.equal(bare.a!.function, 'test.ping');
+    assert.equal(bare.a!.enabled, true);
+    assert.equal(bare.off!.enabled, false);
+    assert.deepEqual(Object.keys(listShape(fns.list(false), false, false) as object), ['a']);
+    assert.deepEqual(Object.keys((listShape(fns.list(false), false, true) as { schedule: object }).schedule), ['a']);
+  });
+
   it('add persists, refuses an existing name, and refuses a bad entry without changing anything', () => {
     const { dir, fns, scheduler } = setup({ a: { function: 'test.ping', seconds: 5 } });
     assert.deepEqual(fns.add('b', { function: 'test.echo', job_args: ['x'], seconds: 10 }, true), { comment: 'Added job: b to schedule.', result: true, changes: { b: 'added' } });
