@@ -28,6 +28,7 @@ module.exports = {
     layer('schedule', ['util', 'config', 'modules']),
     // metrics (issue 11): the per-master prom-client registry and the optional metrics_port server
     layer('metrics', ['util', 'config', 'protocol']),
+    layer('returners', ['util', 'protocol']),
     // auth (issue 11): Salt's ACL check (it reads target expressions: targeting), eauth backends and
     // API tokens; api: the HTTP API
     layer('auth', ['util', 'config', 'protocol', 'targeting']),
@@ -35,8 +36,8 @@ module.exports = {
     // nats (issue 13): the NATS transport, beside transport + session: identities, JWTs, subjects,
     // the server config, the master's hub and the minion's link (a job record's type from jobs)
     layer('nats', ['util', 'config', 'protocol', 'pki', 'session', 'jobs']),
-    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api']),
-    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule']),
+    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api', 'returners']),
+    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule', 'returners']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {
       name: 'sockets-only-in-transport',
