@@ -37,7 +37,15 @@ describe('returners: --return, schedule returner, event_return and master_job_ca
       pg.sql(saltReturnerTables(), db);
     }
     cluster = await Cluster.create();
-    master = await cluster.startMaster({ auto_accept: true, id: 'pgmaster', event_return: 'postgres', event_return_queue: 2, event_return_queue_max_seconds: 1, master_job_cache: 'postgres', ...pgOpts('salt') });
+    master = await cluster.startMaster({
+      auto_accept: true,
+      id: 'pgmaster',
+      event_return: 'postgres',
+      event_return_queue: 2,
+      event_return_queue_max_seconds: 1,
+      master_job_cache: 'postgres',
+      ...pgOpts('salt'),
+    });
     minion = cluster.startMinion('m1', {
       ...pgOpts('minionret'),
       schedule: { pgsched: { function: 'test.echo', args: ['from-schedule'], seconds: 1, returner: 'postgres', return_job: false } },

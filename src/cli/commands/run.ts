@@ -264,7 +264,7 @@ export function registerRun(program: Command): void {
     .option('--no-color', 'never colour the output')
     .option('--return <returners>', 'also send each return to these returners from the minion (syslog, local_cache, postgres; comma-separated), as Salt does')
     .option('--return_config <name>', "the returners' alternative option set (alternative.returner.postgres.host ...)")
-    .option('--return_kwargs <json>', "options overriding the returners' configured ones, a JSON mapping such as '{\"db\": \"other\"}'")
+    .option('--return_kwargs <json>', 'options overriding the returners\' configured ones, a JSON mapping such as \'{"db": "other"}\'')
     .allowUnknownOption(false);
   addStateOutputFlags(cmd).action(async (target: string, fun: string, args: string[], flags: RunFlags & { batchSize?: string }) => {
     try {

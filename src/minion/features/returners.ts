@@ -60,7 +60,10 @@ export class MinionReturners implements MinionFeature {
         .returner(salt)
         .catch((err: unknown) => {
           const e = err instanceof BrineError ? err : new BrineError('RETURNER_FAILED', `the ${name} returner failed: ${toBrineError(err).message}`, { cause: err });
-          this.logger.error({ code: e.code, returner: name, jid: ret.jid, fun: ret.fun, err: e.message }, `the return of job ${ret.jid} was not sent to returner ${name}: ${e.message} (the master has it)`);
+          this.logger.error(
+            { code: e.code, returner: name, jid: ret.jid, fun: ret.fun, err: e.message },
+            `the return of job ${ret.jid} was not sent to returner ${name}: ${e.message} (the master has it)`,
+          );
         });
       const tracked: Promise<void> = work.finally(() => this.pending.delete(tracked));
       this.pending.add(tracked);

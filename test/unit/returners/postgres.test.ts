@@ -41,12 +41,12 @@ describe('postgres returner against a real server', { skip }, () => {
   it('reads back with get_jid, get_fun (each minion’s latest), get_minions', async () => {
     await pg.returner(ret({ jid: '20261207063000000010', fun: 'test.version', return: '1' }));
     await pg.returner(ret({ jid: '20261207063000000011', fun: 'test.version', return: '2' }));
-    const byJid = await pg.getJid?.('20261207063000000002');
-    assert.deepEqual(Object.keys(byJid ?? {}).sort(), ['web1', 'web2']);
-    assert.equal((byJid?.web1 as SaltReturn).return, 'hi');
-    const latest = await pg.getFun?.('test.version');
-    assert.deepEqual(Object.keys(latest ?? {}), ['web1']);
-    assert.equal((latest?.web1 as SaltReturn).jid, '20261207063000000011', 'the latest jid of test.version on web1');
+    const byJid = (await pg.getJid?.('20261207063000000002')) ?? {};
+    assert.deepEqual(Object.keys(byJid).sort(), ['web1', 'web2']);
+    assert.equal((byJid.web1 as SaltReturn).return, 'hi');
+    const latest = (await pg.getFun?.('test.version')) ?? {};
+    assert.deepEqual(Object.keys(latest), ['web1']);
+    assert.equal((latest.web1 as SaltReturn).jid, '20261207063000000011', 'the latest jid of test.version on web1');
     assert.deepEqual((await pg.getMinions?.())?.sort(), ['web1', 'web2']);
   });
 
