@@ -7,6 +7,10 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
 import { privilegedSkip } from '../helpers/privileged.js';
 import { PostgresServer, postgresSkipReason, saltReturnerTables } from '../helpers/postgres.js';
@@ -18,6 +22,10 @@ describe('returners: --return, schedule returner, event_return and master_job_ca
   let cluster: Cluster | undefined;
   let master: Proc;
   let minion: Proc;
+  /** A Unix socket standing in for /dev/log: the minion's syslog returner writes there. */
+  let syslogDir = '';
+  let syslog: net.Server | undefined;
+  let syslogText = '';
   /** The minion's returns go to database `minionret`, the master's copies to `salt`. */
   const q = (db: string, query: string) => (pg as PostgresServer).sql(query, db);
   const pgOpts = (db: string) => ({ 'returner.postgres.host': '127.0.0.1', 'returner.postgres.port': pg?.port, 'returner.postgres.user': 'postgres', 'returner.postgres.db': db });
@@ -36,6 +44,9 @@ describe('returners: --return, schedule returner, event_return and master_job_ca
       pg.sql(`CREATE DATABASE ${db}`);
       pg.sql(saltReturnerTables(), db);
     }
+    syslogDir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-syslog-'));
+    syslog = net.createServer((c) => c.setEncoding('utf8').on('data', (d: string) => (syslogText += d)));
+    await new Promise<void>((resolve) => syslog?.listen(path.join(syslogDir, 'log.sock'), resolve));
     cluster = await Cluster.create();
     master = await cluster.startMaster({
       auto_accept: true,
@@ -48,6 +59,7 @@ describe('returners: --return, schedule returner, event_return and master_job_ca
     });
     minion = cluster.startMinion('m1', {
       ...pgOpts('minionret'),
+      'syslog.socket': path.join(syslogDir, 'log.sock'),
       schedule: { pgsched: { function: 'test.echo', args: ['from-schedule'], seconds: 1, returner: 'postgres', return_job: false } },
     });
     await minion.waitForOutput(/ready to receive requests/);
@@ -55,6 +67,8 @@ describe('returners: --return, schedule returner, event_return and master_job_ca
   after(async () => {
     await cluster?.cleanup();
     pg?.stop();
+    await new Promise((r) => (syslog ? syslog.close(r) : r(undefined)));
+    fs.rmSync(syslogDir, { recursive: true, force: true });
   });
 
   it("a job run with --return postgres lands in the minion's store in Salt's layout, and the master still has it", async () => {
@@ -73,6 +87,22 @@ describe('returners: --return, schedule returner, event_return and master_job_ca
     const plain = await runJid(['m1', 'test.ping']);
     await waitUntil(() => q('salt', `SELECT count(*) FROM salt_returns WHERE jid = '${plain.jid}'`) === '1' || undefined, 20_000, 'the master copy of the plain job');
     assert.equal(q('minionret', `SELECT count(*) FROM salt_returns WHERE jid = '${plain.jid}'`), '0');
+  });
+
+  it('--return syslog,postgres reaches both; --return_kwargs picks another database; an unknown returner is logged and the job still returns', async () => {
+    const both = await runJid(['m1', 'test.echo', 'to-both', '--return', 'syslog,postgres']);
+    const line = await waitUntil(() => syslogText.split('\n').find((l) => l.includes(both.jid)), 20_000, 'the syslog line');
+    assert.match(line, /^<14>.* brine-minion: \{/);
+    assert.equal(JSON.parse(line.slice(line.indexOf('{'))).return, 'to-both');
+    await waitUntil(() => q('minionret', `SELECT count(*) FROM salt_returns WHERE jid = '${both.jid}'`) === '1' || undefined, 20_000, 'the postgres row');
+    const other = await runJid(['m1', 'test.echo', 'kw', '--return', 'postgres', '--return_kwargs', '{"db": "salt"}']);
+    // the master's master_job_cache copy and the minion's return, both in `salt`
+    await waitUntil(() => q('salt', `SELECT count(*) FROM salt_returns WHERE jid = '${other.jid}'`) === '2' || undefined, 20_000, 'two rows in salt');
+    assert.equal(q('minionret', `SELECT count(*) FROM salt_returns WHERE jid = '${other.jid}'`), '0');
+    const unknown = await runJid(['m1', 'test.echo', 'nowhere', '--return', 'redis']);
+    assert.match(unknown.stdout, /nowhere/);
+    await minion.waitForOutput(new RegExp(`return of job ${unknown.jid} was not sent to returner redis: there is no returner 'redis'`));
+    assert.match(minion.output, /RETURNER_UNKNOWN/);
   });
 
   it("a schedule entry's returner sends each run's return, with the entry's name", async () => {
