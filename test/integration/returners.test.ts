@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { Cluster, runCli, waitUntil, type Proc } from '../helpers/cluster.js';
 import { privilegedSkip } from '../helpers/privileged.js';
 import { PostgresServer, postgresSkipReason, saltReturnerTables } from '../helpers/postgres.js';
 
@@ -103,6 +103,23 @@ describe('returners: --return, schedule returner, event_return and master_job_ca
     assert.match(unknown.stdout, /nowhere/);
     await minion.waitForOutput(new RegExp(`return of job ${unknown.jid} was not sent to returner redis: there is no returner 'redis'`));
     assert.match(minion.output, /RETURNER_UNKNOWN/);
+  });
+
+  it('brine call --return postgres (salt-call --return), through the daemon and with --local, sends the return from the calling process', async () => {
+    const dir = (cluster as Cluster).minionConfigDir('m1');
+    for (const [how, extra] of [
+      ['daemon', []],
+      ['local', ['--local']],
+    ] as const) {
+      const r = await runCli(['call', 'test.echo', `called-${how}`, '--return', 'postgres', '--out', 'json', ...extra, '-c', dir], { timeoutMs: 90_000 });
+      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /RETURNER_/);
+      const row = await waitUntil(() => q('minionret', `SELECT id || '|' || jid FROM salt_returns WHERE return = '"called-${how}"'`) || undefined, 20_000, `the ${how} call's return`);
+      assert.match(row, /^m1\|\d{20}$/);
+    }
+    const bad = await runCli(['call', '--local', 'test.echo', 'x', '--return', 'redis', '-c', dir], { timeoutMs: 90_000 });
+    assert.equal(bad.code, 0, 'the call itself succeeded');
+    assert.match(bad.stderr, /RETURNER_UNKNOWN: the return was not sent to returner redis/);
   });
 
   it("a schedule entry's returner sends each run's return, with the entry's name", async () => {
