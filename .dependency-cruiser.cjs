@@ -28,6 +28,7 @@ module.exports = {
     layer('schedule', ['util', 'config', 'modules']),
     // metrics (issue 11): the per-master prom-client registry and the optional metrics_port server
     layer('metrics', ['util', 'config', 'protocol']),
+    layer('returners', ['util', 'protocol']),
     // auth (issue 11): Salt's ACL check (it reads target expressions: targeting), eauth backends and
     // API tokens; api: the HTTP API
     layer('auth', ['util', 'config', 'protocol', 'targeting']),
@@ -37,8 +38,8 @@ module.exports = {
     layer('nats', ['util', 'config', 'protocol', 'pki', 'session', 'jobs']),
     // reactor (issue 25): the master's reactor engine; renders reactor SLS, runs reactions through injected clients
     layer('reactor', ['util', 'protocol', 'render']),
-    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api', 'reactor']),
-    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule']),
+    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api', 'reactor', 'returners']),
+    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule', 'returners']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {
       name: 'sockets-only-in-transport',

@@ -79,6 +79,9 @@ function publishRequest(ctx: CallContext, chunk: Chunk, within: string[] | undef
     arg: chunk.arg as PublishRequest['arg'],
     kwarg: chunk.kwarg as PublishRequest['kwarg'],
     ...(chunk.timeout !== undefined ? { timeout: chunk.timeout } : {}),
+    ...(chunk.ret !== undefined ? { ret: chunk.ret } : {}),
+    ...(chunk.retConfig !== undefined ? { retConfig: chunk.retConfig } : {}),
+    ...(chunk.retKwargs !== undefined ? { retKwargs: chunk.retKwargs } : {}),
     user: ctx.who.user,
   };
 }

@@ -17,6 +17,10 @@ export interface Chunk {
   kwarg: Record<string, unknown>;
   timeout?: number;
   batch?: string;
+  /** A local chunk's returners (Salt's `ret`, `ret_config`, `ret_kwargs`; docs/returners.md). */
+  ret?: string;
+  retConfig?: string;
+  retKwargs?: Record<string, unknown>;
   /** Inline credentials (POST /run): username, password, eauth, or token. */
   username?: unknown;
   password?: unknown;
@@ -78,8 +82,27 @@ function parseChunk(raw: unknown, i: number): Chunk {
     if (typeof b !== 'string' && typeof b !== 'number') throw bad(`${where}: local_batch needs batch (a count such as 2, or a percentage such as 25%)`);
     chunk.batch = String(b);
   }
+  if (isLocal) Object.assign(chunk, chunkReturners(raw, where));
   for (const k of ['username', 'password', 'eauth', 'token'] as const) if (raw[k] !== undefined) chunk[k] = raw[k];
   return chunk;
+}
+
+/** `ret`, `ret_config`, `ret_kwargs` of a local chunk, as salt-api passes them to LocalClient. */
+function chunkReturners(raw: Record<string, unknown>, where: string): Pick<Chunk, 'ret' | 'retConfig' | 'retKwargs'> {
+  const out: Pick<Chunk, 'ret' | 'retConfig' | 'retKwargs'> = {};
+  if (raw.ret !== undefined && raw.ret !== null && raw.ret !== '') {
+    if (typeof raw.ret !== 'string' || raw.ret.length > 1024) throw bad(`${where}: ret must be returner names such as 'postgres' or 'syslog,postgres'`);
+    out.ret = raw.ret;
+  }
+  if (raw.ret_config !== undefined) {
+    if (typeof raw.ret_config !== 'string' || raw.ret_config.length > 256) throw bad(`${where}: ret_config must be the name of an alternative returner configuration`);
+    out.retConfig = raw.ret_config;
+  }
+  if (raw.ret_kwargs !== undefined) {
+    if (!isMapping(raw.ret_kwargs)) throw bad(`${where}: ret_kwargs must be a mapping of returner options`);
+    out.retKwargs = raw.ret_kwargs;
+  }
+  return out;
 }
 
 /** The chunks of a request body, or API_BAD_REQUEST saying what is wrong. */

@@ -12,6 +12,7 @@ import { LIVENESS_OPTIONS, MASTER_CONNECTION_OPTIONS } from './schema-connection
 import { MASTER_OPTIONS } from './schema-master.js';
 import { MINE_OPTIONS } from './schema-mine.js';
 import { REACTOR_OPTIONS } from './schema-reactor.js';
+import { RETURNER_OPTIONS } from './schema-returners.js';
 
 // Tuples, not Role[], so that options.ts can tell from the type which role an option belongs to.
 const BOTH = ['master', 'minion'] as const;
@@ -297,6 +298,7 @@ const TABLE = [
   { name: 'worker_threads', type: 'int', default: 5, roles: MASTER, doc: 'Accepted for compatibility; brine serves all minions from one event loop.' },
   ...MINE_OPTIONS,
   ...REACTOR_OPTIONS,
+  ...RETURNER_OPTIONS,
 ] as const satisfies readonly OptionSpec[];
 
 /** One row of the table, with its literal name, type and roles. */

@@ -143,6 +143,9 @@ export class JobTracker {
       tgt: sendTarget.tgt as string | string[],
       tgtType: sendTarget.tgtType,
       ...(req.delimiter ? { delimiter: req.delimiter } : {}),
+      ...(req.ret ? { ret: req.ret } : {}),
+      ...(req.retConfig ? { retConfig: req.retConfig } : {}),
+      ...(req.retKwargs ? { retKwargs: req.retKwargs } : {}),
     });
     const sessions = matched.map((id) => this.deps.session(id));
     const reachable = matched.filter((_id, i) => sessions[i]?.ready === true);

@@ -35,6 +35,7 @@ import { NatsTransport } from './features/nats-transport.js';
 import { Pillar } from './features/pillar.js';
 import { Presence } from './features/presence.js';
 import { ReactorFeature } from './features/reactor.js';
+import { Returners } from './features/returners.js';
 import { TlsTransport } from './features/tls-transport.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -154,6 +155,7 @@ export class Master {
       // turned away after TLS (auth_rate) and at the door before it (handshake pacing)
       turnedAway: () => admission.turnedAway + (tls?.turnedAway ?? 0),
     };
+    const returners = own(new Returners({ opts, events, logger, clock }));
     const metrics = own(new Metrics({ fleet, events, host: opts.metrics_host, port: opts.metrics_port, logger }));
     // the reactor is built after the view its runner and wheel reactions use; the view reads its list when asked
     let reactor: ReactorFeature | undefined;
@@ -193,7 +195,7 @@ export class Master {
     }
     // the order of every moment: start and messages in this order, stop in reverse (servers
     // close after the timers and the jobs stop, presence flushes last); see docs/architecture.md
-    const list = [presence, refusals, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar, reactor];
+    const list = [presence, refusals, returners, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar, reactor];
     features = new FeatureList<MinionSession, MinionMessage>(list, this.failures.onError);
     this.running = { features, presence, metrics, api, tls };
     await features.start();

@@ -2,7 +2,7 @@
 // the network protocol; the operations form an explicit allow-list (a Map of schemas).
 
 import { s, type Infer } from './schema.js';
-import { target, targetDelimiter, TARGET_TYPES } from './messages.js';
+import { jobReturners, target, targetDelimiter, TARGET_TYPES } from './messages.js';
 import { EVENT_KINDS } from './events.js';
 
 const jid = s.string({ pattern: /^\d{20}$/ });
@@ -33,6 +33,7 @@ export const publishRequestSchema = s.object({
    * ACL for a target-restricted user (the minions its entries allow); it can only narrow a job.
    */
   within: s.optional(s.array(s.string({ max: 1024 }), { max: 100_000 })),
+  ...jobReturners,
 });
 
 export const sessionsRequestSchema = s.object({ t: s.literal('sessions') });

@@ -209,6 +209,17 @@ export const authSchema = s.object({
   retryAfter: s.optional(s.number({ min: 0 })),
 });
 
+/**
+ * Salt's `ret`, `ret_config`, `ret_kwargs` of a publish (`--return`, `--return_config`,
+ * `--return_kwargs`): the returners the minion also sends this job's return to, after the job
+ * (docs/returners.md). The return goes to the master as always.
+ */
+export const jobReturners = {
+  ret: s.optional(s.string({ max: 1024 })),
+  retConfig: s.optional(s.string({ max: 256 })),
+  retKwargs: s.optional(s.record(s.json())),
+};
+
 export const jobSchema = s.object({
   t: s.literal('job'),
   jid,
@@ -221,6 +232,7 @@ export const jobSchema = s.object({
   delimiter: s.optional(targetDelimiter),
   /** Seconds the function may run; 0 = no limit. */
   timeout: s.optional(s.number({ min: 0 })),
+  ...jobReturners,
 });
 
 export const ackSchema = s.object({ t: s.literal('ack'), jid });

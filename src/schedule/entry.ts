@@ -32,13 +32,13 @@ export const SCHEDULE_FIELDS = [
   'return_job',
   'name',
   'metadata',
+  'returner',
+  'return_config',
+  'return_kwargs',
 ] as const;
 
 /** Salt fields brine deliberately does not offer, with what to do instead. */
 const REFUSED_FIELDS: Record<string, string> = {
-  returner: 'brine has no returners: a scheduled return goes to the master job cache (return_job: true)',
-  return_config: 'brine has no returners',
-  return_kwargs: 'brine has no returners',
   skip_during_range: 'use range with invert: true',
   run_after_skip_range: 'use range with invert: true',
   skip_explicit: 'not supported; use range or cron',
@@ -70,6 +70,11 @@ export interface ScheduleEntry {
   maxrunning: number;
   enabled: boolean;
   returnJob: boolean;
+  /** Returners each run's return also goes to (Salt's `returner`: a name, comma-separated names or a list). */
+  returner: string[];
+  /** `return_config` and `return_kwargs`: the returners' alternative option set and overrides. */
+  returnConfig: string | undefined;
+  returnKwargs: Record<string, unknown> | undefined;
   /** Epoch ms: no run at or after this time. */
   until: number | undefined;
   /** Epoch ms: no run before this time. */
@@ -211,6 +216,11 @@ export function parseEntry(name: string, value: unknown, now: number): ScheduleE
   const maxrunning = numberField(name, value, 'maxrunning') ?? 1;
   if (!Number.isInteger(maxrunning) || maxrunning < 1) throw invalid(name, 'maxrunning', `must be a whole number of at least 1, got ${maxrunning}`);
   if (value.return_job === 'nocache') throw invalid(name, 'return_job', "'nocache' is not supported; use true (the default) or false");
+  const returner = value.returner ?? [];
+  if (typeof returner !== 'string' && !(Array.isArray(returner) && returner.every((r) => typeof r === 'string')))
+    throw invalid(name, 'returner', `must be a returner name or a list of them (syslog, local_cache, postgres), got ${JSON.stringify(returner)}`);
+  if (value.return_config !== undefined && typeof value.return_config !== 'string') throw invalid(name, 'return_config', `must be a string, got ${JSON.stringify(value.return_config)}`);
+  if (value.return_kwargs !== undefined && !isPlainObject(value.return_kwargs)) throw invalid(name, 'return_kwargs', `must be a mapping, got ${JSON.stringify(value.return_kwargs)}`);
   const until = dateField(name, value, 'until');
   const after = dateField(name, value, 'after');
   if (until !== undefined && after !== undefined && until <= after) throw invalid(name, 'until', 'is not after `after`: the job could never run');
@@ -226,6 +236,9 @@ export function parseEntry(name: string, value: unknown, now: number): ScheduleE
     maxrunning,
     enabled: boolField(name, value, 'enabled', true),
     returnJob: boolField(name, value, 'return_job', true),
+    returner: (typeof returner === 'string' ? returner.split(',') : returner).map((r) => r.trim()).filter((r) => r !== ''),
+    returnConfig: value.return_config as string | undefined,
+    returnKwargs: value.return_kwargs as Record<string, unknown> | undefined,
     until,
     after,
     raw: Object.fromEntries(Object.entries(value).filter(([k]) => !k.startsWith('_'))),

@@ -11,6 +11,7 @@ import { STATE_ERRORS } from './error-codes/states.js';
 import { SCHEDULE_ERRORS } from './error-codes/schedule.js';
 import { JOB_ERRORS } from './error-codes/jobs.js';
 import { MINE_ERRORS } from './error-codes/mine.js';
+import { RETURNER_ERRORS } from './error-codes/returners.js';
 import { API_ERRORS } from './error-codes/api.js';
 import { NATS_ERRORS } from './error-codes/nats.js';
 import { REACTOR_ERRORS } from './error-codes/reactor.js';
@@ -29,6 +30,7 @@ export const ERROR_GROUPS: ReadonlyArray<{ readonly title: string; readonly code
   { title: 'the scheduler', codes: SCHEDULE_ERRORS },
   { title: 'jobs and modules', codes: JOB_ERRORS },
   { title: 'the mine', codes: MINE_ERRORS },
+  { title: 'returners', codes: RETURNER_ERRORS },
   { title: 'the REST API and access control', codes: API_ERRORS },
   { title: 'NATS (issue 13: brine on a nats-server cluster)', codes: NATS_ERRORS },
   { title: 'the reactor', codes: REACTOR_ERRORS },
@@ -44,6 +46,7 @@ export const ERRORS = {
   ...SCHEDULE_ERRORS,
   ...JOB_ERRORS,
   ...MINE_ERRORS,
+  ...RETURNER_ERRORS,
   ...API_ERRORS,
   ...NATS_ERRORS,
   ...REACTOR_ERRORS,

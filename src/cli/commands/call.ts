@@ -17,6 +17,8 @@ interface CallFlags extends ConfigFlags, StateOutputFlags {
   retcodePassthrough?: boolean;
   /** commander's name for --no-return-event. */
   returnEvent?: boolean;
+  /** --return: returners this process sends the return to (docs/returners.md). */
+  return?: string;
 }
 
 async function call(fun: string, rest: string[], flags: CallFlags): Promise<number> {
@@ -56,6 +58,7 @@ async function callMaster(opts: MinionOptions, fun: string, rest: string[], flag
   const result = await callThroughMinion(opts, { fun, arg, kwarg, noReturnEvent: flags.returnEvent === false, signal: controller.signal });
   process.stdout.write(`${formatReturn(outputter, 'local', result.ret, { color: useColor(flags, true), state, retcodes: { local: result.retcode } })}\n`);
   if (result.error) process.stderr.write(`${result.error.code}: ${result.error.message}\n`);
+  await returnCall(opts, flags, { fun, arg, kwarg, jid: result.jid, ret: result.ret, retcode: result.retcode, success: result.success });
   return callExitCode(result.retcode, flags.retcodePassthrough === true);
 }
 
@@ -123,7 +126,25 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
   const color = useColor(flags, true);
   process.stdout.write(`${formatReturn(outputter, 'local', result.return, { color, state, retcodes: { local: result.retcode } })}\n`);
   if (result.error) process.stderr.write(`${result.error.code}: ${result.error.message}\n`);
+  await returnCall(opts, flags, { fun, arg, kwarg, ret: result.return, retcode: result.retcode, success: result.success }, id);
   return callExitCode(result.retcode, flags.retcodePassthrough === true);
+}
+
+/** `--return` (or the `return` option): the returners get the call's return; loaded only when named. */
+async function returnCall(
+  opts: MinionOptions,
+  flags: CallFlags,
+  call: { fun: string; arg: unknown[]; kwarg: Record<string, unknown>; jid?: string; ret: unknown; retcode: number; success: boolean },
+  knownId?: string,
+): Promise<void> {
+  const named = flags.return ?? opts.return;
+  if (named === '' || (Array.isArray(named) && named.length === 0)) return;
+  const { callReturners, sendCallReturn } = await import('../call-returners.js');
+  const names = callReturners(opts, flags.return);
+  if (names.length === 0) return;
+  const [{ resolveConfiguredId }, { formatJid }] = await Promise.all([import('../../minion/minion-id.js'), import('../../jobs/jid.js')]);
+  const id = knownId ?? (await resolveConfiguredId(opts)).id;
+  await sendCallReturn(opts, names, { ...call, id, jid: call.jid ?? formatJid(Date.now() * 1000) });
 }
 
 export function registerCall(program: Command): void {
@@ -137,6 +158,7 @@ export function registerCall(program: Command): void {
     .option('--no-return-event', "do not send the return to the master's job cache (salt-call --no-return-event)")
     .option('--out <outputter>', 'nested (default; highstate for state runs), json, yaml, txt, raw or highstate')
     .option('-l, --log-level <level>', "with --local: the level of the log lines printed on stderr (Salt's names; default the minion's log_level)")
+    .option('--return <returners>', 'also send the return to these returners from this process (syslog, local_cache, postgres; comma-separated), as salt-call --return')
     .option('--retcode-passthrough', "exit with the function's retcode (2 for a failed state) instead of 1 for any failure")
     .option('--no-color', 'never colour the output');
   addStateOutputFlags(cmd).action(async (fun: string, args: string[], flags: CallFlags) => {

@@ -30,6 +30,28 @@ interface RunFlags extends ConfigFlags, TargetFlags, StateOutputFlags {
   failhard?: boolean;
   static?: boolean;
   summary?: boolean;
+  return?: string;
+  return_config?: string;
+  return_kwargs?: string;
+}
+
+/** `--return`, `--return_config`, `--return_kwargs` as the publish carries them (docs/returners.md). */
+function returnersOf(flags: RunFlags): Pick<PublishRequest, 'ret' | 'retConfig' | 'retKwargs'> {
+  const out: Pick<PublishRequest, 'ret' | 'retConfig' | 'retKwargs'> = {};
+  if (flags.return !== undefined) out.ret = flags.return;
+  if (flags.return_config !== undefined) out.retConfig = flags.return_config;
+  if (flags.return_kwargs !== undefined) {
+    let kw: unknown;
+    try {
+      kw = JSON.parse(flags.return_kwargs);
+    } catch {
+      kw = undefined;
+    }
+    if (typeof kw !== 'object' || kw === null || Array.isArray(kw))
+      throw new BrineError('USAGE', `--return_kwargs must be a JSON mapping such as '{"db": "another-salt"}', got '${flags.return_kwargs.slice(0, 200)}'`);
+    out.retKwargs = kw as Record<string, unknown>;
+  }
+  return out;
 }
 
 function lookupHint(jid: string): string {
@@ -171,7 +193,7 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
   const printer = new ReturnPrinter({ outputter, format, static: flags.static === true, ...(flags.outFile !== undefined ? { outFile: flags.outFile, append: flags.outFileAppend === true } : {}) });
   const ctx: RunContext = { opts, flags, printer, current: undefined };
   // no `user`: the master names the job's user from the socket's peer credentials
-  const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout };
+  const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout, ...returnersOf(flags) };
 
   const interrupt = (): void => {
     const jid = ctx.current?.jid;
@@ -240,6 +262,9 @@ export function registerRun(program: Command): void {
     .option('--show-jid', 'print the jid')
     .option('--hide-timeout', 'do not list minions that did not return')
     .option('--no-color', 'never colour the output')
+    .option('--return <returners>', 'also send each return to these returners from the minion (syslog, local_cache, postgres; comma-separated), as Salt does')
+    .option('--return_config <name>', "the returners' alternative option set (alternative.returner.postgres.host ...)")
+    .option('--return_kwargs <json>', 'options overriding the returners\' configured ones, a JSON mapping such as \'{"db": "other"}\'')
     .allowUnknownOption(false);
   addStateOutputFlags(cmd).action(async (target: string, fun: string, args: string[], flags: RunFlags & { batchSize?: string }) => {
     try {

@@ -20,6 +20,7 @@ import { JobsFeature } from './jobs.js';
 import { LocalMineFeature, MasterMineFeature, type MineParts } from './mine.js';
 import { LocalPillar, MasterPillar } from './pillar.js';
 import { MasterPresence } from './presence.js';
+import { MinionReturners } from './returners.js';
 import { ReturnsFeature } from './returns.js';
 import { StartupStates } from './startup.js';
 import { minionStatus } from './status.js';
@@ -39,6 +40,7 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
 
   const presence = new MasterPresence(clock, logger);
   const returns = new ReturnsFeature(queue, links);
+  const returners = new MinionReturners(parts);
   const grains = new GrainsFeature(parts, problems);
   const pillarParts = { opts, id, logger, grains: () => grains.current };
   const pillar = local ? new LocalPillar(pillarParts) : new MasterPillar(pillarParts, links, clock);
@@ -56,8 +58,9 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
     run: (job) => jobPort.run(job),
     claimJid: (jid) => recent.add(jid),
     deliver: (ret) => returns.own(ret),
+    afterRun: (job, ret, name) => returners.afterScheduled(job, ret, name),
   });
-  const jobs = new JobsFeature(parts, recent, { grains, pillar, files, mine, schedule: schedule.functions, extmods, returns });
+  const jobs = new JobsFeature(parts, recent, { grains, pillar, files, mine, schedule: schedule.functions, extmods, returns, returners });
   jobPort.bind(jobs.runner);
   const status = () => minionStatus({ id, startedAt, links, presence, returns, schedule, extmods, mine });
   const control = new ControlFeature(parts, status, { presence, pillar, jobs, returns });
@@ -66,8 +69,8 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
   // fresh before our returns, and before the pillar request on the same ordered session (the
   // master renders with them); the returns it is owed go last. Stopping runs in reverse: the
   // control socket closes and the returns stop being queued before the jobs are aborted.
-  const list = new FeatureList<MinionLink, LinkMessage>([presence, extmods, grains, pillar, files, schedule, startup, mine, jobs, returns, control], (feature, hook, err) =>
+  const list = new FeatureList<MinionLink, LinkMessage>([presence, extmods, grains, pillar, files, schedule, startup, mine, returners, jobs, returns, control], (feature, hook, err) =>
     logger.error({ feature, hook, err: toBrineError(err).message }, `the minion's ${feature} feature failed in ${hook}; the other features go on`),
   );
-  return { list, status, presence, grains, pillar, files, extmods, schedule, jobs, returns };
+  return { list, status, presence, grains, pillar, files, extmods, schedule, jobs, returns, returners };
 }

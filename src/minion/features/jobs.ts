@@ -19,6 +19,7 @@ import type { FilesFeature } from './files.js';
 import type { GrainsFeature } from './grains.js';
 import type { LocalMineFeature, MasterMineFeature } from './mine.js';
 import type { PillarFeature } from './pillar.js';
+import type { MinionReturners } from './returners.js';
 import type { ReturnsFeature } from './returns.js';
 
 /** The features the job runner's functions use (saltutil.*, schedule.*, mine.*, salt:// ...). */
@@ -30,6 +31,7 @@ export interface JobServices {
   schedule: ScheduleControl;
   extmods: ExtensionsFeature;
   returns: ReturnsFeature;
+  returners: MinionReturners;
 }
 
 export class JobsFeature implements MinionFeature {
@@ -99,7 +101,7 @@ export class JobsFeature implements MinionFeature {
 
   private onJob(job: Job, link: MinionLink): void {
     const { id, logger } = this.parts;
-    const { grains, pillar, returns } = this.services;
+    const { grains, pillar, returns, returners } = this.services;
     // the minion re-checks the target itself, as in Salt, and runs a jid only once
     let mine: boolean;
     try {
@@ -116,7 +118,11 @@ export class JobsFeature implements MinionFeature {
     if (!this.recent.add(job.jid)) return;
     void this.runner
       .run(job)
-      .then((ret) => returns.fromMaster(ret, link))
+      .then((ret) => {
+        returns.fromMaster(ret, link);
+        // after the return is queued for the master: a returner never holds it back
+        returners.afterJob(job, ret);
+      })
       .catch((err: unknown) => logger.error({ err, jid: job.jid }, 'job runner failed'));
   }
 }

@@ -25,6 +25,8 @@ export interface MinionSchedulerDeps {
   claimJid(jid: string): boolean;
   /** Queues the return for the master and sends it if a master is connected. */
   deliver(ret: Return): void;
+  /** The entry's returners (`returner`), after the run (docs/returners.md). */
+  afterRun(job: Job, ret: Return, name: string): void;
 }
 
 export class MinionScheduler implements MinionFeature {
@@ -73,10 +75,22 @@ export class MinionScheduler implements MinionFeature {
   private async runEntry(entry: ScheduleEntry): Promise<void> {
     let jid = this.jids.next();
     while (!this.deps.claimJid(jid)) jid = this.jids.next();
-    const job: Job = { t: 'job', jid, fun: entry.function, arg: entry.args, kwarg: entry.kwargs, tgt: this.deps.id, tgtType: 'glob' };
+    const job: Job = { t: 'job', jid, fun: entry.function, arg: entry.args, kwarg: entry.kwargs, tgt: this.deps.id, tgtType: 'glob', ...entryReturners(entry) };
     const ret = await this.deps.run(job);
     this.deps.logger.debug({ job: entry.name, jid, retcode: ret.retcode }, `scheduled job ${entry.name} finished`);
+    // Salt's schedule hands the return to the entry's returners whether or not return_job is set
+    if (entry.returner.length > 0) this.deps.afterRun(job, ret, entry.name);
     if (!entry.returnJob) return;
     this.deps.deliver({ ...ret, schedule: { name: entry.name, arg: entry.args, kwarg: entry.kwargs } });
   }
+}
+
+/** The entry's `returner`, `return_config`, `return_kwargs` as a job carries them. */
+function entryReturners(entry: ScheduleEntry): Pick<Job, 'ret' | 'retConfig' | 'retKwargs'> {
+  if (entry.returner.length === 0) return {};
+  return {
+    ret: entry.returner.join(','),
+    ...(entry.returnConfig !== undefined ? { retConfig: entry.returnConfig } : {}),
+    ...(entry.returnKwargs !== undefined ? { retKwargs: entry.returnKwargs } : {}),
+  };
 }

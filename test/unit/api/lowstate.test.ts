@@ -105,3 +105,11 @@ test('batch sizes and HTTP statuses', () => {
   assert.equal(body.error.code, 'ACL_DENIED');
   assert.ok(body.error.fix.length > 0);
 });
+
+test("lowstate: a local chunk's ret, ret_config and ret_kwargs (salt-api passes them to LocalClient); bad shapes are API_BAD_REQUEST", () => {
+  const [c] = parseLowstate({ client: 'local', tgt: '*', fun: 'test.ping', ret: 'syslog,postgres', ret_config: 'alternative', ret_kwargs: { db: 'other' } });
+  assert.deepEqual([c!.ret, c!.retConfig, c!.retKwargs, c!.kwarg], ['syslog,postgres', 'alternative', { db: 'other' }, {}]);
+  assert.equal(parseLowstate({ client: 'local', tgt: '*', fun: 'test.ping' })[0]!.ret, undefined);
+  code(() => parseLowstate({ client: 'local', tgt: '*', fun: 'test.ping', ret: ['postgres'] }), 'API_BAD_REQUEST', /ret must be returner names/);
+  code(() => parseLowstate({ client: 'local', tgt: '*', fun: 'test.ping', ret_kwargs: 'db=x' }), 'API_BAD_REQUEST', /ret_kwargs must be a mapping/);
+});

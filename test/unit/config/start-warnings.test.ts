@@ -41,7 +41,8 @@ test('each Salt option brine does not implement is named with what is lost; equi
       'reactor:\n  - "salt/minion/*/start": [/srv/reactor/start.sls]',
       'fileserver_backend: [roots, gitfs, s3fs]',
       'master_job_cache: local_cache',
-      'event_return: mysql',
+      'ext_job_cache: mysql',
+      'event_return: postgres',
       'mysql.host: db.example.org',
       'pillar_opts: false',
       '',
@@ -52,15 +53,15 @@ test('each Salt option brine does not implement is named with what is lost; equi
   assert.deepEqual(
     w.map((x) => x.message),
     [
-      "option 'event_return' is a Salt option brine does not implement and is ignored: events are not sent to any returner (brine has no returners)",
+      "option 'ext_job_cache' is a Salt option brine does not implement and is ignored: minions do not send returns to an ext_job_cache returner; use master_job_cache (docs/returners.md)",
       "ext_pillar 'mongo' is not implemented by brine and is skipped: its data is not in any pillar (brine runs cmd_json, cmd_yaml, file_tree, git)",
       "fileserver_backend 's3fs' is not implemented by brine and is ignored: salt:// is served from the roots and gitfs backends only",
     ],
   );
   assert.deepEqual(
     w.map((x) => x.option),
-    // reactor is implemented (docs/reactor.md): no warning for it
-    ['event_return', 'ext_pillar', 'fileserver_backend'],
+    // reactor and returners are implemented (docs/reactor.md, docs/returners.md): no warning for them
+    ['ext_job_cache', 'ext_pillar', 'fileserver_backend'],
   );
 });
 

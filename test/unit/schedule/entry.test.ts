@@ -46,8 +46,13 @@ describe('parseEntry', () => {
     refused('job1', { function: 'test.ping', secnds: 5 }, 'secnds', /did you mean 'seconds'\?/);
   });
 
-  it('refuses returner with what to do instead', () => {
-    refused('j', { function: 'test.ping', seconds: 5, returner: 'mysql' }, 'returner', /master job cache/);
+  it("takes Salt's returner (a name, comma-separated names or a list) with return_config and return_kwargs; refuses other shapes", () => {
+    assert.deepEqual(parseEntry('j', { function: 'test.ping', seconds: 5 }, NOW).returner, []);
+    assert.deepEqual(parseEntry('j', { function: 'test.ping', seconds: 5, returner: 'syslog, postgres' }, NOW).returner, ['syslog', 'postgres']);
+    const e = parseEntry('j', { function: 'test.ping', seconds: 5, returner: ['postgres'], return_config: 'alt', return_kwargs: { db: 'other' } }, NOW);
+    assert.deepEqual([e.returner, e.returnConfig, e.returnKwargs], [['postgres'], 'alt', { db: 'other' }]);
+    refused('j', { function: 'test.ping', seconds: 5, returner: { postgres: true } }, 'returner', /returner name or a list/);
+    refused('j', { function: 'test.ping', seconds: 5, returner: 'postgres', return_kwargs: 'db=x' }, 'return_kwargs', /must be a mapping/);
   });
 
   it('refuses impossible intervals: 0, negative, not a number', () => {

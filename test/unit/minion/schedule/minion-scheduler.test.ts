@@ -37,6 +37,7 @@ test('pillar schedule jobs start and stop with the pillar; returns carry the sch
     },
     claimJid: (jid) => !claimed.has(jid) && claimed.add(jid) !== undefined,
     deliver: (ret) => delivered.push(ret),
+    afterRun: () => assert.fail('no entry names a returner'),
   });
   // one tick at a time, letting each finished run settle (maxrunning counts it until then)
   const advance = async (ms: number) => {

@@ -5,43 +5,25 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { privilegedSkip } from '../../../helpers/privileged.js';
 import { runState } from '../state-ctx.js';
+import { PostgresServer, postgresSkipReason } from '../../../helpers/postgres.js';
 import { freePort } from '../../../helpers/ports.js';
 
-const PG_BIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find((d) => fs.existsSync(path.join(d, 'initdb')));
-const hasPostgresUser = spawnSync('id', ['postgres']).status === 0;
-const reason =
-  process.getuid?.() !== 0
-    ? 'needs root to run initdb as the postgres account'
-    : PG_BIN === undefined || !hasPostgresUser
-      ? 'PostgreSQL is not installed (Debian: apt-get install postgresql postgresql-contrib)'
-      : false;
-const skip = privilegedSkip('postgres states', reason);
+const skip = privilegedSkip('postgres states', postgresSkipReason);
 
 describe('postgres states against a real server', { skip }, () => {
-  let dir = '';
+  let server: PostgresServer | undefined;
   let port = 0;
-  const asPg = (argv: string[]) => execFileSync('runuser', ['-u', 'postgres', '--', ...argv], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   const db = () => ({ db_host: '127.0.0.1', db_port: port, db_user: 'postgres' });
-  const sql = (q: string, dbname = 'postgres') => execFileSync('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', dbname, '-tAc', q], { encoding: 'utf8' }).trim();
+  const sql = (q: string, dbname = 'postgres') => (server as PostgresServer).sql(q, dbname);
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-pg-'));
-    execFileSync('chown', ['postgres:', dir]);
-    port = await freePort();
-    asPg([path.join(PG_BIN!, 'initdb'), '-D', path.join(dir, 'data'), '--auth=trust', '-U', 'postgres', '--encoding=UTF8', '--locale=C']);
-    asPg([path.join(PG_BIN!, 'pg_ctl'), '-D', path.join(dir, 'data'), '-l', path.join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, 'start']);
+    server = await PostgresServer.start();
+    port = server.port;
   });
-  after(() => {
-    if (!dir) return;
-    spawnSync('runuser', ['-u', 'postgres', '--', path.join(PG_BIN!, 'pg_ctl'), '-D', path.join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => server?.stop());
 
   it('postgres_user.present creates a login role, then finds it; a flag change is an update with its changes', async () => {
     const t = await runState('postgres_user.present', { name: 'app', password: 's3cret', createdb: true, ...db() }, { test: true });
