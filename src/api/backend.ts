@@ -8,6 +8,9 @@ import type { SaltEvent, JobDone, JobReturn, Published, PublishRequest, SessionI
 import type { Clock } from '../util/clock.js';
 import type { Disposable } from '../util/disposable.js';
 import type { Logger } from '../util/logger.js';
+import type { RunnerCall } from './runner-call.js';
+import type { RunnerHost } from './runner-host.js';
+import type { RunnerReply } from './runner-job.js';
 
 export interface ApiJobSink {
   onReturn(ret: JobReturn): void;
@@ -48,6 +51,21 @@ export interface ApiBackend {
   /** Closes sessions whose key is no longer accepted (after a key change). */
   reconcileKeys(): Promise<string[]>;
   metrics: { render(): Promise<{ text: string; contentType: string }>; countRequest(status: number): void };
+  /**
+   * Runs a runner function as a job on the master (salt/run events, the job cache): the master's
+   * own backend runs it, `brine api`'s asks the master over the control socket. With `async`
+   * the promise settles with the jid alone (`done: false`). RUNNER_UNKNOWN for a name no runner has.
+   */
+  runner(req: RunnerCall & { fun: string; user: string; async?: boolean }): Promise<RunnerReply>;
+  /** Fires an event on the master's bus (wheel's salt/wheel/<jid>/new and ret). */
+  fire(tag: string, data: Record<string, unknown>): Promise<void>;
+  /** The master's options as loaded (wheel config.values). */
+  masterOptions(): Record<string, unknown>;
+  /** The master's side of the runners; only in the master's own backend. */
+  runnerHost?: RunnerHost;
   /** For GET /stats. */
   stats(): Promise<Record<string, unknown>>;
 }
+
+/** What runner functions use: the backend without the API's own parts (its tokens, metrics, hooks). */
+export type RunnerBackend = Omit<ApiBackend, 'auth' | 'metrics' | 'stats' | 'emitHook'>;

@@ -13,6 +13,7 @@ import { JOB_ERRORS } from './error-codes/jobs.js';
 import { MINE_ERRORS } from './error-codes/mine.js';
 import { API_ERRORS } from './error-codes/api.js';
 import { NATS_ERRORS } from './error-codes/nats.js';
+import { RUNNER_ERRORS } from './error-codes/runners.js';
 import type { ErrorSpec } from './error-codes/spec.js';
 
 export type { ErrorSpec } from './error-codes/spec.js';
@@ -44,6 +45,7 @@ export const ERRORS = {
   ...MINE_ERRORS,
   ...API_ERRORS,
   ...NATS_ERRORS,
+  ...RUNNER_ERRORS,
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -30,7 +30,8 @@ export function registerDaemons(program: Command): void {
         const daemon = prepareDaemon('master', opts, sharedSockDir(opts));
         const { logger } = daemon;
         const { Master } = await import('../../master/index.js');
-        const master = await startOrDispose(daemon, () => Master.start(opts, logger));
+        const { BRINE_VERSION } = await import('../../modules/version.js');
+        const master = await startOrDispose(daemon, () => Master.start(opts, logger, undefined, { version: BRINE_VERSION }));
         // once up: a start-up failure stays one coded line; these do not stop the daemon
         logConfigWarnings(logger, opts, { role: 'master', localTrees: true });
         onSignals(() => stopThenDispose(daemon, () => master.stop()));
