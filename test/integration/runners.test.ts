@@ -34,14 +34,15 @@ describe('brine runner and the API runner/wheel clients', () => {
 
   before(async () => {
     cluster = await Cluster.create();
-    const salt = path.join(cluster.root, 'srv', 'salt');
+    const salt = path.join(cluster.root, 'master', 'srv', 'salt');
+    const pillarRoot = path.join(cluster.root, 'master', 'srv', 'pillar');
     for (const f of ['top.sls', 'web/init.sls', 'web/files/index.html', '_runners/mine.py']) {
       fs.mkdirSync(path.dirname(path.join(salt, f)), { recursive: true });
       fs.writeFileSync(path.join(salt, f), 'x: {}\n');
     }
-    fs.mkdirSync(path.join(cluster.root, 'srv', 'pillar'), { recursive: true });
-    fs.writeFileSync(path.join(cluster.root, 'srv', 'pillar', 'top.sls'), "base:\n  '*':\n    - common\n");
-    fs.writeFileSync(path.join(cluster.root, 'srv', 'pillar', 'common.sls'), 'colour: blue\n');
+    fs.mkdirSync(pillarRoot, { recursive: true });
+    fs.writeFileSync(path.join(pillarRoot, 'top.sls'), "base:\n  '*':\n    - common\n");
+    fs.writeFileSync(path.join(pillarRoot, 'common.sls'), 'colour: blue\n');
     const htpasswd = path.join(cluster.root, 'htpasswd');
     fs.writeFileSync(htpasswd, 'admin:{SHA}/vNB+F2HQ559kaLUZbmHHvZrXpg=\n', { mode: 0o600 });
     const port = await freePort();
