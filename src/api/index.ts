@@ -2,11 +2,12 @@
 // `rest_cherrypy:` is set. docs/api.md describes every endpoint.
 export { apiOptionsFrom, type ApiOptions } from './api-options.js';
 export { startApiServer, buildApiApp, type ApiServer, type TlsMaterial } from './server.js';
-export type { ApiBackend, ApiJobSink, RunnerBackend } from './backend.js';
+export type { ApiBackend, ApiJobSink, RunnerBackend, RunnerHost } from './backend.js';
 export { parseLowstate, CLIENTS, type Chunk } from './lowstate.js';
 export { RUNNERS, runnerFunction, runnerNames, type Runner, type RunnerCall } from './runners.js';
-export type { RunnerHost } from './runner-host.js';
-export { runRunner, startRunnerJob, type RunnerOutcome, type RunnerReply } from './runner-job.js';
+
+export { runRunner, startRunnerJob } from './runner-job.js';
+export type { RunnerOutcome, RunnerReply } from './runner-call.js';
 export { WHEELS } from './wheel.js';
 export { apiTlsMaterial, type ApiTlsSource } from './api-tls.js';
 export { checkedHookPath } from './hook-path.js';

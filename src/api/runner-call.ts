@@ -29,3 +29,16 @@ export function listParam(v: unknown): string[] | undefined {
     .map((x) => x.trim())
     .filter((x) => x !== '');
 }
+
+/** The outcome as salt-run reports it: `retcode` is its exit status. */
+export interface RunnerOutcome {
+  jid: string;
+  return: unknown;
+  success: boolean;
+  retcode: number;
+  /** Set when the function failed with a coded error (the API answers with it). */
+  error?: { code: string; message: string };
+}
+
+/** What a caller of ApiBackend.runner gets: the outcome, or only the jid of an `async` run. */
+export type RunnerReply = (RunnerOutcome & { done: true }) | { jid: string; done: false };

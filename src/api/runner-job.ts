@@ -7,28 +7,15 @@
 
 import { saltStamp } from '../protocol/index.js';
 import { BrineError, toBrineError } from '../util/errors.js';
-import type { RunnerBackend } from './backend.js';
-import type { RunnerCall } from './runner-call.js';
-import type { RunnerHost } from './runner-host.js';
+import type { RunnerBackend, RunnerHost } from './backend.js';
+import type { RunnerCall, RunnerOutcome, RunnerReply } from './runner-call.js';
+
 import { runnerFunction } from './runners.js';
 
 export interface RunnerJobRequest extends RunnerCall {
   fun: string;
   user: string;
 }
-
-/** The outcome as salt-run reports it: `retcode` is its exit status. */
-export interface RunnerOutcome {
-  jid: string;
-  return: unknown;
-  success: boolean;
-  retcode: number;
-  /** Set when the function failed with a coded error (the API answers with it). */
-  error?: { code: string; message: string };
-}
-
-/** What a caller of ApiBackend.runner gets: the outcome, or only the jid of an `async` run. */
-export type RunnerReply = (RunnerOutcome & { done: true }) | { jid: string; done: false };
 
 /** Runs or starts (`async`) a runner job: the master's ApiBackend.runner. */
 export async function runRunner(b: RunnerBackend, host: RunnerHost, req: RunnerJobRequest & { async?: boolean }): Promise<RunnerReply> {

@@ -4,9 +4,9 @@
 // for the web view. Each is `(backend, {arg, kwarg})`; the master's host may add more (its
 // `extraRunners`: state.orchestrate). Run as a job (events, job cache) by runner-job.ts.
 
-import type { RunnerBackend } from './backend.js';
+import type { RunnerBackend, RunnerHost } from './backend.js';
 import type { RunnerCall } from './runner-call.js';
-import type { RunnerHost } from './runner-host.js';
+
 import { JOBS_RUNNERS } from './runners/jobs-runners.js';
 import { MANAGE_RUNNERS } from './runners/manage-runners.js';
 import { MASTER_RUNNERS } from './runners/master-runners.js';

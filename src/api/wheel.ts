@@ -137,7 +137,14 @@ export const WHEELS = new Map<string, Wheel>([
   ['key.finger', (b, c) => fingers(b, matchParam(c, 'key.finger'))],
   // Salt's config.values: the master's options (nodegroups, file_roots, ...), secrets withheld
   ['config.values', (b) => withoutSecrets(b.masterOptions())],
-  ['minions.connected', async (b) => (await b.presence()).filter((s) => s.state === 'connected').map((s) => s.id).sort()],
+  [
+    'minions.connected',
+    async (b) =>
+      (await b.presence())
+        .filter((s) => s.state === 'connected')
+        .map((s) => s.id)
+        .sort(),
+  ],
   // brine's own (Salt has no wheel for it): ends API sessions at once, e.g. of a user who left
   ['token.revoke', (b, c) => ({ revoked: b.auth.revoke(revokeTarget(c)) })],
 ]);

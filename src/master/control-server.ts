@@ -190,7 +190,11 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     const user = req.apiUser ?? peer.account.name;
     deps.runner({ fun: req.fun, arg: req.arg, kwarg: req.kwarg, user, ...(req.async === undefined ? {} : { async: req.async }), ...(req.timeout === undefined ? {} : { timeout: req.timeout }) }).then(
       (r) => {
-        channel.send(r.done ? { t: 'runner_ret', jid: r.jid, done: true, return: r.return as never, success: r.success, retcode: r.retcode, ...(r.error ? { error: r.error } : {}) } : { t: 'runner_ret', jid: r.jid, done: false });
+        channel.send(
+          r.done
+            ? { t: 'runner_ret', jid: r.jid, done: true, return: r.return as never, success: r.success, retcode: r.retcode, ...(r.error ? { error: r.error } : {}) }
+            : { t: 'runner_ret', jid: r.jid, done: false },
+        );
         channel.close('shutdown');
       },
       (err) => {

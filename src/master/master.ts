@@ -161,7 +161,9 @@ export class Master {
     };
     const metrics = own(new Metrics({ fleet, events, host: opts.metrics_host, port: opts.metrics_port, logger }));
     const view = { keys, identity, events, metrics: metrics.registry, presence: () => presence.presence(), reconcileKeys: () => keyReconcile.reconcile() };
-    const runners = own(new Runners({ opts, master: view, jobs: jobs.tracker, cache, jids, files: files.service, pillar: pillar.service, mine: mine.store, targeting, extras: this.extras, logger, clock }));
+    const runners = own(
+      new Runners({ opts, master: view, jobs: jobs.tracker, cache, jids, files: files.service, pillar: pillar.service, mine: mine.store, targeting, extras: this.extras, logger, clock }),
+    );
     const api = own(new Api({ opts, identity, master: view, jobs: jobs.tracker, cache, targeting, refusals, runnerHost: runners.host, logger, clock }));
     const control = own(new Control({ opts, keys, events, targeting, jobs, presence, keyReconcile, metrics, files, gitPillar, runners, logger, clock }));
     // the minions' way in: every session's silence check on one timer, noticed at most a tick late

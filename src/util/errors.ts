@@ -31,6 +31,7 @@ export const ERROR_GROUPS: ReadonlyArray<{ readonly title: string; readonly code
   { title: 'the mine', codes: MINE_ERRORS },
   { title: 'the REST API and access control', codes: API_ERRORS },
   { title: 'NATS (issue 13: brine on a nats-server cluster)', codes: NATS_ERRORS },
+  { title: 'runners', codes: RUNNER_ERRORS },
 ];
 
 export const ERRORS = {

@@ -30,10 +30,13 @@ export function fleetCall(b: RunnerBackend, req: { tgt: string | string[]; tgtTy
       ...(req.timeout !== undefined && req.timeout > 0 ? { timeout: req.timeout } : {}),
       user: req.user,
     };
-    b.publish(publish, { onReturn: (r) => returns.set(r.minion, r), onDone: () => {
+    b.publish(publish, {
+      onReturn: (r) => returns.set(r.minion, r),
+      onDone: () => {
         done = true;
         finish();
-      } }).then(
+      },
+    }).then(
       (pub) => {
         minions = pub.minions;
         finish();

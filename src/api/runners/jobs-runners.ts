@@ -14,7 +14,20 @@ import { fleetCall } from './fleet-call.js';
 type Runner = (b: RunnerBackend, c: RunnerCall) => unknown;
 
 /** The functions whose returns Salt's minion marks `out: highstate` (their __outputter__). */
-const HIGHSTATE_OUT = new Set(['state.apply', 'state.highstate', 'state.sls', 'state.sls_id', 'state.single', 'state.top', 'state.template', 'state.template_str', 'state.test', 'state.request', 'state.run_request', 'state.check_request']);
+const HIGHSTATE_OUT = new Set([
+  'state.apply',
+  'state.highstate',
+  'state.sls',
+  'state.sls_id',
+  'state.single',
+  'state.top',
+  'state.template',
+  'state.template_str',
+  'state.test',
+  'state.request',
+  'state.run_request',
+  'state.check_request',
+]);
 
 function jidParam(c: RunnerCall): string {
   const jid = param(c, 'jid', 0);

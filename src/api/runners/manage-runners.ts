@@ -73,7 +73,9 @@ async function versions(b: RunnerBackend, c: RunnerCall): Promise<Record<string,
     const r = returns.get(m);
     const v = r !== undefined && r.retcode === 0 && typeof r.ret === 'string' ? r.ret : undefined;
     const label = v === undefined ? 'Minion offline' : compareVersions(v, master) < 0 ? 'Minion requires update' : compareVersions(v, master) > 0 ? 'Minion newer than master' : 'Up to date';
-    (groups[label] ??= {})[m] = v ?? false;
+    const group = groups[label] ?? {};
+    group[m] = v ?? false;
+    groups[label] = group;
   }
   return { ...groups, Master: master };
 }

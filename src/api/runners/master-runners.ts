@@ -4,9 +4,8 @@
 // files it ignores), test.* and salt.cmd (an execution function run on the master).
 
 import { BrineError } from '../../util/errors.js';
-import type { RunnerBackend } from '../backend.js';
+import type { RunnerBackend, RunnerHost } from '../backend.js';
 import { listParam, param, type RunnerCall } from '../runner-call.js';
-import type { RunnerHost } from '../runner-host.js';
 
 type Runner = (b: RunnerBackend, c: RunnerCall) => unknown;
 
@@ -17,7 +16,31 @@ export function hostOf(b: RunnerBackend, fun: string): RunnerHost {
 }
 
 /** Salt's sync_all keys, in its order. */
-const SYNC_KINDS = ['clouds', 'modules', 'states', 'grains', 'renderers', 'returners', 'output', 'proxymodules', 'runners', 'wheel', 'engines', 'thorium', 'queues', 'pillar', 'utils', 'sdb', 'cache', 'fileserver', 'tops', 'tokens', 'serializers', 'executors', 'roster'] as const;
+const SYNC_KINDS = [
+  'clouds',
+  'modules',
+  'states',
+  'grains',
+  'renderers',
+  'returners',
+  'output',
+  'proxymodules',
+  'runners',
+  'wheel',
+  'engines',
+  'thorium',
+  'queues',
+  'pillar',
+  'utils',
+  'sdb',
+  'cache',
+  'fileserver',
+  'tops',
+  'tokens',
+  'serializers',
+  'executors',
+  'roster',
+] as const;
 /** The file_roots folder of each kind where it differs from `_<kind>`. */
 const SYNC_DIRS: Partial<Record<(typeof SYNC_KINDS)[number], string>> = { output: '_output', tokens: '_tokens' };
 
@@ -47,7 +70,8 @@ function syncRunner(kinds: ReadonlyArray<(typeof SYNC_KINDS)[number]>, all: bool
 function cacheTarget(c: RunnerCall, fun: string, required: boolean): { tgt: string | string[]; tgtType: string } {
   const tgt = param(c, 'tgt', 0) ?? (required ? undefined : '*');
   const tgtType = param(c, 'tgt_type', 1) ?? 'glob';
-  if (!(typeof tgt === 'string' || (Array.isArray(tgt) && tgt.every((t) => typeof t === 'string')))) throw new BrineError('BAD_ARGUMENTS', `${fun}: give tgt, the minions whose cached data to show (e.g. tgt='*')`);
+  if (!(typeof tgt === 'string' || (Array.isArray(tgt) && tgt.every((t) => typeof t === 'string'))))
+    throw new BrineError('BAD_ARGUMENTS', `${fun}: give tgt, the minions whose cached data to show (e.g. tgt='*')`);
   if (typeof tgtType !== 'string') throw new BrineError('BAD_ARGUMENTS', `${fun}: tgt_type must be a string`);
   return { tgt: tgt as string | string[], tgtType };
 }
@@ -100,10 +124,7 @@ export const MASTER_RUNNERS: ReadonlyArray<[string, Runner]> = [
   ['cache.mine', cacheRunner('cache.mine', false, (_b, h, id) => h.mineOf(id))],
   ['saltutil.sync_all', syncRunner(SYNC_KINDS, true)],
   ...SYNC_KINDS.map((k): [string, Runner] => [`saltutil.sync_${k === 'tokens' ? 'eauth_tokens' : k}`, syncRunner([k], false)]),
-  [
-    'test.arg',
-    (_b, c) => ({ args: [...c.arg], kwargs: Object.fromEntries(Object.entries(c.kwarg).filter(([k]) => !k.startsWith('__'))) }),
-  ],
+  ['test.arg', (_b, c) => ({ args: [...c.arg], kwargs: Object.fromEntries(Object.entries(c.kwarg).filter(([k]) => !k.startsWith('__'))) })],
   [
     'test.sleep',
     async (b, c) => {

@@ -154,7 +154,11 @@ export function createRemoteBackend(d: RemoteBackendDeps): RemoteBackend {
     },
     // runners run in the master (its bus, file server, job cache): the same answer as its own API's
     runner: async (req) => {
-      const r = await ask<RunnerRet>(sock, { t: 'runner', fun: req.fun, arg: req.arg as never, kwarg: req.kwarg as never, apiUser: req.user, ...(req.async === undefined ? {} : { async: req.async }) }, 'runner_ret');
+      const r = await ask<RunnerRet>(
+        sock,
+        { t: 'runner', fun: req.fun, arg: req.arg as never, kwarg: req.kwarg as never, apiUser: req.user, ...(req.async === undefined ? {} : { async: req.async }) },
+        'runner_ret',
+      );
       if (!r.done) return { jid: r.jid, done: false };
       return { jid: r.jid, done: true, return: r.return, success: r.success ?? false, retcode: r.retcode ?? 1, ...(r.error ? { error: r.error } : {}) };
     },

@@ -76,6 +76,15 @@ export class Runners implements MasterFeature {
       ...(extras.localCall ? { localCall: extras.localCall } : {}),
       ...(extras.extraRunners ? { extraRunners: extras.extraRunners } : {}),
     };
-    this.backend = createRunnerBackend({ master: d.master, jobs: d.jobs, cache: d.cache, grainsOf: d.targeting.grains, targeting: d.targeting, logger: d.logger, clock: d.clock, runnerHost: this.host });
+    this.backend = createRunnerBackend({
+      master: d.master,
+      jobs: d.jobs,
+      cache: d.cache,
+      grainsOf: d.targeting.grains,
+      targeting: d.targeting,
+      logger: d.logger,
+      clock: d.clock,
+      runnerHost: this.host,
+    });
   }
 }
