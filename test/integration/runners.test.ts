@@ -179,6 +179,10 @@ describe('brine runner and the API runner/wheel clients', () => {
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /Exception occurred in runner jobs\.lookup_jid: INVALID_JID: /);
     assert.match(bad.stderr, /^INVALID_JID: /m);
+    // the daemon loads no execution functions for salt.cmd: a coded answer, not a hang
+    const cmd = await cluster.brine(['runner', 'salt.cmd', 'test.ping']);
+    assert.equal(cmd.code, 1);
+    assert.match(cmd.stderr, /^RUNNER_UNAVAILABLE: salt\.cmd: .*brine run/m);
     const badTimeout = await cluster.brine(['runner', 'manage.up', '-t', 'soon']);
     assert.equal(badTimeout.code, 64);
     assert.match(badTimeout.stderr, /USAGE: -t\/--timeout must be a number/);

@@ -83,7 +83,7 @@ function listJob(b: RunnerBackend, jid: string): Record<string, unknown> {
 }
 
 async function active(b: RunnerBackend, c: RunnerCall): Promise<Record<string, unknown>> {
-  const { returns } = await fleetCall(b, { tgt: '*', tgtType: 'glob', fun: 'saltutil.running', user: c.user ?? 'root' });
+  const { returns } = await fleetCall(b, { tgt: '*', tgtType: 'glob', fun: 'saltutil.running', user: c.user ?? 'root', ...(c.timeout === undefined ? {} : { timeout: c.timeout }) });
   const out: Record<string, Record<string, unknown> & { Running: Array<Record<string, unknown>>; Returned: string[] }> = {};
   for (const [minion, r] of returns) {
     if (!Array.isArray(r.ret)) continue;

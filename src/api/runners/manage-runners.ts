@@ -67,7 +67,7 @@ function hostOf(remote: string): string {
 /** Salt's manage.versions labels, by how each minion's version compares to the master's. */
 async function versions(b: RunnerBackend, c: RunnerCall): Promise<Record<string, unknown>> {
   const master = b.runnerHost?.version ?? '';
-  const { minions, returns } = await fleetCall(b, { tgt: '*', tgtType: 'glob', fun: 'test.version', user: c.user ?? 'root' });
+  const { minions, returns } = await fleetCall(b, { tgt: '*', tgtType: 'glob', fun: 'test.version', user: c.user ?? 'root', ...(c.timeout === undefined ? {} : { timeout: c.timeout }) });
   const groups: Record<string, Record<string, string | false>> = {};
   for (const m of [...minions].sort()) {
     const r = returns.get(m);
