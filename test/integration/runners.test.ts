@@ -156,6 +156,12 @@ describe('brine runner and the API runner/wheel clients', () => {
     assert.deepEqual(json(await cluster.brine(['runner', 'saltutil.sync_runners', '--out', 'json'])), []);
   });
 
+  it('salt.cmd runs an execution function on the master, with its ID', async () => {
+    assert.deepEqual(json(await cluster.brine(['runner', 'salt.cmd', 'test.ping', '--out', 'json'])), true);
+    assert.deepEqual(json(await cluster.brine(['runner', 'salt.cmd', 'grains.get', 'id', '--out', 'json'])), MASTER_ID);
+    assert.deepEqual(json(await cluster.brine(['runner', 'salt.cmd', 'fun=test.echo', 'text=hi', '--out', 'json'])), 'hi');
+  });
+
   it('manage.versions, --async, -t and test.sleep', async () => {
     const versions = json(await cluster.brine(['runner', 'manage.versions', '--out', 'json'])) as Record<string, unknown>;
     const master = versions.Master as string;
@@ -179,10 +185,10 @@ describe('brine runner and the API runner/wheel clients', () => {
     assert.equal(bad.code, 1);
     assert.match(bad.stdout, /Exception occurred in runner jobs\.lookup_jid: INVALID_JID: /);
     assert.match(bad.stderr, /^INVALID_JID: /m);
-    // the daemon loads no execution functions for salt.cmd: a coded answer, not a hang
-    const cmd = await cluster.brine(['runner', 'salt.cmd', 'test.ping']);
+    // an execution function the master does not have fails the runner job
+    const cmd = await cluster.brine(['runner', 'salt.cmd', 'nope.nothing']);
     assert.equal(cmd.code, 1);
-    assert.match(cmd.stderr, /^RUNNER_UNAVAILABLE: salt\.cmd: .*brine run/m);
+    assert.match(cmd.stderr, /^UNKNOWN_FUNCTION: /m);
     const badTimeout = await cluster.brine(['runner', 'manage.up', '-t', 'soon']);
     assert.equal(badTimeout.code, 64);
     assert.match(badTimeout.stderr, /USAGE: -t\/--timeout must be a number/);
