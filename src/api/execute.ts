@@ -6,10 +6,10 @@
 import { checkAcl, type AclRequest, type MinionsOf, type Principal } from '../auth/index.js';
 import { formatJid } from '../jobs/index.js';
 import type { JobReturn, PublishRequest } from '../protocol/index.js';
-import { BrineError, isBrineError } from '../util/errors.js';
+import { saltStamp } from '../protocol/index.js';
+import { BrineError, isBrineError, isErrorCode, toBrineError } from '../util/errors.js';
 import type { ApiBackend, ApiJobSink } from './backend.js';
 import { batchSize, type Chunk } from './lowstate.js';
-import { RUNNERS } from './runners.js';
 import { WHEELS } from './wheel.js';
 
 export interface CallContext {
@@ -65,7 +65,7 @@ export async function authorizeChunk(ctx: CallContext, chunk: Chunk): Promise<st
     const req: AclRequest = { client: 'local', fun: chunk.fun, tgt: chunk.tgt, tgtType: chunk.tgtType, arg: chunk.arg, kwarg: chunk.kwarg };
     return b.auth.authorize(ctx.who, req, await minionsOf(b, ctx.who, req), ctx.source);
   }
-  const req: AclRequest = { client: chunk.client as 'runner' | 'wheel', fun: chunk.fun, arg: chunk.arg, kwarg: chunk.kwarg };
+  const req: AclRequest = { client: chunk.client === 'runner_async' ? 'runner' : (chunk.client as 'runner' | 'wheel'), fun: chunk.fun, arg: chunk.arg, kwarg: chunk.kwarg };
   return b.auth.authorize(ctx.who, req, await minionsOf(b, ctx.who, req), ctx.source);
 }
 
@@ -128,12 +128,50 @@ async function runBatch(ctx: CallContext, chunk: Chunk, within: string[] | undef
   return results;
 }
 
-/** Salt's wheel reply: {tag, data: {fun, jid, tag, user, _stamp, return, success}}. */
-function wheelReply(ctx: CallContext, fun: string, ret: unknown, success: boolean): Record<string, unknown> {
-  const now = ctx.backend.clock.now();
-  const jid = formatJid(now * 1000);
+/**
+ * Runs a wheel function as Salt's WheelClient does: salt/wheel/<jid>/new, the function,
+ * salt/wheel/<jid>/ret, and the reply {tag, data: {fun, jid, tag, user, _stamp, return, success}}.
+ */
+async function runWheel(ctx: CallContext, chunk: Chunk): Promise<Record<string, unknown>> {
+  const b = ctx.backend;
+  const fn = WHEELS.get(chunk.fun);
+  if (!fn) throw new BrineError('API_BAD_REQUEST', `wheel function '${chunk.fun}' is not one brine's API has; use ${[...WHEELS.keys()].join(', ')}`);
+  const jid = formatJid(b.clock.now() * 1000);
   const tag = `salt/wheel/${jid}`;
-  return { tag, data: { fun: `wheel.${fun}`, jid, tag, user: ctx.who.user, _stamp: new Date(now).toISOString().replace('Z', ''), return: ret, success } };
+  const base = { fun: `wheel.${chunk.fun}`, fun_args: Object.keys(chunk.kwarg).length > 0 ? [...chunk.arg, { ...chunk.kwarg }] : [...chunk.arg], jid, user: ctx.who.user };
+  await fireQuietly(b, `${tag}/new`, base);
+  let ret: unknown;
+  try {
+    ret = await fn(b, { arg: chunk.arg, kwarg: chunk.kwarg });
+  } catch (err) {
+    await fireQuietly(b, `${tag}/ret`, { ...base, return: toBrineError(err).message, success: false });
+    throw err;
+  }
+  await fireQuietly(b, `${tag}/ret`, { ...base, return: ret, success: true });
+  return { tag, data: { fun: base.fun, jid, tag, user: ctx.who.user, _stamp: saltStamp(b.clock.now()), return: ret, success: true } };
+}
+
+/** A wheel event the master could not be told of (it is down, for `brine api`) does not fail the call. */
+async function fireQuietly(b: ApiBackend, tag: string, data: Record<string, unknown>): Promise<void> {
+  try {
+    await b.fire(tag, data);
+  } catch (err) {
+    b.logger.warn({ err: toBrineError(err).message, tag }, `could not fire ${tag} on the master's bus; the wheel call itself goes on`);
+  }
+}
+
+/** The API's runner clients: the runner runs as a job on the master (runner-job.ts). */
+async function runRunnerChunk(ctx: CallContext, chunk: Chunk, async: boolean): Promise<unknown> {
+  let reply: Awaited<ReturnType<ApiBackend['runner']>>;
+  try {
+    reply = await ctx.backend.runner({ fun: chunk.fun, arg: chunk.arg, kwarg: chunk.kwarg, user: ctx.who.user, async });
+  } catch (err) {
+    if (isBrineError(err, 'RUNNER_UNKNOWN')) throw new BrineError('API_BAD_REQUEST', `runner function '${chunk.fun}' is not one brine has (${err.message}); docs/runners.md lists them`);
+    throw err;
+  }
+  if (!reply.done) return { tag: `salt/run/${reply.jid}`, jid: reply.jid };
+  if (reply.error) throw new BrineError(isErrorCode(reply.error.code) ? reply.error.code : 'INTERNAL', reply.error.message);
+  return reply.return;
 }
 
 export async function runChunk(ctx: CallContext, chunk: Chunk): Promise<unknown> {
@@ -153,15 +191,11 @@ export async function runChunk(ctx: CallContext, chunk: Chunk): Promise<unknown>
       }
     case 'local_batch':
       return runBatch(ctx, chunk, within);
-    case 'runner': {
-      const fn = RUNNERS.get(chunk.fun);
-      if (!fn) throw new BrineError('API_BAD_REQUEST', `runner function '${chunk.fun}' is not one brine's API has; use ${[...RUNNERS.keys()].join(', ')}`);
-      return await fn(b, { arg: chunk.arg, kwarg: chunk.kwarg });
-    }
-    case 'wheel': {
-      const fn = WHEELS.get(chunk.fun);
-      if (!fn) throw new BrineError('API_BAD_REQUEST', `wheel function '${chunk.fun}' is not one brine's API has; use ${[...WHEELS.keys()].join(', ')}`);
-      return wheelReply(ctx, chunk.fun, await fn(b, { arg: chunk.arg, kwarg: chunk.kwarg }), true);
-    }
+    case 'runner':
+      return runRunnerChunk(ctx, chunk, false);
+    case 'runner_async':
+      return runRunnerChunk(ctx, chunk, true);
+    case 'wheel':
+      return runWheel(ctx, chunk);
   }
 }

@@ -2,9 +2,12 @@
 // `rest_cherrypy:` is set. docs/api.md describes every endpoint.
 export { apiOptionsFrom, type ApiOptions } from './api-options.js';
 export { startApiServer, buildApiApp, type ApiServer, type TlsMaterial } from './server.js';
-export type { ApiBackend, ApiJobSink, ReactionView } from './backend.js';
+export type { ApiBackend, ApiJobSink, ReactionView, RunnerBackend, RunnerHost } from './backend.js';
 export { parseLowstate, CLIENTS, type Chunk } from './lowstate.js';
-export { RUNNERS } from './runners.js';
+export { RUNNERS, runnerFunction, runnerNames, type Runner, type RunnerCall } from './runners.js';
+
+export { runRunner, startRunnerJob } from './runner-job.js';
+export type { RunnerOutcome, RunnerReply } from './runner-call.js';
 export { WHEELS } from './wheel.js';
 export { apiTlsMaterial, type ApiTlsSource } from './api-tls.js';
 export { checkedHookPath } from './hook-path.js';

@@ -5,7 +5,7 @@
 import { TARGET_TYPES } from '../protocol/index.js';
 import { BrineError } from '../util/errors.js';
 
-export const CLIENTS = ['local', 'local_async', 'local_batch', 'runner', 'wheel'] as const;
+export const CLIENTS = ['local', 'local_async', 'local_batch', 'runner', 'runner_async', 'wheel'] as const;
 export type ClientName = (typeof CLIENTS)[number];
 
 export interface Chunk {

@@ -135,9 +135,28 @@ export const WHEELS = new Map<string, Wheel>([
     },
   ],
   ['key.finger', (b, c) => fingers(b, matchParam(c, 'key.finger'))],
+  // Salt's config.values: the master's options (nodegroups, file_roots, ...), secrets withheld
+  ['config.values', (b) => withoutSecrets(b.masterOptions())],
+  [
+    'minions.connected',
+    async (b) =>
+      (await b.presence())
+        .filter((s) => s.state === 'connected')
+        .map((s) => s.id)
+        .sort(),
+  ],
   // brine's own (Salt has no wheel for it): ends API sessions at once, e.g. of a user who left
   ['token.revoke', (b, c) => ({ revoked: b.auth.revoke(revokeTarget(c)) })],
 ]);
+
+/** Option names whose values are credentials: config.values answers them as '(hidden)'. */
+const SECRET_OPTION = /pass(word|phrase)?|secret|token|(^|_)key$|credentials|private/i;
+
+function withoutSecrets(value: unknown, depth = 0): unknown {
+  if (depth > 32 || typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map((v) => withoutSecrets(v, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, SECRET_OPTION.test(k) && v !== null && v !== '' && typeof v !== 'boolean' ? '(hidden)' : withoutSecrets(v, depth + 1)]));
+}
 
 /** token.revoke takes `user` (every token of that user) or `token` (that one), not both. */
 function revokeTarget(c: WheelCall): { user: string } | { token: string } {

@@ -24,6 +24,7 @@ const COMMANDS: ReadonlyArray<readonly [readonly string[], () => Promise<Registe
   [['nats'], async () => (await import('./commands/nats.js')).registerNats],
   [['fileserver'], async () => (await import('./commands/fileserver.js')).registerFileserver],
   [['git-pillar'], async () => (await import('./commands/git-pillar.js')).registerGitPillar],
+  [['runner'], async () => (await import('./commands/runner.js')).registerRunner],
 ];
 
 /** The program with every subcommand, or only `only` when it names one (faster start). */

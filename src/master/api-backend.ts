@@ -1,7 +1,7 @@
 // The master's side of the REST API: the ApiBackend that src/api calls, over the same JobTracker,
 // job cache, key store, presence and event bus the control socket and `brine key` use.
 
-import type { ApiBackend, ReactionView } from '../api/index.js';
+import { runRunner, type ApiBackend, type ReactionView, type RunnerBackend, type RunnerHost } from '../api/index.js';
 import type { Authenticator } from '../auth/index.js';
 import type { JobCache } from '../jobs/index.js';
 import { TARGET_TYPES } from '../protocol/index.js';
@@ -27,15 +27,21 @@ export interface MasterView {
   reactions(limit: number): ReactionView[];
 }
 
-export interface ApiBackendDeps {
+/** What the runners need: the backend without the API's own parts (no Authenticator: the API may be off). */
+export interface RunnerBackendDeps {
   master: MasterView;
-  auth: Authenticator;
   jobs: JobTracker;
   cache: JobCache;
   grainsOf(id: string): Record<string, unknown> | undefined;
   targeting: Pick<MatchOptions, 'grains' | 'pillar' | 'dataCache' | 'nodegroups'>;
   logger: Logger;
   clock: Clock;
+  /** The master's side of the runners (src/master/features/runners.ts). */
+  runnerHost: RunnerHost;
+}
+
+export interface ApiBackendDeps extends RunnerBackendDeps {
+  auth: Authenticator;
 }
 
 /** The accepted minions a target matches, TARGET_INVALID for an unknown target type (the API and the control socket's `match`). */
@@ -51,13 +57,12 @@ export function acceptedWithin(accepted: string[], within: readonly string[] | u
   return accepted.filter((id) => wanted.has(id));
 }
 
-export function createApiBackend(d: ApiBackendDeps): ApiBackend {
+/** The backend the runners run over in the master: `brine runner`, the API, the reactor. */
+export function createRunnerBackend(d: RunnerBackendDeps): RunnerBackend {
   const { master } = d;
-  const startedAt = d.clock.now();
-  return {
+  const backend: RunnerBackend = {
     logger: d.logger,
     clock: d.clock,
-    auth: d.auth,
     keys: master.keys,
     masterFingerprint: master.identity.fingerprint,
     publish: async (req, sink) => d.jobs.publish(req, sink),
@@ -68,9 +73,28 @@ export function createApiBackend(d: ApiBackendDeps): ApiBackend {
     grainsOf: d.grainsOf,
     matchTarget: async (tgt, tgtType, within) => matchAccepted(acceptedWithin(master.keys.list('accepted'), within), tgt, tgtType, d.targeting),
     subscribe: (fn) => master.events.subscribe(fn),
-    emitHook: async (path, user, body) => master.events.emit({ kind: 'api_hook', path, user, body, at: d.clock.now() }),
     reconcileKeys: async () => master.reconcileKeys(),
+    runner: (req) => runRunner(backend, d.runnerHost, req),
+    fire: async (tag, data) => {
+      master.events.fire(tag, data);
+    },
+    masterOptions: () => d.runnerHost.options(),
+    runnerHost: d.runnerHost,
+  };
+  return backend;
+}
+
+export function createApiBackend(d: ApiBackendDeps): ApiBackend {
+  const { master } = d;
+  const startedAt = d.clock.now();
+  const base = createRunnerBackend(d);
+  const api: ApiBackend = {
+    ...base,
+    auth: d.auth,
+    // the API's runner calls run over this backend, so runners see the API's whole surface
+    runner: (req) => runRunner(api, d.runnerHost, req),
     reactions: async (limit) => master.reactions(limit),
+    emitHook: async (path, user, body) => master.events.emit({ kind: 'api_hook', path, user, body, at: d.clock.now() }),
     metrics: {
       render: async () => ({ text: await master.metrics.renderMetrics(), contentType: master.metrics.contentType }),
       countRequest: (status) => master.metrics.apiRequests.inc({ status: String(status) }),
@@ -86,4 +110,5 @@ export function createApiBackend(d: ApiBackendDeps): ApiBackend {
       };
     },
   };
+  return api;
 }

@@ -20,7 +20,10 @@ import {
   type MetricsRequest,
   type PublishRequest,
   type SessionsRequest,
+  type RunnerRequest,
+  type FireEventRequest,
 } from '../protocol/index.js';
+import type { RunnerReply } from '../api/index.js';
 import { checkedHookPath } from '../api/index.js';
 import { listenUnix, type FramedSocket, type UnixListener, type UnixPeer } from '../transport/index.js';
 import type { LocalAccount } from '../util/local-account.js';
@@ -54,6 +57,8 @@ export interface ControlDeps {
   fileserverUpdate?(backend?: string): Promise<{ remote: string; ok: boolean; changed: boolean; error?: string }[]>;
   /** `brine git-pillar update`: fetches the git_pillar remotes now (those matching branch and repo). */
   gitPillarUpdate?(branch?: string, repo?: string): Promise<{ remote: string; ok: boolean; changed: boolean; error?: string }[]>;
+  /** `brine runner` (and `brine api`'s runner client): runs a runner function as a job. */
+  runner(req: { fun: string; arg: unknown[]; kwarg: Record<string, unknown>; user: string; async?: boolean; timeout?: number }): Promise<RunnerReply>;
   clock: { now(): number };
 }
 
@@ -175,6 +180,36 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     const update = deps.gitPillarUpdate;
     if (update === undefined) throw new BrineError('FILESERVER_UNAVAILABLE', 'the master has not started its git_pillar remotes yet; try again in a moment');
     answerUpdate(channel, update(req.branch, req.repo), 'git_pillar_updated');
+  });
+
+  on<RunnerRequest>('runner', (req, channel, peer) => {
+    if (req.apiUser !== undefined && !isPrivileged(peer)) {
+      throw new BrineError('CONTROL_DENIED', `only root and the master's user may run a runner for an API user (apiUser); user ${peer.account.name} may run only as itself`);
+    }
+    // recorded under the peer's real name, or the API user `brine api` names
+    const user = req.apiUser ?? peer.account.name;
+    deps.runner({ fun: req.fun, arg: req.arg, kwarg: req.kwarg, user, ...(req.async === undefined ? {} : { async: req.async }), ...(req.timeout === undefined ? {} : { timeout: req.timeout }) }).then(
+      (r) => {
+        channel.send(
+          r.done
+            ? { t: 'runner_ret', jid: r.jid, done: true, return: r.return as never, success: r.success, retcode: r.retcode, ...(r.error ? { error: r.error } : {}) }
+            : { t: 'runner_ret', jid: r.jid, done: false },
+        );
+        channel.close('shutdown');
+      },
+      (err) => {
+        const e = toBrineError(err);
+        if (e.code === 'INTERNAL') deps.logger.error({ err: e, fun: req.fun }, 'runner request failed');
+        channel.send({ t: 'error', code: e.code, message: e.message });
+        channel.close('shutdown');
+      },
+    );
+  });
+
+  on<FireEventRequest>('fire_event', (req, channel) => {
+    deps.events.fire(req.tag, req.data);
+    channel.send({ t: 'event_fired' });
+    channel.close('shutdown');
   });
 
   on<EventsRequest>('events', (req, channel) => {

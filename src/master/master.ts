@@ -37,6 +37,7 @@ import { Presence } from './features/presence.js';
 import { ReactorFeature } from './features/reactor.js';
 import { Returners } from './features/returners.js';
 import { TlsTransport } from './features/tls-transport.js';
+import { Runners, type RunnerExtras } from './features/runners.js';
 
 export const AGENT_VERSION = '0.1.0';
 
@@ -64,6 +65,7 @@ export class Master {
   private heartbeats: TimerWheel | undefined;
   private running: Running | undefined;
   private stopped = false;
+  private extras: RunnerExtras = {};
 
   private constructor(
     readonly opts: MasterOptions,
@@ -77,9 +79,11 @@ export class Master {
     this.failures = new HookFailures(logger);
   }
 
-  static async start(opts: MasterOptions, logger: Logger, clock: Clock = systemClock): Promise<Master> {
+  /** `extras`: what the daemon's start-up adds to the runners (salt.cmd's functions, brine's version). */
+  static async start(opts: MasterOptions, logger: Logger, clock: Clock = systemClock, extras: RunnerExtras = {}): Promise<Master> {
     const identity = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
     const master = new Master(opts, identity, logger, clock);
+    master.extras = extras;
     try {
       await master.open();
     } catch (err) {
@@ -128,13 +132,15 @@ export class Master {
     const files = own(new Files(opts, logger, clock));
     const gitPillar = own(new GitPillar(pillar.service, opts.cachedir, clock, logger));
     let nats: NatsTransport | undefined;
+    // one generator for minion jobs and runner jobs: their jids never collide
+    const jids = new JidGenerator(clock);
     const jobs = own(
       new Jobs({
         clock,
         logger,
         cache,
         targeting,
-        jids: new JidGenerator(clock),
+        jids,
         defaultTimeoutS: opts.timeout,
         gatherJobTimeoutS: opts.gather_job_timeout,
         acceptedIds: () => keys.list('accepted'),
@@ -157,15 +163,18 @@ export class Master {
     };
     const returners = own(new Returners({ opts, events, logger, clock }));
     const metrics = own(new Metrics({ fleet, events, host: opts.metrics_host, port: opts.metrics_port, logger }));
-    // the reactor is built after the view its runner and wheel reactions use; the view reads its list when asked
-    let reactor: ReactorFeature | undefined;
     const view = {
       ...{ keys, identity, events, metrics: metrics.registry, presence: () => presence.presence(), reconcileKeys: () => keyReconcile.reconcile() },
+      // the reactor is built after the view its runner and wheel reactions use; the view reads its list when asked
       reactions: (limit: number) => reactor?.recent(limit) ?? [],
     };
-    const api = own(new Api({ opts, identity, master: view, jobs: jobs.tracker, cache, targeting, refusals, logger, clock }));
-    reactor = own(new ReactorFeature({ opts, events, files: files.service.backends, master: view, jobs: jobs.tracker, cache, targeting, logger, clock }));
-    const control = own(new Control({ opts, keys, events, targeting, jobs, presence, keyReconcile, metrics, files, gitPillar, logger, clock }));
+    let reactor: ReactorFeature | undefined;
+    const runners = own(
+      new Runners({ opts, master: view, jobs: jobs.tracker, cache, jids, files: files.service, pillar: pillar.service, mine: mine.store, targeting, extras: this.extras, logger, clock }),
+    );
+    const api = own(new Api({ opts, identity, master: view, jobs: jobs.tracker, cache, targeting, refusals, runnerHost: runners.host, logger, clock }));
+    reactor = own(new ReactorFeature({ opts, events, files: files.service.backends, master: view, jobs: jobs.tracker, cache, targeting, runnerHost: runners.host, logger, clock }));
+    const control = own(new Control({ opts, keys, events, targeting, jobs, presence, keyReconcile, metrics, files, gitPillar, runners, logger, clock }));
     // the minions' way in: every session's silence check on one timer, noticed at most a tick late
     // (1/30 of heartbeat_timeout, at most 500 ms); each session routed to the list built below
     this.heartbeats = new TimerWheel(clock, Math.max(10, Math.min(500, Math.floor((opts.heartbeat_timeout * 1000) / 30))));
@@ -195,7 +204,7 @@ export class Master {
     }
     // the order of every moment: start and messages in this order, stop in reverse (servers
     // close after the timers and the jobs stop, presence flushes last); see docs/architecture.md
-    const list = [presence, refusals, returners, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar, reactor];
+    const list = [presence, refusals, returners, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar, runners, reactor];
     features = new FeatureList<MinionSession, MinionMessage>(list, this.failures.onError);
     this.running = { features, presence, metrics, api, tls };
     await features.start();

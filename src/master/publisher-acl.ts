@@ -33,6 +33,8 @@ const OPERATION_NAMES: Record<Exclude<ControlRequest['t'], 'publish'>, string> =
   metrics: "read the master's metrics (brine api)",
   fileserver_update: 'update the fileserver backends (brine fileserver update)',
   git_pillar_update: 'fetch the git_pillar remotes (brine git-pillar update)',
+  runner: 'run runner functions (brine runner)',
+  fire_event: "fire events on the master's bus (brine api)",
 };
 
 /**

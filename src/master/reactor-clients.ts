@@ -5,7 +5,7 @@
 // the RUNNERS and WHEELS maps only, so new functions need no change here.
 
 import * as fs from 'node:fs';
-import { RUNNERS, WHEELS, type ApiBackend } from '../api/index.js';
+import { RUNNERS, WHEELS, type ApiBackend, type RunnerHost } from '../api/index.js';
 import { Authenticator } from '../auth/index.js';
 import type { MasterOptions } from '../config/index.js';
 import { parseSaltUrl, readFileChunk, type FileBackend } from '../fileserver/index.js';
@@ -25,6 +25,8 @@ export interface ReactorClientDeps {
   jobs: JobTracker;
   cache: JobCache;
   targeting: MasterTargeting;
+  /** The master's side of the runners (src/master/features/runners.ts). */
+  runnerHost: RunnerHost;
   logger: Logger;
   clock: Clock;
 }
@@ -38,7 +40,7 @@ export function reactorClients(d: ReactorClientDeps): ReactorClients & { close()
   // built on the first runner or wheel reaction: a master whose reactor only publishes jobs opens no token store
   const api = (): ApiBackend => {
     auth ??= Authenticator.forMaster(d.opts, { keyFingerprint: d.master.identity.fingerprint, clock: d.clock, logger: d.logger });
-    backend ??= createApiBackend({ master: d.master, auth, jobs: d.jobs, cache: d.cache, grainsOf: d.targeting.grains, targeting: d.targeting, logger: d.logger, clock: d.clock });
+    backend ??= createApiBackend({ master: d.master, auth, jobs: d.jobs, cache: d.cache, grainsOf: d.targeting.grains, targeting: d.targeting, runnerHost: d.runnerHost, logger: d.logger, clock: d.clock });
     return backend;
   };
   const call = (kind: 'runner' | 'wheel', fun: string, c: { arg: unknown[]; kwarg: Record<string, unknown> }): Promise<unknown> => {

@@ -67,7 +67,27 @@ export const fileserverUpdateRequestSchema = s.object({ t: s.literal('fileserver
 /** `brine git-pillar update`: fetch the git_pillar remotes now, or those of a branch and/or repo (Salt's git_pillar.update runner). */
 export const gitPillarUpdateRequestSchema = s.object({ t: s.literal('git_pillar_update'), branch: s.optional(s.string({ max: 1024 })), repo: s.optional(s.string({ max: 4096 })) });
 
+/**
+ * `brine runner` (salt-run) and the API's runner client in `brine api`: the master runs the runner
+ * function as a job (salt/run/<jid>/new and ret, the job cache). `async`: answered with the jid at
+ * once. `apiUser` as for publish: root and the master user only.
+ */
+export const runnerRequestSchema = s.object({
+  t: s.literal('runner'),
+  fun: s.string({ min: 1, max: 256 }),
+  arg: s.array(s.json()),
+  kwarg: s.record(s.json()),
+  async: s.optional(s.bool()),
+  /** salt-run -t: seconds the jobs the runner sends wait for returns (absent: the master's timeout). */
+  timeout: s.optional(s.number({ min: 0 })),
+  apiUser: s.optional(s.string({ min: 1, max: 256 })),
+});
+/** Fires an event on the master's bus (`brine api`'s wheel events); root and the master user only. */
+export const fireEventRequestSchema = s.object({ t: s.literal('fire_event'), tag: s.string({ min: 1, max: 1024 }), data: s.record(s.json()) });
+
 type ControlRequestSchema =
+  | typeof runnerRequestSchema
+  | typeof fireEventRequestSchema
   | typeof publishRequestSchema
   | typeof sessionsRequestSchema
   | typeof eventsRequestSchema
@@ -90,6 +110,8 @@ export const CONTROL_REQUESTS = new Map<string, ControlRequestSchema>([
   ['metrics', metricsRequestSchema],
   ['fileserver_update', fileserverUpdateRequestSchema],
   ['git_pillar_update', gitPillarUpdateRequestSchema],
+  ['runner', runnerRequestSchema],
+  ['fire_event', fireEventRequestSchema],
 ]);
 
 export type PublishRequest = Infer<typeof publishRequestSchema>;
@@ -102,7 +124,11 @@ export type EmitHookRequest = Infer<typeof emitHookRequestSchema>;
 export type MetricsRequest = Infer<typeof metricsRequestSchema>;
 export type FileserverUpdateRequest = Infer<typeof fileserverUpdateRequestSchema>;
 export type GitPillarUpdateRequest = Infer<typeof gitPillarUpdateRequestSchema>;
+export type RunnerRequest = Infer<typeof runnerRequestSchema>;
+export type FireEventRequest = Infer<typeof fireEventRequestSchema>;
 export type ControlRequest =
+  | RunnerRequest
+  | FireEventRequest
   | PublishRequest
   | SessionsRequest
   | EventsRequest
@@ -190,6 +216,22 @@ export const fileserverUpdatedSchema = s.object({ t: s.literal('fileserver_updat
 /** The answer to git_pillar_update: each git_pillar remote fetched (`<branch> <URL>`), with git's message when it failed. */
 export const gitPillarUpdatedSchema = s.object({ t: s.literal('git_pillar_updated'), remotes: remoteUpdates });
 
+/**
+ * The answer to runner: the runner job's jid and, unless it was `async`, its return, success and
+ * retcode (Salt's salt-run exit status).
+ */
+export const runnerRetSchema = s.object({
+  t: s.literal('runner_ret'),
+  jid,
+  done: s.bool(),
+  return: s.optional(s.json()),
+  success: s.optional(s.bool()),
+  retcode: s.optional(s.int()),
+  /** The coded error of a runner that failed (the API answers with it). */
+  error: s.optional(wireError),
+});
+export const eventFiredSchema = s.object({ t: s.literal('event_fired') });
+
 export type Published = Infer<typeof publishedSchema>;
 export type JobReturn = Infer<typeof jobReturnSchema>;
 export type JobDone = Infer<typeof jobDoneSchema>;
@@ -207,8 +249,12 @@ export type ActiveJidsReply = Infer<typeof activeJidsSchema>;
 export type HookEmitted = Infer<typeof hookEmittedSchema>;
 export type MetricsReply = Infer<typeof metricsSchema>;
 export type FileserverUpdated = Infer<typeof fileserverUpdatedSchema>;
+export type RunnerRet = Infer<typeof runnerRetSchema>;
+export type EventFired = Infer<typeof eventFiredSchema>;
 export type GitPillarUpdated = Infer<typeof gitPillarUpdatedSchema>;
 export type ControlReply =
+  | RunnerRet
+  | EventFired
   | Published
   | JobReturn
   | JobDone
@@ -225,6 +271,8 @@ export type ControlReply =
 
 export const CONTROL_REPLIES = new Map<
   string,
+  | typeof runnerRetSchema
+  | typeof eventFiredSchema
   | typeof publishedSchema
   | typeof jobReturnSchema
   | typeof jobDoneSchema
@@ -239,6 +287,8 @@ export const CONTROL_REPLIES = new Map<
   | typeof fileserverUpdatedSchema
   | typeof gitPillarUpdatedSchema
 >([
+  ['runner_ret', runnerRetSchema],
+  ['event_fired', eventFiredSchema],
   ['fileserver_updated', fileserverUpdatedSchema],
   ['git_pillar_updated', gitPillarUpdatedSchema],
   ['matched', matchedSchema],

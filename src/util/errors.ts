@@ -15,6 +15,7 @@ import { RETURNER_ERRORS } from './error-codes/returners.js';
 import { API_ERRORS } from './error-codes/api.js';
 import { NATS_ERRORS } from './error-codes/nats.js';
 import { REACTOR_ERRORS } from './error-codes/reactor.js';
+import { RUNNER_ERRORS } from './error-codes/runners.js';
 import type { ErrorSpec } from './error-codes/spec.js';
 
 export type { ErrorSpec } from './error-codes/spec.js';
@@ -34,6 +35,7 @@ export const ERROR_GROUPS: ReadonlyArray<{ readonly title: string; readonly code
   { title: 'the REST API and access control', codes: API_ERRORS },
   { title: 'NATS (issue 13: brine on a nats-server cluster)', codes: NATS_ERRORS },
   { title: 'the reactor', codes: REACTOR_ERRORS },
+  { title: 'runners', codes: RUNNER_ERRORS },
 ];
 
 export const ERRORS = {
@@ -50,6 +52,7 @@ export const ERRORS = {
   ...API_ERRORS,
   ...NATS_ERRORS,
   ...REACTOR_ERRORS,
+  ...RUNNER_ERRORS,
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -101,6 +101,33 @@ describe('brine api: the REST API as its own process', () => {
     assert.equal(job.json.info[0].User, 'admin', 'the job is recorded under the API user');
   });
 
+  it('runners run in the master (same answers as its own API), recorded under the API user; wheel minions.connected', async () => {
+    const res = await api.post('/', admin, [
+      { client: 'runner', fun: 'test.arg', arg: ['x'], kwarg: { k: 'v' } },
+      { client: 'runner', fun: 'fileserver.file_list' },
+      { client: 'runner_async', fun: 'test.arg' },
+      { client: 'wheel', fun: 'minions.connected' },
+    ]);
+    assert.equal(res.status, 200, res.text);
+    const [arg, files, started, connected] = res.json.return;
+    assert.deepEqual(arg, { args: ['x'], kwargs: { k: 'v' } });
+    assert.deepEqual(files, []);
+    assert.match(started.jid, /^\d{20}$/);
+    assert.deepEqual(connected.data.return, ['m1', 'm2']);
+    // the runner job is in the master's job cache, under the API user
+    const job = await waitUntil(
+      async () => {
+        const r = await api.post('/', admin, [{ client: 'runner', fun: 'jobs.list_job', jid: started.jid }]);
+        return r.status === 200 && Object.keys(r.json.return[0].Result).length > 0 ? r.json.return[0] : undefined;
+      },
+      20_000,
+      'the runner job in the job cache',
+    );
+    assert.equal(job.Function, 'runner.test.arg');
+    assert.equal(job.User, 'admin');
+    expectError(await api.post('/', admin, [{ client: 'runner', fun: 'nope.nothing' }]), 400, 'API_BAD_REQUEST');
+  });
+
   it('a publish outside the ACL is 403 ACL_DENIED (the target is matched by the master)', async () => {
     const limited = await api.login('limited', 's3cret');
     const ok = await api.post('/', limited, [{ client: 'local', tgt: 'm1', fun: 'test.ping' }]);

@@ -59,7 +59,7 @@ describe('REST API with a real master and minions', () => {
   it('GET / needs no token and names the clients', async () => {
     const res = await api.get('/');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.json, { return: 'Welcome', clients: ['local', 'local_async', 'local_batch', 'runner', 'wheel'] });
+    assert.deepEqual(res.json, { return: 'Welcome', clients: ['local', 'local_async', 'local_batch', 'runner', 'runner_async', 'wheel'] });
   });
 
   it('POST /login gives the token in the body, X-Auth-Token and an HttpOnly SameSite=Strict Secure cookie; a form works too', async () => {

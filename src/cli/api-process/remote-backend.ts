@@ -8,7 +8,7 @@ import type { ApiBackend, ApiJobSink } from '../../api/index.js';
 import type { Authenticator } from '../../auth/index.js';
 import type { JobCache } from '../../jobs/index.js';
 import type { KeyStore } from '../../pki/index.js';
-import type { ActiveJidsReply, ControlReply, ControlRequest, HookEmitted, KeysReconciled, Matched, MetricsReply, Published, SessionsReply } from '../../protocol/index.js';
+import type { ActiveJidsReply, ControlReply, ControlRequest, EventFired, HookEmitted, KeysReconciled, Matched, MetricsReply, Published, RunnerRet, SessionsReply } from '../../protocol/index.js';
 import type { Clock } from '../../util/clock.js';
 import { BrineError, isErrorCode } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
@@ -23,6 +23,8 @@ export interface RemoteBackendDeps {
   keys: KeyStore;
   masterFingerprint: string;
   cache: JobCache;
+  /** The master's options as this process loaded them (wheel config.values). */
+  options: Record<string, unknown>;
 }
 
 export interface RemoteBackend extends ApiBackend {
@@ -150,6 +152,20 @@ export function createRemoteBackend(d: RemoteBackendDeps): RemoteBackend {
     emitHook: async (path, user, body) => {
       await ask<HookEmitted>(sock, { t: 'emit_hook', path, user, body: body as never }, 'hook_emitted');
     },
+    // runners run in the master (its bus, file server, job cache): the same answer as its own API's
+    runner: async (req) => {
+      const r = await ask<RunnerRet>(
+        sock,
+        { t: 'runner', fun: req.fun, arg: req.arg as never, kwarg: req.kwarg as never, apiUser: req.user, ...(req.async === undefined ? {} : { async: req.async }) },
+        'runner_ret',
+      );
+      if (!r.done) return { jid: r.jid, done: false };
+      return { jid: r.jid, done: true, return: r.return, success: r.success ?? false, retcode: r.retcode ?? 1, ...(r.error ? { error: r.error } : {}) };
+    },
+    fire: async (tag, data) => {
+      await ask<EventFired>(sock, { t: 'fire_event', tag, data: data as never }, 'event_fired');
+    },
+    masterOptions: () => ({ ...d.options }),
     reconcileKeys: async () => (await ask<KeysReconciled>(sock, { t: 'keys_changed' }, 'keys_reconciled')).closed,
     metrics: {
       render: async () => {

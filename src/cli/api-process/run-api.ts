@@ -60,6 +60,7 @@ export async function startApiProcess(opts: MasterOptions, logger: Logger): Prom
     keys: new KeyStore(opts.pki_dir),
     masterFingerprint: identity.fingerprint,
     cache,
+    options: { ...opts },
   });
   let server: ApiServer;
   try {

@@ -30,7 +30,13 @@ export function registerDaemons(program: Command): void {
         const daemon = prepareDaemon('master', opts, sharedSockDir(opts));
         const { logger } = daemon;
         const { Master } = await import('../../master/index.js');
-        const master = await startOrDispose(daemon, () => Master.start(opts, logger));
+        const [{ BRINE_VERSION }, { masterLocalCall }, { masterIdOf }] = await Promise.all([
+          import('../../modules/version.js'),
+          import('../master-local-call.js'),
+          import('../../master/features/runners.js'),
+        ]);
+        const extras = { version: BRINE_VERSION, localCall: masterLocalCall(opts, masterIdOf(opts), logger) };
+        const master = await startOrDispose(daemon, () => Master.start(opts, logger, undefined, extras));
         // once up: a start-up failure stays one coded line; these do not stop the daemon
         logConfigWarnings(logger, opts, { role: 'master', localTrees: true });
         onSignals(() => stopThenDispose(daemon, () => master.stop()));

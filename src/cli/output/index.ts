@@ -2,6 +2,7 @@
 // marker and the salt CLI exit code.
 
 export { format, formatReturn, formatStatic, outputterNames } from './format.js';
+export { formatRunnerReturn } from './runner-output.js';
 export type { Outputter, FormatOptions } from './format.js';
 export { NoReturn, noReturn, isNoReturn } from './no-return.js';
 export type { NoReturnReason } from './no-return.js';

@@ -8,7 +8,7 @@ import type { Identity } from '../../pki/index.js';
 import type { JobCache } from '../../jobs/index.js';
 import { sourceKey } from '../../transport/index.js';
 import { Authenticator } from '../../auth/index.js';
-import { apiOptionsFrom, apiTlsMaterial, startApiServer, type ApiServer } from '../../api/index.js';
+import { apiOptionsFrom, apiTlsMaterial, startApiServer, type ApiServer, type RunnerHost } from '../../api/index.js';
 import { createApiBackend, type MasterView } from '../api-backend.js';
 import type { JobTracker } from '../job-tracker.js';
 import type { RefusalLog } from '../refusal-log.js';
@@ -22,6 +22,7 @@ export interface ApiDeps {
   cache: JobCache;
   targeting: MasterTargeting;
   refusals: RefusalLog;
+  runnerHost: RunnerHost;
   logger: Logger;
   clock: Clock;
 }
@@ -63,6 +64,7 @@ export class Api implements MasterFeature {
       cache: this.deps.cache,
       grainsOf: targeting.grains,
       targeting,
+      runnerHost: this.deps.runnerHost,
       logger,
       clock,
     });

@@ -18,6 +18,8 @@ import type { KeyReconcile } from './key-reconcile.js';
 import type { MasterFeature, MasterTargeting } from './master-feature.js';
 import type { Metrics } from './metrics.js';
 import type { Presence } from './presence.js';
+import type { Runners } from './runners.js';
+import { runRunner } from '../../api/index.js';
 
 export interface ControlFeatureDeps {
   opts: MasterOptions;
@@ -30,6 +32,7 @@ export interface ControlFeatureDeps {
   metrics: Metrics;
   files: Files;
   gitPillar: GitPillar;
+  runners: Runners;
   logger: Logger;
   clock: Clock;
 }
@@ -54,6 +57,7 @@ export class Control implements MasterFeature {
       metrics: () => d.metrics.render(),
       fileserverUpdate: (backend) => d.files.service.update(backend),
       gitPillarUpdate: (branch, repo) => d.gitPillar.updates.update(branch, repo),
+      runner: (req) => runRunner(d.runners.backend, d.runners.host, req),
       clock: d.clock,
     };
   }

@@ -179,6 +179,12 @@ export const CONTROL_REQUEST_SAMPLES: Sample[] = [
   { message: { t: 'metrics' }, optional: [], bad: {} },
   { message: { t: 'fileserver_update', backend: 'gitfs' }, optional: ['backend'], bad: { backend: [1, 'x'.repeat(65)] } },
   { message: { t: 'git_pillar_update', branch: '__env__', repo: 'https://git.example.org/pillar.git' }, optional: ['branch', 'repo'], bad: { branch: [1, 'x'.repeat(1025)], repo: [[]] } },
+  {
+    message: { t: 'runner', fun: 'manage.down', arg: [], kwarg: { removekeys: false }, async: false, timeout: 5, apiUser: 'admin' },
+    optional: ['async', 'timeout', 'apiUser'],
+    bad: { fun: ['', 1, 'f'.repeat(257)], arg: [{}], kwarg: [[1]], async: ['yes'], timeout: [-1], apiUser: [''] },
+  },
+  { message: { t: 'fire_event', tag: 'salt/wheel/1/new', data: { a: 1 } }, optional: [], bad: { tag: ['', 'x'.repeat(1025)], data: [[1], null] } },
 ];
 
 export const CONTROL_REPLY_SAMPLES: Sample[] = [
@@ -195,6 +201,13 @@ export const CONTROL_REPLY_SAMPLES: Sample[] = [
   { message: { t: 'matched', matched: ['web1'], missing: ['web9'] }, optional: [], bad: { matched: [[1]], missing: ['x'] } },
   { message: { t: 'active_jids', jids: [JID] }, optional: [], bad: { jids: [['1']] } },
   { message: { t: 'hook_emitted' }, optional: [], bad: {} },
+  {
+    message: { t: 'runner_ret', jid: JID, done: true, return: 'Exception occurred in runner x.y: E: m', success: false, retcode: 1, error: { code: 'E', message: 'm' } },
+    optional: ['return', 'success', 'retcode', 'error'],
+    anyJson: ['return'],
+    bad: { jid: ['1'], done: ['yes'], retcode: [1.5], error: [{ code: 1 }] },
+  },
+  { message: { t: 'event_fired' }, optional: [], bad: {} },
   { message: { t: 'metrics', text: '# HELP x\n', contentType: 'text/plain; version=0.0.4' }, optional: [], bad: { text: [1], contentType: [null] } },
   {
     message: { t: 'fileserver_updated', remotes: [{ remote: 'ssh://git@h/r.git', ok: false, changed: false, error: 'Connection refused' }] },
