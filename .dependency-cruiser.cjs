@@ -35,7 +35,10 @@ module.exports = {
     // nats (issue 13): the NATS transport, beside transport + session: identities, JWTs, subjects,
     // the server config, the master's hub and the minion's link (a job record's type from jobs)
     layer('nats', ['util', 'config', 'protocol', 'pki', 'session', 'jobs']),
-    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api']),
+    // orchestrate (issue 25): the master's state.orchestrate, the state engine with salt.* steps
+    // whose jobs go through an injected host (the master); batch sizes as the API computes them
+    layer('orchestrate', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting', 'state', 'api']),
+    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api', 'orchestrate']),
     layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {

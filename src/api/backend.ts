@@ -50,4 +50,9 @@ export interface ApiBackend {
   metrics: { render(): Promise<{ text: string; contentType: string }>; countRequest(status: number): void };
   /** For GET /stats. */
   stats(): Promise<Record<string, unknown>>;
+  /**
+   * state.orchestrate (`run`) and state.orchestrate_show_sls (`show`), run by the master; absent
+   * where no master runs them (ORCHESTRATE_UNAVAILABLE).
+   */
+  orchestrate?(what: 'run' | 'show', call: { arg: unknown[]; kwarg: Record<string, unknown> }, user: string): Promise<unknown>;
 }

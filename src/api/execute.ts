@@ -153,7 +153,7 @@ export async function runChunk(ctx: CallContext, chunk: Chunk): Promise<unknown>
     case 'runner': {
       const fn = RUNNERS.get(chunk.fun);
       if (!fn) throw new BrineError('API_BAD_REQUEST', `runner function '${chunk.fun}' is not one brine's API has; use ${[...RUNNERS.keys()].join(', ')}`);
-      return await fn(b, { arg: chunk.arg, kwarg: chunk.kwarg });
+      return await fn(b, { arg: chunk.arg, kwarg: chunk.kwarg, user: ctx.who.user });
     }
     case 'wheel': {
       const fn = WHEELS.get(chunk.fun);

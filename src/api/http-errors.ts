@@ -21,6 +21,7 @@ const STATUS = new Map<ErrorCode, number>([
   ['TARGET_INVALID', 400],
   ['UNKNOWN_FUNCTION', 400],
   ['BAD_ARGUMENTS', 400],
+  ['ORCHESTRATE_UNAVAILABLE', 501],
   ['INVALID_JID', 400],
   ['INVALID_ID', 400],
   ['INVALID_BATCH', 400],

@@ -3,7 +3,7 @@
 export { apiOptionsFrom, type ApiOptions } from './api-options.js';
 export { startApiServer, buildApiApp, type ApiServer, type TlsMaterial } from './server.js';
 export type { ApiBackend, ApiJobSink } from './backend.js';
-export { parseLowstate, CLIENTS, type Chunk } from './lowstate.js';
+export { parseLowstate, batchSize, CLIENTS, type Chunk } from './lowstate.js';
 export { RUNNERS } from './runners.js';
 export { WHEELS } from './wheel.js';
 export { apiTlsMaterial, type ApiTlsSource } from './api-tls.js';

@@ -11,6 +11,8 @@ import { jobSummary } from './salt-shapes.js';
 export interface RunnerCall {
   arg: unknown[];
   kwarg: Record<string, unknown>;
+  /** The API user calling (recorded as the user of the jobs an orchestration publishes). */
+  user?: string;
 }
 
 type Runner = (b: ApiBackend, c: RunnerCall) => unknown;
@@ -43,7 +45,19 @@ export function lookupJid(b: ApiBackend, jid: string): Record<string, unknown> {
   return out;
 }
 
+/** The orchestration runners, which the master runs (src/master/orchestrate). */
+function orchestrateRunner(what: 'run' | 'show'): Runner {
+  return (b, c) => {
+    if (!b.orchestrate) throw new BrineError('ORCHESTRATE_UNAVAILABLE', 'state.orchestrate runs in the master: call it through the API the master serves');
+    return b.orchestrate(what, { arg: c.arg, kwarg: c.kwarg }, c.user ?? 'root');
+  };
+}
+
 export const RUNNERS = new Map<string, Runner>([
+  ['state.orchestrate', orchestrateRunner('run')],
+  ['state.orch', orchestrateRunner('run')],
+  ['state.sls', orchestrateRunner('run')],
+  ['state.orchestrate_show_sls', orchestrateRunner('show')],
   [
     'jobs.list_jobs',
     (b, c) => {

@@ -23,6 +23,8 @@ export interface MasterView {
   metrics: BrineMetrics;
   presence(): SessionInfo[];
   reconcileKeys(): string[];
+  /** state.orchestrate and state.orchestrate_show_sls (the Orchestrate feature). */
+  orchestrate?: ApiBackend['orchestrate'];
 }
 
 export interface ApiBackendDeps {
@@ -68,6 +70,7 @@ export function createApiBackend(d: ApiBackendDeps): ApiBackend {
     subscribe: (fn) => master.events.subscribe(fn),
     emitHook: async (path, user, body) => master.events.emit({ kind: 'api_hook', path, user, body, at: d.clock.now() }),
     reconcileKeys: async () => master.reconcileKeys(),
+    ...(master.orchestrate ? { orchestrate: master.orchestrate } : {}),
     metrics: {
       render: async () => ({ text: await master.metrics.renderMetrics(), contentType: master.metrics.contentType }),
       countRequest: (status) => master.metrics.apiRequests.inc({ status: String(status) }),

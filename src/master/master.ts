@@ -31,6 +31,10 @@ import type { MasterFeature, MasterTargeting } from './features/master-feature.j
 import { Metrics } from './features/metrics.js';
 import { MinionData } from './features/minion-data.js';
 import { Mine } from './features/mine.js';
+import { Orchestrate } from './features/orchestrate.js';
+import { registryCalls } from './registry-calls.js';
+import type { FunctionCall } from '../orchestrate/index.js';
+import { matchAccepted } from './api-backend.js';
 import { NatsTransport } from './features/nats-transport.js';
 import { Pillar } from './features/pillar.js';
 import { Presence } from './features/presence.js';
@@ -126,13 +130,15 @@ export class Master {
     const files = own(new Files(opts, logger, clock));
     const gitPillar = own(new GitPillar(pillar.service, opts.cachedir, clock, logger));
     let nats: NatsTransport | undefined;
+    // one generator for the jobs and the orchestrations' runner jids, so no two share a jid
+    const jids = new JidGenerator(clock);
     const jobs = own(
       new Jobs({
         clock,
         logger,
         cache,
         targeting,
-        jids: new JidGenerator(clock),
+        jids,
         defaultTimeoutS: opts.timeout,
         gatherJobTimeoutS: opts.gather_job_timeout,
         acceptedIds: () => keys.list('accepted'),
@@ -154,8 +160,19 @@ export class Master {
       turnedAway: () => admission.turnedAway + (tls?.turnedAway ?? 0),
     };
     const metrics = own(new Metrics({ fleet, events, host: opts.metrics_host, port: opts.metrics_port, logger }));
-    const view = { keys, identity, events, metrics: metrics.registry, presence: () => presence.presence(), reconcileKeys: () => keyReconcile.reconcile() };
-    const api = own(new Api({ opts, identity, master: view, jobs: jobs.tracker, cache, targeting, refusals, logger, clock }));
+    let api!: Api;
+    const orchestration = own(
+      new Orchestrate({
+        ...{ config: opts, files: files.service.backends, jobs: () => jobs.tracker, events, cache, jids, clock, logger },
+        match: (tgt, tgtType) => matchAccepted(keys.list('accepted'), tgt, tgtType, targeting),
+        ...registryCalls(() => api.backend),
+      }),
+    );
+    const view = {
+      ...{ keys, identity, events, metrics: metrics.registry, presence: () => presence.presence(), reconcileKeys: () => keyReconcile.reconcile() },
+      orchestrate: (what: 'run' | 'show', call: FunctionCall, user: string) => (what === 'run' ? orchestration.run(call, user) : orchestration.showSls(call, user)),
+    };
+    api = own(new Api({ opts, identity, master: view, jobs: jobs.tracker, cache, targeting, refusals, logger, clock }));
     const control = own(new Control({ opts, keys, events, targeting, jobs, presence, keyReconcile, metrics, files, gitPillar, logger, clock }));
     // the minions' way in: every session's silence check on one timer, noticed at most a tick late
     // (1/30 of heartbeat_timeout, at most 500 ms); each session routed to the list built below
@@ -186,7 +203,7 @@ export class Master {
     }
     // the order of every moment: start and messages in this order, stop in reverse (servers
     // close after the timers and the jobs stop, presence flushes last); see docs/architecture.md
-    const list = [presence, refusals, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar];
+    const list = [presence, refusals, metrics, api, control, transport, jobs, orchestration, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar];
     features = new FeatureList<MinionSession, MinionMessage>(list, this.failures.onError);
     this.running = { features, presence, metrics, api, tls };
     await features.start();

@@ -8,7 +8,7 @@ import type { Identity } from '../../pki/index.js';
 import type { JobCache } from '../../jobs/index.js';
 import { sourceKey } from '../../transport/index.js';
 import { Authenticator } from '../../auth/index.js';
-import { apiOptionsFrom, apiTlsMaterial, startApiServer, type ApiServer } from '../../api/index.js';
+import { apiOptionsFrom, apiTlsMaterial, startApiServer, type ApiBackend, type ApiServer } from '../../api/index.js';
 import { createApiBackend, type MasterView } from '../api-backend.js';
 import type { JobTracker } from '../job-tracker.js';
 import type { RefusalLog } from '../refusal-log.js';
@@ -32,6 +32,8 @@ export class Api implements MasterFeature {
   readonly name = 'api';
   private auth: Authenticator | undefined;
   private server: ApiServer | undefined;
+  /** The backend the API serves from; orchestration's salt.runner / salt.wheel call the same functions. */
+  backend: ApiBackend | undefined;
   private purgeTimer: TimerHandle | undefined;
 
   constructor(private readonly deps: ApiDeps) {}
@@ -66,6 +68,7 @@ export class Api implements MasterFeature {
       logger,
       clock,
     });
+    this.backend = backend;
     const tls = await apiTlsMaterial({ pki_dir: opts.pki_dir, id: opts.id, master: identity }, apiOpts.disableSsl || apiOpts.sslCrt !== undefined);
     this.server = await startApiServer(backend, apiOpts, tls);
     logger.info({ url: this.server.url }, `serving the REST API on ${this.server.url}`);
