@@ -1,16 +1,24 @@
 // Salt's salt.utils.state.check_result: whether a (possibly nested) state return succeeded. The
 // orchestration uses it on each minion's return and on its own highstate.
 
-/** False for a non-mapping or empty return, or when any state (at any depth) has `result: False`. */
-export function checkResult(running: unknown): boolean {
-  if (typeof running !== 'object' || running === null || Array.isArray(running)) return false;
-  const entries = Object.entries(running);
+const isMapping = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * False for a non-mapping or empty return, or when any state (at any depth) has `result: False`;
+ * at the top level every value must be a mapping (a minion's list of compile errors fails).
+ */
+export function checkResult(running: unknown, recurse = false): boolean {
+  if (!isMapping(running)) return false;
+  const entries = Object.values(running);
   if (entries.length === 0) return false;
-  for (const [, state] of entries) {
-    if (typeof state !== 'object' || state === null || Array.isArray(state)) continue;
+  for (const state of entries) {
+    if (!isMapping(state)) {
+      if (!recurse) return false;
+      continue;
+    }
     if (!Object.hasOwn(state, 'result')) {
-      if (!checkResult(state)) return false;
-    } else if ((state as { result: unknown }).result === false) return false;
+      if (!checkResult(state, true)) return false;
+    } else if (state.result === false) return false;
   }
   return true;
 }

@@ -97,7 +97,7 @@ export function saltState(run: OrchestrationRun): StateFunction {
       const noChange: string[] = [];
       for (const [minion, m] of job.byMinion) {
         if (m.failed && a.expect_minions === false) continue;
-        if (m.failed || !checkResult(m.ret)) {
+        if (m.failed || !checkResult(m.ret, true)) {
           if (!failMinions.ids.has(minion)) failed.push(minion);
           changes[minion] = m.failed ? false : m.ret;
           continue;
