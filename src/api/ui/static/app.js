@@ -7,12 +7,14 @@ import { initFleet, refreshFleet } from './fleet.js';
 import { initJobs, refreshJobs } from './jobs.js';
 import { initKeys, refreshKeys } from './keys.js';
 import { initRun } from './run.js';
+import { refreshOrchestrations } from './orchestrations.js';
 
 const REFRESH_MS = 5000;
 const REFRESH = new Map([
   ['fleet', refreshFleet],
   ['keys', refreshKeys],
   ['jobs', refreshJobs],
+  ['orchestrations', refreshOrchestrations],
 ]);
 let current = 'fleet';
 let timer;
