@@ -113,6 +113,35 @@ after_failhard:
       - touch ${out}/after_failhard
 `,
     );
+    write(
+      path.join(srv, 'orch', 'master.sls'),
+      `nothing_comes:
+  salt.wait_for_event:
+    - name: never/fired
+    - id_list:
+      - m1
+    - timeout: 1
+
+after_wait:
+  salt.function:
+    - name: test.ping
+    - tgt: m1
+    - require:
+      - salt: nothing_comes
+
+keys:
+  salt.wheel:
+    - name: key.list_all
+
+active:
+  salt.runner:
+    - name: jobs.active
+
+no_such_runner:
+  salt.runner:
+    - name: nosuch.runner
+`,
+    );
     write(path.join(srv, 'orch', 'ping.sls'), 'ping_all:\n  salt.function:\n    - name: test.ping\n    - tgt: "m*"\n    - arg: []\n');
     const htpasswd = path.join(cluster.root, 'htpasswd');
     fs.writeFileSync(htpasswd, HTPASSWD, { mode: 0o600 });
@@ -217,7 +246,22 @@ after_failhard:
     assert.equal(ret.retcode, 0, JSON.stringify(ret));
     const step = stepsOf(ret).ping_all!;
     assert.deepEqual(step.changes, { ret: { m1: true, m2: true } });
-    assert.equal(step.comment, 'Function ran successfully. Function test.ping ran on m1, m2.');
+    // minions in the order they returned, as Salt lists them
+    assert.match(step.comment, /^Function ran successfully\. Function test\.ping ran on (m1, m2|m2, m1)\.$/);
+  });
+
+  it('a wait_for_event that sees nothing times out and fails what requires it; salt.runner and salt.wheel call the master functions', async () => {
+    const steps = stepsOf(await orchestrate({ mods: 'orch.master' }));
+    assert.equal(steps.nothing_comes!.result, false);
+    assert.equal(steps.nothing_comes!.comment, 'Timeout value reached.');
+    assert.equal(steps.after_wait!.comment, 'One or more requisite failed: orch.master.nothing_comes');
+    assert.equal(steps.keys!.result, true, steps.keys!.comment);
+    assert.equal(steps.keys!.comment, "Wheel function 'key.list_all' executed.");
+    assert.deepEqual(((steps.keys!.changes.return as { minions: string[] }).minions ?? []).sort(), ['m1', 'm2']);
+    assert.equal(steps.active!.comment, "Runner function 'jobs.active' executed.");
+    assert.equal(steps.no_such_runner!.result, false);
+    assert.equal(steps.no_such_runner!.comment, "Runner function 'nosuch.runner' failed.");
+    assert.match(String((steps.no_such_runner!.changes.return as { Error: string }).Error), /nosuch\.runner/);
   });
 
   it('bad input: no SLS is a coded error; an unknown SLS is a failed orchestration with the message', async () => {
