@@ -33,7 +33,7 @@ function row(jid, job, stored) {
     ...errors.map((e) => el('li', { className: 'bad' }, e)),
     ...steps.map((s) => el('li', { dataset: { step: s.id }, title: s.comment }, el('span', { className: 'id' }, s.id), ' ', outcome(s.result))),
   );
-  const overall = stored === undefined ? el('span', { className: 'muted' }, 'running') : outcome(retcode === 0 ? true : false);
+  const overall = stored === undefined ? el('span', { className: 'muted' }, 'running') : outcome(retcode === 0);
   return el(
     'tr',
     { dataset: { jid } },
