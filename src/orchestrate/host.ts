@@ -24,6 +24,8 @@ export interface OrchestrateHost {
   publishAndGather(req: Omit<PublishRequest, 't'>, signal: AbortSignal): Promise<GatheredJob>;
   /** The accepted minions a target matches (salt.state batch splits them). */
   match(tgt: string | string[], tgtType: string): Promise<{ matched: string[] }>;
+  /** Fires an event on the master's bus (Salt's salt/run/<jid>/args for each step that publishes). */
+  fire(tag: string, data: Record<string, unknown>): void;
   /** Every event on the master's bus, from now on. */
   subscribe(fn: (event: SaltEvent) => void): Disposable;
   /** A runner function (Salt's saltutil.runner), its return or a coded error. */

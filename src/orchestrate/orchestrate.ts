@@ -65,7 +65,7 @@ function envOf(d: OrchestrateDeps, req: OrchestrateRequest, signal: AbortSignal)
     jid: req.jid,
     pillar: () => req.pillar,
   };
-  const run: OrchestrationRun = { host: d.host, user: req.user, signal };
+  const run: OrchestrationRun = { host: d.host, user: req.user, jid: req.jid, signal };
   return { files: d.files, exec, registry: createDefaultRegistry(), functions: functionMap(orchestrationStates(run, d.clock)) };
 }
 

@@ -13,7 +13,19 @@ export interface OrchestrationRun {
   host: OrchestrateHost;
   /** The user the orchestration runs for: every job it publishes is recorded under this user. */
   user: string;
+  /** The orchestration's runner jid (Salt's __orchestration_jid__). */
+  jid: string;
   signal: AbortSignal;
+}
+
+/** The job arguments an args event reports (Salt's cmd_kw). */
+function stepArgs(arg: unknown[], kwarg: Record<string, unknown>, a: { tgt_type: string; timeout?: number | undefined; batch?: unknown }): Record<string, unknown> {
+  return { arg, kwarg, tgt_type: a.tgt_type, timeout: a.timeout ?? null, ...(a.batch !== undefined && a.batch !== null ? { batch: String(a.batch) } : {}) };
+}
+
+/** Salt's _fire_args: `salt/run/<orchestration jid>/args` before a step publishes its job. */
+function fireArgs(run: OrchestrationRun, type: 'state' | 'function', name: string, tgt: unknown, args: Record<string, unknown>): void {
+  run.host.fire(`salt/run/${run.jid}/args`, { type, tgt, name, args });
 }
 
 const TARGET = [
@@ -75,6 +87,7 @@ export function saltState(run: OrchestrationRun): StateFunction {
       if (a.pillarenv !== undefined) kwarg.pillarenv = a.pillarenv;
       if (a.saltenv !== undefined) kwarg.saltenv = a.saltenv;
       if (a.exclude !== undefined && a.exclude !== null) kwarg.exclude = a.exclude;
+      fireArgs(run, 'state', name, a.tgt, stepArgs(arg, kwarg, a));
       const job = await publishStep(
         run.host,
         {
@@ -144,6 +157,7 @@ export function saltFunction(run: OrchestrationRun): StateFunction {
       const kwarg = typeof a.kwarg === 'object' && a.kwarg !== null && !Array.isArray(a.kwarg) ? (a.kwarg as Record<string, unknown>) : {};
       const tgt = a.tgt as string | string[];
       if (ctx.test) return { name, result: null, changes: {}, comment: `Function ${name} would be executed on target ${String(tgt)}` };
+      fireArgs(run, 'function', name, tgt, stepArgs(arg, kwarg, a));
       const job = await publishStep(
         run.host,
         {

@@ -241,8 +241,24 @@ no_such_runner:
     assert.equal(fs.existsSync(path.join(out, 'after_failhard')), false);
   });
 
-  it('salt.function reports each minion return; a clean run has retcode 0', async () => {
-    const ret = await orchestrate({ mods: 'orch.ping' });
+  it('salt.function reports each minion return; a clean run has retcode 0; each step announces its job on salt/run/<jid>/args', async () => {
+    const stream = await api.events('/events', { 'x-auth-token': token });
+    let ret: { retcode: number; data: Record<string, Record<string, Step>> };
+    try {
+      assert.equal(stream.status, 200);
+      ret = await orchestrate({ mods: 'orch.ping' });
+      const args = await waitUntil(() => stream.events.find((e) => /^salt\/run\/\d{20}\/args$/.test(e.tag) && e.data.data?.name === 'test.ping'), 10_000, 'the step args event');
+      // salt-api's stream carries {tag, data} in each data line
+      assert.equal(args.data.data.type, 'function');
+      assert.equal(args.data.data.tgt, 'm*');
+      assert.equal(args.data.data.args.tgt_type, 'glob');
+      assert.match(args.data.data._stamp, /^\d{4}-\d\d-\d\dT/);
+      // the orchestration's runner jid, as the job cache has it
+      const jobs = (await api.post('/', token, [{ client: 'runner', fun: 'jobs.list_jobs', kwarg: { search_function: 'runner.state.orchestrate' } }])).json.return[0];
+      assert.equal(args.tag, `salt/run/${Object.keys(jobs).sort().at(-1)}/args`);
+    } finally {
+      stream.close();
+    }
     assert.equal(ret.retcode, 0, JSON.stringify(ret));
     const step = stepsOf(ret).ping_all!;
     assert.deepEqual(step.changes, { ret: { m1: true, m2: true } });

@@ -47,6 +47,9 @@ export class Orchestrate implements MasterFeature {
       masterId: masterMinionId(d.config.id),
       publishAndGather: (req, signal) => this.publishAndGather(req, signal),
       match: async (tgt, tgtType) => d.match(tgt, tgtType),
+      fire: (tag, data) => {
+        d.events.fire(tag, data);
+      },
       subscribe: (fn) => d.events.subscribe(fn),
       // an orchestration may run another (salt.runner state.orchestrate, parallel_runners)
       runner: (fun, call, user) => ((ORCHESTRATE_FUNS as readonly string[]).includes(fun) ? this.run(call, user) : d.runner(fun, call, user)),
