@@ -142,6 +142,8 @@ no_such_runner:
     - name: nosuch.runner
 `,
     );
+    write(path.join(srv, 'stamp_batch.sls'), `batch_stamp:\n  cmd.run:\n    - name: date +%s%N > ${out}/start_{{ grains['id'] }}; sleep 0.5; date +%s%N > ${out}/end_{{ grains['id'] }}\n`);
+    write(path.join(srv, 'orch', 'batch.sls'), 'one_at_a_time:\n  salt.state:\n    - tgt: "m*"\n    - sls: stamp_batch\n    - batch: 1\n');
     write(path.join(srv, 'orch', 'ping.sls'), 'ping_all:\n  salt.function:\n    - name: test.ping\n    - tgt: "m*"\n    - arg: []\n');
     const htpasswd = path.join(cluster.root, 'htpasswd');
     fs.writeFileSync(htpasswd, HTPASSWD, { mode: 0o600 });
@@ -278,6 +280,15 @@ no_such_runner:
     assert.equal(steps.no_such_runner!.result, false);
     assert.equal(steps.no_such_runner!.comment, "Runner function 'nosuch.runner' failed.");
     assert.match(String((steps.no_such_runner!.changes.return as { Error: string }).Error), /nosuch\.runner/);
+  });
+
+  it('salt.state with batch: 1 runs the minions one after the other', async () => {
+    const ret = await orchestrate({ mods: 'orch.batch' });
+    assert.equal(ret.retcode, 0, JSON.stringify(ret));
+    const step = stepsOf(ret).one_at_a_time!;
+    assert.deepEqual(Object.keys(step.changes.ret ?? {}).sort(), ['m1', 'm2']);
+    const [first, second] = stamp('start_m1') < stamp('start_m2') ? ['m1', 'm2'] : ['m2', 'm1'];
+    assert.ok(stamp(`start_${second}`) >= stamp(`end_${first}`), 'the second batch started after the first ended');
   });
 
   it('bad input: no SLS is a coded error; an unknown SLS is a failed orchestration with the message', async () => {
