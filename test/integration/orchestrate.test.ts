@@ -291,6 +291,16 @@ no_such_runner:
     assert.ok(stamp(`start_${second}`) >= stamp(`end_${first}`), 'the second batch started after the first ended');
   });
 
+  it('state.orchestrate_show_sls renders the steps and runs nothing', async () => {
+    const before = Object.keys((await api.post('/', token, [{ client: 'runner', fun: 'jobs.list_jobs' }])).json.return[0]).length;
+    const res = await api.post('/', token, [{ client: 'runner', fun: 'state.orchestrate_show_sls', mods: 'orch.ping' }]);
+    assert.equal(res.status, 200, res.text);
+    const high = res.json.return[0][MASTER_ID];
+    assert.ok(high?.ping_all, res.text);
+    assert.match(JSON.stringify(high.ping_all.salt), /"function"/);
+    assert.equal(Object.keys((await api.post('/', token, [{ client: 'runner', fun: 'jobs.list_jobs' }])).json.return[0]).length, before);
+  });
+
   it('bad input: no SLS is a coded error; an unknown SLS is a failed orchestration with the message', async () => {
     const res = await api.post('/', token, [{ client: 'runner', fun: 'state.orchestrate', kwarg: {} }]);
     assert.equal(res.status, 400, res.text);
