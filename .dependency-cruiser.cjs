@@ -38,7 +38,10 @@ module.exports = {
     layer('nats', ['util', 'config', 'protocol', 'pki', 'session', 'jobs']),
     // reactor (issue 25): the master's reactor engine; renders reactor SLS, runs reactions through injected clients
     layer('reactor', ['util', 'protocol', 'render']),
-    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api', 'reactor', 'returners']),
+    // orchestrate (issue 25): the master's state.orchestrate, the state engine with salt.* steps
+    // whose jobs go through an injected host (the master); batch sizes as the API computes them
+    layer('orchestrate', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting', 'state', 'api']),
+    layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api', 'reactor', 'returners', 'orchestrate']),
     layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule', 'returners']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {

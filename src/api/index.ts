@@ -3,7 +3,7 @@
 export { apiOptionsFrom, type ApiOptions } from './api-options.js';
 export { startApiServer, buildApiApp, type ApiServer, type TlsMaterial } from './server.js';
 export type { ApiBackend, ApiJobSink, ReactionView, RunnerBackend, RunnerHost } from './backend.js';
-export { parseLowstate, CLIENTS, type Chunk } from './lowstate.js';
+export { parseLowstate, batchSize, CLIENTS, type Chunk } from './lowstate.js';
 export { RUNNERS, runnerFunction, runnerNames, type Runner, type RunnerCall } from './runners.js';
 
 export { runRunner, startRunnerJob } from './runner-job.js';

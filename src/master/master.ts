@@ -31,6 +31,10 @@ import type { MasterFeature, MasterTargeting } from './features/master-feature.j
 import { Metrics } from './features/metrics.js';
 import { MinionData } from './features/minion-data.js';
 import { Mine } from './features/mine.js';
+import { Orchestrate, orchestrateRunners } from './features/orchestrate.js';
+import { registryCalls } from './registry-calls.js';
+import type { FunctionCall } from '../orchestrate/index.js';
+import { matchAccepted } from './api-backend.js';
 import { NatsTransport } from './features/nats-transport.js';
 import { Pillar } from './features/pillar.js';
 import { Presence } from './features/presence.js';
@@ -163,16 +167,25 @@ export class Master {
     };
     const returners = own(new Returners({ opts, events, logger, clock }));
     const metrics = own(new Metrics({ fleet, events, host: opts.metrics_host, port: opts.metrics_port, logger }));
+    let api!: Api;
+    let reactor: ReactorFeature | undefined;
+    const orchestration = own(
+      new Orchestrate({
+        ...{ config: opts, files: files.service.backends, jobs: () => jobs.tracker, events, cache, jids, clock, logger },
+        match: (tgt, tgtType) => matchAccepted(keys.list('accepted'), tgt, tgtType, targeting),
+        ...registryCalls(() => api.backend),
+      }),
+    );
+    const orchestrate = (what: 'run' | 'show', call: FunctionCall, user: string) => (what === 'run' ? orchestration.run(call, user) : orchestration.showSls(call, user));
     const view = {
       ...{ keys, identity, events, metrics: metrics.registry, presence: () => presence.presence(), reconcileKeys: () => keyReconcile.reconcile() },
       // the reactor is built after the view its runner and wheel reactions use; the view reads its list when asked
       reactions: (limit: number) => reactor?.recent(limit) ?? [],
+      orchestrate,
     };
-    let reactor: ReactorFeature | undefined;
-    const runners = own(
-      new Runners({ opts, master: view, jobs: jobs.tracker, cache, jids, files: files.service, pillar: pillar.service, mine: mine.store, targeting, extras: this.extras, logger, clock }),
-    );
-    const api = own(new Api({ opts, identity, master: view, jobs: jobs.tracker, cache, targeting, refusals, runnerHost: runners.host, logger, clock }));
+    const extras: RunnerExtras = { ...this.extras, extraRunners: new Map([...orchestrateRunners(orchestrate), ...(this.extras.extraRunners ?? [])]) };
+    const runners = own(new Runners({ opts, master: view, jobs: jobs.tracker, cache, jids, files: files.service, pillar: pillar.service, mine: mine.store, targeting, extras, logger, clock }));
+    api = own(new Api({ opts, identity, master: view, jobs: jobs.tracker, cache, targeting, refusals, runnerHost: runners.host, logger, clock }));
     reactor = own(new ReactorFeature({ opts, events, files: files.service.backends, master: view, jobs: jobs.tracker, cache, targeting, runnerHost: runners.host, logger, clock }));
     const control = own(new Control({ opts, keys, events, targeting, jobs, presence, keyReconcile, metrics, files, gitPillar, runners, logger, clock }));
     // the minions' way in: every session's silence check on one timer, noticed at most a tick late
@@ -204,7 +217,7 @@ export class Master {
     }
     // the order of every moment: start and messages in this order, stop in reverse (servers
     // close after the timers and the jobs stop, presence flushes last); see docs/architecture.md
-    const list = [presence, refusals, returners, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar, runners, reactor];
+    const list = [presence, refusals, returners, metrics, api, control, transport, jobs, orchestration, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar, runners, reactor];
     features = new FeatureList<MinionSession, MinionMessage>(list, this.failures.onError);
     this.running = { features, presence, metrics, api, tls };
     await features.start();

@@ -19,3 +19,7 @@ export { evaluateTop, type TopMinion, type TopOptions } from './top-file.js';
 export { mergeTops, topEnvsToRead, TOP_MERGING_STRATEGIES, type TopMergingStrategy } from './top-merge.js';
 export { resolveInclude } from './compiler/assemble-high.js';
 export { slsVariables } from './sls-render.js';
+// the master runs orchestrations (state.orchestrate) with the same stages and its own salt.* states
+export { compileRequest, buildHigh, runCompiled, compileFailed, type StateEnv, type SlsRequest } from './state-run.js';
+export { functionMap } from './compiler/compile.js';
+export { highToSalt } from './show.js';

@@ -14,6 +14,8 @@ export interface StateResult {
   result: boolean | null;
   changes: Record<string, unknown>;
   comment: string;
+  /** Orchestration steps (salt.state, salt.function, ...): the jid of the job the step published, as Salt's `__jid__`. */
+  __jid__?: string;
 }
 
 /** The low chunk a state function is running for, as the runtime passes it (for comments and logs). */

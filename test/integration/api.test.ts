@@ -346,7 +346,7 @@ describe('REST API with a real master and minions', () => {
     expectError(await api.post('/', admin, ['test.ping']), 400, 'API_BAD_REQUEST');
     expectError(await api.post('/', admin, [{ client: 'wheel_async', fun: 'key.accept', match: '*' }]), 400, 'API_BAD_REQUEST');
     expectError(await api.post('/', admin, [{ client: 'local', tgt: '*' }]), 400, 'API_BAD_REQUEST');
-    expectError(await api.post('/', admin, [{ client: 'runner', fun: 'state.orchestrate' }]), 400, 'API_BAD_REQUEST');
+    expectError(await api.post('/', admin, [{ client: 'runner', fun: 'cloud.list_sizes' }]), 400, 'API_BAD_REQUEST');
     expectError(await api.post('/', admin, [{ client: 'local', tgt: 'a and (', tgt_type: 'compound', fun: 'test.ping' }]), 400, 'TARGET_INVALID');
     expectError(await api.post('/', admin, '{"__proto__": {"x": 1}}', { 'content-type': 'application/json' }), 400, 'API_BAD_REQUEST');
     expectError(await api.post('/', admin, '- !!js/function "x"', { 'content-type': 'application/x-yaml' }), 400, 'API_BAD_REQUEST');

@@ -219,6 +219,34 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
     assert.deepEqual(await injections(), []);
   });
 
+  it("lists recent orchestrations with their SLS, outcome and each step's outcome (issue 25 point 10)", async () => {
+    const srv = path.join(cluster.root, 'master', 'srv', 'salt', 'orch');
+    fs.mkdirSync(srv, { recursive: true });
+    fs.writeFileSync(
+      path.join(srv, 'web.sls'),
+      'ping_web:\n  salt.function:\n    - name: test.ping\n    - tgt: web1\n\nfails:\n  salt.state:\n    - tgt: web2\n    - sls: nosuch_sls\n\nneeds_fails:\n  salt.function:\n    - name: test.ping\n    - tgt: web2\n    - require:\n      - salt: fails\n',
+    );
+    // the run itself through the API (the web view only shows orchestrations)
+    const login = await fetch(`${base()}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: USER, password: PASSWORD, eauth: EAUTH }) });
+    const token = ((await login.json()) as { return: Array<{ token: string }> }).return[0]!.token;
+    const run = await fetch(`${base()}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-auth-token': token },
+      body: JSON.stringify([{ client: 'runner', fun: 'state.orchestrate', mods: 'orch.web' }]),
+    });
+    assert.equal(((await run.json()) as { return: Array<{ retcode: number }> }).return[0]!.retcode, 1);
+    await page.click('#tabs button[data-tab="orchestrations"]');
+    const row = page.locator('#orch-rows tr', { hasText: 'orch.web' }).first();
+    await row.waitFor({ timeout: 15_000 });
+    assert.match((await row.textContent()) ?? '', /failed/);
+    assert.equal(await row.locator('li[data-step="ping_web"]').textContent(), 'ping_web succeeded');
+    assert.equal(await row.locator('li[data-step="fails"]').textContent(), 'fails failed');
+    assert.equal(await row.locator('li[data-step="needs_fails"]').textContent(), 'needs_fails failed');
+    assert.equal(await row.locator('li[data-step="needs_fails"]').getAttribute('title'), 'One or more requisite failed: orch.web.fails');
+    assert.match((await row.locator('td').first().textContent()) ?? '', /^\d{20}$/);
+    await screenshot(page, '07b-orchestrations');
+  });
+
   it('refuses a form posted from another origin with the session cookie and changes nothing (CSRF)', async () => {
     const cookies = await context.cookies(base());
     assert.ok(

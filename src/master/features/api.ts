@@ -8,7 +8,7 @@ import type { Identity } from '../../pki/index.js';
 import type { JobCache } from '../../jobs/index.js';
 import { sourceKey } from '../../transport/index.js';
 import { Authenticator } from '../../auth/index.js';
-import { apiOptionsFrom, apiTlsMaterial, startApiServer, type ApiServer, type RunnerHost } from '../../api/index.js';
+import { apiOptionsFrom, apiTlsMaterial, startApiServer, type ApiBackend, type ApiServer, type RunnerHost } from '../../api/index.js';
 import { createApiBackend, type MasterView } from '../api-backend.js';
 import type { JobTracker } from '../job-tracker.js';
 import type { RefusalLog } from '../refusal-log.js';
@@ -33,6 +33,8 @@ export class Api implements MasterFeature {
   readonly name = 'api';
   private auth: Authenticator | undefined;
   private server: ApiServer | undefined;
+  /** The backend the API serves from; orchestration's salt.runner / salt.wheel call the same functions. */
+  backend: ApiBackend | undefined;
   private purgeTimer: TimerHandle | undefined;
 
   constructor(private readonly deps: ApiDeps) {}
@@ -68,6 +70,7 @@ export class Api implements MasterFeature {
       logger,
       clock,
     });
+    this.backend = backend;
     const tls = await apiTlsMaterial({ pki_dir: opts.pki_dir, id: opts.id, master: identity }, apiOpts.disableSsl || apiOpts.sslCrt !== undefined);
     this.server = await startApiServer(backend, apiOpts, tls);
     logger.info({ url: this.server.url }, `serving the REST API on ${this.server.url}`);

@@ -101,7 +101,13 @@ function checkShape(fn: StateFunction, r: unknown, name: string): StateResult {
   if (typeof o !== 'object' || o === null || !(o.result === true || o.result === false || o.result === null) || typeof o.changes !== 'object' || o.changes === null) {
     return { name, result: false, changes: {}, comment: `${fn.name} returned a malformed state result: ${JSON.stringify(r)?.slice(0, 200)}` };
   }
-  return { name: typeof o.name === 'string' ? o.name : name, result: o.result, changes: o.changes, comment: typeof o.comment === 'string' ? o.comment : String(o.comment ?? '') };
+  return {
+    name: typeof o.name === 'string' ? o.name : name,
+    result: o.result,
+    changes: o.changes,
+    comment: typeof o.comment === 'string' ? o.comment : String(o.comment ?? ''),
+    ...(typeof o.__jid__ === 'string' ? { __jid__: o.__jid__ } : {}),
+  };
 }
 
 interface Invoked extends StateResult {
@@ -275,6 +281,7 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
       __run_num__: runNum++,
       start_time: formatStartTime(startDate),
       duration: Math.round((elapsed() - t0 + (opts.sleep ? extraMs : 0)) * 1000) / 1000,
+      ...(ret.__jid__ ? { __jid__: ret.__jid__ } : {}),
       ...(warnings ? { warnings } : {}),
     };
     if (failhardStops(c, ret)) break;

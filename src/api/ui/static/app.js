@@ -8,6 +8,7 @@ import { initJobs, refreshJobs } from './jobs.js';
 import { initKeys, refreshKeys } from './keys.js';
 import { initReactions, refreshReactions } from './reactions.js';
 import { initRun } from './run.js';
+import { refreshOrchestrations } from './orchestrations.js';
 
 const REFRESH_MS = 5000;
 const REFRESH = new Map([
@@ -15,6 +16,7 @@ const REFRESH = new Map([
   ['keys', refreshKeys],
   ['jobs', refreshJobs],
   ['reactor', refreshReactions],
+  ['orchestrations', refreshOrchestrations],
 ]);
 let current = 'fleet';
 let timer;
