@@ -147,10 +147,10 @@ export function createRemoteBackend(d: RemoteBackendDeps): RemoteBackend {
       return { matched: m.matched, missing: m.missing };
     },
     subscribe: (fn) => events.subscribe(fn),
-    emitHook: async (path, user, body) => {
-      await ask<HookEmitted>(sock, { t: 'emit_hook', path, user, body: body as never }, 'hook_emitted');
+    emitHook: async (path, user, body, meta) => {
+      await ask<HookEmitted>(sock, { t: 'emit_hook', path, user, body: body as never, ...(meta ? { raw: meta.raw, headers: meta.headers } : {}) }, 'hook_emitted');
     },
-    reconcileKeys: async () => (await ask<KeysReconciled>(sock, { t: 'keys_changed' }, 'keys_reconciled')).closed,
+    reconcileKeys: async (changes) => (await ask<KeysReconciled>(sock, { t: 'keys_changed', ...(changes && changes.length > 0 ? { changes: [...changes] } : {}) }, 'keys_reconciled')).closed,
     metrics: {
       render: async () => {
         const m = await ask<MetricsReply>(sock, { t: 'metrics' }, 'metrics');
