@@ -34,6 +34,7 @@ import { Mine } from './features/mine.js';
 import { NatsTransport } from './features/nats-transport.js';
 import { Pillar } from './features/pillar.js';
 import { Presence } from './features/presence.js';
+import { PresenceEvents } from './features/presence-events.js';
 import { TlsTransport } from './features/tls-transport.js';
 
 export const AGENT_VERSION = '0.1.0';
@@ -186,7 +187,8 @@ export class Master {
     }
     // the order of every moment: start and messages in this order, stop in reverse (servers
     // close after the timers and the jobs stop, presence flushes last); see docs/architecture.md
-    const list = [presence, refusals, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar];
+    const presenceEvents = opts.presence_events ? [own(new PresenceEvents({ events, clock, connected: () => presence.sessions.connected().map((s) => s.id), intervalS: opts.loop_interval }))] : [];
+    const list = [presence, refusals, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), ...presenceEvents, minionData, pillar, mine, keyReconcile, files, gitPillar];
     features = new FeatureList<MinionSession, MinionMessage>(list, this.failures.onError);
     this.running = { features, presence, metrics, api, tls };
     await features.start();
