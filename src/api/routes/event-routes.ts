@@ -107,9 +107,9 @@ export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, o
       if (!visibility) return send(event);
       if (++undecided > MAX_UNDECIDED) return drop(`more than ${MAX_UNDECIDED} events wait for their ACL decision`);
       decided = decided.then(async () => {
-        const shown = await visibility.shows(event);
+        const shown = await visibility.view(event);
         undecided--;
-        if (shown) send(event);
+        if (shown) send(shown);
       });
     });
     const keepalive = setInterval(() => {
