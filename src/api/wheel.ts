@@ -87,7 +87,11 @@ async function move(b: ApiBackend, c: WheelCall, fun: string, from: KeyState[], 
     settleKey(b.keys, k, to);
     moved.push(k.id);
   }
-  if (moved.length > 0) await reconcile(b, moved.map((id) => ({ id, act: to === 'accepted' ? 'accept' : 'reject' })));
+  if (moved.length > 0)
+    await reconcile(
+      b,
+      moved.map((id) => ({ id, act: to === 'accepted' ? 'accept' : 'reject' })),
+    );
   b.logger.info({ fun, match: globs, moved }, `API ${fun}: ${moved.length} key(s) ${to}`);
   return { [SALT_KEY_NAMES[to]]: moved };
 }
@@ -130,7 +134,11 @@ export const WHEELS = new Map<string, Wheel>([
           out[name] = [...(out[name] ?? []), id];
         }
       }
-      if (Object.keys(out).length > 0) await reconcile(b, [...new Set(Object.values(out).flat())].map((id) => ({ id, act: 'delete' })));
+      if (Object.keys(out).length > 0)
+        await reconcile(
+          b,
+          [...new Set(Object.values(out).flat())].map((id) => ({ id, act: 'delete' })),
+        );
       b.logger.info({ match: globs, deleted: out }, 'API key.delete');
       return out;
     },

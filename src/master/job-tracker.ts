@@ -5,7 +5,19 @@
 import type { Clock } from '../util/clock.js';
 import { BrineError, toBrineError, errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { prepareMessage, type BrineEvent, type Job, type JobDone, type JobReturn, type JobStatus, type Published, type PublishRequest, type Return, saltArgs, saltOutputterOf } from '../protocol/index.js';
+import {
+  prepareMessage,
+  type BrineEvent,
+  type Job,
+  type JobDone,
+  type JobReturn,
+  type JobStatus,
+  type Published,
+  type PublishRequest,
+  type Return,
+  saltArgs,
+  saltOutputterOf,
+} from '../protocol/index.js';
 import type { JidGenerator, JobCache, JobRecord, ReturnRecord } from '../jobs/index.js';
 import { matchTarget, targetForMinions, type MatchOptions } from '../targeting/index.js';
 import type { MinionSession } from './minion-session.js';

@@ -188,7 +188,23 @@ export class Master {
     // the order of every moment: start and messages in this order, stop in reverse (servers
     // close after the timers and the jobs stop, presence flushes last); see docs/architecture.md
     const presenceEvents = opts.presence_events ? [own(new PresenceEvents({ events, clock, connected: () => presence.sessions.connected().map((s) => s.id), intervalS: opts.loop_interval }))] : [];
-    const list = [presence, refusals, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), ...presenceEvents, minionData, pillar, mine, keyReconcile, files, gitPillar];
+    const list = [
+      presence,
+      refusals,
+      metrics,
+      api,
+      control,
+      transport,
+      jobs,
+      new ConnectionEvents({ events, logger, clock }),
+      ...presenceEvents,
+      minionData,
+      pillar,
+      mine,
+      keyReconcile,
+      files,
+      gitPillar,
+    ];
     features = new FeatureList<MinionSession, MinionMessage>(list, this.failures.onError);
     this.running = { features, presence, metrics, api, tls };
     await features.start();

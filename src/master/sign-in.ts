@@ -101,7 +101,8 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     const pub = publicKeyPem;
     if (decision.status === 'accepted') deps.events.emit({ kind: 'auth_accepted', id: hello.id, remote, pub, at });
     else if (decision.status === 'pending') deps.events.emit({ kind: 'auth_pending', id: hello.id, remote, fingerprint: fp, pub, at });
-    else if (decision.status === 'rejected' || decision.status === 'full') deps.events.emit({ kind: 'auth_rejected', id: hello.id, remote, fingerprint: fp, pub, reason: decision.reason, full: decision.status === 'full', at });
+    else if (decision.status === 'rejected' || decision.status === 'full')
+      deps.events.emit({ kind: 'auth_rejected', id: hello.id, remote, fingerprint: fp, pub, reason: decision.reason, full: decision.status === 'full', at });
     else if (decision.status === 'denied') deps.events.emit({ kind: 'key_mismatch', id: hello.id, remote, acceptedFingerprint: decision.existingFingerprint ?? '', presentedFingerprint: fp, pub, at });
     else if (decision.status === 'invalid_id') deps.events.emit({ kind: 'invalid_id', remote, reason: decision.reason, at });
     const log = (): void => {

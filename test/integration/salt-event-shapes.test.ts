@@ -119,10 +119,7 @@ describe("the event bus in Salt's shapes (issue 25 point 1)", () => {
     const bare = await cliEvent(jid);
     const newLine = await cliEvent(`salt/job/${jid}/new`);
     const lines = cliLines();
-    assert.ok(
-      lines.findIndex((l) => l.tag === jid) < lines.findIndex((l) => l.tag === `salt/job/${jid}/new`),
-      'the bare <jid> event comes first, as in _prep_pub',
-    );
+    assert.ok(lines.findIndex((l) => l.tag === jid) < lines.findIndex((l) => l.tag === `salt/job/${jid}/new`), 'the bare <jid> event comes first, as in _prep_pub');
     const b = JSON.parse(bare.json);
     assert.deepEqual(Object.keys(b), ['minions', '_stamp']);
     assert.deepEqual([...b.minions].sort(), ['m1', 'm2']);
@@ -167,15 +164,14 @@ describe("the event bus in Salt's shapes (issue 25 point 1)", () => {
       'brine events -n 1 to print a return and exit',
     );
     const out = follow.output;
-    assert.match(out, /^salt\/job\/\d+\/ret\/m1\t\{\n {4}"_stamp": "[^"]+",\n {4}"cmd": "_return",\n {4}"fun": "test.ping",\n {4}"fun_args": \[\],\n {4}"id": "m1",\n {4}"jid": "\d+",\n {4}"retcode": 0,\n {4}"return": true,\n {4}"success": true,\n {4}"user": "[^"]+"\n\}\n$/);
+    assert.match(
+      out,
+      /^salt\/job\/\d+\/ret\/m1\t\{\n {4}"_stamp": "[^"]+",\n {4}"cmd": "_return",\n {4}"fun": "test.ping",\n {4}"fun_args": \[\],\n {4}"id": "m1",\n {4}"jid": "\d+",\n {4}"retcode": 0,\n {4}"return": true,\n {4}"success": true,\n {4}"user": "[^"]+"\n\}\n$/,
+    );
   });
 
   it('presence_events: salt/presence/change then .../present every loop_interval; a lost minion is reported; the restricted user sees only m1', async () => {
-    const present = await waitUntil(
-      () => admin.events.find((e) => e.tag === 'salt/presence/present' && [...e.data.data.present].sort().join() === 'm1,m2'),
-      20_000,
-      'both minions present',
-    );
+    const present = await waitUntil(() => admin.events.find((e) => e.tag === 'salt/presence/present' && [...e.data.data.present].sort().join() === 'm1,m2'), 20_000, 'both minions present');
     assert.deepEqual(Object.keys(present.data.data), ['present', '_stamp']);
     const change = admin.events.find((e) => e.tag === 'salt/presence/change' && e.data.data.new.includes('m2'));
     assert.ok(change, 'the change that brought m2 in');
@@ -190,7 +186,10 @@ describe("the event bus in Salt's shapes (issue 25 point 1)", () => {
     assert.deepEqual(lost.data.data.new, []);
     // the restricted user's presence names m1 only, and it never saw m2's change
     const mine = limited.events.filter((e) => e.tag.startsWith('salt/presence/'));
-    assert.ok(mine.some((e) => e.tag === 'salt/presence/present' && e.data.data.present.includes('m1')), JSON.stringify(mine));
+    assert.ok(
+      mine.some((e) => e.tag === 'salt/presence/present' && e.data.data.present.includes('m1')),
+      JSON.stringify(mine),
+    );
     for (const e of mine) assert.ok(!JSON.stringify(e.data.data).includes('m2'), JSON.stringify(e));
     assert.ok(!limited.events.some((e) => e.tag === 'salt/key'));
   });
