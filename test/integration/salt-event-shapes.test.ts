@@ -77,6 +77,8 @@ describe("the event bus in Salt's shapes (issue 25 point 1)", () => {
     await cluster.waitForPending(['m1', 'm2']);
   });
   after(async () => {
+    // docs/events.md's examples come from this run: BRINE_EVENTS_CAPTURE=<file> keeps the stream
+    if (process.env.BRINE_EVENTS_CAPTURE && cli) fs.writeFileSync(process.env.BRINE_EVENTS_CAPTURE, cli.output);
     admin?.close();
     limited?.close();
     await cluster.cleanup();
