@@ -4,7 +4,7 @@
 import type { Authenticator } from '../auth/index.js';
 import type { JobRecord, ReturnRecord } from '../jobs/index.js';
 import type { KeyStore } from '../pki/index.js';
-import type { SaltEvent, JobDone, JobReturn, Published, PublishRequest, SessionInfo } from '../protocol/index.js';
+import type { KeyChange, SaltEvent, JobDone, JobReturn, Published, PublishRequest, SessionInfo } from '../protocol/index.js';
 import type { Clock } from '../util/clock.js';
 import type { Disposable } from '../util/disposable.js';
 import type { Logger } from '../util/logger.js';
@@ -58,9 +58,10 @@ export interface ApiBackend {
   matchTarget(tgt: string | string[], tgtType: string, within?: readonly string[]): Promise<{ matched: string[]; missing: string[] }>;
   subscribe(fn: (event: SaltEvent) => void): Disposable;
   /** Emits the api_hook event for POST /hook/<path> (the path already checked). */
-  emitHook(path: string, user: string, body: unknown): Promise<void>;
+  emitHook(path: string, user: string, body: unknown, meta?: { raw: string; headers: Record<string, string> }): Promise<void>;
   /** Closes sessions whose key is no longer accepted (after a key change). */
-  reconcileKeys(): Promise<string[]>;
+  /** Tells the master the key store changed; `changes` are fired as salt/key events, once per key. */
+  reconcileKeys(changes?: readonly KeyChange[]): Promise<string[]>;
   metrics: { render(): Promise<{ text: string; contentType: string }>; countRequest(status: number): void };
   /** The reactor's recent reactions, newest first (GET /reactions); absent where no reactor runs (a standalone `brine api`). */
   reactions?(limit: number): Promise<ReactionView[]>;

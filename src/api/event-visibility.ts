@@ -31,6 +31,33 @@ export class EventVisibility {
     this.scope = minionScope(this.entries);
   }
 
+  /**
+   * The event as this user may see it, or undefined. Presence events are cut down to the
+   * minions the user reaches (a change that loses all its minions is hidden); the others are
+   * shown whole or not at all (shows).
+   */
+  async view(event: SaltEvent): Promise<SaltEvent | undefined> {
+    if (event.tag === 'salt/presence/present' || event.tag === 'salt/presence/change') {
+      try {
+        return await this.presenceView(event);
+      } catch {
+        return undefined;
+      }
+    }
+    return (await this.shows(event)) ? event : undefined;
+  }
+
+  private async presenceView({ tag, data }: SaltEvent): Promise<SaltEvent | undefined> {
+    const reached = async (v: unknown): Promise<string[]> => {
+      const out: string[] = [];
+      for (const id of Array.isArray(v) ? v : []) if (typeof id === 'string' && (await this.reaches(id))) out.push(id);
+      return out;
+    };
+    if (tag === 'salt/presence/present') return { tag, data: { ...data, present: await reached(data.present) } };
+    const [added, lost] = [await reached(data.new), await reached(data.lost)];
+    return added.length === 0 && lost.length === 0 ? undefined : { tag, data: { ...data, new: added, lost } };
+  }
+
   /** True when the user may see the event. Any failure (the master unreachable) hides it. */
   async shows(event: SaltEvent): Promise<boolean> {
     try {
@@ -68,6 +95,12 @@ export class EventVisibility {
       return id !== undefined && this.reaches(id);
     }
     if (tag.startsWith('salt/netapi/hook/')) return data.user === this.who.user;
+    // salt/run/<jid>/..., salt/wheel/<jid>/...: to users whose ACL allows that runner or wheel function
+    if (parts[0] === 'salt' && (parts[1] === 'run' || parts[1] === 'wheel') && parts.length >= 4) {
+      const client = parts[1] === 'run' ? 'runner' : 'wheel';
+      const fun = str(data.fun)?.replace(/^(runner|wheel)\./, '');
+      return fun !== undefined && fun !== '' && checkAcl(this.entries, { client, fun, arg: [], kwarg: {} }, () => []).allowed;
+    }
     // keys and sign-ins (salt/auth, salt/key, brine/auth/...) are the key administrator's
     // business and name unknown hosts; anything else is shown to '@events' users only
     return false;

@@ -5,6 +5,7 @@
 
 import { captureKey, type ChosenKey, type KeyState, KEY_STATES, normalizeFingerprint, selectKeys, settleKey } from '../pki/index.js';
 import { BrineError, isBrineError } from '../util/errors.js';
+import type { KeyChange } from '../protocol/index.js';
 import type { ApiBackend } from './backend.js';
 
 export interface WheelCall {
@@ -86,15 +87,19 @@ async function move(b: ApiBackend, c: WheelCall, fun: string, from: KeyState[], 
     settleKey(b.keys, k, to);
     moved.push(k.id);
   }
-  if (moved.length > 0) await reconcile(b);
+  if (moved.length > 0)
+    await reconcile(
+      b,
+      moved.map((id) => ({ id, act: to === 'accepted' ? 'accept' : 'reject' })),
+    );
   b.logger.info({ fun, match: globs, moved }, `API ${fun}: ${moved.length} key(s) ${to}`);
   return { [SALT_KEY_NAMES[to]]: moved };
 }
 
 /** Tells the master the keys changed; while it is down the change stands (it re-reads keys when it starts). */
-async function reconcile(b: ApiBackend): Promise<void> {
+async function reconcile(b: ApiBackend, changes: KeyChange[]): Promise<void> {
   try {
-    await b.reconcileKeys();
+    await b.reconcileKeys(changes);
   } catch (err) {
     if (!isBrineError(err, 'MASTER_UNREACHABLE')) throw err;
     b.logger.warn({ err: err.message }, 'the key change is saved, but the master could not be told at once (it is not reachable); it applies the change when it checks keys or starts');
@@ -129,7 +134,11 @@ export const WHEELS = new Map<string, Wheel>([
           out[name] = [...(out[name] ?? []), id];
         }
       }
-      if (Object.keys(out).length > 0) await reconcile(b);
+      if (Object.keys(out).length > 0)
+        await reconcile(
+          b,
+          [...new Set(Object.values(out).flat())].map((id) => ({ id, act: 'delete' })),
+        );
       b.logger.info({ match: globs, deleted: out }, 'API key.delete');
       return out;
     },

@@ -132,6 +132,22 @@ export const MASTER_OPTIONS = [
   { name: 'gather_job_timeout', min: 0, type: 'int', default: 10, roles: MASTER, unit: 's', doc: 'Seconds to wait for a minion to say whether it still runs a job.' },
   { name: 'keep_jobs_seconds', min: 0, type: 'int', default: 86400, roles: MASTER, unit: 's', doc: 'How long jobs and their returns stay in the job cache.' },
   { name: 'job_cache', type: 'bool', default: true, roles: MASTER, doc: "Store jobs and returns in the master's job cache." },
+  {
+    name: 'presence_events',
+    type: 'bool',
+    default: false,
+    roles: MASTER,
+    doc: 'Fire salt/presence/present (the connected minions) every loop_interval, and salt/presence/change (new and lost minions) before it when the connected set changed (e.g. presence_events: True).',
+  },
+  {
+    name: 'loop_interval',
+    min: 1,
+    type: 'int',
+    default: 60,
+    roles: MASTER,
+    unit: 's',
+    doc: "Seconds between the master's maintenance rounds; brine uses it for the presence events (presence_events).",
+  },
   { name: 'minion_data_cache', type: 'bool', default: true, roles: MASTER, doc: 'Cache minion grains on the master for grain and compound targeting.' },
   {
     name: 'nodegroups',

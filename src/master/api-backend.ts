@@ -4,7 +4,7 @@
 import { runRunner, type ApiBackend, type ReactionView, type RunnerBackend, type RunnerHost } from '../api/index.js';
 import type { Authenticator } from '../auth/index.js';
 import type { JobCache } from '../jobs/index.js';
-import { TARGET_TYPES } from '../protocol/index.js';
+import { hookMeta, TARGET_TYPES } from '../protocol/index.js';
 import { matchTarget, type MatchOptions, type TargetType } from '../targeting/index.js';
 import type { Clock } from '../util/clock.js';
 import { BrineError } from '../util/errors.js';
@@ -75,7 +75,10 @@ export function createRunnerBackend(d: RunnerBackendDeps): RunnerBackend {
     grainsOf: d.grainsOf,
     matchTarget: async (tgt, tgtType, within) => matchAccepted(acceptedWithin(master.keys.list('accepted'), within), tgt, tgtType, d.targeting),
     subscribe: (fn) => master.events.subscribe(fn),
-    reconcileKeys: async () => master.reconcileKeys(),
+    reconcileKeys: async (changes) => {
+      for (const c of changes ?? []) master.events.emit({ kind: 'key_changed', id: c.id, act: c.act, at: d.clock.now() });
+      return master.reconcileKeys();
+    },
     runner: (req) => runRunner(backend, d.runnerHost, req),
     fire: async (tag, data) => {
       master.events.fire(tag, data);
@@ -96,7 +99,7 @@ export function createApiBackend(d: ApiBackendDeps): ApiBackend {
     // the API's runner calls run over this backend, so runners see the API's whole surface
     runner: (req) => runRunner(api, d.runnerHost, req),
     reactions: async (limit) => master.reactions(limit),
-    emitHook: async (path, user, body) => master.events.emit({ kind: 'api_hook', path, user, body, at: d.clock.now() }),
+    emitHook: async (path, user, body, meta) => master.events.emit({ kind: 'api_hook', path, user, body, ...hookMeta(meta?.raw, meta?.headers), at: d.clock.now() }),
     metrics: {
       render: async () => ({ text: await master.metrics.renderMetrics(), contentType: master.metrics.contentType }),
       countRequest: (status) => master.metrics.apiRequests.inc({ status: String(status) }),

@@ -31,7 +31,7 @@ import { printable } from '../util/printable.js';
 import { decideControl, describeTarget, type PublisherPolicy } from './publisher-acl.js';
 import type { JobSink, JobTracker } from './job-tracker.js';
 import type { EventBus } from './event-bus.js';
-import type { SessionInfo } from '../protocol/index.js';
+import { hookMeta, type SessionInfo } from '../protocol/index.js';
 
 type ControlChannel = FramedSocket<ControlRequest, ControlReply>;
 
@@ -118,7 +118,9 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     channel.close('shutdown');
   });
 
-  on<KeysChangedRequest>('keys_changed', (req, channel) => {
+  on<KeysChangedRequest>('keys_changed', (req, channel, peer) => {
+    // salt/key drives reactors: only the key store's owners (root, the master's user) may announce changes
+    if (isPrivileged(peer)) for (const c of req.changes ?? []) deps.events.emit({ kind: 'key_changed', id: c.id, act: c.act, at: deps.clock.now() });
     channel.send({ t: 'keys_reconciled', closed: deps.reconcileKeys(req.since) });
     channel.close('shutdown');
   });
@@ -135,7 +137,7 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
   });
 
   on<EmitHookRequest>('emit_hook', (req, channel) => {
-    deps.events.emit({ kind: 'api_hook', path: checkedHookPath(req.path), user: req.user, body: req.body, at: deps.clock.now() });
+    deps.events.emit({ kind: 'api_hook', path: checkedHookPath(req.path), user: req.user, body: req.body, ...hookMeta(req.raw, req.headers), at: deps.clock.now() });
     channel.send({ t: 'hook_emitted' });
     channel.close('shutdown');
   });

@@ -5,7 +5,19 @@
 import type { Clock } from '../util/clock.js';
 import { BrineError, toBrineError, errorMessage } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { prepareMessage, type BrineEvent, type Job, type JobDone, type JobReturn, type JobStatus, type Published, type PublishRequest, type Return, saltArgs } from '../protocol/index.js';
+import {
+  prepareMessage,
+  type BrineEvent,
+  type Job,
+  type JobDone,
+  type JobReturn,
+  type JobStatus,
+  type Published,
+  type PublishRequest,
+  type Return,
+  saltArgs,
+  saltOutputterOf,
+} from '../protocol/index.js';
 import type { JidGenerator, JobCache, JobRecord, ReturnRecord } from '../jobs/index.js';
 import { matchTarget, targetForMinions, type MatchOptions } from '../targeting/index.js';
 import type { MinionSession } from './minion-session.js';
@@ -159,7 +171,7 @@ export class JobTracker {
       else notConnected.push(id);
     }
     // only these may return for the jid (threats.md #36); a minion offline now was never asked
-    this.remember(jid, req.fun, sentTo, saltArgs(req.arg, req.kwarg));
+    this.remember(jid, req.fun, sentTo, saltArgs(req.arg, req.kwarg), jobRecord.user);
     try {
       this.deps.cache.saveSentTo(jid, sentTo);
     } catch (err) {
@@ -317,9 +329,11 @@ export class JobTracker {
       minion,
       fun: ret.fun,
       funArgs: this.recent.get(ret.jid)?.funArgs ?? [],
+      user: this.recent.get(ret.jid)?.user ?? 'root',
       ret: ret.ret,
       retcode: ret.retcode,
       success: ret.success,
+      ...outOf(ret),
       at: record.receivedAt,
     });
     const job = this.active.get(ret.jid);
@@ -351,7 +365,7 @@ export class JobTracker {
     if (!fresh) return;
     const what = run.name === '' ? `brine call ${ret.fun}` : `scheduled job ${run.name}`;
     this.deps.logger.info({ jid, minion, ...(run.name === '' ? {} : { schedule: run.name }) }, `Got return from ${minion} for ${what} (stored as job ${jid})`);
-    this.deps.emit?.({ kind: 'job_return', jid, minion, fun: ret.fun, funArgs: saltArgs(run.arg, run.kwarg), ret: ret.ret, retcode: ret.retcode, success: ret.success, at: receivedAt });
+    this.deps.emit?.({ kind: 'job_return', jid, minion, fun: ret.fun, funArgs: saltArgs(run.arg, run.kwarg), ret: ret.ret, retcode: ret.retcode, success: ret.success, ...outOf(ret), at: receivedAt });
   }
 
   /**
@@ -363,7 +377,7 @@ export class JobTracker {
     const { sentTo, ...job } = record;
     this.deps.cache.saveJob(job);
     this.deps.cache.saveSentTo(record.jid, sentTo);
-    this.remember(record.jid, record.fun, sentTo, saltArgs(record.arg, record.kwarg));
+    this.remember(record.jid, record.fun, sentTo, saltArgs(record.arg, record.kwarg), record.user);
   }
 
   /** A minion's session closed: waits that were asking it move on (see ReturnWait.lost). */
@@ -383,10 +397,10 @@ export class JobTracker {
   }
 
   /** Recent jobs: their function and the minions they were sent to, so a return is checked without SQLite. */
-  private readonly recent = new Map<string, { fun: string; sentTo: Set<string>; funArgs: unknown[] }>();
+  private readonly recent = new Map<string, { fun: string; sentTo: Set<string>; funArgs: unknown[]; user: string }>();
 
-  private remember(jid: string, fun: string, sentTo: string[], funArgs: unknown[]): void {
-    this.recent.set(jid, { fun, sentTo: new Set(sentTo), funArgs });
+  private remember(jid: string, fun: string, sentTo: string[], funArgs: unknown[], user: string): void {
+    this.recent.set(jid, { fun, sentTo: new Set(sentTo), funArgs, user });
     if (this.recent.size > RECENT_JOBS) this.recent.delete(this.recent.keys().next().value as string);
   }
 
@@ -399,8 +413,8 @@ export class JobTracker {
       const stored = this.deps.cache.getJob(ret.jid);
       if (!stored) return 'unknown_job';
       // a job saved by an older brine has no sent list: its targeted minions are the best bound
-      job = { fun: stored.fun, sentTo: new Set(this.deps.cache.getSentTo(ret.jid) ?? stored.minions), funArgs: saltArgs(stored.arg, stored.kwarg) };
-      this.remember(ret.jid, job.fun, [...job.sentTo], job.funArgs);
+      job = { fun: stored.fun, sentTo: new Set(this.deps.cache.getSentTo(ret.jid) ?? stored.minions), funArgs: saltArgs(stored.arg, stored.kwarg), user: stored.user };
+      this.remember(ret.jid, job.fun, [...job.sentTo], job.funArgs, job.user);
     }
     if (!job.sentTo.has(minion)) return 'not_sent';
     if (job.fun !== ret.fun) return 'fun_mismatch';
@@ -425,4 +439,10 @@ export class JobTracker {
     for (const sink of job.sinks) sink.onDone(done);
     job.sinks.clear();
   }
+}
+
+/** Salt's `out` of a return: the function's outputter, or `nested` when it failed to run. */
+function outOf(ret: Pick<Return, 'fun' | 'error'>): { out?: string } {
+  const out = saltOutputterOf(ret.fun, ret.error !== undefined);
+  return out === undefined ? {} : { out };
 }

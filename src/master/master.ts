@@ -40,6 +40,7 @@ import { Pillar } from './features/pillar.js';
 import { Presence } from './features/presence.js';
 import { ReactorFeature } from './features/reactor.js';
 import { Returners } from './features/returners.js';
+import { PresenceEvents } from './features/presence-events.js';
 import { TlsTransport } from './features/tls-transport.js';
 import { Runners, type RunnerExtras } from './features/runners.js';
 
@@ -217,7 +218,28 @@ export class Master {
     }
     // the order of every moment: start and messages in this order, stop in reverse (servers
     // close after the timers and the jobs stop, presence flushes last); see docs/architecture.md
-    const list = [presence, refusals, returners, metrics, api, control, transport, jobs, orchestration, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar, runners, reactor];
+    const presenceEvents = opts.presence_events ? [own(new PresenceEvents({ events, clock, connected: () => presence.sessions.connected().map((s) => s.id), intervalS: opts.loop_interval }))] : [];
+    const list = [
+      presence,
+      refusals,
+      returners,
+      metrics,
+      api,
+      control,
+      transport,
+      jobs,
+      orchestration,
+      new ConnectionEvents({ events, logger, clock }),
+      ...presenceEvents,
+      minionData,
+      pillar,
+      mine,
+      keyReconcile,
+      files,
+      gitPillar,
+      runners,
+      reactor,
+    ];
     features = new FeatureList<MinionSession, MinionMessage>(list, this.failures.onError);
     this.running = { features, presence, metrics, api, tls };
     await features.start();

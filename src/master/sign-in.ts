@@ -88,6 +88,7 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     if (refused) return refused;
     if (fastPath && presentedFingerprint !== undefined && accepted.isAccepted(hello.id, presentedFingerprint)) {
       logger.debug({ id: hello.id, remote, presented: presentedFingerprint, status: 'accepted' }, `Accepted ${hello.id}: its key is the accepted one`);
+      deps.events.emit({ kind: 'auth_accepted', id: hello.id, remote, pub: publicKeyPem, at: clock.now() });
       return { status: 'accepted', message: 'accepted' };
     }
     const decision = decideAuth(deps.keys, { id: hello.id, publicKeyPem }, policy(remote));
@@ -97,9 +98,12 @@ export function createSignIn(deps: SignInDeps): { authorize: SignIn; probe: Sign
     waiting.applied(decision.effects, decision.presentedFingerprint, remote);
     const fields = { id: hello.id.slice(0, 300), remote, presented: decision.presentedFingerprint, existing: decision.existingFingerprint, status: decision.status, code: decision.code };
     const fp = decision.presentedFingerprint;
-    if (decision.status === 'pending') deps.events.emit({ kind: 'auth_pending', id: hello.id, remote, fingerprint: fp, at });
-    else if (decision.status === 'rejected' || decision.status === 'full') deps.events.emit({ kind: 'auth_rejected', id: hello.id, remote, fingerprint: fp, reason: decision.reason, at });
-    else if (decision.status === 'denied') deps.events.emit({ kind: 'key_mismatch', id: hello.id, remote, acceptedFingerprint: decision.existingFingerprint ?? '', presentedFingerprint: fp, at });
+    const pub = publicKeyPem;
+    if (decision.status === 'accepted') deps.events.emit({ kind: 'auth_accepted', id: hello.id, remote, pub, at });
+    else if (decision.status === 'pending') deps.events.emit({ kind: 'auth_pending', id: hello.id, remote, fingerprint: fp, pub, at });
+    else if (decision.status === 'rejected' || decision.status === 'full')
+      deps.events.emit({ kind: 'auth_rejected', id: hello.id, remote, fingerprint: fp, pub, reason: decision.reason, full: decision.status === 'full', at });
+    else if (decision.status === 'denied') deps.events.emit({ kind: 'key_mismatch', id: hello.id, remote, acceptedFingerprint: decision.existingFingerprint ?? '', presentedFingerprint: fp, pub, at });
     else if (decision.status === 'invalid_id') deps.events.emit({ kind: 'invalid_id', remote, reason: decision.reason, at });
     const log = (): void => {
       if (decision.status === 'denied') {

@@ -9,7 +9,7 @@ export { applyKeyEffects, statesWritten } from './key-effects.js';
 export { DENIED_KEYS_PER_ID, DENIED_REFRESH_MS, type DeniedKey } from './denied-keys.js';
 export { keyTypeProblem, SUPPORTED_KEY_TYPES } from './key-type.js';
 export { loadMatchFile, matchFileLines, type MatchFileOptions } from './autosign.js';
-export { exprMatch, fnmatch, globToRegExp } from './fnmatch.js';
+export { compileExpr, exprMatch, fnmatch, globToRegExp } from './fnmatch.js';
 export { createSelfSignedCert, certificateProblem, CERT_VALIDITY_YEARS } from './certificate.js';
 // one helper for every layer (src/util/atomic-write.ts); re-exported for pki's users
 export { writeFileAtomicSync } from '../util/atomic-write.js';

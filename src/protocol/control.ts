@@ -42,7 +42,14 @@ export const sessionsRequestSchema = s.object({ t: s.literal('sessions') });
 export const eventsRequestSchema = s.object({ t: s.literal('events'), kinds: s.optional(s.array(s.oneOf(EVENT_KINDS), { max: 64 })) });
 
 /** `brine key` changed the key store: the master re-checks live sessions against it at once. */
-export const keysChangedRequestSchema = s.object({ t: s.literal('keys_changed'), since: s.optional(s.number({ min: 0 })) });
+/** A key an operator accepted, rejected or deleted (the master fires Salt's salt/key for each). */
+export const keyChangeSchema = s.object({ id: s.string({ min: 1, max: 256 }), act: s.oneOf(['accept', 'reject', 'delete'] as const) });
+export const keysChangedRequestSchema = s.object({
+  t: s.literal('keys_changed'),
+  since: s.optional(s.number({ min: 0 })),
+  changes: s.optional(s.array(keyChangeSchema, { max: 100_000 })),
+});
+export type KeyChange = Infer<typeof keyChangeSchema>;
 
 // ---- for `brine api` (the REST API as its own process); root and the master user only ----
 
@@ -58,7 +65,15 @@ export const matchRequestSchema = s.object({
 /** Jobs whose returns are still awaited. */
 export const activeJidsRequestSchema = s.object({ t: s.literal('active_jids') });
 /** POST /hook/<path>: the master emits the api_hook event. */
-export const emitHookRequestSchema = s.object({ t: s.literal('emit_hook'), path: s.string({ max: 256 }), user: s.string({ max: 256 }), body: s.json() });
+export const emitHookRequestSchema = s.object({
+  t: s.literal('emit_hook'),
+  path: s.string({ max: 256 }),
+  user: s.string({ max: 256 }),
+  body: s.json(),
+  /** The request body as sent and its headers (Salt's hook event carries both). */
+  raw: s.optional(s.string()),
+  headers: s.optional(s.json()),
+});
 /** The master's Prometheus metrics, as GET /metrics serves them. */
 export const metricsRequestSchema = s.object({ t: s.literal('metrics') });
 

@@ -9,10 +9,18 @@ export type BrineEvent =
   | { kind: 'minion_connected'; id: string; remote: string; agent: string; at: number }
   | { kind: 'minion_disconnected'; id: string; remote: string; reason: string; connectedForMs: number; silentForMs: number; at: number }
   | { kind: 'minion_replaced'; id: string; oldRemote: string; newRemote: string; at: number }
-  | { kind: 'auth_pending'; id: string; remote: string; fingerprint: string; at: number }
-  | { kind: 'auth_rejected'; id: string; remote: string; fingerprint: string; reason: string; at: number }
-  | { kind: 'key_mismatch'; id: string; remote: string; acceptedFingerprint: string; presentedFingerprint: string; at: number }
+  /** A minion signed in with its accepted key (Salt fires `salt/auth` act accept on every sign-in). */
+  | { kind: 'auth_accepted'; id: string; remote: string; pub: string; at: number }
+  | { kind: 'auth_pending'; id: string; remote: string; fingerprint: string; pub: string; at: number }
+  | { kind: 'auth_rejected'; id: string; remote: string; fingerprint: string; pub: string; reason: string; full: boolean; at: number }
+  | { kind: 'key_mismatch'; id: string; remote: string; acceptedFingerprint: string; presentedFingerprint: string; pub: string; at: number }
   | { kind: 'invalid_id'; remote: string; reason: string; at: number }
+  /** An operator (brine key, the wheel's key.*) accepted, rejected or deleted a minion's key. */
+  | { kind: 'key_changed'; id: string; act: 'accept' | 'reject' | 'delete'; at: number }
+  /** presence_events: the minions connected now, every loop_interval. */
+  | { kind: 'presence_present'; present: string[]; at: number }
+  /** presence_events: minions connected and lost since the last presence event. */
+  | { kind: 'presence_change'; new: string[]; lost: string[]; at: number }
   | {
       kind: 'job_published';
       jid: string;
@@ -36,13 +44,17 @@ export type BrineEvent =
       fun: string;
       /** The job's arguments in Salt's published form (saltArgs). */
       funArgs: unknown[];
+      /** Who published the job (absent for a minion's own scheduled runs, as in Salt). */
+      user?: string;
       ret: unknown;
       retcode: number;
       success: boolean;
+      /** The outputter Salt's minion names in its return (saltOutputterOf). */
+      out?: string;
       at: number;
     }
   /** POST /hook/<path> on the REST API (webhook_url set): the body, and the API user who sent it. */
-  | { kind: 'api_hook'; path: string; user: string; body: unknown; at: number };
+  | { kind: 'api_hook'; path: string; user: string; body: unknown; raw?: string; headers?: Record<string, string>; at: number };
 
 export type EventKind = BrineEvent['kind'];
 
@@ -50,10 +62,14 @@ export const EVENT_KINDS: readonly EventKind[] = [
   'minion_connected',
   'minion_disconnected',
   'minion_replaced',
+  'auth_accepted',
   'auth_pending',
   'auth_rejected',
   'key_mismatch',
   'invalid_id',
+  'key_changed',
+  'presence_present',
+  'presence_change',
   'job_published',
   'job_return',
   'api_hook',
@@ -82,6 +98,20 @@ export function saltArgs(arg: readonly unknown[], kwarg: Readonly<Record<string,
   return Object.keys(kwarg).length === 0 ? [...arg] : [...arg, { ...kwarg, __kwarg__: true }];
 }
 
+/** State functions Salt's minion names an outputter for (salt/modules/state.py __outputter__). */
+const HIGHSTATE_OUT = new Set(['sls', 'sls_id', 'pkg', 'top', 'single', 'highstate', 'template', 'template_str', 'apply', 'test', 'request', 'check_request', 'run_request']);
+const NESTED_OUT = new Set(['grains.items', 'grains.item', 'grains.setval']);
+
+/**
+ * The `out` Salt's minion puts in a return: the function's `__outputter__`, or `nested` when the
+ * function failed to run (not found, raised).
+ */
+export function saltOutputterOf(fun: string, failedToRun: boolean): string | undefined {
+  if (failedToRun) return 'nested';
+  if (fun.startsWith('state.') && HIGHSTATE_OUT.has(fun.slice(6))) return 'highstate';
+  return NESTED_OUT.has(fun) ? 'nested' : undefined;
+}
+
 /** The tag of the event's first Salt event (its main one). */
 export function eventTag(e: BrineEvent): string {
   return (saltEventsOf(e)[0] as SaltEvent).tag;
@@ -95,7 +125,8 @@ function minionStart(id: string, tag: string, at: number): Record<string, unknow
   const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getUTCMonth()];
   const time = d.toISOString().slice(11, 19);
   const asctime = `${day} ${month} ${String(d.getUTCDate()).padStart(2, ' ')} ${time} ${d.getUTCFullYear()}`;
-  return { cmd: '_minion_event', data: `Minion ${id} started at ${asctime}`, id, pretag: null, tag };
+  // the order of salt/minion.py _fire_master's load; the master fires it whole (the token removed)
+  return { id, cmd: '_minion_event', pretag: null, data: `Minion ${id} started at ${asctime}`, tag };
 }
 
 /**
@@ -114,17 +145,35 @@ export function saltEventsOf(e: BrineEvent): Array<{ tag: string; data: Record<s
       return [{ tag: `brine/minion/${e.id}/disconnected`, data: { id: e.id, remote: e.remote, reason: e.reason, connected_for_ms: e.connectedForMs, silent_for_ms: e.silentForMs } }];
     case 'minion_replaced':
       return [{ tag: `brine/minion/${e.id}/replaced`, data: { id: e.id, old_remote: e.oldRemote, new_remote: e.newRemote } }];
+    // salt/channel/server.py _auth: {result, act, id, pub} (`denied` puts id before act)
+    case 'auth_accepted':
+      return [{ tag: 'salt/auth', data: { result: true, act: 'accept', id: e.id, pub: e.pub } }];
     case 'auth_pending':
-      return [{ tag: 'salt/auth', data: { result: true, act: 'pend', id: e.id, fingerprint: e.fingerprint, remote: e.remote } }];
+      return [
+        { tag: 'salt/auth', data: { result: true, act: 'pend', id: e.id, pub: e.pub } },
+        { tag: `brine/auth/${e.id}/pending`, data: { id: e.id, remote: e.remote, fingerprint: e.fingerprint } },
+      ];
     case 'auth_rejected':
-      return [{ tag: 'salt/auth', data: { result: false, act: e.reason === 'full' ? 'full' : 'reject', id: e.id, fingerprint: e.fingerprint, remote: e.remote, reason: e.reason } }];
+      return [
+        { tag: 'salt/auth', data: { result: false, act: e.full ? 'full' : 'reject', id: e.id, pub: e.pub } },
+        { tag: `brine/auth/${e.id}/rejected`, data: { id: e.id, remote: e.remote, fingerprint: e.fingerprint, reason: e.reason } },
+      ];
     case 'key_mismatch':
       return [
-        { tag: 'salt/auth', data: { result: false, act: 'denied', id: e.id, fingerprint: e.presentedFingerprint, remote: e.remote } },
+        { tag: 'salt/auth', data: { result: false, id: e.id, act: 'denied', pub: e.pub } },
         { tag: `brine/auth/${e.id}/key_mismatch`, data: { id: e.id, remote: e.remote, accepted_fingerprint: e.acceptedFingerprint, presented_fingerprint: e.presentedFingerprint } },
       ];
     case 'invalid_id':
       return [{ tag: 'brine/auth/invalid_id', data: { remote: e.remote, reason: e.reason } }];
+    // salt/key.py accept_key/reject_key/delete_key: once per key
+    case 'key_changed':
+      return [{ tag: 'salt/key', data: { result: true, act: e.act, id: e.id } }];
+    // salt/master.py Maintenance.handle_presence: the change (when there is one) before present
+    case 'presence_present':
+      return [{ tag: 'salt/presence/present', data: { present: e.present } }];
+    case 'presence_change':
+      return [{ tag: 'salt/presence/change', data: { new: e.new, lost: e.lost } }];
+    // salt/master.py _prep_pub: the bare <jid> event, then salt/job/<jid>/new
     case 'job_published': {
       const tgt = e.tgt;
       return [
@@ -135,15 +184,25 @@ export function saltEventsOf(e: BrineEvent): Array<{ tag: string; data: Record<s
         },
       ];
     }
-    case 'job_return':
-      return [
-        {
-          tag: `salt/job/${e.jid}/ret/${e.minion}`,
-          data: { cmd: '_return', id: e.minion, success: e.success, return: e.ret, retcode: e.retcode, jid: e.jid, fun: e.fun, fun_args: e.funArgs },
-        },
-      ];
+    case 'job_return': {
+      // salt/minion.py _return_pub: {cmd, id} then the return dict in _thread_return's order
+      const data: Record<string, unknown> = { cmd: '_return', id: e.minion, success: e.success, return: e.ret, retcode: e.retcode, jid: e.jid, fun: e.fun, fun_args: e.funArgs };
+      if (e.user !== undefined) data.user = e.user;
+      if (e.out !== undefined) data.out = e.out;
+      return [{ tag: `salt/job/${e.jid}/ret/${e.minion}`, data }];
+    }
     case 'api_hook':
-      // salt-api's rest_cherrypy hook: the parsed body as `post`; brine adds the API user
-      return [{ tag: `salt/netapi/hook/${e.path}`, data: { post: e.body ?? {}, user: e.user } }];
+      // rest_cherrypy's Webhook.POST: {body, post, headers}; brine adds the API user
+      return [{ tag: `salt/netapi/hook/${e.path}`, data: { body: e.raw ?? '', post: e.body ?? {}, headers: e.headers ?? {}, user: e.user } }];
   }
+}
+
+/** The `raw` and `headers` of an api_hook event from what a control request carried (checked shapes only). */
+export function hookMeta(raw: unknown, headers: unknown): { raw?: string; headers?: Record<string, string> } {
+  const out: { raw?: string; headers?: Record<string, string> } = {};
+  if (typeof raw === 'string') out.raw = raw;
+  if (headers !== null && typeof headers === 'object' && !Array.isArray(headers)) {
+    out.headers = Object.fromEntries(Object.entries(headers).filter((kv): kv is [string, string] => typeof kv[1] === 'string'));
+  }
+  return out;
 }

@@ -27,6 +27,23 @@ const MAX_UNDECIDED = 10_000;
 /** How often an open stream's token is checked again. */
 const RECHECK_TOKEN_MS = 5_000;
 
+/** Headers that carry credentials: never put on the bus (Salt's hook event has them all). */
+const SECRET_HEADERS = new Set(['x-auth-token', 'authorization', 'cookie', 'proxy-authorization']);
+
+/**
+ * What Salt's hook event adds to the parsed body: the body as text and the request's headers,
+ * named as CherryPy names them (`Content-Type`), credentials left out.
+ */
+function hookRequestMeta(body: unknown, headers: Record<string, string | string[] | undefined>): { raw: string; headers: Record<string, string> } {
+  const named: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || SECRET_HEADERS.has(name)) continue;
+    const title = name.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+    named[title] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return { raw: typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body), headers: named };
+}
+
 export interface EventStreams {
   closeAll(): void;
   readonly open: number;
@@ -90,9 +107,9 @@ export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, o
       if (!visibility) return send(event);
       if (++undecided > MAX_UNDECIDED) return drop(`more than ${MAX_UNDECIDED} events wait for their ACL decision`);
       decided = decided.then(async () => {
-        const shown = await visibility.shows(event);
+        const shown = await visibility.view(event);
         undecided--;
-        if (shown) send(event);
+        if (shown) send(shown);
       });
     });
     const keepalive = setInterval(() => {
@@ -109,7 +126,7 @@ export function registerEventRoutes(app: FastifyInstance, backend: ApiBackend, o
     app.post(`${prefix}/*`, async (req, reply) => {
       const who = principalOf(req);
       const path = (req.params as Record<string, string>)['*'] ?? '';
-      await backend.emitHook(checkedHookPath(path), who.user, req.body ?? null);
+      await backend.emitHook(checkedHookPath(path), who.user, req.body ?? null, hookRequestMeta(req.body, req.headers));
       return respond(req, reply, { return: [{ success: true }], success: true });
     });
   }

@@ -149,8 +149,8 @@ export function createRemoteBackend(d: RemoteBackendDeps): RemoteBackend {
       return { matched: m.matched, missing: m.missing };
     },
     subscribe: (fn) => events.subscribe(fn),
-    emitHook: async (path, user, body) => {
-      await ask<HookEmitted>(sock, { t: 'emit_hook', path, user, body: body as never }, 'hook_emitted');
+    emitHook: async (path, user, body, meta) => {
+      await ask<HookEmitted>(sock, { t: 'emit_hook', path, user, body: body as never, ...(meta ? { raw: meta.raw, headers: meta.headers } : {}) }, 'hook_emitted');
     },
     // runners run in the master (its bus, file server, job cache): the same answer as its own API's
     runner: async (req) => {
@@ -166,7 +166,7 @@ export function createRemoteBackend(d: RemoteBackendDeps): RemoteBackend {
       await ask<EventFired>(sock, { t: 'fire_event', tag, data: data as never }, 'event_fired');
     },
     masterOptions: () => ({ ...d.options }),
-    reconcileKeys: async () => (await ask<KeysReconciled>(sock, { t: 'keys_changed' }, 'keys_reconciled')).closed,
+    reconcileKeys: async (changes) => (await ask<KeysReconciled>(sock, { t: 'keys_changed', ...(changes && changes.length > 0 ? { changes: [...changes] } : {}) }, 'keys_reconciled')).closed,
     metrics: {
       render: async () => {
         const m = await ask<MetricsReply>(sock, { t: 'metrics' }, 'metrics');

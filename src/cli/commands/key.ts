@@ -10,7 +10,7 @@ import { printable } from '../../util/printable.js';
 import { masterOptions, type ConfigFlags, exitWith } from '../common.js';
 import { requestOnce } from '../control-client.js';
 import { controlSocketPath } from '../../master/control-socket-path.js';
-import type { KeysReconciled } from '../../protocol/index.js';
+import type { KeyChange, KeysReconciled } from '../../protocol/index.js';
 
 interface KeyFlags extends ConfigFlags {
   listAll?: boolean;
@@ -95,7 +95,7 @@ function describeSources(states: KeyState[]): string {
   return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
 }
 
-async function move(store: KeyStore, flags: KeyFlags, globs: string, to: 'accepted' | 'rejected'): Promise<number> {
+async function move(store: KeyStore, flags: KeyFlags, globs: string, to: 'accepted' | 'rejected', changes: KeyChange[]): Promise<number> {
   const from: KeyState[] = ['pending'];
   if (to === 'accepted' && (flags.includeRejected || flags.includeAll)) from.push('rejected');
   if (to === 'rejected' && (flags.includeAccepted || flags.includeAll)) from.push('accepted');
@@ -128,12 +128,13 @@ async function move(store: KeyStore, flags: KeyFlags, globs: string, to: 'accept
       continue;
     }
     settle(store, c, to);
+    changes.push({ id: c.id, act: to === 'accepted' ? 'accept' : 'reject' });
     process.stdout.write(`Key for minion ${printable(c.id)} ${verb}.\n`);
   }
   return code;
 }
 
-async function remove(store: KeyStore, flags: KeyFlags, globs: string): Promise<number> {
+async function remove(store: KeyStore, flags: KeyFlags, globs: string, changes: KeyChange[]): Promise<number> {
   const selection = select(store, ['accepted', 'denied', 'pending', 'rejected'], globs);
   if (selection.size === 0) {
     process.stdout.write(`The key glob '${globs}' does not match any keys.\n`);
@@ -144,6 +145,7 @@ async function remove(store: KeyStore, flags: KeyFlags, globs: string): Promise<
   for (const [state, ids] of selection) {
     for (const id of ids) {
       store.remove(id, state);
+      if (!changes.some((c) => c.id === id)) changes.push({ id, act: 'delete' });
       process.stdout.write(`Key for minion ${printable(id)} deleted.\n`);
     }
   }
@@ -154,9 +156,9 @@ async function remove(store: KeyStore, flags: KeyFlags, globs: string): Promise<
  * Tells a running master that keys changed, so sessions of deleted or replaced keys close now.
  * The master also notices by itself within seconds, so an unreachable master is not an error.
  */
-async function notifyMaster(socketPath: string, since: number): Promise<void> {
+async function notifyMaster(socketPath: string, since: number, changes: KeyChange[]): Promise<void> {
   try {
-    const reply = await requestOnce<KeysReconciled>(socketPath, { t: 'keys_changed', since }, 'keys_reconciled');
+    const reply = await requestOnce<KeysReconciled>(socketPath, { t: 'keys_changed', since, ...(changes.length > 0 ? { changes } : {}) }, 'keys_reconciled');
     for (const id of reply.closed) process.stdout.write(`Closed the session of ${printable(id)}: its key is no longer accepted.\n`);
   } catch {
     // no master running: nothing to tell
@@ -168,7 +170,7 @@ async function notifyMaster(socketPath: string, since: number): Promise<void> {
  * denied keys. The key shown and confirmed is the one written to accepted, even if another peer
  * signs in as this ID meanwhile; with several candidates --finger must name one (threats.md #31).
  */
-async function replace(store: KeyStore, flags: KeyFlags, id: string): Promise<number> {
+async function replace(store: KeyStore, flags: KeyFlags, id: string, changes: KeyChange[]): Promise<number> {
   if (store.deniedKeys(id).length === 0)
     throw new BrineError('KEY_NOT_FOUND', `no denied key for '${id}': --replace swaps an accepted key for the denied one a re-imaged host presented; see 'brine key -L'`);
   const chosen = chooseDenied(store, id, flags.finger);
@@ -183,6 +185,7 @@ async function replace(store: KeyStore, flags: KeyFlags, id: string): Promise<nu
   );
   if (!(await confirm('Proceed? [n/Y] ', true, flags.yes))) return 1;
   settle(store, { state: 'denied', id, pem: chosen.pem, fingerprint: denied, denied: chosen }, 'accepted');
+  changes.push({ id, act: 'accept' });
   process.stdout.write(`Key for minion ${id} replaced.\n`);
   return 0;
 }
@@ -201,20 +204,21 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
   store.ensureLayout();
   const all: KeyState[] = ['accepted', 'denied', 'pending', 'rejected'];
 
-  const change = async (op: () => Promise<number>): Promise<number> => {
+  const change = async (op: (changes: KeyChange[]) => Promise<number>): Promise<number> => {
     // the master's own 5 s check may close a session before we ask: it reports those since now too
     const since = Date.now();
-    const code = await op();
-    await notifyMaster(controlSocketPath(opts), since);
+    const changes: KeyChange[] = [];
+    const code = await op(changes);
+    await notifyMaster(controlSocketPath(opts), since, changes);
     return code;
   };
-  if (flags.accept !== undefined) return change(() => move(store, flags, flags.accept!, 'accepted'));
-  if (flags.acceptAll) return change(() => move(store, flags, '*', 'accepted'));
-  if (flags.reject !== undefined) return change(() => move(store, flags, flags.reject!, 'rejected'));
-  if (flags.rejectAll) return change(() => move(store, flags, '*', 'rejected'));
-  if (flags.delete !== undefined) return change(() => remove(store, flags, flags.delete!));
-  if (flags.deleteAll) return change(() => remove(store, flags, '*'));
-  if (flags.replace !== undefined) return change(() => replace(store, flags, flags.replace!));
+  if (flags.accept !== undefined) return change((c) => move(store, flags, flags.accept!, 'accepted', c));
+  if (flags.acceptAll) return change((c) => move(store, flags, '*', 'accepted', c));
+  if (flags.reject !== undefined) return change((c) => move(store, flags, flags.reject!, 'rejected', c));
+  if (flags.rejectAll) return change((c) => move(store, flags, '*', 'rejected', c));
+  if (flags.delete !== undefined) return change((c) => remove(store, flags, flags.delete!, c));
+  if (flags.deleteAll) return change((c) => remove(store, flags, '*', c));
+  if (flags.replace !== undefined) return change((c) => replace(store, flags, flags.replace!, c));
 
   const finger = flags.finger ?? (flags.fingerAll ? (narrow ?? '*') : undefined);
   if (finger !== undefined) {

@@ -109,3 +109,18 @@ test('a failed lookup (the master unreachable) hides the event', async () => {
   const { view } = backend([{ 'web*': ['test.*'] }], ['web1'], {}, true);
   assert.equal(await shows(view, connected('web1')), false);
 });
+
+test('issue 25: salt/key and salt/auth hidden; salt/presence cut down to reached minions; salt/run and salt/wheel by runner/wheel rights', async () => {
+  const { view } = backend([{ 'web*': ['test.*'] }, { '@runner': ['jobs.*'] }] as unknown as AclEntry[], ['web1', 'web2', 'db1']);
+  assert.equal(await view.view({ tag: 'salt/key', data: { result: true, act: 'accept', id: 'web1' } }), undefined);
+  assert.equal(await view.view({ tag: 'salt/auth', data: { result: true, act: 'accept', id: 'web1', pub: 'P' } }), undefined);
+  const present = await view.view({ tag: 'salt/presence/present', data: { present: ['web1', 'db1', 'web2'], _stamp: 's' } });
+  assert.deepEqual(present?.data, { present: ['web1', 'web2'], _stamp: 's' });
+  const change = await view.view({ tag: 'salt/presence/change', data: { new: ['db1', 'web2'], lost: [], _stamp: 's' } });
+  assert.deepEqual(change?.data, { new: ['web2'], lost: [], _stamp: 's' });
+  assert.equal(await view.view({ tag: 'salt/presence/change', data: { new: ['db1'], lost: [], _stamp: 's' } }), undefined, "a change about others' minions only");
+  assert.ok(await view.view({ tag: 'salt/run/1/new', data: { fun: 'runner.jobs.list_jobs', jid: '1' } }));
+  assert.equal(await view.view({ tag: 'salt/run/1/new', data: { fun: 'runner.manage.status', jid: '1' } }), undefined);
+  assert.equal(await view.view({ tag: 'salt/wheel/1/new', data: { fun: 'wheel.key.list_all', jid: '1' } }), undefined);
+  assert.equal(await view.view({ tag: 'salt/run/1/progress', data: {} }), undefined, 'no function named: hidden');
+});

@@ -46,9 +46,9 @@ test('sign-ins are counted by result, one label value per outcome', async () => 
   const m = new BrineMetrics({ processMetrics: false });
   m.observe({ kind: 'minion_connected', id: 'web1', remote: '127.0.0.1:1', agent: 'brine/0.1.0', at: 1 });
   m.observe({ kind: 'minion_connected', id: 'web2', remote: '127.0.0.1:2', agent: 'brine/0.1.0', at: 1 });
-  m.observe({ kind: 'auth_pending', id: 'new1', remote: '127.0.0.1:3', fingerprint: 'aa', at: 1 });
-  m.observe({ kind: 'auth_rejected', id: 'bad1', remote: '127.0.0.1:4', fingerprint: 'bb', reason: 'rejected', at: 1 });
-  m.observe({ kind: 'key_mismatch', id: 'web1', remote: '127.0.0.1:5', acceptedFingerprint: 'aa', presentedFingerprint: 'cc', at: 1 });
+  m.observe({ kind: 'auth_pending', id: 'new1', remote: '127.0.0.1:3', fingerprint: 'aa', pub: 'PEM', at: 1 });
+  m.observe({ kind: 'auth_rejected', id: 'bad1', remote: '127.0.0.1:4', fingerprint: 'bb', pub: 'PEM', reason: 'rejected', full: false, at: 1 });
+  m.observe({ kind: 'key_mismatch', id: 'web1', remote: '127.0.0.1:5', acceptedFingerprint: 'aa', presentedFingerprint: 'cc', pub: 'PEM', at: 1 });
   m.observe({ kind: 'invalid_id', remote: '127.0.0.1:6', reason: 'localhost', at: 1 });
   const text = await m.registry.getSingleMetricAsString('brine_sign_ins_total');
   assert.equal(sample(text, 'brine_sign_ins_total{result="accepted"}'), 2);
