@@ -26,6 +26,8 @@ module.exports = {
     layer('state', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting']),
     layer('pillar', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting', 'state']),
     layer('schedule', ['util', 'config', 'modules']),
+    // beacons (issue 25): one file per beacon, run by the minion's beacons feature
+    layer('beacons', ['util', 'config', 'protocol', 'modules']),
     // metrics (issue 11): the per-master prom-client registry and the optional metrics_port server
     layer('metrics', ['util', 'config', 'protocol']),
     // auth (issue 11): Salt's ACL check (it reads target expressions: targeting), eauth backends and
@@ -36,7 +38,7 @@ module.exports = {
     // the server config, the master's hub and the minion's link (a job record's type from jobs)
     layer('nats', ['util', 'config', 'protocol', 'pki', 'session', 'jobs']),
     layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api']),
-    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule']),
+    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule', 'beacons']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {
       name: 'sockets-only-in-transport',

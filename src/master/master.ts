@@ -31,6 +31,7 @@ import type { MasterFeature, MasterTargeting } from './features/master-feature.j
 import { Metrics } from './features/metrics.js';
 import { MinionData } from './features/minion-data.js';
 import { Mine } from './features/mine.js';
+import { MinionEvents } from './features/minion-events.js';
 import { NatsTransport } from './features/nats-transport.js';
 import { Pillar } from './features/pillar.js';
 import { Presence } from './features/presence.js';
@@ -123,6 +124,7 @@ export class Master {
     const targeting: MasterTargeting = { grains: (id) => minionData.cache.grainsOf(id), pillar: (id) => pillar.service.pillarOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups };
     const mine = own(new Mine(cache, clock, logger, () => targeting, opts.mine_get_pillar_targets));
     const keyReconcile = own(new KeyReconcile({ pkiDir: opts.pki_dir, keys, acceptedKeys, presence, minionData: minionData.cache, pillar: pillar.service, mine: mine.store, logger, clock }));
+    const minionEvents = own(new MinionEvents({ events, clock, logger, ratePerSecond: opts.minion_event_rate, burst: opts.minion_event_burst }));
     const files = own(new Files(opts, logger, clock));
     const gitPillar = own(new GitPillar(pillar.service, opts.cachedir, clock, logger));
     let nats: NatsTransport | undefined;
@@ -186,7 +188,7 @@ export class Master {
     }
     // the order of every moment: start and messages in this order, stop in reverse (servers
     // close after the timers and the jobs stop, presence flushes last); see docs/architecture.md
-    const list = [presence, refusals, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, keyReconcile, files, gitPillar];
+    const list = [presence, refusals, metrics, api, control, transport, jobs, new ConnectionEvents({ events, logger, clock }), minionData, pillar, mine, minionEvents, keyReconcile, files, gitPillar];
     features = new FeatureList<MinionSession, MinionMessage>(list, this.failures.onError);
     this.running = { features, presence, metrics, api, tls };
     await features.start();

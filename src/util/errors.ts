@@ -11,6 +11,7 @@ import { STATE_ERRORS } from './error-codes/states.js';
 import { SCHEDULE_ERRORS } from './error-codes/schedule.js';
 import { JOB_ERRORS } from './error-codes/jobs.js';
 import { MINE_ERRORS } from './error-codes/mine.js';
+import { EVENT_ERRORS } from './error-codes/events.js';
 import { API_ERRORS } from './error-codes/api.js';
 import { NATS_ERRORS } from './error-codes/nats.js';
 import type { ErrorSpec } from './error-codes/spec.js';
@@ -28,6 +29,7 @@ export const ERROR_GROUPS: ReadonlyArray<{ readonly title: string; readonly code
   { title: 'the scheduler', codes: SCHEDULE_ERRORS },
   { title: 'jobs and modules', codes: JOB_ERRORS },
   { title: 'the mine', codes: MINE_ERRORS },
+  { title: 'events from minions and beacons', codes: EVENT_ERRORS },
   { title: 'the REST API and access control', codes: API_ERRORS },
   { title: 'NATS (issue 13: brine on a nats-server cluster)', codes: NATS_ERRORS },
 ];
@@ -42,6 +44,7 @@ export const ERRORS = {
   ...SCHEDULE_ERRORS,
   ...JOB_ERRORS,
   ...MINE_ERRORS,
+  ...EVENT_ERRORS,
   ...API_ERRORS,
   ...NATS_ERRORS,
 } as const satisfies Record<string, ErrorSpec>;
