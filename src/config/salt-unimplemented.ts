@@ -24,7 +24,6 @@ const TABLE: readonly UnimplementedSaltOption[] = [
   { name: 'master_job_cache', lost: 'brine keeps jobs in its own job cache (SQLite under cachedir)', same: ['local_cache'] },
   { name: 'ext_job_cache', lost: 'brine has no external job cache (brine has no returners)', same: [''] },
   { name: 'engines', lost: 'brine starts no engines', same: [[]] },
-  { name: 'beacons', lost: 'brine runs no beacons', same: [{}] },
   { name: 'pillar_opts', lost: "the master's configuration is not merged into pillar", same: [false] },
   { name: 'syndic_master', lost: 'brine has no syndic; several masters share minions through transport: nats instead' },
   { name: 'order_masters', lost: 'brine has no syndic', same: [false] },

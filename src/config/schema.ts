@@ -11,6 +11,7 @@ import { CONTROL_ACCESS_OPTIONS, TRANSPORT_OPTIONS } from './schema-surfaces.js'
 import { LIVENESS_OPTIONS, MASTER_CONNECTION_OPTIONS } from './schema-connection.js';
 import { MASTER_OPTIONS } from './schema-master.js';
 import { MINE_OPTIONS } from './schema-mine.js';
+import { BEACON_OPTIONS } from './schema-beacons.js';
 
 // Tuples, not Role[], so that options.ts can tell from the type which role an option belongs to.
 const BOTH = ['master', 'minion'] as const;
@@ -295,6 +296,7 @@ const TABLE = [
   ...PILLAR_SOURCE_OPTIONS,
   { name: 'worker_threads', type: 'int', default: 5, roles: MASTER, doc: 'Accepted for compatibility; brine serves all minions from one event loop.' },
   ...MINE_OPTIONS,
+  ...BEACON_OPTIONS,
 ] as const satisfies readonly OptionSpec[];
 
 /** One row of the table, with its literal name, type and roles. */

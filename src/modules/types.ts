@@ -132,7 +132,7 @@ export interface MinionEventAccess {
 /** The minion's beacons as beacons.* drives them (src/minion/features/beacons.ts); answers in Salt's shapes. */
 export interface BeaconControl {
   /** The beacons configured (config, pillar and beacons.add), Salt's list shape. */
-  list(opts: { include_pillar: boolean; include_opts: boolean }): Record<string, unknown>;
+  list(opts: { include_pillar: boolean; include_opts: boolean; return_yaml: boolean }): unknown;
   listAvailable(): string[];
   add(name: string, config: unknown, test: boolean): Promise<{ comment: string; result: boolean }>;
   modify(name: string, config: unknown): Promise<{ comment: string; result: boolean }>;
