@@ -126,7 +126,7 @@ export const MASTER_OPTIONS = [
     default: 20,
     roles: MASTER,
     brineOnly: true,
-    doc: 'Events per second one minion may fire on the master\'s bus on average (event.send, event.fire_master, beacons); more are refused with EVENT_RATE_LIMITED and counted. Example: `minion_event_rate: 50`.',
+    doc: "Events per second one minion may fire on the master's bus on average (event.send, event.fire_master, beacons); more are refused with EVENT_RATE_LIMITED and counted. Example: `minion_event_rate: 50`.",
   },
   {
     name: 'minion_event_burst',

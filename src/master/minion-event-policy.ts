@@ -22,7 +22,11 @@ export type MinionEventVerdict = { readonly ok: true; readonly event: Omit<SaltE
  * slashes collapsed, leading slashes and whitespace dropped, compared case-insensitively.
  */
 function canonical(tag: string): string {
-  return tag.trim().replace(/\/{2,}/g, '/').replace(/^\/+/, '').toLowerCase();
+  return tag
+    .trim()
+    .replace(/\/{2,}/g, '/')
+    .replace(/^\/+/, '')
+    .toLowerCase();
 }
 
 /** Why `tag` may not come from minion `id`, or undefined when it may. */
@@ -33,7 +37,13 @@ export function reservedTagReason(id: string, tag: string): string | undefined {
   if (BARE_JID.test(t)) return "a bare jid is the tag of the master's own job event";
   for (const p of PER_MINION) {
     if (!t.startsWith(p)) continue;
-    const owner = tag.trim().replace(/\/{2,}/g, '/').replace(/^\/+/, '').slice(p.length).split('/')[0] ?? '';
+    const owner =
+      tag
+        .trim()
+        .replace(/\/{2,}/g, '/')
+        .replace(/^\/+/, '')
+        .slice(p.length)
+        .split('/')[0] ?? '';
     if (owner !== id) return `${p}<id>/ tags belong to the minion they name (${JSON.stringify(owner)}, not ${JSON.stringify(id)})`;
   }
   return undefined;

@@ -8,7 +8,8 @@ import { defineFunction } from './define-function.js';
 import type { BeaconControl, ExecContext, ModuleFunction } from './types.js';
 
 function beaconsOf(ctx: ExecContext, fun: string): BeaconControl {
-  if (!ctx.beacons) throw new BrineError('EXEC_FAILED', `${fun} changes the running minion's beacons; run it as a job (brine run, or brine call without --local), not from a template or brine call --local`);
+  if (!ctx.beacons)
+    throw new BrineError('EXEC_FAILED', `${fun} changes the running minion's beacons; run it as a job (brine run, or brine call without --local), not from a template or brine call --local`);
   return ctx.beacons;
 }
 
@@ -105,7 +106,7 @@ export const beaconsFunctions: readonly ModuleFunction[] = [
   }),
   defineFunction({
     name: 'beacons.reset',
-    doc: "Go back to the beacons the minion started with (changes since, saved or not, are dropped from the running minion).",
+    doc: 'Go back to the beacons the minion started with (changes since, saved or not, are dropped from the running minion).',
     params: [],
     kwargs: true,
     inline: true,

@@ -81,7 +81,12 @@ describe('beacons: inotify, thresholds, beacons.*, disable_during_state_run', ()
     const [mem] = await stream.waitFor('salt/beacon/m1/memusage/', 1, 20_000);
     assert.ok(Number(mem!.data.memusage) > 0 && Number(mem!.data.memusage) <= 100, JSON.stringify(mem));
     const [load] = await stream.waitFor('salt/beacon/m1/load/', 1, 20_000);
-    assert.deepEqual(Object.keys(load!.data).filter((k) => !k.startsWith('_')).sort(), ['15m', '1m', '5m', 'id']);
+    assert.deepEqual(
+      Object.keys(load!.data)
+        .filter((k) => !k.startsWith('_'))
+        .sort(),
+      ['15m', '1m', '5m', 'id'],
+    );
     assert.equal(stream.lines('salt/beacon/m1/disk_never/').length, 0);
   });
 

@@ -63,7 +63,14 @@ describe('minion events: event.send, fire_master, reserved tags', () => {
       assert.notEqual(r.code, 0, r.raw);
       assert.match(r.raw, /minion m1 may not fire/);
       const logged = await waitUntil(
-        () => master.output.split('\n').find((l) => l.includes(`refused an event from minion m1: minion m1 may not fire ${JSON.stringify(tag).replace(/^"|"$/g, '')}`) || (l.includes('refused an event from minion m1') && l.includes(tag))),
+        () =>
+          master.output
+            .split('\n')
+            .find(
+              (l) =>
+                l.includes(`refused an event from minion m1: minion m1 may not fire ${JSON.stringify(tag).replace(/^"|"$/g, '')}`) ||
+                (l.includes('refused an event from minion m1') && l.includes(tag)),
+            ),
         10_000,
         `the refusal of ${tag} in the master log\n${master.output.slice(-3000)}`,
       );

@@ -61,9 +61,15 @@ export class MinionEvents implements MasterFeature {
       const now = clock.monotonic();
       if (now - (this.lastRateLog.get(s.id) ?? -Infinity) >= LOG_EVERY_MS) {
         this.lastRateLog.set(s.id, now);
-        logger.warn({ id: s.id, code: 'EVENT_RATE_LIMITED', refused: this.counts.rateLimited }, `minion ${s.id} fires events faster than minion_event_rate (${this.deps.ratePerSecond}/s, burst ${this.deps.burst}); the excess is refused`);
+        logger.warn(
+          { id: s.id, code: 'EVENT_RATE_LIMITED', refused: this.counts.rateLimited },
+          `minion ${s.id} fires events faster than minion_event_rate (${this.deps.ratePerSecond}/s, burst ${this.deps.burst}); the excess is refused`,
+        );
       }
-      const err = new BrineError('EVENT_RATE_LIMITED', `minion ${s.id} fired more than minion_event_rate (${this.deps.ratePerSecond}/s, burst ${this.deps.burst}) events; ${JSON.stringify(message.tag)} was not fired`);
+      const err = new BrineError(
+        'EVENT_RATE_LIMITED',
+        `minion ${s.id} fired more than minion_event_rate (${this.deps.ratePerSecond}/s, burst ${this.deps.burst}) events; ${JSON.stringify(message.tag)} was not fired`,
+      );
       this.answer(message, s, err);
       return;
     }

@@ -7,7 +7,7 @@
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { toBrineError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
-import { BEACONS, BeaconIntervals, type BeaconContext, type BeaconInstance, splitBeaconConfig } from '../../beacons/index.js';
+import { BEACONS, BeaconIntervals, type BeaconContext, type BeaconData, type BeaconInstance, splitBeaconConfig } from '../../beacons/index.js';
 import { beaconProblem } from './beacon-store.js';
 
 export interface BeaconRunnerDeps {
@@ -93,7 +93,7 @@ export class BeaconRunner {
       inst = mod.create({ id, clock, logger, call: this.deps.call });
       this.instances.set(name, inst);
     }
-    let events;
+    let events: BeaconData[];
     try {
       events = await inst.poll(config);
     } catch (err) {

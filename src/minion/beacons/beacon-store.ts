@@ -13,6 +13,12 @@ import { yamlDump } from '../../render/jinja/yaml-emitter.js';
 
 type Answer = { comment: string; result: boolean };
 
+/** PyYAML's safe_dump(default_flow_style=False): block style, keys sorted, a final newline. */
+const safeDump = (v: unknown): string => {
+  const text = yamlDump(v, false);
+  return text.endsWith('\n') ? text : `${text}\n`;
+};
+
 /** Why `config` is not a valid configuration for beacon `name`, or undefined. */
 export function beaconProblem(name: string, config: unknown): string | undefined {
   const split = splitBeaconConfig(name, config);
@@ -49,7 +55,7 @@ export class BeaconStore implements BeaconControl {
   list(o: { include_pillar: boolean; include_opts: boolean; return_yaml: boolean }): unknown {
     const beacons = { ...(o.include_opts ? this.opts : {}), ...(o.include_pillar && isPlainObject(this.pillar().beacons) ? (this.pillar().beacons as Record<string, unknown>) : {}) };
     if (Object.keys(beacons).length === 0) return { beacons: {} };
-    return o.return_yaml ? yamlDump({ beacons }, false) : beacons;
+    return o.return_yaml ? safeDump({ beacons }) : beacons;
   }
 
   listAvailable(): string[] {
@@ -87,7 +93,7 @@ export class BeaconStore implements BeaconControl {
     const beacons = Object.fromEntries(Object.entries(this.opts));
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, Object.keys(beacons).length > 0 ? yamlDump({ beacons }, false) : '', { mode: 0o600 });
+      fs.writeFileSync(file, Object.keys(beacons).length > 0 ? safeDump({ beacons }) : '', { mode: 0o600 });
     } catch (err) {
       return { comment: `Unable to write to beacons file at ${file}. Check permissions. (${String(err)})`, result: false };
     }

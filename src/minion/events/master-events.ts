@@ -19,7 +19,11 @@ function unavailable(why: string): BrineError {
 export function checkEventSize(tag: string, data: Record<string, unknown>): void {
   if (tag.length > MAX_EVENT_TAG) throw new BrineError('EVENT_TOO_LARGE', `the tag is ${tag.length} characters long; at most ${MAX_EVENT_TAG} are allowed`);
   const size = JSON.stringify(data).length;
-  if (size > MAX_EVENT_JSON) throw new BrineError('EVENT_TOO_LARGE', `the data of ${JSON.stringify(tag.slice(0, 100))} is ${size} characters of JSON; at most ${MAX_EVENT_JSON} are allowed (name the grains or pillar keys you need with with_grains=[...])`);
+  if (size > MAX_EVENT_JSON)
+    throw new BrineError(
+      'EVENT_TOO_LARGE',
+      `the data of ${JSON.stringify(tag.slice(0, 100))} is ${size} characters of JSON; at most ${MAX_EVENT_JSON} are allowed (name the grains or pillar keys you need with with_grains=[...])`,
+    );
 }
 
 export class MasterEvents {
@@ -56,6 +60,6 @@ export class MasterEvents {
   fireBeacon(tag: string, data: Record<string, unknown>): boolean {
     checkEventSize(tag, data);
     const link = this.links().find((l) => l.ready);
-    return link !== undefined && link.send({ t: 'minion_event', kind: 'beacon', tag, data });
+    return link?.send({ t: 'minion_event', kind: 'beacon', tag, data }) === true;
   }
 }

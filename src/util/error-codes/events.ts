@@ -20,13 +20,13 @@ export const EVENT_ERRORS = {
   ),
   EVENT_REFUSED: spec('The master did not take the event (it takes no events from minions, or it answered nothing in time).', 'Check the master with `brine doctor`; the event was not fired.', 1),
   EVENT_UNAVAILABLE: spec(
-    "An event for the master was fired where there is no master session: brine call --local, file_client: local, or a minion that is not connected.",
+    'An event for the master was fired where there is no master session: brine call --local, file_client: local, or a minion that is not connected.',
     "Run it through the minion daemon (brine run, or brine call without --local) once `brine doctor` shows the minion connected; event.fire fires on the minion's own bus instead.",
     1,
   ),
   BEACON_CONFIG_INVALID: spec(
     "A beacon's configuration is not what the beacon takes (Salt's list-of-dicts form, a known beacon module, valid options).",
-    "Fix the beacons: entry (minion config or pillar) as the message says; the other beacons keep running, this one does not run until it is fixed. `brine call beacons.list` shows what is configured.",
+    'Fix the beacons: entry (minion config or pillar) as the message says; the other beacons keep running, this one does not run until it is fixed. `brine call beacons.list` shows what is configured.',
     1,
   ),
   BEACON_NOT_FOUND: spec('A beacons.* function names a beacon that is not configured.', '`brine call beacons.list` shows the configured beacons.', 1),
