@@ -29,5 +29,4 @@ export const EVENT_ERRORS = {
     'Fix the beacons: entry (minion config or pillar) as the message says; the other beacons keep running, this one does not run until it is fixed. `brine call beacons.list` shows what is configured.',
     1,
   ),
-  BEACON_NOT_FOUND: spec('A beacons.* function names a beacon that is not configured.', '`brine call beacons.list` shows the configured beacons.', 1),
 } as const satisfies Record<string, ErrorSpec>;
