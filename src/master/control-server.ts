@@ -11,6 +11,7 @@ import {
   type ControlReply,
   type ControlRequest,
   type EmitHookRequest,
+  type FireEventRequest,
   type EventsRequest,
   type FileserverUpdated,
   type FileserverUpdateRequest,
@@ -132,6 +133,12 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
   on<EmitHookRequest>('emit_hook', (req, channel) => {
     deps.events.emit({ kind: 'api_hook', path: checkedHookPath(req.path), user: req.user, body: req.body, at: deps.clock.now() });
     channel.send({ t: 'hook_emitted' });
+    channel.close('shutdown');
+  });
+
+  on<FireEventRequest>('fire_event', (req, channel) => {
+    deps.events.fire(req.tag, req.data);
+    channel.send({ t: 'event_fired', tag: req.tag });
     channel.close('shutdown');
   });
 

@@ -58,6 +58,8 @@ export const matchRequestSchema = s.object({
 export const activeJidsRequestSchema = s.object({ t: s.literal('active_jids') });
 /** POST /hook/<path>: the master emits the api_hook event. */
 export const emitHookRequestSchema = s.object({ t: s.literal('emit_hook'), path: s.string({ max: 256 }), user: s.string({ max: 256 }), body: s.json() });
+/** `brine event send` (Salt's salt-run event.send): fire `tag` with `data` on the master's bus. */
+export const fireEventRequestSchema = s.object({ t: s.literal('fire_event'), tag: s.string({ min: 1, max: 512 }), data: s.record(s.json()) });
 /** The master's Prometheus metrics, as GET /metrics serves them. */
 export const metricsRequestSchema = s.object({ t: s.literal('metrics') });
 
@@ -74,6 +76,7 @@ type ControlRequestSchema =
   | typeof matchRequestSchema
   | typeof activeJidsRequestSchema
   | typeof emitHookRequestSchema
+  | typeof fireEventRequestSchema
   | typeof metricsRequestSchema
   | typeof fileserverUpdateRequestSchema
   | typeof gitPillarUpdateRequestSchema;
@@ -86,6 +89,7 @@ export const CONTROL_REQUESTS = new Map<string, ControlRequestSchema>([
   ['match', matchRequestSchema],
   ['active_jids', activeJidsRequestSchema],
   ['emit_hook', emitHookRequestSchema],
+  ['fire_event', fireEventRequestSchema],
   ['metrics', metricsRequestSchema],
   ['fileserver_update', fileserverUpdateRequestSchema],
   ['git_pillar_update', gitPillarUpdateRequestSchema],
@@ -98,6 +102,7 @@ export type KeysChangedRequest = Infer<typeof keysChangedRequestSchema>;
 export type MatchRequest = Infer<typeof matchRequestSchema>;
 export type ActiveJidsRequest = Infer<typeof activeJidsRequestSchema>;
 export type EmitHookRequest = Infer<typeof emitHookRequestSchema>;
+export type FireEventRequest = Infer<typeof fireEventRequestSchema>;
 export type MetricsRequest = Infer<typeof metricsRequestSchema>;
 export type FileserverUpdateRequest = Infer<typeof fileserverUpdateRequestSchema>;
 export type GitPillarUpdateRequest = Infer<typeof gitPillarUpdateRequestSchema>;
@@ -109,6 +114,7 @@ export type ControlRequest =
   | MatchRequest
   | ActiveJidsRequest
   | EmitHookRequest
+  | FireEventRequest
   | MetricsRequest
   | FileserverUpdateRequest
   | GitPillarUpdateRequest;
@@ -181,6 +187,9 @@ export const keysReconciledSchema = s.object({ t: s.literal('keys_reconciled'), 
 export const matchedSchema = s.object({ t: s.literal('matched'), matched: s.array(s.string()), missing: s.array(s.string()) });
 export const activeJidsSchema = s.object({ t: s.literal('active_jids'), jids: s.array(jid) });
 export const hookEmittedSchema = s.object({ t: s.literal('hook_emitted') });
+/** The answer to fire_event: the tag was fired. */
+export const eventFiredSchema = s.object({ t: s.literal('event_fired'), tag: s.string({ max: 512 }) });
+export type EventFired = Infer<typeof eventFiredSchema>;
 export const metricsSchema = s.object({ t: s.literal('metrics'), text: s.string({ max: 32 * 1024 * 1024 }), contentType: s.string({ max: 256 }) });
 
 /** The answer to fileserver_update: each gitfs remote fetched, with git's message when it failed. */
@@ -218,6 +227,7 @@ export type ControlReply =
   | Matched
   | ActiveJidsReply
   | HookEmitted
+  | EventFired
   | MetricsReply
   | FileserverUpdated
   | GitPillarUpdated;
@@ -234,6 +244,7 @@ export const CONTROL_REPLIES = new Map<
   | typeof matchedSchema
   | typeof activeJidsSchema
   | typeof hookEmittedSchema
+  | typeof eventFiredSchema
   | typeof metricsSchema
   | typeof fileserverUpdatedSchema
   | typeof gitPillarUpdatedSchema
@@ -243,6 +254,7 @@ export const CONTROL_REPLIES = new Map<
   ['matched', matchedSchema],
   ['active_jids', activeJidsSchema],
   ['hook_emitted', hookEmittedSchema],
+  ['event_fired', eventFiredSchema],
   ['metrics', metricsSchema],
   ['event', eventSchema],
   ['keys_reconciled', keysReconciledSchema],

@@ -3,6 +3,7 @@
 // arrives on `brine events` under its own tag with Salt's _minion_event payload; the minion's ID
 // comes from the session; tags in the master's namespaces (and another minion's) are refused with
 // EVENT_TAG_RESERVED, logged on the master, and never reach the bus (threats.md #4, #19).
+// `brine event send` (salt-run event.send) fires on the master's bus through the control socket.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -78,6 +79,19 @@ describe('minion events: event.send, fire_master, reserved tags', () => {
       assert.equal(stream.lines(tag).filter((l) => l.data.x === 1).length, 0, 'nothing was fired');
     });
   }
+
+  it('brine event send fires on the master bus (salt-run event.send): JSON data and key=value pairs', async () => {
+    const r = await cluster.brine(['event', 'send', 'myco/deploy/start', '{"a": 1}', 'b=2', 'c=text', '-c', cluster.masterConfigDir]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(r.stdout, 'True\n');
+    const [e] = await stream.waitFor('myco/deploy/start', 1, 15_000);
+    const { _stamp, ...data } = e!.data;
+    assert.deepEqual(data, { a: 1, b: 2, c: 'text' });
+    assert.equal(typeof _stamp, 'string');
+    const bad = await cluster.brine(['event', 'send', 'myco/x', 'not-json', '-c', cluster.masterConfigDir]);
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /USAGE.*event data must be a JSON object/s);
+  });
 
   it('event.fire fires on the minion only (nothing on the master bus)', async () => {
     const r = await run(['event.fire', '{"local": true}', 'myco/local/only']);

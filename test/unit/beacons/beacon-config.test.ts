@@ -54,7 +54,10 @@ test("beacons.* on the store: Salt's comments, pillar listed but not saved, rese
       disk: [{ beacon_module: 'diskusage' }, { '/': '90%' }],
       load: [{ averages: { '1m': [0, 5] } }],
     });
-    assert.equal(store.list({ include_pillar: true, include_opts: true, return_yaml: true }), "beacons:\n  disk:\n  - beacon_module: diskusage\n  - /: 90%\n  load:\n  - averages:\n      1m:\n      - 0\n      - 5\n  memusage:\n  - percent: 90%\n");
+    assert.equal(
+      store.list({ include_pillar: true, include_opts: true, return_yaml: true }),
+      'beacons:\n  disk:\n  - beacon_module: diskusage\n  - /: 90%\n  load:\n  - averages:\n      1m:\n      - 0\n      - 5\n  memusage:\n  - percent: 90%\n',
+    );
     assert.deepEqual(store.enableBeacon('disk', false), { comment: 'Disabled beacon disk on minion.', result: true });
     assert.deepEqual(store.enableBeacon('nope', false), { comment: 'Beacon nope is not currently configured.', result: false });
     assert.deepEqual(await store.save(), { comment: `Beacons saved to ${path.join(dir, 'minion.d', 'beacons.conf')}.`, result: true });

@@ -22,10 +22,7 @@ test('interval: a fractional loop_interval is counted the same way', () => {
   const iv = new BeaconIntervals();
   const polls = Array.from({ length: 12 }, () => iv.due('d', 1, 0.25));
   // 1 s at 0.25 s a tick: the count reaches 4 on the fifth tick
-  assert.deepEqual(
-    polls.map((p, i) => (p ? i + 1 : 0)).filter(Boolean),
-    [5, 9],
-  );
+  assert.deepEqual(polls.map((p, i) => (p ? i + 1 : 0)).filter(Boolean), [5, 9]);
 });
 
 function runnerOn(clock: FakeClock, config: Record<string, unknown>, stateRunning = () => false) {
