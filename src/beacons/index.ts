@@ -4,10 +4,11 @@ import { diskusageBeacon } from './diskusage.js';
 import { inotifyBeacon } from './inotify.js';
 import { loadBeacon } from './load.js';
 import { memusageBeacon } from './memusage.js';
+import { psBeacon } from './ps.js';
 import { serviceBeacon } from './service.js';
 import type { BeaconModule } from './types.js';
 
-export const BEACONS: ReadonlyMap<string, BeaconModule> = new Map([inotifyBeacon, diskusageBeacon, loadBeacon, memusageBeacon, serviceBeacon].map((b) => [b.name, b]));
+export const BEACONS: ReadonlyMap<string, BeaconModule> = new Map([inotifyBeacon, diskusageBeacon, loadBeacon, memusageBeacon, psBeacon, serviceBeacon].map((b) => [b.name, b]));
 
 export type { BeaconContext, BeaconData, BeaconInstance, BeaconModule } from './types.js';
 export { BeaconIntervals } from './interval.js';
