@@ -26,6 +26,8 @@ module.exports = {
     layer('state', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting']),
     layer('pillar', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting', 'state']),
     layer('schedule', ['util', 'config', 'modules']),
+    // beacons (issue 25): one file per beacon, run by the minion's beacons feature
+    layer('beacons', ['util', 'config', 'protocol', 'modules']),
     // metrics (issue 11): the per-master prom-client registry and the optional metrics_port server
     layer('metrics', ['util', 'config', 'protocol']),
     layer('returners', ['util', 'protocol']),
@@ -42,7 +44,7 @@ module.exports = {
     // whose jobs go through an injected host (the master); batch sizes as the API computes them
     layer('orchestrate', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting', 'state', 'api']),
     layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api', 'reactor', 'returners', 'orchestrate']),
-    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule', 'returners']),
+    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule', 'returners', 'beacons']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {
       name: 'sockets-only-in-transport',

@@ -17,6 +17,7 @@ const COMMANDS: ReadonlyArray<readonly [readonly string[], () => Promise<Registe
   [['config'], async () => (await import('./commands/config.js')).registerConfig],
   [['minions'], async () => (await import('./commands/minions.js')).registerMinions],
   [['events'], async () => (await import('./commands/events.js')).registerEvents],
+  [['event'], async () => (await import('./commands/event.js')).registerEvent],
   [['jobs'], async () => (await import('./commands/jobs.js')).registerJobs],
   [['emulate'], async () => (await import('./commands/emulate.js')).registerEmulate],
   [['doctor'], async () => (await import('./commands/doctor.js')).registerDoctor],

@@ -20,7 +20,6 @@ const TABLE: readonly UnimplementedSaltOption[] = [
   { name: 'master_tops', lost: 'master_tops are not consulted; only top files choose the states of a highstate' },
   { name: 'ext_job_cache', lost: 'minions do not send returns to an ext_job_cache returner; use master_job_cache (docs/returners.md)', same: [''] },
   { name: 'engines', lost: 'brine starts no engines', same: [[]] },
-  { name: 'beacons', lost: 'brine runs no beacons', same: [{}] },
   { name: 'pillar_opts', lost: "the master's configuration is not merged into pillar", same: [false] },
   { name: 'syndic_master', lost: 'brine has no syndic; several masters share minions through transport: nats instead' },
   { name: 'order_masters', lost: 'brine has no syndic', same: [false] },

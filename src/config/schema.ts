@@ -13,6 +13,7 @@ import { MASTER_OPTIONS } from './schema-master.js';
 import { MINE_OPTIONS } from './schema-mine.js';
 import { REACTOR_OPTIONS } from './schema-reactor.js';
 import { RETURNER_OPTIONS } from './schema-returners.js';
+import { BEACON_OPTIONS } from './schema-beacons.js';
 
 // Tuples, not Role[], so that options.ts can tell from the type which role an option belongs to.
 const BOTH = ['master', 'minion'] as const;
@@ -299,6 +300,7 @@ const TABLE = [
   ...MINE_OPTIONS,
   ...REACTOR_OPTIONS,
   ...RETURNER_OPTIONS,
+  ...BEACON_OPTIONS,
 ] as const satisfies readonly OptionSpec[];
 
 /** One row of the table, with its literal name, type and roles. */

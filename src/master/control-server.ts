@@ -11,6 +11,7 @@ import {
   type ControlReply,
   type ControlRequest,
   type EmitHookRequest,
+  type FireEventRequest,
   type EventsRequest,
   type FileserverUpdated,
   type FileserverUpdateRequest,
@@ -21,7 +22,6 @@ import {
   type PublishRequest,
   type SessionsRequest,
   type RunnerRequest,
-  type FireEventRequest,
 } from '../protocol/index.js';
 import type { RunnerReply } from '../api/index.js';
 import { checkedHookPath } from '../api/index.js';
@@ -142,6 +142,12 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     channel.close('shutdown');
   });
 
+  on<FireEventRequest>('fire_event', (req, channel) => {
+    deps.events.fire(req.tag, req.data);
+    channel.send({ t: 'event_fired', tag: req.tag });
+    channel.close('shutdown');
+  });
+
   on<MetricsRequest>('metrics', (_req, channel) => {
     deps.metrics().then(
       (m) => {
@@ -206,12 +212,6 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
         channel.close('shutdown');
       },
     );
-  });
-
-  on<FireEventRequest>('fire_event', (req, channel) => {
-    deps.events.fire(req.tag, req.data);
-    channel.send({ t: 'event_fired' });
-    channel.close('shutdown');
   });
 
   on<EventsRequest>('events', (req, channel) => {

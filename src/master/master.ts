@@ -35,6 +35,7 @@ import { Orchestrate, orchestrateRunners } from './features/orchestrate.js';
 import { registryCalls } from './registry-calls.js';
 import type { FunctionCall } from '../orchestrate/index.js';
 import { matchAccepted } from './api-backend.js';
+import { MinionEvents } from './features/minion-events.js';
 import { NatsTransport } from './features/nats-transport.js';
 import { Pillar } from './features/pillar.js';
 import { Presence } from './features/presence.js';
@@ -134,6 +135,7 @@ export class Master {
     const targeting: MasterTargeting = { grains: (id) => minionData.cache.grainsOf(id), pillar: (id) => pillar.service.pillarOf(id), dataCache: opts.minion_data_cache, nodegroups: opts.nodegroups };
     const mine = own(new Mine(cache, clock, logger, () => targeting, opts.mine_get_pillar_targets));
     const keyReconcile = own(new KeyReconcile({ pkiDir: opts.pki_dir, keys, acceptedKeys, presence, minionData: minionData.cache, pillar: pillar.service, mine: mine.store, logger, clock }));
+    const minionEvents = own(new MinionEvents({ events, clock, logger, ratePerSecond: opts.minion_event_rate, burst: opts.minion_event_burst }));
     const files = own(new Files(opts, logger, clock));
     const gitPillar = own(new GitPillar(pillar.service, opts.cachedir, clock, logger));
     let nats: NatsTransport | undefined;
@@ -234,6 +236,7 @@ export class Master {
       minionData,
       pillar,
       mine,
+      minionEvents,
       keyReconcile,
       files,
       gitPillar,

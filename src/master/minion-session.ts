@@ -27,6 +27,8 @@ import {
   type PillarRequest,
   type MineReply,
   type MineRequest,
+  type MinionEvent,
+  type MinionEventReply,
   type Ping,
 } from '../protocol/index.js';
 import { HeartbeatMonitor, type HeartbeatHost } from '../session/index.js';
@@ -77,6 +79,8 @@ export interface MinionSessionHooks {
   onPillarRequest?(session: MinionSession, request: PillarRequest): void;
   /** A mine request (mine_send, mine_get, mine_delete, mine_flush); answered with sendMineReply. */
   onMineRequest?(session: MinionSession, request: MineRequest): void;
+  /** An event the minion fires on the master's bus (event.send, a beacon); answered with sendEventReply when it has a rid. */
+  onMinionEvent?(session: MinionSession, event: MinionEvent): void;
   onClosed(session: MinionSession, info: ChannelClose, authenticated: boolean): void;
   /** A heartbeat from the minion, after its fields are recorded (metrics: RTT, queued returns). */
   onHeartbeat?(session: MinionSession, ping: Ping): void;
@@ -182,6 +186,12 @@ export class MinionSession implements LiveSession {
     return this.send(reply);
   }
 
+  /** The answer to a minion_event; false when the session is gone or the send failed. */
+  sendEventReply(reply: MinionEventReply): boolean {
+    if (this.state !== 'ready') return false;
+    return this.send(reply);
+  }
+
   /** A mine reply; false when the session is gone or the send failed. */
   sendMineReply(reply: MineReply): boolean {
     if (this.state !== 'ready') return false;
@@ -259,6 +269,10 @@ export class MinionSession implements LiveSession {
       case 'mine_flush':
         if (this.hooks.onMineRequest) this.hooks.onMineRequest(this, message);
         else this.send({ t: 'mine_reply', rid: message.rid, ok: false, error: { code: 'MINE_UNAVAILABLE', message: 'this master keeps no mine' } });
+        return;
+      case 'minion_event':
+        if (this.hooks.onMinionEvent) this.hooks.onMinionEvent(this, message);
+        else if (message.rid !== undefined) this.send({ t: 'event_reply', rid: message.rid, ok: false, error: { code: 'EVENT_REFUSED', message: 'this master takes no events from minions' } });
         return;
       case 'bye':
         this.close(message.reason === 'shutdown' || message.reason === 'failback' ? message.reason : 'peer_closed');

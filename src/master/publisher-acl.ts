@@ -30,11 +30,11 @@ const OPERATION_NAMES: Record<Exclude<ControlRequest['t'], 'publish'>, string> =
   match: 'match targets against accepted minions (brine api)',
   active_jids: 'list the active jobs (brine api)',
   emit_hook: 'emit an API hook event (brine api)',
+  fire_event: "fire an event on the master's bus (brine event send, brine api)",
   metrics: "read the master's metrics (brine api)",
   fileserver_update: 'update the fileserver backends (brine fileserver update)',
   git_pillar_update: 'fetch the git_pillar remotes (brine git-pillar update)',
   runner: 'run runner functions (brine runner)',
-  fire_event: "fire events on the master's bus (brine api)",
 };
 
 /**

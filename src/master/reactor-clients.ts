@@ -40,7 +40,17 @@ export function reactorClients(d: ReactorClientDeps): ReactorClients & { close()
   // built on the first runner or wheel reaction: a master whose reactor only publishes jobs opens no token store
   const api = (): ApiBackend => {
     auth ??= Authenticator.forMaster(d.opts, { keyFingerprint: d.master.identity.fingerprint, clock: d.clock, logger: d.logger });
-    backend ??= createApiBackend({ master: d.master, auth, jobs: d.jobs, cache: d.cache, grainsOf: d.targeting.grains, targeting: d.targeting, runnerHost: d.runnerHost, logger: d.logger, clock: d.clock });
+    backend ??= createApiBackend({
+      master: d.master,
+      auth,
+      jobs: d.jobs,
+      cache: d.cache,
+      grainsOf: d.targeting.grains,
+      targeting: d.targeting,
+      runnerHost: d.runnerHost,
+      logger: d.logger,
+      clock: d.clock,
+    });
     return backend;
   };
   const call = (kind: 'runner' | 'wheel', fun: string, c: { arg: unknown[]; kwarg: Record<string, unknown> }): Promise<unknown> => {

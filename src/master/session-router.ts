@@ -105,6 +105,7 @@ export function sessionHooks(deps: SessionRouterDeps): MinionSessionHooks {
     onFileRequest: (s, req) => offer(req, s),
     onPillarRequest: (s, req) => offer(req, s),
     onMineRequest: (s, req) => offer(req, s),
+    onMinionEvent: (s, event) => offer(event, s),
     onHeartbeat: (s, ping) => offer(ping, s),
     onClosed: (s, info, authenticated) => {
       live.closed(s);

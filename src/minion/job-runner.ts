@@ -9,7 +9,7 @@ import { systemClock, type Clock } from '../util/clock.js';
 import { signalGroup, stopGroups } from '../util/process-group.js';
 import { logAtSaltLevel, type Logger } from '../util/logger.js';
 import type { Job, Return } from '../protocol/index.js';
-import type { ExecContext, ExecResult, Grains, MineAccess, ModuleRegistry, RunningJobInfo, RunningJobs, ScheduleControl } from '../modules/index.js';
+import type { ExecContext, ExecResult, Grains, MineAccess, MinionEventAccess, BeaconControl, ModuleRegistry, RunningJobInfo, RunningJobs, ScheduleControl } from '../modules/index.js';
 // the lock's own files, not the state barrel: the main thread does not load the state compiler
 import { STATE_RUN_FUNCTIONS, stateRunConflict, wantsConcurrent, wantsQueue } from '../state/run-lock.js';
 import { JobLifecycle } from './job-lifecycle.js';
@@ -56,6 +56,10 @@ export interface JobRunnerDeps {
   schedule?: ScheduleControl;
   /** The mine service, passed to inline functions (mine.*). */
   mine?: MineAccess;
+  /** Events to the master and the local bus, passed to inline functions (event.*); job workers reach them through the host. */
+  events?: MinionEventAccess;
+  /** The beacons, passed to inline functions (beacons.*). */
+  beacons?: BeaconControl;
 }
 
 interface Entry {
@@ -311,6 +315,8 @@ export class JobRunner implements RunningJobs {
     if (this.deps.refreshPillar) ctx.refreshPillar = this.deps.refreshPillar;
     if (this.deps.services?.pillarFor) ctx.pillarFor = this.deps.services.pillarFor;
     if (this.deps.mine) ctx.mine = this.deps.mine;
+    if (this.deps.events) ctx.events = this.deps.events;
+    if (this.deps.beacons) ctx.beacons = this.deps.beacons;
     return registry.call(job.fun, job.arg, job.kwarg, ctx);
   }
 
@@ -328,6 +334,7 @@ export class JobRunner implements RunningJobs {
         extmodsGeneration: this.extmodsGeneration,
         ...(this.deps.pillar ? { pillar: this.deps.pillar() } : {}),
         ...(this.deps.mine ? { hostMine: true } : {}),
+        ...(this.deps.events ? { hostEvents: true } : {}),
       },
       (pid) => this.track(entry, pid),
       this.deps.services,

@@ -11,6 +11,7 @@ import { localFileClient, localSyncHost } from './worker-local-files.js';
 import { localPillarFor, renderLocalPillar, type LocalPillarOptions } from './pillar-client.js';
 import { recordSharedPid, type WorkerCall, type WorkerReply, type WorkerRequest } from './worker-messages.js';
 import { mineThroughHost } from './mine/worker-mine.js';
+import { eventsThroughHost } from './events/worker-events.js';
 
 const port = parentPort;
 // salt:// files and blocking calls go to the host thread (worker-host-client.ts)
@@ -73,6 +74,7 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
     log: (level, message) => post({ t: 'log', level, message }),
   };
   if (call.hostMine && ctx.syncHost) ctx.mine = mineThroughHost(ctx.syncHost);
+  if (call.hostEvents && ctx.syncHost) ctx.events = eventsThroughHost(ctx.syncHost);
   // pillarenv=: brine call --local renders this machine's pillar_roots here; otherwise the host asks the master
   ctx.pillarFor = call.localPillar ? (env) => localPillarFor(call.config as unknown as LocalPillarOptions, call.minionId, grains, env) : (env) => host.pillarFor(env);
   if (call.localFiles) {

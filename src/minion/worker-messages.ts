@@ -38,6 +38,8 @@ export interface WorkerCall {
   localFiles?: boolean;
   /** The host thread runs mine.* for this call (the minion daemon): the worker's ctx.mine asks it. */
   hostMine?: boolean;
+  /** The host thread fires event.* for this call (the minion daemon): the worker's ctx.events asks it. */
+  hostEvents?: boolean;
 }
 
 /**

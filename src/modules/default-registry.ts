@@ -17,6 +17,8 @@ import { httpFunctions } from './http-module.js';
 import { iniFunctions } from './ini-module.js';
 import { localeFunctions } from './locale-module.js';
 import { mineFunctions } from './mine-module.js';
+import { eventFunctions } from './event-module.js';
+import { beaconsFunctions } from './beacons-module.js';
 import { mountFunctions } from './mount-module.js';
 import { networkFunctions } from './network-module.js';
 import { networkRouteFunctions } from './network-routes.js';
@@ -64,6 +66,8 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(saltutilSyncFunctions);
   registry.registerAll(pillarFunctions);
   registry.registerAll(mineFunctions);
+  registry.registerAll(eventFunctions);
+  registry.registerAll(beaconsFunctions);
   registry.registerAll(sysctlFunctions);
   registry.registerAll(apacheFunctions);
   registry.registerAll(mountFunctions);

@@ -16,6 +16,8 @@ export type {
   RunningJobInfo,
   RunningJobs,
   MineAccess,
+  MinionEventAccess,
+  BeaconControl,
   MineFunctionSpec,
   MineUpdateReport,
   ScheduleControl,

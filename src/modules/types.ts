@@ -75,6 +75,10 @@ export interface ExecContext {
   mine?: MineAccess;
   /** The minion's scheduler (schedule.*); only given to functions marked `inline` in the minion daemon. */
   schedule?: ScheduleControl;
+  /** Events this minion fires (event.send, fire_master, fire); given to functions of the minion daemon, and to its job workers through the host. */
+  events?: MinionEventAccess;
+  /** The minion's beacons (beacons.*); only given to functions marked `inline` in the minion daemon. */
+  beacons?: BeaconControl;
   /**
    * The minion's log, for log.* and `salt.log.*` in templates (a job worker sends each line to its
    * host thread, which writes it with the daemon's logger). Absent where no log is kept.
@@ -117,6 +121,28 @@ export interface MineUpdateReport {
 }
 
 /** The minion's mine service, as the `mine` module uses it (src/minion/mine/mine-service.ts). */
+/** Events as a minion fires them (src/minion/events/): to its master's bus, or its own local bus. */
+export interface MinionEventAccess {
+  /** Fires `tag` on the master's bus (Salt's fire_master); rejects with the master's coded refusal. */
+  fireMaster(tag: string, data: Record<string, unknown>): Promise<void>;
+  /** Fires `tag` on the minion's own bus (event.fire): its beacons and local listeners hear it. */
+  fireLocal(tag: string, data: Record<string, unknown>): boolean;
+}
+
+/** The minion's beacons as beacons.* drives them (src/minion/features/beacons.ts); answers in Salt's shapes. */
+export interface BeaconControl {
+  /** The beacons configured (config, pillar and beacons.add), Salt's list shape. */
+  list(opts: { include_pillar: boolean; include_opts: boolean; return_yaml: boolean }): unknown;
+  listAvailable(): string[];
+  add(name: string, config: unknown, test: boolean): Promise<{ comment: string; result: boolean }>;
+  modify(name: string, config: unknown): Promise<{ comment: string; result: boolean }>;
+  delete(name: string): Promise<{ comment: string; result: boolean }>;
+  save(): Promise<{ comment: string; result: boolean }>;
+  enable(on: boolean): { comment: string; result: boolean };
+  enableBeacon(name: string, on: boolean): { comment: string; result: boolean };
+  reset(): Promise<{ comment: string; result: boolean }>;
+}
+
 export interface MineAccess {
   /** Runs the mine_functions (all, or those named) and sends their data; `clear` replaces the whole mine. */
   update(only: readonly string[] | undefined, clear: boolean): Promise<MineUpdateReport | undefined>;

@@ -8,6 +8,7 @@
 //                           so every master knows who is connected and who went silent
 //   brine.req.<m>.file|pillar  requests answered by one master (queue group)
 //   brine.req.<m>.mine      mine requests reach every master (each keeps the mine)
+//   brine.req.<m>.event     events a minion fires (event.send, beacons): one master fires each
 //   brine.job.<m>           jobs and find_job to one minion
 //   brine.inbox.<m>.m       replies to one minion
 //   stream BRINE            brine.ret.> and brine.jobs.>, read by every master (brine-stream.ts)
@@ -134,6 +135,8 @@ export class NatsMasterHub {
     this.subs.push(nc.subscribe(`${SUBJECT_ROOT}.req.*.file`, { queue: MASTER_QUEUE, callback: (_e, m) => this.fromMinion(m, 2) }));
     this.subs.push(nc.subscribe(`${SUBJECT_ROOT}.req.*.pillar`, { queue: MASTER_QUEUE, callback: (_e, m) => this.fromMinion(m, 2) }));
     this.subs.push(nc.subscribe(`${SUBJECT_ROOT}.req.*.mine`, { callback: (_e, m) => this.fromMinion(m, 2) }));
+    // an event is fired once, by one master (each master's bus is its own, as with returns)
+    this.subs.push(nc.subscribe(`${SUBJECT_ROOT}.req.*.event`, { queue: MASTER_QUEUE, callback: (_e, m) => this.fromMinion(m, 2) }));
     this.subs.push(nc.subscribe(`${SUBJECT_ROOT}.evt.*.${FAST_RETURN_TOKEN}`, { callback: (_e, m) => this.fastReturn(m) }));
     await nc.flush();
     await this.startConsumer();
@@ -249,6 +252,7 @@ export class NatsMasterHub {
       case 'file_reply':
       case 'pillar_reply':
       case 'mine_reply':
+      case 'event_reply':
         return this.publish(`${s.inbox}.${MINION_INBOX_SUFFIX}`, message);
       default:
         // auth, pong, ack and bye: the NATS connection itself carries what they do here

@@ -197,6 +197,8 @@ export class NatsMinionLink implements MinionLink {
       case 'mine_delete':
       case 'mine_flush':
         return this.publish(`${this.subjects.req}.mine`, message);
+      case 'minion_event':
+        return this.publish(`${this.subjects.req}.event`, message);
       default:
         // hello, ping, grains, job_status, bye: every master hears them
         return this.publish(this.subjects.hb, message);
@@ -450,6 +452,7 @@ export class NatsMinionLink implements MinionLink {
       case 'file_reply':
       case 'pillar_reply':
       case 'mine_reply':
+      case 'event_reply':
         this.safely(() => this.events.onMessage?.(message));
         return;
       default:

@@ -74,6 +74,8 @@ export const emitHookRequestSchema = s.object({
   raw: s.optional(s.string()),
   headers: s.optional(s.json()),
 });
+/** `brine event send` (Salt's salt-run event.send) and `brine api`'s wheel events: fire `tag` with `data` on the master's bus. */
+export const fireEventRequestSchema = s.object({ t: s.literal('fire_event'), tag: s.string({ min: 1, max: 1024 }), data: s.record(s.json()) });
 /** The master's Prometheus metrics, as GET /metrics serves them. */
 export const metricsRequestSchema = s.object({ t: s.literal('metrics') });
 
@@ -97,12 +99,9 @@ export const runnerRequestSchema = s.object({
   timeout: s.optional(s.number({ min: 0 })),
   apiUser: s.optional(s.string({ min: 1, max: 256 })),
 });
-/** Fires an event on the master's bus (`brine api`'s wheel events); root and the master user only. */
-export const fireEventRequestSchema = s.object({ t: s.literal('fire_event'), tag: s.string({ min: 1, max: 1024 }), data: s.record(s.json()) });
 
 type ControlRequestSchema =
   | typeof runnerRequestSchema
-  | typeof fireEventRequestSchema
   | typeof publishRequestSchema
   | typeof sessionsRequestSchema
   | typeof eventsRequestSchema
@@ -110,6 +109,7 @@ type ControlRequestSchema =
   | typeof matchRequestSchema
   | typeof activeJidsRequestSchema
   | typeof emitHookRequestSchema
+  | typeof fireEventRequestSchema
   | typeof metricsRequestSchema
   | typeof fileserverUpdateRequestSchema
   | typeof gitPillarUpdateRequestSchema;
@@ -122,11 +122,11 @@ export const CONTROL_REQUESTS = new Map<string, ControlRequestSchema>([
   ['match', matchRequestSchema],
   ['active_jids', activeJidsRequestSchema],
   ['emit_hook', emitHookRequestSchema],
+  ['fire_event', fireEventRequestSchema],
   ['metrics', metricsRequestSchema],
   ['fileserver_update', fileserverUpdateRequestSchema],
   ['git_pillar_update', gitPillarUpdateRequestSchema],
   ['runner', runnerRequestSchema],
-  ['fire_event', fireEventRequestSchema],
 ]);
 
 export type PublishRequest = Infer<typeof publishRequestSchema>;
@@ -136,14 +136,13 @@ export type KeysChangedRequest = Infer<typeof keysChangedRequestSchema>;
 export type MatchRequest = Infer<typeof matchRequestSchema>;
 export type ActiveJidsRequest = Infer<typeof activeJidsRequestSchema>;
 export type EmitHookRequest = Infer<typeof emitHookRequestSchema>;
+export type FireEventRequest = Infer<typeof fireEventRequestSchema>;
 export type MetricsRequest = Infer<typeof metricsRequestSchema>;
 export type FileserverUpdateRequest = Infer<typeof fileserverUpdateRequestSchema>;
 export type GitPillarUpdateRequest = Infer<typeof gitPillarUpdateRequestSchema>;
 export type RunnerRequest = Infer<typeof runnerRequestSchema>;
-export type FireEventRequest = Infer<typeof fireEventRequestSchema>;
 export type ControlRequest =
   | RunnerRequest
-  | FireEventRequest
   | PublishRequest
   | SessionsRequest
   | EventsRequest
@@ -151,6 +150,7 @@ export type ControlRequest =
   | MatchRequest
   | ActiveJidsRequest
   | EmitHookRequest
+  | FireEventRequest
   | MetricsRequest
   | FileserverUpdateRequest
   | GitPillarUpdateRequest;
@@ -223,6 +223,9 @@ export const keysReconciledSchema = s.object({ t: s.literal('keys_reconciled'), 
 export const matchedSchema = s.object({ t: s.literal('matched'), matched: s.array(s.string()), missing: s.array(s.string()) });
 export const activeJidsSchema = s.object({ t: s.literal('active_jids'), jids: s.array(jid) });
 export const hookEmittedSchema = s.object({ t: s.literal('hook_emitted') });
+/** The answer to fire_event: the tag was fired. */
+export const eventFiredSchema = s.object({ t: s.literal('event_fired'), tag: s.string({ max: 1024 }) });
+export type EventFired = Infer<typeof eventFiredSchema>;
 export const metricsSchema = s.object({ t: s.literal('metrics'), text: s.string({ max: 32 * 1024 * 1024 }), contentType: s.string({ max: 256 }) });
 
 /** The answer to fileserver_update: each gitfs remote fetched, with git's message when it failed. */
@@ -245,7 +248,6 @@ export const runnerRetSchema = s.object({
   /** The coded error of a runner that failed (the API answers with it). */
   error: s.optional(wireError),
 });
-export const eventFiredSchema = s.object({ t: s.literal('event_fired') });
 
 export type Published = Infer<typeof publishedSchema>;
 export type JobReturn = Infer<typeof jobReturnSchema>;
@@ -265,7 +267,6 @@ export type HookEmitted = Infer<typeof hookEmittedSchema>;
 export type MetricsReply = Infer<typeof metricsSchema>;
 export type FileserverUpdated = Infer<typeof fileserverUpdatedSchema>;
 export type RunnerRet = Infer<typeof runnerRetSchema>;
-export type EventFired = Infer<typeof eventFiredSchema>;
 export type GitPillarUpdated = Infer<typeof gitPillarUpdatedSchema>;
 export type ControlReply =
   | RunnerRet

@@ -191,6 +191,44 @@ export type MineFlush = Infer<typeof mineFlushSchema>;
 export type MineRequest = MineSend | MineGet | MineDelete | MineFlush;
 export type MineReply = Infer<typeof mineReplySchema>;
 
+// ---- events (issue 25: event.send / fire_master, beacons) --------------------------------
+// The firing minion is the session's: the master sets `id` itself (threats.md #4) and refuses tags
+// in the namespaces it owns (threats.md #19), see src/master/minion-event-policy.ts.
+
+/** Largest event data a minion may send, as JSON characters (a larger one is EVENT_TOO_LARGE). */
+export const MAX_EVENT_JSON = 262_144;
+/** Longest event tag (Salt's tags are path-like strings; a long one is almost certainly a mistake). */
+export const MAX_EVENT_TAG = 512;
+export const minionEventTag = s.string({ min: 1, max: MAX_EVENT_TAG });
+/** Event data: a mapping bounded in encoded size. */
+export const eventData: Schema<Record<string, unknown>> = {
+  optional: false,
+  check(v, p) {
+    if (!isPlainObject(v)) return `${p} must be an object`;
+    if (JSON.stringify(v).length > MAX_EVENT_JSON) return `${p} is larger than ${MAX_EVENT_JSON} characters of JSON`;
+    return undefined;
+  },
+};
+
+/**
+ * Fire an event on the master's bus. `fire_master` (event.send, event.fire_master) is fired
+ * wrapped as Salt's master fires a minion's load: {cmd: "_minion_event", data, id, pretag, tag};
+ * `beacon` is fired as the beacon's data (Salt's `events` load), on salt/beacon/<id>/<beacon>/...
+ * With `rid` the master answers event_reply (event.send waits for it); a beacon does not ask.
+ */
+export const minionEventSchema = s.object({
+  t: s.literal('minion_event'),
+  rid: s.optional(rid),
+  kind: s.oneOf(['fire_master', 'beacon'] as const),
+  tag: minionEventTag,
+  data: eventData,
+});
+/** The master's answer to a minion_event with a rid: fired, or refused with a code. */
+export const eventReplySchema = s.object({ t: s.literal('event_reply'), rid, ok: s.bool(), error: s.optional(wireError) });
+
+export type MinionEvent = Infer<typeof minionEventSchema>;
+export type MinionEventReply = Infer<typeof eventReplySchema>;
+
 // ---- master -> minion -------------------------------------------------------------------
 
 export const authSchema = s.object({
@@ -311,8 +349,8 @@ export type FileRead = Infer<typeof fileReadSchema>;
 export type FileRequest = FileList | FileStatRequest | FileRead;
 export type FileReply = Infer<typeof fileReplySchema>;
 
-export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage | FileRequest | PillarRequest | MineRequest;
-export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye | FileReply | PillarReply | MineReply;
+export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage | FileRequest | PillarRequest | MineRequest | MinionEvent;
+export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye | FileReply | PillarReply | MineReply | MinionEventReply;
 
 export const MINION_MESSAGES = new Map<
   string,
@@ -331,6 +369,7 @@ export const MINION_MESSAGES = new Map<
   | typeof mineGetSchema
   | typeof mineDeleteSchema
   | typeof mineFlushSchema
+  | typeof minionEventSchema
 >([
   ['hello', helloSchema],
   ['ping', pingSchema],
@@ -347,6 +386,7 @@ export const MINION_MESSAGES = new Map<
   ['mine_get', mineGetSchema],
   ['mine_delete', mineDeleteSchema],
   ['mine_flush', mineFlushSchema],
+  ['minion_event', minionEventSchema],
 ]);
 
 export const MASTER_MESSAGES = new Map<
@@ -362,6 +402,7 @@ export const MASTER_MESSAGES = new Map<
   | typeof fileReplySchema
   | typeof pillarReplySchema
   | typeof mineReplySchema
+  | typeof eventReplySchema
 >([
   ['auth', authSchema],
   ['ping', pingSchema],
@@ -374,6 +415,7 @@ export const MASTER_MESSAGES = new Map<
   ['file_reply', fileReplySchema],
   ['pillar_reply', pillarReplySchema],
   ['mine_reply', mineReplySchema],
+  ['event_reply', eventReplySchema],
 ]);
 
 /** Why a connection ended; every close is recorded with one of these. */

@@ -19,6 +19,7 @@ import {
   type FileReply,
   type PillarReply,
   type MineReply,
+  type MinionEventReply,
 } from '../protocol/index.js';
 import { HeartbeatMonitor } from './heartbeat.js';
 
@@ -99,7 +100,7 @@ export interface ConnectionOutcome {
 export interface ConnectionEvents {
   onStateChange?(from: ConnectionState, to: ConnectionState): void;
   onReady?(conn: MasterConnection): void;
-  onMessage?(message: Job | Ack | FindJob | FileReply | PillarReply | MineReply): void;
+  onMessage?(message: Job | Ack | FindJob | FileReply | PillarReply | MineReply | MinionEventReply): void;
   onClosed(outcome: ConnectionOutcome): void;
 }
 
@@ -239,6 +240,7 @@ export class MasterConnection {
       case 'file_reply':
       case 'pillar_reply':
       case 'mine_reply':
+      case 'event_reply':
         if (this.stateValue !== 'ready') {
           this.fail(new BrineError('MESSAGE_UNEXPECTED', `master sent "${message.t}" before authentication finished`), 'protocol_error');
           return;

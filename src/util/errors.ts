@@ -12,6 +12,7 @@ import { SCHEDULE_ERRORS } from './error-codes/schedule.js';
 import { JOB_ERRORS } from './error-codes/jobs.js';
 import { MINE_ERRORS } from './error-codes/mine.js';
 import { RETURNER_ERRORS } from './error-codes/returners.js';
+import { EVENT_ERRORS } from './error-codes/events.js';
 import { API_ERRORS } from './error-codes/api.js';
 import { NATS_ERRORS } from './error-codes/nats.js';
 import { REACTOR_ERRORS } from './error-codes/reactor.js';
@@ -32,6 +33,7 @@ export const ERROR_GROUPS: ReadonlyArray<{ readonly title: string; readonly code
   { title: 'jobs and modules', codes: JOB_ERRORS },
   { title: 'the mine', codes: MINE_ERRORS },
   { title: 'returners', codes: RETURNER_ERRORS },
+  { title: 'events from minions and beacons', codes: EVENT_ERRORS },
   { title: 'the REST API and access control', codes: API_ERRORS },
   { title: 'NATS (issue 13: brine on a nats-server cluster)', codes: NATS_ERRORS },
   { title: 'the reactor', codes: REACTOR_ERRORS },
@@ -49,6 +51,7 @@ export const ERRORS = {
   ...JOB_ERRORS,
   ...MINE_ERRORS,
   ...RETURNER_ERRORS,
+  ...EVENT_ERRORS,
   ...API_ERRORS,
   ...NATS_ERRORS,
   ...REACTOR_ERRORS,

@@ -11,6 +11,8 @@ import { RecentJids } from '../recent-jids.js';
 import type { ReturnQueue } from '../return-queue.js';
 import { MinionScheduler } from '../schedule/minion-scheduler.js';
 import { ControlFeature } from './control.js';
+import { BeaconsFeature } from './beacons.js';
+import { EventsFeature } from './events.js';
 import { ExtensionsFeature } from './extmods.js';
 import type { LinkMessage, MinionParts } from './feature.js';
 import { LocalFiles, MasterFiles } from './files.js';
@@ -60,7 +62,9 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
     deliver: (ret) => returns.own(ret),
     afterRun: (job, ret, name) => returners.afterScheduled(job, ret, name),
   });
-  const jobs = new JobsFeature(parts, recent, { grains, pillar, files, mine, schedule: schedule.functions, extmods, returns, returners });
+  const events = new EventsFeature(parts);
+  const beacons = new BeaconsFeature(parts, pillar.store, events, jobPort);
+  const jobs = new JobsFeature(parts, recent, { grains, pillar, files, mine, schedule: schedule.functions, extmods, returns, returners, events, beacons: beacons.control });
   jobPort.bind(jobs.runner);
   const status = () => minionStatus({ id, startedAt, links, presence, returns, schedule, extmods, mine });
   const control = new ControlFeature(parts, status, { presence, pillar, jobs, returns });
@@ -69,8 +73,8 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
   // fresh before our returns, and before the pillar request on the same ordered session (the
   // master renders with them); the returns it is owed go last. Stopping runs in reverse: the
   // control socket closes and the returns stop being queued before the jobs are aborted.
-  const list = new FeatureList<MinionLink, LinkMessage>([presence, extmods, grains, pillar, files, schedule, startup, mine, returners, jobs, returns, control], (feature, hook, err) =>
+  const list = new FeatureList<MinionLink, LinkMessage>([presence, extmods, grains, pillar, files, schedule, startup, mine, returners, events, jobs, beacons, returns, control], (feature, hook, err) =>
     logger.error({ feature, hook, err: toBrineError(err).message }, `the minion's ${feature} feature failed in ${hook}; the other features go on`),
   );
-  return { list, status, presence, grains, pillar, files, extmods, schedule, jobs, returns, returners };
+  return { list, status, presence, grains, pillar, files, extmods, schedule, jobs, returns, returners, events, beacons };
 }

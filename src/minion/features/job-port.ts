@@ -5,7 +5,7 @@
 
 import { BrineError } from '../../util/errors.js';
 import type { Job, Return } from '../../protocol/index.js';
-import type { ExecResult, ModuleRegistry } from '../../modules/index.js';
+import type { ExecResult, ModuleRegistry, RunningJobInfo } from '../../modules/index.js';
 import type { JobRunner } from '../job-runner.js';
 
 export class JobPort {
@@ -23,6 +23,11 @@ export class JobPort {
 
   runFunction(fun: string, arg: unknown[], kwarg: Record<string, unknown>, jid: string, timeoutS?: number): Promise<ExecResult> {
     return this.bound().runFunction(fun, arg, kwarg, jid, timeoutS);
+  }
+
+  /** The jobs running now (a beacon's disable_during_state_run looks for a state.* job). */
+  running(): RunningJobInfo[] {
+    return this.runner?.list() ?? [];
   }
 
   replaceRegistry(registry: ModuleRegistry): void {

@@ -9,11 +9,12 @@ import type { MinionOptions } from '../../config/index.js';
 import type { Job } from '../../protocol/index.js';
 import { minionMatches } from '../../targeting/index.js';
 import { JidGenerator, isJid } from '../../jobs/jid.js';
-import type { ScheduleControl } from '../../modules/index.js';
+import type { BeaconControl, ScheduleControl } from '../../modules/index.js';
 import { JobRunner } from '../job-runner.js';
 import type { RecentJids } from '../recent-jids.js';
 import type { MinionLink } from '../minion-link.js';
 import type { LinkMessage, MinionFeature } from './feature.js';
+import type { EventsFeature } from './events.js';
 import type { ExtensionsFeature } from './extmods.js';
 import type { FilesFeature } from './files.js';
 import type { GrainsFeature } from './grains.js';
@@ -32,6 +33,9 @@ export interface JobServices {
   extmods: ExtensionsFeature;
   returns: ReturnsFeature;
   returners: MinionReturners;
+  events: EventsFeature;
+  /** beacons.* (absent in tests that build no beacons). */
+  beacons?: BeaconControl;
 }
 
 export class JobsFeature implements MinionFeature {
@@ -47,17 +51,24 @@ export class JobsFeature implements MinionFeature {
     private readonly services: JobServices,
   ) {
     const { opts, id, logger, clock } = parts;
-    const { grains, pillar, files, mine, schedule, extmods } = services;
+    const { grains, pillar, files, mine, schedule, extmods, events, beacons } = services;
     this.callJids = new JidGenerator(clock);
     this.runner = new JobRunner({
       schedule,
       registry: () => extmods.registry(),
       mine: mine.service,
+      events: events.access,
+      ...(beacons ? { beacons } : {}),
       services: {
         files: files.client,
         ...(files.local ? { localFiles: true } : {}),
         // salt['mine.get'](...) in a template: answered on this thread, which has the master session
-        hostCall: (fun, arg, kwarg) => (fun.startsWith('mine.') ? mine.hostCall(fun, arg, kwarg) : undefined),
+        // and event.* from a worker: fired on this thread, which has the session and the local bus
+        hostCall: (fun, arg, kwarg) => {
+          if (fun.startsWith('mine.')) return mine.hostCall(fun, arg, kwarg);
+          if (fun.startsWith('event.')) return this.runner.runFunction(fun, arg, kwarg, this.newJid());
+          return undefined;
+        },
         log: (level, message) => logAtSaltLevel(logger, level, message),
         pillarFor: (pillarenv) => pillar.pillarFor(pillarenv),
       },

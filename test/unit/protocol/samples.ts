@@ -76,6 +76,11 @@ export const MINION_SAMPLES: Sample[] = [
   },
   { message: { t: 'mine_delete', rid: 6, fun: 'network.ip_addrs' }, optional: [], bad: { fun: ['', 1, 'a/b', 'x'.repeat(257)] } },
   { message: { t: 'mine_flush', rid: 7 }, optional: [], bad: { rid: [null, 1.5] } },
+  {
+    message: { t: 'minion_event', rid: 8, kind: 'fire_master', tag: 'myco/build/done', data: { result: 'ok' } },
+    optional: ['rid'],
+    bad: { kind: ['other', 1], tag: ['', 't'.repeat(513), 1], data: [[], 'x', null, { big: 'x'.repeat(262_145) }] },
+  },
 ];
 
 export const MASTER_SAMPLES: Sample[] = [
@@ -157,6 +162,11 @@ export const MASTER_SAMPLES: Sample[] = [
     bad: { rid: ['4'], ok: [1], pillar: [[], 'x'], errors: ['e', [1]] },
   },
   {
+    message: { t: 'event_reply', rid: 8, ok: false, error: { code: 'EVENT_TAG_RESERVED', message: 'reserved' } },
+    optional: ['error'],
+    bad: { ok: ['false', null], error: ['x', { code: 1, message: 'm' }] },
+  },
+  {
     message: { t: 'mine_reply', rid: 5, ok: true, error: { code: 'MINE_DATA_TOO_LARGE', message: 'too big' }, data: { 'network.ip_addrs': { web1: ['10.0.0.5'] } } },
     optional: ['error', 'data'],
     anyJson: ['data'],
@@ -177,6 +187,7 @@ export const CONTROL_REQUEST_SAMPLES: Sample[] = [
   { message: { t: 'active_jids' }, optional: [], bad: {} },
   { message: { t: 'emit_hook', path: 'deploy/done', user: 'alice', body: { version: 3 } }, optional: [], anyJson: ['body'], bad: { path: [1, 'x'.repeat(257)], user: [null] } },
   { message: { t: 'metrics' }, optional: [], bad: {} },
+  { message: { t: 'fire_event', tag: 'myco/deploy/start', data: { version: 3 } }, optional: [], bad: { tag: ['', 't'.repeat(513)], data: [[], 'x'] } },
   { message: { t: 'fileserver_update', backend: 'gitfs' }, optional: ['backend'], bad: { backend: [1, 'x'.repeat(65)] } },
   { message: { t: 'git_pillar_update', branch: '__env__', repo: 'https://git.example.org/pillar.git' }, optional: ['branch', 'repo'], bad: { branch: [1, 'x'.repeat(1025)], repo: [[]] } },
   {
@@ -207,7 +218,7 @@ export const CONTROL_REPLY_SAMPLES: Sample[] = [
     anyJson: ['return'],
     bad: { jid: ['1'], done: ['yes'], retcode: [1.5], error: [{ code: 1 }] },
   },
-  { message: { t: 'event_fired' }, optional: [], bad: {} },
+  { message: { t: 'event_fired', tag: 'myco/deploy/start' }, optional: [], bad: { tag: [1, 't'.repeat(513)] } },
   { message: { t: 'metrics', text: '# HELP x\n', contentType: 'text/plain; version=0.0.4' }, optional: [], bad: { text: [1], contentType: [null] } },
   {
     message: { t: 'fileserver_updated', remotes: [{ remote: 'ssh://git@h/r.git', ok: false, changed: false, error: 'Connection refused' }] },

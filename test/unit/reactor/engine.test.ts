@@ -32,7 +32,16 @@ function setup(t: TestContext, files: Record<string, string>, reactor: unknown, 
     defaultTimeoutS: 5,
     emit: (e) => bus.emit(e),
   });
-  const clients = reactorClients({ opts: {} as never, master: undefined as never, jobs: tracker, cache, targeting: { grains: () => undefined, pillar: () => undefined }, runnerHost: undefined as never, logger, clock: systemClock });
+  const clients = reactorClients({
+    opts: {} as never,
+    master: undefined as never,
+    jobs: tracker,
+    cache,
+    targeting: { grains: () => undefined, pillar: () => undefined },
+    runnerHost: undefined as never,
+    logger,
+    clock: systemClock,
+  });
   const map = parseReactorMap(JSON.parse(JSON.stringify(reactor).replaceAll('DIR', dir)));
   const engine = new Reactor({
     map,
