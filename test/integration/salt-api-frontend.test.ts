@@ -112,16 +112,10 @@ describe('a salt-api front end served through rest_cherrypy app/static, in headl
     );
     assert.deepEqual(await items('schedules-list'), ['m1 nightly state.apply'], 'schedule.list return_yaml=False is the bare {job: fields} per minion');
 
-    // wheel config.values comes with the runners work (issue 25 point 9)
+    // nodegroups from wheel config.values, as a front end reads the master's options
     await until(page, "document.querySelector('#nodegroups-list').dataset.loaded === 'true' || document.querySelector('#nodegroups-error').textContent !== ''", 15_000);
-    const nodegroupsError = await page.textContent('#nodegroups-error');
-    if (nodegroupsError === '') {
-      assert.deepEqual((await items('nodegroups-list')).sort(), ['first m1', 'webs L@m1,m2']);
-    } else {
-      // TODO(lead): once wheel config.values is merged, this branch must no longer be taken;
-      // delete it so the nodegroups assertion above is the only outcome.
-      assert.equal(nodegroupsError, '400 API_BAD_REQUEST', 'until wheel config.values exists, the front end gets a clear 400');
-    }
+    assert.equal(await page.textContent('#nodegroups-error'), '', 'wheel config.values answers');
+    assert.deepEqual((await items('nodegroups-list')).sort(), ['first m1', 'webs L@m1,m2']);
     await screenshot(page, 'salt-api-frontend-01-lists');
   });
 
@@ -143,7 +137,7 @@ describe('a salt-api front end served through rest_cherrypy app/static, in headl
     }>;
     assert.deepEqual(rows.map((r) => r.id).sort(), ['m1', 'm2']);
     for (const { id, event, text } of rows) {
-      assert.deepEqual(Object.keys(event).sort(), ['_stamp', 'cmd', 'fun', 'fun_args', 'id', 'jid', 'retcode', 'return', 'success'], `Salt's ret payload fields: ${JSON.stringify(event)}`);
+      assert.deepEqual(Object.keys(event).sort(), ['_stamp', 'cmd', 'fun', 'fun_args', 'id', 'jid', 'retcode', 'return', 'success', 'user'], `Salt's ret payload fields: ${JSON.stringify(event)}`);
       assert.equal(event.id, id);
       assert.equal(event.jid, jid);
       assert.equal(event.fun, 'test.echo');
