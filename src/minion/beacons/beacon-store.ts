@@ -9,12 +9,15 @@ import * as path from 'node:path';
 import { BEACONS, listToDict, mergeBeaconSources, splitBeaconConfig } from '../../beacons/index.js';
 import type { BeaconControl } from '../../modules/index.js';
 import { isPlainObject } from '../../protocol/index.js';
-import { yamlDump } from '../../render/jinja/yaml-emitter.js';
 
 type Answer = { comment: string; result: boolean };
 
-/** PyYAML's safe_dump(default_flow_style=False): block style, keys sorted, a final newline. */
-const safeDump = (v: unknown): string => {
+/**
+ * PyYAML's safe_dump(default_flow_style=False): block style, keys sorted, a final newline. The
+ * emitter lives with the Jinja engine, loaded on first use so that a minion starts without it.
+ */
+const safeDump = async (v: unknown): Promise<string> => {
+  const { yamlDump } = await import('../../render/jinja/yaml-emitter.js');
   const text = yamlDump(v, false);
   return text.endsWith('\n') ? text : `${text}\n`;
 };
@@ -52,7 +55,7 @@ export class BeaconStore implements BeaconControl {
     return mergeBeaconSources(this.opts, this.pillar().beacons);
   }
 
-  list(o: { include_pillar: boolean; include_opts: boolean; return_yaml: boolean }): unknown {
+  async list(o: { include_pillar: boolean; include_opts: boolean; return_yaml: boolean }): Promise<unknown> {
     const beacons = { ...(o.include_opts ? this.opts : {}), ...(o.include_pillar && isPlainObject(this.pillar().beacons) ? (this.pillar().beacons as Record<string, unknown>) : {}) };
     if (Object.keys(beacons).length === 0) return { beacons: {} };
     return o.return_yaml ? safeDump({ beacons }) : beacons;
@@ -93,7 +96,7 @@ export class BeaconStore implements BeaconControl {
     const beacons = Object.fromEntries(Object.entries(this.opts));
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(file, Object.keys(beacons).length > 0 ? safeDump({ beacons }) : '', { mode: 0o600 });
+      fs.writeFileSync(file, Object.keys(beacons).length > 0 ? await safeDump({ beacons }) : '', { mode: 0o600 });
     } catch (err) {
       return { comment: `Unable to write to beacons file at ${file}. Check permissions. (${String(err)})`, result: false };
     }

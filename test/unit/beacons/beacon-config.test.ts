@@ -49,13 +49,13 @@ test("beacons.* on the store: Salt's comments, pillar listed but not saved, rese
     assert.deepEqual(await store.add('disk', [{ beacon_module: 'diskusage' }, { '/': '90%' }], true), { comment: 'Beacon: disk would be added.', result: true });
     assert.equal('disk' in store.merged(), false, 'test=True changed nothing');
     assert.deepEqual(await store.add('disk', [{ beacon_module: 'diskusage' }, { '/': '90%' }], false), { comment: 'Added beacon: disk.', result: true });
-    assert.deepEqual(store.list({ include_pillar: true, include_opts: true, return_yaml: false }), {
+    assert.deepEqual(await store.list({ include_pillar: true, include_opts: true, return_yaml: false }), {
       memusage: [{ percent: '90%' }],
       disk: [{ beacon_module: 'diskusage' }, { '/': '90%' }],
       load: [{ averages: { '1m': [0, 5] } }],
     });
     assert.equal(
-      store.list({ include_pillar: true, include_opts: true, return_yaml: true }),
+      await store.list({ include_pillar: true, include_opts: true, return_yaml: true }),
       'beacons:\n  disk:\n  - beacon_module: diskusage\n  - /: 90%\n  load:\n  - averages:\n      1m:\n      - 0\n      - 5\n  memusage:\n  - percent: 90%\n',
     );
     assert.deepEqual(store.enableBeacon('disk', false), { comment: 'Disabled beacon disk on minion.', result: true });
