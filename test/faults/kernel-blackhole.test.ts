@@ -164,8 +164,9 @@ describe('kernel blackhole between namespaces', { skip: netnsSkip('kernel blackh
     await events.close();
     const returns = events.lines(`salt/job/${jid}/ret/`);
     assert.equal(returns.length, 1, `exactly one job_return event for ${jid}:\n${events.proc.output}`);
-    const at = returns[0]!.data.at as number;
-    assert.ok(at >= restoreAt, 'the return arrived after the path came back (it waited in the queue)');
+    // Salt's _stamp: UTC, microseconds (brine's clock has milliseconds)
+    const at = Date.parse(`${String(returns[0]!.data._stamp).slice(0, 23)}Z`);
+    assert.ok(at >= restoreAt, `the return arrived after the path came back (it waited in the queue): ${returns[0]!.data._stamp} vs ${new Date(restoreAt).toISOString()}`);
     assert.equal((c.master.output.match(new RegExp(`Got return from nsmin for job ${jid}`, 'g')) ?? []).length, 1);
     assert.equal(lostLines(c.minion).length, 1, 'one detected loss, logged once');
     assert.ok(c.master.running && c.minion.running);
