@@ -294,7 +294,8 @@ no_such_runner:
   it('state.orchestrate_show_sls renders the steps and runs nothing', async () => {
     // runner calls are jobs themselves (runner.<fun>, as Salt stores them): only the others count
     const minionJobs = async () =>
-      Object.values((await api.post('/', token, [{ client: 'runner', fun: 'jobs.list_jobs' }])).json.return[0] as Record<string, { Function: string }>).filter((j) => !j.Function.startsWith('runner.')).length;
+      Object.values((await api.post('/', token, [{ client: 'runner', fun: 'jobs.list_jobs' }])).json.return[0] as Record<string, { Function: string }>).filter((j) => !j.Function.startsWith('runner.'))
+        .length;
     const before = await minionJobs();
     const res = await api.post('/', token, [{ client: 'runner', fun: 'state.orchestrate_show_sls', mods: 'orch.ping' }]);
     assert.equal(res.status, 200, res.text);
