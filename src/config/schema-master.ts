@@ -158,15 +158,6 @@ export const MASTER_OPTIONS = [
     roles: MASTER,
     doc: 'Fire salt/presence/present (the connected minions) every loop_interval, and salt/presence/change (new and lost minions) before it when the connected set changed (e.g. presence_events: True).',
   },
-  {
-    name: 'loop_interval',
-    min: 1,
-    type: 'int',
-    default: 60,
-    roles: MASTER,
-    unit: 's',
-    doc: "Seconds between the master's maintenance rounds; brine uses it for the presence events (presence_events).",
-  },
   { name: 'minion_data_cache', type: 'bool', default: true, roles: MASTER, doc: 'Cache minion grains on the master for grain and compound targeting.' },
   {
     name: 'nodegroups',

@@ -34,12 +34,12 @@ describe('a Salt layout: root_dir here, file_roots and pillar_roots elsewhere', 
       // a second directory that does not exist: named in a start-up warning
       pillar_roots: { base: [path.join(trees, 'pillar'), path.join(trees, 'no-pillar')] },
     };
-    const master = await cluster.startMaster({ auto_accept: true, ...layout, event_return: 'mysql' });
+    const master = await cluster.startMaster({ auto_accept: true, ...layout, ext_job_cache: 'mysql' });
     minion = cluster.startMinion('web1');
     await minion.waitForOutput(/ready to receive requests/, 30_000);
     // both warnings are in the master's start-up log, naming what they are about
     assert.match(master.output, new RegExp(`pillar_roots directory ${path.join(trees, 'no-pillar')} \\(environment base\\) does not exist`));
-    assert.match(master.output, /option 'event_return' is a Salt option brine does not implement and is ignored/);
+    assert.match(master.output, /option 'ext_job_cache' is a Salt option brine does not implement and is ignored/);
     cluster.writeMinionConfig('solo', { file_client: 'local', ...layout });
   });
   after(() => cluster.cleanup());
