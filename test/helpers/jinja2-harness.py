@@ -400,7 +400,39 @@ def is_ipv(ip, version):
     return obj.version == version
 
 
+def ip_text(ip, version):
+    # salt.utils.network._is_ipv without options: str() of the address or interface of that version, else None
+    import ipaddress
+    try:
+        obj = ipaddress.ip_address(ip)
+    except ValueError:
+        try:
+            obj = ipaddress.ip_interface(ip)
+        except ValueError:
+            return None
+    return str(obj) if obj.version == version else None
+
+
+def ipv_filter(value, version):
+    # salt.utils.network._ipv_filter
+    if isinstance(value, (str, bytes)):
+        return ip_text(value, version)
+    if isinstance(value, (list, tuple)):
+        return [ip_text(a, version) for a in value if ip_text(a, version) is not None]
+    return None
+
+
+def ipaddr_filter(value):
+    v4, v6 = ipv_filter(value, 4), ipv_filter(value, 6)
+    if v4 is None or v6 is None:
+        return v4 or v6
+    return v4 + v6
+
+
 SALT_FILTERS = {
+    "ipv4": lambda v: ipv_filter(v, 4),
+    "ipv6": lambda v: ipv_filter(v, 6),
+    "ipaddr": ipaddr_filter,
     "is_ip": lambda ip: is_ipv(ip, 4) or is_ipv(ip, 6),
     "is_ipv4": lambda ip: is_ipv(ip, 4),
     "is_ipv6": lambda ip: is_ipv(ip, 6),

@@ -72,7 +72,58 @@ function ipTest(version: number | null, name: string): Filter {
   };
 }
 
+/** A dotted IPv4 mask as a prefix length (ipaddress prints interfaces with one). */
+function maskPrefix(mask: string): number {
+  const bits = mask
+    .split('.')
+    .map((o) => Number(o).toString(2).padStart(8, '0'))
+    .join('');
+  // a hostmask (zeros then ones) counts its zeros, a netmask its ones
+  return /^0*1*$/.test(bits) && !/^1+$/.test(bits) ? (bits.match(/0/g) ?? []).length : (bits.match(/1/g) ?? []).length;
+}
+
+/** IPv6 in Python's compressed form: lowercase, the longest run of zero hextets as '::'. */
+function compressIpv6(addr: string): string {
+  return new URL(`http://[${addr}]`).hostname.slice(1, -1);
+}
+
+/** str(ipaddress.ip_address(v)) or str(ip_interface(v)) when v is of this IP version, else undefined. */
+function ipText(v: unknown, version: number): string | undefined {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < 2 ** 32) {
+    return version === 4 ? [24, 16, 8, 0].map((sh) => Math.floor(v / 2 ** sh) % 256).join('.') : undefined;
+  }
+  if (ipVersion(v) !== version || (typeof v !== 'string' && !isSafeString(v))) return undefined;
+  const [addr = '', prefix] = str(v).split('/');
+  const shown = version === 6 ? compressIpv6(addr) : addr;
+  if (prefix === undefined) return shown;
+  return `${shown}/${/^[0-9]+$/.test(prefix) ? Number(prefix) : maskPrefix(prefix)}`;
+}
+
+/** Salt's ipv4/ipv6 filters (_ipv_filter): a string gives itself or None; a list keeps its addresses of that version. */
+function ipvFilter(version: number, name: string): Filter {
+  return (args, kw) => {
+    const options = args.length > 1 ? args[1] : kw.options;
+    if (options !== undefined && options !== null) throw new PyError(`the '${name}' filter's options are not supported by brine: filter the addresses without options`);
+    const v = args[0];
+    if (typeof v === 'string' || isSafeString(v)) return ipText(v, version) ?? null;
+    if (Array.isArray(v)) return v.map((x) => ipText(x, version)).filter((x) => x !== undefined);
+    return null;
+  };
+}
+
+const ipv4Filter = ipvFilter(4, 'ipv4');
+const ipv6Filter = ipvFilter(6, 'ipv6');
+
 export const IP_FILTERS: Record<string, Filter> = {
+  ipv4: ipv4Filter,
+  ipv6: ipv6Filter,
+  // Salt's ipaddr: both versions; for one string, whichever it is (`ipv4 or ipv6`)
+  ipaddr: (args, kw) => {
+    const v4 = ipv4Filter(args, kw);
+    const v6 = ipv6Filter(args, kw);
+    if (Array.isArray(v4) && Array.isArray(v6)) return [...v4, ...v6];
+    return v4 || v6;
+  },
   is_ip: ipTest(null, 'is_ip'),
   is_ipv4: ipTest(4, 'is_ipv4'),
   is_ipv6: ipTest(6, 'is_ipv6'),

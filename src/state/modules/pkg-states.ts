@@ -21,8 +21,8 @@ interface Target {
  * (an exception there, a failed state here).
  */
 export function pkgTargets(fun: string, name: string, version: string | undefined, pkgs: unknown[] | undefined): Target[] {
-  if (pkgs === undefined) return [version === undefined || version === '' ? { name } : { name, version: String(version) }];
-  if (pkgs.length === 0) throw new BrineError('BAD_ARGUMENTS', `${fun}: pkgs is an empty list; list the packages or leave pkgs out`);
+  // an empty list is no list (Salt's parse_targets tests `if pkgs:`), so the state's name is the package
+  if (pkgs === undefined || pkgs.length === 0) return [version === undefined || version === '' ? { name } : { name, version: String(version) }];
   const out = pkgs.map((p) => {
     if (typeof p === 'string' || typeof p === 'number') return { name: String(p) };
     if (typeof p === 'object' && p !== null && !Array.isArray(p) && Object.keys(p).length === 1) {

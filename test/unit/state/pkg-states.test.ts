@@ -98,6 +98,13 @@ describe('pkg.installed pkgs shapes as Salt 3007 repacks them (issue 22, php-for
       comment: 'No packages to install provided',
     });
     assert.equal((await runState('pkg.latest', { name: 'none', pkgs: [] })).comment, 'No packages to install provided');
+    // pkg.removed: an empty list is no list, so the name is the package (SnapServ's software.packages)
+    assert.deepEqual(await runState('pkg.removed', { name: 'brine-no-such-package', pkgs: [] }, { test: true }), {
+      name: 'brine-no-such-package',
+      result: true,
+      changes: {},
+      comment: 'None of the targeted packages are installed',
+    });
     const dup = await runState('pkg.installed', { name: 'twice', pkgs: ['curl', { curl: '7.88.1-11' }] }, { test: true });
     assert.equal(dup.result, false);
     assert.match(dup.comment, /contains duplicated packages names/);

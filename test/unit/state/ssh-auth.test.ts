@@ -59,6 +59,13 @@ describe('ssh_auth.present', () => {
     assert.deepEqual(bad, { name: 'not*base64', result: false, changes: {}, comment: 'Invalid public ssh key, most likely has spaces or invalid syntax' });
     assert.equal((await runState(sshAuthPresent, { name: alice, user: 'no-such-user-brine', config: keys })).comment, "User 'no-such-user-brine' does not exist");
   });
+
+  it("test=True for a user that does not exist yet answers as Salt's check_key does (no keys read): to be added, already absent", async () => {
+    const nobody = { name: alice, user: 'no-such-user-brine', config: '.ssh/authorized_keys' };
+    assert.deepEqual(await runState(sshAuthPresent, nobody, { test: true }), { name: alice, result: null, changes: {}, comment: `Key ${alice} for user no-such-user-brine is set to be added` });
+    assert.deepEqual(await runState(sshAuthAbsent, nobody, { test: true }), { name: alice, result: true, changes: {}, comment: 'Key is already absent' });
+    assert.equal((await runState(sshAuthAbsent, nobody)).result, false, 'a real run still fails');
+  });
 });
 
 describe('ssh_auth.absent', () => {
