@@ -187,7 +187,6 @@ export const CONTROL_REQUEST_SAMPLES: Sample[] = [
   { message: { t: 'active_jids' }, optional: [], bad: {} },
   { message: { t: 'emit_hook', path: 'deploy/done', user: 'alice', body: { version: 3 } }, optional: [], anyJson: ['body'], bad: { path: [1, 'x'.repeat(257)], user: [null] } },
   { message: { t: 'metrics' }, optional: [], bad: {} },
-  { message: { t: 'fire_event', tag: 'myco/deploy/start', data: { version: 3 } }, optional: [], bad: { tag: ['', 't'.repeat(513)], data: [[], 'x'] } },
   { message: { t: 'fileserver_update', backend: 'gitfs' }, optional: ['backend'], bad: { backend: [1, 'x'.repeat(65)] } },
   { message: { t: 'git_pillar_update', branch: '__env__', repo: 'https://git.example.org/pillar.git' }, optional: ['branch', 'repo'], bad: { branch: [1, 'x'.repeat(1025)], repo: [[]] } },
   {
@@ -218,7 +217,7 @@ export const CONTROL_REPLY_SAMPLES: Sample[] = [
     anyJson: ['return'],
     bad: { jid: ['1'], done: ['yes'], retcode: [1.5], error: [{ code: 1 }] },
   },
-  { message: { t: 'event_fired', tag: 'myco/deploy/start' }, optional: [], bad: { tag: [1, 't'.repeat(513)] } },
+  { message: { t: 'event_fired', tag: 'myco/deploy/start' }, optional: [], bad: { tag: [1, 't'.repeat(1025)] } },
   { message: { t: 'metrics', text: '# HELP x\n', contentType: 'text/plain; version=0.0.4' }, optional: [], bad: { text: [1], contentType: [null] } },
   {
     message: { t: 'fileserver_updated', remotes: [{ remote: 'ssh://git@h/r.git', ok: false, changed: false, error: 'Connection refused' }] },
