@@ -387,19 +387,6 @@ def is_iter(thing, ignore=(str,)):
         return False
 
 
-def is_ipv(ip, version):
-    # salt.utils.network._is_ipv without options: an address or an interface (address/prefix)
-    import ipaddress
-    try:
-        obj = ipaddress.ip_address(ip)
-    except ValueError:
-        try:
-            obj = ipaddress.ip_interface(ip)
-        except ValueError:
-            return False
-    return obj.version == version
-
-
 def ip_text(ip, version):
     # salt.utils.network._is_ipv without options: str() of the address or interface of that version, else None
     import ipaddress
@@ -411,6 +398,11 @@ def ip_text(ip, version):
         except ValueError:
             return None
     return str(obj) if obj.version == version else None
+
+
+def is_ipv(ip, version):
+    # salt.utils.network._is_ipv without options, as a test: an address or interface of that version
+    return ip_text(ip, version) is not None
 
 
 def ipv_filter(value, version):

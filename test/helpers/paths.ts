@@ -33,3 +33,22 @@ export function freshPaths(...tail: string[]): () => string {
 export function onPath(program: string): boolean {
   return (process.env.PATH ?? '').split(':').some((d) => d !== '' && fs.existsSync(path.join(d, program)));
 }
+
+/** Writes `file`, creating its parent directories. */
+export function writeWithDirs(file: string, data: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, data);
+}
+
+/** The first file named `name` under `dir` (depth first), e.g. a daemon's jobs.sqlite under its root. */
+export function findFile(dir: string, name: string): string | undefined {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isFile() && e.name === name) return p;
+    if (e.isDirectory()) {
+      const found = findFile(p, name);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

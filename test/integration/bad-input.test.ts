@@ -11,6 +11,7 @@ import { type Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
 import { frameBytes, header, type RawClient } from '../helpers/raw-client.js';
 import { RawPeerFixture } from '../helpers/raw-peer.js';
 import { JobCache } from '../../src/jobs/index.js';
+import { findFile } from '../helpers/paths.js';
 
 function tree(dir: string): string[] {
   const out: string[] = [];
@@ -23,18 +24,6 @@ function tree(dir: string): string[] {
   };
   walk(dir);
   return out.sort();
-}
-
-function findFile(dir: string, name: string): string | undefined {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isFile() && e.name === name) return p;
-    if (e.isDirectory()) {
-      const found = findFile(p, name);
-      if (found) return found;
-    }
-  }
-  return undefined;
 }
 
 const okReturn = (jid: string, ret: unknown, extra: Record<string, unknown> = {}) => ({ t: 'return', jid, fun: 'test.ping', ret, retcode: 0, success: true, ...extra });

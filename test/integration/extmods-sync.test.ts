@@ -9,23 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Cluster, runCli, waitUntil, type Proc } from '../helpers/cluster.js';
 import { JobCache } from '../../src/jobs/index.js';
-
-function write(file: string, data: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, data);
-}
-
-function findFile(dir: string, name: string): string | undefined {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isFile() && e.name === name) return p;
-    if (e.isDirectory()) {
-      const found = findFile(p, name);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
+import { findFile, writeWithDirs as write } from '../helpers/paths.js';
 
 const helloModule = (greeting: string): string => `export const functions = [{
   name: 'hello.world',

@@ -11,23 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
 import { JobCache, type JobRecord } from '../../src/jobs/index.js';
-
-function write(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
-}
-
-function findFile(dir: string, name: string): string | undefined {
-  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
-    const p = path.join(dir, e.name);
-    if (e.isFile() && e.name === name) return p;
-    if (e.isDirectory()) {
-      const found = findFile(p, name);
-      if (found) return found;
-    }
-  }
-  return undefined;
-}
+import { findFile, writeWithDirs as write } from '../helpers/paths.js';
 
 describe('the reactor on a real master', () => {
   let cluster: Cluster;
