@@ -28,15 +28,34 @@ function alive(pid: number): boolean {
   }
 }
 
-function readHolder(file: string): StateLockHolder | undefined {
+function parseHolder(text: string): StateLockHolder | undefined {
   try {
-    const v = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<StateLockHolder>;
+    const v = JSON.parse(text) as Partial<StateLockHolder>;
     if (typeof v.jid === 'string' && typeof v.pid === 'number' && typeof v.fun === 'string' && typeof v.started === 'string') return v as StateLockHolder;
   } catch {
-    // unreadable or half-written: treated as stale below
+    // unreadable: treated as stale
   }
   return undefined;
 }
+
+/** The lock file as read once: its holder (undefined when unreadable) and its inode; undefined when there is none. */
+function readLock(file: string): { holder: StateLockHolder | undefined; ino: number } | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (err) {
+    if (errnoCode(err) === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    return { ino: fs.fstatSync(fd).ino, holder: parseHolder(fs.readFileSync(fd, 'utf8')) };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Rounds of contention after which tryAcquire gives up (an error: the caller's onFileError). */
+const MAX_ROUNDS = 10_000;
 
 export class StateLockFile {
   readonly file: string;
@@ -51,31 +70,63 @@ export class StateLockFile {
    */
   tryAcquire(me: StateLockHolder): StateLockHolder | undefined {
     fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-    for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        const fd = fs.openSync(this.file, 'wx', 0o600);
+    // written whole to a private file first, then linked into place: link(2) fails with EEXIST
+    // while the lock is held, and no reader ever sees a half-written holder (it would take it
+    // for stale and remove it while its holder still runs)
+    const mine = `${this.file}.${process.pid}.${me.jid}.tmp`;
+    fs.writeFileSync(mine, JSON.stringify(me), { mode: 0o600 });
+    try {
+      for (let round = 0; round < MAX_ROUNDS; round++) {
         try {
-          fs.writeSync(fd, JSON.stringify(me));
-        } finally {
-          fs.closeSync(fd);
+          fs.linkSync(mine, this.file);
+          return undefined;
+        } catch (err) {
+          if (errnoCode(err) !== 'EEXIST') throw err;
         }
-        return undefined;
-      } catch (err) {
-        if (errnoCode(err) !== 'EEXIST') throw err;
+        const seen = readLock(this.file);
+        // released between the link and the read: another round
+        if (seen === undefined) continue;
+        const holder = seen.holder;
+        if (holder && holder.jid === me.jid && holder.pid === me.pid) return undefined;
+        // a holder in this process that is not `me` is a leftover of a run that did not release
+        // (the in-process lock already serialises this process's own runs)
+        if (holder && holder.pid !== me.pid && alive(holder.pid)) return holder;
+        this.removeStale(seen.ino, me);
       }
-      const holder = readHolder(this.file);
-      if (holder && holder.jid === me.jid && holder.pid === me.pid) return undefined;
-      // a holder in this process that is not `me` is a leftover of a run that did not release
-      // (the in-process lock already serialises this process's own runs)
-      if (holder && holder.pid !== me.pid && alive(holder.pid)) return holder;
-      fs.rmSync(this.file, { force: true });
+    } finally {
+      fs.rmSync(mine, { force: true });
     }
-    return readHolder(this.file);
+    throw new Error(`${this.file} changed hands ${MAX_ROUNDS} times while this process tried to take it`);
+  }
+
+  /**
+   * Removes the stale lock read as inode `ino`, and only that one: it is renamed aside first, and
+   * a lock another process took since the read (another inode) is linked back in place.
+   */
+  private removeStale(ino: number, me: StateLockHolder): void {
+    const aside = `${this.file}.${process.pid}.${me.jid}.stale`;
+    try {
+      fs.renameSync(this.file, aside);
+    } catch (err) {
+      if (errnoCode(err) === 'ENOENT') return;
+      throw err;
+    }
+    try {
+      if (fs.lstatSync(aside).ino !== ino) {
+        try {
+          fs.linkSync(aside, this.file);
+        } catch (err) {
+          if (errnoCode(err) !== 'EEXIST') throw err;
+        }
+      }
+    } finally {
+      fs.rmSync(aside, { force: true });
+    }
   }
 
   /** Gives the lock up if `me` holds it. */
   release(me: Pick<StateLockHolder, 'jid' | 'pid'>): void {
-    const holder = readHolder(this.file);
+    const holder = readLock(this.file)?.holder;
     if (holder && holder.jid === me.jid && holder.pid === me.pid) fs.rmSync(this.file, { force: true });
   }
 }

@@ -48,7 +48,8 @@ describe('salt-api surface: text/plain bodies and the local functions front ends
     cluster.startMinion('m1', { schedule: { hourly: { function: 'test.ping', hours: 1 }, paused: { function: 'test.ping', minutes: 5, enabled: false } } });
     await cluster.waitForPending(['m1']);
     assert.equal((await cluster.brine(['key', '-a', 'm1', '-y'])).code, 0);
-    await waitUntil(async () => (await cluster.brine(['run', 'm1', 'test.ping', '--out', 'json'])).stdout.includes('"m1"'), 30_000, 'm1 answering');
+    // "m1" alone would also match "Minion did not return. [Not connected]" before m1 signs in
+    await waitUntil(async () => /"m1": true/.test((await cluster.brine(['run', 'm1', 'test.ping', '--out', 'json'])).stdout), 30_000, 'm1 answering');
   });
   after(() => cluster?.cleanup());
 

@@ -57,4 +57,56 @@ describe('StateLockFile', () => {
     fs.writeFileSync(lock.file, '{half');
     assert.equal(lock.tryAcquire({ ...me, jid: '20261203120000000004' }), undefined);
   });
+
+  it('processes racing for it never hold it together: the holder is on disk whole before anyone can read it', async () => {
+    // before, the file was created empty and then written: a racer reading it in between took the
+    // empty file for stale, removed it and took the lock while its holder still ran
+    const dir = cachedir();
+    const inside = path.join(dir, 'inside');
+    const lockModule = new URL('../../../src/state/index.js', import.meta.url).href;
+    const script = `
+      import * as fs from 'node:fs';
+      const { StateLockFile } = await import(${JSON.stringify(lockModule)});
+      const lock = new StateLockFile(${JSON.stringify(dir)});
+      let held = 0, overlaps = 0, n = 0;
+      const end = Date.now() + 1500;
+      while (Date.now() < end) {
+        const me = { jid: String(process.pid) + '-' + n++, pid: process.pid, fun: 'state.apply', started: new Date().toISOString() };
+        if (lock.tryAcquire(me) !== undefined) continue;
+        try { fs.mkdirSync(${JSON.stringify(inside)}); } catch { overlaps++; }
+        held++;
+        const spin = Date.now() + 1;
+        while (Date.now() < spin) {}
+        fs.rmSync(${JSON.stringify(inside)}, { recursive: true, force: true });
+        lock.release(me);
+      }
+      process.stdout.write(JSON.stringify({ held, overlaps }));
+    `;
+    const runs = await Promise.all(
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise<{ held: number; overlaps: number }>((resolve, reject) => {
+            const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+            let out = '';
+            child.stdout.on('data', (d: Buffer) => {
+              out += d.toString();
+            });
+            child.on('error', reject);
+            child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { held: number; overlaps: number }) : reject(new Error(`racer exited ${code}`))));
+          }),
+      ),
+    );
+    assert.deepEqual(
+      runs.map((r) => r.overlaps),
+      [0, 0, 0, 0],
+      `two processes held the lock at once: ${JSON.stringify(runs)}`,
+    );
+    assert.ok(runs.reduce((n, r) => n + r.held, 0) > 10, JSON.stringify(runs));
+    assert.deepEqual(
+      fs.readdirSync(dir).filter((f) => f.endsWith('.tmp')),
+      [],
+      'a temporary holder file was left behind',
+    );
+  });
 });
