@@ -8,7 +8,7 @@ import type { Clock, TimerHandle } from '../../util/clock.js';
 import { toBrineError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import { BEACONS, BeaconIntervals, type BeaconContext, type BeaconData, type BeaconInstance, splitBeaconConfig } from '../../beacons/index.js';
-import { beaconProblem } from './beacon-store.js';
+import { beaconCheck } from './beacon-store.js';
 
 export interface BeaconRunnerDeps {
   id: string;
@@ -65,12 +65,16 @@ export class BeaconRunner {
 
   private async runOne(name: string, raw: unknown): Promise<void> {
     const { id, clock, logger } = this.deps;
-    const problem = beaconProblem(name, raw);
+    const problem = beaconCheck(name, raw);
     const split = splitBeaconConfig(name, raw);
     if (problem !== undefined || typeof split === 'string') {
       this.close(name);
-      if (this.reported.get(name) !== problem) logger.error({ beacon: name, code: 'BEACON_CONFIG_INVALID' }, `Beacon ${name} configuration invalid, not running: ${problem}`);
-      this.reported.set(name, problem ?? '');
+      const message = problem?.message ?? '';
+      if (this.reported.get(name) !== message) {
+        if (problem?.code === 'BEACON_UNAVAILABLE') logger.error({ beacon: name, code: problem.code }, `Beacon ${name} not running: ${message}`);
+        else logger.error({ beacon: name, code: 'BEACON_CONFIG_INVALID' }, `Beacon ${name} configuration invalid, not running: ${message}`);
+      }
+      this.reported.set(name, message);
       return;
     }
     this.reported.delete(name);
