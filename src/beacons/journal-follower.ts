@@ -23,6 +23,8 @@ export class JournalFollower {
   constructor(
     private readonly journalctl: string,
     private readonly logger: Logger,
+    /** journalctl options that choose the journal (--namespace=...). */
+    private readonly select: readonly string[] = [],
     private readonly maxQueue = JOURNAL_QUEUE_MAX,
   ) {}
 
@@ -65,7 +67,7 @@ export class JournalFollower {
 
   private start(): void {
     const from = this.cursor === undefined ? ['--lines=0'] : [`--after-cursor=${this.cursor}`];
-    const child = spawn(this.journalctl, ['--output=json', '--all', '--follow', '--no-pager', '--quiet', ...from], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(this.journalctl, ['--output=json', '--all', '--follow', '--no-pager', '--quiet', ...this.select, ...from], { stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     this.partial = '';
     this.stderr = '';

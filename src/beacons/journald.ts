@@ -3,6 +3,7 @@
 // (Python's ==, on the fields as python-systemd converts them: PRIORITY: 6 is a number) fires the
 // whole entry, tagged with the service name: salt/beacon/<id>/journald/<name>. The journal is read
 // with the real journalctl; where it or journald is missing the beacon says so instead of running.
+// `namespace:` (brine's, systemd 245+) follows a journal namespace (journalctl --namespace).
 
 import * as fs from 'node:fs';
 import { which } from '../modules/host-tools.js';
@@ -11,14 +12,25 @@ import { pyEquals, readerEntry, simpleTypes } from './journal-entry.js';
 import { JournalFollower } from './journal-follower.js';
 import type { BeaconData, BeaconModule } from './types.js';
 
-/** The socket journald listens on; absent, nothing new is written to the journal. */
-export const JOURNALD_SOCKET = '/run/systemd/journal/socket';
+/** The socket journald listens on (a namespace's own under /run/systemd/journal.<namespace>/). */
+export function journaldSocket(namespace?: string): string {
+  return namespace === undefined ? '/run/systemd/journal/socket' : `/run/systemd/journal.${namespace}/socket`;
+}
+
+/** A journal namespace name (LogNamespace=): letters, digits and _ . - only, so it is one path segment. */
+const NAMESPACE = /^[A-Za-z0-9_.-]{1,64}$/;
+
+const namespaceOf = (config: Readonly<Record<string, unknown>>): string | undefined => (typeof config.namespace === 'string' ? config.namespace : undefined);
 
 /** Why the journald beacon cannot run on this host, or undefined when it can. */
-export function journaldUnavailable(): string | undefined {
+export function journaldUnavailable(config: Readonly<Record<string, unknown>> = {}): string | undefined {
   if (which('journalctl') === undefined) return 'journalctl was not found on PATH (the systemd package provides it); remove journald from beacons: on hosts without systemd';
-  if (!fs.existsSync(JOURNALD_SOCKET))
-    return `systemd-journald is not running (no ${JOURNALD_SOCKET}), so there is no journal to follow; use the inotify beacon on the log files this host writes instead`;
+  const ns = namespaceOf(config);
+  const socket = journaldSocket(ns);
+  if (!fs.existsSync(socket)) {
+    const daemon = ns === undefined ? 'systemd-journald' : `systemd-journald for namespace ${ns} (systemd-journald@${ns}.service)`;
+    return `${daemon} is not running (no ${socket}), so there is no journal to follow; use the inotify beacon on the log files this host writes instead`;
+  }
   return undefined;
 }
 
@@ -32,12 +44,23 @@ export const journaldBeacon: BeaconModule = {
     for (const v of Object.values(servicesOf(config))) {
       if (!isPlainObject(v)) return 'Services configuration for journald beacon must be a list of dictionaries.';
     }
+    if ('namespace' in config && !(typeof config.namespace === 'string' && NAMESPACE.test(config.namespace))) {
+      return `Configuration for journald beacon: namespace must be a journal namespace name (letters, digits, _ . -), got ${JSON.stringify(config.namespace)}.`;
+    }
     return undefined;
   },
   create: (ctx) => {
-    const follower = new JournalFollower(which('journalctl') ?? 'journalctl', ctx.logger);
+    let follower: JournalFollower | undefined;
+    let followed: string | undefined;
     return {
       poll(config) {
+        const ns = namespaceOf(config);
+        if (follower === undefined || followed !== ns) {
+          // a changed namespace (beacons.modify) is a different journal: start again at its end
+          follower?.close();
+          follower = new JournalFollower(which('journalctl') ?? 'journalctl', ctx.logger, ns === undefined ? [] : [`--namespace=${ns}`]);
+          followed = ns;
+        }
         const out: BeaconData[] = [];
         const services = Object.entries(servicesOf(config)).filter((e): e is [string, Record<string, unknown>] => isPlainObject(e[1]));
         for (const raw of follower.take()) {
@@ -49,7 +72,7 @@ export const journaldBeacon: BeaconModule = {
         }
         return out;
       },
-      close: () => follower.close(),
+      close: () => follower?.close(),
     };
   },
 };

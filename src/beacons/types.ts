@@ -28,8 +28,8 @@ export interface BeaconModule {
   readonly name: string;
   /** Why this configuration is invalid (Salt's validate comment), or undefined when it is valid. */
   validate(config: Readonly<Record<string, unknown>>): string | undefined;
-  /** Why this beacon cannot run on this host (Salt's __virtual__ refusing it), or undefined. */
-  unavailable?(): string | undefined;
+  /** Why this beacon cannot run on this host with this configuration (Salt's __virtual__ refusing it), or undefined. */
+  unavailable?(config: Readonly<Record<string, unknown>>): string | undefined;
   create(ctx: BeaconContext): BeaconInstance;
 }
 

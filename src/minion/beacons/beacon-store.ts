@@ -36,7 +36,7 @@ export function beaconCheck(name: string, config: unknown): BeaconRefusal | unde
   if (mod === undefined) return { code: 'BEACON_CONFIG_INVALID', message: `Beacon "${split.options.module}" is not available (brine has ${[...BEACONS.keys()].join(', ')}).` };
   const invalid = mod.validate(split.config);
   if (invalid !== undefined) return { code: 'BEACON_CONFIG_INVALID', message: invalid };
-  const why = mod.unavailable?.();
+  const why = mod.unavailable?.(split.config);
   return why === undefined ? undefined : { code: 'BEACON_UNAVAILABLE', message: `Beacon "${mod.name}" is not available here: ${why}.` };
 }
 
@@ -78,7 +78,7 @@ export class BeaconStore implements BeaconControl {
   /** The beacons this host can run (Salt lists those whose __virtual__ loads). */
   listAvailable(): string[] {
     return [...BEACONS.values()]
-      .filter((b) => b.unavailable?.() === undefined)
+      .filter((b) => b.unavailable?.({}) === undefined)
       .map((b) => b.name)
       .sort();
   }
