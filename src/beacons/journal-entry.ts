@@ -3,6 +3,10 @@
 // datetime/timedelta, the rest UTF-8 text or bytes), the beacon compares its `services:` values
 // with Python's ==, and fires salt.utils.data.simple_types_filter of the entry, where anything not
 // a str/int/float/bool/list becomes its Python repr. Here from one line of `journalctl -o json`.
+// The target is python-systemd 235 (Debian 12's python3-systemd, PyPI's systemd-python), whose
+// timestamps carry the local zone; test/unit/beacons/journald.test.ts compares with it entry by entry.
+
+import { execFileSync } from 'node:child_process';
 
 /** A Python object the beacon only ever shows as its repr (UUID, datetime, timedelta, bytes). */
 export class PyRepr {
@@ -63,16 +67,44 @@ function pyInt(text: string): number | undefined {
   return /^[+-]?\d+(_\d+)*$/.test(t) ? Number(t.replaceAll('_', '')) : undefined;
 }
 
-/** repr(datetime.datetime.fromtimestamp(usec / 1e6)): the minion's local time, as Python prints it. */
+/**
+ * python-systemd 235's local zone: datetime.now().astimezone().tzinfo, taken once (at import in
+ * Python) as a fixed offset with the C library's zone name (what `date +%Z` prints).
+ */
+let localZone: { offsetUs: number; name: string; tz: string | undefined } | undefined;
+function zone(): { offsetUs: number; name: string } {
+  // kept per TZ setting: one `date` per process, yet a test that sets TZ sees its zone
+  if (localZone === undefined || localZone.tz !== process.env.TZ) {
+    const offsetUs = -new Date().getTimezoneOffset() * 60e6;
+    let name: string;
+    try {
+      name = execFileSync('date', ['+%Z'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      name = offsetUs === 0 ? 'UTC' : (new Intl.DateTimeFormat('en-US', { timeZoneName: 'short' }).formatToParts(new Date()).find((p) => p.type === 'timeZoneName')?.value ?? '');
+    }
+    localZone = { offsetUs, name, tz: process.env.TZ };
+  }
+  return localZone;
+}
+
+/** Python's repr of a str (the zone name in a timezone's repr): single quotes unless it holds one. */
+const strRepr = (s: string): string => (s.includes("'") && !s.includes('"') ? `"${s}"` : `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`);
+
+/**
+ * repr(datetime.datetime.fromtimestamp(usec / 1e6, _LOCAL_TIMEZONE)), python-systemd 235's
+ * realtime conversion: the wall time at the zone's fixed offset, with its tzinfo.
+ */
 export function datetimeRepr(usec: number): string {
-  const d = new Date(Math.floor(usec / 1000));
-  const parts = [d.getFullYear(), d.getMonth() + 1, d.getDate(), d.getHours(), d.getMinutes(), d.getSeconds(), ((usec % 1e6) + 1e6) % 1e6];
+  const z = zone();
+  const local = usec + z.offsetUs;
+  const d = new Date(Math.floor(local / 1000));
+  const parts = [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), ((local % 1e6) + 1e6) % 1e6];
   // Python leaves out microsecond when 0, then second when 0 too
   if (parts[6] === 0) {
     parts.pop();
     if (parts[5] === 0) parts.pop();
   }
-  return `datetime.datetime(${parts.join(', ')})`;
+  return `datetime.datetime(${parts.join(', ')}, tzinfo=datetime.timezone(${timedeltaRepr(z.offsetUs)}, ${strRepr(z.name)}))`;
 }
 
 /** repr(datetime.timedelta(microseconds=usec)). */

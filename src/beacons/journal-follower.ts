@@ -45,9 +45,9 @@ export class JournalFollower {
     return out;
   }
 
-  /** Whether journalctl runs now (tests). */
-  get running(): boolean {
-    return this.child !== undefined;
+  /** The running journalctl's pid, or undefined between a failure and the next poll (tests). */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   close(): void {
