@@ -88,7 +88,28 @@ export class NamespacedJournald {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
   }
 
+  /** The pids of journalctl processes reading this namespace (a minion killed with SIGKILL leaves its follower behind). */
+  readers(): number[] {
+    const pids: number[] = [];
+    for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+        if (path.basename(argv[0] ?? '') === 'journalctl' && argv.includes(`--namespace=${this.namespace}`)) pids.push(Number(pid));
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return pids;
+  }
+
   async stop(): Promise<void> {
+    for (const pid of this.readers()) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // ended meanwhile
+      }
+    }
     if (this.child.exitCode === null && this.child.signalCode === null) {
       const exited = new Promise((r) => this.child.once('exit', r));
       this.child.kill('SIGTERM');
