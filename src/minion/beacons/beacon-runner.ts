@@ -84,14 +84,20 @@ export class BeaconRunner {
       return;
     }
     if (!this.intervals.due(name, options.interval, this.deps.loopIntervalS)) return;
-    if (options.disableDuringStateRun && this.deps.stateRunning()) {
-      // as Salt closes inotify's notifier: what changes during the state run is not reported
-      if (this.instances.has(name)) logger.info({ beacon: name }, `Closing beacon ${name}. State run in progress.`);
-      this.close(name);
-      return;
-    }
     const mod = BEACONS.get(options.module);
     if (mod === undefined) return;
+    if (options.disableDuringStateRun && this.deps.stateRunning()) {
+      // as Salt: a beacon with a close() (inotify's notifier) is closed, so what changes during
+      // the state run is not reported; the others are skipped and keep their state (load's last
+      // averages, service's last status, journald's place in the journal)
+      if (mod.closeDuringStateRun === true) {
+        if (this.instances.has(name)) logger.info({ beacon: name }, `Closing beacon ${name}. State run in progress.`);
+        this.close(name);
+      } else {
+        logger.debug({ beacon: name }, `Skipping beacon ${name}. State run in progress.`);
+      }
+      return;
+    }
     let inst = this.instances.get(name);
     if (inst === undefined) {
       inst = mod.create({ id, clock, logger, call: this.deps.call });
