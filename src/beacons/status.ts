@@ -8,11 +8,14 @@ import type { BeaconContext, BeaconModule } from './types.js';
 
 const DEFAULTS: Readonly<Record<string, unknown>> = { loadavg: ['all'], cpustats: ['all'], meminfo: ['all'], vmstats: ['all'], time: ['all'] };
 
-/** Python's datetime.now(timezone.utc).isoformat(): microseconds left out when zero. */
+/**
+ * Salt 3007's tag: datetime.utcnow().isoformat(), naive UTC with microseconds left out when zero
+ * (Salt's master branch, after 3007, moved to an aware time that adds +00:00).
+ */
 export function utcIsoformat(ms: number): string {
   const iso = new Date(ms).toISOString(); // 2026-12-07T09:30:01.123Z
   const frac = iso.slice(20, 23);
-  return `${iso.slice(0, 19)}${frac === '000' ? '' : `.${frac}000`}+00:00`;
+  return `${iso.slice(0, 19)}${frac === '000' ? '' : `.${frac}000`}`;
 }
 
 /** Python's repr of a dict key in a KeyError's text: 'name' for a string, 0 for a number. */

@@ -4,7 +4,7 @@
 // all removed by stop(). `send` writes an entry through journald's native socket, `logger` as
 // syslog does. `journaldSkipReason` says why it cannot run here.
 
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { repoRoot } from './repo.js';
@@ -47,6 +47,8 @@ export class NamespacedJournald {
     private readonly child: ChildProcess,
   ) {}
 
+  private keepalive: NodeJS.Timeout | undefined;
+
   static async start(): Promise<NamespacedJournald> {
     if (JOURNALD === undefined) throw new Error(String(journaldSkipReason));
     // namespace names are short: the pid keeps parallel test files apart
@@ -54,6 +56,10 @@ export class NamespacedJournald {
     const child = spawn(JOURNALD, [namespace], { stdio: ['ignore', 'ignore', 'pipe'] });
     const j = new NamespacedJournald(namespace, child);
     await waitUntil(() => fs.existsSync(j.socket) && fs.existsSync(j.devLog), 10_000, `systemd-journald ${namespace} to create ${j.socket}`);
+    // a namespace's journald exits after 30 s without a message (systemd-journald@.service is
+    // started again by its socket); a message every 10 s keeps this one up for the test
+    j.keepalive = setInterval(() => execFile('logger', ['-u', j.devLog, '-t', 'brine-test-keepalive', 'keepalive'], () => undefined), 10_000);
+    j.keepalive.unref();
     return j;
   }
 
@@ -103,6 +109,7 @@ export class NamespacedJournald {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.keepalive);
     for (const pid of this.readers()) {
       try {
         process.kill(pid, 'SIGKILL');
