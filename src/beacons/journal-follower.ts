@@ -45,6 +45,11 @@ export class JournalFollower {
     return out;
   }
 
+  /** What the next take() returns, without taking it (tests). */
+  get queued(): readonly Record<string, unknown>[] {
+    return this.queue;
+  }
+
   /** The running journalctl's pid, or undefined between a failure and the next poll (tests). */
   get pid(): number | undefined {
     return this.child?.pid;

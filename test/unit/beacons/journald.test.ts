@@ -15,7 +15,7 @@ import { JournalFollower } from '../../../src/beacons/journal-follower.js';
 import { journaldBeacon, journaldUnavailable } from '../../../src/beacons/journald.js';
 import { beaconProblem } from '../../../src/minion/beacons/beacon-store.js';
 import { FakeClock } from '../../../src/util/clock.js';
-import { silentLogger } from '../../../src/util/logger.js';
+import { createLogger, silentLogger } from '../../../src/util/logger.js';
 import { NamespacedJournald, PYTHON_SYSTEMD, journaldSkipReason, pythonSystemdSkipReason } from '../../helpers/journald.js';
 import { privilegedSkip } from '../../helpers/privileged.js';
 import { repoRoot } from '../../helpers/repo.js';
@@ -40,11 +40,21 @@ const LINE = {
   _TRANSPORT: 'syslog',
 };
 
+/** Runs `fn` with the process's TZ set to `tz` (Python and Node both read the local zone from it). */
+function withTz(tz: string, fn: () => void): void {
+  const before = process.env.TZ;
+  process.env.TZ = tz;
+  try {
+    fn();
+  } finally {
+    if (before === undefined) delete process.env.TZ;
+    else process.env.TZ = before;
+  }
+}
+
 describe('journald entries as python-systemd and Salt give them', () => {
   it('numbers, UUIDs, datetimes and the monotonic pair converted; journalctl-only fields left out', () => {
-    const tz = process.env.TZ;
-    process.env.TZ = 'UTC';
-    try {
+    withTz('UTC', () => {
       const e = simpleTypes(readerEntry(LINE));
       assert.equal(e.PRIORITY, 6);
       assert.equal(e._PID, 25396);
@@ -59,10 +69,7 @@ describe('journald entries as python-systemd and Salt give them', () => {
       assert.deepEqual(e.__MONOTONIC_TIMESTAMP, ['datetime.timedelta(seconds=66027, microseconds=980380)', "UUID('fe4f5179-da32-4dac-ae27-626889b5313c')"]);
       assert.equal(e.__CURSOR, LINE.__CURSOR);
       assert.equal('__SEQNUM' in e, false);
-    } finally {
-      if (tz === undefined) delete process.env.TZ;
-      else process.env.TZ = tz;
-    }
+    });
   });
 
   it("Python's reprs", () => {
@@ -72,17 +79,12 @@ describe('journald entries as python-systemd and Salt give them', () => {
     assert.equal(bytesRepr(Uint8Array.from([0x61, 0x27, 0x62])), `b"a'b"`);
     assert.equal(bytesRepr(Uint8Array.from([0x61, 0x27, 0x22])), `b'a\\'"'`);
     assert.equal(bytesRepr(Uint8Array.from([0xff, 0x00, 0x0a, 0x09, 0x5c])), "b'\\xff\\x00\\n\\t\\\\'");
-    const tz = process.env.TZ;
-    process.env.TZ = 'UTC';
-    try {
+    withTz('UTC', () => {
       const utc = "tzinfo=datetime.timezone(datetime.timedelta(0), 'UTC')";
       assert.equal(datetimeRepr(Date.UTC(2026, 0, 2, 3, 4, 0) * 1000), `datetime.datetime(2026, 1, 2, 3, 4, ${utc})`);
       assert.equal(datetimeRepr(Date.UTC(2026, 0, 2, 3, 4, 5) * 1000), `datetime.datetime(2026, 1, 2, 3, 4, 5, ${utc})`);
       assert.equal(timedeltaRepr(-5 * 3600e6), 'datetime.timedelta(days=-1, seconds=68400)');
-    } finally {
-      if (tz === undefined) delete process.env.TZ;
-      else process.env.TZ = tz;
-    }
+    });
   });
 
   it('binary values are bytes unless they are UTF-8; a field given twice is a list; a bad number stays bytes', () => {
@@ -182,6 +184,30 @@ describe('journald beacon on a real journal', { skip }, () => {
       assert.equal(got.filter((e) => e.SYSLOG_IDENTIFIER === 'brinegap').length, 1);
       const cursors = got.map((e) => e.__CURSOR);
       assert.equal(new Set(cursors).size, cursors.length, 'no entry is taken twice');
+    } finally {
+      follower.close();
+    }
+  });
+
+  it('a flood beyond the queue keeps the newest entries and says how many were dropped', async () => {
+    const logged: string[] = [];
+    const logger = createLogger({ name: 't', level: 'warning', format: 'json', write: (l) => logged.push(l) });
+    const follower = new JournalFollower('journalctl', logger, [`--namespace=${jd.namespace}`], 3);
+    try {
+      await primed(follower, 'brineprime');
+      for (let i = 0; i < 8; i++) jd.logger('brineflood', 'user.info', `flood ${i}`);
+      // all eight are in the journal; the follower has read them once the last one is queued
+      await waitUntil(() => jd.entries().filter((e) => e.SYSLOG_IDENTIFIER === 'brineflood').length === 8, 10_000, 'the flood in the journal');
+      await waitUntil(() => follower.queued.some((e) => e.MESSAGE === 'flood 7'), 10_000, 'the follower to read the flood');
+      const got = follower.take();
+      assert.deepEqual(
+        got.map((e) => e.MESSAGE),
+        ['flood 5', 'flood 6', 'flood 7'],
+      );
+      assert.ok(
+        logged.some((l) => /journal entries came faster than the beacon polls and were dropped/.test(l)),
+        logged.join(''),
+      );
     } finally {
       follower.close();
     }
