@@ -2,13 +2,18 @@
 
 import { diskusageBeacon } from './diskusage.js';
 import { inotifyBeacon } from './inotify.js';
+import { journaldBeacon } from './journald.js';
 import { loadBeacon } from './load.js';
 import { memusageBeacon } from './memusage.js';
+import { networkInfoBeacon } from './network-info.js';
 import { psBeacon } from './ps.js';
 import { serviceBeacon } from './service.js';
+import { statusBeacon } from './status.js';
 import type { BeaconModule } from './types.js';
 
-export const BEACONS: ReadonlyMap<string, BeaconModule> = new Map([inotifyBeacon, diskusageBeacon, loadBeacon, memusageBeacon, psBeacon, serviceBeacon].map((b) => [b.name, b]));
+export const BEACONS: ReadonlyMap<string, BeaconModule> = new Map(
+  [inotifyBeacon, diskusageBeacon, loadBeacon, memusageBeacon, psBeacon, serviceBeacon, statusBeacon, networkInfoBeacon, journaldBeacon].map((b) => [b.name, b]),
+);
 
 export type { BeaconContext, BeaconData, BeaconInstance, BeaconModule } from './types.js';
 export { BeaconIntervals } from './interval.js';

@@ -49,6 +49,7 @@ function excluded(pathname: string, excludes: unknown[]): boolean {
 
 export const inotifyBeacon: BeaconModule = {
   name: 'inotify',
+  closeDuringStateRun: true,
   validate(config) {
     if (!isPlainObject(config.files)) return 'Configuration for inotify beacon must include files.';
     for (const [p, v] of Object.entries(config.files)) {

@@ -28,6 +28,10 @@ export interface BeaconModule {
   readonly name: string;
   /** Why this configuration is invalid (Salt's validate comment), or undefined when it is valid. */
   validate(config: Readonly<Record<string, unknown>>): string | undefined;
+  /** Why this beacon cannot run on this host with this configuration (Salt's __virtual__ refusing it), or undefined. */
+  unavailable?(config: Readonly<Record<string, unknown>>): string | undefined;
+  /** Salt's module has a close(): disable_during_state_run closes the instance instead of skipping it. */
+  readonly closeDuringStateRun?: boolean;
   create(ctx: BeaconContext): BeaconInstance;
 }
 

@@ -34,6 +34,7 @@ import { saltutilFunctions } from './saltutil-module.js';
 import { scheduleFunctions } from './schedule-module.js';
 import { saltutilSyncFunctions } from './saltutil-sync.js';
 import { serviceFunctions } from './service-module.js';
+import { statusCounterFunctions } from './status-counters.js';
 import { statusFunctions } from './status-module.js';
 import { sysFunctions } from './sys-module.js';
 import { sysctlFunctions } from './sysctl-module.js';
@@ -53,6 +54,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(fileFunctions);
   registry.registerAll(networkFunctions);
   registry.registerAll(statusFunctions);
+  registry.registerAll(statusCounterFunctions);
   registry.registerAll(serviceFunctions);
   registry.registerAll(pkgFunctions);
   registry.register(pkgVersionCmpFunction);

@@ -8,7 +8,7 @@ import type { Clock, TimerHandle } from '../../util/clock.js';
 import { toBrineError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import { BEACONS, BeaconIntervals, type BeaconContext, type BeaconData, type BeaconInstance, splitBeaconConfig } from '../../beacons/index.js';
-import { beaconProblem } from './beacon-store.js';
+import { beaconCheck } from './beacon-store.js';
 
 export interface BeaconRunnerDeps {
   id: string;
@@ -65,12 +65,16 @@ export class BeaconRunner {
 
   private async runOne(name: string, raw: unknown): Promise<void> {
     const { id, clock, logger } = this.deps;
-    const problem = beaconProblem(name, raw);
+    const problem = beaconCheck(name, raw);
     const split = splitBeaconConfig(name, raw);
     if (problem !== undefined || typeof split === 'string') {
       this.close(name);
-      if (this.reported.get(name) !== problem) logger.error({ beacon: name, code: 'BEACON_CONFIG_INVALID' }, `Beacon ${name} configuration invalid, not running: ${problem}`);
-      this.reported.set(name, problem ?? '');
+      const message = problem?.message ?? '';
+      if (this.reported.get(name) !== message) {
+        if (problem?.code === 'BEACON_UNAVAILABLE') logger.error({ beacon: name, code: problem.code }, `Beacon ${name} not running: ${message}`);
+        else logger.error({ beacon: name, code: 'BEACON_CONFIG_INVALID' }, `Beacon ${name} configuration invalid, not running: ${message}`);
+      }
+      this.reported.set(name, message);
       return;
     }
     this.reported.delete(name);
@@ -80,14 +84,20 @@ export class BeaconRunner {
       return;
     }
     if (!this.intervals.due(name, options.interval, this.deps.loopIntervalS)) return;
-    if (options.disableDuringStateRun && this.deps.stateRunning()) {
-      // as Salt closes inotify's notifier: what changes during the state run is not reported
-      if (this.instances.has(name)) logger.info({ beacon: name }, `Closing beacon ${name}. State run in progress.`);
-      this.close(name);
-      return;
-    }
     const mod = BEACONS.get(options.module);
     if (mod === undefined) return;
+    if (options.disableDuringStateRun && this.deps.stateRunning()) {
+      // as Salt: a beacon with a close() (inotify's notifier) is closed, so what changes during
+      // the state run is not reported; the others are skipped and keep their state (load's last
+      // averages, service's last status, journald's place in the journal)
+      if (mod.closeDuringStateRun === true) {
+        if (this.instances.has(name)) logger.info({ beacon: name }, `Closing beacon ${name}. State run in progress.`);
+        this.close(name);
+      } else {
+        logger.debug({ beacon: name }, `Skipping beacon ${name}. State run in progress.`);
+      }
+      return;
+    }
     let inst = this.instances.get(name);
     if (inst === undefined) {
       inst = mod.create({ id, clock, logger, call: this.deps.call });

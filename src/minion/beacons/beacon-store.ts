@@ -22,13 +22,27 @@ const safeDump = async (v: unknown): Promise<string> => {
   return text.endsWith('\n') ? text : `${text}\n`;
 };
 
-/** Why `config` is not a valid configuration for beacon `name`, or undefined. */
-export function beaconProblem(name: string, config: unknown): string | undefined {
+/** Why beacon `name` cannot run with `config`: a configuration to fix, or a beacon this host cannot run. */
+export interface BeaconRefusal {
+  code: 'BEACON_CONFIG_INVALID' | 'BEACON_UNAVAILABLE';
+  message: string;
+}
+
+/** Why `config` cannot run as beacon `name`, or undefined when it can. */
+export function beaconCheck(name: string, config: unknown): BeaconRefusal | undefined {
   const split = splitBeaconConfig(name, config);
-  if (typeof split === 'string') return split;
+  if (typeof split === 'string') return { code: 'BEACON_CONFIG_INVALID', message: split };
   const mod = BEACONS.get(split.options.module);
-  if (mod === undefined) return `Beacon "${split.options.module}" is not available (brine has ${[...BEACONS.keys()].join(', ')}).`;
-  return mod.validate(split.config);
+  if (mod === undefined) return { code: 'BEACON_CONFIG_INVALID', message: `Beacon "${split.options.module}" is not available (brine has ${[...BEACONS.keys()].join(', ')}).` };
+  const invalid = mod.validate(split.config);
+  if (invalid !== undefined) return { code: 'BEACON_CONFIG_INVALID', message: invalid };
+  const why = mod.unavailable?.(split.config);
+  return why === undefined ? undefined : { code: 'BEACON_UNAVAILABLE', message: `Beacon "${mod.name}" is not available here: ${why}.` };
+}
+
+/** Why `config` is not a valid configuration for beacon `name` (or cannot run here), or undefined. */
+export function beaconProblem(name: string, config: unknown): string | undefined {
+  return beaconCheck(name, config)?.message;
 }
 
 /** Sets `enabled` in a beacon's config, in its own form (a list gets an `- enabled:` item, as Salt does). */
@@ -61,14 +75,20 @@ export class BeaconStore implements BeaconControl {
     return o.return_yaml ? safeDump({ beacons }) : beacons;
   }
 
+  /** The beacons this host can run (Salt lists those whose __virtual__ loads). */
   listAvailable(): string[] {
-    return [...BEACONS.keys()].sort();
+    return [...BEACONS.values()]
+      .filter((b) => b.unavailable?.({}) === undefined)
+      .map((b) => b.name)
+      .sort();
   }
 
   async add(name: string, config: unknown, test: boolean): Promise<Answer> {
     if (name in this.merged()) return { comment: `Beacon ${name} is already configured.`, result: false };
-    const problem = beaconProblem(name, config);
-    if (problem !== undefined) return { comment: `Beacon ${name} configuration invalid, not adding.\n${problem}`, result: false };
+    const problem = beaconCheck(name, config);
+    // Salt's add answers `Beacon "<module>" is not available.` before validating: here with the reason
+    if (problem?.code === 'BEACON_UNAVAILABLE') return { comment: problem.message, result: false };
+    if (problem !== undefined) return { comment: `Beacon ${name} configuration invalid, not adding.\n${problem.message}`, result: false };
     if (test) return { comment: `Beacon: ${name} would be added.`, result: true };
     this.opts[name] = config;
     return { comment: `Added beacon: ${name}.`, result: true };
@@ -76,8 +96,9 @@ export class BeaconStore implements BeaconControl {
 
   async modify(name: string, config: unknown): Promise<Answer> {
     if (!(name in this.merged())) return { comment: `Beacon ${name} is not configured.`, result: false };
-    const problem = beaconProblem(name, config);
-    if (problem !== undefined) return { comment: `Beacon ${name} configuration invalid, not modifying.\n${problem}`, result: false };
+    const problem = beaconCheck(name, config);
+    if (problem?.code === 'BEACON_UNAVAILABLE') return { comment: problem.message, result: false };
+    if (problem !== undefined) return { comment: `Beacon ${name} configuration invalid, not modifying.\n${problem.message}`, result: false };
     this.opts[name] = config;
     return { comment: `Modified beacon: ${name}.`, result: true };
   }

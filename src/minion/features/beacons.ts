@@ -3,7 +3,7 @@
 // beacons.* change the configuration through the BeaconStore. A beacon runs whether or not a
 // master is connected; its events while none is are dropped (Salt's sync=False send), logged at debug.
 
-import { toBrineError } from '../../util/errors.js';
+import { BrineError, toBrineError } from '../../util/errors.js';
 import type { BeaconControl } from '../../modules/index.js';
 import { formatJid } from '../../jobs/jid.js';
 import { BeaconRunner } from '../beacons/beacon-runner.js';
@@ -37,7 +37,8 @@ export class BeaconsFeature implements MinionFeature {
       stateRunning: () => jobs.running().some((j) => /^state\./.test(j.fun)),
       call: async (fun, arg) => {
         const r = await jobs.runFunction(fun, arg, {}, formatJid(clock.now() * 1000));
-        if (!r.success) throw new Error(r.error?.message ?? `${fun} failed`);
+        // the code travels with the failure: a beacon tells an unknown function from one that failed
+        if (!r.success) throw new BrineError(r.error?.code ?? 'EXEC_FAILED', r.error?.message ?? `${fun} failed`);
         return r.return;
       },
       disable: (name) => this.store.enableBeacon(name, false),

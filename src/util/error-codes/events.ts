@@ -29,4 +29,9 @@ export const EVENT_ERRORS = {
     'Fix the beacons: entry (minion config or pillar) as the message says; the other beacons keep running, this one does not run until it is fixed. `brine call beacons.list` shows what is configured.',
     1,
   ),
+  BEACON_UNAVAILABLE: spec(
+    'A configured beacon cannot run on this host: what it reads is missing (the journald beacon without journalctl or without a running systemd-journald).',
+    "Remove the beacon from this minion's beacons: (or target the pillar that sets it to hosts that have it), or install and start what the message names; the other beacons keep running.",
+    1,
+  ),
 } as const satisfies Record<string, ErrorSpec>;

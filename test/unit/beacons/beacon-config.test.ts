@@ -38,7 +38,8 @@ test("each beacon's validate says what is wrong", () => {
   assert.match(String(beaconProblem('diskusage', [{ '/': 'full' }])), /must be a percentage/);
   assert.match(String(beaconProblem('service', [{ services: ['nginx'] }])), /must be a dictionary/);
   assert.match(String(beaconProblem('nosuch', [{}])), /Beacon "nosuch" is not available/);
-  assert.deepEqual([...BEACONS.keys()].sort(), ['diskusage', 'inotify', 'load', 'memusage', 'ps', 'service']);
+  assert.match(String(beaconProblem('journald', [{ services: { sshd: 'sshd' } }])), /^Services configuration for journald beacon must be a list of dictionaries\.$/);
+  assert.deepEqual([...BEACONS.keys()].sort(), ['diskusage', 'inotify', 'journald', 'load', 'memusage', 'network_info', 'ps', 'service', 'status']);
 });
 
 test("beacons.* on the store: Salt's comments, pillar listed but not saved, reset", async () => {

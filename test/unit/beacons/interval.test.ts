@@ -91,3 +91,19 @@ test('runner: enabled: False (global and per beacon), run_once, disable_during_s
   assert.equal(fired.length, 4, 'enabled: False at the top stops all');
   runner.stop();
 });
+
+test('runner: disable_during_state_run skips a beacon without close() and keeps its state, as Salt does (only inotify is closed)', async () => {
+  const clock = new FakeClock();
+  let stateRun = false;
+  const config: Record<string, unknown> = { service: [{ services: { nginx: { onchangeonly: true } } }, { disable_during_state_run: true }] };
+  const { runner, fired } = runnerOn(clock, config, () => stateRun);
+  await runner.tick();
+  assert.equal(fired.length, 1, 'emitatstartup: the first poll fires');
+  stateRun = true;
+  await runner.tick();
+  stateRun = false;
+  await runner.tick();
+  // a beacon made again after the state run would fire its start-up event a second time
+  assert.equal(fired.length, 1, 'no change in the service, no event');
+  runner.stop();
+});
