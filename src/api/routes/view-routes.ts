@@ -78,8 +78,10 @@ export function registerViewRoutes(app: FastifyInstance, backend: ApiBackend): v
     await check(req, 'runner', 'jobs.list_jobs');
     const now = backend.clock.now();
     const live = await liveness();
+    // minion jobs only: runner jobs are mostly front ends' own reads (the view's manage.presence every few seconds)
     const jobs = backend.jobs
       .listJobs({ since: now - PRESENCE_SAMPLE_WINDOW_MS, limit: DAY_JOBS })
+      .filter((job) => !job.fun.startsWith('runner.'))
       .map((job) => ({ startedAt: job.startedAt, status: jobView(job, backend.jobs.getReturns(job.jid), live.of(job.jid), false).status }));
     const current = { at: now, connected: live.sessions.filter((s) => s.state === 'connected').length, known: live.sessions.length };
     return respond(req, reply, { return: [fleetHistory(now, backend.jobs.presenceSamples(now - PRESENCE_SAMPLE_WINDOW_MS), current, jobs)] });
