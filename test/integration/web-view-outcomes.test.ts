@@ -157,7 +157,7 @@ describe('the web view: state results, live progress, job outcomes, narrow layou
 
   it('follows a job live: one minion returned, one running, one not connected, then the slow one returns', async () => {
     const started = Date.now();
-    const jid = await runInView('web1,slow,gone', 'list', 'cmd.run', 'sleep "${WEB_VIEW_DELAY:-0}"; echo "slept ${WEB_VIEW_DELAY:-0}"');
+    const jid = await runInView('web1,slow,gone', 'list', 'cmd.run', 'sleep $((WEB_VIEW_DELAY + 0)); echo "slept $((WEB_VIEW_DELAY + 0))"');
     await until(page, "(() => { const p = document.querySelector('#run-progress .progress'); return p && p.dataset.returned === '1' && p.dataset.running === '1'; })()", 15_000);
     assert.ok(Date.now() - started < DELAY_S * 1000, 'seen while the slow minion still runs');
     assert.equal(await page.getAttribute('#run-returns tr[data-id="web1"]', 'data-outcome'), 'ok');

@@ -149,7 +149,7 @@ describe('the web view in headless chromium', { skip, timeout: 240_000 }, () => 
     await page.click('#run-preview');
     await until(page, "document.querySelector('#run-matched-count').textContent === '(4)'");
     await page.click('#run-submit');
-    await until(page, "document.querySelectorAll('#run-returns tr[data-outcome=\"ok\"]').length === 4", 30_000).catch(async (e) => {
+    await until(page, 'document.querySelectorAll(\'#run-returns tr[data-outcome="ok"]\').length === 4', 30_000).catch(async (e) => {
       console.log('DEBUG', await page.textContent('#app-error'), await page.textContent('#run-result'));
       throw e;
     });

@@ -15,18 +15,13 @@ const NOW = Date.UTC(2026, 11, 7, 10, 30);
 
 describe('fleet history', () => {
   it('puts each job in its hour, the current hour last; jobs older than a day are left out', () => {
-    const h = fleetHistory(
-      NOW,
-      [],
-      { at: NOW, connected: 3, known: 4 },
-      [
-        { startedAt: NOW - 60_000, status: 'failed' },
-        { startedAt: NOW - 20 * 60_000, status: 'ok' },
-        { startedAt: NOW - 31 * 60_000, status: 'partial' },
-        { startedAt: NOW - 23 * HOUR, status: 'running' },
-        { startedAt: NOW - 25 * HOUR, status: 'ok' },
-      ],
-    );
+    const h = fleetHistory(NOW, [], { at: NOW, connected: 3, known: 4 }, [
+      { startedAt: NOW - 60_000, status: 'failed' },
+      { startedAt: NOW - 20 * 60_000, status: 'ok' },
+      { startedAt: NOW - 31 * 60_000, status: 'partial' },
+      { startedAt: NOW - 23 * HOUR, status: 'running' },
+      { startedAt: NOW - 25 * HOUR, status: 'ok' },
+    ]);
     assert.equal(h.jobs.length, 24);
     assert.equal(h.bucketMs, HOUR);
     const last = h.jobs[23]!;

@@ -50,7 +50,10 @@ describe('the web view renders state runs as the highstate outputter', () => {
     assert.equal(nested(true), 'True');
     assert.equal(nested(null), 'None');
     assert.equal(nested('<b>as is</b>'), '<b>as is</b>');
-    assert.equal(nested({ os: 'Debian', ipv4: ['127.0.0.1', '10.0.0.2'], mem: { total: 2048, swap: false }, empty: {} }), 'os: Debian\nipv4:\n    - 127.0.0.1\n    - 10.0.0.2\nmem:\n    total: 2048\n    swap: False\nempty:\n    {}');
+    assert.equal(
+      nested({ os: 'Debian', ipv4: ['127.0.0.1', '10.0.0.2'], mem: { total: 2048, swap: false }, empty: {} }),
+      'os: Debian\nipv4:\n    - 127.0.0.1\n    - 10.0.0.2\nmem:\n    total: 2048\n    swap: False\nempty:\n    {}',
+    );
     assert.equal(nested({ out: 'line 1\nline 2' }), 'out:\n    line 1\n    line 2');
   });
 });

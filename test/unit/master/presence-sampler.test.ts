@@ -24,7 +24,16 @@ test('a sample at start, one every SAMPLE_MS with the connected count, none afte
   presence.start();
   assert.deepEqual(cache.presenceSamples(0), [{ at: start, connected: 0, known: 0 }]);
 
-  presence.sessions.attach({ id: 'web1', remoteAddress: '10.0.0.7:4506', fingerprint: 'ab:cd', agent: 'brine/0.1.0', protocolVersion: 1, rttMs: 1, lastSeen: clock.now(), close: (_r: CloseReason) => undefined });
+  presence.sessions.attach({
+    id: 'web1',
+    remoteAddress: '10.0.0.7:4506',
+    fingerprint: 'ab:cd',
+    agent: 'brine/0.1.0',
+    protocolVersion: 1,
+    rttMs: 1,
+    lastSeen: clock.now(),
+    close: (_r: CloseReason) => undefined,
+  });
   clock.advance(SAMPLE_MS - 1);
   assert.equal(cache.presenceSamples(0).length, 1, 'not before SAMPLE_MS');
   clock.advance(1);

@@ -45,7 +45,13 @@ const HIGHSTATE_LABEL = { ok: 'ok', changed: 'changed', failed: 'failed' };
 
 function highstateCell(h) {
   if (!h) return el('td', { className: 'muted' }, '');
-  return el('td', { title: `${h.fun} job ${h.jid}, ${when(h.at)}` }, el('span', { className: `badge hs-${h.result}` }, HIGHSTATE_LABEL[h.result] ?? h.result), ' ', el('span', { className: 'muted' }, ago(h.at)));
+  return el(
+    'td',
+    { title: `${h.fun} job ${h.jid}, ${when(h.at)}` },
+    el('span', { className: `badge hs-${h.result}` }, HIGHSTATE_LABEL[h.result] ?? h.result),
+    ' ',
+    el('span', { className: 'muted' }, ago(h.at)),
+  );
 }
 
 function row(s) {

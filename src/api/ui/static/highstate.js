@@ -58,7 +58,9 @@ function diffBlock(text) {
     { className: 'diff' },
     ...String(text)
       .split('\n')
-      .map((line) => el('span', { className: line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : line.startsWith('@@') ? 'hunk' : '' }, `${line}\n`)),
+      .map((line) =>
+        el('span', { className: line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : line.startsWith('@@') ? 'hunk' : '' }, `${line}\n`),
+      ),
   );
 }
 

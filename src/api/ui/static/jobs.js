@@ -16,7 +16,13 @@ export function argumentsText(args) {
   if (!Array.isArray(args)) return '';
   const text = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
   return args
-    .flatMap((a) => (a && typeof a === 'object' && !Array.isArray(a) && a.__kwarg__ === true ? Object.entries(a).filter(([k]) => k !== '__kwarg__').map(([k, v]) => `${k}=${text(v)}`) : [text(a)]))
+    .flatMap((a) =>
+      a && typeof a === 'object' && !Array.isArray(a) && a.__kwarg__ === true
+        ? Object.entries(a)
+            .filter(([k]) => k !== '__kwarg__')
+            .map(([k, v]) => `${k}=${text(v)}`)
+        : [text(a)],
+    )
     .join(' ');
 }
 
@@ -60,7 +66,8 @@ export function renderJobs() {
   const by = (s) => listed.filter((j) => j.status === s).length;
   byId('jobs-summary').textContent = `${listed.length} job${listed.length === 1 ? '' : 's'}: ${by('ok')} ok, ${by('failed')} failed, ${by('running')} running, ${by('partial')} partial`;
   const shown = listed.filter(
-    (j) => (status === '' || j.status === status) && (text === '' || [j.jid, j.fun, targetText(j), argumentsText(j.arguments), j.user].some((v) => typeof v === 'string' && v.toLowerCase().includes(text))),
+    (j) =>
+      (status === '' || j.status === status) && (text === '' || [j.jid, j.fun, targetText(j), argumentsText(j.arguments), j.user].some((v) => typeof v === 'string' && v.toLowerCase().includes(text))),
   );
   fill(byId('jobs-rows'), pager.slice(shown).map(row));
 }
