@@ -19,6 +19,9 @@ import { startWebViewMaster, USER, PASSWORD } from '../helpers/web-view-master.j
 const skip = browserSkip('the web view results in chromium');
 /** The slow minion's cmd.run sleeps this long: long enough to see it running, short for the test. */
 const DELAY_S = 8;
+/** A user who may only run test.ping: the fleet-wide views are refused to it. */
+const PINGER = 'pinger';
+const PINGER_PASSWORD = 'only pings';
 
 describe('the web view: state results, live progress, job outcomes, narrow layout', { skip, timeout: 300_000 }, () => {
   let cluster: Cluster;
@@ -56,7 +59,7 @@ describe('the web view: state results, live progress, job outcomes, narrow layou
         '',
       ].join('\n'),
     );
-    apiPort = await startWebViewMaster(cluster);
+    apiPort = await startWebViewMaster(cluster, {}, { [PINGER]: [PINGER_PASSWORD, ['test.ping']] });
     cluster.startMinion('web1', { grains: { roles: ['web', 'db'] } });
     cluster.startMinion('slow', {}, { WEB_VIEW_DELAY: String(DELAY_S) });
     gone = cluster.startMinion('gone');
@@ -125,7 +128,7 @@ describe('the web view: state results, live progress, job outcomes, narrow layou
     assert.equal(await fails.getAttribute('data-result'), 'failed');
     assert.equal(await fails.locator('.state-fun').textContent(), 'cmd.run');
     assert.match((await fails.locator('.comment').textContent()) ?? '', /Command "echo 'disk is full' >&2; exit 3" run/);
-    const red = await fails.evaluate('(e) => getComputedStyle(e).borderLeftColor');
+    const red = await page.evaluate(`getComputedStyle(document.querySelector('#run-returns tr[data-id="web1"] .state[data-state-id="fails"]')).borderLeftColor`);
     assert.equal(red, 'rgb(207, 34, 46)', 'a failed state has the red border');
     assert.match((await row.locator('.state[data-state-id="needs_fails"] .comment').textContent()) ?? '', /requisite/i);
     // the file's diff is folded until opened
@@ -204,7 +207,7 @@ describe('the web view: state results, live progress, job outcomes, narrow layou
     }
     await page.selectOption('#jobs-status', 'failed');
     assert.deepEqual(await page.locator('#jobs-rows tr td:nth-child(3)').allTextContents(), ['state.apply']);
-    const red = String(await page.locator('#jobs-rows tr').first().locator('td').first().evaluate('(e) => getComputedStyle(e).boxShadow'));
+    const red = String(await page.evaluate("getComputedStyle(document.querySelector('#jobs-rows tr td')).boxShadow"));
     assert.match(red, /rgb\(207, 34, 46\)/, 'a failed job is marked red');
     await screenshot(page, '14-jobs-failed-filter');
     await page.check('#jobs-runners');
@@ -228,6 +231,24 @@ describe('the web view: state results, live progress, job outcomes, narrow layou
     assert.ok(failed >= 1, `failed jobs in the chart: ${failed}`);
     assert.match((await page.textContent('#fleet-chart-text')) ?? '', /^2 connected now; jobs in the last day: \d+ ok, [1-9]\d* failed, [1-9]\d* partial, 0 running$/);
     await screenshot(page, '15-fleet-chart');
+  });
+
+  it("refuses the job outcomes and the fleet's summary and history to a user whose ACL does not reach them", async () => {
+    const login = await page.request.post(`${base()}/login`, { data: { username: PINGER, password: PINGER_PASSWORD, eauth: 'file' } });
+    const token = ((await login.json()) as { return: Array<{ token: string }> }).return[0]!.token;
+    const jid = (
+      (await (await page.request.get(`${base()}/jobs/outcomes?limit=1`, { headers: { 'X-Auth-Token': (await page.evaluate("sessionStorage.getItem('brine.token')")) as string } })).json()) as {
+        return: [[{ jid: string }]];
+      }
+    ).return[0][0].jid;
+    for (const url of ['/jobs/outcomes', `/jobs/${jid}/outcome`, '/fleet/summary', '/fleet/history']) {
+      const res = await page.request.get(`${base()}${url}`, { headers: { 'X-Auth-Token': token } });
+      assert.equal(res.status(), 403, url);
+      assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'ACL_DENIED', url);
+    }
+    const bad = await page.request.get(`${base()}/jobs/outcomes?limit=0`, { headers: { 'X-Auth-Token': token } });
+    assert.equal(bad.status(), 400, 'a bad limit is refused before the ACL');
+    assert.equal(((await bad.json()) as { error: { code: string } }).error.code, 'BAD_ARGUMENTS');
   });
 
   it('every tab fits a 360 px wide window: no sideways overflow', async () => {
