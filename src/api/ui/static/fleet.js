@@ -9,6 +9,9 @@ import { nested } from './nested.js';
 
 let sessions = [];
 let summary = {};
+/** The chart changes by the hour: re-read at most once a minute (it reads a day of jobs), or on Refresh. */
+const HISTORY_MS = 60_000;
+let historyAt = 0;
 let pager;
 let reportError = () => {};
 
@@ -84,18 +87,22 @@ export function renderFleet() {
 }
 
 /** The fleet summary and chart: optional extras, so a refusal leaves them empty rather than failing the tab. */
-async function extras() {
-  const [s, h] = await Promise.allSettled([request('GET', '/fleet/summary'), request('GET', '/fleet/history')]);
+async function extras(force) {
+  const chartDue = force || Date.now() - historyAt >= HISTORY_MS;
+  const [s, h] = await Promise.allSettled([request('GET', '/fleet/summary'), chartDue ? request('GET', '/fleet/history') : Promise.resolve(undefined)]);
   summary = s.status === 'fulfilled' && s.value?.return?.[0] && typeof s.value.return[0] === 'object' ? s.value.return[0] : {};
+  if (!chartDue) return;
+  historyAt = Date.now();
   const chart = byId('fleet-chart');
   const history = h.status === 'fulfilled' ? h.value?.return?.[0] : undefined;
   chart.hidden = !history || !Array.isArray(history.jobs);
   if (!chart.hidden) fill(byId('fleet-chart-text'), [historyText(drawHistory(byId('fleet-chart-svg'), history))]);
 }
 
-export async function refreshFleet() {
+/** `force` (the Refresh button) also re-reads the chart. */
+export async function refreshFleet(force = false) {
   const started = performance.now();
-  const [r] = await Promise.all([runner('manage.presence'), extras()]);
+  const [r] = await Promise.all([runner('manage.presence'), extras(force)]);
   const list = Array.isArray(r) ? r : [];
   sessions = list.filter((s) => s && typeof s.id === 'string').sort((a, b) => byName(a.id, b.id));
   const c = countOf(sessions);
@@ -117,5 +124,5 @@ export function initFleet(onError) {
   };
   byId('fleet-filter').addEventListener('input', again);
   byId('fleet-state').addEventListener('change', again);
-  byId('fleet-refresh').addEventListener('click', () => refreshFleet().catch(onError));
+  byId('fleet-refresh').addEventListener('click', () => refreshFleet(true).catch(onError));
 }

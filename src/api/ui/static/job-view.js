@@ -5,7 +5,7 @@
 // /jobs/{jid}/outcome and GET /jobs/{jid} are read every POLL_MS and at once when a
 // salt/job/<jid>/ret/ event arrives; a row is redrawn only when its outcome or return changed,
 // so an opened diff stays open.
-import { request } from './api.js';
+import { request, token } from './api.js';
 import { byName, el, fill } from './dom.js';
 import { onEvent } from './events.js';
 import { highstateView, isHighstate } from './highstate.js';
@@ -90,6 +90,11 @@ export class JobWatch {
   }
 
   async refresh() {
+    // logged out meanwhile: nothing more to follow
+    if (!token()) {
+      this.stop();
+      return undefined;
+    }
     if (this.busy) {
       this.again = true;
       return undefined;
