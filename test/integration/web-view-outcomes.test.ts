@@ -64,7 +64,8 @@ describe('the web view: state results, live progress, job outcomes, narrow layou
     cluster.startMinion('slow', {}, { WEB_VIEW_DELAY: String(DELAY_S) });
     gone = cluster.startMinion('gone');
     const ids = ['web1', 'slow', 'gone'];
-    await cluster.waitForPending(ids);
+    // generous: three minions signing in on a loaded shared machine
+    await cluster.waitForPending(ids, 60_000);
     for (const id of ids) assert.equal((await cluster.brine(['key', '-a', id, '-y'])).code, 0);
     await waitUntil(async () => (await cluster.brine(['run', '-L', ids.join(','), 'test.ping', '--out', 'json'])).stdout.split('true').length === 4, 30_000, 'all three answering');
     // `gone` stays accepted but stops: a job to it shows it as not connected
@@ -159,10 +160,8 @@ describe('the web view: state results, live progress, job outcomes, narrow layou
   });
 
   it('follows a job live: one minion returned, one running, one not connected, then the slow one returns', async () => {
-    const started = Date.now();
     const jid = await runInView('web1,slow,gone', 'list', 'cmd.run', 'sleep $((WEB_VIEW_DELAY + 0)); echo "slept $((WEB_VIEW_DELAY + 0))"');
     await until(page, "(() => { const p = document.querySelector('#run-progress .progress'); return p && p.dataset.returned === '1' && p.dataset.running === '1'; })()", 15_000);
-    assert.ok(Date.now() - started < DELAY_S * 1000, 'seen while the slow minion still runs');
     assert.equal(await page.getAttribute('#run-returns tr[data-id="web1"]', 'data-outcome'), 'ok');
     assert.equal(await page.textContent('#run-returns tr[data-id="web1"] pre'), 'slept 0');
     assert.equal(await page.getAttribute('#run-returns tr[data-id="slow"]', 'data-outcome'), 'running');
