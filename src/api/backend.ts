@@ -2,7 +2,7 @@
 // provides it, so src/api never imports src/master.
 
 import type { Authenticator } from '../auth/index.js';
-import type { JobRecord, ReturnRecord } from '../jobs/index.js';
+import type { JobRecord, PresenceSample, ReturnRecord } from '../jobs/index.js';
 import type { KeyStore } from '../pki/index.js';
 import type { KeyChange, SaltEvent, JobDone, JobReturn, Published, PublishRequest, SessionInfo } from '../protocol/index.js';
 import type { Clock } from '../util/clock.js';
@@ -49,6 +49,8 @@ export interface ApiBackend {
     getJob(jid: string): JobRecord | undefined;
     getReturns(jid: string): ReturnRecord[];
     listJobs(query?: { limit?: number; since?: number }): JobRecord[];
+    /** The master's connected-minion samples since `at` (the web view's chart). */
+    presenceSamples(at: number): PresenceSample[];
   };
   presence(): Promise<SessionInfo[]>;
   /** Cached grains of an accepted minion. */

@@ -18,6 +18,7 @@ import { registerLowstateRoutes } from './routes/lowstate-routes.js';
 import { registerReactionRoutes } from './routes/reaction-routes.js';
 import { registerReadRoutes } from './routes/read-routes.js';
 import { registerSessionRoutes } from './routes/session-routes.js';
+import { registerViewRoutes } from './routes/view-routes.js';
 import { installAppOverride, registerStaticApp } from './static-app.js';
 import { registerUi } from './ui/index.js';
 
@@ -113,6 +114,7 @@ export async function buildApiApp(
   registerLowstateRoutes(app, backend);
   registerReadRoutes(app, backend);
   registerReactionRoutes(app, backend);
+  registerViewRoutes(app, backend);
   const streams = registerEventRoutes(app, backend, opts);
   registerUi(app);
   registerStaticApp(app, opts);

@@ -8,3 +8,5 @@ export type { MinionDataRecord } from './minion-data.js';
 export { PRESENCE_MAX_PER_MINION, PRESENCE_MAX_ROWS, PRESENCE_WINDOW_MS } from './presence-history.js';
 export type { PresenceDrop, PresenceLast, PresenceRecord } from './presence-history.js';
 export type { MineRecord, StoredMineEntry } from './mine-data.js';
+export { PRESENCE_SAMPLE_WINDOW_MS } from './presence-samples.js';
+export type { PresenceSample } from './presence-samples.js';

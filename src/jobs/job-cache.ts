@@ -15,6 +15,7 @@ import { PRESENCE_SCHEMA, PRESENCE_WINDOW_MS, PresenceHistoryTable, type Presenc
 import { JOB_SENT_SCHEMA, JobSentTable } from './job-sent.js';
 import { JOB_SCHEDULE_SCHEMA, JobScheduleTable } from './job-schedule.js';
 import { MINE_DATA_SCHEMA, MineDataTable, type MineRecord } from './mine-data.js';
+import { PRESENCE_SAMPLES_SCHEMA, PresenceSampleTable, type PresenceSample } from './presence-samples.js';
 
 const SCHEMA_VERSION = 1;
 
@@ -80,6 +81,7 @@ export class JobCache {
   private readonly sent: JobSentTable;
   private readonly scheduled: JobScheduleTable;
   private readonly mine: MineDataTable;
+  private readonly samples: PresenceSampleTable;
 
   private constructor(
     private readonly db: Database.Database,
@@ -98,6 +100,7 @@ export class JobCache {
     this.sent = new JobSentTable(db);
     this.scheduled = new JobScheduleTable(db);
     this.mine = new MineDataTable(db);
+    this.samples = new PresenceSampleTable(db);
   }
 
   /** Opens (creating if needed) the job cache at `file`. */
@@ -381,6 +384,22 @@ export class JobCache {
     }, 'reading the presence history');
   }
 
+  /** Records how many minions are connected now (the fleet chart's history). */
+  recordPresenceSample(sample: PresenceSample): void {
+    this.guard();
+    try {
+      this.samples.add(sample);
+    } catch (err) {
+      throw storageError(err, this.file, 'recording a presence sample');
+    }
+  }
+
+  /** The connected-minion samples taken since `at`, oldest first. */
+  presenceSamples(at: number): PresenceSample[] {
+    this.guard();
+    return this.read(() => this.samples.since(at), 'reading the presence samples');
+  }
+
   /** Forgets a minion's presence history. */
   forgetPresence(id: string): void {
     this.guard();
@@ -420,6 +439,7 @@ function migrate(db: Database.Database, file: string): void {
   db.exec(JOB_SENT_SCHEMA);
   db.exec(JOB_SCHEDULE_SCHEMA);
   db.exec(MINE_DATA_SCHEMA);
+  db.exec(PRESENCE_SAMPLES_SCHEMA);
   const row = db.prepare('SELECT MAX(version) AS version FROM schema_version').get() as { version: number | null };
   if (row.version === null) {
     db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(SCHEMA_VERSION);

@@ -9,14 +9,16 @@ export const USER = 'operator';
 export const PASSWORD = 'correct horse battery staple';
 export const EAUTH = 'file';
 
-/** Starts the cluster's master with the API; returns the API port. */
-export async function startWebViewMaster(cluster: Cluster, extra: Record<string, unknown> = {}): Promise<number> {
+/** Starts the cluster's master with the API; returns the API port. `others`: more users, name -> [password, ACL]. */
+export async function startWebViewMaster(cluster: Cluster, extra: Record<string, unknown> = {}, others: Record<string, [string, unknown[]]> = {}): Promise<number> {
   const port = await freePort();
   const users = path.join(cluster.root, 'eauth-users');
-  fs.writeFileSync(users, `${USER}:${PASSWORD}\n`, { mode: 0o600 });
+  const lines = [`${USER}:${PASSWORD}`, ...Object.entries(others).map(([name, [password]]) => `${name}:${password}`)];
+  fs.writeFileSync(users, `${lines.join('\n')}\n`, { mode: 0o600 });
+  const acls = Object.fromEntries(Object.entries(others).map(([name, [, acl]]) => [name, acl]));
   await cluster.startMaster({
     api: { port, host: '127.0.0.1', disable_ssl: true },
-    external_auth: { file: { '^filename': users, '^filetype': 'text', '^hashtype': 'plaintext', [USER]: ['.*', '@runner', '@wheel', '@jobs'] } },
+    external_auth: { file: { '^filename': users, '^filetype': 'text', '^hashtype': 'plaintext', [USER]: ['.*', '@runner', '@wheel', '@jobs'], ...acls } },
     ...extra,
   });
   return port;

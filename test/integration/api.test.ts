@@ -102,7 +102,7 @@ describe('REST API with a real master and minions', () => {
     assert.ok(line, 'the master logs its routes at debug');
     const routes = line[1]!.split(', ').map((r) => r.split(' ') as [string, string]);
     assert.ok(routes.length >= 16, `routes: ${line[1]}`);
-    const PUBLIC = new Set(['GET /', 'POST /login', 'GET /ui', 'GET /ui/*']);
+    const PUBLIC = new Set(['GET /', 'POST /login', 'GET /login', 'GET /ui', 'GET /ui/*']);
     for (const [method, url] of routes) {
       const concrete = url.replace(':id', 'm1').replace(':jid', '20240101000000000000').replace('*', 'x');
       const res = await api.request(concrete, { method, ...(method === 'POST' ? { body: [{ client: 'local', tgt: '*', fun: 'test.ping' }] } : {}) });

@@ -1,7 +1,8 @@
 // Presence: which minions are signed in, and their history across restarts (the session table,
 // written through to the job cache). Loaded and pruned when built; written at once on stop.
+// Every SAMPLE_MS it also records how many minions are connected (the web view's fleet chart).
 
-import type { Clock } from '../../util/clock.js';
+import type { Clock, TimerHandle } from '../../util/clock.js';
 import type { Logger } from '../../util/logger.js';
 import { CLOSE_REASONS, type SessionInfo } from '../../protocol/index.js';
 import { KEY_STATES, type KeyState, type KeyStore } from '../../pki/index.js';
@@ -19,9 +20,13 @@ export interface PresenceDeps {
   clock: Clock;
 }
 
+/** How often the connected count is sampled: 288 points a day, enough for a one-day chart. */
+export const SAMPLE_MS = 300_000;
+
 export class Presence implements MasterFeature {
   readonly name = 'presence';
   readonly sessions: SessionTable;
+  private sampler: TimerHandle | undefined;
 
   constructor(private readonly deps: PresenceDeps) {
     const { cache, logger, clock } = deps;
@@ -52,9 +57,26 @@ export class Presence implements MasterFeature {
     this.sessions.detach(s, CLOSE_REASONS.find((r) => r === reason) ?? 'peer_closed');
   }
 
+  start(): void {
+    this.sample();
+    this.sampler = this.deps.clock.setInterval(() => this.sample(), SAMPLE_MS);
+  }
+
   /** The history is written even when a server failed to close (stop runs every feature's stop). */
   stop(): void {
+    this.sampler?.cancel();
+    this.sampler = undefined;
     this.sessions.flush();
+  }
+
+  /** One point of the connected-minion history; a failed write loses a point, not the master. */
+  private sample(): void {
+    try {
+      const all = this.presence();
+      this.deps.cache.recordPresenceSample({ at: this.deps.clock.now(), connected: all.filter((s) => s.state === 'connected').length, known: all.length });
+    } catch (err) {
+      this.deps.logger.warn({ err }, `presence sample not recorded; the web view's fleet chart misses this point (check the job cache: ${this.deps.cache.file})`);
+    }
   }
 
   /** Forgets the history of IDs that have no key at all any more (among those `which` picks). */

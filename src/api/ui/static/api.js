@@ -69,6 +69,17 @@ export async function login(username, password, eauth) {
   return session;
 }
 
+/** The eauth backends the master has configured (GET /login, public); [] when it cannot say. */
+export async function eauthBackends() {
+  try {
+    const res = await fetch('/login', { headers: { Accept: 'application/json' }, credentials: 'same-origin', cache: 'no-store' });
+    const body = await res.json();
+    return Array.isArray(body?.eauth) ? body.eauth.filter((e) => typeof e === 'string' && e !== '') : [];
+  } catch {
+    return [];
+  }
+}
+
 export async function logout() {
   try {
     await request('POST', '/logout');

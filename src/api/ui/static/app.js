@@ -1,7 +1,7 @@
 // The web view's entry point: the login form, the tabs, the error banner and the refresh loop
 // (the visible tab is re-read every REFRESH_MS; events arrive live).
-import { forget, login, logout, setUnauthorizedHandler, token, user } from './api.js';
-import { byId } from './dom.js';
+import { eauthBackends, forget, login, logout, setUnauthorizedHandler, token, user } from './api.js';
+import { byId, el, fill } from './dom.js';
 import { startEvents, stopEvents, initEvents } from './events.js';
 import { initFleet, refreshFleet } from './fleet.js';
 import { initJobs, refreshJobs } from './jobs.js';
@@ -42,6 +42,18 @@ function selectTab(name) {
   for (const s of document.querySelectorAll('.tab')) s.hidden = s.id !== `tab-${name}`;
   clearError();
   refreshCurrent();
+}
+
+/** The login form offers the configured backends, the first selected (file when only file is configured). */
+async function loadEauth() {
+  const names = await eauthBackends();
+  if (names.length === 0) return;
+  const select = byId('login-eauth');
+  fill(
+    select,
+    names.map((n) => el('option', { value: n }, n)),
+  );
+  select.value = names[0];
 }
 
 function showLogin(message) {
@@ -93,6 +105,7 @@ function init() {
   initJobs(showError);
   initReactions(showError);
   initEvents();
+  loadEauth();
   if (token()) showApp();
   else showLogin();
 }

@@ -7,6 +7,14 @@ import { byId, el } from './dom.js';
 const MAX = 300;
 let source;
 let paused = false;
+/** Listeners of every event's tag (a job being followed refreshes on its returns), paused or not. */
+const listeners = new Set();
+
+/** Calls fn(tag, data) for each event; returns the unsubscribe. */
+export function onEvent(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
 
 function status(text) {
   byId('events-status').textContent = text;
@@ -33,14 +41,15 @@ export function startEvents() {
   source.addEventListener('open', () => status('connected'));
   source.addEventListener('error', () => status(source && source.readyState === EventSource.CLOSED ? 'closed' : 'reconnecting\u2026'));
   source.addEventListener('message', (e) => {
-    if (paused) return;
     let msg;
     try {
       msg = JSON.parse(e.data);
     } catch {
       msg = { tag: '(not JSON)', data: e.data };
     }
-    add(typeof msg?.tag === 'string' ? msg.tag : '(no tag)', msg?.data ?? msg);
+    const tag = typeof msg?.tag === 'string' ? msg.tag : '(no tag)';
+    for (const fn of listeners) fn(tag, msg?.data);
+    if (!paused) add(tag, msg?.data ?? msg);
   });
 }
 

@@ -1,8 +1,10 @@
 // The job launcher: target, target type, function and arguments; "Preview targets" asks the
 // master which minions the target matches (runner manage.match, no job published) and only then
-// enables Run, which publishes through client local and shows each minion's return.
+// enables Run, which publishes through client local_async and follows the job (job-view.js):
+// each minion returned / running / not connected, filling in as the returns arrive.
 import { lowstate, runner } from './api.js';
-import { byId, el, fill, show } from './dom.js';
+import { byId, el, fill } from './dom.js';
+import { JobWatch } from './job-view.js';
 
 const PREVIEW_LIMIT = 500;
 
@@ -24,6 +26,7 @@ function target() {
 }
 
 let previewed = '';
+let watch;
 
 function previewKey() {
   const t = target();
@@ -64,26 +67,29 @@ async function run() {
   const submit = byId('run-submit');
   submit.disabled = true;
   byId('run-result').hidden = false;
-  byId('run-result-summary').textContent = `running ${fun}\u2026`;
+  byId('run-result-summary').textContent = `publishing ${fun}\u2026`;
+  byId('run-result').dataset.jid = '';
+  watch.stop();
   fill(byId('run-returns'), []);
+  fill(byId('run-progress'), []);
   try {
-    const chunk = { client: 'local', ...target(), fun, arg };
+    const chunk = { client: 'local_async', ...target(), fun, arg };
     if (Object.keys(kwarg).length > 0) chunk.kwarg = kwarg;
     const r = (await lowstate(chunk)) ?? {};
-    const entries = Object.entries(r).sort(([a], [b]) => a.localeCompare(b));
-    byId('run-result-summary').textContent = `${fun}: ${entries.length} minion${entries.length === 1 ? '' : 's'} answered`;
-    fill(byId('run-returns'), returnRows(entries));
+    if (typeof r.jid !== 'string') {
+      byId('run-result-summary').textContent = `${fun}: the target matched no minion; nothing ran`;
+      return;
+    }
+    byId('run-result').dataset.jid = r.jid;
+    byId('run-result-summary').textContent = `${fun}, job ${r.jid}`;
+    await watch.watch(r.jid);
   } finally {
     submit.disabled = false;
   }
 }
 
-/** Rows of minion -> return, the return as text in a <pre> (never parsed as HTML). */
-export function returnRows(entries) {
-  return entries.map(([id, ret]) => el('tr', { dataset: { id } }, el('td', { className: 'id' }, id), el('td', {}, el('pre', { className: 'ret' }, show(ret)))));
-}
-
 export function initRun(onError) {
+  watch = new JobWatch({ progress: byId('run-progress'), rows: byId('run-returns') }, onError);
   byId('run-preview').addEventListener('click', () => preview().catch(onError));
   byId('run-form').addEventListener('submit', (e) => {
     e.preventDefault();
