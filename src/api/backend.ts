@@ -79,11 +79,6 @@ export interface ApiBackend {
   runnerHost?: RunnerHost;
   /** For GET /stats. */
   stats(): Promise<Record<string, unknown>>;
-  /**
-   * state.orchestrate (`run`) and state.orchestrate_show_sls (`show`), run by the master; absent
-   * where no master runs them (ORCHESTRATE_UNAVAILABLE).
-   */
-  orchestrate?(what: 'run' | 'show', call: { arg: unknown[]; kwarg: Record<string, unknown> }, user: string): Promise<unknown>;
 }
 
 /** What runner functions use: the backend without the API's own parts (its tokens, metrics, hooks). */
