@@ -63,7 +63,7 @@ export interface ApiBackend {
   /** Tells the master the key store changed; `changes` are fired as salt/key events, once per key. */
   reconcileKeys(changes?: readonly KeyChange[]): Promise<string[]>;
   metrics: { render(): Promise<{ text: string; contentType: string }>; countRequest(status: number): void };
-  /** The reactor's recent reactions, newest first (GET /reactions); absent where no reactor runs (a standalone `brine api`). */
+  /** The reactor's recent reactions, newest first (GET /reactions): the master's own, or asked of it over the control socket (`brine api`). */
   reactions?(limit: number): Promise<ReactionView[]>;
   /**
    * Runs a runner function as a job on the master (salt/run events, the job cache): the master's

@@ -189,7 +189,7 @@ export class Master {
     runners = own(new Runners({ opts, master: view, jobs: jobs.tracker, cache, jids, files: files.service, pillar: pillar.service, mine: mine.store, targeting, extras, logger, clock }));
     api = own(new Api({ opts, identity, master: view, jobs: jobs.tracker, cache, targeting, refusals, runnerHost: runners.host, logger, clock }));
     reactor = own(new ReactorFeature({ opts, events, files: files.service.backends, master: view, jobs: jobs.tracker, cache, targeting, runnerHost: runners.host, logger, clock }));
-    const control = own(new Control({ opts, keys, events, targeting, jobs, presence, keyReconcile, metrics, files, gitPillar, runners, logger, clock }));
+    const control = own(new Control({ opts, keys, events, targeting, jobs, presence, keyReconcile, metrics, files, gitPillar, runners, reactions: view.reactions, logger, clock }));
     // the minions' way in: every session's silence check on one timer, noticed at most a tick late
     // (1/30 of heartbeat_timeout, at most 500 ms); each session routed to the list built below
     this.heartbeats = new TimerWheel(clock, Math.max(10, Math.min(500, Math.floor((opts.heartbeat_timeout * 1000) / 30))));
