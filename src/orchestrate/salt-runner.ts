@@ -6,7 +6,7 @@ import { defineParams } from '../modules/index.js';
 import { defineState, type StateFunction, type StateResult } from '../state/index.js';
 import { errorMessage } from '../util/errors.js';
 import type { FullReturn, FunctionCall } from './host.js';
-import type { OrchestrationRun } from './salt-state.js';
+import type { OrchestrationRun } from './step-publish.js';
 
 const NAME = defineParams([{ name: 'name', type: 'string', required: true, doc: 'the runner or wheel function, e.g. jobs.list_jobs' }]);
 
