@@ -23,6 +23,13 @@ interface Step {
   __jid__?: string;
 }
 
+/** jobs.list_job's answer, the parts read here. */
+interface ListedJob {
+  Function: string;
+  Arguments: unknown[];
+  Result: Record<string, { return: { success?: boolean } }>;
+}
+
 function write(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, text);
@@ -36,7 +43,7 @@ describe('orchestration on a master without api: runner, wheel, fail_function, r
   let syslogText = '';
 
   /** `brine runner FUN ARGS --out json`, its JSON and exit status. */
-  const runner = async (args: string[]): Promise<{ code: number | null; json: Record<string, any> }> => {
+  const runner = async (args: string[]): Promise<{ code: number | null; json: Record<string, unknown> }> => {
     const r = await cluster.brine(['runner', ...args, '--out', 'json']);
     try {
       return { code: r.code, json: JSON.parse(r.stdout) };
@@ -45,7 +52,7 @@ describe('orchestration on a master without api: runner, wheel, fail_function, r
     }
   };
   /** The steps by ID: salt-run --out json prints the orchestration's highstate, {<master id>: {...}}. */
-  const steps = (ret: Record<string, any>): Record<string, Step> => {
+  const steps = (ret: Record<string, unknown>): Record<string, Step> => {
     const high = ret[MASTER_ID] as Record<string, Step> | undefined;
     assert.ok(high && !Array.isArray(high), JSON.stringify(ret).slice(0, 3000));
     return Object.fromEntries(Object.values(high).map((s) => [s.__id__, s]));
@@ -167,9 +174,9 @@ by_top:
     assert.equal(Object.keys(jobs).length, 2, JSON.stringify(jobs));
     assert.ok(Object.hasOwn(jobs, s.nested!.__jid__!), 'the nested orchestration under the step jid');
     for (const j of Object.values(jobs) as Array<{ Target: string }>) assert.equal(j.Target, MASTER_ID);
-    const runnerStep = (await runner(['jobs.list_job', s.pings!.__jid__!])).json;
+    const runnerStep = (await runner(['jobs.list_job', s.pings!.__jid__!])).json as unknown as ListedJob;
     assert.equal(runnerStep.Function, 'runner.jobs.list_jobs');
-    assert.equal(runnerStep.Result[MASTER_ID].return.success, true);
+    assert.equal(runnerStep.Result[MASTER_ID]?.return.success, true);
   });
 
   it("salt.function's fail_function judges each minion's return on the master", async () => {
@@ -195,7 +202,7 @@ by_top:
     assert.equal(Object.keys(s.one_of_two!.changes.ret ?? {}).length, 1, JSON.stringify(s.one_of_two!.changes));
     assert.equal(s.by_top!.result, true, JSON.stringify(s.by_top));
     assert.ok(fs.existsSync(path.join(out, 'top_m1')), 'm1 ran the states tops/m1.sls gives it');
-    const topJob = (await runner(['jobs.list_job', s.by_top!.__jid__!])).json;
+    const topJob = (await runner(['jobs.list_job', s.by_top!.__jid__!])).json as unknown as ListedJob;
     assert.equal(topJob.Function, 'state.top');
     assert.equal(topJob.Arguments[0], 'salt://tops/m1.sls');
   });
