@@ -4,10 +4,8 @@
 // publish path with the API user recorded as the job's user.
 
 import { checkAcl, type AclRequest, type MinionsOf, type Principal } from '../auth/index.js';
-import { formatJid } from '../jobs/index.js';
 import type { JobReturn, PublishRequest } from '../protocol/index.js';
-import { saltStamp } from '../protocol/index.js';
-import { BrineError, isBrineError, isErrorCode, toBrineError } from '../util/errors.js';
+import { BrineError, isBrineError, isErrorCode } from '../util/errors.js';
 import type { ApiBackend, ApiJobSink } from './backend.js';
 import { batchSize, type Chunk } from './lowstate.js';
 import { WHEELS } from './wheel.js';
