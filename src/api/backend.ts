@@ -65,7 +65,7 @@ export interface ApiBackend {
   /** Tells the master the key store changed; `changes` are fired as salt/key events, once per key. */
   reconcileKeys(changes?: readonly KeyChange[]): Promise<string[]>;
   metrics: { render(): Promise<{ text: string; contentType: string }>; countRequest(status: number): void };
-  /** The reactor's recent reactions, newest first (GET /reactions); absent where no reactor runs (a standalone `brine api`). */
+  /** The reactor's recent reactions, newest first (GET /reactions): the master's own, or asked of it over the control socket (`brine api`). */
   reactions?(limit: number): Promise<ReactionView[]>;
   /**
    * Runs a runner function as a job on the master (salt/run events, the job cache): the master's
@@ -81,11 +81,6 @@ export interface ApiBackend {
   runnerHost?: RunnerHost;
   /** For GET /stats. */
   stats(): Promise<Record<string, unknown>>;
-  /**
-   * state.orchestrate (`run`) and state.orchestrate_show_sls (`show`), run by the master; absent
-   * where no master runs them (ORCHESTRATE_UNAVAILABLE).
-   */
-  orchestrate?(what: 'run' | 'show', call: { arg: unknown[]; kwarg: Record<string, unknown> }, user: string): Promise<unknown>;
 }
 
 /** What runner functions use: the backend without the API's own parts (its tokens, metrics, hooks). */

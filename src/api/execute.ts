@@ -4,13 +4,12 @@
 // publish path with the API user recorded as the job's user.
 
 import { checkAcl, type AclRequest, type MinionsOf, type Principal } from '../auth/index.js';
-import { formatJid } from '../jobs/index.js';
 import type { JobReturn, PublishRequest } from '../protocol/index.js';
-import { saltStamp } from '../protocol/index.js';
-import { BrineError, isBrineError, isErrorCode, toBrineError } from '../util/errors.js';
+import { BrineError, isBrineError, isErrorCode } from '../util/errors.js';
 import type { ApiBackend, ApiJobSink } from './backend.js';
 import { batchSize, type Chunk } from './lowstate.js';
 import { WHEELS } from './wheel.js';
+import { runWheelJob } from './wheel-job.js';
 
 export interface CallContext {
   backend: ApiBackend;
@@ -128,36 +127,12 @@ async function runBatch(ctx: CallContext, chunk: Chunk, within: string[] | undef
   return results;
 }
 
-/**
- * Runs a wheel function as Salt's WheelClient does: salt/wheel/<jid>/new, the function,
- * salt/wheel/<jid>/ret, and the reply {tag, data: {fun, jid, tag, user, _stamp, return, success}}.
- */
+/** The API's wheel client: the reply {tag, data: {fun, jid, tag, user, _stamp, return, success}} (wheel-job.ts). */
 async function runWheel(ctx: CallContext, chunk: Chunk): Promise<Record<string, unknown>> {
-  const b = ctx.backend;
-  const fn = WHEELS.get(chunk.fun);
-  if (!fn) throw new BrineError('API_BAD_REQUEST', `wheel function '${chunk.fun}' is not one brine's API has; use ${[...WHEELS.keys()].join(', ')}`);
-  const jid = formatJid(b.clock.now() * 1000);
-  const tag = `salt/wheel/${jid}`;
-  const base = { fun: `wheel.${chunk.fun}`, fun_args: Object.keys(chunk.kwarg).length > 0 ? [...chunk.arg, { ...chunk.kwarg }] : [...chunk.arg], jid, user: ctx.who.user };
-  await fireQuietly(b, `${tag}/new`, base);
-  let ret: unknown;
-  try {
-    ret = await fn(b, { arg: chunk.arg, kwarg: chunk.kwarg });
-  } catch (err) {
-    await fireQuietly(b, `${tag}/ret`, { ...base, return: toBrineError(err).message, success: false });
-    throw err;
-  }
-  await fireQuietly(b, `${tag}/ret`, { ...base, return: ret, success: true });
-  return { tag, data: { fun: base.fun, jid, tag, user: ctx.who.user, _stamp: saltStamp(b.clock.now()), return: ret, success: true } };
-}
-
-/** A wheel event the master could not be told of (it is down, for `brine api`) does not fail the call. */
-async function fireQuietly(b: ApiBackend, tag: string, data: Record<string, unknown>): Promise<void> {
-  try {
-    await b.fire(tag, data);
-  } catch (err) {
-    b.logger.warn({ err: toBrineError(err).message, tag }, `could not fire ${tag} on the master's bus; the wheel call itself goes on`);
-  }
+  if (!WHEELS.has(chunk.fun)) throw new BrineError('API_BAD_REQUEST', `wheel function '${chunk.fun}' is not one brine's API has; use ${[...WHEELS.keys()].join(', ')}`);
+  const job = await runWheelJob(ctx.backend, { fun: chunk.fun, arg: chunk.arg, kwarg: chunk.kwarg, user: ctx.who.user });
+  if (job.error) throw job.error;
+  return { tag: job.tag, data: job.data };
 }
 
 /** The API's runner clients: the runner runs as a job on the master (runner-job.ts). */

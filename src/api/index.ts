@@ -8,6 +8,7 @@ export { RUNNERS, runnerFunction, runnerNames, type Runner, type RunnerCall } fr
 
 export { runRunner, startRunnerJob } from './runner-job.js';
 export type { RunnerOutcome, RunnerReply } from './runner-call.js';
-export { WHEELS } from './wheel.js';
+export { WHEELS, type WheelBackend } from './wheel.js';
+export { runWheelJob, type WheelJob } from './wheel-job.js';
 export { apiTlsMaterial, type ApiTlsSource } from './api-tls.js';
 export { checkedHookPath } from './hook-path.js';

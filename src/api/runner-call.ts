@@ -8,6 +8,8 @@ export interface RunnerCall {
   user?: string;
   /** Seconds the jobs a runner sends to minions wait for returns by default (salt-run -t); absent: the master's timeout. */
   timeout?: number;
+  /** The runner job's jid (runner-job.ts sets it): a function that records its own work under it (state.orchestrate's steps). */
+  jid?: string;
 }
 
 export const param = (c: RunnerCall, name: string, index: number): unknown => (Object.hasOwn(c.kwarg, name) ? c.kwarg[name] : c.arg[index]);

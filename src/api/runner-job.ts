@@ -27,6 +27,16 @@ export async function runRunner(b: RunnerBackend, host: RunnerHost, req: RunnerJ
   return { ...(await done), done: true };
 }
 
+/**
+ * Salt's RunnerClient: a return holding `data` (an orchestration's highstate) succeeds when its
+ * states did (check_result of `data`, which the orchestrate runner gives as its `retcode`).
+ */
+function retcodeOf(ret: unknown): number {
+  if (typeof ret !== 'object' || ret === null || Array.isArray(ret) || !Object.hasOwn(ret, 'data')) return 0;
+  const rc = (ret as { retcode?: unknown }).retcode;
+  return typeof rc === 'number' && Number.isInteger(rc) ? rc : 0;
+}
+
 /** Throws RUNNER_UNKNOWN with Salt's message for a name that is no runner function. */
 export function checkedRunner(host: RunnerHost | undefined, fun: string): NonNullable<ReturnType<typeof runnerFunction>> {
   const fn = runnerFunction(host, fun);
@@ -50,8 +60,9 @@ export function startRunnerJob(b: RunnerBackend, host: RunnerHost, req: RunnerJo
   const done = (async (): Promise<RunnerOutcome> => {
     let outcome: RunnerOutcome;
     try {
-      const ret = await fn(b, { arg: req.arg, kwarg: req.kwarg, user: req.user, ...(req.timeout === undefined ? {} : { timeout: req.timeout }) });
-      outcome = { jid, return: ret, success: true, retcode: 0 };
+      const ret = await fn(b, { arg: req.arg, kwarg: req.kwarg, user: req.user, jid, ...(req.timeout === undefined ? {} : { timeout: req.timeout }) });
+      const retcode = retcodeOf(ret);
+      outcome = { jid, return: ret, success: retcode === 0, retcode };
     } catch (err) {
       const e = toBrineError(err);
       if (e.code === 'INTERNAL') b.logger.error({ err, jid, fun: req.fun }, `runner ${req.fun} failed`);

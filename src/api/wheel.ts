@@ -6,14 +6,21 @@
 import { captureKey, type ChosenKey, type KeyState, KEY_STATES, normalizeFingerprint, selectKeys, settleKey } from '../pki/index.js';
 import { BrineError, isBrineError } from '../util/errors.js';
 import type { KeyChange } from '../protocol/index.js';
-import type { ApiBackend } from './backend.js';
+import type { Authenticator } from '../auth/index.js';
+import type { RunnerBackend } from './backend.js';
 
 export interface WheelCall {
   arg: unknown[];
   kwarg: Record<string, unknown>;
 }
 
-type Wheel = (b: ApiBackend, c: WheelCall) => unknown;
+/**
+ * What wheel functions act on: the runners' backend, and the API's token store where there is one
+ * (token.revoke). Orchestration calls them on a master without `api:`, as Salt's master does.
+ */
+export type WheelBackend = RunnerBackend & { auth?: Authenticator };
+
+type Wheel = (b: WheelBackend, c: WheelCall) => unknown;
 
 /** Salt's key.list_all names for the four states. */
 export const SALT_KEY_NAMES: Record<KeyState, string> = { accepted: 'minions', pending: 'minions_pre', rejected: 'minions_rejected', denied: 'minions_denied' };
@@ -41,14 +48,14 @@ function fingerParam(c: WheelCall, fun: string): string | undefined {
   return fp;
 }
 
-export function listAll(b: ApiBackend): Record<string, string[]> {
+export function listAll(b: WheelBackend): Record<string, string[]> {
   const all = b.keys.listAll();
   const out: Record<string, string[]> = { local: ['master.pem', 'master.pub'] };
   for (const st of KEY_STATES) out[SALT_KEY_NAMES[st]] = [...all[st]].sort();
   return out;
 }
 
-export function fingers(b: ApiBackend, globs: string): Record<string, Record<string, string>> {
+export function fingers(b: WheelBackend, globs: string): Record<string, Record<string, string>> {
   const out: Record<string, Record<string, string>> = {};
   if (globs.split(',').some((g) => g.trim() === '*' || g.trim() === 'master')) out.local = { 'master.pem': b.masterFingerprint, 'master.pub': b.masterFingerprint };
   for (const [state, ids] of selectKeys(b.keys, KEY_STATES, globs)) {
@@ -70,7 +77,7 @@ export function fingers(b: ApiBackend, globs: string): Record<string, Record<str
 }
 
 /** Moves the keys `globs` selects in `from` to `to`, as `brine key -a/-r -y` does. */
-async function move(b: ApiBackend, c: WheelCall, fun: string, from: KeyState[], to: 'accepted' | 'rejected'): Promise<Record<string, string[]>> {
+async function move(b: WheelBackend, c: WheelCall, fun: string, from: KeyState[], to: 'accepted' | 'rejected'): Promise<Record<string, string[]>> {
   const globs = matchParam(c, fun);
   const finger = fingerParam(c, fun);
   const chosen: ChosenKey[] = [];
@@ -97,7 +104,7 @@ async function move(b: ApiBackend, c: WheelCall, fun: string, from: KeyState[], 
 }
 
 /** Tells the master the keys changed; while it is down the change stands (it re-reads keys when it starts). */
-async function reconcile(b: ApiBackend, changes: KeyChange[]): Promise<void> {
+async function reconcile(b: WheelBackend, changes: KeyChange[]): Promise<void> {
   try {
     await b.reconcileKeys(changes);
   } catch (err) {
@@ -155,7 +162,17 @@ export const WHEELS = new Map<string, Wheel>([
         .sort(),
   ],
   // brine's own (Salt has no wheel for it): ends API sessions at once, e.g. of a user who left
-  ['token.revoke', (b, c) => ({ revoked: b.auth.revoke(revokeTarget(c)) })],
+  [
+    'token.revoke',
+    (b, c) => {
+      if (b.auth === undefined)
+        throw new BrineError(
+          'RUNNER_UNAVAILABLE',
+          "token.revoke: this master serves no API, so it has no API tokens to revoke; enable the API (api: in the master config) or call it through the API's wheel client",
+        );
+      return { revoked: b.auth.revoke(revokeTarget(c)) };
+    },
+  ],
 ]);
 
 /** Option names whose values are credentials: config.values answers them as '(hidden)'. */

@@ -25,8 +25,6 @@ export interface MasterView {
   reconcileKeys(): string[];
   /** The reactor's recent reactions, newest first (empty without `reactor:`). */
   reactions(limit: number): ReactionView[];
-  /** state.orchestrate and state.orchestrate_show_sls (the Orchestrate feature). */
-  orchestrate?: ApiBackend['orchestrate'];
 }
 
 /** What the runners need: the backend without the API's own parts (no Authenticator: the API may be off). */

@@ -22,8 +22,9 @@ import {
   type PublishRequest,
   type SessionsRequest,
   type RunnerRequest,
+  type ReactionsRequest,
 } from '../protocol/index.js';
-import type { RunnerReply } from '../api/index.js';
+import type { ReactionView, RunnerReply } from '../api/index.js';
 import { checkedHookPath } from '../api/index.js';
 import { listenUnix, type FramedSocket, type UnixListener, type UnixPeer } from '../transport/index.js';
 import type { LocalAccount } from '../util/local-account.js';
@@ -59,6 +60,8 @@ export interface ControlDeps {
   gitPillarUpdate?(branch?: string, repo?: string): Promise<{ remote: string; ok: boolean; changed: boolean; error?: string }[]>;
   /** `brine runner` (and `brine api`'s runner client): runs a runner function as a job. */
   runner(req: { fun: string; arg: unknown[]; kwarg: Record<string, unknown>; user: string; async?: boolean; timeout?: number }): Promise<RunnerReply>;
+  /** The reactor's recent reactions, newest first (empty without `reactor:`); for `brine api`'s GET /reactions. */
+  reactions(limit: number): ReactionView[];
   clock: { now(): number };
 }
 
@@ -212,6 +215,11 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
         channel.close('shutdown');
       },
     );
+  });
+
+  on<ReactionsRequest>('reactions', (req, channel) => {
+    channel.send({ t: 'reactions', reactions: deps.reactions(req.limit) });
+    channel.close('shutdown');
   });
 
   on<EventsRequest>('events', (req, channel) => {

@@ -32,8 +32,7 @@ import { Metrics } from './features/metrics.js';
 import { MinionData } from './features/minion-data.js';
 import { Mine } from './features/mine.js';
 import { Orchestrate, orchestrateRunners } from './features/orchestrate.js';
-import { registryCalls } from './registry-calls.js';
-import type { FunctionCall } from '../orchestrate/index.js';
+import { orchestrateCalls } from './orchestrate-calls.js';
 import { matchAccepted } from './api-backend.js';
 import { MinionEvents } from './features/minion-events.js';
 import { NatsTransport } from './features/nats-transport.js';
@@ -172,25 +171,25 @@ export class Master {
     const metrics = own(new Metrics({ fleet, events, host: opts.metrics_host, port: opts.metrics_port, logger }));
     let api!: Api;
     let reactor: ReactorFeature | undefined;
+    // the orchestration's runner and wheel steps run over the runners, built below (the registry holds the orchestration runners)
+    let runners!: Runners;
     const orchestration = own(
       new Orchestrate({
-        ...{ config: opts, files: files.service.backends, jobs: () => jobs.tracker, events, cache, jids, clock, logger },
+        ...{ config: opts, files: files.service.backends, jobs: () => jobs.tracker, events, jids, clock, logger, localCall: this.extras.localCall },
         match: (tgt, tgtType) => matchAccepted(keys.list('accepted'), tgt, tgtType, targeting),
-        ...registryCalls(() => api.backend),
+        ...orchestrateCalls({ runners: () => runners, auth: () => api.backend?.auth }),
       }),
     );
-    const orchestrate = (what: 'run' | 'show', call: FunctionCall, user: string) => (what === 'run' ? orchestration.run(call, user) : orchestration.showSls(call, user));
     const view = {
       ...{ keys, identity, events, metrics: metrics.registry, presence: () => presence.presence(), reconcileKeys: () => keyReconcile.reconcile() },
       // the reactor is built after the view its runner and wheel reactions use; the view reads its list when asked
       reactions: (limit: number) => reactor?.recent(limit) ?? [],
-      orchestrate,
     };
-    const extras: RunnerExtras = { ...this.extras, extraRunners: new Map([...orchestrateRunners(orchestrate), ...(this.extras.extraRunners ?? [])]) };
-    const runners = own(new Runners({ opts, master: view, jobs: jobs.tracker, cache, jids, files: files.service, pillar: pillar.service, mine: mine.store, targeting, extras, logger, clock }));
+    const extras: RunnerExtras = { ...this.extras, extraRunners: new Map([...orchestrateRunners(orchestration), ...(this.extras.extraRunners ?? [])]) };
+    runners = own(new Runners({ opts, master: view, jobs: jobs.tracker, cache, jids, files: files.service, pillar: pillar.service, mine: mine.store, targeting, extras, logger, clock }));
     api = own(new Api({ opts, identity, master: view, jobs: jobs.tracker, cache, targeting, refusals, runnerHost: runners.host, logger, clock }));
     reactor = own(new ReactorFeature({ opts, events, files: files.service.backends, master: view, jobs: jobs.tracker, cache, targeting, runnerHost: runners.host, logger, clock }));
-    const control = own(new Control({ opts, keys, events, targeting, jobs, presence, keyReconcile, metrics, files, gitPillar, runners, logger, clock }));
+    const control = own(new Control({ opts, keys, events, targeting, jobs, presence, keyReconcile, metrics, files, gitPillar, runners, reactions: view.reactions, logger, clock }));
     // the minions' way in: every session's silence check on one timer, noticed at most a tick late
     // (1/30 of heartbeat_timeout, at most 500 ms); each session routed to the list built below
     this.heartbeats = new TimerWheel(clock, Math.max(10, Math.min(500, Math.floor((opts.heartbeat_timeout * 1000) / 30))));

@@ -35,6 +35,7 @@ const OPERATION_NAMES: Record<Exclude<ControlRequest['t'], 'publish'>, string> =
   fileserver_update: 'update the fileserver backends (brine fileserver update)',
   git_pillar_update: 'fetch the git_pillar remotes (brine git-pillar update)',
   runner: 'run runner functions (brine runner)',
+  reactions: "list the reactor's recent reactions (brine api)",
 };
 
 /**

@@ -17,6 +17,13 @@ export interface GatheredJob {
 
 export type FunctionCall = { arg: unknown[]; kwarg: Record<string, unknown> };
 
+/** Salt's full_return of saltutil.runner / saltutil.wheel: the job's jid, the function's return, whether it succeeded. */
+export interface FullReturn {
+  jid: string;
+  return: unknown;
+  success: boolean;
+}
+
 export interface OrchestrateHost {
   /** `<master id>_master`: the ID the orchestration's own highstate is returned under. */
   readonly masterId: string;
@@ -28,8 +35,10 @@ export interface OrchestrateHost {
   fire(tag: string, data: Record<string, unknown>): void;
   /** Every event on the master's bus, from now on. */
   subscribe(fn: (event: SaltEvent) => void): Disposable;
-  /** A runner function (Salt's saltutil.runner), its return or a coded error. */
-  runner(fun: string, call: FunctionCall, user: string): Promise<unknown>;
-  /** A wheel function (Salt's saltutil.wheel). */
-  wheel(fun: string, call: FunctionCall, user: string): Promise<unknown>;
+  /** A runner function run as a runner job of its own (Salt's saltutil.runner); a coded error for an unknown name. */
+  runner(fun: string, call: FunctionCall, user: string): Promise<FullReturn>;
+  /** A wheel function run as a wheel job (Salt's saltutil.wheel); a coded error for an unknown name. */
+  wheel(fun: string, call: FunctionCall, user: string): Promise<FullReturn>;
+  /** An execution function run on the master (Salt's MasterMinion `__salt__`: salt.function's fail_function). */
+  localCall(fun: string, arg: unknown[]): Promise<unknown>;
 }

@@ -11,7 +11,9 @@ import type { Clock } from '../util/clock.js';
 import { BrineError, isBrineError } from '../util/errors.js';
 import { checkResult } from './check-result.js';
 import type { OrchestrateHost } from './host.js';
-import { saltFunction, saltState, type OrchestrationRun } from './salt-state.js';
+import { saltFunction } from './salt-function.js';
+import { saltState } from './salt-state.js';
+import type { OrchestrationRun } from './step-publish.js';
 import { saltParallelRunners, saltRunner, saltWheel } from './salt-runner.js';
 import { saltWaitForEvent } from './wait-for-event.js';
 

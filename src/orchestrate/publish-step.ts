@@ -28,7 +28,27 @@ export interface StepPublish {
   kwarg: Record<string, unknown>;
   timeout?: number;
   batch?: string;
+  /** Salt's cmd_subset: this many minions, at random, of those matched that have `fun`. */
+  subset?: number;
+  /** Returners the minions also send their returns to ("a,b"), with their config prefix and overrides. */
+  ret?: string;
+  retConfig?: string;
+  retKwargs?: Record<string, unknown>;
   user: string;
+}
+
+/**
+ * Salt's cmd_subset: asks the target for sys.list_functions and picks, in random order, up to
+ * `size` of the minions that answered with `fun` among their functions.
+ */
+async function pickSubset(host: OrchestrateHost, p: StepPublish, size: number, signal: AbortSignal): Promise<string[]> {
+  const listed = await host.publishAndGather({ tgt: p.tgt, tgtType: p.tgtType as PublishRequest['tgtType'], fun: 'sys.list_functions', arg: [], kwarg: {}, user: p.user }, signal);
+  const having = listed.returns.filter((r) => Array.isArray(r.ret) && r.ret.includes(p.fun)).map((r) => r.minion);
+  for (let i = having.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [having[i], having[j]] = [having[j]!, having[i]!];
+  }
+  return having.slice(0, size);
 }
 
 async function gatherInto(host: OrchestrateHost, req: Omit<PublishRequest, 't'>, signal: AbortSignal, out: StepJob): Promise<void> {
@@ -49,8 +69,16 @@ export async function publishStep(host: OrchestrateHost, p: StepPublish, signal:
     kwarg: p.kwarg as PublishRequest['kwarg'],
     user: p.user,
     ...(p.timeout ? { timeout: p.timeout } : {}),
+    ...(p.ret ? { ret: p.ret } : {}),
+    ...(p.retConfig ? { retConfig: p.retConfig } : {}),
+    ...(p.retKwargs ? { retKwargs: p.retKwargs as PublishRequest['retKwargs'] } : {}),
   };
   try {
+    if (p.batch === undefined && p.subset !== undefined) {
+      const chosen = await pickSubset(host, p, p.subset, signal);
+      if (chosen.length > 0) await gatherInto(host, { ...base, tgt: chosen, tgtType: 'list' }, signal, out);
+      return out;
+    }
     if (p.batch === undefined) {
       await gatherInto(host, { ...base, tgt: p.tgt }, signal, out);
       return out;

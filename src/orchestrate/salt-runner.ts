@@ -5,8 +5,8 @@
 import { defineParams } from '../modules/index.js';
 import { defineState, type StateFunction, type StateResult } from '../state/index.js';
 import { errorMessage } from '../util/errors.js';
-import type { FunctionCall } from './host.js';
-import type { OrchestrationRun } from './salt-state.js';
+import type { FullReturn, FunctionCall } from './host.js';
+import type { OrchestrationRun } from './step-publish.js';
 
 const NAME = defineParams([{ name: 'name', type: 'string', required: true, doc: 'the runner or wheel function, e.g. jobs.list_jobs' }]);
 
@@ -17,16 +17,15 @@ function callOf(extra: Record<string, unknown>): FunctionCall {
   return { arg: Array.isArray(arg) ? arg : arg === undefined ? [] : [arg], kwarg: { ...rest, ...kw } };
 }
 
-type Caller = (fun: string, call: FunctionCall) => Promise<unknown>;
+type Caller = (fun: string, call: FunctionCall) => Promise<FullReturn>;
 
-/** Salt's full_return: the return and whether it succeeded (an error, or a mapping with `Error`). */
-async function callFull(call: Caller, fun: string, c: FunctionCall): Promise<{ return: unknown; success: boolean }> {
+/** Salt's full_return, failed also when the return is a mapping holding `Error`; an unknown function is such a return. */
+async function callFull(call: Caller, fun: string, c: FunctionCall): Promise<{ jid?: string; return: unknown; success: boolean }> {
   try {
-    const r = await call(fun, c);
+    const out = await call(fun, c);
+    const r = out.return;
     const isError = typeof r === 'object' && r !== null && !Array.isArray(r) && Object.hasOwn(r, 'Error');
-    // an orchestration's own return fails with its retcode
-    const retcode = typeof r === 'object' && r !== null && !Array.isArray(r) ? (r as { retcode?: unknown }).retcode : undefined;
-    return { return: r, success: !isError && (retcode === undefined || retcode === 0) };
+    return { jid: out.jid, return: r, success: out.success && !isError };
   } catch (err) {
     return { return: { Error: errorMessage(err) }, success: false };
   }
@@ -44,7 +43,8 @@ function callStep(kind: 'Runner' | 'Wheel', call: (run: OrchestrationRun) => Cal
         const name = named.name;
         if (ctx.test) return { name, result: null, changes: {}, comment: `${kind} function '${name}' would be executed.` };
         const out = await callFull(call(run), name, callOf(extra));
-        return { name, result: out.success, changes: { return: out.return }, comment: `${kind} function '${name}' ${out.success ? 'executed' : 'failed'}.` };
+        // the runner or wheel job's own jid, as Salt's step gives it
+        return { name, result: out.success, changes: { return: out.return }, comment: `${kind} function '${name}' ${out.success ? 'executed' : 'failed'}.`, ...(out.jid ? { __jid__: out.jid } : {}) };
       },
     });
 }

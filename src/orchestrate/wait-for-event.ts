@@ -7,7 +7,7 @@ import { defineParams } from '../modules/index.js';
 import { defineState, type StateFunction, type StateResult } from '../state/index.js';
 import type { Clock } from '../util/clock.js';
 import { globMatch } from '../util/glob.js';
-import type { OrchestrationRun } from './salt-state.js';
+import type { OrchestrationRun } from './step-publish.js';
 
 const params = defineParams([
   { name: 'name', type: 'string', required: true, doc: 'the event tag to wait for, a glob: salt/minion/*/start' },

@@ -78,6 +78,8 @@ export const emitHookRequestSchema = s.object({
 export const fireEventRequestSchema = s.object({ t: s.literal('fire_event'), tag: s.string({ min: 1, max: 1024 }), data: s.record(s.json()) });
 /** The master's Prometheus metrics, as GET /metrics serves them. */
 export const metricsRequestSchema = s.object({ t: s.literal('metrics') });
+/** The reactor's recent reactions, newest first, as GET /reactions serves them (`brine api`). */
+export const reactionsRequestSchema = s.object({ t: s.literal('reactions'), limit: s.int({ min: 1, max: 1000 }) });
 
 /** `brine fileserver update`: fetch the gitfs remotes now (Salt's fileserver.update runner). */
 export const fileserverUpdateRequestSchema = s.object({ t: s.literal('fileserver_update'), backend: s.optional(s.string({ max: 64 })) });
@@ -101,6 +103,7 @@ export const runnerRequestSchema = s.object({
 });
 
 type ControlRequestSchema =
+  | typeof reactionsRequestSchema
   | typeof runnerRequestSchema
   | typeof publishRequestSchema
   | typeof sessionsRequestSchema
@@ -127,6 +130,7 @@ export const CONTROL_REQUESTS = new Map<string, ControlRequestSchema>([
   ['fileserver_update', fileserverUpdateRequestSchema],
   ['git_pillar_update', gitPillarUpdateRequestSchema],
   ['runner', runnerRequestSchema],
+  ['reactions', reactionsRequestSchema],
 ]);
 
 export type PublishRequest = Infer<typeof publishRequestSchema>;
@@ -141,7 +145,9 @@ export type MetricsRequest = Infer<typeof metricsRequestSchema>;
 export type FileserverUpdateRequest = Infer<typeof fileserverUpdateRequestSchema>;
 export type GitPillarUpdateRequest = Infer<typeof gitPillarUpdateRequestSchema>;
 export type RunnerRequest = Infer<typeof runnerRequestSchema>;
+export type ReactionsRequest = Infer<typeof reactionsRequestSchema>;
 export type ControlRequest =
+  | ReactionsRequest
   | RunnerRequest
   | PublishRequest
   | SessionsRequest
@@ -227,6 +233,23 @@ export const hookEmittedSchema = s.object({ t: s.literal('hook_emitted') });
 export const eventFiredSchema = s.object({ t: s.literal('event_fired'), tag: s.string({ max: 1024 }) });
 export type EventFired = Infer<typeof eventFiredSchema>;
 export const metricsSchema = s.object({ t: s.literal('metrics'), text: s.string({ max: 32 * 1024 * 1024 }), contentType: s.string({ max: 256 }) });
+/** The answer to reactions: each reaction as GET /reactions lists it (src/api's ReactionView). */
+export const reactionsSchema = s.object({
+  t: s.literal('reactions'),
+  reactions: s.array(
+    s.object({
+      at: s.number({ min: 0 }),
+      tag: s.string({ max: 1024 }),
+      sls: s.string({ max: 4096 }),
+      id: s.optional(s.string({ max: 1024 })),
+      fun: s.optional(s.string({ max: 256 })),
+      outcome: s.string({ max: 64 }),
+      jid: s.optional(jid),
+      error: s.optional(wireError),
+    }),
+    { max: 1000 },
+  ),
+});
 
 /** The answer to fileserver_update: each gitfs remote fetched, with git's message when it failed. */
 const remoteUpdates = s.array(s.object({ remote: s.string({ max: 4096 }), ok: s.bool(), changed: s.bool(), error: s.optional(s.string({ max: 65_536 })) }), { max: 10_000 });
@@ -267,8 +290,10 @@ export type HookEmitted = Infer<typeof hookEmittedSchema>;
 export type MetricsReply = Infer<typeof metricsSchema>;
 export type FileserverUpdated = Infer<typeof fileserverUpdatedSchema>;
 export type RunnerRet = Infer<typeof runnerRetSchema>;
+export type ReactionsReply = Infer<typeof reactionsSchema>;
 export type GitPillarUpdated = Infer<typeof gitPillarUpdatedSchema>;
 export type ControlReply =
+  | ReactionsReply
   | RunnerRet
   | EventFired
   | Published
@@ -287,6 +312,7 @@ export type ControlReply =
 
 export const CONTROL_REPLIES = new Map<
   string,
+  | typeof reactionsSchema
   | typeof runnerRetSchema
   | typeof eventFiredSchema
   | typeof publishedSchema
@@ -304,6 +330,7 @@ export const CONTROL_REPLIES = new Map<
   | typeof gitPillarUpdatedSchema
 >([
   ['runner_ret', runnerRetSchema],
+  ['reactions', reactionsSchema],
   ['event_fired', eventFiredSchema],
   ['fileserver_updated', fileserverUpdatedSchema],
   ['git_pillar_updated', gitPillarUpdatedSchema],

@@ -96,6 +96,16 @@ function splitMods(v: unknown, what = 'mods'): string[] {
   return list.map((x) => String(x).trim()).filter((x) => x !== '');
 }
 
+/** Salt's state.top: the top file's path (salt:// or not) as an SLS name, 'tops/web.sls' -> 'tops.web'. */
+function topSlsName(topfn: string): string {
+  const rel = topfn.replace(/^salt:\/\//, '').replace(/^\/+/, '');
+  const name = rel.replace(/\.sls$/, '');
+  if (name === '' || name.split('/').some((p) => p === '' || p === '.' || p === '..' || p.includes('.'))) {
+    throw new BrineError('BAD_ARGUMENTS', `state.top: '${topfn.slice(0, 200)}' is not a top file path of the environment; give one like top_web.sls or salt://tops/web.sls`);
+  }
+  return name.replaceAll('/', '.');
+}
+
 function parseExclude(v: unknown): Exclusion[] | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v === 'string') return splitMods(v, 'exclude').map((sls) => ({ sls }));
@@ -148,13 +158,13 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
   const runMods = async (
     base: ExecContext,
     mods: string[] | undefined,
-    a: { test?: boolean; saltenv?: string; pillarenv?: string; exclude?: unknown; pillar?: unknown; force?: boolean },
+    a: { test?: boolean; saltenv?: string; pillarenv?: string; exclude?: unknown; pillar?: unknown; force?: boolean; top?: string },
   ): Promise<unknown> => {
     const ctx = withPillar(await withPillarenv(base, a), a.pillar);
     refuseOnPillarErrors(ctx, a.force);
     const env = envFor(ctx);
     const exclude = parseExclude(a.exclude);
-    const run = await compileRequest(env, { ...(mods ? { mods } : {}), ...(a.saltenv !== undefined ? { saltenv: a.saltenv } : {}), ...(exclude ? { exclude } : {}) });
+    const run = await compileRequest(env, { ...(mods ? { mods } : {}), ...(a.saltenv !== undefined ? { saltenv: a.saltenv } : {}), ...(a.top ? { top: a.top } : {}), ...(exclude ? { exclude } : {}) });
     if (!run) return withRetcode(structuredClone(NO_TOP_MATCH), STATE_FAILURE_RETCODE);
     return stateReturn(await runCompiled(env, run, testOf(ctx, a.test)));
   };
@@ -185,6 +195,22 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
       doc: 'Apply every SLS file the top file gives this minion.',
       params: defineParams([TEST, SALTENV, PILLARENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
       run: (ctx, { named }) => runMods(ctx, undefined, named),
+    }),
+    defineFunction({
+      name: 'state.top',
+      doc: 'Apply the highstate of another top file (state.top top_web.sls): a file of the environment, as top.sls is.',
+      params: defineParams([
+        { name: 'topfn', type: 'string', required: true, doc: "the top file: 'top_web.sls' or 'salt://tops/web.sls'" },
+        TEST,
+        SALTENV,
+        PILLARENV,
+        EXCLUDE,
+        PILLAR,
+        QUEUE,
+        CONCURRENT,
+        FORCE,
+      ]),
+      run: (ctx, { named }) => runMods(ctx, undefined, { ...named, top: topSlsName(named.topfn) }),
     }),
     defineFunction({
       name: 'state.sls_id',

@@ -5,7 +5,7 @@
 import type { ExecResult, RunningJobInfo } from '../modules/index.js';
 
 /** The functions that run states and take the lock; state.show_* never do. */
-export const STATE_RUN_FUNCTIONS: ReadonlySet<string> = new Set(['state.apply', 'state.sls', 'state.highstate', 'state.single', 'state.sls_id', 'state.test']);
+export const STATE_RUN_FUNCTIONS: ReadonlySet<string> = new Set(['state.apply', 'state.sls', 'state.highstate', 'state.single', 'state.sls_id', 'state.test', 'state.top']);
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 

@@ -31,6 +31,8 @@ export interface SlsRequest {
   mods?: string[];
   /** saltenv=: the environment of named mods; for a highstate, only this environment's top. */
   saltenv?: string;
+  /** state.top: the highstate of this top file (an SLS name: 'top_web') instead of top.sls. */
+  top?: string;
   exclude?: Exclusion[];
   /**
    * Salt's state.show_low_sls: compile the rendered high data as is, without `extend`, `exclude`
@@ -64,7 +66,7 @@ export function compileFailed(errors: readonly CompileError[]): BrineError {
 const autoOrder = (env: StateEnv): boolean => env.exec.config.state_auto_order !== false;
 
 /** The top-file options of the minion's config (validated at start by the option table). */
-function topOptions(config: Readonly<Record<string, unknown>>, saltenv: string | undefined): TopOptions {
+function topOptions(config: Readonly<Record<string, unknown>>, saltenv: string | undefined, topName?: string): TopOptions {
   const strategy = config.top_file_merging_strategy;
   return {
     ...(strategy === 'same' || strategy === 'merge_all' ? { strategy } : {}),
@@ -72,11 +74,12 @@ function topOptions(config: Readonly<Record<string, unknown>>, saltenv: string |
     ...(Array.isArray(config.env_order) ? { envOrder: config.env_order.map(String) } : {}),
     ...(typeof config.state_top_saltenv === 'string' && config.state_top_saltenv !== '' ? { stateTopSaltenv: config.state_top_saltenv } : {}),
     ...(saltenv !== undefined ? { saltenv } : {}),
+    ...(topName !== undefined ? { topName } : {}),
   };
 }
 
 /** The merged top for this minion (state.show_top); `saltenv` limits it to that environment's top file and section. */
-export async function showTop(env: StateEnv, saltenv?: string): Promise<Record<string, string[]>> {
+export async function showTop(env: StateEnv, saltenv?: string, topName?: string): Promise<Record<string, string[]>> {
   const loader = slsLoader(env.files, env.exec);
   const envs = await env.files.listEnvs();
   const nodegroups = env.exec.config.nodegroups;
@@ -84,7 +87,7 @@ export async function showTop(env: StateEnv, saltenv?: string): Promise<Record<s
     envs,
     loader,
     { id: env.exec.minionId, grains: env.exec.grains(), ...(typeof nodegroups === 'object' && nodegroups !== null ? { nodegroups: nodegroups as Record<string, unknown> } : {}) },
-    topOptions(env.exec.config, saltenv),
+    topOptions(env.exec.config, saltenv, topName),
   );
   if (errors.length > 0) throw compileFailed(errors);
   return top;
@@ -94,7 +97,7 @@ export async function showTop(env: StateEnv, saltenv?: string): Promise<Record<s
 async function compileHigh(env: StateEnv, req: SlsRequest): Promise<{ high: HighId[]; run: CompiledRun } | undefined> {
   let requests: Array<{ sls: string; env: string }>;
   if (req.mods === undefined) {
-    const top = await showTop(env, req.saltenv);
+    const top = await showTop(env, req.saltenv, req.top);
     requests = Object.entries(top).flatMap(([e, names]) => names.map((sls) => ({ sls, env: e })));
     if (requests.length === 0) return undefined;
   } else {

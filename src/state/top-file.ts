@@ -27,6 +27,8 @@ export interface TopOptions extends TopReadOptions {
   strategy?: TopMergingStrategy;
   /** default_top: the top file an environment without one borrows its section from (`same`). */
   defaultTop?: string;
+  /** state.top's top file as an SLS name ('top_web' for top_web.sls); `top` when absent. */
+  topName?: string;
 }
 
 function isMapping(x: unknown): x is Record<string, unknown> {
@@ -79,12 +81,12 @@ function matchTarget(section: string, tgt: string, entries: unknown, from: strin
 }
 
 /** Renders the top file of each environment to read; a missing or empty one is `{}` (Salt's get_tops). */
-async function readTops(read: readonly string[], loader: SlsLoader, errors: CompileError[]): Promise<Map<string, TopData[]>> {
+async function readTops(read: readonly string[], loader: SlsLoader, errors: CompileError[], topName = 'top'): Promise<Map<string, TopData[]>> {
   const tops = new Map<string, TopData[]>();
   for (const env of read) {
     let loaded: { data: unknown } | undefined;
     try {
-      loaded = await loader.load('top', env);
+      loaded = await loader.load(topName, env);
     } catch (err) {
       if (isBrineError(err, 'FILESERVER_UNAVAILABLE')) throw err;
       errors.push(compileError(`Rendering top.sls in saltenv '${env}' failed: ${isBrineError(err) ? err.message : String(err)}`, `${env}:top`));
@@ -145,7 +147,7 @@ export async function evaluateTop(
     );
     return { top: {}, errors };
   }
-  const tops = await readTops(topEnvsToRead(envs, opts), loader, errors);
+  const tops = await readTops(topEnvsToRead(envs, opts), loader, errors, opts.topName);
   const merged = mergeTops(tops, strategy, opts.defaultTop ?? 'base');
   for (const [from, section] of merged.malformed) {
     errors.push(compileError(`top.sls (saltenv ${from}): the '${section}' environment must map targets to lists of SLS names`, `${from}:top`));

@@ -47,8 +47,11 @@ describe('brine api: the REST API as its own process', () => {
     const htpasswd = path.join(cluster.root, 'htpasswd');
     fs.writeFileSync(htpasswd, HTPASSWD, { mode: 0o600 });
     port = await freePort();
+    const reactSls = path.join(cluster.root, 'react.sls');
+    fs.writeFileSync(reactSls, 'ping_m1:\n  local.test.ping:\n    - tgt: m1\n');
     masterConfig = {
       api: { port, standalone: true, webhook_url: '/hook' },
+      reactor: [{ 'salt/netapi/hook/react': [reactSls] }],
       external_auth: { file: { '^filename': htpasswd, '^filetype': 'htpasswd', ...ACL } },
       log_level: 'debug',
     };
@@ -175,6 +178,39 @@ describe('brine api: the REST API as its own process', () => {
     } finally {
       stream.close();
     }
+  });
+
+  it("GET /reactions lists the master's reactor activity over the control socket (issue 25: it was 404)", async () => {
+    const hook = await api.post('/hook/react', admin, { why: 'test' });
+    assert.equal(hook.status, 200, hook.text);
+    const reaction = await waitUntil(
+      async () => {
+        const r = await api.get('/reactions', admin);
+        assert.equal(r.status, 200, r.text);
+        return (r.json.return[0] as Array<{ tag: string; sls: string; id?: string; fun?: string; outcome: string; jid?: string }>).find((x) => x.tag === 'salt/netapi/hook/react');
+      },
+      20_000,
+      'the reaction to the hook in GET /reactions',
+    );
+    assert.equal(reaction.sls, path.join(cluster.root, 'react.sls'));
+    assert.equal(reaction.id, 'ping_m1');
+    assert.equal(reaction.fun, 'local.test.ping');
+    assert.ok(['published', 'done'].includes(reaction.outcome), reaction.outcome);
+    assert.match(reaction.jid ?? '', /^\d{20}$/);
+    // the reaction's job ran on m1, as the job cache shows
+    const job = await waitUntil(
+      async () => {
+        const r = await api.get(`/jobs/${reaction.jid}`, admin);
+        return r.status === 200 && r.json.return[0].m1 !== undefined ? r.json.return[0] : undefined;
+      },
+      20_000,
+      "the reaction's job return",
+    );
+    assert.equal(job.m1, true);
+    expectError(await api.get('/reactions?limit=0', admin), 400, 'BAD_ARGUMENTS');
+    const limited = await api.login('limited', 's3cret');
+    const refused = await api.get('/reactions', limited);
+    assert.equal(refused.status, 403, refused.text);
   });
 
   it('while the master is down: 503 MASTER_UNREACHABLE, the process stays up; back when the master is', async () => {

@@ -223,12 +223,24 @@ no_such_runner:
     assert.ok(stamp('one') < stamp('three'), 'step_one ran before step_three');
     assert.equal(fs.existsSync(path.join(out, 'never')), false);
 
-    // the job cache: the orchestration under its runner jid, returned by <master>_master; each step's job under its own
+    // the job cache: the orchestration once, under its runner jid, returned by <master>_master as
+    // Salt's RunnerClient stores it (the ret event's data); each step's job under its own jid
     const jobs = (await api.post('/', token, [{ client: 'runner', fun: 'jobs.list_jobs', kwarg: { search_function: 'runner.state.orchestrate' } }])).json.return[0];
+    // issue 25 (orch point 1): one runner job per orchestration (the test=True run and this one)
+    assert.equal(Object.keys(jobs).length, 2, JSON.stringify(jobs));
     const runnerJid = Object.keys(jobs).sort().at(-1)!;
+    assert.equal(jobs[runnerJid].Target, MASTER_ID);
     const stored = (await api.post('/', token, [{ client: 'runner', fun: 'jobs.lookup_jid', kwarg: { jid: runnerJid } }])).json.return[0];
-    assert.equal(stored[MASTER_ID].retcode, 1);
-    assert.deepEqual(Object.keys(stored[MASTER_ID].data[MASTER_ID]).length, 5);
+    assert.deepEqual(Object.keys(stored), [MASTER_ID]);
+    assert.equal(stored[MASTER_ID].fun, 'runner.state.orchestrate');
+    assert.equal(stored[MASTER_ID].jid, runnerJid);
+    assert.equal(stored[MASTER_ID].success, false, 'a failed step fails the runner job (check_result of its data)');
+    assert.equal(stored[MASTER_ID].return.retcode, 1);
+    assert.deepEqual(Object.keys(stored[MASTER_ID].return.data[MASTER_ID]).length, 5);
+    // the steps' jobs carry the orchestration's user, under jids of their own
+    const stepJobs = Object.values(steps).flatMap((s) => (s.__jid__ ? [s.__jid__] : []));
+    assert.equal(new Set(stepJobs).size, 3);
+    assert.ok(!stepJobs.includes(runnerJid));
     const stepJob = (await api.post('/', token, [{ client: 'runner', fun: 'jobs.lookup_jid', kwarg: { jid: steps.step_three!.__jid__ } }])).json.return[0];
     assert.ok(stepJob.m2, JSON.stringify(stepJob));
     assert.notEqual(steps.step_three!.__jid__, runnerJid);
@@ -277,6 +289,12 @@ no_such_runner:
     assert.equal(steps.keys!.comment, "Wheel function 'key.list_all' executed.");
     assert.deepEqual(((steps.keys!.changes.return as { minions: string[] }).minions ?? []).sort(), ['m1', 'm2']);
     assert.equal(steps.active!.comment, "Runner function 'jobs.active' executed.");
+    // each runner or wheel step is a job of its own (Salt's __jid__ of the step); the runner's is in the job cache
+    assert.match(steps.active!.__jid__ ?? '', /^\d{20}$/);
+    assert.match(steps.keys!.__jid__ ?? '', /^\d{20}$/);
+    const activeJob = (await api.post('/', token, [{ client: 'runner', fun: 'jobs.list_job', kwarg: { jid: steps.active!.__jid__ } }])).json.return[0];
+    assert.equal(activeJob.Function, 'runner.jobs.active');
+    assert.equal(activeJob.User, 'admin');
     assert.equal(steps.no_such_runner!.result, false);
     assert.equal(steps.no_such_runner!.comment, "Runner function 'nosuch.runner' failed.");
     assert.match(String((steps.no_such_runner!.changes.return as { Error: string }).Error), /nosuch\.runner/);

@@ -8,7 +8,20 @@ import type { ApiBackend, ApiJobSink } from '../../api/index.js';
 import type { Authenticator } from '../../auth/index.js';
 import type { JobCache } from '../../jobs/index.js';
 import type { KeyStore } from '../../pki/index.js';
-import type { ActiveJidsReply, ControlReply, ControlRequest, EventFired, HookEmitted, KeysReconciled, Matched, MetricsReply, Published, RunnerRet, SessionsReply } from '../../protocol/index.js';
+import type {
+  ActiveJidsReply,
+  ControlReply,
+  ControlRequest,
+  EventFired,
+  HookEmitted,
+  KeysReconciled,
+  Matched,
+  MetricsReply,
+  Published,
+  ReactionsReply,
+  RunnerRet,
+  SessionsReply,
+} from '../../protocol/index.js';
 import type { Clock } from '../../util/clock.js';
 import { BrineError, isErrorCode } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
@@ -162,6 +175,8 @@ export function createRemoteBackend(d: RemoteBackendDeps): RemoteBackend {
       if (!r.done) return { jid: r.jid, done: false };
       return { jid: r.jid, done: true, return: r.return, success: r.success ?? false, retcode: r.retcode ?? 1, ...(r.error ? { error: r.error } : {}) };
     },
+    // the reactor runs in the master: its recent reactions come over the control socket (GET /reactions)
+    reactions: async (limit) => (await ask<ReactionsReply>(sock, { t: 'reactions', limit }, 'reactions')).reactions,
     fire: async (tag, data) => {
       await ask<EventFired>(sock, { t: 'fire_event', tag, data: data as never }, 'event_fired');
     },

@@ -19,7 +19,7 @@ import type { MasterFeature, MasterTargeting } from './master-feature.js';
 import type { Metrics } from './metrics.js';
 import type { Presence } from './presence.js';
 import type { Runners } from './runners.js';
-import { runRunner } from '../../api/index.js';
+import { runRunner, type ReactionView } from '../../api/index.js';
 
 export interface ControlFeatureDeps {
   opts: MasterOptions;
@@ -33,6 +33,8 @@ export interface ControlFeatureDeps {
   files: Files;
   gitPillar: GitPillar;
   runners: Runners;
+  /** The reactor's recent reactions (the reactor feature is built after this one). */
+  reactions(limit: number): ReactionView[];
   logger: Logger;
   clock: Clock;
 }
@@ -58,6 +60,7 @@ export class Control implements MasterFeature {
       fileserverUpdate: (backend) => d.files.service.update(backend),
       gitPillarUpdate: (branch, repo) => d.gitPillar.updates.update(branch, repo),
       runner: (req) => runRunner(d.runners.backend, d.runners.host, req),
+      reactions: (limit) => d.reactions(limit),
       clock: d.clock,
     };
   }

@@ -1,17 +1,19 @@
 // Orchestration on the master (Salt's state.orchestrate / state.orch / state.orchestrate_show_sls
-// runners): each run under its own runner jid, recorded in the job cache as Salt records a runner
-// job (fun runner.state.orchestrate, returned by `<master id>_master`); its steps publish their
-// jobs through the JobTracker like any other. Stopping the master stops running orchestrations.
+// runners), reached through the runner registry: the registry's runner job (src/api/runner-job.ts)
+// is the orchestration's one job in the cache (fun runner.state.orchestrate, returned by
+// `<master id>_master`) and its jid the orchestration's; the steps publish their jobs through the
+// JobTracker, and call runners and wheel functions as jobs of their own, under their own jids.
+// Stopping the master stops running orchestrations.
 
 import * as os from 'node:os';
-import type { JidGenerator, JobCache } from '../../jobs/index.js';
+import type { JidGenerator } from '../../jobs/index.js';
 import type { Clock } from '../../util/clock.js';
-import { errorMessage } from '../../util/errors.js';
+import { BrineError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import type { FileBackend } from '../../fileserver/index.js';
 import type { EventBus } from '../event-bus.js';
 import type { JobTracker } from '../job-tracker.js';
-import type { FunctionCall, GatheredJob, OrchestrateHost } from '../../orchestrate/index.js';
+import type { FullReturn, FunctionCall, GatheredJob, OrchestrateHost } from '../../orchestrate/index.js';
 import { backendFiles, orchestrate, orchestrateArgs, orchestrateShowSls, type OrchestrateDeps } from '../../orchestrate/index.js';
 import type { MasterFeature } from './master-feature.js';
 
@@ -20,12 +22,13 @@ export interface OrchestrateFeatureDeps {
   files: FileBackend;
   jobs: () => JobTracker;
   events: EventBus;
-  cache: JobCache;
   jids: JidGenerator;
   match(tgt: string | string[], tgtType: string): { matched: string[] };
-  /** Runner and wheel functions for salt.runner / salt.wheel (the API's registry today). */
-  runner(fun: string, call: FunctionCall, user: string): Promise<unknown>;
-  wheel(fun: string, call: FunctionCall, user: string): Promise<unknown>;
+  /** salt.runner, salt.parallel_runners and salt.wheel: the runner registry's jobs (orchestrate-calls.ts). */
+  runner(fun: string, call: FunctionCall, user: string): Promise<FullReturn>;
+  wheel(fun: string, call: FunctionCall, user: string): Promise<FullReturn>;
+  /** salt.function's fail_function: an execution function on the master (salt.cmd's); absent when the daemon loads none. */
+  localCall?: ((fun: string, arg: unknown[], kwarg: Record<string, unknown>) => Promise<unknown>) | undefined;
   clock: Clock;
   logger: Logger;
 }
@@ -41,11 +44,14 @@ export const ORCHESTRATE_FUNS = ['state.orchestrate', 'state.orch', 'state.sls']
  * The orchestration runners (state.orchestrate and its aliases, state.orchestrate_show_sls) for
  * the runner registry's extraRunners: `brine runner`, the API and the reactor reach them alike.
  */
-export function orchestrateRunners(
-  orchestrate: (what: 'run' | 'show', call: FunctionCall, user: string) => Promise<unknown>,
-): Map<string, (b: unknown, c: FunctionCall & { user?: string }) => Promise<unknown>> {
-  const entry = (what: 'run' | 'show') => (_b: unknown, c: FunctionCall & { user?: string }) => orchestrate(what, { arg: c.arg, kwarg: c.kwarg }, c.user ?? 'root');
-  return new Map([...ORCHESTRATE_FUNS.map((f) => [f, entry('run')] as const), ['state.orchestrate_show_sls', entry('show')] as const]);
+export function orchestrateRunners(o: Pick<Orchestrate, 'run' | 'showSls'>): Map<string, (b: unknown, c: FunctionCall & { user?: string; jid?: string }) => Promise<unknown>> {
+  const run = async (_b: unknown, c: FunctionCall & { user?: string; jid?: string }): Promise<unknown> => {
+    // the registry's runner job gives the jid the orchestration's steps name (`salt/run/<jid>/args`)
+    if (c.jid === undefined) throw new BrineError('RUNNER_UNAVAILABLE', 'state.orchestrate runs only as a runner job: call it through brine runner or the API runner client');
+    return o.run({ arg: c.arg, kwarg: c.kwarg }, c.user ?? 'root', c.jid);
+  };
+  const show = (_b: unknown, c: FunctionCall & { user?: string }): Promise<unknown> => o.showSls({ arg: c.arg, kwarg: c.kwarg }, c.user ?? 'root');
+  return new Map([...ORCHESTRATE_FUNS.map((f) => [f, run] as const), ['state.orchestrate_show_sls', show] as const]);
 }
 
 export class Orchestrate implements MasterFeature {
@@ -62,38 +68,25 @@ export class Orchestrate implements MasterFeature {
         d.events.fire(tag, data);
       },
       subscribe: (fn) => d.events.subscribe(fn),
-      // an orchestration may run another (salt.runner state.orchestrate, parallel_runners)
-      runner: (fun, call, user) => ((ORCHESTRATE_FUNS as readonly string[]).includes(fun) ? this.run(call, user) : d.runner(fun, call, user)),
+      // a nested orchestration (salt.runner state.orchestrate) is a runner job of its own too
+      runner: (fun, call, user) => d.runner(fun, call, user),
       wheel: (fun, call, user) => d.wheel(fun, call, user),
+      localCall: (fun, arg) => {
+        if (d.localCall === undefined) return Promise.reject(new BrineError('RUNNER_UNAVAILABLE', `fail_function ${fun}: this master runs no execution functions itself (salt.cmd is not wired)`));
+        return d.localCall(fun, arg, {});
+      },
     };
     this.deps = { host, files: backendFiles(d.files), config: d.config, clock: d.clock };
   }
 
-  /** state.orchestrate: Salt's runner return; the run is in the job cache under its runner jid. */
-  async run(call: FunctionCall, user: string): Promise<unknown> {
+  /**
+   * state.orchestrate under the registry's runner job `jid`: Salt's runner return. The job, its
+   * events and its return in the job cache are the registry's (one job per orchestration).
+   */
+  async run(call: FunctionCall, user: string, jid: string): Promise<unknown> {
     const args = orchestrateArgs(call, this.d.config.test === true);
-    const jid = this.d.jids.next();
-    const masterId = this.deps.host.masterId;
-    const startedAt = this.d.clock.now();
-    const fun = 'runner.state.orchestrate';
-    this.d.cache.saveJob({
-      jid,
-      fun,
-      arg: [args.mods.join(',')],
-      kwarg: { saltenv: args.saltenv, test: args.test, pillar: args.pillar },
-      tgt: masterId,
-      tgtType: 'list',
-      user,
-      minions: [masterId],
-      startedAt,
-    });
     this.d.logger.info({ jid, mods: args.mods, test: args.test, user }, `orchestration ${jid} of ${args.mods.join(',')} started`);
     const ret = await orchestrate(this.deps, { ...args, user, jid }, this.stopping.signal);
-    try {
-      this.d.cache.saveReturn({ jid, minion: masterId, fun, return: ret, retcode: ret.retcode, success: ret.retcode === 0, receivedAt: this.d.clock.now() });
-    } catch (err) {
-      this.d.logger.error({ jid, err: errorMessage(err) }, `orchestration ${jid} finished but its return could not be stored: ${errorMessage(err)}; free disk space or fix cachedir`);
-    }
     this.d.logger.info({ jid, retcode: ret.retcode }, `orchestration ${jid} finished with retcode ${ret.retcode}`);
     return ret;
   }

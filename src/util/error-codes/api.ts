@@ -79,9 +79,4 @@ export const API_ERRORS = {
     'Close the streams you no longer read (each browser tab of the web view holds one), or share one stream between your consumers.',
     1,
   ),
-  ORCHESTRATE_UNAVAILABLE: spec(
-    'state.orchestrate was called where no master runs it: orchestrations run inside the master (they publish jobs and follow its event bus), and a standalone `brine api` has no master in its process.',
-    'Call the runner through the API the master itself serves (`api:` without standalone), or from the master host.',
-    1,
-  ),
 } as const satisfies Record<string, ErrorSpec>;

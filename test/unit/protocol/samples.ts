@@ -195,6 +195,7 @@ export const CONTROL_REQUEST_SAMPLES: Sample[] = [
     bad: { fun: ['', 1, 'f'.repeat(257)], arg: [{}], kwarg: [[1]], async: ['yes'], timeout: [-1], apiUser: [''] },
   },
   { message: { t: 'fire_event', tag: 'salt/wheel/1/new', data: { a: 1 } }, optional: [], bad: { tag: ['', 'x'.repeat(1025)], data: [[1], null] } },
+  { message: { t: 'reactions', limit: 50 }, optional: [], bad: { limit: [0, 1001, 1.5, '5'] } },
 ];
 
 export const CONTROL_REPLY_SAMPLES: Sample[] = [
@@ -219,6 +220,16 @@ export const CONTROL_REPLY_SAMPLES: Sample[] = [
   },
   { message: { t: 'event_fired', tag: 'myco/deploy/start' }, optional: [], bad: { tag: [1, 't'.repeat(1025)] } },
   { message: { t: 'metrics', text: '# HELP x\n', contentType: 'text/plain; version=0.0.4' }, optional: [], bad: { text: [1], contentType: [null] } },
+  {
+    message: {
+      t: 'reactions',
+      reactions: [
+        { at: 1796579400000, tag: 'salt/key', sls: '/srv/reactor/key.sls', id: 'highstate_new', fun: 'local.state.apply', outcome: 'published', jid: JID, error: { code: 'E', message: 'm' } },
+      ],
+    },
+    optional: [],
+    bad: { reactions: [[{ at: 1, tag: 'x', sls: 'y' }], [{ at: -1, tag: 'x', sls: 'y', outcome: 'done' }], [{ at: 1, tag: 'x', sls: 'y', outcome: 'done', jid: '1' }]] },
+  },
   {
     message: { t: 'fileserver_updated', remotes: [{ remote: 'ssh://git@h/r.git', ok: false, changed: false, error: 'Connection refused' }] },
     optional: [],

@@ -92,3 +92,31 @@ describe('environments', () => {
     assert.match(only.comment, /No Top file or master_tops data matches found/);
   });
 });
+
+describe('state.top (issue 25: salt.state top: in orchestration)', () => {
+  const tree = {
+    base: {
+      'top.sls': "base:\n  '*':\n    - core\n",
+      'tops/web.sls': "base:\n  '*':\n    - webonly\n",
+      'core.sls': 'core:\n  rec.state: []\n',
+      'webonly.sls': 'webonly:\n  rec.state: []\n',
+    },
+  };
+
+  it("runs the highstate of the top file it names (salt:// or a path), not top.sls's", async () => {
+    for (const topfn of ['salt://tops/web.sls', 'tops/web.sls']) {
+      const h = harness(tree);
+      const r = await h.call('state.top', [topfn]);
+      assert.equal(r.retcode, 0, JSON.stringify(r.return));
+      assert.deepEqual(h.log, ['run:webonly']);
+    }
+  });
+
+  it('a path outside the environment, or none, is a coded error saying what to give', async () => {
+    for (const topfn of ['../etc/top.sls', 'salt://', 'a/./b.sls']) {
+      const r = await harness(tree).call('state.top', [topfn]);
+      assert.equal(r.error?.code, 'BAD_ARGUMENTS', topfn);
+      assert.match(r.error?.message ?? '', /give one like top_web\.sls/);
+    }
+  });
+});

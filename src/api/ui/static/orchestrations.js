@@ -8,7 +8,9 @@ const SHOWN = 20;
 
 /** The run's steps in run order: [{id, result, comment}]. */
 function stepsOf(stored) {
-  const byMaster = stored && typeof stored === 'object' ? Object.values(stored)[0] : undefined;
+  const ret = stored && typeof stored === 'object' ? Object.values(stored)[0] : undefined;
+  // the runner job's stored return is its ret event's data ({fun, jid, return, success, ...}), as Salt's RunnerClient stores it
+  const byMaster = ret && typeof ret === 'object' && ret.return && typeof ret.return === 'object' && 'data' in ret.return ? ret.return : ret;
   const data = byMaster?.data && typeof byMaster.data === 'object' ? Object.values(byMaster.data)[0] : undefined;
   if (Array.isArray(data)) return { errors: data.map(String), steps: [] };
   const steps = Object.values(data ?? {})
@@ -26,7 +28,10 @@ function outcome(result) {
 
 function row(jid, job, stored) {
   const { errors, steps, retcode } = stepsOf(stored);
-  const sls = Array.isArray(job.Arguments) && typeof job.Arguments[0] === 'string' ? job.Arguments[0] : '';
+  // the SLS given positionally, or as mods= (Salt's Arguments list ends with the keyword arguments)
+  const args = Array.isArray(job.Arguments) ? job.Arguments : [];
+  const kw = args.find((a) => a && typeof a === 'object' && !Array.isArray(a));
+  const sls = typeof args[0] === 'string' ? args[0] : typeof kw?.mods === 'string' ? kw.mods : Array.isArray(kw?.mods) ? kw.mods.join(',') : '';
   const list = el(
     'ul',
     { className: 'steps' },
