@@ -3,10 +3,10 @@
 // (or rcS.d), which `update-rc.d` writes. Each function answers as Salt's does: true/false from
 // the command's exit code, never an error for a script that fails.
 
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { globToRegExp, hasGlob } from './glob.js';
 import { checkName, runArgv, which } from './host-tools.js';
+import { currentRunlevel, type InitService, type InitVerb, listDir } from './service-init.js';
 
 /** Init script names: what Debian's policy allows in /etc/init.d (and what `service` accepts). */
 const SCRIPT = /^[A-Za-z0-9_.@+:-]+$/;
@@ -22,28 +22,8 @@ export function scriptName(fun: string, name: string, allowGlob = false): string
   return checkName(fun, 'service name', name, allowGlob ? SCRIPT_GLOB : SCRIPT);
 }
 
-function listDir(dir: string): string[] {
-  try {
-    // glob('*') skips dot files, as Salt's glob.glob does
-    return readdirSync(dir).filter((f) => !f.startsWith('.'));
-  } catch {
-    return [];
-  }
-}
-
-/**
- * The current runlevel as Salt's _get_runlevel reads it from `runlevel`; in a container without
- * an init it prints "unknown", which Salt takes as Debian's default, 2.
- */
-async function runlevel(fun: string): Promise<string> {
-  // without the program (systemd-sysv or sysvinit-core provide it), Debian's default as well
-  if (!which('runlevel')) return '2';
-  const r = await runArgv(fun, ['runlevel']);
-  const level = r.stdout.trim().split(/\s+/)[1];
-  return r.stdout.includes('unknown') || level === undefined ? '2' : level;
-}
-
-export class DebianService {
+export class DebianService implements InitService {
+  readonly provider = 'debian_service';
   private readonly root: string;
 
   constructor(opts: DebianServiceOptions = {}) {
@@ -52,7 +32,7 @@ export class DebianService {
 
   /** service.get_enabled: the names of the S links in rcS.d and rc<runlevel>.d, sorted. */
   async getEnabled(fun: string): Promise<string[]> {
-    const level = await runlevel(fun);
+    const level = await currentRunlevel(fun, '2');
     const names = new Set<string>();
     for (const dir of ['S', level]) {
       for (const link of listDir(path.join(this.root, 'etc', `rc${dir}.d`))) {
@@ -90,7 +70,7 @@ export class DebianService {
   }
 
   /** start, stop, restart, reload, force-reload: `service <name> <verb>`, true when it exits 0. */
-  async run(fun: string, name: string, verb: 'start' | 'stop' | 'restart' | 'reload' | 'force-reload' | 'status'): Promise<boolean> {
+  async run(fun: string, name: string, verb: InitVerb): Promise<boolean> {
     return (await runArgv(fun, ['service', scriptName(fun, name), verb])).retcode === 0;
   }
 
