@@ -7,7 +7,7 @@ export const JOB_ERRORS = {
   BAD_ARGUMENTS: spec('The arguments do not fit the function.', 'See the function signature with `brine run <target> sys.doc <function>`.', 1),
   EXEC_FAILED: spec('The function raised an error while running.', 'Read the message; it comes from the function itself.', 1),
   SERVICE_MANAGER_UNSUPPORTED: spec(
-    "No service manager brine can drive on this host: systemd is not running, and the host is none whose /etc/init.d scripts brine runs as Salt does (debian_service on Debian, Raspbian, Devuan, NILinuxRT; rh_service on Red Hat family releases before systemd; linux_service on another Linux whose init is sysvinit or unknown). The message names the os grain and why.",
+    'No service manager brine can drive on this host: systemd is not running, and the host is none whose /etc/init.d scripts brine runs as Salt does (debian_service on Debian, Raspbian, Devuan, NILinuxRT; rh_service on Red Hat family releases before systemd; linux_service on another Linux whose init is sysvinit or unknown). The message names the os grain and why.',
     'Manage the process with cmd.run (its init script or supervisor), or run the minion on a host booted with systemd.',
     1,
   ),
