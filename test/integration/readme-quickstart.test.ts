@@ -1,9 +1,10 @@
 // Issue 26 point 6: README.md's quick start, its stop/restart commands, its states example and
 // its masterless step, run as written: the shell blocks of "Using it" and "Configuring machines:
 // states" are taken from README.md and run by bash in order, with only /tmp/b moved to a temp
-// dir, the master on a free port instead of 4506, and `npx brine` being this checkout's brine
-// (an `npx` on PATH that execs it, so that `$!` is the daemon as with npm's npx). Where a person
-// would wait (the key to show up, the minion to sign in again), that `npx` polls with a deadline.
+// dir and the master on a free port instead of 4506; `npx brine` is this checkout's brine (an
+// `npx` on PATH that execs it) and the daemons run as the README starts them, `node bin/brine.js`
+// in the checkout. Where a person would wait (the key to show up, the minion to sign in again),
+// that `npx` polls with a deadline. The README's own kill must stop both daemons.
 
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,7 +25,7 @@ function shellBlocks(readme: string, from: string, to: string): string[] {
 // `npx brine ARGS`: this checkout's brine. Commands a person types after a pause wait here for
 // what the pause gives them: `key -a ID` for ID's key to be pending, `run`/`call` (not --local)
 // for the minion to answer again (it signs in within acceptance_wait_time, or reconnects after
-// a master restart). The daemons are exec'd, so that the pid the README saves is the daemon's.
+// a master restart).
 const NPX = (node: string, brine: string) => `#!/bin/bash
 [ "$1" = brine ] && shift
 b() { "${node}" "${brine}" "$@"; }
@@ -32,7 +33,6 @@ poll() { end=$((SECONDS + 60)); until "$@" >/dev/null 2>&1; do [ $SECONDS -lt $e
 pending() { b key -c "$1" -l pre | grep -qx "$2"; }
 answers() { b run -c "$1" web1 test.ping -t 5 | grep -q True; }
 case "$1" in
-  master|minion) exec "${node}" "${brine}" "$@" ;;
   # every command of the README has -c DIR right after the subcommand
   key) case " $* " in *" -a web1 "*) poll pending "$3" web1 ;; esac ;;
   run) poll answers "$3" ;;
