@@ -4,22 +4,12 @@
 // the command's exit code, never an error for a script that fails.
 
 import path from 'node:path';
-import { globToRegExp, hasGlob } from './glob.js';
-import { checkName, runArgv, which } from './host-tools.js';
-import { currentRunlevel, type InitService, type InitVerb, listDir } from './service-init.js';
-
-/** Init script names: what Debian's policy allows in /etc/init.d (and what `service` accepts). */
-const SCRIPT = /^[A-Za-z0-9_.@+:-]+$/;
-/** A glob for service.status: the script grammar plus the fnmatch characters. */
-const SCRIPT_GLOB = /^[A-Za-z0-9_.@+:*?[\]!-]+$/;
+import { runArgv, which } from './host-tools.js';
+import { currentRunlevel, type InitService, type InitVerb, listDir, scriptName, scriptStatus } from './service-init.js';
 
 export interface DebianServiceOptions {
   /** The root whose etc/init.d and etc/rc?.d are read ('/' by default; a temp dir in tests). */
   root?: string;
-}
-
-export function scriptName(fun: string, name: string, allowGlob = false): string {
-  return checkName(fun, 'service name', name, allowGlob ? SCRIPT_GLOB : SCRIPT);
 }
 
 export class DebianService implements InitService {
@@ -75,14 +65,8 @@ export class DebianService implements InitService {
   }
 
   /** service.status: the script's status verb; a glob maps every matching service; `sig` looks in ps instead. */
-  async status(fun: string, name: string, sig?: string): Promise<boolean | Record<string, boolean>> {
-    if (sig) return (await pidsMatching(fun, sig)).length > 0;
-    if (!hasGlob(name)) return this.run(fun, name, 'status');
-    scriptName(fun, name, true);
-    const re = globToRegExp(name);
-    const out: Record<string, boolean> = {};
-    for (const s of (await this.getAll(fun)).filter((n) => re.test(n))) out[s] = await this.run(fun, s, 'status');
-    return out;
+  status(fun: string, name: string, sig?: string): Promise<boolean | Record<string, boolean>> {
+    return scriptStatus(this, fun, name, sig);
   }
 
   /**
@@ -100,26 +84,4 @@ export class DebianService implements InitService {
   async disable(fun: string, name: string): Promise<boolean> {
     return (await runArgv(fun, ['update-rc.d', scriptName(fun, name), 'disable'])).retcode === 0;
   }
-}
-
-/**
- * Salt's status.pid: the pids of the processes whose command line matches `sig` (a regular
- * expression in Salt; a plain substring when it is not a valid JavaScript one), leaving out ps
- * itself and this process as Salt leaves out the minion.
- */
-export async function pidsMatching(fun: string, sig: string): Promise<number[]> {
-  const r = await runArgv(fun, ['ps', '-eo', 'pid=,args=']);
-  let test: (line: string) => boolean;
-  try {
-    const re = new RegExp(sig);
-    test = (l) => re.test(l);
-  } catch {
-    test = (l) => l.includes(sig);
-  }
-  const pids: number[] = [];
-  for (const line of r.stdout.split('\n')) {
-    const m = /^\s*(\d+)\s+(.*)$/.exec(line);
-    if (m?.[1] && m[2] !== undefined && Number(m[1]) !== r.pid && Number(m[1]) !== process.pid && test(m[2])) pids.push(Number(m[1]));
-  }
-  return pids;
 }

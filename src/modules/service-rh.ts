@@ -6,10 +6,8 @@
 
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { globToRegExp, hasGlob } from './glob.js';
 import { runArgv } from './host-tools.js';
-import { pidsMatching, scriptName } from './service-debian.js';
-import { currentRunlevel, type InitService, type InitVerb, listDir } from './service-init.js';
+import { currentRunlevel, type InitService, type InitVerb, listDir, scriptName, scriptStatus } from './service-init.js';
 
 /** Red Hat's default runlevel, which Salt assumes where `runlevel` says unknown (a kickstart, a container). */
 const RH_DEFAULT_RUNLEVEL = '3';
@@ -59,14 +57,8 @@ export class RhService implements InitService {
     return (await runArgv(fun, ['service', scriptName(fun, name), verb])).retcode === 0;
   }
 
-  async status(fun: string, name: string, sig?: string): Promise<boolean | Record<string, boolean>> {
-    if (sig) return (await pidsMatching(fun, sig)).length > 0;
-    scriptName(fun, name, hasGlob(name));
-    if (!hasGlob(name)) return this.run(fun, name, 'status');
-    const re = globToRegExp(name);
-    const out: Record<string, boolean> = {};
-    for (const s of (await this.getAll(fun)).filter((n) => re.test(n))) out[s] = await this.run(fun, s, 'status');
-    return out;
+  status(fun: string, name: string, sig?: string): Promise<boolean | Record<string, boolean>> {
+    return scriptStatus(this, fun, name, sig);
   }
 
   /** _sysv_services: what `chkconfig --list` lists with run levels, that has a script. */

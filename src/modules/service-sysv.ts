@@ -8,8 +8,7 @@ import path from 'node:path';
 import { BrineError } from '../util/errors.js';
 import { globToRegExp, hasGlob } from './glob.js';
 import { runArgv } from './host-tools.js';
-import { scriptName, pidsMatching } from './service-debian.js';
-import { type InitService, type InitVerb, notProvided } from './service-init.js';
+import { type InitService, type InitVerb, notProvided, pidsMatching, scriptName } from './service-init.js';
 
 /** linux_service's _GRAINMAP: where the scripts are when it is not /etc/init.d. */
 const SCRIPT_DIRS: Readonly<Record<string, string>> = { Arch: 'etc/rc.d', 'Arch ARM': 'etc/rc.d' };
