@@ -3,47 +3,17 @@
 // (or rcS.d), which `update-rc.d` writes. Each function answers as Salt's does: true/false from
 // the command's exit code, never an error for a script that fails.
 
-import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { globToRegExp, hasGlob } from './glob.js';
-import { checkName, runArgv, which } from './host-tools.js';
-
-/** Init script names: what Debian's policy allows in /etc/init.d (and what `service` accepts). */
-const SCRIPT = /^[A-Za-z0-9_.@+:-]+$/;
-/** A glob for service.status: the script grammar plus the fnmatch characters. */
-const SCRIPT_GLOB = /^[A-Za-z0-9_.@+:*?[\]!-]+$/;
+import { runArgv, which } from './host-tools.js';
+import { currentRunlevel, type InitService, type InitVerb, listDir, scriptName, scriptStatus } from './service-init.js';
 
 export interface DebianServiceOptions {
   /** The root whose etc/init.d and etc/rc?.d are read ('/' by default; a temp dir in tests). */
   root?: string;
 }
 
-export function scriptName(fun: string, name: string, allowGlob = false): string {
-  return checkName(fun, 'service name', name, allowGlob ? SCRIPT_GLOB : SCRIPT);
-}
-
-function listDir(dir: string): string[] {
-  try {
-    // glob('*') skips dot files, as Salt's glob.glob does
-    return readdirSync(dir).filter((f) => !f.startsWith('.'));
-  } catch {
-    return [];
-  }
-}
-
-/**
- * The current runlevel as Salt's _get_runlevel reads it from `runlevel`; in a container without
- * an init it prints "unknown", which Salt takes as Debian's default, 2.
- */
-async function runlevel(fun: string): Promise<string> {
-  // without the program (systemd-sysv or sysvinit-core provide it), Debian's default as well
-  if (!which('runlevel')) return '2';
-  const r = await runArgv(fun, ['runlevel']);
-  const level = r.stdout.trim().split(/\s+/)[1];
-  return r.stdout.includes('unknown') || level === undefined ? '2' : level;
-}
-
-export class DebianService {
+export class DebianService implements InitService {
+  readonly provider = 'debian_service';
   private readonly root: string;
 
   constructor(opts: DebianServiceOptions = {}) {
@@ -52,7 +22,7 @@ export class DebianService {
 
   /** service.get_enabled: the names of the S links in rcS.d and rc<runlevel>.d, sorted. */
   async getEnabled(fun: string): Promise<string[]> {
-    const level = await runlevel(fun);
+    const level = await currentRunlevel(fun, '2');
     const names = new Set<string>();
     for (const dir of ['S', level]) {
       for (const link of listDir(path.join(this.root, 'etc', `rc${dir}.d`))) {
@@ -90,19 +60,13 @@ export class DebianService {
   }
 
   /** start, stop, restart, reload, force-reload: `service <name> <verb>`, true when it exits 0. */
-  async run(fun: string, name: string, verb: 'start' | 'stop' | 'restart' | 'reload' | 'force-reload' | 'status'): Promise<boolean> {
+  async run(fun: string, name: string, verb: InitVerb): Promise<boolean> {
     return (await runArgv(fun, ['service', scriptName(fun, name), verb])).retcode === 0;
   }
 
   /** service.status: the script's status verb; a glob maps every matching service; `sig` looks in ps instead. */
-  async status(fun: string, name: string, sig?: string): Promise<boolean | Record<string, boolean>> {
-    if (sig) return (await pidsMatching(fun, sig)).length > 0;
-    if (!hasGlob(name)) return this.run(fun, name, 'status');
-    scriptName(fun, name, true);
-    const re = globToRegExp(name);
-    const out: Record<string, boolean> = {};
-    for (const s of (await this.getAll(fun)).filter((n) => re.test(n))) out[s] = await this.run(fun, s, 'status');
-    return out;
+  status(fun: string, name: string, sig?: string): Promise<boolean | Record<string, boolean>> {
+    return scriptStatus(this, fun, name, sig);
   }
 
   /**
@@ -120,26 +84,4 @@ export class DebianService {
   async disable(fun: string, name: string): Promise<boolean> {
     return (await runArgv(fun, ['update-rc.d', scriptName(fun, name), 'disable'])).retcode === 0;
   }
-}
-
-/**
- * Salt's status.pid: the pids of the processes whose command line matches `sig` (a regular
- * expression in Salt; a plain substring when it is not a valid JavaScript one), leaving out ps
- * itself and this process as Salt leaves out the minion.
- */
-export async function pidsMatching(fun: string, sig: string): Promise<number[]> {
-  const r = await runArgv(fun, ['ps', '-eo', 'pid=,args=']);
-  let test: (line: string) => boolean;
-  try {
-    const re = new RegExp(sig);
-    test = (l) => re.test(l);
-  } catch {
-    test = (l) => l.includes(sig);
-  }
-  const pids: number[] = [];
-  for (const line of r.stdout.split('\n')) {
-    const m = /^\s*(\d+)\s+(.*)$/.exec(line);
-    if (m?.[1] && m[2] !== undefined && Number(m[1]) !== r.pid && Number(m[1]) !== process.pid && test(m[2])) pids.push(Number(m[1]));
-  }
-  return pids;
 }

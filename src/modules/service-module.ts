@@ -1,8 +1,9 @@
 // The `service` module: start, stop, restart, reload, force_reload, status, enable, disable,
 // enabled, disabled, available, missing, get_all, get_enabled, get_disabled, offline. The host
 // picks the backend as Salt's loader does (service-backend.ts): systemd (`systemctl` with an
-// argv array) when booted with it, Debian's init scripts (service-debian.ts) without it; on any
-// other host every function returns a coded error that says what to do.
+// argv array) when booted with it; without it the init scripts, driven as Salt's debian_service
+// (service-debian.ts), rh_service (service-rh.ts) or linux_service (service-sysv.ts) drives
+// them; on any other host every function returns a coded error that says what to do.
 
 import { existsSync } from 'node:fs';
 import { BrineError } from '../util/errors.js';
@@ -10,6 +11,9 @@ import { globToRegExp, hasGlob } from './glob.js';
 import { createMaskFunctions } from './service-mask.js';
 import { selectServiceBackend, systemdOffline } from './service-backend.js';
 import { DebianService } from './service-debian.js';
+import type { InitService } from './service-init.js';
+import { RhService } from './service-rh.js';
+import { SysvService } from './service-sysv.js';
 import { checkName, runArgv, runChecked, tail, which } from './host-tools.js';
 import type { ExecContext, ModuleFunction, ParamSpec } from './types.js';
 import { defineFunction, defineParam, type TypedArgs } from './define-function.js';
@@ -40,10 +44,10 @@ function requireSystemd(fun: string, marker: string): void {
   }
 }
 
-function unsupported(fun: string, marker: string, os: string): BrineError {
+function unsupported(fun: string, marker: string, os: string, reason: string): BrineError {
   return new BrineError(
     'SERVICE_MANAGER_UNSUPPORTED',
-    `${fun}: systemd is not running on this host (${marker} is missing) and its os grain '${os}' is not one whose init scripts brine drives without it (Debian, Raspbian, Devuan, NILinuxRT, as Salt's debian_service); manage the process with cmd.run (its init script or supervisor), or run the minion on a host booted with systemd`,
+    `${fun}: systemd is not running on this host (${marker} is missing) and brine has no init-script provider for it (os grain '${os}': ${reason}); manage the process with cmd.run (its init script or supervisor), or run the minion on a host booted with systemd`,
     { details: { systemd: false, os } },
   );
 }
@@ -125,15 +129,16 @@ const SIG = defineParam({ name: 'sig', type: 'string', doc: "without systemd: a 
 /** The arguments of the functions that act on one unit (start, stop, enable ...). */
 type UnitArgs = TypedArgs<readonly [typeof NAME, typeof NO_BLOCK]>;
 
-/** One function's body per backend; the call picks the host's backend each time. */
+/** One function's body for systemd and one for the init-script providers; the call picks the host's backend each time. */
 interface Bodies<Ps extends readonly ParamSpec[]> {
   systemd(a: TypedArgs<Ps>): Promise<unknown>;
-  debian(d: DebianService, a: TypedArgs<Ps>): Promise<unknown>;
+  init(d: InitService, a: TypedArgs<Ps>): Promise<unknown>;
 }
 
 export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunction[] {
   const marker = opts.systemdMarker ?? SYSTEMD_MARKER;
   const debian = new DebianService({ root: opts.initRoot });
+  const rh = new RhService({ root: opts.initRoot });
   const fn = <const Ps extends readonly ParamSpec[]>(name: string, doc: string, params: Ps, bodies: Bodies<Ps>, kwargs = false): ModuleFunction =>
     defineFunction({
       name,
@@ -142,14 +147,17 @@ export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunctio
       // Salt's debian_service enable/disable/enabled take **kwargs (the states pass theirs on)
       ...(kwargs ? { kwargs: true } : {}),
       run: (ctx: ExecContext, a: TypedArgs<Ps>) => {
-        const backend = selectServiceBackend({ grains: ctx.grains(), booted: existsSync(marker) });
+        const grains = ctx.grains();
+        const backend = selectServiceBackend({ grains, booted: existsSync(marker) });
         if (backend.kind === 'systemd') return bodies.systemd(a);
-        if (backend.kind === 'debian') return bodies.debian(debian, a);
-        throw unsupported(name, marker, backend.os);
+        if (backend.kind === 'debian') return bodies.init(debian, a);
+        if (backend.kind === 'rh') return bodies.init(rh, a);
+        if (backend.kind === 'sysv') return bodies.init(new SysvService({ root: opts.initRoot, os: () => String(grains.os ?? '') }), a);
+        throw unsupported(name, marker, backend.os, backend.reason);
       },
     });
   const verb = (fun: string, systemctlVerb: string, initVerb: 'start' | 'stop' | 'restart' | 'reload' | 'force-reload', doc: string): ModuleFunction =>
-    fn(fun, doc, [NAME, NO_BLOCK], { systemd: (a) => action(fun, systemctlVerb, a), debian: (d, a) => d.run(fun, a.named.name, initVerb) });
+    fn(fun, doc, [NAME, NO_BLOCK], { systemd: (a) => action(fun, systemctlVerb, a), init: (d, a) => d.run(fun, a.named.name, initVerb) });
   return [
     verb('service.start', 'start', 'start', "Start a service; true on success (systemd: an error with systemctl's message otherwise; init scripts: false)."),
     verb('service.stop', 'stop', 'stop', 'Stop a service; true on success.'),
@@ -158,54 +166,54 @@ export function createServiceFunctions(opts: ServiceOptions = {}): ModuleFunctio
     verb('service.force_reload', 'force-reload', 'force-reload', 'Force-reload a service (reload, or restart where it cannot reload); true on success.'),
     fn('service.status', 'True if the service is running; a glob returns {service: running} for each match.', [{ ...NAME, doc: 'service name or glob' }, SIG], {
       systemd: (a) => status('service.status', a.named.name),
-      debian: (d, a) => d.status('service.status', a.named.name, a.named.sig),
+      init: (d, a) => d.status('service.status', a.named.name, a.named.sig),
     }),
     fn(
       'service.enable',
       'Enable a service at boot; true if it succeeded.',
       [NAME, NO_BLOCK],
-      { systemd: (a) => toggle('service.enable', 'enable', a), debian: (d, a) => d.enable('service.enable', a.named.name) },
+      { systemd: (a) => toggle('service.enable', 'enable', a), init: (d, a) => d.enable('service.enable', a.named.name) },
       true,
     ),
     fn(
       'service.disable',
       'Disable a service at boot; true if it succeeded.',
       [NAME, NO_BLOCK],
-      { systemd: (a) => toggle('service.disable', 'disable', a), debian: (d, a) => d.disable('service.disable', a.named.name) },
+      { systemd: (a) => toggle('service.disable', 'disable', a), init: (d, a) => d.disable('service.disable', a.named.name) },
       true,
     ),
     fn(
       'service.enabled',
       'True if the service starts at boot (systemctl is-enabled; without systemd an S link in /etc/rc<level>.d).',
       [NAME],
-      { systemd: (a) => isEnabled('service.enabled', a.named.name), debian: (d, a) => d.enabled('service.enabled', a.named.name) },
+      { systemd: (a) => isEnabled('service.enabled', a.named.name), init: (d, a) => d.enabled('service.enabled', a.named.name) },
       true,
     ),
     fn('service.disabled', 'True if the service does not start at boot.', [NAME], {
       systemd: async (a) => !(await isEnabled('service.disabled', a.named.name)),
-      debian: (d, a) => d.disabled('service.disabled', a.named.name),
+      init: (d, a) => d.disabled('service.disabled', a.named.name),
     }),
     fn('service.available', 'True if the service exists (a systemd unit, or an /etc/init.d script without systemd).', [NAME], {
       systemd: (a) => available('service.available', unitName('service.available', a.named.name)),
-      debian: (d, a) => d.available('service.available', a.named.name),
+      init: (d, a) => d.available('service.available', a.named.name),
     }),
     fn('service.missing', 'The inverse of service.available.', [NAME], {
       systemd: async (a) => !(await available('service.missing', unitName('service.missing', a.named.name))),
-      debian: async (d, a) => !(await d.available('service.missing', a.named.name)),
+      init: async (d, a) => !(await d.available('service.missing', a.named.name)),
     }),
-    fn('service.get_all', 'Every service name, sorted.', [], { systemd: () => unitFiles('service.get_all'), debian: (d) => d.getAll('service.get_all') }),
+    fn('service.get_all', 'Every service name, sorted.', [], { systemd: () => unitFiles('service.get_all'), init: (d) => d.getAll('service.get_all') }),
     fn('service.get_enabled', 'The services that start at boot, sorted.', [], {
       systemd: () => unitFiles('service.get_enabled', 'enabled'),
-      debian: (d) => d.getEnabled('service.get_enabled'),
+      init: (d) => d.getEnabled('service.get_enabled'),
     }),
     fn('service.get_disabled', 'The services that do not start at boot, sorted.', [], {
       systemd: () => unitFiles('service.get_disabled', 'disabled'),
-      debian: (d) => d.getDisabled('service.get_disabled'),
+      init: (d) => d.getDisabled('service.get_disabled'),
     }),
     fn('service.systemctl_reload', "Reload systemd's unit files (systemctl --system daemon-reload); true on success.", [], {
       systemd: () => daemonReload('service.systemctl_reload'),
-      // Salt's debian_service has no systemctl_reload: there the function is unavailable
-      debian: () => {
+      // Salt's init-script providers have no systemctl_reload: there the function is unavailable
+      init: () => {
         requireSystemd('service.systemctl_reload', marker);
         return Promise.resolve(true);
       },

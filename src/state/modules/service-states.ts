@@ -7,8 +7,19 @@ import { callFn, stateResult } from './state-result.js';
 
 async function probe(ctx: StateContext, fun: string, name: string, sig?: string): Promise<boolean | string> {
   // sig: a process to look for instead of asking the init script (Salt's status.pid)
-  const r = await callFn<boolean>(ctx, fun, sig ? [name, sig] : [name]);
-  return r.ok ? r.value === true : r.message;
+  const r = await callFn<unknown>(ctx, fun, sig ? [name, sig] : [name]);
+  // linux_service's status is status.pid's answer: the pids (a truthy string) or ''
+  return r.ok ? r.value === true || (typeof r.value === 'string' && r.value !== '') : r.message;
+}
+
+/** The provider has no boot setting (linux_service): Salt's `"service.enabled" in __salt__` is false. */
+const NO_BOOT = 'SERVICE_FUNCTION_UNAVAILABLE';
+
+/** service.enabled before and after a change; true where the provider has none, as Salt defaults it. */
+async function bootStatus(ctx: StateContext, name: string): Promise<boolean | string> {
+  const r = await callFn<boolean>(ctx, 'service.enabled', [name]);
+  if (!r.ok) return r.code === NO_BOOT ? true : r.message;
+  return r.value === true;
 }
 
 /** How Salt's _enable/_disable word the run state: started True, None (as wanted) or False. */
@@ -23,8 +34,13 @@ const runWord = (started: Started): string => (started === true ? 'running' : st
 async function toggleBoot(ctx: StateContext, ret: StateResult, enable: boolean, started: Started, result = true): Promise<StateResult> {
   const name = ret.name;
   const verb = enable ? 'enabled' : 'disabled';
-  const current = await probe(ctx, 'service.enabled', name);
-  if (typeof current === 'string') return { ...ret, result: false, comment: current };
+  const asked = await callFn<boolean>(ctx, 'service.enabled', [name]);
+  if (!asked.ok && asked.code === NO_BOOT) {
+    const now = started === true ? 'started' : started === null ? 'is in the desired state' : 'is dead';
+    return { ...ret, result, comment: `${enable ? 'Enable' : 'Disable'} is not available on this minion, service ${name} ${now}` };
+  }
+  if (!asked.ok) return { ...ret, result: false, comment: asked.message };
+  const current = asked.value === true;
   if (current === enable) {
     // started None (already in the wanted run state) also clears changes, as Salt does
     return { ...ret, result, comment: `Service ${name} is already ${verb}, and is ${runWord(started)}`, ...(started === null ? { changes: {} } : {}) };
@@ -91,7 +107,7 @@ async function running(ctx: StateContext, name: string, enable: boolean | undefi
   if (!ok) return ctx.test ? notPresent(name, 'started') : stateResult(name, false, `The named service ${name} is not available`);
   const before = await probe(ctx, 'service.status', name, sig);
   if (typeof before === 'string') return stateResult(name, false, before);
-  const bootBefore = await probe(ctx, 'service.enabled', name);
+  const bootBefore = await bootStatus(ctx, name);
   if (typeof bootBefore === 'string') return stateResult(name, false, bootBefore);
   if (before) {
     const ret = stateResult(name, true, `The service ${name} is already running`);
@@ -111,7 +127,7 @@ async function running(ctx: StateContext, name: string, enable: boolean | undefi
   }
   await delay(ctx, initDelay);
   const after = await probe(ctx, 'service.status', name, sig);
-  const bootAfter = await probe(ctx, 'service.enabled', name);
+  const bootAfter = await bootStatus(ctx, name);
   const up = after === true;
   const changes = after !== before || bootAfter !== bootBefore ? { [name]: up } : {};
   let ret = stateResult(name, up, up ? `Started service ${name}` : `Service ${name} failed to start`, changes);
@@ -127,7 +143,7 @@ async function dead(ctx: StateContext, name: string, enable: boolean | undefined
   if (!ok) return ctx.test ? notPresent(name, 'stopped') : stateResult(name, true, '');
   const before = await probe(ctx, 'service.status', name, sig);
   if (typeof before === 'string') return stateResult(name, false, before);
-  const bootBefore = await probe(ctx, 'service.enabled', name);
+  const bootBefore = await bootStatus(ctx, name);
   if (typeof bootBefore === 'string') return stateResult(name, false, bootBefore);
   if (!before) {
     const ret = stateResult(name, true, `The service ${name} is already dead`);
@@ -144,7 +160,7 @@ async function dead(ctx: StateContext, name: string, enable: boolean | undefined
   }
   // Salt's dead asks this one without sig
   const after = await probe(ctx, 'service.status', name);
-  const bootAfter = await probe(ctx, 'service.enabled', name);
+  const bootAfter = await bootStatus(ctx, name);
   const down = after === false;
   // Salt records the status after stopping: {name: False} once it is dead.
   const changes = after !== before || bootAfter !== bootBefore ? { [name]: after === true } : {};
@@ -194,6 +210,8 @@ async function bootOnly(ctx: StateContext, name: string, enable: boolean): Promi
   const ok = await probe(ctx, 'service.available', name);
   if (typeof ok === 'string' || !ok) {
     if (enable && ctx.test) return notPresent(name, 'enabled');
+    // no service manager to ask: Salt loads no service states there; brine cannot tell, so None
+    if (typeof ok === 'string' && ctx.test) return notPresent(name, 'disabled');
     if (typeof ok === 'string') return stateResult(name, false, ok);
     // _disable treats a missing service as disabled; _enable fails
     return stateResult(name, !enable, `The named service ${name} is not available`);

@@ -9,13 +9,13 @@ export function stateResult(name: string, result: boolean | null, comment: strin
   return { name, result, changes, comment };
 }
 
-export type Called<T> = { ok: true; value: T } | { ok: false; message: string; details?: unknown };
+export type Called<T> = { ok: true; value: T } | { ok: false; message: string; details?: unknown; code?: string };
 
 /** Calls an execution function; a failure carries its message (which names the function and what to do). */
 export async function callFn<T = unknown>(ctx: StateContext, fun: string, arg: unknown[] = [], kwarg: Record<string, unknown> = {}): Promise<Called<T>> {
   const r = await ctx.call(fun, arg, kwarg);
   if (r.success) return { ok: true, value: r.return as T };
-  return { ok: false, message: r.error?.message ?? String(r.return) };
+  return { ok: false, message: r.error?.message ?? String(r.return), ...(r.error?.code ? { code: r.error.code } : {}) };
 }
 
 /** Drops undefined and null values, so an execution function applies its own defaults. */

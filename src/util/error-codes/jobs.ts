@@ -7,8 +7,13 @@ export const JOB_ERRORS = {
   BAD_ARGUMENTS: spec('The arguments do not fit the function.', 'See the function signature with `brine run <target> sys.doc <function>`.', 1),
   EXEC_FAILED: spec('The function raised an error while running.', 'Read the message; it comes from the function itself.', 1),
   SERVICE_MANAGER_UNSUPPORTED: spec(
-    "No service manager brine can drive on this host: systemd is not running and the os grain is not Debian, Raspbian, Devuan or NILinuxRT (whose /etc/init.d scripts brine runs as Salt's debian_service does).",
+    'No service manager brine can drive on this host: systemd is not running, and the host is none whose /etc/init.d scripts brine runs as Salt does (debian_service on Debian, Raspbian, Devuan, NILinuxRT; rh_service on Red Hat family releases before systemd; linux_service on another Linux whose init is sysvinit or unknown). The message names the os grain and why.',
     'Manage the process with cmd.run (its init script or supervisor), or run the minion on a host booted with systemd.',
+    1,
+  ),
+  SERVICE_FUNCTION_UNAVAILABLE: spec(
+    "The host's service provider has no such function, as in Salt: linux_service (plain /etc/init.d scripts, no boot-link tool) cannot tell or change what starts at boot (service.enable, enabled, disabled, get_enabled ...). The service states then say 'Enable is not available on this minion' as Salt's do.",
+    "Manage the rc links with file.symlink or cmd.run, or leave 'enable' out of the service state.",
     1,
   ),
   DOCKER_UNAVAILABLE: spec(
