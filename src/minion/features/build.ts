@@ -68,7 +68,7 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
   const jobs = new JobsFeature(parts, recent, { grains, pillar, files, mine, schedule: schedule.functions, extmods, returns, returners, events, beacons: beacons.control });
   jobPort.bind(jobs.runner);
   // reactor: on the minion, its own bus's events run caller. reactions through the job runner
-  const reactor = new MinionReactorFeature(parts, { events, jobs: jobPort, newJid: () => jobs.newJid(), files, grains, pillar });
+  const reactor = new MinionReactorFeature(parts, { events, jobs: jobPort, newJid: () => jobs.newJid(), id, files, grains, pillar });
   const status = () => minionStatus({ id, startedAt, links, presence, returns, schedule, extmods, mine });
   const control = new ControlFeature(parts, status, { presence, pillar, jobs, returns, events });
 

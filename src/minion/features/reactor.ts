@@ -10,7 +10,7 @@ import type { ExecResult } from '../../modules/index.js';
 import { saltStamp } from '../../protocol/index.js';
 import { type FunctionCall, parseReactorMap, Reactor, reactorEngineSettings, type ReactionRecord } from '../../reactor/index.js';
 import type { Disposable } from '../../util/disposable.js';
-import { BrineError, isBrineError } from '../../util/errors.js';
+import { BrineError, isBrineError, isErrorCode } from '../../util/errors.js';
 import type { FilesFeature } from './files.js';
 import type { EventsFeature } from './events.js';
 import type { MinionFeature, MinionParts } from './feature.js';
@@ -26,6 +26,8 @@ export interface MinionReactorServices {
   jobs: JobPort;
   /** A jid no other job of this minion uses (brine call's). */
   newJid(): string;
+  /** This minion's ID: a caller reaction is a job targeted at it, as brine call's. */
+  id: string;
   files: FilesFeature;
   grains: GrainsFeature;
   pillar: PillarFeature;
@@ -53,11 +55,12 @@ export class MinionReactorFeature implements MinionFeature {
       map,
       role: 'minion',
       clients: {
+        // a local job of this minion, as brine call's through the daemon: job slots, the state run lock, saltutil.running
         caller: async (fun, call) => {
-          const r = await run(fun, call);
-          if (r.error) throw new BrineError(r.error.code, `caller.${fun}: ${r.error.message}`);
-          if (!r.success) throw new BrineError('EXEC_FAILED', `caller.${fun} did not succeed (retcode ${r.retcode}): ${JSON.stringify(r.return)?.slice(0, 300)}`);
-          return r.return;
+          const r = await services.jobs.run({ t: 'job', jid: services.newJid(), fun, arg: call.arg, kwarg: call.kwarg, tgt: services.id, tgtType: 'glob' });
+          if (r.error) throw new BrineError(isErrorCode(r.error.code) ? r.error.code : 'EXEC_FAILED', `caller.${fun}: ${r.error.message}`);
+          if (!r.success) throw new BrineError('EXEC_FAILED', `caller.${fun} did not succeed (retcode ${r.retcode}): ${JSON.stringify(r.ret)?.slice(0, 300)}`);
+          return r.ret;
         },
       },
       call: async (fun, arg, kwarg) => {
