@@ -208,7 +208,10 @@ function localEvents(o: LocalCallOptions): MinionEventAccess {
   return {
     fireMaster: () =>
       Promise.reject(
-        new BrineError('EVENT_UNAVAILABLE', "a local brine call has no master session: event.fire_master cannot reach a master; use brine call without --local through a connected minion, or event.fire for this minion's own bus"),
+        new BrineError(
+          'EVENT_UNAVAILABLE',
+          "a local brine call has no master session: event.fire_master cannot reach a master; use brine call without --local through a connected minion, or event.fire for this minion's own bus",
+        ),
       ),
     fireLocal: async (tag, data) => {
       const r = await fireOnMinionBus(o.opts, tag, data);

@@ -23,7 +23,8 @@ export function reactorEngineSettings(engines: unknown): ReactorEngineSettings |
     if (typeof raw !== 'object' || Array.isArray(raw)) throw new BrineError('CONFIG_VALUE', `engines: the reactor engine's settings must be a mapping, ${EXAMPLE}`);
     const out: ReactorEngineSettings = {};
     for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
-      if (!Object.hasOwn(MIN, k)) throw new BrineError('CONFIG_VALUE', `engines: the reactor engine has no setting '${k.slice(0, 60)}'; it takes refresh_interval, worker_threads, worker_hwm (${EXAMPLE})`);
+      if (!Object.hasOwn(MIN, k))
+        throw new BrineError('CONFIG_VALUE', `engines: the reactor engine has no setting '${k.slice(0, 60)}'; it takes refresh_interval, worker_threads, worker_hwm (${EXAMPLE})`);
       const min = MIN[k as keyof ReactorEngineSettings];
       if (!Number.isInteger(v) || (v as number) < min) throw new BrineError('CONFIG_VALUE', `engines: the reactor engine's ${k} must be a whole number of at least ${min}, ${EXAMPLE}`);
       out[k as keyof ReactorEngineSettings] = v as number;

@@ -108,6 +108,16 @@ export class Reactor {
     await this.queue.idle();
   }
 
+  /** close(), waiting at most `ms` (a long runner or state run must not hold the daemon's stop). */
+  async closeWithin(ms: number): Promise<void> {
+    let timer: { cancel(): void } | undefined;
+    try {
+      await Promise.race([this.close(), new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, ms)))]);
+    } finally {
+      timer?.cancel();
+    }
+  }
+
   private async react(event: SaltEvent, sls: string, chain: Chain, at: number): Promise<void> {
     const base = { at, tag: event.tag, sls };
     let text: string | undefined;

@@ -83,7 +83,7 @@ describe("a masterless minion's own reactor", () => {
     assert.equal(fs.readFileSync(file, 'utf8'), 'solo rendered-by-cmd-run default-value 7\n');
   });
 
-  it("a reaction that fires its own tag (caller.event.fire) is stopped after 3 rounds with REACTOR_LOOP naming the SLS and tag; the minion goes on", async () => {
+  it('a reaction that fires its own tag (caller.event.fire) is stopped after 3 rounds with REACTOR_LOOP naming the SLS and tag; the minion goes on', async () => {
     const r = await call(['event.fire', '{}', 'myco/loop/start']);
     assert.equal(r.code, 0, r.stderr);
     const warning = await minion.waitForOutput(/REACTOR_LOOP: reactor (\S+) was not run for tag (myco\/loop\/again)/);

@@ -137,7 +137,10 @@ describe('the reactor on a real master', () => {
     const file = path.join(out, `made-on-master-dflt-${cluster.port}.txt`);
     await waitUntil(() => fs.existsSync(file), 60_000, `web1 to touch ${file}`);
     const refused = await master.waitForOutput(/REACTION_UNSUPPORTED: \S+master-functions\.sls: reaction 'caller_on_master' cannot run here: (.*)/);
-    assert.match(refused[1]!, /caller\.file\.touch runs the function on the host of the reactor, which is for a minion's own reactor \(reactor: in the minion config\); on the master use local\.file\.touch/);
+    assert.match(
+      refused[1]!,
+      /caller\.file\.touch runs the function on the host of the reactor, which is for a minion's own reactor \(reactor: in the minion config\); on the master use local\.file\.touch/,
+    );
     assert.equal(fs.existsSync(path.join(out, 'never.txt')), false);
   });
 });

@@ -74,11 +74,9 @@ export class ReactorFeature implements MasterFeature {
   async stop(): Promise<void> {
     this.subscription?.dispose();
     this.stopping.abort();
-    let timer: { cancel(): void } | undefined;
     try {
-      if (this.engine) await Promise.race([this.engine.close(), new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, STOP_WAIT_MS)))]);
+      await this.engine?.closeWithin(STOP_WAIT_MS);
     } finally {
-      timer?.cancel();
       this.clients.close();
     }
   }

@@ -76,8 +76,9 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
   // fresh before our returns, and before the pillar request on the same ordered session (the
   // master renders with them); the returns it is owed go last. Stopping runs in reverse: the
   // control socket closes and the returns stop being queued before the jobs are aborted.
-  const list = new FeatureList<MinionLink, LinkMessage>([presence, extmods, grains, pillar, files, schedule, startup, mine, returners, events, jobs, beacons, reactor, returns, control], (feature, hook, err) =>
-    logger.error({ feature, hook, err: toBrineError(err).message }, `the minion's ${feature} feature failed in ${hook}; the other features go on`),
+  const list = new FeatureList<MinionLink, LinkMessage>(
+    [presence, extmods, grains, pillar, files, schedule, startup, mine, returners, events, jobs, beacons, reactor, returns, control],
+    (feature, hook, err) => logger.error({ feature, hook, err: toBrineError(err).message }, `the minion's ${feature} feature failed in ${hook}; the other features go on`),
   );
   return { list, status, presence, grains, pillar, files, extmods, schedule, jobs, returns, returners, events, beacons, reactor };
 }

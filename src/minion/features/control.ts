@@ -56,7 +56,10 @@ export class ControlFeature implements MinionFeature {
     const { opts, logger } = this.parts;
     const socketPath = minionSocketPath(opts);
     try {
-      const listener = await startMinionControl(socketPath, { logger, status: () => this.status(), call: (req, cancelled) => runControlCall(this.callHost, req, cancelled),
+      const listener = await startMinionControl(socketPath, {
+        logger,
+        status: () => this.status(),
+        call: (req, cancelled) => runControlCall(this.callHost, req, cancelled),
         fire: (tag, data) => void this.events.access.fireLocal(tag, data),
       });
       if (this.stopped) void listener.close();

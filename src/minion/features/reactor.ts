@@ -8,7 +8,7 @@ import * as fs from 'node:fs/promises';
 import { FileRoots, parseSaltUrl, readFileChunk } from '../../fileserver/index.js';
 import type { ExecResult } from '../../modules/index.js';
 import { saltStamp } from '../../protocol/index.js';
-import { type FunctionCall, parseReactorMap, Reactor, reactorEngineSettings, type ReactionRecord } from '../../reactor/index.js';
+import { type FunctionCall, parseReactorMap, Reactor, reactorEngineSettings } from '../../reactor/index.js';
 import type { Disposable } from '../../util/disposable.js';
 import { BrineError, isBrineError, isErrorCode } from '../../util/errors.js';
 import type { FilesFeature } from './files.js';
@@ -92,20 +92,9 @@ export class MinionReactorFeature implements MinionFeature {
     logger.info({ globs: parseReactorMap(opts.reactor).map((e) => e.glob) }, "reactor started on the minion's own event bus");
   }
 
-  /** The recent reactions, newest first. */
-  recent(limit?: number): ReactionRecord[] {
-    return this.engine?.recent.list(limit) ?? [];
-  }
-
   async stop(): Promise<void> {
     this.subscription?.dispose();
-    if (!this.engine) return;
-    let timer: { cancel(): void } | undefined;
-    try {
-      await Promise.race([this.engine.close(), new Promise<void>((resolve) => (timer = this.parts.clock.setTimeout(resolve, STOP_WAIT_MS)))]);
-    } finally {
-      timer?.cancel();
-    }
+    await this.engine?.closeWithin(STOP_WAIT_MS);
   }
 
   /** An absolute path, or salt://path[?saltenv=env] through this minion's file client (its file_roots, or the master's). */

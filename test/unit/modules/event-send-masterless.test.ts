@@ -13,7 +13,10 @@ function recorder() {
   const seen: string[] = [];
   const events: MinionEventAccess = {
     fireMaster: async (tag) => void seen.push(`master ${tag}`),
-    fireLocal: async (tag, data) => (seen.push(`local ${tag} ${JSON.stringify(data)}`), true),
+    fireLocal: async (tag, data) => {
+      seen.push(`local ${tag} ${JSON.stringify(data)}`);
+      return true;
+    },
   };
   return { seen, events };
 }

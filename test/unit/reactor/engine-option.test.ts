@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { configWarnings } from '../../../src/config/start-warnings.js';
 import { reactorEngineSettings } from '../../../src/reactor/index.js';
-import { BrineError } from '../../../src/util/errors.js';
+import type { BrineError } from '../../../src/util/errors.js';
 
 test("the reactor engine's settings in both spellings; no reactor engine is undefined", () => {
   assert.deepEqual(reactorEngineSettings(['reactor']), {});

@@ -37,7 +37,10 @@ test("a failing call fails the render with the function's coded error, after the
   await assert.rejects(renderWithCalls(renderer("{{ salt['test.true']() }}{{ salt['nosuch.fun']() }}\n"), run, '/srv/reactor/r.sls'), (err: unknown) => {
     const chain: string[] = [];
     for (let e: unknown = err; e instanceof Error; e = e.cause) chain.push(`${(e as BrineError).code}: ${e.message}`);
-    assert.ok(chain.some((c) => c.includes("UNKNOWN_FUNCTION: 'nosuch.fun' is not available")), chain.join('\n'));
+    assert.ok(
+      chain.some((c) => c.includes("UNKNOWN_FUNCTION: 'nosuch.fun' is not available")),
+      chain.join('\n'),
+    );
     return true;
   });
   assert.deepEqual(calls, ['test.true', 'nosuch.fun']);
