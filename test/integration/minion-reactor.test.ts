@@ -3,7 +3,8 @@
 // in a process of its own reaches the daemon's bus, the minion's reactor maps the tag to SLS files
 // (salt:// from its own file_roots, and an absolute path) whose caller.file.touch and
 // caller.state.single run on that minion, with salt[...] in the SLS answered by the minion's own
-// functions; a reaction that fires its own tag is stopped after 3 rounds, as on the master.
+// functions; a beacon's events reach the reactor as Salt's __beacons_return; a reaction that
+// fires its own tag is stopped after 3 rounds, as on the master.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -46,6 +47,11 @@ describe("a masterless minion's own reactor", () => {
     // fires the tag its own glob matches: a loop the guard must stop
     write(path.join(reactorDir, 'loop.sls'), 'again:\n  caller.event.fire:\n    - args:\n      - data: {round: 1}\n      - tag: myco/loop/again\n');
     write(path.join(reactorDir, 'local.sls'), 'not_here:\n  local.test.ping:\n    - tgt: solo\n');
+    // a beacon's events are on the minion's bus as Salt's __beacons_return bundle
+    write(
+      path.join(reactorDir, 'beacon.sls'),
+      `{% for b in data['beacons'] if b['tag'].startswith('salt/beacon/solo/diskusage') %}{% if loop.first %}\nseen_disk:\n  caller.file.touch:\n    - args:\n      - name: ${out}/beacon-{{ b['data']['mount'] | replace('/', 'root') }}\n{% endif %}{% endfor %}\n`,
+    );
     minion = cluster.startMinion('solo', {
       file_client: 'local',
       master_type: 'disable',
@@ -55,7 +61,9 @@ describe("a masterless minion's own reactor", () => {
         { 'myco/managed': [path.join(reactorDir, 'managed.sls')] },
         { 'myco/loop/*': [path.join(reactorDir, 'loop.sls')] },
         { 'myco/local': [path.join(reactorDir, 'local.sls')] },
+        { __beacons_return: [path.join(reactorDir, 'beacon.sls')] },
       ],
+      beacons: { diskusage: [{ '^/$': '0%' }, { interval: 2 }] },
     });
     await minion.waitForOutput(/reactor started on the minion's own event bus/);
     // the control socket opens with the other features: event.fire answers true once it does
@@ -81,6 +89,11 @@ describe("a masterless minion's own reactor", () => {
     const file = path.join(out, 'managed.txt');
     await waitUntil(() => fs.existsSync(file), 60_000, 'caller.state.single to write managed.txt');
     assert.equal(fs.readFileSync(file, 'utf8'), 'solo rendered-by-cmd-run default-value 7\n');
+  });
+
+  it("a beacon's event reaches the minion's reactor as Salt's __beacons_return (data['beacons'] holds its tag and data): the reaction touches a file named from it", async () => {
+    await waitUntil(() => fs.existsSync(path.join(out, 'beacon-root')), 30_000, 'the diskusage beacon -> __beacons_return -> caller.file.touch');
+    assert.match(minion.output, /beacon\.sls ran caller\.file\.touch for tag __beacons_return/);
   });
 
   it('a reaction that fires its own tag (caller.event.fire) is stopped after 3 rounds with REACTOR_LOOP naming the SLS and tag; the minion goes on', async () => {
