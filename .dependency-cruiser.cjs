@@ -38,13 +38,14 @@ module.exports = {
     // nats (issue 13): the NATS transport, beside transport + session: identities, JWTs, subjects,
     // the server config, the master's hub and the minion's link (a job record's type from jobs)
     layer('nats', ['util', 'config', 'protocol', 'pki', 'session', 'jobs']),
-    // reactor (issue 25): the master's reactor engine; renders reactor SLS, runs reactions through injected clients
-    layer('reactor', ['util', 'protocol', 'render']),
+    // reactor (issue 25): the reactor engine of the master and of minions; renders reactor SLS,
+    // runs reactions through injected clients; salt[...] on the master through the execution modules (MasterMinion)
+    layer('reactor', ['util', 'protocol', 'render', 'modules']),
     // orchestrate (issue 25): the master's state.orchestrate, the state engine with salt.* steps
     // whose jobs go through an injected host (the master); batch sizes as the API computes them
     layer('orchestrate', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting', 'state', 'api']),
     layer('master', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'fileserver', 'pillar', 'metrics', 'auth', 'api', 'reactor', 'returners', 'orchestrate']),
-    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule', 'returners', 'beacons']),
+    layer('minion', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'nats', 'jobs', 'targeting', 'modules', 'fileserver', 'render', 'state', 'pillar', 'schedule', 'returners', 'beacons', 'reactor']),
     layer('emulator', ['util', 'config', 'protocol', 'pki', 'transport', 'session', 'modules']),
     {
       name: 'sockets-only-in-transport',

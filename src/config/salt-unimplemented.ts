@@ -11,6 +11,14 @@ export interface UnimplementedSaltOption {
   readonly lost: string;
   /** Values that mean what brine does anyway (Salt's default or its equivalent): no warning. */
   readonly same?: readonly unknown[];
+  /** Values brine honours beyond `same` (engines listing only the reactor engine). */
+  readonly honours?: (value: unknown) => boolean;
+}
+
+/** Salt's engines list holding only the reactor engine (`- reactor` or `- reactor: {...}`), which brine runs (docs/reactor.md). */
+function onlyReactorEngine(value: unknown): boolean {
+  if (!Array.isArray(value)) return false;
+  return value.every((e) => e === 'reactor' || (typeof e === 'object' && e !== null && !Array.isArray(e) && Object.keys(e).length === 1 && Object.hasOwn(e, 'reactor')));
 }
 
 const TABLE: readonly UnimplementedSaltOption[] = [
@@ -19,7 +27,7 @@ const TABLE: readonly UnimplementedSaltOption[] = [
   { name: 'minionfs_whitelist', lost: 'brine has no minionfs; salt:// is served from file_roots only' },
   { name: 'master_tops', lost: 'master_tops are not consulted; only top files choose the states of a highstate' },
   { name: 'ext_job_cache', lost: 'minions do not send returns to an ext_job_cache returner; use master_job_cache (docs/returners.md)', same: [''] },
-  { name: 'engines', lost: 'brine starts no engines', same: [[]] },
+  { name: 'engines', lost: 'brine starts no engines but the reactor (docs/reactor.md)', same: [[]], honours: onlyReactorEngine },
   { name: 'pillar_opts', lost: "the master's configuration is not merged into pillar", same: [false] },
   { name: 'syndic_master', lost: 'brine has no syndic; several masters share minions through transport: nats instead' },
   { name: 'order_masters', lost: 'brine has no syndic', same: [false] },
@@ -44,7 +52,7 @@ export function unimplementedSaltOption(name: string): UnimplementedSaltOption |
 
 /** Whether `value` of `name` makes a difference brine cannot honour. */
 export function isUnhonoured(row: UnimplementedSaltOption, value: unknown): boolean {
-  return !(row.same ?? []).some((v) => isDeepStrictEqual(v, value));
+  return !(row.same ?? []).some((v) => isDeepStrictEqual(v, value)) && row.honours?.(value) !== true;
 }
 
 /** The fileserver backends brine serves: Salt's `roots` (and its old spelling `root`). */

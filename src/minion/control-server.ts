@@ -1,6 +1,7 @@
 // The minion's local control socket, `<sock_dir>/minion.sock` (mode 0600): how `brine doctor`
-// sees the running daemon's own view (links, RTT, return queue), and how `brine call` without
-// --local runs a function through the daemon's master session (control-call.ts).
+// sees the running daemon's own view (links, RTT, return queue), how `brine call` without
+// --local runs a function through the daemon's master session (control-call.ts), and how
+// event.fire in a brine call of its own reaches the daemon's bus (fire_event).
 
 import * as path from 'node:path';
 import { BrineError, toBrineError } from '../util/errors.js';
@@ -22,6 +23,8 @@ export interface MinionControlDeps {
   status(): MinionStatus;
   /** Runs `brine call`'s function as a local job; `cancelled` aborts when the caller goes away. */
   call(req: MinionCallRequest, cancelled: AbortSignal): Promise<MinionCallReply>;
+  /** Fires an event on the daemon's own bus (event.fire from another process). */
+  fire(tag: string, data: Record<string, unknown>): void;
   /** The daemon's uid; with root, the only peer allowed to run functions. Default: this process's at the time of the request. */
   uid?: number;
 }
@@ -43,6 +46,17 @@ export async function startMinionControl(socketPath: string, deps: MinionControl
   };
   const handlers = new Map<string, (req: MinionControlRequest, channel: Channel, peer: UnixPeer) => void | Promise<void>>([
     ['minion_status', (_req, channel) => reply(channel, deps.status())],
+    [
+      'fire_event',
+      (req, channel, peer) => {
+        if (req.t !== 'fire_event') return;
+        const uid = daemonUid();
+        // the daemon's bus runs its reactor's reactions: the same people as brine call
+        if (!mayCall(peer, uid)) throw new BrineError('CONTROL_DENIED', `only root and the minion's user (uid ${uid}) may fire events on the minion's bus (event.fire)`);
+        deps.fire(req.tag, { ...req.data });
+        reply(channel, { t: 'event_fired', tag: req.tag });
+      },
+    ],
     [
       'minion_call',
       async (req, channel, peer) => {

@@ -20,6 +20,9 @@ import { LocalMine } from './mine/local-mine.js';
 import { MineService } from './mine/mine-service.js';
 import { PillarStore } from './pillar-store.js';
 import type { ModuleRegistry } from '../modules/registry.js';
+import type { MinionEventAccess } from '../modules/types.js';
+import { BrineError } from '../util/errors.js';
+import { fireOnMinionBus } from './minion-bus-client.js';
 
 export interface LocalCallOptions {
   opts: MinionOptions;
@@ -117,7 +120,7 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
   if (o.functionLog) services.log = o.functionLog;
   const executor = o.executor ?? new WorkerExecutor(0);
   const ext = new CallExtensions(o, (f, a, k) => inWorker(executor, f, a, k, o, services, false));
-  if (o.localFiles) services.hostCall = ext.hostMineCall;
+  if (o.localFiles) services.hostCall = ext.hostCall;
   try {
     const dirs = o.opts.module_dirs ?? [];
     if (dirs.length === 0) {
@@ -129,7 +132,7 @@ async function runUnlocked(fun: string, arg: unknown[], kwarg: Record<string, un
     const fn = registry.get(fun);
     if (!fn || fn.inline) {
       const pillar = o.localPillar ? await (await import('./pillar-client.js')).renderLocalPillar(o.opts, o.minionId, o.grains) : (o.pillar ?? {});
-      const ctx: ExecContext = { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req', pillar: () => pillar };
+      const ctx: ExecContext = { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req', pillar: () => pillar, events: localEvents(o) };
       if (o.functionLog) ctx.log = o.functionLog;
       if (o.refreshPillar) ctx.refreshPillar = o.refreshPillar;
       if (services.files) ctx.files = services.files;
@@ -171,13 +174,14 @@ class CallExtensions {
 
   /**
    * mine.* asked by a worker (`salt['mine.get']` in a template, as Salt's masterless mine.get):
-   * run on this thread against the local mine.
+   * run on this thread against the local mine; event.* (a state's module.run event.fire) on
+   * this thread, which reaches the daemon's bus.
    */
-  readonly hostMineCall: NonNullable<HostServices['hostCall']> = (fun, arg, kwarg) => {
-    if (!fun.startsWith('mine.')) return undefined;
+  readonly hostCall: NonNullable<HostServices['hostCall']> = (fun, arg, kwarg) => {
+    if (!fun.startsWith('mine.') && !fun.startsWith('event.')) return undefined;
     const { o } = this;
     return this.registry().then((registry) =>
-      registry.call(fun, arg, kwarg, { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req', mine: this.mine(registry) }),
+      registry.call(fun, arg, kwarg, { grains: () => o.grains, minionId: o.minionId, config: o.opts, signal: o.signal, jid: 'req', mine: this.mine(registry), events: localEvents(o) }),
     );
   };
 }
@@ -194,4 +198,25 @@ function localMineService(o: LocalCallOptions, registry: ModuleRegistry, run: Ru
     logger: { warn: (obj: object, msg?: string) => o.log.warn(obj, msg ?? ''), debug: () => undefined },
     intervalMs: undefined,
   });
+}
+
+/**
+ * event.* in a brine call of its own: event.fire (and a masterless event.send, as Salt's) go to
+ * the running daemon's bus; false, with the reason on stderr, when no daemon answers.
+ */
+function localEvents(o: LocalCallOptions): MinionEventAccess {
+  return {
+    fireMaster: () =>
+      Promise.reject(
+        new BrineError(
+          'EVENT_UNAVAILABLE',
+          "a local brine call has no master session: event.fire_master cannot reach a master; use brine call without --local through a connected minion, or event.fire for this minion's own bus",
+        ),
+      ),
+    fireLocal: async (tag, data) => {
+      const r = await fireOnMinionBus(o.opts, tag, data);
+      if (!r.fired) o.log.warn({ tag }, `[WARNING ] event.fire ${tag}: ${r.why}`);
+      return r.fired;
+    },
+  };
 }

@@ -24,6 +24,11 @@ function subset(spec: unknown, all: Readonly<Record<string, unknown>>, what: str
 
 const wanted = (v: unknown): boolean => v !== undefined && v !== null && v !== false;
 
+/** Salt's event.send test: where the event goes when the minion has no master (unless use_master_when_local). */
+function masterless(config: Readonly<Record<string, unknown>>): boolean {
+  return (config.file_client === 'local' || config.master_type === 'disable' || config.local === true) && config.use_master_when_local !== true;
+}
+
 /** Event data must be a mapping, as in Salt (a string is parsed as YAML by the CLI before it gets here). */
 function dataOf(value: unknown, fun: string): Record<string, unknown> {
   if (value === undefined || value === null || value === '') return {};
@@ -39,7 +44,7 @@ function tagOf(value: string, fun: string): string {
 export const eventFunctions: readonly ModuleFunction[] = [
   defineFunction({
     name: 'event.send',
-    doc: "Send an event to the master's bus under `tag`, with `data` and, on request, this minion's grains, pillar, environment or saltenv/pillarenv; extra key=value arguments join the data.",
+    doc: "Send an event to the master's bus (a masterless minion's own bus, as Salt) under `tag`, with `data` and, on request, this minion's grains, pillar, environment or saltenv/pillarenv; extra key=value arguments join the data.",
     params: [
       { name: 'tag', type: 'string', required: true, doc: 'the tag, e.g. myco/build/buildserver1/start' },
       { name: 'data', type: 'any', doc: 'a mapping; its keys win over the with_* values and key=value arguments' },
@@ -62,7 +67,10 @@ export const eventFunctions: readonly ModuleFunction[] = [
         out.pillarenv = typeof ctx.config.pillarenv === 'string' ? ctx.config.pillarenv : null;
       }
       Object.assign(out, a.extra, dataOf(a.named.data, 'event.send'));
-      await eventsOf(ctx, 'event.send').fireMaster(tagOf(a.named.tag, 'event.send'), out);
+      const tag = tagOf(a.named.tag, 'event.send');
+      // Salt's send: a masterless minion (file_client local, master_type disable) fires on its own bus
+      if (masterless(ctx.config)) return eventsOf(ctx, 'event.send').fireLocal(tag, out);
+      await eventsOf(ctx, 'event.send').fireMaster(tag, out);
       return true;
     },
   }),

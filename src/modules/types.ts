@@ -125,8 +125,11 @@ export interface MineUpdateReport {
 export interface MinionEventAccess {
   /** Fires `tag` on the master's bus (Salt's fire_master); rejects with the master's coded refusal. */
   fireMaster(tag: string, data: Record<string, unknown>): Promise<void>;
-  /** Fires `tag` on the minion's own bus (event.fire): its beacons and local listeners hear it. */
-  fireLocal(tag: string, data: Record<string, unknown>): boolean;
+  /**
+   * Fires `tag` on the minion's own bus (event.fire): its reactor, beacons and local listeners
+   * hear it. From a brine call of its own: on the running daemon's bus (false when none runs).
+   */
+  fireLocal(tag: string, data: Record<string, unknown>): boolean | Promise<boolean>;
 }
 
 /** The minion's beacons as beacons.* drives them (src/minion/features/beacons.ts); answers in Salt's shapes. */

@@ -438,14 +438,19 @@ export const minionCallReplySchema = s.object({
   error: s.optional(wireError),
 });
 
-export const MINION_CONTROL_REQUESTS = new Map<string, typeof minionStatusRequestSchema | typeof minionCallRequestSchema>([
+// `fire_event` (answered by `event_fired`) on the minion's socket: `brine call event.fire` in a
+// process of its own puts the event on the running daemon's bus, as salt-call's event.fire writes
+// to the minion's IPC socket (its reactor and beacons hear it). Same schemas as the master's.
+export const MINION_CONTROL_REQUESTS = new Map<string, typeof minionStatusRequestSchema | typeof minionCallRequestSchema | typeof fireEventRequestSchema>([
   ['minion_status', minionStatusRequestSchema],
   ['minion_call', minionCallRequestSchema],
+  ['fire_event', fireEventRequestSchema],
 ]);
 
-export const MINION_CONTROL_REPLIES = new Map<string, typeof minionStatusSchema | typeof minionCallReplySchema | typeof controlErrorSchema>([
+export const MINION_CONTROL_REPLIES = new Map<string, typeof minionStatusSchema | typeof minionCallReplySchema | typeof eventFiredSchema | typeof controlErrorSchema>([
   ['minion_status', minionStatusSchema],
   ['call_return', minionCallReplySchema],
+  ['event_fired', eventFiredSchema],
   ['error', controlErrorSchema],
 ]);
 
@@ -454,5 +459,5 @@ export type MasterLinkStatus = Infer<typeof masterLinkStatusSchema>;
 export type MinionStatus = Infer<typeof minionStatusSchema>;
 export type MinionCallRequest = Infer<typeof minionCallRequestSchema>;
 export type MinionCallReply = Infer<typeof minionCallReplySchema>;
-export type MinionControlRequest = MinionStatusRequest | MinionCallRequest;
-export type MinionControlReply = MinionStatus | MinionCallReply | ControlError;
+export type MinionControlRequest = MinionStatusRequest | MinionCallRequest | Infer<typeof fireEventRequestSchema>;
+export type MinionControlReply = MinionStatus | MinionCallReply | Infer<typeof eventFiredSchema> | ControlError;

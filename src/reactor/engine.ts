@@ -1,10 +1,13 @@
-// The reactor engine (Salt's salt/utils/reactor.py): every event on the master's bus is matched
+// The reactor engine (Salt's salt/utils/reactor.py): every event on the daemon's bus is matched
 // against the `reactor:` tag globs; each matching SLS file is rendered with the event's tag and
-// data and its reactions run through the clients the master gives (local jobs through the
-// JobTracker, runner and wheel functions on the master). Rendering and running happen on a
-// bounded queue (reactor_worker_threads / reactor_worker_hwm); a loop guard stops a reactor that
-// triggers itself. Nothing here stops the master: every failure is logged, recorded and coded.
+// data and its reactions run through the clients the daemon gives: on the master local jobs
+// through the JobTracker and runner and wheel functions; on a minion (Salt's reactor engine on a
+// masterless minion) caller functions through the minion's own loader. Rendering and running
+// happen on a bounded queue (reactor_worker_threads / reactor_worker_hwm); a loop guard stops a
+// reactor that triggers itself. Nothing here stops the daemon: every failure is logged, recorded
+// and coded.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { SaltEvent } from '../protocol/index.js';
 import type { Clock } from '../util/clock.js';
 import { BrineError, toBrineError } from '../util/errors.js';
@@ -19,23 +22,34 @@ import { WorkQueue } from './work-queue.js';
 /** Salt's ReactWrap.event_user: the user of the reactor's jobs, and the mark of events to skip. */
 export const REACTOR_USER = 'Reactor';
 
-/** What the master runs reactions with. Each rejects with a coded error. */
+export type FunctionCall = { arg: unknown[]; kwarg: Record<string, unknown> };
+type CallClient = (fun: string, call: FunctionCall, user: string) => Promise<unknown>;
+
+/**
+ * What a daemon runs reactions with; a client it lacks is refused with REACTION_UNSUPPORTED (the
+ * master has no caller, a minion only caller). Each rejects with a coded error. Events a call
+ * fires, even after an await, carry the reaction's chain (the loop guard's causation).
+ */
 export interface ReactorClients {
   /** Publishes a job (Salt's LocalClient.cmd_async) and resolves with its jid once published. */
-  local(r: Reaction & { tgt: string | string[]; tgtType: string }, user: string): Promise<{ jid: string }>;
-  /**
-   * Calls a runner or wheel function on the master. Called synchronously from the reaction's
-   * turn, so events the function fires before its first await are known to be its doing.
-   */
-  runner(fun: string, call: { arg: unknown[]; kwarg: Record<string, unknown> }, user: string): Promise<unknown>;
-  wheel(fun: string, call: { arg: unknown[]; kwarg: Record<string, unknown> }, user: string): Promise<unknown>;
+  local?(r: Reaction & { tgt: string | string[]; tgtType: string }, user: string): Promise<{ jid: string }>;
+  /** A runner or wheel function on the master. */
+  runner?: CallClient;
+  wheel?: CallClient;
+  /** An execution function on this host, as salt-call runs it (Salt's Caller). */
+  caller?: CallClient;
 }
+
+/** Where the reactor runs: what a refused client's message tells the operator to use instead. */
+export type ReactorRole = 'master' | 'minion';
 
 export interface ReactorDeps extends RenderContext {
   map: readonly ReactorEntry[];
   clients: ReactorClients;
+  /** Default master. */
+  role?: ReactorRole;
   /** The text of a reactor SLS (an absolute path or salt://...), undefined when there is none. */
-  readSls(path: string): string | undefined;
+  readSls(path: string): string | undefined | Promise<string | undefined>;
   workers: number;
   hwm: number;
   logger: Logger;
@@ -47,8 +61,8 @@ export class Reactor {
   readonly recent = new RecentReactions();
   readonly guard: LoopGuard;
   readonly queue: WorkQueue;
-  /** The chain of the reaction whose runner or wheel function is running synchronously now. */
-  private current: Chain | undefined;
+  /** The chain of the reaction whose runner, wheel or caller function (or salt[...] call) is running. */
+  private readonly current = new AsyncLocalStorage<Chain>();
   private readonly warnedAt = new Map<string, number>();
   private closed = false;
 
@@ -64,7 +78,7 @@ export class Reactor {
     if (event.data.user === REACTOR_USER) return;
     const matches = reactorsFor(this.deps.map, event.tag);
     if (matches.length === 0) return;
-    const chain = this.current ?? this.guard.chainOf(event.data);
+    const chain = this.current.getStore() ?? this.guard.chainOf(event.data);
     const at = this.deps.clock.now();
     for (const { sls } of matches) {
       const verdict = this.guard.admit(sls, event.tag, chain);
@@ -94,9 +108,25 @@ export class Reactor {
     await this.queue.idle();
   }
 
+  /** close(), waiting at most `ms` (a long runner or state run must not hold the daemon's stop). */
+  async closeWithin(ms: number): Promise<void> {
+    let timer: { cancel(): void } | undefined;
+    try {
+      await Promise.race([this.close(), new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, ms)))]);
+    } finally {
+      timer?.cancel();
+    }
+  }
+
   private async react(event: SaltEvent, sls: string, chain: Chain, at: number): Promise<void> {
     const base = { at, tag: event.tag, sls };
-    const text = this.deps.readSls(sls);
+    let text: string | undefined;
+    try {
+      text = await this.deps.readSls(sls);
+    } catch (err) {
+      this.fail(base, 'failed', toBrineError(err, 'REACTOR_SLS_MISSING'));
+      return;
+    }
     if (text === undefined) {
       this.fail(
         base,
@@ -107,7 +137,10 @@ export class Reactor {
     }
     let data: unknown;
     try {
-      data = await renderReaction(text, sls, event.tag, event.data, this.deps);
+      // what salt[...] calls in the file fire is this file's doing
+      const { call } = this.deps;
+      const ctx = call ? { ...this.deps, call: (fun: string, arg: unknown[], kwarg: Record<string, unknown>) => this.current.run([...chain, sls], () => call(fun, arg, kwarg)) } : this.deps;
+      data = await renderReaction(text, sls, event.tag, event.data, ctx);
     } catch (err) {
       this.fail(base, 'render_error', toBrineError(err, 'RENDER_FAILED'));
       return;
@@ -121,7 +154,7 @@ export class Reactor {
     const rec = { ...base, id: r.id, fun: `${r.client}.${r.fun}` };
     for (const w of r.warnings) this.deps.logger.warn({ sls: r.sls, id: r.id }, w);
     try {
-      if (r.client === 'local') {
+      if (r.client === 'local' && this.deps.clients.local) {
         const { tgt, tgtType } = r;
         // compileReactions gives every local reaction both; a reaction without them is not one
         if (tgt === undefined || tgtType === undefined) throw new BrineError('REACTION_INVALID', `${r.sls}: reaction '${r.id}' has no tgt`, { details: { sls: r.sls, id: r.id } });
@@ -131,20 +164,9 @@ export class Reactor {
         this.deps.logger.info({ sls: r.sls, id: r.id, tag: base.tag, jid }, `reactor ${r.sls} published ${r.fun} as job ${jid} for tag ${base.tag}`);
         return;
       }
-      if (r.client === 'caller') {
-        throw new BrineError('REACTION_UNSUPPORTED', `${r.sls}: reaction '${r.id}' uses caller.${r.fun}, which brine does not run on the master: use local.${r.fun} with tgt set to the minion`, {
-          details: { sls: r.sls, id: r.id },
-        });
-      }
-      const client = r.client === 'runner' ? this.deps.clients.runner : this.deps.clients.wheel;
-      this.current = chain;
-      let pending: Promise<unknown>;
-      try {
-        pending = client(r.fun, { arg: r.arg, kwarg: r.kwarg }, REACTOR_USER);
-      } finally {
-        this.current = undefined;
-      }
-      await pending;
+      const client = r.client === 'local' ? undefined : this.deps.clients[r.client];
+      if (!client) throw unsupported(r, this.deps.role ?? 'master');
+      await this.current.run(chain, () => client(r.fun, { arg: r.arg, kwarg: r.kwarg }, REACTOR_USER));
       this.record({ ...rec, outcome: 'done' });
       this.deps.logger.info({ sls: r.sls, id: r.id, tag: base.tag }, `reactor ${r.sls} ran ${r.client}.${r.fun} for tag ${base.tag}`);
     } catch (err) {
@@ -172,4 +194,16 @@ export class Reactor {
     this.warnedAt.set(key, now);
     this.deps.logger.warn({ code: err.code, sls: rec.sls, tag: rec.tag }, `${err.code}: ${err.message}`);
   }
+}
+
+/** What to use instead of a client this daemon's reactor does not have. */
+const INSTEAD: Record<ReactorRole, (r: Reaction) => string> = {
+  master: (r) =>
+    `caller.${r.fun} runs the function on the host of the reactor, which is for a minion's own reactor (reactor: in the minion config); on the master use local.${r.fun} with tgt set to the minion`,
+  minion: (r) =>
+    `a minion's reactor runs caller.<fun> reactions only (${r.client}.${r.fun} runs on a master's reactor): use caller.${r.fun} to run it on this minion, or event.send a tag the master's reactor maps`,
+};
+
+function unsupported(r: Reaction, role: ReactorRole): BrineError {
+  return new BrineError('REACTION_UNSUPPORTED', `${r.sls}: reaction '${r.id}' cannot run here: ${INSTEAD[role](r)}`, { details: { sls: r.sls, id: r.id, client: r.client } });
 }

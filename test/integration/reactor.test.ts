@@ -3,7 +3,8 @@
 // state's file is written, the job is in the job cache as the Reactor's); a pending key accepted by
 // a wheel reaction in the current `args:` syntax; a runner reaction with its arguments; a loop
 // limited with a warning naming the SLS and tag; an unknown function and a render error logged
-// (file and line) while the master goes on.
+// (file and line) while the master goes on; salt[...] in a reactor SLS runs the master's own
+// execution functions (Salt's MasterMinion); a caller. reaction is refused on the master.
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -49,12 +50,29 @@ describe('the reactor on a real master', () => {
     // a reaction that fires the tag its own glob matches: a loop (a local job's return would
     // not do: its event carries user Reactor, which the reactor skips, as Salt's does)
     write(path.join(reactorDir, 'loop.sls'), 'again:\n  runner.event.send:\n    - args:\n      - tag: myco/loop/again\n      - data: {round: 1}\n');
+    // salt[...] runs on the master: cmd.run there, pillar.get with the master's empty pillar, config.get of its options
+    write(
+      path.join(reactorDir, 'master-functions.sls'),
+      [
+        "{% set word = salt['cmd.run']('echo made-on-master') %}",
+        'touch_on_web1:',
+        '  local.file.touch:',
+        "    - tgt: {{ data['id'] | json }}",
+        '    - args:',
+        `      - name: ${out}/{{ word }}-{{ salt['pillar.get']('missing', 'dflt') }}-{{ salt['config.get']('ret_port') }}.txt`,
+        'caller_on_master:',
+        '  caller.file.touch:',
+        `    - args: ['${out}/never.txt']`,
+        '',
+      ].join('\n'),
+    );
     master = await cluster.startMaster({
       reactor: [
         { 'salt/auth': [path.join(reactorDir, 'auth.sls')] },
         { 'salt/minion/*/start': ['salt://reactor/start.sls'] },
         { 'salt/job/*/new': [path.join(reactorDir, 'lookup.sls'), path.join(reactorDir, 'unknown.sls'), path.join(reactorDir, 'broken.sls')] },
         { 'myco/loop/*': path.join(reactorDir, 'loop.sls') },
+        { 'myco/master-functions': path.join(reactorDir, 'master-functions.sls') },
       ],
     });
   });
@@ -111,5 +129,18 @@ describe('the reactor on a real master', () => {
     const rounds = master.output.split(/loop\.sls ran runner\.event\.send for tag myco\/loop\//).length - 1;
     assert.equal(rounds, 3, 'three reactions, then the loop is stopped');
     assert.equal(master.running, true);
+  });
+
+  it("salt[...] in a reactor SLS runs the master's execution functions (cmd.run on the master host, pillar.get's default, config.get of the master's options); caller. is refused on the master, naming the minion's reactor", async () => {
+    const r = await cluster.brine(['event', 'send', 'myco/master-functions', '{"id": "web1"}']);
+    assert.equal(r.code, 0, r.stderr);
+    const file = path.join(out, `made-on-master-dflt-${cluster.port}.txt`);
+    await waitUntil(() => fs.existsSync(file), 60_000, `web1 to touch ${file}`);
+    const refused = await master.waitForOutput(/REACTION_UNSUPPORTED: \S+master-functions\.sls: reaction 'caller_on_master' cannot run here: (.*)/);
+    assert.match(
+      refused[1]!,
+      /caller\.file\.touch runs the function on the host of the reactor, which is for a minion's own reactor \(reactor: in the minion config\); on the master use local\.file\.touch/,
+    );
+    assert.equal(fs.existsSync(path.join(out, 'never.txt')), false);
   });
 });

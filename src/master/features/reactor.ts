@@ -5,13 +5,15 @@
 
 import type { MasterOptions } from '../../config/index.js';
 import type { FileBackend } from '../../fileserver/index.js';
-import { parseReactorMap, Reactor, type ReactionRecord } from '../../reactor/index.js';
+import { formatJid } from '../../jobs/index.js';
+import { masterMinion, parseReactorMap, Reactor, type ReactionRecord } from '../../reactor/index.js';
 import type { Clock } from '../../util/clock.js';
 import type { Disposable } from '../../util/disposable.js';
 import type { Logger } from '../../util/logger.js';
 import type { EventBus } from '../event-bus.js';
 import { type ReactorClientDeps, reactorClients, reactorSlsReader } from '../reactor-clients.js';
 import type { MasterFeature } from './master-feature.js';
+import { masterMinionId } from './orchestrate.js';
 
 export interface ReactorFeatureDeps extends Omit<ReactorClientDeps, 'logger' | 'clock'> {
   opts: MasterOptions;
@@ -30,6 +32,8 @@ export class ReactorFeature implements MasterFeature {
   readonly engine: Reactor | undefined;
   private readonly clients: ReturnType<typeof reactorClients>;
   private subscription: Disposable | undefined;
+  /** Ends the salt[...] calls of reactions in flight when the master stops. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: ReactorFeatureDeps) {
     const { opts, logger, clock } = deps;
@@ -45,6 +49,8 @@ export class ReactorFeature implements MasterFeature {
       loadFile: (name) => readSls(`salt://${name}`),
       opts: { ...opts },
       grains: {},
+      // Salt's MasterMinion: salt['cmd.run'] and the other execution functions, on the master host
+      call: masterMinion({ id: masterMinionId(opts.id), opts, signal: this.stopping.signal, jid: () => formatJid(clock.now() * 1000) }),
       workers: opts.reactor_worker_threads,
       hwm: opts.reactor_worker_hwm,
       logger: logger.child({ component: 'reactor' }),
@@ -67,11 +73,10 @@ export class ReactorFeature implements MasterFeature {
   /** Waits up to 5 s for the reactions in flight (a long runner must not hold the master's stop). */
   async stop(): Promise<void> {
     this.subscription?.dispose();
-    let timer: { cancel(): void } | undefined;
+    this.stopping.abort();
     try {
-      if (this.engine) await Promise.race([this.engine.close(), new Promise<void>((resolve) => (timer = this.deps.clock.setTimeout(resolve, STOP_WAIT_MS)))]);
+      await this.engine?.closeWithin(STOP_WAIT_MS);
     } finally {
-      timer?.cancel();
       this.clients.close();
     }
   }

@@ -1,7 +1,8 @@
 // Beacons (issue 25 point 6): the minion's `beacons:` (config and pillar) run every loop_interval by
 // the BeaconRunner, their events fired on the master's bus as salt/beacon/<id>/<beacon>/...;
 // beacons.* change the configuration through the BeaconStore. A beacon runs whether or not a
-// master is connected; its events while none is are dropped (Salt's sync=False send), logged at debug.
+// master is connected; its events while none is are dropped (Salt's sync=False send), logged at
+// debug. Each event is also on the minion's own bus as Salt's `__beacons_return` (its reactor).
 
 import { BrineError, toBrineError } from '../../util/errors.js';
 import type { BeaconControl } from '../../modules/index.js';
@@ -28,6 +29,8 @@ export class BeaconsFeature implements MinionFeature {
       loopIntervalS: opts.loop_interval,
       config: () => this.store.merged(),
       fire: (tag, data) => {
+        // Salt's minion puts its beacons' events on its own bus as __beacons_return (a minion's reactor hears them)
+        events.local.fire({ tag: '__beacons_return', data: { beacons: [{ tag, data }] } });
         try {
           if (!events.master.fireBeacon(tag, data)) logger.debug({ tag }, `beacon event ${tag} dropped: no master is connected`);
         } catch (err) {

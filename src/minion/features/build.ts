@@ -22,6 +22,7 @@ import { JobsFeature } from './jobs.js';
 import { LocalMineFeature, MasterMineFeature, type MineParts } from './mine.js';
 import { LocalPillar, MasterPillar } from './pillar.js';
 import { MasterPresence } from './presence.js';
+import { MinionReactorFeature } from './reactor.js';
 import { MinionReturners } from './returners.js';
 import { ReturnsFeature } from './returns.js';
 import { StartupStates } from './startup.js';
@@ -66,15 +67,18 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
   const beacons = new BeaconsFeature(parts, pillar.store, events, jobPort);
   const jobs = new JobsFeature(parts, recent, { grains, pillar, files, mine, schedule: schedule.functions, extmods, returns, returners, events, beacons: beacons.control });
   jobPort.bind(jobs.runner);
+  // reactor: on the minion, its own bus's events run caller. reactions through the job runner
+  const reactor = new MinionReactorFeature(parts, { events, jobs: jobPort, newJid: () => jobs.newJid(), id, files, grains, pillar });
   const status = () => minionStatus({ id, startedAt, links, presence, returns, schedule, extmods, mine });
-  const control = new ControlFeature(parts, status, { presence, pillar, jobs, returns });
+  const control = new ControlFeature(parts, status, { presence, pillar, jobs, returns, events });
 
   // the order of every moment: at a sign-in the grains go first, so the master's data cache is
   // fresh before our returns, and before the pillar request on the same ordered session (the
   // master renders with them); the returns it is owed go last. Stopping runs in reverse: the
   // control socket closes and the returns stop being queued before the jobs are aborted.
-  const list = new FeatureList<MinionLink, LinkMessage>([presence, extmods, grains, pillar, files, schedule, startup, mine, returners, events, jobs, beacons, returns, control], (feature, hook, err) =>
-    logger.error({ feature, hook, err: toBrineError(err).message }, `the minion's ${feature} feature failed in ${hook}; the other features go on`),
+  const list = new FeatureList<MinionLink, LinkMessage>(
+    [presence, extmods, grains, pillar, files, schedule, startup, mine, returners, events, jobs, beacons, reactor, returns, control],
+    (feature, hook, err) => logger.error({ feature, hook, err: toBrineError(err).message }, `the minion's ${feature} feature failed in ${hook}; the other features go on`),
   );
-  return { list, status, presence, grains, pillar, files, extmods, schedule, jobs, returns, returners, events, beacons };
+  return { list, status, presence, grains, pillar, files, extmods, schedule, jobs, returns, returners, events, beacons, reactor };
 }

@@ -10,17 +10,19 @@ import type { UnixListener } from '../../transport/index.js';
 import { minionSocketPath, startMinionControl } from '../control-server.js';
 import { runControlCall, type ControlCallHost } from '../control-call.js';
 import type { LinkAccess, MinionFeature } from './feature.js';
+import type { EventsFeature } from './events.js';
 import type { JobsFeature } from './jobs.js';
 import type { PillarFeature } from './pillar.js';
 import type { MasterPresence } from './presence.js';
 import type { ReturnsFeature } from './returns.js';
 
-/** The features `brine call`'s local jobs use: the links, the pillar, the job runner and the returns. */
+/** The features `brine call`'s local jobs use: the links, the pillar, the job runner and the returns; and the bus event.fire reaches. */
 export interface CallFeatures {
   presence: MasterPresence;
   pillar: PillarFeature;
   jobs: JobsFeature;
   returns: ReturnsFeature;
+  events: EventsFeature;
 }
 
 export class ControlFeature implements MinionFeature {
@@ -28,13 +30,15 @@ export class ControlFeature implements MinionFeature {
   private listener: UnixListener | undefined;
   private stopped = false;
   private readonly callHost: ControlCallHost;
+  private readonly events: EventsFeature;
 
   constructor(
     private readonly parts: { opts: MinionOptions; id: string; logger: Logger; links: LinkAccess },
     private readonly status: () => MinionStatus,
-    { presence, pillar, jobs, returns }: CallFeatures,
+    { presence, pillar, jobs, returns, events }: CallFeatures,
   ) {
     const { opts, id, links } = parts;
+    this.events = events;
     this.callHost = {
       id,
       masterless: opts.file_client === 'local' || opts.master_type === 'disable',
@@ -52,7 +56,12 @@ export class ControlFeature implements MinionFeature {
     const { opts, logger } = this.parts;
     const socketPath = minionSocketPath(opts);
     try {
-      const listener = await startMinionControl(socketPath, { logger, status: () => this.status(), call: (req, cancelled) => runControlCall(this.callHost, req, cancelled) });
+      const listener = await startMinionControl(socketPath, {
+        logger,
+        status: () => this.status(),
+        call: (req, cancelled) => runControlCall(this.callHost, req, cancelled),
+        fire: (tag, data) => void this.events.access.fireLocal(tag, data),
+      });
       if (this.stopped) void listener.close();
       else this.listener = listener;
     } catch (err) {

@@ -14,8 +14,8 @@ export const REACTOR_ERRORS = {
     1,
   ),
   REACTION_UNSUPPORTED: spec(
-    'A reaction uses a form brine does not run on the master: `caller.` (Salt runs it on a masterless minion with its own reactor).',
-    'Use `local.<fun>` with `tgt` set to the minion instead; docs/reactor.md lists what brine supports.',
+    "A reaction uses a client the daemon running the reactor does not have: `caller.` on the master (it runs the function on the reactor's own host, which is for a minion's reactor), or `local.`, `runner.` or `wheel.` in a minion's reactor (they run on a master's reactor).",
+    "On the master use `local.<fun>` with `tgt` set to the minion; in a minion's reactor use `caller.<fun>`, or `event.send` a tag the master's reactor maps. docs/reactor.md lists each daemon's clients.",
     1,
   ),
   REACTOR_LOOP: spec(

@@ -29,11 +29,15 @@ const STATUS: MinionStatus = {
 
 const REFUSE_CALLS: MinionControlDeps['call'] = () => Promise.reject(new Error('no call expected'));
 
-async function serve(t: TestContext, call: MinionControlDeps['call'] = REFUSE_CALLS): Promise<string> {
+const REFUSE_FIRES: MinionControlDeps['fire'] = () => {
+  throw new Error('no event expected');
+};
+
+async function serve(t: TestContext, call: MinionControlDeps['call'] = REFUSE_CALLS, fire: MinionControlDeps['fire'] = REFUSE_FIRES): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'brine-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const socket = minionSocketPath({ sock_dir: join(dir, 'run') });
-  const listener = await startMinionControl(socket, { logger: silentLogger(), status: () => STATUS, call });
+  const listener = await startMinionControl(socket, { logger: silentLogger(), status: () => STATUS, call, fire });
   t.after(() => listener.close());
   return socket;
 }
@@ -118,6 +122,19 @@ test('a malformed minion_call (no function name, a non-list arg) is refused befo
   }
 });
 
+test('fire_event puts the event on the daemon bus (event.fire from a brine call of its own) and is answered event_fired; a bad tag is refused by the schema and fires nothing', async (t) => {
+  const fired: Array<[string, Record<string, unknown>]> = [];
+  const socket = await serve(t, REFUSE_CALLS, (tag, data) => void fired.push([tag, data]));
+  assert.deepEqual(await ask(socket, { t: 'fire_event', tag: 'myco/deploy/done', data: { n: 1 } }), [{ t: 'event_fired', tag: 'myco/deploy/done' }]);
+  assert.deepEqual(fired, [['myco/deploy/done', { n: 1 }]]);
+  const refused = await ask(socket, { t: 'fire_event', tag: '', data: {} });
+  assert.deepEqual(
+    refused.map((r) => [r.t, (r as { code?: string }).code]),
+    [['error', 'MESSAGE_INVALID']],
+  );
+  assert.equal(fired.length, 1);
+});
+
 test("only root and the minion's own user may run functions (peer credentials)", () => {
   assert.equal(mayCall({ pid: 1, uid: 0, gid: 0 }, 1000), true);
   assert.equal(mayCall({ pid: 1, uid: 1000, gid: 1000 }, 1000), true);
@@ -139,6 +156,7 @@ test("a peer that is neither root nor the daemon's user gets CONTROL_DENIED and 
       ran = true;
       return REFUSE_CALLS({ t: 'minion_call', fun: 'x', arg: [], kwarg: {} }, new AbortController().signal);
     },
+    fire: REFUSE_FIRES,
     uid: me === 0 ? 4242 : me,
   });
   t.after(() => listener.close());

@@ -258,6 +258,7 @@ export const MINION_CONTROL_REQUEST_SAMPLES: Sample[] = [
     optional: ['noReturnEvent'],
     bad: { fun: ['', 1, 'f'.repeat(257)], arg: ['x', { a: 1 }], kwarg: [[1], 'x'], noReturnEvent: ['true', 1] },
   },
+  { message: { t: 'fire_event', tag: 'myco/deploy/done', data: { path: '/tmp/marker' } }, optional: [], bad: { tag: ['', 1, 't'.repeat(1025)], data: [[], 'x'] } },
 ];
 
 export const MINION_CONTROL_REPLY_SAMPLES: Sample[] = [
@@ -298,5 +299,6 @@ export const MINION_CONTROL_REPLY_SAMPLES: Sample[] = [
     anyJson: ['ret'],
     bad: { jid: ['123', `${JID}0`], retcode: [0.5, '0'], success: ['true', 1], error: [{ code: 1, message: 'm' }, 'X'] },
   },
+  { message: { t: 'event_fired', tag: 'myco/deploy/done' }, optional: [], bad: { tag: [1] } },
   { message: { t: 'error', code: 'UNKNOWN_METHOD', message: 'no' }, optional: [], bad: { code: [1] } },
 ];

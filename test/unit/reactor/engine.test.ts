@@ -1,7 +1,8 @@
 // src/reactor/engine.ts over the master's real EventBus, JobTracker (a SQLite job cache in a temp
 // dir) and reactor clients: the Reactor's own events are skipped (Salt's rule), reactions past
 // reactor_worker_hwm are dropped with REACTOR_BUSY, a missing SLS and a caller. reaction are coded
-// failures, and the recent list keeps the newest entries in order.
+// failures, and the recent list keeps the newest entries in order; a minion's reactor (role minion)
+// runs caller. reactions, traces events its functions fire after an await, and refuses local.
 
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -176,3 +177,47 @@ async function waitIdle(engine: Reactor): Promise<void> {
     if (running === 0 && waiting === 0) return;
   }
 }
+
+test("a minion's reactor: caller. runs through its caller client, and an event the function fires after an await still carries the chain (stopped after 3); local. is REACTION_UNSUPPORTED pointing at caller.", async () => {
+  const bus = new EventBus(systemClock);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-reactor-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'again.sls'), "again:\n  caller.event.fire:\n    - args:\n      - data: {n: {{ data['n'] + 1 }}}\n      - tag: later/{{ data['n'] + 1 }}\n");
+    fs.writeFileSync(path.join(dir, 'local.sls'), 'nope:\n  local.test.ping:\n    - tgt: web1\n');
+    const fired: string[] = [];
+    const engine = new Reactor({
+      map: parseReactorMap([{ 'later/*': [path.join(dir, 'again.sls')] }, { 'try/local': [path.join(dir, 'local.sls')] }]),
+      role: 'minion',
+      clients: {
+        caller: async (fun, call) => {
+          assert.equal(fun, 'event.fire');
+          // the function fires after awaiting, as a job's would: the chain follows the async context
+          await new Promise((r) => setImmediate(r));
+          fired.push(String(call.kwarg.tag));
+          bus.fire(String(call.kwarg.tag), call.kwarg.data as Record<string, unknown>);
+          return true;
+        },
+      },
+      readSls: async (p) => fs.readFileSync(p, 'utf8'),
+      loadFile: () => undefined,
+      opts: {},
+      grains: () => ({ id: 'web1' }),
+      workers: 10,
+      hwm: 100,
+      logger: silentLogger(),
+      clock: systemClock,
+    });
+    bus.subscribe((e) => engine.onEvent(e));
+    bus.fire('later/0', { n: 0 });
+    bus.fire('try/local', {});
+    await waitIdle(engine);
+    assert.deepEqual(fired, ['later/1', 'later/2', 'later/3']);
+    const limited = engine.recent.list().find((r) => r.outcome === 'limited');
+    assert.equal(limited?.tag, 'later/3');
+    const local = engine.recent.list().find((r) => r.id === 'nope');
+    assert.equal(local?.error?.code, 'REACTION_UNSUPPORTED');
+    assert.match(local!.error!.message, /a minion's reactor runs caller\.<fun> reactions only \(local\.test\.ping runs on a master's reactor\): use caller\.test\.ping/);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
