@@ -1,11 +1,11 @@
 // What the reactor runs reactions with on the master (src/reactor's ReactorClients): local
 // reactions publish through the same JobTracker as `brine run` (targeting, the job cache, the
-// job events), runner and wheel reactions call the API's runner and wheel functions over an
-// in-master ApiBackend. The runner registry grows in the runners worktree; it is reached through
-// the RUNNERS and WHEELS maps only, so new functions need no change here.
+// job events), runner reactions run as runner jobs (runner-job.ts: salt/run events, the job
+// cache, the master's own runners such as state.orchestrate) and wheel reactions call the wheel
+// functions, both over an in-master ApiBackend.
 
 import * as fs from 'node:fs';
-import { RUNNERS, WHEELS, type ApiBackend, type RunnerHost } from '../api/index.js';
+import { runRunner, WHEELS, type ApiBackend, type RunnerHost } from '../api/index.js';
 import { Authenticator } from '../auth/index.js';
 import type { MasterOptions } from '../config/index.js';
 import { parseSaltUrl, readFileChunk, type FileBackend } from '../fileserver/index.js';
@@ -13,7 +13,7 @@ import type { JobCache } from '../jobs/index.js';
 import { TARGET_TYPES, type TargetType } from '../protocol/index.js';
 import type { ReactorClients } from '../reactor/index.js';
 import type { Clock } from '../util/clock.js';
-import { BrineError } from '../util/errors.js';
+import { BrineError, isBrineError, isErrorCode } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { createApiBackend, type MasterView } from './api-backend.js';
 import type { MasterTargeting } from './features/master-feature.js';
@@ -53,15 +53,29 @@ export function reactorClients(d: ReactorClientDeps): ReactorClients & { close()
     });
     return backend;
   };
-  const call = (kind: 'runner' | 'wheel', fun: string, c: { arg: unknown[]; kwarg: Record<string, unknown> }): Promise<unknown> => {
-    const fn = (kind === 'runner' ? RUNNERS : WHEELS).get(fun);
-    if (!fn)
-      return Promise.reject(new BrineError('UNKNOWN_FUNCTION', `${kind} function '${fun.slice(0, 100)}' is not available on this master; the ${kind} functions brine has are listed in docs/api.md`));
+  const unknown = (kind: 'runner' | 'wheel', fun: string): BrineError =>
+    new BrineError('UNKNOWN_FUNCTION', `${kind} function '${fun.slice(0, 100)}' is not available on this master; the ${kind} functions brine has are listed in docs/api.md`);
+  const wheel = (fun: string, c: { arg: unknown[]; kwarg: Record<string, unknown> }): Promise<unknown> => {
+    const fn = WHEELS.get(fun);
+    if (!fn) return Promise.reject(unknown('wheel', fun));
     try {
       return Promise.resolve(fn(api(), c));
     } catch (err) {
       return Promise.reject(err);
     }
+  };
+  // a runner job as Salt's reactor runs one through its RunnerClient, under the user 'Reactor'
+  const runner = async (fun: string, c: { arg: unknown[]; kwarg: Record<string, unknown> }): Promise<unknown> => {
+    let reply: Awaited<ReturnType<typeof runRunner>>;
+    try {
+      reply = await runRunner(api(), d.runnerHost, { fun, arg: c.arg, kwarg: c.kwarg, user: 'Reactor' });
+    } catch (err) {
+      if (isBrineError(err, 'RUNNER_UNKNOWN')) throw unknown('runner', fun);
+      throw err;
+    }
+    if (!reply.done) return { jid: reply.jid };
+    if (reply.error) throw new BrineError(isErrorCode(reply.error.code) ? reply.error.code : 'INTERNAL', reply.error.message);
+    return reply.return;
   };
   return {
     local: async (r, user) => {
@@ -72,8 +86,8 @@ export function reactorClients(d: ReactorClientDeps): ReactorClients & { close()
       );
       return { jid: published.jid };
     },
-    runner: (fun, c) => call('runner', fun, c),
-    wheel: (fun, c) => call('wheel', fun, c),
+    runner,
+    wheel,
     close: () => auth?.close(),
   };
 }

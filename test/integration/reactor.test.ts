@@ -66,8 +66,12 @@ describe('the reactor on a real master', () => {
         '',
       ].join('\n'),
     );
+    // a runner reaction reaches the master's own runners (state.orchestrate), as a runner job
+    write(path.join(srv, 'orch', 'deploy.sls'), `touch_web1:\n  salt.function:\n    - name: file.touch\n    - tgt: web1\n    - arg:\n      - ${out}/orchestrated.txt\n`);
+    write(path.join(reactorDir, 'orchestrate.sls'), 'deploy:\n  runner.state.orchestrate:\n    - args:\n      - mods: orch.deploy\n');
     master = await cluster.startMaster({
       reactor: [
+        { 'myco/orchestrate': path.join(reactorDir, 'orchestrate.sls') },
         { 'salt/auth': [path.join(reactorDir, 'auth.sls')] },
         { 'salt/minion/*/start': ['salt://reactor/start.sls'] },
         { 'salt/job/*/new': [path.join(reactorDir, 'lookup.sls'), path.join(reactorDir, 'unknown.sls'), path.join(reactorDir, 'broken.sls')] },
@@ -142,5 +146,15 @@ describe('the reactor on a real master', () => {
       /caller\.file\.touch runs the function on the host of the reactor, which is for a minion's own reactor \(reactor: in the minion config\); on the master use local\.file\.touch/,
     );
     assert.equal(fs.existsSync(path.join(out, 'never.txt')), false);
+  });
+
+  it('a runner reaction reaches the runners the master adds (state.orchestrate): the orchestration runs as a runner job of the Reactor', async () => {
+    const r = await cluster.brine(['event', 'send', 'myco/orchestrate']);
+    assert.equal(r.code, 0, r.stderr);
+    await waitUntil(() => fs.existsSync(path.join(out, 'orchestrated.txt')), 60_000, 'the orchestration started by the reactor to touch the file on web1');
+    await master.waitForOutput(/orchestrate\.sls ran runner\.state\.orchestrate for tag myco\/orchestrate/);
+    const orch = jobs().filter((j) => j.fun === 'runner.state.orchestrate');
+    assert.equal(orch.length, 1, JSON.stringify(orch));
+    assert.equal(orch[0]!.user, 'Reactor');
   });
 });
