@@ -161,6 +161,13 @@ def importer(exc):
     return "%s:%s" % (frames[-1].filename, frames[-1].lineno) if frames else None
 
 
+def tree_traceback(exc):
+    """The traceback without brine's own frames (this host, its renderers, the shim): the tree's code only."""
+    summary = traceback.TracebackException.from_exception(exc)
+    summary.stack = traceback.StackSummary.from_list([f for f in summary.stack if not f.filename.startswith(_HERE + os.sep)])
+    return "".join(summary.format())[-4000:]
+
+
 def report(exc, filename):
     message = str(exc)
     if isinstance(exc, SyntaxError):
@@ -174,6 +181,7 @@ def report(exc, filename):
             "code": getattr(exc, "brine_code", None),
             "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:],
             "phase": getattr(exc, "brine_phase", None),
+            "treeTraceback": tree_traceback(exc),
             "missingModule": missing_salt_module(exc),
             "importer": importer(exc) if missing_salt_module(exc) else None,
         }

@@ -51,6 +51,8 @@ export type PythonOutcome =
       phase?: 'import' | 'render' | null;
       /** a `salt.*` module the file imported that brine's shim package does not have */
       missingModule?: string | null;
+      /** the traceback without brine's own frames */
+      treeTraceback?: string;
       /** `file:line` of the import that asked for it */
       importer?: string | null;
     };
@@ -150,6 +152,7 @@ export function runPython(request: PythonRequest, host: PythonHost, opts: Python
           phase: e.phase ?? null,
           missingModule: e.missingModule ?? null,
           importer: e.importer ?? null,
+          treeTraceback: e.treeTraceback ?? e.traceback,
           ...(e.code ? { cause: callError } : {}),
         });
       }

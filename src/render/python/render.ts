@@ -64,7 +64,8 @@ function tracebackTail(traceback: string, lines = 6): string {
 /** A `salt.*` import the shim lacks: the same coded error whichever Python renderer ran the code. */
 function missingModuleError(outcome: PythonError, env: RenderEnv): BrineError | undefined {
   if (!outcome.missingModule) return undefined;
-  const where = outcome.importer && outcome.importer !== '<string>' && !outcome.importer.startsWith('<string>:') ? outcome.importer : `code run for ${env.source}`;
+  // code a renderer exec()s from a string has no file name: it is the SLS's (or a file it imported)
+  const where = outcome.importer && !outcome.importer.startsWith('<string>') ? outcome.importer : `code run for ${env.source} (${outcome.importer ?? 'an import'})`;
   return new BrineError(
     'RENDER_SALT_MODULE_MISSING',
     `${env.source}: ${where} imports '${outcome.missingModule}', a Salt module brine's stand-in Salt package does not provide (it has salt.utils.pyobjects, salt.fileclient, salt.utils.dictupdate, salt.utils.files, salt.exceptions, salt.utils.yaml, salt.utils.json, salt.utils.odict, salt.loader): call the function through __salt__ instead, or see docs/templates.md`,
@@ -106,7 +107,7 @@ export async function renderWithTreeRenderer(renderer: TreeRenderer, argline: st
   const how = outcome.phase === 'import' ? 'could not be loaded' : 'failed while rendering it';
   throw new BrineError(
     'RENDERER_MODULE_FAILED',
-    `${env.source}: the tree's renderer '${renderer.name}' (${renderer.file}) ${how}: ${what}\n${tracebackTail(outcome.traceback)}`,
+    `${env.source}: the tree's renderer '${renderer.name}' (${renderer.file}) ${how}: ${what}\n${tracebackTail(outcome.treeTraceback ?? outcome.traceback)}`,
     { cause: outcome.cause, details: { file: env.source, renderer: renderer.name, module: renderer.file, phase: outcome.phase, traceback: outcome.traceback } },
   );
 }
