@@ -148,16 +148,24 @@ async function renderTreePipeline(parts: readonly TreePart[], text: string, body
     }
     const input = value ?? { text: body };
     if (!('text' in input)) {
-      throw new BrineError('RENDER_FAILED', `${env.source}: in '#!${line}', '${part.name}' renders text, and the stage before it returned data: put '${part.name}' before the renderer that returns data`, {
-        details: { file: env.source, renderer: line },
-      });
+      throw new BrineError(
+        'RENDER_FAILED',
+        `${env.source}: in '#!${line}', '${part.name}' renders text, and the stage before it returned data: put '${part.name}' before the renderer that returns data`,
+        {
+          details: { file: env.source, renderer: line },
+        },
+      );
     }
     value = part.name === 'jinja' ? { text: jinja().render(input.text, env) } : { data: parseYaml(input.text, env, value !== undefined) ?? {} };
   }
   if (value && 'data' in value) return value.data ?? {};
-  throw new BrineError('RENDER_FAILED', `${env.source}: the renderer pipeline '#!${line}' ends in text, not SLS data: end it with a renderer that returns data (yaml, or the tree's renderer returning a mapping)`, {
-    details: { file: env.source, renderer: line },
-  });
+  throw new BrineError(
+    'RENDER_FAILED',
+    `${env.source}: the renderer pipeline '#!${line}' ends in text, not SLS data: end it with a renderer that returns data (yaml, or the tree's renderer returning a mapping)`,
+    {
+      details: { file: env.source, renderer: line },
+    },
+  );
 }
 
 function parseYaml(text: string, env: RenderEnv, afterJinja: boolean): unknown {

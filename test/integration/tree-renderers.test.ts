@@ -56,10 +56,7 @@ describe("a tree's own Python renderer (_renderers/objects.py) on a real master 
         '',
       ].join('\n'),
     );
-    write(
-      path.join(srv, 'objjinja.sls'),
-      ['#!jinja|objects', `File.managed("${out}/{{ grains['id'] }}.txt", contents="{{ sls }} from jinja")`, ''].join('\n'),
-    );
+    write(path.join(srv, 'objjinja.sls'), ['#!jinja|objects', `File.managed("${out}/{{ grains['id'] }}.txt", contents="{{ sls }} from jinja")`, ''].join('\n'));
     await cluster.startMaster({ auto_accept: true });
     const minion = cluster.startMinion('r1');
     await minion.waitForOutput(/ready to receive requests/, 30_000);

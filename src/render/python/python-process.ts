@@ -38,7 +38,7 @@ export interface PythonHost {
 
 /** How the host script ended: the high data, or the Python exception that ended the render. */
 export type PythonOutcome =
-  | { kind: 'done'; data: unknown; /** a tree's renderer returned text (a StringIO or str), not data */ text?: boolean }
+  | { kind: 'done'; data: unknown /** a tree's renderer returned text (a StringIO or str), not data */; text?: boolean }
   | {
       kind: 'error';
       type: string;

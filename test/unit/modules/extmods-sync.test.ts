@@ -94,7 +94,11 @@ describe('syncExtmods', () => {
     write(path.join(base, '_renderers', 'my-renderer.py'), 'x = 1\n');
     const out = await sync('renderers');
     assert.deepEqual(out.changed, ['renderers.objects']);
-    assert.deepEqual(out.ignored.map((i) => i.file), ['_renderers/my-renderer.py'], 'a shebang could never name it');
+    assert.deepEqual(
+      out.ignored.map((i) => i.file),
+      ['_renderers/my-renderer.py'],
+      'a shebang could never name it',
+    );
     assert.deepEqual(fs.readdirSync(extmodsDir(cachedir, 'renderers')), ['objects.py']);
     assert.deepEqual((await sync('renderers')).changed, []);
     fs.rmSync(path.join(base, '_renderers'), { recursive: true });

@@ -152,7 +152,13 @@ describe("a tree's own renderer (#!objects)", () => {
     const got = Object.assign({}, ...data.r!['test.nop']!) as Record<string, unknown>;
     assert.deepEqual(got.recurse, { x: { y: 1, l: [1, 2], z: 2 }, k: 2 });
     assert.deepEqual(got.lists, { x: { y: 1, l: [1, 2], z: 2 }, k: 2 });
-    assert.deepEqual(got.list, { x: [{ y: 1, l: [1] }, { z: 2, l: [1, 2] }], k: [1, 2] });
+    assert.deepEqual(got.list, {
+      x: [
+        { y: 1, l: [1] },
+        { z: 2, l: [1, 2] },
+      ],
+      k: [1, 2],
+    });
     assert.deepEqual(got.update, { x: { y: 0, w: 3 } });
     assert.deepEqual(got.untouched, { x: { y: 1, l: [1] }, k: 1 }, 'merge leaves its inputs alone');
     assert.equal(got.caught, 'UNKNOWN_FUNCTION');
