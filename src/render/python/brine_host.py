@@ -150,9 +150,19 @@ def where(exc, filename):
 
 
 def missing_salt_module(exc):
-    """The salt module an import asked for that brine's shim does not have, else None."""
+    """The salt module an import asked for that brine's shim does not have, else None.
+
+    Python names the first missing package (`salt.modules` for `import salt.modules.network`);
+    the importing line, when its text is known, gives the whole name."""
     name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
-    return name if isinstance(name, str) and (name == "salt" or name.startswith("salt.")) else None
+    if not isinstance(name, str) or not (name == "salt" or name.startswith("salt.")):
+        return None
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen")]
+    line = (frames[-1].line or "") if frames else ""
+    for word in line.replace(",", " ").split():
+        if word == name or word.startswith(name + "."):
+            return word
+    return name
 
 
 def importer(exc):

@@ -105,7 +105,7 @@ describe("a tree's own renderer (#!objects)", () => {
     assert.match(raised.message, /line 3, in <module>/);
     const missing = await fails(renderSls('#!needs_missing\nx\n', env()));
     assert.equal(missing.code, 'RENDER_SALT_MODULE_MISSING');
-    assert.match(missing.message, /needs_missing\.py:3 imports 'salt\.utils\.network', a Salt module brine's stand-in Salt package does not provide/);
+    assert.match(missing.message, /needs_missing\.py:3 imports 'salt\.modules\.network', a Salt module brine's stand-in Salt package does not provide/);
     const fromImported = await fails(renderSls('#!objects\nfrom salt://lib/net.sls import x\n', env({ made: [] }, { 'lib/net.sls': 'import salt.modules.network\nx = 1\n' })));
     assert.equal(fromImported.code, 'RENDER_SALT_MODULE_MISSING');
     assert.match(fromImported.message, /imports 'salt\.modules'/);
