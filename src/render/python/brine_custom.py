@@ -47,6 +47,14 @@ def load(request, salt):
     except BaseException as exc:
         exc.brine_phase = "import"
         raise
+    # Salt's loader skips a module whose __virtual__() answers False (or (False, reason))
+    virtual = getattr(module, "__virtual__", None)
+    answer = virtual() if callable(virtual) else True
+    if answer is False or (isinstance(answer, tuple) and answer and answer[0] is False):
+        reason = answer[1] if isinstance(answer, tuple) and len(answer) > 1 else "no reason given"
+        exc = RuntimeError("%s: its __virtual__() refused to load it: %s" % (spec["module"], reason))
+        exc.brine_phase = "import"
+        raise exc
     render = getattr(module, "render", None)
     if not callable(render):
         exc = AttributeError("%s defines no render() function" % spec["module"])

@@ -109,6 +109,9 @@ describe("a tree's own renderer (#!objects)", () => {
     const fromImported = await fails(renderSls('#!objects\nfrom salt://lib/net.sls import x\n', env({ made: [] }, { 'lib/net.sls': 'import salt.modules.network\nx = 1\n' })));
     assert.equal(fromImported.code, 'RENDER_SALT_MODULE_MISSING');
     assert.match(fromImported.message, /imports 'salt\.modules'/);
+    const refused = await fails(renderSls('#!refuses\nx\n', env()));
+    assert.equal(refused.code, 'RENDERER_MODULE_FAILED');
+    assert.match(refused.message, /could not be loaded: RuntimeError: .*refuses\.py: its __virtual__\(\) refused to load it: the frobnicator library is not installed/);
     const noFile = await fails(renderSls('#!objects\nfrom salt://lib/none.sls import x\n', env()));
     assert.equal(noFile.code, 'RENDERER_MODULE_FAILED');
     assert.match(noFile.message, /ImportError: Could not find the file 'salt:\/\/lib\/none\.sls'/);
