@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { parseFlags, REPO_ROOT, resolveBuild } from './lib/args.mjs';
 import { tempDir } from './lib/cleanup.mjs';
 import { classify } from './corpus/classify.mjs';
-import { fileRoots, pillarRoots, readRepos, stateFiles, treeDir, treeRenderers } from './corpus/layout.mjs';
+import { fileRoots, pillarRoots, readRepos, renderDirs, stateFiles, treeDir, treeRenderers } from './corpus/layout.mjs';
 import { printTables } from './corpus/report.mjs';
 import { brineCalls, MINION_ID, quiet } from './corpus/brine-call.mjs';
 
@@ -116,7 +116,7 @@ async function measureTree(executor, entry, grains) {
   const root = treeDir(f.corpus, entry.repo);
   if (!fs.existsSync(root)) return { repo: entry.repo, missing: true, files: [] };
   const scratch = tempDir(`brine-corpus-${entry.repo.replace('/', '+')}-`);
-  const opts = optionsFor(scratch, fileRoots(root, entry, scratch), pillarRoots(root, entry, scratch));
+  const opts = optionsFor(scratch, fileRoots(root, entry, scratch), pillarRoots(root, entry, scratch), { render_dirs: renderDirs(root, entry) });
   const pillar = await renderLocalPillar(opts, MINION_ID, grains);
   const pillarErrors = Array.isArray(pillar._errors) ? pillar._errors.map(String) : [];
   const o = { opts, minionId: MINION_ID, grains, pillar };

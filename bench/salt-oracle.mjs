@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { parseFlags, REPO_ROOT, resolveBuild } from './lib/args.mjs';
 import { tempDir } from './lib/cleanup.mjs';
 import { brineCalls, MINION_ID } from './corpus/brine-call.mjs';
-import { fileRoots, pillarRoots, readRepos, stateFiles, treeDir, treeRenderers } from './corpus/layout.mjs';
+import { fileRoots, pillarRoots, readRepos, renderDirs, stateFiles, treeDir, treeRenderers } from './corpus/layout.mjs';
 import { brineFile, printReport } from './corpus/oracle-report.mjs';
 import { loadCache, missingSls, saveCache, treeKey, treeRecord, writeSummary } from './corpus/salt-cache.mjs';
 import { saltOracleTree, writePythonShims } from './corpus/salt-run.mjs';
@@ -160,7 +160,7 @@ try {
     const root = treeDir(f.corpus, entry.repo);
     const scratch = tempDir(`brine-oracle-b-${entry.repo.replace('/', '+')}-`);
     try {
-      const opts = calls.optionsFor(scratch, fileRoots(root, entry, scratch), pillarRoots(root, entry, scratch));
+      const opts = calls.optionsFor(scratch, fileRoots(root, entry, scratch), pillarRoots(root, entry, scratch), { render_dirs: renderDirs(root, entry) });
       const pillar = await renderLocalPillar(opts, MINION_ID, cache.grains);
       const ctx = {
         executor,

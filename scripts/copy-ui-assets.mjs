@@ -18,3 +18,6 @@ const pyFrom = path.join(root, 'src', 'render', 'python');
 const pyTo = path.join(root, 'dist', 'src', 'render', 'python');
 fs.mkdirSync(pyTo, { recursive: true });
 for (const name of fs.readdirSync(pyFrom).filter((n) => n.endsWith('.py'))) fs.copyFileSync(path.join(pyFrom, name), path.join(pyTo, name));
+// brine's stand-in `salt` package for a tree's own Python (salt_shim/salt/**.py), beside the host
+fs.rmSync(path.join(pyTo, 'salt_shim'), { recursive: true, force: true });
+fs.cpSync(path.join(pyFrom, 'salt_shim'), path.join(pyTo, 'salt_shim'), { recursive: true, filter: (src) => !src.includes('__pycache__') });

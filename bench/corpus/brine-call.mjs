@@ -15,7 +15,8 @@ export async function brineCalls(build, timeoutSeconds) {
   ]);
 
   /** Minion options for a tree laid out under `scratch` (file_roots/pillar_roots as given). */
-  function optionsFor(scratch, fileRoots, pillar) {
+  /** `extra`: more minion options (render_dirs for a tree's own renderers: layout.mjs renderDirs). */
+  function optionsFor(scratch, fileRoots, pillar, extra = {}) {
     const cfg = loadConfig('minion', {
       configDir: scratch,
       env: {},
@@ -27,6 +28,7 @@ export async function brineCalls(build, timeoutSeconds) {
         file_roots: { base: fileRoots },
         pillar_roots: { base: pillar.length > 0 ? pillar : [path.join(scratch, 'no-pillar')] },
         log_level: 'quiet',
+        ...extra,
       },
     });
     return asMinionOptions(cfg);

@@ -143,3 +143,14 @@ export function treeRenderers(root) {
   visit(root, 0);
   return names;
 }
+
+/**
+ * The directories of the tree's own Python renderers, as brine's render_dirs: an `extmods/renderers`
+ * (extension_modules) directory at the tree's root, then each file root's `_renderers/` (what
+ * saltutil.sync_renderers would copy to the minion).
+ */
+export function renderDirs(root, entry) {
+  const dirs = [path.join(root, 'extmods', 'renderers')];
+  for (const spec of entry.roots) dirs.push(path.join(root, rootSpec(spec).dir, '_renderers'));
+  return dirs.filter((d) => fs.existsSync(d));
+}

@@ -34,8 +34,8 @@ Options of type *path* are moved under \`root_dir\` (default \`/\`), as Salt's \
 does: defaults and configured absolute paths alike, unless they already lie under \`root_dir\`; a
 relative path is taken relative to \`root_dir\`. With \`root_dir: /srv/test\` the minion's \`pki_dir\`
 is \`/srv/test/etc/brine/pki/minion\`. These are the options Salt moves: \`pki_dir\`, \`cachedir\`,
-\`sock_dir\`, \`log_file\`, and on the master \`autosign_file\`, \`autoreject_file\` and
-\`api_logfile\` (Salt's \`pidfile\`, \`extension_modules\`, \`token_dir\`, \`sqlite_queue_dir\` and
+\`sock_dir\`, \`log_file\`, \`extension_modules\` (when set), and on the master \`autosign_file\`,
+\`autoreject_file\` and \`api_logfile\` (Salt's \`pidfile\`, \`token_dir\`, \`sqlite_queue_dir\` and
 \`autosign_grains_dir\` are moved too in Salt; brine has no such options).
 
 Nothing else is moved. In particular \`file_roots\` and \`pillar_roots\` are used as written, as in

@@ -158,6 +158,22 @@ const TABLE = [
     doc: 'Sync custom grains, modules and states from the master (saltutil.sync_all) before the startup_states run; see docs/custom-modules.md.',
   },
   {
+    name: 'extension_modules',
+    type: 'string',
+    nullable: true,
+    default: null,
+    roles: MINION,
+    path: true,
+    doc: "Salt's directory of extension modules; brine looks for a tree's own Python renderers in its renderers/ subdirectory (null: <cachedir>/extmods, where saltutil.sync_renderers copies <file_root>/_renderers/*.py). Moved under root_dir as in Salt. Example: extension_modules: /srv/salt-extmods; see docs/custom-modules.md.",
+  },
+  {
+    name: 'render_dirs',
+    type: 'list',
+    default: [],
+    roles: MINION,
+    doc: "Extra directories of a tree's own Python renderers (<name>.py, used by a '#!<name>' shebang), searched after <extension_modules>/renderers, as Salt's render_dirs. Example: render_dirs: [/srv/salt-extmods/renderers]; see docs/templates.md.",
+  },
+  {
     name: 'clean_dynamic_modules',
     type: 'bool',
     default: true,

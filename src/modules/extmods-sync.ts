@@ -1,6 +1,7 @@
 // Copies custom grains, modules and states from the salt:// file server (`_grains/`, `_modules/`,
-// `_states/` of each environment) into `<cachedir>/extmods/<kind>/`, Salt's layout, and removes
-// the ones the master no longer has. Only copies files; loading them is the minion's business.
+// `_states/` of each environment; JavaScript) and a tree's own Python renderers (`_renderers/*.py`)
+// into `<cachedir>/extmods/<kind>/`, Salt's layout, and removes the ones the master no longer has.
+// Only copies files; loading them is the minion's business (renderers: at each render).
 
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
@@ -8,11 +9,20 @@ import path from 'node:path';
 import { BrineError } from '../util/errors.js';
 import type { FileClient } from './types.js';
 
-export const EXTMOD_KINDS = ['grains', 'modules', 'states'] as const;
+export const EXTMOD_KINDS = ['grains', 'modules', 'states', 'renderers'] as const;
 export type ExtmodKind = (typeof EXTMOD_KINDS)[number];
 
 /** A file name a custom module may have: no path separators, no leading dot, a JS extension. */
 export const EXTMOD_FILE = /^[A-Za-z0-9_][A-Za-z0-9_.-]*\.m?js$/;
+
+/** A renderer's file name: a Python module name (`objects.py`), as a shebang names it. */
+const RENDERER_FILE = /^[A-Za-z_][A-Za-z0-9_]*\.py$/;
+
+/** What files of `_<kind>/` are modules, and what a name must look like. */
+function kindFiles(kind: ExtmodKind): { ext: RegExp; name: RegExp; rule: string } {
+  if (kind === 'renderers') return { ext: /\.py$/, name: RENDERER_FILE, rule: 'a renderer file name must be a Python module name: letters, digits and _ (not starting with a digit), then .py' };
+  return { ext: /\.m?js$/, name: EXTMOD_FILE, rule: 'the file name must be letters, digits, _, . and - (not starting with . or -)' };
+}
 
 export function extmodsDir(cachedir: string, kind: ExtmodKind): string {
   return path.join(cachedir, 'extmods', kind);
@@ -46,7 +56,7 @@ export interface SyncOutcome {
 }
 
 function stem(name: string): string {
-  return name.replace(/\.m?js$/, '');
+  return name.replace(/\.(m?js|py)$/, '');
 }
 
 function sha256(data: Buffer): string {
@@ -83,6 +93,7 @@ export async function syncExtmods(o: SyncOptions): Promise<SyncOutcome> {
   const out: SyncOutcome = { changed: [], removed: [], ignored: [] };
   // name -> where it comes from; the first environment that has it wins
   const wanted = new Map<string, { saltenv: string; rel: string }>();
+  const files = kindFiles(o.kind);
   for (const saltenv of o.saltenvs) {
     for (const rel of await o.files.listFiles(saltenv, `${source}/`)) {
       const name = rel.startsWith(`${source}/`) ? rel.slice(source.length + 1) : rel;
@@ -90,9 +101,9 @@ export async function syncExtmods(o: SyncOptions): Promise<SyncOutcome> {
         out.ignored.push({ file: rel, reason: 'custom modules in subdirectories are not synced; move it up into the directory itself' });
         continue;
       }
-      if (!/\.m?js$/.test(name)) continue; // READMEs, helpers in other formats: not modules
-      if (!EXTMOD_FILE.test(name)) {
-        out.ignored.push({ file: rel, reason: 'the file name must be letters, digits, _, . and - (not starting with . or -)' });
+      if (!files.ext.test(name)) continue; // READMEs, helpers in other formats: not modules
+      if (!files.name.test(name)) {
+        out.ignored.push({ file: rel, reason: files.rule });
         continue;
       }
       const mod = stem(name);

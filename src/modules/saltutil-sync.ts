@@ -1,6 +1,7 @@
-// saltutil.sync_grains / sync_modules / sync_states / sync_all and refresh_modules: bring the
-// custom grains, modules and states of the master's file_roots (`_grains/`, `_modules/`,
-// `_states/`) to this minion and load them. Inline, so the reload reaches the minion itself.
+// saltutil.sync_grains / sync_modules / sync_states / sync_renderers / sync_all and
+// refresh_modules: bring the custom grains, modules and states of the master's file_roots
+// (`_grains/`, `_modules/`, `_states/`) and its renderers (`_renderers/*.py`) to this minion and
+// load them (renderers are read at each render). Inline, so the reload reaches the minion itself.
 
 import path from 'node:path';
 import { BrineError } from '../util/errors.js';
@@ -60,7 +61,9 @@ async function syncKinds(fun: string, ctx: ExecContext, kinds: readonly ExtmodKi
     out[kind] = outcome.changed;
     problems.push(...outcome.ignored);
   }
-  if (a.refresh && ctx.reloadExtmods) problems.push(...(await ctx.reloadExtmods(kinds)));
+  // a renderer is loaded by each render that names it: nothing to reload
+  const loaded = kinds.filter((k): k is Exclude<ExtmodKind, 'renderers'> => k !== 'renderers');
+  if (a.refresh && ctx.reloadExtmods && loaded.length > 0) problems.push(...(await ctx.reloadExtmods(loaded)));
   if (problems.length > 0) {
     // Salt's per-kind lists plus `errors`, one line per file, so every outputter shows which
     // file broke and why (a bare list could not say it); the coded error carries the same
@@ -73,7 +76,10 @@ async function syncKinds(fun: string, ctx: ExecContext, kinds: readonly ExtmodKi
 function syncOne(kind: ExtmodKind): ModuleFunction {
   return defineFunction({
     name: `saltutil.sync_${kind}`,
-    doc: `Sync custom ${kind} from salt://_${kind} to this minion (and load them); returns the ${kind} that changed.`,
+    doc:
+      kind === 'renderers'
+        ? "Sync the tree's own Python renderers from salt://_renderers to <cachedir>/extmods/renderers; returns the renderers that changed."
+        : `Sync custom ${kind} from salt://_${kind} to this minion (and load them); returns the ${kind} that changed.`,
     params: PARAMS,
     inline: true,
     run: async (ctx, a) => (await syncKinds(`saltutil.sync_${kind}`, ctx, [kind], a.named))[kind],
@@ -84,7 +90,7 @@ export const saltutilSyncFunctions: readonly ModuleFunction[] = [
   ...EXTMOD_KINDS.map(syncOne),
   defineFunction({
     name: 'saltutil.sync_all',
-    doc: 'Sync custom grains, modules and states from the file server and load them; returns what changed per kind.',
+    doc: 'Sync custom grains, modules, states and renderers from the file server and load them; returns what changed per kind.',
     params: PARAMS,
     inline: true,
     run: (ctx, a) => syncKinds('saltutil.sync_all', ctx, EXTMOD_KINDS, a.named),

@@ -8,4 +8,5 @@ export { decryptData, GpgCache, type GpgOptions } from './gpg.js';
 export { loadYaml } from './yaml-load.js';
 export { bindTemplateArgs, TEMPLATE_FUNCTIONS, type LogLevel, type TemplateFunction, type TemplateHost } from './salt-functions/index.js';
 export { traverse } from './jinja/salt-layer.js';
+export { treeRendererDirs } from './python/tree-renderers.js';
 export { newStateconfMemory, type StateconfMemory } from './stateconf/transform.js';

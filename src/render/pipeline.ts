@@ -4,13 +4,16 @@
 // caller gives gpg options), Salt's `#!stateconf` (src/render/stateconf/) and, for templates that
 // render text, `#!jinja`; Salt's Python renderers `#!py`, `#!pyobjects` and `#!pydsl` run the
 // file with python3 (src/render/python/). Anything else (`#!mako|yaml`, a Python renderer inside
-// a pipeline...) is refused with RENDERER_UNSUPPORTED.
+// a pipeline...) is refused with RENDERER_UNSUPPORTED. A name brine does not render itself may be
+// a tree's own Python renderer (`#!objects`, `#!jinja|objects`: src/render/python/tree-renderers.ts),
+// found in the directories the caller gives (RenderEnv.treeRendererDirs).
 
 import { BrineError } from '../util/errors.js';
 import { decryptData } from './gpg.js';
 import { JinjaEngine, locate } from './jinja/engine.js';
 import { recordKeyOrder } from './jinja/digit-key-order.js';
-import { type PythonRenderer, renderPython } from './python/render.js';
+import { type PythonRenderer, renderPython, renderWithTreeRenderer, type StageValue } from './python/render.js';
+import { findTreeRenderer, type TreeRenderer } from './python/tree-renderers.js';
 import { parseStateconfArgs, renderStateconf, type StateconfOptions } from './stateconf/render.js';
 import type { RenderEnv } from './types.js';
 import { loadYaml, YamlLoadError } from './yaml-load.js';
@@ -41,7 +44,18 @@ interface Pipeline {
   stages: Stage[];
   stateconf?: StateconfOptions;
   python?: PythonRenderer;
+  /** A pipeline with a tree's own renderer in it: each part in order (jinja, yaml or the tree's). */
+  tree?: TreePart[];
 }
+
+interface TreePart {
+  name: string;
+  argline: string;
+  renderer?: TreeRenderer;
+}
+
+/** Names brine renders itself; any other name may be a tree's own renderer. */
+const BUILT_IN = new Set<string>(['jinja', 'yaml', 'gpg', 'stateconf', ...PYTHON_RENDERERS]);
 
 /** `name argline` parts of a shebang split on `|` (Salt's check_render_pipe_str). */
 function shebangParts(line: string): Array<{ name: string; argline: string }> {
@@ -52,8 +66,33 @@ function shebangParts(line: string): Array<{ name: string; argline: string }> {
   });
 }
 
-function parseShebang(line: string, source: string): Pipeline {
+/** A pipeline naming a tree's own renderer: jinja and yaml may come before or after it. */
+function treePipeline(line: string, parts: Array<{ name: string; argline: string }>, source: string, dirs: readonly string[] | undefined): TreePart[] | undefined {
+  const found = parts.map((p) => ({ ...p, ...(BUILT_IN.has(p.name) ? {} : { renderer: findTreeRenderer(dirs, p.name) }) }));
+  if (!found.some((p) => p.renderer)) return undefined;
+  const bad = found.find((p) => !p.renderer && !((p.name === 'jinja' || p.name === 'yaml') && p.argline === ''));
+  if (bad) {
+    throw new BrineError(
+      'RENDERER_UNSUPPORTED',
+      `${source}: the renderer pipeline '#!${line}' is not supported: with a tree's own renderer brine runs 'jinja' and 'yaml' (without options) around it, not '${bad.name}${bad.argline ? ` ${bad.argline}` : ''}'`,
+      { details: { file: source, renderer: line } },
+    );
+  }
+  return found;
+}
+
+/** Where a name that is no renderer of brine's was looked for, for the error message. */
+function unknownRendererHint(parts: Array<{ name: string }>, dirs: readonly string[] | undefined): string {
+  const unknown = parts.find((p) => !BUILT_IN.has(p.name));
+  if (!unknown) return '';
+  const where = dirs && dirs.length > 0 ? dirs.join(', ') : 'no renderer directory (extension_modules, render_dirs)';
+  return `; '${unknown.name}' is no renderer of brine's and there is no ${unknown.name}.py in ${where} (a tree's own renderer in <file_root>/_renderers/ is copied there by saltutil.sync_renderers or sync_all)`;
+}
+
+function parseShebang(line: string, source: string, dirs?: readonly string[]): Pipeline {
   const parts = shebangParts(line);
+  const tree = treePipeline(line, parts, source, dirs);
+  if (tree) return { stages: [], tree };
   const first = parts[0]!;
   if (parts.length === 1 && first.argline === '' && PYTHON_RENDERERS.has(first.name)) return { stages: [], python: first.name as PythonRenderer };
   const python = parts.find((p) => PYTHON_RENDERERS.has(p.name));
@@ -78,7 +117,7 @@ function parseShebang(line: string, source: string): Pipeline {
   if (!stages) {
     throw new BrineError(
       'RENDERER_UNSUPPORTED',
-      `${source}: the renderer pipeline '#!${line}' is not supported: use no shebang (jinja|yaml), '#!yaml', '#!jinja|yaml', either with '|gpg' after it, '#!jinja' or '#!stateconf [-Gosp] [yaml . jinja]'`,
+      `${source}: the renderer pipeline '#!${line}' is not supported: use no shebang (jinja|yaml), '#!yaml', '#!jinja|yaml', either with '|gpg' after it, '#!jinja' or '#!stateconf [-Gosp] [yaml . jinja]'${unknownRendererHint(parts, dirs)}`,
       { details: { file: source, renderer: line } },
     );
   }
@@ -86,12 +125,47 @@ function parseShebang(line: string, source: string): Pipeline {
 }
 
 /** The pipeline named by the text's shebang (first line `#!...`), and the text without that line. */
-function pipelineOf(text: string, source: string, renderer?: string): Pipeline & { body: string } {
-  if (!text.startsWith('#!')) return renderer === undefined ? { stages: ['jinja', 'yaml'], body: text } : { ...parseShebang(renderer, source), body: text };
+function pipelineOf(text: string, env: RenderEnv): Pipeline & { body: string; line: string } {
+  const { source, renderer, treeRendererDirs: dirs } = env;
+  if (!text.startsWith('#!')) return renderer === undefined ? { stages: ['jinja', 'yaml'], body: text, line: 'jinja|yaml' } : { ...parseShebang(renderer, source, dirs), body: text, line: renderer };
   const nl = text.indexOf('\n');
   const line = (nl < 0 ? text : text.slice(0, nl)).slice(2).trim();
   // the shebang line is blanked, not removed, so that line numbers stay those of the file
-  return { ...parseShebang(line, source), body: nl < 0 ? '' : `\n${text.slice(nl + 1)}` };
+  return { ...parseShebang(line, source, dirs), body: nl < 0 ? '' : `\n${text.slice(nl + 1)}`, line };
+}
+
+/**
+ * A pipeline with a tree's own renderer, stage by stage as Salt's compile_template: the tree's
+ * renderer first gets the whole file (shebang included, as Salt reads it), jinja and yaml the text
+ * with the shebang line blanked; each later stage gets what the one before returned.
+ */
+async function renderTreePipeline(parts: readonly TreePart[], text: string, body: string, line: string, env: RenderEnv): Promise<unknown> {
+  let value: StageValue | undefined;
+  for (const part of parts) {
+    if (part.renderer) {
+      value = await renderWithTreeRenderer(part.renderer, part.argline, value ?? { text }, env);
+      continue;
+    }
+    const input = value ?? { text: body };
+    if (!('text' in input)) {
+      throw new BrineError(
+        'RENDER_FAILED',
+        `${env.source}: in '#!${line}', '${part.name}' renders text, and the stage before it returned data: put '${part.name}' before the renderer that returns data`,
+        {
+          details: { file: env.source, renderer: line },
+        },
+      );
+    }
+    value = part.name === 'jinja' ? { text: jinja().render(input.text, env) } : { data: parseYaml(input.text, env, value !== undefined) ?? {} };
+  }
+  if (value && 'data' in value) return value.data ?? {};
+  throw new BrineError(
+    'RENDER_FAILED',
+    `${env.source}: the renderer pipeline '#!${line}' ends in text, not SLS data: end it with a renderer that returns data (yaml, or the tree's renderer returning a mapping)`,
+    {
+      details: { file: env.source, renderer: line },
+    },
+  );
 }
 
 function parseYaml(text: string, env: RenderEnv, afterJinja: boolean): unknown {
@@ -108,7 +182,8 @@ function parseYaml(text: string, env: RenderEnv, afterJinja: boolean): unknown {
 
 /** Renders an SLS text through its pipeline (first-line shebang, else `jinja|yaml`) to data. */
 export async function renderSls(text: string, env: RenderEnv): Promise<unknown> {
-  const { stages, stateconf, python, body } = pipelineOf(text, env.source, env.renderer);
+  const { stages, stateconf, python, tree, body, line } = pipelineOf(text, env);
+  if (tree) return renderTreePipeline(tree, text, body, line, env);
   if (python) return renderPython(python, body, env);
   let current = body;
   if (stages.includes('jinja')) current = jinja().render(body, env);

@@ -60,4 +60,10 @@ export interface RenderEnv {
    * else python3 on PATH) and how long its code may run (default 120 s, then RENDER_TIMEOUT).
    */
   python?: { interpreter?: string; timeoutMs?: number };
+  /**
+   * Directories holding a tree's own Python renderers (`<name>.py`), searched in order for a
+   * shebang name brine does not render itself (src/render/python/tree-renderers.ts treeRendererDirs).
+   * Absent: only brine's renderers.
+   */
+  treeRendererDirs?: readonly string[];
 }

@@ -3,7 +3,7 @@
 // loader the high-data stage reads SLS files through.
 
 import type { ExecContext } from '../modules/index.js';
-import { newStateconfMemory, renderSls, type RenderEnv } from '../render/index.js';
+import { newStateconfMemory, renderSls, treeRendererDirs, type RenderEnv } from '../render/index.js';
 import { BrineError } from '../util/errors.js';
 import type { SlsLoader } from './compiler/assemble-high.js';
 import { findSls, type SlsFiles } from './sls-source.js';
@@ -44,6 +44,8 @@ export function renderHooks(exec: ExecContext, source: string, saltenv: string):
 export function slsLoader(files: SlsFiles, exec: ExecContext): SlsLoader {
   // one run's #!stateconf files share their stateconf.set arguments (an includer's extend reaches the included file)
   const stateconf = newStateconfMemory();
+  // a tree's own renderers (#!objects): synced to <extension_modules>/renderers, or in render_dirs
+  const rendererDirs = treeRendererDirs(exec.config);
   return {
     load: async (sls, env) => {
       const found = await findSls(files, sls, env);
@@ -55,6 +57,7 @@ export function slsLoader(files: SlsFiles, exec: ExecContext): SlsLoader {
         context: { grains: exec.grains(), pillar: exec.pillar?.() ?? {}, opts: exec.config, saltenv: env, ...slsVariables(sls, found.path) },
         ...renderHooks(exec, source, env),
         stateconf,
+        treeRendererDirs: rendererDirs,
       });
       return { data, source };
     },

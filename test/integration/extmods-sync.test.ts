@@ -181,9 +181,9 @@ export async function later() { return { async_grain: 42 }; }\n`,
     assert.doesNotMatch((await runCli(['doctor', 'minion', '-c', cluster.minionConfigDir('m1')], { timeoutMs: 30_000 })).stdout, /custom modules/);
     write(path.join(srv, '_modules', 'third.js'), "export const functions = [{ name: 'third.one', doc: 'one', params: [], run: () => 1 }];\n");
     const all = (await m1Run('saltutil.sync_all')) as Record<string, unknown>;
-    assert.deepEqual(all, { grains: [], modules: ['modules.third'], states: [] });
+    assert.deepEqual(all, { grains: [], modules: ['modules.third'], states: [], renderers: [] });
     assert.equal(await m1Run('third.one'), 1);
-    assert.deepEqual(await m1Run('saltutil.sync_all'), { grains: [], modules: [], states: [] });
+    assert.deepEqual(await m1Run('saltutil.sync_all'), { grains: [], modules: [], states: [], renderers: [] });
   });
 
   it('a module name with path characters or a subdirectory is never synced', async () => {

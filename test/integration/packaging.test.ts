@@ -94,6 +94,10 @@ describe('the npm tarball, installed, runs a master and a minion', { timeout: IN
       'package/dist/src/render/python/brine_host.py',
       'package/dist/src/render/python/brine_pyobjects.py',
       'package/dist/src/render/python/brine_pydsl.py',
+      // a tree's own renderers: their runner and brine's stand-in salt package (issue 22)
+      'package/dist/src/render/python/brine_custom.py',
+      'package/dist/src/render/python/salt_shim/salt/__init__.py',
+      'package/dist/src/render/python/salt_shim/salt/utils/pyobjects.py',
     ]) {
       assert.ok(list.includes(f), `${f} is not in the tarball`);
     }

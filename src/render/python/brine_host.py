@@ -1,6 +1,6 @@
 """brine's host for Salt's Python renderers (#!py, #!pyobjects, #!pydsl): runs one SLS file's Python code.
 
-brine (src/render/python/run-python.ts) starts `python3 brine_host.py`, writes one JSON line (the
+brine (src/render/python/python-process.ts) starts `python3 brine_host.py`, writes one JSON line (the
 request), and reads JSON lines back on this process's original stdout: `call` and `load` ask
 brine for an execution function's return or a file of the tree (brine answers each with one
 line on stdin), then one `done` (the high data) or `error` ends the render. The SLS file's own
@@ -11,6 +11,14 @@ import json
 import os
 import sys
 import traceback
+
+# brine's stand-in `salt` package (salt_shim/salt: salt.utils.pyobjects, salt.fileclient, ...) and
+# the renderer helpers beside this file; isolated mode (-I) keeps any installed Salt off the path
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path[:0] = [os.path.join(_HERE, "salt_shim"), _HERE]
+
+from salt import _brine  # noqa: E402
+from salt.exceptions import CommandExecutionError as SaltCommandExecutionError  # noqa: E402
 
 # the protocol's channels are the original stdin and stdout, on private descriptors (not inherited
 # by processes the file starts): the file's prints go to stderr, and its reads of stdin (input(),
@@ -25,12 +33,11 @@ os.close(_NULL)
 sys.stdin = open(os.devnull, encoding="utf-8")
 
 
-class CommandExecutionError(Exception):
-    """An execution function brine ran for the file failed (Salt raises its own exceptions there)."""
+class CommandExecutionError(SaltCommandExecutionError):
+    """An execution function brine ran for the file failed: Salt's exception, with brine's code."""
 
     def __init__(self, code, message):
-        super().__init__(message)
-        self.brine_code = code
+        super().__init__(message, brine_code=code)
 
 
 def _encode(value):
@@ -142,6 +149,35 @@ def where(exc, filename):
     return line
 
 
+def missing_salt_module(exc):
+    """The salt module an import asked for that brine's shim does not have, else None.
+
+    Python names the first missing package (`salt.modules` for `import salt.modules.network`);
+    the importing line, when its text is known, gives the whole name."""
+    name = getattr(exc, "name", None) if isinstance(exc, ModuleNotFoundError) else None
+    if not isinstance(name, str) or not (name == "salt" or name.startswith("salt.")):
+        return None
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen")]
+    line = (frames[-1].line or "") if frames else ""
+    for word in line.replace(",", " ").split():
+        if word == name or word.startswith(name + "."):
+            return word
+    return name
+
+
+def importer(exc):
+    """`file:line` of the code whose import failed: the traceback's last frame outside importlib."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<frozen")]
+    return "%s:%s" % (frames[-1].filename, frames[-1].lineno) if frames else None
+
+
+def tree_traceback(exc):
+    """The traceback without brine's own frames (this host, its renderers, the shim): the tree's code only."""
+    summary = traceback.TracebackException.from_exception(exc)
+    summary.stack = traceback.StackSummary.from_list([f for f in summary.stack if not f.filename.startswith(_HERE + os.sep)])
+    return "".join(summary.format())[-4000:]
+
+
 def report(exc, filename):
     message = str(exc)
     if isinstance(exc, SyntaxError):
@@ -154,6 +190,10 @@ def report(exc, filename):
             "line": where(exc, filename),
             "code": getattr(exc, "brine_code", None),
             "traceback": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:],
+            "phase": getattr(exc, "brine_phase", None),
+            "treeTraceback": tree_traceback(exc),
+            "missingModule": missing_salt_module(exc),
+            "importer": importer(exc) if missing_salt_module(exc) else None,
         }
     )
 
@@ -183,9 +223,20 @@ def render_py(request, salt):
 
 def main():
     request = json.loads(_PROTO_IN.readline())
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     salt = SaltFunctions()
+    _brine.ask = ask
+    _brine.salt = salt
+    _brine.grains = request["grains"]
+    _brine.opts = request["opts"]
+    _brine.saltenv = request["saltenv"]
     try:
+        if "custom" in request:
+            import brine_custom
+
+            kind, out = brine_custom.run(request, salt)
+            _brine.cleanup()
+            send({"op": "done", "data": out, "text": kind == "text"})
+            return
         if request["renderer"] == "pyobjects":
             import brine_pyobjects
 
@@ -196,8 +247,10 @@ def main():
             data = brine_pydsl.render(request, salt)
         else:
             data = render_py(request, salt)
+        _brine.cleanup()
         send({"op": "done", "data": data})
     except BaseException as exc:  # a render ends in a report whatever the file raised (SystemExit too)
+        _brine.cleanup()
         try:
             report(exc, request["source"])
         except BaseException as again:

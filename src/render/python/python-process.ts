@@ -11,7 +11,8 @@ import { signalGroup } from '../../util/process-group.js';
 
 /** What the host script is asked to render. */
 export interface PythonRequest {
-  renderer: 'py' | 'pyobjects' | 'pydsl';
+  /** Salt's built-in Python renderer, or (with `custom`) the name of a tree's own renderer. */
+  renderer: string;
   /** The file's text (its shebang line blanked), its name in errors and its path in the tree. */
   text: string;
   source: string;
@@ -25,6 +26,8 @@ export interface PythonRequest {
   variables?: Record<string, unknown>;
   /** A file template: run() returns the file's text (anything else becomes Python's str() of it). */
   textResult?: boolean;
+  /** A tree's own renderer module (brine_custom.py): its file, the shebang's argline and its input. */
+  custom?: { name: string; module: string; argline: string; input: { text: string } | { data: unknown } };
 }
 
 /** brine's side of the protocol: execution functions and files of the tree. */
@@ -34,7 +37,25 @@ export interface PythonHost {
 }
 
 /** How the host script ended: the high data, or the Python exception that ended the render. */
-export type PythonOutcome = { kind: 'done'; data: unknown } | { kind: 'error'; type: string; message: string; line: number; code: string | null; traceback: string; cause?: unknown };
+export type PythonOutcome =
+  | { kind: 'done'; data: unknown /** a tree's renderer returned text (a StringIO or str), not data */; text?: boolean }
+  | {
+      kind: 'error';
+      type: string;
+      message: string;
+      line: number;
+      code: string | null;
+      traceback: string;
+      cause?: unknown;
+      /** a tree's renderer: whether its module failed to load ('import') or its render() raised */
+      phase?: 'import' | 'render' | null;
+      /** a `salt.*` module the file imported that brine's shim package does not have */
+      missingModule?: string | null;
+      /** the traceback without brine's own frames */
+      treeTraceback?: string;
+      /** `file:line` of the import that asked for it */
+      importer?: string | null;
+    };
 
 export interface PythonProcessOptions {
   /** The interpreter: /usr/bin/python3, /usr/local/bin/python3, else python3 on PATH by default. */
@@ -118,10 +139,22 @@ export function runPython(request: PythonRequest, host: PythonHost, opts: Python
       } else if (msg.op === 'load') {
         reply({ return: host.load(String(msg.name)) ?? null });
       } else if (msg.op === 'done') {
-        finish(undefined, { kind: 'done', data: msg.data });
+        finish(undefined, { kind: 'done', data: msg.data, ...(msg.text === true ? { text: true } : {}) });
       } else if (msg.op === 'error') {
         const e = msg as unknown as Omit<Extract<PythonOutcome, { kind: 'error' }>, 'kind'>;
-        finish(undefined, { kind: 'error', type: e.type, message: e.message, line: e.line, code: e.code, traceback: e.traceback, ...(e.code ? { cause: callError } : {}) });
+        finish(undefined, {
+          kind: 'error',
+          type: e.type,
+          message: e.message,
+          line: e.line,
+          code: e.code,
+          traceback: e.traceback,
+          phase: e.phase ?? null,
+          missingModule: e.missingModule ?? null,
+          importer: e.importer ?? null,
+          treeTraceback: e.treeTraceback ?? e.traceback,
+          ...(e.code ? { cause: callError } : {}),
+        });
       }
     };
     child.stdout.setEncoding('utf8');

@@ -23,6 +23,16 @@ export const STATE_ERRORS = {
     'Look for a loop or a blocking call in the file the message names (run its code with python3 by hand); nothing of that render was used.',
     1,
   ),
+  RENDERER_MODULE_FAILED: spec(
+    "A tree's own Python renderer (`_renderers/<name>.py` synced by saltutil.sync_renderers, `<extension_modules>/renderers/` or a `render_dirs` directory), named by an SLS file's shebang, failed to load or raised while rendering that file.",
+    'Fix the renderer module or the SLS file: the message names both and ends with the last lines of the Python traceback; only that SLS failed.',
+    1,
+  ),
+  RENDER_SALT_MODULE_MISSING: spec(
+    "A tree's Python code (its own renderer, or a `#!py`/`#!pyobjects` file or a file it imports) imports a `salt.*` module that brine's stand-in Salt package does not provide.",
+    "Import only what docs/templates.md lists for brine's Salt shim (salt.utils.pyobjects, salt.fileclient, salt.utils.dictupdate, salt.utils.files, salt.exceptions, salt.utils.yaml/json/odict, salt.loader), or call the function through `__salt__`; the message names the module and the importing file, and only that SLS failed.",
+    1,
+  ),
   TEMPLATE_UNSUPPORTED: spec(
     "A template uses a construct brine's Jinja engine cannot render exactly as Python Jinja2 does; it is refused at compile time rather than rendered differently.",
     'Rewrite the construct at the file and line given (docs/templates.md lists the differences and the usual rewrite).',

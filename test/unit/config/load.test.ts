@@ -114,7 +114,7 @@ test('root_dir moves exactly the path options Salt moves; file_roots and pillar_
   // sock_dir, extension_modules, pidfile, the log files and (master) autosign/autoreject/token/
   // syndic/sqlite_queue/autosign_grains dirs; file_roots and pillar_roots are not in those lists
   // and their defaults (/srv/salt, /srv/pillar) do not depend on root_dir
-  const paths = ['pki_dir', 'cachedir', 'sock_dir', 'log_file', 'api_logfile', 'autosign_file', 'autoreject_file'];
+  const paths = ['pki_dir', 'cachedir', 'sock_dir', 'log_file', 'extension_modules', 'api_logfile', 'autosign_file', 'autoreject_file'];
   assert.deepEqual(
     OPTIONS.filter((o) => o.path).map((o) => o.name),
     paths,

@@ -36,7 +36,7 @@ describe('syncExtmods', () => {
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  const sync = (kind: 'modules' | 'grains' | 'states', extra: Partial<Parameters<typeof syncExtmods>[0]> = {}) => syncExtmods({ files, cachedir, kind, saltenvs: ['base'], ...extra });
+  const sync = (kind: 'modules' | 'grains' | 'states' | 'renderers', extra: Partial<Parameters<typeof syncExtmods>[0]> = {}) => syncExtmods({ files, cachedir, kind, saltenvs: ['base'], ...extra });
 
   it('copies new files, reports them once, and skips non-JS files', async () => {
     write(path.join(base, '_modules', 'a.js'), 'export const functions = [];\n');
@@ -86,6 +86,23 @@ describe('syncExtmods', () => {
     assert.match(fs.readFileSync(path.join(extmodsDir(cachedir, 'grains'), 'g1.js'), 'utf8'), /dev/);
     assert.deepEqual((await sync('grains', { saltenvs: ['base', 'dev'], filter: { blacklist: ['g1'] } })).changed, ['grains.g2']);
     assert.deepEqual(fs.readdirSync(extmodsDir(cachedir, 'grains')), ['g2.js'], 'as in Salt, what the sync did not bring goes');
+  });
+
+  it("renderers are the tree's Python files of _renderers/: only *.py with a module name, JavaScript left alone (issue 22)", async () => {
+    write(path.join(base, '_renderers', 'objects.py'), 'def render(data, saltenv="base", sls="", **kw):\n    return {}\n');
+    write(path.join(base, '_renderers', 'helper.js'), 'export const x = 1;\n');
+    write(path.join(base, '_renderers', 'my-renderer.py'), 'x = 1\n');
+    const out = await sync('renderers');
+    assert.deepEqual(out.changed, ['renderers.objects']);
+    assert.deepEqual(
+      out.ignored.map((i) => i.file),
+      ['_renderers/my-renderer.py'],
+      'a shebang could never name it',
+    );
+    assert.deepEqual(fs.readdirSync(extmodsDir(cachedir, 'renderers')), ['objects.py']);
+    assert.deepEqual((await sync('renderers')).changed, []);
+    fs.rmSync(path.join(base, '_renderers'), { recursive: true });
+    assert.deepEqual((await sync('renderers')).removed, ['renderers.objects']);
   });
 
   it('parses saltenv and name lists as Salt does', () => {

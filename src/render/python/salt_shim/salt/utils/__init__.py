@@ -1,0 +1,1 @@
+"""salt.utils: the submodules tree code imports (files, dictupdate, pyobjects, yaml, json, odict)."""
