@@ -72,6 +72,24 @@ function sampled(files) {
   return Array.from({ length: f.sample }, (_, i) => files[Math.floor((i * files.length) / f.sample)]);
 }
 
+/**
+ * The tree's own Python as Salt would load it: its renderers (`render_dirs`, as brine is given
+ * them) and an `extmods/` directory as `extension_modules` (modules, states, grains, renderers;
+ * a copy, so Salt's bytecode stays out of the corpus).
+ */
+function saltExtras(root, entry, scratch) {
+  const extra = {};
+  const dirs = renderDirs(root, entry);
+  if (dirs.length > 0) extra.render_dirs = dirs;
+  const extmods = path.join(root, 'extmods');
+  if (fs.existsSync(extmods)) {
+    const copy = path.join(scratch, 'extmods');
+    fs.cpSync(extmods, copy, { recursive: true });
+    extra.extension_modules = copy;
+  }
+  return extra;
+}
+
 /** Salt over the files of `entry` (or its --sample) it has no cached answer for. */
 async function saltTree(entry, shims) {
   const sls = missingSls(cache, entry, sampled(filesOf(entry)));
@@ -89,6 +107,7 @@ async function saltTree(entry, shims) {
       dir: path.join(scratch, 'salt'),
       fileRoots: fileRoots(root, entry, scratch),
       pillarRoots: pillarRoots(root, entry, scratch),
+      extra: saltExtras(root, entry, scratch),
       sls,
       timeoutSeconds: f.timeout,
       onFile: ({ sls: name, ...r }) => {

@@ -13,8 +13,11 @@ import { MINION_ID } from './brine-call.mjs';
 const DRIVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'salt-lowchunks.py');
 const ORACLE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'salt-oracle.py');
 
-/** Salt's minion config for a tree, masterless, everything it writes kept under `dir`. */
-function writeMinionConfig(dir, fileRoots, pillarRoots) {
+/**
+ * Salt's minion config for a tree, masterless, everything it writes kept under `dir`; `extra`
+ * adds options (the tree's own Python: `render_dirs`, `extension_modules`).
+ */
+function writeMinionConfig(dir, fileRoots, pillarRoots, extra = {}) {
   const conf = path.join(dir, 'conf');
   fs.mkdirSync(conf, { recursive: true });
   const root = path.join(dir, 'root');
@@ -29,6 +32,7 @@ function writeMinionConfig(dir, fileRoots, pillarRoots) {
     sock_dir: path.join(root, 'sock'),
     log_file: path.join(root, 'log'),
     log_level_logfile: 'warning',
+    ...extra,
   };
   // JSON is YAML: Salt reads this file with its YAML loader
   fs.writeFileSync(path.join(conf, 'minion'), `${JSON.stringify(cfg, null, 1)}\n`);
@@ -69,8 +73,8 @@ export function writePythonShims(dir) {
  * file finishes, so an interrupted run keeps what it measured. Resolves to { version, grains }.
  * The process runs in its own process group: a state's command Salt started is killed with it.
  */
-export function saltOracleTree({ saltSrc, python, extraPath, dir, fileRoots, pillarRoots, sls, timeoutSeconds, onFile }) {
-  const configDir = writeMinionConfig(dir, fileRoots, pillarRoots);
+export function saltOracleTree({ saltSrc, python, extraPath, dir, fileRoots, pillarRoots, extra, sls, timeoutSeconds, onFile }) {
+  const configDir = writeMinionConfig(dir, fileRoots, pillarRoots, extra);
   // Salt's loader imports hundreds of modules per state run (pkg's mod_init looks a name up in
   // all of them): without their bytecode cached, half of a run is Python compiling Salt's source
   const { PYTHONDONTWRITEBYTECODE: _, ...env } = process.env;
