@@ -10,7 +10,10 @@ import type { PublishRequest, TargetType } from '../../protocol/index.js';
 import { BrineError } from '../../util/errors.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 import { cliExit, defaultOutputterFor, minionRetcode, noReturn, outputterNames, type MinionOutcome, type Outputter } from '../output/index.js';
+import { consoleLog, type ConsoleLog } from '../console-log.js';
+import { outIndent } from '../out-indent.js';
 import { parseSaltArgs } from '../salt-args.js';
+import { targetFix } from '../target-fixes.js';
 import { addStateOutputFlags, highstateOptions, useColor, type StateOutputFlags } from '../state-output-flags.js';
 import { targetFromFlags, type TargetFlags } from '../target-flags.js';
 import { batchSize, checkJidArgs, parseBatch, parseBatchWait, ReturnPrinter, runBatch, startJob, summaryText, type JobStream } from '../run/index.js';
@@ -77,6 +80,7 @@ function outcomeOf(ret: { ret: unknown; retcode: number; success: boolean }): Mi
 
 interface RunContext {
   opts: MasterOptions;
+  log: ConsoleLog;
   flags: RunFlags;
   printer: ReturnPrinter;
   /** The stream being waited on, for Ctrl-C. */
@@ -85,16 +89,20 @@ interface RunContext {
 
 /** One publish, its returns printed as they come; resolves with the jid once the wait is over. */
 async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinion?: (id: string, outcome: MinionOutcome) => void): Promise<string | undefined> {
-  const { flags, printer } = ctx;
+  const { flags, printer, log } = ctx;
+  const socket = controlSocketPath(ctx.opts);
+  log('debug', `publishing ${request.fun} to ${request.tgtType} target ${JSON.stringify(request.tgt)} through the master's control socket ${socket}`);
   const record = (id: string, outcome: MinionOutcome): void => {
+    log('debug', `${id}: retcode ${outcome.retcode}`);
     printer.add(id, outcome);
     onMinion?.(id, outcome);
   };
   const stream = await startJob(
-    controlSocketPath(ctx.opts),
+    socket,
     request,
     {
       onPublished: (m) => {
+        log('debug', `job ${m.jid} published; not connected: ${m.notConnected.length}, missing: ${m.missing.length}`);
         if (flags.async) {
           process.stdout.write(`Executed command with job ID: ${m.jid}\n`);
           return 'detach';
@@ -110,6 +118,7 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
       },
       onReturn: (m) => record(m.minion, outcomeOf(m)),
       onDone: (m) => {
+        log('debug', `job ${m.jid} done; no response from ${m.noResponse.length} minion(s)`);
         for (const id of m.noResponse) {
           const outcome = { return: noReturn('no_response', lookupHint(m.jid)), retcode: 1 };
           if (flags.hideTimeout) onMinion?.(id, outcome);
@@ -177,6 +186,8 @@ async function runBatched(ctx: RunContext, base: PublishRequest): Promise<number
 
 async function runJob(target: string, fun: string, rest: string[], flags: RunFlags): Promise<number> {
   const opts = masterOptions(flags);
+  const log = consoleLog(flags.logLevel);
+  log('debug', `read the master configuration from ${opts.config_dir}`);
   // state.apply & co. print with the highstate outputter unless --out says otherwise, as in Salt.
   const outputter = defaultOutputterFor(fun, flags.out) as Outputter;
   if (!outputterNames().includes(outputter)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
@@ -189,9 +200,9 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
   checkJidArgs(fun, arg, kwarg);
   const color = useColor(flags, flags.outFile === undefined);
   const state = highstateOptions(opts, flags, kwarg);
-  const format = flags.outIndent === undefined ? { color, state } : { color, state, indent: Number(flags.outIndent) };
+  const format = flags.outIndent === undefined ? { color, state } : { color, state, indent: outIndent(flags.outIndent) };
   const printer = new ReturnPrinter({ outputter, format, static: flags.static === true, ...(flags.outFile !== undefined ? { outFile: flags.outFile, append: flags.outFileAppend === true } : {}) });
-  const ctx: RunContext = { opts, flags, printer, current: undefined };
+  const ctx: RunContext = { opts, log, flags, printer, current: undefined };
   // no `user`: the master names the job's user from the socket's peer credentials
   const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout, ...returnersOf(flags) };
 
@@ -212,9 +223,10 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
     printer.finish();
     if (err instanceof BrineError && err.code === 'NO_MINIONS_MATCHED') {
       process.stdout.write(`${err.message}\n`);
-      process.stderr.write('ERROR: No return received\n');
+      process.stderr.write(`ERROR: No return received\n  fix: ${targetFix(request.tgtType)}\n`);
       return 2;
     }
+    if (err instanceof BrineError && err.code === 'TARGET_INVALID') throw new BrineError(err.code, err.message, { cause: err, fix: targetFix(request.tgtType) });
     throw err;
   } finally {
     process.off('SIGINT', interrupt);
@@ -235,6 +247,7 @@ export function registerRun(program: Command): void {
     .argument('<function>', 'module.function, e.g. test.ping')
     .argument('[args...]', 'positional args and key=value kwargs, YAML-typed as in Salt')
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('-l, --log-level <level>', "print this command's own log lines at this level on stderr (Salt's names: debug, info, warning ...)")
     .option('-E, --pcre', 'the target is a regular expression (anchored at the start)')
     .option('-L, --list', 'the target is a comma-separated list of minion IDs')
     .option('-G, --grain', 'the target is grain:value, a glob on the value (nested keys by :)')
