@@ -3,6 +3,7 @@
 // against the limit in force before allocating anything for the payload.
 
 import { BrineError } from '../util/errors.js';
+import { FOREIGN_PEER_SNIFF_BYTES, foreignPeerError, recogniseForeignPeer } from './foreign-peer.js';
 
 export const FRAME_HEADER_BYTES = 4;
 /** The largest value the 4-byte header can express; limits above it are meaningless. */
@@ -49,6 +50,10 @@ export class FrameDecoder {
       const length = this.peekLength();
       if (length === 0) return this.fail(new BrineError('FRAME_MALFORMED', 'zero-length frame'));
       if (length > this.maxFrame) {
+        // an HTTP or NATS server's first bytes read as a huge length: name the service instead
+        const head = this.peekBytes(FOREIGN_PEER_SNIFF_BYTES);
+        const foreign = recogniseForeignPeer(head);
+        if (foreign !== undefined) return this.fail(foreignPeerError(foreign, head, 'the peer'));
         return this.fail(new BrineError('FRAME_TOO_LARGE', `frame of ${length} bytes exceeds the limit of ${this.maxFrame} bytes`, { details: { length, limit: this.maxFrame } }));
       }
       if (this.buffered < FRAME_HEADER_BYTES + length) break;
@@ -70,6 +75,11 @@ export class FrameDecoder {
     this.chunks = [];
     this.buffered = 0;
     throw err;
+  }
+
+  /** Up to `n` buffered bytes from the start, without consuming them. */
+  private peekBytes(n: number): Buffer {
+    return Buffer.concat(this.chunks, Math.min(n, this.buffered));
   }
 
   private peekLength(): number {

@@ -16,7 +16,7 @@ import { parseSaltArgs } from '../salt-args.js';
 import { targetFix } from '../target-fixes.js';
 import { addStateOutputFlags, highstateOptions, useColor, type StateOutputFlags } from '../state-output-flags.js';
 import { targetFromFlags, type TargetFlags } from '../target-flags.js';
-import { batchSize, checkJidArgs, parseBatch, parseBatchWait, ReturnPrinter, runBatch, startJob, summaryText, type JobStream } from '../run/index.js';
+import { batchSize, checkJidArgs, JobProgress, masterLostDetail, masterLostError, parseBatch, parseBatchWait, ReturnPrinter, runBatch, startJob, summaryText, type JobStream } from '../run/index.js';
 
 interface RunFlags extends ConfigFlags, TargetFlags, StateOutputFlags {
   timeout?: string;
@@ -92,17 +92,27 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
   const { flags, printer, log } = ctx;
   const socket = controlSocketPath(ctx.opts);
   log('debug', `publishing ${request.fun} to ${request.tgtType} target ${JSON.stringify(request.tgt)} through the master's control socket ${socket}`);
+  const progress = new JobProgress();
   const record = (id: string, outcome: MinionOutcome): void => {
     log('debug', `${id}: retcode ${outcome.retcode}`);
+    progress.returned(id);
     printer.add(id, outcome);
     onMinion?.(id, outcome);
   };
+  /** The minions still waited for when the master went away: its fault, not theirs. */
+  const masterLost = (jid: string, ids: readonly string[], how: string): BrineError => {
+    const lost = [...ids].sort();
+    for (const id of lost) record(id, { return: noReturn('master_lost', masterLostDetail(jid)), retcode: 1 });
+    return masterLostError(jid, progress, lost, how);
+  };
+  let lostError: BrineError | undefined;
   const stream = await startJob(
     socket,
     request,
     {
       onPublished: (m) => {
         log('debug', `job ${m.jid} published; not connected: ${m.notConnected.length}, missing: ${m.missing.length}`);
+        progress.published(m.minions, [...m.notConnected, ...m.missing]);
         if (flags.async) {
           process.stdout.write(`Executed command with job ID: ${m.jid}\n`);
           return 'detach';
@@ -119,6 +129,10 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
       onReturn: (m) => record(m.minion, outcomeOf(m)),
       onDone: (m) => {
         log('debug', `job ${m.jid} done; no response from ${m.noResponse.length} minion(s)`);
+        if (m.reason === 'master_shutdown') {
+          lostError = masterLost(m.jid, m.noResponse, 'the master is shutting down');
+          return;
+        }
         for (const id of m.noResponse) {
           const outcome = { return: noReturn('no_response', lookupHint(m.jid)), retcode: 1 };
           if (flags.hideTimeout) onMinion?.(id, outcome);
@@ -131,9 +145,15 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
   ctx.current = stream;
   try {
     await stream.finished;
+  } catch (err) {
+    // published, then the control socket closed without a `done`: the master was killed
+    const jid = stream.jid;
+    if (jid === undefined || !(err instanceof BrineError) || err.code !== 'MASTER_UNREACHABLE') throw err;
+    lostError = masterLost(jid, [...progress.pending], 'its control socket closed');
   } finally {
     stream.close();
   }
+  if (lostError !== undefined) throw lostError;
   return stream.jid;
 }
 

@@ -5,3 +5,4 @@ export { parseBatch, parseBatchWait, batchSize, runBatch, type BatchSpec, type B
 export { ReturnPrinter, type PrinterOptions } from './printer.js';
 export { summaryText } from './summary.js';
 export { checkJidArgs } from './jid-args.js';
+export { JobProgress, masterLostDetail, masterLostError } from './master-lost.js';
