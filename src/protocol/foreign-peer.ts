@@ -17,8 +17,8 @@ const SIGNATURES: ReadonlyArray<readonly [RegExp, ForeignPeer]> = [
   [/^220[ -]/, 'smtp'],
 ];
 
-/** Enough bytes to recognise every signature above. */
-export const FOREIGN_PEER_SNIFF_BYTES = 16;
+/** Enough bytes to recognise every signature above and quote the start of the first line. */
+export const FOREIGN_PEER_SNIFF_BYTES = 40;
 
 const WHAT: Readonly<Record<ForeignPeer, string>> = {
   http_server: 'an HTTP server (brine api and its web view, or another web service)',

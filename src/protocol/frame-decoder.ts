@@ -9,6 +9,11 @@ export const FRAME_HEADER_BYTES = 4;
 /** The largest value the 4-byte header can express; limits above it are meaningless. */
 export const MAX_FRAME_LIMIT = 0xffff_ffff;
 
+/** Printable ASCII and line ends only: the start of a text protocol, not a binary length. */
+function isText(bytes: Uint8Array): boolean {
+  return bytes.every((b) => (b >= 0x20 && b < 0x7f) || b === 0x0d || b === 0x0a || b === 0x09);
+}
+
 export function encodeFrame(payload: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
   out.writeUInt32BE(payload.length, 0);
@@ -52,6 +57,8 @@ export class FrameDecoder {
       if (length > this.maxFrame) {
         // an HTTP or NATS server's first bytes read as a huge length: name the service instead
         const head = this.peekBytes(FOREIGN_PEER_SNIFF_BYTES);
+        // "HTTP" alone is not enough to tell: text waits for its first line (nothing is allocated)
+        if (head.length < FOREIGN_PEER_SNIFF_BYTES && !head.includes(0x0a) && isText(head)) break;
         const foreign = recogniseForeignPeer(head);
         if (foreign !== undefined) return this.fail(foreignPeerError(foreign, head, 'the peer'));
         return this.fail(new BrineError('FRAME_TOO_LARGE', `frame of ${length} bytes exceeds the limit of ${this.maxFrame} bytes`, { details: { length, limit: this.maxFrame } }));
