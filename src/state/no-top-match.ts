@@ -3,10 +3,17 @@
 // the top files held: none found, or top files whose targets all miss this minion (a few named).
 // Salt's own text ends "Please see master log for details." while its master log says nothing.
 
+import type { ExecContext } from '../modules/index.js';
 import type { StateReturn } from './runtime/runner.js';
 import { slsLoader } from './sls-render.js';
-import type { StateEnv } from './state-run.js';
+import type { SlsFiles } from './sls-source.js';
 import { topEnvsToRead, type TopReadOptions } from './top-merge.js';
+
+/** What the explanation reads: the run's files and its minion (a StateEnv has both). */
+interface StateEnv {
+  files: SlsFiles;
+  exec: ExecContext;
+}
 
 /** Salt's first sentence, kept so scripts that look for it still find it. */
 export const NO_TOP_SENTENCE = 'No Top file or master_tops data matches found.';
