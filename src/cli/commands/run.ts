@@ -16,7 +16,23 @@ import { parseSaltArgs } from '../salt-args.js';
 import { targetFix } from '../target-fixes.js';
 import { addStateOutputFlags, highstateOptions, useColor, type StateOutputFlags } from '../state-output-flags.js';
 import { targetFromFlags, type TargetFlags } from '../target-flags.js';
-import { batchSize, checkJidArgs, JobProgress, masterLostDetail, masterLostError, parseBatch, parseBatchWait, ReturnPrinter, runBatch, startJob, summaryText, type JobStream } from '../run/index.js';
+import {
+  batchSize,
+  checkJidArgs,
+  JobProgress,
+  masterLostDetail,
+  masterLostError,
+  parseBatch,
+  parseBatchWait,
+  ProgressLine,
+  ReturnPrinter,
+  runBatch,
+  startJob,
+  summaryText,
+  wantsProgress,
+  type JobStream,
+} from '../run/index.js';
+import { systemClock } from '../../util/clock.js';
 
 interface RunFlags extends ConfigFlags, TargetFlags, StateOutputFlags {
   timeout?: string;
@@ -81,6 +97,8 @@ function outcomeOf(ret: { ret: unknown; retcode: number; success: boolean }): Mi
 interface RunContext {
   opts: MasterOptions;
   log: ConsoleLog;
+  /** The counter on stderr while waiting, on a terminal only. */
+  progress: ProgressLine | undefined;
   flags: RunFlags;
   printer: ReturnPrinter;
   /** The stream being waited on, for Ctrl-C. */
@@ -93,10 +111,12 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
   const socket = controlSocketPath(ctx.opts);
   log('debug', `publishing ${request.fun} to ${request.tgtType} target ${JSON.stringify(request.tgt)} through the master's control socket ${socket}`);
   const progress = new JobProgress();
-  const record = (id: string, outcome: MinionOutcome): void => {
+  const record = (id: string, outcome: MinionOutcome, returned = true): void => {
     log('debug', `${id}: retcode ${outcome.retcode}`);
     progress.returned(id);
-    printer.add(id, outcome);
+    const print = (): void => printer.add(id, outcome);
+    if (ctx.progress) ctx.progress.around(print, { returned, failed: minionRetcode(outcome) !== 0 });
+    else print();
     onMinion?.(id, outcome);
   };
   /** The minions still waited for when the master went away: its fault, not theirs. */
@@ -113,6 +133,7 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
       onPublished: (m) => {
         log('debug', `job ${m.jid} published; not connected: ${m.notConnected.length}, missing: ${m.missing.length}`);
         progress.published(m.minions, [...m.notConnected, ...m.missing]);
+        if (!flags.async) ctx.progress?.start(progress.sent);
         if (flags.async) {
           process.stdout.write(`Executed command with job ID: ${m.jid}\n`);
           return 'detach';
@@ -122,7 +143,7 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
         for (const id of [...m.notConnected, ...m.missing].sort()) {
           const outcome = { return: noReturn('not_connected'), retcode: 1 };
           if (flags.hideTimeout) onMinion?.(id, outcome);
-          else record(id, outcome);
+          else record(id, outcome, false);
         }
         return undefined;
       },
@@ -151,6 +172,7 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
     if (jid === undefined || !(err instanceof BrineError) || err.code !== 'MASTER_UNREACHABLE') throw err;
     lostError = masterLost(jid, [...progress.pending], 'its control socket closed');
   } finally {
+    ctx.progress?.stop();
     stream.close();
   }
   if (lostError !== undefined) throw lostError;
@@ -222,11 +244,17 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
   const state = highstateOptions(opts, flags, kwarg);
   const format = flags.outIndent === undefined ? { color, state } : { color, state, indent: outIndent(flags.outIndent) };
   const printer = new ReturnPrinter({ outputter, format, static: flags.static === true, ...(flags.outFile !== undefined ? { outFile: flags.outFile, append: flags.outFileAppend === true } : {}) });
-  const ctx: RunContext = { opts, log, flags, printer, current: undefined };
+  // batches print their own progress lines; the counter is for one job's wait
+  const progress =
+    flags.batch === undefined && wantsProgress({ outputter, async: flags.async === true, outFile: flags.outFile !== undefined })
+      ? new ProgressLine((t) => process.stderr.write(t), systemClock)
+      : undefined;
+  const ctx: RunContext = { opts, log, progress, flags, printer, current: undefined };
   // no `user`: the master names the job's user from the socket's peer credentials
   const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout, ...returnersOf(flags) };
 
   const interrupt = (): void => {
+    ctx.progress?.stop();
     const jid = ctx.current?.jid;
     if (jid) process.stderr.write(`\nThis job's jid is: ${jid}\nExiting gracefully on Ctrl-c\n${lookupHint(jid)}\n`);
     process.exit(1);
