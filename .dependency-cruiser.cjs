@@ -20,7 +20,7 @@ module.exports = {
     layer('session', ['util', 'config', 'protocol']),
     layer('jobs', ['util', 'protocol']),
     layer('targeting', ['util', 'protocol']),
-    layer('modules', ['util', 'protocol', 'config']),
+    layer('modules', ['util', 'protocol', 'config', 'pki']),
     layer('render', ['util']),
     layer('fileserver', ['util', 'config', 'protocol', 'modules', 'render']),
     layer('state', ['util', 'config', 'protocol', 'modules', 'render', 'fileserver', 'targeting']),

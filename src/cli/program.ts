@@ -6,6 +6,7 @@
 import './minion-heap.js';
 import { Command, CommanderError } from 'commander';
 import { BRINE_VERSION } from '../modules/version.js';
+import { commandName, normalizeArgs } from './salt-spellings.js';
 
 type Register = (program: Command) => void;
 
@@ -53,10 +54,10 @@ function exitWhenStdoutCloses(command: string | undefined): void {
 }
 
 async function main(argv: string[]): Promise<void> {
-  exitWhenStdoutCloses(argv[2]);
+  exitWhenStdoutCloses(commandName(argv.slice(2)));
   try {
-    const program = await buildProgram(argv[2]);
-    await program.parseAsync(argv);
+    const program = await buildProgram(commandName(argv.slice(2)));
+    await program.parseAsync([...argv.slice(0, 2), ...normalizeArgs(argv.slice(2), program)]);
   } catch (err) {
     if (err instanceof CommanderError) {
       // help and version end with code 0; usage errors use EX_USAGE like Salt's parsers

@@ -11,19 +11,24 @@ export interface StateOutputFlags {
   stateVerbose?: string;
   color?: boolean;
   forceColor?: boolean;
+  /** Salt's --output-diff (state_output_diff): only states that changed or did not succeed. */
+  outputDiff?: boolean;
 }
 
 export function addStateOutputFlags(cmd: Command): Command {
   return cmd
     .option('--state-output <mode>', 'how state runs print: full, terse, mixed, changes or filter (or full_id, terse_id, ...); default: the state_output option')
     .option('--state-verbose <bool>', 'False hides states that succeeded without changes; default: the state_verbose option')
-    .option('--force-color', 'colour the output even when it is not a terminal');
+    .option('--force-color', 'colour the output even when it is not a terminal')
+    .option('--output-diff', "print only the states that changed something or did not succeed (Salt's state_output_diff)");
 }
 
 /** The highstate settings: flags, else the config's state_output/state_verbose; filter lists from `terse=`/`exclude=` or the config. */
 export function highstateOptions(config: Readonly<Record<string, unknown>>, flags: StateOutputFlags, kwarg: Readonly<Record<string, unknown>> = {}): HighstateOptions {
   const output = flags.stateOutput !== undefined ? parseStateOutput(flags.stateOutput, '--state-output') : parseStateOutput(config.state_output ?? 'full', 'state_output');
-  const verbose = flags.stateVerbose !== undefined ? parseStateVerbose(flags.stateVerbose, '--state-verbose') : parseStateVerbose(config.state_verbose ?? true, 'state_verbose');
+  const verboseSetting = flags.stateVerbose !== undefined ? parseStateVerbose(flags.stateVerbose, '--state-verbose') : parseStateVerbose(config.state_verbose ?? true, 'state_verbose');
+  // Salt's highstate outputter skips the same states for state_output_diff as for state_verbose False
+  const verbose = verboseSetting && flags.outputDiff !== true && config.state_output_diff !== true;
   // Salt's filter mode reads the job's own terse=/exclude= arguments before the config.
   const terse = resultList(kwarg.terse ?? config.state_output_terse);
   const exclude = resultList(kwarg.exclude ?? config.state_output_exclude);

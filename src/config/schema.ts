@@ -111,6 +111,13 @@ const TABLE = [
     roles: BOTH,
     doc: 'False hides states that succeeded without changes from state run output (the summary still counts them).',
   },
+  {
+    name: 'state_output_diff',
+    type: 'bool',
+    default: false,
+    roles: BOTH,
+    doc: 'True prints only the states that changed something or did not succeed (the CLI flag --output-diff), as state_verbose: False does.',
+  },
   { name: 'state_output_terse', type: 'list', default: [], roles: BOTH, doc: 'With state_output: filter, the results (True, False, None) whose states print in one terse line.' },
   { name: 'state_output_exclude', type: 'list', default: [], roles: BOTH, doc: 'With state_output: filter, the results (True, False, None) whose states are not printed at all.' },
   // --- identity -------------------------------------------------------------------------------

@@ -109,6 +109,8 @@ export class JobTracker {
   readonly droppedReturns: Record<ReturnRefusal, number> = { unknown_job: 0, not_sent: 0, fun_mismatch: 0 };
   /** Returns received since the last flush, in arrival order. */
   private pending: PendingReturn[] = [];
+  /** Set by stop(): the waits it ends say so in their `done`. */
+  private stopping = false;
 
   constructor(private readonly deps: JobTrackerDeps) {}
 
@@ -428,6 +430,8 @@ export class JobTracker {
 
   /** Ends every wait now (master shutdown). */
   stop(): void {
+    // the waits end now: the CLI says the master went away instead of blaming the minions
+    this.stopping = true;
     this.flushReturns();
     for (const job of [...this.active.values()]) job.wait.cancel();
   }
@@ -435,7 +439,7 @@ export class JobTracker {
   private finish(job: ActiveJob, noResponse: string[]): void {
     if (!this.active.delete(job.jid)) return;
     if (noResponse.length > 0) this.deps.logger.info({ jid: job.jid, noResponse: noResponse.length }, `job ${job.jid}: ${noResponse.length} connected minion(s) did not return in time`);
-    const done: JobDone = { t: 'done', jid: job.jid, noResponse };
+    const done: JobDone = this.stopping ? { t: 'done', jid: job.jid, noResponse, reason: 'master_shutdown' } : { t: 'done', jid: job.jid, noResponse };
     for (const sink of job.sinks) sink.onDone(done);
     job.sinks.clear();
   }

@@ -22,6 +22,7 @@ import { HookFailures, sessionHooks, sessionSettings } from './session-router.js
 import { createSignIn } from './sign-in.js';
 import { Api } from './features/api.js';
 import { ConnectionEvents } from './features/connection-events.js';
+import { NoTopLog } from './features/no-top-log.js';
 import { Control } from './features/control.js';
 import { Files } from './features/files.js';
 import { GitPillar } from './features/git-pillar.js';
@@ -231,6 +232,7 @@ export class Master {
       jobs,
       orchestration,
       new ConnectionEvents({ events, logger, clock }),
+      new NoTopLog({ opts, events, logger }),
       ...presenceEvents,
       minionData,
       pillar,

@@ -9,11 +9,11 @@ import * as path from 'node:path';
 import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { fingerprint, normalizeFingerprint, writeFileAtomicSync } from '../pki/index.js';
+import { MASTER_PIN_DIR, pinFileName } from '../pki/master-pin-file.js';
 
 /** The single pin of brine before per-master pins; migrated at minion start. */
 export const MASTER_PIN_FILE = 'minion_master.pub';
-/** The folder of per-master pins inside pki_dir. */
-export const MASTER_PIN_DIR = 'masters';
+export { MASTER_PIN_DIR, pinFileName };
 
 export interface MasterRef {
   host: string;
@@ -35,12 +35,6 @@ export type MasterTrust = 'pinned' | 'unpinned';
 export function masterFingers(setting: string | readonly string[] | undefined): { raw: string[]; normalized: Array<string | undefined> } {
   const raw = (Array.isArray(setting) ? setting : [setting ?? '']).map((s) => String(s).trim()).filter((s) => s !== '');
   return { raw, normalized: raw.map((s) => normalizeFingerprint(s)) };
-}
-
-/** A file name for a configured master address: safe characters only, the port kept apart. */
-export function pinFileName(m: MasterRef): string {
-  const host = m.host.replace(/[^A-Za-z0-9.-]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
-  return `${host}_${m.port}.pub`;
 }
 
 export class MasterPins {

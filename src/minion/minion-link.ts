@@ -8,17 +8,14 @@ import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import type { MinionOptions } from '../config/index.js';
 import type { Identity } from '../pki/index.js';
+import { parseMasterEndpoint as parseMasterAddress } from '../pki/master-pin-file.js';
 import type { MinionStatus } from '../protocol/index.js';
 import type { LinkEvents, MasterEndpoint, MinionLink } from '../session/index.js';
 import { BRINE_VERSION } from '../modules/version.js';
 
 /** A `master` entry: host, host:port or [v6]:port (master_port when no port is given). */
 export function parseMasterEndpoint(entry: string, defaultPort: number): MasterEndpoint {
-  const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(entry);
-  if (v6) return { host: v6[1]!, port: v6[2] ? Number(v6[2]) : defaultPort };
-  const parts = entry.split(':');
-  if (parts.length === 2 && /^\d+$/.test(parts[1]!)) return { host: parts[0]!, port: Number(parts[1]) };
-  return { host: entry, port: defaultPort };
+  return parseMasterAddress(entry, defaultPort);
 }
 
 export function endpointKey(m: MasterEndpoint): string {

@@ -39,6 +39,7 @@ import { statusFunctions } from './status-module.js';
 import { sysFunctions } from './sys-module.js';
 import { sysctlFunctions } from './sysctl-module.js';
 import { testFunctions } from './test-module.js';
+import { keyFunctions } from './key-module.js';
 import { testProviderFunctions } from './test-provider.js';
 import { testVersionFunctions } from './test-versions.js';
 import { timezoneFunctions } from './timezone-module.js';
@@ -87,6 +88,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(httpFunctions);
   registry.registerAll(pkgResourceFunctions);
   registry.registerAll(randomFunctions);
+  registry.registerAll(keyFunctions);
   registry.registerAll(dockerComposeFunctions);
   registry.registerAll(swarmFunctions);
   registry.registerAll(sysFunctions(registry));

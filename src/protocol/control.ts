@@ -190,6 +190,8 @@ export const jobDoneSchema = s.object({
   jid,
   /** Connected minions that did not return within the timeout. */
   noResponse: s.array(s.string()),
+  /** Why the wait ended early: the master is stopping, so noResponse had no chance to return. */
+  reason: s.optional(s.oneOf(['master_shutdown'] as const)),
 });
 
 export const sessionInfoSchema = s.object({

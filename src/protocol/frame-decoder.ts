@@ -3,10 +3,16 @@
 // against the limit in force before allocating anything for the payload.
 
 import { BrineError } from '../util/errors.js';
+import { FOREIGN_PEER_SNIFF_BYTES, foreignPeerError, recogniseForeignPeer } from './foreign-peer.js';
 
 export const FRAME_HEADER_BYTES = 4;
 /** The largest value the 4-byte header can express; limits above it are meaningless. */
 export const MAX_FRAME_LIMIT = 0xffff_ffff;
+
+/** Printable ASCII and line ends only: the start of a text protocol, not a binary length. */
+function isText(bytes: Uint8Array): boolean {
+  return bytes.every((b) => (b >= 0x20 && b < 0x7f) || b === 0x0d || b === 0x0a || b === 0x09);
+}
 
 export function encodeFrame(payload: Uint8Array): Buffer {
   const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + payload.length);
@@ -49,6 +55,12 @@ export class FrameDecoder {
       const length = this.peekLength();
       if (length === 0) return this.fail(new BrineError('FRAME_MALFORMED', 'zero-length frame'));
       if (length > this.maxFrame) {
+        // an HTTP or NATS server's first bytes read as a huge length: name the service instead
+        const head = this.peekBytes(FOREIGN_PEER_SNIFF_BYTES);
+        // "HTTP" alone is not enough to tell: text waits for its first line (nothing is allocated)
+        if (head.length < FOREIGN_PEER_SNIFF_BYTES && !head.includes(0x0a) && isText(head)) break;
+        const foreign = recogniseForeignPeer(head);
+        if (foreign !== undefined) return this.fail(foreignPeerError(foreign, head, 'the peer'));
         return this.fail(new BrineError('FRAME_TOO_LARGE', `frame of ${length} bytes exceeds the limit of ${this.maxFrame} bytes`, { details: { length, limit: this.maxFrame } }));
       }
       if (this.buffered < FRAME_HEADER_BYTES + length) break;
@@ -70,6 +82,11 @@ export class FrameDecoder {
     this.chunks = [];
     this.buffered = 0;
     throw err;
+  }
+
+  /** Up to `n` buffered bytes from the start, without consuming them. */
+  private peekBytes(n: number): Buffer {
+    return Buffer.concat(this.chunks, Math.min(n, this.buffered));
   }
 
   private peekLength(): number {

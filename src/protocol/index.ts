@@ -1,5 +1,6 @@
 // Public surface of the protocol layer: framing, codec, message types. No sockets here.
 export * from './frame-decoder.js';
+export * from './foreign-peer.js';
 export * from './codec.js';
 export * from './schema.js';
 export * from './messages.js';

@@ -11,7 +11,7 @@ import { builtinStateFunctions } from './modules/index.js';
 import type { StateReturn } from './runtime/runner.js';
 import { highToSalt, lowToSalt } from './show.js';
 import { fileClientFiles, type SlsFiles } from './sls-source.js';
-import { buildHigh, compileFailed, compileRequest, NO_TOP_MATCH, runCompiled, showTop, subsetRun, type StateEnv } from './state-run.js';
+import { buildHigh, compileFailed, compileRequest, noTopMatch, runCompiled, showTop, subsetRun, type StateEnv } from './state-run.js';
 import { runningMessage, STATE_RUN_FUNCTIONS } from './run-lock.js';
 import { findSls } from './sls-source.js';
 import { withMinionSaltenv } from './minion-saltenv.js';
@@ -165,7 +165,12 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     const env = envFor(ctx);
     const exclude = parseExclude(a.exclude);
     const run = await compileRequest(env, { ...(mods ? { mods } : {}), ...(a.saltenv !== undefined ? { saltenv: a.saltenv } : {}), ...(a.top ? { top: a.top } : {}), ...(exclude ? { exclude } : {}) });
-    if (!run) return withRetcode(structuredClone(NO_TOP_MATCH), STATE_FAILURE_RETCODE);
+    if (!run) {
+      const none = await noTopMatch(env, a.saltenv);
+      // the minion's log says it too, where Salt's pointed at a master log that said nothing
+      for (const r of Object.values(none)) ctx.log?.('warning', r.comment);
+      return withRetcode(none, STATE_FAILURE_RETCODE);
+    }
     return stateReturn(await runCompiled(env, run, testOf(ctx, a.test)));
   };
 

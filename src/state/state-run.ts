@@ -14,6 +14,7 @@ import { executeRun, type RunnerOptions, type StateReturn } from './runtime/runn
 import { slsLoader } from './sls-render.js';
 import type { SlsFiles } from './sls-source.js';
 import { evaluateTop, type TopOptions } from './top-file.js';
+import { explainNoTopMatch, NO_TOP_SENTENCE, noTopMatchReturn } from './no-top-match.js';
 import type { StateFunction } from './types.js';
 
 export interface StateEnv {
@@ -41,20 +42,13 @@ export interface SlsRequest {
   asRendered?: boolean;
 }
 
-/** Salt's return when no top file matches this minion (a failure, retcode 2). */
-export const NO_TOP_MATCH: Record<string, StateReturn> = {
-  'no_|-states_|-states_|-None': {
-    name: 'No States',
-    result: false,
-    changes: {},
-    comment: 'No Top file or master_tops data matches found. Please see master log for details.',
-    __id__: 'states',
-    __sls__: 'None',
-    __run_num__: 0,
-    start_time: '00:00:00.000000',
-    duration: 0,
-  },
-};
+/** Salt's return when no top file matches this minion (a failure, retcode 2), with Salt's own text. */
+export const NO_TOP_MATCH: Record<string, StateReturn> = noTopMatchReturn(`${NO_TOP_SENTENCE} Please see master log for details.`);
+
+/** The no-match return with its cause: what was searched and what the top files gave this minion. */
+export async function noTopMatch(env: StateEnv, saltenv?: string): Promise<Record<string, StateReturn>> {
+  return noTopMatchReturn(await explainNoTopMatch(env, topOptions(env.exec.config, saltenv)));
+}
 
 export function compileFailed(errors: readonly CompileError[]): BrineError {
   const messages = errors.map((e) => e.message);

@@ -9,6 +9,7 @@
 // older brine) skips the door and waits for a handshake slot without being told anything.
 
 import { BrineError } from '../util/errors.js';
+import { foreignPeerError, recogniseForeignPeer } from '../protocol/index.js';
 
 export const DOOR_REQUEST_PREFIX = 'BRINE/1 ';
 /** Longest line either side reads before deciding the peer does not speak the door. */
@@ -58,6 +59,8 @@ export function parseDoorAnswer(buf: Buffer, target: string): { ok: true; rest: 
 }
 
 function doorGarbage(buf: Buffer, target: string): BrineError {
+  const foreign = recogniseForeignPeer(buf);
+  if (foreign !== undefined) return foreignPeerError(foreign, buf, target);
   const shown = JSON.stringify(buf.toString('latin1', 0, Math.min(buf.length, 32)));
   return new BrineError(
     'TLS_ERROR',

@@ -6,3 +6,4 @@ export * from './source-key.js';
 export * from './unix.js';
 export * from './peer-credentials.js';
 export * from './master-dialer.js';
+export * from './service-sniff.js';

@@ -416,7 +416,13 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
         if (parsed.rest.length > 0) raw.unshift(parsed.rest);
         startTls();
       };
-      const onEnd = (): void => fail(new BrineError('CONNECT_FAILED', `${target} closed the connection before answering (an older brine master, or not a brine master at all?)`));
+      const onEnd = (): void =>
+        fail(
+          new BrineError(
+            'CONNECT_FAILED',
+            `${target} closed the connection before answering (an older brine master, or not a brine master at all: an HTTPS server such as brine api's closes like this; 'brine doctor minion' names the service on the port)`,
+          ),
+        );
       atDoor = true;
       raw.on('data', onData);
       raw.once('end', onEnd);

@@ -68,12 +68,15 @@ export function isErrorCode(value: unknown): value is ErrorCode {
 export class BrineError extends Error {
   readonly code: ErrorCode;
   readonly details: Readonly<Record<string, unknown>>;
+  /** A fix for this case when the catalogue's, written for the code, would mislead (a -C target's fix is not -E's). */
+  private readonly specificFix: string | undefined;
 
-  constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown> } = {}) {
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; details?: Record<string, unknown>; fix?: string } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'BrineError';
     this.code = code;
     this.details = options.details ?? {};
+    this.specificFix = options.fix;
   }
 
   /**
@@ -92,7 +95,7 @@ export class BrineError extends Error {
   }
 
   get fix(): string {
-    return ERRORS[this.code].fix;
+    return this.specificFix ?? ERRORS[this.code].fix;
   }
 
   get exitCode(): number {

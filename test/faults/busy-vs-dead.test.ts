@@ -75,7 +75,7 @@ describe('one busy minion does not hide a dead one', () => {
     t.diagnostic(`master dropped the dead minion ${detectedMs} ms into the blackhole`);
     assert.ok(detectedMs >= HB_TIMEOUT * 1000 - 600, `not before heartbeat_timeout minus one interval (${detectedMs} ms)`);
     assert.ok(detectedMs <= HB_TIMEOUT * 1000 + 3000, `within heartbeat_timeout (+3 s for a loaded machine); took ${detectedMs} ms`);
-    const status = JSON.parse((await cluster.brine(['minions', 'status', '--out', 'json'])).stdout) as { id: string; state: string; lastDisconnectReason?: string }[];
+    const status = JSON.parse((await cluster.brine(['minions', 'status', '--out', 'sessions'])).stdout) as { id: string; state: string; lastDisconnectReason?: string }[];
     const realInfo = status.find((s) => s.id === 'real');
     assert.deepEqual([realInfo?.state, realInfo?.lastDisconnectReason], ['disconnected', 'heartbeat_timeout']);
     assert.equal(status.filter((s) => s.id.startsWith('emu-') && s.state === 'connected').length, COUNT);

@@ -74,7 +74,7 @@ describe('the master’s DNS name moves to another address', { skip: privilegedS
     const ping = await second.brine(['run', 'mover', 'test.ping', '--out', 'txt']);
     assert.equal(ping.code, 0, ping.stdout + ping.stderr);
     assert.equal(ping.stdout, 'mover: True\n');
-    const status = JSON.parse((await second.brine(['minions', 'status', '--out', 'json'])).stdout) as { id: string; state: string; remote: string }[];
+    const status = JSON.parse((await second.brine(['minions', 'status', '--out', 'sessions'])).stdout) as { id: string; state: string; remote: string }[];
     assert.equal(status.find((s) => s.id === 'mover')?.state, 'connected');
   });
 });

@@ -52,7 +52,7 @@ class NsCluster {
 
   /** The CLI runs on the host: the control socket is a file, which namespaces do not hide. */
   async status(): Promise<Info> {
-    const r = await this.cluster.brine(['minions', 'status', '--out', 'json']);
+    const r = await this.cluster.brine(['minions', 'status', '--out', 'sessions']);
     assert.equal(r.code, 0, r.stderr);
     const info = (JSON.parse(r.stdout) as Info[]).find((i) => i.id === 'nsmin');
     assert.ok(info, r.stdout);

@@ -96,7 +96,7 @@ describe('master SIGKILL, then restart (seed 002)', () => {
     const ping = await cluster.brine(['run', '*', 'test.ping', '--out', 'txt']);
     assert.equal(ping.code, 0, ping.stdout + ping.stderr);
     assert.deepEqual(sortedLines(ping.stdout), ['alpha: True', 'beta: True', 'gamma: True']);
-    const status = await cluster.brine(['minions', 'status', '--out', 'json']);
+    const status = await cluster.brine(['minions', 'status', '--out', 'sessions']);
     const infos = JSON.parse(status.stdout) as { id: string; state: string }[];
     assert.deepEqual(
       infos.map((i) => [i.id, i.state]),

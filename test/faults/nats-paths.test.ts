@@ -28,7 +28,7 @@ describe('transport: nats through a NAT and a black hole (seed scenarios)', { sk
   let nb: NatsBrine;
   const proxies: FaultProxy[] = [];
 
-  const row = async (id: string): Promise<Row | undefined> => (JSON.parse((await nb.brine(['minions', 'status', '--out', 'json'])).stdout) as Row[]).find((r) => r.id === id);
+  const row = async (id: string): Promise<Row | undefined> => (JSON.parse((await nb.brine(['minions', 'status', '--out', 'sessions'])).stdout) as Row[]).find((r) => r.id === id);
   /** A minion whose only way to NATS is a fresh FaultProxy (one server: nothing else to discover). */
   const proxiedMinion = async (id: string, liveness: Record<string, number>): Promise<{ minion: Proc; proxy: FaultProxy }> => {
     const url = new URL(nats.urls[0]!);

@@ -15,7 +15,7 @@ export const AUTH_TIMEOUT = 2;
 export const LIVENESS = { heartbeat_interval: HB_INTERVAL, heartbeat_timeout: HB_TIMEOUT };
 export const FAST = { ...LIVENESS, recon_default: RECON_DEFAULT, recon_max: RECON_MAX, auth_timeout: AUTH_TIMEOUT };
 
-/** One row of `brine minions status --out json`. */
+/** One row of `brine minions status --out sessions`. */
 export interface StatusRow {
   id: string;
   state: 'connected' | 'disconnected' | 'never_connected';
@@ -64,7 +64,7 @@ export class ProxiedMaster {
   }
 
   async status(id: string): Promise<StatusRow | undefined> {
-    const r = await this.cluster.brine(['minions', 'status', '--out', 'json']);
+    const r = await this.cluster.brine(['minions', 'status', '--out', 'sessions']);
     if (r.code !== 0) throw new Error(`brine minions status failed: ${r.stdout}${r.stderr}`);
     return (JSON.parse(r.stdout) as StatusRow[]).find((row) => row.id === id);
   }

@@ -73,7 +73,7 @@ describe('soak: hundreds of forced disconnects', { skip: process.platform === 'l
     const masterPid = master.child.pid!;
     const emuPid = emu.child.pid!;
     const connected = async () => {
-      const r = await c.brine(['minions', 'status', '--out', 'json']);
+      const r = await c.brine(['minions', 'status', '--out', 'sessions']);
       return (JSON.parse(r.stdout) as { state: string }[]).filter((s) => s.state === 'connected').length;
     };
     await waitUntil(() => lastStats(emu)?.ready === COUNT, 30_000, `${COUNT} emulated minions ready\n${emu.output.slice(-2000)}`);

@@ -33,7 +33,7 @@ describe('brine doctor', () => {
   const doctor = (name: string, group?: string): Promise<CliResult> => runCli(['doctor', ...(group ? [group] : []), '-c', cluster.minionConfigDir(name)], { timeoutMs: 30_000 });
   const lines = (r: CliResult) => r.stdout.split('\n').filter((l) => l !== '');
   const status = async (id: string): Promise<StatusRow | undefined> => {
-    const r = await cluster.brine(['minions', 'status', '--out', 'json']);
+    const r = await cluster.brine(['minions', 'status', '--out', 'sessions']);
     return (JSON.parse(r.stdout) as StatusRow[]).find((row) => row.id === id);
   };
   const accept = async (id: string) => {

@@ -21,7 +21,7 @@ describe('key lifecycle: re-image and delete', () => {
   let cluster: Cluster;
   let minion: Proc;
 
-  const status = async (): Promise<Info[]> => JSON.parse((await cluster.brine(['minions', 'status', '--out', 'json'])).stdout) as Info[];
+  const status = async (): Promise<Info[]> => JSON.parse((await cluster.brine(['minions', 'status', '--out', 'sessions'])).stdout) as Info[];
   const minionPki = () => path.join(cluster.root, 'minions', 'web1', 'etc', 'brine', 'pki', 'minion');
 
   before(async () => {

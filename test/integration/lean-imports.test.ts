@@ -132,7 +132,9 @@ describe('issue 12: lean start-up of the minion and the CLI', () => {
     it(`brine run with a target that matches nothing loads neither the master nor yaml, and answers as before (${mode.name})`, async () => {
       const r = await runCli(['run', '-c', c.masterConfigDir, 'no-such-minion-*', 'test.ping'], { env: { ...env(`run-${mode.name}`), ...mode.env } });
       assert.equal(r.code, 2);
-      assert.equal(r.stderr.trim(), 'ERROR: No return received');
+      // Salt's line, then the fix for a glob target (issue 26)
+      assert.equal(r.stderr.split('\n')[0], 'ERROR: No return received');
+      assert.match(r.stderr, /^ {2}fix: The target is a shell-style glob on the minion ID/m);
       const { modules, chunks } = loaded(path.join(c.root, `run-${mode.name}.loaded`));
       assertMode(mode.name, chunks);
       assert.ok(

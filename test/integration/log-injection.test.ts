@@ -76,11 +76,11 @@ describe('log injection: peer text is escaped in the text log and in CLI listing
       assert.equal(rows.length, 3, r.stdout);
       const row = rows.find((l) => l.startsWith('agent-evil '));
       assert.match(row ?? '', /^agent-evil\s+connected\b.*brine\/9\.9\\n2026-01-01 .*\\e\[2J/, r.stdout);
-      for (const out of ['json', 'yaml']) {
+      for (const out of ['json', 'yaml', 'sessions']) {
         const o = await cluster.brine(['minions', 'status', '--out', out]);
         assert.doesNotMatch(o.stdout, RAW_CONTROL, `${out}: ${JSON.stringify(o.stdout)}`);
       }
-      const json = await cluster.brine(['minions', 'status', '--out', 'json']);
+      const json = await cluster.brine(['minions', 'status', '--out', 'sessions']);
       const sessions = JSON.parse(json.stdout) as Array<{ id: string; agent: string }>;
       assert.equal(sessions.find((x) => x.id === 'agent-evil')?.agent, agent, 'JSON output keeps the exact value');
     });

@@ -41,7 +41,7 @@ describe('transport: nats, faults on a 3-node cluster with two masters', { skip:
   let m1: Proc;
   const masterExtra: Record<string, unknown> = {};
 
-  const status = async (n: number): Promise<Info[]> => JSON.parse((await nb.brine(['minions', 'status', '--out', 'json'], n)).stdout) as Info[];
+  const status = async (n: number): Promise<Info[]> => JSON.parse((await nb.brine(['minions', 'status', '--out', 'sessions'], n)).stdout) as Info[];
   const connectedOn = (n: number, id: string) => waitUntil(async () => (await status(n)).find((i) => i.id === id)?.state === 'connected', 20_000, `${id} connected on master${n}`);
   /** The returns master `n` keeps for a job, from `brine jobs show`. */
   /** Whether m1's on-disk return queue still holds the return of `jid`. */

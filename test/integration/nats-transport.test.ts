@@ -32,7 +32,7 @@ describe('transport: nats, one master', { skip: natsSkip('the NATS transport tes
     assert.ok(found !== undefined, `a returns directory under ${root}`);
     return path.join(root, found);
   };
-  const status = async (): Promise<Info[]> => JSON.parse((await nb.brine(['minions', 'status', '--out', 'json'])).stdout) as Info[];
+  const status = async (): Promise<Info[]> => JSON.parse((await nb.brine(['minions', 'status', '--out', 'sessions'])).stdout) as Info[];
 
   before(async () => {
     nats = await startNats(1);

@@ -30,7 +30,7 @@ describe('presence history across a master restart', () => {
   let master: Proc;
 
   const status = async (): Promise<Info[]> => {
-    const r = await cluster.brine(['minions', 'status', '--out', 'json']);
+    const r = await cluster.brine(['minions', 'status', '--out', 'sessions']);
     assert.equal(r.code, 0, r.stderr);
     return JSON.parse(r.stdout) as Info[];
   };

@@ -25,7 +25,7 @@ describe('presence and events', () => {
   const minions = new Map<string, Proc>();
 
   const status = async (): Promise<Info[]> => {
-    const r = await cluster.brine(['minions', 'status', '--out', 'json']);
+    const r = await cluster.brine(['minions', 'status', '--out', 'sessions']);
     assert.equal(r.code, 0, r.stderr);
     return JSON.parse(r.stdout) as Info[];
   };

@@ -66,7 +66,7 @@ describe('a hyperactive authenticated minion is throttled, then disconnected (th
     const goodRow = (rows: Array<{ id: string; droppedMessages?: number }>) => rows.find((row) => row.id === 'good');
     await waitUntil(
       async () => {
-        const s = await cluster.brine(['minions', 'status', '--out', 'json']);
+        const s = await cluster.brine(['minions', 'status', '--out', 'sessions']);
         const rows = JSON.parse(s.stdout) as Array<{ id: string; state: string; lastDisconnectReason?: string; droppedMessages?: number }>;
         noisyRows = rows;
         noisyRow = rows.find((row) => row.id === 'noisy' && row.state === 'disconnected' && row.lastDisconnectReason === 'rate_limited');

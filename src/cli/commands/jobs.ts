@@ -9,12 +9,15 @@ import { JobCache, assertJid } from '../../jobs/index.js';
 import { BrineError } from '../../util/errors.js';
 import { printable } from '../../util/printable.js';
 import { fail, masterOptions, type ConfigFlags, exitWith } from '../common.js';
-import { defaultOutputterFor, formatReturn, outputterNames, type Outputter } from '../output/index.js';
+import { defaultOutputterFor, formatReturn, formatStatic, outputterNames, type Outputter } from '../output/index.js';
+import { jobSummary } from '../../api/salt-shapes.js';
+import { outIndent } from '../out-indent.js';
 import { highstateOptions } from '../state-output-flags.js';
 import { activeJobs, type ActiveFlags } from './jobs-active.js';
 
 interface JobsFlags extends ConfigFlags {
   out?: string;
+  outIndent?: string;
   limit?: string;
   color?: boolean;
 }
@@ -55,9 +58,16 @@ function show(jid: string, flags: JobsFlags): number {
 
 function list(flags: JobsFlags): number {
   const limit = flags.limit === undefined ? 50 : Number(flags.limit);
+  // --out: Salt's jobs.list_jobs document, {jid: {Function, Arguments, Target, Target-type, User, StartTime}}
+  const document = flags.out === undefined || flags.out === 'text' ? undefined : outputter(flags);
   const cache = openCache(flags);
   try {
     const jobs = cache.listJobs({ limit });
+    if (document !== undefined) {
+      const byJid = new Map(jobs.map((j) => [j.jid, jobSummary(j)] as const).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+      process.stdout.write(formatStatic(document, byJid, flags.outIndent === undefined ? { color: false } : { color: false, indent: outIndent(flags.outIndent) }));
+      return 0;
+    }
     for (const j of jobs) {
       const returned = cache.countReturns(j.jid);
       const tgt = Array.isArray(j.tgt) ? j.tgt.join(',') : j.tgt;
@@ -78,6 +88,8 @@ export function registerJobs(program: Command): void {
     .description('recent jobs, newest first: jid, start time, function, target, returns')
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
     .option('--limit <n>', 'how many jobs (default 50)')
+    .option('--out <outputter>', "text (default: one line per job), or json, yaml, nested, raw: Salt's jobs.list_jobs layout")
+    .option('--out-indent <n>', 'indentation for json/yaml output')
     .action((flags: JobsFlags) => {
       try {
         process.exitCode = list(flags);

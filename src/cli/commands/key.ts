@@ -9,6 +9,8 @@ import { BrineError } from '../../util/errors.js';
 import { printable } from '../../util/printable.js';
 import { masterOptions, type ConfigFlags, exitWith } from '../common.js';
 import { requestOnce } from '../control-client.js';
+import { formatKeyDocument, keyOutputter, listDocument, perKeyDocument } from '../key-documents.js';
+import { outIndent } from '../out-indent.js';
 import { controlSocketPath } from '../../master/control-socket-path.js';
 import type { KeyChange, KeysReconciled } from '../../protocol/index.js';
 
@@ -31,6 +33,8 @@ interface KeyFlags extends ConfigFlags {
   includeDenied?: boolean;
   includeAll?: boolean;
   replace?: string;
+  out?: string;
+  outIndent?: string;
 }
 
 /** Salt prints sections in sorted directory-name order. */
@@ -199,6 +203,9 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
       `unexpected argument '${narrow}': only -F and -P take a glob as an argument (e.g. 'brine key -F master'); the other actions take it after their flag (-a/-r/-d/-f/-p <glob>)`,
     );
   }
+  // --out applies to the listings (-L, -l, -f, -F, -p, -P); the moves keep salt-key's text and prompts
+  const documentOut = keyOutputter(flags.out);
+  const indent = flags.outIndent === undefined ? undefined : outIndent(flags.outIndent);
   const opts = masterOptions(flags);
   const store = new KeyStore(opts.pki_dir);
   store.ensureLayout();
@@ -223,11 +230,22 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
   const finger = flags.finger ?? (flags.fingerAll ? (narrow ?? '*') : undefined);
   if (finger !== undefined) {
     const out: string[] = [];
+    let local: Record<string, string> | undefined;
     if ((flags.fingerAll && narrow === undefined) || matches(finger, 'master')) {
       const master = await loadOrCreateIdentity({ pkiDir: opts.pki_dir, name: 'master', commonName: opts.id || 'brine-master' });
+      local = { 'master.pem': master.fingerprint, 'master.pub': master.fingerprint };
       out.push('Local Keys:', `master.pem:  ${master.fingerprint}`, `master.pub:  ${master.fingerprint}`);
     }
-    const body = listing(select(store, all, finger), (state, id) => (state === 'denied' ? deniedLines(store, id) : `${printable(id)}:  ${store.fingerprintOf(state, id) ?? '?'}`));
+    const selection = select(store, all, finger);
+    if (documentOut !== undefined) {
+      // finger_all lists every key directory, even an empty one, as Salt's does
+      if (flags.fingerAll && narrow === undefined) for (const state of all) if (!selection.has(state)) selection.set(state, []);
+      if (selection.size === 0 && local === undefined) throw new BrineError('KEY_NOT_FOUND', `The key glob '${finger}' does not match any keys.`);
+      const fingerOf = (state: KeyState, id: string) => (state === 'denied' ? store.deniedKeys(id)[0]?.fingerprint : store.fingerprintOf(state, id));
+      process.stdout.write(formatKeyDocument(documentOut, perKeyDocument(selection, fingerOf, local), indent));
+      return 0;
+    }
+    const body = listing(selection, (state, id) => (state === 'denied' ? deniedLines(store, id) : `${printable(id)}:  ${store.fingerprintOf(state, id) ?? '?'}`));
     if (body) out.push(body);
     if (out.length === 0) throw new BrineError('KEY_NOT_FOUND', `The key glob '${finger}' does not match any keys.`);
     process.stdout.write(`${out.join('\n')}\n`);
@@ -236,7 +254,18 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
 
   const print = flags.print ?? (flags.printAll ? (narrow ?? '*') : undefined);
   if (print !== undefined) {
-    const body = listing(select(store, all, print), (state, id) => `${printable(id)}:  ${(store.read(state, id) ?? '').trim()}`);
+    const selection = select(store, all, print);
+    if (documentOut !== undefined && selection.size > 0) {
+      process.stdout.write(
+        formatKeyDocument(
+          documentOut,
+          perKeyDocument(selection, (state, id) => store.read(state, id)),
+          indent,
+        ),
+      );
+      return 0;
+    }
+    const body = listing(selection, (state, id) => `${printable(id)}:  ${(store.read(state, id) ?? '').trim()}`);
     if (!body) throw new BrineError('KEY_NOT_FOUND', `The key glob '${print}' does not match any keys.`);
     process.stdout.write(`${body}\n`);
     return 0;
@@ -247,6 +276,10 @@ async function runKey(flags: KeyFlags, narrow: string | undefined): Promise<numb
     const found = LIST_ARGS.find(([prefix]) => flags.list!.startsWith(prefix));
     if (!found) throw new BrineError('USAGE', `'${flags.list}' is not a valid argument to '--list': use acc, pre, un, rej, den or all`);
     states = found[1];
+  }
+  if (documentOut !== undefined) {
+    process.stdout.write(formatKeyDocument(documentOut, listDocument(store, states), indent));
+    return 0;
   }
   const lines: string[] = [];
   for (const [state, title] of SECTIONS) {
@@ -281,6 +314,8 @@ export function registerKey(program: Command): void {
     .option('--include-accepted', 'reject also accepted keys')
     .option('--include-denied', 'accept or reject also denied keys')
     .option('--include-all', 'include rejected, accepted and denied keys (deprecated in Salt)')
+    .option('--out <outputter>', 'for the listings (-L, -l, -f, -F, -p, -P): json, yaml, nested, raw or txt, in salt-key\'s layout ({"minions": [...], "minions_pre": [...], ...})')
+    .option('--out-indent <n>', 'indentation for json/yaml output')
     .option('--replace <id>', "re-imaged host: make the ID's denied key (the one named by --finger when several were seen) the accepted one")
     .action(exitWith((narrow: string | undefined, flags: KeyFlags) => runKey(flags, narrow)));
 }

@@ -6,6 +6,7 @@ import { controlSocketPath } from '../../master/control-socket-path.js';
 import type { SessionInfo, SessionsReply } from '../../protocol/index.js';
 import { BrineError } from '../../util/errors.js';
 import { printable, printableJson } from '../../util/printable.js';
+import { pyJsonDumps } from '../output/py-json.js';
 import { requestOnce } from '../control-client.js';
 import { masterOptions, type ConfigFlags, exitWith } from '../common.js';
 
@@ -58,15 +59,19 @@ async function minions(which: 'status' | 'up' | 'down', flags: MinionsFlags): Pr
   // Salt's manage.down: accepted minions that are not connected; a rejected or denied key is not down, it is out
   const down = reply.sessions.filter((s) => s.state === 'disconnected' || s.state === 'never_connected').map((s) => s.id);
   const out = flags.out;
-  if (out !== undefined && out !== 'json' && out !== 'yaml' && out !== 'table') throw new BrineError('USAGE', `unknown --out '${out}': use table, json or yaml`);
+  const known = which === 'status' ? ['table', 'json', 'yaml', 'sessions'] : ['list', 'json', 'yaml'];
+  if (out !== undefined && !known.includes(out)) throw new BrineError('USAGE', `unknown --out '${out}': use ${known.join(', ')}`);
   if (which === 'status') {
-    if (out === 'json') process.stdout.write(`${printableJson(reply.sessions, 4)}\n`);
+    // json and yaml: Salt's manage.status document, so salt-run scripts read it unchanged
+    if (out === 'json') process.stdout.write(`${pyJsonDumps({ down, up }, 4)}\n`);
+    else if (out === 'sessions') process.stdout.write(`${printableJson(reply.sessions, 4)}\n`);
     else if (out === 'yaml') process.stdout.write(`down:\n${down.map((id) => `    - ${printable(id)}\n`).join('')}up:\n${up.map((id) => `    - ${printable(id)}\n`).join('')}`);
     else process.stdout.write(renderStatusTable(reply.sessions, Date.now()));
     return 0;
   }
   const ids = which === 'up' ? up : down;
   if (out === 'json') process.stdout.write(`${printableJson(ids)}\n`);
+  else if (out === 'yaml') process.stdout.write(ids.length === 0 ? '[]\n' : ids.map((id) => `- ${printable(id)}\n`).join(''));
   else process.stdout.write(ids.map((id) => `- ${printable(id)}\n`).join(''));
   return 0;
 }
@@ -82,7 +87,12 @@ export function registerMinions(program: Command): void {
           : `list the minions that are ${which}`,
       )
       .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
-      .option('--out <format>', which === 'status' ? 'table (default), json or yaml (Salt manage.status layout)' : 'list (default) or json')
+      .option(
+        '--out <format>',
+        which === 'status'
+          ? 'table (default); json or yaml: Salt\'s manage.status document ({"down": [...], "up": [...]}); sessions: every column above as JSON rows'
+          : "list (default), json or yaml (Salt's manage.up/down list)",
+      )
       .action(exitWith((flags: MinionsFlags) => minions(which, flags)));
   }
 }

@@ -10,10 +10,29 @@ import type { PublishRequest, TargetType } from '../../protocol/index.js';
 import { BrineError } from '../../util/errors.js';
 import { fail, masterOptions, type ConfigFlags } from '../common.js';
 import { cliExit, defaultOutputterFor, minionRetcode, noReturn, outputterNames, type MinionOutcome, type Outputter } from '../output/index.js';
+import { consoleLog, type ConsoleLog } from '../console-log.js';
+import { outIndent } from '../out-indent.js';
 import { parseSaltArgs } from '../salt-args.js';
+import { targetFix } from '../target-fixes.js';
 import { addStateOutputFlags, highstateOptions, useColor, type StateOutputFlags } from '../state-output-flags.js';
 import { targetFromFlags, type TargetFlags } from '../target-flags.js';
-import { batchSize, checkJidArgs, parseBatch, parseBatchWait, ReturnPrinter, runBatch, startJob, summaryText, type JobStream } from '../run/index.js';
+import {
+  batchSize,
+  checkJidArgs,
+  JobProgress,
+  masterLostDetail,
+  masterLostError,
+  parseBatch,
+  parseBatchWait,
+  ProgressLine,
+  ReturnPrinter,
+  runBatch,
+  startJob,
+  summaryText,
+  wantsProgress,
+  type JobStream,
+} from '../run/index.js';
+import { systemClock } from '../../util/clock.js';
 
 interface RunFlags extends ConfigFlags, TargetFlags, StateOutputFlags {
   timeout?: string;
@@ -77,6 +96,9 @@ function outcomeOf(ret: { ret: unknown; retcode: number; success: boolean }): Mi
 
 interface RunContext {
   opts: MasterOptions;
+  log: ConsoleLog;
+  /** The counter on stderr while waiting, on a terminal only. */
+  progress: ProgressLine | undefined;
   flags: RunFlags;
   printer: ReturnPrinter;
   /** The stream being waited on, for Ctrl-C. */
@@ -85,16 +107,33 @@ interface RunContext {
 
 /** One publish, its returns printed as they come; resolves with the jid once the wait is over. */
 async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinion?: (id: string, outcome: MinionOutcome) => void): Promise<string | undefined> {
-  const { flags, printer } = ctx;
-  const record = (id: string, outcome: MinionOutcome): void => {
-    printer.add(id, outcome);
+  const { flags, printer, log } = ctx;
+  const socket = controlSocketPath(ctx.opts);
+  log('debug', `publishing ${request.fun} to ${request.tgtType} target ${JSON.stringify(request.tgt)} through the master's control socket ${socket}`);
+  const progress = new JobProgress();
+  const record = (id: string, outcome: MinionOutcome, returned = true): void => {
+    log('debug', `${id}: retcode ${outcome.retcode}`);
+    progress.returned(id);
+    const print = (): void => printer.add(id, outcome);
+    if (ctx.progress) ctx.progress.around(print, { returned, failed: minionRetcode(outcome) !== 0 });
+    else print();
     onMinion?.(id, outcome);
   };
+  /** The minions still waited for when the master went away: its fault, not theirs. */
+  const masterLost = (jid: string, ids: readonly string[], how: string): BrineError => {
+    const lost = [...ids].sort();
+    for (const id of lost) record(id, { return: noReturn('master_lost', masterLostDetail(jid)), retcode: 1 });
+    return masterLostError(jid, progress, lost, how);
+  };
+  let lostError: BrineError | undefined;
   const stream = await startJob(
-    controlSocketPath(ctx.opts),
+    socket,
     request,
     {
       onPublished: (m) => {
+        log('debug', `job ${m.jid} published; not connected: ${m.notConnected.length}, missing: ${m.missing.length}`);
+        progress.published(m.minions, [...m.notConnected, ...m.missing]);
+        if (!flags.async) ctx.progress?.start(progress.sent);
         if (flags.async) {
           process.stdout.write(`Executed command with job ID: ${m.jid}\n`);
           return 'detach';
@@ -104,12 +143,17 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
         for (const id of [...m.notConnected, ...m.missing].sort()) {
           const outcome = { return: noReturn('not_connected'), retcode: 1 };
           if (flags.hideTimeout) onMinion?.(id, outcome);
-          else record(id, outcome);
+          else record(id, outcome, false);
         }
         return undefined;
       },
       onReturn: (m) => record(m.minion, outcomeOf(m)),
       onDone: (m) => {
+        log('debug', `job ${m.jid} done; no response from ${m.noResponse.length} minion(s)`);
+        if (m.reason === 'master_shutdown') {
+          lostError = masterLost(m.jid, m.noResponse, 'the master is shutting down');
+          return;
+        }
         for (const id of m.noResponse) {
           const outcome = { return: noReturn('no_response', lookupHint(m.jid)), retcode: 1 };
           if (flags.hideTimeout) onMinion?.(id, outcome);
@@ -122,9 +166,16 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
   ctx.current = stream;
   try {
     await stream.finished;
+  } catch (err) {
+    // published, then the control socket closed without a `done`: the master was killed
+    const jid = stream.jid;
+    if (jid === undefined || !(err instanceof BrineError) || err.code !== 'MASTER_UNREACHABLE') throw err;
+    lostError = masterLost(jid, [...progress.pending], 'its control socket closed');
   } finally {
+    ctx.progress?.stop();
     stream.close();
   }
+  if (lostError !== undefined) throw lostError;
   return stream.jid;
 }
 
@@ -177,6 +228,8 @@ async function runBatched(ctx: RunContext, base: PublishRequest): Promise<number
 
 async function runJob(target: string, fun: string, rest: string[], flags: RunFlags): Promise<number> {
   const opts = masterOptions(flags);
+  const log = consoleLog(flags.logLevel);
+  log('debug', `read the master configuration from ${opts.config_dir}`);
   // state.apply & co. print with the highstate outputter unless --out says otherwise, as in Salt.
   const outputter = defaultOutputterFor(fun, flags.out) as Outputter;
   if (!outputterNames().includes(outputter)) throw new BrineError('USAGE', `unknown --out '${flags.out}': use one of ${outputterNames().join(', ')}`);
@@ -189,13 +242,19 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
   checkJidArgs(fun, arg, kwarg);
   const color = useColor(flags, flags.outFile === undefined);
   const state = highstateOptions(opts, flags, kwarg);
-  const format = flags.outIndent === undefined ? { color, state } : { color, state, indent: Number(flags.outIndent) };
+  const format = flags.outIndent === undefined ? { color, state } : { color, state, indent: outIndent(flags.outIndent) };
   const printer = new ReturnPrinter({ outputter, format, static: flags.static === true, ...(flags.outFile !== undefined ? { outFile: flags.outFile, append: flags.outFileAppend === true } : {}) });
-  const ctx: RunContext = { opts, flags, printer, current: undefined };
+  // batches print their own progress lines; the counter is for one job's wait
+  const progress =
+    flags.batch === undefined && wantsProgress({ outputter, async: flags.async === true, outFile: flags.outFile !== undefined })
+      ? new ProgressLine((t) => process.stderr.write(t), systemClock)
+      : undefined;
+  const ctx: RunContext = { opts, log, progress, flags, printer, current: undefined };
   // no `user`: the master names the job's user from the socket's peer credentials
   const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout, ...returnersOf(flags) };
 
   const interrupt = (): void => {
+    ctx.progress?.stop();
     const jid = ctx.current?.jid;
     if (jid) process.stderr.write(`\nThis job's jid is: ${jid}\nExiting gracefully on Ctrl-c\n${lookupHint(jid)}\n`);
     process.exit(1);
@@ -212,9 +271,10 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
     printer.finish();
     if (err instanceof BrineError && err.code === 'NO_MINIONS_MATCHED') {
       process.stdout.write(`${err.message}\n`);
-      process.stderr.write('ERROR: No return received\n');
+      process.stderr.write(`ERROR: No return received\n  fix: ${targetFix(request.tgtType)}\n`);
       return 2;
     }
+    if (err instanceof BrineError && err.code === 'TARGET_INVALID') throw new BrineError(err.code, err.message, { cause: err, fix: targetFix(request.tgtType) });
     throw err;
   } finally {
     process.off('SIGINT', interrupt);
@@ -235,6 +295,7 @@ export function registerRun(program: Command): void {
     .argument('<function>', 'module.function, e.g. test.ping')
     .argument('[args...]', 'positional args and key=value kwargs, YAML-typed as in Salt')
     .option('-c, --config-dir <dir>', 'configuration directory (default /etc/brine, or BRINE_CONFIG_DIR)')
+    .option('-l, --log-level <level>', "print this command's own log lines at this level on stderr (Salt's names: debug, info, warning ...)")
     .option('-E, --pcre', 'the target is a regular expression (anchored at the start)')
     .option('-L, --list', 'the target is a comma-separated list of minion IDs')
     .option('-G, --grain', 'the target is grain:value, a glob on the value (nested keys by :)')

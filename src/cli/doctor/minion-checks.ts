@@ -4,8 +4,8 @@
 
 import { toBrineError, errorMessage } from '../../util/errors.js';
 import type { MinionOptions } from '../../config/index.js';
-import { MINION_CONTROL_REPLIES, type MinionControlReply, type MinionControlRequest, type MinionStatus } from '../../protocol/index.js';
-import { connectUnix, keepaliveFromConfig } from '../../transport/index.js';
+import { foreignPeerError, MINION_CONTROL_REPLIES, type MinionControlReply, type MinionControlRequest, type MinionStatus } from '../../protocol/index.js';
+import { connectUnix, keepaliveFromConfig, sniffService } from '../../transport/index.js';
 import { BRINE_VERSION } from '../../modules/index.js';
 import { MasterPins, checkIdResolution, masterFingers, idOptionsFrom, minionSocketPath, parseMasterEndpoint, resolveMinionId } from '../../minion/index.js';
 import { fail, ok, warn, type Check } from './check.js';
@@ -72,6 +72,13 @@ async function masterLinkChecks(opts: MinionOptions, id: string, m: { host: stri
   }
   out.push(ok(`${where} TCP`, `connected to ${probe.dns.value}:${m.port} in ${probe.tcp.ms} ms`));
   if (!probe.tls?.ok || !probe.channel) {
+    // a plain HTTP or NATS server fails the handshake: say which service it is
+    const found = await sniffService(probe.dns.value!, m.port, Math.min(timeoutMs, 2000));
+    if (found !== undefined) {
+      const e = foreignPeerError(found.kind, found.head, `${m.host}:${m.port}`);
+      out.push(fail(`${where} TLS`, `TLS 1.3 handshake failed: ${e.message}`, e.fix));
+      return out;
+    }
     out.push(
       fail(
         `${where} TLS`,
@@ -106,7 +113,9 @@ async function masterLinkChecks(opts: MinionOptions, id: string, m: { host: stri
     out.push(judgeKeyState(`${where} key`, id, auth));
   } catch (err) {
     const e = toBrineError(err);
-    out.push(fail(`${where} key`, `could not ask the master for this key's state: ${e.message}`, 'check the master log around this time; an older master may not answer probes'));
+    // TLS worked (an HTTPS server such as brine api's) but the answer is not brine
+    if (e.code === 'PEER_NOT_BRINE') out.push(fail(`${where} protocol`, e.message, e.fix));
+    else out.push(fail(`${where} key`, `could not ask the master for this key's state: ${e.message}`, 'check the master log around this time; an older master may not answer probes'));
   }
   return out;
 }

@@ -137,6 +137,11 @@ export function probeKeyState(channel: FramedSocket<MasterMessage, MinionMessage
     });
     channel.onClose((info) => {
       clearTimeout(timer);
+      // another service answered (an HTTPS server): its own error names it and the port to use
+      if (info.error instanceof BrineError && info.error.code === 'PEER_NOT_BRINE') {
+        reject(info.error);
+        return;
+      }
       reject(new BrineError('CONNECT_FAILED', `the master closed the connection before answering the probe (${info.reason}${info.error ? `: ${info.error.message}` : ''})`));
     });
     channel.send({ t: 'hello', versions: [...PROTOCOL_VERSIONS], id, agent, probe: true });

@@ -1,11 +1,14 @@
 // The marker for a minion that did not return, with Salt's wording (§5.5): `[Not connected]` when
-// the master knows the minion is not connected, `[No response]` when it was sent the job.
+// the master knows the minion is not connected, `[No response]` when it was sent the job,
+// `[Master connection lost]` when the master went away before it returned.
 
-export type NoReturnReason = 'not_connected' | 'no_response';
+export type NoReturnReason = 'not_connected' | 'no_response' | 'master_lost';
 
 const FIRST_LINE: ReadonlyMap<NoReturnReason, string> = new Map([
   ['not_connected', 'Minion did not return. [Not connected]'],
   ['no_response', 'Minion did not return. [No response]'],
+  // brine's own: the master went away, so the minion is not to blame (issue 26)
+  ['master_lost', 'Minion did not return. [Master connection lost]'],
 ]);
 
 export class NoReturn {

@@ -5,3 +5,5 @@ export { parseBatch, parseBatchWait, batchSize, runBatch, type BatchSpec, type B
 export { ReturnPrinter, type PrinterOptions } from './printer.js';
 export { summaryText } from './summary.js';
 export { checkJidArgs } from './jid-args.js';
+export { JobProgress, masterLostDetail, masterLostError } from './master-lost.js';
+export { ProgressLine, wantsProgress } from './progress-line.js';

@@ -10,6 +10,11 @@ export const DAEMON_ERRORS = {
     'Start the master (`brine master`) or point -c at the config it uses; check sock_dir.',
     2,
   ),
+  MASTER_CONNECTION_LOST: spec(
+    'The master went away (stopped, restarted or killed) while `brine run` waited for a job: the returns printed are all that arrived; the minions listed as [Master connection lost] had been sent the job and had not returned.',
+    'Check why the master stopped (its log, `systemctl status brine-master`); once it runs again, `brine jobs show <jid>` shows the returns that reached it, and `brine jobs active` what still runs.',
+    1,
+  ),
   UNKNOWN_METHOD: spec('A control request named an operation the master does not offer.', 'Use a brine CLI of the same version as the master.', 2),
   CONTROL_DENIED: spec(
     'The control socket refused the connection or the request: only root, the master user and members of sock_group may connect, and only root and the master user may do more than publish.',

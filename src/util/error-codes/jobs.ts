@@ -38,7 +38,7 @@ export const JOB_ERRORS = {
     'Give e.g. `-b 2` or `-b 25%`; nothing was sent.',
     2,
   ),
-  TARGET_INVALID: spec('A target expression cannot be parsed.', 'Fix the expression; for -E it must be a valid regular expression.', 2),
+  TARGET_INVALID: spec('A target expression cannot be parsed.', 'Fix the expression as the message says; `brine run` prints the fix for the target type used (-E, -C, -G ...).', 2),
   NO_MINIONS_MATCHED: spec('No accepted minion matched the target.', 'Check the target against `brine key -L`.', 2),
   USAGE: spec('The command line is not valid.', 'See `brine <command> --help`.', 64),
   INTERNAL: spec('An unexpected internal error.', 'Please report it with the log lines around it.', 1),

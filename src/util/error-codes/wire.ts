@@ -4,6 +4,11 @@ import { spec, type ErrorSpec } from './spec.js';
 
 export const WIRE_ERRORS = {
   FRAME_TOO_LARGE: spec('A frame length exceeds the limit in force (small before authentication).', 'Raise max_frame_size if the payload is legitimate; otherwise the peer is broken or hostile.', 1),
+  PEER_NOT_BRINE: spec(
+    'The other end of a connection speaks another protocol: its first bytes are those of an HTTP server or client, a NATS server, an SSH or mail server.',
+    "Point the minion's master_port (or the client) at the brine master's ret_port (4506 by default); the message names the service found and, for NATS, the transport: nats settings.",
+    1,
+  ),
   FRAME_MALFORMED: spec('Bytes on the wire do not decode as a frame of JSON.', 'The peer is not a compatible brine node; check versions on both sides.', 1),
   MESSAGE_INVALID: spec('A message decoded but does not fit its declared type.', 'The peer is not a compatible brine node; check versions on both sides.', 1),
   MESSAGE_UNEXPECTED: spec('A valid message arrived in a state where it is not allowed.', 'The peer is not a compatible brine node; check versions on both sides.', 1),

@@ -201,7 +201,7 @@ export const CONTROL_REQUEST_SAMPLES: Sample[] = [
 export const CONTROL_REPLY_SAMPLES: Sample[] = [
   { message: { t: 'published', jid: JID, minions: ['a'], notConnected: [], missing: ['z'] }, optional: [], bad: { minions: ['a'], notConnected: [[1]] } },
   { message: { t: 'ret', jid: JID, minion: 'a', fun: 'test.ping', ret: true, retcode: 0, success: true }, optional: ['error'], anyJson: ['ret'], bad: { retcode: ['0'] } },
-  { message: { t: 'done', jid: JID, noResponse: ['b'] }, optional: [], bad: { noResponse: [null] } },
+  { message: { t: 'done', jid: JID, noResponse: ['b'], reason: 'master_shutdown' }, optional: ['reason'], bad: { noResponse: [null], reason: ['crashed'] } },
   {
     message: { t: 'sessions', sessions: [{ id: 'a', state: 'connected', remote: '10.0.0.1:5000', connectedSince: 1, lastSeen: 2, agent: 'x', protocol: 1, rttMs: 0.5, reconnects: 0 }] },
     optional: [],

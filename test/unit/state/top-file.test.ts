@@ -90,6 +90,16 @@ describe('environments', () => {
     const only = Object.values(r.return as Record<string, { result: boolean; comment: string }>)[0]!;
     assert.equal(only.result, false);
     assert.match(only.comment, /No Top file or master_tops data matches found/);
+    // issue 26: what the top file gave this minion, not a pointer to a master log that says nothing
+    assert.match(only.comment, /The top file \(base\) has no target that matches minion '[^']+'; its targets: 'nomatch'\./);
+  });
+
+  it('no top file at all: says so, naming the environments searched', async () => {
+    const h = harness({ base: { 'core.sls': 'a:\n  test.nop: []\n' } });
+    const r = await h.call('state.apply');
+    assert.equal(r.retcode, 2);
+    const only = Object.values(r.return as Record<string, { comment: string }>)[0]!;
+    assert.match(only.comment, /^No Top file or master_tops data matches found\. No top file \(top\.sls\) was found in the environments searched: base\./);
   });
 });
 

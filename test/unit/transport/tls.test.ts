@@ -331,18 +331,32 @@ test('the door: a handshake slot is held until the peer has signed in (the slot 
   await waitUntil(() => channels.length === 2, 2_000, 'the second channel on the listener');
 });
 
-test('dialTls with the door to something that answers neither OK nor BUSY: TLS_ERROR naming what it said', async (t) => {
+/** A plain TCP server that greets every connection with `greeting`. */
+async function greeter(t: { after(fn: () => void): void }, greeting: string): Promise<number> {
   const sockets = new Set<net.Socket>();
   const other = net.createServer((s) => {
     sockets.add(s);
-    s.write('SSH-2.0-OpenSSH_9.2\r\n');
+    s.write(greeting);
   });
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   t.after(() => {
     for (const s of sockets) s.destroy();
     other.close();
   });
-  await assert.rejects(dial((other.address() as net.AddressInfo).port, 2_000, undefined, true), (err: unknown) => isBrineError(err, 'TLS_ERROR') && /SSH-2\.0/.test((err as Error).message));
+  return (other.address() as net.AddressInfo).port;
+}
+
+test('dialTls with the door to something that answers neither OK nor BUSY: TLS_ERROR naming what it said', async (t) => {
+  const port = await greeter(t, 'WHO-ARE-YOU 1.0\r\n');
+  await assert.rejects(dial(port, 2_000, undefined, true), (err: unknown) => isBrineError(err, 'TLS_ERROR') && /WHO-ARE-YOU 1\.0/.test((err as Error).message));
+});
+
+test('dialTls with the door to an SSH server: PEER_NOT_BRINE naming it and the port to use (issue 26)', async (t) => {
+  const port = await greeter(t, 'SSH-2.0-OpenSSH_9.2\r\n');
+  await assert.rejects(
+    dial(port, 2_000, undefined, true),
+    (err: unknown) => isBrineError(err, 'PEER_NOT_BRINE') && /sent "SSH-2\.0-OpenSSH_9\.2", as an SSH server does.*ret_port/.test((err as Error).message),
+  );
 });
 
 test('dialTls to a port where nothing listens: CONNECT_FAILED', async () => {
