@@ -133,6 +133,8 @@ const SALT_NAMES_ALL = [
   'postgres_extension.present',
   'postgres_schema.absent',
   'postgres_schema.present',
+  'postgres_tablespace.absent',
+  'postgres_tablespace.present',
   'postgres_user.absent',
   'postgres_user.present',
   'selinux.boolean',
