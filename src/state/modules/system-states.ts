@@ -12,6 +12,7 @@ import { groupStates } from './group-states.js';
 import { localeStates } from './locale-states.js';
 import { moduleStates } from './module-states.js';
 import { mountStates } from './mount-states.js';
+import { swapStates } from './mount-swap.js';
 import { fstabStates } from './fstab-states.js';
 import { pkgStates } from './pkg-states.js';
 import { pkgrepoStates } from './pkgrepo-states.js';
@@ -37,6 +38,7 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...apacheModuleStates,
   ...pkgUptodateStates,
   ...mountStates,
+  ...swapStates,
   ...fstabStates,
   ...debconfStates,
   ...grainsStates,

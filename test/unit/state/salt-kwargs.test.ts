@@ -125,6 +125,7 @@ const SALT_NAMES_ALL = [
   'iptables.chain_present',
   'locale.present',
   'locale.system',
+  'mount.swap',
   'npm.installed',
   'npm.removed',
   'postgres_database.absent',
