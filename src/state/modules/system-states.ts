@@ -6,6 +6,7 @@ import { alternativesStates } from './alternatives-states.js';
 import { apacheModuleStates } from './apache-module-states.js';
 import { cmdStates } from './cmd-states.js';
 import { cronStates } from './cron-states.js';
+import { debconfFileStates } from './debconf-set-file.js';
 import { debconfStates } from './debconf-states.js';
 import { grainsStates } from './grains-states.js';
 import { groupStates } from './group-states.js';
@@ -41,6 +42,7 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...swapStates,
   ...fstabStates,
   ...debconfStates,
+  ...debconfFileStates,
   ...grainsStates,
   ...alternativesStates,
   ...timezoneStates,

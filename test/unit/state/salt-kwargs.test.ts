@@ -18,6 +18,7 @@ const SALT_TAKES_KWARGS = [
   'cmd.watch',
   'cron.absent',
   'debconf.set',
+  'debconf.set_file',
   'docker_container.running',
   'docker_container.stopped',
   'docker_image.present',
