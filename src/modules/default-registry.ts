@@ -20,6 +20,7 @@ import { mineFunctions } from './mine-module.js';
 import { eventFunctions } from './event-module.js';
 import { beaconsFunctions } from './beacons-module.js';
 import { mountFunctions } from './mount-module.js';
+import { swapFunctions } from './mount-swap.js';
 import { networkFunctions } from './network-module.js';
 import { networkRouteFunctions } from './network-routes.js';
 import { pillarFunctions } from './pillar-module.js';
@@ -74,6 +75,7 @@ export function createDefaultRegistry(): ModuleRegistry {
   registry.registerAll(sysctlFunctions);
   registry.registerAll(apacheFunctions);
   registry.registerAll(mountFunctions);
+  registry.registerAll(swapFunctions);
   registry.registerAll(debconfFunctions);
   registry.registerAll(grainsSetFunctions);
   registry.registerAll(cmdBgFunctions);

@@ -9,6 +9,7 @@ import { defineState, type StateContext, type StateResult } from '../types.js';
 import { fileDirectory } from './file-directory.js';
 import { excludeMatcher, pathsToClean, patternArg, removePaths, requiredPaths } from './file-clean.js';
 import { chooseSource } from './file-recurse-source.js';
+import { withAccumulator } from './file-accumulated.js';
 import { renderWith, templateKwargs } from './file-contents.js';
 import { manageFile } from './file-manage.js';
 import { modeArg, resolvePerms, type ResolvedPerms } from './file-perms.js';
@@ -149,7 +150,8 @@ export const fileRecurse = defineState({
             attrs: null,
             ...templateKwargs(extra, ['mode', 'makedirs']),
           };
-          const out = await renderWith(ctx, a.template, contents.toString('utf8'), f.url, a.defaults, a.context, vars);
+          // as in file.managed, the text file.accumulated collected for this file is `accumulator`
+          const out = await renderWith(ctx, a.template, contents.toString('utf8'), f.url, a.defaults, withAccumulator(ctx, vars.name, a.context), vars);
           if ('error' in out) {
             renderErrors.push(out.error);
             continue;

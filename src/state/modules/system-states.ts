@@ -6,12 +6,14 @@ import { alternativesStates } from './alternatives-states.js';
 import { apacheModuleStates } from './apache-module-states.js';
 import { cmdStates } from './cmd-states.js';
 import { cronStates } from './cron-states.js';
+import { debconfFileStates } from './debconf-set-file.js';
 import { debconfStates } from './debconf-states.js';
 import { grainsStates } from './grains-states.js';
 import { groupStates } from './group-states.js';
 import { localeStates } from './locale-states.js';
 import { moduleStates } from './module-states.js';
 import { mountStates } from './mount-states.js';
+import { swapStates } from './mount-swap.js';
 import { fstabStates } from './fstab-states.js';
 import { pkgStates } from './pkg-states.js';
 import { pkgrepoStates } from './pkgrepo-states.js';
@@ -37,8 +39,10 @@ export const systemStateFunctions: readonly StateFunction[] = [
   ...apacheModuleStates,
   ...pkgUptodateStates,
   ...mountStates,
+  ...swapStates,
   ...fstabStates,
   ...debconfStates,
+  ...debconfFileStates,
   ...grainsStates,
   ...alternativesStates,
   ...timezoneStates,

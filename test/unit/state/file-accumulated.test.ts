@@ -90,4 +90,40 @@ lonely:
     assert.equal(fs.readFileSync(conf, 'utf8'), 'server a\nserver b\n');
     assert.deepEqual([r.lonely!.result, r.lonely!.comment], [false, 'Orphaned accumulator lonely in s:lonely']);
   });
+
+  it('feeds each file.recurse template as accumulator, keyed by the file it writes (tdf nginx includes, issue 22)', async () => {
+    const dest = path.join(tmp, 'includes');
+    const sls = `
+include-dir:
+  file.recurse:
+    - name: ${dest}
+    - source: salt://includes
+    - template: jinja
+ssl-include:
+  file.accumulated:
+    - filename: ${dest}/ssl
+    - text: ''
+    - require_in:
+      - file: include-dir
+ssl-dhparams:
+  file.accumulated:
+    - name: ssl-include
+    - filename: ${dest}/ssl
+    - text: "ssl_dhparam /etc/ssl/dh.pem;"
+    - require_in:
+      - file: include-dir
+`;
+    const root = path.join(tmp, 'recurse-root');
+    fs.mkdirSync(path.join(root, 'includes'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'includes', 'ssl'), "ssl on;\n{% for line in accumulator['ssl-include'] %}[{{ line }}]\n{% endfor %}");
+    fs.writeFileSync(path.join(root, 'includes', 'plain'), 'no accumulator here\n');
+    const files = new DirFileClient(root, path.join(tmp, 'recurse-cache'));
+    const h = harness({ base: { 's.sls': sls } });
+    const t = byId((await h.call('state.sls', ['s'], { test: true }, { jid: '20260101000000000004', files })).return);
+    assert.equal(t['include-dir']!.result, null, t['include-dir']!.comment);
+    const r = byId((await h.call('state.sls', ['s'], {}, { jid: '20260101000000000005', files })).return);
+    assert.equal(r['include-dir']!.result, true, r['include-dir']!.comment);
+    assert.equal(fs.readFileSync(path.join(dest, 'ssl'), 'utf8'), 'ssl on;\n[]\n[ssl_dhparam /etc/ssl/dh.pem;]\n');
+    assert.equal(fs.readFileSync(path.join(dest, 'plain'), 'utf8'), 'no accumulator here\n');
+  });
 });

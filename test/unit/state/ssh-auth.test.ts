@@ -90,4 +90,11 @@ describe('ssh_auth.absent', () => {
     assert.equal(fs.readFileSync(keys2, 'utf8'), `ssh-ed25519 ${alice} alice@example\nssh-ed25519 ${bob} bob@example\n`);
     assert.equal((await runState(sshAuthPresent, { name: 'team', user: 'root', source: src, config: keys2 }, { test: true })).comment, `All host keys in file ${src} are already present`);
   });
+
+  it("a missing source: test=True answers as Salt's check_key_file (no keys, all present; openssh-formula auth, issue 22), a real run fails", async () => {
+    const src = path.join(dir, 'missing.pub');
+    const args = { name: 'team', user: 'root', source: src, config: path.join(dir, 'home', '.ssh', 'authorized_keys3') };
+    assert.deepEqual(await runState(sshAuthPresent, args, { test: true }), { name: 'team', result: true, changes: {}, comment: `All host keys in file ${src} are already present` });
+    assert.deepEqual(await runState(sshAuthPresent, args), { name: 'team', result: false, changes: {}, comment: `Failed to add the ssh key. Source file ${src} is missing` });
+  });
 });

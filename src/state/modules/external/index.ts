@@ -12,6 +12,7 @@ import { networkStates } from './network-states.js';
 import { pdbeditStates } from './pdbedit-states.js';
 import { postgresObjectStates } from './postgres-objects.js';
 import { postgresRoleStates } from './postgres-roles.js';
+import { postgresTablespaceStates } from './postgres-tablespace.js';
 import { selinuxStates } from './selinux-states.js';
 import { x509CertStates } from './x509-cert.js';
 import { x509KeyStates } from './x509-key.js';
@@ -21,6 +22,7 @@ export const externalStateFunctions: readonly StateFunction[] = [
   ...iptablesStates,
   ...postgresRoleStates,
   ...postgresObjectStates,
+  ...postgresTablespaceStates,
   ...x509KeyStates,
   ...x509CertStates,
   ...mysqlStates,
