@@ -3,9 +3,10 @@
 // failure naming the server and what to start or set).
 
 import type { ParamSpec } from '../../../modules/index.js';
-import type { StateContext, StateResult } from '../../types.js';
+import { defineState, type StateContext, type StateFunction, type StateResult } from '../../types.js';
+import { stateResult } from '../state-result.js';
 import { cannotAct } from './backend.js';
-import { PgError, pgConnection, type PgArgs, type PgConnection, unreachableServer } from './postgres-client.js';
+import { PgError, pgConnection, psql, type PgArgs, type PgConnection, unreachableServer } from './postgres-client.js';
 
 export const CONNECTION_PARAMS = [
   { name: 'user', type: 'string', doc: 'the system account psql runs as (default: postgres over a local socket as root)' },
@@ -38,4 +39,37 @@ export function isResult(v: object): v is StateResult {
 export function failed(name: string, comment: string, err: unknown): StateResult {
   if (!(err instanceof PgError)) throw err;
   return { name, result: false, changes: {}, comment: `${comment}: ${err.message}` };
+}
+
+/**
+ * A postgres_*.absent state: `exists` looks the object up and `drop` removes it (both take the
+ * name as the psql variable n), with Salt's comments for `noun` ("User", "Database", ...).
+ */
+export function absentState(spec: { name: string; doc: string; example: string; noun: string; exists: string; drop: string }): StateFunction {
+  return defineState({
+    name: spec.name,
+    doc: spec.doc,
+    params: [{ name: 'name', type: 'string', required: true }, ...CONNECTION_PARAMS],
+    example: spec.example,
+    run: async (ctx, a) => {
+      const name = a.named.name;
+      const what = `${spec.noun} ${name}`;
+      const found = await lookUp(
+        ctx,
+        name,
+        a.named,
+        () => stateResult(name, null, `${what} is set to be removed`),
+        async (c) => (await psql(ctx, c, spec.exists, { n: name })).length > 0,
+      );
+      if (isResult(found)) return found;
+      if (!found.value) return stateResult(name, true, `${what} is not present, so it cannot be removed`);
+      if (ctx.test) return stateResult(name, null, `${what} is set to be removed`);
+      try {
+        await psql(ctx, found.c, spec.drop, { n: name });
+      } catch (err) {
+        return failed(name, `${what} failed to be removed`, err);
+      }
+      return stateResult(name, true, `${what} has been removed`, { [name]: 'Absent' });
+    },
+  });
 }

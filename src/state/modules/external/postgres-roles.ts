@@ -5,7 +5,7 @@
 import { defineState, type StateFunction } from '../../types.js';
 import { stateResult } from '../state-result.js';
 import { psql } from './postgres-client.js';
-import { CONNECTION_PARAMS, failed, isResult, lookUp } from './postgres-common.js';
+import { absentState, CONNECTION_PARAMS, failed, isResult, lookUp } from './postgres-common.js';
 
 // Salt's role flags: state argument, pg_roles column, SQL keyword.
 const FLAGS = [
@@ -90,30 +90,13 @@ const userPresent = defineState({
   },
 });
 
-const userAbsent = defineState({
+const userAbsent = absentState({
   name: 'postgres_user.absent',
   doc: 'Make sure a PostgreSQL role does not exist (acts for real).',
-  params: [{ name: 'name', type: 'string', required: true }, ...CONNECTION_PARAMS],
   example: 'olduser:\n  postgres_user.absent: []',
-  run: async (ctx, a) => {
-    const name = a.named.name;
-    const found = await lookUp(
-      ctx,
-      name,
-      a.named,
-      () => stateResult(name, null, `User ${name} is set to be removed`),
-      async (c) => (await psql(ctx, c, `SELECT 1 FROM pg_roles WHERE rolname = :'n';`, { n: name })).length > 0,
-    );
-    if (isResult(found)) return found;
-    if (!found.value) return stateResult(name, true, `User ${name} is not present, so it cannot be removed`);
-    if (ctx.test) return stateResult(name, null, `User ${name} is set to be removed`);
-    try {
-      await psql(ctx, found.c, `DROP ROLE :"n";`, { n: name });
-    } catch (err) {
-      return failed(name, `User ${name} failed to be removed`, err);
-    }
-    return stateResult(name, true, `User ${name} has been removed`, { [name]: 'Absent' });
-  },
+  noun: 'User',
+  exists: `SELECT 1 FROM pg_roles WHERE rolname = :'n';`,
+  drop: `DROP ROLE :"n";`,
 });
 
 const databasePresent = defineState({
@@ -185,30 +168,13 @@ const databasePresent = defineState({
   },
 });
 
-const databaseAbsent = defineState({
+const databaseAbsent = absentState({
   name: 'postgres_database.absent',
   doc: 'Make sure a PostgreSQL database does not exist (acts for real).',
-  params: [{ name: 'name', type: 'string', required: true }, ...CONNECTION_PARAMS],
   example: 'olddb:\n  postgres_database.absent: []',
-  run: async (ctx, a) => {
-    const name = a.named.name;
-    const found = await lookUp(
-      ctx,
-      name,
-      a.named,
-      () => stateResult(name, null, `Database ${name} is set to be removed`),
-      async (c) => (await psql(ctx, c, `SELECT 1 FROM pg_database WHERE datname = :'n';`, { n: name })).length > 0,
-    );
-    if (isResult(found)) return found;
-    if (!found.value) return stateResult(name, true, `Database ${name} is not present, so it cannot be removed`);
-    if (ctx.test) return stateResult(name, null, `Database ${name} is set to be removed`);
-    try {
-      await psql(ctx, found.c, `DROP DATABASE :"n";`, { n: name });
-    } catch (err) {
-      return failed(name, `Database ${name} failed to be removed`, err);
-    }
-    return stateResult(name, true, `Database ${name} has been removed`, { [name]: 'Absent' });
-  },
+  noun: 'Database',
+  exists: `SELECT 1 FROM pg_database WHERE datname = :'n';`,
+  drop: `DROP DATABASE :"n";`,
 });
 
 export const postgresRoleStates: readonly StateFunction[] = [userPresent, userAbsent, databasePresent, databaseAbsent];

@@ -8,7 +8,7 @@
 import { defineState, type StateContext, type StateFunction } from '../../types.js';
 import { stateResult } from '../state-result.js';
 import { type PgConnection, psql } from './postgres-client.js';
-import { CONNECTION_PARAMS, failed, isResult, lookUp } from './postgres-common.js';
+import { absentState, CONNECTION_PARAMS, failed, isResult, lookUp } from './postgres-common.js';
 
 // Salt's comments keep the indentation of its triple-quoted strings; operators' scripts compare them.
 const WRONG_LOCATION = (name: string) => `Tablespace ${name} is not at the right location. This is\n            unfixable without dropping and recreating the tablespace.`;
@@ -124,30 +124,13 @@ const tablespacePresent = defineState({
   },
 });
 
-const tablespaceAbsent = defineState({
+const tablespaceAbsent = absentState({
   name: 'postgres_tablespace.absent',
   doc: 'Make sure a PostgreSQL tablespace does not exist (acts for real).',
-  params: [{ name: 'name', type: 'string', required: true }, ...CONNECTION_PARAMS],
   example: 'old-tablespace:\n  postgres_tablespace.absent:\n    - name: indexes',
-  run: async (ctx, a) => {
-    const name = a.named.name;
-    const found = await lookUp(
-      ctx,
-      name,
-      a.named,
-      () => stateResult(name, null, `Tablespace ${name} is set to be removed`),
-      async (c) => (await psql(ctx, c, `SELECT 1 FROM pg_tablespace WHERE spcname = :'n';`, { n: name })).length > 0,
-    );
-    if (isResult(found)) return found;
-    if (!found.value) return stateResult(name, true, `Tablespace ${name} is not present, so it cannot be removed`);
-    if (ctx.test) return stateResult(name, null, `Tablespace ${name} is set to be removed`);
-    try {
-      await psql(ctx, found.c, `DROP TABLESPACE :"n";`, { n: name });
-    } catch (err) {
-      return failed(name, `Tablespace ${name} failed to be removed`, err);
-    }
-    return stateResult(name, true, `Tablespace ${name} has been removed`, { [name]: 'Absent' });
-  },
+  noun: 'Tablespace',
+  exists: `SELECT 1 FROM pg_tablespace WHERE spcname = :'n';`,
+  drop: `DROP TABLESPACE :"n";`,
 });
 
 export const postgresTablespaceStates: readonly StateFunction[] = [tablespacePresent, tablespaceAbsent];
