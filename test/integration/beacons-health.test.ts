@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { runJson } from '../helpers/run-json.js';
 import { openEventStream, type EventTail } from '../helpers/event-tail.js';
 import { NamespacedJournald, journaldSkipReason } from '../helpers/journald.js';
 import { privilegedSkip } from '../helpers/privileged.js';
@@ -22,11 +23,7 @@ describe('beacons: status, network_info, journald', () => {
   let m1: Proc;
   let jd: NamespacedJournald | undefined;
 
-  const run = async (args: string[]): Promise<{ ret: unknown; code: number; raw: string }> => {
-    const r = await cluster.brine(['run', 'm1', ...args, '--out', 'json', '-t', '30'], { timeoutMs: 60_000 });
-    const parsed = r.stdout.trim() === '' ? {} : (JSON.parse(r.stdout) as Record<string, unknown>);
-    return { ret: parsed.m1, code: r.code ?? -1, raw: r.stdout + r.stderr };
-  };
+  const run = (args: string[]) => runJson(cluster, 'm1', args);
 
   before(async () => {
     cluster = await Cluster.create();

@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Cluster, waitUntil } from '../helpers/cluster.js';
+import { runJson } from '../helpers/run-json.js';
 import { openEventStream, type EventTail } from '../helpers/event-tail.js';
 
 describe('beacons: inotify, thresholds, beacons.*, disable_during_state_run', () => {
@@ -19,11 +20,7 @@ describe('beacons: inotify, thresholds, beacons.*, disable_during_state_run', ()
   let watched: string;
   let quiet: string;
 
-  const run = async (args: string[]): Promise<{ ret: unknown; code: number; raw: string }> => {
-    const r = await cluster.brine(['run', 'm1', ...args, '--out', 'json', '-t', '30'], { timeoutMs: 60_000 });
-    const parsed = r.stdout.trim() === '' ? {} : (JSON.parse(r.stdout) as Record<string, unknown>);
-    return { ret: parsed.m1, code: r.code ?? -1, raw: r.stdout + r.stderr };
-  };
+  const run = (args: string[]) => runJson(cluster, 'm1', args);
 
   before(async () => {
     cluster = await Cluster.create();

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Cluster, waitUntil, type Proc } from '../helpers/cluster.js';
+import { runJson } from '../helpers/run-json.js';
 import { openEventStream, type EventTail } from '../helpers/event-tail.js';
 
 describe('minion events: event.send, fire_master, reserved tags', () => {
@@ -17,11 +18,7 @@ describe('minion events: event.send, fire_master, reserved tags', () => {
   let master: Proc;
   let stream: EventTail;
 
-  const run = async (args: string[]): Promise<{ ret: unknown; code: number; raw: string }> => {
-    const r = await cluster.brine(['run', 'm1', ...args, '--out', 'json', '-t', '30'], { timeoutMs: 60_000 });
-    const parsed = r.stdout.trim() === '' ? {} : (JSON.parse(r.stdout) as Record<string, unknown>);
-    return { ret: parsed.m1, code: r.code ?? -1, raw: r.stdout + r.stderr };
-  };
+  const run = (args: string[]) => runJson(cluster, 'm1', args);
 
   before(async () => {
     cluster = await Cluster.create();
