@@ -50,6 +50,23 @@ describe('Salt CLI spellings', () => {
     assert.match(bad.stderr, /^USAGE: --out-indent must be a whole number/m);
   });
 
+  it("brine call takes salt-call's --out-indent and --out-file (and --output-indent, --output-file=, --output-file-append)", async () => {
+    const call = (args: string[]) => runCli(['call', '--local', ...args, '-c', cluster.minionConfigDir('s1')]);
+    const indented = await call(['test.echo', 'hi', '--out', 'json', '--output-indent=2']);
+    assert.equal(indented.code, 0, indented.stderr);
+    assert.equal(indented.stdout, '{\n  "local": "hi"\n}\n');
+    const file = path.join(cluster.root, 'call-out.json');
+    const first = await call(['test.echo', 'one', '--out', 'json', '--out-indent', '-1', `--output-file=${file}`]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.equal(first.stdout, '', 'the return went to the file, not stdout');
+    const second = await call(['test.echo', 'two', '--out', 'json', '--out-indent', '-1', '--out-file', file, '--output-file-append']);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(fs.readFileSync(file, 'utf8'), '{"local": "one"}\n{"local": "two"}\n');
+    const third = await call(['test.echo', 'three', '--out', 'json', '--out-indent', '-1', '--out-file', file]);
+    assert.equal(third.code, 0, third.stderr);
+    assert.equal(fs.readFileSync(file, 'utf8'), '{"local": "three"}\n', '--out-file alone truncates');
+  });
+
   it('--state_output=terse and --state-output terse print one line per state; --output-diff hides the unchanged state', async () => {
     for (const spelling of [['--state_output=terse'], ['--state-output', 'terse']]) {
       const r = await cluster.brine(['run', 's1', 'state.apply', 'spell', ...spelling]);

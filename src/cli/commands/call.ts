@@ -8,7 +8,7 @@ import { SALT_LOG_LEVELS } from '../../util/log-levels.js';
 import { WorkerExecutor } from '../../minion/worker-executor.js';
 import type { ConfigFlags } from '../common.js';
 import type { MinionOptions } from '../../config/index.js';
-import type { Outputter } from '../output/index.js';
+import type { FormatOptions, Outputter } from '../output/index.js';
 import { addStateOutputFlags, type StateOutputFlags } from '../state-output-flags.js';
 
 interface CallFlags extends ConfigFlags, StateOutputFlags {
@@ -19,6 +19,25 @@ interface CallFlags extends ConfigFlags, StateOutputFlags {
   returnEvent?: boolean;
   /** --return: returners this process sends the return to (docs/returners.md). */
   return?: string;
+  outIndent?: string;
+  outFile?: string;
+  outFileAppend?: boolean;
+}
+
+/**
+ * Prints the call's return as `brine run` prints a minion's (the same printer): to stdout, or to
+ * --out-file (uncoloured), with --out-indent for json and yaml, as salt-call's output options.
+ */
+async function printCall(outputter: Outputter, value: unknown, retcode: number, state: FormatOptions['state'], flags: CallFlags): Promise<void> {
+  const [{ ReturnPrinter }, { outIndent }, { useColor }] = await Promise.all([import('../run/printer.js'), import('../out-indent.js'), import('../state-output-flags.js')]);
+  const format: FormatOptions = {
+    color: useColor(flags, flags.outFile === undefined),
+    ...(state === undefined ? {} : { state }),
+    ...(flags.outIndent === undefined ? {} : { indent: outIndent(flags.outIndent) }),
+  };
+  const printer = new ReturnPrinter({ outputter, format, static: false, ...(flags.outFile === undefined ? {} : { outFile: flags.outFile, append: flags.outFileAppend === true }) });
+  printer.add('local', { return: value, retcode });
+  printer.finish();
 }
 
 async function call(fun: string, rest: string[], flags: CallFlags): Promise<number> {
@@ -42,7 +61,7 @@ async function call(fun: string, rest: string[], flags: CallFlags): Promise<numb
 
 /** Through the running minion and its master: salt-call without --local. */
 async function callMaster(opts: MinionOptions, fun: string, rest: string[], flags: CallFlags): Promise<number> {
-  const [{ callThroughMinion }, { callExitCode, defaultOutputterFor, formatReturn, outputterNames }, { parseSaltArgs }, { highstateOptions, useColor }, { BrineError }] = await Promise.all([
+  const [{ callThroughMinion }, { callExitCode, defaultOutputterFor, outputterNames }, { parseSaltArgs }, { highstateOptions }, { BrineError }] = await Promise.all([
     import('../call-through-minion.js'),
     import('../output/index.js'),
     import('../salt-args.js'),
@@ -56,7 +75,7 @@ async function callMaster(opts: MinionOptions, fun: string, rest: string[], flag
   const controller = new AbortController();
   process.once('SIGINT', () => controller.abort(new Error('interrupted')));
   const result = await callThroughMinion(opts, { fun, arg, kwarg, noReturnEvent: flags.returnEvent === false, signal: controller.signal });
-  process.stdout.write(`${formatReturn(outputter, 'local', result.ret, { color: useColor(flags, true), state, retcodes: { local: result.retcode } })}\n`);
+  await printCall(outputter, result.ret, result.retcode, state, flags);
   if (result.error) process.stderr.write(`${result.error.code}: ${result.error.message}\n`);
   await returnCall(opts, flags, { fun, arg, kwarg, jid: result.jid, ret: result.ret, retcode: result.retcode, success: result.success });
   return callExitCode(result.retcode, flags.retcodePassthrough === true);
@@ -70,9 +89,9 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
     { resolveConfiguredId },
     { runLocalCall },
     { collectMinionGrains },
-    { callExitCode, defaultOutputterFor, formatReturn, outputterNames },
+    { callExitCode, defaultOutputterFor, outputterNames },
     { parseSaltArgs },
-    { highstateOptions, useColor },
+    { highstateOptions },
     { BrineError },
     { minionOptions },
     { passesLogLevel },
@@ -123,8 +142,7 @@ async function callWith(executor: WorkerExecutor, fun: string, rest: string[], f
       if (passesLogLevel(level, opts.log_level)) process.stderr.write(`[${level.toUpperCase().padEnd(8)}] ${message}\n`);
     },
   });
-  const color = useColor(flags, true);
-  process.stdout.write(`${formatReturn(outputter, 'local', result.return, { color, state, retcodes: { local: result.retcode } })}\n`);
+  await printCall(outputter, result.return, result.retcode, state, flags);
   if (result.error) process.stderr.write(`${result.error.code}: ${result.error.message}\n`);
   await returnCall(opts, flags, { fun, arg, kwarg, ret: result.return, retcode: result.retcode, success: result.success }, id);
   return callExitCode(result.retcode, flags.retcodePassthrough === true);
@@ -160,7 +178,10 @@ export function registerCall(program: Command): void {
     .option('-l, --log-level <level>', "with --local: the level of the log lines printed on stderr (Salt's names; default the minion's log_level)")
     .option('--return <returners>', 'also send the return to these returners from this process (syslog, local_cache, postgres; comma-separated), as salt-call --return')
     .option('--retcode-passthrough', "exit with the function's retcode (2 for a failed state) instead of 1 for any failure")
-    .option('--no-color', 'never colour the output');
+    .option('--no-color', 'never colour the output')
+    .option('--out-indent <n>', 'indentation for json/yaml output (salt-call --out-indent)')
+    .option('--out-file <file>', 'write the return to FILE instead of stdout (truncated first)')
+    .option('--out-file-append', 'with --out-file: append instead of truncating');
   addStateOutputFlags(cmd).action(async (fun: string, args: string[], flags: CallFlags) => {
     try {
       process.exitCode = await call(fun, args, flags);
