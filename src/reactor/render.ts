@@ -3,7 +3,6 @@
 // `grains` and `pillar`, and `salt` (Salt's MasterMinion functions on the master, the minion's own
 // on a minion). Errors are the renderer's RENDER_FAILED naming the file, line and column.
 
-import { renderSls } from '../render/index.js';
 import { BrineError } from '../util/errors.js';
 import { type FunctionCaller, renderWithCalls } from './function-replay.js';
 
@@ -24,6 +23,8 @@ const NO_FUNCTIONS =
   "this reactor cannot call execution functions (salt['...']): render with tag, data, opts and grains, and put the work in the reaction (local.<fun> on a minion, runner.<fun> on the master)";
 
 export async function renderReaction(text: string, source: string, tag: string, data: Readonly<Record<string, unknown>>, ctx: RenderContext): Promise<unknown> {
+  // loaded on the first reaction: a minion with no reactor (most) never loads the renderer for it
+  const { renderSls } = await import('../render/index.js');
   const render = (callFunction: (fun: string, arg: unknown[], kwarg: Record<string, unknown>) => unknown) =>
     renderSls(text, {
       source,

@@ -5,10 +5,15 @@
 // `salt[...]` in the SLS runs the minion's functions; `opts`, `grains`, `pillar` are its own.
 
 import * as fs from 'node:fs/promises';
-import { FileRoots, parseSaltUrl, readFileChunk } from '../../fileserver/index.js';
+// the files themselves, not fileserver/index.js: that loads the module registry (cp.*), which an idle minion does not need
+import { parseSaltUrl } from '../../fileserver/path-check.js';
+import { FileRoots, readFileChunk } from '../../fileserver/roots.js';
 import type { ExecResult } from '../../modules/index.js';
 import { saltStamp } from '../../protocol/index.js';
-import { type FunctionCall, parseReactorMap, Reactor, reactorEngineSettings } from '../../reactor/index.js';
+// the engine's files, not reactor/index.js: that also exports the master's MasterMinion, which loads the module registry
+import { reactorEngineSettings } from '../../reactor/engine-option.js';
+import { type FunctionCall, Reactor } from '../../reactor/engine.js';
+import { parseReactorMap } from '../../reactor/reactor-map.js';
 import type { Disposable } from '../../util/disposable.js';
 import { BrineError, isBrineError, isErrorCode } from '../../util/errors.js';
 import type { FilesFeature } from './files.js';
