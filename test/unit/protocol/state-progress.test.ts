@@ -65,7 +65,12 @@ test('progress beyond the per-minion rate is dropped and counted, one warning; t
   const lines: string[] = [];
   const fired: string[] = [];
   const feature = new StateProgressEvents({
-    events: { fire: (tag, data) => (fired.push(tag), { tag, data }) },
+    events: {
+      fire: (tag, data) => {
+        fired.push(tag);
+        return { tag, data };
+      },
+    },
     clock,
     logger: createLogger({ name: 'test', level: 'warning', format: 'json', write: (l) => lines.push(l) }),
     ratePerSecond: 10,
