@@ -232,7 +232,7 @@ export const MAX_STATE_TAG = 4096;
  * One state of a running state.apply/sls/highstate has finished (Salt's state_events): `n` is its
  * __run_num__, `len` the run's chunk count, `ret` the state's return (bounded as event data; the
  * minion drops `changes` from a larger one). The master fires it as salt/job/<jid>/prog/<id>/<n>.
- * Fire-and-forget: no reply, and a master that does not know it drops it.
+ * Fire-and-forget: no reply (a master older than this type closes the session on it, as on any unknown type).
  */
 export const stateProgressSchema = s.object({
   t: s.literal('state_progress'),
