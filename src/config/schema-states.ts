@@ -9,6 +9,13 @@ export const MINION_STATE_OPTIONS = [
   { name: 'test', type: 'bool', default: false, roles: MINION, doc: 'Run every state function as test=True (report what would change, change nothing) unless the call passes test=False.' },
   { name: 'failhard', type: 'bool', default: false, roles: MINION, doc: 'Stop a state run at the first state that fails (a state may set failhard itself); the states after it do not run.' },
   {
+    name: 'state_events',
+    type: 'bool',
+    default: false,
+    roles: MINION,
+    doc: "Send the master an event as each state of a state run finishes, fired on its bus as salt/job/<jid>/prog/<minion>/<run_num> with {ret, len} (Salt's state_events); a call's state_events=True turns it on for that run only (brine run --progress does). Example: `state_events: true`.",
+  },
+  {
     name: 'state_auto_order',
     type: 'bool',
     default: true,

@@ -36,6 +36,7 @@ import { Orchestrate, orchestrateRunners } from './features/orchestrate.js';
 import { orchestrateCalls } from './orchestrate-calls.js';
 import { matchAccepted } from './api-backend.js';
 import { MinionEvents } from './features/minion-events.js';
+import { StateProgressEvents } from './features/state-progress.js';
 import { NatsTransport } from './features/nats-transport.js';
 import { Pillar } from './features/pillar.js';
 import { Presence } from './features/presence.js';
@@ -136,6 +137,7 @@ export class Master {
     const mine = own(new Mine(cache, clock, logger, () => targeting, opts.mine_get_pillar_targets));
     const keyReconcile = own(new KeyReconcile({ pkiDir: opts.pki_dir, keys, acceptedKeys, presence, minionData: minionData.cache, pillar: pillar.service, mine: mine.store, logger, clock }));
     const minionEvents = own(new MinionEvents({ events, clock, logger, ratePerSecond: opts.minion_event_rate, burst: opts.minion_event_burst }));
+    const stateProgress = own(new StateProgressEvents({ events, clock, logger }));
     const files = own(new Files(opts, logger, clock));
     const gitPillar = own(new GitPillar(pillar.service, opts.cachedir, clock, logger));
     let nats: NatsTransport | undefined;
@@ -238,6 +240,7 @@ export class Master {
       pillar,
       mine,
       minionEvents,
+      stateProgress,
       keyReconcile,
       files,
       gitPillar,

@@ -29,6 +29,7 @@ import {
   type MineRequest,
   type MinionEvent,
   type MinionEventReply,
+  type StateProgress,
   type Ping,
 } from '../protocol/index.js';
 import { HeartbeatMonitor, type HeartbeatHost } from '../session/index.js';
@@ -81,6 +82,8 @@ export interface MinionSessionHooks {
   onMineRequest?(session: MinionSession, request: MineRequest): void;
   /** An event the minion fires on the master's bus (event.send, a beacon); answered with sendEventReply when it has a rid. */
   onMinionEvent?(session: MinionSession, event: MinionEvent): void;
+  /** A state of a running state job finished (state_events). */
+  onStateProgress?(session: MinionSession, progress: StateProgress): void;
   onClosed(session: MinionSession, info: ChannelClose, authenticated: boolean): void;
   /** A heartbeat from the minion, after its fields are recorded (metrics: RTT, queued returns). */
   onHeartbeat?(session: MinionSession, ping: Ping): void;
@@ -273,6 +276,10 @@ export class MinionSession implements LiveSession {
       case 'minion_event':
         if (this.hooks.onMinionEvent) this.hooks.onMinionEvent(this, message);
         else if (message.rid !== undefined) this.send({ t: 'event_reply', rid: message.rid, ok: false, error: { code: 'EVENT_REFUSED', message: 'this master takes no events from minions' } });
+        return;
+      case 'state_progress':
+        // fire-and-forget: a master without the hook drops it
+        this.hooks.onStateProgress?.(this, message);
         return;
       case 'bye':
         this.close(message.reason === 'shutdown' || message.reason === 'failback' ? message.reason : 'peer_closed');

@@ -106,6 +106,7 @@ export function sessionHooks(deps: SessionRouterDeps): MinionSessionHooks {
     onPillarRequest: (s, req) => offer(req, s),
     onMineRequest: (s, req) => offer(req, s),
     onMinionEvent: (s, event) => offer(event, s),
+    onStateProgress: (s, progress) => offer(progress, s),
     onHeartbeat: (s, ping) => offer(ping, s),
     onClosed: (s, info, authenticated) => {
       live.closed(s);

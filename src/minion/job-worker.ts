@@ -75,6 +75,8 @@ function run(call: WorkerCall, pids: SharedArrayBuffer): void {
   };
   if (call.hostMine && ctx.syncHost) ctx.mine = mineThroughHost(ctx.syncHost);
   if (call.hostEvents && ctx.syncHost) ctx.events = eventsThroughHost(ctx.syncHost);
+  // state_events: posted, not blocking; the host sends it to the master
+  if (call.hostEvents) ctx.stateProgress = (progress) => post({ t: 'progress', progress });
   // pillarenv=: brine call --local renders this machine's pillar_roots here; otherwise the host asks the master
   ctx.pillarFor = call.localPillar ? (env) => localPillarFor(call.config as unknown as LocalPillarOptions, call.minionId, grains, env) : (env) => host.pillarFor(env);
   if (call.localFiles) {

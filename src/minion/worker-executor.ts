@@ -133,6 +133,7 @@ export class WorkerExecutor implements JobExecutor {
     const onMessage = (m: WorkerReply): void => {
       if (m.t === 'pid') onProcess(m.pid);
       else if (m.t === 'log') services.log?.(m.level, m.message);
+      else if (m.t === 'progress') services.stateProgress?.(call.jid, m.progress);
       else if (m.t === 'files') {
         void answerFiles(services, m).then((reply) => {
           if (!done) worker.postMessage(reply satisfies WorkerRequest);

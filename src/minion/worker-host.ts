@@ -4,7 +4,7 @@
 
 import * as fs from 'node:fs';
 import { BrineError, toBrineError } from '../util/errors.js';
-import type { ExecContext, ExecResult, FileClient } from '../modules/index.js';
+import type { ExecContext, ExecResult, FileClient, StateProgressReport } from '../modules/index.js';
 import type { FilesReply, FilesRequest, SyncAnswer, SyncRequest, WireFailure } from './worker-messages.js';
 
 /** What the minion (or brine call) offers a job's worker. */
@@ -22,6 +22,8 @@ export interface HostServices {
   hostCall?(fun: string, arg: unknown[], kwarg: Record<string, unknown>): Promise<ExecResult> | undefined;
   /** Writes a worker's log line (log.*, salt.log.* in a template) to the daemon's log; absent = dropped. */
   log?: NonNullable<ExecContext['log']>;
+  /** Sends one finished state of job `jid` to the master (state_events); absent = dropped. */
+  stateProgress?(jid: string, progress: StateProgressReport): void;
   /** ExecContext.pillarFor for the worker's calls; absent = pillarenv= fails with EXEC_FAILED (no pillar source). */
   pillarFor?: NonNullable<ExecContext['pillarFor']>;
 }

@@ -2,7 +2,7 @@
 // A worker runs one call at a time and is reused for the next call after a clean finish.
 
 import type { MessagePort } from 'node:worker_threads';
-import type { ExecContext, ExecResult, Grains } from '../modules/index.js';
+import type { ExecContext, ExecResult, Grains, StateProgressReport } from '../modules/index.js';
 
 export type TemplateLogLevel = Parameters<NonNullable<ExecContext['log']>>[0];
 
@@ -118,4 +118,12 @@ export function readSharedPids(buf: SharedArrayBuffer): number[] {
 }
 
 /** Worker -> runner: a process the function started, a log line (log.*, salt.log.* in a template), then exactly one result per call. */
-export type WorkerReply = { t: 'pid'; pid: number } | { t: 'log'; level: TemplateLogLevel; message: string } | { t: 'result'; result: ExecResult } | { t: 'declined' } | FilesRequest | SyncRequest;
+export type WorkerReply =
+  | { t: 'pid'; pid: number }
+  | { t: 'log'; level: TemplateLogLevel; message: string }
+  /** One finished state of a state run (ExecContext.stateProgress), for the host to send to the master. */
+  | { t: 'progress'; progress: StateProgressReport }
+  | { t: 'result'; result: ExecResult }
+  | { t: 'declined' }
+  | FilesRequest
+  | SyncRequest;

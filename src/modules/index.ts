@@ -17,6 +17,7 @@ export type {
   RunningJobs,
   MineAccess,
   MinionEventAccess,
+  StateProgressReport,
   BeaconControl,
   MineFunctionSpec,
   MineUpdateReport,

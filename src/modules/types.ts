@@ -29,6 +29,14 @@ export interface BoundArgs {
 /** Grains are a plain mapping: config grains may replace any core grain with any value. */
 export type Grains = Readonly<Record<string, unknown>>;
 
+/** One finished state as ExecContext.stateProgress reports it. */
+export interface StateProgressReport {
+  n: number;
+  len: number;
+  tag: string;
+  ret: Record<string, unknown>;
+}
+
 export interface ExecContext {
   /** The minion's grains, collected once and cached by the caller. */
   grains: () => Grains;
@@ -77,6 +85,12 @@ export interface ExecContext {
   schedule?: ScheduleControl;
   /** Events this minion fires (event.send, fire_master, fire); given to functions of the minion daemon, and to its job workers through the host. */
   events?: MinionEventAccess;
+  /**
+   * Reports one finished state of a state run to the master (Salt's state_events): `n` is its
+   * __run_num__, `len` the run's chunk count, `tag` its state_|-id_|-name_|-fun key. Fire and
+   * forget. Present in the minion daemon's jobs; absent elsewhere (brine call).
+   */
+  stateProgress?: (p: StateProgressReport) => void;
   /** The minion's beacons (beacons.*); only given to functions marked `inline` in the minion daemon. */
   beacons?: BeaconControl;
   /**

@@ -198,6 +198,7 @@ export class NatsMinionLink implements MinionLink {
       case 'mine_flush':
         return this.publish(`${this.subjects.req}.mine`, message);
       case 'minion_event':
+      case 'state_progress':
         return this.publish(`${this.subjects.req}.event`, message);
       default:
         // hello, ping, grains, job_status, bye: every master hears them

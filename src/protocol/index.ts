@@ -7,3 +7,4 @@ export * from './messages.js';
 export * from './control.js';
 export * from './channel.js';
 export * from './events.js';
+export * from './state-progress.js';

@@ -226,6 +226,23 @@ export const minionEventSchema = s.object({
 /** The master's answer to a minion_event with a rid: fired, or refused with a code. */
 export const eventReplySchema = s.object({ t: s.literal('event_reply'), rid, ok: s.bool(), error: s.optional(wireError) });
 
+/** Longest state tag (`state_|-id_|-name_|-fun`) a state_progress message may carry. */
+export const MAX_STATE_TAG = 4096;
+/**
+ * One state of a running state.apply/sls/highstate has finished (Salt's state_events): `n` is its
+ * __run_num__, `len` the run's chunk count, `ret` the state's return (bounded as event data; the
+ * minion drops `changes` from a larger one). The master fires it as salt/job/<jid>/prog/<id>/<n>.
+ * Fire-and-forget: no reply (a master older than this type closes the session on it, as on any unknown type).
+ */
+export const stateProgressSchema = s.object({
+  t: s.literal('state_progress'),
+  jid,
+  n: s.int({ min: 0 }),
+  len: s.int({ min: 1 }),
+  tag: s.string({ min: 1, max: MAX_STATE_TAG }),
+  ret: eventData,
+});
+export type StateProgress = Infer<typeof stateProgressSchema>;
 export type MinionEvent = Infer<typeof minionEventSchema>;
 export type MinionEventReply = Infer<typeof eventReplySchema>;
 
@@ -349,7 +366,7 @@ export type FileRead = Infer<typeof fileReadSchema>;
 export type FileRequest = FileList | FileStatRequest | FileRead;
 export type FileReply = Infer<typeof fileReplySchema>;
 
-export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage | FileRequest | PillarRequest | MineRequest | MinionEvent;
+export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage | FileRequest | PillarRequest | MineRequest | MinionEvent | StateProgress;
 export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye | FileReply | PillarReply | MineReply | MinionEventReply;
 
 export const MINION_MESSAGES = new Map<
@@ -370,6 +387,7 @@ export const MINION_MESSAGES = new Map<
   | typeof mineDeleteSchema
   | typeof mineFlushSchema
   | typeof minionEventSchema
+  | typeof stateProgressSchema
 >([
   ['hello', helloSchema],
   ['ping', pingSchema],
@@ -387,6 +405,7 @@ export const MINION_MESSAGES = new Map<
   ['mine_delete', mineDeleteSchema],
   ['mine_flush', mineFlushSchema],
   ['minion_event', minionEventSchema],
+  ['state_progress', stateProgressSchema],
 ]);
 
 export const MASTER_MESSAGES = new Map<

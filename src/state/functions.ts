@@ -58,6 +58,12 @@ const CONCURRENT = {
   doc: 'run even while another state run is in progress, and do not block others (Salt: risky, states may conflict)',
 } as const;
 
+const STATE_EVENTS = {
+  name: 'state_events',
+  type: 'bool',
+  keywordOnly: true,
+  doc: "send a salt/job/<jid>/prog/<id>/<n> event to the master as each state finishes (default: the minion's state_events option)",
+} as const;
 const FORCE = {
   name: 'force',
   type: 'bool',
@@ -158,7 +164,7 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
   const runMods = async (
     base: ExecContext,
     mods: string[] | undefined,
-    a: { test?: boolean; saltenv?: string; pillarenv?: string; exclude?: unknown; pillar?: unknown; force?: boolean; top?: string },
+    a: { test?: boolean; saltenv?: string; pillarenv?: string; exclude?: unknown; pillar?: unknown; force?: boolean; top?: string; state_events?: boolean | undefined },
   ): Promise<unknown> => {
     const ctx = withPillar(await withPillarenv(base, a), a.pillar);
     refuseOnPillarErrors(ctx, a.force);
@@ -171,7 +177,7 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
       for (const r of Object.values(none)) ctx.log?.('warning', r.comment);
       return withRetcode(none, STATE_FAILURE_RETCODE);
     }
-    return stateReturn(await runCompiled(env, run, testOf(ctx, a.test)));
+    return stateReturn(await runCompiled(env, run, testOf(ctx, a.test), a.state_events));
   };
 
   // Salt's show_* functions refuse a failed pillar render as state.sls does (force=True shows anyway)
@@ -186,19 +192,19 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     defineFunction({
       name: 'state.apply',
       doc: 'Apply the named SLS files (state.apply web,db), or the highstate when none are named.',
-      params: defineParams([MODS, TEST, SALTENV, PILLARENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
+      params: defineParams([MODS, TEST, SALTENV, PILLARENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE, STATE_EVENTS]),
       run: (ctx, { named }) => runMods(ctx, named.mods === undefined || named.mods === null || named.mods === '' ? undefined : splitMods(named.mods), named),
     }),
     defineFunction({
       name: 'state.sls',
       doc: 'Apply the named SLS files (state.sls web,db).',
-      params: defineParams([{ ...MODS, required: true }, TEST, SALTENV, PILLARENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
+      params: defineParams([{ ...MODS, required: true }, TEST, SALTENV, PILLARENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE, STATE_EVENTS]),
       run: (ctx, { named }) => runMods(ctx, splitMods(named.mods), named),
     }),
     defineFunction({
       name: 'state.highstate',
       doc: 'Apply every SLS file the top file gives this minion.',
-      params: defineParams([TEST, SALTENV, PILLARENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE]),
+      params: defineParams([TEST, SALTENV, PILLARENV, EXCLUDE, PILLAR, QUEUE, CONCURRENT, FORCE, STATE_EVENTS]),
       run: (ctx, { named }) => runMods(ctx, undefined, named),
     }),
     defineFunction({
@@ -214,13 +220,14 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
         QUEUE,
         CONCURRENT,
         FORCE,
+        STATE_EVENTS,
       ]),
       run: (ctx, { named }) => runMods(ctx, undefined, { ...named, top: topSlsName(named.topfn) }),
     }),
     defineFunction({
       name: 'state.sls_id',
       doc: 'Apply one state ID from the named SLS files, with the states it requires.',
-      params: defineParams([{ name: 'id_', type: 'string', required: true, doc: 'the state ID' }, { ...MODS, required: true }, TEST, SALTENV, PILLARENV, QUEUE, CONCURRENT, FORCE]),
+      params: defineParams([{ name: 'id_', type: 'string', required: true, doc: 'the state ID' }, { ...MODS, required: true }, TEST, SALTENV, PILLARENV, QUEUE, CONCURRENT, FORCE, STATE_EVENTS]),
       run: async (base, { named }) => {
         const ctx = await withPillarenv(base, named);
         refuseOnPillarErrors(ctx, named.force);
@@ -231,7 +238,7 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
           throw new BrineError('BAD_ARGUMENTS', `No matches for ID '${named.id_}' found in SLS '${mods.join(',')}' within saltenv '${saltenvOf(named.saltenv)}'; state.show_lowstate lists the IDs`);
         }
         const subset = subsetRun(run, (i) => run.chunks[i]!.__id__ === named.id_);
-        return stateReturn(await runCompiled(env, subset, testOf(ctx, named.test)));
+        return stateReturn(await runCompiled(env, subset, testOf(ctx, named.test), named.state_events));
       },
     }),
     defineFunction({
@@ -283,7 +290,7 @@ export function stateExecFunctions(registry: ModuleRegistry, opts: StateFunction
     defineFunction({
       name: 'state.test',
       doc: 'state.apply with test=True: report what would change, change nothing.',
-      params: defineParams([MODS, SALTENV, PILLARENV, EXCLUDE, QUEUE, CONCURRENT, FORCE]),
+      params: defineParams([MODS, SALTENV, PILLARENV, EXCLUDE, QUEUE, CONCURRENT, FORCE, STATE_EVENTS]),
       run: (ctx, { named }) => runMods(ctx, named.mods === undefined || named.mods === null || named.mods === '' ? undefined : splitMods(named.mods), { ...named, test: true }),
     }),
     defineFunction({

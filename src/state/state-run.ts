@@ -160,9 +160,17 @@ function envOf(v: unknown): Record<string, unknown> | undefined {
   return undefined;
 }
 
-/** Runs compiled states. */
-export function runCompiled(env: StateEnv, run: CompiledRun, test: boolean): Promise<Record<string, StateReturn>> {
+/** Salt's state_events: the call's state_events= over the minion's option; reported through ExecContext.stateProgress. */
+function progressReporter(env: StateEnv, stateEvents: boolean | undefined): RunnerOptions['onResult'] {
+  const report = env.exec.stateProgress;
+  if (!report || (stateEvents ?? env.exec.config.state_events === true) !== true) return undefined;
+  return (tag, ret, len) => report({ n: ret.__run_num__, len, tag, ret: { ...ret } });
+}
+
+/** Runs compiled states; `stateEvents` is the call's state_events= (undefined = the minion's option). */
+export function runCompiled(env: StateEnv, run: CompiledRun, test: boolean, stateEvents?: boolean): Promise<Record<string, StateReturn>> {
   const runContext = new Map<string, unknown>();
+  const onResult = progressReporter(env, stateEvents);
   return executeRun(run, {
     test,
     failhard: env.exec.config.failhard === true,
@@ -184,5 +192,6 @@ export function runCompiled(env: StateEnv, run: CompiledRun, test: boolean): Pro
     },
     signal: env.exec.signal,
     ...(env.sleep ? { sleep: env.sleep } : {}),
+    ...(onResult ? { onResult } : {}),
   });
 }

@@ -27,6 +27,9 @@ import {
   ProgressLine,
   ReturnPrinter,
   runBatch,
+  StateProgressPrinter,
+  followStateProgress,
+  wantsStateProgress,
   startJob,
   summaryText,
   wantsProgress,
@@ -49,6 +52,7 @@ interface RunFlags extends ConfigFlags, TargetFlags, StateOutputFlags {
   failhard?: boolean;
   static?: boolean;
   summary?: boolean;
+  progress?: boolean;
   return?: string;
   return_config?: string;
   return_kwargs?: string;
@@ -99,6 +103,8 @@ interface RunContext {
   log: ConsoleLog;
   /** The counter on stderr while waiting, on a terminal only. */
   progress: ProgressLine | undefined;
+  /** --progress on a state run: each state's line as it finishes. */
+  states: StateProgressPrinter | undefined;
   flags: RunFlags;
   printer: ReturnPrinter;
   /** The stream being waited on, for Ctrl-C. */
@@ -126,6 +132,8 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
     return masterLostError(jid, progress, lost, how);
   };
   let lostError: BrineError | undefined;
+  // subscribed before the publish, so the first state's event cannot come before the listener
+  const follow = ctx.states ? await followStateProgress(socket, ctx.states, ctx.opts.sock_group) : undefined;
   const stream = await startJob(
     socket,
     request,
@@ -133,6 +141,7 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
       onPublished: (m) => {
         log('debug', `job ${m.jid} published; not connected: ${m.notConnected.length}, missing: ${m.missing.length}`);
         progress.published(m.minions, [...m.notConnected, ...m.missing]);
+        ctx.states?.published(m.jid, m.minions.length);
         if (!flags.async) ctx.progress?.start(progress.sent);
         if (flags.async) {
           process.stdout.write(`Executed command with job ID: ${m.jid}\n`);
@@ -162,7 +171,10 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
       },
     },
     ctx.opts.sock_group,
-  );
+  ).catch((err: unknown) => {
+    follow?.close();
+    throw err;
+  });
   ctx.current = stream;
   try {
     await stream.finished;
@@ -172,6 +184,7 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
     if (jid === undefined || !(err instanceof BrineError) || err.code !== 'MASTER_UNREACHABLE') throw err;
     lostError = masterLost(jid, [...progress.pending], 'its control socket closed');
   } finally {
+    follow?.close();
     ctx.progress?.stop();
     stream.close();
   }
@@ -249,7 +262,14 @@ async function runJob(target: string, fun: string, rest: string[], flags: RunFla
     flags.batch === undefined && wantsProgress({ outputter, async: flags.async === true, outFile: flags.outFile !== undefined })
       ? new ProgressLine((t) => process.stderr.write(t), systemClock)
       : undefined;
-  const ctx: RunContext = { opts, log, progress, flags, printer, current: undefined };
+  const stateLines = wantsStateProgress({ progress: flags.progress === true, fun, terminal: progress !== undefined, batch: flags.batch !== undefined });
+  // Salt's state_events=True for this job only; a state_events= the operator typed wins
+  if (stateLines && kwarg.state_events === undefined) kwarg.state_events = true;
+  const ctx: RunContext = { opts, log, progress, states: undefined, flags, printer, current: undefined };
+  if (stateLines) {
+    const write = (line: string) => (): void => void process.stderr.write(`${line}\n`);
+    ctx.states = new StateProgressPrinter({ color, print: (line) => (ctx.progress ? ctx.progress.above(write(line)) : write(line)()) });
+  }
   // no `user`: the master names the job's user from the socket's peer credentials
   const request: PublishRequest = { t: 'publish', ...targetOf(target, flags), fun, arg, kwarg, timeout, ...returnersOf(flags) };
 
@@ -314,6 +334,7 @@ export function registerRun(program: Command): void {
     .option('--batch-wait <seconds>', "with -b: seconds a finished minion's slot stays closed before the next minion starts")
     .option('--failhard', 'with -b: stop starting minions after the first non-zero retcode')
     .option('-s, --static', 'print all returns at once at the end (one document for json/yaml/raw)')
+    .option('--progress', "state.apply/sls/highstate on a terminal: print each state's one-line result on stderr as it finishes (turns Salt's state_events on for this job)")
     .option('--summary', 'print a summary (targeted, returned, silent, failed) after the returns (only without --out)')
     .option('--out <outputter>', 'nested (default; highstate for state runs), json, yaml, txt, raw, newline_values_only or highstate')
     .option('--out-indent <n>', 'indentation for json/yaml output')

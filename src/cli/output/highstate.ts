@@ -74,6 +74,19 @@ function terseLine(tcolor: string, comps: string[], ret: StateRet, c: Palette): 
   return msg + c.ENDC;
 }
 
+/**
+ * One state's terse line as the highstate outputter prints it (its colour too), for a state that
+ * just finished (brine run --progress); `tag` is the state_|-id_|-name_|-fun key.
+ */
+export function terseStateLine(tag: string, ret: Record<string, unknown>, color: boolean): string {
+  const c = palette(color);
+  const state = ret as StateRet;
+  let tcolor = formatChanges(state.changes, false).changed ? c.CYAN : c.GREEN;
+  if (state.result === false) tcolor = c.RED;
+  if (state.result === null) tcolor = c.LIGHT_YELLOW;
+  return terseLine(tcolor, tag.split('_|-').map(stripEsc), state, c);
+}
+
 function fullLines(tcolor: string, comps: string[], ret: StateRet, changesText: string, c: Palette): string[] {
   const E = c.ENDC;
   const lines = [`${tcolor}----------${E}`, `    ${tcolor}      ID: ${comps[1]}${E}`, `    ${tcolor}Function: ${comps[0]}.${comps[3] ?? ''}${E}`];

@@ -11,6 +11,6 @@ export type { MinionOutcome } from './exit-code.js';
 export { pyRepr, pyStr, pyNumber, splitLines } from './py-text.js';
 export { pyJsonDumps } from './py-json.js';
 export { COLORS, stripEsc } from './colors.js';
-export { highstateBlock } from './highstate.js';
+export { highstateBlock, terseStateLine } from './highstate.js';
 export { DEFAULT_HIGHSTATE_OPTIONS, HIGHSTATE_FUNCTIONS, STATE_OUTPUT_MODES, defaultOutputterFor, parseStateOutput, parseStateVerbose, resultList } from './highstate-options.js';
 export type { HighstateOptions, StateOutputMode } from './highstate-options.js';

@@ -7,3 +7,4 @@ export { summaryText } from './summary.js';
 export { checkJidArgs } from './jid-args.js';
 export { JobProgress, masterLostDetail, masterLostError } from './master-lost.js';
 export { ProgressLine, wantsProgress } from './progress-line.js';
+export { STATE_RUN_FUNCTIONS, StateProgressPrinter, followStateProgress, progressLineOf, wantsStateProgress } from './state-progress.js';

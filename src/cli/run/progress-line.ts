@@ -40,6 +40,14 @@ export class ProgressLine {
     if (this.timer !== undefined && this.returned < this.expected) this.draw();
   }
 
+  /** Prints a line of its own above the counter (a state that finished, --progress): the counter comes back under it. */
+  above(print: () => void): void {
+    const wasShown = this.shown;
+    this.clear();
+    print();
+    if (wasShown && this.timer !== undefined) this.draw();
+  }
+
   /** Gone for good: before the last output and on any exit path. */
   stop(): void {
     this.timer?.cancel();

@@ -5,7 +5,8 @@
 
 import type { Clock } from '../../util/clock.js';
 import { BrineError, isErrorCode } from '../../util/errors.js';
-import { type MinionEventReply, MAX_EVENT_JSON, MAX_EVENT_TAG, type MinionEvent } from '../../protocol/index.js';
+import { type MinionEventReply, MAX_EVENT_JSON, MAX_EVENT_TAG, type MinionEvent, stateProgressMessage } from '../../protocol/index.js';
+import type { StateProgressReport } from '../../modules/index.js';
 import { MasterRequests, type RequestLink } from '../master-requests.js';
 
 /** How long event.send waits for the master to say it fired the event. */
@@ -54,6 +55,13 @@ export class MasterEvents {
     if (reply.ok) return;
     const code = reply.error && isErrorCode(reply.error.code) ? reply.error.code : 'EVENT_REFUSED';
     throw new BrineError(code, reply.error?.message ?? `the master refused the event ${JSON.stringify(tag)}`);
+  }
+
+  /** One finished state of job `jid` (state_events), to every connected master as Salt's fire_master; not answered. */
+  stateProgress(jid: string, progress: StateProgressReport): void {
+    const message = stateProgressMessage(jid, progress);
+    if (message === undefined) return;
+    for (const link of this.links()) if (link.ready) link.send(message);
   }
 
   /** A beacon's event, not answered; false when no master is connected or it is too large (the caller logs it). */

@@ -70,6 +70,7 @@ export class JobsFeature implements MinionFeature {
           return undefined;
         },
         log: (level, message) => logAtSaltLevel(logger, level, message),
+        stateProgress: (jid, progress) => events.master.stateProgress(jid, progress),
         pillarFor: (pillarenv) => pillar.pillarFor(pillarenv),
       },
       minionId: id,

@@ -42,6 +42,8 @@ export interface RunnerOptions {
   now?: () => Date | number;
   /** A monotonic milliseconds clock for durations. */
   elapsed?: () => number;
+  /** Called as each state finishes, with its key, its return and the run's chunk count (Salt's state_events). */
+  onResult?: (tag: string, ret: StateReturn, len: number) => void;
 }
 
 function realSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -216,7 +218,8 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
       } catch (err) {
         ret = { name: c.name, result: false, changes: {}, comment: `An exception occurred in this state: ${errorMessage(err)}` };
       }
-      out[chunkTag(listener)] = {
+      const key = chunkTag(listener);
+      out[key] = {
         name: ret.name,
         result: ret.result,
         changes: ret.changes,
@@ -227,6 +230,7 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
         start_time: formatStartTime(startDate),
         duration: Math.round((elapsed() - t0) * 1000) / 1000,
       };
+      opts.onResult?.(key, out[key]!, chunks.length);
     }
   };
 
@@ -271,7 +275,8 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
       }
     }
     results.set(i, ret);
-    out[chunkTag(c)] = {
+    const key = chunkTag(c);
+    out[key] = {
       name: ret.name,
       result: ret.result,
       changes: ret.changes,
@@ -284,6 +289,7 @@ export async function executeRun(run: CompiledRun, opts: RunnerOptions): Promise
       ...(ret.__jid__ ? { __jid__: ret.__jid__ } : {}),
       ...(warnings ? { warnings } : {}),
     };
+    opts.onResult?.(key, out[key]!, chunks.length);
     if (failhardStops(c, ret)) break;
   }
   await runListeners();

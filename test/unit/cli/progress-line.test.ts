@@ -34,3 +34,17 @@ test('progress line: counts returns and failures, shows elapsed seconds, clears 
   line.stop();
   assert.equal(out, '', 'nothing drawn after stop');
 });
+
+test('progress line: a line printed above it (brine run --progress) clears it first and redraws it under the line', () => {
+  const clock = new FakeClock();
+  let out = '';
+  const line = new ProgressLine((t) => (out += t), clock);
+  line.start(1);
+  out = '';
+  line.above(() => (out += '  Name: first - Function: test.nop - Result: Clean\n'));
+  assert.equal(out, `${CLEAR}  Name: first - Function: test.nop - Result: Clean\n${CLEAR}returned 0/1, failed 0, 0s`);
+  line.stop();
+  out = '';
+  line.above(() => (out += 'x\n'));
+  assert.equal(out, 'x\n', 'after stop: the line alone, no counter');
+});

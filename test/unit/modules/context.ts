@@ -12,5 +12,6 @@ export function makeCtx(over: Partial<ExecContext> & { grainsData?: Grains } = {
     jid: over.jid ?? '20240101000000000000',
     ...(over.pillar ? { pillar: over.pillar } : {}),
     ...(over.files ? { files: over.files } : {}),
+    ...(over.stateProgress ? { stateProgress: over.stateProgress } : {}),
   };
 }

@@ -81,6 +81,11 @@ export const MINION_SAMPLES: Sample[] = [
     optional: ['rid'],
     bad: { kind: ['other', 1], tag: ['', 't'.repeat(513), 1], data: [[], 'x', null, { big: 'x'.repeat(262_145) }] },
   },
+  {
+    message: { t: 'state_progress', jid: JID, n: 0, len: 3, tag: 'cmd_|-slow_|-sleep 2_|-run', ret: { name: 'sleep 2', result: true, changes: {}, comment: '', __run_num__: 0 } },
+    optional: [],
+    bad: { jid: ['1', 5], n: [-1, 1.5, '0'], len: [0, '3'], tag: ['', 't'.repeat(4097)], ret: [[], null, 'x', { big: 'x'.repeat(262_145) }] },
+  },
 ];
 
 export const MASTER_SAMPLES: Sample[] = [
