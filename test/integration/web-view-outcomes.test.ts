@@ -226,6 +226,8 @@ describe('the web view: state results, live progress, job outcomes, narrow layou
     assert.equal(await page.locator('#fleet-rows tr[data-id="slow"] .badge.hs-failed').count(), 0, 'slow ran no highstate');
     // the chart: the connected count now, and the failed job's bar in this hour
     await until(page, "document.querySelector('#fleet-chart circle.connected-now')?.getAttribute('data-connected') === '2'", 15_000);
+    // the chart drawn when the tab first opened may still be there: wait for Refresh's to replace it
+    await until(page, "[...document.querySelectorAll('#fleet-chart rect.bar-failed')].reduce((n, r) => n + Number(r.getAttribute('data-count')), 0) >= 1", 15_000);
     const failed = await page.locator('#fleet-chart rect.bar-failed').evaluateAll((rs) => rs.reduce((n, r) => n + Number(r.getAttribute('data-count')), 0));
     assert.ok(failed >= 1, `failed jobs in the chart: ${failed}`);
     assert.match((await page.textContent('#fleet-chart-text')) ?? '', /^2 connected now; jobs in the last day: \d+ ok, [1-9]\d* failed, [1-9]\d* partial, 0 running$/);
