@@ -4,8 +4,8 @@
 // and real minions. It logs in (fetch with a string body: text/plain, read as JSON as salt-api
 // does), lists minions (runner manage.status), keys (wheel key.list_all), jobs (runner
 // jobs.list_jobs), schedules (local schedule.list return_yaml=False), nodegroups (wheel
-// config.values), runs a command (local_async) and follows its returns live on GET /events
-// (salt/job/<jid>/ret/<id> in Salt's shape). Beacons are listed by the beacons work, later.
+// config.values), beacons (local beacons.list return_yaml=False), runs a command (local_async)
+// and follows its returns live on GET /events (salt/job/<jid>/ret/<id> in Salt's shape).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -59,7 +59,7 @@ describe('a salt-api front end served through rest_cherrypy app/static, in headl
       nodegroups: NODEGROUPS,
     });
     cluster.startMinion('m1', { schedule: { nightly: { function: 'state.apply', hours: 24 } } });
-    cluster.startMinion('m2');
+    cluster.startMinion('m2', { beacons: { memusage: [{ percent: '99%' }, { interval: 3600 }] } });
     await cluster.waitForPending(['m1', 'm2']);
     for (const id of ['m1', 'm2']) assert.equal((await cluster.brine(['key', '-a', id, '-y'])).code, 0);
     cluster.startMinion('newcomer');
@@ -89,7 +89,7 @@ describe('a salt-api front end served through rest_cherrypy app/static, in headl
     assert.match(out.body, /API_STATIC_REFUSED/);
   });
 
-  it('logs in with a text/plain JSON body (a wrong password is 401 LOGIN_FAILED) and lists minions, keys, jobs, schedules and nodegroups', async () => {
+  it('logs in with a text/plain JSON body (a wrong password is 401 LOGIN_FAILED) and lists minions, keys, jobs, schedules, beacons and nodegroups', async () => {
     await page.goto(`${base()}/app`);
     await page.fill('#user', USER);
     await page.fill('#password', 'wrong');
@@ -101,7 +101,7 @@ describe('a salt-api front end served through rest_cherrypy app/static, in headl
     await page.click('#login-submit');
     await until(page, "document.body.dataset.state === 'in'");
     assert.equal(await page.textContent('#who'), USER);
-    for (const id of ['minions-up', 'keys-accepted', 'jobs-list', 'schedules-list']) await until(page, `document.querySelector('#${id}').dataset.loaded === 'true'`, 30_000);
+    for (const id of ['minions-up', 'keys-accepted', 'jobs-list', 'schedules-list', 'beacons-list']) await until(page, `document.querySelector('#${id}').dataset.loaded === 'true'`, 30_000);
     assert.deepEqual((await items('minions-up')).sort(), ['m1', 'm2']);
     assert.deepEqual(await items('minions-down'), []);
     assert.deepEqual((await items('keys-accepted')).sort(), ['m1', 'm2']);
@@ -111,6 +111,7 @@ describe('a salt-api front end served through rest_cherrypy app/static, in headl
       `the CLI's test.ping is in jobs.list_jobs: ${await items('jobs-list')}`,
     );
     assert.deepEqual(await items('schedules-list'), ['m1 nightly state.apply'], 'schedule.list return_yaml=False is the bare {job: fields} per minion');
+    assert.deepEqual(await items('beacons-list'), ['m2 memusage every 3600 s'], 'beacons.list return_yaml=False is the bare {beacon: [items]} per minion');
 
     // nodegroups from wheel config.values, as a front end reads the master's options
     await until(page, "document.querySelector('#nodegroups-list').dataset.loaded === 'true' || document.querySelector('#nodegroups-error').textContent !== ''", 15_000);
