@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BRINE_BIN, freePort, repoRoot } from '../helpers/cluster.js';
+import { BRINE_BIN, freePort, repoRoot, waitUntil } from '../helpers/cluster.js';
 
 /** The ```sh blocks between two headings of README.md. */
 function shellBlocks(readme: string, from: string, to: string): string[] {
@@ -110,17 +110,16 @@ describe('README.md followed as written (issue 26)', () => {
 });
 
 /** Polls until `pid` has exited (a zombie counts as exited), for up to 15 s. */
-async function waitGone(pid: number): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    let state = '';
-    try {
-      state = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] ?? '';
-    } catch {
-      return;
-    }
-    if (state === 'Z') return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`process ${pid} still runs after SIGTERM`);
+function waitGone(pid: number): Promise<unknown> {
+  return waitUntil(
+    () => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] === 'Z';
+      } catch {
+        return true;
+      }
+    },
+    15_000,
+    `process ${pid} to exit after SIGTERM`,
+  );
 }
