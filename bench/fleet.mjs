@@ -21,6 +21,7 @@ const USAGE = `usage: npm run bench:fleet -- [--count N] [options]
   --recon-default MS / --recon-max MS / --auth-timeout S   emulator backoff (default 1000 / 10000 / 5, production)
   --load N               N busy-loop processes alongside for the whole run (raw floor included)
   --handshake-concurrency N   the master's handshake_concurrency (default: the master's default; 0 = no door)
+  --ack-carry-delay S    the master's ack_carry_delay (default: the master's default; 0 = an ack frame per return, as before issue 27)
   --skip-raw             skip the raw TLS baseline
   --skip-restart         skip the SIGKILL-and-restart phase
   --keep-logs DIR        copy the emulator's and the master's logs into DIR at the end
@@ -43,6 +44,7 @@ const f = parseFlags(
     authTimeout: 5,
     load: 0,
     handshakeConcurrency: -1,
+    ackCarryDelay: -1,
     skipRaw: false,
     skipRestart: false,
     profile: '',

@@ -49,6 +49,7 @@ export async function runBrineFleet(opts) {
   const masterSettings = { heartbeat_interval: opts.heartbeatInterval, heartbeat_timeout: opts.heartbeatTimeout };
   if (opts.authRate > 0) masterSettings.auth_rate = opts.authRate;
   if (opts.handshakeConcurrency >= 0) masterSettings.handshake_concurrency = opts.handshakeConcurrency;
+  if (opts.ackCarryDelay >= 0) masterSettings.ack_carry_delay = opts.ackCarryDelay;
   // every emulated minion connects from 127.0.0.1: the per-address limits must not be what is measured
   Object.assign(masterSettings, { auth_rate_per_source: opts.authRate > 0 ? opts.authRate : 1000, preauth_max_connections_per_source: 0, preauth_max_connections: 0 });
   // --profile DIR: V8 CPU profiles of the master (written when the restarted one stops after the
