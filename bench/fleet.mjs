@@ -120,7 +120,7 @@ async function measure(build, tmp, idleMs) {
         `all ready in ${secs(brine.readyMs)} (first after ${secs(brine.firstReadyMs)}); failed attempts ${failures(brine.startFailures)}; listen-queue overflows ${brine.startOverflows}`,
         `master RSS ${mb(brine.idleRssKb)} alone -> ${mb(brine.rssKb)} connected (median of ${f.idleSeconds} s) = ${kb(brine.perMinionBytes)} per minion (peak ${mb(brine.rssMaxKb)}, after pings ${mb(brine.rssAfterPingKb)})`,
         `master idle CPU ${pct(brine.idleCpuPct)} of a core over ${f.idleSeconds} s, heartbeats ${f.heartbeatInterval}/${f.heartbeatTimeout} s (alone ${pct(brine.masterAloneCpuPct)}; emulator ${pct(brine.emulatorIdleCpuPct)}, ${brine.idleDrops} drops)`,
-        `test.ping via control socket: ${brine.rounds.map((x) => `${secs(x.ms)} (${x.returns} returns, master CPU ${x.masterCpuS.toFixed(1)} s)`).join(', ')}; median ${secs(brine.roundMs)}`,
+        `test.ping via control socket: ${brine.rounds.map((x) => `${secs(x.ms)} (${x.returns} returns, master CPU ${x.masterCpuS.toFixed(1)} s, ${x.masterWritesPerMinion.toFixed(2)} writes/minion)`).join(', ')}; median ${secs(brine.roundMs)}`,
         `brine run 'emu-*' test.ping: ${secs(brine.cliPing.first.ms)} then ${secs(brine.cliPing.last.ms)} wall, ${brine.cliPing.first.returns} and ${brine.cliPing.last.returns} returns; CLI with no match ${secs(brine.cliPing.overhead.ms)}`,
         ...(r
           ? [

@@ -8,12 +8,14 @@ import type { Clock, TimerHandle } from '../util/clock.js';
 import { MAX_CARRIED_ACKS, prepareCarried, prepareMessage, type Acks } from '../protocol/index.js';
 
 /**
- * The longest an ack waits for a frame to ride on, by default (ack_carry_delay). The minion pings only after a heartbeat
- * interval of its own silence, so a minion busy sending returns may get no frame for long; one
- * second keeps its queue (and `returnsQueued` in the metrics) close to what was stored, and is
- * far below any reconnect, so it costs no more resends.
+ * The longest an ack waits for a frame to ride on, by default (ack_carry_delay). The minion pings
+ * only after a heartbeat interval of its own silence, so a minion busy sending returns may get no
+ * frame for long. Five seconds is longer than a test.ping round of 10,000 minions (1-2 s), so a
+ * round's acks never compete with its returns for the master's CPU even when no next job comes,
+ * and shorter than the default heartbeat_interval (10 s); a return stays that much longer in the
+ * minion's on-disk queue, and it is resent and stored once if the session ends first.
  */
-export const ACK_CARRY_MAX_DELAY_MS = 1000;
+export const ACK_CARRY_MAX_DELAY_MS = 5000;
 
 export interface CarriedAcksHost {
   /** The deadline passed with acks still held: send them now (take() gives the message). */

@@ -149,6 +149,15 @@ describe('carried acks (issue 27)', () => {
     assert.deepEqual(ch.after(1), [[`acks:${JID}`]]);
   });
 
+  it('without ack_carry_delay in the settings the default deadline applies', () => {
+    const { ch, session, clock } = open({ carry: true });
+    session.sendAck(JID);
+    clock.advance(ACK_CARRY_MAX_DELAY_MS - 1);
+    assert.deepEqual(ch.after(1), []);
+    clock.advance(1);
+    assert.deepEqual(ch.after(1), [[`acks:${JID}`]]);
+  });
+
   it('a full frame of acks goes at once', () => {
     const { ch, session } = open({ carry: true });
     for (let i = 0; i < MAX_CARRIED_ACKS; i++) session.sendAck(`2027010100000${String(i).padStart(7, '0')}`);
