@@ -21,6 +21,7 @@ const USAGE = `usage: npm run bench:fleet -- [--count N] [options]
   --recon-default MS / --recon-max MS / --auth-timeout S   emulator backoff (default 1000 / 10000 / 5, production)
   --load N               N busy-loop processes alongside for the whole run (raw floor included)
   --handshake-concurrency N   the master's handshake_concurrency (default: the master's default; 0 = no door)
+  --ack-carry-delay S    the master's ack_carry_delay (default: the master's default; 0 = an ack frame per return, as before issue 27)
   --skip-raw             skip the raw TLS baseline
   --skip-restart         skip the SIGKILL-and-restart phase
   --keep-logs DIR        copy the emulator's and the master's logs into DIR at the end
@@ -43,6 +44,7 @@ const f = parseFlags(
     authTimeout: 5,
     load: 0,
     handshakeConcurrency: -1,
+    ackCarryDelay: -1,
     skipRaw: false,
     skipRestart: false,
     profile: '',
@@ -118,7 +120,7 @@ async function measure(build, tmp, idleMs) {
         `all ready in ${secs(brine.readyMs)} (first after ${secs(brine.firstReadyMs)}); failed attempts ${failures(brine.startFailures)}; listen-queue overflows ${brine.startOverflows}`,
         `master RSS ${mb(brine.idleRssKb)} alone -> ${mb(brine.rssKb)} connected (median of ${f.idleSeconds} s) = ${kb(brine.perMinionBytes)} per minion (peak ${mb(brine.rssMaxKb)}, after pings ${mb(brine.rssAfterPingKb)})`,
         `master idle CPU ${pct(brine.idleCpuPct)} of a core over ${f.idleSeconds} s, heartbeats ${f.heartbeatInterval}/${f.heartbeatTimeout} s (alone ${pct(brine.masterAloneCpuPct)}; emulator ${pct(brine.emulatorIdleCpuPct)}, ${brine.idleDrops} drops)`,
-        `test.ping via control socket: ${brine.rounds.map((x) => `${secs(x.ms)} (${x.returns} returns, master CPU ${x.masterCpuS.toFixed(1)} s)`).join(', ')}; median ${secs(brine.roundMs)}`,
+        `test.ping via control socket: ${brine.rounds.map((x) => `${secs(x.ms)} (${x.returns} returns, master CPU ${x.masterCpuS.toFixed(1)} s, ${x.masterWritesPerMinion.toFixed(2)} writes/minion)`).join(', ')}; median ${secs(brine.roundMs)}`,
         `brine run 'emu-*' test.ping: ${secs(brine.cliPing.first.ms)} then ${secs(brine.cliPing.last.ms)} wall, ${brine.cliPing.first.returns} and ${brine.cliPing.last.returns} returns; CLI with no match ${secs(brine.cliPing.overhead.ms)}`,
         ...(r
           ? [

@@ -119,6 +119,16 @@ export const MASTER_OPTIONS = [
     doc: "Messages an authenticated minion may send in one burst above minion_msg_rate; keep it above the minions' return_queue_max, which a minion replays at once after a reconnect.",
   },
   {
+    name: 'ack_carry_delay',
+    min: 0,
+    type: 'number',
+    default: 5,
+    roles: MASTER,
+    unit: 's',
+    brineOnly: true,
+    doc: "Longest a stored return's ack waits to ride on the master's next frame to that minion (one TLS write instead of two); after it the ack goes alone, so the writes of a round's acks never compete with its returns. Only for minions that announce carryAcks (brine minions and the emulator do; NATS links do not); 0 sends every ack at once. The minion keeps the return on disk until the ack arrives. Example: `ack_carry_delay: 0.5`.",
+  },
+  {
     name: 'minion_event_rate',
     min: 0,
     minExclusive: true,

@@ -162,6 +162,8 @@ export class MinionEmulator {
           heartbeatIntervalMs: opts.heartbeatIntervalMs,
           heartbeatTimeoutMs: opts.heartbeatTimeoutMs,
           maxFrame: 16 * 1024 * 1024,
+          // as a real minion: the master carries its acks on the next frame (issue 27)
+          carryAcks: true,
         },
         { backoff: { baseMs: opts.reconDefaultMs, maxMs: opts.reconMaxMs, randomize: true }, acceptanceWaitMs: opts.acceptanceWaitMs, acceptanceWaitMaxMs: 0, rejectedRetry: true },
         {
@@ -179,6 +181,7 @@ export class MinionEmulator {
           },
           onMessage: (msg) => {
             if (msg.t === 'ack') m.unacked.delete(msg.jid);
+            else if (msg.t === 'acks') for (const jid of msg.jids) m.unacked.delete(jid);
             else if (msg.t === 'find_job') m.link.send({ t: 'job_status', jid: msg.jid, running: m.running.has(msg.jid) });
             else if (msg.t === 'job') this.run(m, msg);
             else if (msg.t === 'pillar_reply') m.onPillar(msg);

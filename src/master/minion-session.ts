@@ -35,6 +35,7 @@ import {
 import { HeartbeatMonitor, type HeartbeatHost } from '../session/index.js';
 import type { LiveSession } from './session-table.js';
 import { MessageRateLimiter, type MessageRateSettings } from './message-rate.js';
+import { ACK_CARRY_MAX_DELAY_MS, CarriedAcks, type CarriedAcksHost } from './carried-acks.js';
 
 export interface AuthVerdict {
   status: Exclude<AuthStatus, 'error'>;
@@ -54,7 +55,9 @@ export interface MinionSessionSettings {
   masterFingerprint: string;
   /** Per-session message rate limit after authentication (minion_msg_*); omitted = none. */
   messageRate?: MessageRateSettings;
-  /** Schedules the silence checks (the master shares one TimerWheel); omitted = the clock. */
+  /** Longest an ack is held for the next frame to a minion that carries acks; 0 = never held (ack_carry_delay). */
+  ackCarryDelayMs?: number;
+  /** Schedules the silence checks and the carried acks' deadline (the master shares one TimerWheel); omitted = the clock. */
   heartbeatTimers?: Pick<Clock, 'setTimeout'>;
 }
 
@@ -91,7 +94,7 @@ export interface MinionSessionHooks {
 
 type State = 'awaiting_hello' | 'ready' | 'closed';
 
-export class MinionSession implements LiveSession {
+export class MinionSession implements LiveSession, CarriedAcksHost {
   private state: State = 'awaiting_hello';
   private helloTimer: TimerHandle | undefined;
   private heartbeat: HeartbeatMonitor | undefined;
@@ -105,6 +108,8 @@ export class MinionSession implements LiveSession {
   private throttleLoggedAt = -Infinity;
   private returnsQueuedValue: number | undefined;
   private closeInfoValue: ChannelClose | undefined;
+  /** Acks held for the next frame: set for a minion whose hello said carryAcks (issue 27). */
+  private carried: CarriedAcks | undefined;
 
   constructor(
     private readonly channel: Channel<MinionMessage, MasterMessage>,
@@ -201,16 +206,31 @@ export class MinionSession implements LiveSession {
     return this.send(reply);
   }
 
+  /**
+   * Called once the return is stored (or dropped for good). A minion that carries acks gets it
+   * with the next frame sent to it, or alone at the deadline; any other gets an ack frame now.
+   */
   sendAck(jid: string): void {
     if (this.state !== 'ready') return;
+    if (this.carried !== undefined) {
+      if (this.carried.add(jid)) this.flushAcks();
+      return;
+    }
     // a job's returns all get the same ack: encoded once while the jid repeats
     if (lastAck?.jid !== jid) lastAck = prepareMessage<Ack>({ t: 'ack', jid });
     this.send(lastAck);
   }
 
+  /** Sends the held acks alone (their deadline passed, or a frame's worth is held). */
+  flushAcks(): void {
+    const acks = this.carried?.take();
+    if (acks !== undefined && this.state === 'ready') this.send(acks);
+  }
+
   close(reason: CloseReason, error?: Error): void {
     if (this.state === 'closed') return;
-    if (reason === 'shutdown' || reason === 'replaced' || reason === 'key_deleted' || reason === 'rate_limited') this.channel.send({ t: 'bye', reason });
+    // the bye carries the held acks, so a master stopping cleanly leaves nothing to resend
+    if (reason === 'shutdown' || reason === 'replaced' || reason === 'key_deleted' || reason === 'rate_limited') this.send({ t: 'bye', reason });
     this.channel.close(reason, error);
   }
 
@@ -221,7 +241,8 @@ export class MinionSession implements LiveSession {
   }
 
   private send(message: MasterMessage): boolean {
-    const ok = this.channel.send(message);
+    // held acks go first, in the same write as this frame
+    const ok = this.channel.send(this.carried === undefined || this.carried.size === 0 ? message : this.carried.carry(message));
     if (ok) this.heartbeat?.noteSent();
     return ok;
   }
@@ -340,6 +361,8 @@ export class MinionSession implements LiveSession {
     }
     this.idValue = hello.id;
     this.state = 'ready';
+    const carryMs = this.settings.ackCarryDelayMs ?? ACK_CARRY_MAX_DELAY_MS;
+    if (hello.carryAcks === true && carryMs > 0) this.carried = new CarriedAcks(this, this.settings.heartbeatTimers ?? this.clock, carryMs);
     if (this.settings.messageRate) this.limiter = new MessageRateLimiter(this.clock, this.settings.messageRate);
     this.connectedAtValue = this.clock.now();
     this.channel.setMaxFrame(this.settings.maxFrame);
@@ -386,6 +409,7 @@ export class MinionSession implements LiveSession {
     this.closeInfoValue = info;
     this.helloTimer?.cancel();
     this.heartbeat?.stop();
+    this.carried?.dispose();
     this.hooks.onClosed(this, info, wasReady);
   }
 }

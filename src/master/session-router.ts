@@ -82,6 +82,7 @@ export function sessionSettings(opts: MasterOptions, masterFingerprint: string, 
     heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
     maxFrame: opts.max_frame_size,
     masterFingerprint,
+    ackCarryDelayMs: opts.ack_carry_delay * 1000,
     messageRate: { ratePerSecond: opts.minion_msg_rate, burst: opts.minion_msg_burst, graceSeconds: opts.minion_msg_grace },
   };
 }

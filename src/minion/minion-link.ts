@@ -56,6 +56,8 @@ export function connectionSettings(opts: MinionOptions) {
     authTimeoutMs: opts.auth_timeout * 1000,
     heartbeatIntervalMs: opts.heartbeat_interval * 1000,
     heartbeatTimeoutMs: opts.heartbeat_timeout * 1000,
+    // the returns feature handles `acks`: the master may carry them on its next frame
+    carryAcks: true,
   };
 }
 

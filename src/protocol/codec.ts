@@ -26,6 +26,18 @@ export function prepareMessage<M extends object>(message: M): Readonly<M> {
   return Object.freeze(message);
 }
 
+/**
+ * A stand-in for `message` whose frame is `before`'s frame followed by message's own, so a channel
+ * that writes each message's frame with one write sends both in that write (one TLS record): the
+ * master's carried acks ride on its next frame to a minion this way (issue 27). The stand-in has
+ * message's fields, and the receiver decodes two ordinary frames, `before` first.
+ */
+export function prepareCarried<M extends object>(before: object, message: M): Readonly<M> {
+  const standIn = { ...message };
+  preparedFrames.set(standIn, Buffer.concat([encodeMessage(before), encodeMessage(message)]));
+  return Object.freeze(standIn);
+}
+
 /** Parses a payload into a plain JSON value, refusing invalid UTF-8, bad JSON and deep nesting. */
 export function parsePayload(payload: Uint8Array): unknown {
   let text: string;

@@ -53,6 +53,11 @@ export const helloSchema = s.object({
    * from its key store and closes; no key file is written and no session is attached.
    */
   probe: s.optional(s.bool()),
+  /**
+   * The minion understands `acks` (issue 27): the master may hold this session's acks and send
+   * them with its next frame to it. Absent = an ack frame per return, sent at once.
+   */
+  carryAcks: s.optional(s.bool()),
 });
 
 export const pingSchema = s.object({
@@ -292,6 +297,15 @@ export const jobSchema = s.object({
 
 export const ackSchema = s.object({ t: s.literal('ack'), jid });
 
+/** Most jids one `acks` frame carries; the master sends more as several frames. */
+export const MAX_CARRIED_ACKS = 1000;
+
+/**
+ * Acks carried on the master's next frame to a minion that said `carryAcks` (issue 27): written
+ * in the same write just before that frame, or alone after a bounded delay.
+ */
+export const acksSchema = s.object({ t: s.literal('acks'), jids: s.array(jid, { max: MAX_CARRIED_ACKS }) });
+
 /** Salt's saltutil.find_job, asked over the session: is this job still running on you? */
 export const findJobSchema = s.object({ t: s.literal('find_job'), jid });
 
@@ -356,6 +370,7 @@ export type Bye = Infer<typeof byeSchema>;
 export type Auth = Infer<typeof authSchema>;
 export type Job = Infer<typeof jobSchema>;
 export type Ack = Infer<typeof ackSchema>;
+export type Acks = Infer<typeof acksSchema>;
 export type FindJob = Infer<typeof findJobSchema>;
 export type JobStatus = Infer<typeof jobStatusSchema>;
 export type GrainsMessage = Infer<typeof grainsSchema>;
@@ -367,7 +382,7 @@ export type FileRequest = FileList | FileStatRequest | FileRead;
 export type FileReply = Infer<typeof fileReplySchema>;
 
 export type MinionMessage = Hello | Ping | Pong | Return | Bye | JobStatus | GrainsMessage | FileRequest | PillarRequest | MineRequest | MinionEvent | StateProgress;
-export type MasterMessage = Auth | Ping | Pong | Job | Ack | FindJob | ErrorMessage | Bye | FileReply | PillarReply | MineReply | MinionEventReply;
+export type MasterMessage = Auth | Ping | Pong | Job | Ack | Acks | FindJob | ErrorMessage | Bye | FileReply | PillarReply | MineReply | MinionEventReply;
 
 export const MINION_MESSAGES = new Map<
   string,
@@ -415,6 +430,7 @@ export const MASTER_MESSAGES = new Map<
   | typeof pongSchema
   | typeof jobSchema
   | typeof ackSchema
+  | typeof acksSchema
   | typeof findJobSchema
   | typeof errorSchema
   | typeof byeSchema
@@ -428,6 +444,7 @@ export const MASTER_MESSAGES = new Map<
   ['pong', pongSchema],
   ['job', jobSchema],
   ['ack', ackSchema],
+  ['acks', acksSchema],
   ['find_job', findJobSchema],
   ['error', errorSchema],
   ['bye', byeSchema],

@@ -4,7 +4,7 @@
 // a daemon may read and call. The minion's job, return and request code sees only this.
 
 import { BrineError } from '../util/errors.js';
-import type { Ack, FileReply, FindJob, Job, MineReply, MinionEventReply, MinionMessage, PillarReply } from '../protocol/index.js';
+import type { Ack, Acks, FileReply, FindJob, Job, MineReply, MinionEventReply, MinionMessage, PillarReply } from '../protocol/index.js';
 import type { ConnectionOutcome, ConnectionState, MasterEndpoint } from './master-connection.js';
 
 export const LINK_STATES = ['idle', 'connecting', 'ready', 'probing', 'reconnecting', 'waiting', 'stopped'] as const;
@@ -76,7 +76,7 @@ export interface LinkEvents {
   onReady?(conn: LinkPeer): void;
   /** The live connection ended after it was ready (or an attempt failed, on TLS): real figures, per transport. */
   onDown?(outcome: ConnectionOutcome): void;
-  onMessage?(message: Job | Ack | FindJob | FileReply | PillarReply | MineReply | MinionEventReply): void;
+  onMessage?(message: Job | Ack | Acks | FindJob | FileReply | PillarReply | MineReply | MinionEventReply): void;
   /** State changes of the live connection (the one jobs arrive on), including after a failback. */
   onConnectionState?(from: ConnectionState, to: ConnectionState): void;
   /** Every move of the link's own state, after the guard allowed it (logs, tests). */

@@ -15,6 +15,7 @@ import {
   type MinionMessage,
   type Job,
   type Ack,
+  type Acks,
   type FindJob,
   type FileReply,
   type PillarReply,
@@ -78,6 +79,11 @@ export interface ConnectionOptions {
   maxFrame: number;
   /** Returns queued on the minion, reported with each ping (the master's metrics); omitted = not sent. */
   returnsQueued?: () => number;
+  /**
+   * Say `carryAcks` in the hello: this side handles `acks` messages, so the master may hold its
+   * acks for its next frame (issue 27). An older master ignores the field and acks at once.
+   */
+  carryAcks?: boolean;
 }
 
 export interface ConnectionOutcome {
@@ -100,7 +106,7 @@ export interface ConnectionOutcome {
 export interface ConnectionEvents {
   onStateChange?(from: ConnectionState, to: ConnectionState): void;
   onReady?(conn: MasterConnection): void;
-  onMessage?(message: Job | Ack | FindJob | FileReply | PillarReply | MineReply | MinionEventReply): void;
+  onMessage?(message: Job | Ack | Acks | FindJob | FileReply | PillarReply | MineReply | MinionEventReply): void;
   onClosed(outcome: ConnectionOutcome): void;
 }
 
@@ -217,7 +223,7 @@ export class MasterConnection {
     this.authTimer = this.deps.clock.setTimeout(() => {
       this.fail(new BrineError('HANDSHAKE_TIMEOUT', `master ${this.endpoint.host}:${this.endpoint.port} sent no authentication answer within ${this.opts.authTimeoutMs} ms`), 'handshake_timeout');
     }, this.opts.authTimeoutMs);
-    channel.send({ t: 'hello', versions: [...PROTOCOL_VERSIONS], id: this.opts.id, agent: this.opts.agent });
+    channel.send({ t: 'hello', versions: [...PROTOCOL_VERSIONS], id: this.opts.id, agent: this.opts.agent, ...(this.opts.carryAcks === true ? { carryAcks: true } : {}) });
   }
 
   private onMessage(message: MasterMessage): void {
@@ -236,6 +242,7 @@ export class MasterConnection {
         return;
       case 'job':
       case 'ack':
+      case 'acks':
       case 'find_job':
       case 'file_reply':
       case 'pillar_reply':

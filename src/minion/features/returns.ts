@@ -29,10 +29,15 @@ export class ReturnsFeature implements MinionFeature {
   }
 
   onMessage(m: LinkMessage): boolean {
-    if (m.t !== 'ack') return false;
-    this.queue.ack(m.jid);
-    this.origin.delete(m.jid);
+    if (m.t === 'ack') this.forget(m.jid);
+    else if (m.t === 'acks') for (const jid of m.jids) this.forget(jid);
+    else return false;
     return true;
+  }
+
+  private forget(jid: string): void {
+    this.queue.ack(jid);
+    this.origin.delete(jid);
   }
 
   /** Nothing is queued once the daemon stops (a job aborted by the stop has no return to keep). */

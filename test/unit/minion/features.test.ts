@@ -115,6 +115,18 @@ describe('minion features', () => {
     await features.list.stop();
   });
 
+  it('carried acks (issue 27): one acks message forgets each of its returns, and only those', async () => {
+    const link = new StubLink({ host: 'm1', port: 4506 });
+    const { features, queue } = build('remote', [link], [ret(1), ret(2), ret(3)]);
+    assert.equal(features.list.message({ t: 'acks', jids: [ret(1).jid, ret(3).jid, ret(9).jid] }, link), true);
+    assert.deepEqual(
+      queue.pending().map((r) => r.jid),
+      [ret(2).jid],
+      'the unacknowledged return stays queued (on disk) for the next sign-in',
+    );
+    await features.list.stop();
+  });
+
   it('after the stop queues no return of its own', async () => {
     const link = new StubLink({ host: 'm1', port: 4506 });
     const { features, queue } = build('remote', [link]);

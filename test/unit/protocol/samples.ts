@@ -14,9 +14,9 @@ export interface Sample {
 
 export const MINION_SAMPLES: Sample[] = [
   {
-    message: { t: 'hello', versions: [1, 2], id: 'web1', agent: 'brine/0.1.0', probe: true },
-    optional: ['probe'],
-    bad: { versions: ['1', [0], ['1'], [1.5], Array(33).fill(1)], id: [5, null, 'x'.repeat(1025)], agent: [true, 'a'.repeat(129)], probe: ['true', 1] },
+    message: { t: 'hello', versions: [1, 2], id: 'web1', agent: 'brine/0.1.0', probe: true, carryAcks: true },
+    optional: ['probe', 'carryAcks'],
+    bad: { versions: ['1', [0], ['1'], [1.5], Array(33).fill(1)], id: [5, null, 'x'.repeat(1025)], agent: [true, 'a'.repeat(129)], probe: ['true', 1], carryAcks: ['true', 1] },
   },
   {
     message: { t: 'ping', seq: 0, rtt: 1.5 },
@@ -132,6 +132,8 @@ export const MASTER_SAMPLES: Sample[] = [
     },
   },
   { message: { t: 'ack', jid: JID }, optional: [], bad: { jid: [2024, ''] } },
+  // carried acks (issue 27)
+  { message: { t: 'acks', jids: [JID, '20240101000000123457'] }, optional: [], bad: { jids: [JID, [JID, 'x'], Array(1001).fill(JID), null] } },
   { message: { t: 'find_job', jid: JID }, optional: [], bad: { jid: [2024, '', '../../proc/self/fd/0'] } },
   { message: { t: 'error', code: 'MESSAGE_INVALID', message: 'bad' }, optional: [], bad: { code: [1, 'c'.repeat(65)], message: [{}, 'm'.repeat(4097)] } },
   { message: { t: 'bye', reason: 'replaced' }, optional: [], bad: { reason: [false] } },

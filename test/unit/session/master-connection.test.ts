@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { CONNECTION_STATES, MasterConnection, canTransition, type ConnectionEvents, type ConnectionOutcome, type ConnectionState } from '../../../src/session/index.js';
-import type { Job } from '../../../src/protocol/index.js';
+import type { Job, MasterMessage } from '../../../src/protocol/index.js';
 import { BrineError, isBrineError } from '../../../src/util/errors.js';
 import { CONN_OPTS, FakeDeps, auth, flush, keyChanged, type FakeDepsOptions } from './fakes.js';
 
@@ -89,7 +89,17 @@ test('ping from the master is answered with a pong of the same seq; jobs reach o
   assert.deepEqual(ch.sent.at(-1), { t: 'pong', seq: 41 });
   ch.deliver(JOB);
   ch.deliver({ t: 'ack', jid: JOB.jid });
-  assert.deepEqual(s.messages, [JOB, { t: 'ack', jid: JOB.jid }]);
+  ch.deliver({ t: 'acks', jids: [JOB.jid] });
+  assert.deepEqual(s.messages, [JOB, { t: 'ack', jid: JOB.jid }, { t: 'acks', jids: [JOB.jid] }]);
+});
+
+test('with carryAcks in the options the hello announces it (issue 27; without, the happy path shows none)', async () => {
+  const deps = new FakeDeps();
+  const conn = new MasterConnection({ host: 'salt', port: 4506 }, deps, { ...CONN_OPTS, carryAcks: true }, { onClosed: () => undefined });
+  conn.open();
+  await flush();
+  assert.deepEqual(deps.lastChannel.sent, [{ t: 'hello', versions: [1], id: 'web1', agent: 'brine-test/1', carryAcks: true }]);
+  conn.close('shutdown');
 });
 
 test('pending: authenticating -> pending -> closed with reason auth_pending', async () => {
@@ -283,7 +293,7 @@ for (const status of ['accepted', 'pending', 'rejected', 'denied'] as const) {
   }
 }
 
-for (const early of [JOB, { t: 'ack', jid: JOB.jid }] as const) {
+for (const early of [JOB, { t: 'ack', jid: JOB.jid }, { t: 'acks', jids: [JOB.jid] }] satisfies MasterMessage[]) {
   test(`a "${early.t}" before authentication is a protocol_error and never reaches onMessage`, async () => {
     const s = setup();
     await toAuthenticating(s);
