@@ -16,7 +16,7 @@ export * from './enrolment.js';
 export { NatsMasterHub } from './master-hub.js';
 export { NatsSessionChannel } from './session-channel.js';
 export { STREAM, type StreamReturnSource } from './brine-stream.js';
-export { isNatsAuthError, NatsMinionLink } from './minion-link.js';
+export { isNatsAuthError, isNatsAuthTimeout, NatsMinionLink } from './minion-link.js';
 export { natsPingSettings } from './ping-settings.js';
 export type { NatsDial } from './minion-credentials.js';
 export { decideMerge, digestOf, encodeRecord, kvKeyOf, minionIdOfKvKey, NO_KEYS, parseRecord, type KeySet, type MergeDecision } from './key-record.js';
