@@ -382,7 +382,9 @@ async function measureNats(build, tmp) {
         secondHelloClosesB: countLines(masterB.logFile, /second hello from/),
       };
       progress(`brine: ${describeLoss(loss)}`);
-      progress(`brine: ${loss.share} moved in ${movedMs === null ? 'never' : secs(movedMs)}; first full round ${fullMs === null ? 'never' : `${secs(fullMs)} after the kill`} (${rounds.length} round(s))`);
+      progress(
+        `brine: ${loss.share} moved in ${movedMs === null ? 'never' : secs(movedMs)}; first full round ${fullMs === null ? 'never' : `${secs(fullMs)} after the kill`} (${rounds.length} round(s))`,
+      );
     }
     out.brine = b;
     out.emulatorFinal = emu.stats;

@@ -5,7 +5,7 @@ export * from './authority.js';
 export { decodeJwt, encodeJwt, type Claims, type Permissions } from './jwt.js';
 export * from './nkeys.js';
 export { loadAccounts, loadOrCreateOperator, type OperatorState, OPERATOR_SEED_FILE, ACCOUNTS_FILE } from './operator-store.js';
-export { checkHostPort, checkName, checkPath, checkRoute, renderServerConfig, type ServerConfigInput } from './server-config.js';
+export { checkHostPort, checkName, checkPath, checkRoute, DEFAULT_AUTH_TIMEOUT_S, renderServerConfig, type ServerConfigInput } from './server-config.js';
 export { loadOrCreateRouteSecret, ROUTE_SECRET, ROUTE_SECRET_FILE, ROUTE_USER } from './route-secret.js';
 export { masterRawKey, readMasterPublicKey, serverConfigText, uniqueKeys, type ServerSetup } from './server-setup.js';
 export * from './subjects.js';

@@ -138,7 +138,7 @@ export function renderServerConfig(input: ServerConfigInput): string {
   }
   lines.push('', '# operator mode: every connection presents a user JWT chained to this operator', `operator: ${q(input.operatorJwt)}`, `system_account: ${q(input.systemAccount)}`);
   lines.push(
-    '# seconds a client has to present its JWT and signed nonce: above the minions\' connect timeout',
+    "# seconds a client has to present its JWT and signed nonce: above the minions' connect timeout",
     "# (auth_timeout), so a server busy with a dead peer's reconnecting share does not refuse the late",
     '# ones (docs/scale-out.md, "A server\'s loss")',
     'authorization: {',
