@@ -29,6 +29,8 @@ const stats = {
   reconnects: 0,
   /** nats.js 'disconnect' events */
   disconnects: 0,
+  /** nats.js 'staleConnection' events: pings unanswered (natsPingSettings), the client gave up on its server */
+  stales: 0,
   /** initial connect() attempts that failed (retried) */
   connectFailures: 0,
   connectErrors: {},
@@ -175,6 +177,8 @@ async function openMinion(m, opts, o) {
       } else if (s.type === 'reconnect') {
         stats.reconnects++;
         becomeReady(m);
+      } else if (s.type === 'staleConnection') {
+        stats.stales++;
       } else if (s.type === 'error') {
         bump(stats.statusErrors, why(s.error));
       }

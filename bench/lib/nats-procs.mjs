@@ -367,7 +367,7 @@ export async function makeMinions(build, n, prefix, masterPem, natsDir) {
   return out;
 }
 
-const SUM_KEYS = ['total', 'ready', 'connected', 'reconnects', 'disconnects', 'connectFailures', 'closes', 'redials', 'hellos', 'pings', 'jobs', 'acks', 'retFailures', 'findJobs'];
+const SUM_KEYS = ['total', 'ready', 'connected', 'reconnects', 'disconnects', 'stales', 'connectFailures', 'closes', 'redials', 'hellos', 'pings', 'jobs', 'acks', 'retFailures', 'findJobs'];
 const TABLE_KEYS = ['connectErrors', 'closeErrors', 'statusErrors'];
 
 /**

@@ -32,6 +32,22 @@ function logCounts(nodes) {
   return out;
 }
 
+/**
+ * Why the servers closed client connections, per reason, from their /connz of closed connections
+ * (nats-server keeps the last 10,000): 'Authentication Timeout', 'Stale Connection', 'Slow Consumer
+ * (Write Deadline)', 'Client Closed'... nats-server logs most of these only at debug level.
+ */
+async function closedReasons(nodes) {
+  const out = {};
+  for (const node of nodes) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${node.ports.monitor}/connz?state=closed&limit=10000`);
+      for (const c of (await res.json()).connections ?? []) out[c.reason ?? '?'] = (out[c.reason ?? '?'] ?? 0) + 1;
+    } catch {}
+  }
+  return out;
+}
+
 const minus = (a, b) => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, v - (b[k] ?? 0)]));
 const tableMinus = (a = {}, b = {}) => Object.fromEntries(Object.entries(a).flatMap(([k, v]) => (v - (b[k] ?? 0) > 0 ? [[k, v - (b[k] ?? 0)]] : [])));
 
@@ -60,6 +76,7 @@ export async function killOneServer({ cluster, emu, n, spare, timeoutMs, label }
   progress(`${label}: SIGKILL nats-server ${victim.name} (${share} minions, ${masters[victim.name]} masters on it)`);
   const s0 = { ...emu.stats };
   const logs0 = logCounts(survivors);
+  const closed0 = await closedReasons(survivors);
   const back = (s) => s.reconnects - s0.reconnects + (s.redials - s0.redials);
   const killed = Date.now();
   await cluster.kill(victim, 'SIGKILL');
@@ -89,6 +106,8 @@ export async function killOneServer({ cluster, emu, n, spare, timeoutMs, label }
     share,
     allBackMs,
     atThatPoint: { ready: s1.ready, back: back(s1), disconnects: s1.disconnects - s0.disconnects },
+    // clients of the surviving servers that gave up on them too (pings unanswered): a cascade
+    stales: (s1.stales ?? 0) - (s0.stales ?? 0),
     reconnectSpreadS: spreadS(emu.history, killed, back, share),
     reconnects: s1.reconnects - s0.reconnects,
     // nats.js gave up on these connections (two auth errors in a row) and a new one was dialled
@@ -98,6 +117,7 @@ export async function killOneServer({ cluster, emu, n, spare, timeoutMs, label }
     statusErrors: tableMinus(s1.statusErrors, s0.statusErrors),
     emulatorLagMaxMs: Math.max(0, ...window.map((s) => s.lagMaxMs ?? 0)),
     serverLog: minus(logCounts(survivors), logs0),
+    serverClosedReasons: tableMinus(await closedReasons(survivors), closed0),
     killedAt: killed,
   };
 }
@@ -108,5 +128,5 @@ export function describeLoss(k) {
     .map((v) => (v === null ? '-' : v.toFixed(1)))
     .join(' / ');
   const back = k.allBackMs === null ? `never (${JSON.stringify(k.atThatPoint)})` : `${(k.allBackMs / 1000).toFixed(1)} s`;
-  return `nats-server ${k.victim} SIGKILLed (${k.share} minions): all back after ${back} (50/90/99/100%: ${spread} s); nats.js closed ${k.closes} for good ${JSON.stringify(k.closeErrors)}, server errors seen ${JSON.stringify(k.statusErrors)}; emulator lag max ${k.emulatorLagMaxMs} ms; server logs ${JSON.stringify(k.serverLog)}`;
+  return `nats-server ${k.victim} SIGKILLed (${k.share} minions): all back after ${back} (50/90/99/100%: ${spread} s); stale ${k.stales}; nats.js closed ${k.closes} for good ${JSON.stringify(k.closeErrors)}, server errors seen ${JSON.stringify(k.statusErrors)}; emulator lag max ${k.emulatorLagMaxMs} ms; server logs ${JSON.stringify(k.serverLog)}; connections the servers closed ${JSON.stringify(k.serverClosedReasons)}`;
 }
