@@ -13,6 +13,7 @@
 // been asked to connect.
 
 import * as fs from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import * as path from 'node:path';
 import { connect } from '@nats-io/transport-node';
@@ -28,9 +29,20 @@ const stats = {
   reconnects: 0,
   /** nats.js 'disconnect' events */
   disconnects: 0,
+  /** nats.js 'staleConnection' events: pings unanswered (natsPingSettings), the client gave up on its server */
+  stales: 0,
   /** initial connect() attempts that failed (retried) */
   connectFailures: 0,
   connectErrors: {},
+  /** connections nats.js closed for good (it stops redialling after two auth errors in a row) */
+  closes: 0,
+  closeErrors: {},
+  /** new connections made after such a close (the minion link's next session) */
+  redials: 0,
+  /** nats.js 'error' status events by message (e.g. the server's 'Authentication Timeout') */
+  statusErrors: {},
+  /** this process's longest event-loop delay over the last stats period, ms */
+  lagMaxMs: 0,
   hellos: 0,
   pings: 0,
   jobs: 0,
@@ -47,13 +59,23 @@ let statsTimer;
 let wheelTimer;
 
 const encoder = new TextEncoder();
+// a starved emulator answers the server's nonce late: its event-loop delay is part of the evidence
+const lag = monitorEventLoopDelay({ resolution: 20 });
+lag.enable();
+
+const why = (err) => String(err?.message ?? err?.code ?? err).slice(0, 60);
+const bump = (table, key) => {
+  table[key] = (table[key] ?? 0) + 1;
+};
 
 function send(m) {
   if (process.connected) process.send(m);
 }
 
 function sendStats() {
-  send({ t: 'stats', at: Date.now(), ...stats, connectErrors: { ...stats.connectErrors } });
+  stats.lagMaxMs = Math.round(lag.max / 1e6);
+  lag.reset();
+  send({ t: 'stats', at: Date.now(), ...stats, connectErrors: { ...stats.connectErrors }, closeErrors: { ...stats.closeErrors }, statusErrors: { ...stats.statusErrors } });
 }
 
 async function start(o) {
@@ -130,8 +152,7 @@ async function openMinion(m, opts, o) {
       break;
     } catch (err) {
       stats.connectFailures++;
-      const why = String(err?.code ?? err?.message ?? err).slice(0, 60);
-      stats.connectErrors[why] = (stats.connectErrors[why] ?? 0) + 1;
+      bump(stats.connectErrors, why(err));
       // the minion link's backoff: recon_default, doubling to recon_max, randomized
       const wait = Math.min(o.reconMaxMs, o.reconDefaultMs * 2 ** attempt) * (0.5 + Math.random() * 0.5);
       await new Promise((r) => setTimeout(r, wait));
@@ -139,7 +160,10 @@ async function openMinion(m, opts, o) {
   }
   if (stopping) return m.nc?.close();
   const nc = m.nc;
-  stats.connected++;
+  m.js = undefined;
+  if (m.opened) stats.redials++;
+  else stats.connected++;
+  m.opened = true;
   nc.subscribe(m.job, { callback: (_err, msg) => onJob(m, msg, o) });
   becomeReady(m);
   void (async () => {
@@ -153,14 +177,25 @@ async function openMinion(m, opts, o) {
       } else if (s.type === 'reconnect') {
         stats.reconnects++;
         becomeReady(m);
+      } else if (s.type === 'staleConnection') {
+        stats.stales++;
+      } else if (s.type === 'error') {
+        bump(stats.statusErrors, why(s.error));
       }
     }
   })();
-  void nc.closed().then(() => {
+  void nc.closed().then((err) => {
     if (m.ready) {
       m.ready = false;
       stats.ready--;
     }
+    if (stopping) return;
+    // nats.js gave up (two auth errors in a row: a server's 'Authentication Timeout' counts as
+    // one). As the minion link: the session is over, a new one is dialled after the backoff.
+    stats.closes++;
+    bump(stats.closeErrors, why(err));
+    const wait = o.reconDefaultMs * (0.5 + Math.random() * 0.5);
+    setTimeout(() => void openMinion(m, opts, o), wait);
   });
 }
 

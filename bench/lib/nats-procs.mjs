@@ -367,7 +367,8 @@ export async function makeMinions(build, n, prefix, masterPem, natsDir) {
   return out;
 }
 
-const SUM_KEYS = ['total', 'ready', 'connected', 'reconnects', 'disconnects', 'connectFailures', 'hellos', 'pings', 'jobs', 'acks', 'retFailures', 'findJobs'];
+const SUM_KEYS = ['total', 'ready', 'connected', 'reconnects', 'disconnects', 'stales', 'connectFailures', 'closes', 'redials', 'hellos', 'pings', 'jobs', 'acks', 'retFailures', 'findJobs'];
+const TABLE_KEYS = ['connectErrors', 'closeErrors', 'statusErrors'];
 
 /**
  * The emulated minions split over `procs` forked processes; `stats` sums their latest stats,
@@ -385,12 +386,15 @@ export async function startEmulators(build, minions, opts) {
     pids: () => children.filter((c) => c.exitCode === null).map((c) => c.pid),
   };
   const sum = () => {
-    const s = { at: Date.now(), connectErrors: {} };
+    const s = { at: Date.now(), lagMaxMs: 0 };
     for (const k of SUM_KEYS) s[k] = 0;
+    for (const t of TABLE_KEYS) s[t] = {};
     for (const l of latest) {
       if (!l) continue;
-      for (const k of SUM_KEYS) s[k] += l[k];
-      for (const [k, v] of Object.entries(l.connectErrors)) s.connectErrors[k] = (s.connectErrors[k] ?? 0) + v;
+      for (const k of SUM_KEYS) s[k] += l[k] ?? 0;
+      for (const t of TABLE_KEYS) for (const [k, v] of Object.entries(l[t] ?? {})) s[t][k] = (s[t][k] ?? 0) + v;
+      // the worst process's event-loop delay, not a sum
+      s.lagMaxMs = Math.max(s.lagMaxMs, l.lagMaxMs ?? 0);
     }
     group.stats = s;
     group.history.push(s);

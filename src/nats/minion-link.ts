@@ -70,10 +70,21 @@ function firstEndpoint(servers: readonly string[]): { host: string; port: number
 }
 
 /**
- * The servers refused this minion's credentials (revoked, expired, or issued by a master they no
- * longer trust): nats.js's typed errors, as it raises them on connect and when it gives up.
+ * The server's "Authentication Timeout": the CONNECT (with the signed nonce) did not reach it
+ * within its authorization timeout. nats.js types it as an AuthorizationError, and gives up on a
+ * connection after two in a row, but the credentials were never judged: a loaded server (a dead
+ * peer's whole share reconnecting at once, issue 27) or a starved client, not a revocation.
  */
-export const isNatsAuthError = (err: unknown): boolean => err instanceof AuthorizationError || err instanceof UserAuthenticationExpiredError;
+export const isNatsAuthTimeout = (err: unknown): boolean => err instanceof AuthorizationError && /authentication timeout/i.test(err.message);
+
+/**
+ * The servers refused this minion's credentials (revoked, expired, or issued by a master they no
+ * longer trust): nats.js's typed errors, as it raises them on connect and when it gives up. Not
+ * an authentication timeout: signing in again for that would send a whole reconnecting share
+ * to the masters for new JWTs while the servers are already overloaded; the link redials with
+ * the same JWT after its backoff instead.
+ */
+export const isNatsAuthError = (err: unknown): boolean => (err instanceof AuthorizationError && !isNatsAuthTimeout(err)) || err instanceof UserAuthenticationExpiredError;
 
 /** The link contract (src/session/link-contract.ts) on NATS: one session to the cluster at a time. */
 export class NatsMinionLink implements MinionLink {
@@ -360,7 +371,12 @@ export class NatsMinionLink implements MinionLink {
     this.returns.attach(undefined);
     if (this.machine.stopped) return 'closed';
     if (closed !== undefined && isNatsAuthError(closed)) return 'auth';
-    if (closed !== undefined) this.logger.warn({ code: 'NATS_UNAVAILABLE', err: closed.message }, `the NATS connection closed: ${closed.message}`);
+    if (closed !== undefined && isNatsAuthTimeout(closed))
+      this.logger.warn(
+        { code: 'NATS_UNAVAILABLE', err: closed.message },
+        "the NATS servers did not take this minion's credentials within their authorization timeout (a loaded server, e.g. a lost server's minions reconnecting at once); dialling again with the same credentials",
+      );
+    else if (closed !== undefined) this.logger.warn({ code: 'NATS_UNAVAILABLE', err: closed.message }, `the NATS connection closed: ${closed.message}`);
     return 'closed';
   }
 

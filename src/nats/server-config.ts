@@ -37,6 +37,8 @@ export interface ServerConfigInput {
   tls?: { certFile: string; keyFile: string };
   /** Largest message in bytes (a return, a job); brine's max_frame_size by default. */
   maxPayload?: number;
+  /** Seconds a client has to authenticate (authorization.timeout); DEFAULT_AUTH_TIMEOUT_S by default. */
+  authTimeoutSeconds?: number;
   operatorJwt: string;
   systemAccount: string;
   /** account public key -> account JWT */
@@ -45,6 +47,17 @@ export interface ServerConfigInput {
 
 /** brine's max_frame_size default: a return that fits a frame fits a NATS message. */
 export const DEFAULT_MAX_PAYLOAD = 16 * 1024 * 1024;
+
+/**
+ * Seconds a client has from its TCP connect to an accepted CONNECT. nats-server's default (2 s,
+ * or 1 s more than the TLS timeout) is short when a dead peer's whole share reconnects at once:
+ * the late ones get 'Authentication Timeout', which nats.js counts as an authorization error and
+ * gives up on the connection after two in a row (issue 27, bench:nats at 10,000). Longer than a
+ * minion's own connect timeout (auth_timeout, 5 s by default), so on a slow server the client
+ * times out first, and nats.js retries that without giving up; longer than the TLS timeout (5 s),
+ * as nats-server requires.
+ */
+export const DEFAULT_AUTH_TIMEOUT_S = 10;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+|\*):([0-9]{1,5})$/;
@@ -97,6 +110,8 @@ export function renderServerConfig(input: ServerConfigInput): string {
   checkPath('the resolver directory', input.resolverDir);
   checkPath('the JetStream directory', input.jetstreamDir);
   if (input.monitor !== undefined) checkHostPort('the monitor address', input.monitor);
+  const authTimeout = input.authTimeoutSeconds ?? DEFAULT_AUTH_TIMEOUT_S;
+  if (!Number.isFinite(authTimeout) || authTimeout <= 0) throw usage(`the authentication timeout must be a positive number of seconds, got ${authTimeout}`);
   if (!JWT.test(input.operatorJwt)) throw new BrineError('NATS_JWT_INVALID', 'the operator JWT is not a JWT');
   if (!NKEY_ACCOUNT.test(input.systemAccount)) throw new BrineError('NATS_KEY_INVALID', 'the system account is not an account nkey');
   const lines = [
@@ -122,6 +137,14 @@ export function renderServerConfig(input: ServerConfigInput): string {
     );
   }
   lines.push('', '# operator mode: every connection presents a user JWT chained to this operator', `operator: ${q(input.operatorJwt)}`, `system_account: ${q(input.systemAccount)}`);
+  lines.push(
+    "# seconds a client has to present its JWT and signed nonce: above the minions' connect timeout",
+    "# (auth_timeout), so a server busy with a dead peer's reconnecting share does not refuse the late",
+    '# ones (docs/scale-out.md, "A server\'s loss")',
+    'authorization: {',
+    `  timeout: ${authTimeout}`,
+    '}',
+  );
   lines.push(
     '',
     '# account JWTs live in the resolver directory; masters push updates (accepted and revoked',

@@ -106,7 +106,8 @@ export class FakeNatsConnection {
   }
 }
 
-export type DialOutcome = 'ok' | 'refused' | 'auth';
+/** 'auth-timeout': the server's 'Authentication Timeout', which nats.js also types as an AuthorizationError. */
+export type DialOutcome = 'ok' | 'refused' | 'auth' | 'auth-timeout';
 
 /** Every dial the link made, each settled by the test (or at once, once `auto` is set). */
 export class FakeNatsNetwork {
@@ -132,6 +133,7 @@ export class FakeNatsNetwork {
     entry.outcome = outcome;
     if (outcome === 'ok') entry.result.resolve(asNatsConnection(entry.conn));
     else if (outcome === 'auth') entry.result.reject(new AuthorizationError("'Authorization Violation'"));
+    else if (outcome === 'auth-timeout') entry.result.reject(new AuthorizationError('Authentication Timeout'));
     else entry.result.reject(new ConnectionError('connection refused'));
   }
 

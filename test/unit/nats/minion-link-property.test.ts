@@ -7,26 +7,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { AuthorizationError } from '@nats-io/transport-node';
-import { FakeClock } from '../../../src/util/clock.js';
-import { silentLogger } from '../../../src/util/logger.js';
 import { canLinkTransition, type LinkState } from '../../../src/session/index.js';
-import { isNatsAuthError, minionUserJwt, NatsMinionLink, NkeySigner } from '../../../src/nats/index.js';
-import { FakeNatsNetwork } from './fake-nats.js';
+import { isNatsAuthError } from '../../../src/nats/index.js';
+import { ACCEPTED, PENDING, setup } from './link-fixture.js';
 import { settle } from '../../helpers/wait.js';
-
-const ID = 'prop-minion';
-const signerOf = () => NkeySigner.fromKey(generateKeyPairSync('ed25519').privateKey);
-const master = signerOf();
-const accounts = { brine: signerOf().publicKey('account'), enrol: signerOf().publicKey('account'), sys: signerOf().publicKey('account') };
-const minion = signerOf();
-const ACCEPTED = Buffer.from(JSON.stringify({ status: 'accepted', jwt: minionUserJwt(master, accounts, ID, minion.raw) }));
-const PENDING = Buffer.from(JSON.stringify({ status: 'pending', code: 'AUTH_PENDING', message: 'pending' }));
 
 type Step =
   | { kind: 'dial'; outcome: 'ok' | 'refused' | 'auth' }
@@ -47,42 +36,6 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constantFrom('start' as const, 'forget' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('stop' as const) }) },
 );
-
-function setup(dir: string, savedJwt: boolean) {
-  const clock = new FakeClock(1_000_000);
-  const net = new FakeNatsNetwork();
-  const transitions: Array<[LinkState, LinkState]> = [];
-  const jwtFile = path.join(dir, 'nats-user.jwt');
-  fs.rmSync(jwtFile, { force: true });
-  fs.rmSync(path.join(dir, 'nats-accepted.json'), { force: true });
-  // half the runs start as a minion accepted before (its JWT kept), half as a new one
-  if (savedJwt) fs.writeFileSync(jwtFile, minionUserJwt(master, accounts, ID, minion.raw), { mode: 0o600 });
-  const link = new NatsMinionLink(
-    {
-      id: ID,
-      agent: 'prop',
-      servers: ['nats://127.0.0.1:4222'],
-      signer: minion,
-      enrolment: { v: 1, enrolJwt: 'unused-by-the-fake', brineAccount: accounts.brine, masters: [master.publicKey('account')] },
-      jwtFile,
-      acceptedFile: path.join(dir, 'nats-accepted.json'),
-      authTimeoutMs: 5_000,
-      heartbeatIntervalMs: 1_000,
-      heartbeatTimeoutMs: 3_000,
-      backoff: { baseMs: 100, maxMs: 10_000, randomize: true },
-      acceptanceWaitMs: 10_000,
-      acceptanceWaitMaxMs: 40_000,
-      rejectedRetry: false,
-      untrustedMasterFatal: false,
-      returnsQueued: () => 0,
-    },
-    clock,
-    silentLogger(),
-    { onLinkState: (from, to) => transitions.push([from, to]) },
-    net.dial,
-  );
-  return { clock, net, link, transitions, jwtFile };
-}
 
 test("nats.js's typed authorisation errors are the link's auth refusals; a lost server is not", () => {
   assert.equal(isNatsAuthError(new AuthorizationError("'Authorization Violation'")), true);
