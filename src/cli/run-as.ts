@@ -4,7 +4,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { parsePasswd } from '../modules/user-db.js';
+import { parsePasswd } from '../util/account-db.js';
 import { BrineError, errorMessage, errnoCode } from '../util/errors.js';
 
 export interface RunAs {

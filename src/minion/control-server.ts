@@ -8,7 +8,8 @@ import { BrineError, toBrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
 import { printable } from '../util/printable.js';
 import { MINION_CONTROL_REQUESTS, type MinionCallReply, type MinionCallRequest, type MinionControlReply, type MinionControlRequest, type MinionStatus } from '../protocol/index.js';
-import { listenUnix, type FramedSocket, type UnixListener, type UnixPeer } from '../transport/index.js';
+import type { FramedSocket } from '../transport/framed-socket.js';
+import { listenUnix, type UnixListener, type UnixPeer } from '../transport/unix.js';
 
 export const MINION_SOCKET_FILE = 'minion.sock';
 

@@ -8,7 +8,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BrineError } from '../util/errors.js';
 import type { Logger } from '../util/logger.js';
-import { fingerprint, normalizeFingerprint, writeFileAtomicSync } from '../pki/index.js';
+import { fingerprint, normalizeFingerprint } from '../pki/fingerprint.js';
+import { writeFileAtomicSync } from '../util/atomic-write.js';
 import { MASTER_PIN_DIR, pinFileName } from '../pki/master-pin-file.js';
 
 /** The single pin of brine before per-master pins; migrated at minion start. */

@@ -5,7 +5,7 @@
 
 import type { MinionOptions } from '../config/index.js';
 import { MINION_CONTROL_REPLIES, type MinionControlReply, type MinionControlRequest } from '../protocol/index.js';
-import { connectUnix } from '../transport/index.js';
+import { connectUnix } from '../transport/unix.js';
 import { BrineError, isErrorCode } from '../util/errors.js';
 import { minionSocketPath } from './control-server.js';
 

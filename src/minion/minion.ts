@@ -9,7 +9,8 @@ import type { Logger } from '../util/logger.js';
 import { assertValidMinionId } from '../util/minion-id.js';
 import type { MinionOptions } from '../config/index.js';
 import type { MinionStatus } from '../protocol/index.js';
-import { loadOrCreateIdentity, type Identity } from '../pki/index.js';
+// the identity's own file, not pki/index.js: that also loads the master's key store and sign-in decisions
+import { loadOrCreateIdentity, type Identity } from '../pki/identity.js';
 import type { LinkEvents, MasterEndpoint } from '../session/index.js';
 import type { FileClient } from '../modules/index.js';
 import type { MinionLink } from './minion-link.js';

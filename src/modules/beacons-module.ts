@@ -36,7 +36,7 @@ export const beaconsFunctions: readonly ModuleFunction[] = [
     kwargs: true,
     inline: true,
     run: async (ctx, a) => {
-      const names = beaconsOf(ctx, 'beacons.list_available').listAvailable();
+      const names = await beaconsOf(ctx, 'beacons.list_available').listAvailable();
       return a.named.return_yaml ? `beacons:\n${names.map((n) => `- ${n}`).join('\n')}\n` : names;
     },
   }),

@@ -150,7 +150,7 @@ export interface MinionEventAccess {
 export interface BeaconControl {
   /** The beacons configured (config, pillar and beacons.add), Salt's list shape. */
   list(opts: { include_pillar: boolean; include_opts: boolean; return_yaml: boolean }): unknown;
-  listAvailable(): string[];
+  listAvailable(): Promise<string[]>;
   add(name: string, config: unknown, test: boolean): Promise<{ comment: string; result: boolean }>;
   modify(name: string, config: unknown): Promise<{ comment: string; result: boolean }>;
   delete(name: string): Promise<{ comment: string; result: boolean }>;

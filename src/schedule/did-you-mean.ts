@@ -1,6 +1,6 @@
 // The known name an unknown schedule field is probably a typo of (as config option typos are).
 
-import { editDistance } from '../config/index.js';
+import { editDistance } from '../config/typo.js';
 
 /** The closest of `names` within two edits of `key`, or undefined. */
 export function closestName(key: string, names: readonly string[]): string | undefined {

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { yamlPackage } from '../util/yaml-package.js';
 import { BrineError, errorMessage } from '../util/errors.js';
 import { writeFileAtomicSync } from '../util/atomic-write.js';
-import { loadConfig } from '../config/index.js';
+import { loadConfig } from '../config/load.js';
 
 export const SCHEDULE_FILE = '_schedule.conf';
 

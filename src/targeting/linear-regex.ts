@@ -4,10 +4,22 @@
 // JavaScript port of RE2 whose matching time grows linearly with the text. Decision and
 // measurements: docs/targeting.md, "Regular expressions: linear time".
 
-import { RE2JS, RE2JSException, RE2JSSyntaxException } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import { globToRegExpSource, RE2_GLOB } from '../util/glob.js';
 import { patternWeight } from './pattern-weight.js';
 import { errorMessage } from '../util/errors.js';
+
+// re2js is loaded on the first pattern compiled, not at import: it is 1.5 MiB of heap (its
+// Unicode tables) that an idle minion never uses (bench/README.md, issue 27, "minion at 45 MiB").
+// Its CommonJS build, so the first use stays synchronous; nothing else imports the package, so
+// its exception classes are this copy's.
+type Re2 = typeof import('re2js');
+let re2: Re2 | undefined;
+function engine(): Re2 {
+  re2 ??= createRequire(import.meta.url)('re2js') as Re2;
+  return re2;
+}
 
 /**
  * RE2's time is linear in the text but also in the compiled program, which `{n}` counts multiply
@@ -46,7 +58,7 @@ function why(pattern: string, err: unknown): string {
     }
   }
   // the syntax error's own description: the message would show the engine's (?i) prefix
-  const reason = err instanceof RE2JSSyntaxException ? `${err.getDescription()}` : errorMessage(err);
+  const reason = err instanceof engine().RE2JSSyntaxException ? `${err.getDescription()}` : errorMessage(err);
   return `${reason} (target patterns use RE2 syntax, close to Python's re; see docs/targeting.md)`;
 }
 
@@ -56,7 +68,8 @@ function compileRe2(source: string, ignoreCase: boolean): RE2JS {
     throw new TooLarge(
       `it is too large: its characters, groups and {n} repeats weigh ${weight}, over the limit of ${MAX_PATTERN_WEIGHT}; use smaller {n} counts or a shorter pattern (a list of IDs is -L)`,
     );
-  const re = RE2JS.compile(source, ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+  const { RE2JS: Re } = engine();
+  const re = Re.compile(source, ignoreCase ? Re.CASE_INSENSITIVE : 0);
   if (re.programSize() > MAX_PROGRAM_SIZE) {
     throw new TooLarge(`it compiles to ${re.programSize()} instructions, over the limit of ${MAX_PROGRAM_SIZE}; use smaller {n} counts or a shorter pattern`);
   }
@@ -78,7 +91,7 @@ export function compileLinearRegex(pattern: string, ignoreCase = false): LinearC
     return { ok: true, re: { matches: (text) => re.test(text) } };
   } catch (err) {
     if (err instanceof TooLarge) return { ok: false, problem: err.message };
-    if (err instanceof RE2JSException) return { ok: false, problem: why(pattern, err) };
+    if (err instanceof engine().RE2JSException) return { ok: false, problem: why(pattern, err) };
     throw err;
   }
 }

@@ -47,6 +47,18 @@ const HEAVY = [
 // execution modules, the state compiler and the renderers
 const REGISTRY = [/node_modules\/nunjucks\//, /\/src\/modules\/default-registry\.js$/, /\/src\/state\/compiler\//, /\/src\/render\//];
 
+// what a minion without beacons loads only when it matches a pattern or runs a beacon (issue 27,
+// "minion at 45 MiB"): the RE2 engine, the beacons' implementations, and the master-side halves
+// of the config, pki and transport barrels
+const ON_USE = [
+  /node_modules\/re2js\//,
+  /\/src\/beacons\/index\.js$/,
+  /\/src\/beacons\/(journald|inotify|ps|service|diskusage|load|memusage|network-info|status)\.js$/,
+  /\/src\/config\/(index|docs|show)\.js$/,
+  /\/src\/pki\/(index|key-store|auth-decision|autosign|key-actions)\.js$/,
+  /\/src\/transport\/index\.js$/,
+];
+
 const BUNDLE = path.join(repoRoot(), 'dist', 'src', 'cli', 'bundle');
 const MODES = [
   { name: 'bundled', env: {} },
@@ -121,6 +133,11 @@ describe('issue 12: lean start-up of the minion and the CLI', () => {
         modules.filter((m) => REGISTRY.some((re) => re.test(m))),
         [],
         'the module registry is built on the first job',
+      );
+      assert.deepEqual(
+        modules.filter((m) => ON_USE.some((re) => re.test(m))),
+        [],
+        'RE2, the beacons and the master-side modules load on first use',
       );
       const r = await c.brine(['run', id, 'test.ping', '--out', 'json']);
       assert.equal(r.code, 0, r.stderr);

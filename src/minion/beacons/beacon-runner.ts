@@ -7,7 +7,10 @@
 import type { Clock, TimerHandle } from '../../util/clock.js';
 import { toBrineError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
-import { BEACONS, BeaconIntervals, type BeaconContext, type BeaconData, type BeaconInstance, splitBeaconConfig } from '../../beacons/index.js';
+import { splitBeaconConfig } from '../../beacons/beacon-config.js';
+import { BeaconIntervals } from '../../beacons/interval.js';
+import type { BeaconContext, BeaconData, BeaconInstance } from '../../beacons/types.js';
+import { beaconModules } from './beacon-modules.js';
 import { beaconCheck } from './beacon-store.js';
 
 export interface BeaconRunnerDeps {
@@ -65,7 +68,7 @@ export class BeaconRunner {
 
   private async runOne(name: string, raw: unknown): Promise<void> {
     const { id, clock, logger } = this.deps;
-    const problem = beaconCheck(name, raw);
+    const problem = await beaconCheck(name, raw);
     const split = splitBeaconConfig(name, raw);
     if (problem !== undefined || typeof split === 'string') {
       this.close(name);
@@ -84,7 +87,7 @@ export class BeaconRunner {
       return;
     }
     if (!this.intervals.due(name, options.interval, this.deps.loopIntervalS)) return;
-    const mod = BEACONS.get(options.module);
+    const mod = (await beaconModules()).get(options.module);
     if (mod === undefined) return;
     if (options.disableDuringStateRun && this.deps.stateRunning()) {
       // as Salt: a beacon with a close() (inotify's notifier) is closed, so what changes during

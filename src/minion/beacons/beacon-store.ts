@@ -6,7 +6,8 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BEACONS, listToDict, mergeBeaconSources, splitBeaconConfig } from '../../beacons/index.js';
+import { listToDict, mergeBeaconSources, splitBeaconConfig } from '../../beacons/beacon-config.js';
+import { beaconModules } from './beacon-modules.js';
 import type { BeaconControl } from '../../modules/index.js';
 import { isPlainObject } from '../../protocol/index.js';
 
@@ -29,9 +30,10 @@ export interface BeaconRefusal {
 }
 
 /** Why `config` cannot run as beacon `name`, or undefined when it can. */
-export function beaconCheck(name: string, config: unknown): BeaconRefusal | undefined {
+export async function beaconCheck(name: string, config: unknown): Promise<BeaconRefusal | undefined> {
   const split = splitBeaconConfig(name, config);
   if (typeof split === 'string') return { code: 'BEACON_CONFIG_INVALID', message: split };
+  const BEACONS = await beaconModules();
   const mod = BEACONS.get(split.options.module);
   if (mod === undefined) return { code: 'BEACON_CONFIG_INVALID', message: `Beacon "${split.options.module}" is not available (brine has ${[...BEACONS.keys()].join(', ')}).` };
   const invalid = mod.validate(split.config);
@@ -41,8 +43,8 @@ export function beaconCheck(name: string, config: unknown): BeaconRefusal | unde
 }
 
 /** Why `config` is not a valid configuration for beacon `name` (or cannot run here), or undefined. */
-export function beaconProblem(name: string, config: unknown): string | undefined {
-  return beaconCheck(name, config)?.message;
+export async function beaconProblem(name: string, config: unknown): Promise<string | undefined> {
+  return (await beaconCheck(name, config))?.message;
 }
 
 /** Sets `enabled` in a beacon's config, in its own form (a list gets an `- enabled:` item, as Salt does). */
@@ -76,8 +78,8 @@ export class BeaconStore implements BeaconControl {
   }
 
   /** The beacons this host can run (Salt lists those whose __virtual__ loads). */
-  listAvailable(): string[] {
-    return [...BEACONS.values()]
+  async listAvailable(): Promise<string[]> {
+    return [...(await beaconModules()).values()]
       .filter((b) => b.unavailable?.({}) === undefined)
       .map((b) => b.name)
       .sort();
@@ -85,7 +87,7 @@ export class BeaconStore implements BeaconControl {
 
   async add(name: string, config: unknown, test: boolean): Promise<Answer> {
     if (name in this.merged()) return { comment: `Beacon ${name} is already configured.`, result: false };
-    const problem = beaconCheck(name, config);
+    const problem = await beaconCheck(name, config);
     // Salt's add answers `Beacon "<module>" is not available.` before validating: here with the reason
     if (problem?.code === 'BEACON_UNAVAILABLE') return { comment: problem.message, result: false };
     if (problem !== undefined) return { comment: `Beacon ${name} configuration invalid, not adding.\n${problem.message}`, result: false };
@@ -96,7 +98,7 @@ export class BeaconStore implements BeaconControl {
 
   async modify(name: string, config: unknown): Promise<Answer> {
     if (!(name in this.merged())) return { comment: `Beacon ${name} is not configured.`, result: false };
-    const problem = beaconCheck(name, config);
+    const problem = await beaconCheck(name, config);
     if (problem?.code === 'BEACON_UNAVAILABLE') return { comment: problem.message, result: false };
     if (problem !== undefined) return { comment: `Beacon ${name} configuration invalid, not modifying.\n${problem.message}`, result: false };
     this.opts[name] = config;

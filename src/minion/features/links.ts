@@ -3,7 +3,8 @@
 // `master_type: disable`. Built before the features (they read the links), opened after them.
 
 import { type BrineError, toBrineError } from '../../util/errors.js';
-import { createMasterDialer, keepaliveFromConfig } from '../../transport/index.js';
+import { createMasterDialer } from '../../transport/master-dialer.js';
+import { keepaliveFromConfig } from '../../transport/socket-options.js';
 import { MasterLink, MasterPool, type ConnectionDeps, type LinkEvents, type MasterEndpoint } from '../../session/index.js';
 import { MasterPins } from '../master-pin.js';
 import { connectionSettings, endpointKey, openNatsLink, parseMasterEndpoint, retrySettings, type MinionLink } from '../minion-link.js';

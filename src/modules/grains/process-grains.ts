@@ -3,7 +3,7 @@
 // from the minion id, used as MySQL's server-id.
 
 import { createHash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
+import { createRequire } from 'node:module';
 import { parseGroup, parsePasswd } from '../../util/account-db.js';
 import { readHostFile } from './read-host-file.js';
 
@@ -47,7 +47,8 @@ export function adler32(data: Buffer): number {
  */
 export function serverId(id: string, useCrc: unknown): number {
   const bytes = Buffer.from(id, 'utf8');
-  if (useCrc === 'crc32') return crc32(bytes) >>> 0;
+  // node:zlib only for this rarely set option: a minion's grains load at start (issue 27, 0.2 MiB)
+  if (useCrc === 'crc32') return (createRequire(import.meta.url)('node:zlib') as typeof import('node:zlib')).crc32(bytes) >>> 0;
   if (useCrc !== undefined && useCrc !== null && useCrc !== false && useCrc !== '') return adler32(bytes);
   // a number derived from the id, not a security use of the hash
   return Number(BigInt(`0x${createHash('sha256').update(bytes).digest('hex')}`) % 2n ** 31n);

@@ -29,16 +29,16 @@ test('pillar beacons win over config beacons of the same name', () => {
   assert.deepEqual(mergeBeaconSources(undefined, 'junk'), {});
 });
 
-test("each beacon's validate says what is wrong", () => {
-  assert.equal(beaconProblem('inotify', [{ files: { '/etc/motd': { mask: ['modify'] } } }]), undefined);
-  assert.match(String(beaconProblem('inotify', [{ files: { '/etc': { mask: ['open'] } } }])), /cannot be observed/);
-  assert.match(String(beaconProblem('inotify', [{ nofiles: 1 }])), /must include files/);
-  assert.match(String(beaconProblem('load', [{ averages: { '1m': [1] } }])), /two items/);
-  assert.match(String(beaconProblem('memusage', [{}])), /requires percent/);
-  assert.match(String(beaconProblem('diskusage', [{ '/': 'full' }])), /must be a percentage/);
-  assert.match(String(beaconProblem('service', [{ services: ['nginx'] }])), /must be a dictionary/);
-  assert.match(String(beaconProblem('nosuch', [{}])), /Beacon "nosuch" is not available/);
-  assert.match(String(beaconProblem('journald', [{ services: { sshd: 'sshd' } }])), /^Services configuration for journald beacon must be a list of dictionaries\.$/);
+test("each beacon's validate says what is wrong", async () => {
+  assert.equal(await beaconProblem('inotify', [{ files: { '/etc/motd': { mask: ['modify'] } } }]), undefined);
+  assert.match(String(await beaconProblem('inotify', [{ files: { '/etc': { mask: ['open'] } } }])), /cannot be observed/);
+  assert.match(String(await beaconProblem('inotify', [{ nofiles: 1 }])), /must include files/);
+  assert.match(String(await beaconProblem('load', [{ averages: { '1m': [1] } }])), /two items/);
+  assert.match(String(await beaconProblem('memusage', [{}])), /requires percent/);
+  assert.match(String(await beaconProblem('diskusage', [{ '/': 'full' }])), /must be a percentage/);
+  assert.match(String(await beaconProblem('service', [{ services: ['nginx'] }])), /must be a dictionary/);
+  assert.match(String(await beaconProblem('nosuch', [{}])), /Beacon "nosuch" is not available/);
+  assert.match(String(await beaconProblem('journald', [{ services: { sshd: 'sshd' } }])), /^Services configuration for journald beacon must be a list of dictionaries\.$/);
   assert.deepEqual([...BEACONS.keys()].sort(), ['diskusage', 'inotify', 'journald', 'load', 'memusage', 'network_info', 'ps', 'service', 'status']);
 });
 

@@ -113,12 +113,12 @@ describe('journald entries as python-systemd and Salt give them', () => {
     assert.match(String(journaldBeacon.validate({ namespace: '../etc' })), /namespace must be a journal namespace name/);
   });
 
-  it('where the journal is missing the beacon is not available, with the reason', () => {
+  it('where the journal is missing the beacon is not available, with the reason', async () => {
     assert.match(
       String(journaldUnavailable({ namespace: 'brine-none' })),
       /^systemd-journald for namespace brine-none \(systemd-journald@brine-none.service\) is not running \(no \/run\/systemd\/journal.brine-none\/socket\)/,
     );
-    assert.match(String(beaconProblem('journald', [{ namespace: 'brine-none' }, { services: {} }])), /^Beacon "journald" is not available here: systemd-journald for namespace brine-none/);
+    assert.match(String(await beaconProblem('journald', [{ namespace: 'brine-none' }, { services: {} }])), /^Beacon "journald" is not available here: systemd-journald for namespace brine-none/);
   });
 });
 

@@ -68,14 +68,14 @@ describe('network_info beacon', () => {
     assert.equal((await inst.poll({ interfaces: { lo: { type: 'equal', errout: 1 } } })).length, 0);
   });
 
-  it("validate answers Salt's texts (and refuses a threshold Salt's int() would fail on)", () => {
+  it("validate answers Salt's texts (and refuses a threshold Salt's int() would fail on)", async () => {
     assert.equal(networkInfoBeacon.validate({ interfaces: { eth0: { type: 'greater', bytes_recv: 100 } } }), undefined);
     assert.equal(networkInfoBeacon.validate({}), undefined);
     assert.equal(networkInfoBeacon.validate({ interfaces: { eth0: 5 } }), 'Configuration for network_info beacon must be a list of dictionaries.');
     assert.equal(networkInfoBeacon.validate({ interfaces: { eth0: { speed: 1 } } }), 'Invalid configuration item in Beacon configuration.');
     assert.match(String(networkInfoBeacon.validate({ interfaces: { eth0: { bytes_recv: 'lots' } } })), /eth0 bytes_recv must be a whole number, got "lots"/);
     // the older mapping form is read as the list form is
-    assert.equal(beaconProblem('network_info', { interfaces: { lo: { errin: 0 } } }), undefined);
-    assert.match(String(beaconProblem('network_info', 'eth0')), /must be a list of mappings/);
+    assert.equal(await beaconProblem('network_info', { interfaces: { lo: { errin: 0 } } }), undefined);
+    assert.match(String(await beaconProblem('network_info', 'eth0')), /must be a list of mappings/);
   });
 });

@@ -16,17 +16,18 @@ const COMPILER = pathToFileURL(path.join(repoRoot(), 'dist', 'src', 'util', 'opt
 
 /**
  * Whether V8 optimized a hot function (%GetOptimizationStatus bit 4, kOptimized) before, and
- * after releaseOptimizingCompiler() (another function: V8 marks one it was not allowed to optimize).
+ * after releaseOptimizingCompiler() (another function: V8 marks one it was not allowed to
+ * optimize); and whether Sparkplug compiled it before (bit 15, kBaseline; issue 27).
  */
-function optimized(subcommand: string): { before: boolean; after: boolean } {
+function optimized(subcommand: string): { before: boolean; after: boolean; baselineBefore: boolean } {
   const code = `
     process.argv[2] = ${JSON.stringify(subcommand)};
     await import(${JSON.stringify(MODULE)});
-    const spin = (f) => { for (let k = 0; k < 3000; k++) f(1000); return (%GetOptimizationStatus(f) & 16) !== 0; };
-    const before = spin(function hot1(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; });
+    const spin = (f) => { for (let k = 0; k < 3000; k++) f(1000); return %GetOptimizationStatus(f); };
+    const status = spin(function hot1(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; });
     (await import(${JSON.stringify(COMPILER)})).releaseOptimizingCompiler();
-    const after = spin(function hot2(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; });
-    process.stdout.write(JSON.stringify({ before, after }));`;
+    const after = (spin(function hot2(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s; }) & 16) !== 0;
+    process.stdout.write(JSON.stringify({ before: (status & 16) !== 0, after, baselineBefore: (status & 32768) !== 0 }));`;
   const r = spawnSync(process.execPath, ['--allow-natives-syntax', '--no-concurrent-recompilation', '--input-type=module', '-e', code], { encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
@@ -56,11 +57,12 @@ describe('issue 12: V8 heap flags of brine minion', () => {
     assert.ok(newSpaceMiB('run') > 2, 'new space did not grow for brine run: the check above proves nothing');
   });
 
-  it('brine minion holds TurboFan back until the first job worker releases it (perf-lean3)', () => {
-    assert.deepEqual(optimized('minion'), { before: false, after: true });
+  it('brine minion holds TurboFan and Sparkplug back until the first job worker releases them (perf-lean3, issue 27)', () => {
+    assert.deepEqual(optimized('minion'), { before: false, after: true, baselineBefore: false });
   });
 
   it('other commands optimize from the start, and a release leaves them alone', () => {
-    assert.deepEqual(optimized('run'), { before: true, after: true });
+    const { before, after } = optimized('run');
+    assert.deepEqual({ before, after }, { before: true, after: true });
   });
 });
