@@ -175,6 +175,7 @@ describe('shell spawner', () => {
       ['/bin/bash', '-c', 'true'],
       ['/bin/sh', '-c', 'echo "$1"', 'sh', 'a'],
       ['/bin/sh', '-c', 'echo $$'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's ${$}, not a template
       ['/bin/sh', '-c', 'echo ${$}'],
       ['/bin/sh', '-c', 'echo $PPID'],
       ['/bin/sh', '-c', 'echo $-'],
