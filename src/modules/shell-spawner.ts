@@ -55,7 +55,8 @@ const SEES_SHELL = /\$\{?[$-]|PPID|\/proc\b|\b(?:ps|pgrep|pkill|pidof|killall)\b
 export function evaluatedInSubshell(argv: readonly string[]): string | undefined {
   if (argv.length !== 3 || argv[0] !== SPAWNER_SHELL || argv[1] !== '-c') return undefined;
   const command = argv[2] as string;
-  return SEES_SHELL.test(command) ? undefined : command;
+  // `sh -c -x` reads -x as an option of sh, eval as a command name
+  return SEES_SHELL.test(command) || /^[-+]/.test(command) ? undefined : command;
 }
 
 /**

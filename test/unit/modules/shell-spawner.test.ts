@@ -204,6 +204,8 @@ describe('shell spawner', () => {
       `trap 'echo trapped > ${out}' EXIT; exit 4`,
       `alias x=true; x; echo "alias=$?" > ${out}`,
       `umask > ${out}; exit 0`,
+      '-x',
+      '+e',
       // Salt's shell shows this string in the process table, and the guard matches itself
       `: brine-self-match-marker; ps -eo args | grep -c 'marke[r];' > ${out}`,
     ];
