@@ -39,18 +39,18 @@ function quote(word: string): string {
 const SPAWNER_SHELL = '/bin/sh';
 
 // What a command string can read that differs between `/bin/sh -c CMD` and a subshell of the
-// spawner evaluating CMD: $$, $PPID and $- (the shell's pid, its parent's, its flags), and the
-// process table, where `sh -c CMD` shows CMD in its arguments: Salt's guards such as
-// `ps aux | grep -v grep | grep -q app` match that shell and must keep doing so.
-const SEES_SHELL = /\$\{?[$-]|PPID|\/proc\b|\b(?:ps|pgrep|pkill|pidof|killall)\b/;
+// spawner evaluating CMD: $$, $PPID, $- and $LINENO (the shell's pid, its parent's, its flags,
+// the line it reads), and the process table, where `sh -c CMD` shows CMD in its arguments:
+// Salt's guards such as `ps aux | grep -v grep | grep -q app` match that shell and must still.
+const SEES_SHELL = /\$\{?[$-]|PPID|LINENO|\/proc\b|\b(?:ps|pgrep|pkill|pidof|killall)\b/;
 
 /**
  * `[/bin/sh, -c, CMD]` (every guard string, cmd.retcode with python_shell) is evaluated by the
  * subshell itself instead of exec'ing a second /bin/sh to parse it: the exec (the dynamic loader
  * of a new shell) was two thirds of each guard's cost (bench/README.md, issue 27). A subshell of
  * the spawner starts as `sh -c` does: no variables but the environment, no functions, traps or
- * options set, $0 /bin/sh and no positional parameters. A command that reads $$, $PPID, $- or
- * the process table (what differs) still gets its own shell.
+ * options set, $0 /bin/sh and no positional parameters. A command that reads $$, $PPID, $-,
+ * $LINENO or the process table (what differs) still gets its own shell.
  */
 export function evaluatedInSubshell(argv: readonly string[]): string | undefined {
   if (argv.length !== 3 || argv[0] !== SPAWNER_SHELL || argv[1] !== '-c') return undefined;

@@ -179,6 +179,7 @@ describe('shell spawner', () => {
       ['/bin/sh', '-c', 'echo ${$}'],
       ['/bin/sh', '-c', 'echo $PPID'],
       ['/bin/sh', '-c', 'echo $-'],
+      ['/bin/sh', '-c', 'echo $LINENO'],
       ['/bin/sh', '-c', 'ps aux | grep -v grep | grep -q app'],
       ['/bin/sh', '-c', 'pgrep -f app; true'],
       ['/bin/sh', '-c', 'cat /proc/1/cmdline'],
