@@ -35,6 +35,30 @@ function quote(word: string): string {
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+/** The spawner's own shell. */
+const SPAWNER_SHELL = '/bin/sh';
+
+// What a command string can read that differs between `/bin/sh -c CMD` and a subshell of the
+// spawner evaluating CMD: $$, $PPID, $- and $LINENO (the shell's pid, its parent's, its flags,
+// the line it reads), and the process table, where `sh -c CMD` shows CMD in its arguments:
+// Salt's guards such as `ps aux | grep -v grep | grep -q app` match that shell and must still.
+const SEES_SHELL = /\$\{?[$-]|PPID|LINENO|\/proc\b|\b(?:ps|pgrep|pkill|pidof|killall)\b/;
+
+/**
+ * `[/bin/sh, -c, CMD]` (every guard string, cmd.retcode with python_shell) is evaluated by the
+ * subshell itself instead of exec'ing a second /bin/sh to parse it: the exec (the dynamic loader
+ * of a new shell) was two thirds of each guard's cost (bench/README.md, issue 27). A subshell of
+ * the spawner starts as `sh -c` does: no variables but the environment, no functions, traps or
+ * options set, $0 /bin/sh and no positional parameters. A command that reads $$, $PPID, $-,
+ * $LINENO or the process table (what differs) still gets its own shell.
+ */
+export function evaluatedInSubshell(argv: readonly string[]): string | undefined {
+  if (argv.length !== 3 || argv[0] !== SPAWNER_SHELL || argv[1] !== '-c') return undefined;
+  const command = argv[2] as string;
+  // `sh -c -x` reads -x as an option of sh, eval as a command name
+  return SEES_SHELL.test(command) || /^[-+]/.test(command) ? undefined : command;
+}
+
 /**
  * The line that runs one command in a subshell: the shell prints `s` once it has read the line
  * (so brine knows the command started) and then the command's exit status.
@@ -43,7 +67,8 @@ export function spawnerLine(argv: readonly string[], env: Readonly<Record<string
   const steps: string[] = [];
   if (cwd !== undefined) steps.push(`cd -- ${quote(cwd)} || exit 126`);
   for (const [k, v] of Object.entries(env ?? {})) steps.push(`export ${k}=${quote(v)}`);
-  steps.push(`exec ${argv.map(quote).join(' ')}`);
+  const command = evaluatedInSubshell(argv);
+  steps.push(command === undefined ? `exec ${argv.map(quote).join(' ')}` : `eval ${quote(command)}`);
   return `echo s; (${steps.join('\n')}\n) </dev/null >/dev/null 2>&1; echo "$?"\n`;
 }
 
@@ -74,7 +99,7 @@ export class ShellSpawner {
 
   private constructor() {
     // detached: the spawner leads its own group, the one a timeout or kill_job signals
-    this.child = spawn('/bin/sh', ['-s'], { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+    this.child = spawn(SPAWNER_SHELL, ['-s'], { stdio: ['pipe', 'pipe', 'ignore'], detached: true });
     this.child.on('error', () => this.die(127));
     this.child.on('close', (code, sig) => this.die(code ?? (sig === 'SIGKILL' ? 137 : 143)));
     this.child.stdin?.on('error', () => this.die(141));

@@ -17,8 +17,20 @@ import { isFunctionArg, UNSUPPORTED_REQUISITES } from './requisite-kinds.js';
  */
 export function ignoredArgs(fn: StateFunction, chunk: LowChunk): string[] {
   if (fn.kwargs) return [];
-  const known = new Set(fn.params.map((p) => p.name));
+  const known = paramNames(fn);
   return Object.keys(chunk).filter((k) => isFunctionArg(k) && !known.has(k));
+}
+
+// each chunk is checked at compile time and bound again when it runs: 500 chunks built a set of
+// their function's ~50 parameter names twice each (bench:states, issue 27)
+const paramNamesOf = new WeakMap<StateFunction, ReadonlySet<string>>();
+function paramNames(fn: StateFunction): ReadonlySet<string> {
+  let names = paramNamesOf.get(fn);
+  if (names === undefined) {
+    names = new Set(fn.params.map((p) => p.name));
+    paramNamesOf.set(fn, names);
+  }
+  return names;
 }
 
 /**
@@ -62,8 +74,8 @@ function pythonTruth(fn: StateFunction, kwarg: Record<string, unknown>): void {
 /** The registry's binding rules, applied to a state function's declared params; arguments it does not take are left out. */
 export function bindStateArgs(fn: StateFunction, chunk: LowChunk): BoundArgs {
   const kwarg: Record<string, unknown> = {};
-  const ignored = new Set(ignoredArgs(fn, chunk));
-  for (const [k, v] of Object.entries(chunk)) if (isFunctionArg(k) && !ignored.has(k)) kwarg[k] = v;
+  const known = fn.kwargs ? undefined : paramNames(fn);
+  for (const k of Object.keys(chunk)) if ((known === undefined || known.has(k)) && isFunctionArg(k)) kwarg[k] = chunk[k];
   pythonTruth(fn, kwarg);
   const asModule: ModuleFunction = { name: fn.name, doc: fn.doc, params: fn.params, run: () => undefined };
   if (fn.kwargs) asModule.kwargs = true;

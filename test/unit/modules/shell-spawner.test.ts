@@ -5,13 +5,13 @@
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runProcess, type RunProcessOptions } from '../../../src/modules/process-runner.js';
-import { spawnerLine, spawnerUnsuitable } from '../../../src/modules/shell-spawner.js';
+import { evaluatedInSubshell, spawnerLine, spawnerUnsuitable } from '../../../src/modules/shell-spawner.js';
 import { isBrineError } from '../../../src/util/errors.js';
 import { waitUntil } from '../../helpers/wait.js';
 
@@ -158,6 +158,68 @@ describe('shell spawner', () => {
 
   it('spawnerLine quotes every word and redirects the command away from the spawner channel', () => {
     assert.equal(spawnerLine(['/bin/echo', "a'b"], { K: 'v' }, '/tmp'), `echo s; (cd -- '/tmp' || exit 126\nexport K='v'\nexec '/bin/echo' 'a'\\''b'\n) </dev/null >/dev/null 2>&1; echo "$?"\n`);
+  });
+
+  // issue 27: `/bin/sh -c CMD` is evaluated by the spawner's subshell instead of exec'ing another
+  // /bin/sh; it must behave as the `sh -c` that Salt's python_shell runs
+  it('a /bin/sh -c command string is evaluated by the subshell, without a second shell', async () => {
+    const out = path.join(dir, 'flags');
+    // the flags of the shell evaluating it: `sh -c` has none to show, the spawner's subshell `s`
+    // (read indirectly: a literal $- would send the command to a shell of its own)
+    const r = await discard(['/bin/sh', '-c', `D='$'; eval "printf %s \${D}-" > ${out}`]);
+    assert.equal(r.retcode, 0);
+    assert.equal(fs.readFileSync(out, 'utf8'), 's', 'the command ran in a subshell of the spawner');
+    assert.equal(evaluatedInSubshell(['/bin/sh', '-c', 'test -e /x']), 'test -e /x');
+    // its own shell: another shell, positional parameters, or a command reading $$, $PPID or $-
+    const own = [
+      ['/bin/bash', '-c', 'true'],
+      ['/bin/sh', '-c', 'echo "$1"', 'sh', 'a'],
+      ['/bin/sh', '-c', 'echo $$'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the shell's ${$}, not a template
+      ['/bin/sh', '-c', 'echo ${$}'],
+      ['/bin/sh', '-c', 'echo $PPID'],
+      ['/bin/sh', '-c', 'echo $-'],
+      ['/bin/sh', '-c', 'echo $LINENO'],
+      ['/bin/sh', '-c', 'ps aux | grep -v grep | grep -q app'],
+      ['/bin/sh', '-c', 'pgrep -f app; true'],
+      ['/bin/sh', '-c', 'cat /proc/1/cmdline'],
+      ['/bin/sh', '-e', 'true'],
+    ];
+    for (const argv of own) assert.equal(evaluatedInSubshell(argv), undefined, argv.join(' '));
+    assert.equal(spawnerLine(['/bin/sh', '-c', "test -e 'x'"], undefined, undefined), `echo s; (eval 'test -e '\\''x'\\'''\n) </dev/null >/dev/null 2>&1; echo "$?"\n`);
+  });
+
+  it('an evaluated command string behaves as /bin/sh -c: exit codes, syntax errors, $0, variables, traps, stdin', async () => {
+    const out = path.join(dir, 'same');
+    const commands = [
+      'exit 3',
+      'if',
+      '"unterminated',
+      'brine-no-such-command-xyz',
+      'cd /nonexistent-brine-dir',
+      'set -e; false; echo reached',
+      'f() { return 5; }; f',
+      'X=PID; /bin/sh -c "kill -TERM \\$P$X"',
+      `echo "$0|$#|$*|\${BRINE_UNSET_VAR-unset}|\${HOME}" > ${out}`,
+      `read line; echo "read=$?" > ${out}`,
+      `trap 'echo trapped > ${out}' EXIT; exit 4`,
+      `alias x=true; x; echo "alias=$?" > ${out}`,
+      `umask > ${out}; exit 0`,
+      '-x',
+      '+e',
+      // Salt's shell shows this string in the process table, and the guard matches itself
+      `: brine-self-match-marker; ps -eo args | grep -c 'marke[r];' > ${out}`,
+    ];
+    const wrote = (): string | undefined => (fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : undefined);
+    for (const command of commands) {
+      fs.rmSync(out, { force: true });
+      const expected = spawnSync('/bin/sh', ['-c', command], { stdio: 'ignore' });
+      const signal = expected.signal === null ? 0 : os.constants.signals[expected.signal];
+      const wanted = { retcode: expected.status ?? 128 + signal, wrote: wrote() };
+      fs.rmSync(out, { force: true });
+      const r = await discard(['/bin/sh', '-c', command]);
+      assert.deepEqual({ retcode: r.retcode, wrote: wrote() }, wanted, command);
+    }
   });
 
   it('an idle spawner does not keep the process alive', async () => {
