@@ -4,9 +4,9 @@
 // shrinks below two buffers. After a full TLS 1.3 handshake OpenSSL writes two session tickets
 // in one go (a resumed one gets one); each carries the minion's certificate, ~530 B for a short
 // minion ID, so two overflow a 1 KiB first buffer and the connection keeps a 16 KiB buffer for
-// its whole life: ~13 KiB of resident memory per minion after a first enrolment that a resumed
-// session and the TLS records themselves never need (heaptrack evidence: bench/README.md,
-// "Issue 27: where every KiB per minion goes"). Node exposes neither OpenSSL's ticket count nor
+// its whole life: 16 KiB allocated per minion after a first enrolment that a resumed session
+// never holds (12 KiB of it resident in a micro benchmark, 3-8 KiB in a master; heaptrack
+// evidence: bench/README.md, "Issue 27: where every KiB per minion goes"). Node exposes neither OpenSSL's ticket count nor
 // the buffer sizes; the one server-side knob that makes the first flight bigger is the OCSP
 // staple, which a brine dialer asks for and ignores. A first flight of ~700 B plus this filler
 // holds both tickets of a minion whose certificate is up to ~570 B (an ID of ~160 characters;
