@@ -90,6 +90,7 @@ async function measure(build, tmp, idleMs) {
   const ratios = raw
     ? {
         memoryPerConnection: ratio(brine.perMinionBytes, raw.perConnBytes),
+        memoryPerConnectionAfterRestart: brine.restart ? ratio(brine.restart.perMinionBytes, raw.perConnBytes) : null,
         idleCpu: ratio(brine.idleCpuPct, raw.idleCpuPct, 0.05),
         pingRound: ratio(brine.roundMs, raw.roundMs),
         // the raw client opening N connections is the floor for N minions coming back
@@ -129,6 +130,7 @@ async function measure(build, tmp, idleMs) {
               )
                 .map((v) => (v === null ? '-' : v.toFixed(1)))
                 .join(' / ')} s; failed attempts (auth_busy = turned away by auth_rate) ${failures(r.failures)}; listen-queue overflows ${r.listenOverflows}`,
+              `after the restart (resumed sessions): master RSS ${mb(r.rssKb)} (median of ${f.idleSeconds} s) = ${kb(r.perMinionBytes)} per minion over the first master alone`,
             ]
           : []),
       ],
@@ -147,7 +149,7 @@ async function measure(build, tmp, idleMs) {
     sections.push([
       'brine / raw',
       [
-        `memory per connection ${showRatio(ratios.memoryPerConnection)}, idle CPU ${showRatio(ratios.idleCpu)}, ping round ${showRatio(ratios.pingRound)}${ratios.restartVsRawConnect === null ? '' : `, restart vs raw connect ${showRatio(ratios.restartVsRawConnect)}`}`,
+        `memory per connection ${showRatio(ratios.memoryPerConnection)}${ratios.memoryPerConnectionAfterRestart === null ? '' : ` (after the restart ${showRatio(ratios.memoryPerConnectionAfterRestart)})`}, idle CPU ${showRatio(ratios.idleCpu)}, ping round ${showRatio(ratios.pingRound)}${ratios.restartVsRawConnect === null ? '' : `, restart vs raw connect ${showRatio(ratios.restartVsRawConnect)}`}`,
       ],
     ]);
   }

@@ -148,8 +148,14 @@ export async function runBrineFleet(opts) {
         spreadS: spread(emu.history, killAt, base, n),
       };
       opts.log(`brine: all ${n} back ${(readyAgainMs / 1000).toFixed(1)} s after the kill`);
-      await sleep(2000);
-      restart.rssKb = rssKb(master.pid);
+      // memory of resumed sessions, measured as after the first enrolment: settle, then the
+      // median over an idle window, against the first master's RSS alone (same build, config)
+      await sleep(opts.settleMs);
+      opts.log(`brine: measuring RSS after the restart for ${opts.idleMs / 1000} s`);
+      const [after] = await idleWindow([master.pid], opts.idleMs);
+      restart.rssKb = after.rssKb;
+      restart.rssMaxKb = after.rssMaxKb;
+      restart.perMinionBytes = ((after.rssKb - idleRss) * 1024) / n;
     }
     return {
       readyMs,

@@ -14,6 +14,7 @@ import { PreauthGate, describePreauthRefusal, type PreauthLimits, type PreauthSl
 import { HandshakeGate, type GateTicket } from './handshake-gate.js';
 import { DOOR_OK, doorBusy, doorRequest, parseDoorAnswer, sniffDoor } from './door.js';
 import { systemClock } from '../util/clock.js';
+import { padFirstFlight, REQUEST_FIRST_FLIGHT_FILLER } from './first-flight.js';
 
 export interface TlsIdentity {
   privateKeyPem: string;
@@ -109,6 +110,8 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     handshakeTimeout: opts.handshakeTimeoutMs,
     ...(opts.tickets ? { ticketKeys: opts.tickets.keys, sessionTimeout: opts.tickets.lifetimeSeconds } : {}),
   });
+  // keeps a 16 KiB buffer per minion from being allocated for the session tickets (first-flight.ts)
+  padFirstFlight(tlsServer);
   // handshake pacing: a slot per sign-in, from the grant until the peer has signed in (the
   // channel's slot released), failed or closed
   /** Sockets holding a handshake slot, with when they got it. */
@@ -429,7 +432,14 @@ export function dialTls<In, Out extends { t: string }>(opts: TlsDialOptions): Pr
       raw.write(doorRequest(opts.timeoutMs - (Date.now() - startedAt)));
     });
     const startTls = (): void => {
-      const socket = tls.connect({ socket: raw, secureContext: opts.secureContext, rejectUnauthorized: false, minVersion: 'TLSv1.3', ...(opts.session ? { session: opts.session.ticket } : {}) });
+      const socket = tls.connect({
+        socket: raw,
+        secureContext: opts.secureContext,
+        rejectUnauthorized: false,
+        minVersion: 'TLSv1.3',
+        ...REQUEST_FIRST_FLIGHT_FILLER,
+        ...(opts.session ? { session: opts.session.ticket } : {}),
+      });
       tlsSocket = socket;
       let peer: { fp: string; pem: string } | undefined;
       if (opts.onSession) {
