@@ -6,6 +6,7 @@
 // reference), to M real minions, and to N emulated minions (the master-side load of N minions
 // on the wire, next to a raw TLS floor of the same bytes): bench/lib/fleet-runs.mjs.
 
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFlags, resolveBuild } from './lib/args.mjs';
@@ -119,10 +120,30 @@ async function main() {
     ]);
   }
   if (fl) {
-    json.fleet = { ...fl, minions: f.minions, ratioFirst: ratio(fl.first.ms, solo.first.ms), ratioAgain: ratio(fl.again.ms, solo.again.ms) };
+    // the physical floor of M real minions on this host: M times one minion's CPU for the run, over the cores
+    const cores = os.availableParallelism();
+    const cpuFloor = (one) => Math.max(one.ms, ((f.minions * one.minionCpuSeconds) / cores) * 1000);
+    const floors = { first: cpuFloor(solo.first), again: cpuFloor(solo.again) };
+    json.fleet = {
+      ...fl,
+      minions: f.minions,
+      cores,
+      ratioFirst: ratio(fl.first.ms, solo.first.ms),
+      ratioAgain: ratio(fl.again.ms, solo.again.ms),
+      cpuFloorMs: floors,
+      cpuFloorRatioFirst: ratio(fl.first.ms, floors.first),
+      cpuFloorRatioAgain: ratio(fl.again.ms, floors.again),
+    };
+    const floorLine = (r, fms, one) =>
+      `  minions' CPU ${r.minionCpuSeconds.toFixed(1)} s (one minion: ${one.minionCpuSeconds.toFixed(1)} s); CPU floor ${f.minions} x ${one.minionCpuSeconds.toFixed(1)} s / ${cores} cores = ${ms(fms)}; brine ${showRatio(ratio(r.ms, fms))} that floor`;
     sections.push([
       `... to ${f.minions} real minions (target: within 3x one minion's time, no failures, no stall over 100 ms)`,
-      [...runLines('first run', fl.first, solo.first), ...runLines('no-change run', fl.again, solo.again)],
+      [
+        ...runLines('first run', fl.first, solo.first),
+        floorLine(fl.first, floors.first, solo.first),
+        ...runLines('no-change run', fl.again, solo.again),
+        floorLine(fl.again, floors.again, solo.again),
+      ],
     ]);
   }
   if (emu) {

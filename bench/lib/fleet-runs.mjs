@@ -42,8 +42,9 @@ export async function realFleet(build, tmp, name, count, states) {
   try {
     master = await masterWithTree(build, tmp, name, states);
     children = await startMinions(build, tmp, master, ids);
-    const first = await applyRun(build, master, `${name}-*`, ids, states, 'first run');
-    const again = await applyRun(build, master, `${name}-*`, ids, states, 'no-change run');
+    const pids = children.map((c) => c.pid);
+    const first = await applyRun(build, master, `${name}-*`, ids, states, 'first run', pids);
+    const again = await applyRun(build, master, `${name}-*`, ids, states, 'no-change run', pids);
     return { first: figures(first), again: figures(again) };
   } finally {
     await stopAll(master, children);

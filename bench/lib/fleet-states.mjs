@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { track } from './cleanup.mjs';
 import { BenchMaster, freePort, tail, waitFor } from './brine-procs.mjs';
 import { watchMaster } from './master-watch.mjs';
+import { treeCpuSeconds } from './procfs.mjs';
 import { progress } from './report.mjs';
 
 export function writeConfig(file, settings) {
@@ -85,11 +86,14 @@ export async function startMinions(build, tmp, master, ids, batch = 10) {
  * `brine run TARGET state.apply` while the master is watched. Resolves with the wall time, the
  * master's figures, changed states, failures ([{ id, why }]) and the raw returns by minion.
  */
-export async function applyRun(build, master, target, ids, states, label) {
+export async function applyRun(build, master, target, ids, states, label, minionPids = []) {
   progress(`${ids.length} minions through the master: ${label}`);
+  const cpu = () => minionPids.reduce((sum, pid) => sum + treeCpuSeconds(pid), 0);
+  const cpu0 = cpu();
   const watch = await watchMaster(master.pid, master.metricsPort);
   const r = await timed([process.execPath, build.cli, 'run', '-c', master.configDir, '-t', '600', '--out', 'json', '--static', target, 'state.apply']);
   const m = await watch.stop();
+  const minionCpuSeconds = cpu() - cpu0;
   let all;
   try {
     all = JSON.parse(r.stdout);
@@ -103,5 +107,5 @@ export async function applyRun(build, master, target, ids, states, label) {
     changed += v.changed ?? 0;
     if (v.failure) failures.push({ id, why: v.failure });
   }
-  return { ms: r.ms, exitCode: r.code, minions: ids.length, changed, failures: failures.length, failureSample: failures.slice(0, 5), master: m, returns: all };
+  return { ms: r.ms, exitCode: r.code, minions: ids.length, minionCpuSeconds, changed, failures: failures.length, failureSample: failures.slice(0, 5), master: m, returns: all };
 }
