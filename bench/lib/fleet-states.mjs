@@ -6,22 +6,13 @@
 
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { track } from './cleanup.mjs';
-import { BenchMaster, freePort, tail, waitFor } from './brine-procs.mjs';
+import { BenchMaster, freePort, tail, waitFor, writeConfig } from './brine-procs.mjs';
 import { watchMaster } from './master-watch.mjs';
 import { treeCpuSeconds } from './procfs.mjs';
 import { progress } from './report.mjs';
-
-export function writeConfig(file, settings) {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(
-    file,
-    `${Object.entries(settings)
-      .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
-      .join('\n')}\n`,
-  );
-}
 
 /** Runs a command to its end; resolves with wall ms, stdout, stderr and the exit code. */
 export function timed(argv, env = {}) {
@@ -98,7 +89,10 @@ export async function applyRun(build, master, target, ids, states, label, minion
   try {
     all = JSON.parse(r.stdout);
   } catch {
-    throw new Error(`brine run exited ${r.code} without a JSON answer: ${r.stderr}\n${r.stdout.slice(0, 2000)}\n${tail(master.logFile)}`);
+    // the temp dir goes at exit: keep the master's log for the post-mortem
+    const kept = path.join(os.tmpdir(), `brine-bench-states-master-${Date.now()}.log`);
+    fs.copyFileSync(master.logFile, kept);
+    throw new Error(`brine run exited ${r.code} without a JSON answer (master log kept in ${kept}): ${r.stderr.slice(0, 2000)}\n${r.stdout.slice(0, 2000)}\n${tail(master.logFile)}`);
   }
   const failures = [];
   let changed = 0;

@@ -6,7 +6,7 @@
 import { fork } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nextMessage, stopChild, track } from './cleanup.mjs';
+import { closeForked, nextMessage, track } from './cleanup.mjs';
 import { waitFor } from './brine-procs.mjs';
 import { cpuSeconds } from './procfs.mjs';
 
@@ -45,11 +45,7 @@ export async function rawStateRound(build, tmp, count, sizes) {
     const r = await nextMessage(server, 'round', 300_000, 'the raw state round');
     return { ms: r.ms, returns: r.returns, serverCpuSeconds: cpuSeconds(server.pid) - cpu0 };
   } finally {
-    if (server.connected) server.send({ t: 'close' });
-    await stopChild(server, server.connected ? null : 'SIGTERM', 3000);
-    if (client) {
-      if (client.connected) client.send({ t: 'close' });
-      await stopChild(client, client.connected ? null : 'SIGTERM', 3000);
-    }
+    await closeForked(server);
+    await closeForked(client);
   }
 }

@@ -47,8 +47,8 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
   private closeHandlers: Array<(info: ChannelClose) => void> = [];
   private closeInfo: ChannelClose | undefined;
   private socketError: Error | undefined;
-  /** While over maxWriteBuffer: bytes the peer had taken at the last check, and when that last grew. */
-  private overCap: { taken: number; at: number } | undefined;
+  /** While over maxWriteBuffer: what the peer had taken at the last check, and when that last grew. */
+  private overCap: { taken: number; inKernelQueue: number; at: number } | undefined;
 
   constructor(
     private readonly socket: Duplex & { writableLength: number; destroyed: boolean; bytesWritten?: number },
@@ -99,12 +99,17 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
   private peerStillReading(): boolean {
     const queued = this.socket.writableLength;
     if (this.socket.bytesWritten === undefined || queued > this.maxWriteBuffer * SLOW_READER_CEILING) return false;
+    // whole writes the kernel took; while one large (corked) write is in flight only libuv's
+    // write queue shows the peer taking its bytes
     const taken = this.socket.bytesWritten - queued;
+    const inKernelQueue = (this.socket as { _handle?: { writeQueueSize?: unknown } })._handle?.writeQueueSize;
+    const waiting = typeof inKernelQueue === 'number' ? inKernelQueue : 0;
     const now = Date.now();
-    if (this.overCap === undefined || taken > this.overCap.taken) {
-      this.overCap = { taken, at: now };
+    if (this.overCap === undefined || taken > this.overCap.taken || waiting < this.overCap.inKernelQueue) {
+      this.overCap = { taken, inKernelQueue: waiting, at: now };
       return true;
     }
+    this.overCap.inKernelQueue = waiting;
     return now - this.overCap.at < SLOW_READER_GRACE_MS;
   }
 
