@@ -88,7 +88,7 @@ export async function record(build, tmp, states) {
 
 function emulatorStats(child) {
   child.send({ t: 'stats' });
-  return nextMessage(child, 'stats', 30_000, 'the state emulator stats');
+  return nextMessage(child, 'stats', 180_000, 'the state emulator stats');
 }
 
 /** N emulated minions replaying `runs`, then the raw floor of the same bytes and round trips. */

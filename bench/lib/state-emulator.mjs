@@ -37,7 +37,7 @@ const minions = [];
 
 function makeMinion(i) {
   const id = `${cfg.prefix}${i}`;
-  const m = { id, link: undefined, waits: new Map(), rid: 0, jobs: 0, unacked: new Map(), wasReady: false };
+  const m = { id, link: undefined, waits: new Map(), rid: 0, jobs: 0, unacked: new Map(), running: new Set(), wasReady: false };
   const request = (msg) =>
     new Promise((resolve) => {
       m.rid = (m.rid + 1) % 2 ** 31;
@@ -49,6 +49,7 @@ function makeMinion(i) {
       }
     });
   const runJob = async (job) => {
+    m.running.add(job.jid);
     const run = cfg.runs[Math.min(m.jobs, cfg.runs.length - 1)];
     const n = m.jobs++;
     const trace = i === 0 ? { requests: [], replies: [] } : undefined;
@@ -70,6 +71,7 @@ function makeMinion(i) {
       trace.job = JSON.stringify(job).length;
       sizes[n] = trace;
     }
+    m.running.delete(job.jid);
     m.unacked.set(job.jid, ret);
     m.link.send(ret);
     stats.returned++;
@@ -101,7 +103,7 @@ function makeMinion(i) {
         else if (msg.t === 'job') {
           if (msg.fun === 'state.apply') void runJob(msg);
           else m.link.send({ t: 'return', jid: msg.jid, fun: msg.fun, ret: true, retcode: 0, success: true });
-        } else if (msg.t === 'find_job') m.link.send({ t: 'job_status', jid: msg.jid, running: false });
+        } else if (msg.t === 'find_job') m.link.send({ t: 'job_status', jid: msg.jid, running: m.running.has(msg.jid) });
       },
       onFatal: (err) => {
         if (stats.errors.length < 5) stats.errors.push(`${id}: ${err.code} ${err.message}`);
