@@ -73,6 +73,13 @@ export async function startMinions(build, tmp, master, ids, batch = 10) {
   return children;
 }
 
+/** The temp dir goes at exit: a copy of the master's log for the post-mortem, in $TMPDIR. */
+function keepLog(master) {
+  const kept = path.join(os.tmpdir(), `brine-bench-states-master-${Date.now()}.log`);
+  fs.copyFileSync(master.logFile, kept);
+  return kept;
+}
+
 /**
  * `brine run TARGET state.apply` while the master is watched. Resolves with the wall time, the
  * master's figures, changed states, failures ([{ id, why }]) and the raw returns by minion.
@@ -89,9 +96,7 @@ export async function applyRun(build, master, target, ids, states, label, minion
   try {
     all = JSON.parse(r.stdout);
   } catch {
-    // the temp dir goes at exit: keep the master's log for the post-mortem
-    const kept = path.join(os.tmpdir(), `brine-bench-states-master-${Date.now()}.log`);
-    fs.copyFileSync(master.logFile, kept);
+    const kept = keepLog(master);
     throw new Error(`brine run exited ${r.code} without a JSON answer (master log kept in ${kept}): ${r.stderr.slice(0, 2000)}\n${r.stdout.slice(0, 2000)}\n${tail(master.logFile)}`);
   }
   const failures = [];
@@ -101,5 +106,7 @@ export async function applyRun(build, master, target, ids, states, label, minion
     changed += v.changed ?? 0;
     if (v.failure) failures.push({ id, why: v.failure });
   }
-  return { ms: r.ms, exitCode: r.code, minions: ids.length, minionCpuSeconds, changed, failures: failures.length, failureSample: failures.slice(0, 5), master: m, returns: all };
+  const kept = failures.length > 0 ? keepLog(master) : undefined;
+  if (kept) progress(`${failures.length} minions failed; the master's log is kept in ${kept}`);
+  return { ms: r.ms, exitCode: r.code, masterLog: kept, minions: ids.length, minionCpuSeconds, changed, failures: failures.length, failureSample: failures.slice(0, 5), master: m, returns: all };
 }
