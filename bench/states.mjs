@@ -25,8 +25,9 @@ const USAGE = `usage: npm run bench:states -- [--states N] [--rounds R] [--minio
   --emulate N       emulated minions for a second run through a master (default 0: skipped)
   --fleet-states S  states in the tree of the runs through a master (default 100)
   --skip-local      skip the brine call --local runs
+  --profile DIR     write a V8 CPU profile of the emulated run's master into DIR
   --build-dir D     compiled tree to run (default dist)`;
-const f = parseFlags(process.argv.slice(2), { states: 500, rounds: 3, minions: 20, emulate: 0, fleetStates: 100, skipLocal: false, buildDir: 'dist' }, USAGE);
+const f = parseFlags(process.argv.slice(2), { states: 500, rounds: 3, minions: 20, emulate: 0, fleetStates: 100, skipLocal: false, profile: '', buildDir: 'dist' }, USAGE);
 const FLOOR = fileURLToPath(new URL('./lib/state-floor.mjs', import.meta.url));
 
 /** Counts a state.apply return: states, failures, changed. */
@@ -97,7 +98,7 @@ async function main() {
   let emu;
   if (f.emulate > 0) {
     const runs = await record(build, tmp, f.fleetStates);
-    emu = await emulatedFleet(build, tmp, f.emulate, f.fleetStates, runs);
+    emu = await emulatedFleet(build, tmp, f.emulate, f.fleetStates, runs, f.profile);
   }
   const sections = [];
   const json = { fleetStates: f.fleetStates };

@@ -20,10 +20,10 @@ const EMULATOR = fileURLToPath(new URL('./state-emulator.mjs', import.meta.url))
 export const RECORDER_ID = 'rec-0';
 
 /** A master with a fresh state tree (`states` states, written under `<tmp>/<name>-out/<id>`). */
-async function masterWithTree(build, tmp, name, states, settings) {
+async function masterWithTree(build, tmp, name, states, settings, nodeArgs) {
   const roots = path.join(tmp, name, 'srv');
   writeTree(roots, `'${path.join(tmp, `${name}-out`)}/' ~ grains['id']`, states);
-  return startMaster(build, path.join(tmp, name), roots, settings);
+  return startMaster(build, path.join(tmp, name), roots, settings, nodeArgs);
 }
 
 async function stopAll(master, children) {
@@ -92,13 +92,14 @@ function emulatorStats(child) {
 }
 
 /** N emulated minions replaying `runs`, then the raw floor of the same bytes and round trips. */
-export async function emulatedFleet(build, tmp, count, states, runs) {
+export async function emulatedFleet(build, tmp, count, states, runs, profileDir = '') {
   const ids = Array.from({ length: count }, (_, i) => `emu-${i}`);
   let master;
   let emu;
   let figs;
   try {
-    master = await masterWithTree(build, tmp, 'emu', states);
+    // --profile: a V8 CPU profile of this master, written when it stops (SIGTERM)
+    master = await masterWithTree(build, tmp, 'emu', states, {}, profileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir)] : []);
     const cfg = { build: pathToFileURL(build.root).href, port: master.port, count, prefix: 'emu-', pkiDir: path.join(tmp, 'emu-pki'), soloId: RECORDER_ID, runs };
     emu = track(fork(EMULATOR, [JSON.stringify(cfg)], { stdio: ['ignore', 'inherit', fs.openSync(path.join(tmp, 'emulator.log'), 'a'), 'ipc'] }));
     progress(`${count} emulated minions connecting`);

@@ -40,10 +40,10 @@ export function judge(ret, expectedStates) {
 }
 
 /** A master for the fleet runs: file_roots, metrics_port for the stall probe, extra settings. */
-export async function startMaster(build, dir, roots, settings = {}) {
+export async function startMaster(build, dir, roots, settings = {}, nodeArgs = []) {
   const port = await freePort();
   const metricsPort = await freePort();
-  const master = new BenchMaster(build, dir, port, { file_roots: { base: [roots] }, metrics_port: metricsPort, metrics_host: '127.0.0.1', ...settings });
+  const master = new BenchMaster(build, dir, port, { file_roots: { base: [roots] }, metrics_port: metricsPort, metrics_host: '127.0.0.1', ...settings }, nodeArgs);
   master.metricsPort = metricsPort;
   await master.start();
   return master;
