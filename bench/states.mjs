@@ -2,50 +2,33 @@
 // State-run benchmark: a tree of 500 states (files from a template, directories, commands with
 // `unless`) applied with `brine call --local state.apply`, first run then the no-change run, next
 // to a raw floor (bench/lib/state-floor.mjs: the same work in a plain script) run alongside; then
-// `brine run '*' state.apply` through a real master to real minions (file server included).
+// `brine run state.apply` of a --fleet-states tree through a real master: to ONE real minion (the
+// reference), to M real minions, and to N emulated minions (the master-side load of N minions
+// on the wire, next to a raw TLS floor of the same bytes): bench/lib/fleet-runs.mjs.
 
-import { spawn } from 'node:child_process';
-import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseFlags, resolveBuild } from './lib/args.mjs';
-import { stopChild, tempDir, track } from './lib/cleanup.mjs';
-import { BenchMaster, freePort, tail, waitFor } from './lib/brine-procs.mjs';
+import { tempDir } from './lib/cleanup.mjs';
+import { emulatedFleet, realFleet, record } from './lib/fleet-runs.mjs';
+import { writeConfig } from './lib/brine-procs.mjs';
+import { timed } from './lib/fleet-states.mjs';
 import { median } from './lib/procfs.mjs';
 import { printReport, progress, ratio, showRatio } from './lib/report.mjs';
 import { writeTree } from './lib/state-tree.mjs';
 
-const USAGE = `usage: npm run bench:states -- [--states N] [--rounds R] [--minions M] [--build-dir DIR]
-  --states N     states in the tree (default 500)
-  --rounds R     no-change runs to take the median of (default 3)
-  --minions M    real minions for the run through the master (default 20; 0 skips it)
-  --build-dir D  compiled tree to run (default dist)`;
-const f = parseFlags(process.argv.slice(2), { states: 500, rounds: 3, minions: 20, buildDir: 'dist' }, USAGE);
+const USAGE = `usage: npm run bench:states -- [--states N] [--rounds R] [--minions M] [--emulate N] [--fleet-states S] [--skip-local] [--build-dir DIR]
+  --states N        states in the tree of the local runs (default 500)
+  --rounds R        no-change local runs to take the median of (default 3)
+  --minions M       real minions for the run through the master (default 20; 0 skips it)
+  --emulate N       emulated minions for a second run through a master (default 0: skipped)
+  --fleet-states S  states in the tree of the runs through a master (default 100)
+  --skip-local      skip the brine call --local runs
+  --profile DIR     write a V8 CPU profile of the emulated run's master into DIR
+  --build-dir D     compiled tree to run (default dist)`;
+const f = parseFlags(process.argv.slice(2), { states: 500, rounds: 3, minions: 20, emulate: 0, fleetStates: 100, skipLocal: false, profile: '', buildDir: 'dist' }, USAGE);
 const FLOOR = fileURLToPath(new URL('./lib/state-floor.mjs', import.meta.url));
-
-function writeConfig(file, settings) {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(
-    file,
-    `${Object.entries(settings)
-      .map(([k, v]) => `${k}: ${JSON.stringify(v)}`)
-      .join('\n')}\n`,
-  );
-}
-
-/** Runs a command to its end; resolves with wall ms, stdout and the exit code. */
-function timed(argv, env = {}) {
-  return new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    const child = track(spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1', ...env } }));
-    const out = [];
-    const err = [];
-    child.stdout.on('data', (d) => out.push(d));
-    child.stderr.on('data', (d) => err.push(d));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, code, stdout: Buffer.concat(out).toString(), stderr: Buffer.concat(err).toString() }));
-  });
-}
 
 /** Counts a state.apply return: states, failures, changed. */
 function tally(ret) {
@@ -92,69 +75,103 @@ async function local(build, tmp) {
   return { floorFirst, brineFirst, floorAgain: median(floorAgain.map((x) => x.ms)), brineAgain: median(brineAgain.map((x) => x.ms)) };
 }
 
-async function fleet(build, tmp) {
-  const roots = path.join(tmp, 'master', 'srv');
-  const dest = path.join(tmp, 'fleet-out');
-  writeTree(roots, `'${dest}/' ~ grains['id']`, f.states);
-  const port = await freePort();
-  const master = new BenchMaster(build, path.join(tmp, 'master'), port, { file_roots: { base: [roots] } });
-  const minions = [];
-  try {
-    await master.start();
-    for (let i = 0; i < f.minions; i++) {
-      const dir = path.join(tmp, `minion-${i}`);
-      writeConfig(path.join(dir, 'etc', 'minion'), { root_dir: dir, master: '127.0.0.1', master_port: port, id: `bench-${i}`, log_level: 'warning' });
-      const log = fs.openSync(path.join(dir, 'minion.log'), 'a');
-      minions.push(track(spawn(process.execPath, [build.cli, 'minion', '-c', path.join(dir, 'etc')], { stdio: ['ignore', log, log] })));
-      fs.closeSync(log);
-    }
-    const { requestOnce } = await import(build.module('cli/control-client.js'));
-    await waitFor(
-      async () => {
-        const reply = await requestOnce(master.sockPath, { t: 'sessions' }, 'sessions');
-        return reply.sessions.filter((s) => s.state === 'connected').length === f.minions;
-      },
-      60_000,
-      `${f.minions} minions to connect`,
-    );
-    const run = async (label) => {
-      progress(`${f.minions} minions through the master: ${label}`);
-      const r = await timed([process.execPath, build.cli, 'run', '-c', master.configDir, '-t', '600', '--out', 'json', '--static', 'bench-*', 'state.apply']);
-      if (r.code !== 0) throw new Error(`brine run exited ${r.code}: ${r.stderr}\n${r.stdout.slice(0, 2000)}\n${tail(master.logFile)}`);
-      const all = JSON.parse(r.stdout);
-      const counts = Object.values(all).map(tally);
-      if (counts.length !== f.minions) throw new Error(`${counts.length} of ${f.minions} minions returned`);
-      return { ms: r.ms, changed: counts.reduce((a, c) => a + c.changed, 0) };
-    };
-    return { first: await run('first run'), again: await run('no-change run') };
-  } finally {
-    await Promise.all(minions.map((m) => stopChild(m)));
-    if (master.child) await stopChild(master.child);
-  }
+const ms = (x) => `${(x / 1000).toFixed(2)} s`;
+const masterLine = (m) =>
+  `master: ${m.cpuSeconds.toFixed(1)} CPU s, RSS peak ${(m.rssPeakKb / 1024).toFixed(0)} MiB median ${(m.rssMedianKb / 1024).toFixed(0)} MiB, longest event-loop stall ${m.maxStallMs === null ? 'n/a' : `${m.maxStallMs.toFixed(0)} ms`} (an idle node process meanwhile: ${m.probeStallMs.toFixed(0)} ms)`;
+const failLine = (r) => `failed minions: ${r.failures}${r.failures ? ` (${r.failureSample.map((x) => `${x.id}: ${x.why}`).join('; ')})` : ''}`;
+
+function runLines(label, r, solo) {
+  return [
+    `${label}: ${ms(r.ms)} to all ${r.minions} returns (${r.changed} changed states), ${showRatio(ratio(r.ms, solo.ms))} one minion's ${ms(solo.ms)}`,
+    `  ${masterLine(r.master)}`,
+    `  ${failLine(r)}`,
+  ];
 }
 
 async function main() {
   const build = resolveBuild(f.buildDir);
   const tmp = tempDir('brine-bench-states-');
-  const l = await local(build, tmp);
-  const fl = f.minions > 0 ? await fleet(build, tmp) : undefined;
-  const r1 = ratio(l.brineFirst.ms, l.floorFirst.ms);
-  const r2 = ratio(l.brineAgain, l.floorAgain);
-  const sections = [
-    [
+  const l = f.skipLocal ? undefined : await local(build, tmp);
+  const fleetWanted = f.minions > 0 || f.emulate > 0;
+  const solo = fleetWanted ? await realFleet(build, tmp, 'one', 1, f.fleetStates) : undefined;
+  const fl = f.minions > 0 ? await realFleet(build, tmp, 'bench', f.minions, f.fleetStates) : undefined;
+  let emu;
+  if (f.emulate > 0) {
+    const runs = await record(build, tmp, f.fleetStates);
+    emu = await emulatedFleet(build, tmp, f.emulate, f.fleetStates, runs, f.profile);
+  }
+  const sections = [];
+  const json = { fleetStates: f.fleetStates };
+  if (l) {
+    const r1 = ratio(l.brineFirst.ms, l.floorFirst.ms);
+    const r2 = ratio(l.brineAgain, l.floorAgain);
+    Object.assign(json, { states: f.states, local: l, ratioFirst: r1, ratioAgain: r2 });
+    sections.push([
       `brine call --local state.apply, ${f.states} states (wall time incl. process start)`,
       [
         `first run:      brine ${l.brineFirst.ms.toFixed(0)} ms (${l.brineFirst.changed} changed)   floor ${l.floorFirst.ms.toFixed(0)} ms   ratio ${showRatio(r1)}`,
         `no-change run:  brine ${l.brineAgain.toFixed(0)} ms   floor ${l.floorAgain.toFixed(0)} ms   ratio ${showRatio(r2)}  (median of ${f.rounds}; target within 2x)`,
       ],
-    ],
-  ];
-  if (fl)
-    sections.push([
-      `brine run state.apply through the master to ${f.minions} real minions`,
-      [`first run:      ${fl.first.ms.toFixed(0)} ms (${fl.first.changed} changed states)`, `no-change run:  ${fl.again.ms.toFixed(0)} ms (${fl.again.changed} changed)`],
     ]);
-  printReport('bench:states', sections, { states: f.states, local: l, ratioFirst: r1, ratioAgain: r2, fleet: fl });
+  }
+  if (solo) {
+    json.one = solo;
+    sections.push([
+      `brine run state.apply (${f.fleetStates} states) through a master to ONE real minion (wall time of brine run)`,
+      [...runLines('first run', solo.first, solo.first), ...runLines('no-change run', solo.again, solo.again)],
+    ]);
+  }
+  if (fl) {
+    // the physical floor of M real minions on this host: M times one minion's CPU for the run, over the cores
+    const cores = os.availableParallelism();
+    const cpuFloor = (one) => Math.max(one.ms, ((f.minions * one.minionCpuSeconds) / cores) * 1000);
+    const floors = { first: cpuFloor(solo.first), again: cpuFloor(solo.again) };
+    json.fleet = {
+      ...fl,
+      minions: f.minions,
+      cores,
+      ratioFirst: ratio(fl.first.ms, solo.first.ms),
+      ratioAgain: ratio(fl.again.ms, solo.again.ms),
+      cpuFloorMs: floors,
+      cpuFloorRatioFirst: ratio(fl.first.ms, floors.first),
+      cpuFloorRatioAgain: ratio(fl.again.ms, floors.again),
+    };
+    const floorLine = (r, fms, one) =>
+      `  minions' CPU ${r.minionCpuSeconds.toFixed(1)} s (one minion: ${one.minionCpuSeconds.toFixed(1)} s); CPU floor ${f.minions} x ${one.minionCpuSeconds.toFixed(1)} s / ${cores} cores = ${ms(fms)}; brine ${showRatio(ratio(r.ms, fms))} that floor`;
+    sections.push([
+      `... to ${f.minions} real minions (target: within 3x one minion's time, no failures, no stall over 100 ms)`,
+      [
+        ...runLines('first run', fl.first, solo.first),
+        floorLine(fl.first, floors.first, solo.first),
+        ...runLines('no-change run', fl.again, solo.again),
+        floorLine(fl.again, floors.again, solo.again),
+      ],
+    ]);
+  }
+  if (emu) {
+    const { sizes, ...rest } = emu;
+    json.emulated = {
+      ...rest,
+      minions: f.emulate,
+      requests: [sizes[0]?.requests.length, sizes[1]?.requests.length],
+      ratioFirst: ratio(emu.first.ms, solo.first.ms),
+      ratioAgain: ratio(emu.again.ms, solo.again.ms),
+      floorRatioFirst: ratio(emu.first.ms, emu.rawFirst.ms),
+      floorRatioAgain: ratio(emu.again.ms, emu.rawAgain.ms),
+    };
+    const floorLine = (r, raw) => `  raw TLS floor (same bytes and round trips, ${f.emulate} clients): ${ms(raw.ms)}; brine ${showRatio(ratio(r.ms, raw.ms))} the floor`;
+    sections.push([
+      `... to ${f.emulate} emulated minions (each: ${sizes[0]?.requests.length} file requests on the first run, ${sizes[1]?.requests.length} on the no-change run, then a return of ${sizes[0]?.ret} B / ${sizes[1]?.ret} B)`,
+      [
+        ...runLines('first run', emu.first, solo.first),
+        floorLine(emu.first, emu.rawFirst),
+        ...runLines('no-change run', emu.again, solo.again),
+        floorLine(emu.again, emu.rawAgain),
+        `file server errors seen by the emulated minions: ${emu.fileErrors}${emu.errors.length ? ` (${emu.errors.join('; ')})` : ''}`,
+      ],
+    ]);
+  }
+  printReport('bench:states', sections, json);
 }
 
 main().catch((err) => {

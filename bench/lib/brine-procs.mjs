@@ -21,7 +21,7 @@ export async function freePort() {
 }
 
 // JSON values are valid YAML, so a config file is one `key: <json>` line per option
-function writeConfig(file, settings) {
+export function writeConfig(file, settings) {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(
     file,

@@ -77,3 +77,10 @@ export function nextMessage(child, t, timeoutMs, what) {
     child.once('exit', onExit);
   });
 }
+
+/** Asks a forked child to close over IPC (SIGTERM if its channel is gone), SIGKILL after `graceMs`. */
+export async function closeForked(child, graceMs = 3000) {
+  if (!child) return;
+  if (child.connected) child.send({ t: 'close' });
+  await stopChild(child, child.connected ? null : 'SIGTERM', graceMs);
+}

@@ -49,6 +49,22 @@ export async function idleWindow(pids, ms) {
   return pids.map((_, i) => ({ cpuPct: ((after[i] - before[i]) / wall) * 100, rssKb: median(samples[i]), rssMaxKb: Math.max(...samples[i]) }));
 }
 
+/**
+ * CPU seconds of a process tree: the process's own and its reaped children's (cutime, cstime),
+ * plus every live descendant's, so a minion's job workers and the shells cmd.run spawned count.
+ */
+export function treeCpuSeconds(pid) {
+  let stat;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return 0;
+  }
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const own = (Number(rest[11]) + Number(rest[12]) + Number(rest[13]) + Number(rest[14])) / ticksPerSecond();
+  return childPids(pid).reduce((sum, c) => sum + treeCpuSeconds(c), own);
+}
+
 /** Direct children of a pid (for processes that fork workers). */
 export function childPids(pid) {
   const out = [];

@@ -4,7 +4,7 @@
 import { fork } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nextMessage, stopChild, track } from './cleanup.mjs';
+import { closeForked, nextMessage, track } from './cleanup.mjs';
 import { idleWindow, median, msSince, sleep } from './procfs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -59,11 +59,7 @@ export async function runRawBaseline(opts) {
       roundMs: median(rounds),
     };
   } finally {
-    if (server.connected) server.send({ t: 'close' });
-    await stopChild(server, server.connected ? null : 'SIGTERM', 3000);
-    if (client) {
-      if (client.connected) client.send({ t: 'close' });
-      await stopChild(client, client.connected ? null : 'SIGTERM', 3000);
-    }
+    await closeForked(server);
+    await closeForked(client);
   }
 }

@@ -110,7 +110,12 @@ export async function startControlServer(socketPath: string, deps: ControlDeps):
     if (apiUser !== undefined && !isPrivileged(peer)) {
       throw new BrineError('CONTROL_DENIED', `only root and the master's user may publish for an API user (apiUser); user ${peer.account.name} may publish only as itself`);
     }
-    channel.onClose(() => deps.jobs.unsubscribe(sink));
+    channel.onClose((info) => {
+      deps.jobs.unsubscribe(sink);
+      // the CLI sees only its socket end: say here that it was closed for not taking the returns
+      if (info.reason === 'write_failed')
+        deps.logger.warn({ user: peer.account.name, code: 'write_failed' }, `closed a control connection streaming a job's returns: ${info.error?.message ?? 'the write failed'}`);
+    });
     // the job is recorded under the peer's real name: a `user` the client sent is never used
     // (`brine api`, running as root or the master user, names the API user it publishes for)
     channel.send(deps.jobs.publish({ ...job, user: apiUser ?? peer.account.name }, sink));

@@ -45,6 +45,15 @@ function backendsOf(opts: FileServiceOptions, logger: Logger): { backends: FileB
   return gitfs ? { backends, roots, gitfs } : { backends, roots };
 }
 
+/** A file request without its rid, paths made printable: what the trace log records. */
+function fileRequestSummary(req: FileRequest): Record<string, unknown> {
+  const { rid: _rid, ...rest } = req as FileRequest & { rid: number };
+  const out: Record<string, unknown> = { ...rest };
+  if (typeof out.path === 'string') out.path = printable(out.path);
+  if (typeof out.prefix === 'string') out.prefix = printable(out.prefix);
+  return out;
+}
+
 /** Requests one session may have waiting; a minion pipelines a few chunks per file. */
 export const MAX_OUTSTANDING_PER_SESSION = 32;
 
@@ -99,6 +108,8 @@ export class FileService {
       return;
     }
     this.outstanding.set(session, n + 1);
+    // one line per request at trace level: bench:states --emulate replays a real minion's requests from it
+    if (this.logger.isLevelEnabled('trace')) this.logger.trace({ id: session.id, req: fileRequestSummary(req) }, `file server request ${req.t} from ${session.id}`);
     // answered on a later turn of the event loop, so a burst of requests is bounded by the count above
     setImmediate(() => {
       this.outstanding.set(session, (this.outstanding.get(session) ?? 1) - 1);

@@ -8,6 +8,14 @@ import { FrameDecoder, decodeMessage, encodeMessage, type Channel, type ChannelC
 /** A peer that lets this much pile up unread is disconnected (threats.md case 27). */
 export const DEFAULT_MAX_WRITE_BUFFER = 32 * 1024 * 1024;
 
+/**
+ * Past maxWriteBuffer a peer that is still taking bytes (slowly: a `brine run` CLI printing a
+ * 1,000-minion state.apply on a loaded host) may have up to this many times maxWriteBuffer
+ * queued; one that took nothing for SLOW_READER_GRACE_MS, or more than that, is disconnected.
+ */
+export const SLOW_READER_CEILING = 4;
+export const SLOW_READER_GRACE_MS = 10_000;
+
 export interface FramedSocketOptions {
   remoteAddress: string;
   peerFingerprint: string;
@@ -39,9 +47,11 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
   private closeHandlers: Array<(info: ChannelClose) => void> = [];
   private closeInfo: ChannelClose | undefined;
   private socketError: Error | undefined;
+  /** While over maxWriteBuffer: what the peer had taken at the last check, and when that last grew. */
+  private overCap: { taken: number; inKernelQueue: number; at: number } | undefined;
 
   constructor(
-    private readonly socket: Duplex & { writableLength: number; destroyed: boolean },
+    private readonly socket: Duplex & { writableLength: number; destroyed: boolean; bytesWritten?: number },
     opts: FramedSocketOptions,
   ) {
     this.remoteAddress = opts.remoteAddress;
@@ -68,7 +78,8 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
 
   send(message: Out): boolean {
     if (this.closeInfo || this.socket.destroyed) return false;
-    if (this.socket.writableLength > this.maxWriteBuffer) {
+    if (this.socket.writableLength <= this.maxWriteBuffer) this.overCap = undefined;
+    else if (!this.peerStillReading()) {
       this.close('write_failed', new BrineError('INTERNAL', `peer ${this.remoteAddress} is not reading; ${this.socket.writableLength} bytes queued`));
       return false;
     }
@@ -79,6 +90,27 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
     }
     this.socket.write(encodeMessage(message));
     return true;
+  }
+
+  /**
+   * Over maxWriteBuffer: true while the peer keeps taking bytes (what left our queue grew within
+   * SLOW_READER_GRACE_MS) and the queue is under SLOW_READER_CEILING times the cap.
+   */
+  private peerStillReading(): boolean {
+    const queued = this.socket.writableLength;
+    if (this.socket.bytesWritten === undefined || queued > this.maxWriteBuffer * SLOW_READER_CEILING) return false;
+    // whole writes the kernel took; while one large (corked) write is in flight only libuv's
+    // write queue shows the peer taking its bytes
+    const taken = this.socket.bytesWritten - queued;
+    const inKernelQueue = (this.socket as { _handle?: { writeQueueSize?: unknown } })._handle?.writeQueueSize;
+    const waiting = typeof inKernelQueue === 'number' ? inKernelQueue : 0;
+    const now = Date.now();
+    if (this.overCap === undefined || taken > this.overCap.taken || waiting < this.overCap.inKernelQueue) {
+      this.overCap = { taken, inKernelQueue: waiting, at: now };
+      return true;
+    }
+    this.overCap.inKernelQueue = waiting;
+    return now - this.overCap.at < SLOW_READER_GRACE_MS;
   }
 
   close(reason: CloseReason, error?: BrineError | Error): void {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Logger } from '../../../src/util/logger.js';
+import { createLogger, type Logger } from '../../../src/util/logger.js';
 import type { FileReply } from '../../../src/protocol/index.js';
 import { FileService, MAX_OUTSTANDING_PER_SESSION, type FileSession } from '../../../src/master/file-service.js';
 import { waitUntil } from '../../helpers/cluster.js';
@@ -16,7 +16,7 @@ import { waitUntil } from '../../helpers/cluster.js';
 function recordingLogger(): { logger: Logger; lines: Array<{ fields: Record<string, unknown>; msg: string }> } {
   const lines: Array<{ fields: Record<string, unknown>; msg: string }> = [];
   const push = (fields: Record<string, unknown>, msg: string) => lines.push({ fields, msg });
-  const logger = { warn: push, debug: () => undefined, error: push } as unknown as Logger;
+  const logger = { warn: push, debug: () => undefined, error: push, isLevelEnabled: () => false } as unknown as Logger;
   return { logger, lines };
 }
 
@@ -84,4 +84,24 @@ test('a session that closed before the answer gets nothing', async (t) => {
   svc.handle(probe, { t: 'file_stat', rid: 1, saltenv: 'base', path: 'top.sls' });
   await waitUntil(() => probe.replies.length === 1, 5000, 'a later request to be answered');
   assert.equal(s.replies.length, 0);
+});
+
+test('at log_level trace each request is logged with the minion ID and the request without its rid (bench:states replays a minion from these lines)', async (t) => {
+  const lines: string[] = [];
+  const logger = createLogger({ name: 'master', level: 'trace', format: 'json', write: (l) => lines.push(l) });
+  const svc = service(t, logger);
+  const s = new StubSession('web1');
+  svc.handle(s, { t: 'file_stat', rid: 7, saltenv: 'base', path: 'top.sls' });
+  svc.handle(s, { t: 'file_read', rid: 8, saltenv: 'base', path: 'top.sls', offset: 0, length: 4096 });
+  svc.handle(s, { t: 'file_list', rid: 9, kind: 'files', saltenv: 'base', prefix: '' });
+  await waitUntil(() => s.replies.length === 3, 5000, 'the replies');
+  const logged = lines
+    .map((l) => JSON.parse(l) as { id?: string; req?: unknown; msg?: string })
+    .filter((l) => l.msg?.startsWith('file server request'))
+    .map((l) => [l.id, l.req]);
+  assert.deepEqual(logged, [
+    ['web1', { t: 'file_stat', saltenv: 'base', path: 'top.sls' }],
+    ['web1', { t: 'file_read', saltenv: 'base', path: 'top.sls', offset: 0, length: 4096 }],
+    ['web1', { t: 'file_list', kind: 'files', saltenv: 'base', prefix: '' }],
+  ]);
 });

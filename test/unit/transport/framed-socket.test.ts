@@ -8,7 +8,7 @@ import { FrameDecoder, MASTER_MESSAGES, MINION_MESSAGES, encodeFrame, type Chann
 import { FramedSocket } from '../../../src/transport/index.js';
 import { isBrineError } from '../../../src/util/errors.js';
 import { collect, tcpPair, within } from './helpers.js';
-import { nothingFor } from '../../helpers/wait.js';
+import { nothingFor, waitUntil } from '../../helpers/wait.js';
 
 type MasterSide = FramedSocket<MinionMessage, MasterMessage>;
 type MinionSide = FramedSocket<MasterMessage, MinionMessage>;
@@ -206,6 +206,56 @@ test('a peer that stops reading is closed with write_failed once maxWriteBuffer 
   assert.equal(toHealthy.send(job(1)), true);
   assert.equal((await got).t, 'job');
 });
+
+for (const coalesceWrites of [false, true]) {
+  test(`a peer that reads slowly may have more than maxWriteBuffer queued while it keeps reading: every message arrives, in order, and the channel stays open (coalesceWrites ${coalesceWrites})`, async (t) => {
+    const { client, server } = await tcpPair(t);
+    const cap = 1 << 20;
+    const toSlow = new FramedSocket<MinionMessage, MasterMessage>(server, {
+      remoteAddress: 'slow reader',
+      peerFingerprint: 'fp',
+      maxFrame: 1024,
+      schemas: MINION_MESSAGES,
+      maxWriteBuffer: cap,
+      coalesceWrites,
+    });
+    const reader = minionSide(client, 1 << 20);
+    const seen: number[] = [];
+    reader.onMessage((m) => {
+      if (m.t === 'job') seen.push(Number(String(m.arg[0]).split(':')[0]));
+    });
+    const job = (n: number): MasterMessage => ({ t: 'job', jid: '20240101000000000001', fun: 'test.echo', arg: [`${n}:${'x'.repeat(64 * 1024)}`], kwarg: {}, tgt: '*', tgtType: 'glob' });
+    // the reader is busy for a while (paused: the kernel buffers fill, then ours pass the cap), as
+    // a `brine run` CLI printing a 1,000-minion state.apply on a loaded host; then it reads again
+    client.pause();
+    let n = 0;
+    let peak = 0;
+    while (server.writableLength <= cap * 1.5 && n < 4000) {
+      assert.equal(toSlow.send(job(n)), true, `send ${n} was accepted (queued ${server.writableLength} bytes)`);
+      n++;
+      peak = Math.max(peak, server.writableLength);
+      if (n % 20 === 0) await new Promise((r) => setImmediate(r));
+    }
+    assert.ok(peak > cap, `more than the cap was queued (${peak} bytes)`);
+    client.resume();
+    // while the queue is still over the cap, more (small) messages keep coming, one per turn
+    const small = (k: number): MasterMessage => ({ t: 'job', jid: '20240101000000000001', fun: 'test.echo', arg: [`${k}:`], kwarg: {}, tgt: '*', tgtType: 'glob' });
+    const total = n + 100;
+    let overCapSends = 0;
+    for (; n < total; n++) {
+      if (server.writableLength > cap) overCapSends++;
+      assert.equal(toSlow.send(small(n)), true, `send ${n} was accepted (queued ${server.writableLength} bytes)`);
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.ok(overCapSends > 0, 'some sends found the queue over the cap while the reader was reading');
+    await waitUntil(() => seen.length === total, 20_000, 'every message at the reader');
+    assert.deepEqual(
+      seen,
+      Array.from({ length: total }, (_, i) => i),
+    );
+    assert.equal(toSlow.closed, false);
+  });
+}
 
 test('coalesceWrites: messages sent in one tick reach the socket as one write, in order, also when closed right after', async (t) => {
   const { client, server } = await tcpPair(t);
