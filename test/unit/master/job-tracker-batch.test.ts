@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { JidGenerator, JobCache } from '../../../src/jobs/index.js';
-import { JobTracker, type JobSink } from '../../../src/master/job-tracker.js';
+import { JobTracker, RETURNS_PER_TURN, type JobSink } from '../../../src/master/job-tracker.js';
 import type { MinionSession } from '../../../src/master/minion-session.js';
 import type { JobDone, JobReturn, MasterMessage, Return } from '../../../src/protocol/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
@@ -172,4 +172,40 @@ test('stop stores and acknowledges what was read before it', (t) => {
   assert.equal(s.cache.getReturns(s.jid).length, 1);
   // issue 26: the CLI learns the master is stopping, so web2 is not reported as silent
   assert.deepEqual(s.dones, [{ t: 'done', jid: s.jid, noResponse: ['web2'], reason: 'master_shutdown' }]);
+});
+
+test('a burst larger than one turn is stored a slice per turn, in arrival order, each slice acknowledged after its commit; stop stores the rest at once', (t) => {
+  const ids = Array.from({ length: RETURNS_PER_TURN * 2 + 44 }, (_, i) => `m${String(i).padStart(3, '0')}`);
+  const s = setup(t, ids);
+  const batches: number[] = [];
+  const save = s.cache.saveReturns.bind(s.cache);
+  s.cache.saveReturns = (rets) => {
+    batches.push(rets.length);
+    return save(rets);
+  };
+  for (const id of ids) s.tracker.handleReturn(s.sessions.get(id)!, s.ret());
+  assert.equal(s.deferred.length, 1, 'one flush is scheduled for the burst');
+  s.runDeferred();
+  assert.deepEqual(batches, [RETURNS_PER_TURN], 'the first turn stores one slice only');
+  assert.equal(s.cache.getReturns(s.jid).length, RETURNS_PER_TURN);
+  const acked = ids.filter((id) => s.acks(id) === 1);
+  assert.deepEqual(acked, ids.slice(0, RETURNS_PER_TURN), 'the oldest slice is acknowledged, and only it');
+  assert.equal(s.deferred.length, 1, 'the rest waits for the next turn');
+  s.runDeferred();
+  assert.deepEqual(batches, [RETURNS_PER_TURN, RETURNS_PER_TURN]);
+  // stop stores everything left at once
+  s.tracker.stop();
+  assert.deepEqual(batches, [RETURNS_PER_TURN, RETURNS_PER_TURN, 44]);
+  assert.equal(s.cache.getReturns(s.jid).length, ids.length);
+  assert.ok(
+    ids.every((id) => s.acks(id) === 1),
+    'every return acknowledged once',
+  );
+  assert.deepEqual(
+    s.returns.map((r) => r.minion),
+    ids,
+    'streamed in arrival order',
+  );
+  s.runDeferred();
+  assert.deepEqual(batches, [RETURNS_PER_TURN, RETURNS_PER_TURN, 44], 'a leftover deferred flush finds nothing');
 });
