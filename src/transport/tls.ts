@@ -16,6 +16,9 @@ import { DOOR_OK, doorBusy, doorRequest, parseDoorAnswer, sniffDoor } from './do
 import { systemClock } from '../util/clock.js';
 import { padFirstFlight, REQUEST_FIRST_FLIGHT_FILLER } from './first-flight.js';
 
+/** The TLS session ID context of every brine listener, the same whatever the command line. */
+export const TLS_SESSION_ID_CONTEXT = 'brine';
+
 export interface TlsIdentity {
   privateKeyPem: string;
   certPem: string;
@@ -109,6 +112,10 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     rejectUnauthorized: false,
     handshakeTimeout: opts.handshakeTimeoutMs,
     ...(opts.tickets ? { ticketKeys: opts.tickets.keys, sessionTimeout: opts.tickets.lifetimeSeconds } : {}),
+    // Node's default session ID context is a hash of process.argv: a master restarted with another
+    // command line (`-l debug`, another -c path, an upgraded install path) would resume no session
+    // and take every minion through a full handshake; the ticket keys already make tickets per master
+    sessionIdContext: TLS_SESSION_ID_CONTEXT,
   });
   // keeps a 16 KiB buffer per minion from being allocated for the session tickets (first-flight.ts)
   padFirstFlight(tlsServer);
