@@ -11,11 +11,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadOrCreateIdentity, type Identity } from '../../../src/pki/index.js';
-import { MASTER_MESSAGES, MINION_MESSAGES, type MasterMessage, type MinionMessage } from '../../../src/protocol/index.js';
-import { createIdentityContext, dialTls, listenTls, type ResumableSession } from '../../../src/transport/index.js';
 import { waitUntil } from '../../helpers/wait.js';
-
-const SOCKET_OPTS = { enabled: false, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 0 };
+import { ticketDial, ticketListener } from './helpers.js';
 
 let dir: string;
 let master: Identity;
@@ -85,31 +82,9 @@ async function proxyTo(t: import('node:test').TestContext, target: number): Prom
 }
 
 test('the first flight of a full handshake holds both session tickets that follow it (issue 27)', async (t) => {
-  const listener = await listenTls<MinionMessage, MasterMessage>({
-    host: '127.0.0.1',
-    port: 0,
-    identity: master,
-    handshakeTimeoutMs: 3_000,
-    preauthMaxFrame: 64 * 1024,
-    socketOptions: SOCKET_OPTS,
-    schemas: MINION_MESSAGES,
-    tickets: { keys: randomBytes(48), lifetimeSeconds: 3600 },
-    onChannel: (_channel, _raw, slot) => slot.release(),
-  });
-  t.after(() => listener.close());
+  const listener = await ticketListener(t, master, randomBytes(48));
   const wire = await proxyTo(t, listener.port);
-  const sessions: ResumableSession[] = [];
-  const dialed = await dialTls<MasterMessage, MinionMessage>({
-    host: '127.0.0.1',
-    port: wire.port,
-    secureContext: createIdentityContext(minion),
-    timeoutMs: 3_000,
-    socketOptions: SOCKET_OPTS,
-    maxFrame: 64 * 1024,
-    schemas: MASTER_MESSAGES,
-    onSession: (s) => sessions.push(s),
-  });
-  t.after(() => dialed.channel.close('shutdown'));
+  const { sessions, resumed } = await ticketDial(t, minion, wire.port);
   await waitUntil(() => sessions.length === 2, 3_000, 'two session tickets');
   const tickets = wire.afterHandshake();
   assert.equal(tickets.length, 2, `two ticket records after the handshake, got ${tickets.join('+')}`);
@@ -118,5 +93,5 @@ test('the first flight of a full handshake holds both session tickets that follo
   // listener fails here (and the 1 KiB first buffer of Node's TLS socket overflows)
   assert.ok(ticketBytes > 1024, `the tickets (${ticketBytes} B) are bigger than Node's 1 KiB first buffer, so this test can tell`);
   assert.ok(wire.firstFlight() >= ticketBytes, `first flight ${wire.firstFlight()} B >= tickets ${ticketBytes} B`);
-  assert.equal(dialed.resumed, false);
+  assert.equal(resumed, false);
 });

@@ -4,6 +4,9 @@
 import * as net from 'node:net';
 import { within as withinMs } from '../../helpers/wait.js';
 import type { TestContext } from 'node:test';
+import type { Identity } from '../../../src/pki/index.js';
+import { MASTER_MESSAGES, MINION_MESSAGES, type MasterMessage, type MinionMessage } from '../../../src/protocol/index.js';
+import { createIdentityContext, dialTls, listenTls, type ResumableSession, type TlsListener } from '../../../src/transport/index.js';
 
 export { freePort } from '../../helpers/ports.js';
 export { tempDir } from '../../helpers/paths.js';
@@ -41,4 +44,42 @@ export function collect(socket: net.Socket): Promise<Buffer> {
   const chunks: Buffer[] = [];
   socket.on('data', (c: Buffer) => chunks.push(c));
   return new Promise((resolve) => socket.once('close', () => resolve(Buffer.concat(chunks))));
+}
+
+/** Socket options for loopback tests: no keepalive probes. */
+export const LOOPBACK_SOCKET_OPTS = { enabled: false, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 0 };
+
+/** A master-side listener with session tickets from `keys`, closed with the test. */
+export async function ticketListener(t: TestContext, identity: Identity, keys: Buffer): Promise<TlsListener> {
+  const listener = await listenTls<MinionMessage, MasterMessage>({
+    host: '127.0.0.1',
+    port: 0,
+    identity,
+    handshakeTimeoutMs: 3_000,
+    preauthMaxFrame: 64 * 1024,
+    socketOptions: LOOPBACK_SOCKET_OPTS,
+    schemas: MINION_MESSAGES,
+    tickets: { keys, lifetimeSeconds: 3600 },
+    onChannel: (_channel, _raw, slot) => slot.release(),
+  });
+  t.after(() => listener.close());
+  return listener;
+}
+
+/** A minion-side dial to `port` (resuming `session` when given), collecting the tickets it gets; closed with the test. */
+export async function ticketDial(t: TestContext, identity: Identity, port: number, session?: ResumableSession) {
+  const sessions: ResumableSession[] = [];
+  const dialed = await dialTls<MasterMessage, MinionMessage>({
+    host: '127.0.0.1',
+    port,
+    secureContext: createIdentityContext(identity),
+    timeoutMs: 3_000,
+    socketOptions: LOOPBACK_SOCKET_OPTS,
+    maxFrame: 64 * 1024,
+    schemas: MASTER_MESSAGES,
+    ...(session ? { session } : {}),
+    onSession: (s) => sessions.push(s),
+  });
+  t.after(() => dialed.channel.close('shutdown'));
+  return { resumed: dialed.resumed, sessions };
 }

@@ -13,11 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadOrCreateIdentity } from '../../../src/pki/index.js';
-import { MASTER_MESSAGES, MINION_MESSAGES, type MasterMessage, type MinionMessage } from '../../../src/protocol/index.js';
-import { createIdentityContext, dialTls, listenTls, type ResumableSession } from '../../../src/transport/index.js';
 import { waitUntil } from '../../helpers/wait.js';
+import { LOOPBACK_SOCKET_OPTS, ticketDial, ticketListener } from './helpers.js';
 
-const SOCKET_OPTS = { enabled: false, idleSeconds: 60, intervalSeconds: 10, count: 5, userTimeoutMs: 0 };
 const modules = (rel: string): string => fileURLToPath(new URL(rel, import.meta.url));
 
 /** A listener like the master's, in a child process started with a command line of its own. */
@@ -28,7 +26,7 @@ import { listenTls } from ${JSON.stringify(modules('../../../src/transport/index
 const identity = await loadOrCreateIdentity({ pkiDir: process.env.PKI, name: 'master', commonName: 'salt' });
 const listener = await listenTls({
   host: '127.0.0.1', port: 0, identity, handshakeTimeoutMs: 3000, preauthMaxFrame: 65536,
-  socketOptions: ${JSON.stringify(SOCKET_OPTS)}, schemas: MINION_MESSAGES,
+  socketOptions: ${JSON.stringify(LOOPBACK_SOCKET_OPTS)}, schemas: MINION_MESSAGES,
   tickets: { keys: Buffer.from(process.env.KEYS, 'hex'), lifetimeSeconds: 3600 },
   onChannel: (_channel, _raw, slot) => slot.release(),
 });
@@ -43,36 +41,8 @@ test('a session from one master process resumes on the same master started with 
   const master = await loadOrCreateIdentity({ pkiDir: join(dir, 'master'), name: 'master', commonName: 'salt' });
   const minion = await loadOrCreateIdentity({ pkiDir: join(dir, 'minion'), name: 'minion', commonName: 'web1' });
   const keys = randomBytes(48);
-  const dial = async (port: number, session?: ResumableSession) => {
-    const sessions: ResumableSession[] = [];
-    const dialed = await dialTls<MasterMessage, MinionMessage>({
-      host: '127.0.0.1',
-      port,
-      secureContext: createIdentityContext(minion),
-      timeoutMs: 3_000,
-      socketOptions: SOCKET_OPTS,
-      maxFrame: 64 * 1024,
-      schemas: MASTER_MESSAGES,
-      ...(session ? { session } : {}),
-      onSession: (s) => sessions.push(s),
-    });
-    t.after(() => dialed.channel.close('shutdown'));
-    return { resumed: dialed.resumed, sessions };
-  };
-
-  const here = await listenTls<MinionMessage, MasterMessage>({
-    host: '127.0.0.1',
-    port: 0,
-    identity: master,
-    handshakeTimeoutMs: 3_000,
-    preauthMaxFrame: 64 * 1024,
-    socketOptions: SOCKET_OPTS,
-    schemas: MINION_MESSAGES,
-    tickets: { keys, lifetimeSeconds: 3600 },
-    onChannel: (_channel, _raw, slot) => slot.release(),
-  });
-  t.after(() => here.close());
-  const first = await dial(here.port);
+  const here = await ticketListener(t, master, keys);
+  const first = await ticketDial(t, minion, here.port);
   assert.equal(first.resumed, false, 'the first connection is a full handshake');
   await waitUntil(() => first.sessions.length > 0, 3_000, 'a session ticket');
 
@@ -88,6 +58,6 @@ test('a session from one master process resumes on the same master started with 
     out += d.toString();
   });
   await waitUntil(() => out.includes('\n'), 10_000, 'the child listener to print its port');
-  const again = await dial(Number(out.trim()), first.sessions.at(-1));
+  const again = await ticketDial(t, minion, Number(out.trim()), first.sessions.at(-1));
   assert.equal(again.resumed, true, 'the ticket from the first process resumes on the second, whose argv differs');
 });
