@@ -53,6 +53,44 @@ export class CachingFileClient implements FileClient {
     return this.source.stat(p.saltenv, p.path);
   }
 
+  /**
+   * This client for one job (FileClient.forRun): a file's stat, or its absence, is remembered
+   * for the job's life, so cacheFile of a file the job has seen asks the source nothing while
+   * the cached copy's hash is the remembered one, and only for its bytes when it is not.
+   */
+  forRun(): FileClient {
+    const memo = new Map<string, FileStat | undefined>();
+    const keyOf = (url: string, saltenv: string) => {
+      const p = parseSaltUrl(url, saltenv);
+      return { p, key: `${p.saltenv}\0${p.path}` };
+    };
+    return {
+      listEnvs: () => this.listEnvs(),
+      listFiles: (saltenv, prefix) => this.listFiles(saltenv, prefix),
+      listDirs: (saltenv, prefix) => this.listDirs(saltenv, prefix),
+      stat: async (url, saltenv) => {
+        const { p, key } = keyOf(url, saltenv);
+        if (memo.has(key)) return memo.get(key);
+        const stat = await this.source.stat(p.saltenv, p.path);
+        memo.set(key, stat);
+        return stat;
+      },
+      cacheFile: async (url, saltenv) => {
+        const { p, key } = keyOf(url, saltenv);
+        const known = memo.get(key);
+        if (memo.has(key) && !known) throw notFound(p.path, p.saltenv);
+        try {
+          const got = await this.cacheChecked(p.saltenv, p.path, known);
+          memo.set(key, got.stat);
+          return got;
+        } catch (err) {
+          if (err instanceof BrineError && err.code === 'FILE_NOT_FOUND') memo.set(key, undefined);
+          throw err;
+        }
+      },
+    };
+  }
+
   /** Where a file of the environment is (or would be) cached. */
   cachePath(saltenv: string, rel: string): string {
     return path.join(this.opts.cachedir, 'files', checkSaltenv(saltenv), checkRelativePath(rel));
@@ -68,10 +106,15 @@ export class CachingFileClient implements FileClient {
   // async, so a refused path is a rejected promise like every other failure
   async cacheFile(url: string, saltenv: string): Promise<{ localPath: string; stat: FileStat }> {
     const p = parseSaltUrl(url, saltenv);
-    const key = `${p.saltenv}\0${p.path}`;
+    return this.cacheChecked(p.saltenv, p.path);
+  }
+
+  /** cacheFile of a checked path; `known`: a stat already asked for, used for the first attempt. */
+  private cacheChecked(saltenv: string, rel: string, known?: FileStat): Promise<{ localPath: string; stat: FileStat }> {
+    const key = `${saltenv}\0${rel}`;
     const running = this.inFlight.get(key);
     if (running) return running;
-    const job = this.fetch(p.saltenv, p.path).finally(() => this.inFlight.delete(key));
+    const job = this.fetch(saltenv, rel, known).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, job);
     return job;
   }
@@ -97,10 +140,11 @@ export class CachingFileClient implements FileClient {
     }
   }
 
-  private async fetch(saltenv: string, rel: string): Promise<{ localPath: string; stat: FileStat }> {
+  private async fetch(saltenv: string, rel: string, known?: FileStat): Promise<{ localPath: string; stat: FileStat }> {
     const localPath = this.cachePath(saltenv, rel);
     for (let attempt = 1; ; attempt++) {
-      const stat = await this.source.stat(saltenv, rel);
+      // a changed file fails the transfer's hash check: the next attempt asks the source again
+      const stat = attempt === 1 && known ? known : await this.source.stat(saltenv, rel);
       if (!stat) throw notFound(rel, saltenv);
       if (this.cachedHash(localPath) === stat.sha256) return { localPath, stat };
       const got = await this.transfer(saltenv, rel, stat, localPath);

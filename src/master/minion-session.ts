@@ -108,7 +108,9 @@ export class MinionSession implements LiveSession, CarriedAcksHost {
   private throttleLoggedAt = -Infinity;
   private returnsQueuedValue: number | undefined;
   private closeInfoValue: ChannelClose | undefined;
-  /** Acks held for the next frame: set for a minion whose hello said carryAcks (issue 27). */
+  /** ack_carry_delay for a minion whose hello said carryAcks (issue 27); 0: each ack goes at once. */
+  private carryMs = 0;
+  /** Acks held for the next frame; made at the first ack (an idle fleet's sessions hold none). */
   private carried: CarriedAcks | undefined;
 
   constructor(
@@ -212,7 +214,8 @@ export class MinionSession implements LiveSession, CarriedAcksHost {
    */
   sendAck(jid: string): void {
     if (this.state !== 'ready') return;
-    if (this.carried !== undefined) {
+    if (this.carryMs > 0) {
+      this.carried ??= new CarriedAcks(this, this.settings.heartbeatTimers ?? this.clock, this.carryMs);
       if (this.carried.add(jid)) this.flushAcks();
       return;
     }
@@ -362,7 +365,7 @@ export class MinionSession implements LiveSession, CarriedAcksHost {
     this.idValue = hello.id;
     this.state = 'ready';
     const carryMs = this.settings.ackCarryDelayMs ?? ACK_CARRY_MAX_DELAY_MS;
-    if (hello.carryAcks === true && carryMs > 0) this.carried = new CarriedAcks(this, this.settings.heartbeatTimers ?? this.clock, carryMs);
+    if (hello.carryAcks === true && carryMs > 0) this.carryMs = carryMs;
     if (this.settings.messageRate) this.limiter = new MessageRateLimiter(this.clock, this.settings.messageRate);
     this.connectedAtValue = this.clock.now();
     this.channel.setMaxFrame(this.settings.maxFrame);

@@ -307,7 +307,8 @@ export class JobRunner implements RunningJobs {
       trackProcess: (pid) => this.track(entry, pid),
       log: (level, message) => logAtSaltLevel(this.deps.logger, level, message),
     };
-    if (this.deps.services?.files) ctx.files = this.deps.services.files;
+    const files = this.deps.services?.files;
+    if (files) ctx.files = files.forRun?.() ?? files;
     if (this.deps.refreshGrains) ctx.refreshGrains = this.deps.refreshGrains;
     if (this.deps.schedule) ctx.schedule = this.deps.schedule;
     if (this.deps.reloadExtmods) ctx.reloadExtmods = this.deps.reloadExtmods;
@@ -337,9 +338,16 @@ export class JobRunner implements RunningJobs {
         ...(this.deps.events ? { hostEvents: true } : {}),
       },
       (pid) => this.track(entry, pid),
-      this.deps.services,
+      this.servicesForJob(),
     );
     return entry.isolated.result;
+  }
+
+  /** The host services of one job: its file client remembers each file's stat until the job ends (FileClient.forRun). */
+  private servicesForJob(): HostServices | undefined {
+    const services = this.deps.services;
+    const files = services?.files?.forRun?.();
+    return files ? { ...services, files } : services;
   }
 
   /**

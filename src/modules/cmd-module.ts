@@ -2,9 +2,7 @@
 // and find programs (cmd.which, cmd.has_exec). A command string runs in a shell only when
 // python_shell is true; everything else is an argv array.
 
-import { accessSync, constants, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import path from 'node:path';
 import { BrineError, isBrineError } from '../util/errors.js';
 import { runProcess, type ProcessResult } from './process-runner.js';
 import { withRetcode } from './retcode.js';
@@ -12,6 +10,7 @@ import { splitShellWords } from './shell-words.js';
 import { defineFunction, defineParams, type TypedArgs } from './define-function.js';
 import type { ExecContext, ModuleFunction } from './types.js';
 import { findUser, readPasswd } from './user-db.js';
+import { whichExecutable } from './salt-which.js';
 
 // Salt's parameter order for the subset brine supports, so positional calls mean the same.
 const PARAMS = defineParams([
@@ -113,29 +112,6 @@ export async function resolveRunas(fun: string, name: string): Promise<RunasUser
   // The default cwd is the user's home when it exists, as Salt's runas does.
   const cwd = (await stat(u.home).catch(() => undefined))?.isDirectory() ? u.home : '/';
   return { name: u.name, uid: u.uid, gid: u.gid, home: u.home, cwd };
-}
-
-/**
- * salt.utils.path.which: an executable file on PATH, where Salt also looks in the usual system
- * directories a minion started by init may not have on PATH; a name with a '/' is checked as is.
- */
-export function whichExecutable(cmd: string): string | null {
-  const isExe = (p: string): boolean => {
-    try {
-      accessSync(p, constants.X_OK);
-      return statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (cmd.includes('/')) return isExe(cmd) ? cmd : null;
-  const dirs = (process.env.PATH ?? '').split(path.delimiter).filter((d) => d !== '');
-  for (const extra of ['/bin', '/sbin', '/usr/bin', '/usr/sbin', '/usr/local/bin']) if (!dirs.includes(extra)) dirs.push(extra);
-  for (const dir of dirs) {
-    const candidate = path.join(dir, cmd);
-    if (isExe(candidate)) return candidate;
-  }
-  return null;
 }
 
 export const cmdFunctions: readonly ModuleFunction[] = [

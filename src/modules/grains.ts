@@ -3,9 +3,10 @@
 // Salt's names and units; `grains:` from the minion config is laid over the top. docs/grains.md.
 
 import { lookup, lookupService } from 'node:dns/promises';
-import { access, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
-import { initGrain, osDetailGrains } from './os-detail-grains.js';
+import { osDetailGrains } from './os-detail-grains.js';
+import { hostInitProbe, initGrain, type InitProbe } from './grains/init-grain.js';
 import { osGrainsFrom, parseOsRelease } from './os-release.js';
 import { type CoreGrainOptions, extraCoreGrains } from './grains/extra-core-grains.js';
 import { within } from './grains/fqdn-grains.js';
@@ -20,8 +21,8 @@ export interface CollectGrainsOptions {
   osReleasePaths?: readonly string[];
   /** For tests; default /etc/lsb-release. */
   lsbReleasePaths?: readonly string[];
-  /** For tests: PID 1's command line and whether /run/systemd/system exists (the init grain). */
-  initProbe?: { pid1Cmdline: string | undefined; systemdDir: boolean };
+  /** For tests: what the init grain reads of the host (default: this host's). */
+  initProbe?: InitProbe;
   /** For tests; default /etc/machine-id then /var/lib/dbus/machine-id. */
   machineIdPaths?: readonly string[];
   /** Bound on the name lookup for `fqdn`; a slow resolver must not delay start-up. */
@@ -78,18 +79,6 @@ function addresses(family: 4 | 6): string[] {
   return [...out].sort();
 }
 
-/** PID 1's command line and whether systemd runs, for the init grain. */
-async function probeInit(): Promise<{ pid1Cmdline: string | undefined; systemdDir: boolean }> {
-  const [pid1Cmdline, systemdDir] = await Promise.all([
-    readFile('/proc/1/cmdline', 'utf8').catch(() => undefined),
-    access('/run/systemd/system').then(
-      () => true,
-      () => false,
-    ),
-  ]);
-  return { pid1Cmdline, systemdDir };
-}
-
 export async function collectGrains(opts: CollectGrainsOptions): Promise<Grains> {
   const nodename = os.hostname();
   const [osRelease, lsbRelease, machineId, fqdn, init] = await Promise.all([
@@ -97,7 +86,7 @@ export async function collectGrains(opts: CollectGrainsOptions): Promise<Grains>
     firstReadable(opts.lsbReleasePaths ?? ['/etc/lsb-release']),
     firstReadable(opts.machineIdPaths ?? ['/etc/machine-id', '/var/lib/dbus/machine-id']),
     resolveFqdn(nodename, opts.fqdnTimeoutMs ?? 2000),
-    opts.initProbe ?? probeInit(),
+    opts.initProbe ?? hostInitProbe(typeof opts.config?.file_buffer_size === 'number' ? opts.config.file_buffer_size : undefined),
   ]);
   const dot = fqdn.indexOf('.');
   const osFields = osRelease === undefined ? undefined : parseOsRelease(osRelease);
@@ -116,7 +105,7 @@ export async function collectGrains(opts: CollectGrainsOptions): Promise<Grains>
     kernel: os.type(),
     kernelrelease: os.release(),
     cpuarch: arch,
-    init: initGrain(init.systemdDir, init.pid1Cmdline),
+    init: initGrain(init),
     // Salt's path and shell grains: the minion's environment
     path: process.env.PATH ?? '',
     shell: process.env.SHELL ?? '/bin/sh',

@@ -1,5 +1,5 @@
 // Salt's derived OS grains (salt/grains/core.py, os_data): osfullname, oscodename, osfinger,
-// osmajorrelease, osrelease_info, the lsb_distrib_* grains, osarch, init, path and shell. Real
+// osmajorrelease, osrelease_info, the lsb_distrib_* grains and osarch (init: grains/init-grain.ts). Real
 // trees pick their package repositories and paths by them (`grains['oscodename']`,
 // `grains['osarch']`); without them a tree's Jinja fails on an undefined grain.
 
@@ -59,17 +59,6 @@ function lsbGrains(osRelease: ReadonlyMap<string, string> | undefined, lsbReleas
 /** How the package manager names the architecture (dpkg on the Debian family, else uname's). */
 export function osArch(osFamily: string, cpuarch: string): string {
   return osFamily === 'Debian' ? (DPKG_ARCH.get(cpuarch) ?? cpuarch) : cpuarch;
-}
-
-/** Salt's init grain from PID 1: systemd when /run/systemd/system exists, else PID 1's program. */
-export function initGrain(systemdDir: boolean, pid1Cmdline: string | undefined): string {
-  if (systemdDir) return 'systemd';
-  const bin = pid1Cmdline?.split('\0')[0] ?? '';
-  if (bin === '') return 'unknown';
-  if (bin.endsWith('systemd')) return 'systemd';
-  for (const name of ['runit', 'supervisord', 'openrc', 'upstart', 'dumb-init', 'tini', 's6-svscan']) if (bin.includes(name)) return name;
-  if (bin.endsWith('bin/init')) return 'sysvinit';
-  return 'unknown';
 }
 
 export interface OsDetailInput {

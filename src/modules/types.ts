@@ -212,6 +212,12 @@ export interface FileClient {
    * transferring it only when the cached copy's hash differs, and returns the local path.
    */
   cacheFile(url: string, saltenv: string): Promise<{ localPath: string; stat: FileStat }>;
+  /**
+   * The same client for one job: each file's stat is asked of the file server once per job and
+   * remembered until the job ends (48 file.managed from one template: one file_stat, not 48).
+   * The next job asks again, so a file changed on the master is seen by the next run.
+   */
+  forRun?(): FileClient;
 }
 
 /** One job as saltutil.running and saltutil.find_job show it. */

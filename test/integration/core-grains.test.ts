@@ -65,6 +65,18 @@ describe('core grains through a real minion', () => {
     }
   });
 
+  it("init names this host's init system by Salt's rules", async () => {
+    const { init } = await run(['grains.item', 'init']);
+    assert.ok(['systemd', 'sysvinit', 'upstart', 'supervisord', 'dumb-init', 'tini', 'runit', 'unknown'].includes(String(init)), String(init));
+    // what Salt says here, from the two facts it reads first (the other cases: the unit tests)
+    const pid1 = fs
+      .readFileSync('/proc/1/cmdline', 'utf8')
+      .split('\0')
+      .filter((w) => w !== '');
+    if (fs.existsSync('/run/systemd/system')) assert.equal(init, 'systemd');
+    else if (!pid1.some((w) => /bin\/init$|supervisord|dumb-init|tini|runit|my_init/.test(w))) assert.equal(init, 'unknown', pid1.join(' '));
+  });
+
   it('the master caches the new grains for targeting: -G saltversioninfo:0:3007 matches the minion', async () => {
     const r = await cluster.brine(['run', '-C', 'G@saltversioninfo:0:3007 and G@pythonversion:0:3', 'test.ping', '--out', 'json', '-t', '60'], { timeoutMs: 90_000 });
     assert.deepEqual(JSON.parse(r.stdout), { g1: true }, r.stderr);

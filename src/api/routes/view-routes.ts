@@ -1,5 +1,6 @@
 // brine's routes for the web view (issue 26 point 1), beside salt-api's: each job's status
-// (GET /jobs/outcomes, GET /jobs/{jid}/outcome), the fleet's OS, roles and last highstate
+// (GET /jobs/outcomes, GET /jobs/{jid}/outcome), every minion's session (GET /fleet/presence:
+// manage.presence stored as no runner job), the fleet's OS, roles and last highstate
 // (GET /fleet/summary), the one-day chart (GET /fleet/history), and the configured eauth
 // backends on GET /login (public, as salt-api's "Please log in"). Read-only; each is checked
 // as the salt-api call it extends (runner jobs.*, grains.items on '*', the '@stats' view).
@@ -14,6 +15,7 @@ import { fleetHistory } from '../fleet-history.js';
 import { requireView } from '../fleet-views.js';
 import { jobView, lastHighstates, type Liveness } from '../job-outcomes.js';
 import { respond } from '../media.js';
+import { presenceWithPending } from '../runners/manage-runners.js';
 
 const MAX_JOBS = 1000;
 /** Jobs of the last day read for the chart and the last highstates. */
@@ -53,6 +55,13 @@ export function registerViewRoutes(app: FastifyInstance, backend: ApiBackend): v
     if (!job) throw new BrineError('API_NOT_FOUND', `no job ${jid} in the job cache (expired after keep_jobs_seconds, or never published); see GET /jobs`);
     const live = await liveness();
     return respond(req, reply, { return: [jobView(job, backend.jobs.getReturns(jid), live.of(jid), true)] });
+  });
+
+  // manage.presence without a runner job: the Fleet tab reads it every 5 s, and each runner call
+  // is a job in the job cache (Salt's RunnerClient stores every one)
+  app.get('/fleet/presence', async (req, reply) => {
+    await check(req, 'runner', 'manage.presence');
+    return respond(req, reply, { return: [await presenceWithPending(backend)] });
   });
 
   app.get('/fleet/summary', async (req, reply) => {

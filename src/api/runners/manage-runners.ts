@@ -11,6 +11,14 @@ import { fleetCall } from './fleet-call.js';
 
 type Runner = (b: RunnerBackend, c: RunnerCall) => unknown;
 
+/** manage.presence: every minion's session info, and each pending key as state `pending`, by ID (also GET /fleet/presence). */
+export async function presenceWithPending(b: Pick<RunnerBackend, 'presence' | 'keys'>) {
+  const list = await b.presence();
+  const listed = new Set(list.map((s) => s.id));
+  for (const id of b.keys.list('pending')) if (!listed.has(id)) list.push({ id, state: 'pending', reconnects: 0 });
+  return list.sort((x, y) => x.id.localeCompare(y.id));
+}
+
 function targetOf(c: RunnerCall, fun: string, tgtIndex: number): { tgt: string | string[]; tgtType: string; timeout?: number } {
   const tgt = param(c, 'tgt', tgtIndex) ?? '*';
   const tgtType = param(c, 'tgt_type', tgtIndex + 1) ?? 'glob';
@@ -112,15 +120,7 @@ export const MANAGE_RUNNERS: ReadonlyArray<[string, Runner]> = [
   ['manage.not_alived', (b, c) => listState(b, c, 'manage.not_alived', false)],
   ['manage.not_joined', (b, c) => listState(b, c, 'manage.not_joined', false)],
   ['manage.versions', versions],
-  [
-    'manage.presence',
-    async (b) => {
-      const list = await b.presence();
-      const listed = new Set(list.map((s) => s.id));
-      for (const id of b.keys.list('pending')) if (!listed.has(id)) list.push({ id, state: 'pending', reconnects: 0 });
-      return list.sort((x, y) => x.id.localeCompare(y.id));
-    },
-  ],
+  ['manage.presence', (b) => presenceWithPending(b)],
   [
     'manage.match',
     async (b, c) => {

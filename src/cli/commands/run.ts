@@ -182,7 +182,7 @@ async function publishAndPrint(ctx: RunContext, request: PublishRequest, onMinio
     // published, then the control socket closed without a `done`: the master was killed
     const jid = stream.jid;
     if (jid === undefined || !(err instanceof BrineError) || err.code !== 'MASTER_UNREACHABLE') throw err;
-    lostError = masterLost(jid, [...progress.pending], 'its control socket closed');
+    lostError = masterLost(jid, [...progress.pending], `its control socket closed: ${stream.closeReason ?? 'peer_closed'}`);
   } finally {
     follow?.close();
     ctx.progress?.stop();

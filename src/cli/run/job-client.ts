@@ -18,6 +18,8 @@ export interface JobStream {
   readonly jid: string | undefined;
   /** Settles when the wait is over (done or detached); rejects with the master's coded error. */
   readonly finished: Promise<void>;
+  /** Why the master's end closed the connection before the job finished (a close reason, then the socket error if any). */
+  readonly closeReason: string | undefined;
   close(): void;
 }
 
@@ -25,6 +27,7 @@ export async function startJob(socketPath: string, request: PublishRequest, hand
   const conn = await openControl(socketPath, accessGroup);
   let jid: string | undefined;
   let over = false;
+  let closeReason: string | undefined;
   const finished = new Promise<void>((resolve, reject) => {
     const end = (): void => {
       over = true;
@@ -53,7 +56,9 @@ export async function startJob(socketPath: string, request: PublishRequest, hand
       }
     });
     conn.onClose((info) => {
-      if (!over) reject(new BrineError('MASTER_UNREACHABLE', `the master closed the connection before the job finished (${info.reason})`));
+      if (over) return;
+      closeReason = info.error ? `${info.reason}, ${info.error.message}` : info.reason;
+      reject(new BrineError('MASTER_UNREACHABLE', `the master closed the connection before the job finished (${closeReason})`));
     });
   });
   conn.send(request);
@@ -62,6 +67,9 @@ export async function startJob(socketPath: string, request: PublishRequest, hand
       return jid;
     },
     finished,
+    get closeReason() {
+      return closeReason;
+    },
     close: () => conn.close('shutdown'),
   };
 }

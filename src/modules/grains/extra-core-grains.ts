@@ -26,6 +26,8 @@ export interface CoreGrainOptions {
   server_id_use_crc?: unknown;
   enable_fqdns_grains?: unknown;
   enable_gpu_grains?: unknown;
+  /** The chunk the init grain reads a `bin/init` program in (Salt's file_buffer_size). */
+  file_buffer_size?: unknown;
 }
 
 export interface ExtraGrainsInput {

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BrineError } from '../../../src/util/errors.js';
-import { CachingFileClient, FileRoots, LocalFileSource, readFromRoots } from '../../../src/fileserver/index.js';
+import { CachingFileClient, FileRoots, type FileSource, LocalFileSource, readFromRoots } from '../../../src/fileserver/index.js';
 
 function tree(t: { after(fn: () => void): void }): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-roots-'));
@@ -223,5 +223,46 @@ describe('CachingFileClient over local roots', () => {
     const client = new CachingFileClient(new LocalFileSource(roots), { cachedir: path.join(d, 'cache'), chunkSize: 1024 });
     const r = await client.cacheFile('salt://empty', 'base');
     assert.equal(fs.readFileSync(r.localPath, 'utf8'), '');
+  });
+
+  it('forRun: a job asks the source for a file stat once; the next job asks again and sees a change', async (t) => {
+    const { roots, d } = setup(t);
+    const real = new LocalFileSource(roots);
+    const stats: string[] = [];
+    // the real source, its stat requests counted (what a minion would send its master as file_stat)
+    const counted: FileSource = {
+      listEnvs: () => real.listEnvs(),
+      list: (env, prefix, kind) => real.list(env, prefix, kind),
+      stat: (env, p) => {
+        stats.push(p);
+        return real.stat(env, p);
+      },
+      read: (env, p, offset, length) => real.read(env, p, offset, length),
+    };
+    const client = new CachingFileClient(counted, { cachedir: path.join(d, 'cache'), chunkSize: 1024 });
+    const run = client.forRun();
+    for (let i = 0; i < 5; i++) assert.equal(fs.readFileSync((await run.cacheFile('salt://web/nginx.conf', 'base')).localPath, 'utf8'), 'nginx');
+    assert.equal((await run.stat('salt://web/nginx.conf', 'base'))?.sha256, sha('nginx'));
+    await assert.rejects(run.cacheFile('salt://missing', 'base'), (e: unknown) => e instanceof BrineError && e.code === 'FILE_NOT_FOUND');
+    assert.equal(await run.stat('salt://missing', 'base'), undefined);
+    assert.deepEqual(stats, ['web/nginx.conf', 'missing']);
+    assert.equal(client.transfers, 1);
+    // a stat the job already has fetches the bytes without asking again
+    assert.equal((await run.stat('salt://top.sls', 'base'))?.sha256, sha('one-top'));
+    assert.equal(fs.readFileSync((await run.cacheFile('salt://top.sls', 'base')).localPath, 'utf8'), 'one-top');
+    assert.deepEqual(stats, ['web/nginx.conf', 'missing', 'top.sls']);
+    // the file changes between jobs: the next job's client asks and transfers it again
+    write(path.join(d, 'srv/one/web/nginx.conf'), 'nginx v2');
+    stats.length = 0;
+    const next = client.forRun();
+    assert.equal(fs.readFileSync((await next.cacheFile('salt://web/nginx.conf', 'base')).localPath, 'utf8'), 'nginx v2');
+    await next.cacheFile('salt://web/nginx.conf', 'base');
+    assert.deepEqual(stats, ['web/nginx.conf']);
+    // a stat remembered before a change only starts a transfer; its hash check fails and the source is asked again
+    write(path.join(d, 'srv/one/web/app.conf'), 'app v1');
+    assert.equal((await next.stat('salt://web/app.conf', 'base'))?.sha256, sha('app v1'));
+    write(path.join(d, 'srv/one/web/app.conf'), 'app v2');
+    assert.equal(fs.readFileSync((await next.cacheFile('salt://web/app.conf', 'base')).localPath, 'utf8'), 'app v2');
+    assert.deepEqual(stats, ['web/nginx.conf', 'web/app.conf', 'web/app.conf']);
   });
 });

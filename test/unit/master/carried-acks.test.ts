@@ -5,8 +5,9 @@
 
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Session } from 'node:inspector/promises';
 import { MinionSession, type MinionSessionHooks } from '../../../src/master/minion-session.js';
-import { ACK_CARRY_MAX_DELAY_MS } from '../../../src/master/carried-acks.js';
+import { ACK_CARRY_MAX_DELAY_MS, CarriedAcks } from '../../../src/master/carried-acks.js';
 import { FrameDecoder, MAX_CARRIED_ACKS, encodeMessage, prepareMessage, type Channel, type ChannelClose, type Job, type MasterMessage, type MinionMessage } from '../../../src/protocol/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
 import { TimerWheel } from '../../../src/util/timer-wheel.js';
@@ -93,7 +94,34 @@ function job(jid: string): Readonly<Job> {
   return prepareMessage<Job>({ t: 'job', jid, fun: 'test.ping', arg: [], kwarg: {}, tgt: '*', tgtType: 'glob' });
 }
 
+/** Live instances of the class whose prototype this is (the inspector's queryObjects, after a full GC). */
+async function instancesOf(proto: object): Promise<number> {
+  const inspector = new Session();
+  inspector.connect();
+  const g = globalThis as { __brineProbe?: object };
+  g.__brineProbe = proto;
+  try {
+    const { result } = await inspector.post('Runtime.evaluate', { expression: 'globalThis.__brineProbe' });
+    const { objects } = await inspector.post('Runtime.queryObjects', { prototypeObjectId: result.objectId! });
+    const count = await inspector.post('Runtime.callFunctionOn', { objectId: objects.objectId!, functionDeclaration: 'function () { return this.length; }', returnByValue: true });
+    return count.result.value as number;
+  } finally {
+    delete g.__brineProbe;
+    inspector.disconnect();
+  }
+}
+
 describe('carried acks (issue 27)', () => {
+  it('a session holds no CarriedAcks until its first ack (an idle fleet allocates none at sign-in)', async () => {
+    const before = await instancesOf(CarriedAcks.prototype);
+    const sessions = [open({ carry: true }), open({ carry: true }), open({ carry: true })];
+    assert.equal(await instancesOf(CarriedAcks.prototype), before, 'signed in, no ack yet');
+    sessions[0]!.session.sendAck(JID);
+    assert.equal(await instancesOf(CarriedAcks.prototype), before + 1);
+    sessions[0]!.session.sendJob(job(JID2));
+    assert.deepEqual(sessions[0]!.ch.after(1), [[`acks:${JID}`, 'job']]);
+  });
+
   it('a minion without carryAcks gets an ack frame at once, as before', () => {
     const { ch, session } = open({ carry: false });
     session.sendAck(JID);

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { collectGrains, initGrain, osArch, osDetailGrains, osGrainsFrom, parseOsRelease } from '../../../src/modules/index.js';
+import { collectGrains, initGrain, initNamedIn, type InitProbe, osArch, osDetailGrains, osGrainsFrom, parseOsRelease } from '../../../src/modules/index.js';
+import { whichExecutable } from '../../../src/modules/salt-which.js';
 
 const DEBIAN_12 = 'PRETTY_NAME="Debian GNU/Linux 12 (bookworm)"\nNAME="Debian GNU/Linux"\nVERSION_ID="12"\nVERSION="12 (bookworm)"\nVERSION_CODENAME=bookworm\nID=debian\n';
 const UBUNTU_OS = 'NAME="Ubuntu"\nVERSION_ID="22.04"\nID=ubuntu\nID_LIKE=debian\nVERSION_CODENAME=jammy\nPRETTY_NAME="Ubuntu 22.04.4 LTS"\n';
@@ -66,14 +67,60 @@ describe('derived OS grains', () => {
     assert.equal(Object.hasOwn(g, 'osmajorrelease'), false);
   });
 
-  it('init: systemd when /run/systemd/system exists, else named after PID 1', () => {
-    assert.equal(initGrain(true, '/sbin/tini\0--\0node\0'), 'systemd');
-    assert.equal(initGrain(false, '/lib/systemd/systemd\0--system\0'), 'systemd');
-    assert.equal(initGrain(false, '/sbin/tini\0--\0node\0'), 'tini');
-    assert.equal(initGrain(false, '/usr/bin/supervisord\0-n\0'), 'supervisord');
-    assert.equal(initGrain(false, '/sbin/init\0'), 'sysvinit');
-    assert.equal(initGrain(false, '/bin/bash\0'), 'unknown');
-    assert.equal(initGrain(false, undefined), 'unknown');
+  it("init: Salt's rules on sample inputs", () => {
+    // a host where `which` finds these programs, and /sbin/init's bytes name `mentions`
+    const probe = (pid1Cmdline: string | undefined, o: { systemdDir?: boolean; mentions?: string } = {}): InitProbe => ({
+      systemdDir: o.systemdDir ?? false,
+      pid1Cmdline,
+      which: (name) =>
+        ({ init: '/sbin/init', '/sbin/init': '/sbin/init', supervisord: '/usr/bin/supervisord', tini: '/sbin/tini', 'dumb-init': '/usr/bin/dumb-init' })[name] ?? (name.startsWith('/') ? name : null),
+      named: (file) => (file === '/sbin/init' ? o.mentions : undefined),
+    });
+    assert.equal(initGrain(probe('/sbin/tini\0--\0node\0', { systemdDir: true })), 'systemd');
+    assert.equal(initGrain(probe('/sbin/init\0splash\0', { mentions: 'systemd' })), 'systemd', '/sbin/init linking to systemd');
+    assert.equal(initGrain(probe('/sbin/init\0', { mentions: 'sysvinit' })), 'sysvinit');
+    assert.equal(initGrain(probe('init\0', { mentions: 'upstart' })), 'upstart', 'a bare name is looked up on PATH');
+    assert.equal(initGrain(probe('/sbin/init\0')), 'unknown', 'a bin/init that names none of them');
+    assert.equal(initGrain(probe('/sbin/tini\0--\0node\0')), 'tini');
+    assert.equal(initGrain(probe('/usr/bin/python3\0/usr/bin/supervisord\0-n\0')), 'supervisord', 'anywhere on the command line');
+    assert.equal(initGrain(probe('supervisord\0-n\0')), 'unknown', 'as which finds it: the path, not the bare name');
+    assert.equal(initGrain(probe('/usr/bin/dumb-init\0--\0sh\0')), 'dumb-init');
+    assert.equal(initGrain(probe('runit\0')), 'runit');
+    assert.equal(initGrain(probe('runit\0-v\0')), 'unknown', 'runit only alone');
+    assert.equal(initGrain(probe('/usr/bin/python3\0-u\0/sbin/my_init\0')), 'runit', "Phusion's my_init runs runit");
+    assert.equal(initGrain(probe('/lib/systemd/systemd\0--system\0')), 'unknown', 'without /run/systemd/system Salt does not look at the name');
+    assert.equal(initGrain(probe('/sbin/openrc-init\0')), 'unknown', 'Salt names no openrc');
+    assert.equal(initGrain(probe('/bin/bash\0')), 'unknown');
+    assert.equal(initGrain(probe('')), 'unknown');
+    assert.equal(initGrain(probe(undefined)), 'unknown');
+  });
+
+  it('init: a bin/init program is named by its bytes (real files, PATH lookup, a name across a chunk boundary)', (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-init-'));
+    t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const exe = (rel: string, bytes: string | Buffer): string => {
+      const file = path.join(dir, rel);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, bytes, { mode: 0o755 });
+      return file;
+    };
+    // the systemd binary, and a /sbin/init that links to it (Debian's systemd-sysv)
+    exe('lib/systemd/systemd', Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 1, 2]), Buffer.from('\0libSystemD-shared\0')]));
+    fs.mkdirSync(path.join(dir, 'sbin'));
+    fs.symlinkSync(path.join(dir, 'lib/systemd/systemd'), path.join(dir, 'sbin/init'));
+    exe('old/sbin/init', `${'x'.repeat(13)}SYSVINIT version 3.06`);
+    exe('both/sbin/init', 'systemd and upstart');
+    exe('plain/sbin/init', 'busybox');
+    const host = (cmdline: string, chunk = 262144): string => initGrain({ systemdDir: false, pid1Cmdline: cmdline, which: whichExecutable, named: (file) => initNamedIn(file, chunk) });
+    assert.equal(host(`${dir}/sbin/init\0`), 'systemd');
+    assert.equal(host(`${dir}/old/sbin/init\0`), 'sysvinit');
+    assert.equal(host(`${dir}/both/sbin/init\0`), 'upstart', 'within one chunk: upstart, then sysvinit, then systemd, as Salt checks them');
+    assert.equal(host(`${dir}/both/sbin/init\0`, 8), 'systemd', 'the first chunk that names one decides');
+    assert.equal(initNamedIn(path.join(dir, 'old/sbin/init'), 16), 'sysvinit', "'sysvinit' split across two 16-byte chunks");
+    assert.equal(initNamedIn(path.join(dir, 'old/sbin/init'), 8), 'sysvinit');
+    assert.equal(host(`${dir}/plain/sbin/init\0`), 'unknown');
+    assert.equal(host(`${dir}/missing/sbin/init\0`), 'unknown', 'not an executable: which finds nothing');
+    assert.equal(initNamedIn(path.join(dir, 'missing')), undefined);
   });
 });
 
@@ -87,7 +134,12 @@ describe('collectGrains with the derived grains', () => {
   it('a Debian 12 host has oscodename, osfinger, osarch, init, path and shell', async () => {
     const osr = path.join(dir, 'os-release');
     fs.writeFileSync(osr, DEBIAN_12);
-    const g = await collectGrains({ id: 'm1', osReleasePaths: [osr], lsbReleasePaths: [path.join(dir, 'none')], initProbe: { pid1Cmdline: '/sbin/tini\0', systemdDir: false } });
+    const g = await collectGrains({
+      id: 'm1',
+      osReleasePaths: [osr],
+      lsbReleasePaths: [path.join(dir, 'none')],
+      initProbe: { pid1Cmdline: '/sbin/tini\0', systemdDir: false, which: (n) => (n === 'tini' ? '/sbin/tini' : null), named: () => undefined },
+    });
     assert.equal(g.oscodename, 'bookworm');
     assert.equal(g.osfinger, 'Debian-12');
     assert.equal(g.osmajorrelease, 12);

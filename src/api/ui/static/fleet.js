@@ -1,8 +1,8 @@
 // Fleet at a glance: counts per state and a filterable, paged table of every minion's session
-// (runner manage.presence: connected and disconnected sessions plus pending keys), with each
-// minion's OS, roles and last highstate (GET /fleet/summary) and the one-day chart
-// (GET /fleet/history). A user whose ACL does not reach those two still sees the sessions.
-import { request, runner } from './api.js';
+// (GET /fleet/presence, manage.presence without a runner job: connected and disconnected
+// sessions plus pending keys), with each minion's OS, roles and last highstate
+// (GET /fleet/summary) and the one-day chart (GET /fleet/history). A user whose ACL does not reach those two still sees the sessions.
+import { request } from './api.js';
 import { drawHistory, historyText } from './chart.js';
 import { Pager, ago, byId, byName, el, fill, when } from './dom.js';
 import { nested } from './nested.js';
@@ -102,8 +102,9 @@ async function extras(force) {
 /** `force` (the Refresh button) also re-reads the chart. */
 export async function refreshFleet(force = false) {
   const started = performance.now();
-  const [r] = await Promise.all([runner('manage.presence'), extras(force)]);
-  const list = Array.isArray(r) ? r : [];
+  // GET /fleet/presence is manage.presence without storing a runner job at each refresh
+  const [r] = await Promise.all([request('GET', '/fleet/presence'), extras(force)]);
+  const list = Array.isArray(r?.return?.[0]) ? r.return[0] : [];
   sessions = list.filter((s) => s && typeof s.id === 'string').sort((a, b) => byName(a.id, b.id));
   const c = countOf(sessions);
   for (const k of Object.keys(c)) byId(`count-${k}`).textContent = String(c[k]);
