@@ -64,10 +64,15 @@ function heapKb(pid) {
   return at < 0 ? 0 : Number(/Rss:\s+(\d+)/.exec(smaps.slice(at))[1]);
 }
 
+/** Lines of /proc/PID/maps: mappings held (vm.max_map_count caps them, 65530 by default). */
+function mapCount(pid) {
+  return fs.readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n').length - 1;
+}
+
 async function phase(master) {
   await sleep(f.settleSeconds * 1000);
   const [w] = await idleWindow([master.nodePid], 5000);
-  return { rssKb: w.rssKb, heapKb: heapKb(master.nodePid) };
+  return { rssKb: w.rssKb, heapKb: heapKb(master.nodePid), maps: mapCount(master.nodePid) };
 }
 
 const n = f.count;
@@ -77,7 +82,7 @@ const master = new Master(build, path.join(work, 'master'), port, { auth_rate: 1
 master.phase = 'enrol';
 await master.start();
 await sleep(3000);
-const alone = { rssKb: (await idleWindow([master.nodePid], 2000))[0].rssKb, heapKb: heapKb(master.nodePid) };
+const alone = { rssKb: (await idleWindow([master.nodePid], 2000))[0].rssKb, heapKb: heapKb(master.nodePid), maps: mapCount(master.nodePid) };
 const emu = startEmulator(build, {
   port,
   count: n,
