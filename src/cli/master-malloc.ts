@@ -22,9 +22,7 @@ const M_MMAP_THRESHOLD = -3;
 /** Node's TLS write-ring buffer size (NodeBIO's kThroughputBufferLength): it and up are mmapped. */
 export const MASTER_MMAP_THRESHOLD = 16 * 1024;
 
-export type MallocTuning =
-  | { applied: true; mmapThreshold: number }
-  | { applied: false; reason: 'not glibc' | 'GLIBC_TUNABLES' | 'mallopt failed' };
+export type MallocTuning = { applied: true; mmapThreshold: number } | { applied: false; reason: 'not glibc' | 'GLIBC_TUNABLES' | 'mallopt failed' };
 
 /** True when the operator already chose the threshold through GLIBC_TUNABLES. */
 export function tunablesSetThreshold(env: NodeJS.ProcessEnv): boolean {
