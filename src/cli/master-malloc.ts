@@ -6,7 +6,8 @@
 // (16 KiB) for life, mostly untouched. In the heap they are allocated during a first enrolment
 // between the many short-lived allocations of full handshakes, signatures, key files and
 // presence writes; once those are freed, the heap's pages stay resident with a few live chunks
-// each (fragmentation: 20-35 KiB a minion more than after a restart, bench/README.md "natmem").
+// each (fragmentation: 4-27 KiB of [heap] a minion more than after a restart, bench/README.md
+// "natmem").
 // Mmapped, a buffer's untouched pages are never resident and a freed one goes back to the kernel
 // at once. Same effect as GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384, without an
 // environment that every child (jobs, runners) would inherit. An operator's own
