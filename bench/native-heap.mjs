@@ -6,9 +6,12 @@
 // heaptrack-resume.zst in --out (read them with `heaptrack_print -f FILE --print-leaks 1`: the
 // allocations still live when the master was killed, by call stack).
 //
-//   node bench/native-heap.mjs --count 1500 --out /tmp/natheap [--heaptrack] [--build-dir DIR]
+// With --trim, each phase then calls malloc_trim(0) in the master through gdb and measures again
+// (result.PHASE.trimmed): what glibc gives back of the free heap pages.
+//
+//   node bench/native-heap.mjs --count 1500 --out /tmp/natheap [--heaptrack] [--trim] [--build-dir DIR]
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseFlags, resolveBuild } from './lib/args.mjs';
@@ -19,8 +22,8 @@ import { childPids, idleWindow, sleep } from './lib/procfs.mjs';
 
 const f = parseFlags(
   process.argv.slice(2),
-  { count: 1500, out: '', heaptrack: false, buildDir: 'dist', settleSeconds: 10 },
-  'usage: node bench/native-heap.mjs --count N --out DIR [--heaptrack] [--build-dir DIR] [--settle-seconds S]',
+  { count: 1500, out: '', heaptrack: false, trim: false, buildDir: 'dist', settleSeconds: 10 },
+  'usage: node bench/native-heap.mjs --count N --out DIR [--heaptrack] [--trim] [--build-dir DIR] [--settle-seconds S]',
 );
 if (!f.out) throw new Error('--out DIR is required (heaptrack files and the work dir go there)');
 ensureFdLimit(f.count + 1024);
@@ -64,10 +67,21 @@ function heapKb(pid) {
   return at < 0 ? 0 : Number(/Rss:\s+(\d+)/.exec(smaps.slice(at))[1]);
 }
 
+/** Lines of /proc/PID/maps: mappings held (vm.max_map_count caps them, 65530 by default). */
+function mapCount(pid) {
+  return fs.readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n').length - 1;
+}
+
 async function phase(master) {
   await sleep(f.settleSeconds * 1000);
   const [w] = await idleWindow([master.nodePid], 5000);
-  return { rssKb: w.rssKb, heapKb: heapKb(master.nodePid) };
+  const m = { rssKb: w.rssKb, heapKb: heapKb(master.nodePid), maps: mapCount(master.nodePid) };
+  if (f.trim) {
+    const g = spawnSync('gdb', ['-p', String(master.nodePid), '-batch', '-ex', 'call (int)malloc_trim(0)'], { encoding: 'utf8' });
+    const [w2] = await idleWindow([master.nodePid], 3000);
+    m.trimmed = { returned: /\$1 = (\d+)/.exec(g.stdout)?.[1] ?? g.stderr.slice(-200), rssKb: w2.rssKb, heapKb: heapKb(master.nodePid) };
+  }
+  return m;
 }
 
 const n = f.count;
@@ -77,7 +91,7 @@ const master = new Master(build, path.join(work, 'master'), port, { auth_rate: 1
 master.phase = 'enrol';
 await master.start();
 await sleep(3000);
-const alone = { rssKb: (await idleWindow([master.nodePid], 2000))[0].rssKb, heapKb: heapKb(master.nodePid) };
+const alone = { rssKb: (await idleWindow([master.nodePid], 2000))[0].rssKb, heapKb: heapKb(master.nodePid), maps: mapCount(master.nodePid) };
 const emu = startEmulator(build, {
   port,
   count: n,
@@ -110,5 +124,7 @@ try {
 for (const p of ['enrol', 'resume']) {
   result[p].rssPerMinionKiB = (result[p].rssKb - alone.rssKb) / n;
   result[p].heapPerMinionKiB = (result[p].heapKb - alone.heapKb) / n;
+  const t = result[p].trimmed;
+  if (t) Object.assign(t, { rssPerMinionKiB: (t.rssKb - alone.rssKb) / n, heapPerMinionKiB: (t.heapKb - alone.heapKb) / n });
 }
 process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -26,9 +26,12 @@ export function registerDaemons(program: Command): void {
     .option('-l, --log-level <level>', "log level: Salt's names (debug, info, warning, error, critical, quiet ...)")
     .action(async (flags: ConfigFlags) => {
       try {
+        // before any connection's buffers are allocated (see master-malloc.ts)
+        const malloc = (await import('../master-malloc.js')).tuneMasterMalloc();
         const opts = masterOptions(flags);
         const daemon = prepareDaemon('master', opts, sharedSockDir(opts));
         const { logger } = daemon;
+        logger.debug(malloc.applied ? `malloc: mmap threshold ${malloc.mmapThreshold} B` : `malloc: mmap threshold left as is (${malloc.reason})`);
         const { Master } = await import('../../master/index.js');
         const [{ BRINE_VERSION }, { masterLocalCall }, { masterIdOf }] = await Promise.all([
           import('../../modules/version.js'),

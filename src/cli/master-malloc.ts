@@ -1,0 +1,52 @@
+// The master's glibc malloc setting (issue 27, enrolmem): every allocation of 16 KiB or more gets
+// its own mmap instead of a place in the main heap, set once at `brine master` start through
+// mallopt(M_MMAP_THRESHOLD) (ffi-rs, the binding socket-options already loads).
+//
+// Why: each TLS connection keeps Node's read ring (32 KiB buffers) and write-ring buffers
+// (16 KiB) for life, mostly untouched. In the heap they are allocated during a first enrolment
+// between the many short-lived allocations of full handshakes, signatures, key files and
+// presence writes; once those are freed, the heap's pages stay resident with a few live chunks
+// each (fragmentation: 4-27 KiB of [heap] a minion more than after a restart, bench/README.md
+// "natmem").
+// Mmapped, a buffer's untouched pages are never resident and a freed one goes back to the kernel
+// at once. Same effect as GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384, without an
+// environment that every child (jobs, runners) would inherit. An operator's own
+// glibc.malloc.mmap_threshold in GLIBC_TUNABLES wins: then nothing is set here.
+//
+// Mappings: adjacent ones merge (at most 939 /proc/PID/maps lines with 5,000 minions, 601
+// without; vm.max_map_count is 65530 by default); when mmap fails glibc falls back to the heap.
+
+import { LIBC, libc } from '../transport/libc.js';
+
+/** glibc <malloc.h>. */
+const M_MMAP_THRESHOLD = -3;
+/** Node's TLS write-ring buffer size (NodeBIO's kThroughputBufferLength): it and up are mmapped. */
+export const MASTER_MMAP_THRESHOLD = 16 * 1024;
+
+export type MallocTuning = { applied: true; mmapThreshold: number } | { applied: false; reason: 'not glibc' | 'GLIBC_TUNABLES' | 'mallopt failed' };
+
+/** True when the operator already chose the threshold through GLIBC_TUNABLES. */
+export function tunablesSetThreshold(env: NodeJS.ProcessEnv): boolean {
+  return /(^|[:])glibc\.malloc\.mmap_threshold=/.test(env.GLIBC_TUNABLES ?? '');
+}
+
+/** Sets the master's mmap threshold; never throws (a master without it still runs). */
+export function tuneMasterMalloc(env: NodeJS.ProcessEnv = process.env): MallocTuning {
+  if (process.platform !== 'linux') return { applied: false, reason: 'not glibc' };
+  if (tunablesSetThreshold(env)) return { applied: false, reason: 'GLIBC_TUNABLES' };
+  try {
+    const f = libc();
+    const { value } = f.load({
+      library: LIBC,
+      funcName: 'mallopt',
+      retType: f.DataType.I32,
+      paramsType: [f.DataType.I32, f.DataType.I32],
+      paramsValue: [M_MMAP_THRESHOLD, MASTER_MMAP_THRESHOLD],
+      errno: true,
+    });
+    // mallopt returns 1 on success (musl's is a stub that returns 0)
+    return value === 1 ? { applied: true, mmapThreshold: MASTER_MMAP_THRESHOLD } : { applied: false, reason: 'mallopt failed' };
+  } catch {
+    return { applied: false, reason: 'mallopt failed' };
+  }
+}
