@@ -93,18 +93,6 @@ function toJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function returnRow(ret: ReturnRecord): Record<string, unknown> {
-  return {
-    jid: ret.jid,
-    minion: ret.minion,
-    fun: ret.fun,
-    ret: toJson(ret.return),
-    retcode: Math.trunc(ret.retcode),
-    success: ret.success ? 1 : 0,
-    error: ret.error === undefined ? null : toJson({ code: ret.error.code, message: ret.error.message }),
-    received_at: Math.floor(ret.receivedAt),
-  };
-}
 export class JobTable {
   private readonly insertJob: Database.Statement;
   private readonly insertReturn: Database.Statement;
@@ -121,10 +109,9 @@ export class JobTable {
       `INSERT INTO jobs (jid, fun, arg, kwarg, tgt, tgt_type, user, minions, started_at)
        VALUES (@jid, @fun, @arg, @kwarg, @tgt, @tgt_type, @user, @minions, @started_at)`,
     );
-    this.insertReturn = db.prepare(
-      `INSERT OR IGNORE INTO returns (jid, minion, fun, ret, retcode, success, error, received_at)
-       VALUES (@jid, @minion, @fun, @ret, @retcode, @success, @error, @received_at)`,
-    );
+    // positional parameters: better-sqlite3 binds them without a row object and a lookup by name
+    // per column (issue 27: a 10,000-minion round stores 10,000 returns)
+    this.insertReturn = db.prepare('INSERT OR IGNORE INTO returns (jid, minion, fun, ret, retcode, success, error, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     this.selectJob = db.prepare("SELECT jobs.*, NULLIF(job_schedule.name, '') AS schedule FROM jobs LEFT JOIN job_schedule USING (jid) WHERE jobs.jid = ?");
     this.selectReturns = db.prepare('SELECT * FROM returns WHERE jid = ? ORDER BY received_at, minion');
     this.selectJobsSince = db.prepare(
@@ -158,7 +145,8 @@ export class JobTable {
 
   /** Stores a return; false (and nothing stored) if this minion's return for the jid is already in. */
   saveReturn(ret: ReturnRecord): boolean {
-    return this.insertReturn.run(returnRow(ret)).changes === 1;
+    const error = ret.error === undefined ? null : toJson({ code: ret.error.code, message: ret.error.message });
+    return this.insertReturn.run(ret.jid, ret.minion, ret.fun, toJson(ret.return), Math.trunc(ret.retcode), ret.success ? 1 : 0, error, Math.floor(ret.receivedAt)).changes === 1;
   }
 
   getJob(jid: string): JobRecord | undefined {

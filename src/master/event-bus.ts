@@ -35,6 +35,13 @@ export class EventBus {
         this.observers.delete(o);
       }
     }
+    if (this.listeners.size === 0) {
+      // nobody on the bus (no reactor, event stream, API or web view): the Salt events are not
+      // built (issue 27: a fleet round's returns each made a tag, a data dict and a stamp that
+      // nobody read); a job return stands for exactly one
+      this.fired += event.kind === 'job_return' ? 1 : saltEventsOf(event).length;
+      return;
+    }
     for (const { tag, data } of saltEventsOf(event)) this.deliver({ tag, data: { ...data, _stamp: saltStamp(event.at) }, kind: event.kind });
   }
 

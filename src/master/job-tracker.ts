@@ -344,13 +344,14 @@ export class JobTracker {
     if (!fresh) return;
     const minion = record.minion;
     this.deps.logger.info({ jid: ret.jid, minion }, `Got return from ${minion} for job ${ret.jid}`);
+    const recent = this.recent.get(ret.jid);
     this.deps.emit?.({
       kind: 'job_return',
       jid: ret.jid,
       minion,
       fun: ret.fun,
-      funArgs: this.recent.get(ret.jid)?.funArgs ?? [],
-      user: this.recent.get(ret.jid)?.user ?? 'root',
+      funArgs: recent?.funArgs ?? [],
+      user: recent?.user ?? 'root',
       ret: ret.ret,
       retcode: ret.retcode,
       success: ret.success,

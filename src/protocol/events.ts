@@ -83,14 +83,22 @@ export interface SaltEvent {
   readonly kind?: EventKind;
 }
 
+/** The last stamp saltStamp formatted, and its millisecond. */
+let lastStampMs = Number.NaN;
+let lastStamp = '';
+
 /**
  * Salt's `_stamp`: `datetime.utcnow().isoformat()` of the moment, microseconds included (brine's
  * clock has milliseconds; Python's isoformat leaves the fraction out when it is zero).
  */
 export function saltStamp(ms: number): string {
+  // the returns of one flush share their millisecond: formatted once for all of them
+  if (ms === lastStampMs) return lastStamp;
   const iso = new Date(ms).toISOString(); // 2026-12-07T06:12:00.123Z
   const fraction = iso.slice(20, 23);
-  return fraction === '000' ? iso.slice(0, 19) : `${iso.slice(0, 19)}.${fraction}000`;
+  lastStamp = fraction === '000' ? iso.slice(0, 19) : `${iso.slice(0, 19)}.${fraction}000`;
+  lastStampMs = ms;
+  return lastStamp;
 }
 
 /** Arguments as Salt publishes them: keyword arguments as a last dict marked `__kwarg__`. */

@@ -5,19 +5,40 @@
 
 import type { Clock, TimerHandle } from './clock.js';
 
-interface Entry {
-  fn: () => void;
+/**
+ * One scheduled callback, and its own handle: cancel() only clears `fn` (no closure per entry, no
+ * set to delete from); the slot drops cleared entries when it runs. The carried acks of a
+ * 10,000-minion round schedule and cancel 10,000 deadlines per round (issue 27, pingflush).
+ */
+class Entry implements TimerHandle {
+  constructor(
+    public fn: (() => void) | undefined,
+    private readonly wheel: TimerWheel,
+  ) {}
+
+  cancel(): void {
+    if (this.fn === undefined) return;
+    this.fn = undefined;
+    this.wheel.cancelled();
+  }
 }
 
+/** Cancelled entries kept in their slots before the wheel sweeps them out (when they also outnumber the live ones). */
+const SWEEP_AT = 65_536;
+
 export class TimerWheel {
-  /** slot (ticks from `origin` to the deadline, rounded up) -> what runs then */
-  private readonly slots = new Map<number, Set<Entry>>();
+  /** slot (ticks from `origin` to the deadline, rounded up) -> what runs then (cancelled entries included) */
+  private readonly slots = new Map<number, Entry[]>();
   /** When the ticker started: slot k runs at its k-th tick. */
   private origin = 0;
   /** The last slot run; only later slots are scheduled. */
   private cursor = 0;
   private ticker: TimerHandle | undefined;
   private closed = false;
+  /** Entries scheduled and neither run nor cancelled. */
+  private live = 0;
+  /** Cancelled entries still held in a slot. */
+  private dead = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -33,8 +54,13 @@ export class TimerWheel {
 
   /** Entries still scheduled. */
   get size(): number {
+    return this.live;
+  }
+
+  /** Entries held in slots, cancelled ones not yet dropped included (tests: they do not pile up). */
+  get held(): number {
     let n = 0;
-    for (const s of this.slots.values()) n += s.size;
+    for (const list of this.slots.values()) n += list.length;
     return n;
   }
 
@@ -49,47 +75,71 @@ export class TimerWheel {
       this.ticker = this.clock.setInterval(() => this.tick(), this.tickMs);
     }
     const slot = Math.max(Math.ceil((now - this.origin + Math.max(0, ms)) / this.tickMs), this.cursor + 1);
-    let set = this.slots.get(slot);
-    if (!set) {
-      set = new Set();
-      this.slots.set(slot, set);
-    }
-    const entry: Entry = { fn };
-    set.add(entry);
-    const owner = set;
-    return {
-      cancel: () => {
-        if (owner.delete(entry) && owner.size === 0 && this.slots.get(slot) === owner) this.slots.delete(slot);
-      },
-    };
+    const entry = new Entry(fn, this);
+    const list = this.slots.get(slot);
+    if (list === undefined) this.slots.set(slot, [entry]);
+    else list.push(entry);
+    this.live++;
+    return entry;
   }
 
   /** Drops everything scheduled and stops the timer; later setTimeout calls do nothing. */
   close(): void {
     this.closed = true;
+    for (const list of this.slots.values()) for (const entry of list) entry.fn = undefined;
     this.slots.clear();
+    this.live = 0;
+    this.dead = 0;
     this.ticker?.cancel();
     this.ticker = undefined;
+  }
+
+  /** An entry was cancelled (Entry.cancel). */
+  cancelled(): void {
+    this.live--;
+    this.dead++;
+    if (this.dead >= SWEEP_AT && this.dead > this.live) this.sweep();
+  }
+
+  /** Drops cancelled entries from every slot (many deadlines set far ahead and cancelled early). */
+  private sweep(): void {
+    for (const [slot, list] of this.slots) {
+      const kept = list.filter((e) => e.fn !== undefined);
+      if (kept.length === 0) this.slots.delete(slot);
+      else this.slots.set(slot, kept);
+    }
+    this.dead = 0;
   }
 
   private tick(): void {
     const due = Math.floor((this.clock.monotonic() - this.origin) / this.tickMs);
     // after a blocked event loop several slots are due; an empty stretch is skipped by lookup
-    while (this.cursor < due && this.slots.size > 0) {
+    while (this.cursor < due && this.slots.size > 0 && this.live > 0) {
       this.cursor++;
-      const set = this.slots.get(this.cursor);
-      if (!set) continue;
+      const list = this.slots.get(this.cursor);
+      if (!list) continue;
       this.slots.delete(this.cursor);
-      for (const entry of set) {
+      for (const entry of list) {
+        const fn = entry.fn;
+        if (fn === undefined) {
+          // a sweep during a callback of this slot may have counted it already
+          if (this.dead > 0) this.dead--;
+          continue;
+        }
+        entry.fn = undefined;
+        this.live--;
         try {
-          entry.fn();
+          fn();
         } catch (err) {
           this.onError(err);
         }
       }
     }
     this.cursor = Math.max(this.cursor, due);
-    if (this.slots.size === 0) {
+    if (this.live === 0) {
+      // only cancelled entries are left (or none): drop them and sleep
+      this.slots.clear();
+      this.dead = 0;
       this.ticker?.cancel();
       this.ticker = undefined;
     }

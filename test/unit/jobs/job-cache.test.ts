@@ -142,6 +142,57 @@ test('bad jids and minion ids are refused before touching the database', () => {
   }
 });
 
+test('saveReturns checks every jid and minion ID of a batch, not only the first: a bad one stores nothing', () => {
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const jids = new JidGenerator(clock);
+  const a = jids.next();
+  const b = jids.next();
+  const cache = JobCache.open(freshPath(), { clock });
+  try {
+    const ret = (jid: string, minion: string) => ({ jid, minion, fun: 'test.ping', return: true, retcode: 0, success: true, receivedAt: clock.now() });
+    assert.throws(
+      () => cache.saveReturns([ret(a, 'web1'), ret(a, 'web2'), ret('2024010100000000000x', 'web3'), ret(a, 'web4')]),
+      (e: unknown) => isBrineError(e, 'INVALID_JID'),
+    );
+    assert.throws(
+      () => cache.saveReturns([ret(a, 'web1'), ret(b, 'web1'), ret(a, '../etc')]),
+      (e: unknown) => isBrineError(e, 'INVALID_ID'),
+    );
+    assert.equal(cache.countReturns(a), 0, 'nothing of a refused batch is stored');
+    assert.deepEqual(cache.saveReturns([ret(a, 'web1'), ret(b, 'web1'), ret(a, 'web1'), ret(a, 'web2')]), [true, true, false, true]);
+    assert.equal(cache.countReturns(a), 2);
+  } finally {
+    cache.close();
+  }
+});
+
+test('a fleet round of small commits is not checkpointed every 1,000 WAL pages (wal_autocheckpoint)', () => {
+  const file = freshPath();
+  const clock = new FakeClock(Date.UTC(2024, 0, 1));
+  const jid = new JidGenerator(clock).next();
+  const cache = JobCache.open(file, { clock });
+  try {
+    // 10,000 minions' returns in arrival order (scattered over the (jid, minion) index), 128 per commit
+    const rets = Array.from({ length: 10_000 }, (_, i) => ({
+      jid,
+      minion: `emu-${String((i * 7919) % 10_000).padStart(5, '0')}`,
+      fun: 'test.ping',
+      return: true,
+      retcode: 0,
+      success: true,
+      receivedAt: clock.now(),
+    }));
+    for (let i = 0; i < rets.length; i += 128) cache.saveReturns(rets.slice(i, i + 128));
+    const pageSize = 4096;
+    const walPages = fs.statSync(`${file}-wal`).size / (pageSize + 24);
+    // SQLite's default (1,000) would have checkpointed and restarted the WAL at ~1,000 pages
+    assert.ok(walPages > 1500, `the WAL holds the round's ${Math.round(walPages)} pages`);
+    assert.equal(cache.countReturns(jid), 10_000);
+  } finally {
+    cache.close();
+  }
+});
+
 test('listJobs is newest first, honours limit and since', () => {
   const cache = JobCache.open(freshPath());
   try {

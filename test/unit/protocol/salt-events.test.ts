@@ -15,6 +15,15 @@ test('_stamp is datetime.utcnow().isoformat(): six fraction digits, none when th
   assert.equal(saltStamp(Date.UTC(2026, 0, 1, 0, 0, 0, 0)), '2026-01-01T00:00:00');
 });
 
+test('_stamp of a repeated millisecond is the same text, and the next millisecond its own', () => {
+  // saltStamp keeps the last one it formatted (a flush's returns share their millisecond)
+  assert.equal(saltStamp(AT), '2026-12-07T06:02:03.045000');
+  assert.equal(saltStamp(AT), '2026-12-07T06:02:03.045000');
+  assert.equal(saltStamp(AT + 1), '2026-12-07T06:02:03.046000');
+  assert.equal(saltStamp(AT - 45), '2026-12-07T06:02:03');
+  assert.equal(saltStamp(AT), '2026-12-07T06:02:03.045000');
+});
+
 test('a publish: the bare <jid> event, then salt/job/<jid>/new in _prep_pub order', () => {
   const events = saltEventsOf({
     kind: 'job_published',

@@ -126,3 +126,46 @@ test('a throwing callback does not stop the rest of its slot', () => {
   assert.deepEqual(ran, ['after']);
   assert.equal((errors[0] as Error | undefined)?.message, 'boom');
 });
+
+test('deadlines set far ahead and cancelled early (carried acks, every round) do not pile up in the slots', () => {
+  const clock = new FakeClock(0);
+  const wheel = new TimerWheel(clock, 100);
+  const keep = wheel.setTimeout(() => undefined, 60_000);
+  // 300,000 deadlines 5 s ahead, each cancelled before the next is set, the clock moving 1 ms each
+  for (let i = 0; i < 300_000; i++) {
+    wheel.setTimeout(() => assert.fail('a cancelled entry ran'), 5000).cancel();
+    if (i % 100 === 0) clock.advance(1);
+  }
+  assert.equal(wheel.size, 1, 'only the kept entry is scheduled');
+  assert.ok(wheel.held <= 2 * 65_536 + 1, `cancelled entries are swept out: ${wheel.held} held`);
+  let ran = 0;
+  keep.cancel();
+  wheel.setTimeout(() => ran++, 100);
+  clock.advance(100_000);
+  assert.equal(ran, 1);
+  assert.equal(wheel.size, 0);
+  assert.equal(wheel.held, 0);
+  assert.equal(clock.pending, 0, 'the timer stops once only cancelled entries were left');
+});
+
+test('a handle cancelled after it ran, or twice, or after close changes nothing', () => {
+  const clock = new FakeClock(0);
+  const wheel = new TimerWheel(clock, 100);
+  const ran: string[] = [];
+  const a = wheel.setTimeout(() => ran.push('a'), 100);
+  const b = wheel.setTimeout(() => ran.push('b'), 300);
+  clock.advance(100);
+  a.cancel();
+  a.cancel();
+  assert.equal(wheel.size, 1, 'b is still scheduled');
+  clock.advance(200);
+  assert.deepEqual(ran, ['a', 'b']);
+  b.cancel();
+  assert.equal(wheel.size, 0);
+  const c = wheel.setTimeout(() => ran.push('c'), 100);
+  wheel.close();
+  c.cancel();
+  assert.equal(wheel.size, 0);
+  clock.advance(1000);
+  assert.deepEqual(ran, ['a', 'b']);
+});
