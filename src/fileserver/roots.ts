@@ -146,7 +146,7 @@ export class FileRoots {
    * A hit's resolution is remembered and reused only while it provably still holds: no earlier
    * root has gained a file of that name (one stat each), the path in its root still leads, through
    * whatever links it has now, to the same file (dev and inode) as the real path checked inside
-   * the root, and that real path is still that file. A changed, added, removed or renamed file, a
+   * the root, and that real path is still that file (the same stat when the path had no link). A changed, added, removed or renamed file, a
    * swapped symlink (in the tree or the root itself) and a link now leading out all fail one of
    * these, and the request takes the full realpath walk again. Served bytes are always read from
    * a real path that was checked inside its root.
@@ -194,8 +194,11 @@ export class FileRoots {
     }
     const root = roots[hit.rootIndex];
     if (root === undefined) return undefined;
-    const now = statOrUndefined(path.join(root, rel));
+    const candidate = path.join(root, rel);
+    const now = statOrUndefined(candidate);
     if (!now?.isFile() || now.dev !== hit.dev || now.ino !== hit.ino) return undefined;
+    // no link on the path when it was resolved (the usual case): that stat was of the real path
+    if (candidate === hit.realPath) return this.foundOf(hit.realPath, rel, now);
     const st = statOrUndefined(hit.realPath);
     if (!st?.isFile() || st.dev !== hit.dev || st.ino !== hit.ino) return undefined;
     return this.foundOf(hit.realPath, rel, st);

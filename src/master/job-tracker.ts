@@ -24,7 +24,7 @@ import type { MinionSession } from './minion-session.js';
 import { ReturnWait } from './return-wait.js';
 
 /** Milliseconds of storing, acknowledging and streaming the deferred flush does per turn (see deferFlush). */
-export const FLUSH_BUDGET_MS = 20;
+export const FLUSH_BUDGET_MS = 15;
 /** Most returns in the first turn of a burst; each later turn may at most double the last. */
 export const FIRST_FLUSH_SLICE = 32;
 /** Most returns in one turn (one transaction), however cheap they were. */
@@ -302,7 +302,7 @@ export class JobTracker {
    * for the rest: 1,000 state returns of ~40 KB stored, acknowledged and streamed in one turn
    * held the master's loop for 300-400 ms (bench:fleet-states), heartbeats included, and a fixed
    * count cannot fit both a 40 KB state return (~0.8 ms) and a ping (~0.03 ms). The slice is the
-   * budget over the time per return the last turn measured, starting at FIRST_FLUSH_SLICE and at
+   * budget over the time per return the last turns measured, starting at FIRST_FLUSH_SLICE and at
    * most doubling per turn, so a burst of big returns after small ones overshoots one turn only
    * a little. Each slice is one transaction, acknowledged after its commit, in arrival order.
    */
@@ -314,7 +314,8 @@ export class JobTracker {
       const clock = this.deps.clock;
       const t0 = clock.monotonic();
       const n = this.flushSome(most);
-      if (n > 0) this.msPerReturn = (clock.monotonic() - t0) / n;
+      // a dear turn (a GC, bigger returns) shrinks the next slice at once; a cheap one lets it grow back gradually
+      if (n > 0) this.msPerReturn = Math.max((clock.monotonic() - t0) / n, this.msPerReturn * 0.75);
       this.lastSlice = most;
       if (this.pending.length > 0) this.deferFlush(false);
     });

@@ -4,7 +4,7 @@
 // held and the socket paused; the held sockets go on, oldest first, in later turns.
 
 /** Milliseconds of reading (decode and message handlers) per event-loop turn. */
-export const READ_BUDGET_MS = 20;
+export const READ_BUDGET_MS = 15;
 
 /** A socket whose chunk was held: `resume` handles it and lets the socket read again. */
 export interface HeldReader {
