@@ -26,8 +26,10 @@ const USAGE = `usage: npm run bench:states -- [--states N] [--rounds R] [--minio
   --fleet-states S  states in the tree of the runs through a master (default 100)
   --skip-local      skip the brine call --local runs
   --profile DIR     write a V8 CPU profile of the emulated run's master into DIR
+  --nice N          run the real minions (one and M) at niceness N (default 0): the master and the
+                    idle probe keep 0, modelling minions on other machines (see bench/README.md)
   --build-dir D     compiled tree to run (default dist)`;
-const f = parseFlags(process.argv.slice(2), { states: 500, rounds: 3, minions: 20, emulate: 0, fleetStates: 100, skipLocal: false, profile: '', buildDir: 'dist' }, USAGE);
+const f = parseFlags(process.argv.slice(2), { states: 500, rounds: 3, minions: 20, emulate: 0, fleetStates: 100, skipLocal: false, profile: '', nice: 0, buildDir: 'dist' }, USAGE);
 const FLOOR = fileURLToPath(new URL('./lib/state-floor.mjs', import.meta.url));
 
 /** Counts a state.apply return: states, failures, changed. */
@@ -93,15 +95,15 @@ async function main() {
   const tmp = tempDir('brine-bench-states-');
   const l = f.skipLocal ? undefined : await local(build, tmp);
   const fleetWanted = f.minions > 0 || f.emulate > 0;
-  const solo = fleetWanted ? await realFleet(build, tmp, 'one', 1, f.fleetStates) : undefined;
-  const fl = f.minions > 0 ? await realFleet(build, tmp, 'bench', f.minions, f.fleetStates) : undefined;
+  const solo = fleetWanted ? await realFleet(build, tmp, 'one', 1, f.fleetStates, f.nice) : undefined;
+  const fl = f.minions > 0 ? await realFleet(build, tmp, 'bench', f.minions, f.fleetStates, f.nice) : undefined;
   let emu;
   if (f.emulate > 0) {
     const runs = await record(build, tmp, f.fleetStates);
     emu = await emulatedFleet(build, tmp, f.emulate, f.fleetStates, runs, f.profile);
   }
   const sections = [];
-  const json = { fleetStates: f.fleetStates };
+  const json = { fleetStates: f.fleetStates, nice: f.nice };
   if (l) {
     const r1 = ratio(l.brineFirst.ms, l.floorFirst.ms);
     const r2 = ratio(l.brineAgain, l.floorAgain);

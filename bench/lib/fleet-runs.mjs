@@ -34,14 +34,14 @@ async function stopAll(master, children) {
 /** Strips the raw returns (kept only by the recorder) from a run's figures. */
 const figures = ({ returns: _r, ...rest }) => rest;
 
-/** M real minions named <prefix><i>: first run and no-change run. */
-export async function realFleet(build, tmp, name, count, states) {
+/** M real minions named <prefix><i>: first run and no-change run; `nice` > 0 runs them at that niceness. */
+export async function realFleet(build, tmp, name, count, states, nice = 0) {
   const ids = Array.from({ length: count }, (_, i) => `${name}-${i}`);
   let master;
   let children = [];
   try {
     master = await masterWithTree(build, tmp, name, states);
-    children = await startMinions(build, tmp, master, ids);
+    children = await startMinions(build, tmp, master, ids, 10, nice);
     const pids = children.map((c) => c.pid);
     const first = await applyRun(build, master, `${name}-*`, ids, states, 'first run', pids);
     const again = await applyRun(build, master, `${name}-*`, ids, states, 'no-change run', pids);

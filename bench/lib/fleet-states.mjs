@@ -55,15 +55,21 @@ export async function connectedCount(build, master) {
   return reply.sessions.filter((s) => s.state === 'connected').length;
 }
 
-/** Starts `ids.length` real minions, `batch` at a time (each batch connected before the next). */
-export async function startMinions(build, tmp, master, ids, batch = 10) {
+/**
+ * Starts `ids.length` real minions, `batch` at a time (each batch connected before the next);
+ * `nice` > 0 lowers their CPU priority (their job workers and shells inherit it).
+ */
+export async function startMinions(build, tmp, master, ids, batch = 10, nice = 0) {
   const children = [];
   for (let i = 0; i < ids.length; i += batch) {
     for (const id of ids.slice(i, i + batch)) {
       const dir = path.join(tmp, `minion-${id}`);
       writeConfig(path.join(dir, 'etc', 'minion'), { root_dir: dir, master: '127.0.0.1', master_port: master.port, id, log_level: 'warning' });
       const log = fs.openSync(path.join(dir, 'minion.log'), 'a');
-      children.push(track(spawn(process.execPath, [build.cli, 'minion', '-c', path.join(dir, 'etc')], { stdio: ['ignore', log, log] })));
+      const child = track(spawn(process.execPath, [build.cli, 'minion', '-c', path.join(dir, 'etc')], { stdio: ['ignore', log, log] }));
+      // set before the minion has started anything, so its workers and shells inherit it
+      if (nice > 0) os.setPriority(child.pid, nice);
+      children.push(child);
       fs.closeSync(log);
     }
     const want = Math.min(ids.length, i + batch);

@@ -37,7 +37,11 @@ export class HashCache {
   computed = 0;
 
   hash(file: string): string {
-    const s = fs.statSync(file, { bigint: true });
+    return this.hashOf(file, fs.statSync(file, { bigint: true }));
+  }
+
+  /** The same, given the file's stat just taken by the caller (one stat less per request). */
+  hashOf(file: string, s: fs.BigIntStats): string {
     const size = Number(s.size);
     const hit = this.entries.get(file);
     if (hit && hit.mtimeNs === s.mtimeNs && hit.ctimeNs === s.ctimeNs && hit.size === size) return hit.sha256;

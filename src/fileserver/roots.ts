@@ -1,6 +1,8 @@
 // file_roots as the file server sees them: per environment an ordered list of directories, the
 // first that has a file wins, ignores applied, every path checked (path-check.ts) before it
 // touches the disk and every hit resolved with realpath so a symlink cannot lead out of its root.
+// A hit's resolution is remembered and re-checked on every later request with two stat(2)s in
+// place of two realpath walks (see find); anything that changed sends the request the long way.
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -26,6 +28,28 @@ export interface FoundFile {
 }
 
 const MAX_LISTED = 100_000;
+/** Resolved hits remembered (FileRoots.find); the oldest is dropped beyond this. */
+const MAX_RESOLVED = 10_000;
+
+/**
+ * A file found by a full resolution: which root had it, its real path (checked inside that
+ * root's real path) and the identity of the file there.
+ */
+interface Resolved {
+  rootIndex: number;
+  realPath: string;
+  dev: bigint;
+  ino: bigint;
+}
+
+/** stat(2) following links, or undefined for any failure (a missing file, ENOTDIR, EACCES). */
+function statOrUndefined(p: string): fs.BigIntStats | undefined {
+  try {
+    return fs.statSync(p, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
 
 function asStringList(v: unknown): string[] {
   if (typeof v === 'string') return [v];
@@ -63,6 +87,10 @@ export class FileRoots {
   private readonly ignoreGlob: RegExp[];
   /** Exposed so tests can prove a repeated stat does not hash again. */
   readonly hashes = new HashCache();
+  /** saltenv NUL path -> its last full resolution (find). */
+  private readonly resolved = new Map<string, Resolved>();
+  /** Full resolutions (realpath walks) done by find; tests prove a repeated find does none. */
+  walks = 0;
 
   constructor(config: FileRootsConfig) {
     const rootDir = typeof config.root_dir === 'string' ? config.root_dir : '/';
@@ -114,12 +142,29 @@ export class FileRoots {
   /**
    * The file at `rel` in the first root of `saltenv` that has it, or undefined. Throws
    * PATH_REFUSED for a bad path, or when the hit is a symlink resolving outside its root.
+   *
+   * A hit's resolution is remembered and reused only while it provably still holds: no earlier
+   * root has gained a file of that name (one stat each), the path in its root still leads, through
+   * whatever links it has now, to the same file (dev and inode) as the real path checked inside
+   * the root, and that real path is still that file (the same stat when the path had no link). A changed, added, removed or renamed file, a
+   * swapped symlink (in the tree or the root itself) and a link now leading out all fail one of
+   * these, and the request takes the full realpath walk again. Served bytes are always read from
+   * a real path that was checked inside its root.
    */
   find(saltenv: string, relPath: string): FoundFile | undefined {
     const rel = checkRelativePath(relPath);
     const roots = this.rootsOf(saltenv);
     if (this.ignored(rel)) return undefined;
-    for (const root of roots) {
+    const key = `${saltenv}\0${rel}`;
+    const hit = this.resolved.get(key);
+    if (hit) {
+      const found = this.recheck(hit, roots, rel);
+      if (found) return found;
+      this.resolved.delete(key);
+    }
+    this.walks++;
+    for (let i = 0; i < roots.length; i++) {
+      const root = roots[i]!;
       const candidate = path.join(root, rel);
       let real: string;
       let realRoot: string;
@@ -132,12 +177,36 @@ export class FileRoots {
       if (!inside(realRoot, real)) {
         throw new BrineError('PATH_REFUSED', `path ${JSON.stringify(rel)} in saltenv ${saltenv} is a symlink that leads outside its file root ${root}; nothing was read`);
       }
-      const st = fs.statSync(real);
+      const st = fs.statSync(real, { bigint: true });
       if (!st.isFile()) continue;
-      const sha256 = this.hashes.hash(real);
-      return { realPath: real, stat: { path: rel, sha256, size: st.size, mode: st.mode & 0o7777 } };
+      if (this.resolved.size >= MAX_RESOLVED) this.resolved.delete(this.resolved.keys().next().value!);
+      this.resolved.set(key, { rootIndex: i, realPath: real, dev: st.dev, ino: st.ino });
+      return this.foundOf(real, rel, st);
     }
     return undefined;
+  }
+
+  /** The remembered hit if it still holds (see find), else undefined. */
+  private recheck(hit: Resolved, roots: readonly string[], rel: string): FoundFile | undefined {
+    // an earlier root that now has a file by that name would win (or refuse): the long way
+    for (let i = 0; i < hit.rootIndex; i++) {
+      if (statOrUndefined(path.join(roots[i]!, rel))?.isFile()) return undefined;
+    }
+    const root = roots[hit.rootIndex];
+    if (root === undefined) return undefined;
+    const candidate = path.join(root, rel);
+    const now = statOrUndefined(candidate);
+    if (!now?.isFile() || now.dev !== hit.dev || now.ino !== hit.ino) return undefined;
+    // no link on the path when it was resolved (the usual case): that stat was of the real path
+    if (candidate === hit.realPath) return this.foundOf(hit.realPath, rel, now);
+    const st = statOrUndefined(hit.realPath);
+    if (!st?.isFile() || st.dev !== hit.dev || st.ino !== hit.ino) return undefined;
+    return this.foundOf(hit.realPath, rel, st);
+  }
+
+  private foundOf(real: string, rel: string, st: fs.BigIntStats): FoundFile {
+    const sha256 = this.hashes.hashOf(real, st);
+    return { realPath: real, stat: { path: rel, sha256, size: Number(st.size), mode: Number(st.mode) & 0o7777 } };
   }
 
   /** Reads up to `length` bytes at `offset` of a file found by find(). */

@@ -56,6 +56,16 @@ function fileRequestSummary(req: FileRequest): Record<string, unknown> {
 
 /** Requests one session may have waiting; a minion pipelines a few chunks per file. */
 export const MAX_OUTSTANDING_PER_SESSION = 32;
+/**
+ * Milliseconds of answering file requests per event-loop turn; the rest wait for the next turn,
+ * in arrival order. 1,000 minions each asking at once are ~1,000 answers in one turn otherwise.
+ */
+export const FILE_BUDGET_MS = 10;
+
+interface QueuedRequest {
+  session: FileSession;
+  req: FileRequest;
+}
 
 export class FileService {
   readonly roots: FileRoots;
@@ -66,12 +76,18 @@ export class FileService {
   private readonly chunkSize: number;
   /** Refused paths so far (threats.md #8), for tests and diagnostics. */
   refusedCount = 0;
+  /** Requests waiting for their turn (from `head` on), and whether a turn is scheduled. */
+  private queue: Array<QueuedRequest | undefined> = [];
+  private head = 0;
+  private scheduled = false;
+  private readonly monotonic: () => number;
 
   constructor(
     opts: FileServiceOptions,
     private readonly logger: Logger,
     clock?: Clock,
   ) {
+    this.monotonic = clock ? () => clock.monotonic() : () => performance.now();
     const { backends, roots, gitfs } = backendsOf(opts, logger);
     this.roots = roots;
     this.backends = new FileBackends(backends);
@@ -111,29 +127,58 @@ export class FileService {
     // one line per request at trace level: bench:states --emulate replays a real minion's requests from it
     if (this.logger.isLevelEnabled('trace')) this.logger.trace({ id: session.id, req: fileRequestSummary(req) }, `file server request ${req.t} from ${session.id}`);
     // answered on a later turn of the event loop, so a burst of requests is bounded by the count above
-    setImmediate(() => {
-      this.outstanding.set(session, (this.outstanding.get(session) ?? 1) - 1);
-      if (!session.ready) return;
-      let result: ReturnType<typeof serveFileRequest>;
-      try {
-        result = serveFileRequest(this.backends, req, { chunkSize: this.chunkSize });
-      } catch (err) {
-        this.logger.error({ err, id: session.id }, 'the file server failed on a request');
-        session.sendFileReply({ t: 'file_reply', rid: req.rid, ok: false, error: { code: 'INTERNAL', message: 'the file server failed; see the master log' } });
-        return;
-      }
-      if (result.refused) {
-        this.refusedCount++;
-        const what = 'path' in req ? printable(req.path) : printable(req.prefix);
-        this.logger.warn(
-          { id: session.id, saltenv: printable(req.saltenv), path: what, code: 'PATH_REFUSED' },
-          `refused a file server request from minion ${session.id}: ${printable(result.reply.error?.message ?? '')}`,
-        );
-      }
-      if (result.served !== undefined && 'path' in req) {
-        this.logger.debug({ id: session.id, saltenv: req.saltenv, path: printable(req.path), bytes: result.served }, `served salt://${printable(req.path)} to ${session.id}`);
-      }
-      session.sendFileReply(result.reply);
-    });
+    this.queue.push({ session, req });
+    if (!this.scheduled) {
+      this.scheduled = true;
+      setImmediate(() => this.drain());
+    }
+  }
+
+  /** Answers queued requests in arrival order for up to FILE_BUDGET_MS, then yields the turn. */
+  private drain(): void {
+    this.scheduled = false;
+    const t0 = this.monotonic();
+    while (this.head < this.queue.length) {
+      const next = this.queue[this.head]!;
+      this.queue[this.head++] = undefined;
+      this.answer(next.session, next.req);
+      if (this.monotonic() - t0 >= FILE_BUDGET_MS) break;
+    }
+    if (this.head === this.queue.length) {
+      this.queue = [];
+      this.head = 0;
+      return;
+    }
+    if (this.head >= 1024) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    this.scheduled = true;
+    setImmediate(() => this.drain());
+  }
+
+  private answer(session: FileSession, req: FileRequest): void {
+    this.outstanding.set(session, (this.outstanding.get(session) ?? 1) - 1);
+    if (!session.ready) return;
+    let result: ReturnType<typeof serveFileRequest>;
+    try {
+      result = serveFileRequest(this.backends, req, { chunkSize: this.chunkSize });
+    } catch (err) {
+      this.logger.error({ err, id: session.id }, 'the file server failed on a request');
+      session.sendFileReply({ t: 'file_reply', rid: req.rid, ok: false, error: { code: 'INTERNAL', message: 'the file server failed; see the master log' } });
+      return;
+    }
+    if (result.refused) {
+      this.refusedCount++;
+      const what = 'path' in req ? printable(req.path) : printable(req.prefix);
+      this.logger.warn(
+        { id: session.id, saltenv: printable(req.saltenv), path: what, code: 'PATH_REFUSED' },
+        `refused a file server request from minion ${session.id}: ${printable(result.reply.error?.message ?? '')}`,
+      );
+    }
+    if (result.served !== undefined && 'path' in req) {
+      this.logger.debug({ id: session.id, saltenv: req.saltenv, path: printable(req.path), bytes: result.served }, `served salt://${printable(req.path)} to ${session.id}`);
+    }
+    session.sendFileReply(result.reply);
   }
 }

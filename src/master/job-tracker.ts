@@ -23,8 +23,12 @@ import { matchTarget, targetForMinions, type MatchOptions } from '../targeting/i
 import type { MinionSession } from './minion-session.js';
 import { ReturnWait } from './return-wait.js';
 
-/** Returns the deferred flush stores per event-loop turn (see deferFlush). */
-export const RETURNS_PER_TURN = 128;
+/** Milliseconds of storing, acknowledging and streaming the deferred flush does per turn (see deferFlush). */
+export const FLUSH_BUDGET_MS = 15;
+/** Most returns in the first turn of a burst; each later turn may at most double the last. */
+export const FIRST_FLUSH_SLICE = 32;
+/** Most returns in one turn (one transaction), however cheap they were. */
+export const MAX_FLUSH_SLICE = 4096;
 export interface JobSink {
   onReturn(ret: JobReturn): void;
   onDone(done: JobDone): void;
@@ -111,6 +115,9 @@ export class JobTracker {
   readonly droppedReturns: Record<ReturnRefusal, number> = { unknown_job: 0, not_sent: 0, fun_mismatch: 0 };
   /** Returns received since the last flush, in arrival order. */
   private pending: PendingReturn[] = [];
+  /** The deferred flush's last measured cost per return (0: none yet) and its last slice. */
+  private msPerReturn = 0;
+  private lastSlice = FIRST_FLUSH_SLICE;
   /** Set by stop(): the waits it ends say so in their `done`. */
   private stopping = false;
 
@@ -291,14 +298,26 @@ export class JobTracker {
   }
 
   /**
-   * The deferred flush stores at most RETURNS_PER_TURN returns, then yields to the event loop
+   * The deferred flush does about FLUSH_BUDGET_MS of work per turn, then yields to the event loop
    * for the rest: 1,000 state returns of ~40 KB stored, acknowledged and streamed in one turn
-   * held the master's loop for 300-400 ms (bench:fleet-states), heartbeats included.
+   * held the master's loop for 300-400 ms (bench:fleet-states), heartbeats included, and a fixed
+   * count cannot fit both a 40 KB state return (~0.8 ms) and a ping (~0.03 ms). The slice is the
+   * budget over the time per return the last turns measured, starting at FIRST_FLUSH_SLICE and at
+   * most doubling per turn, so a burst of big returns after small ones overshoots one turn only
+   * a little. Each slice is one transaction, acknowledged after its commit, in arrival order.
    */
-  private deferFlush(): void {
+  private deferFlush(first = true): void {
     (this.deps.defer ?? setImmediate)(() => {
-      this.flushSome(RETURNS_PER_TURN);
-      if (this.pending.length > 0) this.deferFlush();
+      const cap = first ? FIRST_FLUSH_SLICE : this.lastSlice * 2;
+      const bySpeed = this.msPerReturn > 0 ? Math.floor(FLUSH_BUDGET_MS / this.msPerReturn) : cap;
+      const most = Math.max(1, Math.min(cap, bySpeed, MAX_FLUSH_SLICE));
+      const clock = this.deps.clock;
+      const t0 = clock.monotonic();
+      const n = this.flushSome(most);
+      // a dear turn (a GC, bigger returns) shrinks the next slice at once; a cheap one lets it grow back gradually
+      if (n > 0) this.msPerReturn = Math.max((clock.monotonic() - t0) / n, this.msPerReturn * 0.75);
+      this.lastSlice = most;
+      if (this.pending.length > 0) this.deferFlush(false);
     });
   }
 
@@ -311,9 +330,9 @@ export class JobTracker {
     this.flushSome(Number.POSITIVE_INFINITY);
   }
 
-  /** Stores (in one transaction), acknowledges and streams the oldest `most` pending returns. */
-  private flushSome(most: number): void {
-    if (this.pending.length === 0) return;
+  /** Stores (in one transaction), acknowledges and streams the oldest `most` pending returns; how many it took. */
+  private flushSome(most: number): number {
+    if (this.pending.length === 0) return 0;
     const batch = this.pending.length <= most ? this.pending : this.pending.slice(0, most);
     this.pending = batch === this.pending ? [] : this.pending.slice(most);
     let fresh: Array<boolean | undefined>;
@@ -336,6 +355,7 @@ export class JobTracker {
       const stored = fresh[i];
       if (stored !== undefined) this.afterStore(batch[i]!, stored);
     }
+    return batch.length;
   }
 
   /** A committed (or already stored) return: the ack, then the log line, event and streaming. */

@@ -266,3 +266,82 @@ describe('CachingFileClient over local roots', () => {
     assert.deepEqual(stats, ['web/nginx.conf', 'web/app.conf', 'web/app.conf']);
   });
 });
+
+// A hit's resolution is remembered (FileRoots.find) and re-checked with two stats per request in
+// place of two realpath walks; each case below must be seen at once, with no wait, and a naive
+// cache by path (realPath reused as long as it exists) fails the swaps, the earlier root and the
+// link leading out.
+describe('FileRoots: the remembered resolution of a hit', () => {
+  it('does no realpath walk for a repeated find of an unchanged file', (t) => {
+    const { roots } = setup(t);
+    assert.equal(roots.find('base', 'alias.conf')?.stat.sha256, sha('nginx'));
+    const walks = roots.walks;
+    for (let i = 0; i < 5; i++) assert.equal(roots.find('base', 'alias.conf')?.stat.sha256, sha('nginx'));
+    assert.equal(roots.walks, walks, 'answered from the remembered resolution');
+  });
+
+  it('sees a file changed in place, replaced by a rename, and removed', (t) => {
+    const { roots, d } = setup(t);
+    const file = path.join(d, 'srv/one/web/init.sls');
+    assert.equal(roots.find('base', 'web/init.sls')?.stat.sha256, sha('web'));
+    fs.writeFileSync(file, 'web, changed and longer');
+    assert.equal(roots.find('base', 'web/init.sls')?.stat.sha256, sha('web, changed and longer'));
+    fs.writeFileSync(`${file}.new`, 'renamed over');
+    fs.renameSync(`${file}.new`, file);
+    assert.equal(roots.find('base', 'web/init.sls')?.stat.sha256, sha('renamed over'));
+    fs.rmSync(file);
+    assert.equal(roots.find('base', 'web/init.sls'), undefined);
+    write(file, 'back again');
+    assert.equal(roots.find('base', 'web/init.sls')?.stat.sha256, sha('back again'));
+  });
+
+  it('sees a symlink swapped to another file, and refuses it once it leads out of the root', (t) => {
+    const { roots, d } = setup(t);
+    const link = path.join(d, 'srv/one/alias.conf');
+    assert.equal(roots.find('base', 'alias.conf')?.stat.sha256, sha('nginx'));
+    fs.symlinkSync('top.sls', `${link}.new`);
+    fs.renameSync(`${link}.new`, link);
+    assert.equal(roots.find('base', 'alias.conf')?.stat.sha256, sha('one-top'), 'the new target is served');
+    fs.rmSync(link);
+    fs.symlinkSync(path.join(d, 'secret'), link);
+    assert.throws(
+      () => roots.find('base', 'alias.conf'),
+      (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED',
+      'a link swapped to lead out is refused, not served from the remembered path',
+    );
+  });
+
+  it('sees a directory on the path swapped for a symlink leading out', (t) => {
+    const { roots, d } = setup(t);
+    assert.equal(roots.find('base', 'web/nginx.conf')?.stat.sha256, sha('nginx'));
+    write(path.join(d, 'elsewhere/nginx.conf'), 'outside nginx');
+    fs.renameSync(path.join(d, 'srv/one/web'), path.join(d, 'web-old'));
+    fs.symlinkSync(path.join(d, 'elsewhere'), path.join(d, 'srv/one/web'));
+    assert.throws(
+      () => roots.find('base', 'web/nginx.conf'),
+      (e: unknown) => e instanceof BrineError && e.code === 'PATH_REFUSED',
+    );
+  });
+
+  it('sees a file added to an earlier root, which wins from then on', (t) => {
+    const { roots, d } = setup(t);
+    assert.equal(roots.find('base', 'only-two.txt')?.stat.sha256, sha('two'));
+    write(path.join(d, 'srv/one/only-two.txt'), 'now in one');
+    assert.equal(roots.find('base', 'only-two.txt')?.stat.sha256, sha('now in one'));
+  });
+
+  it('sees the root itself switched to another release (a current -> release symlink)', (t) => {
+    const d = tree(t);
+    write(path.join(d, 'releases/1/app.conf'), 'release 1');
+    write(path.join(d, 'releases/2/app.conf'), 'release 2');
+    fs.symlinkSync(path.join(d, 'releases/1'), path.join(d, 'current'));
+    const roots = new FileRoots({ file_roots: { base: [path.join(d, 'current')] } });
+    assert.equal(roots.find('base', 'app.conf')?.stat.sha256, sha('release 1'));
+    fs.symlinkSync(path.join(d, 'releases/2'), path.join(d, 'current.new'));
+    fs.renameSync(path.join(d, 'current.new'), path.join(d, 'current'));
+    const found = roots.find('base', 'app.conf');
+    assert.equal(found?.stat.sha256, sha('release 2'));
+    assert.equal(found?.realPath, path.join(fs.realpathSync(d), 'releases/2/app.conf'));
+    assert.equal(readFromRoots(roots, 'base', 'app.conf', 0, 100).data.toString(), 'release 2');
+  });
+});

@@ -10,7 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createLogger, type Logger } from '../../../src/util/logger.js';
 import type { FileReply } from '../../../src/protocol/index.js';
-import { FileService, MAX_OUTSTANDING_PER_SESSION, type FileSession } from '../../../src/master/file-service.js';
+import { FILE_BUDGET_MS, FileService, MAX_OUTSTANDING_PER_SESSION, type FileSession } from '../../../src/master/file-service.js';
+import { FakeClock } from '../../../src/util/clock.js';
 import { waitUntil } from '../../helpers/cluster.js';
 
 function recordingLogger(): { logger: Logger; lines: Array<{ fields: Record<string, unknown>; msg: string }> } {
@@ -20,12 +21,12 @@ function recordingLogger(): { logger: Logger; lines: Array<{ fields: Record<stri
   return { logger, lines };
 }
 
-function service(t: { after(fn: () => void): void }, logger: Logger): FileService {
+function service(t: { after(fn: () => void): void }, logger: Logger, clock?: FakeClock): FileService {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'brine-filesvc-'));
   t.after(() => fs.rmSync(d, { recursive: true, force: true }));
   fs.mkdirSync(path.join(d, 'srv'));
   fs.writeFileSync(path.join(d, 'srv', 'top.sls'), 'top');
-  return new FileService({ root_dir: d, file_roots: { base: [path.join(d, 'srv')] }, file_buffer_size: 4096 }, logger);
+  return new FileService({ root_dir: d, file_roots: { base: [path.join(d, 'srv')] }, file_buffer_size: 4096 }, logger, clock);
 }
 
 class StubSession implements FileSession {
@@ -104,4 +105,40 @@ test('at log_level trace each request is logged with the minion ID and the reque
     ['web1', { t: 'file_read', saltenv: 'base', path: 'top.sls', offset: 0, length: 4096 }],
     ['web1', { t: 'file_list', kind: 'files', saltenv: 'base', prefix: '' }],
   ]);
+});
+
+test('a burst of requests is answered FILE_BUDGET_MS of work per event-loop turn, in arrival order, the rest on later turns', async (t) => {
+  const { logger } = recordingLogger();
+  const clock = new FakeClock();
+  const svc = service(t, logger, clock);
+  // every answer costs 1 ms of the (fake) clock
+  const order: string[] = [];
+  const sessions = ['web1', 'web2', 'web3'].map((id) => {
+    const s = new StubSession(id);
+    s.sendFileReply = (r) => {
+      s.replies.push(r);
+      order.push(`${id}:${r.rid}`);
+      clock.advance(1);
+      return true;
+    };
+    return s;
+  });
+  const sent: string[] = [];
+  for (let rid = 0; rid < 25; rid++) {
+    for (const s of sessions) {
+      svc.handle(s, { t: 'file_stat', rid, saltenv: 'base', path: 'top.sls' });
+      sent.push(`${s.id}:${rid}`);
+    }
+  }
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  await turn();
+  assert.deepEqual(order, sent.slice(0, FILE_BUDGET_MS), 'the first turn answers the oldest requests for its budget only');
+  await turn();
+  assert.deepEqual(order, sent.slice(0, 2 * FILE_BUDGET_MS), 'the next turn goes on where it stopped');
+  await waitUntil(() => order.length === sent.length, 5000, 'every reply');
+  assert.deepEqual(order, sent, 'all answered, in arrival order');
+  assert.ok(
+    sessions.every((s) => s.replies.every((r) => r.ok)),
+    'all served',
+  );
 });

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { JidGenerator, JobCache } from '../../../src/jobs/index.js';
-import { JobTracker, RETURNS_PER_TURN, type JobSink } from '../../../src/master/job-tracker.js';
+import { FIRST_FLUSH_SLICE, FLUSH_BUDGET_MS, JobTracker, type JobSink } from '../../../src/master/job-tracker.js';
 import type { MinionSession } from '../../../src/master/minion-session.js';
 import type { JobDone, JobReturn, MasterMessage, Return } from '../../../src/protocol/index.js';
 import { FakeClock } from '../../../src/util/clock.js';
@@ -174,28 +174,38 @@ test('stop stores and acknowledges what was read before it', (t) => {
   assert.deepEqual(s.dones, [{ t: 'done', jid: s.jid, noResponse: ['web2'], reason: 'master_shutdown' }]);
 });
 
-test('a burst larger than one turn is stored a slice per turn, in arrival order, each slice acknowledged after its commit; stop stores the rest at once', (t) => {
-  const ids = Array.from({ length: RETURNS_PER_TURN * 2 + 44 }, (_, i) => `m${String(i).padStart(3, '0')}`);
+test('a burst larger than one turn is stored in slices sized by the time budget, in arrival order, each slice acknowledged after its commit; stop stores the rest at once', (t) => {
+  const ids = Array.from({ length: 300 }, (_, i) => `m${String(i).padStart(3, '0')}`);
   const s = setup(t, ids);
   const batches: number[] = [];
   const save = s.cache.saveReturns.bind(s.cache);
+  // each return costs 1 ms of the (fake) clock: a 40 KB state return is ~0.8 ms on this host
   s.cache.saveReturns = (rets) => {
     batches.push(rets.length);
+    s.clock.advance(rets.length);
     return save(rets);
   };
   for (const id of ids) s.tracker.handleReturn(s.sessions.get(id)!, s.ret());
   assert.equal(s.deferred.length, 1, 'one flush is scheduled for the burst');
   s.runDeferred();
-  assert.deepEqual(batches, [RETURNS_PER_TURN], 'the first turn stores one slice only');
-  assert.equal(s.cache.getReturns(s.jid).length, RETURNS_PER_TURN);
+  assert.deepEqual(batches, [FIRST_FLUSH_SLICE], 'the first turn of a burst stores the first slice only');
+  assert.equal(s.cache.getReturns(s.jid).length, FIRST_FLUSH_SLICE);
   const acked = ids.filter((id) => s.acks(id) === 1);
-  assert.deepEqual(acked, ids.slice(0, RETURNS_PER_TURN), 'the oldest slice is acknowledged, and only it');
+  assert.deepEqual(acked, ids.slice(0, FIRST_FLUSH_SLICE), 'the oldest slice is acknowledged, and only it');
   assert.equal(s.deferred.length, 1, 'the rest waits for the next turn');
   s.runDeferred();
-  assert.deepEqual(batches, [RETURNS_PER_TURN, RETURNS_PER_TURN]);
+  s.runDeferred();
+  const perTurn = FLUSH_BUDGET_MS / 1;
+  assert.deepEqual(batches, [FIRST_FLUSH_SLICE, perTurn, perTurn], 'later turns fit the budget at the measured 1 ms per return');
+  assert.deepEqual(
+    ids.filter((id) => s.acks(id) === 1),
+    ids.slice(0, FIRST_FLUSH_SLICE + 2 * perTurn),
+    'acknowledged in arrival order, slice by slice',
+  );
   // stop stores everything left at once
   s.tracker.stop();
-  assert.deepEqual(batches, [RETURNS_PER_TURN, RETURNS_PER_TURN, 44]);
+  const rest = ids.length - FIRST_FLUSH_SLICE - 2 * perTurn;
+  assert.deepEqual(batches, [FIRST_FLUSH_SLICE, perTurn, perTurn, rest]);
   assert.equal(s.cache.getReturns(s.jid).length, ids.length);
   assert.ok(
     ids.every((id) => s.acks(id) === 1),
@@ -207,5 +217,43 @@ test('a burst larger than one turn is stored a slice per turn, in arrival order,
     'streamed in arrival order',
   );
   s.runDeferred();
-  assert.deepEqual(batches, [RETURNS_PER_TURN, RETURNS_PER_TURN, 44], 'a leftover deferred flush finds nothing');
+  assert.deepEqual(batches, [FIRST_FLUSH_SLICE, perTurn, perTurn, rest], 'a leftover deferred flush finds nothing');
+});
+
+test('cheap returns grow the slice by at most double per turn up to the budget; dear ones shrink it at once', (t) => {
+  const ids = Array.from({ length: 1500 }, (_, i) => `m${String(i).padStart(4, '0')}`);
+  const s = setup(t, ids);
+  const batches: number[] = [];
+  let msPerReturn = 0.0625;
+  const save = s.cache.saveReturns.bind(s.cache);
+  s.cache.saveReturns = (rets) => {
+    batches.push(rets.length);
+    s.clock.advance(rets.length * msPerReturn);
+    return save(rets);
+  };
+  for (const id of ids.slice(0, 1000)) s.tracker.handleReturn(s.sessions.get(id)!, s.ret());
+  while (s.deferred.length > 0) s.runDeferred();
+  // 1/16 ms each (exact in binary): the budget allows 16 per ms, reached by doubling from the first slice
+  const byBudget = FLUSH_BUDGET_MS * 16;
+  const expected: number[] = [];
+  for (let slice = FIRST_FLUSH_SLICE, left = 1000; left > 0; slice = Math.min(slice * 2, byBudget)) {
+    expected.push(Math.min(slice, left));
+    left -= slice;
+  }
+  assert.deepEqual(batches, expected);
+  assert.ok(expected.length >= 5 && expected.includes(byBudget), `grew to the budget: ${expected.join(', ')}`);
+  // the next burst costs 2 ms per return: its first slice is still the first-slice cap, then the budget holds
+  batches.length = 0;
+  msPerReturn = 2;
+  for (const id of ids.slice(1000)) s.tracker.handleReturn(s.sessions.get(id)!, s.ret());
+  s.runDeferred();
+  s.runDeferred();
+  assert.deepEqual(batches, [FIRST_FLUSH_SLICE, Math.floor(FLUSH_BUDGET_MS / 2)]);
+  while (s.deferred.length > 0) s.runDeferred();
+  assert.equal(s.cache.getReturns(s.jid).length, ids.length);
+  assert.deepEqual(
+    s.returns.map((r) => r.minion),
+    ids,
+    'streamed in arrival order',
+  );
 });

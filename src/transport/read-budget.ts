@@ -1,0 +1,64 @@
+// One process-wide budget for decoding and handling what sockets read, per event-loop turn: when
+// 1,000 minions' 41 KB returns arrive together, one poll phase would otherwise decode all of them
+// (~1 ms each) before any timer, heartbeat or reply runs. Past READ_BUDGET_MS a socket's chunk is
+// held and the socket paused; the held sockets go on, oldest first, in later turns.
+
+/** Milliseconds of reading (decode and message handlers) per event-loop turn. */
+export const READ_BUDGET_MS = 15;
+
+/** A socket whose chunk was held: `resume` handles it and lets the socket read again. */
+export interface HeldReader {
+  resumeHeld(): void;
+}
+
+const waiting: HeldReader[] = [];
+let spent = 0;
+let scheduled = false;
+let monotonic: () => number = () => performance.now();
+
+function schedule(): void {
+  if (scheduled) return;
+  scheduled = true;
+  setImmediate(turn);
+}
+
+/** A new turn: the held sockets first, in the order they were held, within the budget. */
+function turn(): void {
+  scheduled = false;
+  spent = 0;
+  while (waiting.length > 0 && spent < READ_BUDGET_MS) waiting.shift()!.resumeHeld();
+  if (waiting.length > 0) schedule();
+}
+
+/** Whether this turn's budget is spent (a chunk read now is held). */
+export function readBudgetSpent(): boolean {
+  return spent >= READ_BUDGET_MS;
+}
+
+/** Runs `fn` (a chunk's decode and handlers), counting its time against this turn's budget. */
+export function timedRead(fn: () => void): void {
+  schedule();
+  const t0 = monotonic();
+  try {
+    fn();
+  } finally {
+    spent += monotonic() - t0;
+  }
+}
+
+/** Queues a socket that held a chunk; it is resumed in a later turn. */
+export function holdReader(r: HeldReader): void {
+  waiting.push(r);
+  schedule();
+}
+
+/** Drops a socket from the queue (it closed and handled its held chunk itself). */
+export function forgetReader(r: HeldReader): void {
+  const i = waiting.indexOf(r);
+  if (i >= 0) waiting.splice(i, 1);
+}
+
+/** Tests: a clock that moves when told, so a turn's split does not depend on the host's speed. */
+export function setReadClockForTests(fn: (() => number) | undefined): void {
+  monotonic = fn ?? (() => performance.now());
+}
