@@ -1,23 +1,27 @@
 #!/usr/bin/env node
 // Minion memory benchmark: one real `brine minion` connected to a real master, its RSS after an
-// idle period, against a bare `node -e "setInterval(()=>{},1000)"` started at the same moment.
+// idle period, against two processes started at the same moment: a bare
+// `node -e "setInterval(()=>{},1000)"`, and the floor, a raw node:tls client with a client
+// certificate holding one mutual TLS 1.3 connection and sending a 32 B heartbeat every
+// --floor-heartbeat-ms (bench/lib/raw-idle-client.mjs): what any connected idle agent costs.
 
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseFlags, resolveBuild } from './lib/args.mjs';
-import { stopChild, tempDir, track } from './lib/cleanup.mjs';
+import { closeForked, nextMessage, stopChild, tempDir, track } from './lib/cleanup.mjs';
 import { BenchMaster, freePort, tail, waitFor } from './lib/brine-procs.mjs';
 import { childPids, idleWindow, rssKb, sleep } from './lib/procfs.mjs';
 import { anchorLines, mb, pct, printReport, progress, showRatio } from './lib/report.mjs';
 import { writeTree } from './lib/state-tree.mjs';
 
-const USAGE = `usage: npm run bench:minion-rss -- [--idle-seconds S] [--pings N] [--states N] [--build-dir DIR]
+const USAGE = `usage: npm run bench:minion-rss -- [--idle-seconds S] [--pings N] [--states N] [--floor-heartbeat-ms MS] [--build-dir DIR]
   --idle-seconds S  how long the minion idles before its RSS counts (default 10)
+  --floor-heartbeat-ms MS  the raw TLS floor's heartbeat interval (default 5000)
   --pings N         test.ping rounds timed after the first (median reported; default 10)
   --states N        states in the tree applied after the pings (bench:states' tree; default 20, 0: none)
   --build-dir DIR   compiled tree to run (default dist)`;
-const f = parseFlags(process.argv.slice(2), { idleSeconds: 10, pings: 10, states: 20, buildDir: 'dist' }, USAGE);
+const f = parseFlags(process.argv.slice(2), { idleSeconds: 10, pings: 10, states: 20, floorHeartbeatMs: 5000, buildDir: 'dist' }, USAGE);
 
 /** state.apply (the highstate of the master's file_roots) over the control socket; its wall time and how many states succeeded. */
 async function applyRound(build, sockPath, target) {
@@ -39,6 +43,34 @@ async function applyRound(build, sockPath, target) {
   });
 }
 
+/**
+ * The floor: a raw TLS server (forked; its memory does not count) and the idle client (spawned
+ * without IPC), connected. Returns both children.
+ */
+async function startFloor(build, tmp) {
+  const { loadOrCreateIdentity } = await import(build.module('pki/index.js'));
+  const srvId = await loadOrCreateIdentity({ pkiDir: path.join(tmp, 'raw-server'), name: 'master', commonName: 'raw-server' });
+  const cliId = await loadOrCreateIdentity({ pkiDir: path.join(tmp, 'raw-client'), name: 'minion', commonName: 'raw-client' });
+  const here = path.join(path.dirname(new URL(import.meta.url).pathname), 'lib');
+  const server = track(fork(path.join(here, 'raw-tls-server.mjs'), [JSON.stringify({ keyFile: srvId.paths.key, certFile: srvId.paths.cert })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const { port } = await nextMessage(server, 'listening', 10_000, 'the raw TLS server to listen');
+  const args = JSON.stringify({ port, keyFile: cliId.paths.key, certFile: cliId.paths.cert, heartbeatMs: f.floorHeartbeatMs });
+  const client = track(spawn(process.execPath, [path.join(here, 'raw-idle-client.mjs'), args], { stdio: ['ignore', 'pipe', 'inherit'] }));
+  let out = '';
+  client.stdout.on('data', (d) => {
+    out += d;
+  });
+  await waitFor(
+    () => {
+      if (client.exitCode !== null) throw new Error(`the raw TLS client exited with code ${client.exitCode}`);
+      return out.includes('connected TLSv1.3');
+    },
+    10_000,
+    'the raw TLS client to connect',
+  );
+  return { server, client };
+}
+
 /** RSS of a process and all its descendants (a minion may run workers). */
 function treeRssKb(pid) {
   let total = rssKb(pid) ?? 0;
@@ -57,6 +89,7 @@ async function main() {
   const { requestOnce } = await import(build.module('cli/control-client.js'));
   let minion;
   let bare;
+  let floor;
   try {
     await master.start();
     const dir = path.join(tmp, 'minion');
@@ -72,6 +105,7 @@ async function main() {
     minion = track(spawn(process.execPath, [build.cli, 'minion', '-c', path.join(dir, 'etc')], { stdio: ['ignore', log, log] }));
     bare = track(spawn(process.execPath, ['-e', 'setInterval(()=>{},1000)'], { stdio: 'ignore' }));
     fs.closeSync(log);
+    floor = await startFloor(build, tmp);
     await waitFor(
       async () => {
         if (minion.exitCode !== null) throw new Error(`the minion exited with code ${minion.exitCode}:\n${tail(path.join(dir, 'minion.log'))}`);
@@ -83,7 +117,7 @@ async function main() {
     );
     progress(`minion connected; idling ${f.idleSeconds} s`);
     await sleep(Math.max(0, f.idleSeconds * 1000 - 3000));
-    const [m, b] = await idleWindow([minion.pid, bare.pid], 3000);
+    const [m, b, r] = await idleWindow([minion.pid, bare.pid, floor.client.pid], 3000);
     const tree = treeRssKb(minion.pid);
     const hwm = Number(/^VmHWM:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${minion.pid}/status`, 'utf8'))?.[1]);
     const ping = await master.pingRound('bench-minion', 1);
@@ -106,6 +140,10 @@ async function main() {
       minionIdleCpuPct: m.cpuPct,
       bareRssKb: b.rssKb,
       ratio: m.rssKb / b.rssKb,
+      floorRssKb: r.rssKb,
+      floorIdleCpuPct: r.cpuPct,
+      floorRatio: m.rssKb / r.rssKb,
+      overFloorKb: m.rssKb - r.rssKb,
       afterPingTreeRssKb: afterPing,
       pingReturns: ping.returns,
       firstPingMs: ping.ms,
@@ -128,6 +166,8 @@ async function main() {
           ],
         ],
         ['bare node -e "setInterval(()=>{},1000)"', [`RSS ${mb(b.rssKb)}`]],
+        [`floor: raw node:tls client, one mutual TLS 1.3 connection, heartbeat every ${f.floorHeartbeatMs} ms`, [`RSS ${mb(r.rssKb)}, idle CPU ${pct(r.cpuPct)}`]],
+        ['brine / floor', [`${showRatio(result.floorRatio)} (${mb(result.overFloorKb)} over the floor)`]],
         ['brine / bare', [showRatio(result.ratio)]],
         ['anchors (docs/anchors.md)', anchorLines(anchors)],
       ],
@@ -136,6 +176,10 @@ async function main() {
   } finally {
     if (minion) await stopChild(minion, 'SIGTERM', 5000);
     if (bare) await stopChild(bare, 'SIGKILL', 1000);
+    if (floor) {
+      await stopChild(floor.client, 'SIGKILL', 1000);
+      await closeForked(floor.server);
+    }
     if (master.child) await stopChild(master.child, 'SIGTERM', 5000);
   }
 }

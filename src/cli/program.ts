@@ -4,8 +4,7 @@
 
 // first: the minion's V8 flags must be set before the other modules run
 import './minion-heap.js';
-import { Command, CommanderError } from 'commander';
-import { BRINE_VERSION } from '../modules/version.js';
+import type { Command } from 'commander';
 import { commandName, normalizeArgs } from './salt-spellings.js';
 
 type Register = (program: Command) => void;
@@ -31,6 +30,7 @@ const COMMANDS: ReadonlyArray<readonly [readonly string[], () => Promise<Registe
 
 /** The program with every subcommand, or only `only` when it names one (faster start). */
 export async function buildProgram(only?: string): Promise<Command> {
+  const [{ Command }, { BRINE_VERSION }] = await Promise.all([import('commander'), import('../modules/version.js')]);
   const program = new Command('brine').description('remote execution and fleet management in the SaltStack mould').version(BRINE_VERSION).showHelpAfterError().exitOverride();
   const known = only !== undefined && COMMANDS.some(([names]) => names.includes(only));
   for (const [names, load] of COMMANDS) {
@@ -53,8 +53,36 @@ function exitWhenStdoutCloses(command: string | undefined): void {
   });
 }
 
+/**
+ * The flags of a plain \`brine minion [-c DIR] [-l LEVEL]\` (how a unit file starts it), read
+ * without commander: the long-lived minion then never loads commander, nor the child_process and
+ * dgram built-ins it requires (issue 27, thinmin). Anything else (other spellings, --show-id,
+ * help, a repeated or unknown flag, a value that looks like a flag) returns undefined and goes
+ * through commander as before, with its messages.
+ */
+export function plainMinionFlags(args: readonly string[]): { configDir?: string; logLevel?: string } | undefined {
+  if (args[0] !== 'minion') return undefined;
+  const names: Record<string, 'configDir' | 'logLevel'> = { '-c': 'configDir', '--config-dir': 'configDir', '-l': 'logLevel', '--log-level': 'logLevel' };
+  const flags: { configDir?: string; logLevel?: string } = {};
+  for (let i = 1; i < args.length; i += 2) {
+    const key = names[args[i]!];
+    const value = args[i + 1];
+    if (key === undefined || flags[key] !== undefined || value === undefined || value === '' || value.startsWith('-')) return undefined;
+    flags[key] = value;
+  }
+  return flags;
+}
+
 async function main(argv: string[]): Promise<void> {
   exitWhenStdoutCloses(commandName(argv.slice(2)));
+  const minionFlags = plainMinionFlags(argv.slice(2));
+  if (minionFlags !== undefined) {
+    // what the commander action of \`brine minion\` does (commands/daemons.ts)
+    const [{ runMinionDaemon }, { fail }] = await Promise.all([import('./commands/daemons.js'), import('./common.js')]);
+    await runMinionDaemon(minionFlags).catch(fail);
+    return;
+  }
+  const { CommanderError } = await import('commander');
   try {
     const program = await buildProgram(commandName(argv.slice(2)));
     await program.parseAsync([...argv.slice(0, 2), ...normalizeArgs(argv.slice(2), program)]);

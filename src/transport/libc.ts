@@ -1,6 +1,7 @@
 // libc's socket calls that Node has no API for (setsockopt for TCP options, getsockopt for
 // SO_PEERCRED), through ffi-rs: the binding net-keepalive already ships with. Opened once.
 
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 /** The few ffi-rs calls brine makes. */
@@ -18,9 +19,41 @@ export const LIBC = 'brine_libc';
 
 let ffi: Ffi | undefined;
 
+/** Whether this process runs on glibc: its dynamic loader is ld-linux (musl's is ld-musl). */
+export function onGlibc(maps: string = readMaps()): boolean {
+  return /\/ld-linux[-\w.]*\.so/.test(maps) && !/\/ld-musl-/.test(maps);
+}
+
+function readMaps(): string {
+  try {
+    return readFileSync('/proc/self/maps', 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * ffi-rs's index.js picks its glibc or musl binding by `process.report.getReport()`, a whole
+ * diagnostic report (every handle, library and variable, as JSON) made once: +1.6 MiB of RSS that
+ * an idle minion kept (issue 27, thinmin, bench/README.md). When /proc/self/maps already shows
+ * glibc's loader, it is given that answer instead, with process.report put back at once; anywhere
+ * else it asks as before.
+ */
+function requireFfi(): Ffi {
+  const desc = Object.getOwnPropertyDescriptor(process, 'report');
+  if (process.platform !== 'linux' || desc?.configurable !== true || !onGlibc()) return require('ffi-rs') as Ffi;
+  const answer = { getReport: () => ({ header: { glibcVersionRuntime: 'glibc (ld-linux in /proc/self/maps)' } }) };
+  Object.defineProperty(process, 'report', { configurable: true, enumerable: desc.enumerable, value: answer });
+  try {
+    return require('ffi-rs') as Ffi;
+  } finally {
+    Object.defineProperty(process, 'report', desc);
+  }
+}
+
 export function libc(): Ffi {
   if (ffi === undefined) {
-    const loaded = require('ffi-rs') as Ffi;
+    const loaded = requireFfi();
     // an empty path opens the process itself, where libc's setsockopt and getsockopt already live
     loaded.open({ library: LIBC, path: '' });
     ffi = loaded;

@@ -25,7 +25,11 @@ const REGISTER = (hooks: string): string => `import { register, createRequire } 
 import { writeFileSync } from 'node:fs';
 register(${JSON.stringify(hooks)});
 const cache = createRequire(import.meta.url).cache;
-const dump = () => writeFileSync(process.env.BRINE_TEST_LOADED + '.cjs', Object.keys(cache).join('\\n'));
+const dump = () => {
+  // the built-ins first: a fresh .cjs dump means a .builtins dump at least as fresh
+  writeFileSync(process.env.BRINE_TEST_LOADED + '.builtins', process.moduleLoadList.join('\\n'));
+  writeFileSync(process.env.BRINE_TEST_LOADED + '.cjs', Object.keys(cache).join('\\n'));
+};
 setInterval(dump, 100).unref();
 process.on('exit', dump);
 `;
@@ -58,6 +62,12 @@ const ON_USE = [
   /\/src\/pki\/(index|key-store|auth-decision|autosign|key-actions)\.js$/,
   /\/src\/transport\/index\.js$/,
 ];
+
+// what a plain \`brine minion -c DIR\` never loads (issue 27, thinmin): commander (the minion's
+// flags are read without it), the diagnostic report ffi-rs asked for to tell glibc from musl, and
+// perf_hooks (the \`performance\` global; the clock counts from process.uptime())
+const IDLE_NEVER = [/node_modules\/commander\//];
+const IDLE_NEVER_BUILTINS = ['NativeModule internal/process/report', 'NativeModule perf_hooks', 'NativeModule internal/perf/performance'];
 
 const BUNDLE = path.join(repoRoot(), 'dist', 'src', 'cli', 'bundle');
 const MODES = [
@@ -138,6 +148,18 @@ describe('issue 12: lean start-up of the minion and the CLI', () => {
         modules.filter((m) => ON_USE.some((re) => re.test(m))),
         [],
         'RE2, the beacons and the master-side modules load on first use',
+      );
+      assert.deepEqual(
+        modules.filter((m) => IDLE_NEVER.some((re) => re.test(m))),
+        [],
+        'a plain `brine minion -c DIR` is started without commander',
+      );
+      const builtins = fs.readFileSync(`${cjs.slice(0, -'.cjs'.length)}.builtins`, 'utf8').split('\n');
+      assert.ok(builtins.includes('NativeModule tls'), `the dump of process.moduleLoadList is there:\n${builtins.slice(-5).join('\n')}`);
+      assert.deepEqual(
+        IDLE_NEVER_BUILTINS.filter((b) => builtins.includes(b)),
+        [],
+        'neither the diagnostic report (ffi-rs) nor perf_hooks in a connected idle minion',
       );
       const r = await c.brine(['run', id, 'test.ping', '--out', 'json']);
       assert.equal(r.code, 0, r.stderr);
