@@ -3,6 +3,8 @@
 // (~1 ms each) before any timer, heartbeat or reply runs. Past READ_BUDGET_MS a socket's chunk is
 // held and the socket paused; the held sockets go on, oldest first, in later turns.
 
+import { systemClock } from '../util/clock.js';
+
 /** Milliseconds of reading (decode and message handlers) per event-loop turn. */
 export const READ_BUDGET_MS = 15;
 
@@ -14,7 +16,8 @@ export interface HeldReader {
 const waiting: HeldReader[] = [];
 let spent = 0;
 let scheduled = false;
-let monotonic: () => number = () => performance.now();
+// systemClock's, not the `performance` global: that loads perf_hooks into an idle minion (lean-imports)
+let monotonic: () => number = systemClock.monotonic;
 
 function schedule(): void {
   if (scheduled) return;
@@ -60,5 +63,5 @@ export function forgetReader(r: HeldReader): void {
 
 /** Tests: a clock that moves when told, so a turn's split does not depend on the host's speed. */
 export function setReadClockForTests(fn: (() => number) | undefined): void {
-  monotonic = fn ?? (() => performance.now());
+  monotonic = fn ?? systemClock.monotonic;
 }
