@@ -163,7 +163,8 @@ export class Master {
     const admission = new AuthAdmission(clock, opts.auth_rate, Math.random, opts.auth_rate_per_source);
     let tls: TlsTransport | undefined;
     const fleet = {
-      presence: () => presence.presence(),
+      // the gauges count by state: no sort by ID per scrape
+      presence: () => presence.presence({ sorted: false }),
       keyCounts: () => countKeys(keys),
       queuedReturns: () => presence.sessions.connected().map((s) => s.returnsQueued),
       awaitingSignIn: () => live.awaitingSignIn(),

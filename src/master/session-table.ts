@@ -252,7 +252,12 @@ export class SessionTable {
   }
 
   list(): SessionInfo[] {
-    return [...this.entries.values()].map((e) => this.toInfo(e)).sort((a, b) => a.id.localeCompare(b.id));
+    return this.infos().sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /** As `list`, in no particular order: a caller that sorts (or only counts) skips a sort by ID. */
+  infos(): SessionInfo[] {
+    return Array.from(this.entries.values(), (e) => this.toInfo(e));
   }
 
   private entryFor(id: string): Entry {

@@ -15,7 +15,7 @@ const PRESENCE_REUSE_MS = 250;
 
 /** What the metrics read from the master at scrape time (the master implements it). */
 export interface FleetSource {
-  /** The master's presence list (`brine minions status`): accepted minions and those with history. */
+  /** The master's presence list (`brine minions status`): accepted minions and those with history, in any order. */
   presence(): readonly SessionInfo[];
   /** Keys per key state. */
   keyCounts(): Readonly<Record<(typeof KEY_STATE_LABELS)[number], number>>;

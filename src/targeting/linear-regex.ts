@@ -96,8 +96,29 @@ export function compileLinearRegex(pattern: string, ignoreCase = false): LinearC
   }
 }
 
+/** The longest literal `literalGlob` takes: far inside both size limits, so never refused. */
+const LITERAL_GLOB_MAX = 256;
+
+/**
+ * The commonest globs, `*`, `web*` and an exact ID, as a prefix or equality test: text with no
+ * `?` or `[` and no `*` except a trailing run matches exactly what the compiled pattern matches
+ * (fnmatch's `*` is any text, newlines included; case-sensitive; no escapes). The master then
+ * neither loads re2js nor compiles in the turn of a publish to `web*` (bench/README.md, stall2).
+ * Lone surrogates are left to the engine, which reads code points.
+ */
+function literalGlob(pattern: string): LinearRegex | undefined {
+  let end = pattern.length;
+  while (end > 0 && pattern.charCodeAt(end - 1) === 42) end--; // trailing `*`
+  if (end > LITERAL_GLOB_MAX) return undefined;
+  const literal = pattern.slice(0, end);
+  if (literal.includes('*') || literal.includes('?') || literal.includes('[') || /[\uD800-\uDFFF]/.test(literal)) return undefined;
+  return end < pattern.length ? { matches: (text) => text.startsWith(literal) } : { matches: (text) => text === literal };
+}
+
 /** An fnmatch glob (whole text, case-sensitive) on the linear engine. */
 export function compileLinearGlob(pattern: string): LinearCompile {
+  const literal = literalGlob(pattern);
+  if (literal) return { ok: true, re: literal };
   try {
     const re = compileRe2(globToRegExpSource(pattern, RE2_GLOB), false);
     return { ok: true, re: { matches: (text) => re.test(text) } };

@@ -165,6 +165,16 @@ test('list() is sorted by ID; forget() drops an ID entirely', () => {
   assert.equal(table.connectedCount, 2);
 });
 
+test('infos() holds what list() holds, in any order (the metrics count it without a sort)', () => {
+  const { clock, table } = setup();
+  const sessions = ['db2', 'app1', 'web1'].map((id) => new FakeSession(id, '10.0.0.1:1', clock));
+  for (const s of sessions) table.attach(s);
+  table.detach(sessions[0] as FakeSession, 'peer_closed');
+  const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
+  assert.deepEqual([...table.infos()].sort(byId), table.list());
+  assert.deepEqual(table.infos().find((i) => i.id === 'db2')?.state, 'disconnected');
+});
+
 test('sessions for different IDs are independent', () => {
   const { clock, table } = setup();
   const a = new FakeSession('web1', '10.0.0.1:1', clock);

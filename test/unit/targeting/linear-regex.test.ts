@@ -8,7 +8,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { matchTarget, minionMatches, type Grains, type TargetType } from '../../../src/targeting/index.js';
-import { compileLinearRegex, MAX_PATTERN_WEIGHT, MAX_PROGRAM_SIZE } from '../../../src/targeting/linear-regex.js';
+import { execFileSync } from 'node:child_process';
+import { compileLinearGlob, compileLinearRegex, MAX_PATTERN_WEIGHT, MAX_PROGRAM_SIZE } from '../../../src/targeting/linear-regex.js';
+import { globToRegExpSource, RE2_GLOB } from '../../../src/util/glob.js';
 import { patternWeight } from '../../../src/targeting/pattern-weight.js';
 import { isBrineError } from '../../../src/util/errors.js';
 
@@ -110,4 +112,22 @@ test('a pattern weighs its characters, with {n} multiplying the atom or group be
   assert.equal(patternWeight('((a){10}){10}'), 210, 'nested counts multiply');
   assert.equal(patternWeight('a{2,5}b{3,}'), 8);
   assert.equal(patternWeight('\\x{1f600}\\p{Greek}[]a]|x'), 4, 'escapes with braces and a class with ] first are one atom each');
+});
+
+test('the literal globs (`*`, `web*`, an exact ID) answer as the engine does, and do not load it', async () => {
+  const patterns = ['*', '**', 'emu-*', 'emu-0001', 'emu-0001*', 'web\\1*', 'a.b*', 'é*', '', 'emu-*-x', 'emu?', 'emu[0-9]*', '*emu', `${'x'.repeat(300)}*`];
+  const texts = ['', 'emu-0001', 'emu-0001.x', 'emu-', 'emu', 'EMU-0001', 'web\\1a', 'a.b', 'aXb', 'é', 'e\u0301', 'emu-\nx', 'x'.repeat(300), 'x'.repeat(301)];
+  for (const p of patterns) {
+    const glob = compileLinearGlob(p);
+    const engine = compileLinearRegex(globToRegExpSource(p, RE2_GLOB));
+    assert.ok(glob.ok && engine.ok, p);
+    for (const t of texts) assert.equal(glob.re.matches(t), engine.re.matches(t), `${JSON.stringify(p)} on ${JSON.stringify(t)}`);
+  }
+  // in a fresh process: a publish to `emu-*` must not load re2js into the master's turn
+  const mod = new URL('../../../src/targeting/linear-regex.js', import.meta.url).href;
+  const code = `const { compileLinearGlob } = await import(${JSON.stringify(mod)}); const { createRequire } = await import('node:module');
+    const g = compileLinearGlob('emu-*'); const loaded = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes('re2js'));
+    process.stdout.write(JSON.stringify({ matches: g.ok && g.re.matches('emu-1'), loaded }));`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' });
+  assert.deepEqual(JSON.parse(out), { matches: true, loaded: false });
 });
