@@ -1,4 +1,4 @@
-// The master's glibc malloc setting (issue 27, enrolmem): every allocation of 16 KiB or more gets
+// The master's glibc malloc setting (issue 27, enrolmem): every allocation of 32 KiB or more gets
 // its own mmap instead of a place in the main heap, set once at `brine master` start through
 // mallopt(M_MMAP_THRESHOLD) (ffi-rs, the binding socket-options already loads).
 //
@@ -9,7 +9,7 @@
 // each (fragmentation: 4-27 KiB of [heap] a minion more than after a restart, bench/README.md
 // "natmem").
 // Mmapped, a buffer's untouched pages are never resident and a freed one goes back to the kernel
-// at once. Same effect as GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384, without an
+// at once. Same effect as GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32768, without an
 // environment that every child (jobs, runners) would inherit. An operator's own
 // glibc.malloc.mmap_threshold in GLIBC_TUNABLES wins: then nothing is set here.
 //
@@ -20,8 +20,13 @@ import { LIBC, libc } from '../transport/libc.js';
 
 /** glibc <malloc.h>. */
 const M_MMAP_THRESHOLD = -3;
-/** Node's TLS write-ring buffer size (NodeBIO's kThroughputBufferLength): it and up are mmapped. */
-export const MASTER_MMAP_THRESHOLD = 16 * 1024;
+/**
+ * Node's TLS read-ring buffer size (32 KiB, two per connection, mostly never written): it and up
+ * are mmapped. 16 KiB (the write ring's buffers too) kept the same memory after a first enrolment
+ * but doubled the mmap/munmap calls of every TLS set-up, and a master restart with 10,000
+ * minions burnt more CPU (bench/README.md, "Issue 27: every target on the final tree").
+ */
+export const MASTER_MMAP_THRESHOLD = 32 * 1024;
 
 export type MallocTuning = { applied: true; mmapThreshold: number } | { applied: false; reason: 'not glibc' | 'GLIBC_TUNABLES' | 'mallopt failed' };
 

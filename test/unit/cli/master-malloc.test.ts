@@ -1,4 +1,4 @@
-// Issue 27 (enrolmem): `brine master` sets glibc's mmap threshold to 16 KiB at start
+// Issue 27 (enrolmem): `brine master` sets glibc's mmap threshold to 32 KiB at start
 // (src/cli/master-malloc.ts), so every connection's TLS ring buffers get their own mappings
 // instead of fragmenting the main heap during a first enrolment. Checked by its effect in glibc
 // (malloc_stats' mmap region count in a fresh process) and in a real master's start-up log.
@@ -14,7 +14,7 @@ import { repoRoot } from '../../helpers/repo.js';
 
 const dist = (...p: string[]): string => pathToFileURL(path.join(repoRoot(), 'dist', 'src', ...p)).href;
 
-/** mmap regions glibc made for 100 live 20 KiB buffers, in a fresh process (tuned or not). */
+/** mmap regions glibc made for 100 live 40 KiB buffers, in a fresh process (tuned or not). */
 function mmapRegionsFor100Buffers(tune: boolean): number {
   const code = `
     const { tuneMasterMalloc } = await import(${JSON.stringify(dist('cli', 'master-malloc.js'))});
@@ -23,7 +23,7 @@ function mmapRegionsFor100Buffers(tune: boolean): number {
     if (${tune}) { const r = tuneMasterMalloc({}); if (!r.applied) throw new Error(JSON.stringify(r)); }
     stats();
     const keep = [];
-    for (let i = 0; i < 100; i++) keep.push(Buffer.allocUnsafeSlow(20 * 1024));
+    for (let i = 0; i < 100; i++) keep.push(Buffer.allocUnsafeSlow(40 * 1024));
     stats();
     process.stdout.write(String(keep.length));`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', env: { ...process.env, GLIBC_TUNABLES: '' } });
@@ -35,8 +35,8 @@ function mmapRegionsFor100Buffers(tune: boolean): number {
   return second - first;
 }
 
-describe('issue 27: the master mmaps allocations of 16 KiB and up', { skip: process.platform !== 'linux' }, () => {
-  it('after tuneMasterMalloc, 20 KiB buffers get their own mappings; without it they do not', () => {
+describe('issue 27: the master mmaps allocations of 32 KiB and up', { skip: process.platform !== 'linux' }, () => {
+  it('after tuneMasterMalloc, 40 KiB buffers get their own mappings; without it they do not', () => {
     const tuned = mmapRegionsFor100Buffers(true);
     const untuned = mmapRegionsFor100Buffers(false);
     assert.ok(untuned < 10, `without the setting glibc mmapped ${untuned} of 100 buffers: the check below proves nothing`);
@@ -62,7 +62,7 @@ describe('issue 27: the master mmaps allocations of 16 KiB and up', { skip: proc
       c.writeMasterConfig({ log_level: 'debug' });
       const tuned = c.spawnBrine('master', ['master', '-c', c.masterConfigDir], { GLIBC_TUNABLES: '' });
       await tuned.waitForOutput(/brine master listening/);
-      assert.match(tuned.output, /malloc: mmap threshold 16384 B/);
+      assert.match(tuned.output, /malloc: mmap threshold 32768 B/);
       await tuned.kill();
 
       const left = c.spawnBrine('master', ['master', '-c', c.masterConfigDir], { GLIBC_TUNABLES: 'glibc.malloc.mmap_threshold=65536' });
