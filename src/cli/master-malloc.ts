@@ -19,7 +19,15 @@
 import { LIBC, libc } from '../transport/libc.js';
 
 /** glibc <malloc.h>. */
+const M_TRIM_THRESHOLD = -1;
 const M_MMAP_THRESHOLD = -3;
+/**
+ * Free memory at the heap's top kept before glibc gives it back. Setting M_MMAP_THRESHOLD also
+ * stops glibc raising the trim threshold as it would on its own, which left it at 128 KiB: a
+ * 10,000-minion restart then shrank and regrew the heap over and over (restart CPU 40-43 s
+ * against 18.5 s; bench/README.md, "Issue 27: every target on the final tree").
+ */
+export const MASTER_TRIM_THRESHOLD = 8 * 1024 * 1024;
 /**
  * Node's TLS read-ring buffer size (32 KiB, two per connection, mostly never written): it and up
  * are mmapped. 16 KiB (the write ring's buffers too) kept the same memory after a first enrolment
@@ -28,7 +36,7 @@ const M_MMAP_THRESHOLD = -3;
  */
 export const MASTER_MMAP_THRESHOLD = 32 * 1024;
 
-export type MallocTuning = { applied: true; mmapThreshold: number } | { applied: false; reason: 'not glibc' | 'GLIBC_TUNABLES' | 'mallopt failed' };
+export type MallocTuning = { applied: true; mmapThreshold: number; trimThreshold: number } | { applied: false; reason: 'not glibc' | 'GLIBC_TUNABLES' | 'mallopt failed' };
 
 /** True when the operator already chose the threshold through GLIBC_TUNABLES. */
 export function tunablesSetThreshold(env: NodeJS.ProcessEnv): boolean {
@@ -49,8 +57,17 @@ export function tuneMasterMalloc(env: NodeJS.ProcessEnv = process.env): MallocTu
       paramsValue: [M_MMAP_THRESHOLD, MASTER_MMAP_THRESHOLD],
       errno: true,
     });
+    // after the mmap threshold, which would otherwise pin the trim threshold at glibc's 128 KiB
+    const trim = f.load({
+      library: LIBC,
+      funcName: 'mallopt',
+      retType: f.DataType.I32,
+      paramsType: [f.DataType.I32, f.DataType.I32],
+      paramsValue: [M_TRIM_THRESHOLD, MASTER_TRIM_THRESHOLD],
+      errno: true,
+    });
     // mallopt returns 1 on success (musl's is a stub that returns 0)
-    return value === 1 ? { applied: true, mmapThreshold: MASTER_MMAP_THRESHOLD } : { applied: false, reason: 'mallopt failed' };
+    return value === 1 && trim.value === 1 ? { applied: true, mmapThreshold: MASTER_MMAP_THRESHOLD, trimThreshold: MASTER_TRIM_THRESHOLD } : { applied: false, reason: 'mallopt failed' };
   } catch {
     return { applied: false, reason: 'mallopt failed' };
   }

@@ -31,7 +31,7 @@ export function registerDaemons(program: Command): void {
         const opts = masterOptions(flags);
         const daemon = prepareDaemon('master', opts, sharedSockDir(opts));
         const { logger } = daemon;
-        logger.debug(malloc.applied ? `malloc: mmap threshold ${malloc.mmapThreshold} B` : `malloc: mmap threshold left as is (${malloc.reason})`);
+        logger.debug(malloc.applied ? `malloc: mmap threshold ${malloc.mmapThreshold} B, trim threshold ${malloc.trimThreshold} B` : `malloc: mmap threshold left as is (${malloc.reason})`);
         const { Master } = await import('../../master/index.js');
         const [{ BRINE_VERSION }, { masterLocalCall }, { masterIdOf }] = await Promise.all([
           import('../../modules/version.js'),
