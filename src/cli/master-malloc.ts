@@ -48,27 +48,24 @@ export function tuneMasterMalloc(env: NodeJS.ProcessEnv = process.env): MallocTu
   if (process.platform !== 'linux') return { applied: false, reason: 'not glibc' };
   if (tunablesSetThreshold(env)) return { applied: false, reason: 'GLIBC_TUNABLES' };
   try {
-    const f = libc();
-    const { value } = f.load({
-      library: LIBC,
-      funcName: 'mallopt',
-      retType: f.DataType.I32,
-      paramsType: [f.DataType.I32, f.DataType.I32],
-      paramsValue: [M_MMAP_THRESHOLD, MASTER_MMAP_THRESHOLD],
-      errno: true,
-    });
-    // after the mmap threshold, which would otherwise pin the trim threshold at glibc's 128 KiB
-    const trim = f.load({
-      library: LIBC,
-      funcName: 'mallopt',
-      retType: f.DataType.I32,
-      paramsType: [f.DataType.I32, f.DataType.I32],
-      paramsValue: [M_TRIM_THRESHOLD, MASTER_TRIM_THRESHOLD],
-      errno: true,
-    });
-    // mallopt returns 1 on success (musl's is a stub that returns 0)
-    return value === 1 && trim.value === 1 ? { applied: true, mmapThreshold: MASTER_MMAP_THRESHOLD, trimThreshold: MASTER_TRIM_THRESHOLD } : { applied: false, reason: 'mallopt failed' };
+    // the trim threshold after the mmap threshold, which would otherwise pin it at glibc's 128 KiB
+    const ok = mallopt(M_MMAP_THRESHOLD, MASTER_MMAP_THRESHOLD) && mallopt(M_TRIM_THRESHOLD, MASTER_TRIM_THRESHOLD);
+    return ok ? { applied: true, mmapThreshold: MASTER_MMAP_THRESHOLD, trimThreshold: MASTER_TRIM_THRESHOLD } : { applied: false, reason: 'mallopt failed' };
   } catch {
     return { applied: false, reason: 'mallopt failed' };
   }
+}
+
+/** glibc's mallopt(param, value); true when it took (it returns 1; musl's stub returns 0). */
+function mallopt(param: number, value: number): boolean {
+  const f = libc();
+  const { value: ret } = f.load({
+    library: LIBC,
+    funcName: 'mallopt',
+    retType: f.DataType.I32,
+    paramsType: [f.DataType.I32, f.DataType.I32],
+    paramsValue: [param, value],
+    errno: true,
+  });
+  return ret === 1;
 }
