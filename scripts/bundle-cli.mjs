@@ -63,7 +63,8 @@ const builtinsWithoutFacades = {
     });
     b.onLoad({ filter: /.*/, namespace: 'builtin-module' }, (args) => {
       if (args.path === helper) {
-        const text = "import { createRequire } from 'node:module';\nexport const builtin = process.getBuiltinModule ?? createRequire(import.meta.url);\n/* @__NO_SIDE_EFFECTS__ */ export function pick(m, name) {\n  return m[name];\n}\n";
+        const text =
+          "import { createRequire } from 'node:module';\nexport const builtin = process.getBuiltinModule ?? createRequire(import.meta.url);\n/* @__NO_SIDE_EFFECTS__ */ export function pick(m, name) {\n  return m[name];\n}\n";
         return { contents: text, loader: 'js' };
       }
       // the names only, never the values: reading them would run the getters this avoids

@@ -70,7 +70,19 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
   });
   const events = new EventsFeature(parts);
   const beacons = new BeaconsFeature(parts, pillar.store, events, jobPort);
-  const jobs = new JobsFeature(parts, recent, { grains, pillar, files, mine, schedule: schedule.functions, extmods, returns, returners, events, beacons: beacons.control, afterJob: () => trim.soon() });
+  const jobs = new JobsFeature(parts, recent, {
+    grains,
+    pillar,
+    files,
+    mine,
+    schedule: schedule.functions,
+    extmods,
+    returns,
+    returners,
+    events,
+    beacons: beacons.control,
+    afterJob: () => trim.soon(),
+  });
   jobPort.bind(jobs.runner);
   // reactor: on the minion, its own bus's events run caller. reactions through the job runner
   const reactor = new MinionReactorFeature(parts, { events, jobs: jobPort, newJid: () => jobs.newJid(), id, files, grains, pillar });
