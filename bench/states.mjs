@@ -26,10 +26,12 @@ const USAGE = `usage: npm run bench:states -- [--states N] [--rounds R] [--minio
   --fleet-states S  states in the tree of the runs through a master (default 100)
   --skip-local      skip the brine call --local runs
   --profile DIR     write a V8 CPU profile of the emulated run's master into DIR
+  --master-args A   extra node flags for the emulated run's master, space-separated (e.g.
+                    '--trace-gc'); its log (stdout/stderr included) is then kept in $TMPDIR
   --nice N          run the real minions (one and M) at niceness N (default 0): the master and the
                     idle probe keep 0, modelling minions on other machines (see bench/README.md)
   --build-dir D     compiled tree to run (default dist)`;
-const f = parseFlags(process.argv.slice(2), { states: 500, rounds: 3, minions: 20, emulate: 0, fleetStates: 100, skipLocal: false, profile: '', nice: 0, buildDir: 'dist' }, USAGE);
+const f = parseFlags(process.argv.slice(2), { states: 500, rounds: 3, minions: 20, emulate: 0, fleetStates: 100, skipLocal: false, profile: '', masterArgs: '', nice: 0, buildDir: 'dist' }, USAGE);
 const FLOOR = fileURLToPath(new URL('./lib/state-floor.mjs', import.meta.url));
 
 /** Counts a state.apply return: states, failures, changed. */
@@ -100,7 +102,7 @@ async function main() {
   let emu;
   if (f.emulate > 0) {
     const runs = await record(build, tmp, f.fleetStates);
-    emu = await emulatedFleet(build, tmp, f.emulate, f.fleetStates, runs, f.profile);
+    emu = await emulatedFleet(build, tmp, f.emulate, f.fleetStates, runs, f.profile, f.masterArgs.split(' ').filter(Boolean));
   }
   const sections = [];
   const json = { fleetStates: f.fleetStates, nice: f.nice };

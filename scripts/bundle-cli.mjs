@@ -14,6 +14,7 @@
 // reads it to check what a process loaded.
 
 import * as fs from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -36,6 +37,45 @@ const ownImportMetaUrl = {
   },
 };
 
+/**
+ * Node's built-ins without their ES module facades (issue 27, thinmin2). An ES import of a
+ * built-in builds a facade that reads every export once, and with that runs every lazy getter:
+ * `node:crypto` loads WebCrypto, `node:util` parseArgs and MIMEType, `node:net` BlockList and
+ * SocketAddress, none of which a minion uses. In the bundle each `node:X` import resolves to a
+ * module that takes the built-in's own exports object (process.getBuiltinModule, Node >= 20.16,
+ * else createRequire) and exports each of its names as a pure read, so esbuild keeps only the
+ * names the code imports and no getter runs for the others. Not esbuild's CommonJS interop:
+ * that defines a getter per property of every built-in (+0.9 MiB of closures in the minion).
+ * `node:module` itself stays an ES import.
+ */
+const IDENT = /^[A-Za-z_$][\w$]*$/;
+const builtinsWithoutFacades = {
+  name: 'builtins-without-facades',
+  setup(b) {
+    const helper = 'brine-builtin-require';
+    const req = createRequire(import.meta.url);
+    b.onResolve({ filter: /^[a-z0-9_/:-]+$/ }, (args) => {
+      if (args.path === helper) return { path: helper, namespace: 'builtin-module' };
+      if (args.namespace === 'builtin-module' || !isBuiltin(args.path)) return undefined;
+      const name = args.path.replace(/^node:/, '');
+      if (name === 'module') return { path: 'node:module', external: true };
+      return { path: name, namespace: 'builtin-module' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'builtin-module' }, (args) => {
+      if (args.path === helper) {
+        const text =
+          "import { createRequire } from 'node:module';\nexport const builtin = process.getBuiltinModule ?? createRequire(import.meta.url);\n/* @__NO_SIDE_EFFECTS__ */ export function pick(m, name) {\n  return m[name];\n}\n";
+        return { contents: text, loader: 'js' };
+      }
+      // the names only, never the values: reading them would run the getters this avoids
+      const names = Object.keys(req(`node:${args.path}`)).filter((n) => IDENT.test(n) && n !== 'default');
+      const lines = [`import { builtin, pick } from ${JSON.stringify(helper)};`, `const m = builtin(${JSON.stringify(`node:${args.path}`)});`, 'export default m;'];
+      for (const n of names) lines.push(`export const ${n} = /* @__PURE__ */ pick(m, ${JSON.stringify(n)});`);
+      return { contents: `${lines.join('\n')}\n`, loader: 'js' };
+    });
+  },
+};
+
 fs.rmSync(outdir, { recursive: true, force: true });
 const result = await build({
   entryPoints: [path.join(cli, 'program.js')],
@@ -51,7 +91,7 @@ const result = await build({
   sourcesContent: false,
   metafile: true,
   logLevel: 'warning',
-  plugins: [ownImportMetaUrl],
+  plugins: [ownImportMetaUrl, builtinsWithoutFacades],
 });
 // paths relative to dist/src/cli/bundle, as the chunks' URLs are
 const meta = {};

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { nextMessage, stopChild, track } from './cleanup.mjs';
 import { tail, waitFor } from './brine-procs.mjs';
-import { applyRun, startMaster, startMinions } from './fleet-states.mjs';
+import { applyRun, keepLog, startMaster, startMinions } from './fleet-states.mjs';
 import { rawStateRound } from './raw-state-floor.mjs';
 import { progress } from './report.mjs';
 import { writeTree } from './state-tree.mjs';
@@ -92,14 +92,15 @@ function emulatorStats(child) {
 }
 
 /** N emulated minions replaying `runs`, then the raw floor of the same bytes and round trips. */
-export async function emulatedFleet(build, tmp, count, states, runs, profileDir = '') {
+export async function emulatedFleet(build, tmp, count, states, runs, profileDir = '', masterArgs = []) {
   const ids = Array.from({ length: count }, (_, i) => `emu-${i}`);
   let master;
   let emu;
   let figs;
   try {
     // --profile: a V8 CPU profile of this master, written when it stops (SIGTERM)
-    master = await masterWithTree(build, tmp, 'emu', states, {}, profileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir)] : []);
+    const nodeArgs = [...masterArgs, ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(profileDir)] : [])];
+    master = await masterWithTree(build, tmp, 'emu', states, {}, nodeArgs);
     const cfg = { build: pathToFileURL(build.root).href, port: master.port, count, prefix: 'emu-', pkiDir: path.join(tmp, 'emu-pki'), soloId: RECORDER_ID, runs };
     emu = track(fork(EMULATOR, [JSON.stringify(cfg)], { stdio: ['ignore', 'inherit', fs.openSync(path.join(tmp, 'emulator.log'), 'a'), 'ipc'] }));
     progress(`${count} emulated minions connecting`);
@@ -119,6 +120,7 @@ export async function emulatedFleet(build, tmp, count, states, runs, profileDir 
     if (emu?.connected) emu.send({ t: 'close' });
     if (emu) await stopChild(emu, emu.connected ? null : 'SIGTERM', 5000);
     await stopAll(master, []);
+    if (master && masterArgs.length > 0) progress(`the emulated run's master log (node flags ${masterArgs.join(' ')}) is kept in ${keepLog(master)}`);
   }
   progress(`raw TLS floor: ${count} connections, the same bytes and round trips`);
   figs.rawFirst = await rawStateRound(build, tmp, count, figs.sizes[0]);

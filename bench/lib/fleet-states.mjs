@@ -80,7 +80,7 @@ export async function startMinions(build, tmp, master, ids, batch = 10, nice = 0
 }
 
 /** The temp dir goes at exit: a copy of the master's log for the post-mortem, in $TMPDIR. */
-function keepLog(master) {
+export function keepLog(master) {
   const kept = path.join(os.tmpdir(), `brine-bench-states-master-${Date.now()}.log`);
   fs.copyFileSync(master.logFile, kept);
   return kept;

@@ -1,15 +1,15 @@
-// The master's glibc malloc setting (issue 27, enrolmem): every allocation of 32 KiB or more gets
+// The master's glibc malloc setting (issue 27, enrolmem): every allocation of 64 KiB or more gets
 // its own mmap instead of a place in the main heap, set once at `brine master` start through
 // mallopt(M_MMAP_THRESHOLD) (ffi-rs, the binding socket-options already loads).
 //
-// Why: each TLS connection keeps Node's read ring (32 KiB buffers) and write-ring buffers
-// (16 KiB) for life, mostly untouched. In the heap they are allocated during a first enrolment
+// Why: each TLS connection keeps Node's read buffer (64 KiB: NodeBIO sized by libuv's suggested
+// read size) for life, mostly untouched. In the heap they are allocated during a first enrolment
 // between the many short-lived allocations of full handshakes, signatures, key files and
 // presence writes; once those are freed, the heap's pages stay resident with a few live chunks
 // each (fragmentation: 4-27 KiB of [heap] a minion more than after a restart, bench/README.md
 // "natmem").
 // Mmapped, a buffer's untouched pages are never resident and a freed one goes back to the kernel
-// at once. Same effect as GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32768, without an
+// at once. Same effect as GLIBC_TUNABLES=glibc.malloc.mmap_threshold=65536, without an
 // environment that every child (jobs, runners) would inherit. An operator's own
 // glibc.malloc.mmap_threshold in GLIBC_TUNABLES wins: then nothing is set here.
 //
@@ -29,12 +29,15 @@ const M_MMAP_THRESHOLD = -3;
  */
 export const MASTER_TRIM_THRESHOLD = 8 * 1024 * 1024;
 /**
- * Node's TLS read-ring buffer size (32 KiB, two per connection, mostly never written): it and up
- * are mmapped. 16 KiB (the write ring's buffers too) kept the same memory after a first enrolment
- * but doubled the mmap/munmap calls of every TLS set-up, and a master restart with 10,000
- * minions burnt more CPU (bench/README.md, "Issue 27: every target on the final tree").
+ * Node's TLS read-buffer size (64 KiB, one per connection, mostly never written): it and up are
+ * mmapped. Lower is worse: at 32 KiB every V8 zone segment (32 KiB: TurboFan's compile jobs,
+ * the parser, regexps) was an mmap and a munmap too, and each munmap of this multi-threaded
+ * process flushes the other CPU's TLB (an IPI); a 10,000-minion restart spent 13-16% of the
+ * master's CPU in munmap (restart 44-52 s, master CPU 34-43 s; at 64 KiB 35-40 s, 30-31 s;
+ * bench/README.md, "Issue 27: the restart regression"). 16 KiB doubled the calls of every TLS
+ * set-up on top of that.
  */
-export const MASTER_MMAP_THRESHOLD = 32 * 1024;
+export const MASTER_MMAP_THRESHOLD = 64 * 1024;
 
 export type MallocTuning = { applied: true; mmapThreshold: number; trimThreshold: number } | { applied: false; reason: 'not glibc' | 'GLIBC_TUNABLES' | 'mallopt failed' };
 

@@ -32,8 +32,4 @@ export function buildReturner(name: string, ctx: ReturnerContext): Returner {
   return make(ctx);
 }
 
-/** The returner names a `ret`/`returner`/`event_return` value gives, each once, in order. */
-export function returnerNames(value: unknown): string[] {
-  const parts = Array.isArray(value) ? value.map(String) : typeof value === 'string' ? value.split(',') : [];
-  return [...new Set(parts.map((p) => p.trim()).filter((p) => p !== ''))];
-}
+export { returnerNames } from './names.js';

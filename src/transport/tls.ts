@@ -167,9 +167,11 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   const sweeper = setInterval(() => pacer.sweep(), 100);
   sweeper.unref();
   const turnAway = (raw: net.Socket, retryAfterMs: number): void => {
-    // the minion closes when it has read the line; a peer that does not is cut after a while
+    // closed from this side once the line is written: no read of the peer's FIN (each read
+    // allocates a 64 KiB buffer) and no timer; the door request was read whole, so the close is
+    // a FIN after the line, not a reset
     raw.end(doorBusy(retryAfterMs));
-    raw.setTimeout(2000, () => raw.destroy());
+    raw.destroySoon();
     opts.onTurnedAway?.(remoteOf(raw), retryAfterMs);
   };
   const ask = (raw: net.Socket, door: boolean, patienceMs?: number): void => {

@@ -61,6 +61,9 @@ const ON_USE = [
   /\/src\/config\/(index|docs|show)\.js$/,
   /\/src\/pki\/(index|key-store|auth-decision|autosign|key-actions)\.js$/,
   /\/src\/transport\/index\.js$/,
+  // issue 27, thinmin2: the returners when a job names one, the minion reactor's engine with `reactor:`
+  /\/src\/returners\/(registry|postgres|syslog)\.js$/,
+  /\/src\/reactor\/engine\.js$/,
 ];
 
 // what a plain \`brine minion -c DIR\` never loads (issue 27, thinmin): commander (the minion's
@@ -68,6 +71,9 @@ const ON_USE = [
 // perf_hooks (the \`performance\` global; the clock counts from process.uptime())
 const IDLE_NEVER = [/node_modules\/commander\//];
 const IDLE_NEVER_BUILTINS = ['NativeModule internal/process/report', 'NativeModule perf_hooks', 'NativeModule internal/perf/performance'];
+// what the ES module facades of node:crypto and node:util load (every lazy getter), which the
+// bundle's imports of built-ins avoid (scripts/bundle-cli.mjs; issue 27, thinmin2)
+const BUNDLED_NEVER_BUILTINS = ['NativeModule internal/crypto/webcrypto', 'NativeModule internal/mime', 'NativeModule internal/util/parse_args/parse_args'];
 
 const BUNDLE = path.join(repoRoot(), 'dist', 'src', 'cli', 'bundle');
 const MODES = [
@@ -161,6 +167,13 @@ describe('issue 12: lean start-up of the minion and the CLI', () => {
         [],
         'neither the diagnostic report (ffi-rs) nor perf_hooks in a connected idle minion',
       );
+      if (mode.name === 'bundled') {
+        assert.deepEqual(
+          BUNDLED_NEVER_BUILTINS.filter((b) => builtins.includes(b)),
+          [],
+          "the bundle's imports of built-ins ran no facade's lazy getters",
+        );
+      }
       const r = await c.brine(['run', id, 'test.ping', '--out', 'json']);
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(JSON.parse(r.stdout), { [id]: true });

@@ -19,6 +19,7 @@ import { LocalFiles, MasterFiles } from './files.js';
 import { GrainsFeature } from './grains.js';
 import { JobPort } from './job-port.js';
 import { JobsFeature } from './jobs.js';
+import { MallocTrim } from './malloc-trim.js';
 import { LocalMineFeature, MasterMineFeature, type MineParts } from './mine.js';
 import { LocalPillar, MasterPillar } from './pillar.js';
 import { MasterPresence } from './presence.js';
@@ -44,6 +45,7 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
   const presence = new MasterPresence(clock, logger);
   const returns = new ReturnsFeature(queue, links);
   const returners = new MinionReturners(parts);
+  const trim = new MallocTrim();
   const grains = new GrainsFeature(parts, problems);
   const pillarParts = { opts, id, logger, grains: () => grains.current };
   const pillar = local ? new LocalPillar(pillarParts) : new MasterPillar(pillarParts, links, clock);
@@ -60,12 +62,27 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
     pillar: pillar.store,
     run: (job) => jobPort.run(job),
     claimJid: (jid) => recent.add(jid),
-    deliver: (ret) => returns.own(ret),
+    deliver: (ret) => {
+      returns.own(ret);
+      trim.soon();
+    },
     afterRun: (job, ret, name) => returners.afterScheduled(job, ret, name),
   });
   const events = new EventsFeature(parts);
   const beacons = new BeaconsFeature(parts, pillar.store, events, jobPort);
-  const jobs = new JobsFeature(parts, recent, { grains, pillar, files, mine, schedule: schedule.functions, extmods, returns, returners, events, beacons: beacons.control });
+  const jobs = new JobsFeature(parts, recent, {
+    grains,
+    pillar,
+    files,
+    mine,
+    schedule: schedule.functions,
+    extmods,
+    returns,
+    returners,
+    events,
+    beacons: beacons.control,
+    afterJob: () => trim.soon(),
+  });
   jobPort.bind(jobs.runner);
   // reactor: on the minion, its own bus's events run caller. reactions through the job runner
   const reactor = new MinionReactorFeature(parts, { events, jobs: jobPort, newJid: () => jobs.newJid(), id, files, grains, pillar });
@@ -77,8 +94,8 @@ export function buildMinionFeatures(parts: MinionParts, queue: ReturnQueue) {
   // master renders with them); the returns it is owed go last. Stopping runs in reverse: the
   // control socket closes and the returns stop being queued before the jobs are aborted.
   const list = new FeatureList<MinionLink, LinkMessage>(
-    [presence, extmods, grains, pillar, files, schedule, startup, mine, returners, events, jobs, beacons, reactor, returns, control],
+    [presence, extmods, grains, pillar, files, schedule, startup, mine, returners, events, jobs, beacons, reactor, returns, control, trim],
     (feature, hook, err) => logger.error({ feature, hook, err: toBrineError(err).message }, `the minion's ${feature} feature failed in ${hook}; the other features go on`),
   );
-  return { list, status, presence, grains, pillar, files, extmods, schedule, jobs, returns, returners, events, beacons, reactor };
+  return { list, status, presence, grains, pillar, files, extmods, schedule, jobs, returns, returners, events, beacons, reactor, trim };
 }

@@ -36,6 +36,8 @@ export interface JobServices {
   events: EventsFeature;
   /** beacons.* (absent in tests that build no beacons). */
   beacons?: BeaconControl;
+  /** After each published job's return is queued (the malloc trim). */
+  afterJob?: () => void;
 }
 
 export class JobsFeature implements MinionFeature {
@@ -134,6 +136,7 @@ export class JobsFeature implements MinionFeature {
         returns.fromMaster(ret, link);
         // after the return is queued for the master: a returner never holds it back
         returners.afterJob(job, ret);
+        this.services.afterJob?.();
       })
       .catch((err: unknown) => logger.error({ err, jid: job.jid }, 'job runner failed'));
   }

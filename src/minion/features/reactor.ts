@@ -7,13 +7,13 @@
 import * as fs from 'node:fs/promises';
 // the files themselves, not fileserver/index.js: that loads the module registry (cp.*), which an idle minion does not need
 import { parseSaltUrl } from '../../fileserver/path-check.js';
-import { FileRoots, readFileChunk } from '../../fileserver/roots.js';
 import type { ExecResult } from '../../modules/index.js';
 import { saltStamp } from '../../protocol/index.js';
 // the engine's files, not reactor/index.js: that also exports the master's MasterMinion, which loads the module registry
-import { reactorEngineSettings } from '../../reactor/engine-option.js';
-import { type FunctionCall, Reactor } from '../../reactor/engine.js';
-import { parseReactorMap } from '../../reactor/reactor-map.js';
+// the engine and the file roots load at start, and only with `reactor:` set (issue 27, thinmin2)
+import { type ReactorEngineSettings, reactorEngineSettings } from '../../reactor/engine-option.js';
+import type { FunctionCall, Reactor } from '../../reactor/engine.js';
+import { parseReactorMap, type ReactorEntry } from '../../reactor/reactor-map.js';
 import type { Disposable } from '../../util/disposable.js';
 import { BrineError, isBrineError, isErrorCode } from '../../util/errors.js';
 import type { FilesFeature } from './files.js';
@@ -40,23 +40,30 @@ export interface MinionReactorServices {
 
 export class MinionReactorFeature implements MinionFeature {
   readonly name = 'reactor';
-  /** Undefined when `reactor:` is empty. */
-  readonly engine: Reactor | undefined;
+  /** Undefined when `reactor:` is empty, and until start. */
+  engine: Reactor | undefined;
   private subscription: Disposable | undefined;
+  private readonly map: ReactorEntry[];
+  private readonly settings: ReactorEngineSettings;
 
   constructor(
     private readonly parts: Pick<MinionParts, 'opts' | 'logger' | 'clock'>,
     private readonly services: MinionReactorServices,
   ) {
-    const { opts, logger, clock } = parts;
     // a malformed reactor option or engine setting fails the minion's start (CONFIG_VALUE)
-    const map = parseReactorMap(opts.reactor);
-    const engine = reactorEngineSettings(opts.engines) ?? {};
+    this.map = parseReactorMap(parts.opts.reactor);
+    this.settings = reactorEngineSettings(parts.opts.engines) ?? {};
+  }
+
+  async start(): Promise<void> {
+    const { map, services, settings: engine } = this;
     if (map.length === 0) return;
+    const { opts, logger, clock } = this.parts;
+    const [{ Reactor }, { FileRoots, readFileChunk }] = await Promise.all([import('../../reactor/engine.js'), import('../../fileserver/roots.js')]);
     const run = (fun: string, call: FunctionCall): Promise<ExecResult> => services.jobs.runFunction(fun, call.arg, call.kwarg, services.newJid());
     // includes come from this minion's own file_roots: a render cannot wait for the master's file server
     const roots = new FileRoots(opts);
-    this.engine = new Reactor({
+    const reactor = new Reactor({
       map,
       role: 'minion',
       clients: {
@@ -86,15 +93,10 @@ export class MinionReactorFeature implements MinionFeature {
       logger: logger.child({ component: 'reactor' }),
       clock,
     });
-  }
-
-  start(): void {
-    const engine = this.engine;
-    if (!engine) return;
-    const { clock, logger, opts } = this.parts;
+    this.engine = reactor;
     // Salt's events carry _stamp; event.fire's data gets it here, on the minion's bus
-    this.subscription = this.services.events.local.subscribe((e) => engine.onEvent({ tag: e.tag, data: '_stamp' in e.data ? e.data : { ...e.data, _stamp: saltStamp(clock.now()) } }));
-    logger.info({ globs: parseReactorMap(opts.reactor).map((e) => e.glob) }, "reactor started on the minion's own event bus");
+    this.subscription = services.events.local.subscribe((e) => reactor.onEvent({ tag: e.tag, data: '_stamp' in e.data ? e.data : { ...e.data, _stamp: saltStamp(clock.now()) } }));
+    logger.info({ globs: map.map((e) => e.glob) }, "reactor started on the minion's own event bus");
   }
 
   async stop(): Promise<void> {

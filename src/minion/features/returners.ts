@@ -8,13 +8,15 @@ import { BrineError, toBrineError } from '../../util/errors.js';
 import type { Logger } from '../../util/logger.js';
 import type { MinionOptions } from '../../config/index.js';
 import { type Job, type Return, saltArgs } from '../../protocol/index.js';
-import { buildReturner, type Returner, type ReturnerContext, returnerNames, type SaltReturn } from '../../returners/index.js';
+// the names only: the returners (registry.js, with postgres) load when a job first names one
+import { returnerNames } from '../../returners/names.js';
+import type { Returner, ReturnerContext, SaltReturn } from '../../returners/returner.js';
 import type { MinionFeature } from './feature.js';
 
 export class MinionReturners implements MinionFeature {
   readonly name = 'returners';
   private readonly ctx: ReturnerContext;
-  private readonly built = new Map<string, Returner>();
+  private readonly built = new Map<string, Promise<Returner>>();
   /** Returns being handed to returners (awaited at stop, so a stop loses none in flight). */
   private readonly pending = new Set<Promise<void>>();
   private readonly logger: Logger;
@@ -57,7 +59,7 @@ export class MinionReturners implements MinionFeature {
     };
     for (const name of names) {
       const work = this.returner(name)
-        .returner(salt)
+        .then((r) => r.returner(salt))
         .catch((err: unknown) => {
           const e = err instanceof BrineError ? err : new BrineError('RETURNER_FAILED', `the ${name} returner failed: ${toBrineError(err).message}`, { cause: err });
           this.logger.error(
@@ -71,15 +73,17 @@ export class MinionReturners implements MinionFeature {
   }
 
   /** The returner by name, built once; an unknown name gives a returner that rejects with RETURNER_UNKNOWN. */
-  private returner(name: string): Returner {
+  private returner(name: string): Promise<Returner> {
     let r = this.built.get(name);
     if (r === undefined) {
-      try {
-        r = buildReturner(name, this.ctx);
-      } catch (err) {
-        const e = toBrineError(err);
-        return { name, returner: () => Promise.reject(e) };
-      }
+      r = import('../../returners/registry.js').then(({ buildReturner }) => {
+        try {
+          return buildReturner(name, this.ctx);
+        } catch (err) {
+          const e = toBrineError(err);
+          return { name, returner: () => Promise.reject(e) };
+        }
+      });
       this.built.set(name, r);
     }
     return r;

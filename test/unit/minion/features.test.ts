@@ -66,7 +66,7 @@ function build(fileClient: 'remote' | 'local', links: StubLink[], before: Return
 
 describe('minion features', () => {
   it('lists the features in the order each moment reaches them, masterless or not', () => {
-    const order = ['presence', 'extmods', 'grains', 'pillar', 'files', 'schedule', 'startup_states', 'mine', 'returners', 'events', 'jobs', 'beacons', 'reactor', 'returns', 'control'];
+    const order = ['presence', 'extmods', 'grains', 'pillar', 'files', 'schedule', 'startup_states', 'mine', 'returners', 'events', 'jobs', 'beacons', 'reactor', 'returns', 'control', 'malloc-trim'];
     const remote = build('remote', []).features;
     const local = build('local', []).features;
     assert.deepEqual(remote.list.names, order);

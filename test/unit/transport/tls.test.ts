@@ -224,6 +224,33 @@ test('the door: with every handshake slot taken, a brine dialer is told when to 
   assert.equal(server.listener.pacing().inFlight, 0);
 });
 
+test('the door: the master closes a turned-away connection itself once the BUSY line is out (no wait for the peer to close)', async (t) => {
+  const server = await startServer(t, { concurrency: 1, maxRatePerSecond: 10, maxHoldMs: 1000 });
+  const holder = net.connect({ host: '127.0.0.1', port: server.listener.port });
+  holder.on('error', () => undefined);
+  t.after(() => holder.destroy());
+  holder.write('BRINE/1 5000\n');
+  assert.equal(await within<string>(2_000, 'the door answer', (done) => holder.once('data', (d: Buffer) => done(d.toString()))), 'OK\n');
+  // a peer that reads the answer and then keeps its end open (a brine dialer would close)
+  const peer = net.connect({ host: '127.0.0.1', port: server.listener.port, allowHalfOpen: true });
+  peer.on('error', () => undefined);
+  t.after(() => peer.destroy());
+  let answer = '';
+  peer.on('data', (d: Buffer) => {
+    answer += d.toString();
+  });
+  peer.write('BRINE/1 150\n');
+  await within(1_500, "the master's FIN", (done) => peer.once('end', () => done(undefined)));
+  assert.match(answer, /^BUSY \d+\n$/);
+  // the master's socket is gone, not half-open and still reading (before: until the peer closed, or
+  // a 2 s timer): anything more the peer sends is answered with a reset
+  const closed = within(1_500, 'the connection closed by the master', (done) => peer.once('close', () => done(undefined)));
+  const writer = setInterval(() => peer.write('more'), 50);
+  t.after(() => clearInterval(writer));
+  await closed;
+  assert.equal(server.listener.pacing().turnedAway, 1);
+});
+
 test('the door: a dialer waits in line for a slot that frees soon, instead of being turned away', async (t) => {
   const server = await startServer(t, { concurrency: 1, maxRatePerSecond: 100, maxHoldMs: 1000 });
   const holder = net.connect({ host: '127.0.0.1', port: server.listener.port });
