@@ -108,10 +108,15 @@ async function waitListening(n: NatsNode): Promise<void> {
   );
 }
 
-async function waitHealthy(n: NatsNode, routes: number): Promise<void> {
+/**
+ * `n` answers /healthz with its routes up. `peers` (a cluster's start) must keep running meanwhile:
+ * one that exited (a port taken since it was chosen, say) fails at once with its own output,
+ * instead of `n` waiting out the timeout for routes that cannot come.
+ */
+async function waitHealthy(n: NatsNode, routes: number, peers: NatsNode[] = []): Promise<void> {
   await waitUntil(
     async () => {
-      if (!n.proc.running) throw new Error(`${n.proc.name} exited (${n.proc.exitCode}):\n${n.proc.output}`);
+      for (const p of [n, ...peers]) if (!p.proc.running) throw new Error(`${p.proc.name} exited (${p.proc.exitCode}):\n${p.proc.output}`);
       return healthy(n.monitor, routes);
     },
     30_000,
@@ -190,7 +195,7 @@ export async function startNats(size: 1 | 3, options: NatsFixtureOptions = {}): 
     const urls = nodes.map((n) => n.url);
     const deferred = nodes.slice(started);
     const ready = async (): Promise<void> => {
-      for (const n of nodes) await waitHealthy(n, size - 1);
+      for (const n of nodes) await waitHealthy(n, size - 1, nodes);
       // Each server loads an account on first use; a stream replica placed on a server that has
       // not loaded BRINE yet fails with "error creating store for stream" (seen on 2.9.10). Ready
       // means every server answers JetStream account info for BRINE.
