@@ -16,7 +16,7 @@
 // Mappings: adjacent ones merge (at most 939 /proc/PID/maps lines with 5,000 minions, 601
 // without; vm.max_map_count is 65530 by default); when mmap fails glibc falls back to the heap.
 
-import { LIBC, libc } from '../transport/libc.js';
+import { callIntFunction } from '../transport/libc.js';
 
 /** glibc <malloc.h>. */
 const M_TRIM_THRESHOLD = -1;
@@ -61,14 +61,5 @@ export function tuneMasterMalloc(env: NodeJS.ProcessEnv = process.env): MallocTu
 
 /** glibc's mallopt(param, value); true when it took (it returns 1; musl's stub returns 0). */
 function mallopt(param: number, value: number): boolean {
-  const f = libc();
-  const { value: ret } = f.load({
-    library: LIBC,
-    funcName: 'mallopt',
-    retType: f.DataType.I32,
-    paramsType: [f.DataType.I32, f.DataType.I32],
-    paramsValue: [param, value],
-    errno: true,
-  });
-  return ret === 1;
+  return callIntFunction('mallopt', param, value) === 1;
 }

@@ -1,5 +1,5 @@
-// libc's socket calls that Node has no API for (setsockopt for TCP options, getsockopt for
-// SO_PEERCRED), through ffi-rs: the binding net-keepalive already ships with. Opened once.
+// libc calls that Node has no API for (setsockopt for TCP options, getsockopt for SO_PEERCRED,
+// mallopt and malloc_trim), through ffi-rs: the binding net-keepalive already ships with. Opened once.
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -59,4 +59,11 @@ export function libc(): Ffi {
     ffi = loaded;
   }
   return ffi;
+}
+
+/** libc's `int funcName(int, ...)` called with `args` (mallopt, malloc_trim): what it returned. */
+export function callIntFunction(funcName: string, ...args: number[]): number {
+  const f = libc();
+  const { value } = f.load({ library: LIBC, funcName, retType: f.DataType.I32, paramsType: args.map(() => f.DataType.I32), paramsValue: args, errno: true });
+  return value;
 }

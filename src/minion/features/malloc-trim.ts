@@ -5,7 +5,7 @@
 // trim (bench/README.md, "Issue 27: thinmin2"). Through ffi-rs, which the minion's dialer
 // already loads (transport/libc.ts); elsewhere than on glibc nothing is done.
 
-import { LIBC, libc, onGlibc } from '../../transport/libc.js';
+import { callIntFunction, onGlibc } from '../../transport/libc.js';
 import type { MinionFeature } from './feature.js';
 
 /** How long after the last sign-in or return the trim runs. */
@@ -16,8 +16,7 @@ export function trimMalloc(): boolean {
   if (available === undefined) available = process.platform === 'linux' && onGlibc();
   if (!available) return false;
   try {
-    const f = libc();
-    f.load({ library: LIBC, funcName: 'malloc_trim', retType: f.DataType.I32, paramsType: [f.DataType.I32], paramsValue: [0] });
+    callIntFunction('malloc_trim', 0);
     return true;
   } catch {
     available = false;
