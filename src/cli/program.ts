@@ -2,9 +2,8 @@
 // module of the subcommand being run is loaded, so a minion does not carry the master's code.
 // Started by main.js, the entry point (from the bundle of this module when there is one).
 
-// first: the minion's and the master's V8 flags must be set before the other modules run
+// first: the minion's V8 flags must be set before the other modules run
 import './minion-heap.js';
-import './master-heap.js';
 import type { Command } from 'commander';
 import { commandName, normalizeArgs } from './salt-spellings.js';
 
