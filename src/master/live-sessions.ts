@@ -17,9 +17,15 @@ export class LiveSessions {
     this.live.set(session, slot);
   }
 
-  /** Signed in: no longer counts against the pre-auth connection caps. */
+  /**
+   * Signed in: no longer counts against the pre-auth connection caps. The spent slot (a closure
+   * over the TLS connection) is dropped, not kept for the session's life (issue 27, sessmem).
+   */
   signedIn(session: MinionSession): void {
-    this.live.get(session)?.release();
+    const slot = this.live.get(session);
+    if (slot === undefined || slot === NO_SLOT) return;
+    this.live.set(session, NO_SLOT);
+    slot.release();
   }
 
   closed(session: MinionSession): void {

@@ -32,7 +32,7 @@ import {
   type StateProgress,
   type Ping,
 } from '../protocol/index.js';
-import { HeartbeatMonitor, type HeartbeatHost } from '../session/index.js';
+import { HeartbeatMonitor, type HeartbeatHost, type HeartbeatOptions } from '../session/index.js';
 import type { LiveSession } from './session-table.js';
 import { MessageRateLimiter, type MessageRateSettings } from './message-rate.js';
 import { ACK_CARRY_MAX_DELAY_MS, CarriedAcks, type CarriedAcksHost } from './carried-acks.js';
@@ -369,12 +369,7 @@ export class MinionSession implements LiveSession, CarriedAcksHost {
     if (this.settings.messageRate) this.limiter = new MessageRateLimiter(this.clock, this.settings.messageRate);
     this.connectedAtValue = this.clock.now();
     this.channel.setMaxFrame(this.settings.maxFrame);
-    this.heartbeat = new HeartbeatMonitor(
-      new SilenceHost(this),
-      this.clock,
-      { intervalMs: this.settings.heartbeatIntervalMs, timeoutMs: this.settings.heartbeatTimeoutMs, sendPings: false },
-      this.settings.heartbeatTimers,
-    );
+    this.heartbeat = new HeartbeatMonitor(new SilenceHost(this), this.clock, silenceOptions(this.settings), this.settings.heartbeatTimers);
     this.heartbeat.start();
     this.reply({ status: 'accepted', message: 'accepted', version: this.version });
     this.hooks.onAuthenticated(this);
@@ -415,6 +410,17 @@ export class MinionSession implements LiveSession, CarriedAcksHost {
     this.carried?.dispose();
     this.hooks.onClosed(this, info, wasReady);
   }
+}
+
+/** One HeartbeatMonitor options object per settings object, shared by its sessions (not one each). */
+const silenceOptionsOf = new WeakMap<MinionSessionSettings, HeartbeatOptions>();
+function silenceOptions(settings: MinionSessionSettings): HeartbeatOptions {
+  let o = silenceOptionsOf.get(settings);
+  if (o === undefined) {
+    o = { intervalMs: settings.heartbeatIntervalMs, timeoutMs: settings.heartbeatTimeoutMs, sendPings: false };
+    silenceOptionsOf.set(settings, o);
+  }
+  return o;
 }
 
 /** The master only watches a session's silence; this host closes it (one small object, no closures). */

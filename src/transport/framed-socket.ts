@@ -130,12 +130,14 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
   }
 
   onMessage(fn: (message: In) => void): void {
-    this.messageHandlers.push(fn);
+    // concat: an array of exactly its length, where a push reserves 17 slots (a channel lives
+    // as long as its connection; issue 27, sessmem)
+    this.messageHandlers = this.messageHandlers.concat(fn);
   }
 
   onClose(fn: (info: ChannelClose) => void): void {
     if (this.closeInfo) queueMicrotask(() => fn(this.closeInfo!));
-    else this.closeHandlers.push(fn);
+    else this.closeHandlers = this.closeHandlers.concat(fn);
   }
 
   setMaxFrame(bytes: number): void {

@@ -46,6 +46,9 @@ export function formatAddress(address: string | undefined, port: number | undefi
 
 // ---- listener ---------------------------------------------------------------------------
 
+/** Errors of an accepted socket surface as its close (and, after TLS, the channel's close reason). */
+function ignoreError(): void {}
+
 export interface TlsListenOptions<In, Out extends { t: string }> {
   host: string;
   port: number;
@@ -127,12 +130,15 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   const doorSockets = new WeakSet<net.Socket>();
   const remoteOf = (raw: net.Socket) => formatAddress(raw.remoteAddress, raw.remotePort);
   const startHandshake = (raw: net.Socket): void => {
+    // granted: the ticket and the door mark are spent (not kept for the connection's life)
+    tickets.delete(raw);
+    const door = doorSockets.delete(raw);
     if (raw.destroyed) {
       pacer.failed();
       return;
     }
     handshaking.set(raw, performance.now());
-    if (doorSockets.has(raw)) raw.write(DOOR_OK);
+    if (door) raw.write(DOOR_OK);
     tlsServer.emit('connection', raw);
   };
   /** `up`: the handshake completed (its duration teaches the gate); otherwise it failed or closed. */
@@ -186,13 +192,12 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     let buf: Buffer | undefined;
     const finish = (): void => {
       raw.removeListener('data', onData);
-      raw.removeListener('timeout', onTimeout);
-      raw.setTimeout(0);
+      clearTimeout(timer);
       raw.pause();
     };
     const onTimeout = (): void => {
       finish();
-      opts.onRefused?.(remoteOf(raw), new BrineError('HANDSHAKE_TIMEOUT', `connection from ${remoteOf(raw)} sent nothing within ${opts.handshakeTimeoutMs} ms`));
+      opts.onRefused?.(remoteOf(raw), new BrineError('HANDSHAKE_TIMEOUT', `connection from ${remoteOf(raw)} sent no complete first message within ${opts.handshakeTimeoutMs} ms`));
       raw.destroy();
     };
     const onData = (chunk: Buffer): void => {
@@ -209,11 +214,22 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       }
     };
     raw.on('data', onData);
-    raw.setTimeout(opts.handshakeTimeoutMs);
-    raw.on('timeout', onTimeout);
+    // a plain timer, dropped once the first bytes are in: raw.setTimeout would leave its cleared
+    // Timeout and a bound callback on the socket for the connection's life (issue 27, sessmem)
+    const timer = setTimeout(onTimeout, opts.handshakeTimeoutMs);
   };
+  // one listener function for every accepted socket (`this` is the socket): no closure and
+  // context per connection kept for its life (issue 27, sessmem)
+  function onRawClose(this: net.Socket): void {
+    raws.delete(this);
+    slots.get(this)?.release();
+    slots.delete(this);
+    tickets.get(this)?.cancel();
+    tickets.delete(this);
+    handshakeEnded(this, false);
+  }
   const server = net.createServer((raw: net.Socket) => {
-    raw.on('error', () => undefined);
+    raw.on('error', ignoreError);
     const source = sourceKey(raw.remoteAddress ?? 'unknown');
     const admitted = preauthGate.admit(source, raws.size + 1);
     if (typeof admitted === 'string') {
@@ -225,12 +241,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     }
     raws.add(raw);
     slots.set(raw, admitted);
-    raw.once('close', () => {
-      raws.delete(raw);
-      admitted.release();
-      tickets.get(raw)?.cancel();
-      handshakeEnded(raw, false);
-    });
+    raw.once('close', onRawClose);
     // on Linux the listening socket's options are inherited: nothing to set per connection
     if (!inheritedOptions) {
       try {
@@ -243,8 +254,9 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   });
   const rawOf = (socket: tls.TLSSocket): net.Socket => (socket as unknown as { _parent?: net.Socket })._parent ?? (socket as unknown as net.Socket);
   tlsServer.on('secureConnection', (socket: tls.TLSSocket) => {
-    const remote = formatAddress(socket.remoteAddress, socket.remotePort);
     const raw = rawOf(socket);
+    // the plain socket's address: asking the TLS socket would cache a second copy on it
+    const remote = remoteOf(raw);
     const peer = peerKeyOf(socket);
     if (!peer) {
       handshakeEnded(raw, false);
@@ -255,10 +267,10 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     const channel = new FramedSocket<In, Out>(socket, { remoteAddress: remote, peerFingerprint: peer.fp, peerPublicKeyPem: peer.pem, maxFrame: opts.preauthMaxFrame, schemas: opts.schemas });
     // the handshake slot is held until the peer has signed in (or gone): what limits a storm is
     // the whole of TLS, hello and sign-in (a new key's fsync), not the TLS part alone
-    const preauth = slots.get(raw);
     opts.onChannel(channel, raw, {
       release: () => {
-        preauth?.release();
+        slots.get(raw)?.release();
+        slots.delete(raw);
         handshakeEnded(raw, true);
       },
     });

@@ -117,6 +117,28 @@ test('mutual TLS: each side sees the other by key fingerprint, messages flow, op
   assert.deepEqual(readSocketOptions(clientRaw), expected);
 });
 
+test('issue 27 (sessmem): an accepted plain socket keeps no timer and one listener per event of its own once TLS is up', async (t) => {
+  // 10,000 connections live for days: a cleared Timeout (with its bound callback) or a closure
+  // per connection left on the plain socket is ~0.3 KB each, for the connection's life
+  const server = await startServer(t, { concurrency: 4, maxRatePerSecond: 1000, maxHoldMs: 1000 });
+  const accepted = server.nextChannel();
+  const { channel: client } = await dial(server.listener.port, 3_000, undefined, true);
+  t.after(() => client.close('shutdown'));
+  const { raw } = await accepted;
+  const timeoutKey = Object.getOwnPropertySymbols(raw).find((s) => s.description === 'timeout');
+  const timer = timeoutKey === undefined ? undefined : (raw as unknown as Record<symbol, unknown>)[timeoutKey];
+  assert.equal(timer ?? undefined, undefined, 'the door sniff left a Timeout on the plain socket');
+  // the listener's own close and error listeners are shared functions, not one closure each
+  const second = server.nextChannel();
+  const { channel: client2 } = await dial(server.listener.port, 3_000, undefined, true);
+  t.after(() => client2.close('shutdown'));
+  const { raw: raw2 } = await second;
+  for (const event of ['close', 'error']) {
+    const mine = raw.listeners(event).filter((f) => !raw2.listeners(event).includes(f));
+    assert.equal(mine.length, 1, `${event}: ${mine.length} listeners of this socket's own (Node's TLS wrap adds one)`);
+  }
+});
+
 test('the pre-auth frame limit applies on the listener side', async (t) => {
   const server = await startServer(t);
   const accepted = server.nextChannel();
