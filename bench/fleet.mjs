@@ -25,6 +25,7 @@ const USAGE = `usage: npm run bench:fleet -- [--count N] [options]
   --skip-raw             skip the raw TLS baseline
   --skip-restart         skip the SIGKILL-and-restart phase
   --keep-logs DIR        copy the emulator's and the master's logs into DIR at the end
+  --trace-gc             count V8 collections per round: the master's (--trace-gc, in its log) and the emulator's (--gc-stats)
   --profile DIR          write V8 CPU profiles into DIR: the master (the restarted one if restarting) and the emulator (emulator.cpuprofile)
   --build-dir DIR        compiled tree to run (default dist)`;
 
@@ -47,6 +48,7 @@ const f = parseFlags(
     ackCarryDelay: -1,
     skipRaw: false,
     skipRestart: false,
+    traceGc: false,
     profile: '',
     keepLogs: '',
     buildDir: 'dist',
@@ -64,6 +66,13 @@ if (f.ramp <= 0) f.ramp = f.authRate > 0 ? f.authRate : 1000;
 // Anchors stated for 10k are judged on the value measured at N; below 10k that only says
 // something when it misses (fixed costs make linear extrapolation meaningless).
 const note = (n) => (n >= 10_000 ? undefined : `stated for 10k, measured at N=${n}`);
+
+/** --trace-gc: a round's collections, "GC master 3+0 (12 ms), emulator 2+1 (80 ms)" (minor+major). */
+const gcNote = (r) => {
+  const one = (who, g) => (g ? `${who} ${g.minorN}+${g.majorN} (${Math.round(g.minorMs + g.majorMs)} ms)` : undefined);
+  const parts = [one('master', r.masterGc), one('emulator', r.emulatorGc)].filter(Boolean);
+  return parts.length > 0 ? `; GC ${parts.join(', ')}` : '';
+};
 
 const failures = (counts) =>
   Object.entries(counts)
@@ -121,7 +130,7 @@ async function measure(build, tmp, idleMs) {
         `all ready in ${secs(brine.readyMs)} (first after ${secs(brine.firstReadyMs)}); failed attempts ${failures(brine.startFailures)}; listen-queue overflows ${brine.startOverflows}`,
         `master RSS ${mb(brine.idleRssKb)} alone -> ${mb(brine.rssKb)} connected (median of ${f.idleSeconds} s) = ${kb(brine.perMinionBytes)} per minion (peak ${mb(brine.rssMaxKb)}, after pings ${mb(brine.rssAfterPingKb)})`,
         `master idle CPU ${pct(brine.idleCpuPct)} of a core over ${f.idleSeconds} s, heartbeats ${f.heartbeatInterval}/${f.heartbeatTimeout} s (alone ${pct(brine.masterAloneCpuPct)}; emulator ${pct(brine.emulatorIdleCpuPct)}, ${brine.idleDrops} drops)`,
-        `test.ping via control socket: ${brine.rounds.map((x) => `${secs(x.ms)} (${x.returns} returns, master CPU ${x.masterCpuS.toFixed(1)} s, ${x.masterWritesPerMinion.toFixed(2)} writes/minion)`).join(', ')}; median ${secs(brine.roundMs)}`,
+        `test.ping via control socket: ${brine.rounds.map((x) => `${secs(x.ms)} (${x.returns} returns, master CPU ${x.masterCpuS.toFixed(2)} s, emulator CPU ${x.emulatorCpuS.toFixed(2)} s, ${x.masterWritesPerMinion.toFixed(2)} writes/minion${gcNote(x)})`).join(', ')}; median ${secs(brine.roundMs)}`,
         `brine run 'emu-*' test.ping: ${secs(brine.cliPing.first.ms)} then ${secs(brine.cliPing.last.ms)} wall, ${brine.cliPing.first.returns} and ${brine.cliPing.last.returns} returns; CLI with no match ${secs(brine.cliPing.overhead.ms)}`,
         ...(r
           ? [
