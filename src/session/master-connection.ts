@@ -217,7 +217,8 @@ export class MasterConnection {
     if (this.stateValue === 'connecting') this.move('handshaking');
     this.channel = channel;
     channel.onClose((info) => this.finish(info.reason, info.error));
-    // no closure per message (every job and ack of a 10,000-minion emulator comes through here)
+    // anything a message's handling throws closes the connection instead of escaping; no
+    // closure per message (every job and ack of a 10,000-minion emulator comes through here)
     channel.onMessage((m) => {
       try {
         this.onMessage(m);
@@ -342,15 +343,6 @@ export class MasterConnection {
       fn();
     } catch (err) {
       this.deps.logger.error({ err, master: `${this.endpoint.host}:${this.endpoint.port}` }, 'a connection event handler threw; carrying on');
-    }
-  }
-
-  /** Runs a callback so that anything it throws closes the connection instead of escaping. */
-  private guard(fn: () => void): void {
-    try {
-      fn();
-    } catch (err) {
-      this.fail(err);
     }
   }
 

@@ -236,5 +236,8 @@ test('a problem deep inside a message is named by its full path (the path is bui
   assert.equal(problem({ ...ret, call: { arg: [], kwarg: 'x' } }, MINION_MESSAGES), 'invalid "return" message: message.call.kwarg must be an object');
   assert.equal(problem({ ...ret, schedule: { name: 'a', arg: [1], kwarg: {} }, retcode: 1.5 }, MINION_MESSAGES), 'invalid "return" message: message.retcode must be an integer');
   assert.equal(problem({ t: 'file_reply', rid: 1, ok: true, list: ['a', 'b', 3] }, MASTER_MESSAGES), 'invalid "file_reply" message: message.list[2] must be a string');
-  assert.equal(problem({ t: 'file_reply', rid: 1, ok: true, stat: { path: 'a', sha256: 'x', size: 1, mode: 1 } }, MASTER_MESSAGES), 'invalid "file_reply" message: message.stat.sha256 has an invalid format');
+  assert.equal(
+    problem({ t: 'file_reply', rid: 1, ok: true, stat: { path: 'a', sha256: 'x', size: 1, mode: 1 } }, MASTER_MESSAGES),
+    'invalid "file_reply" message: message.stat.sha256 has an invalid format',
+  );
 });
