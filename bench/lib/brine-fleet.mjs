@@ -127,7 +127,13 @@ export async function runBrineFleet(opts) {
     // generous: first enrolment writes every key (fsync) and may run well below auth_rate under load
     const slowest = Math.min(opts.ramp > 0 ? opts.ramp : Infinity, opts.authRate > 0 ? opts.authRate : 1000, 200);
     // busy-loop processes alongside (--load) slow everything down: the deadline grows with them
-    await emu.waitUntil((s) => s.ready === n, (60_000 + (n / slowest) * 3000) * (1 + (opts.load ?? 0)), `${n} emulated minions to be ready`);
+    await emu
+      .waitUntil((s) => s.ready === n, (60_000 + (n / slowest) * 3000) * (1 + (opts.load ?? 0)), `${n} emulated minions to be ready`)
+      .catch((err) => {
+        // say how far the fleet got and why attempts failed (loaded hosts: handshake timeouts)
+        const s = emu.stats;
+        throw new Error(`${err.message}; ${s?.ready ?? 0} ready, ${s?.connects ?? 0} sign-ins; failed attempts ${JSON.stringify(failureReasons(emuLog))}`);
+      });
     const readyMs = msSince(t0);
     const firstReadyMs = emu.history.find((s) => s.ready > 0)?.at - t0Wall;
     const startFailures = failureReasons(emuLog);
