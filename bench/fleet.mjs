@@ -26,6 +26,7 @@ const USAGE = `usage: npm run bench:fleet -- [--count N] [options]
   --skip-restart         skip the SIGKILL-and-restart phase
   --keep-logs DIR        copy the emulator's and the master's logs into DIR at the end
   --trace-gc             count V8 collections per round: the master's (--trace-gc, in its log) and the emulator's (--gc-stats)
+  --emulator-v8 FLAGS    extra V8/node flags for the emulator process only, space-separated (e.g. --max-semi-space-size=64)
   --profile DIR          write V8 CPU profiles into DIR: the master (the restarted one if restarting) and the emulator (emulator.cpuprofile)
   --build-dir DIR        compiled tree to run (default dist)`;
 
@@ -49,6 +50,7 @@ const f = parseFlags(
     skipRaw: false,
     skipRestart: false,
     traceGc: false,
+    emulatorV8: '',
     profile: '',
     keepLogs: '',
     buildDir: 'dist',

@@ -92,7 +92,7 @@ export async function runBrineFleet(opts) {
   // restart phase) and of the emulator (emulator.cpuprofile, the whole run; the restart phase is
   // its last readyAgain + 2 s)
   const nodeArgs = opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts.profile)] : [];
-  const emulatorNodeArgs = opts.profile ? [...nodeArgs, '--cpu-prof-name', 'emulator.cpuprofile'] : [];
+  const emulatorNodeArgs = [...(opts.profile ? [...nodeArgs, '--cpu-prof-name', 'emulator.cpuprofile'] : []), ...(opts.emulatorV8 ? opts.emulatorV8.split(/\s+/).filter(Boolean) : [])];
   // --trace-gc: the master's V8 collections go to its log (counted per round below), the
   // emulator's come with its stats lines (--gc-stats, where the build has it)
   const masterNodeArgs = opts.traceGc ? [...nodeArgs, '--trace-gc'] : nodeArgs;
