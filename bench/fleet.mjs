@@ -154,7 +154,7 @@ async function measure(build, tmp, idleMs) {
         `${n} connections opened in ${secs(raw.connectMs)} (64 handshakes in flight)`,
         `server RSS ${mb(raw.idleRssKb)} idle -> ${mb(raw.rssKb)} = ${kb(raw.perConnBytes)} per connection`,
         `server idle CPU ${pct(raw.idleCpuPct)} (client ${pct(raw.clientIdleCpuPct)})`,
-        `write 256 B to all, collect 64 B: ${raw.roundsMs.map((x) => secs(x)).join(', ')}; median ${secs(raw.roundMs)}`,
+        `write 256 B to all, collect 64 B: ${raw.roundsMs.map((x, i) => `${secs(x)} (CPU server ${raw.roundsCpuS[i].server.toFixed(2)} s, client ${raw.roundsCpuS[i].client.toFixed(2)} s)`).join(', ')}; median ${secs(raw.roundMs)}`,
       ],
     ]);
     sections.push([
