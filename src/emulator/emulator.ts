@@ -10,7 +10,7 @@ import type { Job, PillarReply, Return } from '../protocol/index.js';
 import { loadOrCreateIdentity } from '../pki/index.js';
 import { createMasterDialer, type KeepaliveOptions } from '../transport/index.js';
 import { MasterLink, type ConnectionDeps, type MasterEndpoint } from '../session/index.js';
-import { BRINE_VERSION, createDefaultRegistry, type ExecContext, type ExecResult, type ModuleRegistry } from '../modules/index.js';
+import { BRINE_VERSION, createDefaultRegistry, type ModuleRegistry } from '../modules/index.js';
 
 export interface EmulatorOptions {
   master: MasterEndpoint;
@@ -53,8 +53,6 @@ const OS_FAMILIES = ['Debian', 'RedHat', 'Suse'] as const;
 
 /** Emulated jobs are never cancelled: one signal that never aborts serves them all. */
 const NEVER_ABORTED = new AbortController().signal;
-/** Emulated minions have no config: one empty, frozen object for every job. */
-const NO_CONFIG: Readonly<Record<string, unknown>> = Object.freeze({});
 
 class EmulatedMinion {
   readonly unacked = new Map<string, Return>();
@@ -71,11 +69,6 @@ class EmulatedMinion {
   /** Waiting for a pillar_reply (rid -> resolve), for saltutil.refresh_pillar. */
   readonly pillarWaits = new Map<number, () => void>();
   nextRid = 0;
-
-  /** What every job's context shares (made once per minion, not per job). */
-  readonly grainsOf = (): Record<string, unknown> => this.grains;
-  readonly pillarOf = (): Record<string, unknown> => this.pillar;
-  readonly refreshPillar = (): Promise<void> => this.requestPillar();
 
   constructor(
     readonly id: string,
@@ -217,16 +210,21 @@ export class MinionEmulator {
   private run(m: EmulatedMinion, job: Job): void {
     m.jobs++;
     m.running.add(job.jid);
-    const ctx: ExecContext = { grains: m.grainsOf, minionId: m.id, config: NO_CONFIG, signal: NEVER_ABORTED, jid: job.jid, pillar: m.pillarOf };
-    if (this.opts.pillar) ctx.refreshPillar = m.refreshPillar;
-    void this.registry.call(job.fun, job.arg, job.kwarg, ctx).then((result) => this.returned(m, job, result));
-  }
-
-  private returned(m: EmulatedMinion, job: Job, result: ExecResult): void {
-    const ret: Return = { t: 'return', jid: job.jid, fun: job.fun, ret: result.return ?? null, retcode: result.retcode, success: result.success };
-    if (result.error) ret.error = result.error;
-    m.running.delete(job.jid);
-    m.unacked.set(job.jid, ret);
-    m.link.send(ret);
+    const ctx = {
+      grains: () => m.grains,
+      minionId: m.id,
+      config: {},
+      signal: NEVER_ABORTED,
+      jid: job.jid,
+      pillar: () => m.pillar,
+      ...(this.opts.pillar ? { refreshPillar: () => m.requestPillar() } : {}),
+    };
+    void this.registry.call(job.fun, job.arg, job.kwarg, ctx).then((result) => {
+      const ret: Return = { t: 'return', jid: job.jid, fun: job.fun, ret: result.return ?? null, retcode: result.retcode, success: result.success };
+      if (result.error) ret.error = result.error;
+      m.running.delete(job.jid);
+      m.unacked.set(job.jid, ret);
+      m.link.send(ret);
+    });
   }
 }

@@ -2,7 +2,7 @@
 // so the payload is UTF-8 JSON; everything about the encoding stays behind these two functions.
 
 import { BrineError, errorMessage } from '../util/errors.js';
-import { FRAME_HEADER_BYTES } from './frame-decoder.js';
+import { encodeFrame } from './frame-decoder.js';
 import { isPlainObject, type Schema } from './schema.js';
 
 /** Nesting deeper than this is refused (threats.md case 23). */
@@ -14,16 +14,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const preparedFrames = new WeakMap<object, Buffer>();
 
 export function encodeMessage(message: object): Buffer {
-  return preparedFrames.get(message) ?? frameOf(JSON.stringify(message));
-}
-
-/** The frame of a JSON text, written once into its buffer (no intermediate payload buffer to copy). */
-function frameOf(json: string): Buffer {
-  const length = Buffer.byteLength(json, 'utf8');
-  const out = Buffer.allocUnsafe(FRAME_HEADER_BYTES + length);
-  out.writeUInt32BE(length, 0);
-  out.write(json, FRAME_HEADER_BYTES, 'utf8');
-  return out;
+  return preparedFrames.get(message) ?? encodeFrame(Buffer.from(JSON.stringify(message), 'utf8'));
 }
 
 /**

@@ -22,14 +22,6 @@ export type InferShape<S extends Shape> = { [K in RequiredKeys<S>]: Infer<S[K]> 
 
 const make = <T>(check: (value: unknown, path: string) => string | undefined): Schema<T> => ({ optional: false, check });
 
-/**
- * The path a container gives its items on a first pass: a value that fits (nearly every message)
- * then costs no path string per field or item. Only when an item does not fit is it checked
- * again under its real path, for the message; a container checked under FAST passes FAST on, as
- * its own caller redoes the check with the real path.
- */
-const FAST = '\0';
-
 export const MAX_STRING = 1 << 20;
 
 export const s = {
@@ -77,8 +69,8 @@ export const s = {
       if (!Array.isArray(v)) return `${p} must be an array`;
       if (v.length > max) return `${p} has more than ${max} items`;
       for (let i = 0; i < v.length; i++) {
-        const err = item.check(v[i], FAST);
-        if (err !== undefined) return p === FAST ? err : item.check(v[i], `${p}[${i}]`);
+        const err = item.check(v[i], `${p}[${i}]`);
+        if (err) return err;
       }
       return undefined;
     });
@@ -87,10 +79,9 @@ export const s = {
   record<T>(value: Schema<T>): Schema<Record<string, T>> {
     return make((v, p) => {
       if (!isPlainObject(v)) return `${p} must be an object`;
-      for (const k in v) {
-        if (!Object.hasOwn(v, k)) continue;
-        const err = value.check(v[k], FAST);
-        if (err !== undefined) return p === FAST ? err : value.check(v[k], `${p}.${k}`);
+      for (const [k, item] of Object.entries(v)) {
+        const err = value.check(item, `${p}.${k}`);
+        if (err) return err;
       }
       return undefined;
     });
@@ -106,8 +97,8 @@ export const s = {
           if (sub.optional) continue;
           return `${p}.${k} is required`;
         }
-        const err = sub.check(item, FAST);
-        if (err !== undefined) return p === FAST ? err : sub.check(item, `${p}.${k}`);
+        const err = sub.check(item, `${p}.${k}`);
+        if (err) return err;
       }
       return undefined;
     });

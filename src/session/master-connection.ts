@@ -217,15 +217,7 @@ export class MasterConnection {
     if (this.stateValue === 'connecting') this.move('handshaking');
     this.channel = channel;
     channel.onClose((info) => this.finish(info.reason, info.error));
-    // anything a message's handling throws closes the connection instead of escaping; no
-    // closure per message (every job and ack of a 10,000-minion emulator comes through here)
-    channel.onMessage((m) => {
-      try {
-        this.onMessage(m);
-      } catch (err) {
-        this.fail(err);
-      }
-    });
+    channel.onMessage((m) => this.guard(() => this.onMessage(m)));
     this.trusted = this.deps.trustMaster({ fingerprint: channel.peerFingerprint, publicKeyPem: channel.peerPublicKeyPem }, this.endpoint) !== 'unpinned';
     this.move('authenticating');
     this.authTimer = this.deps.clock.setTimeout(() => {
@@ -343,6 +335,15 @@ export class MasterConnection {
       fn();
     } catch (err) {
       this.deps.logger.error({ err, master: `${this.endpoint.host}:${this.endpoint.port}` }, 'a connection event handler threw; carrying on');
+    }
+  }
+
+  /** Runs a callback so that anything it throws closes the connection instead of escaping. */
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.fail(err);
     }
   }
 

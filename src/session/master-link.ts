@@ -125,13 +125,7 @@ export class MasterLink implements MinionLink {
       },
       onReady: (c) => onReady(c),
       onMessage: (m) => {
-        if (this.conn !== conn) return;
-        // as safely(), without a closure per message
-        try {
-          this.events.onMessage?.(m);
-        } catch (err) {
-          this.logger.error({ err }, 'a connection event handler threw; the link carries on');
-        }
+        if (this.conn === conn) this.safely(() => this.events.onMessage?.(m));
       },
       onClosed: (outcome) => onClosed(conn, outcome),
     });
