@@ -25,6 +25,8 @@ const USAGE = `usage: npm run bench:fleet -- [--count N] [options]
   --skip-raw             skip the raw TLS baseline
   --skip-restart         skip the SIGKILL-and-restart phase
   --keep-logs DIR        copy the emulator's and the master's logs into DIR at the end
+  --trace-gc             count V8 collections per round: the master's (--trace-gc, in its log) and the emulator's (--gc-stats)
+  --emulator-v8 FLAGS    extra V8/node flags for the emulator process only, space-separated (e.g. --max-semi-space-size=64)
   --profile DIR          write V8 CPU profiles into DIR: the master (the restarted one if restarting) and the emulator (emulator.cpuprofile)
   --build-dir DIR        compiled tree to run (default dist)`;
 
@@ -47,6 +49,8 @@ const f = parseFlags(
     ackCarryDelay: -1,
     skipRaw: false,
     skipRestart: false,
+    traceGc: false,
+    emulatorV8: '',
     profile: '',
     keepLogs: '',
     buildDir: 'dist',
@@ -64,6 +68,13 @@ if (f.ramp <= 0) f.ramp = f.authRate > 0 ? f.authRate : 1000;
 // Anchors stated for 10k are judged on the value measured at N; below 10k that only says
 // something when it misses (fixed costs make linear extrapolation meaningless).
 const note = (n) => (n >= 10_000 ? undefined : `stated for 10k, measured at N=${n}`);
+
+/** --trace-gc: a round's collections, "GC master 3+0 (12 ms), emulator 2+1 (80 ms)" (minor+major). */
+const gcNote = (r) => {
+  const one = (who, g) => (g ? `${who} ${g.minorN}+${g.majorN} (${Math.round(g.minorMs + g.majorMs)} ms)` : undefined);
+  const parts = [one('master', r.masterGc), one('emulator', r.emulatorGc)].filter(Boolean);
+  return parts.length > 0 ? `; GC ${parts.join(', ')}` : '';
+};
 
 const failures = (counts) =>
   Object.entries(counts)
@@ -121,7 +132,7 @@ async function measure(build, tmp, idleMs) {
         `all ready in ${secs(brine.readyMs)} (first after ${secs(brine.firstReadyMs)}); failed attempts ${failures(brine.startFailures)}; listen-queue overflows ${brine.startOverflows}`,
         `master RSS ${mb(brine.idleRssKb)} alone -> ${mb(brine.rssKb)} connected (median of ${f.idleSeconds} s) = ${kb(brine.perMinionBytes)} per minion (peak ${mb(brine.rssMaxKb)}, after pings ${mb(brine.rssAfterPingKb)})`,
         `master idle CPU ${pct(brine.idleCpuPct)} of a core over ${f.idleSeconds} s, heartbeats ${f.heartbeatInterval}/${f.heartbeatTimeout} s (alone ${pct(brine.masterAloneCpuPct)}; emulator ${pct(brine.emulatorIdleCpuPct)}, ${brine.idleDrops} drops)`,
-        `test.ping via control socket: ${brine.rounds.map((x) => `${secs(x.ms)} (${x.returns} returns, master CPU ${x.masterCpuS.toFixed(1)} s, ${x.masterWritesPerMinion.toFixed(2)} writes/minion)`).join(', ')}; median ${secs(brine.roundMs)}`,
+        `test.ping via control socket: ${brine.rounds.map((x) => `${secs(x.ms)} (${x.returns} returns, master CPU ${x.masterCpuS.toFixed(2)} s, emulator CPU ${x.emulatorCpuS.toFixed(2)} s, ${x.masterWritesPerMinion.toFixed(2)} writes/minion${gcNote(x)})`).join(', ')}; median ${secs(brine.roundMs)}`,
         `brine run 'emu-*' test.ping: ${secs(brine.cliPing.first.ms)} then ${secs(brine.cliPing.last.ms)} wall, ${brine.cliPing.first.returns} and ${brine.cliPing.last.returns} returns; CLI with no match ${secs(brine.cliPing.overhead.ms)}`,
         ...(r
           ? [
@@ -143,7 +154,7 @@ async function measure(build, tmp, idleMs) {
         `${n} connections opened in ${secs(raw.connectMs)} (64 handshakes in flight)`,
         `server RSS ${mb(raw.idleRssKb)} idle -> ${mb(raw.rssKb)} = ${kb(raw.perConnBytes)} per connection`,
         `server idle CPU ${pct(raw.idleCpuPct)} (client ${pct(raw.clientIdleCpuPct)})`,
-        `write 256 B to all, collect 64 B: ${raw.roundsMs.map((x) => secs(x)).join(', ')}; median ${secs(raw.roundMs)}`,
+        `write 256 B to all, collect 64 B: ${raw.roundsMs.map((x, i) => `${secs(x)} (CPU server ${raw.roundsCpuS[i].server.toFixed(2)} s, client ${raw.roundsCpuS[i].client.toFixed(2)} s)`).join(', ')}; median ${secs(raw.roundMs)}`,
       ],
     ]);
     sections.push([

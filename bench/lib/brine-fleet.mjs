@@ -1,6 +1,7 @@
 // The brine half of bench/fleet.mjs: a real master, `brine emulate` with N minions, then memory,
 // idle CPU, test.ping rounds and a SIGKILL restart of the master, all measured from outside.
 
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stopChild } from './cleanup.mjs';
@@ -50,6 +51,33 @@ function listenOverflows() {
   return Number(values[names.indexOf('ListenOverflows')]);
 }
 
+/** Whether this build's `brine emulate` takes --gc-stats (older builds refuse unknown flags). */
+function emulatorHasGcStats(build) {
+  const help = spawnSync(process.execPath, [build.cli, 'emulate', '--help'], { encoding: 'utf8' });
+  return help.stdout.includes('--gc-stats');
+}
+
+/**
+ * The master's V8 collections logged by --trace-gc since byte `from` of its log: count and pause
+ * ms of scavenges (minor) and mark-compacts (major), the pause being the first figure after "MB,".
+ */
+function gcLines(logFile, from) {
+  const fd = fs.openSync(logFile, 'r');
+  const size = fs.fstatSync(fd).size;
+  const buf = Buffer.alloc(Math.max(0, size - from));
+  fs.readSync(fd, buf, 0, buf.length, from);
+  fs.closeSync(fd);
+  const out = { minorN: 0, minorMs: 0, majorN: 0, majorMs: 0 };
+  for (const m of buf.toString('utf8').matchAll(/ms: (Scavenge|Minor Mark-Compact|Mark-Compact|Mark-sweep)[^\n]*?MB, ([\d.]+) /g)) {
+    const major = m[1] === 'Mark-Compact' || m[1] === 'Mark-sweep';
+    out[major ? 'majorN' : 'minorN']++;
+    out[major ? 'majorMs' : 'minorMs'] += Number(m[2]);
+  }
+  out.minorMs = Math.round(out.minorMs * 10) / 10;
+  out.majorMs = Math.round(out.majorMs * 10) / 10;
+  return out;
+}
+
 /** opts: { count, ramp, authRate, heartbeatInterval, heartbeatTimeout, reconDefault, reconMax, authTimeout, idleMs, rounds, restart, tmp, build, log } */
 export async function runBrineFleet(opts) {
   const n = opts.count;
@@ -64,8 +92,12 @@ export async function runBrineFleet(opts) {
   // restart phase) and of the emulator (emulator.cpuprofile, the whole run; the restart phase is
   // its last readyAgain + 2 s)
   const nodeArgs = opts.profile ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(opts.profile)] : [];
-  const emulatorNodeArgs = opts.profile ? [...nodeArgs, '--cpu-prof-name', 'emulator.cpuprofile'] : [];
-  const master = new BenchMaster(opts.build, path.join(opts.tmp, 'master'), port, masterSettings, nodeArgs);
+  const emulatorNodeArgs = [...(opts.profile ? [...nodeArgs, '--cpu-prof-name', 'emulator.cpuprofile'] : []), ...(opts.emulatorV8 ? opts.emulatorV8.split(/\s+/).filter(Boolean) : [])];
+  // --trace-gc: the master's V8 collections go to its log (counted per round below), the
+  // emulator's come with its stats lines (--gc-stats, where the build has it)
+  const masterNodeArgs = opts.traceGc ? [...nodeArgs, '--trace-gc'] : nodeArgs;
+  const emulatorGcStats = opts.traceGc && emulatorHasGcStats(opts.build);
+  const master = new BenchMaster(opts.build, path.join(opts.tmp, 'master'), port, masterSettings, masterNodeArgs);
   const emuLog = path.join(opts.tmp, 'emulator.log');
   let emu;
   try {
@@ -90,11 +122,18 @@ export async function runBrineFleet(opts) {
       authTimeout: opts.authTimeout,
       logFile: emuLog,
       nodeArgs: emulatorNodeArgs,
+      ...(emulatorGcStats ? { extraArgs: ['--gc-stats'] } : {}),
     });
     // generous: first enrolment writes every key (fsync) and may run well below auth_rate under load
     const slowest = Math.min(opts.ramp > 0 ? opts.ramp : Infinity, opts.authRate > 0 ? opts.authRate : 1000, 200);
     // busy-loop processes alongside (--load) slow everything down: the deadline grows with them
-    await emu.waitUntil((s) => s.ready === n, (60_000 + (n / slowest) * 3000) * (1 + (opts.load ?? 0)), `${n} emulated minions to be ready`);
+    await emu
+      .waitUntil((s) => s.ready === n, (60_000 + (n / slowest) * 3000) * (1 + (opts.load ?? 0)), `${n} emulated minions to be ready`)
+      .catch((err) => {
+        // say how far the fleet got and why attempts failed (loaded hosts: handshake timeouts)
+        const s = emu.stats;
+        throw new Error(`${err.message}; ${s?.ready ?? 0} ready, ${s?.connects ?? 0} sign-ins; failed attempts ${JSON.stringify(failureReasons(emuLog))}`);
+      });
     const readyMs = msSince(t0);
     const firstReadyMs = emu.history.find((s) => s.ready > 0)?.at - t0Wall;
     const startFailures = failureReasons(emuLog);
@@ -116,12 +155,19 @@ export async function runBrineFleet(opts) {
     for (let i = 0; i < opts.rounds; i++) {
       const cpu0 = cpuSeconds(master.pid);
       const writes0 = writeSyscalls(master.pid);
+      const emuCpu0 = cpuSeconds(emu.child.pid);
+      const log0 = opts.traceGc ? fs.statSync(master.logFile).size : 0;
+      const emuGc0 = emu.stats.gc;
       const round = await master.pingRound('emu-*', n);
       round.masterCpuS = cpuSeconds(master.pid) - cpu0;
+      round.emulatorCpuS = cpuSeconds(emu.child.pid) - emuCpu0;
       // issue 27: with carried acks ~1 per minion (the job, the previous round's ack riding on it)
       round.masterWritesPerMinion = (writeSyscalls(master.pid) - writes0) / n;
+      if (opts.traceGc) round.masterGc = gcLines(master.logFile, log0);
       rounds.push(round);
       await sleep(300);
+      // the emulator's stats line comes every 100 ms: its collections of the round and the 300 ms after
+      if (emuGc0 && emu.stats.gc) round.emulatorGc = Object.fromEntries(Object.entries(emu.stats.gc).map(([k, v]) => [k, Math.round((v - emuGc0[k]) * 10) / 10]));
     }
     const cli2 = await master.cliPing('emu-*');
     const rssAfterPing = rssKb(master.pid);

@@ -5,7 +5,7 @@ import { fork } from 'node:child_process';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeForked, nextMessage, track } from './cleanup.mjs';
-import { idleWindow, median, msSince, sleep } from './procfs.mjs';
+import { cpuSeconds, idleWindow, median, msSince, sleep } from './procfs.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -39,11 +39,15 @@ export async function runRawBaseline(opts) {
     const [srv, cli] = await idleWindow([server.pid, client.pid], opts.idleMs);
     const rss = srv.rssKb;
     const rounds = [];
+    // CPU of each process per round (utime + stime, 10 ms ticks), to set against brine's master and emulator
+    const roundsCpuS = [];
     for (let i = 0; i < opts.rounds; i++) {
+      const [s0, c0] = [cpuSeconds(server.pid), cpuSeconds(client.pid)];
       server.send({ t: 'round' });
       const r = await nextMessage(server, 'round', 60_000, 'a raw ping round');
       if (r.replies !== opts.count) throw new Error(`raw round got ${r.replies} replies of ${opts.count}`);
       rounds.push(r.ms);
+      roundsCpuS.push({ server: Math.round((cpuSeconds(server.pid) - s0) * 100) / 100, client: Math.round((cpuSeconds(client.pid) - c0) * 100) / 100 });
       await sleep(300);
     }
     return {
@@ -56,6 +60,7 @@ export async function runRawBaseline(opts) {
       idleCpuPct: srv.cpuPct,
       clientIdleCpuPct: cli.cpuPct,
       roundsMs: rounds,
+      roundsCpuS,
       roundMs: median(rounds),
     };
   } finally {

@@ -24,6 +24,7 @@ interface EmulateFlags {
   statsInterval: string;
   logLevel: string;
   pillar?: boolean;
+  gcStats?: boolean;
 }
 
 function num(value: string, flag: string, min = 0): number {
@@ -58,7 +59,8 @@ async function emulate(flags: EmulateFlags): Promise<void> {
     ...(flags.pillar ? { pillar: true } : {}),
     logger,
   });
-  const print = () => process.stdout.write(`${JSON.stringify({ at: Date.now(), ...emulator.stats })}\n`);
+  const gc = flags.gcStats ? await gcCounter() : undefined;
+  const print = () => process.stdout.write(`${JSON.stringify({ at: Date.now(), ...emulator.stats, ...(gc ? { gc: gc() } : {}) })}\n`);
   const timer = setInterval(print, num(flags.statsInterval, '--stats-interval', 0.05) * 1000);
   onSignals(async () => {
     clearInterval(timer);
@@ -68,6 +70,29 @@ async function emulate(flags: EmulateFlags): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 100));
     stderr.flush();
   });
+}
+
+/**
+ * --gc-stats (bench:fleet --trace-gc): the emulator's own V8 collections so far, by kind (count
+ * and ms), read from perf_hooks' gc entries, so a benchmark can tell which rounds a collection
+ * fell in. perf_hooks is loaded only with the flag.
+ */
+async function gcCounter(): Promise<() => { minorN: number; minorMs: number; majorN: number; majorMs: number }> {
+  const { PerformanceObserver, constants } = await import('node:perf_hooks');
+  const totals = { minorN: 0, minorMs: 0, majorN: 0, majorMs: 0 };
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const kind = (e as unknown as { detail?: { kind?: number } }).detail?.kind;
+      if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) {
+        totals.majorN++;
+        totals.majorMs += e.duration;
+      } else {
+        totals.minorN++;
+        totals.minorMs += e.duration;
+      }
+    }
+  }).observe({ entryTypes: ['gc'] });
+  return () => ({ ...totals, minorMs: Math.round(totals.minorMs * 10) / 10, majorMs: Math.round(totals.majorMs * 10) / 10 });
 }
 
 /** Log lines gathered and written to stderr together, at most 100 ms late; flushed at exit. */
@@ -110,6 +135,7 @@ export function registerEmulate(program: Command): void {
     .option('--ramp <n>', 'new connections per second while starting (0 = all at once)', '0')
     .option('--stats-interval <s>', 'print a JSON stats line this often', '1')
     .option('--pillar', 'send grains and ask for the pillar at sign-in and on saltutil.refresh_pillar, as real minions do')
+    .option('--gc-stats', "add the emulator's V8 garbage collections so far (count, ms, minor and major) to each stats line")
     .option('-l, --log-level <level>', 'log level', 'warning')
     .action(async (flags: EmulateFlags) => {
       try {

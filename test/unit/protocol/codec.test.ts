@@ -219,3 +219,25 @@ test('a prepared message is encoded once: every send gets the same frame, and it
   assert.notEqual(encodeMessage({ ...job }), a);
   assert.deepEqual(encodeMessage({ ...job }), a);
 });
+
+test('a problem deep inside a message is named by its full path (the path is built only when something does not fit)', () => {
+  const problem = (message: object, schemas: Schemas): string => {
+    try {
+      decodeMessage(payloadOf(message), schemas);
+    } catch (err) {
+      if (isBrineError(err, 'MESSAGE_INVALID')) return err.message;
+      throw err;
+    }
+    assert.fail(`accepted ${JSON.stringify(message)}`);
+  };
+  assert.equal(problem({ t: 'acks', jids: [JID, JID, 'nope'] }, MASTER_MESSAGES), 'invalid "acks" message: message.jids[2] has an invalid format');
+  const ret = { t: 'return', jid: JID, fun: 'test.ping', ret: true, retcode: 0, success: true };
+  assert.equal(problem({ ...ret, error: { code: 'X', message: 7 } }, MINION_MESSAGES), 'invalid "return" message: message.error.message must be a string');
+  assert.equal(problem({ ...ret, call: { arg: [], kwarg: 'x' } }, MINION_MESSAGES), 'invalid "return" message: message.call.kwarg must be an object');
+  assert.equal(problem({ ...ret, schedule: { name: 'a', arg: [1], kwarg: {} }, retcode: 1.5 }, MINION_MESSAGES), 'invalid "return" message: message.retcode must be an integer');
+  assert.equal(problem({ t: 'file_reply', rid: 1, ok: true, list: ['a', 'b', 3] }, MASTER_MESSAGES), 'invalid "file_reply" message: message.list[2] must be a string');
+  assert.equal(
+    problem({ t: 'file_reply', rid: 1, ok: true, stat: { path: 'a', sha256: 'x', size: 1, mode: 1 } }, MASTER_MESSAGES),
+    'invalid "file_reply" message: message.stat.sha256 has an invalid format',
+  );
+});
