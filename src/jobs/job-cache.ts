@@ -16,7 +16,6 @@ import { JOB_SENT_SCHEMA, JobSentTable } from './job-sent.js';
 import { JOB_SCHEDULE_SCHEMA, JobScheduleTable } from './job-schedule.js';
 import { MINE_DATA_SCHEMA, MineDataTable, type MineRecord } from './mine-data.js';
 import { PRESENCE_SAMPLES_SCHEMA, PresenceSampleTable, type PresenceSample } from './presence-samples.js';
-import { WalCheckpointer } from './wal-checkpointer.js';
 
 const SCHEMA_VERSION = 1;
 
@@ -27,8 +26,7 @@ const SCHEMA_VERSION = 1;
  * checkpointed (and fsynced) every ~17 commits, rewriting the same index pages again and again.
  * At 8,192 (32 MiB of 4 KiB pages) a checkpoint copies each page once per ~8 times as many
  * commits: storing a round took ~30% less time here (bench/README.md, "Issue 27: pingflush").
- * The WAL file keeps that size on disk once it has grown to it. With checkpointInWorker (the
- * master) this is the backstop only: the worker has copied most of the WAL by then.
+ * The WAL file keeps that size on disk once it has grown to it.
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 8192;
 
@@ -63,11 +61,6 @@ export interface JobCacheOptions {
   clock?: { now(): number };
   /** How long to wait for a lock held by another connection, in ms. */
   busyTimeoutMs?: number;
-  /**
-   * Checkpoint the WAL from a worker thread (wal-checkpointer.ts), so that no commit on this
-   * thread copies the WAL into the database file; the master sets it, one-shot CLI readers do not.
-   */
-  checkpointInWorker?: boolean;
 }
 
 const SCHEMA_VERSION_TABLE = 'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);';
@@ -100,8 +93,6 @@ export class JobCache {
   private readonly scheduled: JobScheduleTable;
   private readonly mine: MineDataTable;
   private readonly samples: PresenceSampleTable;
-  /** The WAL checkpoints' worker thread (checkpointInWorker), if any. */
-  readonly walCheckpointer: WalCheckpointer | undefined;
 
   private constructor(
     private readonly db: Database.Database,
@@ -121,7 +112,6 @@ export class JobCache {
     this.scheduled = new JobScheduleTable(db);
     this.mine = new MineDataTable(db);
     this.samples = new PresenceSampleTable(db);
-    this.walCheckpointer = opts.checkpointInWorker === true ? new WalCheckpointer(file) : undefined;
   }
 
   /** Opens (creating if needed) the job cache at `file`. */
@@ -135,8 +125,7 @@ export class JobCache {
       db.pragma('journal_mode = WAL');
       db.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
       db.pragma('synchronous = NORMAL');
-      // with the checkpoints in a worker, the connection's own is a backstop at twice the size
-      db.pragma(`wal_autocheckpoint = ${opts.checkpointInWorker === true ? 2 * WAL_AUTOCHECKPOINT_PAGES : WAL_AUTOCHECKPOINT_PAGES}`);
+      db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
       migrate(db, file);
       return new JobCache(db, file, opts);
     } catch (err) {
@@ -443,7 +432,6 @@ export class JobCache {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
-    void this.walCheckpointer?.close();
   }
 
   private guard(): void {

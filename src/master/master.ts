@@ -127,7 +127,7 @@ export class Master {
     };
     keys.ensureLayout();
     fs.mkdirSync(opts.cachedir, { recursive: true, mode: 0o700 });
-    const cache = JobCache.open(path.join(opts.cachedir, 'jobs.sqlite'), { keepJobsSeconds: opts.keep_jobs_seconds, clock, checkpointInWorker: true });
+    const cache = JobCache.open(path.join(opts.cachedir, 'jobs.sqlite'), { keepJobsSeconds: opts.keep_jobs_seconds, clock });
     this.cache = cache;
     // data about minions; a bad pillar or file_roots option fails the start here, before any server
     const presence = own(new Presence({ cache, keys, events, logger, clock }));

@@ -369,8 +369,6 @@ export class MinionSession implements LiveSession, CarriedAcksHost {
     if (this.settings.messageRate) this.limiter = new MessageRateLimiter(this.clock, this.settings.messageRate);
     this.connectedAtValue = this.clock.now();
     this.channel.setMaxFrame(this.settings.maxFrame);
-    // signed in: its reads may now wait behind the turn's read budget (never a hello's)
-    this.channel.readUnderBudget?.();
     this.heartbeat = new HeartbeatMonitor(
       new SilenceHost(this),
       this.clock,

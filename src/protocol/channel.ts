@@ -27,10 +27,4 @@ export interface Channel<In, Out> {
   onClose(fn: (info: ChannelClose) => void): void;
   /** Raises or lowers the frame-size limit (raised after authentication). */
   setMaxFrame(bytes: number): void;
-  /**
-   * From now on what this channel reads may wait for a later event-loop turn when the process's
-   * read budget for this turn is spent (transport/read-budget.ts); the master sets it on a
-   * minion's channel once the minion has signed in. Channels without a budget omit it.
-   */
-  readUnderBudget?(): void;
 }

@@ -4,7 +4,6 @@
 import type { Duplex } from 'node:stream';
 import { BrineError, toBrineError } from '../util/errors.js';
 import { FrameDecoder, decodeMessage, encodeMessage, type Channel, type ChannelClose, type CloseReason, type Schema } from '../protocol/index.js';
-import { forgetReader, holdReader, readBudgetSpent, timedRead, type HeldReader } from './read-budget.js';
 
 /** A peer that lets this much pile up unread is disconnected (threats.md case 27). */
 export const DEFAULT_MAX_WRITE_BUFFER = 32 * 1024 * 1024;
@@ -31,7 +30,7 @@ export interface FramedSocketOptions {
   coalesceWrites?: boolean;
 }
 
-export class FramedSocket<In, Out extends { t: string }> implements Channel<In, Out>, HeldReader {
+export class FramedSocket<In, Out extends { t: string }> implements Channel<In, Out> {
   readonly remoteAddress: string;
   readonly peerFingerprint: string;
   readonly peerPublicKeyPem: string;
@@ -48,10 +47,6 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
   private closeHandlers: Array<(info: ChannelClose) => void> = [];
   private closeInfo: ChannelClose | undefined;
   private socketError: Error | undefined;
-  /** Whether chunks may be held past the turn's read budget (read-budget.ts): set by readUnderBudget. */
-  private budgeted = false;
-  /** Chunks read past this turn's read budget, handled in a later turn. */
-  private held: Buffer[] = [];
   /** While over maxWriteBuffer: what the peer had taken at the last check, and when that last grew. */
   private overCap: { taken: number; inKernelQueue: number; at: number } | undefined;
 
@@ -66,16 +61,12 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
     this.schemas = opts.schemas;
     this.maxWriteBuffer = opts.maxWriteBuffer ?? DEFAULT_MAX_WRITE_BUFFER;
     this.coalesceWrites = opts.coalesceWrites ?? false;
-    socket.on('data', (chunk: Buffer) => this.onChunk(chunk));
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
     socket.on('error', (err: Error) => {
       this.socketError = err;
     });
-    socket.on('close', () => {
-      this.handleHeldNow();
-      this.finish(this.reasonForSocketClose(), this.socketError, false);
-    });
+    socket.on('close', () => this.finish(this.reasonForSocketClose(), this.socketError, false));
     socket.on('end', () => {
-      this.handleHeldNow();
       // the peer half-closed: we have nothing more to say either
       this.close('peer_closed');
     });
@@ -149,41 +140,6 @@ export class FramedSocket<In, Out extends { t: string }> implements Channel<In, 
 
   setMaxFrame(bytes: number): void {
     this.decoder.setMaxFrame(bytes);
-  }
-
-  readUnderBudget(): void {
-    this.budgeted = true;
-  }
-
-  /** A chunk read: handled now, or held (the socket paused) once this turn's read budget is spent. */
-  private onChunk(chunk: Buffer): void {
-    if (this.closeInfo) return;
-    if (this.budgeted && (this.held.length > 0 || readBudgetSpent())) {
-      if (this.held.length === 0) holdReader(this);
-      this.held.push(chunk);
-      this.socket.pause();
-      return;
-    }
-    timedRead(() => this.onData(chunk));
-  }
-
-  /** Called by the read budget in a later turn: the held chunks, then the socket reads again. */
-  resumeHeld(): void {
-    timedRead(() => this.handleHeld());
-    if (!this.closeInfo) this.socket.resume();
-  }
-
-  /** Before a close: what was read is handled first, as if it had not been held. */
-  private handleHeldNow(): void {
-    if (this.held.length === 0) return;
-    forgetReader(this);
-    this.handleHeld();
-  }
-
-  private handleHeld(): void {
-    const chunks = this.held;
-    this.held = [];
-    for (const c of chunks) this.onData(c);
   }
 
   private onData(chunk: Buffer): void {
