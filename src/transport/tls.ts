@@ -15,6 +15,7 @@ import { HandshakeGate, type GateTicket } from './handshake-gate.js';
 import { DOOR_OK, doorBusy, doorRequest, parseDoorAnswer, sniffDoor } from './door.js';
 import { systemClock } from '../util/clock.js';
 import { padFirstFlight, REQUEST_FIRST_FLIGHT_FILLER } from './first-flight.js';
+import { endSmallReads, startSmallReads } from './small-reads.js';
 
 /** The TLS session ID context of every brine listener, the same whatever the command line. */
 export const TLS_SESSION_ID_CONTEXT = 'brine';
@@ -126,7 +127,16 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   const tickets = new WeakMap<net.Socket, GateTicket>();
   const doorSockets = new WeakSet<net.Socket>();
   const remoteOf = (raw: net.Socket) => formatAddress(raw.remoteAddress, raw.remotePort);
+  /** Sockets still read by the door (small-reads.ts): stops that and pushes back what came after the request. */
+  const doorReads = new WeakMap<net.Socket, () => void>();
+  const releaseDoorReads = (raw: net.Socket): void => {
+    const release = doorReads.get(raw);
+    if (!release) return;
+    doorReads.delete(raw);
+    release();
+  };
   const startHandshake = (raw: net.Socket): void => {
+    releaseDoorReads(raw);
     if (raw.destroyed) {
       pacer.failed();
       return;
@@ -170,6 +180,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     // closed from this side once the line is written: no read of the peer's FIN (each read
     // allocates a 64 KiB buffer) and no timer; the door request was read whole, so the close is
     // a FIN after the line, not a reset
+    releaseDoorReads(raw);
     raw.end(doorBusy(retryAfterMs));
     raw.destroySoon();
     opts.onTurnedAway?.(remoteOf(raw), retryAfterMs);
@@ -184,11 +195,12 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   /** Reads the first bytes: a door request, or anything else (handed to TLS untouched). */
   const sniff = (raw: net.Socket): void => {
     let buf: Buffer | undefined;
+    /** Bytes read after the decision while the socket waits for a slot (small reads only). */
+    let after: Buffer[] | undefined;
     const finish = (): void => {
       raw.removeListener('data', onData);
       raw.removeListener('timeout', onTimeout);
       raw.setTimeout(0);
-      raw.pause();
     };
     const onTimeout = (): void => {
       finish();
@@ -196,19 +208,34 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       raw.destroy();
     };
     const onData = (chunk: Buffer): void => {
+      if (after) {
+        after.push(chunk);
+        return;
+      }
       buf = buf ? Buffer.concat([buf, chunk]) : chunk;
       const seen = sniffDoor(buf);
       if (seen.kind === 'more') return;
       finish();
-      if (seen.kind === 'tls') {
-        raw.unshift(buf);
-        ask(raw, false);
+      const rest = seen.kind === 'tls' ? buf : seen.rest;
+      if (small) {
+        // read on (small) while the socket waits in line, so a peer that leaves is seen at once;
+        // TLS or the BUSY close takes the socket over from here (releaseDoorReads)
+        after = rest.length > 0 ? [rest] : [];
+        const pending = after;
+        doorReads.set(raw, () => {
+          endSmallReads(raw);
+          if (pending.length > 0) raw.unshift(pending.length === 1 ? pending[0] : Buffer.concat(pending));
+        });
       } else {
-        if (seen.rest.length > 0) raw.unshift(seen.rest);
-        ask(raw, true, seen.patienceMs);
+        raw.pause();
+        if (rest.length > 0) raw.unshift(rest);
       }
+      if (seen.kind === 'tls') ask(raw, false);
+      else ask(raw, true, seen.patienceMs);
     };
-    raw.on('data', onData);
+    // the door's reads go to a small shared buffer, not a 64 KiB one per read (small-reads.ts)
+    const small = startSmallReads(raw, onData);
+    if (!small) raw.on('data', onData);
     raw.setTimeout(opts.handshakeTimeoutMs);
     raw.on('timeout', onTimeout);
   };
