@@ -55,7 +55,7 @@ const handleOf = (raw: net.Socket): Handle | undefined => (raw as unknown as { _
 /**
  * Reads `raw` (a socket the server just accepted) into the shared small buffer: each read is
  * handed to `onChunk` as a copy. False when this Node does not allow it (nothing changed: read with
- * 'data' events). `endSmallReads` must be called before the socket is read any other way.
+ * 'data' events). `endSmallReads` ends it.
  */
 export function startSmallReads(raw: net.Socket, onChunk: (chunk: Buffer) => void): boolean {
   const k = userBufferKeys();
@@ -73,16 +73,17 @@ export function startSmallReads(raw: net.Socket, onChunk: (chunk: Buffer) => voi
 }
 
 /**
- * Stops reading `raw` and gives it back to Node's ordinary reads (paused), for TLS to take it over
- * or for the socket to be closed. Node's TLS wrap reads the handle through its own buffers from
- * then on; bytes pushed back with `unshift` are what TLS reads first.
+ * Stops reading `raw` (paused), for TLS to take it over or for the socket to be closed. Node's TLS
+ * wrap reads the handle through its own buffers from then on; bytes pushed back with `unshift` are
+ * what TLS reads first. Should the socket itself be read again, each read still lands in the small
+ * buffer and is pushed to the stream as a copy, as Node's own reads would push it.
  */
 export function endSmallReads(raw: net.Socket): void {
-  const k = userBufferKeys();
   // paused while in user-buffer mode, net.Socket stops the handle's reads (readStop)
   raw.pause();
+  const k = userBufferKeys();
   if (!k) return;
   const slots = raw as unknown as Record<symbol, unknown>;
-  slots[k.buffer] = null;
-  slots[k.callback] = null;
+  if (slots[k.buffer] !== shared) return;
+  slots[k.callback] = (nread: number, buf: Buffer): boolean => raw.push(Buffer.from(buf.subarray(0, nread)));
 }
