@@ -107,7 +107,9 @@ export class BenchMaster {
   async start(timeoutMs = 60_000) {
     fs.rmSync(this.sockPath, { force: true });
     const log = fs.openSync(this.logFile, 'a');
-    this.child = track(spawn(process.execPath, [...this.nodeArgs, this.build.cli, 'master', '-c', this.configDir], { stdio: ['ignore', log, log], env: { ...process.env, ...masterEnv(), NO_COLOR: '1' } }));
+    this.child = track(
+      spawn(process.execPath, [...this.nodeArgs, this.build.cli, 'master', '-c', this.configDir], { stdio: ['ignore', log, log], env: { ...process.env, ...masterEnv(), NO_COLOR: '1' } }),
+    );
     fs.closeSync(log);
     const child = this.child;
     await waitFor(
