@@ -127,16 +127,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   const tickets = new WeakMap<net.Socket, GateTicket>();
   const doorSockets = new WeakSet<net.Socket>();
   const remoteOf = (raw: net.Socket) => formatAddress(raw.remoteAddress, raw.remotePort);
-  /** Sockets still read by the door (small-reads.ts): stops that and pushes back what came after the request. */
-  const doorReads = new WeakMap<net.Socket, () => void>();
-  const releaseDoorReads = (raw: net.Socket): void => {
-    const release = doorReads.get(raw);
-    if (!release) return;
-    doorReads.delete(raw);
-    release();
-  };
   const startHandshake = (raw: net.Socket): void => {
-    releaseDoorReads(raw);
     if (raw.destroyed) {
       pacer.failed();
       return;
@@ -180,7 +171,6 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
     // closed from this side once the line is written: no read of the peer's FIN (each read
     // allocates a 64 KiB buffer) and no timer; the door request was read whole, so the close is
     // a FIN after the line, not a reset
-    releaseDoorReads(raw);
     raw.end(doorBusy(retryAfterMs));
     raw.destroySoon();
     opts.onTurnedAway?.(remoteOf(raw), retryAfterMs);
@@ -195,8 +185,6 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
   /** Reads the first bytes: a door request, or anything else (handed to TLS untouched). */
   const sniff = (raw: net.Socket): void => {
     let buf: Buffer | undefined;
-    /** Bytes read after the decision while the socket waits for a slot (small reads only). */
-    let after: Buffer[] | undefined;
     const finish = (): void => {
       raw.removeListener('data', onData);
       raw.removeListener('timeout', onTimeout);
@@ -208,28 +196,19 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       raw.destroy();
     };
     const onData = (chunk: Buffer): void => {
-      if (after) {
-        after.push(chunk);
-        return;
-      }
       buf = buf ? Buffer.concat([buf, chunk]) : chunk;
       const seen = sniffDoor(buf);
       if (seen.kind === 'more') return;
       finish();
+      // Small reads stop here (the handle's reads with them): TLS or the BUSY close takes the
+      // socket over. A peer that leaves while waiting in line is seen when its turn comes (its
+      // handshake fails at once) or when it is turned away (a door peer is held at most 1 s).
+      // Reading on while it waits (to see it leave at once) was slower to restart at 10,000:
+      // bench/README.md, "Issue 27: restart4".
+      if (small) endSmallReads(raw);
+      else raw.pause();
       const rest = seen.kind === 'tls' ? buf : seen.rest;
-      if (small) {
-        // read on (small) while the socket waits in line, so a peer that leaves is seen at once;
-        // TLS or the BUSY close takes the socket over from here (releaseDoorReads)
-        after = rest.length > 0 ? [rest] : [];
-        const pending = after;
-        doorReads.set(raw, () => {
-          endSmallReads(raw);
-          if (pending.length > 0) raw.unshift(pending.length === 1 ? pending[0] : Buffer.concat(pending));
-        });
-      } else {
-        raw.pause();
-        if (rest.length > 0) raw.unshift(rest);
-      }
+      if (rest.length > 0) raw.unshift(rest);
       if (seen.kind === 'tls') ask(raw, false);
       else ask(raw, true, seen.patienceMs);
     };
