@@ -15,7 +15,6 @@ import { HandshakeGate, type GateTicket } from './handshake-gate.js';
 import { DOOR_OK, doorBusy, doorRequest, parseDoorAnswer, sniffDoor } from './door.js';
 import { systemClock } from '../util/clock.js';
 import { padFirstFlight, REQUEST_FIRST_FLIGHT_FILLER } from './first-flight.js';
-import { endSmallReads, startSmallReads } from './small-reads.js';
 
 /** The TLS session ID context of every brine listener, the same whatever the command line. */
 export const TLS_SESSION_ID_CONTEXT = 'brine';
@@ -189,6 +188,7 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       raw.removeListener('data', onData);
       raw.removeListener('timeout', onTimeout);
       raw.setTimeout(0);
+      raw.pause();
     };
     const onTimeout = (): void => {
       finish();
@@ -200,21 +200,15 @@ export function listenTls<In, Out extends { t: string }>(opts: TlsListenOptions<
       const seen = sniffDoor(buf);
       if (seen.kind === 'more') return;
       finish();
-      // Small reads stop here (the handle's reads with them): TLS or the BUSY close takes the
-      // socket over. A peer that leaves while waiting in line is seen when its turn comes (its
-      // handshake fails at once) or when it is turned away (a door peer is held at most 1 s).
-      // Reading on while it waits (to see it leave at once) was slower to restart at 10,000:
-      // bench/README.md, "Issue 27: restart4".
-      if (small) endSmallReads(raw);
-      else raw.pause();
-      const rest = seen.kind === 'tls' ? buf : seen.rest;
-      if (rest.length > 0) raw.unshift(rest);
-      if (seen.kind === 'tls') ask(raw, false);
-      else ask(raw, true, seen.patienceMs);
+      if (seen.kind === 'tls') {
+        raw.unshift(buf);
+        ask(raw, false);
+      } else {
+        if (seen.rest.length > 0) raw.unshift(seen.rest);
+        ask(raw, true, seen.patienceMs);
+      }
     };
-    // the door's reads go to a small shared buffer, not a 64 KiB one per read (small-reads.ts)
-    const small = startSmallReads(raw, onData);
-    if (!small) raw.on('data', onData);
+    raw.on('data', onData);
     raw.setTimeout(opts.handshakeTimeoutMs);
     raw.on('timeout', onTimeout);
   };
