@@ -61,6 +61,20 @@ export function tail(file, lines = 15) {
   }
 }
 
+/**
+ * Environment for the master alone, from BENCH_MASTER_ENV (`NAME=value` pairs separated by spaces),
+ * e.g. `BENCH_MASTER_ENV='LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2'`: an allocator or
+ * malloc setting tried on the master without the emulator and the bench getting it too.
+ */
+function masterEnv() {
+  const env = {};
+  for (const pair of (process.env.BENCH_MASTER_ENV ?? '').split(' ')) {
+    const eq = pair.indexOf('=');
+    if (eq > 0) env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return env;
+}
+
 /** A master in `dir` (config, pki, cache, socket, log all inside) that can be killed and restarted. */
 export class BenchMaster {
   constructor(build, dir, port, settings, nodeArgs = []) {
@@ -93,7 +107,9 @@ export class BenchMaster {
   async start(timeoutMs = 60_000) {
     fs.rmSync(this.sockPath, { force: true });
     const log = fs.openSync(this.logFile, 'a');
-    this.child = track(spawn(process.execPath, [...this.nodeArgs, this.build.cli, 'master', '-c', this.configDir], { stdio: ['ignore', log, log], env: { ...process.env, NO_COLOR: '1' } }));
+    this.child = track(
+      spawn(process.execPath, [...this.nodeArgs, this.build.cli, 'master', '-c', this.configDir], { stdio: ['ignore', log, log], env: { ...process.env, ...masterEnv(), NO_COLOR: '1' } }),
+    );
     fs.closeSync(log);
     const child = this.child;
     await waitFor(
