@@ -91,6 +91,19 @@ function dial(port: number, timeoutMs = 3_000, onTcpConnected?: () => void, door
   });
 }
 
+/**
+ * A peer that takes a handshake slot at the door (asks with a 5 s patience, is told OK) and then
+ * never starts TLS: it holds the slot until it hangs up or handshakeTimeoutMs passes.
+ */
+async function holdSlotAtDoor(t: import('node:test').TestContext, port: number): Promise<net.Socket> {
+  const holder = net.connect({ host: '127.0.0.1', port });
+  holder.on('error', () => undefined);
+  t.after(() => holder.destroy());
+  holder.write('BRINE/1 5000\n');
+  assert.equal(await within<string>(2_000, 'the door answer', (done) => holder.once('data', (d: Buffer) => done(d.toString()))), 'OK\n');
+  return holder;
+}
+
 test('mutual TLS: each side sees the other by key fingerprint, messages flow, options are set on both raw sockets', async (t) => {
   const server = await startServer(t);
   let tcpUp = 0;
@@ -217,12 +230,7 @@ test('the door: with every handshake slot taken, a brine dialer is told when to 
   // one slot, 10 handshakes/s planned: the next dialer would wait 100 ms, more than half its patience
   const server = await startServer(t, { concurrency: 1, maxRatePerSecond: 10, maxHoldMs: 1000 });
   // a peer takes the slot at the door and then never starts TLS: it holds it for handshakeTimeoutMs
-  const holder = net.connect({ host: '127.0.0.1', port: server.listener.port });
-  holder.on('error', () => undefined);
-  t.after(() => holder.destroy());
-  holder.write('BRINE/1 5000\n');
-  const ok = await within<string>(2_000, 'the door answer', (done) => holder.once('data', (d: Buffer) => done(d.toString())));
-  assert.equal(ok, 'OK\n');
+  await holdSlotAtDoor(t, server.listener.port);
   const held = server.nextRefusal();
 
   const refused = await dial(server.listener.port, 150, undefined, true).then(
@@ -248,11 +256,7 @@ test('the door: with every handshake slot taken, a brine dialer is told when to 
 
 test('the door: the master closes a turned-away connection itself once the BUSY line is out (no wait for the peer to close)', async (t) => {
   const server = await startServer(t, { concurrency: 1, maxRatePerSecond: 10, maxHoldMs: 1000 });
-  const holder = net.connect({ host: '127.0.0.1', port: server.listener.port });
-  holder.on('error', () => undefined);
-  t.after(() => holder.destroy());
-  holder.write('BRINE/1 5000\n');
-  assert.equal(await within<string>(2_000, 'the door answer', (done) => holder.once('data', (d: Buffer) => done(d.toString()))), 'OK\n');
+  await holdSlotAtDoor(t, server.listener.port);
   // a peer that reads the answer and then keeps its end open (a brine dialer would close)
   const peer = net.connect({ host: '127.0.0.1', port: server.listener.port, allowHalfOpen: true });
   peer.on('error', () => undefined);
@@ -275,11 +279,7 @@ test('the door: the master closes a turned-away connection itself once the BUSY 
 
 test('the door: a dialer waits in line for a slot that frees soon, instead of being turned away', async (t) => {
   const server = await startServer(t, { concurrency: 1, maxRatePerSecond: 100, maxHoldMs: 1000 });
-  const holder = net.connect({ host: '127.0.0.1', port: server.listener.port });
-  holder.on('error', () => undefined);
-  t.after(() => holder.destroy());
-  holder.write('BRINE/1 5000\n');
-  await within(2_000, 'the door answer', (done) => holder.once('data', () => done(undefined)));
+  const holder = await holdSlotAtDoor(t, server.listener.port);
   const accepted = server.nextChannel();
   // expected wait 10 ms: held in line; the holder's slot frees when it hangs up
   const dialing = dial(server.listener.port, 3_000, undefined, true);
